@@ -1,0 +1,38 @@
+/** The AgentEvent union a workstream emits (names pinned in ARCHITECTURE.md §5). */
+
+/** A prepared tool call as shown to users (ARCHITECTURE.md §6). */
+export interface PreparedItem {
+  callId: string;
+  name: string;
+  approvalLabel: string;
+  header: string;
+  preview: string;
+  needsApproval: boolean;
+  error?: string;
+}
+
+export type TurnEndReason = 'done' | 'cancelled' | 'error';
+
+export type AgentEvent =
+  | { type: 'turn-start'; turnId: string; userMessage: string }
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  | { type: 'model-call-end'; finishReason: string }
+  | { type: 'tool-calls'; items: PreparedItem[] }
+  | { type: 'approval-request'; approvalId: string; items: PreparedItem[]; ownerUserId: string }
+  | {
+      type: 'approval-resolved';
+      approvalId: string;
+      approved: boolean;
+      always: boolean;
+      feedback: string | null;
+      decidedBy: string;
+    }
+  | { type: 'tool-output-chunk'; callId: string; chunk: string }
+  | { type: 'tool-result'; callId: string; name: string; output: string; isError: boolean }
+  | { type: 'plan-review'; approvalId: string; content: string }
+  | { type: 'turn-end'; turnId: string; text: string; reason: TurnEndReason }
+  | { type: 'error'; message: string }
+  | { type: 'workstream-closed'; reason: string };
+
+export type AgentEventType = AgentEvent['type'];

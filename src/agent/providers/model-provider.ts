@@ -1,0 +1,50 @@
+/** The model-provider port: one streaming call shape for every LLM vendor. */
+import type { Message, ToolCall, Usage } from '../messages.js';
+
+/** A function tool as sent to a model (OpenAI function format, metadata stripped). */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  /** Model name sent to the API. */
+  model: string;
+  /** Full history, system message first. */
+  messages: readonly Message[];
+  tools: readonly ToolSchema[];
+  maxTokens?: number;
+  temperature?: number;
+  /** Ask for reasoning output where the model supports it. */
+  reasoningEffort?: 'low' | 'medium' | 'high';
+}
+
+export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'other';
+
+export type ModelStreamPart =
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  /** A complete tool call (arguments fully streamed). */
+  | { type: 'tool-call'; call: ToolCall }
+  /** Always the last part of a successful stream. */
+  | { type: 'finish'; finishReason: FinishReason; usage?: Usage; providerData?: unknown };
+
+export interface ModelCapabilities {
+  contextWindow: number;
+  maxOutputTokens: number;
+  supportsVision: boolean;
+}
+
+export interface ModelProvider {
+  /** `openai` or `anthropic`. */
+  readonly id: string;
+  /**
+   * Streams one model call. Yields deltas as they arrive and ends with exactly one `finish` part.
+   * Throws `ProviderError` (with `retryable`, `status`, `retryAfterMs`) on HTTP or connection failure;
+   * throws an abort error when `signal` aborts. Does not retry on its own.
+   */
+  stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncIterable<ModelStreamPart>;
+  /** Static capabilities of a model name (from config, with defaults). */
+  capabilities(model: string): ModelCapabilities;
+}

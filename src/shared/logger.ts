@@ -1,0 +1,38 @@
+/** The pino logger factory: JSON off a TTY, pretty on one, secrets redacted by key name. */
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
+const SECRET_KEYS = ['token', 'secret', 'api_key', 'apiKey', 'authorization', 'password', 'jwt_secret', 'bot_token', 'app_token'];
+
+export const REDACT_PATHS = [
+  ...SECRET_KEYS,
+  ...SECRET_KEYS.map((key) => `*.${key}`),
+  ...SECRET_KEYS.map((key) => `*.*.${key}`),
+  'headers.authorization',
+  'req.headers.authorization',
+];
+
+export interface LoggerOptions {
+  level?: string;
+  format?: LogFormat;
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const format = options.format ?? 'auto';
+  const destination = options.destination ?? process.stderr;
+  const pretty = format === 'pretty' || (format === 'auto' && (destination as { isTTY?: boolean }).isTTY === true);
+  const base = { level: options.level ?? 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
+  if (pretty) {
+    return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, colorize: true } } });
+  }
+  return pino(base, destination as pino.DestinationStream);
+}
+
+/** A logger that drops everything (tests, library defaults). */
+export function createSilentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

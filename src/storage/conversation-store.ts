@@ -1,0 +1,25 @@
+/** Conversation history (`conversations` + full-text index). */
+import type { Message } from '../agent/messages.js';
+
+export interface SearchHit {
+  id: number;
+  wsId: string;
+  role: string;
+  content: string;
+  timestamp: string;
+}
+
+export interface ConversationStore {
+  /** Appends one message to a workstream's history; returns its row id. */
+  append(wsId: string, message: Message): Promise<number>;
+  /**
+   * The history in order, repaired: a trailing assistant message whose tool calls lack results
+   * (an interrupted turn) is removed with everything after it. System messages are never stored.
+   */
+  load(wsId: string): Promise<Message[]>;
+  /** Full-text search over message content, best match first. */
+  search(query: string, options?: { wsId?: string; limit?: number }): Promise<SearchHit[]>;
+  /** Replaces the whole history (compaction). */
+  replace(wsId: string, messages: readonly Message[]): Promise<void>;
+  count(wsId: string): Promise<number>;
+}

@@ -1,0 +1,39 @@
+/** Structured memories (`structured_memories`), identified by (name, scope, scopeId). */
+
+export type MemoryType = 'user' | 'project' | 'feedback' | 'reference';
+export type MemoryScope = 'global' | 'workstream' | 'user';
+
+export interface MemoryRow {
+  memoryId: string;
+  name: string;
+  description: string;
+  type: MemoryType;
+  scope: MemoryScope;
+  scopeId: string;
+  content: string;
+  created: string;
+  updated: string;
+  lastAccessed: string;
+  accessCount: number;
+}
+
+export interface MemoryFilter {
+  type?: MemoryType;
+  scope?: MemoryScope;
+  scopeId?: string;
+}
+
+export interface MemoryStore {
+  /** Inserts; returns undefined when (name, scope, scopeId) already exists. */
+  create(input: Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'>): Promise<MemoryRow | undefined>;
+  get(name: string, scope: MemoryScope, scopeId: string): Promise<MemoryRow | undefined>;
+  /** Updates content/description/type; false when missing. */
+  update(name: string, scope: MemoryScope, scopeId: string, patch: Partial<Pick<MemoryRow, 'content' | 'description' | 'type'>>): Promise<boolean>;
+  delete(name: string, scope: MemoryScope, scopeId: string): Promise<boolean>;
+  /** Newest `updated` first. */
+  list(filter?: MemoryFilter, limit?: number): Promise<MemoryRow[]>;
+  /** Every whitespace-separated term must occur in name, description or content (case-insensitive). */
+  search(query: string, filter?: MemoryFilter, limit?: number): Promise<MemoryRow[]>;
+  /** Bumps access_count and last_accessed. */
+  touch(memoryIds: readonly string[]): Promise<void>;
+}

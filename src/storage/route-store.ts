@@ -1,0 +1,21 @@
+/** Thread ↔ workstream routes (`channel_routes`). */
+
+export interface ChannelRoute {
+  channelType: string;
+  /** Platform thread id (Discord thread id, Slack `channel:thread_ts`). */
+  channelId: string;
+  wsId: string;
+  nodeId: string;
+  created: string;
+}
+
+export interface RouteStore {
+  getRoute(channelType: string, channelId: string): Promise<ChannelRoute | undefined>;
+  /** Inserts a route; the first insert wins (returns false if one existed). */
+  putRoute(route: { channelType: string; channelId: string; wsId: string; nodeId?: string }): Promise<boolean>;
+  /** The first route of a workstream (its home thread). */
+  getRouteByWorkstream(wsId: string): Promise<ChannelRoute | undefined>;
+  /** Routes of one platform, newest first. */
+  listRoutes(channelType: string): Promise<ChannelRoute[]>;
+  deleteRoute(channelType: string, channelId: string): Promise<boolean>;
+}

@@ -1,0 +1,28 @@
+/** The set of stores the application runs on, built once in main.ts from one knex instance. */
+import type { ApprovalStore } from './approval-store.js';
+import type { ConversationStore } from './conversation-store.js';
+import type { McpServerStore } from './mcp-server-store.js';
+import type { MemoryStore } from './memory-store.js';
+import type { NotifyDeliveryStore } from './notify-delivery-store.js';
+import type { PolicyStore } from './policy-store.js';
+import type { PromptTemplateStore } from './prompt-template-store.js';
+import type { RouteStore } from './route-store.js';
+import type { ServiceStore } from './service-store.js';
+import type { UserStore } from './user-store.js';
+import type { WatchStore } from './watch-store.js';
+import type { WorkstreamStore } from './workstream-store.js';
+
+export interface Stores {
+  users: UserStore;
+  routes: RouteStore;
+  services: ServiceStore;
+  workstreams: WorkstreamStore;
+  conversations: ConversationStore;
+  approvals: ApprovalStore;
+  policies: PolicyStore;
+  memories: MemoryStore;
+  watches: WatchStore;
+  promptTemplates: PromptTemplateStore;
+  mcpServers: McpServerStore;
+  notifyDeliveries: NotifyDeliveryStore;
+}

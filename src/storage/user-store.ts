@@ -1,0 +1,43 @@
+/** Users, API tokens and platform-user links (`users`, `api_tokens`, `channel_users`). */
+
+export interface User {
+  userId: string;
+  username: string;
+  isAdmin: boolean;
+  created: string;
+}
+
+export interface ApiToken {
+  tokenId: string;
+  userId: string;
+  /** Scopes as stored, e.g. `['read', 'write']`. */
+  scopes: string[];
+  /** UTC ISO timestamp or null for no expiry. */
+  expires: string | null;
+  created: string;
+}
+
+export interface ChannelLink {
+  channelType: string;
+  channelUserId: string;
+  userId: string;
+  created: string;
+}
+
+export interface UserStore {
+  /** Creates a user; throws StorageError code CONFLICT when the username exists. */
+  createUser(username: string, options?: { isAdmin?: boolean }): Promise<User>;
+  getUser(userId: string): Promise<User | undefined>;
+  getUserByUsername(username: string): Promise<User | undefined>;
+  /** Stores a token by its SHA-256 hex hash; the plain token is never stored. */
+  createToken(input: { userId: string; tokenHash: string; scopes: string[]; expires: string | null }): Promise<ApiToken>;
+  /** The token with this hash, or undefined. Does not check expiry. */
+  findTokenByHash(tokenHash: string): Promise<ApiToken | undefined>;
+  /** Links a platform user to a user; the first link wins (returns false when one existed). */
+  link(channelType: string, channelUserId: string, userId: string): Promise<boolean>;
+  /** Removes a link; returns whether one existed. */
+  unlink(channelType: string, channelUserId: string): Promise<boolean>;
+  getLink(channelType: string, channelUserId: string): Promise<ChannelLink | undefined>;
+  /** Links of a user, newest first. */
+  listLinks(userId: string): Promise<ChannelLink[]>;
+}

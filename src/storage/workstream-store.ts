@@ -1,0 +1,38 @@
+/** Workstreams (`workstreams`): one row per conversation, with its settings and lease. */
+
+export type WorkstreamState = 'idle' | 'thinking' | 'running' | 'attention' | 'error' | 'closed';
+
+export interface WorkstreamRow {
+  wsId: string;
+  userId: string;
+  name: string;
+  title: string;
+  state: WorkstreamState;
+  modelAlias: string;
+  /** Approval labels approved "always" for this workstream. */
+  autoApproveTools: string[];
+  inputTokens: number;
+  outputTokens: number;
+  /** Instance that currently runs it (scale-out lease), '' when none. */
+  nodeId: string;
+  created: string;
+  updated: string;
+}
+
+export type WorkstreamPatch = Partial<
+  Pick<WorkstreamRow, 'name' | 'title' | 'state' | 'modelAlias' | 'autoApproveTools' | 'nodeId'>
+>;
+
+export interface WorkstreamStore {
+  /** Inserts a row; throws StorageError CONFLICT when the id exists. */
+  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>): Promise<WorkstreamRow>;
+  get(wsId: string): Promise<WorkstreamRow | undefined>;
+  /** Applies a patch and bumps `updated`; false when the row is missing. */
+  update(wsId: string, patch: WorkstreamPatch): Promise<boolean>;
+  /** Adds to the token counters atomically. */
+  addUsage(wsId: string, inputTokens: number, outputTokens: number): Promise<void>;
+  /** Rows of a user (or all when omitted), newest `updated` first. */
+  list(filter?: { userId?: string; state?: WorkstreamState }): Promise<WorkstreamRow[]>;
+  /** Deletes the row and its conversation. */
+  delete(wsId: string): Promise<boolean>;
+}
