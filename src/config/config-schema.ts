@@ -1,0 +1,147 @@
+/** The configuration schema (ARCHITECTURE.md §4), one zod slice per section; user input, so strict. */
+import { z } from 'zod';
+
+const nonEmpty = z.string().min(1);
+
+export const gatewayConfigSchema = z
+  .strictObject({
+    http_host: nonEmpty.default('127.0.0.1'),
+    http_port: z.number().int().min(0).max(65535).default(8091),
+    advertise_url: z.url().optional(),
+    data_dir: nonEmpty.default('./data'),
+  })
+  .prefault({});
+
+export const databaseConfigSchema = z
+  .strictObject({
+    url: z
+      .string()
+      .regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, 'must start with sqlite:, postgres:// or postgresql://')
+      .optional(),
+  })
+  .prefault({});
+
+export const authConfigSchema = z
+  .strictObject({
+    jwt_secret: z.string().default(''),
+    jwt_audience: nonEmpty.default('turnstone-channel'),
+  })
+  .prefault({});
+
+export const modelConfigSchema = z.strictObject({
+  provider: z.enum(['openai', 'anthropic']),
+  base_url: z.url().optional(),
+  api_key: z.string().optional(),
+  model: nonEmpty,
+  context_window: z.number().int().positive().default(128000),
+  max_tokens: z.number().int().positive().default(8192),
+  supports_vision: z.boolean().default(false),
+  temperature: z.number().min(0).max(2).optional(),
+});
+
+export const agentConfigSchema = z
+  .strictObject({
+    default_model: z.string().optional(),
+    workspace_dir: z.string().optional(),
+    auto_approve: z.boolean().default(false),
+    auto_approve_tools: z.array(nonEmpty).default([]),
+    tool_timeout_seconds: z.number().positive().max(86400).default(120),
+    max_active_workstreams: z.number().int().positive().default(200),
+    idle_evict_minutes: z.number().positive().default(120),
+    max_steps: z.number().int().positive().max(1000).default(50),
+    instructions: z.string().default(''),
+  })
+  .prefault({});
+
+export const toolsConfigSchema = z
+  .strictObject({
+    search: z.enum(['auto', 'on', 'off']).default('auto'),
+    search_threshold: z.number().int().nonnegative().default(20),
+    search_max_results: z.number().int().positive().default(5),
+    tavily_api_key: z.string().optional(),
+  })
+  .prefault({});
+
+const snowflake = z.string().regex(/^\d{5,25}$/, 'must be a Discord id (digits)');
+
+export const discordConfigSchema = z
+  .strictObject({
+    token: z.string().optional(),
+    guild_id: snowflake.optional(),
+    channel_ids: z.array(snowflake).default([]),
+    api_url: z.url().optional(),
+    thread_participants: z.enum(['owner', 'linked']).default('owner'),
+  })
+  .prefault({});
+
+export const slackConfigSchema = z
+  .strictObject({
+    bot_token: z.string().optional(),
+    app_token: z.string().optional(),
+    channel_ids: z.array(nonEmpty).default([]),
+    slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, 'must look like /name').default('/sandpiper'),
+    api_url: z.url().optional(),
+  })
+  .prefault({});
+
+export const mcpServerConfigSchema = z.strictObject({
+  type: z.enum(['stdio', 'http']).default('stdio'),
+  command: z.string().optional(),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+  url: z.url().optional(),
+  headers: z.record(z.string(), z.string()).default({}),
+  timeout_seconds: z.number().positive().optional(),
+});
+
+export const mcpConfigSchema = z
+  .strictObject({
+    servers: z.record(z.string(), mcpServerConfigSchema).default({}),
+    config_file: z.string().optional(),
+  })
+  .prefault({});
+
+export const logConfigSchema = z
+  .strictObject({
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  })
+  .prefault({});
+
+export const configSchema = z
+  .strictObject({
+    gateway: gatewayConfigSchema,
+    database: databaseConfigSchema,
+    auth: authConfigSchema,
+    models: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'alias must be [A-Za-z0-9_.-]'), modelConfigSchema).default({}),
+    agent: agentConfigSchema,
+    tools: toolsConfigSchema,
+    discord: discordConfigSchema,
+    slack: slackConfigSchema,
+    mcp: mcpConfigSchema,
+    log: logConfigSchema,
+  })
+  .superRefine((config, context) => {
+    const slack = config.slack;
+    if (Boolean(slack.bot_token) !== Boolean(slack.app_token)) {
+      const missing = slack.bot_token ? 'app_token' : 'bot_token';
+      context.addIssue({ code: 'custom', path: ['slack', missing], message: 'both slack.bot_token and slack.app_token are required to enable Slack' });
+    }
+    const aliases = Object.keys(config.models);
+    if (config.agent.default_model !== undefined && !aliases.includes(config.agent.default_model)) {
+      context.addIssue({ code: 'custom', path: ['agent', 'default_model'], message: `no model alias "${config.agent.default_model}" in [models]` });
+    }
+    for (const [name, server] of Object.entries(config.mcp.servers)) {
+      if (server.type === 'stdio' && !server.command) {
+        context.addIssue({ code: 'custom', path: ['mcp', 'servers', name, 'command'], message: 'stdio servers need a command' });
+      }
+      if (server.type === 'http' && !server.url) {
+        context.addIssue({ code: 'custom', path: ['mcp', 'servers', name, 'url'], message: 'http servers need a url' });
+      }
+    }
+  });
+
+export type RawConfig = z.infer<typeof configSchema>;
+export type ModelConfig = z.infer<typeof modelConfigSchema>;
+export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;

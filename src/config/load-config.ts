@@ -1,0 +1,169 @@
+/** Loads configuration: TOML file, then environment variables, then flags; validates once into a frozen Config. */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import type { z } from 'zod';
+import { ConfigError } from '../shared/errors.js';
+import { isPlainObject } from '../shared/json.js';
+import { configSchema, type RawConfig } from './config-schema.js';
+
+/** The validated configuration with every derived default resolved. */
+export type Config = Readonly<
+  Omit<RawConfig, 'database' | 'agent'> & {
+    database: { url: string };
+    agent: Omit<RawConfig['agent'], 'workspace_dir'> & { workspace_dir: string };
+    /** The file the configuration came from, when one existed. */
+    source: { file: string | undefined };
+  }
+>;
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Flag overrides by dotted key, e.g. `{'log.level': 'debug'}`. */
+export type FlagOverrides = Readonly<Record<string, unknown>>;
+
+export interface LoadConfigOptions {
+  /** Path given with --config; when absent `./config.toml` is used if it exists. */
+  file?: string | undefined;
+  env?: Environment;
+  flags?: FlagOverrides;
+  cwd?: string;
+}
+
+type EnvKind = 'string' | 'int';
+const ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
+  ['SANDPIPER_HTTP_HOST', 'gateway.http_host', 'string'],
+  ['SANDPIPER_HTTP_PORT', 'gateway.http_port', 'int'],
+  ['SANDPIPER_ADVERTISE_URL', 'gateway.advertise_url', 'string'],
+  ['SANDPIPER_DATA_DIR', 'gateway.data_dir', 'string'],
+  ['SANDPIPER_DATABASE_URL', 'database.url', 'string'],
+  ['SANDPIPER_JWT_SECRET', 'auth.jwt_secret', 'string'],
+  ['SANDPIPER_MODEL', 'agent.default_model', 'string'],
+  ['TAVILY_API_KEY', 'tools.tavily_api_key', 'string'],
+  ['SANDPIPER_DISCORD_TOKEN', 'discord.token', 'string'],
+  ['SANDPIPER_SLACK_BOT_TOKEN', 'slack.bot_token', 'string'],
+  ['SANDPIPER_SLACK_APP_TOKEN', 'slack.app_token', 'string'],
+  ['SANDPIPER_LOG_LEVEL', 'log.level', 'string'],
+  ['SANDPIPER_LOG_FORMAT', 'log.format', 'string'],
+];
+
+const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
+
+/** The process environment; the only place in src/ that reads `process.env`. */
+export function processEnvironment(): Environment {
+  return process.env;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? processEnvironment();
+  const file = resolveConfigFile(options.file, cwd);
+  const raw = file === undefined ? {} : readTomlFile(file);
+  const sources = new Map<string, string>();
+  applyEnvironment(raw, env, sources);
+  for (const [key, value] of Object.entries(options.flags ?? {})) {
+    if (value === undefined) continue;
+    setPath(raw, key.split('.'), value);
+    sources.set(key, `flag for ${key}`);
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, file, sources)));
+  }
+  return freezeDeep(resolveDefaults(parsed.data, file, cwd));
+}
+
+function resolveConfigFile(file: string | undefined, cwd: string): string | undefined {
+  if (file !== undefined) {
+    const absolute = path.resolve(cwd, file);
+    if (!existsSync(absolute)) throw new ConfigError([`config file not found: ${absolute}`]);
+    return absolute;
+  }
+  const fallback = path.resolve(cwd, 'config.toml');
+  return existsSync(fallback) ? fallback : undefined;
+}
+
+function readTomlFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`]);
+  }
+  try {
+    return parseToml(text) as Record<string, unknown>;
+  } catch (error) {
+    const line = (error as { line?: number }).line;
+    throw new ConfigError([`${file}${line === undefined ? '' : `:${line}`}: invalid TOML (${firstLine(error)})`]);
+  }
+}
+
+function applyEnvironment(raw: Record<string, unknown>, env: Environment, sources: Map<string, string>): void {
+  for (const [variable, key, kind] of ENV_KEYS) {
+    const value = env[variable];
+    if (value === undefined || value === '') continue;
+    const typed = kind === 'int' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+    setPath(raw, key.split('.'), typed);
+    sources.set(key, `environment variable ${variable}`);
+  }
+  const models = raw['models'];
+  if (!isPlainObject(models)) return;
+  for (const [alias, model] of Object.entries(models)) {
+    if (!isPlainObject(model) || model['api_key'] !== undefined) continue;
+    const variable = typeof model['provider'] === 'string' ? PROVIDER_KEY_ENV[model['provider']] : undefined;
+    const value = variable === undefined ? undefined : env[variable];
+    if (variable !== undefined && value) {
+      model['api_key'] = value;
+      sources.set(`models.${alias}.api_key`, `environment variable ${variable}`);
+    }
+  }
+}
+
+function setPath(target: Record<string, unknown>, keys: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key];
+    if (!isPlainObject(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys[keys.length - 1] as string] = value;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, file: string | undefined, sources: Map<string, string>): string {
+  const base = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => [...base, key].join('.'));
+    return `unknown key ${keys.join(', ')}${file ? ` in ${file}` : ''}`;
+  }
+  const key = base.join('.') || '(root)';
+  const source = sources.get(key) ?? (file ? `in ${file}` : 'default');
+  return `${key}: ${issue.message} (${source})`;
+}
+
+function resolveDefaults(data: RawConfig, file: string | undefined, cwd: string): Config {
+  const dataDir = path.resolve(cwd, data.gateway.data_dir);
+  const aliases = Object.keys(data.models);
+  return {
+    ...data,
+    gateway: { ...data.gateway, data_dir: dataDir },
+    database: { url: data.database.url ?? `sqlite:${path.join(dataDir, 'sandpiper.db')}` },
+    agent: {
+      ...data.agent,
+      default_model: data.agent.default_model ?? aliases[0],
+      workspace_dir: path.resolve(cwd, data.agent.workspace_dir ?? path.join(dataDir, 'workspaces')),
+    },
+    source: { file },
+  } as Config;
+}
+
+function freezeDeep<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) freezeDeep(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'parse error';
+}
