@@ -1,0 +1,87 @@
+/** Provider-neutral error helpers: HTTP/connection failures as ProviderError, aborts as abort errors, retry-after parsing. */
+import { isAbortError } from '../../shared/abort.js';
+import { ProviderError } from '../../shared/errors.js';
+
+/** Minimal header reader (the Fetch `Headers` shape) so this file needs no vendor SDK. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+/**
+ * Milliseconds the server asked us to wait: `retry-after-ms` (milliseconds), else `retry-after`
+ * (seconds or an HTTP date). Undefined when absent or unparsable.
+ */
+export function parseRetryAfterMs(headers: HeaderReader | undefined, now: number = Date.now()): number | undefined {
+  if (headers === undefined) return undefined;
+  const millis = headers.get('retry-after-ms');
+  if (millis !== null && millis.trim() !== '') {
+    const value = Number(millis);
+    if (Number.isFinite(value) && value >= 0) return Math.round(value);
+  }
+  const raw = headers.get('retry-after');
+  if (raw === null || raw.trim() === '') return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  const date = Date.parse(raw);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'bad request',
+  401: 'authentication failed',
+  403: 'permission denied',
+  404: 'not found (check base_url and model)',
+  408: 'request timeout',
+  409: 'conflict',
+  413: 'request too large',
+  422: 'unprocessable request',
+  429: 'rate limited',
+  500: 'internal server error',
+  502: 'bad gateway',
+  503: 'service unavailable',
+  504: 'gateway timeout',
+  529: 'overloaded',
+};
+
+/** Vendor error `type` values are short machine identifiers; anything else is dropped. */
+function safeErrorType(type: unknown): string | undefined {
+  return typeof type === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(type) ? type : undefined;
+}
+
+/**
+ * A ProviderError for an HTTP error answer. The message names the vendor, status and error type only:
+ * vendor messages can echo keys or request content, so they are never copied.
+ */
+export function httpProviderError(
+  vendor: string,
+  status: number | undefined,
+  headers: HeaderReader | undefined,
+  errorType?: unknown,
+): ProviderError {
+  const type = safeErrorType(errorType);
+  const what = status === undefined ? 'stream error' : `HTTP ${status} ${STATUS_TEXT[status] ?? 'error'}`;
+  const message = `${vendor}: ${what}${type === undefined ? '' : ` (${type})`}`;
+  const retryAfterMs = parseRetryAfterMs(headers);
+  const data: Record<string, unknown> = { vendor };
+  if (type !== undefined) data['type'] = type;
+  return new ProviderError(message, {
+    ...(status === undefined ? {} : { status }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(status === undefined && type !== undefined ? { retryable: type === 'overloaded_error' || type === 'api_error' } : {}),
+    data,
+  });
+}
+
+/** A retryable ProviderError for a connection failure (refused, reset, timed out, stream cut). */
+export function connectionProviderError(vendor: string, cause: unknown, timedOut = false): ProviderError {
+  const message = `${vendor}: ${timedOut ? 'request timed out' : 'connection failed'}`;
+  return new ProviderError(message, { retryable: true, cause, data: { vendor }, ...(timedOut ? { code: 'TIMEOUT' as const } : {}) });
+}
+
+/** The abort error to throw after `signal` aborted: its reason when it already is one, else a DOMException. */
+export function abortErrorFor(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (isAbortError(reason)) return reason as Error;
+  return new DOMException('The operation was aborted', 'AbortError');
+}

@@ -1,0 +1,68 @@
+/** One model call: streams parts into events, collects the assistant message, reports usage and finish. */
+import type { AssistantMessage, ToolCall } from '../messages.js';
+import type { FinishReason, ModelRequest } from '../providers/model-provider.js';
+import type { TurnContext } from './turn-types.js';
+
+export interface ModelCallResult {
+  message: AssistantMessage;
+  finishReason: FinishReason;
+}
+
+/** Text streamed so far, kept by the caller so a cancelled call can keep its partial answer. */
+export interface PartialText {
+  text: string;
+}
+
+/**
+ * Streams one call through `ctx.streamModel` (which retries), emitting `text-delta` / `reasoning-delta`
+ * and `model-call-end`. Throws provider errors once retries are exhausted, and abort errors on cancel.
+ */
+export async function callModel(ctx: TurnContext, request: ModelRequest, partial: PartialText): Promise<ModelCallResult> {
+  let reasoning = '';
+  const calls: ToolCall[] = [];
+  let finishReason: FinishReason = 'other';
+  let providerData: unknown;
+  partial.text = '';
+  const stream = ctx.streamModel(ctx.model.provider, request, {
+    signal: ctx.signal,
+    onRetry: ({ attempt, delayMs }) => ctx.logger.warn({ wsId: ctx.wsId, attempt, delayMs }, 'model call failed; retrying'),
+  });
+  for await (const part of stream) {
+    ctx.signal.throwIfAborted();
+    switch (part.type) {
+      case 'text-delta':
+        partial.text += part.text;
+        ctx.host.emit({ type: 'text-delta', text: part.text });
+        break;
+      case 'reasoning-delta':
+        reasoning += part.text;
+        ctx.host.emit({ type: 'reasoning-delta', text: part.text });
+        break;
+      case 'tool-call':
+        calls.push(normalizeCall(part.call, calls.length));
+        break;
+      case 'finish':
+        finishReason = part.finishReason;
+        providerData = part.providerData;
+        if (part.usage) await ctx.host.addUsage(part.usage);
+        break;
+    }
+  }
+  ctx.signal.throwIfAborted();
+  if (finishReason === 'length' && calls.length > 0) {
+    ctx.logger.warn({ wsId: ctx.wsId, dropped: calls.length }, 'response truncated; partial tool calls discarded');
+    calls.length = 0;
+  }
+  ctx.host.emit({ type: 'model-call-end', finishReason });
+  const message: AssistantMessage = { role: 'assistant', content: partial.text };
+  if (calls.length > 0) message.toolCalls = calls;
+  if (reasoning) message.reasoning = reasoning;
+  if (providerData !== undefined) message.providerData = providerData;
+  return { message, finishReason };
+}
+
+/** Local models send empty ids and padded names; repair them so results can be matched. */
+function normalizeCall(call: ToolCall, index: number): ToolCall {
+  const id = call.id.trim() || `call_${index}_${Math.random().toString(36).slice(2, 10)}`;
+  return { id, name: call.name.trim(), arguments: call.arguments };
+}

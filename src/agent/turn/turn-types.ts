@@ -1,0 +1,114 @@
+/** The types one turn runs with: the model, the tools, the limits, and the host callbacks (events, persistence, approvals). */
+import type { Logger } from '../../shared/logger.js';
+import type { PolicyAction } from '../../storage/policy-store.js';
+import type { AgentEvent, PreparedItem } from '../events.js';
+import type { AssistantMessage, Message, Usage } from '../messages.js';
+import type { ModelProvider, ModelRequest, ModelStreamPart } from '../providers/model-provider.js';
+import type { ToolSource } from '../tools/tool.js';
+import type { WorkstreamStatus } from '../workstream-api.js';
+
+/** The resolved model of a workstream. */
+export interface TurnModel {
+  provider: ModelProvider;
+  /** Model name sent to the API. */
+  model: string;
+  contextWindow: number;
+  maxTokens: number;
+  temperature?: number;
+  supportsVision: boolean;
+}
+
+/** Streams one model call with retries; `onRetry` reports each scheduled retry. */
+export type StreamModel = (
+  provider: ModelProvider,
+  request: ModelRequest,
+  options: { signal: AbortSignal; onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void },
+) => AsyncIterable<ModelStreamPart>;
+
+/** The owner's (or an admin's) decision on an approval request. */
+export interface TurnApprovalDecision {
+  approvalId: string;
+  approved: boolean;
+  always: boolean;
+  feedback: string | null;
+  decidedBy: string;
+}
+
+/** A tool call as stored in an approval row, enough to run it after a restart. */
+export interface StoredCall {
+  callId: string;
+  name: string;
+  /** Raw JSON text as the model sent it. */
+  arguments: string;
+  /** Parsed arguments (undefined when parsing failed; then `item.error` is set). */
+  args: Record<string, unknown> | undefined;
+  item: PreparedItem;
+  /** `ask` = waits for the decision; `run` = approved without asking; otherwise the fixed result text. */
+  status: 'ask' | 'run' | { output: string; isError: boolean };
+}
+
+/** The JSON stored in `approvals.items`. */
+export interface StoredApprovalItems {
+  version: 1;
+  calls: StoredCall[];
+  assistant: AssistantMessage;
+}
+
+export interface ApprovalRequestInput {
+  turnId: string;
+  /** Items shown on the card (the ones that wait for the decision). */
+  items: PreparedItem[];
+  stored: StoredApprovalItems;
+}
+
+/** What a turn needs from the workstream around it. The loop knows no storage and no channels. */
+export interface TurnHost {
+  /** Emits an event to the workstream's subscribers (in order). */
+  emit(event: AgentEvent): void;
+  /** Persists one message as it is appended to the history. */
+  persist(message: Message): Promise<void>;
+  /** Replaces the persisted history (compaction, resume after restart). */
+  replaceHistory(messages: readonly Message[]): Promise<void>;
+  setState(state: WorkstreamStatus): Promise<void>;
+  addUsage(usage: Usage): Promise<void>;
+  /** Policy actions for approval labels (undefined = no matching policy); fails open. */
+  evaluatePolicies(labels: readonly string[]): Promise<Array<PolicyAction | undefined>>;
+  /** Writes the approval row first, emits `approval-request`, then waits for the decision; rejects on abort. */
+  requestApproval(input: ApprovalRequestInput, signal: AbortSignal): Promise<TurnApprovalDecision>;
+  /** Adds labels to the workstream's persisted auto-approve set ("always"). */
+  addAutoApprove(labels: readonly string[]): Promise<void>;
+  /** Claims an approved row for execution; true for exactly one caller. */
+  claimExecution(approvalId: string): Promise<boolean>;
+}
+
+/** Everything one turn runs with. `history` is the workstream's live history and is mutated in place. */
+export interface TurnContext {
+  wsId: string;
+  turnId: string;
+  cwd: string;
+  history: Message[];
+  model: TurnModel;
+  toolSources: readonly ToolSource[];
+  streamModel: StreamModel;
+  /** The full system message for this call. */
+  systemPrompt: (signal: AbortSignal) => Promise<string>;
+  autoApproveAll: boolean;
+  /** Configured labels plus the workstream's "always" set. */
+  autoApproveLabels: () => readonly string[];
+  maxSteps: number;
+  toolTimeoutMs: number;
+  readFiles: Set<string>;
+  logger: Logger;
+  host: TurnHost;
+  signal: AbortSignal;
+}
+
+/** How a turn starts: a new user message, or a batch that waited for an approval across a restart. */
+export type TurnStart =
+  | { kind: 'user'; message: Message }
+  | { kind: 'resume'; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
+
+export interface TurnOutcome {
+  text: string;
+  reason: 'done' | 'cancelled' | 'error';
+}

@@ -1,0 +1,132 @@
+/** The ChannelAdapter port: platform events in as typed inbound events, posts/edits/cards out. */
+import type { PreparedItem } from '../agent/events.js';
+
+/** A person on the platform, as the adapter saw them. */
+export interface PlatformUser {
+  /** Platform user id (Discord snowflake, Slack `U…`). */
+  id: string;
+  /** Display name, plain text (the gateway escapes it before echoing). */
+  name: string;
+}
+
+/** Where a message was written. */
+export interface Conversation {
+  /** `channel` (a top-level channel), `thread` (inside a thread) or `direct` (a DM). */
+  kind: 'channel' | 'thread' | 'direct';
+  /** The channel or thread id the message was posted in. */
+  channelId: string;
+}
+
+/** Answers an interaction privately (to the clicking/typing user only). */
+export interface Responder {
+  /** Sends (or replaces) the private answer. Never throws; failures are logged by the adapter. */
+  reply(text: string): Promise<void>;
+}
+
+export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel';
+export type ActionName = 'approve' | 'always' | 'reject' | 'plan-approve' | 'plan-changes';
+
+/** Everything an adapter reports to the gateway. Interactions are already acknowledged when they arrive. */
+export type InboundEvent =
+  | {
+      type: 'message';
+      user: PlatformUser;
+      conversation: Conversation;
+      messageId: string;
+      /** Message text without the bot mention, trimmed. */
+      text: string;
+      /** True when the bot was explicitly mentioned (not @everyone). */
+      mentioned: boolean;
+    }
+  | {
+      type: 'command';
+      name: CommandName;
+      user: PlatformUser;
+      conversation: Conversation;
+      /** `message` for ask, `token` for link. */
+      args: { message?: string; token?: string };
+      respond: Responder;
+    }
+  | {
+      type: 'action';
+      name: ActionName;
+      approvalId: string;
+      user: PlatformUser;
+      /** Optional text from the reject / request-changes form. */
+      feedback: string | null;
+      respond: Responder;
+    }
+  | {
+      /** The platform asked us to slow down on this channel; the renderer stretches its cadence. */
+      type: 'rate-limited';
+      channelId: string;
+      retryAfterMs: number;
+    };
+
+export type InboundHandler = (event: InboundEvent) => Promise<void>;
+
+export type CardOutcome =
+  | { status: 'pending' }
+  | { status: 'approved' | 'always' | 'rejected' | 'cancelled'; decidedBy: string; feedback?: string | null };
+
+/** An approval or plan-review card; buttons carry `approvalId`. */
+export interface ApprovalCard {
+  approvalId: string;
+  kind: 'tools' | 'plan';
+  items: readonly PreparedItem[];
+  /** Plan text for plan reviews. */
+  content?: string;
+  outcome: CardOutcome;
+}
+
+export type NoticeCode = 'link-hint' | 'dm-unsupported' | 'closed' | 'reactivated' | 'cancelled' | 'cleared';
+
+/** What the gateway asks an adapter to show; the adapter decides how (plain text, embed, blocks). */
+export type OutboundMessage =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool-call'; name: string; preview: string; status: 'running' | 'done' | 'error'; output?: string }
+  | { kind: 'tool-result'; name: string; output: string; isError: boolean }
+  | { kind: 'error'; message: string }
+  | { kind: 'notice'; code: NoticeCode; text?: string }
+  | { kind: 'approval'; card: ApprovalCard };
+
+export interface ChannelCapabilities {
+  /** Longest text a single message may hold. */
+  maxMessageLength: number;
+  /** Whether posted messages can be edited (else the renderer posts once at the end). */
+  canEdit: boolean;
+  /** Whether `startThread` creates real threads. */
+  canThread: boolean;
+}
+
+export type AdapterState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'stopped' | 'failed';
+
+export interface ChannelAdapter {
+  /** Platform key used in `channel_routes` / `channel_users` (`discord`, `slack`). */
+  readonly platform: string;
+  readonly capabilities: ChannelCapabilities;
+  /**
+   * Connects and starts delivering inbound events to `handler`. Resolves once connected; rejects with a
+   * ChannelError when the platform refuses (bad token). Aborting `signal` stops the adapter.
+   */
+  start(handler: InboundHandler, signal: AbortSignal): Promise<void>;
+  /** Disconnects; idempotent; no handler call happens after it resolves. */
+  stop(): Promise<void>;
+  /** Connection state for /health. */
+  state(): AdapterState;
+  /** Posts a message to a channel or thread; resolves with its id. Throws ChannelError on failure. */
+  post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string>;
+  /** Replaces a message the bot posted. Throws ChannelError on failure. */
+  edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void>;
+  /** Shows "typing…" for a few seconds; best effort, never throws. */
+  setTyping(channelId: string, signal: AbortSignal): Promise<void>;
+  /** Adds a reaction (e.g. ⏳ on a queued message); best effort, never throws. */
+  react?(channelId: string, messageId: string, emoji: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Opens a thread named `name` in `channelId`, started from `fromMessageId` when given. Resolves with the
+   * thread id (the channel id itself on platforms without threads).
+   */
+  startThread(channelId: string, name: string, fromMessageId: string | undefined, signal: AbortSignal): Promise<string>;
+  /** Archives/closes a thread; best effort, never throws. */
+  archiveThread(threadId: string, signal: AbortSignal): Promise<void>;
+}

@@ -1,0 +1,131 @@
+/** Admin commands on the database: `user add`, `token create`, `link`, `unlink`. */
+import type { Config } from '../config/index.js';
+import { createSilentLogger } from '../shared/logger.js';
+import { generateApiToken, hashApiToken } from '../shared/api-token.js';
+import { GatewayError, UsageError } from '../shared/errors.js';
+import { isoFromMs } from '../shared/time.js';
+import { openStorage } from '../storage-open.js';
+import type { Stores } from '../storage/index.js';
+import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
+
+const VALID_SCOPES = ['read', 'write', 'approve', 'service'] as const;
+const PLATFORMS = ['discord', 'slack'] as const;
+
+async function withStores<T>(config: Config, work: (stores: Stores) => Promise<T>): Promise<T> {
+  const storage = await openStorage(config, createSilentLogger());
+  try {
+    return await work(storage.stores);
+  } finally {
+    await storage.close();
+  }
+}
+
+function requirePositionals(context: CliContext, count: number, usage: string): string[] {
+  const values = context.positionals.slice(0, count);
+  if (values.length < count || values.some((value) => value.trim() === '')) throw new UsageError(`usage: ${usage}`);
+  if (context.positionals.length > count) throw new UsageError(`unexpected argument "${context.positionals[count]}"; usage: ${usage}`);
+  return values.map((value) => value.trim());
+}
+
+function validateUsername(username: string): string {
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(username)) {
+    throw new UsageError('username must be 1-64 characters of letters, digits, "_", "." or "-"');
+  }
+  return username;
+}
+
+function parseScopes(raw: string | boolean | undefined): string[] {
+  const text = typeof raw === 'string' ? raw : 'read,write';
+  const scopes = [...new Set(text.split(',').map((scope) => scope.trim()).filter(Boolean))];
+  const unknown = scopes.filter((scope) => !(VALID_SCOPES as readonly string[]).includes(scope));
+  if (scopes.length === 0 || unknown.length > 0) {
+    throw new UsageError(`--scopes takes a comma list of ${VALID_SCOPES.join(', ')}`);
+  }
+  return scopes;
+}
+
+function parseExpiry(raw: string | boolean | undefined, now = Date.now()): string | null {
+  if (raw === undefined) return null;
+  const days = typeof raw === 'string' ? Number(raw) : NaN;
+  if (!Number.isFinite(days) || days <= 0 || days > 36500) throw new UsageError('--expires takes a number of days (e.g. 30)');
+  return isoFromMs(now + days * 86_400_000);
+}
+
+function parsePlatform(raw: string): string {
+  if (!(PLATFORMS as readonly string[]).includes(raw)) throw new UsageError(`platform must be one of ${PLATFORMS.join(', ')}`);
+  return raw;
+}
+
+export const userAddCommand: CliCommand = {
+  name: 'user add',
+  usage: 'sandpiper user add USERNAME [--admin]',
+  summary: 'create a user',
+  options: { admin: { type: 'boolean' } },
+  async run(context) {
+    const [username] = requirePositionals(context, 1, this.usage);
+    const config = context.loadConfig();
+    const user = await withStores(config, (stores) =>
+      stores.users.createUser(validateUsername(username as string), { isAdmin: context.flags['admin'] === true }),
+    );
+    writeLine(context.io.stdout, `created user ${user.username} (${user.userId})${user.isAdmin ? ' with admin rights' : ''}`);
+    return 0;
+  },
+};
+
+export const tokenCreateCommand: CliCommand = {
+  name: 'token create',
+  usage: 'sandpiper token create USERNAME [--scopes read,write] [--expires DAYS]',
+  summary: 'print a new API token once (stored hashed)',
+  options: { scopes: { type: 'string' }, expires: { type: 'string' } },
+  async run(context) {
+    const [username] = requirePositionals(context, 1, this.usage);
+    const scopes = parseScopes(context.flags['scopes']);
+    const expires = parseExpiry(context.flags['expires']);
+    const config = context.loadConfig();
+    const token = generateApiToken();
+    await withStores(config, async (stores) => {
+      const user = await stores.users.getUserByUsername(username as string);
+      if (!user) throw new GatewayError('NOT_FOUND', `no user named "${username}" (create it with: sandpiper user add ${username})`);
+      await stores.users.createToken({ userId: user.userId, tokenHash: hashApiToken(token), scopes, expires });
+    });
+    writeLine(context.io.stderr, `token for ${username} (scopes ${scopes.join(',')}${expires ? `, expires ${expires}Z` : ', no expiry'}); it is shown only once:`);
+    writeLine(context.io.stdout, token);
+    return 0;
+  },
+};
+
+export const linkCommand: CliCommand = {
+  name: 'link',
+  usage: 'sandpiper link PLATFORM PLATFORM_USER_ID USERNAME',
+  summary: 'link a Discord or Slack user to a user',
+  async run(context) {
+    const [platform, platformUserId, username] = requirePositionals(context, 3, this.usage) as [string, string, string];
+    const config = context.loadConfig();
+    const message = await withStores(config, async (stores) => {
+      const user = await stores.users.getUserByUsername(username);
+      if (!user) throw new GatewayError('NOT_FOUND', `no user named "${username}"`);
+      const existing = await stores.users.getLink(parsePlatform(platform), platformUserId);
+      if (existing && existing.userId !== user.userId) {
+        throw new GatewayError('CONFLICT', `${platform} user ${platformUserId} is already linked to another user; unlink it first`);
+      }
+      const created = await stores.users.link(platform, platformUserId, user.userId);
+      return created ? `linked ${platform} user ${platformUserId} to ${username}` : `${platform} user ${platformUserId} was already linked to ${username}`;
+    });
+    writeLine(context.io.stdout, message);
+    return 0;
+  },
+};
+
+export const unlinkCommand: CliCommand = {
+  name: 'unlink',
+  usage: 'sandpiper unlink PLATFORM PLATFORM_USER_ID',
+  summary: 'remove a platform user link',
+  async run(context) {
+    const [platform, platformUserId] = requirePositionals(context, 2, this.usage) as [string, string];
+    const config = context.loadConfig();
+    const removed = await withStores(config, (stores) => stores.users.unlink(parsePlatform(platform), platformUserId));
+    if (!removed) throw new GatewayError('NOT_FOUND', `${platform} user ${platformUserId} is not linked`);
+    writeLine(context.io.stdout, `unlinked ${platform} user ${platformUserId}`);
+    return 0;
+  },
+};

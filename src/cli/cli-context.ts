@@ -1,0 +1,32 @@
+/** What every CLI command receives: parsed flags, positional arguments, streams, and config loading. */
+import type { Config } from '../config/index.js';
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream;
+}
+
+export interface CliContext {
+  positionals: string[];
+  flags: Record<string, string | boolean | undefined>;
+  io: CliIo;
+  /** Loads the configuration from --config / env / flags (throws ConfigError). */
+  loadConfig(): Config;
+  /** Resolves when SIGINT/SIGTERM arrives (long-running commands). */
+  shutdownSignal: AbortSignal;
+}
+
+export interface CliCommand {
+  name: string;
+  usage: string;
+  summary: string;
+  /** Extra flags this command accepts (beyond --config, --log-level, --help). */
+  options?: Record<string, { type: 'string' | 'boolean' }>;
+  /** Returns the process exit code. */
+  run(context: CliContext): Promise<number>;
+}
+
+export function writeLine(stream: NodeJS.WritableStream, text: string): void {
+  stream.write(`${text}\n`);
+}

@@ -1,0 +1,38 @@
+/** Long-running and database commands: `start`, `migrate`, `chat`. */
+import { createLogger } from '../shared/logger.js';
+import { startGateway } from '../main.js';
+import { openStorage } from '../storage-open.js';
+import { writeLine, type CliCommand } from './cli-context.js';
+
+export const startCommand: CliCommand = {
+  name: 'start',
+  usage: 'sandpiper start [--config FILE] [--log-level LEVEL]',
+  summary: 'run the gateway',
+  async run(context) {
+    const config = context.loadConfig();
+    const logger = createLogger({ level: config.log.level, format: config.log.format });
+    const gateway = await startGateway(config, logger);
+    if (!context.shutdownSignal.aborted) {
+      await new Promise<void>((resolve) => context.shutdownSignal.addEventListener('abort', () => resolve(), { once: true }));
+    }
+    logger.info('shutting down');
+    await gateway.stop();
+    logger.info('stopped');
+    logger.flush();
+    return 0;
+  },
+};
+
+export const migrateCommand: CliCommand = {
+  name: 'migrate',
+  usage: 'sandpiper migrate [--config FILE]',
+  summary: 'apply database migrations',
+  async run(context) {
+    const config = context.loadConfig();
+    const logger = createLogger({ level: config.log.level, format: config.log.format });
+    const storage = await openStorage(config, logger);
+    await storage.close();
+    writeLine(context.io.stdout, 'database is up to date');
+    return 0;
+  },
+};

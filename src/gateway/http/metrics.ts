@@ -1,0 +1,44 @@
+/** Prometheus metrics: process defaults plus an HTTP request histogram and gateway gauges. */
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface HttpMetrics {
+  registry: Registry;
+  requestDuration: Histogram<'method' | 'route' | 'status'>;
+}
+
+export interface GaugeSources {
+  /** Live workstreams and running turns. */
+  workstreams?: () => { active: number; running: number };
+}
+
+export function createHttpMetrics(sources: GaugeSources = {}): HttpMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requestDuration = new Histogram({
+    name: 'sandpiper_http_request_duration_seconds',
+    help: 'HTTP request duration by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const workstreams = sources.workstreams;
+  if (workstreams) {
+    new Gauge({
+      name: 'sandpiper_workstreams_active',
+      help: 'Workstreams held in memory',
+      registers: [registry],
+      collect() {
+        this.set(workstreams().active);
+      },
+    });
+    new Gauge({
+      name: 'sandpiper_turns_running',
+      help: 'Turns currently running',
+      registers: [registry],
+      collect() {
+        this.set(workstreams().running);
+      },
+    });
+  }
+  return { registry, requestDuration };
+}

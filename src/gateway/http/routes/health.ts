@@ -1,0 +1,25 @@
+/** `GET /health`: liveness plus adapter and MCP summaries (ARCHITECTURE.md §7). */
+import { Hono } from 'hono';
+
+export interface McpHealth {
+  servers: number;
+  tools: number;
+  resources: number;
+  prompts: number;
+  [key: string]: unknown;
+}
+
+export interface HealthSources {
+  adapters: () => Record<string, unknown>;
+  mcp: () => McpHealth;
+}
+
+export const EMPTY_MCP_HEALTH: McpHealth = { servers: 0, tools: 0, resources: 0, prompts: 0 };
+
+export function createHealthRoutes(sources: HealthSources): Hono {
+  const routes = new Hono();
+  routes.get('/health', (context) =>
+    context.json({ status: 'ok', service: 'channel', adapters: sources.adapters(), mcp: sources.mcp() }),
+  );
+  return routes;
+}

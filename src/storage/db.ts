@@ -1,0 +1,113 @@
+/** The knex instance (SQLite or PostgreSQL from a database URL) and the migration runner. */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import knexPkg from 'knex';
+import type { Knex } from 'knex';
+import { StorageError } from '../shared/errors.js';
+import { migrationSource } from './migration-source.js';
+import { toStorageError } from './storage-errors.js';
+
+export type { Knex } from 'knex';
+
+type KnexFactory = (config: Knex.Config) => Knex;
+
+// Under Node ESM the named `knex` export is undefined; the callable is the default export (TESTING.md §5.3).
+const knexFactory: KnexFactory =
+  (knexPkg as unknown as { default?: KnexFactory }).default ?? (knexPkg as unknown as KnexFactory);
+
+export interface CreateKnexOptions {
+  /** PostgreSQL only: schemas to search (first one receives new tables), e.g. a throwaway test schema. */
+  searchPath?: string[];
+}
+
+/** The minimal surface of a node-sqlite3 connection that the pool hook needs. */
+interface SqliteConnection {
+  run(sql: string, callback: (error: Error | null) => void): void;
+}
+
+const SQLITE_PRAGMAS = ['PRAGMA journal_mode=WAL', 'PRAGMA foreign_keys=ON', 'PRAGMA busy_timeout=5000'];
+
+function runPragmas(connection: SqliteConnection, done: (error: Error | null, connection: unknown) => void): void {
+  const next = (index: number): void => {
+    const pragma = SQLITE_PRAGMAS[index];
+    if (pragma === undefined) {
+      done(null, connection);
+      return;
+    }
+    connection.run(pragma, (error) => {
+      if (error) done(error, connection);
+      else next(index + 1);
+    });
+  };
+  next(0);
+}
+
+function sqliteConfig(databaseUrl: string): Knex.Config {
+  const path = databaseUrl.slice('sqlite:'.length);
+  if (path === '') throw new StorageError('CONFIG_INVALID', 'database.url: sqlite URL has no file path');
+  const isMemory = path === ':memory:';
+  const filename = isMemory ? ':memory:' : resolve(path.startsWith('//') ? path.slice(2) : path);
+  if (!isMemory) mkdirSync(dirname(filename), { recursive: true });
+  return {
+    client: 'sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate: runPragmas,
+      // An in-memory database lives and dies with its one connection.
+      ...(isMemory ? { idleTimeoutMillis: Number.MAX_SAFE_INTEGER } : {}),
+    },
+  };
+}
+
+function postgresConfig(databaseUrl: string, options: CreateKnexOptions): Knex.Config {
+  return {
+    client: 'pg',
+    connection: databaseUrl,
+    pool: { min: 0, max: 10 },
+    ...(options.searchPath ? { searchPath: options.searchPath } : {}),
+  };
+}
+
+/**
+ * Builds a knex instance for `sqlite:<path>` (or `sqlite::memory:`) or a `postgres://` / `postgresql://` URL.
+ * Does not connect yet. Throws StorageError CONFIG_INVALID for any other scheme; the URL never appears in errors.
+ */
+export function createKnex(databaseUrl: string, options: CreateKnexOptions = {}): Knex {
+  let config: Knex.Config;
+  if (databaseUrl.startsWith('sqlite:')) config = sqliteConfig(databaseUrl);
+  else if (/^postgres(ql)?:\/\//.test(databaseUrl)) config = postgresConfig(databaseUrl, options);
+  else throw new StorageError('CONFIG_INVALID', 'database.url: expected sqlite:<path> or postgres://…');
+  try {
+    return knexFactory(config);
+  } catch (error) {
+    throw toStorageError(error, 'open database');
+  }
+}
+
+/** True when the knex instance talks to PostgreSQL. */
+export function isPostgres(knex: Knex): boolean {
+  return knex.client.config.client === 'pg';
+}
+
+/** Applies every pending migration (a no-op when up to date); returns the names applied. */
+export async function runMigrations(knex: Knex): Promise<string[]> {
+  try {
+    const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
+    return applied;
+  } catch (error) {
+    throw toStorageError(error, 'migrate');
+  }
+}
+
+/** Rolls back the last batch of migrations (tests and operators only). */
+export async function rollbackMigrations(knex: Knex, all = false): Promise<string[]> {
+  try {
+    const [, rolledBack] = (await knex.migrate.rollback({ migrationSource }, all)) as [number, string[]];
+    return rolledBack;
+  } catch (error) {
+    throw toStorageError(error, 'rollback');
+  }
+}

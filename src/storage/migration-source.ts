@@ -1,0 +1,42 @@
+/** The static list of migrations (no directory scan: works under tsx, vitest and compiled JS alike). */
+import type { Knex } from 'knex';
+import * as m001 from '../../migrations/20260101000001_create_users.js';
+import * as m002 from '../../migrations/20260101000002_create_channel_routes.js';
+import * as m003 from '../../migrations/20260101000003_create_services.js';
+import * as m004 from '../../migrations/20260101000004_create_workstreams.js';
+import * as m005 from '../../migrations/20260101000005_create_conversations.js';
+import * as m006 from '../../migrations/20260101000006_create_structured_memories.js';
+import * as m007 from '../../migrations/20260101000007_create_watches.js';
+import * as m008 from '../../migrations/20260101000008_create_tool_policies.js';
+import * as m009 from '../../migrations/20260101000009_create_prompt_templates.js';
+import * as m010 from '../../migrations/20260101000010_create_mcp_servers.js';
+import * as m011 from '../../migrations/20260101000011_create_approvals.js';
+import * as m012 from '../../migrations/20260101000012_create_notify_deliveries.js';
+
+const migrations: Record<string, Knex.Migration> = {
+  '20260101000001_create_users': m001,
+  '20260101000002_create_channel_routes': m002,
+  '20260101000003_create_services': m003,
+  '20260101000004_create_workstreams': m004,
+  '20260101000005_create_conversations': m005,
+  '20260101000006_create_structured_memories': m006,
+  '20260101000007_create_watches': m007,
+  '20260101000008_create_tool_policies': m008,
+  '20260101000009_create_prompt_templates': m009,
+  '20260101000010_create_mcp_servers': m010,
+  '20260101000011_create_approvals': m011,
+  '20260101000012_create_notify_deliveries': m012,
+};
+
+/** Migration names in order; a name, once released, never changes. */
+export const migrationNames: readonly string[] = Object.keys(migrations).sort();
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: () => Promise.resolve([...migrationNames]),
+  getMigrationName: (name) => name,
+  getMigration: (name) => {
+    const migration = migrations[name];
+    if (migration === undefined) return Promise.reject(new Error(`unknown migration ${name}`));
+    return Promise.resolve(migration);
+  },
+};

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const srcDir = path.join(root, 'src');
+
+interface ImportRef {
+  file: string;
+  specifier: string;
+  typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+function importsOf(file: string): ImportRef[] {
+  const text = readFileSync(file, 'utf8');
+  const refs: ImportRef[] = [];
+  const statement = /^\s*(import|export)\s+(type\s+)?[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms;
+  for (const match of text.matchAll(statement)) {
+    refs.push({ file, specifier: match[3] as string, typeOnly: Boolean(match[2]) });
+  }
+  for (const match of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) refs.push({ file, specifier: match[1] as string, typeOnly: false });
+  for (const match of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) refs.push({ file, specifier: match[1] as string, typeOnly: false });
+  return refs;
+}
+
+const rel = (file: string): string => path.relative(root, file).split(path.sep).join('/');
+const files = sourceFiles(srcDir);
+const allImports = files.flatMap(importsOf);
+
+/** The src/ folder (first segment) a relative import lands in, or undefined for packages. */
+function targetArea(ref: ImportRef): string | undefined {
+  if (!ref.specifier.startsWith('.')) return undefined;
+  const target = rel(path.resolve(path.dirname(ref.file), ref.specifier));
+  return target.startsWith('src/') ? target.slice(4).split('/')[0] : undefined;
+}
+
+const areaOf = (file: string): string => rel(file).slice(4).split('/')[0] as string;
+
+const VENDORS: ReadonlyArray<[RegExp, string[]]> = [
+  [/^(discord\.js|@discordjs\/)/, ['src/channels/discord/']],
+  [/^@slack\//, ['src/channels/slack/']],
+  [/^openai(\/|$)/, ['src/agent/providers/openai/']],
+  [/^@anthropic-ai\//, ['src/agent/providers/anthropic/']],
+  [/^@modelcontextprotocol\/sdk/, ['src/agent/mcp/']],
+  [/^(knex|pg|sqlite3)(\/|$)/, ['src/storage/']],
+  [/^jose(\/|$)/, ['src/gateway/http/auth.ts']],
+];
+
+describe('dependency rules (ARCHITECTURE.md §2)', () => {
+  it('finds the source tree', () => {
+    assert.ok(files.length > 10, 'expected source files under src/');
+  });
+
+  it('confines each vendor SDK to its folder', () => {
+    const violations = allImports
+      .filter((ref) => !ref.typeOnly)
+      .flatMap((ref) => {
+        const rule = VENDORS.find(([pattern]) => pattern.test(ref.specifier));
+        if (!rule) return [];
+        return rule[1].some((allowed) => rel(ref.file).startsWith(allowed)) ? [] : [`${rel(ref.file)} imports ${ref.specifier}`];
+      });
+    assert.deepEqual(violations, []);
+  });
+
+  it('keeps shared/ a leaf', () => {
+    const violations = allImports
+      .filter((ref) => areaOf(ref.file) === 'shared' && targetArea(ref) !== undefined && targetArea(ref) !== 'shared')
+      .map((ref) => `${rel(ref.file)} imports ${ref.specifier}`);
+    assert.deepEqual(violations, []);
+  });
+
+  it('never lets agent and channels import each other, gateway or storage at runtime', () => {
+    const forbidden: Record<string, string[]> = {
+      agent: ['channels', 'gateway', 'storage', 'cli'],
+      channels: ['agent', 'gateway', 'storage', 'cli'],
+      storage: ['channels', 'gateway', 'cli'],
+      gateway: ['cli'],
+    };
+    const violations = allImports
+      .filter((ref) => !ref.typeOnly)
+      .filter((ref) => (forbidden[areaOf(ref.file)] ?? []).includes(targetArea(ref) ?? ''))
+      .map((ref) => `${rel(ref.file)} imports ${ref.specifier}`);
+    assert.deepEqual(violations, []);
+  });
+
+  it('reads process.env in one file only', () => {
+    const readers = files.filter((file) => /process\.env\b/.test(readFileSync(file, 'utf8'))).map(rel);
+    assert.deepEqual(readers, ['src/config/load-config.ts']);
+  });
+});
