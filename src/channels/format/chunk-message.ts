@@ -28,15 +28,12 @@ export function chunkMessage(text: string, max: number): string[] {
       chunks.push(prefix + rest);
       break;
     }
-    const reserve = fenced && max > CLOSE.length + prefix.length ? CLOSE.length : 0;
+    const reserve = fenced && max > CLOSE.length ? CLOSE.length : 0;
     const budget = Math.max(1, max - prefix.length - reserve);
     const cut = chooseCut(rest, budget);
     const piece = rest.slice(0, cut);
     if (fenced) scanFences(piece, state);
-    const usePrefix = prefix.length + piece.length + (state.open ? CLOSE.length : 0) <= max ? prefix : '';
-    const closing = state.open && usePrefix.length + piece.length + CLOSE.length <= max ? CLOSE : '';
-    chunks.push(usePrefix + piece + closing);
-    if (closing === '' && state.open && usePrefix === '') state.open = false;
+    chunks.push(prefix + piece + (state.open && reserve > 0 ? CLOSE : ''));
     rest = stripLeadingNewlines(rest.slice(cut));
   }
   return chunks;

@@ -1,0 +1,66 @@
+/** Prepares a batch of tool calls: parse arguments, find the owning source, let it build header/preview/approval facts. */
+import { describeError } from '../../shared/errors.js';
+import type { PreparedItem } from '../events.js';
+import type { ToolCall } from '../messages.js';
+import type { ToolDefinition, ToolSource } from '../tools/tool.js';
+import { listAllTools } from './build-request.js';
+import { parseCallArguments } from './parse-call-arguments.js';
+import { buildToolContext } from './tool-context.js';
+import type { StoredCall, TurnContext } from './turn-types.js';
+
+/** One call of the batch, with its source and (later) its approval status. */
+export interface PreparedCall extends StoredCall {
+  source: ToolSource | undefined;
+}
+
+function errorItem(call: ToolCall, message: string): PreparedItem {
+  return { callId: call.id, name: call.name, approvalLabel: call.name, header: `✗ ${call.name}`, preview: '', needsApproval: false, error: message };
+}
+
+function failed(call: ToolCall, args: Record<string, unknown> | undefined, source: ToolSource | undefined, message: string): PreparedCall {
+  return { callId: call.id, name: call.name, arguments: call.arguments, args, source, item: errorItem(call, message), status: { output: message, isError: true } };
+}
+
+async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: ReadonlyMap<string, ToolDefinition>): Promise<PreparedCall> {
+  const source = ctx.toolSources.find((candidate) => candidate.hasTool(call.name));
+  const definition = definitions.get(call.name);
+  if (source === undefined) {
+    return failed(call, undefined, undefined, `Error: unknown tool "${call.name}". Use one of the tools you were given.`);
+  }
+  const parsed = parseCallArguments(call.arguments, call.name, definition?.primaryKey);
+  if (!parsed.ok) return failed(call, undefined, source, parsed.error);
+  try {
+    const prep = await source.prepare(call.name, parsed.value, buildToolContext(ctx, call.id, ctx.signal));
+    const item: PreparedItem = {
+      callId: call.id,
+      name: call.name,
+      approvalLabel: prep.approvalLabel || call.name,
+      header: prep.header,
+      preview: prep.preview,
+      needsApproval: prep.error === undefined && prep.needsApproval,
+    };
+    if (prep.error !== undefined) {
+      item.error = prep.error;
+      return { callId: call.id, name: call.name, arguments: call.arguments, args: parsed.value, source, item, status: { output: prep.error, isError: true } };
+    }
+    const status = item.needsApproval ? 'ask' : 'run';
+    return { callId: call.id, name: call.name, arguments: call.arguments, args: parsed.value, source, item, status };
+  } catch (error) {
+    ctx.signal.throwIfAborted();
+    ctx.logger.warn({ err: error, tool: call.name }, 'tool preparation failed');
+    return failed(call, parsed.value, source, `Error: could not prepare ${call.name}: ${describeError(error)}`);
+  }
+}
+
+/** Prepares every call of one assistant message, in order. Never throws except on abort. */
+export async function prepareToolCalls(ctx: TurnContext, calls: readonly ToolCall[]): Promise<PreparedCall[]> {
+  const definitions = new Map((await listAllTools(ctx)).map((tool) => [tool.name, tool] as const));
+  const prepared: PreparedCall[] = [];
+  for (const call of calls) prepared.push(await prepareOne(ctx, call, definitions));
+  return prepared;
+}
+
+/** Rebuilds prepared calls from an approval row (after a restart). */
+export function restorePreparedCalls(ctx: TurnContext, stored: readonly StoredCall[]): PreparedCall[] {
+  return stored.map((call) => ({ ...call, source: ctx.toolSources.find((candidate) => candidate.hasTool(call.name)) }));
+}

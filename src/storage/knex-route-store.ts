@@ -1,0 +1,72 @@
+/** RouteStore on knex: platform thread ↔ workstream routes (`channel_routes`). */
+import type { Knex } from 'knex';
+import { isoNow } from '../shared/time.js';
+import type { ChannelRoute, RouteStore } from './route-store.js';
+import { text, type DbRow } from './rows.js';
+import { guard } from './storage-errors.js';
+
+function toRoute(row: DbRow): ChannelRoute {
+  return {
+    channelType: text(row.channel_type),
+    channelId: text(row.channel_id),
+    wsId: text(row.ws_id),
+    nodeId: text(row.node_id),
+    created: text(row.created),
+  };
+}
+
+export class KnexRouteStore implements RouteStore {
+  constructor(private readonly knex: Knex) {}
+
+  getRoute(channelType: string, channelId: string): Promise<ChannelRoute | undefined> {
+    return guard('routes.getRoute', async () => {
+      const row = (await this.knex('channel_routes')
+        .where({ channel_type: channelType, channel_id: channelId })
+        .first()) as DbRow | undefined;
+      return row ? toRoute(row) : undefined;
+    });
+  }
+
+  putRoute(route: { channelType: string; channelId: string; wsId: string; nodeId?: string }): Promise<boolean> {
+    return guard('routes.putRoute', async () => {
+      const inserted = await this.knex('channel_routes')
+        .insert({
+          channel_type: route.channelType,
+          channel_id: route.channelId,
+          ws_id: route.wsId,
+          node_id: route.nodeId ?? '',
+          created: isoNow(),
+        })
+        .onConflict(['channel_type', 'channel_id'])
+        .ignore()
+        .returning('channel_id');
+      return inserted.length > 0;
+    });
+  }
+
+  getRouteByWorkstream(wsId: string): Promise<ChannelRoute | undefined> {
+    return guard('routes.getRouteByWorkstream', async () => {
+      const row = (await this.knex('channel_routes')
+        .where({ ws_id: wsId })
+        .orderBy([{ column: 'created' }, { column: 'channel_type' }, { column: 'channel_id' }])
+        .first()) as DbRow | undefined;
+      return row ? toRoute(row) : undefined;
+    });
+  }
+
+  listRoutes(channelType: string): Promise<ChannelRoute[]> {
+    return guard('routes.listRoutes', async () => {
+      const rows = (await this.knex('channel_routes')
+        .where({ channel_type: channelType })
+        .orderBy([{ column: 'created', order: 'desc' }, { column: 'channel_id' }])) as DbRow[];
+      return rows.map(toRoute);
+    });
+  }
+
+  deleteRoute(channelType: string, channelId: string): Promise<boolean> {
+    return guard('routes.deleteRoute', async () => {
+      const removed = await this.knex('channel_routes').where({ channel_type: channelType, channel_id: channelId }).delete();
+      return removed > 0;
+    });
+  }
+}

@@ -1,0 +1,129 @@
+/** UserStore on knex: users, hashed API tokens and platform-user links. */
+import type { Knex } from 'knex';
+import { StorageError } from '../shared/errors.js';
+import { newHexId, newUuid } from '../shared/ids.js';
+import { isoNow } from '../shared/time.js';
+import { fromDbBool, nullableText, text, toDbBool, type DbRow } from './rows.js';
+import { guard, isUniqueViolation } from './storage-errors.js';
+import type { ApiToken, ChannelLink, User, UserStore } from './user-store.js';
+
+function toUser(row: DbRow): User {
+  return {
+    userId: text(row.user_id),
+    username: text(row.username),
+    isAdmin: fromDbBool(row.is_admin),
+    created: text(row.created),
+  };
+}
+
+function toToken(row: DbRow): ApiToken {
+  const scopes = text(row.scopes);
+  return {
+    tokenId: text(row.token_id),
+    userId: text(row.user_id),
+    scopes: scopes === '' ? [] : scopes.split(',').map((scope) => scope.trim()).filter((scope) => scope !== ''),
+    expires: nullableText(row.expires),
+    created: text(row.created),
+  };
+}
+
+function toLink(row: DbRow): ChannelLink {
+  return {
+    channelType: text(row.channel_type),
+    channelUserId: text(row.channel_user_id),
+    userId: text(row.user_id),
+    created: text(row.created),
+  };
+}
+
+export class KnexUserStore implements UserStore {
+  constructor(private readonly knex: Knex) {}
+
+  createUser(username: string, options: { isAdmin?: boolean } = {}): Promise<User> {
+    return guard('users.createUser', async () => {
+      const row = { user_id: newUuid(), username, is_admin: toDbBool(options.isAdmin ?? false), created: isoNow() };
+      try {
+        await this.knex('users').insert(row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new StorageError('CONFLICT', 'a user with this username exists', { cause: error });
+        throw error;
+      }
+      return toUser(row);
+    });
+  }
+
+  getUser(userId: string): Promise<User | undefined> {
+    return guard('users.getUser', async () => {
+      const row = (await this.knex('users').where({ user_id: userId }).first()) as DbRow | undefined;
+      return row ? toUser(row) : undefined;
+    });
+  }
+
+  getUserByUsername(username: string): Promise<User | undefined> {
+    return guard('users.getUserByUsername', async () => {
+      const row = (await this.knex('users').where({ username }).first()) as DbRow | undefined;
+      return row ? toUser(row) : undefined;
+    });
+  }
+
+  createToken(input: { userId: string; tokenHash: string; scopes: string[]; expires: string | null }): Promise<ApiToken> {
+    return guard('users.createToken', async () => {
+      const row = {
+        token_id: newHexId(),
+        token_hash: input.tokenHash,
+        user_id: input.userId,
+        scopes: input.scopes.join(','),
+        expires: input.expires,
+        created: isoNow(),
+      };
+      await this.knex('api_tokens').insert(row);
+      return toToken(row);
+    });
+  }
+
+  findTokenByHash(tokenHash: string): Promise<ApiToken | undefined> {
+    return guard('users.findTokenByHash', async () => {
+      const row = (await this.knex('api_tokens').where({ token_hash: tokenHash }).first()) as DbRow | undefined;
+      return row ? toToken(row) : undefined;
+    });
+  }
+
+  link(channelType: string, channelUserId: string, userId: string): Promise<boolean> {
+    return guard('users.link', async () => {
+      const row = { channel_type: channelType, channel_user_id: channelUserId, user_id: userId, created: isoNow() };
+      const inserted = await this.knex('channel_users')
+        .insert(row)
+        .onConflict(['channel_type', 'channel_user_id'])
+        .ignore()
+        .returning('channel_type');
+      return inserted.length > 0;
+    });
+  }
+
+  unlink(channelType: string, channelUserId: string): Promise<boolean> {
+    return guard('users.unlink', async () => {
+      const removed = await this.knex('channel_users')
+        .where({ channel_type: channelType, channel_user_id: channelUserId })
+        .delete();
+      return removed > 0;
+    });
+  }
+
+  getLink(channelType: string, channelUserId: string): Promise<ChannelLink | undefined> {
+    return guard('users.getLink', async () => {
+      const row = (await this.knex('channel_users')
+        .where({ channel_type: channelType, channel_user_id: channelUserId })
+        .first()) as DbRow | undefined;
+      return row ? toLink(row) : undefined;
+    });
+  }
+
+  listLinks(userId: string): Promise<ChannelLink[]> {
+    return guard('users.listLinks', async () => {
+      const rows = (await this.knex('channel_users')
+        .where({ user_id: userId })
+        .orderBy([{ column: 'created', order: 'desc' }, { column: 'channel_type' }, { column: 'channel_user_id' }])) as DbRow[];
+      return rows.map(toLink);
+    });
+  }
+}
