@@ -1,6 +1,7 @@
 /** The command table and help text. */
 import { linkCommand, tokenCreateCommand, unlinkCommand, userAddCommand } from './admin-commands.js';
 import type { CliCommand } from './cli-context.js';
+import { notifyCommand } from './notify-command.js';
 import { migrateCommand, startCommand } from './server-commands.js';
 
 export const commands: readonly CliCommand[] = [
@@ -10,6 +11,7 @@ export const commands: readonly CliCommand[] = [
   tokenCreateCommand,
   linkCommand,
   unlinkCommand,
+  notifyCommand,
 ];
 
 /** Finds the command named by the leading words of argv (`token create`, `start`). */

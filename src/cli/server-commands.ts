@@ -1,6 +1,5 @@
 /** Long-running and database commands: `start`, `migrate`, `chat`. */
 import { createLogger } from '../shared/logger.js';
-import { startGateway } from '../main.js';
 import { openStorage } from '../storage-open.js';
 import { writeLine, type CliCommand } from './cli-context.js';
 
@@ -11,6 +10,8 @@ export const startCommand: CliCommand = {
   async run(context) {
     const config = context.loadConfig();
     const logger = createLogger({ level: config.log.level, format: config.log.format });
+    // Loaded on demand so admin commands do not pay for the platform SDKs.
+    const { startGateway } = await import('../main.js');
     const gateway = await startGateway(config, logger);
     if (!context.shutdownSignal.aborted) {
       await new Promise<void>((resolve) => context.shutdownSignal.addEventListener('abort', () => resolve(), { once: true }));

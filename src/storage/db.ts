@@ -25,7 +25,8 @@ interface SqliteConnection {
   run(sql: string, callback: (error: Error | null) => void): void;
 }
 
-const SQLITE_PRAGMAS = ['PRAGMA journal_mode=WAL', 'PRAGMA foreign_keys=ON', 'PRAGMA busy_timeout=5000'];
+// busy_timeout first: a new connection's journal_mode pragma must wait, not fail, while another process writes.
+const SQLITE_PRAGMAS = ['PRAGMA busy_timeout=5000', 'PRAGMA journal_mode=WAL', 'PRAGMA foreign_keys=ON'];
 
 function runPragmas(connection: SqliteConnection, done: (error: Error | null, connection: unknown) => void): void {
   const next = (index: number): void => {

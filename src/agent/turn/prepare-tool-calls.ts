@@ -2,9 +2,9 @@
 import { describeError } from '../../shared/errors.js';
 import type { PreparedItem } from '../events.js';
 import type { ToolCall } from '../messages.js';
+import { argumentErrorPreparation, parseToolArguments } from '../tools/parse-tool-arguments.js';
 import type { ToolDefinition, ToolSource } from '../tools/tool.js';
 import { listAllTools } from './build-request.js';
-import { parseCallArguments } from './parse-call-arguments.js';
 import { buildToolContext } from './tool-context.js';
 import type { StoredCall, TurnContext } from './turn-types.js';
 
@@ -27,8 +27,12 @@ async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: Readonl
   if (source === undefined) {
     return failed(call, undefined, undefined, `Error: unknown tool "${call.name}". Use one of the tools you were given.`);
   }
-  const parsed = parseCallArguments(call.arguments, call.name, definition?.primaryKey);
-  if (!parsed.ok) return failed(call, undefined, source, parsed.error);
+  const parsed = parseToolArguments(call.arguments, definition?.primaryKey);
+  if (!parsed.ok) {
+    const prep = argumentErrorPreparation(call.name, call.arguments, parsed.error);
+    const item: PreparedItem = { callId: call.id, name: call.name, approvalLabel: call.name, header: prep.header, preview: prep.preview, needsApproval: false, error: parsed.error };
+    return { callId: call.id, name: call.name, arguments: call.arguments, args: undefined, source, item, status: { output: parsed.error, isError: true } };
+  }
   try {
     const prep = await source.prepare(call.name, parsed.value, buildToolContext(ctx, call.id, ctx.signal));
     const item: PreparedItem = {

@@ -69,7 +69,7 @@ describe('chunkMessage', () => {
         else lines.push(Array.from({ length: 1 + Math.floor(random() * 15) }, () => pick(['alpha', 'be', 'c', 'delta42', 'é', '*x*'])).join(' '));
       }
       const text = lines.join('\n');
-      const max = 20 + Math.floor(random() * 200);
+      const max = 40 + Math.floor(random() * 200);
       const chunks = chunkMessage(text, max);
       const balancedInput = fences(text) % 2 === 0;
       for (const chunk of chunks) {

@@ -1,0 +1,18 @@
+/** Public surface of the agent core. */
+export type { AgentEvent, AgentEventType, PreparedItem, TurnEndReason } from './events.js';
+export type { AssistantMessage, ContentPart, Message, ToolCall, ToolMessage, Usage, UserMessage } from './messages.js';
+export { contentText } from './messages.js';
+export type {
+  AgentEventHandler,
+  ApprovalDecisionInput,
+  ResolveOutcome,
+  Workstream,
+  WorkstreamInfo,
+  WorkstreamManager,
+  WorkstreamStatus,
+} from './workstream-api.js';
+export type { AgentSettings, AgentStores, WorkstreamManagerOptions } from './workstream-env.js';
+export { createWorkstreamManager, DefaultWorkstreamManager } from './workstream-manager.js';
+export { buildSystemPrompt, type SystemPromptContext, type SystemPromptSection } from './system-prompt.js';
+export type { StreamModel, TurnModel } from './turn/turn-types.js';
+export { evaluateToolPolicies, globMatches, matchesAutoApprove, policyDenialMessage } from './policy/index.js';

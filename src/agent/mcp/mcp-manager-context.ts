@@ -1,0 +1,110 @@
+/** Shared mutable state of one MCP manager, handed to the concern files (lifecycle, dispatch, tool source, sync). */
+import type { Logger } from '../../shared/logger.js';
+import type { PromptTemplateStore } from '../../storage/prompt-template-store.js';
+import { AsyncMutex } from './async-mutex.js';
+import type { CircuitBreaker } from './circuit-breaker.js';
+import type { McpCatalog, ServerCatalog } from './mcp-catalog.js';
+import type { McpConnection } from './mcp-connection.js';
+import type { McpServerSpec } from './mcp-server-spec.js';
+import type { McpElicitationAnswer, McpListKind } from './mcp-types.js';
+
+/** An elicitation request as channels see it: render `requestedSchema` as a form, answer within the timeout. */
+export interface McpElicitationRequest {
+  id: string;
+  server: string;
+  message: string;
+  requestedSchema: Record<string, unknown>;
+  /** Workstreams with a call to this server in flight (usually the one that triggered the request). */
+  workstreamIds: string[];
+  /** When the request is declined automatically. */
+  expiresAt: string;
+}
+
+export type McpElicitationHandler = (request: McpElicitationRequest, signal: AbortSignal) => Promise<McpElicitationAnswer>;
+
+export type McpChangeKind = McpListKind | 'servers';
+
+export interface ServerState {
+  spec: McpServerSpec;
+  connection: McpConnection | undefined;
+  catalog: ServerCatalog;
+  /** Prompts were listed successfully at least once on the current definition (prompt sync may delete its rows). */
+  hasListedPrompts: boolean;
+  lastError: string;
+  readonly mutex: AsyncMutex;
+  readonly debounceTimers: Map<McpListKind, NodeJS.Timeout>;
+  readonly lastRefreshAt: Map<McpListKind, number>;
+  /** Bumped on every (re)connect so callbacks of an old connection are ignored. */
+  generation: number;
+  /** Workstream id → number of calls in flight. */
+  readonly inFlight: Map<string, number>;
+}
+
+export interface ManagerSettings {
+  logger: Logger;
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  clientVersion: string;
+  connectTimeoutMs: number;
+  listTimeoutMs: number;
+  startWaitMs: number;
+  debounceMs: number;
+  elicitationTimeoutMs: number;
+  now: () => number;
+  promptTemplates: PromptTemplateStore | undefined;
+}
+
+export interface ManagerContext {
+  readonly settings: ManagerSettings;
+  readonly servers: Map<string, ServerState>;
+  readonly breaker: CircuitBreaker;
+  catalog: McpCatalog;
+  readonly listeners: Set<(kind: McpChangeKind) => void>;
+  elicitationHandler: McpElicitationHandler | undefined;
+  /** Background work (push refreshes, syncs, start-up connects), drained on shutdown. */
+  readonly tasks: Set<Promise<unknown>>;
+  readonly syncMutex: AsyncMutex;
+  isShutdown: boolean;
+}
+
+export function emptyServerCatalog(): ServerCatalog {
+  return { tools: [], resources: [], templates: [], prompts: [] };
+}
+
+export function createServerState(spec: McpServerSpec): ServerState {
+  return {
+    spec,
+    connection: undefined,
+    catalog: emptyServerCatalog(),
+    hasListedPrompts: false,
+    lastError: '',
+    mutex: new AsyncMutex(),
+    debounceTimers: new Map(),
+    lastRefreshAt: new Map(),
+    generation: 0,
+    inFlight: new Map(),
+  };
+}
+
+/** Error text for status: one line, at most 256 characters. */
+export function sanitizeErrorText(text: string): string {
+  return text.replace(/\r/g, '').replace(/\n/g, ' ').slice(0, 256);
+}
+
+/** Keeps a background promise referenced until it settles; failures are logged, never unhandled. */
+export function track(context: ManagerContext, work: Promise<unknown>, what: string): void {
+  const tracked = work.catch((error: unknown) => {
+    context.settings.logger.warn({ err: error instanceof Error ? error.message : String(error) }, `MCP background ${what} failed`);
+  });
+  context.tasks.add(tracked);
+  void tracked.finally(() => context.tasks.delete(tracked));
+}
+
+export function notifyListeners(context: ManagerContext, kind: McpChangeKind): void {
+  for (const listener of [...context.listeners]) {
+    try {
+      listener(kind);
+    } catch (error) {
+      context.settings.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'MCP change listener threw');
+    }
+  }
+}

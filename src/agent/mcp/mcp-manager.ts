@@ -1,0 +1,161 @@
+/** The MCP client manager: connections to every configured server, merged catalogs, and the MCP ToolSource. */
+import { GatewayError } from '../../shared/errors.js';
+import { createSilentLogger, type Logger } from '../../shared/logger.js';
+import type { PromptTemplateStore } from '../../storage/prompt-template-store.js';
+import type { ToolContext, ToolDefinition, ToolPreparation, ToolResult, ToolSource } from '../tools/tool.js';
+import { AsyncMutex } from './async-mutex.js';
+import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
+import { EMPTY_CATALOG, type McpCatalog } from './mcp-catalog.js';
+import {
+  createServerState,
+  type ManagerContext,
+  type McpChangeKind,
+  type McpElicitationHandler,
+} from './mcp-manager-context.js';
+import { reconcileServers, reconnectServer, refreshServers, startServers, type McpReconcileResult, type McpRefreshOutcome } from './mcp-manager-operations.js';
+import { syncPromptTemplates, type PromptSyncResult } from './mcp-prompt-sync.js';
+import type { McpServerSpec } from './mcp-server-spec.js';
+import { teardownServer } from './mcp-server-lifecycle.js';
+import { buildMcpStatus, type McpServerStatus, type McpStatus } from './mcp-status.js';
+import { buildMcpSystemPromptSection } from './mcp-system-prompt.js';
+import {
+  DEFAULT_BUILTIN_SCHEMAS,
+  catalogHasTool,
+  executeMcpCall,
+  listMcpToolDefinitions,
+  prepareMcpCall,
+  type McpBuiltinSchemas,
+} from './mcp-tool-source.js';
+
+export interface McpManagerOptions {
+  /** Merged server definitions (see mergeMcpServerConfigs). */
+  servers: readonly McpServerSpec[];
+  /** The gateway's environment (processEnvironment()); scrubbed before it reaches stdio children. */
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  logger?: Logger;
+  /** Enables the prompt-governance sync into `prompt_templates`. */
+  promptTemplates?: PromptTemplateStore;
+  /** Schemas of read_resource / use_prompt (e.g. loaded from tools/*.json). */
+  builtinSchemas?: McpBuiltinSchemas;
+  clientVersion?: string;
+  /** Per connect step (spawn/probe + initialize); default 30 s. */
+  connectTimeoutMs?: number;
+  /** Per list call during discovery/refresh; default 30 s. */
+  listTimeoutMs?: number;
+  /** How long start() waits for the initial connects; default 30 s (they continue in the background). */
+  startWaitMs?: number;
+  /** Push-refresh debounce per server and list kind; default 5 s. */
+  debounceMs?: number;
+  /** Elicitations not answered in time are declined; default 120 s. */
+  elicitationTimeoutMs?: number;
+  breaker?: CircuitBreakerOptions;
+  /** Monotonic clock (ms) for the debounce; the breaker takes its own via `breaker.now`. */
+  now?: () => number;
+}
+
+/** The MCP manager; as a ToolSource it is read per model call, so catalog changes reach running workstreams. */
+export interface McpManager extends ToolSource {
+  /** Connects every server in parallel; resolves when all finished or after `startWaitMs` (connects continue). */
+  start(signal?: AbortSignal): Promise<void>;
+  /** Closes every session and kills stdio process groups; idempotent. */
+  shutdown(): Promise<void>;
+  /** Re-lists one or all servers (reconnecting disconnected ones); per-server failures are in the outcomes. */
+  refresh(serverName?: string, signal?: AbortSignal): Promise<Record<string, McpRefreshOutcome>>;
+  /** Clears the breaker and reconnects one server; on failure its catalog is dropped. */
+  reconnect(serverName: string, signal?: AbortSignal): Promise<McpServerStatus>;
+  /** Applies a new server set: connects new, disconnects removed, reconnects changed definitions. */
+  reconcile(servers: readonly McpServerSpec[], signal?: AbortSignal): Promise<McpReconcileResult>;
+  /** Counts for /health plus per-server state. */
+  status(): McpStatus;
+  /** Resource and prompt catalogs for the system message ('' when none). */
+  systemPromptSection(): string;
+  /** The current immutable catalog snapshot. */
+  catalog(): McpCatalog;
+  /** Called synchronously after each catalog or connection change; returns an unsubscribe function. */
+  onChange(listener: (kind: McpChangeKind) => void): () => void;
+  /** Sets the handler that turns elicitation requests into channel forms; returns an unsubscribe function. */
+  onElicitation(handler: McpElicitationHandler): () => void;
+  /** Runs the prompt-template sync now (it also runs after every prompt change). */
+  syncPromptTemplates(): Promise<PromptSyncResult>;
+}
+
+export function createMcpManager(options: McpManagerOptions): McpManager {
+  const now = options.now ?? (() => performance.now());
+  const context: ManagerContext = {
+    settings: {
+      logger: options.logger ?? createSilentLogger(),
+      parentEnv: options.parentEnv,
+      clientVersion: options.clientVersion ?? '0.1.0',
+      connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+      listTimeoutMs: options.listTimeoutMs ?? 30_000,
+      startWaitMs: options.startWaitMs ?? 30_000,
+      debounceMs: options.debounceMs ?? 5_000,
+      elicitationTimeoutMs: options.elicitationTimeoutMs ?? 120_000,
+      now,
+      promptTemplates: options.promptTemplates,
+    },
+    servers: new Map(options.servers.map((spec) => [spec.name, createServerState(spec)])),
+    breaker: new CircuitBreaker(options.breaker),
+    catalog: EMPTY_CATALOG,
+    listeners: new Set(),
+    elicitationHandler: undefined,
+    tasks: new Set(),
+    syncMutex: new AsyncMutex(),
+    isShutdown: false,
+  };
+  const schemas = options.builtinSchemas ?? DEFAULT_BUILTIN_SCHEMAS;
+  return {
+    listTools: (): Promise<ToolDefinition[]> => Promise.resolve(listMcpToolDefinitions(context.catalog, schemas)),
+    hasTool: (name) => catalogHasTool(context.catalog, name),
+    prepare: (name, args): Promise<ToolPreparation> => Promise.resolve(prepareMcpCall(context.catalog, name, args)),
+    callTool: (name, args, toolContext: ToolContext): Promise<ToolResult> => executeMcpCall(context, name, args, toolContext),
+    start: (signal) => startServers(context, signal),
+    shutdown: () => shutdownManager(context),
+    refresh: (serverName, signal) => {
+      if (serverName !== undefined && !context.servers.has(serverName)) {
+        const known = [...context.servers.keys()].sort().join(', ') || '(none)';
+        return Promise.reject(new GatewayError('NOT_FOUND', `Unknown MCP server: ${serverName.slice(0, 64)}. Known servers: ${known}`));
+      }
+      return refreshServers(context, serverName, signal);
+    },
+    reconnect: (serverName, signal) => reconnectServer(context, serverName, signal),
+    reconcile: (servers, signal) => reconcileServers(context, servers, signal),
+    status: () => buildMcpStatus(context),
+    systemPromptSection: () => buildMcpSystemPromptSection(context.catalog),
+    catalog: () => context.catalog,
+    onChange: (listener) => {
+      context.listeners.add(listener);
+      return () => context.listeners.delete(listener);
+    },
+    onElicitation: (handler) => {
+      context.elicitationHandler = handler;
+      return () => {
+        if (context.elicitationHandler === handler) context.elicitationHandler = undefined;
+      };
+    },
+    syncPromptTemplates: () => syncPromptTemplates(context),
+  };
+}
+
+async function shutdownManager(context: ManagerContext): Promise<void> {
+  if (context.isShutdown) return;
+  context.isShutdown = true;
+  const closing = Promise.allSettled([...context.servers.values()].map((state) => teardownServer(state)));
+  await settleWithin(closing, 10_000);
+  await settleWithin(Promise.allSettled([...context.tasks]), 5_000);
+  context.catalog = EMPTY_CATALOG;
+  context.listeners.clear();
+  context.elicitationHandler = undefined;
+  context.settings.logger.info('MCP manager shut down');
+}
+
+function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    void work.finally(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

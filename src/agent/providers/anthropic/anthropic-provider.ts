@@ -1,0 +1,100 @@
+/** ModelProvider for the Anthropic Messages API through @anthropic-ai/sdk (streaming, tools, extended thinking). */
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageCreateParamsStreaming, Tool } from '@anthropic-ai/sdk/resources/messages';
+import { createCapabilityLookup, type CapabilitySource } from '../capability-lookup.js';
+import type { ModelCapabilities, ModelProvider, ModelRequest, ModelStreamPart, ToolSchema } from '../model-provider.js';
+import { toAnthropicError } from './anthropic-errors.js';
+import { fromAnthropicStream } from './from-anthropic-stream.js';
+import { toAnthropicMessages } from './to-anthropic-messages.js';
+
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+
+export interface AnthropicProviderConfig {
+  apiKey: string;
+  /** API origin without `/v1` (default Anthropic's). */
+  baseUrl?: string;
+  /** Capabilities per model name or a function of it; unknown models get the defaults. */
+  models?: CapabilitySource;
+  /** Per-request timeout in milliseconds (default 10 minutes). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+export const ANTHROPIC_DEFAULT_CAPABILITIES: ModelCapabilities = { contextWindow: 200000, maxOutputTokens: 64000, supportsVision: true };
+
+/** Thinking budget per reasoning effort (the Turnstone manual-thinking table). */
+const THINKING_BUDGET = { low: 1024, medium: 4096, high: 16384 } as const;
+const MIN_THINKING_BUDGET = 1024;
+
+function toTools(tools: readonly ToolSchema[]): Tool[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: { ...tool.parameters, type: 'object' } as Tool.InputSchema,
+  }));
+}
+
+/** Adds manual extended thinking for a reasoning effort; the budget must stay below max_tokens. */
+function applyThinking(params: MessageCreateParamsStreaming, effort: ModelRequest['reasoningEffort']): void {
+  if (effort === undefined || params.max_tokens <= MIN_THINKING_BUDGET) return;
+  let budget: number = THINKING_BUDGET[effort];
+  if (budget >= params.max_tokens) budget = Math.max(MIN_THINKING_BUDGET, params.max_tokens - MIN_THINKING_BUDGET);
+  params.thinking = { type: 'enabled', budget_tokens: budget };
+}
+
+export class AnthropicProvider implements ModelProvider {
+  readonly id = 'anthropic';
+  readonly #client: Anthropic;
+  readonly #capabilities: (model: string) => ModelCapabilities;
+
+  constructor(config: AnthropicProviderConfig) {
+    this.#client = new Anthropic({
+      apiKey: config.apiKey,
+      baseURL: config.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL,
+      maxRetries: 0,
+      timeout: config.timeoutMs ?? 600_000,
+      ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
+    });
+    this.#capabilities = createCapabilityLookup(config.models, ANTHROPIC_DEFAULT_CAPABILITIES);
+  }
+
+  capabilities(model: string): ModelCapabilities {
+    return this.#capabilities(model);
+  }
+
+  /** The request body sent for `request` (exposed for tests and debugging). */
+  buildParams(request: ModelRequest): MessageCreateParamsStreaming {
+    const capabilities = this.capabilities(request.model);
+    const conversation = toAnthropicMessages(request.messages, { supportsVision: capabilities.supportsVision });
+    const params: MessageCreateParamsStreaming = {
+      model: request.model,
+      max_tokens: request.maxTokens ?? capabilities.maxOutputTokens,
+      messages: conversation.messages,
+      stream: true,
+    };
+    if (conversation.system !== undefined) params.system = conversation.system;
+    if (request.tools.length > 0) params.tools = toTools(request.tools);
+    // `temperature` is not sent: the Messages API of SDK 1.x no longer has the parameter.
+    applyThinking(params, request.reasoningEffort);
+    return params;
+  }
+
+  async *stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncGenerator<ModelStreamPart, void, undefined> {
+    const { signal } = options;
+    try {
+      signal.throwIfAborted();
+      const events = await this.#client.messages.create(this.buildParams(request), { signal });
+      // The SDK ends iteration quietly when the signal aborts mid-stream; never report that as finished.
+      for await (const part of fromAnthropicStream(events)) {
+        signal.throwIfAborted();
+        yield part;
+      }
+    } catch (error) {
+      throw toAnthropicError(error, signal);
+    }
+  }
+}
+
+export function createAnthropicProvider(config: AnthropicProviderConfig): AnthropicProvider {
+  return new AnthropicProvider(config);
+}

@@ -1,0 +1,51 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { ModelStreamPart } from '../model-provider.js';
+import { fromOpenAIStream, mapOpenAIFinish } from './from-openai-stream.js';
+
+function chunk(delta: Record<string, unknown>, finish: string | null = null): ChatCompletionChunk {
+  return { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] } as ChatCompletionChunk;
+}
+
+async function run(chunks: ChatCompletionChunk[]): Promise<ModelStreamPart[]> {
+  async function* source(): AsyncGenerator<ChatCompletionChunk> {
+    yield* chunks;
+  }
+  const out: ModelStreamPart[] = [];
+  for await (const part of fromOpenAIStream(source())) out.push(part);
+  return out;
+}
+
+describe('fromOpenAIStream', () => {
+  it('accumulates interleaved tool calls by index and emits them complete at the end', async () => {
+    const parts = await run([
+      chunk({ tool_calls: [{ index: 1, id: 'b', function: { name: 'two', arguments: '{"y"' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'one', arguments: '{}' } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: ':2}' } }] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    assert.deepEqual(parts, [
+      { type: 'tool-call', call: { id: 'a', name: 'one', arguments: '{}' } },
+      { type: 'tool-call', call: { id: 'b', name: 'two', arguments: '{"y":2}' } },
+      { type: 'finish', finishReason: 'tool-calls' },
+    ]);
+  });
+
+  it('reads usage from the usage-only chunk and reasoning_content deltas', async () => {
+    const usageChunk = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } } as ChatCompletionChunk;
+    const parts = await run([chunk({ reasoning_content: 'hmm' }), chunk({ content: 'hi' }, 'stop'), usageChunk]);
+    assert.deepEqual(parts, [
+      { type: 'reasoning-delta', text: 'hmm' },
+      { type: 'text-delta', text: 'hi' },
+      { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 4 } },
+    ]);
+  });
+
+  it('maps finish reasons', () => {
+    assert.equal(mapOpenAIFinish('length', false), 'length');
+    assert.equal(mapOpenAIFinish('content_filter', false), 'content-filter');
+    assert.equal(mapOpenAIFinish('stop', true), 'tool-calls');
+    assert.equal(mapOpenAIFinish('weird', false), 'other');
+  });
+});

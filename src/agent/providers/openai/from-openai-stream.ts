@@ -1,0 +1,89 @@
+/** Converts OpenAI Chat Completions stream chunks into ModelStreamParts (text, reasoning, whole tool calls, finish). */
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { newHexId } from '../../../shared/ids.js';
+import type { ToolCall, Usage } from '../../messages.js';
+import type { FinishReason, ModelStreamPart } from '../model-provider.js';
+
+interface PendingCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Maps a Chat Completions finish reason; `stop` with tool calls (some local servers) counts as tool calls. */
+export function mapOpenAIFinish(reason: string | null | undefined, hasToolCalls: boolean): FinishReason {
+  switch (reason) {
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool-calls';
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'content-filter';
+    case 'stop':
+    case null:
+    case undefined:
+      return hasToolCalls ? 'tool-calls' : 'stop';
+    default:
+      return 'other';
+  }
+}
+
+/** Reasoning text from the non-standard fields vLLM/DeepSeek (`reasoning_content`) and llama.cpp/OpenRouter (`reasoning`) add. */
+function reasoningOf(delta: object): string {
+  const record = delta as Record<string, unknown>;
+  const value = record['reasoning_content'] ?? record['reasoning'];
+  return typeof value === 'string' ? value : '';
+}
+
+function accumulateToolCalls(pending: Map<number, PendingCall>, deltas: ChatCompletionChunk.Choice.Delta['tool_calls']): void {
+  for (const delta of deltas ?? []) {
+    const call = pending.get(delta.index) ?? { id: '', name: '', arguments: '' };
+    if (delta.id !== undefined && delta.id !== '') call.id = delta.id;
+    if (delta.function?.name !== undefined && delta.function.name !== '') call.name = delta.function.name;
+    if (delta.function?.arguments !== undefined) call.arguments += delta.function.arguments;
+    pending.set(delta.index, call);
+  }
+}
+
+/**
+ * Finished calls in index order, repaired the way local models need: missing ids are generated,
+ * names trimmed, empty arguments become `{}`. Malformed JSON arguments are passed through raw.
+ */
+function finishedCalls(pending: Map<number, PendingCall>): ToolCall[] {
+  return [...pending.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, call]) => ({
+      id: call.id === '' ? `call_${newHexId(12)}` : call.id,
+      name: call.name.trim(),
+      arguments: call.arguments.trim() === '' ? '{}' : call.arguments,
+    }));
+}
+
+function usageOf(chunk: ChatCompletionChunk): Usage | undefined {
+  const usage = chunk.usage;
+  if (usage === undefined || usage === null) return undefined;
+  return { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
+}
+
+/** Yields text and reasoning deltas as they arrive, then every tool call complete, then one `finish`. */
+export async function* fromOpenAIStream(chunks: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<ModelStreamPart, void, undefined> {
+  const pending = new Map<number, PendingCall>();
+  let finish: string | null | undefined;
+  let usage: Usage | undefined;
+  for await (const chunk of chunks) {
+    usage = usageOf(chunk) ?? usage;
+    const choice = chunk.choices[0];
+    if (choice === undefined) continue;
+    if (choice.finish_reason !== null && choice.finish_reason !== undefined) finish = choice.finish_reason;
+    const delta = choice.delta as ChatCompletionChunk.Choice.Delta | undefined;
+    if (delta === undefined || delta === null) continue;
+    const reasoning = reasoningOf(delta);
+    if (reasoning !== '') yield { type: 'reasoning-delta', text: reasoning };
+    if (typeof delta.content === 'string' && delta.content !== '') yield { type: 'text-delta', text: delta.content };
+    accumulateToolCalls(pending, delta.tool_calls);
+  }
+  const calls = finishedCalls(pending);
+  for (const call of calls) yield { type: 'tool-call', call };
+  yield { type: 'finish', finishReason: mapOpenAIFinish(finish, calls.length > 0), ...(usage === undefined ? {} : { usage }) };
+}

@@ -1,0 +1,65 @@
+/** The system message: date, working directory, tool guidance, configured instructions, and sections from plug-ins. */
+
+/** What a section provider may use to build its part of the system message. */
+export interface SystemPromptContext {
+  wsId: string;
+  ownerUserId: string;
+  cwd: string;
+  /** Text of the latest user message (for relevance-ranked sections such as memories). */
+  lastUserText: string;
+  signal: AbortSignal;
+}
+
+/**
+ * Contributes one section (MCP catalogs, memories, templates). Returns undefined or '' to add nothing.
+ * Called before every model call; must be quick and honour `signal`. A throw drops the section for that call.
+ */
+export type SystemPromptSection = (context: SystemPromptContext) => string | undefined | Promise<string | undefined>;
+
+const TOOL_GUIDANCE = [
+  'You are a capable assistant working in a chat thread. You act through tool calls rather than describing what you would do.',
+  'How to pick tools:',
+  '- To change an existing file, read it with read_file first, then change it with edit_file.',
+  '- To create a file, use write_file.',
+  '- To find text or files across the project, use search.',
+  '- For shell commands, git, builds and tests, use bash (it runs in the working directory below).',
+  '- To get a web page, use web_fetch; to look something up on the web, use web_search; for command documentation, use man.',
+  'Some tool calls need the user\'s approval; if a call is denied, do not retry it unchanged: ask what the user wants instead.',
+  'Keep answers short and concrete. Quote paths, commands and identifiers exactly.',
+].join('\n');
+
+/** Assembles the single system message (one `system` message only: some chat templates reject more). */
+export function buildSystemPrompt(input: { now: Date; cwd: string; instructions: string; sections: readonly string[] }): string {
+  const parts = [
+    TOOL_GUIDANCE,
+    '',
+    `Current date: ${input.now.toISOString().slice(0, 10)} (UTC).`,
+    `Working directory: ${input.cwd}`,
+  ];
+  const instructions = input.instructions.trim();
+  if (instructions) parts.push('', instructions);
+  for (const section of input.sections) {
+    if (section.trim()) parts.push('', section.trim());
+  }
+  return parts.join('\n');
+}
+
+/** Runs every section provider; failures are reported through `onError` and skipped. */
+export async function collectSections(
+  providers: readonly SystemPromptSection[],
+  context: SystemPromptContext,
+  onError: (error: unknown) => void,
+): Promise<string[]> {
+  const results = await Promise.all(
+    providers.map(async (provider) => {
+      try {
+        return (await provider(context)) ?? '';
+      } catch (error) {
+        context.signal.throwIfAborted();
+        onError(error);
+        return '';
+      }
+    }),
+  );
+  return results.filter((text) => text !== '');
+}

@@ -1,0 +1,131 @@
+/** The built-in tool registry: definitions from tools/*.json joined with their handlers, as a ToolSource. */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { isAbortError } from '../../shared/abort.js';
+import { describeError } from '../../shared/errors.js';
+import type { ToolContext, ToolDefinition, ToolHandler, ToolPreparation, ToolResult, ToolSource } from './tool.js';
+import { truncateOutput } from './truncate-output.js';
+
+/** Tools whose text output is cut to `context.outputLimit` (reference §3.0.6). */
+const TRUNCATED_TOOLS: ReadonlySet<string> = new Set(['bash', 'read_file', 'search', 'math', 'man']);
+
+interface RegisteredTool {
+  definition: ToolDefinition;
+  handler: ToolHandler;
+  validate: ValidateFunction;
+}
+
+/** Lists and runs the built-in tools that have a handler; definitions without one stay hidden. */
+export class BuiltinToolSource implements ToolSource {
+  readonly #tools = new Map<string, RegisteredTool>();
+
+  constructor(definitions: readonly ToolDefinition[], handlers: ReadonlyMap<string, ToolHandler> | readonly ToolHandler[]) {
+    const byName = new Map<string, ToolHandler>(
+      Array.isArray(handlers) ? (handlers as readonly ToolHandler[]).map((handler) => [handler.name, handler]) : (handlers as ReadonlyMap<string, ToolHandler>),
+    );
+    const ajv = new Ajv({ allErrors: true, coerceTypes: true, strict: false });
+    for (const definition of definitions) {
+      const handler = byName.get(definition.name);
+      if (handler === undefined) continue;
+      this.#tools.set(definition.name, { definition, handler, validate: ajv.compile(definition.parameters) });
+    }
+  }
+
+  /** Definitions of the tools that have a handler, sorted by name. */
+  listTools(signal?: AbortSignal): Promise<ToolDefinition[]> {
+    signal?.throwIfAborted();
+    return Promise.resolve([...this.#tools.values()].map((tool) => tool.definition));
+  }
+
+  hasTool(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /** Schema-checks the arguments, then asks the handler for header, preview and approval facts. Never throws. */
+  async prepare(name: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolPreparation> {
+    const tool = this.#tools.get(name);
+    if (tool === undefined) return errorPreparation(name, `Unknown tool: ${name}`);
+    const checked = validateArguments(tool, args);
+    if (typeof checked === 'string') return errorPreparation(name, checked);
+    try {
+      return await tool.handler.prepare(checked, context);
+    } catch (error) {
+      context.logger.warn({ tool: name, err: describeError(error) }, 'tool prepare threw');
+      return errorPreparation(name, `Error: could not prepare ${name}: ${describeError(error)}`);
+    }
+  }
+
+  /** Runs one call under the per-call timeout; failures become `isError` results, aborts propagate. */
+  async callTool(name: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+    const tool = this.#tools.get(name);
+    if (tool === undefined) return { output: `Unknown tool: ${name}`, isError: true };
+    const checked = validateArguments(tool, args);
+    if (typeof checked === 'string') return { output: checked, isError: true };
+    context.signal.throwIfAborted();
+    const result = await runWithTimeout(tool.handler, checked, context);
+    if (TRUNCATED_TOOLS.has(name) && typeof result.output === 'string') {
+      return { output: truncateOutput(result.output, context.outputLimit), isError: result.isError };
+    }
+    return result;
+  }
+}
+
+function errorPreparation(name: string, error: string): ToolPreparation {
+  const firstLine = error.split('\n', 1)[0] ?? error;
+  return { header: `✗ ${name}: ${firstLine.replace(/^Error:\s*/, '')}`, preview: '', needsApproval: false, approvalLabel: name, error };
+}
+
+/** Returns the (type-coerced) arguments, or the error text the model reads. */
+function validateArguments(tool: RegisteredTool, args: Record<string, unknown>): Record<string, unknown> | string {
+  const copy = structuredClone(args);
+  if (tool.validate(copy)) return copy;
+  const problems = (tool.validate.errors ?? []).map(describeSchemaError);
+  return `Error: invalid arguments for ${tool.definition.name}: ${[...new Set(problems)].join('; ')}`;
+}
+
+function describeSchemaError(error: ErrorObject): string {
+  const where = error.instancePath === '' ? 'arguments' : `'${error.instancePath.slice(1).replaceAll('/', '.')}'`;
+  if (error.keyword === 'required') return `missing required argument '${String(error.params['missingProperty'])}'`;
+  if (error.keyword === 'enum') {
+    const allowed = (error.params['allowedValues'] as unknown[] | undefined) ?? [];
+    return `${where} must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}`;
+  }
+  return `${where} ${error.message ?? 'is invalid'}`;
+}
+
+async function runWithTimeout(handler: ToolHandler, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const timeoutMs = context.timeoutMs > 0 ? context.timeoutMs : undefined;
+  const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+  const signal = timeout === undefined ? context.signal : AbortSignal.any([context.signal, timeout]);
+  const seconds = timeoutMs === undefined ? 0 : Math.round(timeoutMs / 100) / 10;
+  const timedOut: ToolResult = { output: `Error: ${handler.name} timed out after ${seconds}s`, isError: true };
+  let stopWaiting: (() => void) | undefined;
+  // Settles when the signal aborts, so a handler that ignores its signal cannot hold the turn.
+  const aborted = new Promise<'aborted'>((resolve) => {
+    const onAbort = (): void => resolve('aborted');
+    signal.addEventListener('abort', onAbort, { once: true });
+    stopWaiting = () => signal.removeEventListener('abort', onAbort);
+  });
+  const running = handler.execute(args, { ...context, signal });
+  try {
+    const outcome = await Promise.race([running, aborted]);
+    if (outcome !== 'aborted') return outcome;
+    void running.catch((error: unknown) => context.logger.debug({ tool: handler.name, err: describeError(error) }, 'late tool failure'));
+    context.signal.throwIfAborted();
+    // The handler may have produced its own timeout result (bash says which process group it killed).
+    const late = await Promise.race([running.catch(() => timedOut), delay(3000).then(() => timedOut)]);
+    return late;
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    if (isAbortError(error) || timeout?.aborted === true) return timedOut;
+    context.logger.warn({ tool: handler.name, err: describeError(error) }, 'tool execution failed');
+    return { output: `Error: ${handler.name} failed: ${describeError(error)}`, isError: true };
+  } finally {
+    stopWaiting?.();
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
+}

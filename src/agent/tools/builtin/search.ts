@@ -1,0 +1,145 @@
+/** The `search` tool: regular-expression search of file contents (ripgrep, grep, or a JavaScript walk). */
+import { constants } from 'node:fs';
+import { access, open, readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { runProcess } from '../run-process.js';
+import { resolveToolPath } from '../resolve-tool-path.js';
+import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
+
+/** Matches kept per file, and in total. */
+const MAX_PER_FILE = 200;
+const MAX_TOTAL_LINES = 2000;
+const SKIPPED_DIRECTORIES = ['.git', 'node_modules'];
+
+export type SearchEngine = 'rg' | 'grep' | 'js';
+
+export interface SearchHandlerOptions {
+  /** Force an engine; by default ripgrep when on PATH, else grep, else the JavaScript walk. */
+  engine?: SearchEngine;
+}
+
+async function onPath(program: string): Promise<boolean> {
+  for (const directory of (process.env['PATH'] ?? '').split(path.delimiter)) {
+    if (directory === '') continue;
+    try {
+      await access(path.join(directory, program), constants.X_OK);
+      return true;
+    } catch {
+      // Not in this directory.
+    }
+  }
+  return false;
+}
+
+let detected: Promise<SearchEngine> | undefined;
+function detectEngine(): Promise<SearchEngine> {
+  detected ??= (async () => ((await onPath('rg')) ? 'rg' : (await onPath('grep')) ? 'grep' : 'js'))();
+  return detected;
+}
+
+function prepare(args: Record<string, unknown>): ToolPreparation {
+  const query = typeof args['query'] === 'string' ? args['query'] : '';
+  if (query === '') return { header: '✗ search: missing query', preview: '', needsApproval: false, approvalLabel: 'search', error: 'Error: missing query' };
+  const where = typeof args['path'] === 'string' && args['path'].trim() !== '' ? args['path'].trim() : '.';
+  return { header: `⚙ search: /${query}/ in ${where}`, preview: '', needsApproval: false, approvalLabel: 'search' };
+}
+
+function commandFor(engine: 'rg' | 'grep', query: string, target: string): [string, string[]] {
+  if (engine === 'rg') {
+    const excludes = SKIPPED_DIRECTORIES.flatMap((directory) => ['-g', `!${directory}`]);
+    return ['rg', ['-n', '--no-heading', '--color=never', '--hidden', '-m', String(MAX_PER_FILE), ...excludes, '-e', query, '--', target]];
+  }
+  const excludes = SKIPPED_DIRECTORIES.map((directory) => `--exclude-dir=${directory}`);
+  return ['grep', ['-rn', '-I', '-E', '-m', String(MAX_PER_FILE), '--color=never', ...excludes, '-e', query, '--', target]];
+}
+
+async function execute(args: Record<string, unknown>, context: ToolContext, options: SearchHandlerOptions): Promise<ToolResult> {
+  const query = String(args['query'] ?? '');
+  if (query === '') return { output: 'Error: missing query', isError: true };
+  const given = typeof args['path'] === 'string' && args['path'].trim() !== '' ? args['path'].trim() : '.';
+  const absolute = resolveToolPath(given, context.cwd);
+  try {
+    await stat(absolute);
+  } catch {
+    return { output: `Error: ${given} not found`, isError: true };
+  }
+  const relative = path.relative(context.cwd, absolute);
+  const target = relative === '' ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? absolute : relative;
+  const engine = options.engine ?? (await detectEngine());
+  if (engine === 'js') return searchWithJavaScript(query, absolute, target, context.signal);
+  const [program, programArgs] = commandFor(engine, query, target);
+  const outcome = await runProcess(program, programArgs, { cwd: context.cwd, signal: context.signal, ...(context.timeoutMs > 0 ? { timeoutMs: context.timeoutMs } : {}) });
+  if (outcome.cancelled) context.signal.throwIfAborted();
+  if (outcome.timedOut) return { output: `Search timed out after ${Math.round(context.timeoutMs / 1000)}s`, isError: true };
+  if (outcome.spawnError !== undefined) return searchWithJavaScript(query, absolute, target, context.signal);
+  if (outcome.exitCode === 1) return { output: '(no matches)', isError: false };
+  if (outcome.exitCode !== 0) {
+    const stderr = outcome.stderr.trim();
+    return { output: stderr === '' ? `${program} error (exit ${outcome.exitCode ?? 'unknown'})` : `Search error: ${stderr}`, isError: true };
+  }
+  return { output: capLines(outcome.stdout.trim()), isError: false };
+}
+
+function capLines(text: string): string {
+  const lines = text.split('\n');
+  if (lines.length <= MAX_TOTAL_LINES) return text;
+  return `${lines.slice(0, MAX_TOTAL_LINES).join('\n')}\n[${lines.length - MAX_TOTAL_LINES} more matching lines not shown; narrow the query or the path]`;
+}
+
+/** Fallback when neither rg nor grep exists: JavaScript regular expressions over a directory walk. */
+async function searchWithJavaScript(query: string, absolute: string, display: string, signal: AbortSignal): Promise<ToolResult> {
+  let pattern: RegExp;
+  try {
+    pattern = new RegExp(query);
+  } catch (error) {
+    return { output: `Search error: invalid regular expression (${error instanceof Error ? error.message : 'syntax'})`, isError: true };
+  }
+  const results: string[] = [];
+  for await (const file of walk(absolute, display)) {
+    signal.throwIfAborted();
+    if (await isBinary(file.absolute)) continue;
+    const lines = (await readFile(file.absolute, 'utf8')).split('\n');
+    let perFile = 0;
+    for (let index = 0; index < lines.length && perFile < MAX_PER_FILE; index++) {
+      if (!pattern.test(lines[index] ?? '')) continue;
+      perFile++;
+      results.push(`${file.display}:${index + 1}:${lines[index] ?? ''}`);
+    }
+    if (results.length > MAX_TOTAL_LINES) break;
+  }
+  return results.length === 0 ? { output: '(no matches)', isError: false } : { output: capLines(results.join('\n')), isError: false };
+}
+
+async function* walk(absolute: string, display: string): AsyncGenerator<{ absolute: string; display: string }> {
+  const info = await stat(absolute);
+  if (!info.isDirectory()) {
+    yield { absolute, display };
+    return;
+  }
+  const entries = await readdir(absolute, { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const entry of entries) {
+    if (entry.isDirectory() && SKIPPED_DIRECTORIES.includes(entry.name)) continue;
+    if (!entry.isDirectory() && !entry.isFile()) continue;
+    yield* walk(path.join(absolute, entry.name), display === '.' ? entry.name : path.join(display, entry.name));
+  }
+}
+
+async function isBinary(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const probe = Buffer.alloc(8192);
+    const { bytesRead } = await handle.read(probe, 0, probe.length, 0);
+    return probe.subarray(0, bytesRead).includes(0);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Creates the `search` handler (tests can force an engine). */
+export function createSearchHandler(options: SearchHandlerOptions = {}): ToolHandler {
+  return { name: 'search', prepare, execute: (args, context) => execute(args, context, options) };
+}
+
+/** Handler of the `search` tool with engine auto-detection. */
+export const searchHandler: ToolHandler = createSearchHandler();

@@ -1,0 +1,135 @@
+/** Runs a child process in its own process group, collecting output and killing the whole group on timeout or abort. */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export interface RunProcessOptions {
+  cwd: string;
+  signal: AbortSignal;
+  /** Own time limit; the run also stops when `signal` aborts. */
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+  /** Written to standard input, which is then closed (otherwise standard input is empty). */
+  input?: string;
+  /** Receives decoded output chunks as they arrive (stdout and stderr). */
+  onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
+  /** Per-stream cap on collected characters; the rest is dropped (and `outputCapped` set). */
+  maxOutputChars?: number;
+  /** Time between SIGTERM and SIGKILL of the group. */
+  killGraceMs?: number;
+}
+
+export interface ProcessOutcome {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  exitSignal: NodeJS.Signals | null;
+  /** Stopped by the time limit (own or the signal's timeout). */
+  timedOut: boolean;
+  /** Stopped because the signal aborted for another reason (cancellation). */
+  cancelled: boolean;
+  outputCapped: boolean;
+  /** The program could not be started (e.g. ENOENT). */
+  spawnError?: NodeJS.ErrnoException;
+}
+
+const DEFAULT_MAX_OUTPUT = 10 * 1024 * 1024;
+
+/** Spawns `command args` detached (own process group) and resolves once it has exited and its pipes closed. */
+export function runProcess(command: string, args: readonly string[], options: RunProcessOptions): Promise<ProcessOutcome> {
+  return new Promise((resolve) => {
+    const outcome: ProcessOutcome = { stdout: '', stderr: '', exitCode: null, exitSignal: null, timedOut: false, cancelled: false, outputCapped: false };
+    if (options.signal.aborted) {
+      markStop(outcome, options.signal);
+      resolve(outcome);
+      return;
+    }
+    const child = spawn(command, [...args], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: true,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const max = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT;
+    const timers: NodeJS.Timeout[] = [];
+    let settled = false;
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      options.signal.removeEventListener('abort', onAbort);
+      resolve(outcome);
+    };
+    const stop = (reason: 'timeout' | 'signal'): void => {
+      if (settled || outcome.timedOut || outcome.cancelled) return;
+      if (reason === 'timeout') outcome.timedOut = true;
+      else markStop(outcome, options.signal);
+      killGroup(child.pid, 'SIGTERM');
+      timers.push(setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? 1000));
+      // Pipes held open by an escaped grandchild must not keep us waiting forever.
+      timers.push(setTimeout(() => { child.stdout?.destroy(); child.stderr?.destroy(); finish(); }, (options.killGraceMs ?? 1000) + 2000));
+    };
+    const onAbort = (): void => stop('signal');
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    if (options.timeoutMs !== undefined && options.timeoutMs > 0) timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
+
+    const collect = (stream: 'stdout' | 'stderr') => (chunk: string): void => {
+      options.onOutput?.(chunk, stream);
+      const room = max - outcome[stream].length;
+      if (room <= 0) {
+        outcome.outputCapped = true;
+        return;
+      }
+      if (chunk.length > room) outcome.outputCapped = true;
+      outcome[stream] += chunk.length > room ? chunk.slice(0, room) : chunk;
+    };
+    child.stdout?.setEncoding('utf8').on('data', collect('stdout'));
+    child.stderr?.setEncoding('utf8').on('data', collect('stderr'));
+    if (options.input !== undefined && child.stdin) {
+      child.stdin.on('error', () => undefined); // EPIPE when the program exits without reading; its outcome says why.
+      child.stdin.end(options.input);
+    }
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      outcome.spawnError = error;
+      finish();
+    });
+    child.on('exit', (code, signal) => {
+      outcome.exitCode = code;
+      outcome.exitSignal = signal;
+      // The leader is gone; anything left in its group (background jobs) goes too when we were stopping it.
+      if (outcome.timedOut || outcome.cancelled) killGroup(child.pid, 'SIGKILL');
+    });
+    child.on('close', finish);
+  });
+}
+
+function markStop(outcome: ProcessOutcome, signal: AbortSignal): void {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'TimeoutError') outcome.timedOut = true;
+  else outcome.cancelled = true;
+}
+
+/** Signals every process of the group led by `pid`; a group that is already gone is fine. */
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: every process of the group has already exited.
+  }
+}
+
+/** Whether a process is still running (zombies count as gone); used by tests and diagnostics. */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,32 @@
+/** A model call guarded against context overflow: compact before a call that would not fit, and once after a context-length error. */
+import { GatewayError, ProviderError } from '../../shared/errors.js';
+import { buildRequest } from './build-request.js';
+import { callModel, type ModelCallResult, type PartialText } from './call-model.js';
+import { AUTO_COMPACT_RATIO, compactHistory } from './compact-history.js';
+import { estimateRequestTokens } from './estimate-tokens.js';
+import type { TurnContext } from './turn-types.js';
+
+const CONTEXT_PATTERN = /context[ _-]?(length|window)|maximum context|prompt is too long|too many tokens|input is too long/i;
+
+/** Whether a provider rejected the request because the prompt does not fit the model's context. */
+export function isContextLengthError(error: unknown): boolean {
+  if (!(error instanceof GatewayError)) return false;
+  if (error.data?.['contextLength'] === true) return true;
+  if (error instanceof ProviderError && error.status !== undefined && error.status !== 400 && error.status !== 413) return false;
+  return CONTEXT_PATTERN.test(error.message);
+}
+
+export async function callWithCompaction(ctx: TurnContext, partial: PartialText): Promise<ModelCallResult> {
+  let request = await buildRequest(ctx);
+  if (estimateRequestTokens(request) > ctx.model.contextWindow * AUTO_COMPACT_RATIO && (await compactHistory(ctx))) {
+    request = await buildRequest(ctx);
+  }
+  try {
+    return await callModel(ctx, request, partial);
+  } catch (error) {
+    if (ctx.signal.aborted || partial.text !== '' || !isContextLengthError(error)) throw error;
+    ctx.logger.warn({ wsId: ctx.wsId }, 'context length exceeded; compacting and retrying once');
+    if (!(await compactHistory(ctx))) throw error;
+    return callModel(ctx, await buildRequest(ctx), partial);
+  }
+}

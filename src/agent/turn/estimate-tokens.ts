@@ -1,0 +1,32 @@
+/** Rough token estimates (4 characters per token, 1000 per image) to decide when to compact. */
+import type { Message } from '../messages.js';
+import type { ModelRequest } from '../providers/model-provider.js';
+
+const CHARS_PER_TOKEN = 4;
+const IMAGE_TOKENS = 1000;
+
+export function estimateMessageTokens(message: Message): number {
+  let chars = 0;
+  let images = 0;
+  if (typeof message.content === 'string') chars += message.content.length;
+  else {
+    for (const part of message.content) {
+      if (part.type === 'text') chars += part.text.length;
+      else images++;
+    }
+  }
+  if (message.role === 'assistant') {
+    for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length;
+  }
+  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN)) + images * IMAGE_TOKENS;
+}
+
+export function estimateTokens(messages: readonly Message[]): number {
+  return messages.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+}
+
+/** Messages plus tool schemas plus the reserved output budget. */
+export function estimateRequestTokens(request: ModelRequest): number {
+  const toolChars = request.tools.reduce((sum, tool) => sum + JSON.stringify(tool).length, 0);
+  return estimateTokens(request.messages) + Math.ceil(toolChars / CHARS_PER_TOKEN);
+}

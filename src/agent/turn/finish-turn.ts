@@ -1,0 +1,34 @@
+/** Turn endings: keep a cancelled partial answer, and give every tool call in history a result. */
+import type { AssistantMessage, Message, ToolMessage } from '../messages.js';
+import { CANCELLED_RESULT } from './execute-tool-calls.js';
+import type { TurnContext } from './turn-types.js';
+
+/** Appends results for calls of the last assistant message that have none, so the history stays provider-valid. */
+export async function closeOpenToolCalls(ctx: TurnContext, output: string = CANCELLED_RESULT): Promise<void> {
+  const history = ctx.history;
+  let index = history.length - 1;
+  while (index >= 0 && history[index]?.role === 'tool') index--;
+  const last = history[index];
+  if (last?.role !== 'assistant' || !last.toolCalls?.length) return;
+  const answered = new Set(history.slice(index + 1).map((message) => (message as ToolMessage).toolCallId));
+  for (const call of last.toolCalls) {
+    if (answered.has(call.id)) continue;
+    const message: ToolMessage = { role: 'tool', toolCallId: call.id, name: call.name, content: output, isError: true };
+    await appendMessage(ctx, message);
+  }
+}
+
+/** Appends to the live history and persists. */
+export async function appendMessage(ctx: TurnContext, message: Message): Promise<void> {
+  ctx.history.push(message);
+  await ctx.host.persist(message);
+}
+
+/** The text `turn-end` carries: the last non-empty assistant text since the turn's user message. */
+export function finalText(history: readonly Message[], fromIndex: number): string {
+  for (let i = history.length - 1; i >= fromIndex; i--) {
+    const message = history[i];
+    if (message?.role === 'assistant' && (message as AssistantMessage).content.trim()) return message.content;
+  }
+  return '';
+}

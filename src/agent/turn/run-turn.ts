@@ -1,0 +1,104 @@
+/** The turn loop: call the model, prepare/approve/execute its tool calls, append results, until it answers. */
+import { isAbortError } from '../../shared/abort.js';
+import { describeError, ProviderError } from '../../shared/errors.js';
+import type { AssistantMessage } from '../messages.js';
+import { applyDecision, approveToolCalls, type ApprovalOutcome } from './approve-tool-calls.js';
+import type { PartialText } from './call-model.js';
+import { callWithCompaction } from './call-with-compaction.js';
+import { executeToolCalls } from './execute-tool-calls.js';
+import { appendMessage, closeOpenToolCalls, finalText } from './finish-turn.js';
+import { prepareToolCalls, restorePreparedCalls, type PreparedCall } from './prepare-tool-calls.js';
+import { isShutdown } from './shutdown.js';
+import { anyOf, maxStepsNote, noToolCalls, stepCountIs } from './stop-conditions.js';
+import type { TurnContext, TurnOutcome, TurnStart } from './turn-types.js';
+import { untilAborted } from './until-aborted.js';
+
+interface ToolBatch {
+  batch: PreparedCall[];
+  approval: ApprovalOutcome;
+}
+
+type ResumeStart = Extract<TurnStart, { kind: 'resume' }>;
+
+/** After a restart: put the stored assistant message back, wait for the click, apply it. */
+async function resumeBatch(ctx: TurnContext, resume: ResumeStart): Promise<ToolBatch> {
+  ctx.history.push(resume.stored.assistant);
+  await ctx.host.replaceHistory(ctx.history);
+  const batch = restorePreparedCalls(ctx, resume.stored.calls);
+  await ctx.host.setState('attention');
+  const decision = await untilAborted(resume.decision, ctx.signal);
+  await ctx.host.setState('running');
+  return { batch, approval: await applyDecision(ctx, batch, decision) };
+}
+
+/** One model call; returns the tool batch, or undefined when the model answered without tools. */
+async function modelStep(ctx: TurnContext, partial: PartialText, steps: number): Promise<ToolBatch | undefined> {
+  ctx.signal.throwIfAborted();
+  await ctx.host.setState('thinking');
+  const { message } = await callWithCompaction(ctx, partial);
+  partial.text = '';
+  await appendMessage(ctx, message);
+  if (anyOf(noToolCalls)({ steps, last: message })) return undefined;
+  await ctx.host.setState('running');
+  const batch = await prepareToolCalls(ctx, (message as Required<AssistantMessage>).toolCalls);
+  return { batch, approval: await approveToolCalls(ctx, batch, message) };
+}
+
+function userSafeMessage(error: unknown): string {
+  if (error instanceof ProviderError) {
+    const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
+    return `The model request failed${status}. Please try again later.`;
+  }
+  return 'Something went wrong while running the agent. The details are in the server logs.';
+}
+
+/** Cancel or failure: keep partial text, answer every open tool call, report. */
+async function endAbnormally(ctx: TurnContext, error: unknown, partial: PartialText, startIndex: number): Promise<TurnOutcome> {
+  const cancelled = ctx.signal.aborted || isAbortError(error);
+  // At shutdown the history stays as stored, so a pending approval can resume after the restart.
+  if (isShutdown(ctx.signal)) return { text: finalText(ctx.history, startIndex), reason: 'cancelled' };
+  try {
+    if (partial.text.trim()) await appendMessage(ctx, { role: 'assistant', content: partial.text });
+    await closeOpenToolCalls(ctx, cancelled ? 'Cancelled by user' : 'Error: the turn failed before this tool ran.');
+  } catch (repairError) {
+    ctx.logger.error({ wsId: ctx.wsId, err: describeError(repairError) }, 'could not persist the end of a turn');
+  }
+  if (cancelled) return { text: finalText(ctx.history, startIndex), reason: 'cancelled' };
+  ctx.logger.error({ wsId: ctx.wsId, turnId: ctx.turnId, err: error }, 'turn failed');
+  ctx.host.emit({ type: 'error', message: userSafeMessage(error) });
+  return { text: finalText(ctx.history, startIndex), reason: 'error' };
+}
+
+/** Runs one turn to its end. Never throws: cancellation and failures become the outcome's reason. */
+export async function runTurn(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
+  const partial: PartialText = { text: '' };
+  let startIndex = ctx.history.length;
+  const stepLimit = stepCountIs(ctx.maxSteps);
+  try {
+    if (start.kind === 'user') await appendMessage(ctx, start.message);
+    else startIndex = lastUserIndex(ctx);
+    let resume = start.kind === 'resume' ? start : undefined;
+    for (let steps = 0; ; ) {
+      const step = resume ? await resumeBatch(ctx, resume) : await modelStep(ctx, partial, steps);
+      resume = undefined;
+      if (step === undefined) return { text: finalText(ctx.history, startIndex), reason: 'done' };
+      ctx.signal.throwIfAborted();
+      const results = await executeToolCalls(ctx, step.batch);
+      for (const result of results) await appendMessage(ctx, result);
+      if (step.approval.feedback) await appendMessage(ctx, { role: 'user', content: step.approval.feedback });
+      steps++;
+      const last = ctx.history.findLast((message) => message.role === 'assistant') as AssistantMessage;
+      if (stepLimit({ steps, last })) {
+        ctx.host.emit({ type: 'text-delta', text: maxStepsNote(ctx.maxSteps) });
+        return { text: finalText(ctx.history, startIndex) + maxStepsNote(ctx.maxSteps), reason: 'done' };
+      }
+    }
+  } catch (error) {
+    return endAbnormally(ctx, error, partial, startIndex);
+  }
+}
+
+function lastUserIndex(ctx: TurnContext): number {
+  for (let i = ctx.history.length - 1; i >= 0; i--) if (ctx.history[i]?.role === 'user') return i;
+  return 0;
+}

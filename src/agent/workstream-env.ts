@@ -1,0 +1,45 @@
+/** The collaborators every workstream of a manager shares: settings, stores, models, tools, waiters. */
+import type { Config } from '../config/load-config.js';
+import type { Logger } from '../shared/logger.js';
+import type { Stores } from '../storage/stores.js';
+import type { ApprovalWaiters } from './approval-waiters.js';
+import type { SystemPromptSection } from './system-prompt.js';
+import type { ToolSource } from './tools/tool.js';
+import type { StreamModel, TurnModel } from './turn/turn-types.js';
+
+/** The agent's configuration slice. */
+export type AgentSettings = Config['agent'];
+
+/** The stores the agent core uses. */
+export type AgentStores = Pick<Stores, 'workstreams' | 'conversations' | 'approvals' | 'policies' | 'users'>;
+
+export interface WorkstreamManagerOptions {
+  agent: AgentSettings;
+  stores: AgentStores;
+  /** The model behind an alias, or undefined when the alias is unknown. */
+  resolveModel: (alias: string) => TurnModel | undefined;
+  /** Alias used when a workstream names none (or an unknown one). */
+  defaultModelAlias: string;
+  toolSources: readonly ToolSource[];
+  logger: Logger;
+  /** Defaults to the provider's stream with retries. */
+  streamModel?: StreamModel;
+  /** Extra system-message sections (MCP catalogs, memories), evaluated before every model call. */
+  systemPromptSections?: readonly SystemPromptSection[];
+  /** Clock for idle eviction (tests). */
+  now?: () => number;
+}
+
+/** What a live workstream gets from its manager. */
+export interface WorkstreamEnv {
+  agent: AgentSettings;
+  stores: AgentStores;
+  resolveModel: (alias: string) => TurnModel | undefined;
+  defaultModelAlias: string;
+  toolSources: readonly ToolSource[];
+  logger: Logger;
+  streamModel: StreamModel;
+  systemPromptSections: readonly SystemPromptSection[];
+  waiters: ApprovalWaiters;
+  now: () => number;
+}

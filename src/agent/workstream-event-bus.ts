@@ -1,0 +1,48 @@
+/** Ordered event delivery for one workstream: handlers run strictly one after another; a throwing handler stays subscribed. */
+import type { Logger } from '../shared/logger.js';
+import type { AgentEvent } from './events.js';
+import type { AgentEventHandler } from './workstream-api.js';
+
+export class WorkstreamEventBus {
+  private readonly handlers = new Set<AgentEventHandler>();
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly wsId: string,
+    private readonly logger: Logger,
+  ) {}
+
+  subscribe(handler: AgentEventHandler): () => void {
+    // Wrap so the same function can be subscribed twice and unsubscribed independently.
+    const entry: AgentEventHandler = (event) => handler(event);
+    this.handlers.add(entry);
+    return () => {
+      this.handlers.delete(entry);
+    };
+  }
+
+  /** Queues the event for every current subscriber; delivery order equals emit order. */
+  emit(event: AgentEvent): void {
+    const targets = [...this.handlers];
+    if (targets.length === 0) return;
+    this.chain = this.chain.then(async () => {
+      for (const handler of targets) {
+        if (!this.handlers.has(handler)) continue;
+        try {
+          await handler(event);
+        } catch (error) {
+          this.logger.error({ wsId: this.wsId, event: event.type, err: error }, 'event handler failed');
+        }
+      }
+    });
+  }
+
+  /** Resolves once every event emitted so far was delivered. */
+  flush(): Promise<void> {
+    return this.chain;
+  }
+
+  get subscriberCount(): number {
+    return this.handlers.size;
+  }
+}

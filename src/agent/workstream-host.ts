@@ -1,0 +1,62 @@
+/** The TurnHost of a live workstream: persistence, state, usage, policies and durable approvals through the stores. */
+import { describeError } from '../shared/errors.js';
+import { newHexId } from '../shared/ids.js';
+import type { Message, Usage } from './messages.js';
+import { evaluateToolPolicies } from './policy/evaluate-tool-policies.js';
+import { isShutdown } from './turn/shutdown.js';
+import { untilAborted } from './turn/until-aborted.js';
+import type { ApprovalRequestInput, TurnApprovalDecision, TurnHost } from './turn/turn-types.js';
+import type { LiveWorkstream } from './workstream.js';
+import type { WorkstreamStatus } from './workstream-api.js';
+import type { WorkstreamEnv } from './workstream-env.js';
+
+export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv): TurnHost {
+  const { stores, logger } = env;
+  const wsId = ws.wsId;
+  const logFailure = (what: string) => (error: unknown) => logger.error({ wsId, err: describeError(error) }, `${what} failed`);
+  return {
+    emit: (event) => ws.emit(event),
+    persist: async (message: Message) => {
+      await stores.conversations.append(wsId, message).catch(logFailure('persisting a message'));
+    },
+    replaceHistory: async (messages) => {
+      await stores.conversations.replace(wsId, messages).catch(logFailure('replacing the history'));
+    },
+    setState: (state: WorkstreamStatus) => ws.setState(state),
+    addUsage: async (usage: Usage) => {
+      await stores.workstreams.addUsage(wsId, usage.inputTokens, usage.outputTokens).catch(logFailure('recording usage'));
+    },
+    evaluatePolicies: async (labels) => {
+      try {
+        const policies = [...(await stores.policies.list())].sort((a, b) => b.priority - a.priority);
+        return evaluateToolPolicies(policies, labels);
+      } catch (error) {
+        logFailure('evaluating tool policies')(error);
+        return labels.map(() => undefined);
+      }
+    },
+    requestApproval: (input, signal) => requestApproval(ws, env, input, signal),
+    addAutoApprove: (labels) => ws.addAutoApprove(labels),
+    claimExecution: (approvalId) => stores.approvals.claimExecution(approvalId),
+  };
+}
+
+/** Row first, then the event, then the wait. On cancel the row is marked cancelled. */
+async function requestApproval(ws: LiveWorkstream, env: WorkstreamEnv, input: ApprovalRequestInput, signal: AbortSignal): Promise<TurnApprovalDecision> {
+  signal.throwIfAborted();
+  const approvalId = newHexId();
+  await env.stores.approvals.create({ approvalId, wsId: ws.wsId, turnId: input.turnId, kind: 'tools', ownerUserId: ws.ownerUserId, items: input.stored });
+  const decision = ws.waitForDecision(approvalId, undefined);
+  ws.emit({ type: 'approval-request', approvalId, items: input.items, ownerUserId: ws.ownerUserId });
+  try {
+    return await untilAborted(decision, signal);
+  } catch (error) {
+    env.waiters.drop(approvalId);
+    if (signal.aborted && !isShutdown(signal)) {
+      await env.stores.approvals.cancelPending(ws.wsId).catch((cancelError: unknown) => {
+        env.logger.error({ wsId: ws.wsId, err: describeError(cancelError) }, 'cancelling a pending approval failed');
+      });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,112 @@
+/** Owns the live workstreams: creation, restore from the database, approvals, close, idle eviction, shutdown. */
+import { newHexId } from '../shared/ids.js';
+import { ApprovalWaiters } from './approval-waiters.js';
+import { retryingStreamModel } from './turn/default-stream-model.js';
+import type { ApprovalDecisionInput, ResolveOutcome, Workstream, WorkstreamManager } from './workstream-api.js';
+import { resolveApprovalRow } from './workstream-approvals.js';
+import type { WorkstreamEnv, WorkstreamManagerOptions } from './workstream-env.js';
+import { instantiate, restoreWorkstream } from './workstream-restore.js';
+import type { LiveWorkstream } from './workstream.js';
+
+export class DefaultWorkstreamManager implements WorkstreamManager {
+  private readonly env: WorkstreamEnv;
+  private readonly live = new Map<string, LiveWorkstream>();
+  private readonly restoring = new Map<string, Promise<LiveWorkstream | undefined>>();
+  private stopped = false;
+
+  constructor(options: WorkstreamManagerOptions) {
+    this.env = {
+      agent: options.agent,
+      stores: options.stores,
+      resolveModel: options.resolveModel,
+      defaultModelAlias: options.defaultModelAlias,
+      toolSources: options.toolSources,
+      logger: options.logger,
+      streamModel: options.streamModel ?? retryingStreamModel,
+      systemPromptSections: options.systemPromptSections ?? [],
+      waiters: new ApprovalWaiters(),
+      now: options.now ?? Date.now,
+    };
+  }
+
+  async create(input: { ownerUserId: string; name: string; modelAlias?: string }): Promise<Workstream> {
+    const alias = input.modelAlias !== undefined && this.env.resolveModel(input.modelAlias) ? input.modelAlias : this.env.defaultModelAlias;
+    const row = await this.env.stores.workstreams.create({ wsId: newHexId(), userId: input.ownerUserId, name: input.name, modelAlias: alias });
+    const ws = await instantiate(this.env, row, false);
+    this.live.set(ws.wsId, ws);
+    if (this.live.size > this.env.agent.max_active_workstreams) await this.evictIdle();
+    return ws;
+  }
+
+  async get(wsId: string): Promise<Workstream | undefined> {
+    return this.getLive(wsId);
+  }
+
+  /** The live object, restoring it once even when asked concurrently. */
+  async getLive(wsId: string): Promise<LiveWorkstream | undefined> {
+    const existing = this.live.get(wsId);
+    if (existing !== undefined) {
+      existing.lastActiveMs = this.env.now();
+      return existing;
+    }
+    let pending = this.restoring.get(wsId);
+    if (pending === undefined) {
+      pending = restoreWorkstream(this.env, wsId).then((ws) => {
+        if (ws !== undefined && !this.stopped) this.live.set(wsId, ws);
+        return ws;
+      });
+      this.restoring.set(wsId, pending);
+      void pending.finally(() => this.restoring.delete(wsId)).catch(() => undefined);
+    }
+    return pending;
+  }
+
+  resolveApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
+    return resolveApprovalRow(this.env, (wsId) => this.getLive(wsId), approvalId, decision);
+  }
+
+  async close(wsId: string, reason: string): Promise<boolean> {
+    const row = await this.env.stores.workstreams.get(wsId);
+    if (row === undefined || row.state === 'closed') return false;
+    const ws = this.live.get(wsId);
+    this.live.delete(wsId);
+    await ws?.close(reason);
+    await this.env.stores.approvals.cancelPending(wsId);
+    await this.env.stores.workstreams.update(wsId, { state: 'closed' });
+    return true;
+  }
+
+  async evictIdle(): Promise<number> {
+    const now = this.env.now();
+    const maxIdleMs = this.env.agent.idle_evict_minutes * 60_000;
+    const idle = [...this.live.values()].filter((ws) => ws.isIdle()).sort((a, b) => a.lastActiveMs - b.lastActiveMs);
+    let excess = this.live.size - this.env.agent.max_active_workstreams;
+    let evicted = 0;
+    for (const ws of idle) {
+      if (now - ws.lastActiveMs < maxIdleMs && excess <= 0) continue;
+      this.live.delete(ws.wsId);
+      excess--;
+      evicted++;
+    }
+    if (evicted > 0) this.env.logger.debug({ evicted, active: this.live.size }, 'idle workstreams evicted');
+    return evicted;
+  }
+
+  async shutdown(): Promise<void> {
+    this.stopped = true;
+    const all = [...this.live.values()];
+    for (const ws of all) ws.stopForShutdown();
+    await Promise.allSettled(all.map((ws) => ws.settle()));
+    this.live.clear();
+  }
+
+  stats(): { active: number; running: number } {
+    let running = 0;
+    for (const ws of this.live.values()) if (!ws.isIdle()) running++;
+    return { active: this.live.size, running };
+  }
+}
+
+export function createWorkstreamManager(options: WorkstreamManagerOptions): DefaultWorkstreamManager {
+  return new DefaultWorkstreamManager(options);
+}

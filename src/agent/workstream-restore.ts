@@ -1,0 +1,36 @@
+/** Rebuilds a live workstream from its row, its stored history and any approval that was pending at a crash. */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { WorkstreamRow } from '../storage/workstream-store.js';
+import { LiveWorkstream } from './workstream.js';
+import type { WorkstreamEnv } from './workstream-env.js';
+
+export function workstreamDir(env: WorkstreamEnv, wsId: string): string {
+  return path.join(env.agent.workspace_dir, wsId);
+}
+
+/** A new live object for a row; the working directory is created when missing. */
+export async function instantiate(env: WorkstreamEnv, row: WorkstreamRow, restoring: boolean): Promise<LiveWorkstream> {
+  const cwd = workstreamDir(env, row.wsId);
+  await mkdir(cwd, { recursive: true });
+  const history = restoring ? await env.stores.conversations.load(row.wsId) : [];
+  return new LiveWorkstream({ row, history, cwd, env });
+}
+
+/** Restores a workstream: undefined when the row is missing or closed. */
+export async function restoreWorkstream(env: WorkstreamEnv, wsId: string): Promise<LiveWorkstream | undefined> {
+  const row = await env.stores.workstreams.get(wsId);
+  if (row === undefined || row.state === 'closed') return undefined;
+  const ws = await instantiate(env, row, true);
+  const pending = (await env.stores.approvals.listPending(wsId)).filter((approval) => approval.kind === 'tools');
+  const latest = pending.at(-1);
+  if (latest !== undefined && !ws.resumePendingApproval(latest)) {
+    env.logger.warn({ wsId, approvalId: latest.approvalId }, 'pending approval has an unknown format; it cannot resume');
+  }
+  if (latest === undefined && (row.state === 'thinking' || row.state === 'running' || row.state === 'attention')) {
+    // The process stopped mid-turn; the stored history was repaired on load.
+    await ws.setState('idle');
+  }
+  env.logger.debug({ wsId, messages: ws.history.length, resumed: latest !== undefined }, 'workstream restored');
+  return ws;
+}

@@ -1,0 +1,236 @@
+/** One live conversation: history, a queue of turns run one at a time, cancellation, and an ordered event stream. */
+import { GatewayError, describeError } from '../shared/errors.js';
+import { newHexId } from '../shared/ids.js';
+import type { ApprovalRow } from '../storage/approval-store.js';
+import type { WorkstreamRow } from '../storage/workstream-store.js';
+import type { AgentEvent } from './events.js';
+import { contentText, type ContentPart, type Message } from './messages.js';
+import { buildSystemPrompt, collectSections } from './system-prompt.js';
+import { runTurn } from './turn/run-turn.js';
+import { isShutdown, shutdownReason } from './turn/shutdown.js';
+import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel, TurnStart } from './turn/turn-types.js';
+import type { AgentEventHandler, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
+import type { WorkstreamEnv } from './workstream-env.js';
+import { WorkstreamEventBus } from './workstream-event-bus.js';
+import { createTurnHost } from './workstream-host.js';
+
+type Job =
+  | { kind: 'user'; turnId: string; content: string | ContentPart[] }
+  | { kind: 'resume'; turnId: string; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
+
+export interface LiveWorkstreamInit {
+  row: WorkstreamRow;
+  history: Message[];
+  cwd: string;
+  env: WorkstreamEnv;
+}
+
+export class LiveWorkstream implements Workstream {
+  readonly wsId: string;
+  readonly ownerUserId: string;
+  readonly cwd: string;
+  readonly history: Message[];
+  readonly readFiles = new Set<string>();
+  lastActiveMs: number;
+  private readonly env: WorkstreamEnv;
+  private readonly modelAlias: string;
+  private readonly autoApprove: Set<string>;
+  private readonly bus: WorkstreamEventBus;
+  private readonly jobs: Job[] = [];
+  private drain: Promise<void> | undefined;
+  private controller: AbortController | undefined;
+  private state: WorkstreamStatus;
+  private closed = false;
+
+  constructor(init: LiveWorkstreamInit) {
+    this.env = init.env;
+    this.wsId = init.row.wsId;
+    this.ownerUserId = init.row.userId;
+    this.modelAlias = init.row.modelAlias;
+    this.autoApprove = new Set(init.row.autoApproveTools);
+    this.state = init.row.state;
+    this.history = init.history;
+    this.cwd = init.cwd;
+    this.bus = new WorkstreamEventBus(this.wsId, init.env.logger);
+    this.lastActiveMs = init.env.now();
+  }
+
+  send(message: string | ContentPart[]): Promise<string> {
+    if (this.closed) return Promise.reject(new GatewayError('CONFLICT', 'workstream is closed'));
+    const turnId = newHexId();
+    this.jobs.push({ kind: 'user', turnId, content: message });
+    this.kick();
+    return Promise.resolve(turnId);
+  }
+
+  subscribe(handler: AgentEventHandler): () => void {
+    return this.bus.subscribe(handler);
+  }
+
+  cancel(): void {
+    this.controller?.abort();
+  }
+
+  /** Stops the running turn for shutdown: durable state (pending approvals, stored history) is left as is. */
+  stopForShutdown(): void {
+    this.closed = true;
+    this.jobs.length = 0;
+    this.controller?.abort(shutdownReason());
+  }
+
+  async info(): Promise<WorkstreamInfo> {
+    const row = await this.env.stores.workstreams.get(this.wsId);
+    return {
+      wsId: this.wsId,
+      ownerUserId: this.ownerUserId,
+      name: row?.name ?? '',
+      modelAlias: this.modelAlias,
+      state: this.closed ? 'closed' : this.state,
+      inputTokens: row?.inputTokens ?? 0,
+      outputTokens: row?.outputTokens ?? 0,
+      pendingApprovals: this.env.waiters.countFor(this.wsId),
+      queuedMessages: this.jobs.filter((job) => job.kind === 'user').length,
+    };
+  }
+
+  emit(event: AgentEvent): void {
+    this.bus.emit(event);
+  }
+
+  /** True when no turn runs and nothing is queued. */
+  isIdle(): boolean {
+    return this.drain === undefined && this.jobs.length === 0;
+  }
+
+  /** Resolves when the queue is empty and every event was delivered. */
+  async settle(): Promise<void> {
+    while (this.drain !== undefined) await this.drain;
+    await this.bus.flush();
+  }
+
+  async setState(state: WorkstreamStatus): Promise<void> {
+    if (this.state === state) return;
+    this.state = state;
+    await this.env.stores.workstreams.update(this.wsId, { state }).catch((error: unknown) => this.logError('saving the state', error));
+  }
+
+  async addAutoApprove(labels: readonly string[]): Promise<void> {
+    for (const label of labels) this.autoApprove.add(label);
+    await this.env.stores.workstreams
+      .update(this.wsId, { autoApproveTools: [...this.autoApprove] })
+      .catch((error: unknown) => this.logError('saving the auto-approve set', error));
+  }
+
+  /** Registers for a decision; the resolved-event goes out when it arrives (after a restart, preceded by turn-start). */
+  waitForDecision(approvalId: string, resumedTurnId: string | undefined): Promise<TurnApprovalDecision> {
+    return this.env.waiters.register(approvalId, this.wsId).then(async (decision) => {
+      if (resumedTurnId !== undefined) {
+        // Let a subscriber that attaches right after manager.get() see the whole resumed turn.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        const lastUser = this.history.findLast((message) => message.role === 'user');
+        this.emit({ type: 'turn-start', turnId: resumedTurnId, userMessage: lastUser ? contentText(lastUser.content) : '' });
+      }
+      const { approved, always, feedback, decidedBy } = decision;
+      this.emit({ type: 'approval-resolved', approvalId, approved, always, feedback, decidedBy });
+      return decision;
+    });
+  }
+
+  /** After a restart: a pending approval row becomes the first job; nothing runs before the click. */
+  resumePendingApproval(row: ApprovalRow): boolean {
+    const stored = row.items as Partial<StoredApprovalItems> | null;
+    if (stored?.version !== 1 || !Array.isArray(stored.calls) || stored.assistant === undefined) return false;
+    const decision = this.waitForDecision(row.approvalId, row.turnId);
+    this.jobs.unshift({ kind: 'resume', turnId: row.turnId, approvalId: row.approvalId, stored: stored as StoredApprovalItems, decision });
+    this.kick();
+    return true;
+  }
+
+  /** Cancels the turn, drops queued messages and waiters, waits for the queue to stop, emits `workstream-closed`. */
+  async close(reason: string): Promise<void> {
+    this.closed = true;
+    this.jobs.length = 0;
+    this.cancel();
+    this.env.waiters.cancelWorkstream(this.wsId);
+    await this.settle();
+    this.state = 'closed';
+    this.emit({ type: 'workstream-closed', reason });
+    await this.bus.flush();
+  }
+
+  private kick(): void {
+    if (this.drain !== undefined || this.closed) return;
+    this.drain = this.runQueue();
+  }
+
+  private async runQueue(): Promise<void> {
+    try {
+      for (let job = this.jobs.shift(); job !== undefined; job = this.closed ? undefined : this.jobs.shift()) {
+        this.lastActiveMs = this.env.now();
+        await this.runJob(job).catch((error: unknown) => this.logError('running a turn', error));
+        this.lastActiveMs = this.env.now();
+      }
+    } finally {
+      this.drain = undefined;
+    }
+  }
+
+  private async runJob(job: Job): Promise<void> {
+    const controller = new AbortController();
+    this.controller = controller;
+    if (job.kind === 'user') this.emit({ type: 'turn-start', turnId: job.turnId, userMessage: contentText(job.content) });
+    const model = this.env.resolveModel(this.modelAlias) ?? this.env.resolveModel(this.env.defaultModelAlias);
+    if (model === undefined) {
+      this.emit({ type: 'error', message: 'No model is configured for this workstream.' });
+      this.emit({ type: 'turn-end', turnId: job.turnId, text: '', reason: 'error' });
+      return;
+    }
+    const start: TurnStart =
+      job.kind === 'user'
+        ? { kind: 'user', message: { role: 'user', content: job.content } }
+        : { kind: 'resume', approvalId: job.approvalId, stored: job.stored, decision: job.decision };
+    const outcome = await runTurn(this.turnContext(job.turnId, model, controller.signal), start);
+    this.controller = undefined;
+    if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
+    await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
+    this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
+  }
+
+  private async dropResumed(approvalId: string): Promise<void> {
+    this.env.waiters.drop(approvalId);
+    await this.env.stores.approvals.cancelPending(this.wsId).catch((error: unknown) => this.logError('cancelling an approval', error));
+  }
+
+  private turnContext(turnId: string, model: TurnModel, signal: AbortSignal): TurnContext {
+    const env = this.env;
+    return {
+      wsId: this.wsId,
+      turnId,
+      cwd: this.cwd,
+      history: this.history,
+      model,
+      toolSources: env.toolSources,
+      streamModel: env.streamModel,
+      systemPrompt: (promptSignal) => this.systemPrompt(promptSignal),
+      autoApproveAll: env.agent.auto_approve,
+      autoApproveLabels: () => [...env.agent.auto_approve_tools, ...this.autoApprove],
+      maxSteps: env.agent.max_steps,
+      toolTimeoutMs: env.agent.tool_timeout_seconds * 1000,
+      readFiles: this.readFiles,
+      logger: env.logger,
+      host: createTurnHost(this, env),
+      signal,
+    };
+  }
+
+  private async systemPrompt(signal: AbortSignal): Promise<string> {
+    const lastUser = this.history.findLast((message) => message.role === 'user');
+    const context = { wsId: this.wsId, ownerUserId: this.ownerUserId, cwd: this.cwd, lastUserText: lastUser ? contentText(lastUser.content) : '', signal };
+    const sections = await collectSections(this.env.systemPromptSections, context, (error) => this.logError('a system prompt section', error));
+    return buildSystemPrompt({ now: new Date(this.env.now()), cwd: this.cwd, instructions: this.env.agent.instructions, sections });
+  }
+
+  private logError(what: string, error: unknown): void {
+    this.env.logger.error({ wsId: this.wsId, err: describeError(error) }, `${what} failed`);
+  }
+}

@@ -1,0 +1,169 @@
+/** The Discord adapter: a discord.js client translated to and from the ChannelAdapter port. */
+import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, type APIChannel, type APIMessage, type RateLimitData } from 'discord.js';
+import type { AdapterState, ChannelAdapter, ChannelCapabilities, InboundEvent, InboundHandler, OutboundMessage } from '../channel-adapter.js';
+import { toChannelError } from '../channel-errors.js';
+import { ChannelError, describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { registerCommands } from './discord-commands.js';
+import { toInboundMessage, type DiscordScope } from './discord-events.js';
+import { DISCORD_MAX_MESSAGE_LENGTH, renderMessage } from './discord-format.js';
+import { handleInteraction } from './discord-interactions.js';
+
+const AUTO_ARCHIVE_MINUTES = 1440;
+
+export interface DiscordAdapterConfig {
+  token?: string | undefined;
+  guild_id?: string | undefined;
+  channel_ids: readonly string[];
+  api_url?: string | undefined;
+}
+
+export class DiscordAdapter implements ChannelAdapter {
+  readonly platform = 'discord';
+  readonly capabilities: ChannelCapabilities = { maxMessageLength: DISCORD_MAX_MESSAGE_LENGTH, canEdit: true, canThread: true };
+  private readonly client: Client;
+  private current: AdapterState = 'idle';
+  private readonly controller = new AbortController();
+  private handler: InboundHandler | undefined;
+  private scope: DiscordScope | undefined;
+
+  constructor(
+    private readonly config: DiscordAdapterConfig,
+    private readonly logger: Logger,
+  ) {
+    this.client = new Client({
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+      partials: [Partials.Channel],
+      allowedMentions: { parse: [], repliedUser: false },
+      rest: { ...(config.api_url ? { api: config.api_url } : {}), version: '10', timeout: 15_000 },
+    });
+  }
+
+  async start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
+    const token = this.config.token;
+    if (!token) throw new ChannelError('discord.token is not set', { code: 'CONFIG_INVALID' });
+    this.handler = handler;
+    this.current = 'connecting';
+    signal.addEventListener('abort', () => void this.stop().catch(() => undefined), { once: true });
+    this.listen();
+    const ready = new Promise<void>((resolve, reject) => {
+      this.client.once(Events.ClientReady, () => resolve());
+      signal.addEventListener('abort', () => reject(new ChannelError('discord start aborted', { code: 'CANCELLED' })), { once: true });
+    });
+    try {
+      await this.client.login(token);
+      await ready;
+    } catch (error) {
+      this.current = 'failed';
+      throw toChannelError('discord login', error);
+    }
+    const botId = this.client.user?.id ?? '';
+    this.scope = { botId, guildId: this.config.guild_id, channelIds: new Set(this.config.channel_ids) };
+    this.current = 'connected';
+    const applicationId = this.client.application?.id ?? botId;
+    void registerCommands(this.client.rest, { applicationId, guildId: this.config.guild_id }, this.logger, this.controller.signal);
+  }
+
+  async stop(): Promise<void> {
+    if (this.current === 'stopped') return;
+    this.current = 'stopped';
+    this.handler = undefined;
+    this.controller.abort();
+    await this.client.destroy();
+  }
+
+  state(): AdapterState {
+    return this.current;
+  }
+
+  async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
+    try {
+      const sent = (await this.client.rest.post(Routes.channelMessages(channelId), { body: renderMessage(message), signal })) as APIMessage;
+      return sent.id;
+    } catch (error) {
+      throw toChannelError('discord post', error);
+    }
+  }
+
+  async edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void> {
+    const body = renderMessage(message);
+    try {
+      await this.client.rest.patch(Routes.channelMessage(channelId, messageId), { body: { ...body, components: body.components ?? [] }, signal });
+    } catch (error) {
+      throw toChannelError('discord edit', error);
+    }
+  }
+
+  async setTyping(channelId: string, signal: AbortSignal): Promise<void> {
+    await this.bestEffort('typing', () => this.client.rest.post(Routes.channelTyping(channelId), { signal }));
+  }
+
+  async react(channelId: string, messageId: string, emoji: string, signal: AbortSignal): Promise<void> {
+    const route = Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(emoji));
+    await this.bestEffort('react', () => this.client.rest.put(route, { signal }));
+  }
+
+  async startThread(channelId: string, name: string, fromMessageId: string | undefined, signal: AbortSignal): Promise<string> {
+    const threadName = name.trim().slice(0, 100) || 'Sandpiper';
+    const body = fromMessageId
+      ? { name: threadName, auto_archive_duration: AUTO_ARCHIVE_MINUTES }
+      : { name: threadName, auto_archive_duration: AUTO_ARCHIVE_MINUTES, type: ChannelType.PublicThread };
+    try {
+      const thread = (await this.client.rest.post(Routes.threads(channelId, fromMessageId), { body, signal })) as APIChannel;
+      return thread.id;
+    } catch (error) {
+      throw toChannelError('discord start thread', error);
+    }
+  }
+
+  async archiveThread(threadId: string, signal: AbortSignal): Promise<void> {
+    await this.bestEffort('archive', () => this.client.rest.patch(Routes.channel(threadId), { body: { archived: true }, signal }));
+  }
+
+  private listen(): void {
+    const { client } = this;
+    client.on(Events.MessageCreate, (message) => {
+      if (!this.scope) return;
+      const event = toInboundMessage(message, this.scope);
+      if (event) this.deliver(event);
+    });
+    client.on(Events.InteractionCreate, (interaction) => {
+      if (!this.scope) return;
+      void handleInteraction(interaction, this.scope, (event) => this.deliver(event), this.logger).catch((error: unknown) =>
+        this.logger.warn({ error: describeError(error) }, 'interaction handling failed'),
+      );
+    });
+    client.rest.on(RESTEvents.RateLimited, (info: RateLimitData) => this.onRateLimited(info));
+    client.on(Events.ShardDisconnect, () => this.setState('reconnecting'));
+    client.on(Events.ShardReconnecting, () => this.setState('reconnecting'));
+    client.on(Events.ShardResume, () => this.setState('connected'));
+    client.on(Events.ShardReady, () => this.setState('connected'));
+    client.on(Events.Error, (error) => this.logger.warn({ error: describeError(error) }, 'discord client error'));
+  }
+
+  private onRateLimited(info: RateLimitData): void {
+    this.logger.debug({ route: info.route, retryAfterMs: info.retryAfter }, 'discord rate limited');
+    if (info.route.startsWith('/channels/') && info.majorParameter) {
+      this.deliver({ type: 'rate-limited', channelId: info.majorParameter, retryAfterMs: info.retryAfter });
+    }
+  }
+
+  private setState(state: AdapterState): void {
+    if (this.current === 'stopped' || this.current === 'idle' || this.current === 'connecting') return;
+    this.current = state;
+  }
+
+  private deliver(event: InboundEvent): void {
+    const handler = this.handler;
+    if (!handler) return;
+    void handler(event).catch((error: unknown) => this.logger.error({ error: describeError(error) }, 'inbound handler failed'));
+  }
+
+  private async bestEffort(what: string, call: () => Promise<unknown>): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      this.logger.debug({ what, error: describeError(error) }, 'discord best-effort call failed');
+    }
+  }
+}

@@ -1,0 +1,66 @@
+/** Turns the port's outbound messages into Discord message bodies; nothing we send can ping anyone. */
+import type { NoticeCode, OutboundMessage } from '../channel-adapter.js';
+import { escapeMentions } from '../format/escape-mentions.js';
+import { formatToolResult, neutraliseFences } from '../format/format-tool-result.js';
+import { truncate } from '../format/truncate.js';
+import { renderCard } from './discord-components.js';
+import { escapeDiscordMarkdown } from './discord-escape.js';
+
+export const DISCORD_MAX_MESSAGE_LENGTH = 2000;
+const NO_MENTIONS = { parse: [] as string[] };
+const COLOR = { running: 0x979c9f, done: 0x607d8b, error: 0xe74c3c } as const;
+
+export interface DiscordMessageBody {
+  content: string;
+  embeds: unknown[];
+  components?: unknown[];
+  allowed_mentions: { parse: string[] };
+}
+
+const NOTICES: Record<NoticeCode, string> = {
+  'link-hint': 'To talk to me, link your Discord account first: run `/link` and paste a Sandpiper API token.',
+  'dm-unsupported': "*Direct messages aren't supported. Use `/ask` in a server channel or @mention me to start a conversation.*",
+  closed: '*Workstream closed.*',
+  reactivated: '*Workstream reactivated.*',
+  cancelled: '*Cancelled.*',
+  cleared: '*Cleared.*',
+};
+
+/** The REST body for a message of any outbound kind. */
+export function renderMessage(message: OutboundMessage): DiscordMessageBody {
+  switch (message.kind) {
+    case 'text':
+      return { content: truncate(message.text, DISCORD_MAX_MESSAGE_LENGTH), embeds: [], allowed_mentions: NO_MENTIONS };
+    case 'notice':
+      return { content: message.text ? escapeMentions(message.text) : NOTICES[message.code], embeds: [], allowed_mentions: NO_MENTIONS };
+    case 'error': {
+      const text = message.message.trim() ? truncate(escapeMentions(message.message), 500) : 'An error occurred';
+      return { content: `**Error:** ${text}`, embeds: [], allowed_mentions: NO_MENTIONS };
+    }
+    case 'tool-call':
+      return { content: '', embeds: [toolCallEmbed(message)], allowed_mentions: NO_MENTIONS };
+    case 'tool-result':
+      return { content: '', embeds: [toolResultEmbed(message.name, message.output, message.isError)], allowed_mentions: NO_MENTIONS };
+    case 'approval':
+      return { content: '', ...renderCard(message.card), allowed_mentions: NO_MENTIONS };
+  }
+}
+
+function toolCallEmbed(message: Extract<OutboundMessage, { kind: 'tool-call' }>): Record<string, unknown> {
+  const suffix = message.status === 'running' ? '' : message.status === 'done' ? ' — Done' : ' — Error';
+  const preview = message.preview ? truncate(neutraliseFences(escapeMentions(message.preview)), 120) : '';
+  const output = message.output === undefined ? '' : `\n${formatToolResult(message.output)}`;
+  return {
+    title: truncate(`${escapeDiscordMarkdown(message.name)}${suffix}`, 256),
+    description: truncate(`${preview}${output}`, 4000),
+    color: COLOR[message.status],
+  };
+}
+
+function toolResultEmbed(name: string, output: string, isError: boolean): Record<string, unknown> {
+  return {
+    title: truncate(escapeDiscordMarkdown(name), 256),
+    description: formatToolResult(output),
+    color: isError ? COLOR.error : COLOR.done,
+  };
+}

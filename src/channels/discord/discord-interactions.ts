@@ -1,0 +1,97 @@
+/** Discord interactions → inbound events: acknowledged first (defer or modal, within 3 s), then handed on. */
+import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type ModalSubmitInteraction } from 'discord.js';
+import type { ActionName, CommandName, Conversation, InboundEvent, Responder } from '../channel-adapter.js';
+import { describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { feedbackModal, linkModal, parseCustomId } from './discord-components.js';
+import { isAllowed, type DiscordScope } from './discord-events.js';
+
+const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel'];
+type Deliver = (event: InboundEvent) => void;
+type Repliable = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction;
+
+/** Handles one interaction: acknowledges it, then delivers the matching inbound event (if any). */
+export async function handleInteraction(interaction: Interaction, scope: DiscordScope, deliver: Deliver, logger: Logger): Promise<void> {
+  if (interaction.isChatInputCommand()) return onCommand(interaction, scope, deliver, logger);
+  if (interaction.isButton()) return onButton(interaction, deliver, logger);
+  if (interaction.isModalSubmit()) return onModal(interaction, deliver, logger);
+}
+
+async function onCommand(interaction: ChatInputCommandInteraction, scope: DiscordScope, deliver: Deliver, logger: Logger): Promise<void> {
+  const name = interaction.commandName as CommandName;
+  if (!COMMAND_NAMES.includes(name)) return;
+  if (name === 'link') {
+    await interaction.showModal(linkModal() as never);
+    return;
+  }
+  const respond = await acknowledge(interaction, logger);
+  if (!respond) return;
+  const conversation = conversationOf(interaction);
+  if (name === 'ask' && conversation.kind === 'channel') {
+    if (!isAllowed(scope, interaction.guildId, interaction.channelId)) {
+      await respond.reply('I am not allowed to open threads in this channel.');
+      return;
+    }
+  }
+  const message = name === 'ask' ? interaction.options.getString('message', true) : undefined;
+  deliver({ type: 'command', name, user: userOf(interaction), conversation, args: message === undefined ? {} : { message }, respond });
+}
+
+async function onButton(interaction: ButtonInteraction, deliver: Deliver, logger: Logger): Promise<void> {
+  const parsed = parseCustomId(interaction.customId);
+  if (!parsed || parsed.action === 'link') return;
+  if (parsed.action === 'reject' || parsed.action === 'plan-changes') {
+    await interaction.showModal(feedbackModal(parsed.action, parsed.approvalId) as never);
+    return;
+  }
+  const respond = await acknowledge(interaction, logger);
+  if (respond) deliverAction(parsed.action, parsed.approvalId, null, interaction, respond, deliver);
+}
+
+async function onModal(interaction: ModalSubmitInteraction, deliver: Deliver, logger: Logger): Promise<void> {
+  const parsed = parseCustomId(interaction.customId);
+  if (!parsed) return;
+  const respond = await acknowledge(interaction, logger);
+  if (!respond) return;
+  if (parsed.action === 'link') {
+    const token = interaction.fields.getTextInputValue('token');
+    deliver({ type: 'command', name: 'link', user: userOf(interaction), conversation: conversationOf(interaction), args: { token }, respond });
+    return;
+  }
+  const feedback = interaction.fields.getTextInputValue('feedback').trim();
+  deliverAction(parsed.action, parsed.approvalId, feedback || null, interaction, respond, deliver);
+}
+
+function deliverAction(name: ActionName, approvalId: string, feedback: string | null, interaction: Repliable, respond: Responder, deliver: Deliver): void {
+  deliver({ type: 'action', name, approvalId, user: userOf(interaction), feedback, respond });
+}
+
+/** Defers privately at once (the 3 s window), and returns a responder that edits the deferred reply. */
+async function acknowledge(interaction: Repliable, logger: Logger): Promise<Responder | undefined> {
+  try {
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  } catch (error) {
+    logger.warn({ error: describeError(error) }, 'interaction acknowledgement failed');
+    return undefined;
+  }
+  return {
+    reply: async (text: string) => {
+      try {
+        await interaction.editReply({ content: text, allowedMentions: { parse: [] } });
+      } catch (error) {
+        logger.warn({ error: describeError(error) }, 'interaction reply failed');
+      }
+    },
+  };
+}
+
+function userOf(interaction: Repliable): { id: string; name: string } {
+  return { id: interaction.user.id, name: interaction.user.globalName ?? interaction.user.username };
+}
+
+function conversationOf(interaction: Repliable): Conversation {
+  const channel = interaction.channel;
+  if (!interaction.inGuild()) return { kind: 'direct', channelId: interaction.channelId ?? '' };
+  const thread = channel !== null && channel.isThread();
+  return { kind: thread ? 'thread' : 'channel', channelId: interaction.channelId ?? '' };
+}

@@ -1,0 +1,107 @@
+/** Slash-command behaviour shared by every platform: link, unlink, ask, status, close, cancel. */
+import type { ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
+import { truncate } from '../channels/format/truncate.js';
+import { hashApiToken } from '../shared/api-token.js';
+import type { Stores } from '../storage/stores.js';
+import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
+import { LinkLimiter } from './link-limiter.js';
+import type { LinkedUser, Router } from './router.js';
+
+type CommandEvent = Extract<InboundEvent, { type: 'command' }>;
+
+export interface CommandDeps {
+  stores: Stores;
+  manager: WorkstreamManager;
+  router: Router;
+  /** Starts rendering a workstream into a thread and sends the first message. */
+  startConversation(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string): Promise<void>;
+  now?: () => number;
+  signal: AbortSignal;
+}
+
+const NOT_LINKED = 'Your account is not linked. Use `/link` first.';
+
+export class CommandHandler {
+  private readonly limiter: LinkLimiter;
+
+  constructor(private readonly deps: CommandDeps) {
+    this.limiter = new LinkLimiter(5, 3_600_000, deps.now ?? Date.now);
+  }
+
+  async handle(adapter: ChannelAdapter, event: CommandEvent): Promise<void> {
+    switch (event.name) {
+      case 'link':
+        return event.respond.reply(await this.link(adapter.platform, event.user.id, event.args.token ?? ''));
+      case 'unlink': {
+        const removed = await this.deps.stores.users.unlink(adapter.platform, event.user.id);
+        return event.respond.reply(removed ? 'Account unlinked.' : 'No linked account found.');
+      }
+      case 'ask':
+        return this.ask(adapter, event);
+      default:
+        return this.threadCommand(adapter, event);
+    }
+  }
+
+  private async link(platform: string, platformUserId: string, token: string): Promise<string> {
+    if (!this.limiter.tryAcquire(`${platform}:${platformUserId}`)) {
+      return 'Too many /link attempts. Try again later; the limit is 5 an hour.';
+    }
+    const { users } = this.deps.stores;
+    if (await users.getLink(platform, platformUserId)) return 'Your account is already linked. Use `/unlink` first.';
+    const found = await users.findTokenByHash(hashApiToken(token));
+    if (!found) return 'Invalid token. Please provide a valid Sandpiper API token.';
+    if (found.expires !== null && Date.parse(`${found.expires.replace(/Z$/, '')}Z`) <= (this.deps.now ?? Date.now)()) {
+      return 'This token has expired. Create a new one with `sandpiper token create`.';
+    }
+    const user = await users.getUser(found.userId);
+    if (!user) return 'Token has no associated user.';
+    await users.link(platform, platformUserId, user.userId);
+    return `Account linked! You are ${user.username}.`;
+  }
+
+  private async ask(adapter: ChannelAdapter, event: CommandEvent): Promise<void> {
+    const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
+    if (!user) return event.respond.reply(NOT_LINKED);
+    if (event.conversation.kind !== 'channel') return event.respond.reply('Use `/ask` in a channel; it opens a new thread.');
+    const text = (event.args.message ?? '').trim() || 'Hello';
+    const threadId = await adapter.startThread(event.conversation.channelId, truncate(text, 100), undefined, this.deps.signal);
+    const ws = await this.deps.router.createForThread(adapter.platform, threadId, user.userId, truncate(text, 100));
+    await this.deps.startConversation(adapter, threadId, ws, text);
+    await event.respond.reply('Started a new thread for your question.');
+  }
+
+  private async threadCommand(adapter: ChannelAdapter, event: CommandEvent): Promise<void> {
+    const wsId = event.conversation.kind === 'thread' ? await this.deps.router.routeFor(adapter.platform, event.conversation.channelId) : undefined;
+    if (wsId === undefined) return event.respond.reply('Use this command inside a Sandpiper thread.');
+    const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
+    if (!user) return event.respond.reply(NOT_LINKED);
+    const ws = await this.deps.router.open(wsId);
+    if (!ws) return event.respond.reply('This workstream is closed.');
+    if (event.name === 'status') return event.respond.reply(await statusText(ws));
+    if (!isOwnerOrAdmin(ws, user)) return event.respond.reply('Only the owner of this workstream can do that.');
+    if (event.name === 'cancel') {
+      ws.cancel();
+      return event.respond.reply('Cancelling the running turn.');
+    }
+    await this.deps.manager.close(wsId, 'closed by user');
+    await event.respond.reply('Workstream closed.');
+    await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'closed' }, this.deps.signal);
+    await adapter.archiveThread(event.conversation.channelId, this.deps.signal);
+  }
+}
+
+function isOwnerOrAdmin(ws: Workstream, user: LinkedUser): boolean {
+  return user.isAdmin || ws.ownerUserId === user.userId;
+}
+
+async function statusText(ws: Workstream): Promise<string> {
+  const info = await ws.info();
+  return [
+    `**Workstream** \`${info.wsId}\` (${info.state})`,
+    `Model: ${info.modelAlias || 'default'}`,
+    `Tokens used: ${info.inputTokens} in, ${info.outputTokens} out`,
+    `Pending approvals: ${info.pendingApprovals}`,
+    `Queued messages: ${info.queuedMessages}`,
+  ].join('\n');
+}

@@ -1,0 +1,215 @@
+/** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
+import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
+import type { AdapterState, ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
+import { truncate } from '../channels/format/truncate.js';
+import type { Config } from '../config/index.js';
+import { describeError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { Stores } from '../storage/stores.js';
+import { ApprovalDesk } from './approvals.js';
+import { CommandHandler } from './commands.js';
+import { Router } from './router.js';
+import { Subscriptions } from './subscriptions.js';
+import { ThreadQueue } from './thread-queue.js';
+
+const HINT_INTERVAL_MS = 24 * 3_600_000;
+const QUEUED_EMOJI = '⏳';
+
+export interface GatewayDeps {
+  config: Config;
+  adapters: readonly ChannelAdapter[];
+  manager: WorkstreamManager;
+  stores: Stores;
+  logger: Logger;
+  /** Tuning for tests and benchmarks; defaults follow the operational contract. */
+  options?: { editIntervalMs?: number; typingIntervalMs?: number; now?: () => number };
+}
+
+export interface GatewayStatus {
+  adapters: Record<string, AdapterState>;
+  workstreams: number;
+}
+
+export interface Gateway {
+  /** Starts every adapter; resolves when each is connected or has failed (failures are logged, not thrown). */
+  start(signal: AbortSignal): Promise<void>;
+  /** Stops adapters and renderers; idempotent. */
+  stop(): Promise<void>;
+  /** Per-adapter connection state, for /health. */
+  status(): GatewayStatus;
+}
+
+export function createGateway(deps: GatewayDeps): Gateway {
+  return new ChannelGateway(deps);
+}
+
+type MessageEvent = Extract<InboundEvent, { type: 'message' }>;
+
+class ChannelGateway implements Gateway {
+  private readonly router: Router;
+  private readonly queue = new ThreadQueue();
+  private readonly subs: Subscriptions;
+  private readonly desk: ApprovalDesk;
+  private readonly commands: CommandHandler;
+  private readonly adapters: Map<string, ChannelAdapter>;
+  private readonly hinted = new Map<string, number>();
+  private readonly controller = new AbortController();
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private stopped = false;
+
+  constructor(private readonly deps: GatewayDeps) {
+    this.logger = deps.logger.child({ component: 'gateway' });
+    this.now = deps.options?.now ?? Date.now;
+    this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
+    this.router = new Router(deps.stores, deps.manager);
+    this.subs = new Subscriptions({ logger: this.logger, desk: () => this.desk, ...pickTiming(deps.options) });
+    const signal = this.controller.signal;
+    this.desk = new ApprovalDesk({
+      stores: deps.stores, manager: deps.manager, router: this.router, logger: this.logger, adapters: this.adapters, signal,
+      ensureRendered: (wsId) => this.ensureRendered(wsId),
+    });
+    this.commands = new CommandHandler({
+      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now,
+      startConversation: (adapter, threadId, ws, text) => this.sendToThread(adapter, threadId, ws, text, undefined),
+    });
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    signal.addEventListener('abort', () => void this.stop().catch((error: unknown) => this.logFailure('stop', error)), { once: true });
+    if (this.adapters.size === 0) this.logger.warn('no channel adapter is enabled');
+    await Promise.all(
+      [...this.adapters.values()].map(async (adapter) => {
+        try {
+          await adapter.start((event) => this.dispatch(adapter, event), this.controller.signal);
+          this.logger.info({ platform: adapter.platform }, 'channel adapter connected');
+        } catch (error) {
+          this.logFailure(`start ${adapter.platform}`, error);
+        }
+      }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    try {
+      this.subs.releaseAll();
+      await Promise.all([...this.adapters.values()].map((adapter) => adapter.stop().catch((error: unknown) => this.logFailure('adapter stop', error))));
+    } finally {
+      this.controller.abort();
+    }
+  }
+
+  status(): GatewayStatus {
+    const adapters: Record<string, AdapterState> = {};
+    for (const [platform, adapter] of this.adapters) adapters[platform] = adapter.state();
+    return { adapters, workstreams: this.subs.size };
+  }
+
+  private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
+    if (this.stopped) return;
+    try {
+      switch (event.type) {
+        case 'message':
+          await this.onMessage(adapter, event);
+          return;
+        case 'command':
+          await this.commands.handle(adapter, event);
+          return;
+        case 'action':
+          await this.desk.onAction(adapter, event);
+          return;
+        case 'rate-limited':
+          this.subs.byChannelId(adapter.platform, event.channelId)?.renderer.slowDown(event.retryAfterMs);
+          return;
+      }
+    } catch (error) {
+      this.logFailure(`handle ${event.type}`, error);
+      if (event.type === 'command' || event.type === 'action') await event.respond.reply('Something went wrong; please try again.');
+    }
+  }
+
+  private async onMessage(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
+    const { conversation } = event;
+    if (conversation.kind === 'direct') {
+      await adapter.post(conversation.channelId, { kind: 'notice', code: 'dm-unsupported' }, this.controller.signal);
+      return;
+    }
+    if (conversation.kind === 'channel' && !event.mentioned) return;
+    const key = `${adapter.platform}:${conversation.channelId}`;
+    const accepted = await this.queue.run(key, () => this.routeMessage(adapter, event), (error) => this.logFailure('message', error));
+    if (!accepted) await adapter.react?.(conversation.channelId, event.messageId, '🚫', this.controller.signal);
+  }
+
+  private async routeMessage(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
+    const { conversation } = event;
+    const wsId = conversation.kind === 'thread' ? await this.router.routeFor(adapter.platform, conversation.channelId) : undefined;
+    if (conversation.kind === 'thread' && wsId === undefined) return;
+    const user = await this.router.linkedUser(adapter.platform, event.user.id);
+    if (!user) return this.hintUnlinked(adapter, event);
+    if (wsId === undefined) return this.startFromMention(adapter, event, user.userId);
+    const ws = await this.router.open(wsId);
+    if (!ws) {
+      await adapter.post(conversation.channelId, { kind: 'notice', code: 'closed' }, this.controller.signal);
+      return;
+    }
+    if (!this.router.mayWrite(ws, user, this.participants(adapter.platform))) return;
+    await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId);
+  }
+
+  private async startFromMention(adapter: ChannelAdapter, event: MessageEvent, userId: string): Promise<void> {
+    const text = event.text || 'Hello';
+    const name = truncate(text.replace(/\s+/g, ' '), 100);
+    const threadId = await adapter.startThread(event.conversation.channelId, name, event.messageId, this.controller.signal);
+    const ws = await this.router.createForThread(adapter.platform, threadId, userId, name);
+    await this.sendToThread(adapter, threadId, ws, text, undefined);
+  }
+
+  /** Binds the workstream to the thread (before sending, so no event is missed) and queues the message. */
+  private async sendToThread(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, messageId: string | undefined): Promise<void> {
+    const binding = this.subs.bind(ws, adapter, threadId);
+    const busy = binding.openTurns > 0;
+    binding.openTurns += 1;
+    if (busy && messageId !== undefined) await adapter.react?.(threadId, messageId, QUEUED_EMOJI, this.controller.signal);
+    try {
+      await ws.send(text);
+    } catch (error) {
+      binding.openTurns = Math.max(0, binding.openTurns - 1);
+      throw error;
+    }
+  }
+
+  /** Restores a workstream (after eviction or a restart) and renders it into its home thread. */
+  private async ensureRendered(wsId: string): Promise<void> {
+    const ws = await this.router.open(wsId);
+    const home = await this.router.homeOf(wsId);
+    const adapter = home ? this.adapters.get(home.platform) : undefined;
+    if (!ws || !home || !adapter) return;
+    this.subs.bind(ws, adapter, home.channelId);
+  }
+
+  private async hintUnlinked(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
+    if (event.conversation.kind === 'thread' && !event.mentioned) return;
+    const key = `${adapter.platform}:${event.user.id}`;
+    const last = this.hinted.get(key);
+    if (last !== undefined && this.now() - last < HINT_INTERVAL_MS) return;
+    this.hinted.set(key, this.now());
+    await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'link-hint' }, this.controller.signal);
+  }
+
+  private participants(platform: string): 'owner' | 'linked' {
+    return platform === 'discord' ? this.deps.config.discord.thread_participants : 'owner';
+  }
+
+  private logFailure(what: string, error: unknown): void {
+    this.logger.error({ error: describeError(error) }, `${what} failed`);
+  }
+}
+
+function pickTiming(options: GatewayDeps['options']): { editIntervalMs?: number; typingIntervalMs?: number } {
+  const timing: { editIntervalMs?: number; typingIntervalMs?: number } = {};
+  if (options?.editIntervalMs !== undefined) timing.editIntervalMs = options.editIntervalMs;
+  if (options?.typingIntervalMs !== undefined) timing.typingIntervalMs = options.typingIntervalMs;
+  return timing;
+}

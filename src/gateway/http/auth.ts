@@ -1,0 +1,69 @@
+/** JWT verification and minting for the notify endpoint (HS256, pinned audience, scopes claim). */
+import { jwtVerify, SignJWT } from 'jose';
+import { HttpError } from './http-errors.js';
+
+const SCOPE_ORDER = ['read', 'write', 'approve', 'service'] as const;
+
+export interface NotifyPrincipal {
+  subject: string;
+  scopes: ReadonlySet<string>;
+}
+
+export interface JwtSettings {
+  secret: string;
+  audience: string;
+}
+
+/** Expands a comma-separated scopes claim hierarchically: read ⊂ write ⊂ approve ⊂ service; unknown scopes drop. */
+export function expandScopes(claim: string): Set<string> {
+  const granted = new Set<string>();
+  for (const raw of claim.split(',')) {
+    const index = (SCOPE_ORDER as readonly string[]).indexOf(raw.trim());
+    for (let level = 0; level <= index; level += 1) granted.add(SCOPE_ORDER[level] as string);
+  }
+  return granted;
+}
+
+/**
+ * Verifies `Authorization: Bearer <jwt>` for a request needing `requiredScope`. Throws HttpError 401 for a
+ * missing secret, header or bad token, 403 when the token lacks the scope (or has no `scopes` claim).
+ */
+export async function verifyBearer(header: string | undefined, settings: JwtSettings, requiredScope = 'write'): Promise<NotifyPrincipal> {
+  if (!settings.secret) throw new HttpError(401, 'authentication not configured');
+  const match = /^Bearer ([^\s]+)$/.exec(header ?? '');
+  const token = match?.[1];
+  if (!token || !token.includes('.')) throw new HttpError(401, 'Unauthorized');
+  let payload: Record<string, unknown>;
+  try {
+    const verified = await jwtVerify(token, new TextEncoder().encode(settings.secret), {
+      algorithms: ['HS256'],
+      audience: settings.audience,
+      clockTolerance: 30,
+      requiredClaims: ['exp'],
+    });
+    payload = verified.payload;
+  } catch {
+    // The reason (expired, bad signature, wrong audience) is deliberately not echoed to the caller.
+    throw new HttpError(401, 'Unauthorized');
+  }
+  const claim = payload['scopes'];
+  const scopes = typeof claim === 'string' ? expandScopes(claim) : new Set<string>();
+  if (!scopes.has(requiredScope)) throw new HttpError(403, 'insufficient scope');
+  return { subject: typeof payload['sub'] === 'string' ? payload['sub'] : '', scopes };
+}
+
+/** Mints a token as a Turnstone server would for its channel gateway (used by `sandpiper notify`). */
+export async function mintServiceToken(
+  settings: JwtSettings,
+  options: { subject?: string; scopes?: readonly string[]; ttlSeconds?: number } = {},
+): Promise<string> {
+  const scopes = [...(options.scopes ?? ['write'])].sort().join(',');
+  return new SignJWT({ scopes, src: 'service' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(options.subject ?? 'system')
+    .setIssuer('turnstone')
+    .setAudience(settings.audience)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + (options.ttlSeconds ?? 300))
+    .sign(new TextEncoder().encode(settings.secret));
+}

@@ -1,0 +1,88 @@
+/** `POST /v1/api/notify`: JWT-authenticated delivery of a message to linked users or channels. */
+import { Hono } from 'hono';
+import { describeError } from '../../../shared/errors.js';
+import type { Logger } from '../../../shared/logger.js';
+import type { NotifyDeliveryStore } from '../../../storage/notify-delivery-store.js';
+import type { UserStore } from '../../../storage/user-store.js';
+import { verifyBearer, type JwtSettings } from '../auth.js';
+import { HttpError } from '../http-errors.js';
+import { parseNotifyRequest, type NotifyTarget } from './notify-request.js';
+
+/** Where a notification goes: a channel/thread by id, or a platform user (direct message). */
+export type NotifyDestination = { channelId: string } | { userId: string };
+
+/** Delivers notifications through the running channel adapters. */
+export interface NotifySender {
+  /** Whether an adapter for this platform is running. */
+  has(channelType: string): boolean;
+  /** Posts the content; resolves with the posted message and the channel it landed in. */
+  send(channelType: string, destination: NotifyDestination, content: string, signal: AbortSignal): Promise<{ messageId: string; channelId: string }>;
+}
+
+export interface NotifyRouteDeps {
+  jwt: JwtSettings;
+  users: UserStore;
+  deliveries: NotifyDeliveryStore;
+  sender: NotifySender;
+  logger: Logger;
+  /** Per-target delivery timeout (default 30 s). */
+  timeoutMs?: number;
+}
+
+interface Resolved {
+  channelType: string;
+  channelId: string;
+  destination: NotifyDestination;
+}
+
+export interface NotifyResult {
+  channel_type: string;
+  channel_id: string;
+  status: 'sent' | 'no_adapter' | 'timeout' | 'failed';
+  message_id?: string;
+}
+
+export function createNotifyRoutes(deps: NotifyRouteDeps): Hono {
+  const routes = new Hono();
+  routes.post('/v1/api/notify', async (context) => {
+    const principal = await verifyBearer(context.req.header('authorization'), deps.jwt);
+    const request = parseNotifyRequest(await context.req.text());
+    const targets = await resolveTargets(request.target, deps.users);
+    const results: NotifyResult[] = [];
+    for (const target of targets) results.push(await deliver(target, request.content, request.wsId, deps));
+    deps.logger.info({ subject: principal.subject, targets: results.length, sent: results.filter((r) => r.status === 'sent').length }, 'notify.delivered');
+    return context.json({ results });
+  });
+  return routes;
+}
+
+async function resolveTargets(target: NotifyTarget, users: UserStore): Promise<Resolved[]> {
+  if (target.kind === 'channel') {
+    return [{ channelType: target.channelType, channelId: target.channelId, destination: { channelId: target.channelId } }];
+  }
+  const user = await users.getUserByUsername(target.username);
+  const links = user ? await users.listLinks(user.userId) : [];
+  if (links.length === 0) throw new HttpError(404, 'target not found or has no linked channels');
+  return links.map((link) => ({ channelType: link.channelType, channelId: link.channelUserId, destination: { userId: link.channelUserId } }));
+}
+
+async function deliver(target: Resolved, content: string, wsId: string, deps: NotifyRouteDeps): Promise<NotifyResult> {
+  const base = { channel_type: target.channelType, channel_id: target.channelId };
+  if (!deps.sender.has(target.channelType)) return { ...base, status: 'no_adapter' };
+  const signal = AbortSignal.timeout(deps.timeoutMs ?? 30_000);
+  try {
+    const sent = await Promise.race([
+      deps.sender.send(target.channelType, target.destination, content, signal),
+      new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+    ]);
+    if (wsId) {
+      const recipient = 'userId' in target.destination ? target.destination.userId : '';
+      await deps.deliveries.record({ wsId, channelType: target.channelType, channelId: sent.channelId, messageId: sent.messageId, recipient });
+    }
+    return { ...base, status: 'sent', message_id: sent.messageId };
+  } catch (error) {
+    const timedOut = signal.aborted;
+    deps.logger.warn({ channelType: target.channelType, reason: describeError(error) }, timedOut ? 'notify.timeout' : 'notify.failed');
+    return { ...base, status: timedOut ? 'timeout' : 'failed' };
+  }
+}

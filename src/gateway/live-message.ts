@@ -1,0 +1,78 @@
+/** One streamed answer segment: text shown in a live message edited at a cadence, split at the platform limit. */
+import type { ChannelAdapter } from '../channels/channel-adapter.js';
+import { chunkMessage } from '../channels/format/chunk-message.js';
+import type { Logger } from '../shared/logger.js';
+import { describeError } from '../shared/errors.js';
+
+interface Posted {
+  messageId: string;
+  content: string;
+}
+
+export interface LiveMessageOptions {
+  adapter: ChannelAdapter;
+  channelId: string;
+  logger: Logger;
+  signal: AbortSignal;
+}
+
+/**
+ * Holds the text of one segment and the messages that show it. `sync()` makes the messages show the current
+ * text (posting new messages past the length limit, editing changed ones); only changed messages are touched.
+ */
+export class LiveMessage {
+  private text = '';
+  private readonly posted: Posted[] = [];
+  edits = 0;
+
+  constructor(private readonly options: LiveMessageOptions) {}
+
+  append(text: string): void {
+    this.text += text;
+  }
+
+  get content(): string {
+    return this.text;
+  }
+
+  get messageCount(): number {
+    return this.posted.length;
+  }
+
+  /** True when the messages do not yet show the whole text. */
+  get dirty(): boolean {
+    return this.text.length > 0 && this.render().some((chunk, index) => this.posted[index]?.content !== chunk);
+  }
+
+  /** Brings the messages up to date; returns false when some post or edit failed (the next sync retries it). */
+  async sync(): Promise<boolean> {
+    const { adapter, channelId, signal } = this.options;
+    let complete = true;
+    const chunks = this.render();
+    for (const [index, chunk] of chunks.entries()) {
+      const current = this.posted[index];
+      if (current?.content === chunk) continue;
+      try {
+        if (current) {
+          await adapter.edit(channelId, current.messageId, { kind: 'text', text: chunk }, signal);
+          current.content = chunk;
+          this.edits += 1;
+        } else {
+          const messageId = await adapter.post(channelId, { kind: 'text', text: chunk }, signal);
+          this.posted.push({ messageId, content: chunk });
+        }
+      } catch (error) {
+        complete = false;
+        this.options.logger.warn({ channelId, error: describeError(error) }, 'live message update failed');
+        if (!current) break;
+      }
+    }
+    return complete;
+  }
+
+  private render(): string[] {
+    if (this.text.length === 0) return [];
+    const limit = this.options.adapter.capabilities.maxMessageLength;
+    return chunkMessage(this.text, limit);
+  }
+}

@@ -1,0 +1,73 @@
+/** Thread ↔ workstream routes, platform-user links and ownership, with a cache in front of the tables. */
+import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
+import type { Stores } from '../storage/stores.js';
+
+const CACHE_LIMIT = 4096;
+
+export interface LinkedUser {
+  userId: string;
+  username: string;
+  isAdmin: boolean;
+}
+
+export class Router {
+  /** `platform:channelId` → wsId; only hits are cached, a cache in front of `channel_routes`. */
+  private readonly routes = new Map<string, string>();
+
+  constructor(
+    private readonly stores: Stores,
+    private readonly manager: WorkstreamManager,
+  ) {}
+
+  /** The linked user behind a platform identity, or undefined when the identity is not linked. */
+  async linkedUser(platform: string, platformUserId: string): Promise<LinkedUser | undefined> {
+    const link = await this.stores.users.getLink(platform, platformUserId);
+    if (!link) return undefined;
+    const user = await this.stores.users.getUser(link.userId);
+    if (!user) return undefined;
+    return { userId: user.userId, username: user.username, isAdmin: user.isAdmin };
+  }
+
+  /** The workstream id routed from a thread, or undefined when the thread is not ours. */
+  async routeFor(platform: string, channelId: string): Promise<string | undefined> {
+    const key = `${platform}:${channelId}`;
+    const cached = this.routes.get(key);
+    if (cached !== undefined) return cached;
+    const route = await this.stores.routes.getRoute(platform, channelId);
+    if (route) this.remember(key, route.wsId);
+    return route?.wsId;
+  }
+
+  /** Creates a workstream owned by `ownerUserId` and routes the thread to it. */
+  async createForThread(platform: string, channelId: string, ownerUserId: string, name: string): Promise<Workstream> {
+    const ws = await this.manager.create({ ownerUserId, name });
+    await this.stores.routes.putRoute({ channelType: platform, channelId, wsId: ws.wsId });
+    this.remember(`${platform}:${channelId}`, ws.wsId);
+    return ws;
+  }
+
+  /** The live workstream (restored from the database when evicted or after a restart), or undefined when closed. */
+  open(wsId: string): Promise<Workstream | undefined> {
+    return this.manager.get(wsId);
+  }
+
+  /** The thread a workstream lives in, for rendering after a restart. */
+  async homeOf(wsId: string): Promise<{ platform: string; channelId: string } | undefined> {
+    const route = await this.stores.routes.getRouteByWorkstream(wsId);
+    return route ? { platform: route.channelType, channelId: route.channelId } : undefined;
+  }
+
+  /** Whether this user may drive the workstream from the thread. */
+  mayWrite(ws: Workstream, user: LinkedUser, participants: 'owner' | 'linked'): boolean {
+    return participants === 'linked' || ws.ownerUserId === user.userId;
+  }
+
+  private remember(key: string, wsId: string): void {
+    this.routes.delete(key);
+    this.routes.set(key, wsId);
+    if (this.routes.size > CACHE_LIMIT) {
+      const oldest = this.routes.keys().next().value;
+      if (oldest !== undefined) this.routes.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,238 @@
+/** Agent events → throttled posts and edits through the channel port, the same for every platform. */
+import type { AgentEvent } from '../agent/events.js';
+import type { ChannelAdapter } from '../channels/channel-adapter.js';
+import { describeError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { LiveMessage } from './live-message.js';
+
+export const DEFAULT_EDIT_INTERVAL_MS = 1500;
+const MAX_EDIT_INTERVAL_MS = 15_000;
+const TYPING_REFRESH_MS = 8000;
+const FINAL_ATTEMPTS = 4;
+
+/** What the renderer hands back to the gateway (approval cards, turn bookkeeping). */
+export interface RendererHooks {
+  onApprovalCard(event: Extract<AgentEvent, { type: 'approval-request' | 'plan-review' }>): Promise<void>;
+  onApprovalResolved(event: Extract<AgentEvent, { type: 'approval-resolved' }>): Promise<void>;
+  onTurnEnd(): void;
+  onClosed(): void;
+}
+
+export interface StreamRendererOptions {
+  adapter: ChannelAdapter;
+  channelId: string;
+  logger: Logger;
+  hooks: RendererHooks;
+  /** Base cadence of live edits (default 1.5 s); rate limiting only ever stretches it. */
+  editIntervalMs?: number;
+  typingIntervalMs?: number;
+}
+
+/** Renders one workstream's events into one thread. Events are processed strictly in order on a private chain. */
+export class StreamRenderer {
+  private chain: Promise<void> = Promise.resolve();
+  private segment: LiveMessage | undefined;
+  private readonly toolMessages = new Map<string, { messageId: string; name: string; preview: string }>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private typingTimer: NodeJS.Timeout | undefined;
+  private lastFlush = 0;
+  private intervalMs: number;
+  private postedThisTurn = false;
+  private readonly controller = new AbortController();
+  private closed = false;
+  /** Live edits made, for benchmarks and /metrics. */
+  edits = 0;
+
+  constructor(private readonly options: StreamRendererOptions) {
+    this.intervalMs = options.editIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS;
+  }
+
+  /** Accepts an event without blocking the agent; rendering happens on the renderer's own chain. */
+  handle(event: AgentEvent): void {
+    this.enqueue(() => this.process(event));
+  }
+
+  /** The platform signalled rate limiting: stretch the cadence (never shorten it). */
+  slowDown(retryAfterMs: number): void {
+    this.intervalMs = Math.min(MAX_EDIT_INTERVAL_MS, Math.max(this.intervalMs * 2, retryAfterMs));
+  }
+
+  get currentIntervalMs(): number {
+    return this.intervalMs;
+  }
+
+  /** Resolves once every event handed in so far has been rendered. */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  dispose(): void {
+    this.closed = true;
+    this.clearTimers();
+    this.controller.abort();
+  }
+
+  private enqueue(step: () => Promise<void>): void {
+    this.chain = this.chain.then(step).catch((error: unknown) => {
+      this.options.logger.error({ error: describeError(error) }, 'rendering failed');
+    });
+  }
+
+  private async process(event: AgentEvent): Promise<void> {
+    if (this.closed) return;
+    switch (event.type) {
+      case 'turn-start':
+        await this.finishSegment();
+        this.postedThisTurn = false;
+        this.startTyping();
+        return;
+      case 'text-delta':
+        this.appendText(event.text);
+        return;
+      case 'tool-calls':
+        await this.finishSegment();
+        await this.postToolCalls(event.items);
+        return;
+      case 'tool-result':
+        await this.postToolResult(event);
+        return;
+      case 'approval-request':
+      case 'plan-review':
+        await this.finishSegment();
+        await this.options.hooks.onApprovalCard(event);
+        this.postedThisTurn = true;
+        return;
+      case 'approval-resolved':
+        await this.options.hooks.onApprovalResolved(event);
+        this.startTyping();
+        return;
+      case 'error':
+        await this.finishSegment();
+        await this.post({ kind: 'error', message: event.message });
+        return;
+      case 'turn-end':
+        await this.endTurn(event);
+        return;
+      case 'workstream-closed':
+        await this.finishSegment();
+        this.clearTimers();
+        this.options.hooks.onClosed();
+        return;
+      default:
+        return;
+    }
+  }
+
+  private appendText(text: string): void {
+    if (text.length === 0) return;
+    this.startTyping();
+    this.segment ??= new LiveMessage({ ...this.options, signal: this.controller.signal });
+    this.segment.append(text);
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer !== undefined || this.closed) return;
+    const wait = Math.max(0, this.lastFlush + this.intervalMs - Date.now());
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.enqueue(() => this.flush());
+    }, wait);
+  }
+
+  private async flush(): Promise<void> {
+    const segment = this.segment;
+    if (!segment || this.closed) return;
+    this.lastFlush = Date.now();
+    const before = segment.edits;
+    await segment.sync();
+    this.edits += segment.edits - before;
+    if (segment.messageCount > 0) this.postedThisTurn = true;
+    if (segment === this.segment && segment.dirty) this.scheduleFlush();
+  }
+
+  /** Final edit of the current segment: retried until the messages show the complete text. */
+  private async finishSegment(): Promise<void> {
+    const segment = this.segment;
+    if (!segment) return;
+    this.segment = undefined;
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    for (let attempt = 1; attempt <= FINAL_ATTEMPTS && !this.closed; attempt += 1) {
+      const before = segment.edits;
+      const complete = await segment.sync();
+      this.edits += segment.edits - before;
+      if (segment.messageCount > 0) this.postedThisTurn = true;
+      if (complete) return;
+      await new Promise((resolve) => setTimeout(resolve, this.intervalMs * attempt));
+    }
+    this.options.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
+  }
+
+  private async endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): Promise<void> {
+    if (!this.segment && !this.postedThisTurn && event.text.length > 0) {
+      this.appendText(event.text);
+    }
+    await this.finishSegment();
+    this.stopTyping();
+    if (event.reason === 'cancelled') await this.post({ kind: 'notice', code: 'cancelled' });
+    this.toolMessages.clear();
+    this.options.hooks.onTurnEnd();
+  }
+
+  private async postToolCalls(items: Extract<AgentEvent, { type: 'tool-calls' }>['items']): Promise<void> {
+    for (const item of items) {
+      const messageId = await this.post({ kind: 'tool-call', name: item.name, preview: item.preview, status: 'running' });
+      if (messageId !== undefined) this.toolMessages.set(item.callId, { messageId, name: item.name, preview: item.preview });
+    }
+  }
+
+  private async postToolResult(event: Extract<AgentEvent, { type: 'tool-result' }>): Promise<void> {
+    await this.finishSegment();
+    const shown = this.toolMessages.get(event.callId);
+    this.toolMessages.delete(event.callId);
+    const status = event.isError ? 'error' : 'done';
+    if (shown) {
+      const message = { kind: 'tool-call', name: shown.name, preview: shown.preview, status, output: event.output } as const;
+      try {
+        await this.options.adapter.edit(this.options.channelId, shown.messageId, message, this.controller.signal);
+        return;
+      } catch (error) {
+        this.options.logger.warn({ error: describeError(error) }, 'tool card edit failed');
+      }
+    }
+    await this.post({ kind: 'tool-result', name: event.name, output: event.output, isError: event.isError });
+  }
+
+  private async post(message: Parameters<ChannelAdapter['post']>[1]): Promise<string | undefined> {
+    try {
+      const id = await this.options.adapter.post(this.options.channelId, message, this.controller.signal);
+      this.postedThisTurn = true;
+      return id;
+    } catch (error) {
+      this.options.logger.warn({ kind: message.kind, error: describeError(error) }, 'post failed');
+      return undefined;
+    }
+  }
+
+  private startTyping(): void {
+    if (this.typingTimer !== undefined || this.closed) return;
+    const tick = (): void => {
+      void this.options.adapter.setTyping(this.options.channelId, this.controller.signal).catch(() => undefined);
+    };
+    tick();
+    this.typingTimer = setInterval(tick, this.options.typingIntervalMs ?? TYPING_REFRESH_MS);
+    this.typingTimer.unref();
+  }
+
+  private stopTyping(): void {
+    if (this.typingTimer !== undefined) clearInterval(this.typingTimer);
+    this.typingTimer = undefined;
+  }
+
+  private clearTimers(): void {
+    this.stopTyping();
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+  }
+}

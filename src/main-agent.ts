@@ -1,0 +1,93 @@
+/** Composition of the agent core: providers per model alias, tool sources, and the workstream manager. */
+import type { Config } from './config/index.js';
+import { createProvider } from './agent/providers/create-provider.js';
+import type { ModelProvider } from './agent/providers/model-provider.js';
+import type { SystemPromptSection } from './agent/system-prompt.js';
+import { createBuiltinToolSource } from './agent/tools/index.js';
+import type { ToolSource } from './agent/tools/tool.js';
+import type { StreamModel, TurnModel } from './agent/turn/turn-types.js';
+import { createWorkstreamManager, type DefaultWorkstreamManager } from './agent/workstream-manager.js';
+import type { Logger } from './shared/logger.js';
+import type { Stores } from './storage/stores.js';
+
+export interface AgentRuntimeExtras {
+  /** More tool sources after the built-ins (the MCP manager). */
+  toolSources?: readonly ToolSource[];
+  /** Extra system-message sections (MCP catalogs, memories). */
+  systemPromptSections?: readonly SystemPromptSection[];
+  /** Providers by alias, instead of building them from `[models]` (tests). */
+  providers?: Readonly<Record<string, ModelProvider>>;
+  /** Replaces the retrying stream (tests, benchmarks). */
+  streamModel?: StreamModel;
+  /** Replaces the built-in tool source (tests). */
+  builtinTools?: ToolSource;
+  /** Run `evictIdle` on this interval; 0 disables (default 60 s). */
+  evictIntervalMs?: number;
+}
+
+export interface AgentRuntime {
+  manager: DefaultWorkstreamManager;
+  /** Built-ins first, then the extras. */
+  toolSources: readonly ToolSource[];
+  /** Stops eviction and every workstream (pending approvals stay resumable). */
+  close(): Promise<void>;
+}
+
+/** The model behind an alias; providers are built on first use and cached. */
+export function createModelResolver(config: Config, providers?: Readonly<Record<string, ModelProvider>>): (alias: string) => TurnModel | undefined {
+  const cache = new Map<string, ModelProvider>();
+  return (alias) => {
+    const entry = config.models[alias];
+    if (entry === undefined) return undefined;
+    let provider = providers?.[alias] ?? cache.get(alias);
+    if (provider === undefined) {
+      provider = createProvider(entry, { alias });
+      cache.set(alias, provider);
+    }
+    const model: TurnModel = {
+      provider,
+      model: entry.model,
+      contextWindow: entry.context_window,
+      maxTokens: entry.max_tokens,
+      supportsVision: entry.supports_vision,
+    };
+    if (entry.temperature !== undefined) model.temperature = entry.temperature;
+    return model;
+  };
+}
+
+export async function createAgentRuntime(config: Config, stores: Stores, logger: Logger, extras: AgentRuntimeExtras = {}): Promise<AgentRuntime> {
+  const builtin =
+    extras.builtinTools ??
+    (await createBuiltinToolSource(config.tools.tavily_api_key === undefined ? {} : { tavilyApiKey: config.tools.tavily_api_key }));
+  const toolSources = [builtin, ...(extras.toolSources ?? [])];
+  const manager = createWorkstreamManager({
+    agent: config.agent,
+    stores,
+    resolveModel: createModelResolver(config, extras.providers),
+    defaultModelAlias: config.agent.default_model ?? Object.keys(config.models)[0] ?? '',
+    toolSources,
+    logger: logger.child({ component: 'agent' }),
+    ...(extras.streamModel === undefined ? {} : { streamModel: extras.streamModel }),
+    ...(extras.systemPromptSections === undefined ? {} : { systemPromptSections: extras.systemPromptSections }),
+  });
+  const intervalMs = extras.evictIntervalMs ?? 60_000;
+  const timer =
+    intervalMs > 0
+      ? setInterval(() => {
+          void manager.evictIdle().catch((error: unknown) => logger.error({ err: error }, 'idle eviction failed'));
+        }, intervalMs)
+      : undefined;
+  timer?.unref();
+  let closed = false;
+  return {
+    manager,
+    toolSources,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (timer !== undefined) clearInterval(timer);
+      await manager.shutdown();
+    },
+  };
+}

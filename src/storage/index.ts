@@ -1,0 +1,18 @@
+/** Public surface of the storage module: open a database, migrate it, and get the stores. */
+export { createKnex, isPostgres, rollbackMigrations, runMigrations, type CreateKnexOptions, type Knex } from './db.js';
+export { createStores } from './create-stores.js';
+export { migrationNames } from './migration-source.js';
+export { isUniqueViolation } from './storage-errors.js';
+export type * from './approval-store.js';
+export type * from './conversation-store.js';
+export type * from './mcp-server-store.js';
+export type * from './memory-store.js';
+export type * from './notify-delivery-store.js';
+export type * from './policy-store.js';
+export type * from './prompt-template-store.js';
+export type * from './route-store.js';
+export type * from './service-store.js';
+export type * from './stores.js';
+export type * from './user-store.js';
+export type * from './watch-store.js';
+export type * from './workstream-store.js';

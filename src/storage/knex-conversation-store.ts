@@ -1,0 +1,118 @@
+/** ConversationStore on knex: message history with FTS5 (SQLite) or tsvector (PostgreSQL) search. */
+import type { Knex } from 'knex';
+import type { Message } from '../agent/messages.js';
+import { isoNow } from '../shared/time.js';
+import type { ConversationStore, SearchHit } from './conversation-store.js';
+import { fromConversationRow, repairHistory, toConversationRow, toFts5Query, toWebsearchQuery } from './conversation-rows.js';
+import { text, toNumber, type DbRow } from './rows.js';
+import { guard } from './storage-errors.js';
+
+const DEFAULT_SEARCH_LIMIT = 20;
+const MAX_SEARCH_LIMIT = 100;
+const INSERT_CHUNK = 50;
+
+type StoredMessage = Exclude<Message, { role: 'system' }>;
+
+function isStored(message: Message): message is StoredMessage {
+  return message.role !== 'system';
+}
+
+function toHit(row: DbRow): SearchHit {
+  return {
+    id: toNumber(row.id),
+    wsId: text(row.ws_id),
+    role: text(row.role),
+    content: text(row.content),
+    timestamp: text(row.timestamp),
+  };
+}
+
+export class KnexConversationStore implements ConversationStore {
+  private readonly isPostgres: boolean;
+
+  constructor(private readonly knex: Knex) {
+    this.isPostgres = knex.client.config.client === 'pg';
+  }
+
+  /** System messages are not stored: returns 0 for them. */
+  append(wsId: string, message: Message): Promise<number> {
+    return guard('conversations.append', async () => {
+      if (!isStored(message)) return 0;
+      const now = isoNow();
+      const inserted = (await this.knex('conversations')
+        .insert(toConversationRow(wsId, now, message))
+        .returning('id')) as Array<{ id: unknown }>;
+      await this.knex('workstreams').where({ ws_id: wsId }).update({ updated: now });
+      return toNumber(inserted[0]?.id);
+    });
+  }
+
+  load(wsId: string): Promise<Message[]> {
+    return guard('conversations.load', async () => {
+      const rows = (await this.knex('conversations').where({ ws_id: wsId }).orderBy('id')) as DbRow[];
+      const messages = rows.map(fromConversationRow).filter((message): message is Message => message !== undefined);
+      return repairHistory(messages);
+    });
+  }
+
+  search(query: string, options: { wsId?: string; limit?: number } = {}): Promise<SearchHit[]> {
+    return guard('conversations.search', async () => {
+      const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.trunc(options.limit ?? DEFAULT_SEARCH_LIMIT)));
+      const rows = this.isPostgres
+        ? await this.searchPostgres(query, options.wsId, limit)
+        : await this.searchSqlite(query, options.wsId, limit);
+      return rows.map(toHit);
+    });
+  }
+
+  private async searchSqlite(query: string, wsId: string | undefined, limit: number): Promise<DbRow[]> {
+    const match = toFts5Query(query);
+    if (match === undefined) return [];
+    const wsFilter = wsId === undefined ? '' : 'AND c.ws_id = ?';
+    const bindings: unknown[] = wsId === undefined ? [match, limit] : [match, wsId, limit];
+    return (await this.knex.raw(
+      `SELECT c.id, c.ws_id, c.role, c.content, c.timestamp
+         FROM conversations_fts JOIN conversations c ON c.id = conversations_fts.rowid
+        WHERE conversations_fts MATCH ? ${wsFilter}
+        ORDER BY bm25(conversations_fts), c.id DESC
+        LIMIT ?`,
+      bindings as Knex.RawBinding[],
+    )) as DbRow[];
+  }
+
+  private async searchPostgres(query: string, wsId: string | undefined, limit: number): Promise<DbRow[]> {
+    const websearch = toWebsearchQuery(query);
+    if (websearch === undefined) return [];
+    const wsFilter = wsId === undefined ? '' : 'AND c.ws_id = ?';
+    const bindings: unknown[] = wsId === undefined ? [websearch, limit] : [websearch, wsId, limit];
+    const result = (await this.knex.raw(
+      `SELECT c.id, c.ws_id, c.role, c.content, c.timestamp
+         FROM conversations c, websearch_to_tsquery('simple', ?) q
+        WHERE c.search_vector @@ q ${wsFilter}
+        ORDER BY ts_rank(c.search_vector, q) DESC, c.id DESC
+        LIMIT ?`,
+      bindings as Knex.RawBinding[],
+    )) as { rows: DbRow[] };
+    return result.rows;
+  }
+
+  replace(wsId: string, messages: readonly Message[]): Promise<void> {
+    return guard('conversations.replace', () =>
+      this.knex.transaction(async (trx) => {
+        await trx('conversations').where({ ws_id: wsId }).delete();
+        const now = isoNow();
+        const rows = messages.filter(isStored).map((message) => toConversationRow(wsId, now, message));
+        for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+          await trx('conversations').insert(rows.slice(start, start + INSERT_CHUNK));
+        }
+      }),
+    );
+  }
+
+  count(wsId: string): Promise<number> {
+    return guard('conversations.count', async () => {
+      const row = (await this.knex('conversations').where({ ws_id: wsId }).count({ n: '*' }).first()) as DbRow | undefined;
+      return toNumber(row?.n);
+    });
+  }
+}

@@ -1,0 +1,144 @@
+/** MemoryStore on knex: structured memories keyed by (name, scope, scopeId), with substring search. */
+import type { Knex } from 'knex';
+import { newUuid } from '../shared/ids.js';
+import { isoNow } from '../shared/time.js';
+import type { MemoryFilter, MemoryRow, MemoryScope, MemoryStore, MemoryType } from './memory-store.js';
+import { definedOnly, escapeLike, text, toNumber, type DbRow } from './rows.js';
+import { guard } from './storage-errors.js';
+
+const DEFAULT_LIMIT = 50;
+const TYPES: readonly MemoryType[] = ['user', 'project', 'feedback', 'reference'];
+const SCOPES: readonly MemoryScope[] = ['global', 'workstream', 'user'];
+
+type MemoryInput = Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'>;
+
+function toMemory(row: DbRow): MemoryRow {
+  return {
+    memoryId: text(row.memory_id),
+    name: text(row.name),
+    description: text(row.description),
+    type: TYPES.find((type) => type === row.type) ?? 'project',
+    scope: SCOPES.find((scope) => scope === row.scope) ?? 'global',
+    scopeId: text(row.scope_id),
+    content: text(row.content),
+    created: text(row.created),
+    updated: text(row.updated),
+    lastAccessed: text(row.last_accessed),
+    accessCount: toNumber(row.access_count),
+  };
+}
+
+function normaliseLimit(limit: number | undefined): number {
+  return Math.max(1, Math.trunc(limit ?? DEFAULT_LIMIT));
+}
+
+export class KnexMemoryStore implements MemoryStore {
+  private readonly likeOperator: string;
+
+  constructor(private readonly knex: Knex) {
+    // SQLite LIKE is case-insensitive for ASCII; PostgreSQL needs ILIKE for the same behaviour.
+    this.likeOperator = knex.client.config.client === 'pg' ? 'ILIKE' : 'LIKE';
+  }
+
+  create(input: MemoryInput): Promise<MemoryRow | undefined> {
+    return guard('memories.create', async () => {
+      const now = isoNow();
+      const row = {
+        memory_id: newUuid(),
+        name: input.name,
+        description: input.description,
+        type: input.type,
+        scope: input.scope,
+        scope_id: input.scopeId,
+        content: input.content,
+        created: now,
+        updated: now,
+        last_accessed: now,
+        access_count: 0,
+      };
+      const inserted = await this.knex('structured_memories')
+        .insert(row)
+        .onConflict(['name', 'scope', 'scope_id'])
+        .ignore()
+        .returning('memory_id');
+      return inserted.length > 0 ? toMemory(row) : undefined;
+    });
+  }
+
+  get(name: string, scope: MemoryScope, scopeId: string): Promise<MemoryRow | undefined> {
+    return guard('memories.get', async () => {
+      const row = (await this.knex('structured_memories')
+        .where({ name, scope, scope_id: scopeId })
+        .first()) as DbRow | undefined;
+      return row ? toMemory(row) : undefined;
+    });
+  }
+
+  update(
+    name: string,
+    scope: MemoryScope,
+    scopeId: string,
+    patch: Partial<Pick<MemoryRow, 'content' | 'description' | 'type'>>,
+  ): Promise<boolean> {
+    return guard('memories.update', async () => {
+      const columns = definedOnly({ content: patch.content, description: patch.description, type: patch.type });
+      if (Object.keys(columns).length === 0) return false;
+      const now = isoNow();
+      const changed = await this.knex('structured_memories')
+        .where({ name, scope, scope_id: scopeId })
+        .update({ ...columns, updated: now, last_accessed: now });
+      return changed > 0;
+    });
+  }
+
+  delete(name: string, scope: MemoryScope, scopeId: string): Promise<boolean> {
+    return guard('memories.delete', async () => {
+      const removed = await this.knex('structured_memories').where({ name, scope, scope_id: scopeId }).delete();
+      return removed > 0;
+    });
+  }
+
+  list(filter: MemoryFilter = {}, limit?: number): Promise<MemoryRow[]> {
+    return guard('memories.list', async () => {
+      const rows = (await this.filtered(filter).limit(normaliseLimit(limit))) as DbRow[];
+      return rows.map(toMemory);
+    });
+  }
+
+  search(query: string, filter: MemoryFilter = {}, limit?: number): Promise<MemoryRow[]> {
+    return guard('memories.search', async () => {
+      const terms = query.split(/\s+/).filter((term) => term !== '');
+      const builder = this.filtered(filter);
+      for (const term of terms) {
+        const pattern = `%${escapeLike(term)}%`;
+        const op = this.likeOperator;
+        builder.andWhere((inner) => {
+          inner
+            .whereRaw(`name ${op} ? ESCAPE '\\'`, [pattern])
+            .orWhereRaw(`description ${op} ? ESCAPE '\\'`, [pattern])
+            .orWhereRaw(`content ${op} ? ESCAPE '\\'`, [pattern]);
+        });
+      }
+      const rows = (await builder.limit(normaliseLimit(limit))) as DbRow[];
+      return rows.map(toMemory);
+    });
+  }
+
+  touch(memoryIds: readonly string[]): Promise<void> {
+    return guard('memories.touch', async () => {
+      if (memoryIds.length === 0) return;
+      await this.knex('structured_memories')
+        .whereIn('memory_id', [...memoryIds])
+        .update({ access_count: this.knex.raw('access_count + 1'), last_accessed: isoNow() });
+    });
+  }
+
+  /** Rows matching the optional exact filters (empty strings mean "no filter"), newest `updated` first. */
+  private filtered(filter: MemoryFilter): Knex.QueryBuilder {
+    const query = this.knex('structured_memories');
+    if (filter.type) query.where({ type: filter.type });
+    if (filter.scope) query.where({ scope: filter.scope });
+    if (filter.scopeId) query.where({ scope_id: filter.scopeId });
+    return query.orderBy([{ column: 'updated', order: 'desc' }, { column: 'created', order: 'desc' }, { column: 'name' }]);
+  }
+}

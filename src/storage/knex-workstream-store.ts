@@ -1,0 +1,123 @@
+/** WorkstreamStore on knex: one row per conversation with settings, token counters and lease. */
+import type { Knex } from 'knex';
+import { StorageError } from '../shared/errors.js';
+import { isoNow } from '../shared/time.js';
+import { definedOnly, parseStringArray, text, toNumber, type DbRow } from './rows.js';
+import { guard, isUniqueViolation } from './storage-errors.js';
+import type { WorkstreamPatch, WorkstreamRow, WorkstreamState, WorkstreamStore } from './workstream-store.js';
+
+const STATES: readonly WorkstreamState[] = ['idle', 'thinking', 'running', 'attention', 'error', 'closed'];
+
+function toState(value: unknown): WorkstreamState {
+  return STATES.find((state) => state === value) ?? 'idle';
+}
+
+function toWorkstream(row: DbRow): WorkstreamRow {
+  return {
+    wsId: text(row.ws_id),
+    userId: text(row.user_id),
+    name: text(row.name),
+    title: text(row.title),
+    state: toState(row.state),
+    modelAlias: text(row.model_alias),
+    autoApproveTools: parseStringArray(row.auto_approve_tools),
+    inputTokens: toNumber(row.input_tokens),
+    outputTokens: toNumber(row.output_tokens),
+    nodeId: text(row.node_id),
+    created: text(row.created),
+    updated: text(row.updated),
+  };
+}
+
+function patchColumns(patch: WorkstreamPatch): Record<string, unknown> {
+  return definedOnly({
+    name: patch.name,
+    title: patch.title,
+    state: patch.state,
+    model_alias: patch.modelAlias,
+    auto_approve_tools: patch.autoApproveTools === undefined ? undefined : JSON.stringify(patch.autoApproveTools),
+    node_id: patch.nodeId,
+  });
+}
+
+export class KnexWorkstreamStore implements WorkstreamStore {
+  constructor(private readonly knex: Knex) {}
+
+  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>): Promise<WorkstreamRow> {
+    return guard('workstreams.create', async () => {
+      const now = isoNow();
+      const dbRow = {
+        ws_id: row.wsId,
+        user_id: row.userId,
+        name: row.name,
+        model_alias: row.modelAlias,
+        title: '',
+        state: 'idle',
+        auto_approve_tools: '[]',
+        input_tokens: 0,
+        output_tokens: 0,
+        node_id: '',
+        created: now,
+        updated: now,
+      };
+      try {
+        await this.knex('workstreams').insert(dbRow);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new StorageError('CONFLICT', 'a workstream with this id exists', { cause: error });
+        throw error;
+      }
+      return toWorkstream(dbRow);
+    });
+  }
+
+  get(wsId: string): Promise<WorkstreamRow | undefined> {
+    return guard('workstreams.get', async () => {
+      const row = (await this.knex('workstreams').where({ ws_id: wsId }).first()) as DbRow | undefined;
+      return row ? toWorkstream(row) : undefined;
+    });
+  }
+
+  update(wsId: string, patch: WorkstreamPatch): Promise<boolean> {
+    return guard('workstreams.update', async () => {
+      const changed = await this.knex('workstreams')
+        .where({ ws_id: wsId })
+        .update({ ...patchColumns(patch), updated: isoNow() });
+      return changed > 0;
+    });
+  }
+
+  addUsage(wsId: string, inputTokens: number, outputTokens: number): Promise<void> {
+    return guard('workstreams.addUsage', async () => {
+      await this.knex('workstreams')
+        .where({ ws_id: wsId })
+        .update({
+          input_tokens: this.knex.raw('input_tokens + ?', [Math.max(0, Math.trunc(inputTokens))]),
+          output_tokens: this.knex.raw('output_tokens + ?', [Math.max(0, Math.trunc(outputTokens))]),
+        });
+    });
+  }
+
+  list(filter: { userId?: string; state?: WorkstreamState } = {}): Promise<WorkstreamRow[]> {
+    return guard('workstreams.list', async () => {
+      const query = this.knex('workstreams');
+      if (filter.userId !== undefined) query.where({ user_id: filter.userId });
+      if (filter.state !== undefined) query.where({ state: filter.state });
+      const rows = (await query.orderBy([
+        { column: 'updated', order: 'desc' },
+        { column: 'created', order: 'desc' },
+        { column: 'ws_id' },
+      ])) as DbRow[];
+      return rows.map(toWorkstream);
+    });
+  }
+
+  delete(wsId: string): Promise<boolean> {
+    return guard('workstreams.delete', () =>
+      this.knex.transaction(async (trx) => {
+        await trx('conversations').where({ ws_id: wsId }).delete();
+        const removed = await trx('workstreams').where({ ws_id: wsId }).delete();
+        return removed > 0;
+      }),
+    );
+  }
+}

@@ -1,0 +1,29 @@
+/** Registers every store contract suite for one Stores factory. */
+import { approvalStoreContract } from './approval-store.contract.js';
+import { conversationStoreContract } from './conversation-store.contract.js';
+import { mcpServerStoreContract } from './mcp-server-store.contract.js';
+import { memoryStoreContract } from './memory-store.contract.js';
+import { notifyDeliveryStoreContract } from './notify-delivery-store.contract.js';
+import { policyStoreContract } from './policy-store.contract.js';
+import { promptTemplateStoreContract } from './prompt-template-store.contract.js';
+import { routeStoreContract } from './route-store.contract.js';
+import { serviceStoreContract } from './service-store.contract.js';
+import type { StoresFactory } from './stores-factory.js';
+import { userStoreContract } from './user-store.contract.js';
+import { watchStoreContract } from './watch-store.contract.js';
+import { workstreamStoreContract } from './workstream-store.contract.js';
+
+export function allStoreContracts(label: string, factory: StoresFactory): void {
+  userStoreContract(label, factory);
+  routeStoreContract(label, factory);
+  serviceStoreContract(label, factory);
+  workstreamStoreContract(label, factory);
+  conversationStoreContract(label, factory);
+  approvalStoreContract(label, factory);
+  policyStoreContract(label, factory);
+  memoryStoreContract(label, factory);
+  watchStoreContract(label, factory);
+  promptTemplateStoreContract(label, factory);
+  mcpServerStoreContract(label, factory);
+  notifyDeliveryStoreContract(label, factory);
+}

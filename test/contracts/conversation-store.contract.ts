@@ -1,0 +1,143 @@
+/** Contract suite for ConversationStore: faithful round trip, repair of interrupted turns, search, replace. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Message } from '../../src/agent/messages.js';
+import { useStores, type StoresFactory } from './stores-factory.js';
+
+const FULL_TURN: Message[] = [
+  { role: 'user', content: 'Please list the files' },
+  {
+    role: 'assistant',
+    content: 'Let me look.',
+    toolCalls: [
+      { id: 'call_1', name: 'bash', arguments: '{"command":"ls"}' },
+      { id: 'call_2', name: 'read_file', arguments: 'not json {' },
+    ],
+    reasoning: 'The user wants a listing.',
+    providerData: [{ type: 'thinking', thinking: 'hm', signature: 'sig==' }],
+  },
+  { role: 'tool', toolCallId: 'call_1', name: 'bash', content: 'a.txt\nb.txt' },
+  { role: 'tool', toolCallId: 'call_2', name: 'read_file', content: 'Error: bad arguments', isError: true },
+  { role: 'assistant', content: 'There are two files.' },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'What is in this picture?' },
+      { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+    ],
+  },
+  { role: 'assistant', content: '' },
+  { role: 'tool', toolCallId: 'call_x', name: 'read_file', content: [{ type: 'text', text: 'orphan' }], isError: false },
+];
+
+export function conversationStoreContract(label: string, factory: StoresFactory): void {
+  describe(`ConversationStore contract (${label})`, () => {
+    const stores = useStores(factory);
+
+    it('loads exactly the messages that were appended, in order', async () => {
+      const ids: number[] = [];
+      for (const message of FULL_TURN) ids.push(await stores().conversations.append('ws-rt', message));
+      assert.ok(ids.every((id, index) => index === 0 || id > (ids[index - 1] ?? 0)));
+      assert.deepEqual(await stores().conversations.load('ws-rt'), FULL_TURN);
+      assert.equal(await stores().conversations.count('ws-rt'), FULL_TURN.length);
+      assert.deepEqual(await stores().conversations.load('ws-empty'), []);
+    });
+
+    it('never stores system messages', async () => {
+      await stores().conversations.append('ws-sys', { role: 'system', content: 'You are helpful.' });
+      await stores().conversations.append('ws-sys', { role: 'user', content: 'hi' });
+      assert.deepEqual(await stores().conversations.load('ws-sys'), [{ role: 'user', content: 'hi' }]);
+    });
+
+    it('drops a trailing assistant message whose tool calls lack results', async () => {
+      const kept: Message[] = [
+        { role: 'user', content: 'run two things' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'again' },
+      ];
+      for (const message of kept) await stores().conversations.append('ws-cut', message);
+      await stores().conversations.append('ws-cut', {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'c1', name: 'bash', arguments: '{}' },
+          { id: 'c2', name: 'bash', arguments: '{}' },
+        ],
+      });
+      await stores().conversations.append('ws-cut', { role: 'tool', toolCallId: 'c1', name: 'bash', content: 'done' });
+      assert.deepEqual(await stores().conversations.load('ws-cut'), kept);
+    });
+
+    it('keeps later turns when an earlier turn was interrupted', async () => {
+      await stores().conversations.append('ws-mid', { role: 'user', content: 'first' });
+      await stores().conversations.append('ws-mid', {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'lost', name: 'bash', arguments: '{}' }],
+      });
+      const later: Message[] = [
+        { role: 'user', content: 'second' },
+        { role: 'assistant', content: 'answer to second' },
+      ];
+      for (const message of later) await stores().conversations.append('ws-mid', message);
+      assert.deepEqual(await stores().conversations.load('ws-mid'), [{ role: 'user', content: 'first' }, ...later]);
+    });
+
+    it('finds messages by full-text search, best match first, optionally in one workstream', async () => {
+      await stores().conversations.append('ws-s1', { role: 'user', content: 'the kubernetes deployment is failing' });
+      await stores().conversations.append('ws-s1', { role: 'assistant', content: 'kubernetes kubernetes pods restart' });
+      await stores().conversations.append('ws-s2', { role: 'user', content: 'kubernetes questions about helm' });
+      await stores().conversations.append('ws-s2', { role: 'user', content: 'nothing relevant here' });
+      const hits = await stores().conversations.search('kubernetes');
+      assert.equal(hits.length, 3);
+      assert.equal(hits[0]?.content, 'kubernetes kubernetes pods restart');
+      assert.equal(hits[0]?.wsId, 'ws-s1');
+      assert.equal(hits[0]?.role, 'assistant');
+      assert.match(hits[0]?.timestamp ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+      const scoped = await stores().conversations.search('kubernetes', { wsId: 'ws-s2' });
+      assert.deepEqual(scoped.map((hit) => hit.content), ['kubernetes questions about helm']);
+      const both = await stores().conversations.search('kubernetes helm');
+      assert.deepEqual(both.map((hit) => hit.content), ['kubernetes questions about helm']);
+      assert.equal((await stores().conversations.search('kubernetes', { limit: 1 })).length, 1);
+    });
+
+    it('searches the text of content parts', async () => {
+      await stores().conversations.append('ws-parts', {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'zebra crossing photo' },
+          { type: 'image', mediaType: 'image/png', data: 'AAAA' },
+        ],
+      });
+      const hits = await stores().conversations.search('zebra');
+      assert.equal(hits.length, 1);
+      assert.equal(hits[0]?.wsId, 'ws-parts');
+    });
+
+    it('treats search syntax characters as plain text and never fails on them', async () => {
+      await stores().conversations.append('ws-syn', { role: 'user', content: 'quokka AND wombat' });
+      const queries = ['"', 'quokka"', '(quokka', 'quokka*', 'NEAR(', 'quokka OR', '-quokka', ':', '^', 'a:b', "o'brien", '   ', ''];
+      for (const query of queries) {
+        const hits = await stores().conversations.search(query);
+        assert.ok(Array.isArray(hits), `query ${JSON.stringify(query)}`);
+      }
+      assert.equal((await stores().conversations.search('"quokka"')).length, 1);
+      assert.equal((await stores().conversations.search('quokka -wombat')).length, 1);
+      assert.deepEqual(await stores().conversations.search('   '), []);
+    });
+
+    it('replaces the whole history and keeps search in sync', async () => {
+      await stores().conversations.append('ws-rep', { role: 'user', content: 'platypus original message' });
+      await stores().conversations.append('ws-rep', { role: 'assistant', content: 'platypus reply' });
+      const compacted: Message[] = [
+        { role: 'user', content: 'Summary: we talked about echidnas' },
+        { role: 'assistant', content: 'Understood.' },
+      ];
+      await stores().conversations.replace('ws-rep', compacted);
+      assert.deepEqual(await stores().conversations.load('ws-rep'), compacted);
+      assert.equal(await stores().conversations.count('ws-rep'), 2);
+      assert.deepEqual(await stores().conversations.search('platypus'), []);
+      assert.equal((await stores().conversations.search('echidnas')).length, 1);
+    });
+  });
+}

@@ -1,0 +1,75 @@
+/** Contract suite for MemoryStore: identity by (name, scope, scopeId), substring search, access tracking. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { MemoryRow } from '../../src/storage/index.js';
+import { useStores, type StoresFactory } from './stores-factory.js';
+
+type MemoryInput = Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'>;
+
+function memory(name: string, content: string, extra: Partial<MemoryInput> = {}): MemoryInput {
+  return { name, description: '', type: 'project', scope: 'global', scopeId: '', content, ...extra };
+}
+
+export function memoryStoreContract(label: string, factory: StoresFactory): void {
+  describe(`MemoryStore contract (${label})`, () => {
+    const stores = useStores(factory);
+
+    it('creates a memory once per (name, scope, scopeId)', async () => {
+      const created = await stores().memories.create(memory('build_cmd', 'npm run build'));
+      assert.equal(created?.accessCount, 0);
+      assert.equal(await stores().memories.create(memory('build_cmd', 'other')), undefined);
+      const perWs = await stores().memories.create(memory('build_cmd', 'make', { scope: 'workstream', scopeId: 'ws-1' }));
+      assert.ok(perWs);
+      assert.equal((await stores().memories.get('build_cmd', 'global', ''))?.content, 'npm run build');
+      assert.equal((await stores().memories.get('build_cmd', 'workstream', 'ws-1'))?.content, 'make');
+      assert.equal(await stores().memories.get('build_cmd', 'user', 'u'), undefined);
+    });
+
+    it('updates only content, description and type', async () => {
+      await stores().memories.create(memory('style', 'tabs', { scope: 'user', scopeId: 'u-1' }));
+      assert.equal(await stores().memories.update('style', 'user', 'u-1', { content: 'spaces', type: 'feedback', description: 'indent' }), true);
+      const row = await stores().memories.get('style', 'user', 'u-1');
+      assert.deepEqual([row?.content, row?.type, row?.description], ['spaces', 'feedback', 'indent']);
+      assert.equal(await stores().memories.update('style', 'user', 'u-1', {}), false);
+      assert.equal(await stores().memories.update('missing', 'user', 'u-1', { content: 'x' }), false);
+    });
+
+    it('searches every term as a case-insensitive substring of name, description or content', async () => {
+      await stores().memories.create(memory('deploy_steps', 'Run the Ansible playbook', { description: 'production deploy', scope: 'workstream', scopeId: 'ws-s' }));
+      await stores().memories.create(memory('test_steps', 'run vitest', { scope: 'workstream', scopeId: 'ws-s' }));
+      await stores().memories.create(memory('percent', 'discount 100%_off', { scope: 'workstream', scopeId: 'ws-s' }));
+      const filter = { scope: 'workstream' as const, scopeId: 'ws-s' };
+      const names = async (query: string): Promise<string[]> =>
+        (await stores().memories.search(query, filter)).map((row) => row.name).sort();
+      assert.deepEqual(await names('ANSIBLE'), ['deploy_steps']);
+      assert.deepEqual(await names('run steps'), ['deploy_steps', 'test_steps']);
+      assert.deepEqual(await names('run production'), ['deploy_steps']);
+      assert.deepEqual(await names('100%_'), ['percent']);
+      assert.deepEqual(await names('%'), ['percent']);
+      assert.deepEqual(await names('_'), ['deploy_steps', 'percent', 'test_steps']);
+      assert.deepEqual(await names('nothing-like-this'), []);
+      assert.equal((await stores().memories.search('', filter)).length, 3);
+    });
+
+    it('lists newest first with filters and a limit', async () => {
+      await stores().memories.create(memory('a1', 'x', { type: 'reference', scope: 'user', scopeId: 'lister' }));
+      await stores().memories.create(memory('a2', 'y', { type: 'user', scope: 'user', scopeId: 'lister' }));
+      await stores().memories.update('a1', 'user', 'lister', { content: 'x2' });
+      const listed = await stores().memories.list({ scope: 'user', scopeId: 'lister' });
+      assert.deepEqual(listed.map((row) => row.name).sort(), ['a1', 'a2']);
+      assert.deepEqual((await stores().memories.list({ scope: 'user', scopeId: 'lister', type: 'reference' })).map((r) => r.name), ['a1']);
+      assert.equal((await stores().memories.list({ scope: 'user', scopeId: 'lister' }, 1)).length, 1);
+    });
+
+    it('counts accesses and deletes', async () => {
+      const row = await stores().memories.create(memory('touched', 'c', { scope: 'user', scopeId: 't' }));
+      assert.ok(row);
+      await stores().memories.touch([row.memoryId]);
+      await stores().memories.touch([row.memoryId]);
+      await stores().memories.touch([]);
+      assert.equal((await stores().memories.get('touched', 'user', 't'))?.accessCount, 2);
+      assert.equal(await stores().memories.delete('touched', 'user', 't'), true);
+      assert.equal(await stores().memories.delete('touched', 'user', 't'), false);
+    });
+  });
+}

@@ -1,0 +1,73 @@
+/** Contract suite for UserStore: users, hashed tokens, first-link-wins platform links. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { GatewayError } from '../../src/shared/errors.js';
+import { useStores, type StoresFactory } from './stores-factory.js';
+
+const hash = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export function userStoreContract(label: string, factory: StoresFactory): void {
+  describe(`UserStore contract (${label})`, () => {
+    const stores = useStores(factory);
+
+    it('creates a user and finds it by id and by username', async () => {
+      const user = await stores().users.createUser('alice', { isAdmin: true });
+      assert.equal(user.username, 'alice');
+      assert.equal(user.isAdmin, true);
+      assert.match(user.created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+      assert.deepEqual(await stores().users.getUser(user.userId), user);
+      assert.deepEqual(await stores().users.getUserByUsername('alice'), user);
+      assert.equal(await stores().users.getUserByUsername('nobody'), undefined);
+    });
+
+    it('rejects a duplicate username with a CONFLICT storage error', async () => {
+      await stores().users.createUser('bob');
+      await assert.rejects(stores().users.createUser('bob'), (error: unknown) => {
+        assert.ok(error instanceof GatewayError);
+        assert.equal(error.code, 'CONFLICT');
+        return true;
+      });
+    });
+
+    it('stores tokens by hash and finds them with their scopes and expiry', async () => {
+      const user = await stores().users.createUser('carol');
+      const token = await stores().users.createToken({
+        userId: user.userId,
+        tokenHash: hash('secret-token-1'),
+        scopes: ['read', 'write'],
+        expires: '2099-01-01T00:00:00',
+      });
+      const found = await stores().users.findTokenByHash(hash('secret-token-1'));
+      assert.deepEqual(found, token);
+      assert.deepEqual(found?.scopes, ['read', 'write']);
+      assert.equal(found?.expires, '2099-01-01T00:00:00');
+      const noExpiry = await stores().users.createToken({ userId: user.userId, tokenHash: hash('t2'), scopes: [], expires: null });
+      assert.equal(noExpiry.expires, null);
+      assert.deepEqual((await stores().users.findTokenByHash(hash('t2')))?.scopes, []);
+      assert.equal(await stores().users.findTokenByHash(hash('unknown')), undefined);
+    });
+
+    it('keeps the first link of a platform user and unlinks it', async () => {
+      const dave = await stores().users.createUser('dave');
+      const erin = await stores().users.createUser('erin');
+      assert.equal(await stores().users.link('discord', '111', dave.userId), true);
+      assert.equal(await stores().users.link('discord', '111', erin.userId), false);
+      assert.equal((await stores().users.getLink('discord', '111'))?.userId, dave.userId);
+      assert.equal(await stores().users.link('slack', '111', erin.userId), true);
+      assert.equal(await stores().users.unlink('discord', '111'), true);
+      assert.equal(await stores().users.unlink('discord', '111'), false);
+      assert.equal(await stores().users.getLink('discord', '111'), undefined);
+      assert.equal(await stores().users.link('discord', '111', erin.userId), true);
+    });
+
+    it('lists the links of a user', async () => {
+      const frank = await stores().users.createUser('frank');
+      await stores().users.link('discord', 'f1', frank.userId);
+      await stores().users.link('slack', 'U-F', frank.userId);
+      const links = await stores().users.listLinks(frank.userId);
+      assert.deepEqual(links.map((link) => `${link.channelType}:${link.channelUserId}`).sort(), ['discord:f1', 'slack:U-F']);
+      assert.deepEqual(await stores().users.listLinks('no-such-user'), []);
+    });
+  });
+}

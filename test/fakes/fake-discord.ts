@@ -1,0 +1,149 @@
+/** A fake Discord (REST + gateway WebSocket on one 127.0.0.1 port) for discord.js: records requests, injects events. */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { FakeDiscordGateway } from './fake-discord-gateway.js';
+import { routeRest, type RestReply } from './fake-discord-rest.js';
+import { FakeDiscordState, type FakeUser } from './fake-discord-state.js';
+
+export type { FakeChannel, FakeInteraction, FakeMessage, FakeUser } from './fake-discord-state.js';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  body: unknown;
+  at: number;
+}
+
+interface RateLimitRule {
+  method: string;
+  path: RegExp;
+  remaining: number;
+  retryAfterSec: number;
+}
+
+export interface FakeDiscordOptions {
+  token?: string;
+  heartbeatMs?: number;
+  /** Text channels of the guild (ids). */
+  channelIds?: string[];
+}
+
+export class FakeDiscord {
+  readonly state: FakeDiscordState;
+  readonly requests: RecordedRequest[] = [];
+  private readonly rules: RateLimitRule[] = [];
+  private gatewayServer: FakeDiscordGateway | undefined;
+  private readonly sockets = new Set<Socket>();
+  private port = 0;
+  rateLimited = 0;
+
+  private constructor(private readonly server: Server, readonly token: string, channelIds: string[]) {
+    this.state = new FakeDiscordState(channelIds, (t, d) => this.gateway.dispatch(t, d));
+  }
+
+  static async start(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+    const server = createServer();
+    const fake = new FakeDiscord(server, options.token ?? 'test-token', options.channelIds ?? ['300000000000000001']);
+    server.on('request', (req, res) => fake.onRequest(req, res));
+    server.on('connection', (socket) => {
+      fake.sockets.add(socket);
+      socket.on('close', () => fake.sockets.delete(socket));
+    });
+    fake.gatewayServer = new FakeDiscordGateway(server, {
+      token: fake.token,
+      botUser: fake.state.bot,
+      applicationId: fake.state.applicationId,
+      guildCreate: () => fake.state.guildCreate(),
+      url: () => `ws://127.0.0.1:${fake.port}/gateway`,
+    }, options.heartbeatMs);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    fake.port = (server.address() as AddressInfo).port;
+    return fake;
+  }
+
+  /** discord.js `rest.api` option (and `discord.api_url`). */
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.port}/api`;
+  }
+
+  get gateway(): FakeDiscordGateway {
+    if (!this.gatewayServer) throw new Error('fake discord not started');
+    return this.gatewayServer;
+  }
+
+  /** The next `times` requests matching `method` + `path` get 429 with `retry_after`. */
+  rateLimit(method: string, path: RegExp, times: number, retryAfterSec = 0.2): void {
+    this.rules.push({ method, path, remaining: times, retryAfterSec });
+  }
+
+  user(id: string, name: string): FakeUser {
+    return { id, username: name, discriminator: '0', global_name: name, avatar: null };
+  }
+
+  /** Polls `predicate` until truthy; rejects after `timeoutMs`. */
+  async waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = predicate();
+      if (value) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.gatewayServer?.close();
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const body: unknown = text && (req.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : undefined;
+      const path = decodeURIComponent((req.url ?? '/').split('?')[0] ?? '/').replace(/^\/api\/v10/, '');
+      const method = req.method ?? 'GET';
+      this.requests.push({ method, path, body, at: Date.now() });
+      const rule = this.rules.find((r) => r.remaining > 0 && r.method === method && r.path.test(path));
+      if (rule) {
+        rule.remaining -= 1;
+        this.rateLimited += 1;
+        this.reply(res, tooManyRequests(rule.retryAfterSec));
+        return;
+      }
+      const needsAuth = !path.startsWith('/interactions/') && !path.startsWith('/webhooks/');
+      if (needsAuth && req.headers.authorization !== `Bot ${this.token}`) {
+        this.reply(res, { status: 401, body: { message: '401: Unauthorized', code: 0 } });
+        return;
+      }
+      this.reply(res, routeRest(this.state, method, path, body, `ws://127.0.0.1:${this.port}/gateway`));
+    });
+  }
+
+  private reply(res: ServerResponse, reply: RestReply): void {
+    const headers: Record<string, string> = { ...(reply.headers ?? {}) };
+    if (reply.body === undefined) {
+      res.writeHead(reply.status, headers).end();
+      return;
+    }
+    headers['content-type'] = 'application/json';
+    res.writeHead(reply.status, headers).end(JSON.stringify(reply.body));
+  }
+}
+
+function tooManyRequests(retryAfterSec: number): RestReply {
+  return {
+    status: 429,
+    headers: {
+      'retry-after': String(retryAfterSec),
+      'x-ratelimit-scope': 'user',
+      'x-ratelimit-limit': '5',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset-after': String(retryAfterSec),
+      'x-ratelimit-bucket': 'fake-bucket',
+    },
+    body: { message: 'You are being rate limited.', retry_after: retryAfterSec, global: false },
+  };
+}

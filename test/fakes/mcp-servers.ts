@@ -1,0 +1,100 @@
+/** Test helpers for the MCP integration tests: real npm servers spawned from node_modules, specs, waitFor. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { createSilentLogger } from '../../src/shared/logger.js';
+import type { McpServerSpec } from '../../src/agent/mcp/mcp-server-spec.js';
+import type { ToolContext } from '../../src/agent/tools/tool.js';
+
+const require = createRequire(import.meta.url);
+export const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+export const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+export const STDIO_TAP = fileURLToPath(new URL('./mcp-stdio-tap.mjs', import.meta.url));
+
+export function stdioSpec(name: string, args: string[], extra: Partial<McpServerSpec> = {}): McpServerSpec {
+  return { name, source: 'toml', transport: 'stdio', command: process.execPath, args, env: {}, url: '', headers: {}, ...extra };
+}
+
+export function everythingStdio(name = 'everything', extra: Partial<McpServerSpec> = {}): McpServerSpec {
+  return stdioSpec(name, [EVERYTHING, 'stdio'], extra);
+}
+
+export function httpSpec(name: string, url: string, extra: Partial<McpServerSpec> = {}): McpServerSpec {
+  return { name, source: 'toml', transport: 'http', command: '', args: [], env: {}, url, headers: {}, ...extra };
+}
+
+/** Polls until `predicate` holds (generous default for a loaded 2-core machine). */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await predicate()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
+  return {
+    signal: new AbortController().signal,
+    workstreamId: 'ws-test',
+    cwd: process.cwd(),
+    timeoutMs: 20_000,
+    outputLimit: 100_000,
+    supportsVision: false,
+    readFiles: new Set(),
+    logger: createSilentLogger(),
+    ...overrides,
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface HttpEverything {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Runs server-everything's streamable HTTP transport on `port` and waits until it listens. */
+export async function startEverythingHttp(port: number): Promise<HttpEverything> {
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  await waitFor(() => stderr.includes(`listening on port ${port}`) || child.exitCode !== null, 'server-everything HTTP to listen');
+  if (child.exitCode !== null) throw new Error(`server-everything exited: ${stderr.slice(0, 500)}`);
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  return { url: `http://127.0.0.1:${port}/mcp`, port, child, stop };
+}
+
+/** Whether a process id is alive. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

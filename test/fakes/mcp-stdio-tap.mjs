@@ -1,0 +1,26 @@
+// Test-only stdio proxy: runs an MCP server as a child and appends every client→server line to a log file.
+import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+
+const [logFile, command, ...args] = process.argv.slice(2);
+const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+let pending = '';
+process.stdin.on('data', (chunk) => {
+  pending += chunk.toString('utf8');
+  let newline = pending.indexOf('\n');
+  while (newline !== -1) {
+    appendFileSync(logFile, `${pending.slice(0, newline)}\n`);
+    pending = pending.slice(newline + 1);
+    newline = pending.indexOf('\n');
+  }
+  child.stdin.write(chunk);
+});
+process.stdin.on('end', () => child.stdin.end());
+child.stdout.pipe(process.stdout);
+child.on('exit', (code) => process.exit(code ?? 0));
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(signal, () => {
+    child.kill('SIGTERM');
+    process.exit(0);
+  });
+}

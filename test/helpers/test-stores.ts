@@ -1,0 +1,80 @@
+/** A fresh migrated database for tests: a temporary SQLite file by default, or a throwaway PostgreSQL schema. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newHexId } from '../../src/shared/ids.js';
+import { createKnex, createStores, runMigrations, type Knex, type Stores } from '../../src/storage/index.js';
+
+export interface TestStores {
+  stores: Stores;
+  knex: Knex;
+  /** The database URL the stores run on (a sqlite: URL of the temporary file, or the PostgreSQL URL). */
+  url: string;
+  /** Destroys the knex pool and removes the temporary database (drops the PostgreSQL schema). */
+  close(): Promise<void>;
+}
+
+export interface TestStoresOptions {
+  /** A `postgres://` URL to run on a fresh schema of that database, or a `sqlite:` URL to use as is. */
+  url?: string;
+}
+
+async function createSqliteStores(): Promise<TestStores> {
+  const dir = mkdtempSync(join(tmpdir(), 'sandpiper-test-db-'));
+  const url = `sqlite:${join(dir, 'sandpiper.db')}`;
+  const knex = createKnex(url);
+  const close = async (): Promise<void> => {
+    try {
+      await knex.destroy();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  try {
+    await runMigrations(knex);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { stores: createStores(knex), knex, url, close };
+}
+
+async function createPostgresStores(url: string): Promise<TestStores> {
+  const schema = `sp_test_${newHexId(6)}`;
+  const admin = createKnex(url);
+  await admin.raw(`CREATE SCHEMA ${schema}`);
+  await admin.destroy();
+  const knex = createKnex(url, { searchPath: [schema] });
+  const close = async (): Promise<void> => {
+    await knex.destroy();
+    const dropper = createKnex(url);
+    try {
+      await dropper.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    } finally {
+      await dropper.destroy();
+    }
+  };
+  try {
+    await runMigrations(knex);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { stores: createStores(knex), knex, url, close };
+}
+
+/** Opens and migrates a fresh database; always call `close()` (in `after`/`finally`) so the process can exit. */
+export async function createTestStores(options: TestStoresOptions = {}): Promise<TestStores> {
+  const url = options.url;
+  if (url === undefined) return createSqliteStores();
+  if (/^postgres(ql)?:\/\//.test(url)) return createPostgresStores(url);
+  const knex = createKnex(url);
+  await runMigrations(knex);
+  return { stores: createStores(knex), knex, url, close: () => knex.destroy() };
+}
+
+/** The PostgreSQL URL for contract tests, or undefined when PostgreSQL tests should be skipped. */
+export function testPostgresUrl(): string | undefined {
+  const url = process.env.SANDPIPER_TEST_PG_URL;
+  return url === undefined || url === '' ? undefined : url;
+}
