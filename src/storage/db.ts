@@ -25,22 +25,26 @@ interface SqliteConnection {
   run(sql: string, callback: (error: Error | null) => void): void;
 }
 
-// busy_timeout first: a new connection's journal_mode pragma must wait, not fail, while another process writes.
+type PoolDone = (error: Error | null, connection: unknown) => void;
+
+function runSteps(connection: SqliteConnection, steps: string[], done: PoolDone): void {
+  const [first, ...rest] = steps;
+  if (first === undefined) {
+    done(null, connection);
+    return;
+  }
+  connection.run(first, (error) => {
+    if (error) done(error, connection);
+    else runSteps(connection, rest, done);
+  });
+}
+
+// busy_timeout first, so that every later statement on the connection waits for locks instead of failing.
 const SQLITE_PRAGMAS = ['PRAGMA busy_timeout=5000', 'PRAGMA journal_mode=WAL', 'PRAGMA foreign_keys=ON'];
 
-function runPragmas(connection: SqliteConnection, done: (error: Error | null, connection: unknown) => void): void {
-  const next = (index: number): void => {
-    const pragma = SQLITE_PRAGMAS[index];
-    if (pragma === undefined) {
-      done(null, connection);
-      return;
-    }
-    connection.run(pragma, (error) => {
-      if (error) done(error, connection);
-      else next(index + 1);
-    });
-  };
-  next(0);
+/** Per-connection setup of a new SQLite connection (knex pool `afterCreate`). */
+function setUpSqliteConnection(connection: SqliteConnection, done: PoolDone): void {
+  runSteps(connection, SQLITE_PRAGMAS, done);
 }
 
 function sqliteConfig(databaseUrl: string): Knex.Config {
@@ -56,7 +60,7 @@ function sqliteConfig(databaseUrl: string): Knex.Config {
     pool: {
       min: 1,
       max: 1,
-      afterCreate: runPragmas,
+      afterCreate: setUpSqliteConnection,
       // An in-memory database lives and dies with its one connection.
       ...(isMemory ? { idleTimeoutMillis: Number.MAX_SAFE_INTEGER } : {}),
     },

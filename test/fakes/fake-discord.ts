@@ -51,7 +51,7 @@ export class FakeDiscord {
     });
     fake.gatewayServer = new FakeDiscordGateway(server, {
       token: fake.token,
-      botUser: fake.state.bot,
+      botUser: { ...fake.state.bot },
       applicationId: fake.state.applicationId,
       guildCreate: () => fake.state.guildCreate(),
       url: () => `ws://127.0.0.1:${fake.port}/gateway`,

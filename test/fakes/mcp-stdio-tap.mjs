@@ -4,6 +4,7 @@ import { appendFileSync } from 'node:fs';
 
 const [logFile, command, ...args] = process.argv.slice(2);
 const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+appendFileSync(logFile, `#child ${child.pid}\n`);
 let pending = '';
 process.stdin.on('data', (chunk) => {
   pending += chunk.toString('utf8');

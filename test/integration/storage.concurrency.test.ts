@@ -41,9 +41,10 @@ describe('SQLite shared by two processes\' knex instances', () => {
       await held;
     });
     await inserted;
-    const adminWrite = cli.users.createUser('admin-while-locked');
-    // Reads are never blocked by the writer in WAL mode.
+    // Reads are not blocked by the writer in WAL mode (and see only committed rows).
     assert.equal(await cli.users.getUserByUsername('held'), undefined);
+    const adminWrite = cli.users.createUser('admin-while-locked');
+    // Not a timing assertion: the write above must wait for the lock, however long the transaction stays open.
     setTimeout(releaseTransaction, 200);
     await transaction;
     const user = await adminWrite;

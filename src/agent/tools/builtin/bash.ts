@@ -34,7 +34,7 @@ export function findBlockedPattern(command: string): string | undefined {
 
 function matchesPattern(command: string, pattern: string): boolean {
   // Word-like patterns must stand alone (so "asphalt" does not match "halt"); symbol patterns match as substrings.
-  if (/^[a-z]+$/.test(pattern)) return new RegExp(`(^|[^\\w.-])${pattern}([^\\w.-]|$)`).test(command);
+  if (/^[a-z]+$/.test(pattern)) return new RegExp(`(^|[^\\w.-])${pattern}(?![\\w-])`).test(command);
   return command.includes(pattern);
 }
 

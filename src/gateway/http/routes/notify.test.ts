@@ -75,9 +75,9 @@ describe('POST /v1/api/notify', () => {
     return createHttpApp({ logger: createSilentLogger(), metrics: createHttpMetrics(), health: { adapters: () => ({}), mcp: () => EMPTY_MCP_HEALTH }, routers: [notify] });
   }
 
-  function post(body: unknown, auth: string | undefined = `Bearer ${writeToken}`, target = app) {
+  function post(body: unknown, auth: string | null = `Bearer ${writeToken}`, target = app) {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (auth !== undefined) headers['authorization'] = auth;
+    if (auth !== null) headers['authorization'] = auth;
     return target.request('/v1/api/notify', { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
   }
 
@@ -132,7 +132,7 @@ describe('POST /v1/api/notify', () => {
 
   it('accepts only valid HS256 bearer tokens for the pinned audience with the write scope', async () => {
     const body = { target: { username: 'alice' }, message: 'x' };
-    await expectError(post(body, undefined), 401, 'Unauthorized');
+    await expectError(post(body, null), 401, 'Unauthorized');
     await expectError(post(body, `Basic ${writeToken}`), 401, 'Unauthorized');
     await expectError(post(body, 'Bearer opaque-static-token'), 401, 'Unauthorized');
     await expectError(post(body, `Bearer ${await token({ scopes: 'write' }, { secret: 'another-secret-another-secret-0000' })}`), 401, 'Unauthorized');
