@@ -1,6 +1,7 @@
 /** The command table and help text. */
 import { linkCommand, tokenCreateCommand, unlinkCommand, userAddCommand } from './admin-commands.js';
 import type { CliCommand } from './cli-context.js';
+import { mcpCommand } from './mcp-command.js';
 import { notifyCommand } from './notify-command.js';
 import { migrateCommand, startCommand } from './server-commands.js';
 
@@ -12,6 +13,7 @@ export const commands: readonly CliCommand[] = [
   linkCommand,
   unlinkCommand,
   notifyCommand,
+  mcpCommand,
 ];
 
 /** Finds the command named by the leading words of argv (`token create`, `start`). */

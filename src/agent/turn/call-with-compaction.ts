@@ -12,6 +12,9 @@ const CONTEXT_PATTERN = /context[ _-]?(length|window)|maximum context|prompt is 
 export function isContextLengthError(error: unknown): boolean {
   if (!(error instanceof GatewayError)) return false;
   if (error.data?.['contextLength'] === true) return true;
+  const type = error.data?.['type'];
+  if (typeof type === 'string' && /context|too_long|too_large/i.test(type)) return true;
+  if (error instanceof ProviderError && error.status === 413) return true;
   if (error instanceof ProviderError && error.status !== undefined && error.status !== 400 && error.status !== 413) return false;
   return CONTEXT_PATTERN.test(error.message);
 }

@@ -45,12 +45,14 @@ function prepare(args: Record<string, unknown>): ToolPreparation {
 }
 
 function commandFor(engine: 'rg' | 'grep', query: string, target: string): [string, string[]] {
+  // Without a path operand both tools search the working directory and print paths without a `./` prefix.
+  const targets = target === '.' ? [] : ['--', target];
   if (engine === 'rg') {
     const excludes = SKIPPED_DIRECTORIES.flatMap((directory) => ['-g', `!${directory}`]);
-    return ['rg', ['-n', '--no-heading', '--color=never', '--hidden', '-m', String(MAX_PER_FILE), ...excludes, '-e', query, '--', target]];
+    return ['rg', ['-n', '--no-heading', '--color=never', '--hidden', '-m', String(MAX_PER_FILE), ...excludes, '-e', query, ...targets]];
   }
   const excludes = SKIPPED_DIRECTORIES.map((directory) => `--exclude-dir=${directory}`);
-  return ['grep', ['-rn', '-I', '-E', '-m', String(MAX_PER_FILE), '--color=never', ...excludes, '-e', query, '--', target]];
+  return ['grep', ['-rn', '-I', '-E', '-m', String(MAX_PER_FILE), '--color=never', ...excludes, '-e', query, ...targets]];
 }
 
 async function execute(args: Record<string, unknown>, context: ToolContext, options: SearchHandlerOptions): Promise<ToolResult> {

@@ -1,0 +1,47 @@
+/** Admin endpoints for MCP servers: status, refresh (one or all) and reconnect, JWT with the `service` scope. */
+import { Hono } from 'hono';
+import { isPlainObject, safeParseJson } from '../../../shared/json.js';
+import { verifyBearer, type JwtSettings } from '../auth.js';
+import { HttpError } from '../http-errors.js';
+
+/** What the admin routes need from the MCP manager. */
+export interface McpAdmin {
+  status(): unknown;
+  /** Refreshes one server's catalogs, or all when `server` is undefined; false when the server is unknown. */
+  refresh(server?: string): Promise<boolean>;
+  /** Drops and re-opens one server's connection; false when the server is unknown. */
+  reconnect(server: string): Promise<boolean>;
+}
+
+async function serverName(text: string, required: boolean): Promise<string | undefined> {
+  if (!text.trim()) {
+    if (required) throw new HttpError(400, 'server is required');
+    return undefined;
+  }
+  const parsed = safeParseJson(text);
+  if (!parsed.ok || !isPlainObject(parsed.value)) throw new HttpError(400, 'invalid JSON');
+  const server = parsed.value['server'];
+  if (server === undefined && !required) return undefined;
+  if (typeof server !== 'string' || !server) throw new HttpError(400, 'server must be a non-empty string');
+  return server;
+}
+
+export function createAdminMcpRoutes(deps: { jwt: JwtSettings; mcp: McpAdmin }): Hono {
+  const routes = new Hono();
+  routes.use('/v1/api/admin/*', async (context, next) => {
+    await verifyBearer(context.req.header('authorization'), deps.jwt, 'service');
+    await next();
+  });
+  routes.get('/v1/api/admin/mcp', (context) => context.json(deps.mcp.status() as object));
+  routes.post('/v1/api/admin/mcp/refresh', async (context) => {
+    const server = await serverName(await context.req.text(), false);
+    if (!(await deps.mcp.refresh(server))) throw new HttpError(404, `unknown MCP server "${server ?? ''}"`);
+    return context.json({ status: 'ok', refreshed: server ?? 'all' });
+  });
+  routes.post('/v1/api/admin/mcp/reconnect', async (context) => {
+    const server = (await serverName(await context.req.text(), true)) as string;
+    if (!(await deps.mcp.reconnect(server))) throw new HttpError(404, `unknown MCP server "${server}"`);
+    return context.json({ status: 'ok', reconnected: server });
+  });
+  return routes;
+}

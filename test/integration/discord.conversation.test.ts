@@ -1,0 +1,51 @@
+/** End to end over the real discord.js client and the fake Discord: mentions, threads, streamed answers, ordering. */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { CHANNEL_ID, DiscordHarness } from '../fakes/fake-discord-harness.js';
+
+const fences = (text: string): number => text.split('```').length - 1;
+
+describe('discord conversation', () => {
+  let h: DiscordHarness;
+  before(async () => {
+    h = await DiscordHarness.start();
+  });
+  after(async () => {
+    await h.close();
+  });
+
+  it('opens a thread from the mention and streams the model answer into it', async () => {
+    const { user } = await h.linkedUser('400000000000000001', 'alice');
+    h.llm.enqueue({ text: ['Hello ', 'Alice, ', 'nice to ', 'meet you.'] });
+    const { threadId, message } = await h.mention(user, 'hi there');
+    const thread = h.fake.state.channels.get(threadId);
+    assert.equal(thread?.parent_id, CHANNEL_ID);
+    assert.equal(thread?.name, 'hi there');
+    const answer = await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Hello Alice, nice to meet you.'), 20_000, 'answer');
+    assert.ok(answer);
+    assert.equal(message.content.includes('<@'), true);
+    const request = h.llm.requests[0]?.body as { messages: { role: string; content: unknown }[] };
+    assert.ok(JSON.stringify(request.messages.at(-1)).includes('hi there'));
+    assert.ok(!JSON.stringify(request.messages.at(-1)).includes('<@'));
+    const posts = h.fake.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${threadId}/messages`);
+    for (const post of posts) assert.deepEqual((post.body as { allowed_mentions: unknown }).allowed_mentions, { parse: [] });
+  });
+
+  it('splits a long answer with code blocks into valid messages whose text adds up to the answer', async () => {
+    const { user } = await h.linkedUser('400000000000000002', 'bob');
+    const block = ['```ts', ...Array.from({ length: 60 }, (_, i) => `const value${i} = ${i} * 2; // a line of code`), '```'].join('\n');
+    const prose = Array.from({ length: 20 }, (_, i) => `Paragraph ${i} explains the code above in plain words.`).join('\n');
+    const answer = [prose, block, prose, block, prose, block].join('\n');
+    assert.ok(answer.length > 9000);
+    const deltas = answer.match(/[\s\S]{1,200}/g) ?? [];
+    h.llm.enqueue({ text: deltas });
+    const { threadId } = await h.mention(user, 'explain the code');
+    await h.fake.waitFor(() => h.llm.requests.length >= 2 && h.textMessages(threadId).length >= 5, 30_000, 'long answer');
+    const joinedVisible = async (): Promise<string> => h.textMessages(threadId).map((m) => m.content).join('\n');
+    await h.fake.waitFor(async () => (await joinedVisible()).replace(/```\w*/g, '').replace(/\s/g, '') === answer.replace(/```\w*/g, '').replace(/\s/g, ''), 30_000, 'final edits');
+    for (const message of h.textMessages(threadId)) {
+      assert.ok(message.content.length <= 2000);
+      assert.equal(fences(message.content) % 2, 0, 'every message has balanced code fences');
+    }
+  });
+});
