@@ -94,8 +94,10 @@ function describeSchemaError(error: ErrorObject): string {
 
 async function runWithTimeout(handler: ToolHandler, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const timeoutMs = context.timeoutMs > 0 ? context.timeoutMs : undefined;
-  const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
-  const signal = timeout === undefined ? context.signal : AbortSignal.any([context.signal, timeout]);
+  // An own (referenced) timer rather than AbortSignal.timeout, so a pending call keeps the process alive.
+  const timeout = new AbortController();
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => timeout.abort(new DOMException('tool call timed out', 'TimeoutError')), timeoutMs);
+  const signal = AbortSignal.any([context.signal, timeout.signal]);
   const seconds = timeoutMs === undefined ? 0 : Math.round(timeoutMs / 100) / 10;
   const timedOut: ToolResult = { output: `Error: ${handler.name} timed out after ${seconds}s`, isError: true };
   let stopWaiting: (() => void) | undefined;
@@ -112,20 +114,25 @@ async function runWithTimeout(handler: ToolHandler, args: Record<string, unknown
     void running.catch((error: unknown) => context.logger.debug({ tool: handler.name, err: describeError(error) }, 'late tool failure'));
     context.signal.throwIfAborted();
     // The handler may have produced its own timeout result (bash says which process group it killed).
-    const late = await Promise.race([running.catch(() => timedOut), delay(3000).then(() => timedOut)]);
+    const grace = delay(2000);
+    const late = await Promise.race([running.catch(() => timedOut), grace.promise.then(() => timedOut)]);
+    grace.cancel();
     return late;
   } catch (error) {
     if (context.signal.aborted) throw error;
-    if (isAbortError(error) || timeout?.aborted === true) return timedOut;
+    if (isAbortError(error) || timeout.signal.aborted) return timedOut;
     context.logger.warn({ tool: handler.name, err: describeError(error) }, 'tool execution failed');
     return { output: `Error: ${handler.name} failed: ${describeError(error)}`, isError: true };
   } finally {
+    clearTimeout(timer);
     stopWaiting?.();
   }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    setTimeout(resolve, ms).unref();
+function delay(ms: number): { promise: Promise<void>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
   });
+  return { promise, cancel: () => clearTimeout(timer) };
 }
