@@ -49,4 +49,19 @@ describe('discord conversation', () => {
       assert.equal(fences(message.content) % 2, 0, 'every message has balanced code fences');
     }
   });
+
+  it('answers a message sent during a running turn after the first one, in order', async () => {
+    const { user } = await h.linkedUser('400000000000000003', 'cleo');
+    h.llm.enqueue({ text: ['One ', 'moment, ', 'first ', 'answer ', 'done.'], delayMs: 150 }, { text: 'Second answer.' });
+    const { threadId } = await h.mention(user, 'first question');
+    await h.fake.waitFor(() => h.textMessages(threadId).length > 0, 20_000, 'first answer streaming');
+    const second = h.fake.state.injectMessage(threadId, user, 'second question');
+    await h.fake.waitFor(() => second.reactions.includes('⏳'), 15_000, 'queued reaction');
+    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Second answer.'), 20_000, 'second answer');
+    const texts = h.textMessages(threadId).map((m) => m.content);
+    assert.deepEqual(texts, ['One moment, first answer done.', 'Second answer.']);
+    const history = JSON.stringify(h.llm.requests.at(-1)?.body);
+    assert.ok(history.indexOf('first question') < history.indexOf('One moment, first answer done.'));
+    assert.ok(history.indexOf('One moment, first answer done.') < history.indexOf('second question'));
+  });
 });

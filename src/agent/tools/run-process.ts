@@ -1,6 +1,7 @@
 /** Runs a child process in its own process group, collecting output and killing the whole group on timeout or abort. */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 
 export interface RunProcessOptions {
   cwd: string;
@@ -49,7 +50,6 @@ export function runProcess(command: string, args: readonly string[], options: Ru
       detached: true,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
-    const max = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT;
     const timers: NodeJS.Timeout[] = [];
     let settled = false;
     const finish = (): void => {
@@ -72,18 +72,7 @@ export function runProcess(command: string, args: readonly string[], options: Ru
     options.signal.addEventListener('abort', onAbort, { once: true });
     if (options.timeoutMs !== undefined && options.timeoutMs > 0) timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
 
-    const collect = (stream: 'stdout' | 'stderr') => (chunk: string): void => {
-      options.onOutput?.(chunk, stream);
-      const room = max - outcome[stream].length;
-      if (room <= 0) {
-        outcome.outputCapped = true;
-        return;
-      }
-      if (chunk.length > room) outcome.outputCapped = true;
-      outcome[stream] += chunk.length > room ? chunk.slice(0, room) : chunk;
-    };
-    child.stdout?.setEncoding('utf8').on('data', collect('stdout'));
-    child.stderr?.setEncoding('utf8').on('data', collect('stderr'));
+    attachCollectors(child.stdout, child.stderr, outcome, options);
     if (options.input !== undefined && child.stdin) {
       child.stdin.on('error', () => undefined); // EPIPE when the program exits without reading; its outcome says why.
       child.stdin.end(options.input);
@@ -100,6 +89,18 @@ export function runProcess(command: string, args: readonly string[], options: Ru
     });
     child.on('close', finish);
   });
+}
+
+function attachCollectors(stdout: Readable | null, stderr: Readable | null, outcome: ProcessOutcome, options: RunProcessOptions): void {
+  const max = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT;
+  const collect = (stream: 'stdout' | 'stderr') => (chunk: string): void => {
+    options.onOutput?.(chunk, stream);
+    const room = max - outcome[stream].length;
+    if (chunk.length > room) outcome.outputCapped = true;
+    if (room > 0) outcome[stream] += chunk.length > room ? chunk.slice(0, room) : chunk;
+  };
+  stdout?.setEncoding('utf8').on('data', collect('stdout'));
+  stderr?.setEncoding('utf8').on('data', collect('stderr'));
 }
 
 function markStop(outcome: ProcessOutcome, signal: AbortSignal): void {

@@ -30,15 +30,13 @@ export const publicAddressPolicy: AddressPolicy = (address) => {
 /** The IPv4 address carried inside an IPv6 address (mapped, NAT64, 6to4, IPv4-compatible), if any. */
 function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
   if (address.isIPv4MappedAddress()) return address.toIPv4Address();
-  const parts = address.parts;
+  const [, w1 = 0, w2 = 0, , , , w6 = 0, w7 = 0] = address.parts;
   const range = address.range();
-  if (range === 'rfc6052' || range === 'rfc6145') return ipv4FromWords(parts[6] ?? 0, parts[7] ?? 0);
-  if (range === '6to4') return ipv4FromWords(parts[1] ?? 0, parts[2] ?? 0);
-  // Deprecated IPv4-compatible form ::a.b.c.d.
-  if (parts.slice(0, 6).every((part) => part === 0) && ((parts[6] ?? 0) !== 0 || (parts[7] ?? 0) > 1)) {
-    return ipv4FromWords(parts[6] ?? 0, parts[7] ?? 0);
-  }
-  return undefined;
+  if (range === 'rfc6052' || range === 'rfc6145') return ipv4FromWords(w6, w7);
+  if (range === '6to4') return ipv4FromWords(w1, w2);
+  // Deprecated IPv4-compatible form ::a.b.c.d (but not :: or ::1).
+  const isCompatible = address.parts.slice(0, 6).every((part) => part === 0) && (w6 !== 0 || w7 > 1);
+  return isCompatible ? ipv4FromWords(w6, w7) : undefined;
 }
 
 function ipv4FromWords(high: number, low: number): ipaddr.IPv4 {

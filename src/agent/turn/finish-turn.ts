@@ -1,5 +1,5 @@
 /** Turn endings: keep a cancelled partial answer, and give every tool call in history a result. */
-import type { AssistantMessage, Message, ToolMessage } from '../messages.js';
+import type { Message, ToolMessage } from '../messages.js';
 import { CANCELLED_RESULT } from './execute-tool-calls.js';
 import type { TurnContext } from './turn-types.js';
 
@@ -22,13 +22,4 @@ export async function closeOpenToolCalls(ctx: TurnContext, output: string = CANC
 export async function appendMessage(ctx: TurnContext, message: Message): Promise<void> {
   ctx.history.push(message);
   await ctx.host.persist(message);
-}
-
-/** The text `turn-end` carries: the last non-empty assistant text since the turn's user message. */
-export function finalText(history: readonly Message[], fromIndex: number): string {
-  for (let i = history.length - 1; i >= fromIndex; i--) {
-    const message = history[i];
-    if (message?.role === 'assistant' && (message as AssistantMessage).content.trim()) return message.content;
-  }
-  return '';
 }

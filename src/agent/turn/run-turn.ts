@@ -6,7 +6,7 @@ import { applyDecision, approveToolCalls, type ApprovalOutcome } from './approve
 import type { PartialText } from './call-model.js';
 import { callWithCompaction } from './call-with-compaction.js';
 import { executeToolCalls } from './execute-tool-calls.js';
-import { appendMessage, closeOpenToolCalls, finalText } from './finish-turn.js';
+import { appendMessage, closeOpenToolCalls } from './finish-turn.js';
 import { prepareToolCalls, restorePreparedCalls, type PreparedCall } from './prepare-tool-calls.js';
 import { isShutdown } from './shutdown.js';
 import { anyOf, maxStepsNote, noToolCalls, stepCountIs } from './stop-conditions.js';
@@ -20,6 +20,11 @@ interface ToolBatch {
 
 type ResumeStart = Extract<TurnStart, { kind: 'resume' }>;
 
+/** Streamed text of the current call, and the last non-empty answer of this turn (what `turn-end` carries). */
+interface TurnText extends PartialText {
+  answer: string;
+}
+
 /** After a restart: put the stored assistant message back, wait for the click, apply it. */
 async function resumeBatch(ctx: TurnContext, resume: ResumeStart): Promise<ToolBatch> {
   ctx.history.push(resume.stored.assistant);
@@ -32,11 +37,12 @@ async function resumeBatch(ctx: TurnContext, resume: ResumeStart): Promise<ToolB
 }
 
 /** One model call; returns the tool batch, or undefined when the model answered without tools. */
-async function modelStep(ctx: TurnContext, partial: PartialText, steps: number): Promise<ToolBatch | undefined> {
+async function modelStep(ctx: TurnContext, partial: TurnText, steps: number): Promise<ToolBatch | undefined> {
   ctx.signal.throwIfAborted();
   await ctx.host.setState('thinking');
   const { message } = await callWithCompaction(ctx, partial);
   partial.text = '';
+  if (message.content.trim()) partial.answer = message.content;
   await appendMessage(ctx, message);
   if (anyOf(noToolCalls)({ steps, last: message })) return undefined;
   await ctx.host.setState('running');
@@ -53,35 +59,36 @@ function userSafeMessage(error: unknown): string {
 }
 
 /** Cancel or failure: keep partial text, answer every open tool call, report. */
-async function endAbnormally(ctx: TurnContext, error: unknown, partial: PartialText, startIndex: number): Promise<TurnOutcome> {
+async function endAbnormally(ctx: TurnContext, error: unknown, partial: TurnText): Promise<TurnOutcome> {
   const cancelled = ctx.signal.aborted || isAbortError(error);
   // At shutdown the history stays as stored, so a pending approval can resume after the restart.
-  if (isShutdown(ctx.signal)) return { text: finalText(ctx.history, startIndex), reason: 'cancelled' };
+  if (isShutdown(ctx.signal)) return { text: partial.text || partial.answer, reason: 'cancelled' };
   try {
-    if (partial.text.trim()) await appendMessage(ctx, { role: 'assistant', content: partial.text });
+    if (partial.text.trim()) {
+      partial.answer = partial.text;
+      await appendMessage(ctx, { role: 'assistant', content: partial.text });
+    }
     await closeOpenToolCalls(ctx, cancelled ? 'Cancelled by user' : 'Error: the turn failed before this tool ran.');
   } catch (repairError) {
     ctx.logger.error({ wsId: ctx.wsId, err: describeError(repairError) }, 'could not persist the end of a turn');
   }
-  if (cancelled) return { text: finalText(ctx.history, startIndex), reason: 'cancelled' };
+  if (cancelled) return { text: partial.answer, reason: 'cancelled' };
   ctx.logger.error({ wsId: ctx.wsId, turnId: ctx.turnId, err: error }, 'turn failed');
   ctx.host.emit({ type: 'error', message: userSafeMessage(error) });
-  return { text: finalText(ctx.history, startIndex), reason: 'error' };
+  return { text: partial.answer, reason: 'error' };
 }
 
 /** Runs one turn to its end. Never throws: cancellation and failures become the outcome's reason. */
 export async function runTurn(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
-  const partial: PartialText = { text: '' };
-  let startIndex = ctx.history.length;
+  const partial: TurnText = { text: '', answer: '' };
   const stepLimit = stepCountIs(ctx.maxSteps);
   try {
     if (start.kind === 'user') await appendMessage(ctx, start.message);
-    else startIndex = lastUserIndex(ctx);
     let resume = start.kind === 'resume' ? start : undefined;
     for (let steps = 0; ; ) {
       const step = resume ? await resumeBatch(ctx, resume) : await modelStep(ctx, partial, steps);
       resume = undefined;
-      if (step === undefined) return { text: finalText(ctx.history, startIndex), reason: 'done' };
+      if (step === undefined) return { text: partial.answer, reason: 'done' };
       ctx.signal.throwIfAborted();
       const results = await executeToolCalls(ctx, step.batch);
       for (const result of results) await appendMessage(ctx, result);
@@ -90,15 +97,10 @@ export async function runTurn(ctx: TurnContext, start: TurnStart): Promise<TurnO
       const last = ctx.history.findLast((message) => message.role === 'assistant') as AssistantMessage;
       if (stepLimit({ steps, last })) {
         ctx.host.emit({ type: 'text-delta', text: maxStepsNote(ctx.maxSteps) });
-        return { text: finalText(ctx.history, startIndex) + maxStepsNote(ctx.maxSteps), reason: 'done' };
+        return { text: partial.answer + maxStepsNote(ctx.maxSteps), reason: 'done' };
       }
     }
   } catch (error) {
-    return endAbnormally(ctx, error, partial, startIndex);
+    return endAbnormally(ctx, error, partial);
   }
-}
-
-function lastUserIndex(ctx: TurnContext): number {
-  for (let i = ctx.history.length - 1; i >= 0; i--) if (ctx.history[i]?.role === 'user') return i;
-  return 0;
 }

@@ -29,7 +29,6 @@ export function cleanManText(text: string): string {
     previous = current;
     current = current.replace(/[^\n]\x08/g, '');
   } while (current !== previous);
-  // eslint-disable-next-line no-control-regex
   return current.replace(/\x1b\[[0-9;]*m/g, '');
 }
 
@@ -42,6 +41,10 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   const prepared = prepare(args);
   if (prepared.error !== undefined) return { output: prepared.error, isError: true };
   const { page, section } = readArgs(args);
+  return lookupPage(page, section, context);
+}
+
+async function lookupPage(page: string, section: string | undefined, context: ToolContext): Promise<ToolResult> {
   const manual = await lookup('man', ['-P', 'cat', ...(section === undefined ? [] : [section]), '--', page], context);
   if (manual.cancelled) context.signal.throwIfAborted();
   if (manual.timedOut) return { output: 'Error: man page lookup timed out', isError: true };

@@ -69,6 +69,10 @@ async function execute(args: Record<string, unknown>, context: ToolContext, opti
   const target = relative === '' ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? absolute : relative;
   const engine = options.engine ?? (await detectEngine());
   if (engine === 'js') return searchWithJavaScript(query, absolute, target, context.signal);
+  return runSearchProgram(engine, query, absolute, target, context);
+}
+
+async function runSearchProgram(engine: 'rg' | 'grep', query: string, absolute: string, target: string, context: ToolContext): Promise<ToolResult> {
   const [program, programArgs] = commandFor(engine, query, target);
   const outcome = await runProcess(program, programArgs, { cwd: context.cwd, signal: context.signal, ...(context.timeoutMs > 0 ? { timeoutMs: context.timeoutMs } : {}) });
   if (outcome.cancelled) context.signal.throwIfAborted();

@@ -1,0 +1,150 @@
+/** Tests for StreamRenderer: cadence, rate-limit slow-down, splitting, final edit, tool cards and errors. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AgentEvent } from '../agent/events.js';
+import type { AdapterState, ChannelAdapter, OutboundMessage } from '../channels/channel-adapter.js';
+import { ChannelError } from '../shared/errors.js';
+import { createSilentLogger } from '../shared/logger.js';
+import { StreamRenderer, type RendererHooks } from './stream-renderer.js';
+
+interface Shown {
+  id: string;
+  message: OutboundMessage;
+  edits: number;
+}
+
+/** A port fake that records what a user would see; edits can be made to fail a number of times. */
+class RecordingAdapter implements ChannelAdapter {
+  readonly platform = 'fake';
+  readonly capabilities = { maxMessageLength: 100, canEdit: true, canThread: true };
+  readonly shown: Shown[] = [];
+  failEdits = 0;
+  typing = 0;
+  state(): AdapterState {
+    return 'connected';
+  }
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+  async post(_channel: string, message: OutboundMessage): Promise<string> {
+    const id = String(this.shown.length + 1);
+    this.shown.push({ id, message, edits: 0 });
+    return id;
+  }
+  async edit(_channel: string, id: string, message: OutboundMessage): Promise<void> {
+    if (this.failEdits > 0) {
+      this.failEdits -= 1;
+      throw new ChannelError('edit failed (HTTP 500)');
+    }
+    const entry = this.shown.find((s) => s.id === id);
+    if (!entry) throw new ChannelError('gone', { code: 'NOT_FOUND' });
+    entry.message = message;
+    entry.edits += 1;
+  }
+  async setTyping(): Promise<void> {
+    this.typing += 1;
+  }
+  async startThread(): Promise<string> {
+    return 't';
+  }
+  async archiveThread(): Promise<void> {}
+  texts(): string[] {
+    return this.shown.flatMap((s) => (s.message.kind === 'text' ? [s.message.text] : []));
+  }
+}
+
+function setup(editIntervalMs = 1_000_000): { adapter: RecordingAdapter; renderer: StreamRenderer; turns: { ended: number } } {
+  const adapter = new RecordingAdapter();
+  const turns = { ended: 0 };
+  const hooks: RendererHooks = {
+    onApprovalCard: async () => undefined,
+    onApprovalResolved: async () => undefined,
+    onTurnEnd: () => {
+      turns.ended += 1;
+    },
+    onClosed: () => undefined,
+  };
+  const renderer = new StreamRenderer({ adapter, channelId: 'c', logger: createSilentLogger(), hooks, editIntervalMs, typingIntervalMs: 1_000_000 });
+  return { adapter, renderer, turns };
+}
+
+function feed(renderer: StreamRenderer, events: AgentEvent[]): Promise<void> {
+  for (const event of events) renderer.handle(event);
+  return renderer.idle();
+}
+
+describe('StreamRenderer', () => {
+  it('shows the complete answer after the turn ends even when the cadence never fired', async () => {
+    const { adapter, renderer, turns } = setup();
+    await feed(renderer, [
+      { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
+      { type: 'text-delta', text: 'Hello ' },
+      { type: 'text-delta', text: 'world' },
+      { type: 'turn-end', turnId: 't1', text: 'Hello world', reason: 'done' },
+    ]);
+    await renderer.idle();
+    assert.deepEqual(adapter.texts(), ['Hello world']);
+    assert.equal(turns.ended, 1);
+    assert.ok(adapter.typing >= 1, 'typing shown while the model works');
+    renderer.dispose();
+  });
+
+  it('splits an answer over the platform limit into several messages', async () => {
+    const { adapter, renderer } = setup();
+    const answer = Array.from({ length: 30 }, (_, i) => `line ${i} of the answer`).join('\n');
+    await feed(renderer, [
+      { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
+      { type: 'text-delta', text: answer },
+      { type: 'turn-end', turnId: 't1', text: answer, reason: 'done' },
+    ]);
+    const texts = adapter.texts();
+    assert.ok(texts.length > 1);
+    assert.ok(texts.every((text) => text.length <= 100));
+    assert.equal(texts.join('\n'), answer);
+    renderer.dispose();
+  });
+
+  it('retries the final edit until it succeeds', async () => {
+    const { adapter, renderer } = setup(5);
+    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+    renderer.handle({ type: 'text-delta', text: 'partial' });
+    const deadline = Date.now() + 10_000;
+    while (adapter.shown.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    adapter.failEdits = 2;
+    await feed(renderer, [
+      { type: 'text-delta', text: ' and the rest' },
+      { type: 'turn-end', turnId: 't1', text: 'partial and the rest', reason: 'done' },
+    ]);
+    assert.deepEqual(adapter.texts(), ['partial and the rest']);
+    renderer.dispose();
+  });
+
+  it('stretches the cadence on rate limits and never shortens it', () => {
+    const { renderer } = setup(1500);
+    renderer.slowDown(200);
+    assert.equal(renderer.currentIntervalMs, 3000);
+    renderer.slowDown(10);
+    assert.equal(renderer.currentIntervalMs, 6000);
+    renderer.slowDown(60_000);
+    assert.equal(renderer.currentIntervalMs, 15_000);
+    renderer.dispose();
+  });
+
+  it('turns a tool call card into its result and shows errors and cancellation', async () => {
+    const { adapter, renderer } = setup();
+    const item = { callId: 'c1', name: 'read_file', approvalLabel: 'read_file', header: 'Read a.txt', preview: 'a.txt', needsApproval: false };
+    await feed(renderer, [
+      { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
+      { type: 'text-delta', text: 'Let me look.' },
+      { type: 'tool-calls', items: [item] },
+      { type: 'tool-result', callId: 'c1', name: 'read_file', output: 'contents', isError: false },
+      { type: 'error', message: 'model unavailable' },
+      { type: 'turn-end', turnId: 't1', text: '', reason: 'cancelled' },
+    ]);
+    const kinds = adapter.shown.map((s) => s.message.kind);
+    assert.deepEqual(kinds, ['text', 'tool-call', 'error', 'notice']);
+    const card = adapter.shown[1]?.message;
+    assert.equal(card?.kind === 'tool-call' ? card.status : undefined, 'done');
+    assert.equal(card?.kind === 'tool-call' ? card.output : undefined, 'contents');
+    renderer.dispose();
+  });
+});
