@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { z } from 'zod';
 import { ConfigError } from '../shared/errors.js';
+import { processEnvironment } from '../shared/environment.js';
 import { isPlainObject } from '../shared/json.js';
 import { configSchema, type RawConfig } from './config-schema.js';
 
@@ -49,10 +50,6 @@ const ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
 
 const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
 
-/** The process environment; the only place in src/ that reads `process.env`. */
-export function processEnvironment(): Environment {
-  return process.env;
-}
 
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const cwd = options.cwd ?? process.cwd();

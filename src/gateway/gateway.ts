@@ -137,7 +137,8 @@ class ChannelGateway implements Gateway {
       return;
     }
     if (conversation.kind === 'channel' && !event.mentioned) return;
-    const key = `${adapter.platform}:${conversation.channelId}`;
+    // One ordered lane per thread; mentions in a channel only need ordering per author (each opens its own thread).
+    const key = conversation.kind === 'thread' ? `${adapter.platform}:${conversation.channelId}` : `${adapter.platform}:${conversation.channelId}:${event.user.id}`;
     const accepted = await this.queue.run(key, () => this.routeMessage(adapter, event), (error) => this.logFailure('message', error));
     if (!accepted) await adapter.react?.(conversation.channelId, event.messageId, '🚫', this.controller.signal);
   }

@@ -39,7 +39,8 @@ export async function connectServer(context: ManagerContext, state: ServerState,
     const generation = state.generation + 1;
     state.generation = generation;
     const name = state.spec.name;
-    const connection = await connectMcpServer({
+    let connection: McpConnection | undefined;
+    connection = await connectMcpServer({
       spec: state.spec,
       parentEnv: context.settings.parentEnv,
       timeoutMs: context.settings.connectTimeoutMs,
@@ -50,7 +51,9 @@ export async function connectServer(context: ManagerContext, state: ServerState,
         if (state.generation === generation) scheduleListRefresh(context, state, kind);
       },
       onClose: () => {
-        if (state.generation === generation && state.connection === connection) evictConnection(context, state, 'transport closed');
+        if (state.generation === generation && connection !== undefined && state.connection === connection) {
+          evictConnection(context, state, 'transport closed');
+        }
       },
       onElicitation: (request, signal) => handleElicitation(context, name, request, signal),
     });

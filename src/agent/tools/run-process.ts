@@ -1,4 +1,5 @@
 /** Runs a child process in its own process group, collecting output and killing the whole group on timeout or abort. */
+import { scrubbedEnvironment } from '../../shared/environment.js';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -46,7 +47,7 @@ export function runProcess(command: string, args: readonly string[], options: Ru
     }
     const child = spawn(command, [...args], {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      env: options.env ?? scrubbedEnvironment(),
       detached: true,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });

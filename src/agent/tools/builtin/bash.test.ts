@@ -24,6 +24,16 @@ describe('bash', () => {
     assert.ok(chunks.join('').includes(workspace.directory), 'output was streamed');
   });
 
+  it('does not hand the gateway\'s secrets to the command', async () => {
+    process.env['SANDPIPER_TEST_FAKE_API_KEY'] = 'sk-do-not-leak';
+    try {
+      const result = await bashHandler.execute({ command: 'echo "key=${SANDPIPER_TEST_FAKE_API_KEY:-unset} path=${PATH:+set}"' }, createToolContext(workspace.directory));
+      assert.match(String(result.output), /key=unset path=set/);
+    } finally {
+      delete process.env['SANDPIPER_TEST_FAKE_API_KEY'];
+    }
+  });
+
   it('says (no output) for a silent success', async () => {
     const result = await bashHandler.execute({ command: 'true' }, createToolContext(workspace.directory));
     assert.deepEqual(result, { output: '(no output)', isError: false });

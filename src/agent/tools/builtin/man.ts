@@ -1,4 +1,5 @@
 /** The `man` tool: a manual page as plain text, with `info` as the fallback. */
+import { scrubbedEnvironment } from '../../../shared/environment.js';
 import { runProcess, type ProcessOutcome } from '../run-process.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 
@@ -33,7 +34,7 @@ export function cleanManText(text: string): string {
 }
 
 async function lookup(program: string, args: string[], context: ToolContext): Promise<ProcessOutcome> {
-  const env = { ...process.env, MANWIDTH: '80', MAN_KEEP_FORMATTING: '0', MANPAGER: 'cat', PAGER: 'cat', GROFF_NO_SGR: '1' };
+  const env = { ...scrubbedEnvironment(), MANWIDTH: '80', MAN_KEEP_FORMATTING: '0', MANPAGER: 'cat', PAGER: 'cat', GROFF_NO_SGR: '1' };
   return runProcess(program, args, { cwd: context.cwd, signal: context.signal, timeoutMs: Math.min(LOOKUP_TIMEOUT_MS, context.timeoutMs > 0 ? context.timeoutMs : LOOKUP_TIMEOUT_MS), env });
 }
 

@@ -1,4 +1,5 @@
 /** The `math` tool: runs Python code in a restricted python3 child process with time and memory limits. */
+import { processEnvironment } from '../../../shared/environment.js';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
 import { MATH_ALLOWED_MODULES, MATH_SANDBOX_SCRIPT } from '../math-sandbox-script.js';
 import { runProcess } from '../run-process.js';
@@ -19,7 +20,7 @@ const PASSED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'PYENV_ROOT', 'PYENV_VERSI
 function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
   for (const key of PASSED_ENV) {
-    const value = process.env[key];
+    const value = processEnvironment()[key];
     if (value !== undefined) env[key] = value;
   }
   return env;

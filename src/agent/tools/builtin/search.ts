@@ -1,4 +1,5 @@
 /** The `search` tool: regular-expression search of file contents (ripgrep, grep, or a JavaScript walk). */
+import { processEnvironment } from '../../../shared/environment.js';
 import { constants } from 'node:fs';
 import { access, open, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,7 +20,7 @@ export interface SearchHandlerOptions {
 }
 
 async function onPath(program: string): Promise<boolean> {
-  for (const directory of (process.env['PATH'] ?? '').split(path.delimiter)) {
+  for (const directory of (processEnvironment()['PATH'] ?? '').split(path.delimiter)) {
     if (directory === '') continue;
     try {
       await access(path.join(directory, program), constants.X_OK);
