@@ -1,10 +1,11 @@
 /** What every CLI command receives: parsed flags, positional arguments, streams, and config loading. */
+import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config/index.js';
 
 export interface CliIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  stdin: NodeJS.ReadableStream;
+  stdout: Writable;
+  stderr: Writable;
+  stdin: Readable;
 }
 
 export interface CliContext {

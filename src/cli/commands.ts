@@ -3,10 +3,11 @@ import { linkCommand, tokenCreateCommand, unlinkCommand, userAddCommand } from '
 import type { CliCommand } from './cli-context.js';
 import { mcpCommand } from './mcp-command.js';
 import { notifyCommand } from './notify-command.js';
-import { migrateCommand, startCommand } from './server-commands.js';
+import { chatCommand, migrateCommand, startCommand } from './server-commands.js';
 
 export const commands: readonly CliCommand[] = [
   startCommand,
+  chatCommand,
   migrateCommand,
   userAddCommand,
   tokenCreateCommand,

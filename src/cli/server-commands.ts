@@ -37,3 +37,22 @@ export const migrateCommand: CliCommand = {
     return 0;
   },
 };
+
+export const chatCommand: CliCommand = {
+  name: 'chat',
+  usage: 'sandpiper chat [--config FILE] [--model ALIAS]',
+  summary: 'talk to the agent in the terminal (approvals as y/n/a(lways)/feedback)',
+  options: { model: { type: 'string' } },
+  async run(context) {
+    const config = context.loadConfig();
+    const model = context.flags['model'];
+    const { runChat } = await import('../main-chat.js');
+    await runChat({
+      config,
+      input: context.io.stdin,
+      output: context.io.stdout,
+      ...(typeof model === 'string' ? { modelAlias: model } : {}),
+    });
+    return 0;
+  },
+};

@@ -1,4 +1,5 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
+import { setMaxListeners } from 'node:events';
 import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
@@ -60,6 +61,8 @@ class ChannelGateway implements Gateway {
 
   constructor(private readonly deps: GatewayDeps) {
     this.logger = deps.logger.child({ component: 'gateway' });
+    // Every in-flight platform call listens on this signal; hundreds of threads are normal.
+    setMaxListeners(0, this.controller.signal);
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
     this.router = new Router(deps.stores, deps.manager);

@@ -1,4 +1,5 @@
 /** Agent events → throttled posts and edits through the channel port, the same for every platform. */
+import { setMaxListeners } from 'node:events';
 import type { AgentEvent } from '../agent/events.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
@@ -45,6 +46,7 @@ export class StreamRenderer {
 
   constructor(private readonly options: StreamRendererOptions) {
     this.intervalMs = options.editIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS;
+    setMaxListeners(0, this.controller.signal);
   }
 
   /** Accepts an event without blocking the agent; rendering happens on the renderer's own chain. */

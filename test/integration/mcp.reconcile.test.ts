@@ -41,6 +41,8 @@ describe('MCP servers from TOML, JSON file and database rows', () => {
     });
     assert.deepEqual(merged.servers.map((server) => `${server.name}:${server.source}`), ['everything:database', 'fs:file']);
     assert.deepEqual(merged.rejected.map((entry) => entry.name), ['bad__name']);
+    await db.stores.promptTemplates.create({ name: 'mcp__everything__simple-prompt', content: 'mine', origin: 'manual' });
+    await db.stores.promptTemplates.create({ name: 'mcp__elsewhere__kept', content: 'from another process', origin: 'mcp', mcpServer: 'elsewhere', readonly: true });
     manager = createMcpManager({ servers: merged.servers, parentEnv, promptTemplates: db.stores.promptTemplates, debounceMs: 50 });
     await manager.start();
     assert.equal(manager.status().servers, 2);
@@ -48,8 +50,6 @@ describe('MCP servers from TOML, JSON file and database rows', () => {
 
   it('syncs MCP prompts into prompt_templates as read-only rows, leaving manual rows alone', async () => {
     assert.ok(manager);
-    await db.stores.promptTemplates.create({ name: 'mcp__everything__simple-prompt', content: 'mine', origin: 'manual' });
-    await db.stores.promptTemplates.create({ name: 'mcp__elsewhere__kept', content: 'from another process', origin: 'mcp', mcpServer: 'elsewhere', readonly: true });
     const result = await manager.syncPromptTemplates();
     assert.ok(result.skipped.includes('mcp__everything__simple-prompt'));
     const row = await db.stores.promptTemplates.getByName('mcp__everything__args-prompt');
