@@ -131,6 +131,8 @@ export class FakeDiscordState {
 
   /** A user writes a message; `mentionBot` prefixes `<@bot>` and lists the bot in `mentions`. */
   injectMessage(channelId: string, author: FakeUser, content: string, mentionBot = false): FakeMessage {
+    const channel = this.channels.get(channelId);
+    if (channel?.archived) channel.archived = false; // a user message unarchives a thread, as on Discord
     const text = mentionBot ? `<@${this.bot.id}> ${content}` : content;
     const message = this.createMessage(channelId, author, { content: text });
     this.dispatch('MESSAGE_CREATE', {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createKnex } from '../../src/storage/index.js';
+import { startFakeLlmServer } from '../fakes/fake-llm-server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin', 'sandpiper.js');
@@ -85,6 +86,37 @@ describe('sandpiper CLI', () => {
     assert.equal(run(['link', 'matrix', '1', 'bob'], cwd).code, 2);
     assert.equal(run(['unlink', 'discord', '123456789012345678'], cwd).code, 0);
     assert.equal(run(['unlink', 'discord', '123456789012345678'], cwd).code, 1);
+  });
+
+  it('runs `chat` against an OpenAI-compatible server and exits 0 on /quit', async () => {
+    const fake = await startFakeLlmServer();
+    try {
+      fake.enqueue({ text: ['Hello ', 'from the model'] });
+      const dir = mkdtempSync(path.join(tmpdir(), 'sp-chat-'));
+      writeFileSync(
+        path.join(dir, 'config.toml'),
+        `[models.main]\nprovider = "openai"\nbase_url = "${fake.url}"\napi_key = "sk-test"\nmodel = "gpt-fake"\n`,
+      );
+      const child = spawn(process.execPath, [bin, 'chat'], { cwd: dir, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('from the model')) child.stdin.end('/quit\n');
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.stdin.write('hello?\n');
+      assert.equal(await exited, 0);
+      assert.match(output, /Hello from the model/);
+      assert.equal((fake.requests[0]?.body as { model?: string }).model, 'gpt-fake');
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('exits 2 from `chat` when no model is configured', () => {
+    const result = run(['chat'], cwd);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /no model configured/);
   });
 
   describe('start', () => {
