@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config/index.js';
 import { createGateway } from '../src/gateway/index.js';
 import { createAgentRuntime } from '../src/main-agent.js';
 import { createSilentLogger } from '../src/shared/logger.js';
-import { FakeDiscord } from '../test/fakes/fake-discord.js';
+import { FakeDiscord, type FakeUser } from '../test/fakes/fake-discord.js';
 import { createTestStores } from '../test/helpers/test-stores.js';
 
 const CHANNEL = '300000000000000001';
@@ -81,7 +81,7 @@ async function runSandpiper(n: number): Promise<Phase> {
   const gateway = createGateway({ config, adapters: [createDiscordAdapter(config.discord, logger)], manager: runtime.manager, stores: db.stores, logger });
   const controller = new AbortController();
   await gateway.start(controller.signal);
-  const users = [];
+  const users: FakeUser[] = [];
   for (let k = 0; k < n; k += 1) {
     const user = await db.stores.users.createUser(`bench${k}`);
     const id = String(500000000000000000n + BigInt(k));

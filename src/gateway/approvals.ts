@@ -123,18 +123,15 @@ function alreadyDecided(state: string, byYou: boolean): string {
   return `This request was already decided (${what}${byYou ? ' by you' : ''}).`;
 }
 
-/** Reads prepared items out of a stored row, tolerating the shapes the agent may store. */
+/** Reads the waiting items out of a stored row (`{calls: [{item, status}]}` or a plain item list), tolerantly. */
 export function preparedItemsOf(stored: unknown): PreparedItem[] {
-  const list = Array.isArray(stored)
-    ? stored
-    : typeof stored === 'object' && stored !== null && Array.isArray((stored as { items?: unknown }).items)
-      ? ((stored as { items: unknown[] }).items)
-      : [];
+  const record = typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : {};
+  const list: unknown[] = Array.isArray(stored) ? stored : Array.isArray(record.calls) ? record.calls : Array.isArray(record.items) ? record.items : [];
   return list.flatMap((entry) => {
-    const value = (entry as { prepared?: unknown })?.prepared ?? entry;
-    if (typeof value !== 'object' || value === null) return [];
-    const item = value as Partial<PreparedItem>;
-    if (typeof item.name !== 'string') return [];
+    const wrapper = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
+    if (wrapper.status !== undefined && wrapper.status !== 'ask') return [];
+    const item = (wrapper.item ?? wrapper.prepared ?? entry) as Partial<PreparedItem> | null;
+    if (typeof item !== 'object' || item === null || typeof item.name !== 'string') return [];
     return [{
       callId: String(item.callId ?? ''),
       name: item.name,

@@ -16,7 +16,7 @@ interface Shown {
 /** A port fake that records what a user would see; edits can be made to fail a number of times. */
 class RecordingAdapter implements ChannelAdapter {
   readonly platform = 'fake';
-  readonly capabilities = { maxMessageLength: 100, canEdit: true, canThread: true };
+  capabilities = { maxMessageLength: 100, canEdit: true, canThread: true };
   readonly shown: Shown[] = [];
   failEdits = 0;
   typing = 0;
@@ -145,6 +145,18 @@ describe('StreamRenderer', () => {
     const card = adapter.shown[1]?.message;
     assert.equal(card?.kind === 'tool-call' ? card.status : undefined, 'done');
     assert.equal(card?.kind === 'tool-call' ? card.output : undefined, 'contents');
+    renderer.dispose();
+  });
+
+  it('posts once, complete, on platforms that cannot edit', async () => {
+    const { adapter, renderer } = setup(0);
+    adapter.capabilities = { ...adapter.capabilities, canEdit: false };
+    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+    for (const word of ['one ', 'two ', 'three']) renderer.handle({ type: 'text-delta', text: word });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await feed(renderer, [{ type: 'turn-end', turnId: 't1', text: 'one two three', reason: 'done' }]);
+    assert.deepEqual(adapter.texts(), ['one two three']);
+    assert.equal(adapter.shown[0]?.edits, 0);
     renderer.dispose();
   });
 });

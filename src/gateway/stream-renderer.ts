@@ -130,7 +130,8 @@ export class StreamRenderer {
     this.startTyping();
     this.segment ??= new LiveMessage({ ...this.options, signal: this.controller.signal });
     this.segment.append(text);
-    this.scheduleFlush();
+    // Platforms without edits get the answer once, complete, when the segment ends.
+    if (this.options.adapter.capabilities.canEdit) this.scheduleFlush();
   }
 
   private scheduleFlush(): void {

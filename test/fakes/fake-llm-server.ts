@@ -94,7 +94,12 @@ function sendError(res: ServerResponse, vendor: FakeVendor, script: ScriptedResp
   const headers: Record<string, string> = {};
   if (script.retryAfter !== undefined) headers['retry-after'] = String(script.retryAfter);
   if (script.retryAfterMs !== undefined) headers['retry-after-ms'] = String(script.retryAfterMs);
-  sendJson(res, status, errorBody(vendor, status, script.errorMessage ?? `fake error ${status}`), headers);
+  const fields = {
+    ...(script.errorType === undefined ? {} : { type: script.errorType }),
+    ...(script.errorCode === undefined ? {} : { code: script.errorCode }),
+    ...(script.errorParam === undefined ? {} : { param: script.errorParam }),
+  };
+  sendJson(res, status, errorBody(vendor, status, script.errorMessage ?? `fake error ${status}`, fields), headers);
 }
 
 /** Writes the frames with per-frame delays; stops early if the client went away. */

@@ -33,6 +33,12 @@ export interface ScriptedResponse {
   retryAfterMs?: number;
   /** With `status`: error message in the body. */
   errorMessage?: string;
+  /** With `status`: the error `type` in the body (default by status, e.g. `invalid_request_error` for an Anthropic 400). */
+  errorType?: string;
+  /** With `status`, OpenAI only: the error `code` (e.g. `context_length_exceeded`). */
+  errorCode?: string;
+  /** With `status`, OpenAI only: the error `param` (e.g. `messages`). */
+  errorParam?: string;
   /** Stream whatever is scripted, then keep the connection open forever (for cancellation tests). */
   hang?: boolean;
   /** Send the text deltas, then destroy the socket mid-stream (for "no retry after output" tests). */
@@ -179,11 +185,22 @@ export function encodeFrame(frame: SseFrame): string {
   return `${frame.event === undefined ? '' : `event: ${frame.event}\n`}data: ${data}\n\n`;
 }
 
+/** Optional fields of an error body. */
+export interface ErrorBodyFields {
+  type?: string;
+  code?: string;
+  param?: string;
+}
+
+function defaultErrorType(vendor: 'openai' | 'anthropic', status: number): string {
+  if (vendor === 'openai') return status === 429 ? 'rate_limit_exceeded' : status === 400 ? 'invalid_request_error' : 'server_error';
+  if (status === 400) return 'invalid_request_error';
+  return status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : 'api_error';
+}
+
 /** Vendor-shaped JSON error body. */
-export function errorBody(vendor: 'openai' | 'anthropic', status: number, message: string): unknown {
-  if (vendor === 'openai') {
-    return { error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null, param: null } };
-  }
-  const type = status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : 'api_error';
+export function errorBody(vendor: 'openai' | 'anthropic', status: number, message: string, fields: ErrorBodyFields = {}): unknown {
+  const type = fields.type ?? defaultErrorType(vendor, status);
+  if (vendor === 'openai') return { error: { message, type, code: fields.code ?? null, param: fields.param ?? null } };
   return { type: 'error', error: { type, message } };
 }

@@ -58,6 +58,20 @@ for (const vendor of VENDORS) {
       assert.ok(items[1]?.error);
     });
 
+    it('reports arguments that cannot be repaired to the model without running or asking', async () => {
+      h.llm.enqueue({ toolCalls: [{ id: 'call_arr', name: 'bash', arguments: '[1, 2]' }] }, { text: 'I will fix the call' });
+      const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'unrepairable' });
+      const events = record(ws);
+      await ws.send('go');
+      const end = await turnEnd(events);
+      assert.equal(end.text, 'I will fix the call');
+      assert.equal(ofType(events, 'approval-request').length, 0);
+      assert.equal(ofType(events, 'tool-output-chunk').length, 0);
+      const ids = toolIdsOf(vendor, h.llm.requests.at(-1)?.body);
+      assert.deepEqual(ids.results, ['call_arr']);
+      assert.match(ids.resultTexts[0] ?? '', /JSON parse error: arguments must be a JSON object/);
+    });
+
     it('retries a 429 and then answers', async () => {
       h.llm.enqueue({ status: 429, retryAfterMs: 10 }, { text: 'after retry' });
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'retry' });

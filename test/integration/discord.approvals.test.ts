@@ -33,6 +33,7 @@ describe('discord approvals', () => {
     const refusal = await h.fake.waitFor(reply(stranger.id), 15_000, 'refusal');
     assert.match(refusal, /Only the owner/);
     assert.equal(h.fake.state.interactions.get(stranger.id)?.ephemeral, true);
+    assert.deepEqual(h.fake.state.interactions.get(stranger.id)?.callbacks, [5], 'acknowledged with a private defer');
     assert.equal(card.components.length, 1, 'the card stays enabled after a refused click');
     assert.equal(h.llm.requests.length, 1, 'nothing ran');
 
@@ -58,6 +59,9 @@ describe('discord approvals', () => {
     assert.equal(await h.fake.waitFor(reply(click.id), 15_000, 'always reply'), 'Always approved.');
     await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Both ran.'), 20_000, 'final answer');
     assert.equal(h.cards(threadId).length, 1, 'no second card for the same tool');
+    const toolLine = h.botMessages(threadId).find((m) => JSON.stringify(m.embeds).includes('bash — Done'));
+    assert.ok(toolLine, 'the auto-approved call is shown as a compact tool line with its result');
+    assert.match(JSON.stringify(toolLine.embeds), /second/);
     assert.equal(h.llm.requests.length - before, 3);
     assert.match(JSON.stringify(h.llm.requests.at(-1)?.body), /second/);
   });
@@ -74,5 +78,20 @@ describe('discord approvals', () => {
     await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Understood, I will not delete anything.'), 20_000, 'final answer');
     assert.match(JSON.stringify(h.llm.requests.at(-1)?.body), /please list the files first/);
     assert.match(JSON.stringify(card.embeds), /Rejected/);
+  });
+
+  it('lets an admin decide someone else’s card and tells an unlinked user to link first', async () => {
+    const { user: admin } = await h.linkedUser('400000000000000013', 'root', { isAdmin: true });
+    const outsider = h.fake.user('400000000000000014', 'outsider');
+    h.llm.enqueue(bash('call_d1', 'echo by-admin'), { text: 'Admin approved it.' });
+    const { threadId } = await h.mention(alice, 'needs an admin');
+    const card = await h.fake.waitFor(() => h.cards(threadId)[0], 20_000, 'approval card');
+    const approve = h.button(card, 'Approve') ?? '';
+    const unlinked = h.fake.state.clickButton(card.id, approve, outsider);
+    assert.match(await h.fake.waitFor(reply(unlinked.id), 15_000, 'unlinked reply'), /not linked/);
+    const click = h.fake.state.clickButton(card.id, approve, admin);
+    assert.equal(await h.fake.waitFor(reply(click.id), 15_000, 'admin reply'), 'Approved.');
+    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Admin approved it.'), 20_000, 'final answer');
+    assert.match(JSON.stringify(card.embeds), /root/);
   });
 });

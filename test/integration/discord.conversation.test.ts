@@ -27,6 +27,7 @@ describe('discord conversation', () => {
     const request = h.llm.requests[0]?.body as { messages: { role: string; content: unknown }[] };
     assert.ok(JSON.stringify(request.messages.at(-1)).includes('hi there'));
     assert.ok(!JSON.stringify(request.messages.at(-1)).includes('<@'));
+    assert.ok(h.fake.requests.some((r) => r.method === 'POST' && r.path === `/channels/${threadId}/typing`), 'typing indicator shown');
     const posts = h.fake.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${threadId}/messages`);
     for (const post of posts) assert.deepEqual((post.body as { allowed_mentions: unknown }).allowed_mentions, { parse: [] });
   });

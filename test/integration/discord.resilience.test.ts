@@ -38,4 +38,15 @@ describe('discord resilience', () => {
     await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'After the drop.'), 20_000, 'answer after resume');
     assert.equal(h.gateway.status().adapters.discord, 'connected');
   });
+
+  it('registers slash commands after a 429 without holding up the connection', async () => {
+    await h.crash();
+    h.fake.state.commands = [];
+    const before = h.fake.rateLimited;
+    h.fake.rateLimit('PUT', /\/commands$/, 1, 0.5);
+    await h.boot();
+    assert.equal(h.gateway.status().adapters.discord, 'connected');
+    await h.fake.waitFor(() => h.fake.state.commands.length === 6, 20_000, 'commands registered after the 429');
+    assert.equal(h.fake.rateLimited, before + 1);
+  });
 });

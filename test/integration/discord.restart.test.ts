@@ -33,6 +33,8 @@ describe('discord restart', () => {
     await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'It printed survived-restart.'), 20_000, 'answer');
     assert.match(JSON.stringify(h.llm.requests[1]?.body), /survived-restart/);
     assert.equal(card.components.length, 0);
+    assert.match(JSON.stringify(card.embeds), /bash/, 'the edited card still lists the call');
+    assert.match(JSON.stringify(card.embeds), /Approved/);
     assert.equal(h.llm.requests.length, 2, 'the stored call ran exactly once');
   });
 

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMcpManager, type McpManager } from '../../src/agent/mcp/mcp-manager.js';
+import { loadMcpServerSpecs } from '../../src/agent/mcp/load-mcp-server-specs.js';
 import { mergeMcpServerConfigs, readMcpConfigFile } from '../../src/agent/mcp/merge-mcp-server-configs.js';
 import { createTestStores, type TestStores } from '../helpers/test-stores.js';
 import { EVERYTHING, FILESYSTEM, everythingStdio, stdioSpec, waitFor } from '../fakes/mcp-servers.js';
@@ -96,6 +97,9 @@ describe('MCP servers from TOML, JSON file and database rows', () => {
       stdioSpec('broken', [join(dir, 'missing-server.js')]),
     ]);
     assert.deepEqual(result.failed, ['broken']);
+    await db.stores.promptTemplates.create({ name: 'mcp__broken__p', content: 'synced by a process that can reach it', origin: 'mcp', mcpServer: 'broken', readonly: true });
+    await manager.syncPromptTemplates();
+    assert.ok(await db.stores.promptTemplates.getByName('mcp__broken__p'), 'an unreachable server does not wipe rows another process synced');
     const broken = manager.status().perServer.find((server) => server.name === 'broken');
     assert.equal(broken?.connected, false);
     assert.notEqual(broken?.error, '');
@@ -111,5 +115,31 @@ describe('MCP servers from TOML, JSON file and database rows', () => {
     assert.deepEqual(Object.keys(all).sort(), ['broken', 'fs', 'second']);
     assert.match(all['broken']?.error ?? '', /Refresh failed/);
     await assert.rejects(manager.refresh('nope'), /Unknown MCP server: nope\. Known servers: broken, fs, second/);
+  });
+});
+
+describe('loadMcpServerSpecs', () => {
+  it('reads all three sources and survives an unreadable file and a failing store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandpiper-mcp-load-'));
+    try {
+      writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { fromfile: { command: 'x' } } }));
+      const failingStore = {
+        create: () => Promise.reject(new Error('down')),
+        getByName: () => Promise.reject(new Error('down')),
+        update: () => Promise.reject(new Error('down')),
+        delete: () => Promise.reject(new Error('down')),
+        list: () => Promise.reject(new Error('no such table')),
+      };
+      const merged = await loadMcpServerSpecs({
+        mcp: { servers: { fromtoml: { type: 'stdio', command: 'y', args: [], env: {}, headers: {} } }, config_file: 'mcp.json' },
+        baseDir: dir,
+        store: failingStore,
+      });
+      assert.deepEqual(merged.servers.map((server) => `${server.name}:${server.source}`), ['fromfile:file', 'fromtoml:toml']);
+      const missing = await loadMcpServerSpecs({ mcp: { servers: {}, config_file: 'nope.json' }, baseDir: dir });
+      assert.deepEqual(missing.servers, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

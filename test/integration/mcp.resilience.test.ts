@@ -123,6 +123,17 @@ describe('MCP over stdio: timeouts cancel on the server, dead children are repla
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('re-lists tools after the server pushes tools/list_changed (what running sessions read)', async () => {
+    const lines = (): string[] => readFileSync(tapLog, 'utf8').split('\n');
+    await waitFor(() => lines().some((line) => line.startsWith('< ') && line.includes('"method":"notifications/tools/list_changed"')), 'the push');
+    await waitFor(() => lines().filter((line) => line.startsWith('> ') && line.includes('"method":"tools/list"')).length >= 2, 'a second tools/list');
+    const pushAt = lines().findIndex((line) => line.startsWith('< ') && line.includes('notifications/tools/list_changed'));
+    const relistAt = lines().findLastIndex((line) => line.startsWith('> ') && line.includes('"method":"tools/list"'));
+    assert.ok(relistAt > pushAt, 'the re-list follows the push');
+    const names = (await manager.listTools()).map((tool) => tool.name);
+    assert.ok(names.includes('mcp__tapped__trigger-elicitation-request'), 'the conditionally registered tool is offered');
+  });
+
   it('times out a hung call, sends notifications/cancelled, and keeps the session', async () => {
     const result = await manager.callTool(
       'mcp__tapped__trigger-long-running-operation',
@@ -130,7 +141,7 @@ describe('MCP over stdio: timeouts cancel on the server, dead children are repla
       toolContext({ timeoutMs: 1000 }),
     );
     assert.deepEqual(result, { output: 'MCP tool timed out after 1s', isError: true });
-    await waitFor(() => readFileSync(tapLog, 'utf8').includes('"method":"notifications/cancelled"'), 'the cancellation notification on the wire');
+    await waitFor(() => readFileSync(tapLog, 'utf8').includes('> {"jsonrpc":"2.0","method":"notifications/cancelled"'), 'the cancellation notification on the wire');
     const status = manager.status().perServer.find((entry) => entry.name === 'tapped');
     assert.equal(status?.connected, true);
     assert.equal(status?.consecutiveFailures, 1);

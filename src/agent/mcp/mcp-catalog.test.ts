@@ -1,3 +1,4 @@
+/** Catalog building: tool naming and schema form, resource/template routing, prompt mapping. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildMcpCatalog, resolveResource, type ServerCatalog } from './mcp-catalog.js';

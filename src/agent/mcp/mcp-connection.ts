@@ -87,12 +87,18 @@ export async function connectMcpServer(options: McpConnectOptions): Promise<McpC
     if (!isClosing) options.onClose();
   };
   client.onerror = (error) => options.logger.debug({ server: spec.name, err: error.message }, 'MCP transport error');
+  const linked = new AbortController();
+  const forward = (): void => linked.abort(options.signal?.reason);
+  if (options.signal?.aborted) forward();
+  else options.signal?.addEventListener('abort', forward, { once: true });
   try {
-    await client.connect(transport, { timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+    await client.connect(transport, { timeout: options.timeoutMs, signal: linked.signal });
   } catch (error) {
     isClosing = true;
     await closeQuietly(client, transport);
     throw connectError(spec.name, error, options);
+  } finally {
+    options.signal?.removeEventListener('abort', forward);
   }
   const close = async (): Promise<void> => {
     isClosing = true;
@@ -129,34 +135,34 @@ function wrapClient(client: Client, pid: number | undefined, close: () => Promis
   return {
     capabilities,
     pid,
-    listTools: (o) => paginate(o, async (cursor) => {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions(o));
+    listTools: (o) => paginate(o, async (cursor, r) => {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions(r));
       return { items: page.tools.map(toToolInfo), next: page.nextCursor };
     }),
-    listResources: (o) => paginate(o, async (cursor) => {
-      const page = await client.listResources(cursor === undefined ? {} : { cursor }, requestOptions(o));
+    listResources: (o) => paginate(o, async (cursor, r) => {
+      const page = await client.listResources(cursor === undefined ? {} : { cursor }, requestOptions(r));
       return { items: page.resources.map((r) => toResourceInfo(String(r.uri), r)), next: page.nextCursor };
     }),
-    listResourceTemplates: (o) => paginate(o, async (cursor) => {
-      const page = await client.listResourceTemplates(cursor === undefined ? {} : { cursor }, requestOptions(o));
+    listResourceTemplates: (o) => paginate(o, async (cursor, r) => {
+      const page = await client.listResourceTemplates(cursor === undefined ? {} : { cursor }, requestOptions(r));
       return { items: page.resourceTemplates.map((t) => toResourceInfo(String(t.uriTemplate), t)), next: page.nextCursor };
     }),
-    listPrompts: (o) => paginate(o, async (cursor) => {
-      const page = await client.listPrompts(cursor === undefined ? {} : { cursor }, requestOptions(o));
+    listPrompts: (o) => paginate(o, async (cursor, r) => {
+      const page = await client.listPrompts(cursor === undefined ? {} : { cursor }, requestOptions(r));
       return { items: page.prompts.map(toPromptInfo), next: page.nextCursor };
     }),
-    callTool: (name, args, o) => guarded(o, async () => {
-      const result = await client.callTool({ name, arguments: args }, undefined, requestOptions(o));
+    callTool: (name, args, o) => guarded(o, async (r) => {
+      const result = await client.callTool({ name, arguments: args }, undefined, requestOptions(r));
       const content = Array.isArray(result.content) ? (result.content as McpContentItem[]) : [];
       const structured = result.structuredContent as Record<string, unknown> | undefined;
       return { content, isError: result.isError === true, ...(structured ? { structuredContent: structured } : {}) };
     }),
-    readResource: (uri, o) => guarded(o, async () => {
-      const result = await client.readResource({ uri }, requestOptions(o));
+    readResource: (uri, o) => guarded(o, async (r) => {
+      const result = await client.readResource({ uri }, requestOptions(r));
       return result.contents.map((c) => ({ ...(c as McpResourceContent), uri: String(c.uri) }));
     }),
-    getPrompt: (name, args, o) => guarded(o, async () => {
-      const result = await client.getPrompt({ name, arguments: args }, requestOptions(o));
+    getPrompt: (name, args, o) => guarded(o, async (r) => {
+      const result = await client.getPrompt({ name, arguments: args }, requestOptions(r));
       return result.messages.map((m) => ({ role: m.role, content: m.content as McpContentItem }));
     }),
     close,
@@ -169,13 +175,13 @@ function requestOptions(options: McpRequestOptions): { timeout: number; signal?:
 
 async function paginate<T>(
   options: McpRequestOptions,
-  fetchPage: (cursor: string | undefined) => Promise<{ items: T[]; next: string | undefined }>,
+  fetchPage: (cursor: string | undefined, request: McpRequestOptions) => Promise<{ items: T[]; next: string | undefined }>,
 ): Promise<T[]> {
-  return guarded(options, async () => {
+  return guarded(options, async (request) => {
     const all: T[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page += 1) {
-      const { items, next } = await fetchPage(cursor);
+      const { items, next } = await fetchPage(cursor, request);
       all.push(...items);
       if (!next) break;
       cursor = next;
@@ -184,10 +190,18 @@ async function paginate<T>(
   });
 }
 
-/** Runs one request and maps SDK/transport failures onto McpCallError; a caller abort is rethrown as is. */
-async function guarded<T>(options: McpRequestOptions, run: () => Promise<T>): Promise<T> {
+/**
+ * Runs one request and maps SDK/transport failures onto McpCallError; a caller abort is rethrown as is.
+ * The SDK never removes its abort listener, so each request gets a short-lived child signal instead of the caller's.
+ */
+async function guarded<T>(options: McpRequestOptions, run: (requestOptions: McpRequestOptions) => Promise<T>): Promise<T> {
+  const parent = options.signal;
+  const child = new AbortController();
+  const forward = (): void => child.abort(parent?.reason);
+  if (parent?.aborted) forward();
+  else parent?.addEventListener('abort', forward, { once: true });
   try {
-    return await run();
+    return await run({ timeoutMs: options.timeoutMs, signal: child.signal });
   } catch (error) {
     const signal = options.signal;
     if (signal?.aborted) {
@@ -198,6 +212,8 @@ async function guarded<T>(options: McpRequestOptions, run: () => Promise<T>): Pr
       throw reason instanceof Error ? reason : error;
     }
     throw classifyError(error, options.timeoutMs);
+  } finally {
+    parent?.removeEventListener('abort', forward);
   }
 }
 
@@ -225,9 +241,13 @@ function connectError(name: string, error: unknown, options: McpConnectOptions):
   return new McpCallError('transport', `MCP server '${name}' connection failed: ${detail}`, error);
 }
 
+/** Bounded (5 s per step) and never throws: a stuck close must not wedge removal or shutdown. */
 async function closeQuietly(client: Client, transport: Transport): Promise<void> {
   const bounded = (work: Promise<unknown>): Promise<unknown> =>
     Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+  if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+    await bounded(transport.terminateSession());
+  }
   await bounded(client.close());
   await bounded(transport.close());
 }

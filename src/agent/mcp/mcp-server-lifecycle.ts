@@ -39,8 +39,7 @@ export async function connectServer(context: ManagerContext, state: ServerState,
     const generation = state.generation + 1;
     state.generation = generation;
     const name = state.spec.name;
-    let connection: McpConnection | undefined;
-    connection = await connectMcpServer({
+    const connection = await connectMcpServer({
       spec: state.spec,
       parentEnv: context.settings.parentEnv,
       timeoutMs: context.settings.connectTimeoutMs,
@@ -51,9 +50,8 @@ export async function connectServer(context: ManagerContext, state: ServerState,
         if (state.generation === generation) scheduleListRefresh(context, state, kind);
       },
       onClose: () => {
-        if (state.generation === generation && connection !== undefined && state.connection === connection) {
-          evictConnection(context, state, 'transport closed');
-        }
+        // Only this generation's connection can be in state.connection; before it is stored there is nothing to evict.
+        if (state.generation === generation) evictConnection(context, state, 'transport closed');
       },
       onElicitation: (request, signal) => handleElicitation(context, name, request, signal),
     });

@@ -1,3 +1,4 @@
+/** The MCP resource and prompt catalogs rendered into the system message. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildMcpCatalog, type ServerCatalog } from './mcp-catalog.js';

@@ -1,3 +1,4 @@
+/** Preparation (approval labels, validation) and result formatting of MCP tool calls. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildMcpCatalog } from './mcp-catalog.js';

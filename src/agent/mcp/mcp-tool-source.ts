@@ -116,21 +116,22 @@ export async function executeMcpCall(context: ManagerContext, name: string, args
   }
 }
 
+const FAILURE_TEXT = {
+  [READ_RESOURCE]: { timeout: 'MCP resource read timed out after', generic: 'MCP resource error: failed to read resource', prefix: 'MCP resource error: ' },
+  [USE_PROMPT]: { timeout: 'MCP prompt timed out after', generic: 'MCP prompt error: failed to invoke prompt', prefix: 'MCP prompt error: ' },
+} as const;
+
+/** Tool errors carry the message; resource/prompt errors only carry our own safe messages (server text is logged). */
 function failureText(name: string, error: unknown, toolContext: ToolContext): string {
   const seconds = Math.round(toolContext.timeoutMs / 1000);
   const isTimeout = error instanceof McpCallError && error.kind === 'timeout';
-  if (name === READ_RESOURCE) {
-    if (isTimeout) return `MCP resource read timed out after ${seconds}s`;
-    toolContext.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'MCP resource read failed');
-    return error instanceof McpCallError && error.kind !== 'other' && error.kind !== 'protocol' ? `MCP resource error: ${error.message}` : 'MCP resource error: failed to read resource';
-  }
-  if (name === USE_PROMPT) {
-    if (isTimeout) return `MCP prompt timed out after ${seconds}s`;
-    toolContext.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'MCP prompt failed');
-    return error instanceof McpCallError && error.kind !== 'other' && error.kind !== 'protocol' ? `MCP prompt error: ${error.message}` : 'MCP prompt error: failed to invoke prompt';
-  }
-  if (isTimeout) return `MCP tool timed out after ${seconds}s`;
-  return `MCP tool error: ${error instanceof Error ? error.message : String(error)}`;
+  const message = error instanceof Error ? error.message : String(error);
+  const texts = name === READ_RESOURCE || name === USE_PROMPT ? FAILURE_TEXT[name] : undefined;
+  if (!texts) return isTimeout ? `MCP tool timed out after ${seconds}s` : `MCP tool error: ${message}`;
+  if (isTimeout) return `${texts.timeout} ${seconds}s`;
+  toolContext.logger.warn({ tool: name, err: message }, 'MCP resource/prompt call failed');
+  const isOwnMessage = error instanceof McpCallError && error.kind !== 'other' && error.kind !== 'protocol';
+  return isOwnMessage ? `${texts.prefix}${message}` : texts.generic;
 }
 
 function timeoutFor(context: ManagerContext, server: string, toolContext: ToolContext): number {

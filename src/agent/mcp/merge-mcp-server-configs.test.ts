@@ -1,3 +1,4 @@
+/** Merging MCP server definitions from TOML, the JSON file and database rows. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -96,10 +96,10 @@ function specFromJsonEntry(name: string, entry: unknown): Result<McpServerSpec> 
   if (!isPlainObject(entry)) return err('entry must be an object');
   const type = entry['type'];
   const isHttp = type === 'http' || type === 'streamable-http' || typeof entry['url'] === 'string';
-  const args = entry['args'] ?? [];
-  if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) return err('"args" must be an array of strings');
+  const args = stringArray(entry['args']);
   const env = stringRecord(entry['env']);
   const headers = stringRecord(entry['headers']);
+  if (!args.ok) return err(`"args" ${args.error}`);
   if (!env.ok) return err(`"env" ${env.error}`);
   if (!headers.ok) return err(`"headers" ${headers.error}`);
   const cwd = entry['cwd'];
@@ -109,7 +109,7 @@ function specFromJsonEntry(name: string, entry: unknown): Result<McpServerSpec> 
     source: 'file',
     transport: isHttp ? 'http' : 'stdio',
     command: typeof entry['command'] === 'string' ? entry['command'] : '',
-    args: args as string[],
+    args: args.value,
     env: env.value,
     ...(typeof cwd === 'string' ? { cwd } : {}),
     url: typeof entry['url'] === 'string' ? entry['url'] : '',
@@ -138,6 +138,12 @@ function finish(spec: McpServerSpec): Result<McpServerSpec> {
     if (!/^https?:\/\//i.test(spec.url)) return err('http server url must start with http:// or https://');
   }
   return ok(spec);
+}
+
+function stringArray(value: unknown): Result<string[]> {
+  if (value === undefined || value === null) return ok([]);
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return err('must be an array of strings');
+  return ok(value as string[]);
 }
 
 function stringRecord(value: unknown): Result<Record<string, string>> {

@@ -1,3 +1,4 @@
+/** Secret scrubbing of the environment handed to stdio MCP servers. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { scrubbedEnvironment } from './scrubbed-environment.js';

@@ -49,6 +49,24 @@ function safeErrorType(type: unknown): string | undefined {
   return typeof type === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(type) ? type : undefined;
 }
 
+/** Phrases vendors and local servers use when the prompt does not fit the model's context window. */
+const CONTEXT_LENGTH_TEXT =
+  /context[ _-]?(length|window|size|limit)|maximum context|prompt is too long|too many tokens|input is too long|exceeds? the (available )?context/i;
+
+/**
+ * Whether a vendor's error text says the prompt is too long for the context window. Used only to set
+ * `data.contextLength`; the text itself is never copied into our errors.
+ */
+export function mentionsContextLength(text: unknown): boolean {
+  return typeof text === 'string' && CONTEXT_LENGTH_TEXT.test(text);
+}
+
+/** Facts a vendor mapper read from the error body (the body itself is never kept). */
+export interface ProviderErrorHints {
+  /** The request was rejected because the prompt does not fit the context window (compaction may help). */
+  contextLength?: boolean;
+}
+
 /**
  * A ProviderError for an HTTP error answer. The message names the vendor, status and error type only:
  * vendor messages can echo keys or request content, so they are never copied.
@@ -58,13 +76,15 @@ export function httpProviderError(
   status: number | undefined,
   headers: HeaderReader | undefined,
   errorType?: unknown,
+  hints: ProviderErrorHints = {},
 ): ProviderError {
   const type = safeErrorType(errorType);
   const what = status === undefined ? 'stream error' : `HTTP ${status} ${STATUS_TEXT[status] ?? 'error'}`;
-  const message = `${vendor}: ${what}${type === undefined ? '' : ` (${type})`}`;
+  const message = `${vendor}: ${what}${type === undefined ? '' : ` (${type})`}${hints.contextLength === true ? ': the prompt exceeds the context window' : ''}`;
   const retryAfterMs = parseRetryAfterMs(headers);
   const data: Record<string, unknown> = { vendor };
   if (type !== undefined) data['type'] = type;
+  if (hints.contextLength === true) data['contextLength'] = true;
   return new ProviderError(message, {
     ...(status === undefined ? {} : { status }),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),

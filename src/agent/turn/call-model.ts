@@ -61,8 +61,22 @@ export async function callModel(ctx: TurnContext, request: ModelRequest, partial
   return { message, finishReason };
 }
 
-/** Local models send empty ids and padded names; repair them so results can be matched. */
-function normalizeCall(call: ToolCall, index: number): ToolCall {
-  const id = call.id.trim() || `call_${index}_${Math.random().toString(36).slice(2, 10)}`;
-  return { id, name: call.name.trim(), arguments: call.arguments };
+/** Stands in for a missing or non-string tool name, so the history stays valid for every provider. */
+export const UNNAMED_TOOL = 'unnamed_tool';
+
+/** Text of a field that should be a string but arrived as something else from a model or server. */
+function asText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value as number | boolean);
+}
+
+/**
+ * Local models send empty ids, padded or missing names and non-string arguments; repair them so results
+ * can be matched and the call can be answered with an error the model reads.
+ */
+export function normalizeCall(call: ToolCall, index: number): ToolCall {
+  const id = (typeof call.id === 'string' ? call.id.trim() : '') || `call_${index}_${Math.random().toString(36).slice(2, 10)}`;
+  const name = (typeof call.name === 'string' ? call.name.trim() : '') || UNNAMED_TOOL;
+  return { id, name, arguments: asText(call.arguments as unknown) };
 }

@@ -1,12 +1,41 @@
 /** Prepares a batch of tool calls: parse arguments, find the owning source, let it build header/preview/approval facts. */
 import { describeError } from '../../shared/errors.js';
 import type { PreparedItem } from '../events.js';
-import type { ToolCall } from '../messages.js';
+import type { AssistantMessage, ToolCall } from '../messages.js';
 import { argumentErrorPreparation, parseToolArguments } from '../tools/parse-tool-arguments.js';
 import type { ToolDefinition, ToolSource } from '../tools/tool.js';
 import { listAllTools } from './build-request.js';
+import { UNNAMED_TOOL } from './call-model.js';
 import { buildToolContext } from './tool-context.js';
 import type { StoredCall, TurnContext } from './turn-types.js';
+
+/** Arguments longer than this are not parsed or run (about 250k tokens); the model is told to split the work. */
+export const MAX_TOOL_ARGUMENT_CHARS = 1_000_000;
+
+/** What history and approval rows keep of an oversized call's arguments. */
+const OMITTED_ARGUMENTS = '{}';
+
+function isOversized(call: ToolCall): boolean {
+  return call.arguments.length > MAX_TOOL_ARGUMENT_CHARS;
+}
+
+/**
+ * The assistant message as it goes into the history: oversized arguments are replaced by `{}` so they are
+ * not re-sent with every later request (the call itself is answered with an error).
+ */
+export function withStorableArguments(message: AssistantMessage): AssistantMessage {
+  if (!message.toolCalls?.some(isOversized)) return message;
+  return { ...message, toolCalls: message.toolCalls.map((call) => (isOversized(call) ? { ...call, arguments: OMITTED_ARGUMENTS } : call)) };
+}
+
+/** The error result for a call that cannot run before its arguments are even looked at. */
+function rejectionOf(call: ToolCall): string | undefined {
+  if (call.name === UNNAMED_TOOL) return 'Error: this tool call had no tool name. Call one of the tools you were given by its name.';
+  if (isOversized(call)) {
+    return `Error: the arguments of this ${call.name} call are too large (${call.arguments.length} characters; the limit is ${MAX_TOOL_ARGUMENT_CHARS}). Split the work into smaller calls.`;
+  }
+  return undefined;
+}
 
 /** One call of the batch, with its source and (later) its approval status. */
 export interface PreparedCall extends StoredCall {
@@ -22,6 +51,8 @@ function failed(call: ToolCall, args: Record<string, unknown> | undefined, sourc
 }
 
 async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: ReadonlyMap<string, ToolDefinition>): Promise<PreparedCall> {
+  const rejection = rejectionOf(call);
+  if (rejection !== undefined) return failed({ ...call, arguments: isOversized(call) ? OMITTED_ARGUMENTS : call.arguments }, undefined, undefined, rejection);
   const source = ctx.toolSources.find((candidate) => candidate.hasTool(call.name));
   const definition = definitions.get(call.name);
   if (source === undefined) {

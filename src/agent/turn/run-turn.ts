@@ -4,10 +4,10 @@ import { describeError, ProviderError } from '../../shared/errors.js';
 import type { AssistantMessage } from '../messages.js';
 import { applyDecision, approveToolCalls, type ApprovalOutcome } from './approve-tool-calls.js';
 import type { PartialText } from './call-model.js';
-import { callWithCompaction } from './call-with-compaction.js';
+import { callWithCompaction, isContextLengthError } from './call-with-compaction.js';
 import { executeToolCalls } from './execute-tool-calls.js';
 import { appendMessage, closeOpenToolCalls } from './finish-turn.js';
-import { prepareToolCalls, restorePreparedCalls, type PreparedCall } from './prepare-tool-calls.js';
+import { prepareToolCalls, restorePreparedCalls, withStorableArguments, type PreparedCall } from './prepare-tool-calls.js';
 import { isShutdown } from './shutdown.js';
 import { anyOf, maxStepsNote, noToolCalls, stepCountIs } from './stop-conditions.js';
 import type { TurnContext, TurnOutcome, TurnStart } from './turn-types.js';
@@ -40,17 +40,21 @@ async function resumeBatch(ctx: TurnContext, resume: ResumeStart): Promise<ToolB
 async function modelStep(ctx: TurnContext, partial: TurnText, steps: number): Promise<ToolBatch | undefined> {
   ctx.signal.throwIfAborted();
   await ctx.host.setState('thinking');
-  const { message } = await callWithCompaction(ctx, partial);
+  const { message: received } = await callWithCompaction(ctx, partial);
   partial.text = '';
-  if (message.content.trim()) partial.answer = message.content;
+  if (received.content.trim()) partial.answer = received.content;
+  const message = withStorableArguments(received);
   await appendMessage(ctx, message);
   if (anyOf(noToolCalls)({ steps, last: message })) return undefined;
   await ctx.host.setState('running');
-  const batch = await prepareToolCalls(ctx, (message as Required<AssistantMessage>).toolCalls);
+  const batch = await prepareToolCalls(ctx, (received as Required<AssistantMessage>).toolCalls);
   return { batch, approval: await approveToolCalls(ctx, batch, message) };
 }
 
 function userSafeMessage(error: unknown): string {
+  if (isContextLengthError(error)) {
+    return 'The conversation no longer fits the model\'s context window, even after compacting it. Start a new conversation or send a shorter message.';
+  }
   if (error instanceof ProviderError) {
     const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
     return `The model request failed${status}. Please try again later.`;

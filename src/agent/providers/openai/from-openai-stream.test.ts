@@ -42,6 +42,21 @@ describe('fromOpenAIStream', () => {
     ]);
   });
 
+  it('survives garbled tool-call fields: a numeric name is dropped, object arguments become JSON, a missing index continues the call', async () => {
+    const parts = await run([
+      chunk({ tool_calls: [{ index: 0, id: 7, function: { name: 123, arguments: { path: 'a.txt' } } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'b', function: { name: 'two', arguments: '{"x"' } }] }),
+      chunk({ tool_calls: [{ function: { arguments: ':1}' } }] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    const calls = parts.flatMap((part) => (part.type === 'tool-call' ? [part.call] : []));
+    assert.equal(calls.length, 2);
+    assert.equal(calls[0]?.name, '');
+    assert.match(calls[0]?.id ?? '', /^call_/);
+    assert.equal(calls[0]?.arguments, '{"path":"a.txt"}');
+    assert.deepEqual(calls[1], { id: 'b', name: 'two', arguments: '{"x":1}' });
+  });
+
   it('maps finish reasons', () => {
     assert.equal(mapOpenAIFinish('length', false), 'length');
     assert.equal(mapOpenAIFinish('content_filter', false), 'content-filter');

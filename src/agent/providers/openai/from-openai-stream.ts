@@ -36,13 +36,25 @@ function reasoningOf(delta: object): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** Argument text of a delta; some local servers send the arguments as an object instead of JSON text. */
+function argumentsText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : '';
+}
+
+/** Accumulates tool-call deltas by index; fields of the wrong type (garbled local servers) are ignored. */
 function accumulateToolCalls(pending: Map<number, PendingCall>, deltas: ChatCompletionChunk.Choice.Delta['tool_calls']): void {
-  for (const delta of deltas ?? []) {
-    const call = pending.get(delta.index) ?? { id: '', name: '', arguments: '' };
-    if (delta.id !== undefined && delta.id !== '') call.id = delta.id;
-    if (delta.function?.name !== undefined && delta.function.name !== '') call.name = delta.function.name;
-    if (delta.function?.arguments !== undefined) call.arguments += delta.function.arguments;
-    pending.set(delta.index, call);
+  if (!Array.isArray(deltas)) return;
+  for (const delta of deltas) {
+    // A delta without an index continues the latest call (servers that stream one call at a time).
+    const index = typeof delta.index === 'number' ? delta.index : ([...pending.keys()].at(-1) ?? 0);
+    const call = pending.get(index) ?? { id: '', name: '', arguments: '' };
+    const id: unknown = delta.id;
+    const name: unknown = delta.function?.name;
+    if (typeof id === 'string' && id !== '') call.id = id;
+    if (typeof name === 'string' && name !== '') call.name = name;
+    call.arguments += argumentsText(delta.function?.arguments);
+    pending.set(index, call);
   }
 }
 
