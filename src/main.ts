@@ -1,66 +1,147 @@
-/** Composition root: builds storage, HTTP, registry, agent, MCP and channel adapters from a Config; starts and stops them. */
+/** Composition root: builds storage, HTTP, registry, MCP, the agent and channel adapters from a Config; starts and stops them. */
+import type { McpManager } from './agent/mcp/mcp-manager.js';
+import type { ChannelAdapter } from './channels/channel-adapter.js';
+import { createDiscordAdapter } from './channels/discord/index.js';
 import type { Config } from './config/index.js';
 import { createHttpApp } from './gateway/http/app.js';
-import { startHttpServer, type RunningHttpServer } from './gateway/http/http-server.js';
+import { startHttpServer } from './gateway/http/http-server.js';
 import { createHttpMetrics } from './gateway/http/metrics.js';
+import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
-import { registerService, type ServiceRegistration } from './gateway/registry.js';
+import { createNotifyRoutes } from './gateway/http/routes/notify.js';
+import { createGateway, type Gateway } from './gateway/index.js';
+import { createAdapterNotifySender } from './gateway/notify-sender.js';
+import { registerService } from './gateway/registry.js';
+import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
+import { createConfiguredMcpManager } from './main-mcp.js';
 import type { Logger } from './shared/logger.js';
-import { openStorage, type OpenStorage } from './storage-open.js';
+import { openStorage } from './storage-open.js';
+import type { Stores } from './storage/stores.js';
 
 export interface RunningGateway {
   httpUrl: string;
+  /** Resolves when every adapter has connected or failed (tests wait on it). */
+  ready: Promise<void>;
   /** Stops everything in reverse order of start; safe to call twice. */
   stop(): Promise<void>;
 }
 
-/** Starts the gateway: migrations, HTTP (so /health answers early), registry, then the agent and channels. */
+/** Late-bound parts the HTTP routes read, so /health answers before the agent and channels are up. */
+interface LiveParts {
+  gateway?: Gateway;
+  mcp?: McpManager;
+  runtime?: AgentRuntime;
+  adapters: ChannelAdapter[];
+}
+
+class ShutdownStack {
+  private readonly steps: Array<{ name: string; run: () => Promise<void> }> = [];
+  private running: Promise<void> | undefined;
+  constructor(private readonly logger: Logger) {}
+  push(name: string, run: () => Promise<void>): void {
+    this.steps.push({ name, run });
+  }
+  /** Runs the steps newest first; a failing step is logged and the rest still run. */
+  unwind(): Promise<void> {
+    this.running ??= (async () => {
+      for (const step of [...this.steps].reverse()) {
+        await step.run().catch((error: unknown) => this.logger.error({ err: error, step: step.name }, 'shutdown step failed'));
+      }
+    })();
+    return this.running;
+  }
+}
+
+/** Starts the gateway: migrations, HTTP (so /health answers early), registry, MCP, the agent, then the channels. */
 export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
-  const stoppers: Array<() => Promise<void>> = [];
-  const stopAll = once(async () => {
-    for (const stop of stoppers.reverse()) {
-      await stop().catch((error: unknown) => logger.error({ err: error }, 'shutdown.step_failed'));
-    }
-  });
+  const stack = new ShutdownStack(logger);
   try {
-    const storage: OpenStorage = await openStorage(config, logger);
-    stoppers.push(() => storage.close());
-    const metrics = createHttpMetrics();
-    const app = createHttpApp({
-      logger,
-      metrics,
-      health: { adapters: () => ({}), mcp: () => EMPTY_MCP_HEALTH },
-    });
-    const server: RunningHttpServer = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port);
-    stoppers.push(() => server.close());
-    logger.info({ url: server.url }, `http listening on ${server.url}`);
-    const registration: ServiceRegistration = await registerService({
-      services: storage.stores.services,
-      url: config.gateway.advertise_url ?? server.url,
-      logger,
-    });
-    stoppers.push(() => registration.stop());
-    logEnabledComponents(config, logger);
-    return { httpUrl: server.url, stop: stopAll };
+    const storage = await openStorage(config, logger);
+    stack.push('storage', () => storage.close());
+    const live: LiveParts = { adapters: createAdapters(config, logger) };
+    const httpUrl = await startHttp(config, logger, storage.stores, live, stack);
+    const registration = await registerService({ services: storage.stores.services, url: config.gateway.advertise_url ?? httpUrl, logger });
+    stack.push('registry', () => registration.stop());
+    const { ready } = await startAgentAndChannels(config, logger, storage.stores, live, stack);
+    return { httpUrl, ready, stop: () => stack.unwind() };
   } catch (error) {
-    await stopAll();
+    await stack.unwind();
     throw error;
   }
 }
 
-function logEnabledComponents(config: Config, logger: Logger): void {
+function createAdapters(config: Config, logger: Logger): ChannelAdapter[] {
+  const adapters: ChannelAdapter[] = [];
+  if (config.discord.token) adapters.push(createDiscordAdapter(config.discord, logger));
+  if (config.slack.bot_token && config.slack.app_token) logger.warn('Slack tokens are configured, but this build has no Slack adapter yet');
+  if (adapters.length === 0) {
+    logger.warn('no channel adapter is configured (set discord.token or SANDPIPER_DISCORD_TOKEN); serving HTTP only');
+  }
+  return adapters;
+}
+
+async function startHttp(config: Config, logger: Logger, stores: Stores, live: LiveParts, stack: ShutdownStack): Promise<string> {
+  const jwt = { secret: config.auth.jwt_secret, audience: config.auth.jwt_audience };
+  const metrics = createHttpMetrics({ workstreams: () => live.runtime?.manager.stats() ?? { active: 0, running: 0 } });
+  const app = createHttpApp({
+    logger,
+    metrics,
+    health: {
+      adapters: () => live.gateway?.status().adapters ?? Object.fromEntries(live.adapters.map((adapter) => [adapter.platform, adapter.state()])),
+      mcp: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
+    },
+    routers: [
+      createNotifyRoutes({ jwt, users: stores.users, deliveries: stores.notifyDeliveries, sender: createAdapterNotifySender(live.adapters), logger }),
+      createAdminMcpRoutes({
+        jwt,
+        mcp: {
+          status: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
+          refresh: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.refresh(server), true) : false),
+          reconnect: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.reconnect(server), true) : false),
+        },
+      }),
+    ],
+  });
+  const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port);
+  stack.push('http', () => server.close());
+  logger.info({ url: server.url }, `http listening on ${server.url}`);
+  return server.url;
+}
+
+function isKnown(mcp: McpManager, server: string | undefined): boolean {
+  return server === undefined || mcp.status().perServer.some((entry) => entry.name === server);
+}
+
+async function startAgentAndChannels(
+  config: Config,
+  logger: Logger,
+  stores: Stores,
+  live: LiveParts,
+  stack: ShutdownStack,
+): Promise<{ ready: Promise<void> }> {
+  const mcp = await createConfiguredMcpManager(config, stores, logger);
+  live.mcp = mcp;
+  stack.push('mcp', () => mcp.shutdown());
+  const controller = new AbortController();
+  stack.push('abort', async () => controller.abort());
+  // MCP servers connect in the background: a slow server never delays the channels.
+  void mcp.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'MCP start failed'));
+  const runtime = await createAgentRuntime(config, stores, logger, {
+    toolSources: [mcp],
+    systemPromptSections: [() => mcp.systemPromptSection()],
+  });
+  live.runtime = runtime;
+  stack.push('agent', () => runtime.close());
+  logModels(config, logger);
+  const gateway = createGateway({ config, adapters: live.adapters, manager: runtime.manager, stores, logger });
+  live.gateway = gateway;
+  stack.push('gateway', () => gateway.stop());
+  const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
+  return { ready };
+}
+
+function logModels(config: Config, logger: Logger): void {
   const models = Object.keys(config.models);
   if (models.length === 0) logger.warn('no model configured: add a [models.<alias>] table to talk to an LLM');
   else logger.info({ models, default: config.agent.default_model }, 'agent enabled');
-  const adapters: string[] = [];
-  if (config.discord.token) adapters.push('discord');
-  if (config.slack.bot_token && config.slack.app_token) adapters.push('slack');
-  if (adapters.length === 0) {
-    logger.warn('no channel adapter is configured (set discord.token or slack.bot_token + slack.app_token); serving HTTP only');
-  }
-}
-
-function once(fn: () => Promise<void>): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  return () => (running ??= fn());
 }

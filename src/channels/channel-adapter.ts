@@ -129,4 +129,6 @@ export interface ChannelAdapter {
   startThread(channelId: string, name: string, fromMessageId: string | undefined, signal: AbortSignal): Promise<string>;
   /** Archives/closes a thread; best effort, never throws. */
   archiveThread(threadId: string, signal: AbortSignal): Promise<void>;
+  /** Opens (or finds) the direct-message channel with a platform user; resolves with its channel id. Throws ChannelError. */
+  openDirect?(userId: string, signal: AbortSignal): Promise<string>;
 }

@@ -138,7 +138,8 @@ describe('sandpiper CLI', () => {
       const body = (await response.json()) as Record<string, unknown>;
       assert.equal(body['status'], 'ok');
       assert.equal(body['service'], 'channel');
-      assert.deepEqual(body['mcp'], { servers: 0, tools: 0, resources: 0, prompts: 0 });
+      const mcp = body['mcp'] as Record<string, unknown>;
+      assert.deepEqual([mcp['servers'], mcp['tools'], mcp['resources'], mcp['prompts']], [0, 0, 0, 0]);
       const metrics = await fetch(`${url}/metrics`);
       assert.match(await metrics.text(), /sandpiper_http_request_duration_seconds/);
       const missing = await fetch(`${url}/nope`);

@@ -94,6 +94,27 @@ describe('MCP over streamable HTTP: breaker trips when the server dies and recov
     assert.equal(status?.circuitOpen, false);
   });
 
+  it('does not count a JSON-RPC error from a healthy server against it', async () => {
+    const result = await manager.callTool('read_resource', { uri: 'demo://resource/dynamic/text/not-a-number' }, toolContext());
+    assert.equal(result.isError, true);
+    assert.equal(result.output, 'MCP resource error: failed to read resource', 'server error text is logged, not shown');
+    const status = manager.status().perServer.find((entry) => entry.name === 'remote');
+    assert.deepEqual([status?.connected, status?.consecutiveFailures], [true, 0]);
+  });
+
+  it('drops the catalog of a server whose manual reconnect fails, and restores it on the next one', async () => {
+    await server.stop();
+    const failed = await manager.reconnect('remote');
+    assert.equal(failed.connected, false);
+    assert.match(failed.error, /^Reconnect failed: .*unreachable/);
+    assert.equal(failed.tools, 0);
+    assert.equal(manager.hasTool('mcp__remote__echo'), false, 'models stop seeing tools without a session');
+    server = await startEverythingHttp(server.port);
+    const restored = await manager.reconnect('remote');
+    assert.equal(restored.connected, true);
+    assert.ok(manager.hasTool('mcp__remote__echo'));
+  });
+
   it('reports an unknown server on reconnect without throwing', async () => {
     const status = await manager.reconnect('missing');
     assert.deepEqual([status.connected, status.tools, status.error], [false, 0, 'unknown server']);

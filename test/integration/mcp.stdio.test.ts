@@ -107,10 +107,10 @@ describe('MCP manager over stdio (server-everything + server-filesystem)', () =>
     assert.match(section, /<mcp-prompts>[\s\S]*mcp__everything__args-prompt\(city, state\)/);
   });
 
-  it('refreshes after a tools/list_changed push (server-everything sends one right after initialize)', async () => {
-    await waitFor(() => changes.filter((kind) => kind === 'tools').length >= 3, 'a push-driven tools refresh');
-    const names = (await manager.listTools()).map((tool) => tool.name);
-    assert.ok(names.includes('mcp__everything__trigger-elicitation-request'));
+  it('offers the tools server-everything registers after initialize because we declare elicitation support', async () => {
+    // The wire-level push → re-list sequence is asserted in mcp.resilience.test.ts through a logging proxy.
+    await waitFor(() => manager.hasTool('mcp__everything__trigger-elicitation-request'), 'the conditionally registered tool');
+    assert.ok(changes.includes('tools'));
   });
 
   it('refreshes resources after resources/list_changed, visible to a running session', async () => {

@@ -44,6 +44,12 @@ describe('createMcpManager', () => {
     await manager.shutdown();
   });
 
+  it('syncs nothing without a prompt-template store', async () => {
+    const manager = createMcpManager({ servers: [], parentEnv: {} });
+    assert.deepEqual(await manager.syncPromptTemplates(), { added: [], updated: [], removed: [], skipped: [] });
+    await manager.shutdown();
+  });
+
   it('answers unknown servers on refresh (error) and reconnect (status)', async () => {
     const manager = createMcpManager({ servers: [missingCommand], parentEnv: {} });
     await assert.rejects(manager.refresh('ghost'), /Unknown MCP server: ghost\. Known servers: broken/);
@@ -80,6 +86,16 @@ describe('createMcpManager', () => {
       logger: createSilentLogger(),
     });
     assert.deepEqual(result, { output: 'MCP tool error: Unknown MCP tool: mcp__no__such', isError: true });
+    await manager.shutdown();
+  });
+});
+
+describe('server name rules in the manager', () => {
+  it('skips a server whose name contains "__" and keeps the others', async () => {
+    const manager = createMcpManager({ servers: [{ ...missingCommand, name: 'my__bad' }, missingCommand], parentEnv: {} });
+    assert.deepEqual(manager.status().perServer.map((server) => server.name), ['broken']);
+    const result = await manager.reconcile([{ ...missingCommand, name: 'bad__again' }]);
+    assert.deepEqual([result.added, result.removed], [[], ['broken']]);
     await manager.shutdown();
   });
 });

@@ -14,7 +14,7 @@ import {
 } from './mcp-manager-context.js';
 import { reconcileServers, reconnectServer, refreshServers, startServers, type McpReconcileResult, type McpRefreshOutcome } from './mcp-manager-operations.js';
 import { syncPromptTemplates, type PromptSyncResult } from './mcp-prompt-sync.js';
-import type { McpServerSpec } from './mcp-server-spec.js';
+import { invalidServerNameReason, type McpServerSpec } from './mcp-server-spec.js';
 import { teardownServer } from './mcp-server-lifecycle.js';
 import { buildMcpStatus, type McpServerStatus, type McpStatus } from './mcp-status.js';
 import { buildMcpSystemPromptSection } from './mcp-system-prompt.js';
@@ -94,7 +94,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       now,
       promptTemplates: options.promptTemplates,
     },
-    servers: new Map(options.servers.map((spec) => [spec.name, createServerState(spec)])),
+    servers: new Map(validSpecs(options.servers, options.logger).map((spec) => [spec.name, createServerState(spec)])),
     breaker: new CircuitBreaker(options.breaker),
     catalog: EMPTY_CATALOG,
     listeners: new Set(),
@@ -119,7 +119,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       return refreshServers(context, serverName, signal);
     },
     reconnect: (serverName, signal) => reconnectServer(context, serverName, signal),
-    reconcile: (servers, signal) => reconcileServers(context, servers, signal),
+    reconcile: (servers, signal) => reconcileServers(context, validSpecs(servers, context.settings.logger), signal),
     status: () => buildMcpStatus(context),
     systemPromptSection: () => buildMcpSystemPromptSection(context.catalog),
     catalog: () => context.catalog,
@@ -135,6 +135,15 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     },
     syncPromptTemplates: () => syncPromptTemplates(context),
   };
+}
+
+/** Drops definitions whose name cannot form tool names (`__`, odd characters); the others still connect. */
+function validSpecs(specs: readonly McpServerSpec[], logger: Logger | undefined): McpServerSpec[] {
+  return specs.filter((spec) => {
+    const reason = invalidServerNameReason(spec.name);
+    if (reason !== undefined) logger?.error({ server: spec.name.slice(0, 64), reason }, 'MCP server skipped');
+    return reason === undefined;
+  });
 }
 
 async function shutdownManager(context: ManagerContext): Promise<void> {

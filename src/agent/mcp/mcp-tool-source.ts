@@ -183,3 +183,11 @@ async function usePrompt(context: ManagerContext, name: string, rawArgs: unknown
   );
   return { output: formatPromptMessages(messages), isError: false };
 }
+
+/** Picks the read_resource / use_prompt definitions out of the loaded tools/*.json set, falling back to ours. */
+export function mcpBuiltinSchemasFrom(definitions: readonly ToolDefinition[]): McpBuiltinSchemas {
+  return {
+    readResource: definitions.find((definition) => definition.name === READ_RESOURCE) ?? DEFAULT_BUILTIN_SCHEMAS.readResource,
+    usePrompt: definitions.find((definition) => definition.name === USE_PROMPT) ?? DEFAULT_BUILTIN_SCHEMAS.usePrompt,
+  };
+}

@@ -120,6 +120,15 @@ export class DiscordAdapter implements ChannelAdapter {
     await this.bestEffort('archive', () => this.client.rest.patch(Routes.channel(threadId), { body: { archived: true }, signal }));
   }
 
+  async openDirect(userId: string, signal: AbortSignal): Promise<string> {
+    try {
+      const channel = (await this.client.rest.post(Routes.userChannels(), { body: { recipient_id: userId }, signal })) as APIChannel;
+      return channel.id;
+    } catch (error) {
+      throw toChannelError('discord open direct message', error);
+    }
+  }
+
   private listen(): void {
     const { client } = this;
     client.on(Events.MessageCreate, (message) => {

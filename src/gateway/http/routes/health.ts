@@ -6,7 +6,6 @@ export interface McpHealth {
   tools: number;
   resources: number;
   prompts: number;
-  [key: string]: unknown;
 }
 
 export interface HealthSources {

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ProviderError } from '../../shared/errors.js';
+import type { ToolCall } from '../messages.js';
+import { createFakeTurnContext } from '../../../test/fakes/fake-turn-context.js';
+import { callModel, normalizeCall, UNNAMED_TOOL } from './call-model.js';
+import { isContextLengthError } from './call-with-compaction.js';
+
+const request = { model: 'fake', messages: [], tools: [] };
+
+describe('normalizeCall', () => {
+  it('fills a missing id, trims the name and replaces a missing or non-string name', () => {
+    const repaired = normalizeCall({ id: ' ', name: '  bash ', arguments: '{}' }, 3);
+    assert.match(repaired.id, /^call_3_/);
+    assert.equal(repaired.name, 'bash');
+    assert.equal(normalizeCall({ id: 'a', name: '', arguments: '{}' }, 0).name, UNNAMED_TOOL);
+    assert.equal(normalizeCall({ id: 'a', name: 42, arguments: '{}' } as unknown as ToolCall, 0).name, UNNAMED_TOOL);
+  });
+
+  it('turns non-string arguments into JSON text', () => {
+    assert.equal(normalizeCall({ id: 'a', name: 'x', arguments: { path: 'a' } } as unknown as ToolCall, 0).arguments, '{"path":"a"}');
+    assert.equal(normalizeCall({ id: 'a', name: 'x', arguments: null } as unknown as ToolCall, 0).arguments, '');
+  });
+});
+
+describe('callModel', () => {
+  it('streams text, collects calls and ends with model-call-end', async () => {
+    const ctx = createFakeTurnContext();
+    ctx.provider.enqueue({
+      parts: [
+        { type: 'reasoning-delta', text: 'thinking' },
+        { type: 'text-delta', text: 'Hi' },
+        { type: 'tool-call', call: { id: 'c1', name: 'bash', arguments: '{}' } },
+        { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 3, outputTokens: 2 } },
+      ],
+    });
+    const { message, finishReason } = await callModel(ctx, request, { text: '' });
+    assert.equal(finishReason, 'tool-calls');
+    assert.deepEqual(message, { role: 'assistant', content: 'Hi', toolCalls: [{ id: 'c1', name: 'bash', arguments: '{}' }], reasoning: 'thinking' });
+    assert.deepEqual(ctx.host.events.map((event) => event.type), ['reasoning-delta', 'text-delta', 'model-call-end']);
+    assert.deepEqual(ctx.host.usage, [{ inputTokens: 3, outputTokens: 2 }]);
+  });
+
+  it('drops partial tool calls of a truncated (length) response', async () => {
+    const ctx = createFakeTurnContext();
+    ctx.provider.enqueue({
+      parts: [
+        { type: 'tool-call', call: { id: 'c1', name: 'bash', arguments: '{"comm' } },
+        { type: 'finish', finishReason: 'length' },
+      ],
+    });
+    const { message } = await callModel(ctx, request, { text: '' });
+    assert.equal(message.toolCalls, undefined);
+  });
+});
+
+describe('isContextLengthError', () => {
+  it('trusts the providers flag, 413 and context-ish types, and nothing else', () => {
+    assert.equal(isContextLengthError(new ProviderError('x', { status: 400, data: { contextLength: true } })), true);
+    assert.equal(isContextLengthError(new ProviderError('x', { status: 413 })), true);
+    assert.equal(isContextLengthError(new ProviderError('x', { status: 400, data: { type: 'exceed_context_size_error' } })), true);
+    assert.equal(isContextLengthError(new ProviderError('openai: HTTP 400 bad request (invalid_request_error)', { status: 400 })), false);
+    assert.equal(isContextLengthError(new ProviderError('x', { status: 429 })), false);
+    assert.equal(isContextLengthError(new Error('maximum context length')), false);
+  });
+});
