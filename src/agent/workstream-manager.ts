@@ -34,7 +34,8 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     const row = await this.env.stores.workstreams.create({ wsId: newHexId(), userId: input.ownerUserId, name: input.name, modelAlias: alias });
     const ws = await instantiate(this.env, row, false);
     this.live.set(ws.wsId, ws);
-    if (this.live.size > this.env.agent.max_active_workstreams) await this.evictIdle();
+    // The new workstream is about to be used by the caller: never evict it here.
+    if (this.live.size > this.env.agent.max_active_workstreams) this.evictIdleExcept(ws.wsId);
     return ws;
   }
 
@@ -76,10 +77,18 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     return true;
   }
 
-  async evictIdle(): Promise<number> {
+  evictIdle(): Promise<number> {
+    return Promise.resolve(this.evictIdleExcept(undefined));
+  }
+
+  /**
+   * Drops idle workstreams (no turn running, none queued, no approval awaited) that were idle longer than
+   * `idle_evict_minutes`, and the least recently active idle ones beyond `max_active_workstreams`.
+   */
+  private evictIdleExcept(keep: string | undefined): number {
     const now = this.env.now();
     const maxIdleMs = this.env.agent.idle_evict_minutes * 60_000;
-    const idle = [...this.live.values()].filter((ws) => ws.isIdle()).sort((a, b) => a.lastActiveMs - b.lastActiveMs);
+    const idle = [...this.live.values()].filter((ws) => ws.wsId !== keep && ws.isIdle() && this.env.waiters.countFor(ws.wsId) === 0).sort((a, b) => a.lastActiveMs - b.lastActiveMs);
     let excess = this.live.size - this.env.agent.max_active_workstreams;
     let evicted = 0;
     for (const ws of idle) {

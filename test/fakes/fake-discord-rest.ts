@@ -18,6 +18,10 @@ export function routeRest(state: FakeDiscordState, method: string, path: string,
   }
   if (method === 'GET' && path === '/gateway') return { status: 200, body: { url: gatewayUrl } };
   if (method === 'GET' && path === '/users/@me') return { status: 200, body: state.bot };
+  if (method === 'POST' && path === '/users/@me/channels') {
+    if (typeof data.recipient_id !== 'string') return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+    return { status: 200, body: state.channelPayload(state.openDm(data.recipient_id)) };
+  }
   if (parts[0] === 'channels') return channelRoute(state, method, parts, data);
   if (parts[0] === 'interactions' && method === 'POST') return interactionCallback(state, parts[1] ?? '', data);
   if (parts[0] === 'webhooks') return webhookRoute(state, method, parts, data);

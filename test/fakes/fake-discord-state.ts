@@ -77,6 +77,7 @@ export class FakeDiscordState {
   }
 
   channelPayload(channel: FakeChannel): Record<string, unknown> {
+    if (channel.type === 1) return { id: channel.id, type: 1, recipients: [], last_message_id: null };
     const base = { id: channel.id, type: channel.type, name: channel.name, guild_id: GUILD_ID, position: 0, permission_overwrites: [] };
     if (channel.type !== 11) return base;
     return {
@@ -95,7 +96,7 @@ export class FakeDiscordState {
       id: GUILD_ID, name: 'fake guild', icon: null, owner_id: '400000000000000099', afk_timeout: 300, verification_level: 0,
       default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0, nsfw_level: 0, premium_tier: 0, system_channel_flags: 0,
       roles: [{ id: GUILD_ID, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
-      channels: all.filter((c) => c.type !== 11).map((c) => this.channelPayload(c)),
+      channels: all.filter((c) => c.type !== 11 && c.type !== 1).map((c) => this.channelPayload(c)),
       threads: all.filter((c) => c.type === 11 && !c.archived).map((c) => this.channelPayload(c)),
       members: [], emojis: [], stickers: [], features: [], voice_states: [], presences: [], stage_instances: [], guild_scheduled_events: [],
       member_count: 2, joined_at: new Date().toISOString(), large: false, unavailable: false, preferred_locale: 'en-US',
@@ -120,6 +121,17 @@ export class FakeDiscordState {
     };
     this.messages.set(message.id, message);
     return message;
+  }
+
+  /** The DM channel with a user (type 1), created on first use as Discord does. */
+  openDm(recipientId: string): FakeChannel {
+    const id = `9${recipientId.slice(1)}`;
+    let channel = this.channels.get(id);
+    if (!channel) {
+      channel = { id, type: 1, name: `dm-${recipientId}`, archived: false };
+      this.channels.set(id, channel);
+    }
+    return channel;
   }
 
   createThread(parentId: string, name: string, fromMessageId?: string): FakeChannel {
