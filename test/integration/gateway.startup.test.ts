@@ -11,11 +11,20 @@ import { createSilentLogger } from '../../src/shared/logger.js';
 import { createKnex, createStores } from '../../src/storage/index.js';
 import { FakeDiscord } from '../fakes/fake-discord.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
+import { EVERYTHING } from '../fakes/mcp-servers.js';
 
 const CHANNEL_ID = '300000000000000001';
 const SECRET = 'startup-test-secret-startup-test-secret';
 
-describe('startGateway with Discord', () => {
+async function waitUntil(predicate: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('startGateway with Discord and MCP', () => {
   let discord: FakeDiscord;
   let llm: FakeLlmServer;
   let running: RunningGateway;
@@ -34,6 +43,8 @@ describe('startGateway with Discord', () => {
         'models.main.api_key': 'sk-test',
         'models.main.model': 'gpt-fake',
         'discord.api_url': discord.apiUrl,
+        'mcp.servers.everything.command': process.execPath,
+        'mcp.servers.everything.args': [EVERYTHING, 'stdio'],
       },
     });
     const knex = createKnex(config.database.url);
@@ -56,6 +67,20 @@ describe('startGateway with Discord', () => {
     assert.equal(body.adapters['discord'], 'connected');
   });
 
+  it('connects the configured MCP server and lets an operator refresh it over the admin API', async () => {
+    const mcpHealth = async (): Promise<{ servers: number; tools: number; prompts: number }> =>
+      ((await (await fetch(`${running.httpUrl}/health`)).json()) as { mcp: { servers: number; tools: number; prompts: number } }).mcp;
+    await waitUntil(async () => (await mcpHealth()).tools > 0, 20_000);
+    const health = await mcpHealth();
+    assert.equal(health.servers, 1);
+    assert.ok(health.prompts > 0);
+    const headers = { authorization: `Bearer ${await mintServiceToken({ secret: SECRET, audience: 'turnstone-channel' }, { scopes: ['service'] })}` };
+    const refreshed = await fetch(`${running.httpUrl}/v1/api/admin/mcp/refresh`, { method: 'POST', headers, body: '{"server":"everything"}' });
+    assert.equal(refreshed.status, 200);
+    const unknown = await fetch(`${running.httpUrl}/v1/api/admin/mcp/reconnect`, { method: 'POST', headers, body: '{"server":"nope"}' });
+    assert.equal(unknown.status, 404);
+  });
+
   it('answers a mention in a new thread', async () => {
     llm.enqueue({ text: ['Hi ', 'Alice!'] });
     const user = discord.user('400000000000000001', 'alice');
@@ -66,6 +91,10 @@ describe('startGateway with Discord', () => {
       'answer in the thread',
     );
     assert.ok(answer);
+    const request = llm.requests.at(-1)?.body as { tools?: Array<{ function: { name: string } }>; messages: Array<{ content: unknown }> };
+    const toolNames = (request.tools ?? []).map((tool) => tool.function.name);
+    assert.ok(toolNames.includes('bash') && toolNames.includes('mcp__everything__echo'), toolNames.join(','));
+    assert.match(JSON.stringify(request.messages[0]?.content), /simple-prompt/, 'the MCP prompt catalog is in the system message');
   });
 
   it('delivers a notify request to the linked user as a direct message', async () => {

@@ -1,7 +1,7 @@
 /** Secret scrubbing of the environment handed to stdio MCP servers. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { scrubbedEnvironment } from './scrubbed-environment.js';
+import { scrubbedEnvironment } from './environment.js';
 
 describe('scrubbedEnvironment', () => {
   it('drops secrets by suffix and by name, keeps the rest, and lets the server env win', () => {
