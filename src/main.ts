@@ -133,7 +133,8 @@ async function startAgentAndChannels(
   live.runtime = runtime;
   stack.push('agent', () => runtime.close());
   logModels(config, logger);
-  const gateway = createGateway({ config, adapters: live.adapters, manager: runtime.manager, stores, logger });
+  // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them.
+  const gateway = createGateway({ config, adapters: live.adapters, manager: runtime.manager, stores, logger, elicitations: mcp });
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
   const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));

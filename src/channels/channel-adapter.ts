@@ -23,6 +23,15 @@ export interface Responder {
   reply(text: string): Promise<void>;
 }
 
+/** Answers a click that may open a form: the first answer either opens the form or replies privately. */
+export interface FormResponder extends Responder {
+  /**
+   * Opens `form` for the clicking user. Only possible as the first answer to an `open` click and within the
+   * platform's acknowledgement window; resolves false when that is no longer possible (then `reply` instead).
+   */
+  showForm(form: FormSpec): Promise<boolean>;
+}
+
 export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel';
 export type ActionName = 'approve' | 'always' | 'reject' | 'plan-approve' | 'plan-changes';
 
@@ -57,6 +66,20 @@ export type InboundEvent =
       respond: Responder;
     }
   | {
+      /**
+       * A click or submission on a form card: `open` (Answer), `submit` (the filled form), `decline` (Decline).
+       * `submit` and `decline` arrive acknowledged; `open` is acknowledged by the first `respond` call (the adapter
+       * acknowledges privately by itself when the gateway takes too long, and `showForm` then resolves false).
+       */
+      type: 'form';
+      action: 'open' | 'submit' | 'decline';
+      formId: string;
+      user: PlatformUser;
+      /** Submitted text by field id (`submit` only; empty otherwise). */
+      values: Readonly<Record<string, string>>;
+      respond: FormResponder;
+    }
+  | {
       /** The platform asked us to slow down on this channel; the renderer stretches its cadence. */
       type: 'rate-limited';
       channelId: string;
@@ -79,6 +102,51 @@ export interface ApprovalCard {
   outcome: CardOutcome;
 }
 
+/** One text field of a form; values come back as text keyed by `id`, and the gateway converts them. */
+export interface FormField {
+  /** Short id the submitted value is keyed by (`f0`…`f4`). */
+  id: string;
+  /** Label, plain text (platforms shorten long labels). */
+  label: string;
+  required: boolean;
+  /** Hint shown in the empty field: allowed values, type or range. */
+  placeholder: string;
+  /** Pre-filled text ('' for none). */
+  value: string;
+  multiline: boolean;
+  /** Longest accepted text. */
+  maxLength: number;
+}
+
+/** A form the gateway opens for one user (an MCP elicitation). */
+export interface FormSpec {
+  formId: string;
+  /** Form title, plain text. */
+  title: string;
+  fields: readonly FormField[];
+}
+
+export type FormOutcome =
+  | { status: 'pending' }
+  /** The form cannot be shown on this platform (too many fields, unsupported types); `reason` is plain text. */
+  | { status: 'unsupported'; reason: string }
+  | { status: 'answered' | 'declined'; decidedBy: string }
+  | { status: 'expired' | 'cancelled' };
+
+/** A card asking for input; while pending it carries Answer and Decline buttons with `formId`. */
+export interface FormCard {
+  formId: string;
+  /** Who asks (the MCP server name), plain text. */
+  source: string;
+  /** The request text, plain text. */
+  message: string;
+  /** Labels of the fields the form asks for. */
+  fieldLabels: readonly string[];
+  /** ISO time after which the request is declined automatically. */
+  expiresAt: string;
+  outcome: FormOutcome;
+}
+
 export type NoticeCode = 'link-hint' | 'dm-unsupported' | 'closed' | 'reactivated' | 'cancelled' | 'cleared';
 
 /** What the gateway asks an adapter to show; the adapter decides how (plain text, embed, blocks). */
@@ -88,7 +156,8 @@ export type OutboundMessage =
   | { kind: 'tool-result'; name: string; output: string; isError: boolean }
   | { kind: 'error'; message: string }
   | { kind: 'notice'; code: NoticeCode; text?: string }
-  | { kind: 'approval'; card: ApprovalCard };
+  | { kind: 'approval'; card: ApprovalCard }
+  | { kind: 'form'; card: FormCard };
 
 export interface ChannelCapabilities {
   /** Longest text a single message may hold. */
@@ -97,6 +166,8 @@ export interface ChannelCapabilities {
   canEdit: boolean;
   /** Whether `startThread` creates real threads. */
   canThread: boolean;
+  /** Most fields a form (`showForm`) may have; absent when the adapter cannot show forms. */
+  maxFormFields?: number;
 }
 
 export type AdapterState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'stopped' | 'failed';

@@ -9,6 +9,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import { ApprovalDesk } from './approvals.js';
 import { CommandHandler } from './commands.js';
+import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
 import { Router } from './router.js';
 import { Subscriptions } from './subscriptions.js';
 import { ThreadQueue } from './thread-queue.js';
@@ -22,6 +23,8 @@ export interface GatewayDeps {
   manager: WorkstreamManager;
   stores: Stores;
   logger: Logger;
+  /** MCP elicitation requests, shown as form cards in the thread of the workstream that triggered them. */
+  elicitations?: ElicitationSource;
   /** Tuning for tests and benchmarks; defaults follow the operational contract. */
   options?: { editIntervalMs?: number; typingIntervalMs?: number; now?: () => number };
 }
@@ -52,6 +55,8 @@ class ChannelGateway implements Gateway {
   private readonly subs: Subscriptions;
   private readonly desk: ApprovalDesk;
   private readonly commands: CommandHandler;
+  private readonly forms: ElicitationDesk;
+  private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
   private readonly hinted = new Map<string, number>();
   private readonly controller = new AbortController();
@@ -72,6 +77,7 @@ class ChannelGateway implements Gateway {
       stores: deps.stores, manager: deps.manager, router: this.router, logger: this.logger, adapters: this.adapters, signal,
       ensureRendered: (wsId) => this.ensureRendered(wsId),
     });
+    this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
     this.commands = new CommandHandler({
       stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now,
       startConversation: (adapter, threadId, ws, text) => this.sendToThread(adapter, threadId, ws, text, undefined),
@@ -81,6 +87,7 @@ class ChannelGateway implements Gateway {
   async start(signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', () => void this.stop().catch((error: unknown) => this.logFailure('stop', error)), { once: true });
     if (this.adapters.size === 0) this.logger.warn('no channel adapter is enabled');
+    if (!this.stopped) this.unsubscribeForms = this.deps.elicitations?.onElicitation((request, formSignal) => this.forms.handle(request, formSignal));
     await Promise.all(
       [...this.adapters.values()].map(async (adapter) => {
         try {
@@ -97,6 +104,8 @@ class ChannelGateway implements Gateway {
     if (this.stopped) return;
     this.stopped = true;
     try {
+      this.unsubscribeForms?.();
+      this.forms.stop();
       this.subs.releaseAll();
       await Promise.all([...this.adapters.values()].map((adapter) => adapter.stop().catch((error: unknown) => this.logFailure('adapter stop', error))));
     } finally {
@@ -123,13 +132,16 @@ class ChannelGateway implements Gateway {
         case 'action':
           await this.desk.onAction(adapter, event);
           return;
+        case 'form':
+          await this.forms.onForm(adapter, event);
+          return;
         case 'rate-limited':
           this.subs.byChannelId(adapter.platform, event.channelId)?.renderer.slowDown(event.retryAfterMs);
           return;
       }
     } catch (error) {
       this.logFailure(`handle ${event.type}`, error);
-      if (event.type === 'command' || event.type === 'action') await event.respond.reply('Something went wrong; please try again.');
+      if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Something went wrong; please try again.');
     }
   }
 

@@ -7,6 +7,7 @@ import type { Logger } from '../../shared/logger.js';
 import { registerCommands } from './discord-commands.js';
 import { toInboundMessage, type DiscordScope } from './discord-events.js';
 import { DISCORD_MAX_MESSAGE_LENGTH, renderMessage } from './discord-format.js';
+import { DISCORD_MAX_FORM_FIELDS } from './discord-forms.js';
 import { handleInteraction } from './discord-interactions.js';
 
 const AUTO_ARCHIVE_MINUTES = 1440;
@@ -20,7 +21,12 @@ export interface DiscordAdapterConfig {
 
 export class DiscordAdapter implements ChannelAdapter {
   readonly platform = 'discord';
-  readonly capabilities: ChannelCapabilities = { maxMessageLength: DISCORD_MAX_MESSAGE_LENGTH, canEdit: true, canThread: true };
+  readonly capabilities: ChannelCapabilities = {
+    maxMessageLength: DISCORD_MAX_MESSAGE_LENGTH,
+    canEdit: true,
+    canThread: true,
+    maxFormFields: DISCORD_MAX_FORM_FIELDS,
+  };
   private readonly client: Client;
   private current: AdapterState = 'idle';
   private readonly controller = new AbortController();

@@ -5,6 +5,7 @@ import { formatToolResult, neutraliseFences } from '../format/format-tool-result
 import { truncate } from '../format/truncate.js';
 import { renderCard } from './discord-components.js';
 import { escapeDiscordMarkdown } from './discord-escape.js';
+import { renderFormCard } from './discord-forms.js';
 
 export const DISCORD_MAX_MESSAGE_LENGTH = 2000;
 const NO_MENTIONS = { parse: [] as string[] };
@@ -43,6 +44,8 @@ export function renderMessage(message: OutboundMessage): DiscordMessageBody {
       return { content: '', embeds: [toolResultEmbed(message.name, message.output, message.isError)], allowed_mentions: NO_MENTIONS };
     case 'approval':
       return { content: '', ...renderCard(message.card), allowed_mentions: NO_MENTIONS };
+    case 'form':
+      return { content: '', ...renderFormCard(message.card), allowed_mentions: NO_MENTIONS };
   }
 }
 

@@ -5,6 +5,7 @@ import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { feedbackModal, linkModal, parseCustomId } from './discord-components.js';
 import { isAllowed, type DiscordScope } from './discord-events.js';
+import { handleFormInteraction } from './discord-form-interactions.js';
 
 const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel'];
 type Deliver = (event: InboundEvent) => void;
@@ -13,6 +14,7 @@ type Repliable = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitIn
 /** Handles one interaction: acknowledges it, then delivers the matching inbound event (if any). */
 export async function handleInteraction(interaction: Interaction, scope: DiscordScope, deliver: Deliver, logger: Logger): Promise<void> {
   if (interaction.isChatInputCommand()) return onCommand(interaction, scope, deliver, logger);
+  if ((interaction.isButton() || interaction.isModalSubmit()) && (await handleFormInteraction(interaction, deliver, logger))) return;
   if (interaction.isButton()) return onButton(interaction, deliver, logger);
   if (interaction.isModalSubmit()) return onModal(interaction, deliver, logger);
 }

@@ -1,0 +1,96 @@
+/** Discord rendering of form cards (MCP elicitations): the embed, its Answer/Decline buttons, and the modal. */
+import type { FormCard, FormSpec } from '../channel-adapter.js';
+import { neutraliseFences } from '../format/format-tool-result.js';
+import { truncate } from '../format/truncate.js';
+import { escapeDiscordMarkdown } from './discord-escape.js';
+
+/** Discord modals hold at most five text inputs. */
+export const DISCORD_MAX_FORM_FIELDS = 5;
+
+const PREFIX = 'sp';
+const ROW = 1;
+const BUTTON = 2;
+const TEXT_INPUT = 4;
+const STYLE = { primary: 1, danger: 4 } as const;
+const COLOR = { pending: 0x9b59b6, answered: 0x2ecc71, declined: 0xe74c3c, closed: 0x99aab5 } as const;
+
+export type FormAction = 'form-answer' | 'form-decline' | 'form-submit';
+const FORM_ACTIONS: readonly FormAction[] = ['form-answer', 'form-decline', 'form-submit'];
+
+/** custom_id of a form button or modal: `sp:<action>:<formId>`. */
+export function formCustomId(action: FormAction, formId: string): string {
+  return `${PREFIX}:${action}:${formId}`;
+}
+
+/** Parses a form custom_id we issued; undefined for anything else. */
+export function parseFormCustomId(id: string): { action: FormAction; formId: string } | undefined {
+  const [prefix, action, formId, extra] = id.split(':');
+  if (prefix !== PREFIX || extra !== undefined || !FORM_ACTIONS.includes(action as FormAction)) return undefined;
+  if (!formId || !/^[A-Za-z0-9_-]{1,64}$/.test(formId)) return undefined;
+  return { action: action as FormAction, formId };
+}
+
+/** The message body of a form card: an embed plus (while pending) the Answer and Decline buttons. */
+export function renderFormCard(card: FormCard): { embeds: unknown[]; components: unknown[] } {
+  const source = escapeDiscordMarkdown(card.source);
+  const lines = [truncate(neutraliseFences(card.message), 2000)];
+  const outcome = card.outcome;
+  if (card.fieldLabels.length > 0) lines.push('', `**Fields:** ${card.fieldLabels.map(escapeDiscordMarkdown).join(', ')}`);
+  const embed: Record<string, unknown> = { title: 'Input Requested', color: COLOR.pending, footer: { text: truncate(`Asked by the MCP server ${card.source}`, 200) } };
+  switch (outcome.status) {
+    case 'pending': {
+      const expires = Math.floor(Date.parse(card.expiresAt) / 1000);
+      if (Number.isFinite(expires)) lines.push('', `Answer with the button below before <t:${expires}:t>; unanswered requests are declined.`);
+      break;
+    }
+    case 'unsupported':
+      embed.title = 'Input Requested — Cannot Be Shown Here';
+      embed.color = COLOR.closed;
+      lines.push('', `This form cannot be shown in Discord: ${escapeDiscordMarkdown(outcome.reason)}. The request from ${source} was declined.`);
+      break;
+    case 'answered':
+    case 'declined':
+      embed.title = `Input Requested — ${outcome.status === 'answered' ? 'Answered' : 'Declined'}`;
+      embed.color = COLOR[outcome.status];
+      embed.fields = [{ name: outcome.status === 'answered' ? 'Answered by' : 'Declined by', value: truncate(escapeDiscordMarkdown(outcome.decidedBy), 200), inline: true }];
+      break;
+    case 'expired':
+    case 'cancelled':
+      embed.title = `Input Requested — ${outcome.status === 'expired' ? 'Expired' : 'Withdrawn'}`;
+      embed.color = COLOR.closed;
+      lines.push('', outcome.status === 'expired' ? 'No answer in time; the request was declined.' : `${source} withdrew the request.`);
+      break;
+  }
+  embed.description = truncate(lines.join('\n'), 4000);
+  const components =
+    outcome.status === 'pending'
+      ? [{ type: ROW, components: [button('Answer', STYLE.primary, formCustomId('form-answer', card.formId)), button('Decline', STYLE.danger, formCustomId('form-decline', card.formId))] }]
+      : [];
+  return { embeds: [embed], components };
+}
+
+function button(label: string, style: number, id: string): Record<string, unknown> {
+  return { type: BUTTON, style, label, custom_id: id };
+}
+
+/** The modal for a form: one text input per field (at most five), labelled, with hints and pre-filled values. */
+export function formModal(form: FormSpec): Record<string, unknown> {
+  return {
+    custom_id: formCustomId('form-submit', form.formId),
+    title: truncate(form.title, 45),
+    components: form.fields.slice(0, DISCORD_MAX_FORM_FIELDS).map((field) => {
+      const maxLength = Math.min(Math.max(1, field.maxLength), 4000);
+      const input: Record<string, unknown> = {
+        type: TEXT_INPUT,
+        custom_id: field.id,
+        label: truncate(field.label, 45) || field.id,
+        style: field.multiline ? 2 : 1,
+        required: field.required,
+        max_length: maxLength,
+      };
+      if (field.placeholder) input.placeholder = truncate(field.placeholder, 100);
+      if (field.value) input.value = truncate(field.value, maxLength);
+      return { type: ROW, components: [input] };
+    }),
+  };
+}
