@@ -2,6 +2,7 @@
 import type { McpManager } from './agent/mcp/mcp-manager.js';
 import type { ChannelAdapter } from './channels/channel-adapter.js';
 import { createDiscordAdapter } from './channels/discord/index.js';
+import { createSlackAdapter } from './channels/slack/index.js';
 import type { Config } from './config/index.js';
 import { createHttpApp } from './gateway/http/app.js';
 import { startHttpServer } from './gateway/http/http-server.js';
@@ -73,7 +74,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
 function createAdapters(config: Config, logger: Logger): ChannelAdapter[] {
   const adapters: ChannelAdapter[] = [];
   if (config.discord.token) adapters.push(createDiscordAdapter(config.discord, logger));
-  if (config.slack.bot_token && config.slack.app_token) logger.warn('Slack tokens are configured, but this build has no Slack adapter yet');
+  if (config.slack.bot_token && config.slack.app_token) adapters.push(createSlackAdapter(config.slack, logger));
   if (adapters.length === 0) {
     logger.warn('no channel adapter is configured (set discord.token or SANDPIPER_DISCORD_TOKEN); serving HTTP only');
   }

@@ -6,6 +6,7 @@ import type { ApprovalWaiters } from './approval-waiters.js';
 import type { SystemPromptSection } from './system-prompt.js';
 import type { ToolSource } from './tools/tool.js';
 import type { StreamModel, TurnModel } from './turn/turn-types.js';
+import type { LiveWorkstream } from './workstream.js';
 
 /** The agent's configuration slice. */
 export type AgentSettings = Config['agent'];
@@ -42,4 +43,6 @@ export interface WorkstreamEnv {
   systemPromptSections: readonly SystemPromptSection[];
   waiters: ApprovalWaiters;
   now: () => number;
+  /** Takes an evicted object that is used again back into the live set; returns the object to use. */
+  readopt: (ws: LiveWorkstream) => LiveWorkstream;
 }

@@ -51,11 +51,14 @@ async function requestApproval(ws: LiveWorkstream, env: WorkstreamEnv, input: Ap
   try {
     return await untilAborted(decision, signal);
   } catch (error) {
+    const waited = env.waiters.has(approvalId);
     env.waiters.drop(approvalId);
     if (signal.aborted && !isShutdown(signal)) {
       await env.stores.approvals.cancelPending(ws.wsId).catch((cancelError: unknown) => {
         env.logger.error({ wsId: ws.wsId, err: describeError(cancelError) }, 'cancelling a pending approval failed');
       });
+      // Without this the card keeps live buttons for a request nobody waits for any more.
+      if (waited) ws.emitApprovalCancelled(approvalId);
     }
     throw error;
   }

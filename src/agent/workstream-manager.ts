@@ -26,6 +26,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
       systemPromptSections: options.systemPromptSections ?? [],
       waiters: new ApprovalWaiters(),
       now: options.now ?? Date.now,
+      readopt: (ws) => this.readopt(ws),
     };
   }
 
@@ -53,6 +54,9 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     let pending = this.restoring.get(wsId);
     if (pending === undefined) {
       pending = restoreWorkstream(this.env, wsId).then((ws) => {
+        // An evicted object taken back while this restore ran wins; the restored copy is dropped unused.
+        const readopted = this.live.get(wsId);
+        if (readopted !== undefined) return readopted;
         if (ws !== undefined && !this.stopped) this.live.set(wsId, ws);
         return ws;
       });
@@ -60,6 +64,16 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
       void pending.finally(() => this.restoring.delete(wsId)).catch(() => undefined);
     }
     return pending;
+  }
+
+  /** An evicted object got a message: it becomes live again unless another object took its place meanwhile. */
+  private readopt(ws: LiveWorkstream): LiveWorkstream {
+    const current = this.live.get(ws.wsId);
+    if (current !== undefined && current !== ws) return current;
+    ws.setEvicted(false);
+    ws.lastActiveMs = this.env.now();
+    if (!this.stopped) this.live.set(ws.wsId, ws);
+    return ws;
   }
 
   resolveApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
@@ -94,6 +108,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     for (const ws of idle) {
       if (now - ws.lastActiveMs < maxIdleMs && excess <= 0) continue;
       this.live.delete(ws.wsId);
+      ws.setEvicted(true);
       excess--;
       evicted++;
     }

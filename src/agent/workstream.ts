@@ -14,6 +14,9 @@ import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
 import { createTurnHost } from './workstream-host.js';
 
+/** `decidedBy` of approvals that ended without a decision by a person. */
+export const SYSTEM_DECIDER = 'system';
+
 type Job =
   | { kind: 'user'; turnId: string; content: string | ContentPart[] }
   | { kind: 'resume'; turnId: string; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
@@ -41,6 +44,7 @@ export class LiveWorkstream implements Workstream {
   private controller: AbortController | undefined;
   private state: WorkstreamStatus;
   private closed = false;
+  private evicted = false;
 
   constructor(init: LiveWorkstreamInit) {
     this.env = init.env;
@@ -57,6 +61,12 @@ export class LiveWorkstream implements Workstream {
 
   send(message: string | ContentPart[]): Promise<string> {
     if (this.closed) return Promise.reject(new GatewayError('CONFLICT', 'workstream is closed'));
+    if (this.evicted) {
+      // A caller still held this object when it was evicted: put it back (or hand over to the live one),
+      // so one workstream never has two live objects running turns on the same history.
+      const live = this.env.readopt(this);
+      if (live !== this) return live.send(message);
+    }
     const turnId = newHexId();
     this.jobs.push({ kind: 'user', turnId, content: message });
     this.kick();
@@ -95,6 +105,16 @@ export class LiveWorkstream implements Workstream {
 
   emit(event: AgentEvent): void {
     this.bus.emit(event);
+  }
+
+  /** Called by the manager when it drops this object from its live set (idle eviction) or takes it back. */
+  setEvicted(evicted: boolean): void {
+    this.evicted = evicted;
+  }
+
+  /** A pending approval ended without a decision (turn cancelled, workstream closed): cards stop offering buttons. */
+  emitApprovalCancelled(approvalId: string): void {
+    this.emit({ type: 'approval-resolved', approvalId, approved: false, always: false, feedback: 'Cancelled', decidedBy: SYSTEM_DECIDER });
   }
 
   /** True when no turn runs and nothing is queued. */
@@ -141,6 +161,9 @@ export class LiveWorkstream implements Workstream {
     const stored = row.items as Partial<StoredApprovalItems> | null;
     if (stored?.version !== 1 || !Array.isArray(stored.calls) || stored.assistant === undefined) return false;
     const decision = this.waitForDecision(row.approvalId, row.turnId);
+    // The job awaits the decision. When the job never gets to it (no model, closed first), close() rejects
+    // the waiter and nobody else listens: that rejection is expected and must not become an unhandled one.
+    void decision.catch(() => undefined);
     this.jobs.unshift({ kind: 'resume', turnId: row.turnId, approvalId: row.approvalId, stored: stored as StoredApprovalItems, decision });
     this.kick();
     return true;
@@ -197,8 +220,10 @@ export class LiveWorkstream implements Workstream {
   }
 
   private async dropResumed(approvalId: string): Promise<void> {
+    const waited = this.env.waiters.has(approvalId);
     this.env.waiters.drop(approvalId);
     await this.env.stores.approvals.cancelPending(this.wsId).catch((error: unknown) => this.logError('cancelling an approval', error));
+    if (waited) this.emitApprovalCancelled(approvalId);
   }
 
   private turnContext(turnId: string, model: TurnModel, signal: AbortSignal): TurnContext {

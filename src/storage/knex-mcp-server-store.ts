@@ -1,11 +1,10 @@
 /** McpServerStore on knex: MCP servers defined in the database. */
 import type { Knex } from 'knex';
-import { StorageError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
 import { isoNow } from '../shared/time.js';
 import type { McpServerInput, McpServerRow, McpServerStore } from './mcp-server-store.js';
 import { definedOnly, fromDbBool, parseStringArray, parseStringRecord, text, toDbBool, type DbRow } from './rows.js';
-import { guard, isUniqueViolation } from './storage-errors.js';
+import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
 
 function toServer(row: DbRow): McpServerRow {
   return {
@@ -80,7 +79,7 @@ export class KnexMcpServerStore implements McpServerStore {
           .update({ ...inputColumns(patch), updated: isoNow() });
         return changed > 0;
       } catch (error) {
-        if (isUniqueViolation(error)) throw new StorageError('CONFLICT', 'an MCP server with this name exists', { cause: error });
+        if (isUniqueViolation(error)) throw conflictError('an MCP server with this name exists', error);
         throw error;
       }
     });

@@ -1,11 +1,10 @@
 /** PromptTemplateStore on knex: manual templates and read-only ones synced from MCP servers. */
 import type { Knex } from 'knex';
-import { StorageError } from '../shared/errors.js';
 import { newUuid } from '../shared/ids.js';
 import { isoNow } from '../shared/time.js';
 import type { PromptTemplate, PromptTemplateInput, PromptTemplateStore, TemplateOrigin } from './prompt-template-store.js';
 import { definedOnly, fromDbBool, parseStringArray, text, toDbBool, type DbRow } from './rows.js';
-import { guard, isUniqueViolation } from './storage-errors.js';
+import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
 
 type TemplatePatch = Partial<Pick<PromptTemplate, 'content' | 'description' | 'variables' | 'isDefault' | 'category' | 'mcpServer'>>;
 
@@ -81,7 +80,7 @@ export class KnexPromptTemplateStore implements PromptTemplateStore {
           .update({ ...columns, updated: isoNow() });
         return changed > 0;
       } catch (error) {
-        if (isUniqueViolation(error)) throw new StorageError('CONFLICT', 'a template with this name exists', { cause: error });
+        if (isUniqueViolation(error)) throw conflictError('a template with this name exists', error);
         throw error;
       }
     });

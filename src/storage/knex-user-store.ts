@@ -1,10 +1,9 @@
 /** UserStore on knex: users, hashed API tokens and platform-user links. */
 import type { Knex } from 'knex';
-import { StorageError } from '../shared/errors.js';
 import { newHexId, newUuid } from '../shared/ids.js';
 import { isoNow } from '../shared/time.js';
 import { fromDbBool, nullableText, text, toDbBool, type DbRow } from './rows.js';
-import { guard, isUniqueViolation } from './storage-errors.js';
+import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
 import type { ApiToken, ChannelLink, User, UserStore } from './user-store.js';
 
 function toUser(row: DbRow): User {
@@ -45,7 +44,7 @@ export class KnexUserStore implements UserStore {
       try {
         await this.knex('users').insert(row);
       } catch (error) {
-        if (isUniqueViolation(error)) throw new StorageError('CONFLICT', 'a user with this username exists', { cause: error });
+        if (isUniqueViolation(error)) throw conflictError('a user with this username exists', error);
         throw error;
       }
       return toUser(row);

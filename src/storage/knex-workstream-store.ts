@@ -1,9 +1,8 @@
 /** WorkstreamStore on knex: one row per conversation with settings, token counters and lease. */
 import type { Knex } from 'knex';
-import { StorageError } from '../shared/errors.js';
 import { isoNow } from '../shared/time.js';
 import { definedOnly, parseStringArray, text, toNumber, type DbRow } from './rows.js';
-import { guard, isUniqueViolation } from './storage-errors.js';
+import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
 import type { WorkstreamPatch, WorkstreamRow, WorkstreamState, WorkstreamStore } from './workstream-store.js';
 
 const STATES: readonly WorkstreamState[] = ['idle', 'thinking', 'running', 'attention', 'error', 'closed'];
@@ -63,7 +62,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
       try {
         await this.knex('workstreams').insert(dbRow);
       } catch (error) {
-        if (isUniqueViolation(error)) throw new StorageError('CONFLICT', 'a workstream with this id exists', { cause: error });
+        if (isUniqueViolation(error)) throw conflictError('a workstream with this id exists', error);
         throw error;
       }
       return toWorkstream(dbRow);

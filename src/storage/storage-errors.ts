@@ -31,21 +31,41 @@ export function isBusyError(error: unknown): boolean {
 }
 
 /**
+ * A stand-in for a driver error that is safe to log: its code and stack frames, not its message. knex
+ * prefixes driver messages with the SQL and the bound values (message text, names, token hashes), and
+ * loggers print the whole cause chain.
+ */
+function redactedDriverError(error: unknown, code: string | undefined): Error {
+  const redacted = new Error(code === undefined ? 'driver error' : `driver error ${code}`);
+  const stack = error instanceof Error ? error.stack : undefined;
+  const frames = stack === undefined ? [] : stack.split('\n').filter((line) => /^\s+at /.test(line));
+  redacted.stack = [`Error: ${redacted.message}`, ...frames].join('\n');
+  return code === undefined ? redacted : Object.assign(redacted, { code });
+}
+
+/**
  * Wraps any non-GatewayError as StorageError. The message names the operation and the driver's error code
- * only: driver messages can contain connection strings, SQL with user text, or passwords.
+ * only, and the cause is redacted: driver messages can contain connection strings, SQL with user text, or
+ * passwords.
  */
 export function toStorageError(error: unknown, operation: string): GatewayError {
   if (error instanceof GatewayError) return error;
   const code = driverCode(error);
+  const cause = redactedDriverError(error, code);
   if (isUniqueViolation(error)) {
-    return new StorageError('CONFLICT', `${operation}: already exists`, { cause: error });
+    return new StorageError('CONFLICT', `${operation}: already exists`, { cause });
   }
   const suffix = code === undefined ? '' : ` (${code})`;
   return new StorageError('STORAGE_ERROR', `${operation} failed${suffix}`, {
-    cause: error,
+    cause,
     retryable: isBusyError(error),
     ...(code === undefined ? {} : { data: { driverCode: code } }),
   });
+}
+
+/** A CONFLICT for a unique violation the store reports in its own words; the driver error is redacted. */
+export function conflictError(message: string, error: unknown): StorageError {
+  return new StorageError('CONFLICT', message, { cause: redactedDriverError(error, driverCode(error)) });
 }
 
 /** Runs a store operation, converting driver failures with toStorageError. */

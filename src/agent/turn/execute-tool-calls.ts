@@ -27,9 +27,15 @@ async function runOne(ctx: TurnContext, call: PreparedCall): Promise<ToolResult>
   }
 }
 
-/** Runs the batch and emits a `tool-result` per call as it finishes. Throws only when the turn is cancelled. */
-export async function executeToolCalls(ctx: TurnContext, batch: readonly PreparedCall[]): Promise<ToolMessage[]> {
-  const results: ToolMessage[] = new Array<ToolMessage>(batch.length);
+/**
+ * Runs the batch and emits a `tool-result` per call as it finishes. Throws only when the turn is cancelled;
+ * `results` (by call index) then still holds the calls that had finished, so the caller can keep them.
+ */
+export async function executeToolCalls(
+  ctx: TurnContext,
+  batch: readonly PreparedCall[],
+  results: Array<ToolMessage | undefined> = new Array<ToolMessage | undefined>(batch.length),
+): Promise<ToolMessage[]> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < batch.length) {
@@ -48,5 +54,5 @@ export async function executeToolCalls(ctx: TurnContext, batch: readonly Prepare
   const settled = await Promise.allSettled(workers);
   const failure = settled.find((entry): entry is PromiseRejectedResult => entry.status === 'rejected');
   if (failure !== undefined) throw failure.reason;
-  return results;
+  return results as ToolMessage[];
 }

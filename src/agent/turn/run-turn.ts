@@ -1,11 +1,11 @@
 /** The turn loop: call the model, prepare/approve/execute its tool calls, append results, until it answers. */
 import { isAbortError } from '../../shared/abort.js';
 import { describeError, ProviderError } from '../../shared/errors.js';
-import type { AssistantMessage } from '../messages.js';
+import type { AssistantMessage, ToolMessage } from '../messages.js';
 import { applyDecision, approveToolCalls, type ApprovalOutcome } from './approve-tool-calls.js';
 import type { PartialText } from './call-model.js';
 import { callWithCompaction, isContextLengthError } from './call-with-compaction.js';
-import { executeToolCalls } from './execute-tool-calls.js';
+import { CANCELLED_RESULT, executeToolCalls } from './execute-tool-calls.js';
 import { appendMessage, closeOpenToolCalls } from './finish-turn.js';
 import { prepareToolCalls, restorePreparedCalls, withStorableArguments, type PreparedCall } from './prepare-tool-calls.js';
 import { isShutdown } from './shutdown.js';
@@ -20,9 +20,13 @@ interface ToolBatch {
 
 type ResumeStart = Extract<TurnStart, { kind: 'resume' }>;
 
-/** Streamed text of the current call, and the last non-empty answer of this turn (what `turn-end` carries). */
+/**
+ * Streamed text of the current call, the last non-empty answer of this turn (what `turn-end` carries), and
+ * the results of the tool batch in flight (kept when the turn stops mid-batch).
+ */
 interface TurnText extends PartialText {
   answer: string;
+  toolResults: Array<ToolMessage | undefined>;
 }
 
 /** After a restart: put the stored assistant message back, wait for the click, apply it. */
@@ -72,7 +76,7 @@ async function endAbnormally(ctx: TurnContext, error: unknown, partial: TurnText
       partial.answer = partial.text;
       await appendMessage(ctx, { role: 'assistant', content: partial.text });
     }
-    await closeOpenToolCalls(ctx, cancelled ? 'Cancelled by user' : 'Error: the turn failed before this tool ran.');
+    await closeOpenToolCalls(ctx, cancelled ? CANCELLED_RESULT : 'Error: the turn failed before this tool ran.', partial.toolResults);
   } catch (repairError) {
     ctx.logger.error({ wsId: ctx.wsId, err: describeError(repairError) }, 'could not persist the end of a turn');
   }
@@ -84,7 +88,7 @@ async function endAbnormally(ctx: TurnContext, error: unknown, partial: TurnText
 
 /** Runs one turn to its end. Never throws: cancellation and failures become the outcome's reason. */
 export async function runTurn(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
-  const partial: TurnText = { text: '', answer: '' };
+  const partial: TurnText = { text: '', answer: '', toolResults: [] };
   const stepLimit = stepCountIs(ctx.maxSteps);
   try {
     if (start.kind === 'user') await appendMessage(ctx, start.message);
@@ -94,7 +98,9 @@ export async function runTurn(ctx: TurnContext, start: TurnStart): Promise<TurnO
       resume = undefined;
       if (step === undefined) return { text: partial.answer, reason: 'done' };
       ctx.signal.throwIfAborted();
-      const results = await executeToolCalls(ctx, step.batch);
+      partial.toolResults = new Array<ToolMessage | undefined>(step.batch.length);
+      const results = await executeToolCalls(ctx, step.batch, partial.toolResults);
+      partial.toolResults = [];
       for (const result of results) await appendMessage(ctx, result);
       if (step.approval.feedback) await appendMessage(ctx, { role: 'user', content: step.approval.feedback });
       steps++;

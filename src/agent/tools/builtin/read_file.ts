@@ -1,8 +1,9 @@
 /** The `read_file` tool: line-numbered text, or an image for vision models. */
-import { open, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentPart } from '../../messages.js';
 import { locateToolPath } from '../resolve-tool-path.js';
+import { isBinaryFile } from '../is-binary-file.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = {
@@ -77,7 +78,7 @@ async function readTarget(input: string, absolute: string, args: Record<string, 
 async function readText(input: string, absolute: string, size: number, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
   let buffer: Buffer;
   try {
-    if (await looksBinary(absolute)) {
+    if (await isBinaryFile(absolute)) {
       return { output: `Error: ${input} looks like a binary file (${size.toLocaleString('en-US')} bytes); read_file shows text files only.`, isError: true };
     }
     buffer = await readFile(absolute, { signal });
@@ -122,17 +123,6 @@ async function readImage(input: string, absolute: string, size: number, mediaTyp
   }
 }
 
-/** A NUL byte in the first 8 KiB marks a file as binary. */
-async function looksBinary(absolute: string): Promise<boolean> {
-  const handle = await open(absolute, 'r');
-  try {
-    const probe = Buffer.alloc(8192);
-    const { bytesRead } = await handle.read(probe, 0, probe.length, 0);
-    return probe.subarray(0, bytesRead).includes(0);
-  } finally {
-    await handle.close();
-  }
-}
 
 function formatMb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;

@@ -1,10 +1,11 @@
 /** The `search` tool: regular-expression search of file contents (ripgrep, grep, or a JavaScript walk). */
 import { processEnvironment } from '../../../shared/environment.js';
 import { constants } from 'node:fs';
-import { access, open, readdir, readFile, stat } from 'node:fs/promises';
+import { access, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../run-process.js';
 import { resolveToolPath } from '../resolve-tool-path.js';
+import { isBinaryFile } from '../is-binary-file.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 
 /** Matches kept per file, and in total. */
@@ -104,7 +105,7 @@ async function searchWithJavaScript(query: string, absolute: string, display: st
   const results: string[] = [];
   for await (const file of walk(absolute, display)) {
     signal.throwIfAborted();
-    if (await isBinary(file.absolute)) continue;
+    if (await isBinaryFile(file.absolute)) continue;
     const lines = (await readFile(file.absolute, 'utf8')).split('\n');
     let perFile = 0;
     for (let index = 0; index < lines.length && perFile < MAX_PER_FILE; index++) {
@@ -132,16 +133,6 @@ async function* walk(absolute: string, display: string): AsyncGenerator<{ absolu
   }
 }
 
-async function isBinary(file: string): Promise<boolean> {
-  const handle = await open(file, 'r');
-  try {
-    const probe = Buffer.alloc(8192);
-    const { bytesRead } = await handle.read(probe, 0, probe.length, 0);
-    return probe.subarray(0, bytesRead).includes(0);
-  } finally {
-    await handle.close();
-  }
-}
 
 /** Creates the `search` handler (tests can force an engine). */
 export function createSearchHandler(options: SearchHandlerOptions = {}): ToolHandler {

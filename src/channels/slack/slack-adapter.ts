@@ -1,0 +1,313 @@
+/** The Slack adapter: a bolt app in Socket Mode translated to and from the ChannelAdapter port. */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { App, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
+import type { AdapterState, ChannelAdapter, ChannelCapabilities, InboundEvent, InboundHandler, OutboundMessage } from '../channel-adapter.js';
+import { ChannelError, describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { sleep } from '../../shared/time.js';
+import { truncate } from '../format/truncate.js';
+import { renderSlackMessage, SLACK_MAX_MESSAGE_LENGTH } from './slack-blocks.js';
+import { parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEvent, type SlackScope } from './slack-events.js';
+import { escapeSlackText, slackCommandHints, toMrkdwn } from './slack-format.js';
+import { onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
+import { postToResponseUrl, rateLimitedMs, toSlackError, untilAborted } from './slack-web.js';
+
+const RATE_LIMIT_ATTEMPTS = 3;
+const MAX_RATE_LIMIT_WAIT_MS = 30_000;
+const RECENT_THREADS = 4_096;
+const EMOJI: Record<string, string> = { '⏳': 'hourglass_flowing_sand', '🚫': 'no_entry_sign', '✅': 'white_check_mark', '👀': 'eyes' };
+
+export interface SlackAdapterConfig {
+  bot_token?: string | undefined;
+  app_token?: string | undefined;
+  channel_ids: readonly string[];
+  slash_command: string;
+  api_url?: string | undefined;
+}
+
+/** Tuning for tests: Web API and Socket Mode retries (tests turn them off). */
+export interface SlackAdapterOptions {
+  webRetries?: number;
+  socketRetries?: number;
+}
+
+/** Who a delivered event came from; calls the gateway makes while handling it (startThread) can read it. */
+interface Actor {
+  channel: string;
+  userId: string;
+}
+
+export class SlackAdapter implements ChannelAdapter {
+  readonly platform = 'slack';
+  readonly capabilities: ChannelCapabilities = { maxMessageLength: SLACK_MAX_MESSAGE_LENGTH, canEdit: true, canThread: true };
+  private app: App | undefined;
+  private current: AdapterState = 'idle';
+  private handler: InboundHandler | undefined;
+  private scope: SlackScope | undefined;
+  private readonly controller = new AbortController();
+  private readonly actor = new AsyncLocalStorage<Actor>();
+  private readonly seen = new RecentKeys();
+  /** `<channel>:<user>` → the user's latest thread there (slash commands carry no thread). A cache only. */
+  private readonly recentThreads = new Map<string, string>();
+
+  constructor(
+    private readonly config: SlackAdapterConfig,
+    private readonly logger: Logger,
+    private readonly options: SlackAdapterOptions = {},
+  ) {}
+
+  async start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
+    const { bot_token: token, app_token: appToken } = this.config;
+    if (!token || !appToken) throw new ChannelError('slack.bot_token and slack.app_token are required', { code: 'CONFIG_INVALID' });
+    this.handler = handler;
+    this.current = 'connecting';
+    signal.addEventListener('abort', () => void this.stop().catch(() => undefined), { once: true });
+    const app = this.createApp(token, appToken);
+    this.app = app;
+    try {
+      const auth = await untilAborted(app.client.auth.test(), signal, 'start');
+      this.scope = { botUserId: String(auth.user_id ?? ''), botId: String(auth.bot_id ?? ''), channelIds: new Set(this.config.channel_ids) };
+      this.listen(app, this.scope);
+      await untilAborted(app.start(), signal, 'start');
+    } catch (error) {
+      this.current = 'failed';
+      await app.stop().catch(() => undefined);
+      throw toSlackError('start', error);
+    }
+    if (this.current === 'connecting') this.current = 'connected';
+  }
+
+  async stop(): Promise<void> {
+    if (this.current === 'stopped') return;
+    this.current = 'stopped';
+    this.handler = undefined;
+    this.controller.abort();
+    try {
+      await this.app?.stop();
+    } catch (error) {
+      this.logger.debug({ error: describeError(error) }, 'slack stop failed');
+    }
+  }
+
+  state(): AdapterState {
+    return this.current;
+  }
+
+  async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
+    const { channel, threadTs } = parseTarget(channelId);
+    const body = renderSlackMessage(message, this.config.slash_command);
+    const args = { channel, ...(threadTs ? { thread_ts: threadTs } : {}), ...body, unfurl_links: false, unfurl_media: false };
+    const result = await this.call('chat.postMessage', args, channelId, signal);
+    return String(result.ts ?? '');
+  }
+
+  async edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void> {
+    const { channel } = parseTarget(channelId);
+    const body = renderSlackMessage(message, this.config.slash_command);
+    await this.call('chat.update', { channel, ts: messageId, text: body.text, blocks: body.blocks ?? [] }, channelId, signal);
+  }
+
+  /** Slack has no typing indicator for bot messages in channels: nothing to do. */
+  async setTyping(_channelId: string, _signal: AbortSignal): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async react(channelId: string, messageId: string, emoji: string, signal: AbortSignal): Promise<void> {
+    const name = EMOJI[emoji];
+    if (!name) return;
+    const { channel } = parseTarget(channelId);
+    await this.bestEffort('react', () => this.call('reactions.add', { channel, timestamp: messageId, name }, undefined, signal));
+  }
+
+  /**
+   * A Slack thread hangs off a message: an @mention's thread is the user's own message; otherwise (an ask command)
+   * an opener message is posted first. Resolves with `<channel>:<ts>`.
+   */
+  async startThread(channelId: string, name: string, fromMessageId: string | undefined, signal: AbortSignal): Promise<string> {
+    const { channel } = parseTarget(channelId);
+    const actor = this.actor.getStore();
+    let ts = fromMessageId;
+    if (!ts) {
+      const topic = escapeSlackText(name.replace(/\s+/g, ' ').trim() || 'Sandpiper');
+      const text = actor && /^[UW][A-Z0-9]+$/.test(actor.userId) ? `<@${actor.userId}> asked: *${topic}*` : `:thread: *${topic}*`;
+      const result = await this.call('chat.postMessage', { channel, text, unfurl_links: false, unfurl_media: false }, channel, signal);
+      ts = String(result.ts ?? '');
+    }
+    if (actor && actor.channel === channel) this.rememberThread(channel, actor.userId, ts);
+    return threadKey(channel, ts);
+  }
+
+  /** Slack threads do not archive. */
+  async archiveThread(_threadId: string, _signal: AbortSignal): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async openDirect(userId: string, signal: AbortSignal): Promise<string> {
+    const result = await this.call('conversations.open', { users: userId }, undefined, signal);
+    const channel = (result.channel ?? {}) as { id?: unknown };
+    if (typeof channel.id !== 'string') throw new ChannelError('slack conversations.open returned no channel', { code: 'CHANNEL_ERROR' });
+    return channel.id;
+  }
+
+  private createApp(token: string, appToken: string): App {
+    const logger = boltLogger(this.logger);
+    const url = this.config.api_url ? { slackApiUrl: this.config.api_url } : {};
+    const socketRetry = this.options.socketRetries === undefined ? {} : { retryConfig: { retries: this.options.socketRetries } };
+    const receiver = new SocketModeReceiver({ appToken, logger, logLevel: LogLevel.WARN, installerOptions: { clientOptions: { ...url, ...socketRetry } } });
+    receiver.client.on('connected', () => this.setState('connected'));
+    receiver.client.on('reconnecting', () => this.setState('reconnecting'));
+    receiver.client.on('disconnected', () => this.setState('reconnecting'));
+    const retryConfig = { retries: this.options.webRetries ?? 2, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
+    return new App({
+      token,
+      receiver,
+      logger,
+      logLevel: LogLevel.WARN,
+      tokenVerificationEnabled: false,
+      clientOptions: { ...url, retryConfig, rejectRateLimitedCalls: true, timeout: 15_000 },
+    });
+  }
+
+  private listen(app: App, scope: SlackScope): void {
+    const deps = this.interactionDeps(scope);
+    app.event('message', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope));
+    app.event('app_mention', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope));
+    app.command(this.config.slash_command, async ({ command, ack }) => {
+      await ack();
+      await onSlashCommand(command, deps);
+    });
+    app.action({ action_id: /^sp:/ }, async ({ body, action, ack }) => {
+      await ack();
+      if (body.type === 'block_actions') await onBlockAction(body, action as { action_id?: string; value?: string }, deps);
+    });
+    app.view({ callback_id: /^sp:/, type: 'view_submission' }, async ({ body, ack }) => {
+      await ack();
+      onViewSubmission(body, deps);
+    });
+    app.error(async (error) => {
+      this.logger.warn({ error: truncate(describeError(error), 300) }, 'slack listener failed');
+    });
+  }
+
+  /** A `message` or `app_mention` event; a mention arrives as both, so the second of the pair is dropped. */
+  private onMessageEvent(event: RawMessageEvent, scope: SlackScope): void {
+    if (!this.seen.firstTime(`${event.channel ?? ''}:${event.ts ?? ''}`)) return;
+    const inbound = toInboundMessage(event, scope);
+    if (!inbound) return;
+    if (inbound.conversation.kind === 'thread') {
+      const { channel, threadTs } = parseTarget(inbound.conversation.channelId);
+      if (threadTs) this.rememberThread(channel, inbound.user.id, threadTs);
+    }
+    this.deliver(inbound);
+  }
+
+  private interactionDeps(scope: SlackScope): InteractionDeps {
+    return {
+      scope,
+      slash: this.config.slash_command,
+      deliver: (event) => this.deliver(event),
+      openView: async (triggerId, view) => {
+        try {
+          await this.call('views.open', { trigger_id: triggerId, view }, undefined, this.controller.signal);
+          return true;
+        } catch (error) {
+          this.logger.warn({ error: describeError(error) }, 'slack modal could not be opened');
+          return false;
+        }
+      },
+      privateReply: (target, text) => this.privateReply(target, text),
+      recentThread: (channel, userId) => this.recentThreads.get(`${channel}:${userId}`),
+    };
+  }
+
+  /** A private answer: through the interaction's response_url, else an ephemeral message. Never throws. */
+  private async privateReply(target: ReplyTarget, text: string): Promise<void> {
+    const mrkdwn = truncate(toMrkdwn(slackCommandHints(text, this.config.slash_command)), 3_000);
+    const signal = this.controller.signal;
+    if (target.responseUrl && (await postToResponseUrl(target.responseUrl, mrkdwn, this.logger, signal))) return;
+    if (!target.channelId) return;
+    await this.bestEffort('ephemeral reply', () => this.call('chat.postEphemeral', { channel: target.channelId, user: target.userId, text: mrkdwn }, undefined, signal));
+  }
+
+  private rememberThread(channel: string, userId: string, threadTs: string): void {
+    const key = `${channel}:${userId}`;
+    this.recentThreads.delete(key);
+    this.recentThreads.set(key, threadTs);
+    if (this.recentThreads.size > RECENT_THREADS) {
+      const oldest = this.recentThreads.keys().next().value;
+      if (oldest !== undefined) this.recentThreads.delete(oldest);
+    }
+  }
+
+  /**
+   * One Web API call. On HTTP 429 the gateway is told (a `rate-limited` event for `channelId`, so the renderer
+   * stretches its cadence), the call waits out `retry-after` and is retried; it throws a RATE_LIMITED ChannelError
+   * after three refusals.
+   */
+  private async call(method: string, args: Record<string, unknown>, channelId: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const app = this.app;
+    if (!app) throw new ChannelError('slack adapter is not started', { code: 'CHANNEL_ERROR' });
+    for (let attempt = 1; ; attempt += 1) {
+      if (signal.aborted) throw new ChannelError(`slack ${method} cancelled`, { code: 'CANCELLED' });
+      try {
+        return (await untilAborted(app.client.apiCall(method, args), signal, method)) as unknown as Record<string, unknown>;
+      } catch (error) {
+        const retryAfterMs = rateLimitedMs(error);
+        if (retryAfterMs === undefined) throw toSlackError(method, error);
+        this.logger.debug({ method, retryAfterMs }, 'slack rate limited');
+        if (channelId) this.deliver({ type: 'rate-limited', channelId, retryAfterMs });
+        if (attempt >= RATE_LIMIT_ATTEMPTS) {
+          throw new ChannelError(`slack ${method} rate limited`, { code: 'RATE_LIMITED', retryable: true, retryAfterMs });
+        }
+        await sleep(Math.min(retryAfterMs, MAX_RATE_LIMIT_WAIT_MS), signal).catch(() => undefined);
+      }
+    }
+  }
+
+  private setState(state: AdapterState): void {
+    if (this.current === 'stopped' || this.current === 'idle' || this.current === 'failed') return;
+    if (this.current === 'connecting' && state !== 'connected') return;
+    this.current = state;
+  }
+
+  /** Hands an event to the gateway; message and command handling runs with the author as the current actor. */
+  private deliver(event: InboundEvent): void {
+    const handler = this.handler;
+    if (!handler) return;
+    const actor = actorOf(event);
+    const run = (): Promise<void> => handler(event);
+    const pending = actor ? this.actor.run(actor, run) : run();
+    void pending.catch((error: unknown) => this.logger.error({ error: describeError(error) }, 'inbound handler failed'));
+  }
+
+  private async bestEffort(what: string, call: () => Promise<unknown>): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      this.logger.debug({ what, error: describeError(error) }, 'slack best-effort call failed');
+    }
+  }
+}
+
+function actorOf(event: InboundEvent): Actor | undefined {
+  if (event.type !== 'message' && event.type !== 'command') return undefined;
+  return { channel: parseTarget(event.conversation.channelId).channel, userId: event.user.id };
+}
+
+/** bolt's logger interface on top of ours: warnings and errors only, shortened (bolt never needs to say more). */
+function boltLogger(logger: Logger): BoltLogger {
+  let level = LogLevel.WARN;
+  const text = (messages: unknown[]): string =>
+    truncate(messages.map((m) => (m instanceof Error ? m.message : typeof m === 'string' ? m : '[object]')).join(' '), 300);
+  return {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (...messages: unknown[]) => logger.warn({ source: 'bolt' }, text(messages)),
+    error: (...messages: unknown[]) => logger.warn({ source: 'bolt' }, text(messages)),
+    setLevel: (next) => {
+      level = next;
+    },
+    getLevel: () => level,
+    setName: () => undefined,
+  };
+}

@@ -1,0 +1,168 @@
+/** OutboundMessage → a Slack message body (`text` plus Block Kit `blocks`), with card buttons and feedback modals. */
+import type { ActionName, ApprovalCard, CardOutcome, FormCard, NoticeCode, OutboundMessage } from '../channel-adapter.js';
+import { neutraliseFences } from '../format/format-tool-result.js';
+import { truncate } from '../format/truncate.js';
+import { escapeSlackText, toMrkdwn } from './slack-format.js';
+
+/** Longest text the gateway hands us per message (Slack truncates `text` past 40,000; sections hold 3,000). */
+export const SLACK_MAX_MESSAGE_LENGTH = 3_500;
+/** Hard cap after mrkdwn conversion (escaping can lengthen text). */
+const SLACK_TEXT_CAP = 39_000;
+const SECTION_CAP = 2_900;
+const ACTION_PREFIX = 'sp:';
+
+export type SlackBlock = Record<string, unknown>;
+
+export interface SlackMessageBody {
+  /** mrkdwn text; the notification fallback when `blocks` are present. */
+  text: string;
+  /** Block Kit blocks; absent for plain text messages. */
+  blocks?: SlackBlock[];
+}
+
+/** action_id of a card button: `sp:<action>`; the button's `value` is the approval id. */
+export function actionId(action: ActionName): string {
+  return `${ACTION_PREFIX}${action}`;
+}
+
+const ACTIONS: readonly ActionName[] = ['approve', 'always', 'reject', 'plan-approve', 'plan-changes'];
+
+/** Parses a card button click; undefined for buttons we did not issue or malformed approval ids. */
+export function parseAction(id: string, value: string | undefined): { action: ActionName; approvalId: string } | undefined {
+  if (!id.startsWith(ACTION_PREFIX)) return undefined;
+  const action = id.slice(ACTION_PREFIX.length) as ActionName;
+  if (!ACTIONS.includes(action) || !value || !/^[A-Za-z0-9_-]{1,64}$/.test(value)) return undefined;
+  return { action, approvalId: value };
+}
+
+function notices(slash: string): Record<NoticeCode, string> {
+  return {
+    'link-hint': `To talk to me, link your Slack account first: run \`${slash} link\` and paste a Sandpiper API token.`,
+    'dm-unsupported': `_Direct messages aren't supported. Use \`${slash} ask\` in a channel or @mention me to start a conversation._`,
+    closed: '_Workstream closed._',
+    reactivated: '_Workstream reactivated._',
+    cancelled: '_Cancelled._',
+    cleared: '_Cleared._',
+  };
+}
+
+/** The Slack body for any outbound kind; `slash` is the configured slash command (for hints). */
+export function renderSlackMessage(message: OutboundMessage, slash: string): SlackMessageBody {
+  switch (message.kind) {
+    case 'text':
+      return { text: truncate(toMrkdwn(message.text), SLACK_TEXT_CAP) };
+    case 'notice':
+      return { text: message.text ? truncate(toMrkdwn(message.text), SLACK_TEXT_CAP) : notices(slash)[message.code] };
+    case 'error': {
+      const text = message.message.trim() ? truncate(escapeSlackText(message.message), 500) : 'An error occurred';
+      return { text: `*Error:* ${text}` };
+    }
+    case 'tool-call': {
+      const status = message.status === 'running' ? '' : message.status === 'done' ? ' — Done' : ' — Error';
+      const preview = message.preview ? ` ${codeSpan(truncate(message.preview, 120))}` : '';
+      const output = message.output === undefined ? '' : `\n${codeBlock(message.output, 10, 500)}`;
+      return section(`:gear: *${escapeSlackText(message.name)}*${status}${preview}${output}`, `${message.name}${status}`);
+    }
+    case 'tool-result': {
+      const title = `:gear: *${escapeSlackText(message.name)}*${message.isError ? ' — Error' : ' — Done'}`;
+      return section(`${title}\n${codeBlock(message.output, 10, 500)}`, message.name);
+    }
+    case 'approval':
+      return renderCard(message.card);
+    case 'form':
+      return renderFormCard(message.card);
+  }
+}
+
+function section(text: string, fallback: string): SlackMessageBody {
+  return { text: truncate(escapeSlackText(fallback), 150), blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, SECTION_CAP) } }] };
+}
+
+/** Inline code for untrusted one-line text: escaped, backticks replaced so it cannot break out. */
+function codeSpan(text: string): string {
+  return `\`${escapeSlackText(text.replace(/\s+/g, ' ').replace(/`/g, "'"))}\``;
+}
+
+/** A fenced block for untrusted multi-line text: at most `lines` lines and `chars` characters, fences neutralised. */
+function codeBlock(text: string, lines: number, chars: number): string {
+  const all = text.split('\n');
+  let body = all.slice(0, lines).join('\n');
+  if (all.length > lines) body += '\n…';
+  body = truncate(neutraliseFences(body), chars);
+  return `\`\`\`${escapeSlackText(body) || ' '}\`\`\``;
+}
+
+function button(label: string, action: ActionName, approvalId: string, style?: 'primary' | 'danger'): SlackBlock {
+  const element: SlackBlock = { type: 'button', text: { type: 'plain_text', text: label }, action_id: actionId(action), value: approvalId };
+  if (style) element.style = style;
+  return element;
+}
+
+/** An approval or plan-review card: a section with the request, then buttons while pending or who decided after. */
+export function renderCard(card: ApprovalCard): SlackMessageBody {
+  const plan = card.kind === 'plan';
+  const title = plan ? 'Plan Review' : 'Tool Approval Required';
+  const body = plan ? `*Plan Review*\n${codeBlock(card.content ?? '', 200, 2_000)}` : `*Tool Approval Required*\n${toolLines(card)}`;
+  const blocks: SlackBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: truncate(body, SECTION_CAP) } }];
+  if (card.outcome.status === 'pending') {
+    const buttons = plan
+      ? [button('Approve', 'plan-approve', card.approvalId, 'primary'), button('Request changes', 'plan-changes', card.approvalId)]
+      : [button('Approve', 'approve', card.approvalId, 'primary'), button('Always', 'always', card.approvalId), button('Reject', 'reject', card.approvalId, 'danger')];
+    blocks.push({ type: 'actions', block_id: `sp_card_${card.approvalId}`.slice(0, 255), elements: buttons });
+    return { text: plan ? 'Plan review required' : 'Tool approval required', blocks };
+  }
+  const label = outcomeLabel(plan, card.outcome);
+  const decided = card.outcome;
+  const who = decided.status === 'cancelled' ? 'Cancelled' : `${label} by ${escapeSlackText(decided.decidedBy)}`;
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(who, 300) }] });
+  if (decided.feedback) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Feedback:* ${codeBlock(decided.feedback, 40, 1_000)}` } });
+  return { text: `${title}: ${label}`, blocks };
+}
+
+function toolLines(card: ApprovalCard): string {
+  const lines: string[] = [];
+  let used = 0;
+  for (const [index, item] of card.items.entries()) {
+    const detail = item.header || item.preview;
+    const line = detail ? `• *${escapeSlackText(item.name)}*\n${codeBlock(detail, 20, 600)}` : `• *${escapeSlackText(item.name)}*`;
+    if (used + line.length + 1 > 2_600) {
+      lines.push(`_…and ${card.items.length - index} more (preview truncated)_`);
+      break;
+    }
+    lines.push(line);
+    used += line.length + 1;
+  }
+  return lines.join('\n');
+}
+
+function outcomeLabel(plan: boolean, outcome: Exclude<CardOutcome, { status: 'pending' }>): string {
+  if (plan) return outcome.status === 'rejected' ? 'Changes requested' : outcome.status === 'cancelled' ? 'Cancelled' : 'Approved';
+  return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled' }[outcome.status];
+}
+
+/** A form card. Slack forms are not wired yet, so every state renders as text without buttons. */
+export function renderFormCard(card: FormCard): SlackMessageBody {
+  const source = escapeSlackText(card.source);
+  const lines = [`*Input requested* by the MCP server ${source}`, escapeSlackText(truncate(neutraliseFences(card.message), 2_000))];
+  if (card.fieldLabels.length > 0) lines.push(`*Fields:* ${card.fieldLabels.map(escapeSlackText).join(', ')}`);
+  const outcome = card.outcome;
+  switch (outcome.status) {
+    case 'pending':
+      lines.push('_Forms cannot be answered from Slack yet; the request will be declined when it expires._');
+      break;
+    case 'unsupported':
+      lines.push(`_This form cannot be shown in Slack: ${escapeSlackText(outcome.reason)}. The request was declined._`);
+      break;
+    case 'answered':
+    case 'declined':
+      lines.push(`_${outcome.status === 'answered' ? 'Answered' : 'Declined'} by ${escapeSlackText(outcome.decidedBy)}._`);
+      break;
+    case 'expired':
+      lines.push('_No answer in time; the request was declined._');
+      break;
+    case 'cancelled':
+      lines.push(`_${source} withdrew the request._`);
+      break;
+  }
+  return { text: 'Input requested', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(lines.join('\n'), SECTION_CAP) } }] };
+}

@@ -1,0 +1,100 @@
+/** Raw Slack message events → the port's inbound message events, and the `<channel>:<thread_ts>` route keys. */
+import type { Conversation, InboundEvent } from '../channel-adapter.js';
+import { fromSlackText, mentionsUser } from './slack-format.js';
+
+export interface SlackScope {
+  /** The bot's user id (`U…`) from auth.test. */
+  botUserId: string;
+  /** The bot's bot id (`B…`) from auth.test. */
+  botId: string;
+  /** Allowed channels; empty = all. DMs are not subject to it. */
+  channelIds: ReadonlySet<string>;
+}
+
+/** A Slack place: a channel, or a thread in it when `threadTs` is set. */
+export interface SlackTarget {
+  channel: string;
+  threadTs: string | undefined;
+}
+
+/** Splits a route key `<channel>:<thread_ts>` (or a bare channel id) into its parts. */
+export function parseTarget(id: string): SlackTarget {
+  const colon = id.indexOf(':');
+  if (colon === -1) return { channel: id, threadTs: undefined };
+  const threadTs = id.slice(colon + 1);
+  return { channel: id.slice(0, colon), threadTs: threadTs === '' ? undefined : threadTs };
+}
+
+/** The route key of a thread: `<channel>:<thread_ts>`. */
+export function threadKey(channel: string, threadTs: string): string {
+  return `${channel}:${threadTs}`;
+}
+
+/** The fields of a Slack `message` / `app_mention` event we read. */
+export interface RawMessageEvent {
+  type?: string;
+  subtype?: string;
+  channel?: string;
+  channel_type?: string;
+  user?: string;
+  bot_id?: string;
+  text?: string;
+  ts?: string;
+  thread_ts?: string;
+}
+
+type MessageEvent = Extract<InboundEvent, { type: 'message' }>;
+
+export function isAllowedChannel(scope: SlackScope, channel: string): boolean {
+  return scope.channelIds.size === 0 || scope.channelIds.has(channel);
+}
+
+/** Whether a Slack channel id is a direct message (`D…`), or the event says so. */
+export function isDirect(channel: string, channelType?: string): boolean {
+  return channelType === 'im' || channel.startsWith('D');
+}
+
+/**
+ * The inbound event for a message, or undefined when the gateway must never see it: bots (including this bot),
+ * message subtypes (edits, joins, deletions, file shares…), events without a user or channel, and channels outside
+ * the allow-list.
+ */
+export function toInboundMessage(event: RawMessageEvent, scope: SlackScope): MessageEvent | undefined {
+  const { channel, user, ts } = event;
+  if (event.subtype !== undefined || event.bot_id !== undefined) return undefined;
+  if (!channel || !user || !ts || user === scope.botUserId) return undefined;
+  const raw = event.text ?? '';
+  const inThread = event.thread_ts !== undefined && event.thread_ts !== ts;
+  let conversation: Conversation;
+  if (isDirect(channel, event.channel_type)) {
+    conversation = { kind: 'direct', channelId: inThread ? threadKey(channel, event.thread_ts ?? '') : channel };
+  } else {
+    if (!isAllowedChannel(scope, channel)) return undefined;
+    conversation = inThread ? { kind: 'thread', channelId: threadKey(channel, event.thread_ts ?? '') } : { kind: 'channel', channelId: channel };
+  }
+  return {
+    type: 'message',
+    user: { id: user, name: user },
+    conversation,
+    messageId: ts,
+    text: fromSlackText(raw, scope.botUserId),
+    mentioned: conversation.kind === 'direct' || event.type === 'app_mention' || mentionsUser(raw, scope.botUserId),
+  };
+}
+
+/** Remembers recently seen keys (bounded), to drop the `app_mention` twin of a `message` event. */
+export class RecentKeys {
+  private readonly keys = new Set<string>();
+  constructor(private readonly capacity = 1_000) {}
+
+  /** True the first time `key` is seen (within the last `capacity` keys). */
+  firstTime(key: string): boolean {
+    if (this.keys.has(key)) return false;
+    this.keys.add(key);
+    if (this.keys.size > this.capacity) {
+      const oldest = this.keys.values().next().value;
+      if (oldest !== undefined) this.keys.delete(oldest);
+    }
+    return true;
+  }
+}

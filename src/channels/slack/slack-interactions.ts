@@ -1,0 +1,147 @@
+/** Slash commands, button clicks and modal submissions → inbound events (each already acknowledged by the caller). */
+import type { CommandName, Conversation, InboundEvent, PlatformUser, Responder } from '../channel-adapter.js';
+import { parseAction } from './slack-blocks.js';
+import { isAllowedChannel, isDirect, threadKey, type SlackScope } from './slack-events.js';
+import { buildModal, readSubmission, type ModalKind } from './slack-modals.js';
+
+/** Where a private answer goes: the interaction's `response_url`, else an ephemeral message in the channel. */
+export interface ReplyTarget {
+  responseUrl: string;
+  channelId: string;
+  userId: string;
+}
+
+export interface InteractionDeps {
+  scope: SlackScope;
+  /** The configured slash command (`/sandpiper`). */
+  slash: string;
+  deliver(event: InboundEvent): void;
+  /** Opens a modal with a trigger id; false when Slack refused (expired trigger). */
+  openView(triggerId: string, view: Record<string, unknown>): Promise<boolean>;
+  /** A private answer; never throws. */
+  privateReply(target: ReplyTarget, text: string): Promise<void>;
+  /** The user's most recent Sandpiper thread in a channel (slash commands carry no thread). */
+  recentThread(channel: string, userId: string): string | undefined;
+}
+
+/** The fields of a slash-command payload we read. */
+export interface RawCommand {
+  text?: string;
+  channel_id?: string;
+  channel_name?: string;
+  user_id?: string;
+  user_name?: string;
+  response_url?: string;
+  trigger_id?: string;
+  thread_ts?: string;
+}
+
+const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel'];
+const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel'];
+
+function responder(deps: InteractionDeps, target: ReplyTarget): Responder {
+  return { reply: (text) => deps.privateReply(target, text) };
+}
+
+export function helpText(slash: string): string {
+  return [
+    `\`${slash} <question>\` or \`${slash} ask <question>\`: start a new thread`,
+    `\`${slash} status\`, \`${slash} cancel\`, \`${slash} close\`: act on your latest thread in this channel`,
+    `\`${slash} link\` / \`${slash} unlink\`: link your Slack account to Sandpiper`,
+    'Or @mention me in a channel to start a thread.',
+  ].join('\n');
+}
+
+/** Splits `/sandpiper <sub> <rest>`: a known first word is the subcommand, anything else is a question. */
+export function parseCommandText(text: string): { name: CommandName | 'help'; rest: string } {
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed.toLowerCase() === 'help') return { name: 'help', rest: '' };
+  const match = /^(\S+)\s*([\s\S]*)$/.exec(trimmed);
+  const first = (match?.[1] ?? '').toLowerCase() as CommandName;
+  if (SUBCOMMANDS.includes(first)) return { name: first, rest: (match?.[2] ?? '').trim() };
+  return { name: 'ask', rest: trimmed };
+}
+
+/** Handles one slash command. */
+export async function onSlashCommand(command: RawCommand, deps: InteractionDeps): Promise<void> {
+  const userId = command.user_id ?? '';
+  const channel = command.channel_id ?? '';
+  if (!userId || !channel) return;
+  const target: ReplyTarget = { responseUrl: command.response_url ?? '', channelId: channel, userId };
+  const respond = responder(deps, target);
+  const { name, rest } = parseCommandText(command.text ?? '');
+  if (name === 'help') return respond.reply(helpText(deps.slash));
+  const user: PlatformUser = { id: userId, name: command.user_name ?? userId };
+  const conversation = conversationOf(command, name, deps);
+  if (name === 'link' && rest === '') return openModal(deps, command.trigger_id, { kind: 'link', approvalId: '', responseUrl: target.responseUrl, channelId: channel }, respond);
+  if (name === 'ask' && conversation.kind === 'channel' && !isAllowedChannel(deps.scope, channel)) {
+    return respond.reply('I am not allowed to open threads in this channel.');
+  }
+  const args = name === 'ask' ? { message: rest } : name === 'link' ? { token: rest } : {};
+  deps.deliver({ type: 'command', name, user, conversation, args, respond });
+}
+
+function conversationOf(command: RawCommand, name: CommandName, deps: InteractionDeps): Conversation {
+  const channel = command.channel_id ?? '';
+  if (isDirect(channel) || command.channel_name === 'directmessage') return { kind: 'direct', channelId: channel };
+  if (!THREAD_COMMANDS.includes(name)) return { kind: 'channel', channelId: channel };
+  const threadTs = command.thread_ts ?? deps.recentThread(channel, command.user_id ?? '');
+  return threadTs ? { kind: 'thread', channelId: threadKey(channel, threadTs) } : { kind: 'channel', channelId: channel };
+}
+
+async function openModal(
+  deps: InteractionDeps,
+  triggerId: string | undefined,
+  context: { kind: ModalKind; approvalId: string; responseUrl: string; channelId: string },
+  respond: Responder,
+): Promise<void> {
+  if (triggerId && (await deps.openView(triggerId, buildModal(context)))) return;
+  await respond.reply('I could not open the form; please try again.');
+}
+
+/** The fields of a block_actions payload we read. */
+export interface RawBlockActions {
+  user?: { id?: string; username?: string; name?: string };
+  trigger_id?: string;
+  response_url?: string;
+  channel?: { id?: string };
+  container?: { channel_id?: string };
+}
+
+/** Handles a click on one of our card buttons; Reject and Request changes open the feedback modal first. */
+export async function onBlockAction(body: RawBlockActions, action: { action_id?: string; value?: string }, deps: InteractionDeps): Promise<void> {
+  const parsed = parseAction(action.action_id ?? '', action.value);
+  const userId = body.user?.id ?? '';
+  if (!parsed || !userId) return;
+  const channelId = body.channel?.id ?? body.container?.channel_id ?? '';
+  const target: ReplyTarget = { responseUrl: body.response_url ?? '', channelId, userId };
+  const respond = responder(deps, target);
+  if (parsed.action === 'reject' || parsed.action === 'plan-changes') {
+    const context = { kind: parsed.action, approvalId: parsed.approvalId, responseUrl: target.responseUrl, channelId };
+    return openModal(deps, body.trigger_id, context, respond);
+  }
+  const user = { id: userId, name: body.user?.username ?? body.user?.name ?? userId };
+  deps.deliver({ type: 'action', name: parsed.action, approvalId: parsed.approvalId, user, feedback: null, respond });
+}
+
+/** The fields of a view_submission payload we read. */
+export interface RawViewSubmission {
+  user?: { id?: string; username?: string; name?: string };
+  view?: { callback_id?: string; private_metadata?: string; state?: unknown };
+}
+
+/** Handles a submitted modal we issued: the link token, or the feedback of a rejection / change request. */
+export function onViewSubmission(body: RawViewSubmission, deps: InteractionDeps): void {
+  const submission = body.view ? readSubmission(body.view) : undefined;
+  const userId = body.user?.id ?? '';
+  if (!submission || !userId) return;
+  const { context, value } = submission;
+  const respond = responder(deps, { responseUrl: context.responseUrl, channelId: context.channelId, userId });
+  const user = { id: userId, name: body.user?.username ?? body.user?.name ?? userId };
+  if (context.kind === 'link') {
+    const conversation: Conversation = { kind: isDirect(context.channelId) ? 'direct' : 'channel', channelId: context.channelId };
+    deps.deliver({ type: 'command', name: 'link', user, conversation, args: { token: value.trim() }, respond });
+    return;
+  }
+  deps.deliver({ type: 'action', name: context.kind, approvalId: context.approvalId, user, feedback: value.trim() || null, respond });
+}

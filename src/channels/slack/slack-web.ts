@@ -1,0 +1,85 @@
+/** Slack Web API helpers: platform errors → ChannelError (no tokens, no user text), rate-limit delays, private answers. */
+import type { ErrorCode } from '../../shared/errors.js';
+import { ChannelError, describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { truncate } from '../format/truncate.js';
+
+const NOT_FOUND = new Set(['channel_not_found', 'message_not_found', 'thread_not_found', 'user_not_found', 'not_found']);
+const UNAUTHORIZED = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'not_allowed_token_type']);
+const FORBIDDEN = new Set(['not_in_channel', 'missing_scope', 'restricted_action', 'cant_update_message', 'is_archived', 'edit_window_closed']);
+const RESPONSE_URL_TIMEOUT_MS = 10_000;
+
+interface SlackErrorShape {
+  code?: unknown;
+  data?: { error?: unknown };
+  retryAfter?: unknown;
+  statusCode?: unknown;
+}
+
+/** Milliseconds to wait when `error` is Slack's rate-limit rejection (HTTP 429 `retry-after`); else undefined. */
+export function rateLimitedMs(error: unknown): number | undefined {
+  const shape = (error ?? {}) as SlackErrorShape;
+  if (shape.code !== 'slack_webapi_rate_limited_error') return undefined;
+  const seconds = typeof shape.retryAfter === 'number' && Number.isFinite(shape.retryAfter) ? shape.retryAfter : 1;
+  return Math.max(0, seconds) * 1000;
+}
+
+/** Wraps a Web API failure as a ChannelError naming the method and Slack's error code (never tokens or text). */
+export function toSlackError(method: string, error: unknown): ChannelError {
+  if (error instanceof ChannelError) return error;
+  const shape = (error ?? {}) as SlackErrorShape;
+  if (shape.code === 'slack_webapi_platform_error') {
+    const slackError = typeof shape.data?.error === 'string' ? shape.data.error.replace(/[^a-z0-9_]/gi, '').slice(0, 60) : 'unknown';
+    const code: ErrorCode = NOT_FOUND.has(slackError) ? 'NOT_FOUND' : UNAUTHORIZED.has(slackError) ? 'UNAUTHORIZED' : FORBIDDEN.has(slackError) ? 'FORBIDDEN' : 'CHANNEL_ERROR';
+    return new ChannelError(`slack ${method} failed (${slackError})`, { cause: error, code, retryable: slackError === 'internal_error' || slackError === 'fatal_error' });
+  }
+  if (shape.code === 'slack_webapi_http_error') {
+    const status = typeof shape.statusCode === 'number' ? shape.statusCode : 0;
+    return new ChannelError(`slack ${method} failed (HTTP ${status})`, { cause: error, code: status === 404 ? 'NOT_FOUND' : 'CHANNEL_ERROR', retryable: status >= 500 });
+  }
+  return new ChannelError(`slack ${method} failed`, { cause: error, code: 'CHANNEL_ERROR', retryable: true });
+}
+
+/** Resolves like `promise`, or rejects with a CANCELLED ChannelError as soon as `signal` aborts. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, what: string): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(new ChannelError(`slack ${what} cancelled`, { code: 'CANCELLED' }));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new ChannelError(`slack ${what} cancelled`, { code: 'CANCELLED' }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+/**
+ * Posts a private (ephemeral) answer to an interaction's `response_url`; false when that failed. The URL comes
+ * from Slack's own payload (over the authenticated socket), so it is trusted; it is never logged (it is a capability).
+ */
+export async function postToResponseUrl(url: string, text: string, logger: Logger, signal: AbortSignal): Promise<boolean> {
+  if (!/^https?:\/\//.test(url)) return false;
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(RESPONSE_URL_TIMEOUT_MS)]),
+    });
+    await response.body?.cancel();
+    if (response.ok) return true;
+    logger.warn({ status: response.status }, 'slack response_url answer refused');
+  } catch (error) {
+    logger.warn({ error: truncate(describeError(error), 200) }, 'slack response_url answer failed');
+  }
+  return false;
+}

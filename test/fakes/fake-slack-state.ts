@@ -1,0 +1,156 @@
+/** The fake Slack's workspace state: messages, reactions, opened modals, private answers, and payload builders. */
+import { randomUUID } from 'node:crypto';
+
+export const TEAM_ID = 'T0001';
+export const APP_ID = 'A0001';
+export const BOT_USER_ID = 'U0BOT';
+export const BOT_ID = 'B0001';
+
+export interface FakeSlackUser {
+  id: string;
+  name: string;
+}
+
+export interface FakeSlackMessage {
+  channel: string;
+  ts: string;
+  threadTs: string | undefined;
+  user: string;
+  /** Set on messages the bot posted. */
+  botId: string | undefined;
+  text: string;
+  blocks: Record<string, unknown>[];
+  /** Every text the message showed, oldest first (post, then each update). */
+  history: string[];
+  reactions: string[];
+}
+
+export interface FakeView {
+  id: string;
+  triggerId: string;
+  view: Record<string, unknown>;
+}
+
+export interface FakeEphemeral {
+  /** `response_url` key or `ephemeral:<channel>:<user>` for chat.postEphemeral. */
+  via: string;
+  user: string;
+  text: string;
+}
+
+export class FakeSlackState {
+  readonly messages: FakeSlackMessage[] = [];
+  readonly views: FakeView[] = [];
+  readonly ephemerals: FakeEphemeral[] = [];
+  /** response_url key → the user it answers. */
+  readonly responseUrls = new Map<string, string>();
+  readonly triggers = new Map<string, { used: boolean }>();
+  private clock = 0;
+
+  constructor(private readonly baseUrl: () => string) {}
+
+  nextTs(): string {
+    this.clock += 1;
+    return `1700000000.${String(this.clock).padStart(6, '0')}`;
+  }
+
+  find(channel: string, ts: string): FakeSlackMessage | undefined {
+    return this.messages.find((m) => m.channel === channel && m.ts === ts);
+  }
+
+  /** Messages of a thread (replies only, oldest first). */
+  thread(channel: string, threadTs: string): FakeSlackMessage[] {
+    return this.messages.filter((m) => m.channel === channel && m.threadTs === threadTs);
+  }
+
+  /** Top-level messages of a channel. */
+  topLevel(channel: string): FakeSlackMessage[] {
+    return this.messages.filter((m) => m.channel === channel && m.threadTs === undefined);
+  }
+
+  addMessage(fields: { channel: string; user: string; text: string; threadTs?: string | undefined; botId?: string; blocks?: Record<string, unknown>[] }): FakeSlackMessage {
+    const message: FakeSlackMessage = {
+      channel: fields.channel,
+      ts: this.nextTs(),
+      threadTs: fields.threadTs,
+      user: fields.user,
+      botId: fields.botId,
+      text: fields.text,
+      blocks: fields.blocks ?? [],
+      history: [fields.text],
+      reactions: [],
+    };
+    this.messages.push(message);
+    return message;
+  }
+
+  /** Private answers a user received (response_url posts and ephemeral messages), oldest first. */
+  privateTo(userId: string): string[] {
+    return this.ephemerals.filter((e) => e.user === userId).map((e) => e.text);
+  }
+
+  newResponseUrl(userId: string): string {
+    const key = randomUUID();
+    this.responseUrls.set(key, userId);
+    return `${this.baseUrl()}/response_url/${key}`;
+  }
+
+  newTrigger(): string {
+    const id = `trg.${randomUUID()}`;
+    this.triggers.set(id, { used: false });
+    return id;
+  }
+
+  /** The `events_api` payload for a user's message (and, when it mentions the bot, its `app_mention` twin). */
+  messageEvents(message: FakeSlackMessage, channelType: 'channel' | 'im'): Record<string, unknown>[] {
+    const event: Record<string, unknown> = { type: 'message', channel: message.channel, channel_type: channelType, user: message.user, text: message.text, ts: message.ts, event_ts: message.ts };
+    if (message.threadTs) event.thread_ts = message.threadTs;
+    const events = [event];
+    if (message.text.includes(`<@${BOT_USER_ID}>`)) {
+      const mention: Record<string, unknown> = { ...event, type: 'app_mention' };
+      delete mention.channel_type;
+      events.push(mention);
+    }
+    return events.map((inner) => ({
+      token: 'verif', team_id: TEAM_ID, api_app_id: APP_ID, type: 'event_callback', event_id: `Ev${randomUUID().slice(0, 8)}`, event_time: 1700000000,
+      authorizations: [{ enterprise_id: null, team_id: TEAM_ID, user_id: BOT_USER_ID, is_bot: true, is_enterprise_install: false }],
+      is_ext_shared_channel: false, event: inner,
+    }));
+  }
+
+  commandPayload(command: string, text: string, channel: string, user: FakeSlackUser): Record<string, unknown> {
+    return {
+      token: 'verif', team_id: TEAM_ID, team_domain: 'fake', channel_id: channel, channel_name: channel.startsWith('D') ? 'directmessage' : 'general',
+      user_id: user.id, user_name: user.name, command, text, api_app_id: APP_ID, is_enterprise_install: 'false',
+      response_url: this.newResponseUrl(user.id), trigger_id: this.newTrigger(),
+    };
+  }
+
+  blockActionsPayload(message: FakeSlackMessage, actionId: string, user: FakeSlackUser, value?: string): Record<string, unknown> {
+    const element = this.buttons(message).find((b) => b.action_id === actionId);
+    return {
+      type: 'block_actions', user: { id: user.id, username: user.name, name: user.name, team_id: TEAM_ID }, api_app_id: APP_ID, token: 'verif',
+      trigger_id: this.newTrigger(), team: { id: TEAM_ID, domain: 'fake' }, enterprise: null, is_enterprise_install: false,
+      container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
+      channel: { id: message.channel, name: 'general' }, message: { ts: message.ts, text: message.text, blocks: message.blocks }, state: { values: {} },
+      response_url: this.newResponseUrl(user.id),
+      actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value: value ?? element?.value, action_ts: '1700000001.000001', text: element?.text }],
+    };
+  }
+
+  viewSubmissionPayload(view: FakeView, user: FakeSlackUser, values: Record<string, string>): Record<string, unknown> {
+    const state: Record<string, Record<string, unknown>> = {};
+    for (const [id, value] of Object.entries(values)) state[id] = { [id]: { type: 'plain_text_input', value } };
+    return {
+      type: 'view_submission', team: { id: TEAM_ID, domain: 'fake' }, user: { id: user.id, username: user.name, name: user.name, team_id: TEAM_ID },
+      api_app_id: APP_ID, token: 'verif', trigger_id: this.newTrigger(),
+      view: { ...view.view, id: view.id, team_id: TEAM_ID, state: { values: state }, hash: 'h', app_id: APP_ID },
+      response_urls: [],
+    };
+  }
+
+  /** The buttons of a message (from its actions blocks). */
+  buttons(message: FakeSlackMessage): { action_id?: string; value?: string; text?: { text?: string }; style?: string }[] {
+    return message.blocks.filter((b) => b.type === 'actions').flatMap((b) => (b.elements as Record<string, unknown>[] | undefined) ?? []) as never;
+  }
+}

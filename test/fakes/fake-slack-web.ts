@@ -1,0 +1,78 @@
+/** The fake Slack's Web API methods: the replies bolt and the adapter need, applied to the fake workspace state. */
+import { randomUUID } from 'node:crypto';
+import { BOT_ID, BOT_USER_ID, TEAM_ID, type FakeSlackState } from './fake-slack-state.js';
+
+export interface WebContext {
+  state: FakeSlackState;
+  botToken: string;
+  appToken: string;
+  /** The Socket Mode URL handed out by apps.connections.open. */
+  wsUrl: string;
+}
+
+type Reply = Record<string, unknown>;
+
+/** The JSON reply of one Web API call (always HTTP 200, as Slack does; errors are `{ok:false,error}`). */
+export function handleWebApi(method: string, body: Record<string, unknown>, token: string, ctx: WebContext): Reply {
+  if (method === 'apps.connections.open') {
+    return token === ctx.appToken ? { ok: true, url: ctx.wsUrl } : { ok: false, error: 'invalid_auth' };
+  }
+  if (token !== ctx.botToken) return { ok: false, error: 'invalid_auth' };
+  switch (method) {
+    case 'auth.test':
+      return { ok: true, url: 'https://fake.slack.com/', team: 'fake', user: 'sandpiper', team_id: TEAM_ID, user_id: BOT_USER_ID, bot_id: BOT_ID, is_enterprise_install: false };
+    case 'chat.postMessage':
+      return postMessage(body, ctx.state);
+    case 'chat.update':
+      return updateMessage(body, ctx.state);
+    case 'chat.postEphemeral':
+      ctx.state.ephemerals.push({ via: `ephemeral:${String(body.channel)}:${String(body.user)}`, user: String(body.user ?? ''), text: String(body.text ?? '') });
+      return { ok: true, message_ts: ctx.state.nextTs() };
+    case 'reactions.add':
+      return addReaction(body, ctx.state);
+    case 'views.open':
+      return openView(body, ctx.state);
+    case 'conversations.open':
+      return { ok: true, channel: { id: `D${String(body.users ?? 'X').slice(1, 10)}` } };
+    default:
+      return { ok: false, error: 'unknown_method' };
+  }
+}
+
+function postMessage(body: Record<string, unknown>, state: FakeSlackState): Reply {
+  const channel = String(body.channel ?? '');
+  if (!channel) return { ok: false, error: 'channel_not_found' };
+  const threadTs = typeof body.thread_ts === 'string' && body.thread_ts !== '' ? body.thread_ts : undefined;
+  if (threadTs && !state.find(channel, threadTs)) return { ok: false, error: 'thread_not_found' };
+  const blocks = Array.isArray(body.blocks) ? (body.blocks as Record<string, unknown>[]) : [];
+  const message = state.addMessage({ channel, user: BOT_USER_ID, botId: BOT_ID, text: String(body.text ?? ''), threadTs, blocks });
+  return { ok: true, channel, ts: message.ts, message: { type: 'message', text: message.text, user: BOT_USER_ID, bot_id: BOT_ID, ts: message.ts } };
+}
+
+function updateMessage(body: Record<string, unknown>, state: FakeSlackState): Reply {
+  const message = state.find(String(body.channel ?? ''), String(body.ts ?? ''));
+  if (!message) return { ok: false, error: 'message_not_found' };
+  if (message.botId !== BOT_ID) return { ok: false, error: 'cant_update_message' };
+  if (body.text !== undefined) message.text = String(body.text);
+  if (Array.isArray(body.blocks)) message.blocks = body.blocks as Record<string, unknown>[];
+  message.history.push(message.text);
+  return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
+}
+
+function addReaction(body: Record<string, unknown>, state: FakeSlackState): Reply {
+  const message = state.find(String(body.channel ?? ''), String(body.timestamp ?? ''));
+  if (!message) return { ok: false, error: 'message_not_found' };
+  message.reactions.push(String(body.name ?? ''));
+  return { ok: true };
+}
+
+function openView(body: Record<string, unknown>, state: FakeSlackState): Reply {
+  const triggerId = String(body.trigger_id ?? '');
+  const trigger = state.triggers.get(triggerId);
+  if (!trigger || trigger.used) return { ok: false, error: 'expired_trigger_id' };
+  trigger.used = true;
+  const view = typeof body.view === 'object' && body.view !== null ? (body.view as Record<string, unknown>) : {};
+  const id = `V${randomUUID().slice(0, 8).toUpperCase()}`;
+  state.views.push({ id, triggerId, view });
+  return { ok: true, view: { ...view, id } };
+}

@@ -1,0 +1,228 @@
+/** A fake Slack (Web API + Socket Mode WebSocket on one 127.0.0.1 port) for bolt: records calls, injects envelopes. */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { APP_ID, BOT_ID, BOT_USER_ID, FakeSlackState, TEAM_ID, type FakeSlackMessage, type FakeSlackUser } from './fake-slack-state.js';
+import { handleWebApi } from './fake-slack-web.js';
+
+export type { FakeSlackMessage, FakeSlackUser, FakeView } from './fake-slack-state.js';
+export { BOT_USER_ID } from './fake-slack-state.js';
+
+export interface RecordedCall {
+  method: string;
+  token: string;
+  body: Record<string, unknown>;
+  status: number;
+}
+
+interface RateLimitRule {
+  method: string;
+  remaining: number;
+  retryAfterSec: number;
+}
+
+export class FakeSlack {
+  readonly state: FakeSlackState;
+  readonly calls: RecordedCall[] = [];
+  /** envelope_id → the ack payload the app sent back. */
+  readonly acks = new Map<string, unknown>();
+  /** Socket Mode connections opened so far (reconnects add one). */
+  connections = 0;
+  readonly botToken = 'xoxb-test-bot';
+  readonly appToken = 'xapp-test-app';
+  private readonly wss = new WebSocketServer({ noServer: true });
+  private readonly sockets = new Set<Socket>();
+  private readonly live = new Set<WebSocket>();
+  private readonly rules: RateLimitRule[] = [];
+  private pinger: NodeJS.Timeout | undefined;
+  private port = 0;
+
+  private constructor(private readonly server: Server) {
+    this.state = new FakeSlackState(() => `http://127.0.0.1:${this.port}`);
+  }
+
+  static async start(): Promise<FakeSlack> {
+    const server = createServer();
+    const fake = new FakeSlack(server);
+    server.on('request', (req, res) => void fake.onRequest(req, res));
+    server.on('upgrade', (req, socket, head) => fake.onUpgrade(req, socket as Socket, head));
+    server.on('connection', (socket) => {
+      fake.sockets.add(socket);
+      socket.on('close', () => fake.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    fake.port = (server.address() as AddressInfo).port;
+    // The client expects a server ping within 30 s.
+    fake.pinger = setInterval(() => fake.live.forEach((ws) => ws.ping()), 5_000);
+    fake.pinger.unref();
+    return fake;
+  }
+
+  /** `slack.api_url`: the Web API base. */
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.port}/api/`;
+  }
+
+  user(id: string, name: string): FakeSlackUser {
+    return { id, name };
+  }
+
+  /** The next `times` calls of `method` get HTTP 429 with `retry-after: retryAfterSec`. */
+  rateLimit(method: string, times: number, retryAfterSec = 1): void {
+    this.rules.push({ method, remaining: times, retryAfterSec });
+  }
+
+  callsOf(method: string): RecordedCall[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  /** Sends one envelope to the connected app; resolves with its envelope id. */
+  send(type: string, payload: Record<string, unknown>, acceptsResponsePayload = type !== 'events_api'): string {
+    const ws = [...this.live].at(-1);
+    if (!ws) throw new Error('fake slack: no Socket Mode connection');
+    const envelopeId = randomUUID();
+    ws.send(JSON.stringify({ envelope_id: envelopeId, type, accepts_response_payload: acceptsResponsePayload, retry_attempt: 0, retry_reason: '', payload }));
+    return envelopeId;
+  }
+
+  /** A user writes a message (a mention when `text` contains `<@U0BOT>`); returns it with its envelope ids. */
+  userMessage(user: FakeSlackUser, channel: string, text: string, threadTs?: string): { message: FakeSlackMessage; envelopes: string[] } {
+    const message = this.state.addMessage({ channel, user: user.id, text, threadTs });
+    const envelopes = this.state.messageEvents(message, channel.startsWith('D') ? 'im' : 'channel').map((payload) => this.send('events_api', payload, false));
+    return { message, envelopes };
+  }
+
+  /** A user runs `/sandpiper <text>` in a channel; returns the envelope id and the command's response_url key. */
+  slashCommand(user: FakeSlackUser, channel: string, text: string, command = '/sandpiper'): { envelopeId: string; triggerId: string } {
+    const payload = this.state.commandPayload(command, text, channel, user);
+    return { envelopeId: this.send('slash_commands', payload), triggerId: String(payload.trigger_id) };
+  }
+
+  /** A user clicks the button `actionId` on a message (`value` overrides the button's, e.g. for a stale client). */
+  click(message: FakeSlackMessage, actionId: string, user: FakeSlackUser, value?: string): { envelopeId: string; triggerId: string } {
+    const payload = this.state.blockActionsPayload(message, actionId, user, value);
+    return { envelopeId: this.send('interactive', payload), triggerId: String(payload.trigger_id) };
+  }
+
+  /** A user submits an opened modal with text values by input id. */
+  submitView(triggerId: string, user: FakeSlackUser, values: Record<string, string>): string {
+    const view = this.state.views.find((v) => v.triggerId === triggerId);
+    if (!view) throw new Error('fake slack: no view opened with that trigger');
+    return this.send('interactive', this.state.viewSubmissionPayload(view, user, values));
+  }
+
+  /** Asks the connected client to reconnect, as Slack does before rotating a connection. */
+  requestReconnect(): void {
+    for (const ws of this.live) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'fake-applink' } }));
+  }
+
+  /** Resolves with the first truthy value of `probe`, polling; rejects after `timeoutMs` naming `what`. */
+  async waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = probe();
+      if (value) return value;
+      if (Date.now() > deadline) throw new Error(`fake slack: timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Closes after the client's sockets have closed (or 2 s), so socket-mode's close handshake never hangs. */
+  async close(): Promise<void> {
+    if (this.pinger) clearInterval(this.pinger);
+    const deadline = Date.now() + 2_000;
+    while (this.live.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const ws of this.live) ws.terminate();
+    this.wss.close();
+    this.server.closeAllConnections();
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    if (!(req.url ?? '').startsWith('/link/')) {
+      socket.destroy();
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      this.connections += 1;
+      this.live.add(ws);
+      ws.on('close', () => this.live.delete(ws));
+      ws.on('message', (data: Buffer) => this.onFrame(data));
+      ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake-applink', approximate_connection_time: 3600 }, connection_info: { app_id: APP_ID } }));
+    });
+  }
+
+  private onFrame(data: Buffer): void {
+    try {
+      const frame = JSON.parse(data.toString('utf8')) as { envelope_id?: string; payload?: unknown };
+      if (frame.envelope_id) this.acks.set(frame.envelope_id, frame.payload ?? {});
+    } catch {
+      // Not JSON: ignore.
+    }
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await new Promise<string>((resolve) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
+    const url = req.url ?? '';
+    if (url.startsWith('/response_url/')) return this.onResponseUrl(url.slice('/response_url/'.length), raw, res);
+    const method = url.startsWith('/api/') ? url.slice('/api/'.length).split('?')[0] ?? '' : '';
+    const body = parseBody(raw, String(req.headers['content-type'] ?? ''));
+    const token = String(req.headers.authorization ?? '').replace(/^Bearer\s+/, '');
+    const rule = this.rules.find((r) => r.method === method && r.remaining > 0);
+    if (rule) {
+      rule.remaining -= 1;
+      this.calls.push({ method, token, body, status: 429 });
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(rule.retryAfterSec) });
+      res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+      return;
+    }
+    this.calls.push({ method, token, body, status: 200 });
+    const reply = handleWebApi(method, body, token, { state: this.state, botToken: this.botToken, appToken: this.appToken, wsUrl: `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}` });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(reply));
+  }
+
+  private onResponseUrl(key: string, raw: string, res: ServerResponse): void {
+    const user = this.state.responseUrls.get(key);
+    if (!user) {
+      res.writeHead(404).end('no such response_url');
+      return;
+    }
+    const body = parseBody(raw, 'application/json');
+    this.state.ephemerals.push({ via: key, user, text: String(body.text ?? '') });
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+  }
+}
+
+const JSON_FIELDS = new Set(['blocks', 'attachments', 'view', 'chunks', 'metadata']);
+
+function parseBody(raw: string, contentType: string): Record<string, unknown> {
+  if (contentType.includes('application/json')) {
+    try {
+      return JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      return {};
+    }
+  }
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    body[key] = JSON_FIELDS.has(key) ? safeJson(value) : value;
+  }
+  return body;
+}
+
+function safeJson(value: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+export { BOT_ID, TEAM_ID };
