@@ -76,7 +76,7 @@ function createAdapters(config: Config, logger: Logger): ChannelAdapter[] {
   if (config.discord.token) adapters.push(createDiscordAdapter(config.discord, logger));
   if (config.slack.bot_token && config.slack.app_token) adapters.push(createSlackAdapter(config.slack, logger));
   if (adapters.length === 0) {
-    logger.warn('no channel adapter is configured (set discord.token or SANDPIPER_DISCORD_TOKEN); serving HTTP only');
+    logger.warn('no channel adapter is configured (set discord.token, or slack.bot_token and slack.app_token); serving HTTP only');
   }
   return adapters;
 }
