@@ -35,7 +35,7 @@ export interface FormResponder extends Responder {
 export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel';
 export type ActionName = 'approve' | 'always' | 'reject' | 'plan-approve' | 'plan-changes';
 
-/** Everything an adapter reports to the gateway. Interactions are already acknowledged when they arrive. */
+/** Everything an adapter reports to the gateway. Interactions are already acknowledged when they arrive (but see `form`). */
 export type InboundEvent =
   | {
       type: 'message';

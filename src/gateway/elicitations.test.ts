@@ -94,16 +94,17 @@ describe('ElicitationDesk', () => {
     return { id: `form${counter}`, server: 'forms', message: 'Who are you?', requestedSchema: schema, workstreamIds, expiresAt: new Date(clock + 60_000).toISOString() };
   }
 
-  async function posted(req: ElicitationRequest, signal = new AbortController().signal): Promise<Promise<ElicitationAnswer>> {
+  /** Starts a request and waits for its card; the answer is wrapped so awaiting the card does not await the answer. */
+  async function posted(req: ElicitationRequest, signal = new AbortController().signal): Promise<{ answer: Promise<ElicitationAnswer> }> {
     const answer = desk.handle(req, signal);
-    for (let i = 0; i < 200 && !adapter.cardFor(req.id); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 500 && !adapter.cardFor(req.id); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.ok(adapter.cardFor(req.id), 'card posted');
-    return answer;
+    return { answer };
   }
 
   it('posts the card in the routed thread and resolves accept with converted values from the owner', async () => {
     const req = request();
-    const answer = await posted(req);
+    const { answer } = await posted(req);
     const entry = [...adapter.cards.values()].find((c) => c.card.formId === req.id);
     assert.equal(entry?.channelId, 'thread-1');
     assert.deepEqual(entry?.card.fieldLabels, ['Name', 'Count']);
@@ -122,7 +123,7 @@ describe('ElicitationDesk', () => {
 
   it('refuses strangers and unlinked users, keeps the card open after invalid input, and lets an admin decline', async () => {
     const req = request();
-    const answer = await posted(req);
+    const { answer } = await posted(req);
     for (const [user, text] of [['u-stranger', /Only the owner/], ['u-nobody', /not linked/]] as const) {
       const click = formEvent(req.id, user, 'open');
       await desk.onForm(adapter, click.event);
@@ -144,7 +145,7 @@ describe('ElicitationDesk', () => {
 
   it('asks the user to click again when the form could not be opened in time', async () => {
     const req = request();
-    const answer = await posted(req);
+    const { answer } = await posted(req);
     const slow = formEvent(req.id, 'u-owner', 'open', {}, false);
     await desk.onForm(adapter, slow.event);
     assert.match(slow.seen.replies[0] ?? '', /click Answer again/);
@@ -167,7 +168,7 @@ describe('ElicitationDesk', () => {
   it('marks the card expired when the source gives up at the deadline, and answers late or unknown clicks privately', async () => {
     const req = request();
     const controller = new AbortController();
-    const answer = await posted(req, controller.signal);
+    const { answer } = await posted(req, controller.signal);
     clock += 61_000;
     const tooLate = formEvent(req.id, 'u-owner', 'submit', { f0: 'Ada' });
     await desk.onForm(adapter, tooLate.event);
@@ -184,12 +185,12 @@ describe('ElicitationDesk', () => {
   it('shows a withdrawn request when the server cancels early, and declines open requests on stop', async () => {
     const withdrawn = request();
     const controller = new AbortController();
-    const first = await posted(withdrawn, controller.signal);
+    const { answer: first } = await posted(withdrawn, controller.signal);
     controller.abort();
     assert.deepEqual(await first, { action: 'decline' });
     for (let i = 0; i < 200 && adapter.cardFor(withdrawn.id)?.outcome.status === 'pending'; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(adapter.cardFor(withdrawn.id)?.outcome.status, 'cancelled');
-    const open = await posted(request());
+    const { answer: open } = await posted(request());
     desk.stop();
     assert.deepEqual(await open, { action: 'decline' });
   });

@@ -1,5 +1,6 @@
 /** Discord rendering of form cards (MCP elicitations): the embed, its Answer/Decline buttons, and the modal. */
 import type { FormCard, FormSpec } from '../channel-adapter.js';
+import { escapeMentions } from '../format/escape-mentions.js';
 import { neutraliseFences } from '../format/format-tool-result.js';
 import { truncate } from '../format/truncate.js';
 import { escapeDiscordMarkdown } from './discord-escape.js';
@@ -32,41 +33,44 @@ export function parseFormCustomId(id: string): { action: FormAction; formId: str
 
 /** The message body of a form card: an embed plus (while pending) the Answer and Decline buttons. */
 export function renderFormCard(card: FormCard): { embeds: unknown[]; components: unknown[] } {
-  const source = escapeDiscordMarkdown(card.source);
-  const lines = [truncate(neutraliseFences(card.message), 2000)];
-  const outcome = card.outcome;
+  const lines = [truncate(neutraliseFences(escapeMentions(card.message)), 2000)];
   if (card.fieldLabels.length > 0) lines.push('', `**Fields:** ${card.fieldLabels.map(escapeDiscordMarkdown).join(', ')}`);
-  const embed: Record<string, unknown> = { title: 'Input Requested', color: COLOR.pending, footer: { text: truncate(`Asked by the MCP server ${card.source}`, 200) } };
+  const footer = { text: truncate(`Asked by the MCP server ${escapeMentions(card.source)}`, 200) };
+  const embed: Record<string, unknown> = { title: 'Input Requested', color: COLOR.pending, footer, ...outcomeParts(card, lines) };
+  embed.description = truncate(lines.join('\n'), 4000);
+  const components =
+    card.outcome.status === 'pending'
+      ? [{ type: ROW, components: [button('Answer', STYLE.primary, formCustomId('form-answer', card.formId)), button('Decline', STYLE.danger, formCustomId('form-decline', card.formId))] }]
+      : [];
+  return { embeds: [embed], components };
+}
+
+/** Title, colour and fields for the card's outcome; appends explanation lines to `lines`. */
+function outcomeParts(card: FormCard, lines: string[]): Record<string, unknown> {
+  const outcome = card.outcome;
+  const source = escapeDiscordMarkdown(card.source);
   switch (outcome.status) {
     case 'pending': {
       const expires = Math.floor(Date.parse(card.expiresAt) / 1000);
       if (Number.isFinite(expires)) lines.push('', `Answer with the button below before <t:${expires}:t>; unanswered requests are declined.`);
-      break;
+      return {};
     }
     case 'unsupported':
-      embed.title = 'Input Requested — Cannot Be Shown Here';
-      embed.color = COLOR.closed;
       lines.push('', `This form cannot be shown in Discord: ${escapeDiscordMarkdown(outcome.reason)}. The request from ${source} was declined.`);
-      break;
+      return { title: 'Input Requested — Cannot Be Shown Here', color: COLOR.closed };
     case 'answered':
-    case 'declined':
-      embed.title = `Input Requested — ${outcome.status === 'answered' ? 'Answered' : 'Declined'}`;
-      embed.color = COLOR[outcome.status];
-      embed.fields = [{ name: outcome.status === 'answered' ? 'Answered by' : 'Declined by', value: truncate(escapeDiscordMarkdown(outcome.decidedBy), 200), inline: true }];
-      break;
+    case 'declined': {
+      const answered = outcome.status === 'answered';
+      const who = { name: answered ? 'Answered by' : 'Declined by', value: truncate(escapeDiscordMarkdown(outcome.decidedBy), 200), inline: true };
+      return { title: `Input Requested — ${answered ? 'Answered' : 'Declined'}`, color: COLOR[outcome.status], fields: [who] };
+    }
     case 'expired':
+      lines.push('', 'No answer in time; the request was declined.');
+      return { title: 'Input Requested — Expired', color: COLOR.closed };
     case 'cancelled':
-      embed.title = `Input Requested — ${outcome.status === 'expired' ? 'Expired' : 'Withdrawn'}`;
-      embed.color = COLOR.closed;
-      lines.push('', outcome.status === 'expired' ? 'No answer in time; the request was declined.' : `${source} withdrew the request.`);
-      break;
+      lines.push('', `${source} withdrew the request.`);
+      return { title: 'Input Requested — Withdrawn', color: COLOR.closed };
   }
-  embed.description = truncate(lines.join('\n'), 4000);
-  const components =
-    outcome.status === 'pending'
-      ? [{ type: ROW, components: [button('Answer', STYLE.primary, formCustomId('form-answer', card.formId)), button('Decline', STYLE.danger, formCustomId('form-decline', card.formId))] }]
-      : [];
-  return { embeds: [embed], components };
 }
 
 function button(label: string, style: number, id: string): Record<string, unknown> {
