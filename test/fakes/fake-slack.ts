@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { APP_ID, BOT_ID, BOT_USER_ID, FakeSlackState, TEAM_ID, type FakeSlackMessage, type FakeSlackUser } from './fake-slack-state.js';
+import { APP_ID, BOT_ID, FakeSlackState, TEAM_ID, type FakeSlackMessage, type FakeSlackUser } from './fake-slack-state.js';
 import { handleWebApi } from './fake-slack-web.js';
 
 export type { FakeSlackMessage, FakeSlackUser, FakeView } from './fake-slack-state.js';
