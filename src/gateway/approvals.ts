@@ -12,6 +12,7 @@ type ActionEvent = Extract<InboundEvent, { type: 'action' }>;
 type CardEvent = Extract<AgentEvent, { type: 'approval-request' | 'plan-review' }>;
 
 interface CardRecord {
+  wsId: string;
   platform: string;
   channelId: string;
   messageId: string;
@@ -25,9 +26,16 @@ export interface ApprovalDeskDeps {
   logger: Logger;
   adapters: ReadonlyMap<string, ChannelAdapter>;
   /** Makes sure the workstream is live and rendered into its thread (restores it after a restart). */
-  ensureRendered(wsId: string): Promise<void>;
+  ensureRendered(wsId: string): Promise<(() => void) | undefined>;
   signal: AbortSignal;
+  /** How long a click waits for the workstream to take its decision (default 10 s). */
+  decisionWaitMs?: number;
 }
+
+/** The decider of approvals that ended without a person's decision (the agent's `SYSTEM_DECIDER`). */
+const SYSTEM_DECIDER = 'system';
+const REMEMBERED = 1024;
+type ResolvedEvent = Extract<AgentEvent, { type: 'approval-resolved' }>;
 
 const DECISIONS: Record<ActionName, { approved: boolean; always: boolean; status: CardOutcome['status']; label: string }> = {
   approve: { approved: true, always: false, status: 'approved', label: 'Approved' },
@@ -41,27 +49,53 @@ export class ApprovalDesk {
   /** A cache in front of `approvals.channel_*`: cards posted by this process. */
   private readonly cards = new Map<string, CardRecord>();
   /** Approvals whose card this process already marked decided (skips the echoing `approval-resolved`). */
-  private readonly finished = new Set<string>();
+  private readonly finished = new BoundedSet(REMEMBERED);
+  /** Approvals shown as cancelled: a late "approved" edit must not overwrite the true outcome. */
+  private readonly cancelled = new BoundedSet(REMEMBERED);
+  /** Clicks in progress → the resolution the workstream reports for them. */
+  private readonly waiting = new Map<string, { wsId: string; settle: (event: ResolvedEvent | undefined) => void }>();
+  /** Card edits run one after another per approval, so the last outcome decided is the one shown. */
+  private readonly edits = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: ApprovalDeskDeps) {}
 
   /** Posts the card for a committed approval row, then records where it is. */
-  async postCard(adapter: ChannelAdapter, channelId: string, event: CardEvent): Promise<void> {
+  async postCard(adapter: ChannelAdapter, channelId: string, wsId: string, event: CardEvent): Promise<void> {
     const card: ApprovalCard =
       event.type === 'plan-review'
         ? { approvalId: event.approvalId, kind: 'plan', items: [], content: event.content, outcome: { status: 'pending' } }
         : { approvalId: event.approvalId, kind: 'tools', items: event.items, outcome: { status: 'pending' } };
     const messageId = await adapter.post(channelId, { kind: 'approval', card }, this.deps.signal);
-    this.cards.set(event.approvalId, { platform: adapter.platform, channelId, messageId, card });
+    this.cards.set(event.approvalId, { wsId, platform: adapter.platform, channelId, messageId, card });
     await this.deps.stores.approvals.setCard(event.approvalId, { channelType: adapter.platform, channelId, messageId });
   }
 
-  /** A decision made elsewhere (timeout, terminal, another instance): show it on the card. */
-  async onResolved(event: Extract<AgentEvent, { type: 'approval-resolved' }>): Promise<void> {
-    if (this.finished.has(event.approvalId)) return;
+  /** Called in event order as soon as a workstream reports a resolution (before rendering): wakes a waiting click. */
+  observeResolved(event: ResolvedEvent): void {
+    this.waiting.get(event.approvalId)?.settle(event);
+  }
+
+  /** The workstream was closed: clicks still waiting for it will never see their decision taken. */
+  observeClosed(wsId: string): void {
+    for (const entry of this.waiting.values()) if (entry.wsId === wsId) entry.settle(undefined);
+  }
+
+  /** A decision made elsewhere (cancel, close, terminal, another instance): show it on the card. */
+  async onResolved(event: ResolvedEvent): Promise<void> {
+    if (this.finished.has(event.approvalId) || this.waiting.has(event.approvalId)) return;
+    if (isCancellation(event)) return this.editCard(event.approvalId, { status: 'cancelled', decidedBy: 'system' });
     const user = await this.deps.stores.users.getUser(event.decidedBy).catch(() => undefined);
     const status = event.approved ? (event.always ? 'always' : 'approved') : 'rejected';
     await this.editCard(event.approvalId, { status, decidedBy: user?.username ?? 'system', feedback: event.feedback });
+  }
+
+  /** The turn was cancelled after these approvals were granted: those whose calls did not all run show "cancelled". */
+  async onTurnCancelled(approved: { approvalIds: readonly string[]; ranCallIds: ReadonlySet<string> }): Promise<void> {
+    for (const approvalId of approved.approvalIds) {
+      const record = this.cards.get(approvalId) ?? (await this.loadCard(approvalId));
+      if (!record || record.card.items.every((item) => approved.ranCallIds.has(item.callId))) continue;
+      await this.editCard(approvalId, { status: 'cancelled', decidedBy: 'system', feedback: 'The turn was cancelled before the tool ran.' });
+    }
   }
 
   /** A button click or form submission on a card. */
@@ -74,10 +108,25 @@ export class ApprovalDesk {
     if (row.ownerUserId !== user.userId && !user.isAdmin) {
       return event.respond.reply('Only the owner of this workstream can decide this.');
     }
-    if (row.state !== 'pending') return event.respond.reply(alreadyDecided(row.state, row.decidedBy === user.userId));
+    if (row.state !== 'pending') {
+      await this.showFinalState(event.approvalId);
+      return event.respond.reply(alreadyDecided(row.state, row.decidedBy === user.userId));
+    }
+    if (this.waiting.has(event.approvalId)) return event.respond.reply('This request is being decided right now.');
+    const reported = this.waitForResolution(event.approvalId, row.wsId);
+    const release = await this.deps.ensureRendered(row.wsId);
+    try {
+      await this.decide(event, user, reported.promise);
+    } finally {
+      reported.cancel();
+      release?.();
+    }
+  }
+
+  /** Resolves the row, then shows what the workstream actually did with the decision (it may have been cancelled). */
+  private async decide(event: ActionEvent, user: { userId: string; isAdmin: boolean }, reported: Promise<ResolvedEvent | undefined>): Promise<void> {
     const decision = DECISIONS[event.name];
-    await this.deps.ensureRendered(row.wsId);
-    const outcome = await manager.resolveApproval(event.approvalId, {
+    const outcome = await this.deps.manager.resolveApproval(event.approvalId, {
       approved: decision.approved,
       always: decision.always,
       feedback: event.feedback,
@@ -87,15 +136,63 @@ export class ApprovalDesk {
     if (outcome.status === 'forbidden') return event.respond.reply('Only the owner of this workstream can decide this.');
     if (outcome.status === 'not-found') return event.respond.reply('This request no longer exists.');
     if (outcome.status === 'already-decided') {
-      return event.respond.reply(alreadyDecided(outcome.approved ? 'approved' : 'denied', false));
+      // A cancel or close won the race: the card shows what the row says, never a stale "pending".
+      const state = (await this.deps.stores.approvals.get(event.approvalId))?.state ?? (outcome.approved ? 'approved' : 'denied');
+      await this.showFinalState(event.approvalId);
+      return event.respond.reply(alreadyDecided(state, false));
+    }
+    const seen = await reported;
+    if (seen === undefined || isCancellation(seen) || seen.decidedBy !== user.userId) {
+      // No turn took the decision (it was cancelled or closed meanwhile): nothing runs, and the card says so.
+      await this.editCard(event.approvalId, { status: 'cancelled', decidedBy: 'system', feedback: 'The turn was cancelled before the decision arrived.' });
+      return event.respond.reply('This request was cancelled before your decision arrived; nothing ran.');
     }
     const who = escapeMentions(event.user.name);
     await this.editCard(event.approvalId, { status: decision.status, decidedBy: who, feedback: event.feedback });
     await event.respond.reply(`${decision.label}.`);
   }
 
-  private async editCard(approvalId: string, outcome: CardOutcome): Promise<void> {
+  /** Waits (bounded) for the workstream to report the resolution of a click; undefined when none came. */
+  private waitForResolution(approvalId: string, wsId: string): { promise: Promise<ResolvedEvent | undefined>; cancel(): void } {
+    let timer: NodeJS.Timeout | undefined;
+    const promise = new Promise<ResolvedEvent | undefined>((resolve) => {
+      this.waiting.set(approvalId, { wsId, settle: resolve });
+      timer = setTimeout(() => resolve(undefined), this.deps.decisionWaitMs ?? 10_000);
+      timer.unref();
+    });
+    return {
+      promise,
+      cancel: () => {
+        clearTimeout(timer);
+        this.waiting.delete(approvalId);
+      },
+    };
+  }
+
+  /** Edits a card whose row is no longer pending to show the row's state (used after a lost race). */
+  private async showFinalState(approvalId: string): Promise<void> {
+    if (this.finished.has(approvalId)) return;
+    const row = await this.deps.stores.approvals.get(approvalId);
+    if (!row || row.state === 'pending') return;
+    const who = row.decidedBy === null || row.decidedBy === SYSTEM_DECIDER ? undefined : await this.deps.stores.users.getUser(row.decidedBy).catch(() => undefined);
+    const status = row.state === 'cancelled' ? 'cancelled' : row.state === 'denied' ? 'rejected' : row.always ? 'always' : 'approved';
+    await this.editCard(approvalId, { status, decidedBy: who?.username ?? 'system', feedback: row.feedback });
+  }
+
+  /** Shows an outcome on the card; edits of one card are serialised and "cancelled" is final. */
+  private editCard(approvalId: string, outcome: CardOutcome): Promise<void> {
     this.finished.add(approvalId);
+    if (outcome.status === 'cancelled') this.cancelled.add(approvalId);
+    const previous = this.edits.get(approvalId) ?? Promise.resolve();
+    const next = previous.then(() => this.applyEdit(approvalId, outcome));
+    this.edits.set(approvalId, next);
+    return next.finally(() => {
+      if (this.edits.get(approvalId) === next) this.edits.delete(approvalId);
+    });
+  }
+
+  private async applyEdit(approvalId: string, outcome: CardOutcome): Promise<void> {
+    if (outcome.status !== 'cancelled' && this.cancelled.has(approvalId)) return;
     const record = this.cards.get(approvalId) ?? (await this.loadCard(approvalId));
     if (!record) return;
     const adapter = this.deps.adapters.get(record.platform);
@@ -114,7 +211,29 @@ export class ApprovalDesk {
     const row = await this.deps.stores.approvals.get(approvalId);
     if (!row?.channelType || !row.channelId || !row.messageId) return undefined;
     const card: ApprovalCard = { approvalId, kind: row.kind, items: preparedItemsOf(row.items), outcome: { status: 'pending' } };
-    return { platform: row.channelType, channelId: row.channelId, messageId: row.messageId, card };
+    return { wsId: row.wsId, platform: row.channelType, channelId: row.channelId, messageId: row.messageId, card };
+  }
+}
+
+/** A resolution the agent reports when a turn stopped waiting (cancel, close), not a person's decision. */
+function isCancellation(event: ResolvedEvent): boolean {
+  return !event.approved && event.decidedBy === SYSTEM_DECIDER;
+}
+
+/** A set that forgets its oldest entries beyond `limit` (bookkeeping about past approvals must not grow forever). */
+class BoundedSet {
+  private readonly items = new Set<string>();
+  constructor(private readonly limit: number) {}
+  add(item: string): void {
+    this.items.delete(item);
+    this.items.add(item);
+    if (this.items.size > this.limit) {
+      const oldest = this.items.values().next().value;
+      if (oldest !== undefined) this.items.delete(oldest);
+    }
+  }
+  has(item: string): boolean {
+    return this.items.has(item);
   }
 }
 

@@ -15,6 +15,8 @@ export interface CommandDeps {
   router: Router;
   /** Starts rendering a workstream into a thread and sends the first message. */
   startConversation(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string): Promise<void>;
+  /** Renders the workstream into its thread while a command acts on it; resolves with the function ending that. */
+  ensureRendered(wsId: string): Promise<(() => void) | undefined>;
   now?: () => number;
   signal: AbortSignal;
 }
@@ -80,11 +82,17 @@ export class CommandHandler {
     if (!ws) return event.respond.reply('This workstream is closed.');
     if (event.name === 'status') return event.respond.reply(await statusText(ws));
     if (!isOwnerOrAdmin(ws, user)) return event.respond.reply('Only the owner of this workstream can do that.');
-    if (event.name === 'cancel') {
-      ws.cancel();
-      return event.respond.reply('Cancelling the running turn.');
+    // Subscribed while acting, so the cancelled turn and its approval cards are shown even if the thread was quiet.
+    const release = await this.deps.ensureRendered(wsId);
+    try {
+      if (event.name === 'cancel') {
+        ws.cancel();
+        return await event.respond.reply('Cancelling the running turn.');
+      }
+      await this.deps.manager.close(wsId, 'closed by user');
+    } finally {
+      release?.();
     }
-    await this.deps.manager.close(wsId, 'closed by user');
     await event.respond.reply('Workstream closed.');
     await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'closed' }, this.deps.signal);
     await adapter.archiveThread(event.conversation.channelId, this.deps.signal);

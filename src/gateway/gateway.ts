@@ -15,7 +15,11 @@ import { Subscriptions } from './subscriptions.js';
 import { ThreadQueue } from './thread-queue.js';
 
 const HINT_INTERVAL_MS = 24 * 3_600_000;
+/** Users remembered for the once-a-day link hint (in memory: after a restart a user may get one more hint). */
+const HINT_MEMORY = 4096;
 const QUEUED_EMOJI = '⏳';
+/** How often quiet subscriptions are swept (a safety net; they are normally released at `turn-end`). */
+const SWEEP_INTERVAL_MS = 60_000;
 
 export interface GatewayDeps {
   config: Config;
@@ -31,6 +35,7 @@ export interface GatewayDeps {
 
 export interface GatewayStatus {
   adapters: Record<string, AdapterState>;
+  /** Workstreams the gateway is subscribed to right now (busy ones only; quiet ones are released). */
   workstreams: number;
 }
 
@@ -63,6 +68,7 @@ class ChannelGateway implements Gateway {
   private readonly logger: Logger;
   private readonly now: () => number;
   private stopped = false;
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: GatewayDeps) {
     this.logger = deps.logger.child({ component: 'gateway' });
@@ -81,13 +87,17 @@ class ChannelGateway implements Gateway {
     this.commands = new CommandHandler({
       stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now,
       startConversation: (adapter, threadId, ws, text) => this.sendToThread(adapter, threadId, ws, text, undefined),
+      ensureRendered: (wsId) => this.ensureRendered(wsId),
     });
   }
 
   async start(signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', () => void this.stop().catch((error: unknown) => this.logFailure('stop', error)), { once: true });
     if (this.adapters.size === 0) this.logger.warn('no channel adapter is enabled');
-    if (!this.stopped) this.unsubscribeForms = this.deps.elicitations?.onElicitation((request, formSignal) => this.forms.handle(request, formSignal));
+    if (this.stopped) return;
+    this.unsubscribeForms = this.deps.elicitations?.onElicitation((request, formSignal) => this.forms.handle(request, formSignal));
+    this.sweepTimer = setInterval(() => this.subs.sweep(), SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
     await Promise.all(
       [...this.adapters.values()].map(async (adapter) => {
         try {
@@ -103,6 +113,7 @@ class ChannelGateway implements Gateway {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    clearInterval(this.sweepTimer);
     try {
       this.unsubscribeForms?.();
       this.forms.stop();
@@ -185,24 +196,28 @@ class ChannelGateway implements Gateway {
   /** Binds the workstream to the thread (before sending, so no event is missed) and queues the message. */
   private async sendToThread(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, messageId: string | undefined): Promise<void> {
     const binding = this.subs.bind(ws, adapter, threadId);
-    const busy = binding.openTurns > 0;
-    binding.openTurns += 1;
-    if (busy && messageId !== undefined) await adapter.react?.(threadId, messageId, QUEUED_EMOJI, this.controller.signal);
+    const busy = binding.turns.size > 0 || binding.running;
+    this.subs.hold(binding);
     try {
-      await ws.send(text);
-    } catch (error) {
-      binding.openTurns = Math.max(0, binding.openTurns - 1);
-      throw error;
+      if (busy && messageId !== undefined) await adapter.react?.(threadId, messageId, QUEUED_EMOJI, this.controller.signal);
+      this.subs.expectTurn(binding, await ws.send(text));
+    } finally {
+      this.subs.unhold(binding);
     }
   }
 
-  /** Restores a workstream (after eviction or a restart) and renders it into its home thread. */
-  private async ensureRendered(wsId: string): Promise<void> {
+  /**
+   * Restores a workstream (after eviction or a restart) and renders it into its home thread while the caller
+   * works; resolves with the function that ends that hold (the binding stays while the workstream is busy).
+   */
+  private async ensureRendered(wsId: string): Promise<(() => void) | undefined> {
     const ws = await this.router.open(wsId);
     const home = await this.router.homeOf(wsId);
     const adapter = home ? this.adapters.get(home.platform) : undefined;
-    if (!ws || !home || !adapter) return;
-    this.subs.bind(ws, adapter, home.channelId);
+    if (!ws || !home || !adapter || this.stopped) return undefined;
+    const binding = this.subs.bind(ws, adapter, home.channelId);
+    this.subs.hold(binding);
+    return () => this.subs.unhold(binding);
   }
 
   private async hintUnlinked(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
@@ -210,7 +225,12 @@ class ChannelGateway implements Gateway {
     const key = `${adapter.platform}:${event.user.id}`;
     const last = this.hinted.get(key);
     if (last !== undefined && this.now() - last < HINT_INTERVAL_MS) return;
+    this.hinted.delete(key);
     this.hinted.set(key, this.now());
+    if (this.hinted.size > HINT_MEMORY) {
+      const oldest = this.hinted.keys().next().value;
+      if (oldest !== undefined) this.hinted.delete(oldest);
+    }
     await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'link-hint' }, this.controller.signal);
   }
 

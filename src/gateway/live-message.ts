@@ -1,5 +1,6 @@
 /** One streamed answer segment: text shown in a live message edited at a cadence, split at the platform limit. */
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
+import { isGoneError } from '../channels/channel-errors.js';
 import { chunkMessage } from '../channels/format/chunk-message.js';
 import type { Logger } from '../shared/logger.js';
 import { describeError } from '../shared/errors.js';
@@ -41,7 +42,7 @@ export class LiveMessage {
 
   /** True when the messages do not yet show the whole text. */
   get dirty(): boolean {
-    return this.text.length > 0 && this.render().some((chunk, index) => this.posted[index]?.content !== chunk);
+    return this.render().some((chunk, index) => this.posted[index]?.content !== chunk);
   }
 
   /** Brings the messages up to date; returns false when some post or edit failed (the next sync retries it). */
@@ -54,9 +55,7 @@ export class LiveMessage {
       if (current?.content === chunk) continue;
       try {
         if (current) {
-          await adapter.edit(channelId, current.messageId, { kind: 'text', text: chunk }, signal);
-          current.content = chunk;
-          this.edits += 1;
+          await this.editOrRepost(current, chunk);
         } else {
           const messageId = await adapter.post(channelId, { kind: 'text', text: chunk }, signal);
           this.posted.push({ messageId, content: chunk });
@@ -70,9 +69,24 @@ export class LiveMessage {
     return complete;
   }
 
+  /** Edits a shown chunk; when the message is gone (deleted by a moderator) the chunk is posted anew. */
+  private async editOrRepost(current: Posted, chunk: string): Promise<void> {
+    const { adapter, channelId, signal } = this.options;
+    try {
+      await adapter.edit(channelId, current.messageId, { kind: 'text', text: chunk }, signal);
+      this.edits += 1;
+    } catch (error) {
+      if (!isGoneError(error)) throw error;
+      this.options.logger.info({ channelId }, 'live message was deleted; posting it again');
+      current.messageId = await adapter.post(channelId, { kind: 'text', text: chunk }, signal);
+    }
+    current.content = chunk;
+  }
+
+  /** The chunks to show; blank text shows nothing (platforms refuse empty messages). */
   private render(): string[] {
-    if (this.text.length === 0) return [];
+    if (this.text.trim().length === 0) return [];
     const limit = this.options.adapter.capabilities.maxMessageLength;
-    return chunkMessage(this.text, limit);
+    return chunkMessage(this.text, limit).filter((chunk) => chunk.trim().length > 0);
   }
 }

@@ -1,11 +1,11 @@
-/** Tests for StreamRenderer: cadence, rate-limit slow-down, splitting, final edit, tool cards and errors. */
+/** Tests for StreamRenderer: cadence, rate-limit slow-down, splitting, final edit, tool cards, errors, empty answers. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AgentEvent } from '../agent/events.js';
 import type { AdapterState, ChannelAdapter, OutboundMessage } from '../channels/channel-adapter.js';
 import { ChannelError } from '../shared/errors.js';
 import { createSilentLogger } from '../shared/logger.js';
-import { StreamRenderer, type RendererHooks } from './stream-renderer.js';
+import { EMPTY_ANSWER_NOTE, StreamRenderer, type RendererHooks } from './stream-renderer.js';
 
 interface Shown {
   id: string;
@@ -25,7 +25,10 @@ class RecordingAdapter implements ChannelAdapter {
   }
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
+  /** Ids of messages a moderator deleted. */
+  readonly deleted = new Set<string>();
   async post(_channel: string, message: OutboundMessage): Promise<string> {
+    if (message.kind === 'text' && message.text.trim() === '') throw new ChannelError('empty message (HTTP 400)');
     const id = String(this.shown.length + 1);
     this.shown.push({ id, message, edits: 0 });
     return id;
@@ -35,7 +38,7 @@ class RecordingAdapter implements ChannelAdapter {
       this.failEdits -= 1;
       throw new ChannelError('edit failed (HTTP 500)');
     }
-    const entry = this.shown.find((s) => s.id === id);
+    const entry = this.shown.find((s) => s.id === id && !this.deleted.has(s.id));
     if (!entry) throw new ChannelError('gone', { code: 'NOT_FOUND' });
     entry.message = message;
     entry.edits += 1;
@@ -48,23 +51,28 @@ class RecordingAdapter implements ChannelAdapter {
   }
   async archiveThread(): Promise<void> {}
   texts(): string[] {
-    return this.shown.flatMap((s) => (s.message.kind === 'text' ? [s.message.text] : []));
+    return this.shown.flatMap((s) => (s.message.kind === 'text' && !this.deleted.has(s.id) ? [s.message.text] : []));
   }
 }
 
-function setup(editIntervalMs = 1_000_000): { adapter: RecordingAdapter; renderer: StreamRenderer; turns: { ended: number } } {
+interface Cancelled {
+  approvalIds: readonly string[];
+  ranCallIds: ReadonlySet<string>;
+}
+
+function setup(editIntervalMs = 1_000_000): { adapter: RecordingAdapter; renderer: StreamRenderer; cancelled: Cancelled[] } {
   const adapter = new RecordingAdapter();
-  const turns = { ended: 0 };
+  const cancelled: Cancelled[] = [];
   const hooks: RendererHooks = {
     onApprovalCard: async () => undefined,
     onApprovalResolved: async () => undefined,
-    onTurnEnd: () => {
-      turns.ended += 1;
+    onTurnCancelled: async (approved) => {
+      cancelled.push(approved);
     },
     onClosed: () => undefined,
   };
   const renderer = new StreamRenderer({ adapter, channelId: 'c', logger: createSilentLogger(), hooks, editIntervalMs, typingIntervalMs: 1_000_000 });
-  return { adapter, renderer, turns };
+  return { adapter, renderer, cancelled };
 }
 
 function feed(renderer: StreamRenderer, events: AgentEvent[]): Promise<void> {
@@ -74,7 +82,7 @@ function feed(renderer: StreamRenderer, events: AgentEvent[]): Promise<void> {
 
 describe('StreamRenderer', () => {
   it('shows the complete answer after the turn ends even when the cadence never fired', async () => {
-    const { adapter, renderer, turns } = setup();
+    const { adapter, renderer } = setup();
     await feed(renderer, [
       { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
       { type: 'text-delta', text: 'Hello ' },
@@ -83,7 +91,6 @@ describe('StreamRenderer', () => {
     ]);
     await renderer.idle();
     assert.deepEqual(adapter.texts(), ['Hello world']);
-    assert.equal(turns.ended, 1);
     assert.ok(adapter.typing >= 1, 'typing shown while the model works');
     renderer.dispose();
   });
@@ -145,6 +152,62 @@ describe('StreamRenderer', () => {
     const card = adapter.shown[1]?.message;
     assert.equal(card?.kind === 'tool-call' ? card.status : undefined, 'done');
     assert.equal(card?.kind === 'tool-call' ? card.output : undefined, 'contents');
+    renderer.dispose();
+  });
+
+  it('shows a short note, never an empty message, when the model answers nothing', async () => {
+    const { adapter, renderer } = setup(0);
+    await feed(renderer, [
+      { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
+      { type: 'turn-end', turnId: 't1', text: '', reason: 'done' },
+      { type: 'turn-start', turnId: 't2', userMessage: 'again' },
+      { type: 'text-delta', text: '\n\n  ' },
+      { type: 'turn-end', turnId: 't2', text: '', reason: 'done' },
+    ]);
+    assert.deepEqual(adapter.texts(), [EMPTY_ANSWER_NOTE, EMPTY_ANSWER_NOTE]);
+    assert.ok(adapter.shown.every((s) => s.message.kind !== 'text' || s.message.text.trim() !== ''));
+    renderer.dispose();
+  });
+
+  it('adds nothing after an empty final answer when the turn already showed tool activity', async () => {
+    const { adapter, renderer } = setup();
+    const item = { callId: 'c1', name: 'bash', approvalLabel: 'bash', header: 'ls', preview: 'ls', needsApproval: false };
+    await feed(renderer, [
+      { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
+      { type: 'tool-calls', items: [item] },
+      { type: 'tool-result', callId: 'c1', name: 'bash', output: 'a.txt', isError: false },
+      { type: 'turn-end', turnId: 't1', text: '', reason: 'done' },
+    ]);
+    assert.deepEqual(adapter.texts(), []);
+    assert.deepEqual(adapter.shown.map((s) => s.message.kind), ['tool-call']);
+    renderer.dispose();
+  });
+
+  it('posts the text again when a moderator deleted the live message', async () => {
+    const { adapter, renderer } = setup(5);
+    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+    renderer.handle({ type: 'text-delta', text: 'first part' });
+    const deadline = Date.now() + 10_000;
+    while (adapter.shown.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    adapter.deleted.add(adapter.shown[0]?.id ?? '');
+    await feed(renderer, [
+      { type: 'text-delta', text: ' and the rest' },
+      { type: 'turn-end', turnId: 't1', text: 'first part and the rest', reason: 'done' },
+    ]);
+    assert.deepEqual(adapter.texts(), ['first part and the rest']);
+    renderer.dispose();
+  });
+
+  it('reports approvals granted in a cancelled turn with the calls that did run', async () => {
+    const { renderer, cancelled } = setup();
+    await feed(renderer, [
+      { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
+      { type: 'approval-resolved', approvalId: 'a1', approved: true, always: false, feedback: null, decidedBy: 'u1' },
+      { type: 'approval-resolved', approvalId: 'a2', approved: false, always: false, feedback: null, decidedBy: 'u1' },
+      { type: 'tool-result', callId: 'c9', name: 'bash', output: 'x', isError: false },
+      { type: 'turn-end', turnId: 't1', text: '', reason: 'cancelled' },
+    ]);
+    assert.deepEqual(cancelled.map((entry) => [entry.approvalIds, [...entry.ranCallIds]]), [[['a1'], ['c9']]]);
     renderer.dispose();
   });
 

@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { AgentEvent } from '../agent/events.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
+import { sleep } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
 import { LiveMessage } from './live-message.js';
 
@@ -10,12 +11,15 @@ export const DEFAULT_EDIT_INTERVAL_MS = 1500;
 const MAX_EDIT_INTERVAL_MS = 15_000;
 const TYPING_REFRESH_MS = 8000;
 const FINAL_ATTEMPTS = 4;
+/** Shown when a turn ends without any visible output (the model answered nothing). */
+export const EMPTY_ANSWER_NOTE = '*No answer.*';
 
 /** What the renderer hands back to the gateway (approval cards, turn bookkeeping). */
 export interface RendererHooks {
   onApprovalCard(event: Extract<AgentEvent, { type: 'approval-request' | 'plan-review' }>): Promise<void>;
   onApprovalResolved(event: Extract<AgentEvent, { type: 'approval-resolved' }>): Promise<void>;
-  onTurnEnd(): void;
+  /** The turn was cancelled: approvals granted in it whose calls did not all produce a result never ran. */
+  onTurnCancelled(approved: { approvalIds: readonly string[]; ranCallIds: ReadonlySet<string> }): Promise<void>;
   onClosed(): void;
 }
 
@@ -39,6 +43,9 @@ export class StreamRenderer {
   private lastFlush = 0;
   private intervalMs: number;
   private postedThisTurn = false;
+  /** Approvals granted during the current turn, and the calls that produced a result. */
+  private readonly approvedThisTurn = new Set<string>();
+  private readonly ranThisTurn = new Set<string>();
   private readonly controller = new AbortController();
   private closed = false;
   /** Live edits made, for benchmarks and /metrics. */
@@ -86,6 +93,8 @@ export class StreamRenderer {
       case 'turn-start':
         await this.finishSegment();
         this.postedThisTurn = false;
+        this.approvedThisTurn.clear();
+        this.ranThisTurn.clear();
         this.startTyping();
         return;
       case 'text-delta':
@@ -96,17 +105,21 @@ export class StreamRenderer {
         await this.postToolCalls(event.items);
         return;
       case 'tool-result':
+        this.ranThisTurn.add(event.callId);
         await this.postToolResult(event);
         return;
       case 'approval-request':
       case 'plan-review':
         await this.finishSegment();
+        // Nobody is typing while the owner decides (which may take an hour).
+        this.stopTyping();
         await this.options.hooks.onApprovalCard(event);
         this.postedThisTurn = true;
         return;
       case 'approval-resolved':
+        if (event.approved) this.approvedThisTurn.add(event.approvalId);
         await this.options.hooks.onApprovalResolved(event);
-        this.startTyping();
+        if (event.approved) this.startTyping();
         return;
       case 'error':
         await this.finishSegment();
@@ -167,20 +180,30 @@ export class StreamRenderer {
       this.edits += segment.edits - before;
       if (segment.messageCount > 0) this.postedThisTurn = true;
       if (complete) return;
-      await new Promise((resolve) => setTimeout(resolve, this.intervalMs * attempt));
+      // The wait ends early when the renderer is disposed (shutdown), so no timer outlives it.
+      await sleep(this.intervalMs * attempt, this.controller.signal).catch(() => undefined);
     }
     this.options.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
   }
 
   private async endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): Promise<void> {
-    if (!this.segment && !this.postedThisTurn && event.text.length > 0) {
+    if (!this.segment && !this.postedThisTurn && event.text.trim().length > 0) {
       this.appendText(event.text);
     }
     await this.finishSegment();
     this.stopTyping();
-    if (event.reason === 'cancelled') await this.post({ kind: 'notice', code: 'cancelled' });
+    if (event.reason === 'cancelled') {
+      await this.post({ kind: 'notice', code: 'cancelled' });
+      if (this.approvedThisTurn.size > 0) {
+        await this.options.hooks.onTurnCancelled({ approvalIds: [...this.approvedThisTurn], ranCallIds: new Set(this.ranThisTurn) });
+      }
+    } else if (event.reason === 'done' && !this.postedThisTurn) {
+      // The model answered nothing: say so briefly instead of leaving the thread silent (never an empty message).
+      await this.post({ kind: 'text', text: EMPTY_ANSWER_NOTE });
+    }
     this.toolMessages.clear();
-    this.options.hooks.onTurnEnd();
+    this.approvedThisTurn.clear();
+    this.ranThisTurn.clear();
   }
 
   private async postToolCalls(items: Extract<AgentEvent, { type: 'tool-calls' }>['items']): Promise<void> {

@@ -1,6 +1,8 @@
-/** Live bindings workstream → thread: one renderer per workstream, re-bound when the workstream is restored. */
+/** Live bindings workstream → thread: one renderer per busy workstream, released as soon as the workstream goes quiet. */
+import type { AgentEvent } from '../agent/events.js';
 import type { Workstream } from '../agent/workstream-api.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
+import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { ApprovalDesk } from './approvals.js';
 import { StreamRenderer } from './stream-renderer.js';
@@ -10,8 +12,16 @@ export interface Binding {
   adapter: ChannelAdapter;
   channelId: string;
   renderer: StreamRenderer;
-  /** Messages sent to the workstream whose turn has not ended yet. */
-  openTurns: number;
+  /** Gateway operations in progress on this binding (a send, a click, a command); never released while > 0. */
+  holds: number;
+  /** Turns started by our sends whose `turn-end` has not been seen yet. */
+  turns: Set<string>;
+  /** `turn-end`s seen before the send that started them resolved (the send then does not wait for them). */
+  endedEarly: Set<string>;
+  /** A turn is running (between `turn-start` and `turn-end`). */
+  running: boolean;
+  /** Approvals asked and not yet resolved. */
+  approvals: Set<string>;
   unsubscribe: () => void;
 }
 
@@ -22,6 +32,11 @@ export interface SubscriptionOptions {
   typingIntervalMs?: number;
 }
 
+/**
+ * Holding a subscription keeps the Workstream object (and its whole history) reachable, so a binding lives only
+ * while the workstream has something to show: a turn running or queued, an approval open, or a gateway
+ * operation in progress. Every entry point binds again when needed (`bind` + `hold`).
+ */
 export class Subscriptions {
   private readonly bindings = new Map<string, Binding>();
   private readonly byChannel = new Map<string, Binding>();
@@ -40,19 +55,35 @@ export class Subscriptions {
       ...(this.options.editIntervalMs === undefined ? {} : { editIntervalMs: this.options.editIntervalMs }),
       ...(this.options.typingIntervalMs === undefined ? {} : { typingIntervalMs: this.options.typingIntervalMs }),
       hooks: {
-        onApprovalCard: (event) => this.options.desk().postCard(adapter, channelId, event),
+        onApprovalCard: (event) => this.options.desk().postCard(adapter, channelId, ws.wsId, event),
         onApprovalResolved: (event) => this.options.desk().onResolved(event),
-        onTurnEnd: () => {
-          binding.openTurns = Math.max(0, binding.openTurns - 1);
-        },
+        onTurnCancelled: (approved) => this.options.desk().onTurnCancelled(approved),
         onClosed: () => this.release(ws.wsId),
       },
     });
-    const binding: Binding = { ws, adapter, channelId, renderer, openTurns: 0, unsubscribe: () => undefined };
-    binding.unsubscribe = ws.subscribe((event) => renderer.handle(event));
+    const binding: Binding = {
+      ws, adapter, channelId, renderer, holds: 0, turns: new Set(), endedEarly: new Set(), running: false, approvals: new Set(),
+      unsubscribe: () => undefined,
+    };
+    binding.unsubscribe = ws.subscribe((event) => this.onEvent(binding, event));
     this.bindings.set(ws.wsId, binding);
     this.byChannel.set(`${adapter.platform}:${channelId}`, binding);
     return binding;
+  }
+
+  /** Keeps a binding alive while a gateway operation runs; `unhold` releases it when it went quiet meanwhile. */
+  hold(binding: Binding): void {
+    binding.holds += 1;
+  }
+
+  unhold(binding: Binding): void {
+    binding.holds = Math.max(0, binding.holds - 1);
+    this.releaseWhenQuiet(binding);
+  }
+
+  /** Records a turn started by a send, so the binding stays until its `turn-end`. */
+  expectTurn(binding: Binding, turnId: string): void {
+    if (!binding.endedEarly.delete(turnId)) binding.turns.add(turnId);
   }
 
   get(wsId: string): Binding | undefined {
@@ -81,12 +112,62 @@ export class Subscriptions {
     for (const wsId of [...this.bindings.keys()]) this.release(wsId);
   }
 
+  /** Releases every binding that has nothing left to show (a safety net run periodically). */
+  sweep(): void {
+    for (const binding of [...this.bindings.values()]) this.releaseWhenQuiet(binding);
+  }
+
+  /** Active subscriptions (for /metrics and tests). */
   get size(): number {
     return this.bindings.size;
   }
 
-  /** Sum of live edits across renderers (benchmarks). */
+  /** Every binding (benchmarks). */
   all(): Binding[] {
     return [...this.bindings.values()];
   }
+
+  /** Bus handler: lifecycle bookkeeping happens in order and at once; rendering runs on the renderer's chain. */
+  private onEvent(binding: Binding, event: AgentEvent): void {
+    switch (event.type) {
+      case 'turn-start':
+        binding.running = true;
+        break;
+      case 'turn-end':
+        binding.running = false;
+        binding.approvals.clear();
+        if (!binding.turns.delete(event.turnId) && binding.holds > 0) binding.endedEarly.add(event.turnId);
+        break;
+      case 'approval-request':
+      case 'plan-review':
+        binding.approvals.add(event.approvalId);
+        break;
+      case 'approval-resolved':
+        binding.approvals.delete(event.approvalId);
+        this.options.desk().observeResolved(event);
+        break;
+      case 'workstream-closed':
+        this.options.desk().observeClosed(binding.ws.wsId);
+        break;
+      default:
+        break;
+    }
+    binding.renderer.handle(event);
+    if (event.type === 'turn-end') this.releaseWhenQuiet(binding);
+  }
+
+  /** Once everything handed to the renderer is shown, drops the binding if the workstream is still quiet. */
+  private releaseWhenQuiet(binding: Binding): void {
+    if (!isQuiet(binding)) return;
+    void binding.renderer
+      .idle()
+      .then(() => {
+        if (this.bindings.get(binding.ws.wsId) === binding && isQuiet(binding)) this.release(binding.ws.wsId);
+      })
+      .catch((error: unknown) => this.options.logger.warn({ error: describeError(error) }, 'releasing a subscription failed'));
+  }
+}
+
+function isQuiet(binding: Binding): boolean {
+  return binding.holds === 0 && binding.turns.size === 0 && !binding.running && binding.approvals.size === 0;
 }

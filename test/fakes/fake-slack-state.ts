@@ -138,9 +138,20 @@ export class FakeSlackState {
     };
   }
 
+  /**
+   * The view_submission payload for `view` filled with `values` by block id, shaped as Slack sends it: every input
+   * block appears (an untouched text input has `value: null`), selects carry the chosen `selected_option`.
+   */
   viewSubmissionPayload(view: FakeView, user: FakeSlackUser, values: Record<string, string>): Record<string, unknown> {
     const state: Record<string, Record<string, unknown>> = {};
-    for (const [id, value] of Object.entries(values)) state[id] = { [id]: { type: 'plain_text_input', value } };
+    const blocks = Array.isArray(view.view.blocks) ? (view.view.blocks as Record<string, unknown>[]) : [];
+    for (const block of blocks.filter((b) => b.type === 'input')) {
+      const element = (block.element ?? {}) as { type?: string; action_id?: string; options?: { value?: string }[] };
+      const blockId = String(block.block_id ?? '');
+      const value = values[blockId];
+      state[blockId] = { [String(element.action_id ?? blockId)]: elementState(element, value) };
+    }
+    for (const [id, value] of Object.entries(values)) state[id] ??= { [id]: { type: 'plain_text_input', value } };
     return {
       type: 'view_submission', team: { id: TEAM_ID, domain: 'fake' }, user: { id: user.id, username: user.name, name: user.name, team_id: TEAM_ID },
       api_app_id: APP_ID, token: 'verif', trigger_id: this.newTrigger(),
@@ -153,4 +164,12 @@ export class FakeSlackState {
   buttons(message: FakeSlackMessage): { action_id?: string; value?: string; text?: { text?: string }; style?: string }[] {
     return message.blocks.filter((b) => b.type === 'actions').flatMap((b) => (b.elements as Record<string, unknown>[] | undefined) ?? []) as never;
   }
+}
+
+function elementState(element: { type?: string; options?: { value?: string }[] }, value: string | undefined): Record<string, unknown> {
+  if (element.type === 'static_select') {
+    const option = element.options?.find((o) => o.value === value);
+    return { type: 'static_select', selected_option: option ?? null };
+  }
+  return { type: element.type ?? 'plain_text_input', value: value === undefined || value === '' ? null : value };
 }

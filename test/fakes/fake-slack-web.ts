@@ -72,7 +72,36 @@ function openView(body: Record<string, unknown>, state: FakeSlackState): Reply {
   if (!trigger || trigger.used) return { ok: false, error: 'expired_trigger_id' };
   trigger.used = true;
   const view = typeof body.view === 'object' && body.view !== null ? (body.view as Record<string, unknown>) : {};
+  const problems = viewProblems(view);
+  if (problems.length > 0) return { ok: false, error: 'invalid_arguments', response_metadata: { messages: problems } };
   const id = `V${randomUUID().slice(0, 8).toUpperCase()}`;
   state.views.push({ id, triggerId, view });
   return { ok: true, view: { ...view, id } };
+}
+
+/** Some of the limits Slack enforces on a modal view (real Slack refuses the call with `invalid_arguments`). */
+function viewProblems(view: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const text = (value: unknown): string => String((value as { text?: unknown } | undefined)?.text ?? '');
+  const check = (ok: boolean, what: string): void => void (ok || problems.push(`[ERROR] ${what}`));
+  check(view.type === 'modal', 'view type must be modal');
+  check(text(view.title).length > 0 && text(view.title).length <= 24, 'title must be 1-24 characters');
+  check(text(view.submit).length <= 24 && text(view.close).length <= 24, 'submit/close must be at most 24 characters');
+  check(String(view.private_metadata ?? '').length <= 3000, 'private_metadata must be at most 3000 characters');
+  const blocks = Array.isArray(view.blocks) ? (view.blocks as Record<string, unknown>[]) : [];
+  check(blocks.length >= 1 && blocks.length <= 100, 'a view holds 1-100 blocks');
+  check(new Set(blocks.map((b) => b.block_id)).size === blocks.length, 'block ids must be unique');
+  for (const block of blocks.filter((b) => b.type === 'input')) {
+    const element = (block.element ?? {}) as Record<string, unknown>;
+    check(text(block.label).length > 0 && text(block.label).length <= 2000, 'input label must be 1-2000 characters');
+    check(text(element.placeholder).length <= 150, 'placeholder must be at most 150 characters');
+    if (element.type === 'plain_text_input') {
+      const max = typeof element.max_length === 'number' ? element.max_length : 3000;
+      check(max >= 1 && max <= 3000, 'max_length must be 1-3000');
+      check(String(element.initial_value ?? '').length <= max, 'initial_value longer than max_length');
+    } else {
+      check(element.type === 'static_select' && Array.isArray(element.options) && element.options.length <= 100, 'unsupported input element');
+    }
+  }
+  return problems;
 }

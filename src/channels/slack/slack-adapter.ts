@@ -9,6 +9,7 @@ import { truncate } from '../format/truncate.js';
 import { renderSlackMessage, SLACK_MAX_MESSAGE_LENGTH } from './slack-blocks.js';
 import { parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEvent, type SlackScope } from './slack-events.js';
 import { escapeSlackText, slackCommandHints, toMrkdwn } from './slack-format.js';
+import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
 import { onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
 import { postToResponseUrl, rateLimitedMs, toSlackError, untilAborted } from './slack-web.js';
 
@@ -39,7 +40,12 @@ interface Actor {
 
 export class SlackAdapter implements ChannelAdapter {
   readonly platform = 'slack';
-  readonly capabilities: ChannelCapabilities = { maxMessageLength: SLACK_MAX_MESSAGE_LENGTH, canEdit: true, canThread: true };
+  readonly capabilities: ChannelCapabilities = {
+    maxMessageLength: SLACK_MAX_MESSAGE_LENGTH,
+    canEdit: true,
+    canThread: true,
+    maxFormFields: SLACK_MAX_FORM_FIELDS,
+  };
   private app: App | undefined;
   private current: AdapterState = 'idle';
   private handler: InboundHandler | undefined;

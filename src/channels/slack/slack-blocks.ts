@@ -1,8 +1,9 @@
-/** OutboundMessage → a Slack message body (`text` plus Block Kit `blocks`), with card buttons and feedback modals. */
-import type { ActionName, ApprovalCard, CardOutcome, FormCard, NoticeCode, OutboundMessage } from '../channel-adapter.js';
+/** OutboundMessage → a Slack message body (`text` plus Block Kit `blocks`), with approval card buttons (form cards: slack-forms.ts). */
+import type { ActionName, ApprovalCard, CardOutcome, NoticeCode, OutboundMessage } from '../channel-adapter.js';
 import { neutraliseFences } from '../format/format-tool-result.js';
 import { truncate } from '../format/truncate.js';
 import { escapeSlackText, toMrkdwn } from './slack-format.js';
+import { renderFormCard } from './slack-forms.js';
 
 /** Longest text the gateway hands us per message (Slack truncates `text` past 40,000; sections hold 3,000). */
 export const SLACK_MAX_MESSAGE_LENGTH = 3_500;
@@ -138,31 +139,4 @@ function toolLines(card: ApprovalCard): string {
 function outcomeLabel(plan: boolean, outcome: Exclude<CardOutcome, { status: 'pending' }>): string {
   if (plan) return outcome.status === 'rejected' ? 'Changes requested' : outcome.status === 'cancelled' ? 'Cancelled' : 'Approved';
   return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled' }[outcome.status];
-}
-
-/** A form card. Slack forms are not wired yet, so every state renders as text without buttons. */
-export function renderFormCard(card: FormCard): SlackMessageBody {
-  const source = escapeSlackText(card.source);
-  const lines = [`*Input requested* by the MCP server ${source}`, escapeSlackText(truncate(neutraliseFences(card.message), 2_000))];
-  if (card.fieldLabels.length > 0) lines.push(`*Fields:* ${card.fieldLabels.map(escapeSlackText).join(', ')}`);
-  const outcome = card.outcome;
-  switch (outcome.status) {
-    case 'pending':
-      lines.push('_Forms cannot be answered from Slack yet; the request will be declined when it expires._');
-      break;
-    case 'unsupported':
-      lines.push(`_This form cannot be shown in Slack: ${escapeSlackText(outcome.reason)}. The request was declined._`);
-      break;
-    case 'answered':
-    case 'declined':
-      lines.push(`_${outcome.status === 'answered' ? 'Answered' : 'Declined'} by ${escapeSlackText(outcome.decidedBy)}._`);
-      break;
-    case 'expired':
-      lines.push('_No answer in time; the request was declined._');
-      break;
-    case 'cancelled':
-      lines.push(`_${source} withdrew the request._`);
-      break;
-  }
-  return { text: 'Input requested', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(lines.join('\n'), SECTION_CAP) } }] };
 }

@@ -63,15 +63,9 @@ export function toInboundMessage(event: RawMessageEvent, scope: SlackScope): Mes
   const { channel, user, ts } = event;
   if (event.subtype !== undefined || event.bot_id !== undefined) return undefined;
   if (!channel || !user || !ts || user === scope.botUserId) return undefined;
+  const conversation = conversationOf(event, channel, ts, scope);
+  if (!conversation) return undefined;
   const raw = event.text ?? '';
-  const inThread = event.thread_ts !== undefined && event.thread_ts !== ts;
-  let conversation: Conversation;
-  if (isDirect(channel, event.channel_type)) {
-    conversation = { kind: 'direct', channelId: inThread ? threadKey(channel, event.thread_ts ?? '') : channel };
-  } else {
-    if (!isAllowedChannel(scope, channel)) return undefined;
-    conversation = inThread ? { kind: 'thread', channelId: threadKey(channel, event.thread_ts ?? '') } : { kind: 'channel', channelId: channel };
-  }
   return {
     type: 'message',
     user: { id: user, name: user },
@@ -80,6 +74,14 @@ export function toInboundMessage(event: RawMessageEvent, scope: SlackScope): Mes
     text: fromSlackText(raw, scope.botUserId),
     mentioned: conversation.kind === 'direct' || event.type === 'app_mention' || mentionsUser(raw, scope.botUserId),
   };
+}
+
+/** Where a message was written: a DM (any channel), else a thread or channel on the allow-list; undefined otherwise. */
+function conversationOf(event: RawMessageEvent, channel: string, ts: string, scope: SlackScope): Conversation | undefined {
+  const threadTs = event.thread_ts !== undefined && event.thread_ts !== ts ? event.thread_ts : undefined;
+  if (isDirect(channel, event.channel_type)) return { kind: 'direct', channelId: threadTs ? threadKey(channel, threadTs) : channel };
+  if (!isAllowedChannel(scope, channel)) return undefined;
+  return threadTs ? { kind: 'thread', channelId: threadKey(channel, threadTs) } : { kind: 'channel', channelId: channel };
 }
 
 /** Remembers recently seen keys (bounded), to drop the `app_mention` twin of a `message` event. */

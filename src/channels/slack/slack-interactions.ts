@@ -2,6 +2,8 @@
 import type { CommandName, Conversation, InboundEvent, PlatformUser, Responder } from '../channel-adapter.js';
 import { parseAction } from './slack-blocks.js';
 import { isAllowedChannel, isDirect, threadKey, type SlackScope } from './slack-events.js';
+import { onFormAction, onFormSubmission } from './slack-form-interactions.js';
+import { parseFormAction, readFormSubmission } from './slack-forms.js';
 import { buildModal, readSubmission, type ModalKind } from './slack-modals.js';
 
 /** Where a private answer goes: the interaction's `response_url`, else an ephemeral message in the channel. */
@@ -71,14 +73,18 @@ export async function onSlashCommand(command: RawCommand, deps: InteractionDeps)
   const respond = responder(deps, target);
   const { name, rest } = parseCommandText(command.text ?? '');
   if (name === 'help') return respond.reply(helpText(deps.slash));
-  const user: PlatformUser = { id: userId, name: command.user_name ?? userId };
-  const conversation = conversationOf(command, name, deps);
   if (name === 'link' && rest === '') return openModal(deps, command.trigger_id, { kind: 'link', approvalId: '', responseUrl: target.responseUrl, channelId: channel }, respond);
+  const conversation = conversationOf(command, name, deps);
   if (name === 'ask' && conversation.kind === 'channel' && !isAllowedChannel(deps.scope, channel)) {
     return respond.reply('I am not allowed to open threads in this channel.');
   }
-  const args = name === 'ask' ? { message: rest } : name === 'link' ? { token: rest } : {};
-  deps.deliver({ type: 'command', name, user, conversation, args, respond });
+  const user: PlatformUser = { id: userId, name: command.user_name ?? userId };
+  deps.deliver({ type: 'command', name, user, conversation, args: commandArgs(name, rest), respond });
+}
+
+function commandArgs(name: CommandName, rest: string): { message?: string; token?: string } {
+  if (name === 'ask') return { message: rest };
+  return name === 'link' ? { token: rest } : {};
 }
 
 function conversationOf(command: RawCommand, name: CommandName, deps: InteractionDeps): Conversation {
@@ -110,18 +116,30 @@ export interface RawBlockActions {
 
 /** Handles a click on one of our card buttons; Reject and Request changes open the feedback modal first. */
 export async function onBlockAction(body: RawBlockActions, action: { action_id?: string; value?: string }, deps: InteractionDeps): Promise<void> {
-  const parsed = parseAction(action.action_id ?? '', action.value);
-  const userId = body.user?.id ?? '';
-  if (!parsed || !userId) return;
-  const channelId = body.channel?.id ?? body.container?.channel_id ?? '';
-  const target: ReplyTarget = { responseUrl: body.response_url ?? '', channelId, userId };
+  const user = userOf(body.user);
+  if (!user) return;
+  const actionId = action.action_id ?? '';
+  const target = replyTargetOf(body, user.id);
+  const form = parseFormAction(actionId, action.value);
+  if (form) return onFormAction({ ...form, user, triggerId: body.trigger_id, target }, deps);
+  const parsed = parseAction(actionId, action.value);
+  if (!parsed) return;
   const respond = responder(deps, target);
   if (parsed.action === 'reject' || parsed.action === 'plan-changes') {
-    const context = { kind: parsed.action, approvalId: parsed.approvalId, responseUrl: target.responseUrl, channelId };
+    const context = { kind: parsed.action, approvalId: parsed.approvalId, responseUrl: target.responseUrl, channelId: target.channelId };
     return openModal(deps, body.trigger_id, context, respond);
   }
-  const user = { id: userId, name: body.user?.username ?? body.user?.name ?? userId };
   deps.deliver({ type: 'action', name: parsed.action, approvalId: parsed.approvalId, user, feedback: null, respond });
+}
+
+function replyTargetOf(body: RawBlockActions, userId: string): ReplyTarget {
+  return { responseUrl: body.response_url ?? '', channelId: body.channel?.id ?? body.container?.channel_id ?? '', userId };
+}
+
+/** The clicking or submitting user; undefined when the payload names none. */
+function userOf(raw: { id?: string; username?: string; name?: string } | undefined): PlatformUser | undefined {
+  if (!raw?.id) return undefined;
+  return { id: raw.id, name: raw.username ?? raw.name ?? raw.id };
 }
 
 /** The fields of a view_submission payload we read. */
@@ -130,14 +148,16 @@ export interface RawViewSubmission {
   view?: { callback_id?: string; private_metadata?: string; state?: unknown };
 }
 
-/** Handles a submitted modal we issued: the link token, or the feedback of a rejection / change request. */
+/** Handles a submitted modal we issued: a form, the link token, or the feedback of a rejection / change request. */
 export function onViewSubmission(body: RawViewSubmission, deps: InteractionDeps): void {
-  const submission = body.view ? readSubmission(body.view) : undefined;
-  const userId = body.user?.id ?? '';
-  if (!submission || !userId) return;
+  const user = userOf(body.user);
+  if (!user || !body.view) return;
+  const form = readFormSubmission(body.view);
+  if (form) return onFormSubmission(form, user, deps);
+  const submission = readSubmission(body.view);
+  if (!submission) return;
   const { context, value } = submission;
-  const respond = responder(deps, { responseUrl: context.responseUrl, channelId: context.channelId, userId });
-  const user = { id: userId, name: body.user?.username ?? body.user?.name ?? userId };
+  const respond = responder(deps, { responseUrl: context.responseUrl, channelId: context.channelId, userId: user.id });
   if (context.kind === 'link') {
     const conversation: Conversation = { kind: isDirect(context.channelId) ? 'direct' : 'channel', channelId: context.channelId };
     deps.deliver({ type: 'command', name: 'link', user, conversation, args: { token: value.trim() }, respond });
