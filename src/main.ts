@@ -83,7 +83,10 @@ function createAdapters(config: Config, logger: Logger): ChannelAdapter[] {
 
 async function startHttp(config: Config, logger: Logger, stores: Stores, live: LiveParts, stack: ShutdownStack): Promise<string> {
   const jwt = { secret: config.auth.jwt_secret, audience: config.auth.jwt_audience };
-  const metrics = createHttpMetrics({ workstreams: () => live.runtime?.manager.stats() ?? { active: 0, running: 0 } });
+  const metrics = createHttpMetrics({
+    workstreams: () => live.runtime?.manager.stats() ?? { active: 0, running: 0 },
+    subscriptions: () => live.gateway?.status().workstreams ?? 0,
+  });
   const app = createHttpApp({
     logger,
     metrics,

@@ -64,6 +64,13 @@ export type InboundEvent =
       /** Optional text from the reject / request-changes form. */
       feedback: string | null;
       respond: Responder;
+      /**
+       * Present on a Reject / Request-changes click that has not been acknowledged yet: opens the platform's
+       * feedback form (whose submission arrives as another `action` with `feedback`). Only possible as the first
+       * answer, within the acknowledgement window; resolves false when that is no longer possible (then `reply`).
+       * The gateway checks who clicked first, so strangers get a refusal instead of a form.
+       */
+      openFeedback?: () => Promise<boolean>;
     }
   | {
       /**

@@ -89,6 +89,20 @@ export class ApprovalDesk {
     await this.editCard(event.approvalId, { status, decidedBy: user?.username ?? 'system', feedback: event.feedback });
   }
 
+  /** The workstream was closed: the cards this process posted for it and left undecided stop offering buttons. */
+  async onClosed(wsId: string): Promise<void> {
+    const open = [...this.cards.entries()].filter(([, record]) => record.wsId === wsId).map(([approvalId]) => approvalId);
+    await this.cancelCards(open);
+  }
+
+  /** Shows these approvals (pending when their workstream was closed) as cancelled, unless a click is deciding them. */
+  async cancelCards(approvalIds: readonly string[]): Promise<void> {
+    for (const approvalId of approvalIds) {
+      if (this.finished.has(approvalId) || this.waiting.has(approvalId)) continue;
+      await this.editCard(approvalId, { status: 'cancelled', decidedBy: 'system', feedback: 'The workstream was closed.' });
+    }
+  }
+
   /** The turn was cancelled after these approvals were granted: those whose calls did not all run show "cancelled". */
   async onTurnCancelled(approved: { approvalIds: readonly string[]; ranCallIds: ReadonlySet<string> }): Promise<void> {
     for (const approvalId of approved.approvalIds) {
@@ -100,7 +114,7 @@ export class ApprovalDesk {
 
   /** A button click or form submission on a card. */
   async onAction(adapter: ChannelAdapter, event: ActionEvent): Promise<void> {
-    const { router, stores, manager } = this.deps;
+    const { router, stores } = this.deps;
     const user = await router.linkedUser(adapter.platform, event.user.id);
     if (!user) return event.respond.reply('Your account is not linked. Use `/link` first.');
     const row = await stores.approvals.get(event.approvalId);
@@ -113,6 +127,11 @@ export class ApprovalDesk {
       return event.respond.reply(alreadyDecided(row.state, row.decidedBy === user.userId));
     }
     if (this.waiting.has(event.approvalId)) return event.respond.reply('This request is being decided right now.');
+    if (event.openFeedback) {
+      // The clicker may decide: now show the feedback form; its submission comes back as a decision.
+      if (await event.openFeedback()) return;
+      return event.respond.reply('That took too long; please click the button again.');
+    }
     const reported = this.waitForResolution(event.approvalId, row.wsId);
     const release = await this.deps.ensureRendered(row.wsId);
     try {
@@ -184,7 +203,7 @@ export class ApprovalDesk {
     this.finished.add(approvalId);
     if (outcome.status === 'cancelled') this.cancelled.add(approvalId);
     const previous = this.edits.get(approvalId) ?? Promise.resolve();
-    const next = previous.then(() => this.applyEdit(approvalId, outcome));
+    const next = previous.catch(() => undefined).then(() => this.applyEdit(approvalId, outcome));
     this.edits.set(approvalId, next);
     return next.finally(() => {
       if (this.edits.get(approvalId) === next) this.edits.delete(approvalId);

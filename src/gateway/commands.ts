@@ -13,10 +13,12 @@ export interface CommandDeps {
   stores: Stores;
   manager: WorkstreamManager;
   router: Router;
-  /** Starts rendering a workstream into a thread and sends the first message. */
-  startConversation(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string): Promise<void>;
+  /** Opens a thread in `channelId`, routes it to a new workstream owned by `ownerUserId` and sends the first message. */
+  startConversation(adapter: ChannelAdapter, channelId: string, name: string, ownerUserId: string, text: string): Promise<void>;
   /** Renders the workstream into its thread while a command acts on it; resolves with the function ending that. */
   ensureRendered(wsId: string): Promise<(() => void) | undefined>;
+  /** Marks the cards of approvals that were pending when their workstream closed as cancelled. */
+  cancelCards(approvalIds: readonly string[]): Promise<void>;
   now?: () => number;
   signal: AbortSignal;
 }
@@ -67,9 +69,7 @@ export class CommandHandler {
     if (!user) return event.respond.reply(NOT_LINKED);
     if (event.conversation.kind !== 'channel') return event.respond.reply('Use `/ask` in a channel; it opens a new thread.');
     const text = (event.args.message ?? '').trim() || 'Hello';
-    const threadId = await adapter.startThread(event.conversation.channelId, truncate(text, 100), undefined, this.deps.signal);
-    const ws = await this.deps.router.createForThread(adapter.platform, threadId, user.userId, truncate(text, 100));
-    await this.deps.startConversation(adapter, threadId, ws, text);
+    await this.deps.startConversation(adapter, event.conversation.channelId, truncate(text, 100), user.userId, text);
     await event.respond.reply('Started a new thread for your question.');
   }
 
@@ -89,7 +89,9 @@ export class CommandHandler {
         ws.cancel();
         return await event.respond.reply('Cancelling the running turn.');
       }
+      const pending = await this.deps.stores.approvals.listPending(wsId);
       await this.deps.manager.close(wsId, 'closed by user');
+      await this.deps.cancelCards(pending.map((row) => row.approvalId));
     } finally {
       release?.();
     }

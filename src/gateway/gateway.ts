@@ -64,6 +64,8 @@ class ChannelGateway implements Gateway {
   private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
   private readonly hinted = new Map<string, number>();
+  /** Threads being opened (thread, route, first message); a message in a brand-new thread waits for them. */
+  private readonly opening = new Set<Promise<void>>();
   private readonly controller = new AbortController();
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -86,8 +88,9 @@ class ChannelGateway implements Gateway {
     this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
     this.commands = new CommandHandler({
       stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now,
-      startConversation: (adapter, threadId, ws, text) => this.sendToThread(adapter, threadId, ws, text, undefined),
+      startConversation: (adapter, channelId, name, ownerUserId, text) => this.startConversation(adapter, channelId, name, undefined, ownerUserId, text),
       ensureRendered: (wsId) => this.ensureRendered(wsId),
+      cancelCards: (approvalIds) => this.desk.cancelCards(approvalIds),
     });
   }
 
@@ -165,22 +168,19 @@ class ChannelGateway implements Gateway {
     if (conversation.kind === 'channel' && !event.mentioned) return;
     // One ordered lane per thread; mentions in a channel only need ordering per author (each opens its own thread).
     const key = conversation.kind === 'thread' ? `${adapter.platform}:${conversation.channelId}` : `${adapter.platform}:${conversation.channelId}:${event.user.id}`;
-    const accepted = await this.queue.run(key, () => this.routeMessage(adapter, event), (error) => this.logFailure('message', error));
+    const accepted = await this.queue.run(key, () => this.routeMessage(adapter, event), (error) => this.onMessageFailed(adapter, event, error));
     if (!accepted) await adapter.react?.(conversation.channelId, event.messageId, '🚫', this.controller.signal);
   }
 
   private async routeMessage(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
     const { conversation } = event;
-    const wsId = conversation.kind === 'thread' ? await this.router.routeFor(adapter.platform, conversation.channelId) : undefined;
+    const wsId = conversation.kind === 'thread' ? await this.threadRoute(adapter.platform, conversation.channelId) : undefined;
     if (conversation.kind === 'thread' && wsId === undefined) return;
     const user = await this.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return this.hintUnlinked(adapter, event);
     if (wsId === undefined) return this.startFromMention(adapter, event, user.userId);
     const ws = await this.router.open(wsId);
-    if (!ws) {
-      await adapter.post(conversation.channelId, { kind: 'notice', code: 'closed' }, this.controller.signal);
-      return;
-    }
+    if (!ws) return this.reactivate(adapter, event, wsId, user.userId);
     if (!this.router.mayWrite(ws, user, this.participants(adapter.platform))) return;
     await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId);
   }
@@ -188,9 +188,41 @@ class ChannelGateway implements Gateway {
   private async startFromMention(adapter: ChannelAdapter, event: MessageEvent, userId: string): Promise<void> {
     const text = event.text || 'Hello';
     const name = truncate(text.replace(/\s+/g, ' '), 100);
-    const threadId = await adapter.startThread(event.conversation.channelId, name, event.messageId, this.controller.signal);
-    const ws = await this.router.createForThread(adapter.platform, threadId, userId, name);
-    await this.sendToThread(adapter, threadId, ws, text, undefined);
+    await this.startConversation(adapter, event.conversation.channelId, name, event.messageId, userId, text);
+  }
+
+  /** A message in a thread whose workstream is closed (say so) or was deleted (start a new one in the same thread). */
+  private async reactivate(adapter: ChannelAdapter, event: MessageEvent, oldWsId: string, userId: string): Promise<void> {
+    const threadId = event.conversation.channelId;
+    const name = truncate((event.text || 'Hello').replace(/\s+/g, ' '), 100);
+    const ws = await this.router.reactivate(adapter.platform, threadId, oldWsId, userId, name);
+    if (!ws) {
+      await adapter.post(threadId, { kind: 'notice', code: 'closed' }, this.controller.signal);
+      return;
+    }
+    this.logger.info({ platform: adapter.platform, oldWsId, wsId: ws.wsId }, 'thread routed to a new workstream (the old one was deleted)');
+    await adapter.post(threadId, { kind: 'notice', code: 'reactivated' }, this.controller.signal);
+    await this.sendToThread(adapter, threadId, ws, event.text || 'Hello', event.messageId);
+  }
+
+  /** Opens a thread, routes it to a new workstream and sends the first message; tracked so follow-ups wait for it. */
+  private startConversation(adapter: ChannelAdapter, channelId: string, name: string, fromMessageId: string | undefined, ownerUserId: string, text: string): Promise<void> {
+    const work = (async () => {
+      const threadId = await adapter.startThread(channelId, name, fromMessageId, this.controller.signal);
+      const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name);
+      await this.sendToThread(adapter, threadId, ws, text, undefined);
+    })();
+    this.opening.add(work);
+    void work.finally(() => this.opening.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  /** The route of a thread; a message that races the creation of its own thread waits for the creations in flight. */
+  private async threadRoute(platform: string, threadId: string): Promise<string | undefined> {
+    const wsId = await this.router.routeFor(platform, threadId);
+    if (wsId !== undefined || this.opening.size === 0) return wsId;
+    await Promise.allSettled([...this.opening]);
+    return this.router.routeFor(platform, threadId);
   }
 
   /** Binds the workstream to the thread (before sending, so no event is missed) and queues the message. */
@@ -232,6 +264,13 @@ class ChannelGateway implements Gateway {
       if (oldest !== undefined) this.hinted.delete(oldest);
     }
     await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'link-hint' }, this.controller.signal);
+  }
+
+  /** A message could not be handled: logged, and the writer is told in the conversation instead of getting silence. */
+  private onMessageFailed(adapter: ChannelAdapter, event: MessageEvent, error: unknown): void {
+    this.logFailure('message', error);
+    const notice = { kind: 'error', message: 'Your message could not be handled; please try again.' } as const;
+    void adapter.post(event.conversation.channelId, notice, this.controller.signal).catch((postError: unknown) => this.logFailure('error notice', postError));
   }
 
   private participants(platform: string): 'owner' | 'linked' {

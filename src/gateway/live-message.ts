@@ -1,6 +1,7 @@
 /** One streamed answer segment: text shown in a live message edited at a cadence, split at the platform limit. */
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { isGoneError } from '../channels/channel-errors.js';
+import { ChannelError } from '../shared/errors.js';
 import { chunkMessage } from '../channels/format/chunk-message.js';
 import type { Logger } from '../shared/logger.js';
 import { describeError } from '../shared/errors.js';
@@ -24,6 +25,8 @@ export interface LiveMessageOptions {
 export class LiveMessage {
   private text = '';
   private readonly posted: Posted[] = [];
+  /** The platform refused us the channel (missing permission): retrying cannot help, so the segment stops trying. */
+  private refused = false;
   edits = 0;
 
   constructor(private readonly options: LiveMessageOptions) {}
@@ -42,13 +45,14 @@ export class LiveMessage {
 
   /** True when the messages do not yet show the whole text. */
   get dirty(): boolean {
-    return this.render().some((chunk, index) => this.posted[index]?.content !== chunk);
+    return !this.refused && this.render().some((chunk, index) => this.posted[index]?.content !== chunk);
   }
 
   /** Brings the messages up to date; returns false when some post or edit failed (the next sync retries it). */
   async sync(): Promise<boolean> {
     const { adapter, channelId, signal } = this.options;
     let complete = true;
+    if (this.refused) return true;
     const chunks = this.render();
     for (const [index, chunk] of chunks.entries()) {
       const current = this.posted[index];
@@ -61,6 +65,11 @@ export class LiveMessage {
           this.posted.push({ messageId, content: chunk });
         }
       } catch (error) {
+        if (error instanceof ChannelError && error.code === 'FORBIDDEN') {
+          this.refused = true;
+          this.options.logger.error({ channelId, error: describeError(error) }, 'no permission to post in this channel; check the bot\'s channel permissions');
+          return true;
+        }
         complete = false;
         this.options.logger.warn({ channelId, error: describeError(error) }, 'live message update failed');
         if (!current) break;

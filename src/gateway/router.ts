@@ -46,6 +46,17 @@ export class Router {
     return ws;
   }
 
+  /**
+   * The thread's workstream row is gone (deleted by an admin): routes the thread to a new workstream owned by
+   * `ownerUserId` instead, so the thread keeps working. Undefined when the old workstream still exists (closed).
+   */
+  async reactivate(platform: string, channelId: string, oldWsId: string, ownerUserId: string, name: string): Promise<Workstream | undefined> {
+    if (await this.stores.workstreams.get(oldWsId)) return undefined;
+    await this.stores.routes.deleteRoute(platform, channelId);
+    this.routes.delete(`${platform}:${channelId}`);
+    return this.createForThread(platform, channelId, ownerUserId, name);
+  }
+
   /** The live workstream (restored from the database when evicted or after a restart), or undefined when closed. */
   open(wsId: string): Promise<Workstream | undefined> {
     return this.manager.get(wsId);

@@ -113,8 +113,7 @@ export class StreamRenderer {
         await this.finishSegment();
         // Nobody is typing while the owner decides (which may take an hour).
         this.stopTyping();
-        await this.options.hooks.onApprovalCard(event);
-        this.postedThisTurn = true;
+        await this.postCard(event);
         return;
       case 'approval-resolved':
         if (event.approved) this.approvedThisTurn.add(event.approvalId);
@@ -186,6 +185,17 @@ export class StreamRenderer {
     this.options.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
   }
 
+  /** Posts an approval card; when that fails the owner is told how to unblock the waiting turn. */
+  private async postCard(event: Extract<AgentEvent, { type: 'approval-request' | 'plan-review' }>): Promise<void> {
+    try {
+      await this.options.hooks.onApprovalCard(event);
+      this.postedThisTurn = true;
+    } catch (error) {
+      this.options.logger.error({ channelId: this.options.channelId, approvalId: event.approvalId, error: describeError(error) }, 'approval card could not be posted');
+      await this.post({ kind: 'error', message: 'The approval request could not be shown here. Use /cancel to stop this turn.' });
+    }
+  }
+
   private async endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): Promise<void> {
     if (!this.segment && !this.postedThisTurn && event.text.trim().length > 0) {
       this.appendText(event.text);
@@ -236,7 +246,7 @@ export class StreamRenderer {
       this.postedThisTurn = true;
       return id;
     } catch (error) {
-      this.options.logger.warn({ kind: message.kind, error: describeError(error) }, 'post failed');
+      this.options.logger.warn({ kind: message.kind, channelId: this.options.channelId, error: describeError(error) }, 'post failed');
       return undefined;
     }
   }

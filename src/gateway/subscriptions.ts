@@ -146,9 +146,12 @@ export class Subscriptions {
         binding.approvals.delete(event.approvalId);
         this.options.desk().observeResolved(event);
         break;
-      case 'workstream-closed':
-        this.options.desk().observeClosed(binding.ws.wsId);
+      case 'workstream-closed': {
+        const desk = this.options.desk();
+        desk.observeClosed(binding.ws.wsId);
+        void desk.onClosed(binding.ws.wsId).catch((error: unknown) => this.options.logger.warn({ error: describeError(error) }, 'cancelling approval cards failed'));
         break;
+      }
       default:
         break;
     }

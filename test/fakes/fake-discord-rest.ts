@@ -47,6 +47,8 @@ function channelRoute(state: FakeDiscordState, method: string, parts: string[], 
   if (sub !== 'messages') return { status: 404, body: { message: '404: Not Found', code: 0 } };
   if (messageId === undefined && method === 'POST') {
     if (channel.archived) return { status: 400, body: { message: 'Thread is archived', code: 50083 } };
+    const blank = (typeof data.content !== 'string' || data.content.trim() === '') && !(Array.isArray(data.embeds) && data.embeds.length > 0);
+    if (blank) return { status: 400, body: { message: 'Cannot send an empty message', code: 50006 } };
     return { status: 200, body: state.messagePayload(state.createMessage(channelId, state.bot, data)) };
   }
   const message = messageId === undefined ? undefined : state.messages.get(messageId);

@@ -21,6 +21,13 @@ interface RateLimitRule {
   retryAfterSec: number;
 }
 
+interface FailureRule {
+  method: string;
+  path: RegExp;
+  remaining: number;
+  reply: RestReply;
+}
+
 export interface FakeDiscordOptions {
   token?: string;
   heartbeatMs?: number;
@@ -32,6 +39,7 @@ export class FakeDiscord {
   readonly state: FakeDiscordState;
   readonly requests: RecordedRequest[] = [];
   private readonly rules: RateLimitRule[] = [];
+  private readonly failures: FailureRule[] = [];
   private gatewayServer: FakeDiscordGateway | undefined;
   private readonly sockets = new Set<Socket>();
   private port = 0;
@@ -76,6 +84,16 @@ export class FakeDiscord {
     this.rules.push({ method, path, remaining: times, retryAfterSec });
   }
 
+  /** The next `times` requests matching `method` + `path` fail like a missing permission (403, code 50001). */
+  refuse(method: string, path: RegExp, times: number): void {
+    this.failures.push({ method, path, remaining: times, reply: { status: 403, body: { message: 'Missing Access', code: 50001 } } });
+  }
+
+  /** Drops every pending `refuse` rule (permission restored). */
+  allowAll(): void {
+    this.failures.length = 0;
+  }
+
   user(id: string, name: string): FakeUser {
     return { id, username: name, discriminator: '0', global_name: name, avatar: null };
   }
@@ -111,6 +129,12 @@ export class FakeDiscord {
         rule.remaining -= 1;
         this.rateLimited += 1;
         this.reply(res, tooManyRequests(rule.retryAfterSec));
+        return;
+      }
+      const failure = this.failures.find((f) => f.remaining > 0 && f.method === method && f.path.test(path));
+      if (failure) {
+        failure.remaining -= 1;
+        this.reply(res, failure.reply);
         return;
       }
       const needsAuth = !path.startsWith('/interactions/') && !path.startsWith('/webhooks/');

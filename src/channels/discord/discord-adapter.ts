@@ -84,7 +84,7 @@ export class DiscordAdapter implements ChannelAdapter {
 
   async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
     try {
-      const sent = (await this.client.rest.post(Routes.channelMessages(channelId), { body: renderMessage(message), signal })) as APIMessage;
+      const sent = (await withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelMessages(channelId), { body: renderMessage(message), signal: own }))) as APIMessage;
       return sent.id;
     } catch (error) {
       throw toChannelError('discord post', error);
@@ -94,19 +94,20 @@ export class DiscordAdapter implements ChannelAdapter {
   async edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void> {
     const body = renderMessage(message);
     try {
-      await this.client.rest.patch(Routes.channelMessage(channelId, messageId), { body: { ...body, components: body.components ?? [] }, signal });
+      const patch = { body: { ...body, components: body.components ?? [] } };
+      await withRequestSignal(signal, (own) => this.client.rest.patch(Routes.channelMessage(channelId, messageId), { ...patch, signal: own }));
     } catch (error) {
       throw toChannelError('discord edit', error);
     }
   }
 
   async setTyping(channelId: string, signal: AbortSignal): Promise<void> {
-    await this.bestEffort('typing', () => this.client.rest.post(Routes.channelTyping(channelId), { signal }));
+    await this.bestEffort('typing', () => withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelTyping(channelId), { signal: own })));
   }
 
   async react(channelId: string, messageId: string, emoji: string, signal: AbortSignal): Promise<void> {
     const route = Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(emoji));
-    await this.bestEffort('react', () => this.client.rest.put(route, { signal }));
+    await this.bestEffort('react', () => withRequestSignal(signal, (own) => this.client.rest.put(route, { signal: own })));
   }
 
   async startThread(channelId: string, name: string, fromMessageId: string | undefined, signal: AbortSignal): Promise<string> {
@@ -115,7 +116,7 @@ export class DiscordAdapter implements ChannelAdapter {
       ? { name: threadName, auto_archive_duration: AUTO_ARCHIVE_MINUTES }
       : { name: threadName, auto_archive_duration: AUTO_ARCHIVE_MINUTES, type: ChannelType.PublicThread };
     try {
-      const thread = (await this.client.rest.post(Routes.threads(channelId, fromMessageId), { body, signal })) as APIChannel;
+      const thread = (await withRequestSignal(signal, (own) => this.client.rest.post(Routes.threads(channelId, fromMessageId), { body, signal: own }))) as APIChannel;
       return thread.id;
     } catch (error) {
       throw toChannelError('discord start thread', error);
@@ -123,12 +124,12 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   async archiveThread(threadId: string, signal: AbortSignal): Promise<void> {
-    await this.bestEffort('archive', () => this.client.rest.patch(Routes.channel(threadId), { body: { archived: true }, signal }));
+    await this.bestEffort('archive', () => withRequestSignal(signal, (own) => this.client.rest.patch(Routes.channel(threadId), { body: { archived: true }, signal: own })));
   }
 
   async openDirect(userId: string, signal: AbortSignal): Promise<string> {
     try {
-      const channel = (await this.client.rest.post(Routes.userChannels(), { body: { recipient_id: userId }, signal })) as APIChannel;
+      const channel = (await withRequestSignal(signal, (own) => this.client.rest.post(Routes.userChannels(), { body: { recipient_id: userId }, signal: own }))) as APIChannel;
       return channel.id;
     } catch (error) {
       throw toChannelError('discord open direct message', error);
@@ -139,8 +140,13 @@ export class DiscordAdapter implements ChannelAdapter {
     const { client } = this;
     client.on(Events.MessageCreate, (message) => {
       if (!this.scope) return;
-      const event = toInboundMessage(message, this.scope);
-      if (event) this.deliver(event);
+      try {
+        const event = toInboundMessage(message, this.scope);
+        if (event) this.deliver(event);
+      } catch (error) {
+        // A throw here would surface inside discord.js's gateway handling; one odd message must not do that.
+        this.logger.warn({ error: describeError(error) }, 'could not read an incoming message');
+      }
     });
     client.on(Events.InteractionCreate, (interaction) => {
       if (!this.scope) return;
@@ -180,5 +186,22 @@ export class DiscordAdapter implements ChannelAdapter {
     } catch (error) {
       this.logger.debug({ what, error: describeError(error) }, 'discord best-effort call failed');
     }
+  }
+}
+
+/**
+ * Runs a REST call on a signal of its own, linked to the caller's. discord.js adds an abort listener to the signal it
+ * is given and never removes it; the callers' signals live as long as the gateway, so passing them directly would
+ * keep one listener (and its request) alive per call.
+ */
+export async function withRequestSignal<T>(signal: AbortSignal, call: (own: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal.reason);
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await call(controller.signal);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }

@@ -5,6 +5,7 @@ import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { feedbackModal, linkModal, parseCustomId } from './discord-components.js';
 import { isAllowed, type DiscordScope } from './discord-events.js';
+import { feedbackClick } from './discord-feedback-click.js';
 import { handleFormInteraction } from './discord-form-interactions.js';
 
 const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel'];
@@ -43,7 +44,9 @@ async function onButton(interaction: ButtonInteraction, deliver: Deliver, logger
   const parsed = parseCustomId(interaction.customId);
   if (!parsed || parsed.action === 'link') return;
   if (parsed.action === 'reject' || parsed.action === 'plan-changes') {
-    await interaction.showModal(feedbackModal(parsed.action, parsed.approvalId) as never);
+    // Not acknowledged yet: the gateway refuses strangers privately, and only the owner gets the feedback modal.
+    const { respond, openFeedback } = feedbackClick(interaction, feedbackModal(parsed.action, parsed.approvalId), logger);
+    deliver({ type: 'action', name: parsed.action, approvalId: parsed.approvalId, user: userOf(interaction), feedback: null, respond, openFeedback });
     return;
   }
   const respond = await acknowledge(interaction, logger);

@@ -11,7 +11,7 @@ import { EMPTY_MCP_HEALTH } from './routes/health.js';
 function appWith(routers: Hono[] = [], maxBodyBytes?: number): Hono {
   return createHttpApp({
     logger: createSilentLogger(),
-    metrics: createHttpMetrics({ workstreams: () => ({ active: 3, running: 1 }) }),
+    metrics: createHttpMetrics({ workstreams: () => ({ active: 3, running: 1 }), subscriptions: () => 2 }),
     health: { adapters: () => ({ discord: { connected: true } }), mcp: () => ({ ...EMPTY_MCP_HEALTH, servers: 2 }) },
     routers,
     ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
@@ -38,6 +38,7 @@ describe('createHttpApp', () => {
     const text = await response.text();
     assert.match(text, /sandpiper_http_request_duration_seconds_count\{method="GET",route="\/health",status="200"\} 1/);
     assert.match(text, /sandpiper_workstreams_active 3/);
+    assert.match(text, /sandpiper_gateway_subscriptions 2/);
     assert.match(text, /process_cpu_user_seconds_total/);
   });
 

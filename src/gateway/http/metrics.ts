@@ -9,6 +9,8 @@ export interface HttpMetrics {
 export interface GaugeSources {
   /** Live workstreams and running turns. */
   workstreams?: () => { active: number; running: number };
+  /** Workstreams the channel gateway is subscribed to (busy ones; quiet ones are released). */
+  subscriptions?: () => number;
 }
 
 export function createHttpMetrics(sources: GaugeSources = {}): HttpMetrics {
@@ -37,6 +39,17 @@ export function createHttpMetrics(sources: GaugeSources = {}): HttpMetrics {
       registers: [registry],
       collect() {
         this.set(workstreams().running);
+      },
+    });
+  }
+  const subscriptions = sources.subscriptions;
+  if (subscriptions) {
+    new Gauge({
+      name: 'sandpiper_gateway_subscriptions',
+      help: 'Workstreams the channel gateway is subscribed to',
+      registers: [registry],
+      collect() {
+        this.set(subscriptions());
       },
     });
   }
