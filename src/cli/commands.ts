@@ -17,6 +17,8 @@ export const commands: readonly CliCommand[] = [
   mcpCommand,
 ];
 
+const COMMON_OPTIONS_LINE = 'every command accepts --config FILE, --log-level LEVEL and --help';
+
 /** Finds the command named by the leading words of argv (`token create`, `start`). */
 export function findCommand(argv: readonly string[]): { command: CliCommand; rest: string[] } | undefined {
   for (const command of commands) {
@@ -26,8 +28,23 @@ export function findCommand(argv: readonly string[]): { command: CliCommand; res
   return undefined;
 }
 
+/** Commands whose first word is `group` (`user` → `user add`), for `sandpiper user --help` and `sandpiper user`. */
+export function commandsInGroup(group: string | undefined): CliCommand[] {
+  if (group === undefined || group.startsWith('-')) return [];
+  return commands.filter((command) => command.name.includes(' ') && command.name.split(' ')[0] === group);
+}
+
+function usageLines(list: readonly CliCommand[]): string[] {
+  const width = Math.max(...list.map((command) => command.usage.length));
+  return list.map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`);
+}
+
 export function helpText(): string {
-  const width = Math.max(...commands.map((command) => command.usage.length));
-  const lines = commands.map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`);
-  return ['usage: sandpiper <command> [options]', '', 'commands:', ...lines, '', 'every command accepts --config FILE, --log-level LEVEL and --help'].join('\n');
+  return ['usage: sandpiper <command> [options]', '', 'commands:', ...usageLines(commands), '', COMMON_OPTIONS_LINE].join('\n');
+}
+
+/** Help of one command, or of a group of subcommands. */
+export function commandHelpText(list: readonly CliCommand[]): string {
+  if (list.length === 1 && list[0] !== undefined) return [`usage: ${list[0].usage}`, list[0].summary, '', COMMON_OPTIONS_LINE].join('\n');
+  return ['commands:', ...usageLines(list), '', COMMON_OPTIONS_LINE].join('\n');
 }

@@ -2,8 +2,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/index.js';
 import { ConfigError, GatewayError, UsageError, describeError } from '../shared/errors.js';
-import { findCommand, helpText } from './commands.js';
-import { writeLine, type CliContext, type CliIo } from './cli-context.js';
+import { commandHelpText, commandsInGroup, findCommand, helpText } from './commands.js';
+import { writeLine, type CliCommand, type CliContext, type CliIo } from './cli-context.js';
 
 const COMMON_OPTIONS = {
   config: { type: 'string' },
@@ -11,15 +11,13 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+const HELP_WORDS = new Set(['--help', '-h', 'help']);
+
 export async function runCli(argv: readonly string[], io: CliIo, shutdownSignal: AbortSignal): Promise<number> {
   let debug = argv.includes('--log-level=debug') || argv.join(' ').includes('--log-level debug');
   try {
     const found = findCommand(argv);
-    if (!found) {
-      const wantsHelp = argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help';
-      writeLine(wantsHelp ? io.stdout : io.stderr, helpText());
-      return wantsHelp ? 0 : 2;
-    }
+    if (!found) return unknownCommand(argv, io);
     const { command, rest } = found;
     const parsed = parseArgs({
       args: [...rest],
@@ -28,26 +26,63 @@ export async function runCli(argv: readonly string[], io: CliIo, shutdownSignal:
       strict: true,
     });
     if (parsed.values.help) {
-      writeLine(io.stdout, `usage: ${command.usage}\n${command.summary}`);
+      writeLine(io.stdout, commandHelpText([command]));
       return 0;
     }
     const flags = parsed.values as Record<string, string | boolean | undefined>;
     debug = flags['log-level'] === 'debug';
-    const context: CliContext = {
-      positionals: parsed.positionals,
-      flags,
-      io,
-      shutdownSignal,
-      loadConfig: () =>
-        loadConfig({
-          file: typeof flags['config'] === 'string' ? flags['config'] : undefined,
-          flags: { 'log.level': flags['log-level'] },
-        }),
-    };
-    return await command.run(context);
+    return await command.run(commandContext(parsed.positionals, flags, io, shutdownSignal));
   } catch (error) {
     return reportError(error, io, debug);
   }
+}
+
+function commandContext(positionals: string[], flags: CliContext['flags'], io: CliIo, shutdownSignal: AbortSignal): CliContext {
+  return {
+    positionals,
+    flags,
+    io,
+    shutdownSignal,
+    loadConfig: () =>
+      loadConfig({
+        file: typeof flags['config'] === 'string' ? flags['config'] : undefined,
+        flags: { 'log.level': flags['log-level'] },
+      }),
+  };
+}
+
+/** No command matched: global help (exit 0), a group's help or usage, or a one-line error (exit 2). */
+function unknownCommand(argv: readonly string[], io: CliIo): number {
+  const [first, second] = argv;
+  if (first === undefined || HELP_WORDS.has(first)) {
+    writeLine(io.stdout, helpText());
+    return 0;
+  }
+  const group: readonly CliCommand[] = commandsInGroup(first);
+  if (group.length > 0 && second !== undefined && HELP_WORDS.has(second)) {
+    writeLine(io.stdout, commandHelpText(group));
+    return 0;
+  }
+  if (group.length > 0) {
+    const usages = group.map((command) => command.usage).join(' | ');
+    writeLine(io.stderr, `sandpiper: ${second === undefined ? 'missing' : 'unknown'} subcommand of "${first}"; usage: ${usages}`);
+    return 2;
+  }
+  writeLine(io.stderr, `sandpiper: unknown command "${first}" (see sandpiper --help)`);
+  return 2;
+}
+
+function isParseArgsError(error: unknown): boolean {
+  return typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('ERR_PARSE_ARGS');
+}
+
+/** A listen failure (port taken, no permission) as one line naming the address and the keys to change. */
+function listenFailure(error: unknown): string | undefined {
+  const { code, syscall, address, port } = error as { code?: unknown; syscall?: unknown; address?: unknown; port?: unknown };
+  if (syscall !== 'listen' || typeof code !== 'string') return undefined;
+  const where = typeof address === 'string' && typeof port === 'number' ? `${address}:${port}` : 'the configured address';
+  const why = code === 'EADDRINUSE' ? 'address already in use' : code === 'EACCES' ? 'permission denied' : code;
+  return `cannot listen on ${where}: ${why} (set gateway.http_port / SANDPIPER_HTTP_PORT or gateway.http_host)`;
 }
 
 function reportError(error: unknown, io: CliIo, debug: boolean): number {
@@ -56,12 +91,18 @@ function reportError(error: unknown, io: CliIo, debug: boolean): number {
     writeLine(io.stderr, `sandpiper: configuration error: ${lines.join('\n  ')}${error.issues.length > 3 ? ` (+${error.issues.length - 3} more)` : ''}`);
     return 2;
   }
-  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-    writeLine(io.stderr, `sandpiper: ${describeError(error)} (see --help)`);
+  if (error instanceof GatewayError && error.code === 'CONFIG_INVALID') {
+    writeLine(io.stderr, `sandpiper: configuration error: ${error.message}`);
     return 2;
   }
-  writeLine(io.stderr, `sandpiper: ${error instanceof GatewayError ? error.message : `failed: ${describeError(error)}`}`);
+  if (error instanceof UsageError || isParseArgsError(error)) {
+    // node:util parseArgs adds a second sentence about `--`; the first one names the problem.
+    const message = error instanceof UsageError ? error.message : (describeError(error).split('. ')[0] ?? '');
+    writeLine(io.stderr, `sandpiper: ${message} (see --help)`);
+    return 2;
+  }
+  const listen = listenFailure(error);
+  writeLine(io.stderr, `sandpiper: ${listen ?? (error instanceof GatewayError ? error.message : `failed: ${describeError(error)}`)}`);
   if (debug && error instanceof Error && error.stack) writeLine(io.stderr, error.stack);
   return 1;
 }
-

@@ -16,7 +16,7 @@ export const databaseConfigSchema = z
   .strictObject({
     url: z
       .string()
-      .regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, 'must start with sqlite:, postgres:// or postgresql://')
+      .regex(/^(sqlite:.|postgres:\/\/|postgresql:\/\/)/, 'must be sqlite:<file>, postgres://… or postgresql://…')
       .optional(),
   })
   .prefault({});

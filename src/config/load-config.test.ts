@@ -1,16 +1,22 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { ConfigError } from '../shared/errors.js';
 import { configSchema, mcpServerConfigSchema, modelConfigSchema } from './config-schema.js';
 import { loadConfig } from './load-config.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
+const tempDirs: string[] = [];
+after(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function tempConfig(text: string): { dir: string; file: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'sp-config-'));
+  tempDirs.push(dir);
   const file = path.join(dir, 'config.toml');
   writeFileSync(file, text);
   return { dir, file };
@@ -24,6 +30,11 @@ function issuesOf(run: () => unknown): string[] {
     return [...error.issues];
   }
   assert.fail('expected a configuration error');
+}
+
+/** A directory without a config.toml (the shared temp directory might have one). */
+function emptyDir(): string {
+  return path.join(tempConfig('').dir, 'empty');
 }
 
 /** Leaf keys of a zod object schema, unwrapping defaults/prefaults/optionals. */
@@ -70,7 +81,7 @@ describe('loadConfig', () => {
   });
 
   it('names the key and the variable for a wrong type from the environment', () => {
-    const issues = issuesOf(() => loadConfig({ file: undefined, cwd: tmpdir(), env: { SANDPIPER_HTTP_PORT: 'eighty' } }));
+    const issues = issuesOf(() => loadConfig({ file: undefined, cwd: emptyDir(), env: { SANDPIPER_HTTP_PORT: 'eighty' } }));
     assert.equal(issues.length, 1);
     assert.match(issues[0] as string, /gateway\.http_port: .*SANDPIPER_HTTP_PORT/);
   });
@@ -82,7 +93,7 @@ describe('loadConfig', () => {
   });
 
   it('rejects a default model that is not an alias', () => {
-    const issues = issuesOf(() => loadConfig({ cwd: tmpdir(), env: { SANDPIPER_MODEL: 'ghost' } }));
+    const issues = issuesOf(() => loadConfig({ cwd: emptyDir(), env: { SANDPIPER_MODEL: 'ghost' } }));
     assert.ok(issues.some((issue) => issue.startsWith('agent.default_model:')));
   });
 
@@ -91,6 +102,80 @@ describe('loadConfig', () => {
     const issues = issuesOf(() => loadConfig({ file, env: {} }));
     assert.match(issues[0] as string, /invalid TOML/);
     assert.ok(!issues.join(' ').includes('hunter2'));
+  });
+
+  it('lets each documented environment variable override its key from the file', () => {
+    const { file } = tempConfig(
+      [
+        '[gateway]\nhttp_host = "10.0.0.1"\nhttp_port = 9000\nadvertise_url = "http://file:1"\ndata_dir = "/file/data"',
+        '[database]\nurl = "sqlite:/file/db"',
+        '[auth]\njwt_secret = "file-secret"',
+        '[models.a]\nprovider = "openai"\nmodel = "m"\n[models.b]\nprovider = "anthropic"\nmodel = "c"',
+        '[agent]\ndefault_model = "a"',
+        '[tools]\ntavily_api_key = "file-tavily"',
+        '[discord]\ntoken = "file-discord"',
+        '[slack]\nbot_token = "file-bot"\napp_token = "file-app"',
+        '[log]\nlevel = "warn"\nformat = "pretty"',
+      ].join('\n'),
+    );
+    const env = {
+      SANDPIPER_HTTP_HOST: '0.0.0.0',
+      SANDPIPER_HTTP_PORT: '9100',
+      SANDPIPER_ADVERTISE_URL: 'http://env:2',
+      SANDPIPER_DATA_DIR: '/env/data',
+      SANDPIPER_DATABASE_URL: 'postgres://env/db',
+      SANDPIPER_JWT_SECRET: 'env-secret',
+      SANDPIPER_MODEL: 'b',
+      OPENAI_API_KEY: 'env-openai',
+      ANTHROPIC_API_KEY: 'env-anthropic',
+      TAVILY_API_KEY: 'env-tavily',
+      SANDPIPER_DISCORD_TOKEN: 'env-discord',
+      SANDPIPER_SLACK_BOT_TOKEN: 'env-bot',
+      SANDPIPER_SLACK_APP_TOKEN: 'env-app',
+      SANDPIPER_LOG_LEVEL: 'error',
+      SANDPIPER_LOG_FORMAT: 'json',
+    };
+    const config = loadConfig({ file, env });
+    assert.deepEqual(
+      [config.gateway.http_host, config.gateway.http_port, config.gateway.advertise_url, config.gateway.data_dir],
+      ['0.0.0.0', 9100, 'http://env:2', '/env/data'],
+    );
+    assert.equal(config.database.url, 'postgres://env/db');
+    assert.equal(config.auth.jwt_secret, 'env-secret');
+    assert.equal(config.agent.default_model, 'b');
+    assert.deepEqual([config.models['a']?.api_key, config.models['b']?.api_key], ['env-openai', 'env-anthropic']);
+    assert.equal(config.tools.tavily_api_key, 'env-tavily');
+    assert.equal(config.discord.token, 'env-discord');
+    assert.deepEqual([config.slack.bot_token, config.slack.app_token], ['env-bot', 'env-app']);
+    assert.deepEqual([config.log.level, config.log.format], ['error', 'json']);
+  });
+
+  it('names the variable as the source of a bad value from each environment variable', () => {
+    const cases: Array<[string, string, string]> = [
+      ['SANDPIPER_HTTP_PORT', '-1', 'gateway.http_port'],
+      ['SANDPIPER_HTTP_HOST', '', ''],
+      ['SANDPIPER_ADVERTISE_URL', 'not a url', 'gateway.advertise_url'],
+      ['SANDPIPER_DATABASE_URL', 'mysql://root:pw@h/db', 'database.url'],
+      ['SANDPIPER_MODEL', 'ghost', 'agent.default_model'],
+      ['SANDPIPER_LOG_LEVEL', 'loud', 'log.level'],
+      ['SANDPIPER_LOG_FORMAT', 'xml', 'log.format'],
+    ];
+    for (const [variable, value, key] of cases) {
+      if (key === '') {
+        // An empty variable counts as unset.
+        assert.equal(loadConfig({ cwd: emptyDir(), env: { [variable]: value } }).gateway.http_host, '127.0.0.1');
+        continue;
+      }
+      const issues = issuesOf(() => loadConfig({ cwd: emptyDir(), env: { [variable]: value } }));
+      assert.equal(issues.length, 1, issues.join('; '));
+      assert.ok(issues[0]?.startsWith(`${key}: `), issues[0]);
+      assert.ok(issues[0]?.endsWith(`(environment variable ${variable})`), issues[0]);
+    }
+  });
+
+  it('says "not set" for a required key that is missing, not the file or a default', () => {
+    const issues = issuesOf(() => loadConfig({ cwd: emptyDir(), env: { SANDPIPER_SLACK_BOT_TOKEN: 'xoxb-1' } }));
+    assert.deepEqual(issues.map((issue) => issue.replace(/:.*\(/, ' (')), ['slack.app_token (not set)']);
   });
 
   it('fails clearly when --config names a missing file', () => {

@@ -56,6 +56,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? processEnvironment();
   const file = resolveConfigFile(options.file, cwd);
   const raw = file === undefined ? {} : readTomlFile(file);
+  const fromFile = structuredClone(raw);
   const sources = new Map<string, string>();
   applyEnvironment(raw, env, sources);
   for (const [key, value] of Object.entries(options.flags ?? {})) {
@@ -65,7 +66,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, file, sources)));
+    const origin = (keys: readonly string[]): string =>
+      sources.get(keys.join('.')) ?? (file !== undefined && definedInFile(fromFile, keys) ? `in ${file}` : 'not set');
+    throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, file, origin)));
   }
   return freezeDeep(resolveDefaults(parsed.data, file, cwd));
 }
@@ -99,7 +102,7 @@ function applyEnvironment(raw: Record<string, unknown>, env: Environment, source
   for (const [variable, key, kind] of ENV_KEYS) {
     const value = env[variable];
     if (value === undefined || value === '') continue;
-    const typed = kind === 'int' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+    const typed = kind === 'int' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
     setPath(raw, key.split('.'), typed);
     sources.set(key, `environment variable ${variable}`);
   }
@@ -126,15 +129,29 @@ function setPath(target: Record<string, unknown>, keys: readonly string[], value
   node[keys[keys.length - 1] as string] = value;
 }
 
-function describeIssue(issue: z.core.$ZodIssue, file: string | undefined, sources: Map<string, string>): string {
+function hasPath(target: Record<string, unknown>, keys: readonly string[]): boolean {
+  let node: unknown = target;
+  for (const key of keys) {
+    if (!isPlainObject(node) || !(key in node)) return false;
+    node = node[key];
+  }
+  return true;
+}
+
+/** The key, or (for a required key that is missing) its table, appears in the file. */
+function definedInFile(fromFile: Record<string, unknown>, keys: readonly string[]): boolean {
+  return hasPath(fromFile, keys) || (keys.length > 1 && hasPath(fromFile, keys.slice(0, -1)));
+}
+
+/** One issue as `section.key: problem (source)`; the source is the file, the variable or flag, or `not set`. */
+function describeIssue(issue: z.core.$ZodIssue, file: string | undefined, origin: (keys: readonly string[]) => string): string {
   const base = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((key) => [...base, key].join('.'));
     return `unknown key ${keys.join(', ')}${file ? ` in ${file}` : ''}`;
   }
   const key = base.join('.') || '(root)';
-  const source = sources.get(key) ?? (file ? `in ${file}` : 'default');
-  return `${key}: ${issue.message} (${source})`;
+  return `${key}: ${issue.message} (${origin(base)})`;
 }
 
 function resolveDefaults(data: RawConfig, file: string | undefined, cwd: string): Config {

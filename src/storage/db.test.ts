@@ -1,7 +1,7 @@
 /** createKnex: URL schemes, SQLite connection pragmas, secret-free errors. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayError } from '../shared/errors.js';
@@ -22,6 +22,20 @@ describe('createKnex', () => {
       assert.equal(busy?.timeout, 5000);
     } finally {
       await knex.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the directory when the SQLite file cannot be created', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandpiper-db-'));
+    try {
+      writeFileSync(join(dir, 'a-file'), '');
+      assert.throws(
+        () => createKnex(`sqlite:${join(dir, 'a-file', 'data', 'sandpiper.db')}`),
+        (error: unknown) =>
+          error instanceof GatewayError && error.code === 'STORAGE_ERROR' && error.message.includes(join(dir, 'a-file', 'data')) && error.message.includes('ENOTDIR'),
+      );
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -52,6 +66,8 @@ describe('createKnex', () => {
       await assert.rejects(runMigrations(knex), (error: unknown) => {
         assert.ok(error instanceof GatewayError);
         assert.equal(error.code, 'STORAGE_ERROR');
+        assert.equal(error.message, 'cannot connect to the database (ECONNREFUSED)');
+        assert.equal(error.retryable, true);
         assert.ok(!error.message.includes('hunter2'));
         assert.ok(!JSON.stringify(error.data ?? {}).includes('hunter2'));
         return true;

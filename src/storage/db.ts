@@ -47,14 +47,28 @@ function setUpSqliteConnection(connection: SqliteConnection, done: PoolDone): vo
   runSteps(connection, SQLITE_PRAGMAS, done);
 }
 
+// knex prints pool and driver failures to the console itself (with stacks); they reach callers as errors anyway.
+const quietKnexLog: Knex.Logger = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined };
+
+/** Creates the directory of the SQLite file; a failure names the directory (a path, not a secret) and the errno code. */
+function createDatabaseDirectory(directory: string): void {
+  try {
+    mkdirSync(directory, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new StorageError('STORAGE_ERROR', `cannot create the database directory ${directory} (${code}); check gateway.data_dir`);
+  }
+}
+
 function sqliteConfig(databaseUrl: string): Knex.Config {
   const path = databaseUrl.slice('sqlite:'.length);
   if (path === '') throw new StorageError('CONFIG_INVALID', 'database.url: sqlite URL has no file path');
   const isMemory = path === ':memory:';
   const filename = isMemory ? ':memory:' : resolve(path.startsWith('//') ? path.slice(2) : path);
-  if (!isMemory) mkdirSync(dirname(filename), { recursive: true });
+  if (!isMemory) createDatabaseDirectory(dirname(filename));
   return {
     client: 'sqlite3',
+    log: quietKnexLog,
     connection: { filename },
     useNullAsDefault: true,
     pool: {
@@ -70,6 +84,7 @@ function sqliteConfig(databaseUrl: string): Knex.Config {
 function postgresConfig(databaseUrl: string, options: CreateKnexOptions): Knex.Config {
   return {
     client: 'pg',
+    log: quietKnexLog,
     connection: databaseUrl,
     pool: { min: 0, max: 10 },
     ...(options.searchPath ? { searchPath: options.searchPath } : {}),
@@ -97,12 +112,21 @@ export function isPostgres(knex: Knex): boolean {
   return knex.client.config.client === 'pg';
 }
 
+// Network and PostgreSQL connection-phase codes (28xxx: authentication, 3D000: no such database).
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', '28P01', '28000', '3D000']);
+
 /** Applies every pending migration (a no-op when up to date); returns the names applied. */
 export async function runMigrations(knex: Knex): Promise<string[]> {
   try {
     const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
     return applied;
   } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECT_CODES.has(code)) {
+      // The redacted driver error is kept as the cause; the message never carries the URL or the password.
+      const cause = toStorageError(error, 'connect');
+      throw new StorageError('STORAGE_ERROR', `cannot connect to the database (${code})`, { cause, retryable: true, data: { driverCode: code } });
+    }
     throw toStorageError(error, 'migrate');
   }
 }

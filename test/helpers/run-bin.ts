@@ -1,0 +1,77 @@
+/** Runs the real `sandpiper` bin as a child process with a clean environment, and follows a long-running one. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export const repoRoot = path.resolve(import.meta.dirname, '../..');
+export const binPath = path.join(repoRoot, 'bin', 'sandpiper.js');
+
+/** PATH and HOME only (no SANDPIPER_* from the caller), JSON logs, plus `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env['PATH'], HOME: process.env['HOME'], SANDPIPER_LOG_FORMAT: 'json', ...extra };
+}
+
+export interface BinResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one command to completion. */
+export function runBin(args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): BinResult {
+  const result = spawnSync(process.execPath, [binPath, ...args], { cwd, env, encoding: 'utf8', timeout: 60_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Runs one command to completion without blocking the event loop (needed when fakes in this process must answer it). */
+export async function runBinAsync(args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<BinResult> {
+  const child = new BinProcess(args, cwd, env);
+  const code = await child.exited;
+  return { code, stdout: child.stdout, stderr: child.stderr };
+}
+
+/** A running `sandpiper` process: its combined output so far, a wait for a log line, and its exit. */
+export class BinProcess {
+  /** stdout and stderr interleaved as they arrived. */
+  output = '';
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<number | null>;
+  private readonly child: ChildProcess;
+
+  constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+    this.child = spawn(process.execPath, [binPath, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout?.on('data', (chunk: Buffer) => {
+      this.stdout += chunk.toString();
+      this.output += chunk.toString();
+    });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString();
+      this.output += chunk.toString();
+    });
+    // 'close' (not 'exit'): every byte of output has been read by then.
+    this.exited = new Promise((resolve) => this.child.once('close', (code) => resolve(code)));
+  }
+
+  /** Resolves with the first match of `pattern` in the output; rejects when the process exits first or on timeout. */
+  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = this.output.match(pattern);
+      if (match) return match;
+      if (this.child.exitCode !== null) throw new Error(`exited (${this.child.exitCode}) before ${pattern}; output: ${this.output}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; output: ${this.output}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** Sends `signal` and resolves with the exit code. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+
+  /** Test clean-up: SIGKILL when still running. */
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+}
