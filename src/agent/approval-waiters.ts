@@ -35,13 +35,16 @@ export class ApprovalWaiters {
     this.waiters.delete(approvalId);
   }
 
-  /** Rejects every waiter of a workstream (close, shutdown). */
-  cancelWorkstream(wsId: string): void {
+  /** Rejects every waiter of a workstream (close, shutdown); returns the approval ids that were waited for. */
+  cancelWorkstream(wsId: string): string[] {
+    const cancelled: string[] = [];
     for (const [approvalId, waiter] of this.waiters) {
       if (waiter.wsId !== wsId) continue;
       this.waiters.delete(approvalId);
+      cancelled.push(approvalId);
       waiter.reject(new GatewayError('CANCELLED', 'approval cancelled'));
     }
+    return cancelled;
   }
 
   countFor(wsId: string): number {

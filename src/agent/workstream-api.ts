@@ -37,7 +37,14 @@ export interface Workstream {
 }
 
 export type ResolveOutcome =
+  /** The decision reached the waiting turn, which acts on it. */
   | { status: 'resolved'; wsId: string }
+  /**
+   * No turn waits for this request any more, even after restoring its workstream (it was closed or deleted, a newer
+   * request replaced it, or the turn stopped while the decision was written): nothing runs. A row still pending is
+   * ended by the system (`decidedBy` 'system'), so it never resumes later.
+   */
+  | { status: 'stale'; wsId: string }
   | { status: 'already-decided'; approved: boolean; decidedBy: string | null }
   | { status: 'not-found' }
   | { status: 'forbidden' };
@@ -59,7 +66,8 @@ export interface WorkstreamManager {
   get(wsId: string): Promise<Workstream | undefined>;
   /**
    * Resolves an approval or plan review by id, idempotently, checking the decider is the owner or an admin.
-   * Works after a restart: the workstream is restored and the stored calls run exactly once.
+   * Works after a restart: the workstream is restored and the stored calls run exactly once. `stale` when no turn
+   * can take the decision (then nothing runs).
    */
   resolveApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome>;
   /** Closes a workstream: cancels its turn, cancels pending approvals, emits `workstream-closed`. */

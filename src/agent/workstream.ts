@@ -95,12 +95,18 @@ export class LiveWorkstream implements Workstream {
       ownerUserId: this.ownerUserId,
       name: row?.name ?? '',
       modelAlias: this.modelAlias,
-      state: this.closed ? 'closed' : this.state,
+      state: this.closed ? 'closed' : this.reportedState(),
       inputTokens: row?.inputTokens ?? 0,
       outputTokens: row?.outputTokens ?? 0,
       pendingApprovals: this.env.waiters.countFor(this.wsId),
       queuedMessages: this.jobs.filter((job) => job.kind === 'user').length,
     };
+  }
+
+  /** A turn that started but has not set its state yet still counts as busy (the stored state lags behind). */
+  private reportedState(): WorkstreamStatus {
+    const busy = this.state === 'thinking' || this.state === 'running' || this.state === 'attention';
+    return this.controller !== undefined && !busy ? 'thinking' : this.state;
   }
 
   emit(event: AgentEvent): void {
@@ -169,12 +175,16 @@ export class LiveWorkstream implements Workstream {
     return true;
   }
 
-  /** Cancels the turn, drops queued messages and waiters, waits for the queue to stop, emits `workstream-closed`. */
+  /**
+   * Cancels the turn, drops queued messages and waiters (each pending approval ends with an `approval-resolved`
+   * by SYSTEM_DECIDER), waits for the queue to stop, emits `workstream-closed`.
+   */
   async close(reason: string): Promise<void> {
     this.closed = true;
     this.jobs.length = 0;
     this.cancel();
-    this.env.waiters.cancelWorkstream(this.wsId);
+    // The waiters go first, so the turn's own cancel path finds none and does not report them a second time.
+    for (const approvalId of this.env.waiters.cancelWorkstream(this.wsId)) this.emitApprovalCancelled(approvalId);
     await this.settle();
     this.state = 'closed';
     this.emit({ type: 'workstream-closed', reason });
@@ -204,6 +214,9 @@ export class LiveWorkstream implements Workstream {
     if (job.kind === 'user') this.emit({ type: 'turn-start', turnId: job.turnId, userMessage: contentText(job.content) });
     const model = this.env.resolveModel(this.modelAlias) ?? this.env.resolveModel(this.env.defaultModelAlias);
     if (model === undefined) {
+      // A restored approval can never run without a model: end it rather than leave a click nobody acts on.
+      if (job.kind === 'resume') await this.dropResumed(job.approvalId);
+      this.controller = undefined;
       this.emit({ type: 'error', message: 'No model is configured for this workstream.' });
       this.emit({ type: 'turn-end', turnId: job.turnId, text: '', reason: 'error' });
       return;

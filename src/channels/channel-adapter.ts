@@ -123,6 +123,11 @@ export interface FormField {
   multiline: boolean;
   /** Longest accepted text. */
   maxLength: number;
+  /**
+   * The only accepted answers, when the field is a fixed choice (enum option titles, or `yes`/`no`). Platforms that can
+   * show a drop-down do; the others keep a text input (the placeholder lists the choices).
+   */
+  choices?: readonly string[];
 }
 
 /** A form the gateway opens for one user (an MCP elicitation). */

@@ -124,7 +124,7 @@ export class ApprovalDesk {
     }
     if (row.state !== 'pending') {
       await this.showFinalState(event.approvalId);
-      return event.respond.reply(alreadyDecided(row.state, row.decidedBy === user.userId));
+      return event.respond.reply(alreadyDecided(stateShown(row), row.decidedBy === user.userId));
     }
     if (this.waiting.has(event.approvalId)) return event.respond.reply('This request is being decided right now.');
     if (event.openFeedback) {
@@ -156,9 +156,14 @@ export class ApprovalDesk {
     if (outcome.status === 'not-found') return event.respond.reply('This request no longer exists.');
     if (outcome.status === 'already-decided') {
       // A cancel or close won the race: the card shows what the row says, never a stale "pending".
-      const state = (await this.deps.stores.approvals.get(event.approvalId))?.state ?? (outcome.approved ? 'approved' : 'denied');
+      const row = await this.deps.stores.approvals.get(event.approvalId);
       await this.showFinalState(event.approvalId);
-      return event.respond.reply(alreadyDecided(state, false));
+      return event.respond.reply(alreadyDecided(row ? stateShown(row) : outcome.approved ? 'approved' : 'denied', false));
+    }
+    if (outcome.status === 'stale') {
+      // No turn waits for this request any more (its workstream is gone or moved on): nothing runs.
+      await this.editCard(event.approvalId, { status: 'cancelled', decidedBy: 'system', feedback: 'This request is no longer active.' });
+      return event.respond.reply('This request is no longer active; nothing ran.');
     }
     const seen = await reported;
     if (seen === undefined || isCancellation(seen) || seen.decidedBy !== user.userId) {
@@ -194,7 +199,8 @@ export class ApprovalDesk {
     const row = await this.deps.stores.approvals.get(approvalId);
     if (!row || row.state === 'pending') return;
     const who = row.decidedBy === null || row.decidedBy === SYSTEM_DECIDER ? undefined : await this.deps.stores.users.getUser(row.decidedBy).catch(() => undefined);
-    const status = row.state === 'cancelled' ? 'cancelled' : row.state === 'denied' ? 'rejected' : row.always ? 'always' : 'approved';
+    const shown = stateShown(row);
+    const status = shown === 'cancelled' ? 'cancelled' : shown === 'denied' ? 'rejected' : row.always ? 'always' : 'approved';
     await this.editCard(approvalId, { status, decidedBy: who?.username ?? 'system', feedback: row.feedback });
   }
 
@@ -232,6 +238,11 @@ export class ApprovalDesk {
     const card: ApprovalCard = { approvalId, kind: row.kind, items: preparedItemsOf(row.items), outcome: { status: 'pending' } };
     return { wsId: row.wsId, platform: row.channelType, channelId: row.channelId, messageId: row.messageId, card };
   }
+}
+
+/** A row's state as people see it: a denial by the system (a request nobody waited for any more) reads as cancelled. */
+function stateShown(row: { state: string; decidedBy: string | null }): string {
+  return row.state === 'denied' && row.decidedBy === SYSTEM_DECIDER ? 'cancelled' : row.state;
 }
 
 /** A resolution the agent reports when a turn stopped waiting (cancel, close), not a person's decision. */

@@ -3,7 +3,7 @@ import type { ChannelAdapter, InboundEvent } from '../channels/channel-adapter.j
 import { truncate } from '../channels/format/truncate.js';
 import { hashApiToken } from '../shared/api-token.js';
 import type { Stores } from '../storage/stores.js';
-import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
+import type { Workstream, WorkstreamInfo, WorkstreamManager } from '../agent/workstream-api.js';
 import { LinkLimiter } from './link-limiter.js';
 import type { LinkedUser, Router } from './router.js';
 
@@ -86,6 +86,7 @@ export class CommandHandler {
     const release = await this.deps.ensureRendered(wsId);
     try {
       if (event.name === 'cancel') {
+        if (!isBusy(await ws.info())) return await event.respond.reply('Nothing is running.');
         ws.cancel();
         return await event.respond.reply('Cancelling the running turn.');
       }
@@ -99,6 +100,11 @@ export class CommandHandler {
     await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'closed' }, this.deps.signal);
     await adapter.archiveThread(event.conversation.channelId, this.deps.signal);
   }
+}
+
+/** A turn is running or waiting for an approval (what `/cancel` can stop). */
+function isBusy(info: WorkstreamInfo): boolean {
+  return info.state === 'thinking' || info.state === 'running' || info.state === 'attention' || info.pendingApprovals > 0;
 }
 
 function isOwnerOrAdmin(ws: Workstream, user: LinkedUser): boolean {

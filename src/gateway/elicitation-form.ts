@@ -92,7 +92,9 @@ function enumOptions(definition: Record<string, unknown>): EnumOption[] | undefi
 
 function toFormField(id: string, label: string, required: boolean, kind: FieldKind, definition: Record<string, unknown>): FormField {
   const maxLength = kind.type === 'string' && kind.maxLength !== undefined ? Math.min(Math.max(1, kind.maxLength), TEXT_MAX) : TEXT_MAX;
+  const choices = choicesFor(kind);
   return {
+    ...(choices === undefined ? {} : { choices }),
     id,
     label: clip(label, LABEL_MAX),
     required,
@@ -101,6 +103,13 @@ function toFormField(id: string, label: string, required: boolean, kind: FieldKi
     multiline: kind.type === 'string' && kind.format === undefined && (kind.maxLength ?? 0) > MULTILINE_FROM,
     maxLength,
   };
+}
+
+/** The fixed answers of a choice field (what `parseValue` accepts by title), undefined for free text. */
+function choicesFor(kind: FieldKind): string[] | undefined {
+  if (kind.type === 'boolean') return ['yes', 'no'];
+  if (kind.type === 'enum') return kind.options.map((option) => option.title);
+  return undefined;
 }
 
 function placeholderFor(kind: FieldKind, definition: Record<string, unknown>): string {

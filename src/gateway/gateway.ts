@@ -10,7 +10,7 @@ import type { Stores } from '../storage/stores.js';
 import { ApprovalDesk } from './approvals.js';
 import { CommandHandler } from './commands.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
-import { Router } from './router.js';
+import { Router, type LinkedUser } from './router.js';
 import { Subscriptions } from './subscriptions.js';
 import { ThreadQueue } from './thread-queue.js';
 
@@ -134,7 +134,11 @@ class ChannelGateway implements Gateway {
   }
 
   private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped) {
+      // An interaction is never left without an answer, even while stopping.
+      if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
+      return;
+    }
     try {
       switch (event.type) {
         case 'message':
@@ -180,7 +184,7 @@ class ChannelGateway implements Gateway {
     if (!user) return this.hintUnlinked(adapter, event);
     if (wsId === undefined) return this.startFromMention(adapter, event, user.userId);
     const ws = await this.router.open(wsId);
-    if (!ws) return this.reactivate(adapter, event, wsId, user.userId);
+    if (!ws) return this.reactivate(adapter, event, wsId, user);
     if (!this.router.mayWrite(ws, user, this.participants(adapter.platform))) return;
     await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId);
   }
@@ -191,15 +195,20 @@ class ChannelGateway implements Gateway {
     await this.startConversation(adapter, event.conversation.channelId, name, event.messageId, userId, text);
   }
 
-  /** A message in a thread whose workstream is closed (say so) or was deleted (start a new one in the same thread). */
-  private async reactivate(adapter: ChannelAdapter, event: MessageEvent, oldWsId: string, userId: string): Promise<void> {
+  /**
+   * A message in a thread whose workstream is closed (say so) or was deleted (start a new one in the same thread, owned
+   * by the thread's original owner; a writer who may not write to it changes nothing).
+   */
+  private async reactivate(adapter: ChannelAdapter, event: MessageEvent, oldWsId: string, user: LinkedUser): Promise<void> {
     const threadId = event.conversation.channelId;
     const name = truncate((event.text || 'Hello').replace(/\s+/g, ' '), 100);
-    const ws = await this.router.reactivate(adapter.platform, threadId, oldWsId, userId, name);
-    if (!ws) {
+    const outcome = await this.router.reactivate(adapter.platform, threadId, oldWsId, user, name, this.participants(adapter.platform));
+    if (outcome.status === 'not-allowed') return;
+    if (outcome.status === 'closed') {
       await adapter.post(threadId, { kind: 'notice', code: 'closed' }, this.controller.signal);
       return;
     }
+    const ws = outcome.ws;
     this.logger.info({ platform: adapter.platform, oldWsId, wsId: ws.wsId }, 'thread routed to a new workstream (the old one was deleted)');
     await adapter.post(threadId, { kind: 'notice', code: 'reactivated' }, this.controller.signal);
     await this.sendToThread(adapter, threadId, ws, event.text || 'Hello', event.messageId);

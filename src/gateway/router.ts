@@ -10,6 +10,9 @@ export interface LinkedUser {
   isAdmin: boolean;
 }
 
+/** What happened to a thread whose workstream is gone or closed. */
+export type Reactivation = { status: 'reactivated'; ws: Workstream } | { status: 'closed' } | { status: 'not-allowed' };
+
 export class Router {
   /** `platform:channelId` → wsId; only hits are cached, a cache in front of `channel_routes`. */
   private readonly routes = new Map<string, string>();
@@ -38,23 +41,34 @@ export class Router {
     return route?.wsId;
   }
 
-  /** Creates a workstream owned by `ownerUserId` and routes the thread to it. */
+  /** Creates a workstream owned by `ownerUserId` and routes the thread to it (the route records the owner). */
   async createForThread(platform: string, channelId: string, ownerUserId: string, name: string): Promise<Workstream> {
     const ws = await this.manager.create({ ownerUserId, name });
-    await this.stores.routes.putRoute({ channelType: platform, channelId, wsId: ws.wsId });
+    await this.stores.routes.putRoute({ channelType: platform, channelId, wsId: ws.wsId, ownerUserId });
     this.remember(`${platform}:${channelId}`, ws.wsId);
     return ws;
   }
 
   /**
-   * The thread's workstream row is gone (deleted by an admin): routes the thread to a new workstream owned by
-   * `ownerUserId` instead, so the thread keeps working. Undefined when the old workstream still exists (closed).
+   * The thread's workstream row is gone (deleted by an admin): routes the thread to a new workstream, so the thread
+   * keeps working. It belongs to the thread's original owner (recorded on the route) while that user exists, else to
+   * the writer. `closed` when the old workstream still exists; `not-allowed` (nothing changes) when the writer may
+   * not write to the owner's workstream.
    */
-  async reactivate(platform: string, channelId: string, oldWsId: string, ownerUserId: string, name: string): Promise<Workstream | undefined> {
-    if (await this.stores.workstreams.get(oldWsId)) return undefined;
+  async reactivate(platform: string, channelId: string, oldWsId: string, writer: LinkedUser, name: string, participants: 'owner' | 'linked'): Promise<Reactivation> {
+    if (await this.stores.workstreams.get(oldWsId)) return { status: 'closed' };
+    const ownerUserId = await this.originalOwner(platform, channelId) ?? writer.userId;
+    if (participants === 'owner' && ownerUserId !== writer.userId) return { status: 'not-allowed' };
     await this.stores.routes.deleteRoute(platform, channelId);
     this.routes.delete(`${platform}:${channelId}`);
-    return this.createForThread(platform, channelId, ownerUserId, name);
+    return { status: 'reactivated', ws: await this.createForThread(platform, channelId, ownerUserId, name) };
+  }
+
+  /** The owner recorded on a thread's route, when that user still exists. */
+  private async originalOwner(platform: string, channelId: string): Promise<string | undefined> {
+    const recorded = (await this.stores.routes.getRoute(platform, channelId))?.ownerUserId;
+    if (!recorded) return undefined;
+    return (await this.stores.users.getUser(recorded)) ? recorded : undefined;
   }
 
   /** The live workstream (restored from the database when evicted or after a restart), or undefined when closed. */

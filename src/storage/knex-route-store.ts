@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import type { ChannelRoute, RouteStore } from './route-store.js';
-import { text, type DbRow } from './rows.js';
+import { nullableText, text, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 
 function toRoute(row: DbRow): ChannelRoute {
@@ -11,6 +11,7 @@ function toRoute(row: DbRow): ChannelRoute {
     channelId: text(row.channel_id),
     wsId: text(row.ws_id),
     nodeId: text(row.node_id),
+    ownerUserId: nullableText(row.owner_user_id),
     created: text(row.created),
   };
 }
@@ -27,7 +28,7 @@ export class KnexRouteStore implements RouteStore {
     });
   }
 
-  putRoute(route: { channelType: string; channelId: string; wsId: string; nodeId?: string }): Promise<boolean> {
+  putRoute(route: { channelType: string; channelId: string; wsId: string; nodeId?: string; ownerUserId?: string }): Promise<boolean> {
     return guard('routes.putRoute', async () => {
       const inserted = await this.knex('channel_routes')
         .insert({
@@ -35,6 +36,7 @@ export class KnexRouteStore implements RouteStore {
           channel_id: route.channelId,
           ws_id: route.wsId,
           node_id: route.nodeId ?? '',
+          owner_user_id: route.ownerUserId ?? null,
           created: isoNow(),
         })
         .onConflict(['channel_type', 'channel_id'])

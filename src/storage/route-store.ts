@@ -6,13 +6,15 @@ export interface ChannelRoute {
   channelId: string;
   wsId: string;
   nodeId: string;
+  /** Our user id of the person who owned the routed workstream when the route was made; null when not recorded. */
+  ownerUserId: string | null;
   created: string;
 }
 
 export interface RouteStore {
   getRoute(channelType: string, channelId: string): Promise<ChannelRoute | undefined>;
   /** Inserts a route; the first insert wins (returns false if one existed). */
-  putRoute(route: { channelType: string; channelId: string; wsId: string; nodeId?: string }): Promise<boolean>;
+  putRoute(route: { channelType: string; channelId: string; wsId: string; nodeId?: string; ownerUserId?: string }): Promise<boolean>;
   /** The first route of a workstream (its home thread). */
   getRouteByWorkstream(wsId: string): Promise<ChannelRoute | undefined>;
   /** Routes of one platform, newest first. */

@@ -30,6 +30,12 @@ export class FakeDiscordGateway {
   identifies = 0;
   resumes = 0;
   heartbeats = 0;
+  /**
+   * When set, dispatches made while no bot is connected are kept and sent on the next IDENTIFY right after READY,
+   * before GUILD_CREATE (so they reach discord.js while it is still getting ready).
+   */
+  holdUntilIdentify = false;
+  private readonly held: Array<{ t: string; d: unknown }> = [];
 
   constructor(server: Server, private readonly hooks: GatewayHooks, private readonly heartbeatMs = 41_250) {
     this.wss = new WebSocketServer({ server, path: '/gateway' });
@@ -38,6 +44,10 @@ export class FakeDiscordGateway {
 
   /** Sends a dispatch to the connected bot (or keeps it for replay on RESUME while disconnected). */
   dispatch(t: string, d: unknown): void {
+    if (this.holdUntilIdentify && this.ready.size === 0) {
+      this.held.push({ t, d });
+      return;
+    }
     this.seq += 1;
     const frame: Dispatch = { s: this.seq, t, d };
     this.history.push(frame);
@@ -109,6 +119,7 @@ export class FakeDiscordGateway {
       shard: [0, 1],
       application: { id: this.hooks.applicationId, flags: 0 },
     });
+    for (const early of this.held.splice(0)) this.dispatchTo(socket, early.t, early.d);
     this.dispatchTo(socket, 'GUILD_CREATE', guild);
     this.ready.add(socket);
   }

@@ -8,7 +8,7 @@ import { registerCommands } from './discord-commands.js';
 import { toInboundMessage, type DiscordScope } from './discord-events.js';
 import { DISCORD_MAX_MESSAGE_LENGTH, renderMessage } from './discord-format.js';
 import { DISCORD_MAX_FORM_FIELDS } from './discord-forms.js';
-import { handleInteraction } from './discord-interactions.js';
+import { answerNotReady, handleInteraction } from './discord-interactions.js';
 
 const AUTO_ARCHIVE_MINUTES = 1440;
 
@@ -53,7 +53,11 @@ export class DiscordAdapter implements ChannelAdapter {
     signal.addEventListener('abort', () => void this.stop().catch(() => undefined), { once: true });
     this.listen();
     const ready = new Promise<void>((resolve, reject) => {
-      this.client.once(Events.ClientReady, () => resolve());
+      this.client.once(Events.ClientReady, () => {
+        // At once, not after `login` resolves: discord.js hands over events it queued during startup right after this.
+        this.scope = this.scopeOf();
+        resolve();
+      });
       signal.addEventListener('abort', () => reject(new ChannelError('discord start aborted', { code: 'CANCELLED' })), { once: true });
     });
     try {
@@ -64,7 +68,7 @@ export class DiscordAdapter implements ChannelAdapter {
       throw toChannelError('discord login', error);
     }
     const botId = this.client.user?.id ?? '';
-    this.scope = { botId, guildId: this.config.guild_id, channelIds: new Set(this.config.channel_ids) };
+    this.scope ??= this.scopeOf();
     this.current = 'connected';
     const applicationId = this.client.application?.id ?? botId;
     void registerCommands(this.client.rest, { applicationId, guildId: this.config.guild_id }, this.logger, this.controller.signal);
@@ -149,7 +153,12 @@ export class DiscordAdapter implements ChannelAdapter {
       }
     });
     client.on(Events.InteractionCreate, (interaction) => {
-      if (!this.scope) return;
+      if (this.current === 'stopped') return;
+      if (!this.scope || !this.handler) {
+        // Never leave a click or command unanswered: Discord would show "The application did not respond".
+        void answerNotReady(interaction, this.logger);
+        return;
+      }
       void handleInteraction(interaction, this.scope, (event) => this.deliver(event), this.logger).catch((error: unknown) =>
         this.logger.warn({ error: describeError(error) }, 'interaction handling failed'),
       );
@@ -160,6 +169,10 @@ export class DiscordAdapter implements ChannelAdapter {
     client.on(Events.ShardResume, () => this.setState('connected'));
     client.on(Events.ShardReady, () => this.setState('connected'));
     client.on(Events.Error, (error) => this.logger.warn({ error: describeError(error) }, 'discord client error'));
+  }
+
+  private scopeOf(): DiscordScope {
+    return { botId: this.client.user?.id ?? '', guildId: this.config.guild_id, channelIds: new Set(this.config.channel_ids) };
   }
 
   private onRateLimited(info: RateLimitData): void {

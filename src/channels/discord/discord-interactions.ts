@@ -10,6 +10,8 @@ import { handleFormInteraction } from './discord-form-interactions.js';
 
 const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel'];
 type Deliver = (event: InboundEvent) => void;
+/** What an interaction that arrives before the adapter can deliver it is told. */
+export const NOT_READY = 'Starting up, try again in a moment.';
 type Repliable = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction;
 
 /** Handles one interaction: acknowledges it, then delivers the matching inbound event (if any). */
@@ -18,6 +20,16 @@ export async function handleInteraction(interaction: Interaction, scope: Discord
   if ((interaction.isButton() || interaction.isModalSubmit()) && (await handleFormInteraction(interaction, deliver, logger))) return;
   if (interaction.isButton()) return onButton(interaction, deliver, logger);
   if (interaction.isModalSubmit()) return onModal(interaction, deliver, logger);
+}
+
+/** Answers an interaction the adapter cannot hand on yet (still starting): privately, so it is not left unanswered. */
+export async function answerNotReady(interaction: Interaction, logger: Logger): Promise<void> {
+  if (!interaction.isRepliable()) return;
+  try {
+    await interaction.reply({ content: NOT_READY, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+  } catch (error) {
+    logger.warn({ error: describeError(error) }, 'interaction acknowledgement failed');
+  }
 }
 
 async function onCommand(interaction: ChatInputCommandInteraction, scope: DiscordScope, deliver: Deliver, logger: Logger): Promise<void> {

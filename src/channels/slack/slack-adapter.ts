@@ -14,6 +14,8 @@ import { onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, 
 import { postToResponseUrl, rateLimitedMs, toSlackError, untilAborted } from './slack-web.js';
 
 const RATE_LIMIT_ATTEMPTS = 3;
+/** What an interaction that arrives before the gateway's handler is installed is told. */
+const NOT_READY = 'Starting up, try again in a moment.';
 const MAX_RATE_LIMIT_WAIT_MS = 30_000;
 const RECENT_THREADS = 4_096;
 const EMOJI: Record<string, string> = { '⏳': 'hourglass_flowing_sand', '🚫': 'no_entry_sign', '✅': 'white_check_mark', '👀': 'eyes' };
@@ -279,7 +281,13 @@ export class SlackAdapter implements ChannelAdapter {
   /** Hands an event to the gateway; message and command handling runs with the author as the current actor. */
   private deliver(event: InboundEvent): void {
     const handler = this.handler;
-    if (!handler) return;
+    if (!handler) {
+      // Acknowledged already (every listener acks first); the user is told rather than left without an answer.
+      if (this.current !== 'stopped' && (event.type === 'command' || event.type === 'action' || event.type === 'form')) {
+        void event.respond.reply(NOT_READY).catch(() => undefined);
+      }
+      return;
+    }
     const actor = actorOf(event);
     const run = (): Promise<void> => handler(event);
     const pending = actor ? this.actor.run(actor, run) : run();

@@ -18,8 +18,8 @@ const FORM_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const LIMIT = { title: 24, label: 2_000, placeholder: 150, hint: 2_000, input: 3_000, optionText: 75, optionValue: 150, options: 100, metadata: 3_000 } as const;
 const SECTION_CAP = 2_900;
 
-/** A form field that may offer fixed choices (shown as a drop-down); plain FormFields are text inputs. */
-export type SlackFormField = FormField & { choices?: readonly string[] };
+/** A form field; one with `choices` that all fit a Slack drop-down is shown as one, any other as a text input. */
+export type SlackFormField = FormField;
 
 /** What a form modal remembers between opening and submission (Slack hands `private_metadata` back verbatim). */
 export interface FormModalContext {
@@ -89,7 +89,7 @@ function button(label: string, actionId: string, value: string, style: 'primary'
 export function buildFormModal(form: FormSpec, context: FormModalContext): Record<string, unknown> {
   let metadata = JSON.stringify({ f: form.formId, r: context.responseUrl, c: context.channelId });
   if (metadata.length > LIMIT.metadata) metadata = JSON.stringify({ f: form.formId, r: '', c: context.channelId });
-  const fields = form.fields.slice(0, SLACK_MAX_FORM_FIELDS) as readonly SlackFormField[];
+  const fields = form.fields.slice(0, SLACK_MAX_FORM_FIELDS);
   return {
     type: 'modal',
     callback_id: FORM_CALLBACK_ID,
@@ -111,7 +111,7 @@ function inputBlock(field: SlackFormField): SlackBlock {
     block_id: field.id,
     optional: !field.required,
     label: plain(field.label || field.id, LIMIT.label),
-    element: field.choices && field.choices.length > 0 ? selectElement(field, field.choices) : textElement(field),
+    element: fitsDropDown(field.choices) ? selectElement(field, field.choices) : textElement(field),
   };
   if (field.placeholder) block.hint = plain(field.placeholder, LIMIT.hint);
   return block;
@@ -125,11 +125,14 @@ function textElement(field: SlackFormField): SlackBlock {
   return element;
 }
 
+/** A drop-down only when every choice can be offered: none may be lost (the text input then lists them instead). */
+function fitsDropDown(choices: readonly string[] | undefined): choices is readonly string[] {
+  if (choices === undefined || choices.length === 0 || choices.length > LIMIT.options) return false;
+  return new Set(choices).size === choices.length && choices.every((choice) => choice.length > 0 && choice.length <= LIMIT.optionValue);
+}
+
 function selectElement(field: SlackFormField, choices: readonly string[]): SlackBlock {
-  const options = choices
-    .filter((choice) => choice.length > 0 && choice.length <= LIMIT.optionValue)
-    .slice(0, LIMIT.options)
-    .map((choice) => ({ text: plain(choice, LIMIT.optionText), value: choice }));
+  const options = choices.map((choice) => ({ text: plain(choice, LIMIT.optionText), value: choice }));
   const element: SlackBlock = { type: 'static_select', action_id: field.id, options };
   if (field.placeholder) element.placeholder = plain(field.placeholder, LIMIT.placeholder);
   const initial = options.find((option) => option.value === field.value);

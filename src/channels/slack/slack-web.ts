@@ -68,18 +68,41 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, what: 
  */
 export async function postToResponseUrl(url: string, text: string, logger: Logger, signal: AbortSignal): Promise<boolean> {
   if (!/^https?:\/\//.test(url)) return false;
+  const own = requestSignal(signal, RESPONSE_URL_TIMEOUT_MS);
   try {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
-      signal: AbortSignal.any([signal, AbortSignal.timeout(RESPONSE_URL_TIMEOUT_MS)]),
+      signal: own.signal,
     });
     await response.body?.cancel();
     if (response.ok) return true;
     logger.warn({ status: response.status }, 'slack response_url answer refused');
   } catch (error) {
     logger.warn({ error: truncate(describeError(error), 200) }, 'slack response_url answer failed');
+  } finally {
+    own.release();
   }
   return false;
+}
+
+/**
+ * A signal of one request's own, aborted by `signal` or after `timeoutMs`; `release` unlinks it. The adapter's signal
+ * lives as long as the process: fetch (and `AbortSignal.any`, on Node 20) would keep something per call attached to it.
+ */
+function requestSignal(signal: AbortSignal, timeoutMs: number): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal.reason);
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(new ChannelError('slack response_url timed out', { code: 'TIMEOUT' })), timeoutMs);
+  timer.unref();
+  return {
+    signal: controller.signal,
+    release: () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    },
+  };
 }
