@@ -60,6 +60,8 @@ export class DiscordAdapter implements ChannelAdapter {
       });
       signal.addEventListener('abort', () => reject(new ChannelError('discord start aborted', { code: 'CANCELLED' })), { once: true });
     });
+    // When login fails, nobody awaits `ready` any more; a later abort must not become an unhandled rejection.
+    ready.catch(() => undefined);
     try {
       await this.client.login(token);
       await ready;
