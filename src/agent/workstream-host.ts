@@ -1,10 +1,10 @@
 /** The TurnHost of a live workstream: persistence, state, usage, policies and durable approvals through the stores. */
+import { untilAborted } from '../shared/abort.js';
 import { describeError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
 import type { Message, Usage } from './messages.js';
 import { evaluateToolPolicies } from './policy/evaluate-tool-policies.js';
 import { isShutdown } from './turn/shutdown.js';
-import { untilAborted } from './turn/until-aborted.js';
 import type { ApprovalRequestInput, TurnApprovalDecision, TurnHost } from './turn/turn-types.js';
 import type { LiveWorkstream } from './workstream.js';
 import type { WorkstreamStatus } from './workstream-api.js';

@@ -1,5 +1,4 @@
 /** Admin commands on the database: `user add`, `token create`, `link`, `unlink`. */
-import type { Config } from '../config/index.js';
 import { createSilentLogger } from '../shared/logger.js';
 import { generateApiToken, hashApiToken } from '../shared/api-token.js';
 import { GatewayError, UsageError } from '../shared/errors.js';
@@ -11,8 +10,9 @@ import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
 const VALID_SCOPES = ['read', 'write', 'approve', 'service'] as const;
 const PLATFORMS = ['discord', 'slack'] as const;
 
-async function withStores<T>(config: Config, work: (stores: Stores) => Promise<T>): Promise<T> {
-  const storage = await openStorage(config, createSilentLogger());
+/** Loads the configuration, opens (and migrates) the database for `work`, and closes it again. */
+async function withStores<T>(context: CliContext, work: (stores: Stores) => Promise<T>): Promise<T> {
+  const storage = await openStorage(context.loadConfig(), createSilentLogger());
   try {
     return await work(storage.stores);
   } finally {
@@ -63,8 +63,7 @@ export const userAddCommand: CliCommand = {
   options: { admin: { type: 'boolean' } },
   async run(context) {
     const [username] = requirePositionals(context, 1, this.usage);
-    const config = context.loadConfig();
-    const user = await withStores(config, (stores) =>
+    const user = await withStores(context, (stores) =>
       stores.users.createUser(validateUsername(username as string), { isAdmin: context.flags['admin'] === true }),
     );
     writeLine(context.io.stdout, `created user ${user.username} (${user.userId})${user.isAdmin ? ' with admin rights' : ''}`);
@@ -81,9 +80,8 @@ export const tokenCreateCommand: CliCommand = {
     const [username] = requirePositionals(context, 1, this.usage);
     const scopes = parseScopes(context.flags['scopes']);
     const expires = parseExpiry(context.flags['expires']);
-    const config = context.loadConfig();
     const token = generateApiToken();
-    await withStores(config, async (stores) => {
+    await withStores(context, async (stores) => {
       const user = await stores.users.getUserByUsername(username as string);
       if (!user) throw new GatewayError('NOT_FOUND', `no user named "${username}" (create it with: sandpiper user add ${username})`);
       await stores.users.createToken({ userId: user.userId, tokenHash: hashApiToken(token), scopes, expires });
@@ -100,8 +98,7 @@ export const linkCommand: CliCommand = {
   summary: 'link a Discord or Slack user to a user',
   async run(context) {
     const [platform, platformUserId, username] = requirePositionals(context, 3, this.usage) as [string, string, string];
-    const config = context.loadConfig();
-    const message = await withStores(config, async (stores) => {
+    const message = await withStores(context, async (stores) => {
       const user = await stores.users.getUserByUsername(username);
       if (!user) throw new GatewayError('NOT_FOUND', `no user named "${username}"`);
       const existing = await stores.users.getLink(parsePlatform(platform), platformUserId);
@@ -122,8 +119,7 @@ export const unlinkCommand: CliCommand = {
   summary: 'remove a platform user link',
   async run(context) {
     const [platform, platformUserId] = requirePositionals(context, 2, this.usage) as [string, string];
-    const config = context.loadConfig();
-    const removed = await withStores(config, (stores) => stores.users.unlink(parsePlatform(platform), platformUserId));
+    const removed = await withStores(context, (stores) => stores.users.unlink(parsePlatform(platform), platformUserId));
     if (!removed) throw new GatewayError('NOT_FOUND', `${platform} user ${platformUserId} is not linked`);
     writeLine(context.io.stdout, `unlinked ${platform} user ${platformUserId}`);
     return 0;

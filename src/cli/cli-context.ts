@@ -1,6 +1,7 @@
 /** What every CLI command receives: parsed flags, positional arguments, streams, and config loading. */
 import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config/index.js';
+import { createLogger, type Logger } from '../shared/logger.js';
 
 export interface CliIo {
   stdout: Writable;
@@ -26,6 +27,12 @@ export interface CliCommand {
   options?: Record<string, { type: 'string' | 'boolean' }>;
   /** Returns the process exit code. */
   run(context: CliContext): Promise<number>;
+}
+
+/** Loads the configuration and a logger that follows its `log` settings (commands that run or migrate the gateway). */
+export function loadConfigAndLogger(context: CliContext): { config: Config; logger: Logger } {
+  const config = context.loadConfig();
+  return { config, logger: createLogger({ level: config.log.level, format: config.log.format }) };
 }
 
 export function writeLine(stream: NodeJS.WritableStream, text: string): void {

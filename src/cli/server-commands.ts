@@ -1,15 +1,13 @@
 /** Long-running and database commands: `start`, `migrate`, `chat`. */
-import { createLogger } from '../shared/logger.js';
 import { openStorage } from '../storage-open.js';
-import { writeLine, type CliCommand } from './cli-context.js';
+import { loadConfigAndLogger, writeLine, type CliCommand } from './cli-context.js';
 
 export const startCommand: CliCommand = {
   name: 'start',
   usage: 'sandpiper start [--config FILE] [--log-level LEVEL]',
   summary: 'run the gateway',
   async run(context) {
-    const config = context.loadConfig();
-    const logger = createLogger({ level: config.log.level, format: config.log.format });
+    const { config, logger } = loadConfigAndLogger(context);
     // Loaded on demand so admin commands do not pay for the platform SDKs.
     const { startGateway } = await import('../main.js');
     const gateway = await startGateway(config, logger);
@@ -29,8 +27,7 @@ export const migrateCommand: CliCommand = {
   usage: 'sandpiper migrate [--config FILE]',
   summary: 'apply database migrations',
   async run(context) {
-    const config = context.loadConfig();
-    const logger = createLogger({ level: config.log.level, format: config.log.format });
+    const { config, logger } = loadConfigAndLogger(context);
     const storage = await openStorage(config, logger);
     await storage.close();
     writeLine(context.io.stdout, 'database is up to date');

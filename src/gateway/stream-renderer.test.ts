@@ -214,12 +214,24 @@ describe('StreamRenderer', () => {
   it('posts once, complete, on platforms that cannot edit', async () => {
     const { adapter, renderer } = setup(0);
     adapter.capabilities = { ...adapter.capabilities, canEdit: false };
-    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
-    for (const word of ['one ', 'two ', 'three']) renderer.handle({ type: 'text-delta', text: word });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    await feed(renderer, [{ type: 'turn-end', turnId: 't1', text: 'one two three', reason: 'done' }]);
+    // A renderer for a platform that can edit, fed right after with the same cadence, shows the partial text at its
+    // first tick; once it has, the first renderer's cadence would have fired too.
+    const editing = setup(0);
+    for (const subject of [renderer, editing.renderer]) {
+      subject.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+      for (const word of ['one ', 'two ']) subject.handle({ type: 'text-delta', text: word });
+    }
+    const deadline = Date.now() + 10_000;
+    while (editing.adapter.shown.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(editing.adapter.texts(), ['one two '], 'the editing platform already shows the partial text');
+    assert.deepEqual(adapter.texts(), []);
+    await feed(renderer, [
+      { type: 'text-delta', text: 'three' },
+      { type: 'turn-end', turnId: 't1', text: 'one two three', reason: 'done' },
+    ]);
     assert.deepEqual(adapter.texts(), ['one two three']);
     assert.equal(adapter.shown[0]?.edits, 0);
     renderer.dispose();
+    editing.renderer.dispose();
   });
 });

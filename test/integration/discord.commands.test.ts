@@ -89,10 +89,18 @@ describe('discord slash commands', () => {
     const ivan = h.fake.user('400000000000000035', 'ivan');
     h.fake.state.injectMessage(CHANNEL_ID, ivan, 'hello?', true);
     await h.fake.waitFor(() => h.botMessages(CHANNEL_ID).find((m) => m.content.includes('/link')), 15_000, 'hint');
-    h.fake.state.injectMessage(CHANNEL_ID, ivan, 'hello again?', true);
-    // Nothing visible should happen; give the gateway time to (wrongly) answer before checking it did not.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    assert.equal(h.botMessages(CHANNEL_ID).filter((m) => m.content.includes('/link')).length, 1);
+
+    // Ivan mentions the bot again, in a linked user's thread. Messages in a thread are handled in order, so once the
+    // owner's next message there is answered, ivan's mention has been handled (without a second hint).
+    const { user: judy } = await h.linkedUser('400000000000000036', 'judy');
+    h.llm.enqueue({ text: 'Thread open.' }, { text: 'Still here, Judy.' });
+    const { threadId } = await h.mention(judy, 'open a thread');
+    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Thread open.'), 20_000, 'first answer');
+    h.fake.state.injectMessage(threadId, ivan, 'hello again?', true);
+    h.fake.state.injectMessage(threadId, judy, 'are you there?');
+    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Still here, Judy.'), 20_000, 'answer after ivan');
+    const hints = [...h.botMessages(CHANNEL_ID), ...h.botMessages(threadId)].filter((m) => m.content.includes('/link'));
+    assert.equal(hints.length, 1);
     assert.equal(h.fake.state.threadsOf(CHANNEL_ID).some((t) => t.name.startsWith('hello')), false);
   });
 });

@@ -1,17 +1,11 @@
 /** End to end: MCP elicitation requests from real stdio MCP servers become Discord form cards and modals. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../src/config/index.js';
-import { startGateway, type RunningGateway } from '../../src/main.js';
-import { createSilentLogger } from '../../src/shared/logger.js';
-import { createKnex, createStores } from '../../src/storage/index.js';
 import { FakeDiscord, type FakeMessage, type FakeUser } from '../fakes/fake-discord.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
-import { EVERYTHING, waitFor } from '../fakes/mcp-servers.js';
+import { EVERYTHING } from '../fakes/mcp-servers.js';
+import { startTestGateway, type TestGateway } from '../helpers/start-test-gateway.js';
 
 const CHANNEL_ID = '300000000000000001';
 const FORM_SERVER = fileURLToPath(new URL('../fakes/mcp-form-server.mjs', import.meta.url));
@@ -24,53 +18,26 @@ interface ToolMessage {
 describe('discord MCP elicitation forms', () => {
   let discord: FakeDiscord;
   let llm: FakeLlmServer;
-  let running: RunningGateway;
-  let dir: string;
+  let gateway: TestGateway;
   let alice: FakeUser;
   let mallory: FakeUser;
 
   before(async () => {
     [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
-    dir = mkdtempSync(path.join(tmpdir(), 'sp-elicit-'));
-    const config = loadConfig({
-      cwd: dir,
-      env: { SANDPIPER_HTTP_PORT: '0', SANDPIPER_DISCORD_TOKEN: discord.token },
-      flags: {
-        'gateway.data_dir': dir,
-        'models.main.provider': 'openai',
-        'models.main.base_url': llm.url,
-        'models.main.api_key': 'sk-test',
-        'models.main.model': 'gpt-fake',
-        'discord.api_url': discord.apiUrl,
-        'agent.auto_approve_tools': ['mcp__*'],
-        'mcp.servers.everything.command': process.execPath,
-        'mcp.servers.everything.args': [EVERYTHING, 'stdio'],
-        'mcp.servers.form.command': process.execPath,
-        'mcp.servers.form.args': [FORM_SERVER],
-      },
+    gateway = await startTestGateway({
+      discord,
+      llm,
+      flags: { 'agent.auto_approve_tools': ['mcp__*'] },
+      mcpServers: { everything: [EVERYTHING, 'stdio'], form: [FORM_SERVER] },
+      users: [['discord', '400000000000000021', 'alice'], ['discord', '400000000000000022', 'mallory']],
+      waitConnected: true,
     });
-    running = await startGateway(config, createSilentLogger());
-    const knex = createKnex(config.database.url);
-    const stores = createStores(knex);
-    for (const [id, name] of [['400000000000000021', 'alice'], ['400000000000000022', 'mallory']] as const) {
-      const user = await stores.users.createUser(name);
-      await stores.users.link('discord', id, user.userId);
-    }
-    await knex.destroy();
     alice = discord.user('400000000000000021', 'alice');
     mallory = discord.user('400000000000000022', 'mallory');
-    await running.ready;
-    const connected = async (): Promise<boolean> => {
-      const body = (await (await fetch(`${running.httpUrl}/health`)).json()) as { mcp: { servers: number } };
-      return body.mcp.servers === 2;
-    };
-    await waitFor(connected, 'both MCP servers to connect', 60_000);
   });
 
   after(async () => {
-    await running?.stop();
-    await Promise.allSettled([discord?.close(), llm?.close()]);
-    rmSync(dir, { recursive: true, force: true });
+    await gateway?.close();
   });
 
   const bot = (threadId: string): FakeMessage[] => discord.state.messagesIn(threadId).filter((m) => m.author.id === discord.state.bot.id);

@@ -1,17 +1,10 @@
 /** End to end through bolt and the composition root: the channel allow-list, direct messages, and notify deliveries as DMs. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../src/config/index.js';
 import { mintServiceToken } from '../../src/gateway/http/auth.js';
-import { startGateway, type RunningGateway } from '../../src/main.js';
-import { createSilentLogger } from '../../src/shared/logger.js';
-import { createKnex, createStores } from '../../src/storage/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
 import { BOT_USER_ID, FakeSlack, type FakeSlackMessage, type FakeSlackUser } from '../fakes/fake-slack.js';
-import { waitFor } from '../fakes/mcp-servers.js';
+import { startTestGateway, type TestGateway } from '../helpers/start-test-gateway.js';
 
 const ALLOWED = 'C0001';
 const OTHER = 'C0002';
@@ -20,47 +13,24 @@ const SECRET = 'slack-direct-test-secret-slack-direct-test';
 describe('slack allow-list, direct messages and notify', () => {
   let slack: FakeSlack;
   let llm: FakeLlmServer;
-  let running: RunningGateway;
-  let dir: string;
+  let gateway: TestGateway;
   let alice: FakeSlackUser;
 
   before(async () => {
     [slack, llm] = await Promise.all([FakeSlack.start(), startFakeLlmServer()]);
-    dir = mkdtempSync(path.join(tmpdir(), 'sp-slack-direct-'));
-    const config = loadConfig({
-      cwd: dir,
-      env: { SANDPIPER_HTTP_PORT: '0', SANDPIPER_JWT_SECRET: SECRET },
-      flags: {
-        'gateway.data_dir': dir,
-        'models.main.provider': 'openai',
-        'models.main.base_url': llm.url,
-        'models.main.api_key': 'sk-test',
-        'models.main.model': 'gpt-fake',
-        'slack.bot_token': slack.botToken,
-        'slack.app_token': slack.appToken,
-        'slack.api_url': slack.apiUrl,
-        'slack.channel_ids': [ALLOWED],
-      },
+    gateway = await startTestGateway({
+      slack,
+      llm,
+      jwtSecret: SECRET,
+      flags: { 'slack.channel_ids': [ALLOWED] },
+      users: [['slack', 'U0ALICE', 'alice']],
+      waitConnected: true,
     });
-    running = await startGateway(config, createSilentLogger());
-    const knex = createKnex(config.database.url);
-    const stores = createStores(knex);
-    const user = await stores.users.createUser('alice');
-    await stores.users.link('slack', 'U0ALICE', user.userId);
-    await knex.destroy();
     alice = slack.user('U0ALICE', 'alice');
-    await running.ready;
-    const connected = async (): Promise<boolean> => {
-      const body = (await (await fetch(`${running.httpUrl}/health`)).json()) as { adapters: { slack?: string } };
-      return body.adapters.slack === 'connected';
-    };
-    await waitFor(connected, 'slack to connect', 30_000);
   });
 
   after(async () => {
-    await running?.stop();
-    await Promise.allSettled([slack?.close(), llm?.close()]);
-    rmSync(dir, { recursive: true, force: true });
+    await gateway?.close();
   });
 
   const botIn = (channel: string): FakeSlackMessage[] => slack.state.messages.filter((m) => m.channel === channel && m.user === BOT_USER_ID);
@@ -95,7 +65,7 @@ describe('slack allow-list, direct messages and notify', () => {
   it('delivers a notify request for a linked Slack user as a DM opened with conversations.open', async () => {
     const token = await mintServiceToken({ secret: SECRET, audience: 'turnstone-channel' });
     const opensBefore = slack.callsOf('conversations.open').length;
-    const response = await fetch(`${running.httpUrl}/v1/api/notify`, {
+    const response = await fetch(`${gateway.url}/v1/api/notify`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ target: { username: 'alice' }, message: 'deploy finished <!channel>', title: 'CI' }),

@@ -1,17 +1,11 @@
 /** End to end: MCP elicitation requests from real stdio MCP servers become Slack form cards and modals (through bolt). */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../src/config/index.js';
-import { startGateway, type RunningGateway } from '../../src/main.js';
-import { createSilentLogger } from '../../src/shared/logger.js';
-import { createKnex, createStores } from '../../src/storage/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
 import { BOT_USER_ID, FakeSlack, type FakeSlackMessage, type FakeSlackUser, type FakeView } from '../fakes/fake-slack.js';
-import { EVERYTHING, waitFor } from '../fakes/mcp-servers.js';
+import { EVERYTHING } from '../fakes/mcp-servers.js';
+import { startTestGateway, type TestGateway } from '../helpers/start-test-gateway.js';
 
 const CHANNEL = 'C0001';
 const FORM_SERVER = fileURLToPath(new URL('../fakes/mcp-form-server.mjs', import.meta.url));
@@ -32,55 +26,26 @@ interface InputBlock {
 describe('slack MCP elicitation forms', () => {
   let slack: FakeSlack;
   let llm: FakeLlmServer;
-  let running: RunningGateway;
-  let dir: string;
+  let gateway: TestGateway;
   let alice: FakeSlackUser;
   let mallory: FakeSlackUser;
 
   before(async () => {
     [slack, llm] = await Promise.all([FakeSlack.start(), startFakeLlmServer()]);
-    dir = mkdtempSync(path.join(tmpdir(), 'sp-slack-elicit-'));
-    const config = loadConfig({
-      cwd: dir,
-      env: { SANDPIPER_HTTP_PORT: '0' },
-      flags: {
-        'gateway.data_dir': dir,
-        'models.main.provider': 'openai',
-        'models.main.base_url': llm.url,
-        'models.main.api_key': 'sk-test',
-        'models.main.model': 'gpt-fake',
-        'slack.bot_token': slack.botToken,
-        'slack.app_token': slack.appToken,
-        'slack.api_url': slack.apiUrl,
-        'agent.auto_approve_tools': ['mcp__*'],
-        'mcp.servers.everything.command': process.execPath,
-        'mcp.servers.everything.args': [EVERYTHING, 'stdio'],
-        'mcp.servers.form.command': process.execPath,
-        'mcp.servers.form.args': [FORM_SERVER],
-      },
+    gateway = await startTestGateway({
+      slack,
+      llm,
+      flags: { 'agent.auto_approve_tools': ['mcp__*'] },
+      mcpServers: { everything: [EVERYTHING, 'stdio'], form: [FORM_SERVER] },
+      users: [['slack', 'U0ALICE', 'alice'], ['slack', 'U0MALLORY', 'mallory']],
+      waitConnected: true,
     });
-    running = await startGateway(config, createSilentLogger());
-    const knex = createKnex(config.database.url);
-    const stores = createStores(knex);
-    for (const [id, name] of [['U0ALICE', 'alice'], ['U0MALLORY', 'mallory']] as const) {
-      const user = await stores.users.createUser(name);
-      await stores.users.link('slack', id, user.userId);
-    }
-    await knex.destroy();
     alice = slack.user('U0ALICE', 'alice');
     mallory = slack.user('U0MALLORY', 'mallory');
-    await running.ready;
-    const connected = async (): Promise<boolean> => {
-      const body = (await (await fetch(`${running.httpUrl}/health`)).json()) as { adapters: { slack?: string }; mcp: { servers: number } };
-      return body.adapters.slack === 'connected' && body.mcp.servers === 2;
-    };
-    await waitFor(connected, 'slack and both MCP servers to connect', 60_000);
   });
 
   after(async () => {
-    await running?.stop();
-    await Promise.allSettled([slack?.close(), llm?.close()]);
-    rmSync(dir, { recursive: true, force: true });
+    await gateway?.close();
   });
 
   const bot = (threadTs: string): FakeSlackMessage[] => slack.state.thread(CHANNEL, threadTs).filter((m) => m.user === BOT_USER_ID);

@@ -90,10 +90,20 @@ export function sanitizeErrorText(text: string): string {
   return text.replace(/\r/g, '').replace(/\n/g, ' ').slice(0, 256);
 }
 
+/** The message of a thrown value (errors' own message, anything else as a string). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Status text for a failure: `prefix: message`, sanitized like `sanitizeErrorText`. */
+export function failureText(prefix: string, error: unknown): string {
+  return sanitizeErrorText(`${prefix}: ${errorMessage(error)}`);
+}
+
 /** Keeps a background promise referenced until it settles; failures are logged, never unhandled. */
 export function track(context: ManagerContext, work: Promise<unknown>, what: string): void {
   const tracked = work.catch((error: unknown) => {
-    context.settings.logger.warn({ err: error instanceof Error ? error.message : String(error) }, `MCP background ${what} failed`);
+    context.settings.logger.warn({ err: errorMessage(error) }, `MCP background ${what} failed`);
   });
   context.tasks.add(tracked);
   void tracked.finally(() => context.tasks.delete(tracked));
@@ -104,7 +114,7 @@ export function notifyListeners(context: ManagerContext, kind: McpChangeKind): v
     try {
       listener(kind);
     } catch (error) {
-      context.settings.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'MCP change listener threw');
+      context.settings.logger.warn({ err: errorMessage(error) }, 'MCP change listener threw');
     }
   }
 }

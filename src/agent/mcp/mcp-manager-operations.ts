@@ -1,16 +1,8 @@
 /** Manager operations over many servers: start-up connect, manual refresh, reconnect, reconcile and removal. */
 import { combineSignals } from '../../shared/abort.js';
 import { McpCallError } from './mcp-call-error.js';
-import {
-  createServerState,
-  emptyServerCatalog,
-  notifyListeners,
-  sanitizeErrorText,
-  track,
-  type ManagerContext,
-  type ServerState,
-} from './mcp-manager-context.js';
-import { syncPromptTemplates } from './mcp-prompt-sync.js';
+import { createServerState, emptyServerCatalog, failureText, notifyListeners, track, type ManagerContext, type ServerState } from './mcp-manager-context.js';
+import { schedulePromptSync } from './mcp-prompt-sync.js';
 import { specFingerprint, type McpServerSpec } from './mcp-server-spec.js';
 import { connectServer, rebuildCatalog, refreshServer, teardownServer } from './mcp-server-lifecycle.js';
 import { serverStatus, unknownServerStatus, type McpServerStatus } from './mcp-status.js';
@@ -30,10 +22,6 @@ export interface McpReconcileResult {
   failed: string[];
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Connects one server, recording the outcome in the breaker and `lastError`; never throws. */
 async function connectRecording(context: ManagerContext, state: ServerState, signal?: AbortSignal): Promise<boolean> {
   try {
@@ -42,7 +30,7 @@ async function connectRecording(context: ManagerContext, state: ServerState, sig
   } catch (error) {
     if (context.servers.get(state.spec.name) !== state) return false;
     const kind = error instanceof McpCallError ? error.kind : error instanceof Error ? error.name : 'Error';
-    state.lastError = sanitizeErrorText(`${kind}: ${describe(error)}`);
+    state.lastError = failureText(kind, error);
     context.breaker.recordFailure(state.spec.name);
     context.settings.logger.warn({ server: state.spec.name, err: state.lastError }, 'MCP server failed to connect');
     return false;
@@ -73,7 +61,7 @@ async function refreshOne(context: ManagerContext, state: ServerState, signal: A
     else await connectServer(context, state, { reuse: false, signal });
     context.breaker.recordSuccess(name);
   } catch (error) {
-    state.lastError = sanitizeErrorText(`Refresh failed: ${describe(error)}`);
+    state.lastError = failureText('Refresh failed', error);
     return { added: [], removed: [], error: state.lastError };
   }
   const after = new Set(context.catalog.tools.filter((tool) => tool.server === name).map((tool) => tool.name));
@@ -88,7 +76,7 @@ export async function refreshServers(context: ManagerContext, serverName: string
   const budget = combineSignals([signal], context.settings.connectTimeoutMs);
   const targets = [...context.servers.values()].filter((state) => serverName === undefined || state.spec.name === serverName);
   const outcomes = await Promise.all(targets.map(async (state) => [state.spec.name, await refreshOne(context, state, budget)] as const));
-  if (context.settings.promptTemplates) track(context, syncPromptTemplates(context), 'prompt sync');
+  schedulePromptSync(context);
   return Object.fromEntries(outcomes);
 }
 
@@ -102,7 +90,7 @@ export async function reconnectServer(context: ManagerContext, serverName: strin
     await connectServer(context, state, { reuse: false, signal: budget });
   } catch (error) {
     state.catalog = emptyServerCatalog();
-    state.lastError = sanitizeErrorText(`Reconnect failed: ${describe(error)}`);
+    state.lastError = failureText('Reconnect failed', error);
     rebuildCatalog(context, ['tools', 'resources', 'prompts']);
   }
   return serverStatus(context, state);
@@ -117,7 +105,7 @@ export async function removeServer(context: ManagerContext, serverName: string):
   await teardownServer(state);
   rebuildCatalog(context, ['tools', 'resources']);
   notifyListeners(context, 'prompts');
-  if (context.settings.promptTemplates) track(context, syncPromptTemplates(context, [serverName]), 'prompt sync');
+  schedulePromptSync(context, [serverName]);
   context.settings.logger.info({ server: serverName }, 'MCP server removed');
   return true;
 }

@@ -1,7 +1,7 @@
 /** Mirrors MCP prompts into `prompt_templates` (origin `mcp`, read-only); manual rows win; never deletes what it cannot see. */
 import type { PromptTemplate, PromptTemplateStore } from '../../storage/prompt-template-store.js';
 import type { CatalogPrompt } from './mcp-catalog.js';
-import type { ManagerContext } from './mcp-manager-context.js';
+import { track, type ManagerContext } from './mcp-manager-context.js';
 
 export interface PromptSyncResult {
   added: string[];
@@ -23,6 +23,11 @@ export function promptTemplateContent(prompt: CatalogPrompt): string {
     }
   }
   return lines.length === 0 ? prompt.name.slice(0, 256) : lines.join('\n');
+}
+
+/** Starts a sync pass in the background when a template store is configured (`forgetServers` as for a pass). */
+export function schedulePromptSync(context: ManagerContext, forgetServers: readonly string[] = []): void {
+  if (context.settings.promptTemplates) track(context, syncPromptTemplates(context, forgetServers), 'prompt sync');
 }
 
 /**

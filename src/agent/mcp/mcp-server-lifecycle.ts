@@ -3,15 +3,8 @@ import { buildMcpCatalog, type ServerCatalog } from './mcp-catalog.js';
 import { McpCallError } from './mcp-call-error.js';
 import { connectMcpServer, type McpConnection } from './mcp-connection.js';
 import { handleElicitation } from './mcp-elicitation.js';
-import {
-  emptyServerCatalog,
-  notifyListeners,
-  sanitizeErrorText,
-  track,
-  type ManagerContext,
-  type ServerState,
-} from './mcp-manager-context.js';
-import { syncPromptTemplates } from './mcp-prompt-sync.js';
+import { emptyServerCatalog, failureText, notifyListeners, track, type ManagerContext, type ServerState } from './mcp-manager-context.js';
+import { schedulePromptSync } from './mcp-prompt-sync.js';
 import type { McpListKind } from './mcp-types.js';
 
 const ALL_KINDS: readonly McpListKind[] = ['tools', 'resources', 'prompts'];
@@ -22,9 +15,7 @@ export function rebuildCatalog(context: ManagerContext, kinds: readonly McpListK
   for (const [name, state] of context.servers) perServer.set(name, state.catalog);
   context.catalog = buildMcpCatalog(perServer, context.settings.logger);
   for (const kind of kinds) notifyListeners(context, kind);
-  if (kinds.includes('prompts') && context.settings.promptTemplates) {
-    track(context, syncPromptTemplates(context), 'prompt sync');
-  }
+  if (kinds.includes('prompts')) schedulePromptSync(context);
 }
 
 /**
@@ -146,7 +137,7 @@ async function refreshKindRecording(context: ManagerContext, state: ServerState,
     await state.mutex.run(() => refreshKind(context, state, kind));
     state.lastError = '';
   } catch (error) {
-    state.lastError = sanitizeErrorText(`Refresh failed: ${error instanceof Error ? error.message : String(error)}`);
+    state.lastError = failureText('Refresh failed', error);
     if (error instanceof McpCallError && error.kind === 'transport') evictConnection(context, state, 'refresh failed');
   }
 }

@@ -1,5 +1,5 @@
 /** The turn loop: call the model, prepare/approve/execute its tool calls, append results, until it answers. */
-import { isAbortError } from '../../shared/abort.js';
+import { isAbortError, untilAborted } from '../../shared/abort.js';
 import { describeError, ProviderError } from '../../shared/errors.js';
 import type { AssistantMessage, ToolMessage } from '../messages.js';
 import { applyDecision, approveToolCalls, type ApprovalOutcome } from './approve-tool-calls.js';
@@ -11,7 +11,6 @@ import { prepareToolCalls, restorePreparedCalls, withStorableArguments, type Pre
 import { isShutdown } from './shutdown.js';
 import { anyOf, maxStepsNote, noToolCalls, stepCountIs } from './stop-conditions.js';
 import type { TurnContext, TurnOutcome, TurnStart } from './turn-types.js';
-import { untilAborted } from './until-aborted.js';
 
 interface ToolBatch {
   batch: PreparedCall[];

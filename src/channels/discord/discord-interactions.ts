@@ -3,9 +3,9 @@ import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction,
 import type { ActionName, CommandName, Conversation, InboundEvent, Responder } from '../channel-adapter.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
+import { deferPrivately, modalOrReplyClick } from './discord-acknowledge.js';
 import { feedbackModal, linkModal, parseCustomId } from './discord-components.js';
 import { isAllowed, type DiscordScope } from './discord-events.js';
-import { feedbackClick } from './discord-feedback-click.js';
 import { handleFormInteraction } from './discord-form-interactions.js';
 
 const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel'];
@@ -57,8 +57,10 @@ async function onButton(interaction: ButtonInteraction, deliver: Deliver, logger
   if (!parsed || parsed.action === 'link') return;
   if (parsed.action === 'reject' || parsed.action === 'plan-changes') {
     // Not acknowledged yet: the gateway refuses strangers privately, and only the owner gets the feedback modal.
-    const { respond, openFeedback } = feedbackClick(interaction, feedbackModal(parsed.action, parsed.approvalId), logger);
-    deliver({ type: 'action', name: parsed.action, approvalId: parsed.approvalId, user: userOf(interaction), feedback: null, respond, openFeedback });
+    const click = modalOrReplyClick(interaction, logger, 'feedback click');
+    const modal = feedbackModal(parsed.action, parsed.approvalId);
+    const openFeedback = (): Promise<boolean> => click.openModal(modal);
+    deliver({ type: 'action', name: parsed.action, approvalId: parsed.approvalId, user: userOf(interaction), feedback: null, respond: { reply: click.reply }, openFeedback });
     return;
   }
   const respond = await acknowledge(interaction, logger);
@@ -84,22 +86,8 @@ function deliverAction(name: ActionName, approvalId: string, feedback: string | 
 }
 
 /** Defers privately at once (the 3 s window), and returns a responder that edits the deferred reply. */
-async function acknowledge(interaction: Repliable, logger: Logger): Promise<Responder | undefined> {
-  try {
-    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-  } catch (error) {
-    logger.warn({ error: describeError(error) }, 'interaction acknowledgement failed');
-    return undefined;
-  }
-  return {
-    reply: async (text: string) => {
-      try {
-        await interaction.editReply({ content: text, allowedMentions: { parse: [] } });
-      } catch (error) {
-        logger.warn({ error: describeError(error) }, 'interaction reply failed');
-      }
-    },
-  };
+function acknowledge(interaction: Repliable, logger: Logger): Promise<Responder | undefined> {
+  return deferPrivately(interaction, logger, 'interaction');
 }
 
 function userOf(interaction: Repliable): { id: string; name: string } {

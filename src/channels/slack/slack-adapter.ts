@@ -2,6 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { App, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
 import type { AdapterState, ChannelAdapter, ChannelCapabilities, InboundEvent, InboundHandler, OutboundMessage } from '../channel-adapter.js';
+import { untilAborted } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { sleep } from '../../shared/time.js';
@@ -11,7 +12,7 @@ import { parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEv
 import { escapeSlackText, slackCommandHints, toMrkdwn } from './slack-format.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
 import { onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
-import { postToResponseUrl, rateLimitedMs, toSlackError, untilAborted } from './slack-web.js';
+import { postToResponseUrl, rateLimitedMs, slackCancelled, toSlackError } from './slack-web.js';
 
 const RATE_LIMIT_ATTEMPTS = 3;
 /** What an interaction that arrives before the gateway's handler is installed is told. */
@@ -73,10 +74,10 @@ export class SlackAdapter implements ChannelAdapter {
     const app = this.createApp(token, appToken);
     this.app = app;
     try {
-      const auth = await untilAborted(app.client.auth.test(), signal, 'start');
+      const auth = await untilAborted(app.client.auth.test(), signal, () => slackCancelled('start'));
       this.scope = { botUserId: String(auth.user_id ?? ''), botId: String(auth.bot_id ?? ''), channelIds: new Set(this.config.channel_ids) };
       this.listen(app, this.scope);
-      await untilAborted(app.start(), signal, 'start');
+      await untilAborted(app.start(), signal, () => slackCancelled('start'));
     } catch (error) {
       this.current = 'failed';
       await app.stop().catch(() => undefined);
@@ -258,7 +259,7 @@ export class SlackAdapter implements ChannelAdapter {
     for (let attempt = 1; ; attempt += 1) {
       if (signal.aborted) throw new ChannelError(`slack ${method} cancelled`, { code: 'CANCELLED' });
       try {
-        return (await untilAborted(app.client.apiCall(method, args), signal, method)) as unknown as Record<string, unknown>;
+        return (await untilAborted(app.client.apiCall(method, args), signal, () => slackCancelled(method))) as unknown as Record<string, unknown>;
       } catch (error) {
         const retryAfterMs = rateLimitedMs(error);
         if (retryAfterMs === undefined) throw toSlackError(method, error);

@@ -40,26 +40,9 @@ export function toSlackError(method: string, error: unknown): ChannelError {
   return new ChannelError(`slack ${method} failed`, { cause: error, code: 'CHANNEL_ERROR', retryable: true });
 }
 
-/** Resolves like `promise`, or rejects with a CANCELLED ChannelError as soon as `signal` aborts. */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, what: string): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.reject(new ChannelError(`slack ${what} cancelled`, { code: 'CANCELLED' }));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new ChannelError(`slack ${what} cancelled`, { code: 'CANCELLED' }));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
-  });
+/** The error a Slack call raced against an aborted signal rejects with (see `untilAborted` in shared/abort). */
+export function slackCancelled(what: string): ChannelError {
+  return new ChannelError(`slack ${what} cancelled`, { code: 'CANCELLED' });
 }
 
 /**

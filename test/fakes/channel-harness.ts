@@ -1,0 +1,123 @@
+/** Shared boot logic of the end-to-end channel harnesses: config from the fakes, agent runtime, adapter, gateway start/stop/crash. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChannelAdapter } from '../../src/channels/channel-adapter.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
+import { createGateway, type Gateway } from '../../src/gateway/index.js';
+import { createAgentRuntime, type AgentRuntime } from '../../src/main-agent.js';
+import { generateApiToken, hashApiToken } from '../../src/shared/api-token.js';
+import { createSilentLogger, type Logger } from '../../src/shared/logger.js';
+import { createTestStores, type TestStores } from '../helpers/test-stores.js';
+import { startFakeLlmServer, type FakeLlmServer } from './fake-llm-server.js';
+
+export interface ChannelHarnessOptions {
+  editIntervalMs?: number;
+  /** Config flags on top of the ones that point the gateway at the fakes (they win). */
+  flags?: Record<string, unknown>;
+}
+
+/** What the harness needs of a platform fake. */
+export interface ChannelFake<TUser> {
+  user(id: string, name: string): TUser;
+  close(): Promise<void>;
+}
+
+/** The pieces a harness runs against; they survive `crash()` and `boot()`. */
+export interface HarnessParts<TFake> {
+  fake: TFake;
+  llm: FakeLlmServer;
+  db: TestStores;
+  dir: string;
+}
+
+/** Starts the platform fake, the fake LLM and a test database, builds the harness with `create` and boots it. */
+export async function launchHarness<TFake, THarness extends { boot(): Promise<void> }>(
+  startFake: () => Promise<TFake>,
+  dirPrefix: string,
+  create: (parts: HarnessParts<TFake>) => THarness,
+): Promise<THarness> {
+  const [fake, llm, db] = await Promise.all([startFake(), startFakeLlmServer(), createTestStores()]);
+  const harness = create({ fake, llm, db, dir: mkdtempSync(join(tmpdir(), dirPrefix)) });
+  await harness.boot();
+  return harness;
+}
+
+/** Fake platform + fake LLM + real stores, agent runtime, one channel adapter and the gateway. */
+export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
+  gateway!: Gateway;
+  runtime!: AgentRuntime;
+  config!: Config;
+  readonly fake: TFake;
+  readonly llm: FakeLlmServer;
+  readonly db: TestStores;
+  private readonly dir: string;
+  private controller = new AbortController();
+
+  protected constructor(parts: HarnessParts<TFake>, protected readonly options: ChannelHarnessOptions) {
+    this.fake = parts.fake;
+    this.llm = parts.llm;
+    this.db = parts.db;
+    this.dir = parts.dir;
+  }
+
+  /** The platform name users are linked under. */
+  protected abstract readonly platform: string;
+  /** Config flags that point the adapter at the fake. */
+  protected abstract fakeFlags(): Record<string, unknown>;
+  protected abstract createAdapter(config: Config, logger: Logger): ChannelAdapter;
+
+  /** Builds and starts runtime, adapter and gateway against the same fakes and database. */
+  async boot(): Promise<void> {
+    this.controller = new AbortController();
+    this.config = loadConfig({
+      cwd: this.dir,
+      env: {},
+      flags: {
+        'gateway.data_dir': this.dir,
+        'models.fake.provider': 'openai',
+        'models.fake.base_url': this.llm.url,
+        'models.fake.api_key': 'test-key',
+        'models.fake.model': 'fake-model',
+        ...this.fakeFlags(),
+        ...this.options.flags,
+      },
+    });
+    const logger = createSilentLogger();
+    this.runtime = await createAgentRuntime(this.config, this.db.stores, logger, { evictIntervalMs: 0 });
+    this.gateway = createGateway({
+      config: this.config, adapters: [this.createAdapter(this.config, logger)], manager: this.runtime.manager, stores: this.db.stores, logger,
+      options: { editIntervalMs: this.options.editIntervalMs ?? 100, typingIntervalMs: 60_000 },
+    });
+    await this.gateway.start(this.controller.signal);
+  }
+
+  /** Stops gateway and runtime as a killed process would lose them (the database and the fakes survive). */
+  async crash(): Promise<void> {
+    await this.gateway.stop();
+    await this.runtime.close();
+  }
+
+  /** A platform user linked to a new Sandpiper user. */
+  async linkedUser(id: string, name: string, options: { isAdmin?: boolean } = {}): Promise<{ user: TUser; userId: string }> {
+    const created = await this.db.stores.users.createUser(name, options);
+    await this.db.stores.users.link(this.platform, id, created.userId);
+    return { user: this.fake.user(id, name), userId: created.userId };
+  }
+
+  /** A plain API token for a user (as `sandpiper token create` prints it). */
+  async tokenFor(userId: string, expires: string | null = null): Promise<string> {
+    const token = generateApiToken();
+    await this.db.stores.users.createToken({ userId, tokenHash: hashApiToken(token), scopes: ['read', 'write'], expires });
+    return token;
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.crash();
+    } finally {
+      await Promise.allSettled([this.fake.close(), this.llm.close(), this.db.close()]);
+      rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}
