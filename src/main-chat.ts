@@ -6,6 +6,7 @@ import type { Workstream } from './agent/workstream-api.js';
 import { runTerminalChat, type TerminalSession } from './channels/terminal/terminal-channel.js';
 import type { Config } from './config/index.js';
 import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
+import { createConfiguredMcpManager } from './main-mcp.js';
 import { UsageError } from './shared/errors.js';
 import { createLogger, type Logger } from './shared/logger.js';
 import { openStorage } from './storage-open.js';
@@ -72,13 +73,24 @@ export async function runChat(options: RunChatOptions): Promise<void> {
   const logger = options.logger ?? createLogger({ level: 'warn', format: 'json' });
   const storage = await openStorage(config, logger);
   try {
-    const runtime = await createAgentRuntime(config, storage.stores, logger, { evictIntervalMs: 0 });
+    // The same MCP servers as `start`, connected before the first question so their tools are there from the start.
+    const mcp = await createConfiguredMcpManager(config, storage.stores, logger);
     try {
-      const session = createSession(runtime, storage.stores, await localUserId(storage.stores), options.modelAlias);
-      await session.start();
-      await runTerminalChat({ input: options.input, output: options.output, session });
+      await mcp.start();
+      const runtime = await createAgentRuntime(config, storage.stores, logger, {
+        evictIntervalMs: 0,
+        toolSources: [mcp],
+        systemPromptSections: [() => mcp.systemPromptSection()],
+      });
+      try {
+        const session = createSession(runtime, storage.stores, await localUserId(storage.stores), options.modelAlias);
+        await session.start();
+        await runTerminalChat({ input: options.input, output: options.output, session });
+      } finally {
+        await runtime.close();
+      }
     } finally {
-      await runtime.close();
+      await mcp.shutdown();
     }
   } finally {
     await storage.close();

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { runChat } from '../../src/main-chat.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
+import { EVERYTHING } from '../fakes/mcp-servers.js';
 import { waitFor } from './agent.harness.js';
 
 describe('sandpiper chat', () => {
@@ -49,6 +50,35 @@ describe('sandpiper chat', () => {
     assert.match(printed, /from-bash-42/);
     input.write('/history\n');
     await waitFor(() => printed.includes('user: run the command'), 'history');
+    input.write('/quit\n');
+    await done;
+  });
+
+  it('offers the configured MCP servers\' tools and runs one after approval', async () => {
+    const config = loadConfig({
+      cwd: dir,
+      env: {},
+      flags: {
+        'gateway.data_dir': join(dir, 'mcp'),
+        models: { main: { provider: 'openai', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' } },
+        'mcp.servers.everything.command': process.execPath,
+        'mcp.servers.everything.args': [EVERYTHING, 'stdio'],
+      },
+    });
+    llm.enqueue({ toolCalls: [{ name: 'mcp__everything__echo', arguments: '{"message":"ping from chat"}' }] }, { text: 'Echoed.' });
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let printed = '';
+    output.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
+    const done = runChat({ config, input, output, logger: createSilentLogger() });
+    const before = llm.requests.length;
+    input.write('echo something\n');
+    await waitFor(() => printed.includes('Approve? [y/n/a(lways)/feedback]'), 'approval prompt');
+    const tools = ((llm.requests[before]?.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((tool) => tool.function.name);
+    assert.ok(tools.includes('mcp__everything__echo'), tools.join(','));
+    input.write('y\n');
+    await waitFor(() => printed.includes('Echoed.'), 'final answer');
+    assert.match(JSON.stringify(llm.requests.at(-1)?.body), /Echo: ping from chat/);
     input.write('/quit\n');
     await done;
   });
