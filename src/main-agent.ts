@@ -67,6 +67,7 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
     resolveModel: createModelResolver(config, extras.providers),
     defaultModelAlias: config.agent.default_model ?? Object.keys(config.models)[0] ?? '',
     toolSources,
+    toolSearch: { mode: config.tools.search, threshold: config.tools.search_threshold, maxResults: config.tools.search_max_results },
     logger: logger.child({ component: 'agent' }),
     ...(extras.streamModel === undefined ? {} : { streamModel: extras.streamModel }),
     ...(extras.systemPromptSections === undefined ? {} : { systemPromptSections: extras.systemPromptSections }),

@@ -3,6 +3,7 @@ import type { Config } from '../config/load-config.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import type { ApprovalWaiters } from './approval-waiters.js';
+import type { ToolSearchSettings } from './search/tool-search.js';
 import type { SystemPromptSection } from './system-prompt.js';
 import type { ToolSource } from './tools/tool.js';
 import type { StreamModel, TurnModel } from './turn/turn-types.js';
@@ -27,6 +28,8 @@ export interface WorkstreamManagerOptions {
   streamModel?: StreamModel;
   /** Extra system-message sections (MCP catalogs, memories), evaluated before every model call. */
   systemPromptSections?: readonly SystemPromptSection[];
+  /** Client-side tool search (`tools.search*`); default auto / 20 / 5. */
+  toolSearch?: ToolSearchSettings;
   /** Clock for idle eviction (tests). */
   now?: () => number;
 }
@@ -41,6 +44,7 @@ export interface WorkstreamEnv {
   logger: Logger;
   streamModel: StreamModel;
   systemPromptSections: readonly SystemPromptSection[];
+  toolSearch: ToolSearchSettings;
   waiters: ApprovalWaiters;
   now: () => number;
   /** Takes an evicted object that is used again back into the live set; returns the object to use. */

@@ -1,6 +1,7 @@
 /** Owns the live workstreams: creation, restore from the database, approvals, close, idle eviction, shutdown. */
 import { newHexId } from '../shared/ids.js';
 import { ApprovalWaiters } from './approval-waiters.js';
+import { DEFAULT_TOOL_SEARCH_SETTINGS } from './search/tool-search.js';
 import { retryingStreamModel } from './turn/default-stream-model.js';
 import type { ApprovalDecisionInput, ResolveOutcome, Workstream, WorkstreamManager } from './workstream-api.js';
 import { resolveApprovalRow } from './workstream-approvals.js';
@@ -24,6 +25,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
       logger: options.logger,
       streamModel: options.streamModel ?? retryingStreamModel,
       systemPromptSections: options.systemPromptSections ?? [],
+      toolSearch: options.toolSearch ?? DEFAULT_TOOL_SEARCH_SETTINGS,
       waiters: new ApprovalWaiters(),
       now: options.now ?? Date.now,
       readopt: (ws) => this.readopt(ws),

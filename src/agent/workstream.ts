@@ -5,7 +5,9 @@ import type { ApprovalRow } from '../storage/approval-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
 import type { AgentEvent } from './events.js';
 import { contentText, type ContentPart, type Message } from './messages.js';
+import { WorkstreamToolSearch } from './search/workstream-tool-search.js';
 import { buildSystemPrompt, collectSections } from './system-prompt.js';
+import { listAllTools } from './turn/build-request.js';
 import { runTurn } from './turn/run-turn.js';
 import { isShutdown, shutdownReason } from './turn/shutdown.js';
 import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel, TurnStart } from './turn/turn-types.js';
@@ -34,6 +36,8 @@ export class LiveWorkstream implements Workstream {
   readonly cwd: string;
   readonly history: Message[];
   readonly readFiles = new Set<string>();
+  /** Expanded tool-search names live in memory; after eviction or restart they are rebuilt from the history. */
+  readonly toolSearch: WorkstreamToolSearch;
   lastActiveMs: number;
   private readonly env: WorkstreamEnv;
   private readonly modelAlias: string;
@@ -56,6 +60,9 @@ export class LiveWorkstream implements Workstream {
     this.history = init.history;
     this.cwd = init.cwd;
     this.bus = new WorkstreamEventBus(this.wsId, init.env.logger);
+    const { toolSources, logger } = init.env;
+    this.toolSearch = new WorkstreamToolSearch(init.env.toolSearch, (signal) => listAllTools({ toolSources, logger, signal }));
+    this.toolSearch.restoreFrom(init.history);
     this.lastActiveMs = init.env.now();
   }
 
@@ -248,6 +255,7 @@ export class LiveWorkstream implements Workstream {
       history: this.history,
       model,
       toolSources: env.toolSources,
+      toolSearch: this.toolSearch,
       streamModel: env.streamModel,
       systemPrompt: (promptSignal) => this.systemPrompt(promptSignal),
       autoApproveAll: env.agent.auto_approve,

@@ -63,6 +63,8 @@ describe('sandpiper chat', () => {
         models: { main: { provider: 'openai', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' } },
         'mcp.servers.everything.command': process.execPath,
         'mcp.servers.everything.args': [EVERYTHING, 'stdio'],
+        // server-everything pushes the count above the auto threshold; this test wants every tool in the request.
+        'tools.search': 'off',
       },
     });
     llm.enqueue({ toolCalls: [{ name: 'mcp__everything__echo', arguments: '{"message":"ping from chat"}' }] }, { text: 'Echoed.' });

@@ -22,6 +22,8 @@ describe('startGateway with Discord and MCP', () => {
       llm,
       jwtSecret: SECRET,
       mcpServers: { everything: [EVERYTHING, 'stdio'] },
+      // server-everything pushes the count above the auto tool-search threshold; this test wants every tool sent.
+      flags: { 'tools.search': 'off' },
       users: [['discord', '400000000000000001', 'alice']],
     });
   });

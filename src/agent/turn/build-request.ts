@@ -1,6 +1,7 @@
-/** Builds one model request: the system message, the history, and the tool schemas of every tool source. */
+/** Builds one model request: the system message, the history, and the tool schemas (narrowed by tool search when active). */
 import type { Message } from '../messages.js';
 import type { ModelRequest, ToolSchema } from '../providers/model-provider.js';
+import { TOOL_SEARCH_HINT } from '../search/tool-search.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import type { TurnContext } from './turn-types.js';
 
@@ -32,8 +33,9 @@ export function toToolSchema(tool: ToolDefinition): ToolSchema {
 
 /** The request for the next call of this turn. */
 export async function buildRequest(ctx: TurnContext): Promise<ModelRequest> {
-  const [system, tools] = await Promise.all([ctx.systemPrompt(ctx.signal), listAllTools(ctx)]);
-  const messages: Message[] = [{ role: 'system', content: system }, ...ctx.history];
+  const [system, all] = await Promise.all([ctx.systemPrompt(ctx.signal), listAllTools(ctx)]);
+  const { tools, active } = ctx.toolSearch?.select(all) ?? { tools: all, active: false };
+  const messages: Message[] = [{ role: 'system', content: active ? `${system}\n\n${TOOL_SEARCH_HINT}` : system }, ...ctx.history];
   const request: ModelRequest = {
     model: ctx.model.model,
     messages,

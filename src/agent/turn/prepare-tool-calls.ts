@@ -2,6 +2,7 @@
 import { describeError } from '../../shared/errors.js';
 import type { PreparedItem } from '../events.js';
 import type { AssistantMessage, ToolCall } from '../messages.js';
+import { TOOL_SEARCH_NAME, toolSearchDefinition } from '../search/tool-search.js';
 import { argumentErrorPreparation, parseToolArguments } from '../tools/parse-tool-arguments.js';
 import type { ToolDefinition, ToolSource } from '../tools/tool.js';
 import { listAllTools } from './build-request.js';
@@ -50,10 +51,15 @@ function failed(call: ToolCall, args: Record<string, unknown> | undefined, sourc
   return { callId: call.id, name: call.name, arguments: call.arguments, args, source, item: errorItem(call, message), status: { output: message, isError: true } };
 }
 
+/** The source owning a tool name: the shared sources, then the workstream's `tool_search`. */
+function findSource(ctx: TurnContext, name: string): ToolSource | undefined {
+  return ctx.toolSources.find((candidate) => candidate.hasTool(name)) ?? (ctx.toolSearch?.hasTool(name) ? ctx.toolSearch : undefined);
+}
+
 async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: ReadonlyMap<string, ToolDefinition>): Promise<PreparedCall> {
   const rejection = rejectionOf(call);
   if (rejection !== undefined) return failed({ ...call, arguments: isOversized(call) ? OMITTED_ARGUMENTS : call.arguments }, undefined, undefined, rejection);
-  const source = ctx.toolSources.find((candidate) => candidate.hasTool(call.name));
+  const source = findSource(ctx, call.name);
   const definition = definitions.get(call.name);
   if (source === undefined) {
     return failed(call, undefined, undefined, `Error: unknown tool "${call.name}". Use one of the tools you were given.`);
@@ -89,13 +95,19 @@ async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: Readonl
 
 /** Prepares every call of one assistant message, in order. Never throws except on abort. */
 export async function prepareToolCalls(ctx: TurnContext, calls: readonly ToolCall[]): Promise<PreparedCall[]> {
-  const definitions = new Map((await listAllTools(ctx)).map((tool) => [tool.name, tool] as const));
+  const all = await listAllTools(ctx);
+  const definitions = new Map(all.map((tool) => [tool.name, tool] as const));
+  if (ctx.toolSearch !== undefined) definitions.set(TOOL_SEARCH_NAME, toolSearchDefinition([]));
   const prepared: PreparedCall[] = [];
-  for (const call of calls) prepared.push(await prepareOne(ctx, call, definitions));
+  for (const call of calls) {
+    prepared.push(await prepareOne(ctx, call, definitions));
+    // Lenient: a deferred tool called by its exact name (never searched for) stays visible from now on.
+    if (definitions.has(call.name)) ctx.toolSearch?.noteCalled(call.name, all);
+  }
   return prepared;
 }
 
 /** Rebuilds prepared calls from an approval row (after a restart). */
 export function restorePreparedCalls(ctx: TurnContext, stored: readonly StoredCall[]): PreparedCall[] {
-  return stored.map((call) => ({ ...call, source: ctx.toolSources.find((candidate) => candidate.hasTool(call.name)) }));
+  return stored.map((call) => ({ ...call, source: findSource(ctx, call.name) }));
 }

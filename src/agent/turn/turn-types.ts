@@ -4,7 +4,7 @@ import type { PolicyAction } from '../../storage/policy-store.js';
 import type { AgentEvent, PreparedItem } from '../events.js';
 import type { AssistantMessage, Message, Usage } from '../messages.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../providers/model-provider.js';
-import type { ToolSource } from '../tools/tool.js';
+import type { ToolDefinition, ToolSource } from '../tools/tool.js';
 import type { WorkstreamStatus } from '../workstream-api.js';
 
 /** The resolved model of a workstream. */
@@ -81,6 +81,14 @@ export interface TurnHost {
   claimExecution(approvalId: string): Promise<boolean>;
 }
 
+/** The workstream's tool search: narrows each request's tools and serves `tool_search` (see search/workstream-tool-search.ts). */
+export interface TurnToolSearch extends ToolSource {
+  /** The tools a request carries, and whether client-side search (and its system hint) is active. */
+  select(all: readonly ToolDefinition[]): { tools: ToolDefinition[]; active: boolean };
+  /** A called deferred tool becomes visible for the rest of the conversation. */
+  noteCalled(name: string, all: readonly ToolDefinition[]): void;
+}
+
 /** Everything one turn runs with. `history` is the workstream's live history and is mutated in place. */
 export interface TurnContext {
   wsId: string;
@@ -89,6 +97,8 @@ export interface TurnContext {
   history: Message[];
   model: TurnModel;
   toolSources: readonly ToolSource[];
+  /** Tool search of the workstream; absent = every tool is sent. */
+  toolSearch?: TurnToolSearch;
   streamModel: StreamModel;
   /** The full system message for this call. */
   systemPrompt: (signal: AbortSignal) => Promise<string>;
