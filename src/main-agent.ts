@@ -4,7 +4,7 @@ import { createProvider } from './agent/providers/create-provider.js';
 import type { ModelProvider } from './agent/providers/model-provider.js';
 import type { SystemPromptSection } from './agent/system-prompt.js';
 import { createBuiltinToolSource } from './agent/tools/index.js';
-import type { ToolSource } from './agent/tools/tool.js';
+import type { ToolDefinition, ToolSource } from './agent/tools/tool.js';
 import type { StreamModel, TurnModel } from './agent/turn/turn-types.js';
 import { createWorkstreamManager, type DefaultWorkstreamManager } from './agent/workstream-manager.js';
 import type { Logger } from './shared/logger.js';
@@ -21,6 +21,8 @@ export interface AgentRuntimeExtras {
   streamModel?: StreamModel;
   /** Replaces the built-in tool source (tests). */
   builtinTools?: ToolSource;
+  /** Already-loaded `tools/*.json` definitions, so start-up reads them once (default: load them). */
+  toolDefinitions?: readonly ToolDefinition[];
   /** Run `evictIdle` on this interval; 0 disables (default 60 s). */
   evictIntervalMs?: number;
 }
@@ -59,7 +61,10 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
 export async function createAgentRuntime(config: Config, stores: Stores, logger: Logger, extras: AgentRuntimeExtras = {}): Promise<AgentRuntime> {
   const builtin =
     extras.builtinTools ??
-    (await createBuiltinToolSource(config.tools.tavily_api_key === undefined ? {} : { tavilyApiKey: config.tools.tavily_api_key }));
+    (await createBuiltinToolSource({
+      ...(config.tools.tavily_api_key === undefined ? {} : { tavilyApiKey: config.tools.tavily_api_key }),
+      ...(extras.toolDefinitions === undefined ? {} : { definitions: extras.toolDefinitions }),
+    }));
   const toolSources = [builtin, ...(extras.toolSources ?? [])];
   const manager = createWorkstreamManager({
     agent: config.agent,

@@ -7,6 +7,7 @@ import { runTerminalChat, type TerminalSession } from './channels/terminal/termi
 import type { Config } from './config/index.js';
 import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
 import { createConfiguredMcpManager } from './main-mcp.js';
+import { loadToolDefinitions } from './agent/tools/index.js';
 import { UsageError } from './shared/errors.js';
 import { createLogger, type Logger } from './shared/logger.js';
 import { openStorage } from './storage-open.js';
@@ -74,13 +75,15 @@ export async function runChat(options: RunChatOptions): Promise<void> {
   const storage = await openStorage(config, logger);
   try {
     // The same MCP servers as `start`, connected before the first question so their tools are there from the start.
-    const mcp = await createConfiguredMcpManager(config, storage.stores, logger);
+    const toolDefinitions = (await loadToolDefinitions()).all;
+    const mcp = await createConfiguredMcpManager(config, storage.stores, logger, toolDefinitions);
     try {
       await mcp.start();
       const runtime = await createAgentRuntime(config, storage.stores, logger, {
         evictIntervalMs: 0,
         toolSources: [mcp],
         systemPromptSections: [() => mcp.systemPromptSection()],
+        toolDefinitions,
       });
       try {
         const session = createSession(runtime, storage.stores, await localUserId(storage.stores), options.modelAlias);

@@ -3,14 +3,19 @@ import path from 'node:path';
 import { loadMcpServerSpecs } from './agent/mcp/load-mcp-server-specs.js';
 import { createMcpManager, type McpManager } from './agent/mcp/mcp-manager.js';
 import { mcpBuiltinSchemasFrom } from './agent/mcp/mcp-tool-source.js';
-import { loadToolDefinitions } from './agent/tools/index.js';
+import type { ToolDefinition } from './agent/tools/tool.js';
 import type { Config } from './config/index.js';
 import { processEnvironment } from './shared/environment.js';
 import type { Logger } from './shared/logger.js';
 import type { Stores } from './storage/stores.js';
 
 /** Builds the manager (not yet connected); an unreadable source is logged and treated as empty. */
-export async function createConfiguredMcpManager(config: Config, stores: Stores, logger: Logger): Promise<McpManager> {
+export async function createConfiguredMcpManager(
+  config: Config,
+  stores: Stores,
+  logger: Logger,
+  toolDefinitions: readonly ToolDefinition[],
+): Promise<McpManager> {
   const log = logger.child({ component: 'mcp' });
   const merged = await loadMcpServerSpecs({
     mcp: config.mcp,
@@ -18,12 +23,11 @@ export async function createConfiguredMcpManager(config: Config, stores: Stores,
     store: stores.mcpServers,
     logger: log,
   });
-  const definitions = await loadToolDefinitions();
   return createMcpManager({
     servers: merged.servers,
     parentEnv: processEnvironment(),
     logger: log,
     promptTemplates: stores.promptTemplates,
-    builtinSchemas: mcpBuiltinSchemasFrom(definitions.all),
+    builtinSchemas: mcpBuiltinSchemasFrom(toolDefinitions),
   });
 }

@@ -13,6 +13,7 @@ import { createNotifyRoutes } from './gateway/http/routes/notify.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import { createAdapterNotifySender } from './gateway/notify-sender.js';
 import { registerService } from './gateway/registry.js';
+import { loadToolDefinitions } from './agent/tools/index.js';
 import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
 import { createConfiguredMcpManager } from './main-mcp.js';
 import type { Logger } from './shared/logger.js';
@@ -123,7 +124,9 @@ async function startAgentAndChannels(
   live: LiveParts,
   stack: ShutdownStack,
 ): Promise<{ ready: Promise<void> }> {
-  const mcp = await createConfiguredMcpManager(config, stores, logger);
+  // tools/*.json is read once and shared by the built-in tool source and the MCP manager.
+  const toolDefinitions = (await loadToolDefinitions()).all;
+  const mcp = await createConfiguredMcpManager(config, stores, logger, toolDefinitions);
   live.mcp = mcp;
   stack.push('mcp', () => mcp.shutdown());
   const controller = new AbortController();
@@ -133,6 +136,7 @@ async function startAgentAndChannels(
   const runtime = await createAgentRuntime(config, stores, logger, {
     toolSources: [mcp],
     systemPromptSections: [() => mcp.systemPromptSection()],
+    toolDefinitions,
   });
   live.runtime = runtime;
   stack.push('agent', () => runtime.close());
