@@ -3,7 +3,8 @@ import type { Config } from './config/index.js';
 import { createProvider } from './agent/providers/create-provider.js';
 import type { ModelProvider } from './agent/providers/model-provider.js';
 import type { SystemPromptSection } from './agent/system-prompt.js';
-import { createBuiltinToolSource } from './agent/tools/index.js';
+import { createBuiltinToolSource, type ToolContainment } from './agent/tools/index.js';
+import { prepareContainment } from './main-containment.js';
 import type { ToolDefinition, ToolSource } from './agent/tools/tool.js';
 import type { StreamModel, TurnModel } from './agent/turn/turn-types.js';
 import { createWorkstreamManager, type DefaultWorkstreamManager } from './agent/workstream-manager.js';
@@ -23,6 +24,8 @@ export interface AgentRuntimeExtras {
   builtinTools?: ToolSource;
   /** Already-loaded `tools/*.json` definitions, so start-up reads them once (default: load them). */
   toolDefinitions?: readonly ToolDefinition[];
+  /** Detected sandbox and protected paths (default: detected here from `tools.sandbox`). */
+  containment?: ToolContainment;
   /** Run `evictIdle` on this interval; 0 disables (default 60 s). */
   evictIntervalMs?: number;
 }
@@ -62,6 +65,7 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
   const builtin =
     extras.builtinTools ??
     (await createBuiltinToolSource({
+      containment: extras.containment ?? (await prepareContainment(config, logger)),
       ...(config.tools.tavily_api_key === undefined ? {} : { tavilyApiKey: config.tools.tavily_api_key }),
       ...(extras.toolDefinitions === undefined ? {} : { definitions: extras.toolDefinitions }),
     }));

@@ -7,6 +7,7 @@ import { runTerminalChat, type TerminalSession } from './channels/terminal/termi
 import type { Config } from './config/index.js';
 import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
 import { createConfiguredMcpManager } from './main-mcp.js';
+import { prepareContainment } from './main-containment.js';
 import { loadToolDefinitions } from './agent/tools/index.js';
 import { UsageError } from './shared/errors.js';
 import { createLogger, type Logger } from './shared/logger.js';
@@ -76,7 +77,8 @@ export async function runChat(options: RunChatOptions): Promise<void> {
   try {
     // The same MCP servers as `start`, connected before the first question so their tools are there from the start.
     const toolDefinitions = (await loadToolDefinitions()).all;
-    const mcp = await createConfiguredMcpManager(config, storage.stores, logger, toolDefinitions);
+    const containment = await prepareContainment(config, logger);
+    const mcp = await createConfiguredMcpManager(config, storage.stores, logger, toolDefinitions, containment.sandbox);
     try {
       await mcp.start();
       const runtime = await createAgentRuntime(config, storage.stores, logger, {
@@ -84,6 +86,7 @@ export async function runChat(options: RunChatOptions): Promise<void> {
         toolSources: [mcp],
         systemPromptSections: [() => mcp.systemPromptSection()],
         toolDefinitions,
+        containment,
       });
       try {
         const session = createSession(runtime, storage.stores, await localUserId(storage.stores), options.modelAlias);

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { loadMcpServerSpecs } from './agent/mcp/load-mcp-server-specs.js';
 import { createMcpManager, type McpManager } from './agent/mcp/mcp-manager.js';
+import type { Sandbox } from './agent/sandbox/sandbox.js';
 import { mcpBuiltinSchemasFrom } from './agent/mcp/mcp-tool-source.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
 import type { Config } from './config/index.js';
@@ -15,6 +16,7 @@ export async function createConfiguredMcpManager(
   stores: Stores,
   logger: Logger,
   toolDefinitions: readonly ToolDefinition[],
+  sandbox?: Sandbox,
 ): Promise<McpManager> {
   const log = logger.child({ component: 'mcp' });
   const merged = await loadMcpServerSpecs({
@@ -29,5 +31,7 @@ export async function createConfiguredMcpManager(
     logger: log,
     promptTemplates: stores.promptTemplates,
     builtinSchemas: mcpBuiltinSchemasFrom(toolDefinitions),
+    // Servers with `sandbox = true` get a writable folder of their own under data_dir when they set no cwd.
+    ...(sandbox === undefined ? {} : { sandbox: { sandbox, workDir: (name: string) => path.join(config.gateway.data_dir, 'mcp', name) } }),
   });
 }

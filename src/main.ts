@@ -16,6 +16,8 @@ import { registerService } from './gateway/registry.js';
 import { loadToolDefinitions } from './agent/tools/index.js';
 import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
 import { createConfiguredMcpManager } from './main-mcp.js';
+import { prepareContainment } from './main-containment.js';
+import type { ToolContainment } from './agent/tools/index.js';
 import type { Logger } from './shared/logger.js';
 import { openStorage } from './storage-open.js';
 import type { Stores } from './storage/stores.js';
@@ -33,6 +35,7 @@ interface LiveParts {
   gateway?: Gateway;
   mcp?: McpManager;
   runtime?: AgentRuntime;
+  containment?: ToolContainment;
   adapters: ChannelAdapter[];
 }
 
@@ -94,6 +97,7 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
     health: {
       adapters: () => live.gateway?.status().adapters ?? Object.fromEntries(live.adapters.map((adapter) => [adapter.platform, adapter.state()])),
       mcp: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
+      sandbox: () => live.containment?.sandbox.kind ?? 'off',
     },
     routers: [
       createNotifyRoutes({ jwt, users: stores.users, deliveries: stores.notifyDeliveries, sender: createAdapterNotifySender(live.adapters), logger }),
@@ -126,7 +130,10 @@ async function startAgentAndChannels(
 ): Promise<{ ready: Promise<void> }> {
   // tools/*.json is read once and shared by the built-in tool source and the MCP manager.
   const toolDefinitions = (await loadToolDefinitions()).all;
-  const mcp = await createConfiguredMcpManager(config, stores, logger, toolDefinitions);
+  // The sandbox is detected once; `tools.sandbox = "bwrap"` without a working bubblewrap stops the start here.
+  const containment = await prepareContainment(config, logger);
+  live.containment = containment;
+  const mcp = await createConfiguredMcpManager(config, stores, logger, toolDefinitions, containment.sandbox);
   live.mcp = mcp;
   stack.push('mcp', () => mcp.shutdown());
   const controller = new AbortController();
@@ -137,6 +144,7 @@ async function startAgentAndChannels(
     toolSources: [mcp],
     systemPromptSections: [() => mcp.systemPromptSection()],
     toolDefinitions,
+    containment,
   });
   live.runtime = runtime;
   stack.push('agent', () => runtime.close());

@@ -59,6 +59,12 @@ export const toolsConfigSchema = z
     search_threshold: z.number().int().nonnegative().default(20),
     search_max_results: z.number().int().positive().default(5),
     tavily_api_key: z.string().optional(),
+    sandbox: z.enum(['auto', 'bwrap', 'off']).default('auto'),
+    sandbox_network: z.boolean().default(false),
+    sandbox_memory_mb: z.number().int().positive().default(4096),
+    sandbox_max_processes: z.number().int().positive().default(256),
+    sandbox_max_file_mb: z.number().int().positive().default(1024),
+    read_roots: z.array(nonEmpty).default([]),
   })
   .prefault({});
 
@@ -93,6 +99,8 @@ export const mcpServerConfigSchema = z.strictObject({
   url: z.url().optional(),
   headers: z.record(z.string(), z.string()).default({}),
   timeout_seconds: z.number().positive().optional(),
+  /** Run this stdio server inside the tool sandbox (absent = false). */
+  sandbox: z.boolean().optional(),
 });
 
 export const mcpConfigSchema = z

@@ -29,6 +29,7 @@ import type {
   McpToolInfo,
 } from './mcp-types.js';
 import { scrubbedEnvironment } from './scrubbed-environment.js';
+import { stdioLaunch, type McpSandbox } from './mcp-sandbox.js';
 import { StdioProcessTransport } from './stdio-process-transport.js';
 
 export interface McpConnectOptions {
@@ -37,6 +38,8 @@ export interface McpConnectOptions {
   parentEnv: Readonly<Record<string, string | undefined>>;
   /** Bound for each connect step (TCP probe capped at 5 s, initialize). */
   timeoutMs: number;
+  /** Sandbox for a spec with `sandbox: true`. */
+  sandbox?: McpSandbox;
   signal?: AbortSignal;
   logger: Logger;
   clientVersion: string;
@@ -74,11 +77,12 @@ export async function connectMcpServer(options: McpConnectOptions): Promise<McpC
     await probeTcp(spec.name, spec.url, Math.min(options.timeoutMs, 5000));
     transport = new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
   } else {
+    const launch = await stdioLaunch(spec, options.sandbox);
     transport = new StdioProcessTransport({
-      command: spec.command,
-      args: spec.args,
+      command: launch.command,
+      args: launch.args,
       env: scrubbedEnvironment(options.parentEnv, spec.env),
-      ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
+      ...(launch.cwd !== undefined ? { cwd: launch.cwd } : {}),
       logger: options.logger,
     });
   }

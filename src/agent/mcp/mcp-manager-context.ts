@@ -2,6 +2,7 @@
 import type { Logger } from '../../shared/logger.js';
 import type { PromptTemplateStore } from '../../storage/prompt-template-store.js';
 import { AsyncMutex } from './async-mutex.js';
+import type { McpSandbox } from './mcp-sandbox.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import type { McpCatalog, ServerCatalog } from './mcp-catalog.js';
 import type { McpConnection } from './mcp-connection.js';
@@ -51,6 +52,7 @@ export interface ManagerSettings {
   elicitationTimeoutMs: number;
   now: () => number;
   promptTemplates: PromptTemplateStore | undefined;
+  sandbox?: McpSandbox | undefined;
 }
 
 export interface ManagerContext {

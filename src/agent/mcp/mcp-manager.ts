@@ -4,6 +4,7 @@ import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import type { PromptTemplateStore } from '../../storage/prompt-template-store.js';
 import type { ToolContext, ToolDefinition, ToolPreparation, ToolResult, ToolSource } from '../tools/tool.js';
 import { AsyncMutex } from './async-mutex.js';
+import type { McpSandbox } from './mcp-sandbox.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
 import { EMPTY_CATALOG, type McpCatalog } from './mcp-catalog.js';
 import {
@@ -51,6 +52,8 @@ export interface McpManagerOptions {
   breaker?: CircuitBreakerOptions;
   /** Monotonic clock (ms) for the debounce; the breaker takes its own via `breaker.now`. */
   now?: () => number;
+  /** Sandbox for servers with `sandbox = true` (absent: such servers refuse to start). */
+  sandbox?: McpSandbox;
 }
 
 /** The MCP manager; as a ToolSource it is read per model call, so catalog changes reach running workstreams. */
@@ -93,6 +96,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       elicitationTimeoutMs: options.elicitationTimeoutMs ?? 120_000,
       now,
       promptTemplates: options.promptTemplates,
+      sandbox: options.sandbox,
     },
     servers: new Map(validSpecs(options.servers, options.logger).map((spec) => [spec.name, createServerState(spec)])),
     breaker: new CircuitBreaker(options.breaker),

@@ -33,6 +33,7 @@ export async function connectServer(context: ManagerContext, state: ServerState,
     const connection = await connectMcpServer({
       spec: state.spec,
       parentEnv: context.settings.parentEnv,
+      ...(context.settings.sandbox ? { sandbox: context.settings.sandbox } : {}),
       timeoutMs: context.settings.connectTimeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
       logger: context.settings.logger,

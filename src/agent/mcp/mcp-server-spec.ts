@@ -19,6 +19,8 @@ export interface McpServerSpec {
   headers: Record<string, string>;
   /** Per-server call timeout; the tool context's timeout applies when absent. */
   timeoutMs?: number;
+  /** stdio only: run the server inside the tool sandbox; it refuses to start when there is none. */
+  sandbox?: boolean;
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -45,5 +47,6 @@ export function specFingerprint(spec: McpServerSpec): string {
     spec.url,
     sorted(spec.headers),
     spec.timeoutMs ?? 0,
+    spec.sandbox === true,
   ]);
 }

@@ -89,6 +89,7 @@ function specFromToml(name: string, config: McpServerConfig): Result<McpServerSp
     url: config.url ?? '',
     headers: { ...config.headers },
     ...(config.timeout_seconds !== undefined ? { timeoutMs: config.timeout_seconds * 1000 } : {}),
+    ...(config.sandbox === true ? { sandbox: true } : {}),
   });
 }
 
@@ -115,6 +116,7 @@ function specFromJsonEntry(name: string, entry: unknown): Result<McpServerSpec> 
     url: typeof entry['url'] === 'string' ? entry['url'] : '',
     headers: headers.value,
     ...(typeof timeout === 'number' && timeout > 0 ? { timeoutMs: timeout * 1000 } : {}),
+    ...(entry['sandbox'] === true ? { sandbox: true } : {}),
   });
 }
 

@@ -2,8 +2,20 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { isAbortError } from '../../shared/abort.js';
 import { describeError } from '../../shared/errors.js';
+import { describeProcessReach, NO_SANDBOX, type Sandbox } from '../sandbox/sandbox.js';
 import type { ToolContext, ToolDefinition, ToolHandler, ToolPreparation, ToolResult, ToolSource } from './tool.js';
+import { NO_EXTRA_ACCESS, type ToolAccess } from './tool-access.js';
 import { truncateOutput } from './truncate-output.js';
+
+/** Where the built-in tools may reach: file roots and protected paths, and the sandbox of their processes. */
+export interface ToolContainment {
+  access: ToolAccess;
+  sandbox: Sandbox;
+}
+
+/** Tools whose approval card carries the reach of a contained process. */
+const PROCESS_TOOLS: ReadonlySet<string> = new Set(['bash', 'math']);
+const FILE_WRITE_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file']);
 
 /** Tools whose text output is cut to `context.outputLimit` (reference §3.0.6). */
 const TRUNCATED_TOOLS: ReadonlySet<string> = new Set(['bash', 'read_file', 'search', 'math', 'man']);
@@ -17,8 +29,14 @@ interface RegisteredTool {
 /** Lists and runs the built-in tools that have a handler; definitions without one stay hidden. */
 export class BuiltinToolSource implements ToolSource {
   readonly #tools = new Map<string, RegisteredTool>();
+  readonly #containment: ToolContainment;
 
-  constructor(definitions: readonly ToolDefinition[], handlers: ReadonlyMap<string, ToolHandler> | readonly ToolHandler[]) {
+  constructor(
+    definitions: readonly ToolDefinition[],
+    handlers: ReadonlyMap<string, ToolHandler> | readonly ToolHandler[],
+    containment: ToolContainment = { access: NO_EXTRA_ACCESS, sandbox: NO_SANDBOX },
+  ) {
+    this.#containment = containment;
     const byName = new Map<string, ToolHandler>(
       Array.isArray(handlers) ? (handlers as readonly ToolHandler[]).map((handler) => [handler.name, handler]) : (handlers as ReadonlyMap<string, ToolHandler>),
     );
@@ -47,7 +65,8 @@ export class BuiltinToolSource implements ToolSource {
     const checked = validateArguments(tool, args);
     if (typeof checked === 'string') return errorPreparation(name, checked);
     try {
-      return await tool.handler.prepare(checked, context);
+      const prepared = await tool.handler.prepare(checked, this.#contain(context));
+      return prepared.needsApproval && prepared.error === undefined ? { ...prepared, header: `${prepared.header}${this.#reach(name)}` } : prepared;
     } catch (error) {
       context.logger.warn({ tool: name, err: describeError(error) }, 'tool prepare threw');
       return errorPreparation(name, `Error: could not prepare ${name}: ${describeError(error)}`);
@@ -61,11 +80,23 @@ export class BuiltinToolSource implements ToolSource {
     const checked = validateArguments(tool, args);
     if (typeof checked === 'string') return { output: checked, isError: true };
     context.signal.throwIfAborted();
-    const result = await runWithTimeout(tool.handler, checked, context);
+    const result = await runWithTimeout(tool.handler, checked, this.#contain(context));
     if (TRUNCATED_TOOLS.has(name) && typeof result.output === 'string') {
       return { output: truncateOutput(result.output, context.outputLimit), isError: result.isError };
     }
     return result;
+  }
+
+  /** The context a handler sees: the source's containment, unless the caller set its own. */
+  #contain(context: ToolContext): ToolContext {
+    return { ...context, access: context.access ?? this.#containment.access, sandbox: context.sandbox ?? this.#containment.sandbox };
+  }
+
+  /** The reach note appended to an approval card's header, so the owner knows what approving lets the call touch. */
+  #reach(name: string): string {
+    if (PROCESS_TOOLS.has(name)) return ` — reach: ${describeProcessReach(this.#containment.sandbox)}`;
+    if (FILE_WRITE_TOOLS.has(name)) return ' — reach: this file only (inside the workspace)';
+    return '';
   }
 }
 

@@ -1,5 +1,5 @@
 /** Public surface of the built-in tools: definitions, argument parsing, truncation and the ToolSource. */
-import { BuiltinToolSource } from './builtin-tool-source.js';
+import { BuiltinToolSource, type ToolContainment } from './builtin-tool-source.js';
 import { bashHandler } from './builtin/bash.js';
 import { editFileHandler } from './builtin/edit_file.js';
 import { manHandler } from './builtin/man.js';
@@ -13,7 +13,8 @@ import { loadToolDefinitions } from './load-tool-definitions.js';
 import type { ToolDefinition, ToolHandler } from './tool.js';
 
 export type { ToolContext, ToolDefinition, ToolHandler, ToolPreparation, ToolResult, ToolSource } from './tool.js';
-export { BuiltinToolSource } from './builtin-tool-source.js';
+export { BuiltinToolSource, type ToolContainment } from './builtin-tool-source.js';
+export { createToolAccess, type ToolAccess } from './tool-access.js';
 export {
   DEFAULT_TOOLS_DIRECTORY,
   deriveToolSets,
@@ -38,6 +39,8 @@ export interface BuiltinToolSourceOptions {
   allowPrivateAddresses?: boolean;
   /** Python interpreter for the math tool (default `python3`). */
   pythonCommand?: string;
+  /** Read roots, protected paths and the process sandbox (default: the workspace only, no sandbox). */
+  containment?: ToolContainment;
   signal?: AbortSignal;
 }
 
@@ -70,5 +73,5 @@ export async function createBuiltinToolSource(options: BuiltinToolSourceOptions 
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       })
     ).all;
-  return new BuiltinToolSource(definitions, createBuiltinHandlers(options));
+  return new BuiltinToolSource(definitions, createBuiltinHandlers(options), options.containment);
 }

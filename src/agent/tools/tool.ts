@@ -1,6 +1,8 @@
 /** The tool port: definitions, the prepare/execute contract, and the ToolSource that lists and runs tools. */
 import type { Logger } from '../../shared/logger.js';
 import type { ContentPart } from '../messages.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import type { ToolAccess } from './tool-access.js';
 
 /** A tool as loaded from `tools/<name>.json` (or from an MCP server), metadata included. */
 export interface ToolDefinition {
@@ -54,6 +56,10 @@ export interface ToolContext {
   onOutput?: (chunk: string) => void;
   /** A side call to the workstream's model (web_fetch extraction), text in, text out. */
   askModel?: (prompt: string, signal: AbortSignal) => Promise<string>;
+  /** Read roots and protected gateway paths (set by the built-in tool source; absent = the workspace only). */
+  access?: ToolAccess;
+  /** Where child processes run (set by the built-in tool source; absent = no sandbox). */
+  sandbox?: Sandbox;
 }
 
 /** A built-in tool's implementation, in `builtin/<tool_name>.ts`. */

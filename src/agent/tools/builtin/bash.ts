@@ -1,6 +1,7 @@
 /** The `bash` tool: runs a shell script in the workstream's directory, streaming its output. */
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
-import { runProcess, type ProcessOutcome } from '../run-process.js';
+import type { ProcessOutcome } from '../run-process.js';
+import { runContained } from '../run-contained.js';
 
 /** Substrings that refuse a command outright. A soft guard only: approval is the real boundary. */
 export const BLOCKED_COMMAND_PATTERNS: readonly string[] = [
@@ -61,8 +62,9 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   const prepared = prepare(args);
   if (prepared.error !== undefined) return { output: prepared.error, isError: true };
   const command = sanitizeCommand(String(args['command']));
-  const outcome = await runProcess('bash', ['-c', command], {
-    cwd: context.cwd,
+  const cpuSeconds = context.timeoutMs > 0 ? Math.ceil(context.timeoutMs / 1000) + 1 : undefined;
+  const outcome = await runContained('bash', ['-c', command], context, {
+    ...(cpuSeconds === undefined ? {} : { limits: { cpuSeconds } }),
     signal: context.signal,
     ...(context.timeoutMs > 0 ? { timeoutMs: context.timeoutMs } : {}),
     ...(context.onOutput ? { onOutput: forwardChunk(context.onOutput) } : {}),
@@ -86,7 +88,8 @@ function forwardChunk(onOutput: (chunk: string) => void): (chunk: string) => voi
 /** Combined output (stdout, then stderr) with the exit code line the model relies on. */
 export function describeOutcome(outcome: ProcessOutcome, timeoutMs: number): ToolResult {
   if (outcome.spawnError !== undefined) {
-    return { output: `Error executing command: could not start bash (${outcome.spawnError.code ?? 'spawn error'})`, isError: true };
+    const program = outcome.spawnError.path ?? 'bash';
+    return { output: `Error executing command: could not start ${program} (${outcome.spawnError.code ?? 'spawn error'})`, isError: true };
   }
   const stdout = outcome.stdout.replace(/\s+$/, '');
   const stderr = outcome.stderr.replace(/\s+$/, '');
@@ -98,9 +101,19 @@ export function describeOutcome(outcome: ProcessOutcome, timeoutMs: number): Too
   }
   let output = combined;
   if (outcome.outputCapped) output += '\n[output capped: the command printed more than could be kept]';
-  if (outcome.exitSignal !== null) output += `${output === '' ? '' : '\n'}[killed by signal ${outcome.exitSignal}]`;
+  const limit = limitNote(outcome);
+  if (limit !== undefined) output += `${output === '' ? '' : '\n'}${limit}`;
+  else if (outcome.exitSignal !== null) output += `${output === '' ? '' : '\n'}[killed by signal ${outcome.exitSignal}]`;
   else if (outcome.exitCode !== 0) output += `${output === '' ? '' : '\n'}[exit code: ${outcome.exitCode ?? 'unknown'}]`;
   return { output: output === '' ? '(no output)' : output, isError: false };
+}
+
+/** A plain-language note when the command died of a resource limit (exit 128+n from the sandbox's shell). */
+function limitNote(outcome: ProcessOutcome): string | undefined {
+  const signal = outcome.exitSignal ?? (outcome.exitCode !== null && outcome.exitCode > 128 ? outcome.exitCode - 128 : undefined);
+  if (signal === 'SIGXCPU' || signal === 24) return '[stopped: CPU time limit reached]';
+  if (signal === 'SIGXFSZ' || signal === 25) return '[stopped: file size limit reached]';
+  return undefined;
 }
 
 /** Handler of the `bash` tool. */

@@ -1,8 +1,21 @@
 /** The `edit_file` tool: replaces an exact, unique piece of text in a file the model has read. */
-import { readFile, writeFile } from 'node:fs/promises';
-import { locateToolPath } from '../resolve-tool-path.js';
+import { fsErrorText, openConfined, readOpened, replaceOpened } from '../confined-file.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
-import { describeFsError } from './read_file.js';
+import { checkToolPath, NO_EXTRA_ACCESS } from '../tool-access.js';
+
+/** Reads the file through the confined open (symlink-safe, regular files only). */
+async function readExisting(input: string, context: ToolContext): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
+  const opened = await openConfined(input, context.cwd, context.access ?? NO_EXTRA_ACCESS, 'read');
+  if (!opened.ok) return opened;
+  try {
+    return { ok: true, text: (await readOpened(opened.handle, context.signal)).toString('utf8') };
+  } catch (error) {
+    context.signal.throwIfAborted();
+    return { ok: false, error: fsErrorText(input, (error as NodeJS.ErrnoException).code, 'read') };
+  } finally {
+    await opened.handle.close();
+  }
+}
 
 /** 1-based start line of every occurrence of `needle`, overlapping ones included. */
 export function findOccurrences(text: string, needle: string): { index: number; line: number }[] {
@@ -71,17 +84,14 @@ async function prepare(args: Record<string, unknown>, context: ToolContext): Pro
   const edit = readArgs(args);
   if (edit.input === '') return failure('missing path', 'Error: missing path');
   if (edit.oldString === '') return failure('missing old_string', 'Error: missing old_string');
-  const { absolute, canonical } = await locateToolPath(edit.input, context.cwd);
-  if (!context.readFiles.has(canonical)) {
+  const check = await checkToolPath(edit.input, context.cwd, context.access ?? NO_EXTRA_ACCESS, 'write');
+  if (!check.ok) return failure('outside the workspace', check.error);
+  if (!context.readFiles.has(check.canonical)) {
     return failure('file not read', `Error: must read_file ${edit.input} before editing it`);
   }
-  let text: string;
-  try {
-    text = await readFile(absolute, 'utf8');
-  } catch (error) {
-    return failure('cannot read file', describeFsError(edit.input, error));
-  }
-  const problem = matchProblem(edit, text, '');
+  const read = await readExisting(edit.input, context);
+  if (!read.ok) return failure('cannot read file', read.error);
+  const problem = matchProblem(edit, read.text, '');
   if (problem !== undefined) return failure(problem.startsWith('Error: old_string not') ? 'no match' : 'ambiguous match', problem);
   return { header: `⚙ edit_file: ${edit.input}`, preview: diffPreview(edit.oldString, edit.newString), needsApproval: true, approvalLabel: 'edit_file' };
 }
@@ -90,22 +100,24 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   const edit = readArgs(args);
   const prepared = await prepare(args, context);
   if (prepared.error !== undefined && !prepared.error.startsWith('Error: old_string')) return failed(prepared.error);
-  const { absolute } = await locateToolPath(edit.input, context.cwd);
-  let text: string;
+  // Re-read through the same descriptor it is written with: the file may have changed since approval.
+  const opened = await openConfined(edit.input, context.cwd, context.access ?? NO_EXTRA_ACCESS, 'update');
+  if (!opened.ok) return failed(opened.error);
+  let outcome: { count: number; line: number };
   try {
-    text = await readFile(absolute, 'utf8'); // Re-read: the file may have changed since approval.
-  } catch (error) {
-    return failed(describeFsError(edit.input, error));
-  }
-  const problem = matchProblem(edit, text, ' (file changed)');
-  if (problem !== undefined) return failed(problem);
-  const { updated, count, line } = applyEdit(text, edit);
-  try {
-    await writeFile(absolute, updated, { encoding: 'utf8', signal: context.signal });
+    const text = (await readOpened(opened.handle, context.signal)).toString('utf8');
+    const problem = matchProblem(edit, text, ' (file changed)');
+    if (problem !== undefined) return failed(problem);
+    const { updated, count, line } = applyEdit(text, edit);
+    await replaceOpened(opened.handle, updated, context.signal);
+    outcome = { count, line };
   } catch (error) {
     context.signal.throwIfAborted();
     return failed(`Error writing ${edit.input}: ${(error as NodeJS.ErrnoException).code ?? 'write failed'}`);
+  } finally {
+    await opened.handle.close();
   }
+  const { count, line } = outcome;
   const what = count === 1 ? `replaced 1 occurrence at line ${line}` : `replaced ${count} occurrences`;
   return { output: `Edited ${edit.input}: ${what}`, isError: false };
 }

@@ -1,6 +1,7 @@
 /** The `man` tool: a manual page as plain text, with `info` as the fallback. */
 import { scrubbedEnvironment } from '../../../shared/environment.js';
-import { runProcess, type ProcessOutcome } from '../run-process.js';
+import type { ProcessOutcome } from '../run-process.js';
+import { runContained } from '../run-contained.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 
 const PAGE_PATTERN = /^[a-zA-Z0-9._-]+$/;
@@ -35,7 +36,7 @@ export function cleanManText(text: string): string {
 
 async function lookup(program: string, args: string[], context: ToolContext): Promise<ProcessOutcome> {
   const env = { ...scrubbedEnvironment(), MANWIDTH: '80', MAN_KEEP_FORMATTING: '0', MANPAGER: 'cat', PAGER: 'cat', GROFF_NO_SGR: '1' };
-  return runProcess(program, args, { cwd: context.cwd, signal: context.signal, timeoutMs: Math.min(LOOKUP_TIMEOUT_MS, context.timeoutMs > 0 ? context.timeoutMs : LOOKUP_TIMEOUT_MS), env });
+  return runContained(program, args, context, { signal: context.signal, timeoutMs: Math.min(LOOKUP_TIMEOUT_MS, context.timeoutMs > 0 ? context.timeoutMs : LOOKUP_TIMEOUT_MS), env });
 }
 
 async function execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {

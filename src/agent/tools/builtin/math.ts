@@ -2,7 +2,7 @@
 import { processEnvironment } from '../../../shared/environment.js';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
 import { MATH_ALLOWED_MODULES, MATH_SANDBOX_SCRIPT } from '../math-sandbox-script.js';
-import { runProcess } from '../run-process.js';
+import { runContained } from '../run-contained.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 
 export interface MathHandlerOptions {
@@ -39,8 +39,8 @@ async function execute(args: Record<string, unknown>, context: ToolContext, opti
   const cpuSeconds = Math.max(1, Math.ceil(timeoutMs / 1000) + 1);
   const memory = options.memoryLimitBytes ?? 1024 * 1024 * 1024;
   const python = options.pythonCommand ?? 'python3';
-  const outcome = await runProcess(python, ['-I', '-c', MATH_SANDBOX_SCRIPT, String(memory), String(cpuSeconds), MATH_ALLOWED_MODULES.join(',')], {
-    cwd: context.cwd,
+  const outcome = await runContained(python, ['-I', '-c', MATH_SANDBOX_SCRIPT, String(memory), String(cpuSeconds), MATH_ALLOWED_MODULES.join(',')], context, {
+    limits: { cpuSeconds: cpuSeconds + 1 },
     signal: context.signal,
     timeoutMs,
     env: childEnv(),

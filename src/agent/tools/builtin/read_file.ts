@@ -1,9 +1,10 @@
 /** The `read_file` tool: line-numbered text, or an image for vision models. */
-import { readFile, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentPart } from '../../messages.js';
+import { openConfined, readOpened } from '../confined-file.js';
 import { locateToolPath } from '../resolve-tool-path.js';
-import { isBinaryFile } from '../is-binary-file.js';
+import { checkToolPath, NO_EXTRA_ACCESS } from '../tool-access.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = {
@@ -39,8 +40,10 @@ async function prepare(args: Record<string, unknown>, context: ToolContext): Pro
   const limit = args['limit'] as number | undefined;
   if (offset !== undefined && offset < 1) return failure('bad offset', `Error: offset must be >= 1 (got ${offset})`);
   if (limit !== undefined && limit < 1) return failure('bad limit', `Error: limit must be >= 1 (got ${limit})`);
+  const check = await checkToolPath(input, context.cwd, context.access ?? NO_EXTRA_ACCESS, 'read');
+  if (!check.ok) return failure('outside the workspace', check.error);
   // Registered at preparation so that a read and an edit of the same file in one batch pass the edit guard.
-  context.readFiles.add((await locateToolPath(input, context.cwd)).canonical);
+  context.readFiles.add(check.canonical);
   const start = offset ?? 1;
   const range = limit !== undefined ? ` (lines ${start}-${start + limit - 1})` : offset !== undefined ? ` (from line ${start})` : '';
   return { header: `⚙ read_file: ${input}${range}`, preview: '', needsApproval: false, approvalLabel: 'read_file' };
@@ -49,42 +52,39 @@ async function prepare(args: Record<string, unknown>, context: ToolContext): Pro
 async function execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const input = String(args['path'] ?? '').trim();
   if (input === '') return { output: 'Error: missing path', isError: true };
-  const { absolute, canonical } = await locateToolPath(input, context.cwd);
-  const result = await readTarget(input, absolute, args, context);
+  const { canonical } = await locateToolPath(input, context.cwd);
+  const result = await readTarget(input, args, context);
   if (result.isError) context.readFiles.delete(canonical);
   else context.readFiles.add(canonical);
   return result;
 }
 
-async function readTarget(input: string, absolute: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
-  let size: number;
+async function readTarget(input: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const opened = await openConfined(input, context.cwd, context.access ?? NO_EXTRA_ACCESS, 'read');
+  if (!opened.ok) return { output: opened.error, isError: true };
   try {
-    const info = await stat(absolute);
-    if (info.isDirectory()) {
-      return { output: `Error: ${input} is a directory, not a file. Use search, or bash with ls, to look inside it.`, isError: true };
+    const size = opened.info.size;
+    const mediaType = imageMediaType(opened.canonical);
+    if (mediaType !== undefined) return await readImage(input, opened.handle, size, mediaType, context);
+    if (size > MAX_TEXT_BYTES) {
+      return { output: `Error: ${input} is ${formatMb(size)}, larger than the ${formatMb(MAX_TEXT_BYTES)} read_file limit. Use bash (head, tail, sed -n) to read parts of it.`, isError: true };
     }
-    size = info.size;
-  } catch (error) {
-    return { output: describeFsError(input, error), isError: true };
+    return await readText(input, opened.handle, size, args, context.signal);
+  } finally {
+    await opened.handle.close();
   }
-  const mediaType = imageMediaType(absolute);
-  if (mediaType !== undefined) return readImage(input, absolute, size, mediaType, context);
-  if (size > MAX_TEXT_BYTES) {
-    return { output: `Error: ${input} is ${formatMb(size)}, larger than the ${formatMb(MAX_TEXT_BYTES)} read_file limit. Use bash (head, tail, sed -n) to read parts of it.`, isError: true };
-  }
-  return readText(input, absolute, size, args, context.signal);
 }
 
-async function readText(input: string, absolute: string, size: number, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+async function readText(input: string, handle: FileHandle, size: number, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
   let buffer: Buffer;
   try {
-    if (await isBinaryFile(absolute)) {
-      return { output: `Error: ${input} looks like a binary file (${size.toLocaleString('en-US')} bytes); read_file shows text files only.`, isError: true };
-    }
-    buffer = await readFile(absolute, { signal });
+    buffer = await readOpened(handle, signal);
   } catch (error) {
     signal.throwIfAborted();
     return { output: describeFsError(input, error), isError: true };
+  }
+  if (buffer.subarray(0, 8192).includes(0)) {
+    return { output: `Error: ${input} looks like a binary file (${size.toLocaleString('en-US')} bytes); read_file shows text files only.`, isError: true };
   }
   const text = buffer.toString('utf8');
   if (text === '') return { output: '(empty file)', isError: false };
@@ -100,7 +100,7 @@ async function readText(input: string, absolute: string, size: number, args: Rec
   return { output: numbered.join('\n'), isError: false };
 }
 
-async function readImage(input: string, absolute: string, size: number, mediaType: string, context: ToolContext): Promise<ToolResult> {
+async function readImage(input: string, handle: FileHandle, size: number, mediaType: string, context: ToolContext): Promise<ToolResult> {
   if (!context.supportsVision) {
     return {
       output: `Binary image file: ${input} (${size.toLocaleString('en-US')} bytes). Current model does not support vision.`,
@@ -111,7 +111,7 @@ async function readImage(input: string, absolute: string, size: number, mediaTyp
     return { output: `Error: image ${input} is ${(size / 1024 / 1024).toFixed(1)} MB, exceeds 4 MB limit for vision.`, isError: true };
   }
   try {
-    const data = await readFile(absolute, { signal: context.signal });
+    const data = await readOpened(handle, context.signal);
     const output: ContentPart[] = [
       { type: 'text', text: `Image file: ${input} (${data.length.toLocaleString('en-US')} bytes)` },
       { type: 'image', mediaType, data: data.toString('base64') },

@@ -3,9 +3,11 @@ import { processEnvironment } from '../../../shared/environment.js';
 import { constants } from 'node:fs';
 import { access, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { runProcess } from '../run-process.js';
-import { resolveToolPath } from '../resolve-tool-path.js';
+import { isWithin } from '../../sandbox/bwrap-argv.js';
+import { runContained } from '../run-contained.js';
+import { canonicalPath } from '../resolve-tool-path.js';
 import { isBinaryFile } from '../is-binary-file.js';
+import { accessProblem, checkToolPath, NO_EXTRA_ACCESS, type ToolAccess } from '../tool-access.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 
 /** Matches kept per file, and in total. */
@@ -61,25 +63,37 @@ async function execute(args: Record<string, unknown>, context: ToolContext, opti
   const query = String(args['query'] ?? '');
   if (query === '') return { output: 'Error: missing query', isError: true };
   const given = typeof args['path'] === 'string' && args['path'].trim() !== '' ? args['path'].trim() : '.';
-  const absolute = resolveToolPath(given, context.cwd);
+  const access = context.access ?? NO_EXTRA_ACCESS;
+  const check = await checkToolPath(given, context.cwd, access, 'read');
+  if (!check.ok) return { output: check.error, isError: true };
+  const absolute = check.canonical;
   try {
     await stat(absolute);
   } catch {
     return { output: `Error: ${given} not found`, isError: true };
   }
-  const relative = path.relative(context.cwd, absolute);
+  const workspace = await canonicalPath(context.cwd);
+  const relative = path.relative(workspace, absolute);
   const target = relative === '' ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? absolute : relative;
+  const filter: SearchFilter = { workspace, access };
   const engine = options.engine ?? (await detectEngine());
-  if (engine === 'js') return searchWithJavaScript(query, absolute, target, context.signal);
-  return runSearchProgram(engine, query, absolute, target, context);
+  // Outside a sandbox rg/grep would read protected files under the target; the walk checks every file instead.
+  const exposed = context.sandbox?.kind !== 'bwrap' && [...access.protectedFiles, ...access.protectedTrees].some((entry) => isWithin(entry, absolute) && !isWithin(entry, workspace));
+  if (engine === 'js' || exposed) return searchWithJavaScript(query, absolute, target, context.signal, filter);
+  return runSearchProgram(engine, query, absolute, target, context, filter);
 }
 
-async function runSearchProgram(engine: 'rg' | 'grep', query: string, absolute: string, target: string, context: ToolContext): Promise<ToolResult> {
+interface SearchFilter {
+  workspace: string;
+  access: ToolAccess;
+}
+
+async function runSearchProgram(engine: 'rg' | 'grep', query: string, absolute: string, target: string, context: ToolContext, filter: SearchFilter): Promise<ToolResult> {
   const [program, programArgs] = commandFor(engine, query, target);
-  const outcome = await runProcess(program, programArgs, { cwd: context.cwd, signal: context.signal, ...(context.timeoutMs > 0 ? { timeoutMs: context.timeoutMs } : {}) });
+  const outcome = await runContained(program, programArgs, context, { signal: context.signal, ...(context.timeoutMs > 0 ? { timeoutMs: context.timeoutMs } : {}) });
   if (outcome.cancelled) context.signal.throwIfAborted();
   if (outcome.timedOut) return { output: `Search timed out after ${Math.round(context.timeoutMs / 1000)}s`, isError: true };
-  if (outcome.spawnError !== undefined) return searchWithJavaScript(query, absolute, target, context.signal);
+  if (outcome.spawnError !== undefined) return searchWithJavaScript(query, absolute, target, context.signal, filter);
   if (outcome.exitCode === 1) return { output: '(no matches)', isError: false };
   if (outcome.exitCode !== 0) {
     const stderr = outcome.stderr.trim();
@@ -95,7 +109,7 @@ function capLines(text: string): string {
 }
 
 /** Fallback when neither rg nor grep exists: JavaScript regular expressions over a directory walk. */
-async function searchWithJavaScript(query: string, absolute: string, display: string, signal: AbortSignal): Promise<ToolResult> {
+async function searchWithJavaScript(query: string, absolute: string, display: string, signal: AbortSignal, filter: SearchFilter): Promise<ToolResult> {
   let pattern: RegExp;
   try {
     pattern = new RegExp(query);
@@ -105,6 +119,8 @@ async function searchWithJavaScript(query: string, absolute: string, display: st
   const results: string[] = [];
   for await (const file of walk(absolute, display)) {
     signal.throwIfAborted();
+    // The walk never follows links, so a file's path is already canonical below the (canonical) target.
+    if (accessProblem(file.absolute, filter.workspace, filter.access, 'read') !== undefined) continue;
     if (await isBinaryFile(file.absolute)) continue;
     const lines = (await readFile(file.absolute, 'utf8')).split('\n');
     let perFile = 0;

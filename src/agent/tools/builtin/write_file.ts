@@ -1,7 +1,8 @@
 /** The `write_file` tool: creates or replaces a file, creating parent directories. */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { canonicalPath, locateToolPath } from '../resolve-tool-path.js';
+import { fsErrorText, openConfined, replaceOpened } from '../confined-file.js';
+import { checkToolPath, NO_EXTRA_ACCESS } from '../tool-access.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 
 const PREVIEW_CHARS = 500;
@@ -21,7 +22,9 @@ async function prepare(args: Record<string, unknown>, context: ToolContext): Pro
     return { header: '✗ write_file: missing path', preview: '', needsApproval: false, approvalLabel: 'write_file', error: 'Error: missing path' };
   }
   const content = typeof args['content'] === 'string' ? args['content'] : '';
-  const { absolute, canonical } = await locateToolPath(input, context.cwd);
+  const check = await checkToolPath(input, context.cwd, context.access ?? NO_EXTRA_ACCESS, 'write');
+  if (!check.ok) return { header: '✗ write_file: outside the workspace', preview: '', needsApproval: false, approvalLabel: 'write_file', error: check.error };
+  const { absolute, canonical } = check;
   const isBlindOverwrite = (await exists(absolute)) && !context.readFiles.has(canonical);
   const excerpt = content.length > PREVIEW_CHARS ? `${content.slice(0, PREVIEW_CHARS)}\n... (${content.length} chars total)` : content;
   const warning = isBlindOverwrite ? `⚠ ${input} already exists and has not been read: its content will be replaced.\n` : '';
@@ -37,17 +40,26 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   const input = String(args['path'] ?? '').trim();
   if (input === '') return { output: 'Error: missing path', isError: true };
   const content = typeof args['content'] === 'string' ? args['content'] : '';
-  const { absolute } = await locateToolPath(input, context.cwd);
+  const access = context.access ?? NO_EXTRA_ACCESS;
+  const check = await checkToolPath(input, context.cwd, access, 'write');
+  if (!check.ok) return { output: check.error, isError: true };
   try {
-    await mkdir(path.dirname(absolute), { recursive: true });
-    await writeFile(absolute, content, { encoding: 'utf8', signal: context.signal });
+    await mkdir(path.dirname(check.absolute), { recursive: true });
+  } catch (error) {
+    return { output: fsErrorText(input, (error as NodeJS.ErrnoException).code, 'write'), isError: true };
+  }
+  // Checked again after the directories exist: openConfined refuses anything that moved meanwhile.
+  const opened = await openConfined(input, context.cwd, access, 'create');
+  if (!opened.ok) return { output: opened.error, isError: true };
+  try {
+    await replaceOpened(opened.handle, content, context.signal);
   } catch (error) {
     context.signal.throwIfAborted();
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? 'write failed');
-    return { output: `Error writing ${input}: ${reason}`, isError: true };
+    return { output: fsErrorText(input, (error as NodeJS.ErrnoException).code, 'write'), isError: true };
+  } finally {
+    await opened.handle.close();
   }
-  context.readFiles.add(await canonicalPath(absolute));
+  context.readFiles.add(opened.canonical);
   return { output: `Wrote ${content.length} chars to ${input}`, isError: false };
 }
 

@@ -11,6 +11,8 @@ export interface McpHealth {
 export interface HealthSources {
   adapters: () => Record<string, unknown>;
   mcp: () => McpHealth;
+  /** The process sandbox the tools run in (`off` until detected, or when there is none). */
+  sandbox?: () => 'bwrap' | 'off';
 }
 
 export const EMPTY_MCP_HEALTH: McpHealth = { servers: 0, tools: 0, resources: 0, prompts: 0 };
@@ -18,7 +20,7 @@ export const EMPTY_MCP_HEALTH: McpHealth = { servers: 0, tools: 0, resources: 0,
 export function createHealthRoutes(sources: HealthSources): Hono {
   const routes = new Hono();
   routes.get('/health', (context) =>
-    context.json({ status: 'ok', service: 'channel', adapters: sources.adapters(), mcp: sources.mcp() }),
+    context.json({ status: 'ok', service: 'channel', adapters: sources.adapters(), mcp: sources.mcp(), sandbox: sources.sandbox?.() ?? 'off' }),
   );
   return routes;
 }

@@ -1,0 +1,61 @@
+/** The bubblewrap command line for one contained process: read-only system, one writable folder, hidden gateway files. */
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+export interface BwrapSpec {
+  /** The only writable directory (the workstream folder); the process starts there. */
+  writable: string;
+  /** Files and directories that must look empty (directories) or be /dev/null (files), even under `writable`. */
+  hidden: readonly string[];
+  /** Keep the host network (otherwise a private network namespace with only its own loopback). */
+  network: boolean;
+}
+
+/** Directories whose contents are replaced by an empty tmpfs: sockets (docker, dbus) and runtime state. */
+const RUNTIME_DIRECTORIES = ['/run', '/var/run'];
+/** Files readable by root that no tool needs. */
+const SYSTEM_SECRETS = ['/etc/shadow', '/etc/gshadow', '/etc/sudoers'];
+
+/** `bwrap` arguments that precede `--` and the command. Paths that do not exist are skipped (bwrap would fail on them). */
+export function buildBwrapArgs(spec: BwrapSpec): string[] {
+  const writable = path.resolve(spec.writable);
+  const hidden = [...new Set([...SYSTEM_SECRETS, ...spec.hidden].map((entry) => path.resolve(entry)))].filter((entry) => existsSync(entry));
+  const containsWritable = (entry: string): boolean => isWithin(writable, entry);
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  for (const directory of RUNTIME_DIRECTORIES) if (isRealDirectory(directory)) args.push('--tmpfs', directory);
+  if (spec.network) args.push(...resolverBinds());
+  // Hidden trees that hold the writable folder (data_dir, workspace_dir) go first; the bind then re-opens only it.
+  for (const entry of hidden.filter(containsWritable)) args.push(...hide(entry));
+  args.push('--bind', writable, writable);
+  for (const entry of hidden.filter((item) => !containsWritable(item))) args.push(...hide(entry));
+  args.push('--chdir', writable, '--unshare-all', '--cap-drop', 'ALL', ...(spec.network ? ['--share-net'] : []), '--die-with-parent', '--hostname', 'sandbox');
+  return args;
+}
+
+function hide(entry: string): string[] {
+  return statSync(entry).isDirectory() ? ['--tmpfs', entry] : ['--ro-bind', '/dev/null', entry];
+}
+
+/** /etc/resolv.conf often points into /run (systemd-resolved), which is hidden: bind its target back read-only. */
+function resolverBinds(): string[] {
+  try {
+    const target = realpathSync('/etc/resolv.conf');
+    return RUNTIME_DIRECTORIES.some((directory) => isWithin(target, directory)) ? ['--ro-bind', target, target] : [];
+  } catch {
+    return [];
+  }
+}
+
+function isRealDirectory(entry: string): boolean {
+  try {
+    return realpathSync(entry) === entry && statSync(entry).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `child` is `parent` or inside it (both absolute, normalised). */
+export function isWithin(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}

@@ -1,0 +1,67 @@
+/** Finds out once, at start-up, whether bubblewrap can build a sandbox on this host (also used by `sandpiper doctor`). */
+import { spawn } from 'node:child_process';
+
+export type SandboxMode = 'auto' | 'bwrap' | 'off';
+
+/** What the host offers: `bwrap` when a probe sandbox ran, else `off` with the reason. */
+export interface SandboxStatus {
+  kind: 'bwrap' | 'off';
+  /** One line for logs, /health and doctor: why the sandbox is off, or what it is. */
+  reason: string;
+  /** The bubblewrap executable that worked. */
+  bwrapPath?: string;
+  /** `prlimit` (util-linux), used to apply the resource limits; absent = limits only by the time-out. */
+  prlimitPath?: string;
+  /** The gateway runs as root: the kernel does not apply the process-count limit to uid 0. */
+  runsAsRoot: boolean;
+}
+
+export interface DetectSandboxOptions {
+  mode: SandboxMode;
+  /** Default `bwrap` (looked up on PATH). */
+  bwrapCommand?: string;
+  /** Default `prlimit`. */
+  prlimitCommand?: string;
+  signal?: AbortSignal;
+}
+
+/** The same isolation the tools get, on `true`: proves user/pid/net namespaces, /proc and /dev mounts all work. */
+const PROBE_ARGS = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-all', '--cap-drop', 'ALL', '--die-with-parent', '--', 'true'];
+
+/**
+ * Probes the host. `off` mode never probes. Never throws: a missing or broken bubblewrap is an `off` status whose
+ * reason says why (`bwrap` mode callers refuse to start on it).
+ */
+export async function detectSandbox(options: DetectSandboxOptions): Promise<SandboxStatus> {
+  const runsAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const prlimit = await probe(options.prlimitCommand ?? 'prlimit', ['--version'], options.signal);
+  const prlimitPath = prlimit.ok ? (options.prlimitCommand ?? 'prlimit') : undefined;
+  const base = { runsAsRoot, ...(prlimitPath === undefined ? {} : { prlimitPath }) };
+  if (options.mode === 'off') return { kind: 'off', reason: 'tools.sandbox = "off"', ...base };
+  if (process.platform !== 'linux') return { kind: 'off', reason: `bubblewrap needs Linux (this host is ${process.platform})`, ...base };
+  const bwrap = options.bwrapCommand ?? 'bwrap';
+  const result = await probe(bwrap, PROBE_ARGS, options.signal);
+  if (result.ok) return { kind: 'bwrap', reason: 'bubblewrap', bwrapPath: bwrap, ...base };
+  return { kind: 'off', reason: `bubblewrap unusable: ${result.problem}`, ...base };
+}
+
+function probe(command: string, args: readonly string[], signal: AbortSignal | undefined): Promise<{ ok: true } | { ok: false; problem: string }> {
+  return new Promise((resolve) => {
+    let stderr = '';
+    const child = spawn(command, [...args], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000, ...(signal ? { signal } : {}) });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stderr.length < 2000) stderr += chunk;
+    });
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      resolve({ ok: false, problem: error.code === 'ENOENT' ? `${command} is not installed` : `${command} could not start (${error.code ?? error.message})` });
+    });
+    child.on('close', (code, exitSignal) => {
+      if (code === 0) resolve({ ok: true });
+      else resolve({ ok: false, problem: firstLine(stderr) || `${command} exited with ${code ?? exitSignal ?? 'unknown'}` });
+    });
+  });
+}
+
+function firstLine(text: string): string {
+  return (text.trim().split('\n')[0] ?? '').slice(0, 300);
+}

@@ -1,0 +1,43 @@
+/** Runs a tool's child process through the call's sandbox (bubblewrap and/or prlimit), in the workstream folder. */
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { processEnvironment } from '../../shared/environment.js';
+import { NO_SANDBOX } from '../sandbox/sandbox.js';
+import type { ResourceLimits } from '../sandbox/resource-limits.js';
+import { runProcess, type ProcessOutcome, type RunProcessOptions } from './run-process.js';
+import type { ToolContext } from './tool.js';
+
+/** The executable `program` names: itself when it has a slash, else the first match on PATH. */
+export async function findExecutable(program: string): Promise<string | undefined> {
+  const candidates = program.includes('/') ? [program] : (processEnvironment()['PATH'] ?? '').split(path.delimiter).filter((entry) => entry !== '').map((entry) => path.join(entry, program));
+  for (const candidate of candidates) {
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Like runProcess, but contained. A program that is not installed comes back as an ENOENT spawn error (as it would
+ * without the wrapper), since bwrap and prlimit would otherwise report it as their own exit status.
+ */
+export async function runContained(
+  program: string,
+  args: readonly string[],
+  context: Pick<ToolContext, 'cwd' | 'sandbox'>,
+  options: Omit<RunProcessOptions, 'cwd'> & { limits?: Partial<ResourceLimits> },
+): Promise<ProcessOutcome> {
+  const executable = await findExecutable(program);
+  if (executable === undefined) {
+    const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), { code: 'ENOENT', path: program }) as NodeJS.ErrnoException;
+    return { stdout: '', stderr: '', exitCode: null, exitSignal: null, timedOut: false, cancelled: false, outputCapped: false, spawnError };
+  }
+  const { limits, ...runOptions } = options;
+  const wrapped = (context.sandbox ?? NO_SANDBOX).wrap(executable, args, { writable: context.cwd, ...(limits === undefined ? {} : { limits }) });
+  return runProcess(wrapped.command, wrapped.args, { ...runOptions, cwd: context.cwd });
+}

@@ -1,0 +1,52 @@
+/** Composition of tool containment: detects the sandbox once and lists the gateway paths no tool may reach. */
+import path from 'node:path';
+import { detectSandbox } from './agent/sandbox/detect-sandbox.js';
+import { createSandbox, homeCredentialPaths } from './agent/sandbox/sandbox.js';
+import { createToolAccess, type ToolContainment } from './agent/tools/index.js';
+import type { Config } from './config/index.js';
+import { ConfigError } from './shared/errors.js';
+import type { Logger } from './shared/logger.js';
+
+/** The SQLite database file of a `sqlite:<file>` URL (none for PostgreSQL or `:memory:`). */
+export function sqliteFile(url: string): string | undefined {
+  if (!url.startsWith('sqlite:')) return undefined;
+  const file = url.slice('sqlite:'.length);
+  return file === '' || file === ':memory:' ? undefined : path.resolve(file);
+}
+
+/**
+ * Detects the sandbox (`tools.sandbox`), refusing to start when `bwrap` was asked for and does not work, and warning
+ * once when `auto` falls back to none. The config file, data_dir, database and workspace_dir are protected paths.
+ */
+export async function prepareContainment(config: Config, logger: Logger, signal?: AbortSignal): Promise<ToolContainment> {
+  const status = await detectSandbox({ mode: config.tools.sandbox, ...(signal === undefined ? {} : { signal }) });
+  if (status.kind === 'off' && config.tools.sandbox === 'bwrap') {
+    throw new ConfigError([`tools.sandbox: "bwrap" was asked for but ${status.reason}; install bubblewrap, or set tools.sandbox = "auto" or "off"`]);
+  }
+  if (status.kind === 'off' && config.tools.sandbox === 'auto') {
+    logger.warn({ sandbox: 'off', reason: status.reason }, `no sandbox: ${status.reason}; bash, math, man and search run with the gateway's full access (install bubblewrap)`);
+  }
+  if (status.kind === 'bwrap' && status.runsAsRoot) {
+    logger.warn({ sandbox: 'bwrap' }, 'the gateway runs as root: the kernel does not apply the sandbox process limit to uid 0 (run it as an unprivileged user)');
+  }
+  const base = config.source.file === undefined ? process.cwd() : path.dirname(config.source.file);
+  const databaseFile = sqliteFile(config.database.url);
+  const trees = [config.gateway.data_dir, config.agent.workspace_dir];
+  const access = createToolAccess({
+    readRoots: config.tools.read_roots.map((root) => path.resolve(base, root)),
+    ...(config.source.file === undefined ? {} : { configFile: config.source.file }),
+    ...(databaseFile === undefined ? {} : { databaseFile }),
+    trees,
+  });
+  const sandbox = createSandbox(status, {
+    network: config.tools.sandbox_network,
+    hidden: [...access.protectedFiles, ...access.protectedTrees, ...homeCredentialPaths()],
+    limits: {
+      cpuSeconds: config.agent.tool_timeout_seconds + 1,
+      memoryBytes: config.tools.sandbox_memory_mb * 1024 * 1024,
+      processes: config.tools.sandbox_max_processes,
+      fileSizeBytes: config.tools.sandbox_max_file_mb * 1024 * 1024,
+    },
+  });
+  return { access, sandbox };
+}
