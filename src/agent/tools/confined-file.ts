@@ -84,7 +84,7 @@ export function fsErrorText(input: string, code: string | undefined, mode: Acces
   const verb = mode === 'read' ? 'reading' : 'writing';
   if (code === 'ENOENT') return `Error: ${input} not found`;
   if (code === 'EACCES' || code === 'EPERM') return `Error ${verb} ${input}: permission denied`;
-  if (code === 'EISDIR') return `Error: ${input} is a directory, not a file`;
+  if (code === 'EISDIR') return mode === 'read' ? `Error: ${input} is a directory, not a file` : `Error writing ${input}: it is a directory`;
   if (code === 'ENXIO') return `Error: ${input} is not a regular file (device, FIFO or socket); file tools only open regular files`;
   return `Error ${verb} ${input}: ${code ?? 'failed'}`;
 }

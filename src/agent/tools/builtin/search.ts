@@ -1,7 +1,7 @@
 /** The `search` tool: regular-expression search of file contents (ripgrep, grep, or a JavaScript walk). */
 import { processEnvironment } from '../../../shared/environment.js';
 import { constants } from 'node:fs';
-import { access, readdir, readFile, stat } from 'node:fs/promises';
+import { access, lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isWithin } from '../../sandbox/bwrap-argv.js';
 import { runContained } from '../run-contained.js';
@@ -53,10 +53,10 @@ function commandFor(engine: 'rg' | 'grep', query: string, target: string): [stri
   const targets = target === '.' ? [] : ['--', target];
   if (engine === 'rg') {
     const excludes = SKIPPED_DIRECTORIES.flatMap((directory) => ['-g', `!${directory}`]);
-    return ['rg', ['-n', '--no-heading', '--color=never', '--hidden', '-m', String(MAX_PER_FILE), ...excludes, '-e', query, ...targets]];
+    return ['rg', ['-n', '--null', '--no-heading', '--color=never', '--hidden', '-m', String(MAX_PER_FILE), ...excludes, '-e', query, ...targets]];
   }
   const excludes = SKIPPED_DIRECTORIES.map((directory) => `--exclude-dir=${directory}`);
-  return ['grep', ['-rn', '-I', '-E', '-m', String(MAX_PER_FILE), '--color=never', ...excludes, '-e', query, ...targets]];
+  return ['grep', ['-rn', '-Z', '-I', '-E', '-m', String(MAX_PER_FILE), '--color=never', ...excludes, '-e', query, ...targets]];
 }
 
 async function execute(args: Record<string, unknown>, context: ToolContext, options: SearchHandlerOptions): Promise<ToolResult> {
@@ -64,23 +64,32 @@ async function execute(args: Record<string, unknown>, context: ToolContext, opti
   if (query === '') return { output: 'Error: missing query', isError: true };
   const given = typeof args['path'] === 'string' && args['path'].trim() !== '' ? args['path'].trim() : '.';
   const access = context.access ?? NO_EXTRA_ACCESS;
-  const check = await checkToolPath(given, context.cwd, access, 'read');
-  if (!check.ok) return { output: check.error, isError: true };
-  const absolute = check.canonical;
-  try {
-    await stat(absolute);
-  } catch {
-    return { output: `Error: ${given} not found`, isError: true };
-  }
-  const workspace = await canonicalPath(context.cwd);
-  const relative = path.relative(workspace, absolute);
-  const target = relative === '' ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? absolute : relative;
+  const located = await locateTarget(given, context.cwd, access);
+  if (typeof located === 'string') return { output: located, isError: true };
+  const { absolute, target, workspace } = located;
   const filter: SearchFilter = { workspace, access };
   const engine = options.engine ?? (await detectEngine());
   // Outside a sandbox rg/grep would read protected files under the target; the walk checks every file instead.
   const exposed = context.sandbox?.kind !== 'bwrap' && [...access.protectedFiles, ...access.protectedTrees].some((entry) => isWithin(entry, absolute) && !isWithin(entry, workspace));
   if (engine === 'js' || exposed) return searchWithJavaScript(query, absolute, target, context.signal, filter);
   return runSearchProgram(engine, query, absolute, target, context, filter);
+}
+
+/** The checked, canonical search target and how to name it to rg/grep; or the error text. */
+async function locateTarget(given: string, cwd: string, access: ToolAccess): Promise<{ absolute: string; target: string; workspace: string } | string> {
+  const check = await checkToolPath(given, cwd, access, 'read');
+  if (!check.ok) return check.error;
+  const absolute = check.canonical;
+  try {
+    const info = await stat(absolute);
+    if (!info.isDirectory() && (!info.isFile() || info.nlink > 1)) return `Error: ${given} is not a regular file or directory with a single link; search refuses it`;
+  } catch {
+    return `Error: ${given} not found`;
+  }
+  const workspace = await canonicalPath(cwd);
+  const relative = path.relative(workspace, absolute);
+  const target = relative === '' ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? absolute : relative;
+  return { absolute, target, workspace };
 }
 
 interface SearchFilter {
@@ -99,7 +108,41 @@ async function runSearchProgram(engine: 'rg' | 'grep', query: string, absolute: 
     const stderr = outcome.stderr.trim();
     return { output: stderr === '' ? `${program} error (exit ${outcome.exitCode ?? 'unknown'})` : `Search error: ${stderr}`, isError: true };
   }
-  return { output: capLines(outcome.stdout.trim()), isError: false };
+  const shown = await dropUnreachable(outcome.stdout.trim(), context.cwd, filter);
+  return shown === '' ? { output: '(no matches)', isError: false } : { output: capLines(shown), isError: false };
+}
+
+/**
+ * rg/grep print `file NUL line:text` (--null / -Z). Lines of files a file tool could not open are dropped: hard
+ * links (another name of a file that may be outside) and anything the access rules refuse.
+ */
+async function dropUnreachable(stdout: string, cwd: string, filter: SearchFilter): Promise<string> {
+  const verdicts = new Map<string, Promise<boolean>>();
+  const lines: string[] = [];
+  for (const line of stdout === '' ? [] : stdout.split('\n')) {
+    const split = line.indexOf('\0');
+    if (split === -1) {
+      lines.push(line);
+      continue;
+    }
+    const file = line.slice(0, split);
+    let verdict = verdicts.get(file);
+    if (verdict === undefined) {
+      verdict = isReachableFile(path.resolve(cwd, file), filter);
+      verdicts.set(file, verdict);
+    }
+    if (await verdict) lines.push(`${file}:${line.slice(split + 1)}`);
+  }
+  return lines.join('\n');
+}
+
+async function isReachableFile(file: string, filter: SearchFilter): Promise<boolean> {
+  try {
+    const info = await lstat(file);
+    return info.isFile() && info.nlink <= 1 && accessProblem(await canonicalPath(file), filter.workspace, filter.access, 'read') === undefined;
+  } catch {
+    return false;
+  }
 }
 
 function capLines(text: string): string {
@@ -120,7 +163,7 @@ async function searchWithJavaScript(query: string, absolute: string, display: st
   for await (const file of walk(absolute, display)) {
     signal.throwIfAborted();
     // The walk never follows links, so a file's path is already canonical below the (canonical) target.
-    if (accessProblem(file.absolute, filter.workspace, filter.access, 'read') !== undefined) continue;
+    if (!(await isReachableFile(file.absolute, filter))) continue;
     if (await isBinaryFile(file.absolute)) continue;
     const lines = (await readFile(file.absolute, 'utf8')).split('\n');
     let perFile = 0;
