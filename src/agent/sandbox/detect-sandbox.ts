@@ -12,6 +12,8 @@ export interface SandboxStatus {
   bwrapPath?: string;
   /** `prlimit` (util-linux), used to apply the resource limits; absent = limits only by the time-out. */
   prlimitPath?: string;
+  /** `setpriv` (util-linux) with --pdeathsig: the outer bwrap then dies with the gateway, even on SIGKILL. */
+  setprivPath?: string;
   /** The gateway runs as root: the kernel does not apply the process-count limit to uid 0. */
   runsAsRoot: boolean;
 }
@@ -22,6 +24,8 @@ export interface DetectSandboxOptions {
   bwrapCommand?: string;
   /** Default `prlimit`. */
   prlimitCommand?: string;
+  /** Default `setpriv`. */
+  setprivCommand?: string;
   signal?: AbortSignal;
 }
 
@@ -34,9 +38,13 @@ const PROBE_ARGS = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '
  */
 export async function detectSandbox(options: DetectSandboxOptions): Promise<SandboxStatus> {
   const runsAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const prlimit = await probe(options.prlimitCommand ?? 'prlimit', ['--version'], options.signal);
-  const prlimitPath = prlimit.ok ? (options.prlimitCommand ?? 'prlimit') : undefined;
-  const base = { runsAsRoot, ...(prlimitPath === undefined ? {} : { prlimitPath }) };
+  const prlimitCommand = options.prlimitCommand ?? 'prlimit';
+  const setprivCommand = options.setprivCommand ?? 'setpriv';
+  const [prlimit, setpriv] = await Promise.all([
+    probe(prlimitCommand, ['--version'], options.signal),
+    probe(setprivCommand, ['--pdeathsig', 'KILL', '--', 'true'], options.signal),
+  ]);
+  const base = { runsAsRoot, ...(prlimit.ok ? { prlimitPath: prlimitCommand } : {}), ...(setpriv.ok ? { setprivPath: setprivCommand } : {}) };
   if (options.mode === 'off') return { kind: 'off', reason: 'tools.sandbox = "off"', ...base };
   if (process.platform !== 'linux') return { kind: 'off', reason: `bubblewrap needs Linux (this host is ${process.platform})`, ...base };
   const bwrap = options.bwrapCommand ?? 'bwrap';

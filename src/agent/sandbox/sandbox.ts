@@ -51,11 +51,12 @@ class HostSandbox implements Sandbox {
     const contained = this.status.kind === 'bwrap' && this.status.bwrapPath !== undefined;
     const prlimit = this.status.prlimitPath;
     const limited = prlimit === undefined ? [command, ...args] : [prlimit, ...prlimitArgs(limits, contained), '--', command, ...args];
-    if (!contained || this.status.bwrapPath === undefined) {
-      return { command: limited[0] as string, args: limited.slice(1) };
-    }
-    const bwrap = buildBwrapArgs({ writable: options.writable, hidden: this.settings.hidden, network: this.settings.network });
-    return { command: this.status.bwrapPath, args: [...bwrap, '--', ...limited] };
+    const line = !contained || this.status.bwrapPath === undefined
+      ? limited
+      : [this.status.bwrapPath, ...buildBwrapArgs({ writable: options.writable, hidden: this.settings.hidden, network: this.settings.network }), '--', ...limited];
+    // bwrap's --die-with-parent covers the sandbox's own processes; the outer bwrap needs a parent-death signal too.
+    const full = this.status.setprivPath === undefined ? line : [this.status.setprivPath, '--pdeathsig', 'KILL', '--', ...line];
+    return { command: full[0] as string, args: full.slice(1) };
   }
 }
 
