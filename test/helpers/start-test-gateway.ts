@@ -1,5 +1,5 @@
 /** Runs the whole composition root (startGateway) against the fakes: config, linked users, /health, cleanup. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/index.js';
@@ -25,6 +25,8 @@ export interface TestGatewayOptions {
   users?: ReadonlyArray<readonly [string, string, string]>;
   /** Also wait until /health shows every configured adapter and MCP server connected. */
   waitConnected?: boolean;
+  /** Written to `<data dir>/config.toml` and loaded as the config file (flags and env still win). */
+  configToml?: string;
 }
 
 export interface TestHealth {
@@ -34,6 +36,8 @@ export interface TestHealth {
 
 export interface TestGateway {
   running: RunningGateway;
+  /** The data directory (also holds config.toml when `configToml` was given). */
+  dir: string;
   /** The gateway's HTTP base URL. */
   url: string;
   health(): Promise<TestHealth>;
@@ -60,6 +64,7 @@ function configFor(dir: string, options: TestGatewayOptions): ReturnType<typeof 
   for (const [name, args] of Object.entries(options.mcpServers ?? {})) {
     Object.assign(flags, { [`mcp.servers.${name}.command`]: process.execPath, [`mcp.servers.${name}.args`]: args });
   }
+  if (options.configToml !== undefined) writeFileSync(path.join(dir, 'config.toml'), options.configToml);
   return loadConfig({ cwd: dir, env, flags: { ...flags, ...options.flags } });
 }
 
@@ -81,6 +86,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     const url = running.httpUrl;
     const gateway: TestGateway = {
       running,
+      dir,
       url,
       close,
       health: async () => (await (await fetch(`${url}/health`)).json()) as TestHealth,
