@@ -1,4 +1,4 @@
-/** Benchmark of the agent loop: per-turn overhead of a 10-tool-call turn against a zero-latency fake model, and memory per idle workstream. */
+/** Benchmark of the agent loop: per-turn overhead of a 10-tool-call turn against a zero-latency fake model, memory per idle workstream, and the sandbox's cost per bash call. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { createAgentRuntime } from '../src/main-agent.js';
 import { createSilentLogger } from '../src/shared/logger.js';
 import { FakeModelProvider } from '../test/fakes/fake-model-provider.js';
 import { createTestStores } from '../test/helpers/test-stores.js';
+import { benchSandboxCost } from './sandbox-cost.js';
 
 const TURNS = 50;
 const CALLS_PER_TURN = 10;
@@ -87,3 +88,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+await benchSandboxCost();
