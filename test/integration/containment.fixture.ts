@@ -51,7 +51,7 @@ export async function createLayout(mode: SandboxMode): Promise<Layout> {
   const sandbox = createSandbox(status, {
     network: false,
     hidden: [...access.protectedFiles, ...access.protectedTrees],
-    limits: { cpuSeconds: 20, memoryBytes: 1024 * 1024 * 1024, processes: 64, fileSizeBytes: 16 * 1024 * 1024 },
+    limits: { cpuSeconds: 20, memoryBytes: 4096 * 1024 * 1024, processes: 64, fileSizeBytes: 16 * 1024 * 1024 },
   });
   const handlers = createBuiltinHandlers();
   const context = (overrides: Partial<ToolContext> = {}): ToolContext => createToolContext(workspace, { access, sandbox, timeoutMs: 20_000, ...overrides });
