@@ -9,7 +9,7 @@ import { runProcess } from '../../src/agent/tools/run-process.js';
 import { waitFor } from '../helpers/tool-context.js';
 import { createLayout, leaked, text, type Layout } from './containment.fixture.js';
 
-/** Pids whose command line contains `marker` (a unique sleep duration). */
+/** Pids whose command line is, or runs, `marker` (a unique sleep duration): the sleep itself and any bwrap around it. */
 function processesWith(marker: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -105,7 +105,8 @@ describe('bash in the sandbox (tools.sandbox = "auto")', () => {
     const wrapped = l.sandbox.wrap('sleep', ['986'], { writable: l.workspace });
     // A stand-in for the gateway: a parent that starts the sandbox and is then killed without any clean-up.
     const parent = spawn('sh', ['-c', '"$@" & wait', 'sh', wrapped.command, ...wrapped.args], { stdio: 'ignore' });
-    await waitFor(() => processesWith('sleep 986').length > 0);
+    // Wait for the sleep itself (not just the shell naming it), so the sandbox is fully up before the kill.
+    await waitFor(() => processesWith('sleep 986').some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0')));
     parent.kill('SIGKILL');
     await waitFor(() => processesWith('sleep 986').length === 0);
   });
