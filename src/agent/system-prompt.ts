@@ -7,6 +7,8 @@ export interface SystemPromptContext {
   cwd: string;
   /** Text of the latest user message (for relevance-ranked sections such as memories). */
   lastUserText: string;
+  /** Text of the most recent user messages, newest first (at least the last three when there are that many). */
+  recentUserTexts?: readonly string[];
   signal: AbortSignal;
 }
 

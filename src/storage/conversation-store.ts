@@ -6,7 +6,16 @@ export interface SearchHit {
   wsId: string;
   role: string;
   content: string;
+  /** The tool of a tool result row; '' otherwise. */
+  toolName: string;
   timestamp: string;
+}
+
+export interface ConversationSearchOptions {
+  wsId?: string;
+  /** Only workstreams owned by this user. */
+  userId?: string;
+  limit?: number;
 }
 
 export interface ConversationStore {
@@ -18,7 +27,7 @@ export interface ConversationStore {
    */
   load(wsId: string): Promise<Message[]>;
   /** Full-text search over message content, best match first. */
-  search(query: string, options?: { wsId?: string; limit?: number }): Promise<SearchHit[]>;
+  search(query: string, options?: ConversationSearchOptions): Promise<SearchHit[]>;
   /** Replaces the whole history (compaction). */
   replace(wsId: string, messages: readonly Message[]): Promise<void>;
   count(wsId: string): Promise<number>;

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import { newUuid } from '../shared/ids.js';
 import { isoNow } from '../shared/time.js';
-import type { MemoryFilter, MemoryRow, MemoryScope, MemoryStore, MemoryType } from './memory-store.js';
+import type { MemoryFilter, MemoryRow, MemoryScope, MemoryStore, MemoryType, MemoryVisibility, VisibleMemoryQuery } from './memory-store.js';
 import { definedOnly, escapeLike, text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 
@@ -124,12 +124,55 @@ export class KnexMemoryStore implements MemoryStore {
     });
   }
 
+  listVisible(visibility: MemoryVisibility, query: VisibleMemoryQuery = {}): Promise<MemoryRow[]> {
+    return guard('memories.listVisible', async () => {
+      const builder = this.visible(visibility, query.scope);
+      if (query.type) builder.where({ type: query.type });
+      const terms = (query.anyTerms ?? []).filter((term) => term !== '');
+      if (terms.length > 0) {
+        const op = this.likeOperator;
+        builder.andWhere((outer) => {
+          for (const term of terms) {
+            const pattern = `%${escapeLike(term)}%`;
+            outer
+              .orWhereRaw(`name ${op} ? ESCAPE '\\'`, [pattern])
+              .orWhereRaw(`description ${op} ? ESCAPE '\\'`, [pattern])
+              .orWhereRaw(`content ${op} ? ESCAPE '\\'`, [pattern]);
+          }
+        });
+      }
+      const rows = (await builder
+        .orderBy([{ column: 'updated', order: 'desc' }, { column: 'created', order: 'desc' }, { column: 'name' }])
+        .limit(normaliseLimit(query.limit))) as DbRow[];
+      return rows.map(toMemory);
+    });
+  }
+
+  countVisible(visibility: MemoryVisibility): Promise<number> {
+    return guard('memories.countVisible', async () => {
+      const row = (await this.visible(visibility).count({ n: '*' }).first()) as DbRow | undefined;
+      return toNumber(row?.n);
+    });
+  }
+
   touch(memoryIds: readonly string[]): Promise<void> {
     return guard('memories.touch', async () => {
       if (memoryIds.length === 0) return;
       await this.knex('structured_memories')
         .whereIn('memory_id', [...memoryIds])
         .update({ access_count: this.knex.raw('access_count + 1'), last_accessed: isoNow() });
+    });
+  }
+
+  /** Rows of the visible scopes (optionally one of them). */
+  private visible(visibility: MemoryVisibility, only?: MemoryScope): Knex.QueryBuilder {
+    const scopes: Array<[MemoryScope, string]> = [['global', ''], ['workstream', visibility.wsId]];
+    if (visibility.userId !== '') scopes.push(['user', visibility.userId]);
+    const wanted = scopes.filter(([scope]) => only === undefined || scope === only);
+    const query = this.knex('structured_memories');
+    if (wanted.length === 0) return query.whereRaw('1 = 0');
+    return query.where((inner) => {
+      for (const [scope, scopeId] of wanted) inner.orWhere({ scope, scope_id: scopeId });
     });
   }
 
