@@ -80,13 +80,18 @@ async function save(a: MemoryArgs, context: ToolContext, options: MemoryHandlerO
   if (typeof id !== 'string') return { output: id.error, isError: true };
   const type = a.type ?? 'project';
   try {
-    const created = await options.memories.create({ name: a.name, description: a.description, type, scope, scopeId: id, content: a.content });
-    if (created) return { output: `Saved memory '${a.name}' (type=${type}, scope=${scope})`, isError: false };
-    // Exists: replace the content; keep description and type unless the call gives new ones.
-    const patch = { content: a.content, ...(a.description ? { description: a.description } : {}), ...(a.type ? { type: a.type } : {}) };
-    await options.memories.update(a.name, scope, id, patch);
-    const row = await options.memories.get(a.name, scope, id);
-    return { output: `Updated memory '${a.name}' (type=${row?.type ?? type}, scope=${scope})`, isError: false };
+    // Two rounds: a parallel delete may remove the row between the failed insert and the update.
+    for (let round = 0; round < 2; round++) {
+      const created = await options.memories.create({ name: a.name, description: a.description, type, scope, scopeId: id, content: a.content });
+      if (created) return { output: `Saved memory '${a.name}' (type=${type}, scope=${scope})`, isError: false };
+      // Exists: replace the content; keep description and type unless the call gives new ones.
+      const patch = { content: a.content, ...(a.description ? { description: a.description } : {}), ...(a.type ? { type: a.type } : {}) };
+      if (await options.memories.update(a.name, scope, id, patch)) {
+        const row = await options.memories.get(a.name, scope, id);
+        return { output: `Updated memory '${a.name}' (type=${row?.type ?? type}, scope=${scope})`, isError: false };
+      }
+    }
+    return { output: `Error: failed to save memory '${a.name}'`, isError: true };
   } catch (error) {
     context.logger.warn({ err: describeError(error), name: a.name }, 'memory save failed');
     return { output: `Error: failed to save memory '${a.name}'`, isError: true };
