@@ -122,6 +122,11 @@ async function deliver(args: NotifyArgs, context: ToolContext, options: NotifyHa
   return outcome;
 }
 
+function release(counters: Map<string, number>, key: string): void {
+  const used = counters.get(key) ?? 0;
+  if (used > 0) counters.set(key, used - 1);
+}
+
 export function createNotifyHandler(options: NotifyHandlerOptions): ToolHandler {
   // Successful notifications per (workstream, turn); failures do not count.
   const sentPerTurn = new Map<string, number>();
@@ -132,16 +137,25 @@ export function createNotifyHandler(options: NotifyHandlerOptions): ToolHandler 
       const parsed = readArgs(args);
       if (typeof parsed === 'string') return { output: parsed, isError: true };
       const key = `${context.workstreamId}:${context.turnId ?? ''}`;
-      const sent = sentPerTurn.get(key) ?? 0;
-      if (sent >= MAX_NOTIFY_PER_TURN) {
+      // A slot is reserved while sending (calls of one step run in parallel) and given back on failure.
+      const used = sentPerTurn.get(key) ?? 0;
+      if (used >= MAX_NOTIFY_PER_TURN) {
         return { output: `Error: notification rate limit exceeded (max ${MAX_NOTIFY_PER_TURN} per turn)`, isError: true };
       }
-      const outcome = await deliver(parsed, context, options);
+      sentPerTurn.delete(key);
+      sentPerTurn.set(key, used + 1);
+      if (sentPerTurn.size > COUNTER_TURNS) sentPerTurn.delete(sentPerTurn.keys().next().value as string);
+      let outcome: Attempt = 'failed';
+      try {
+        outcome = await deliver(parsed, context, options);
+      } catch (error) {
+        context.signal.throwIfAborted();
+        context.logger.warn({ err: describeError(error) }, 'notify.delivery_failed');
+      } finally {
+        if (outcome !== 'sent') release(sentPerTurn, key);
+      }
       if (outcome === 'no-services') return { output: 'Error: no channel gateway services available', isError: true };
       if (outcome === 'failed') return { output: 'Error: notification delivery failed', isError: true };
-      sentPerTurn.delete(key);
-      sentPerTurn.set(key, sent + 1);
-      if (sentPerTurn.size > COUNTER_TURNS) sentPerTurn.delete(sentPerTurn.keys().next().value as string);
       return { output: 'Notification sent successfully', isError: false };
     },
   };
