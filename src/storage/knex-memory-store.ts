@@ -28,6 +28,14 @@ function toMemory(row: DbRow): MemoryRow {
   };
 }
 
+/** Letter/digit runs of a term: the only characters that reach a full-text query (no syntax can be injected). */
+function fullTextWords(term: string): string[] {
+  return term
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== '');
+}
+
 function normaliseLimit(limit: number | undefined): number {
   return Math.max(1, Math.trunc(limit ?? DEFAULT_LIMIT));
 }
@@ -126,26 +134,34 @@ export class KnexMemoryStore implements MemoryStore {
 
   listVisible(visibility: MemoryVisibility, query: VisibleMemoryQuery = {}): Promise<MemoryRow[]> {
     return guard('memories.listVisible', async () => {
-      const builder = this.visible(visibility, query.scope);
+      const builder = this.visible(visibility, query.scope).select('structured_memories.*');
       if (query.type) builder.where({ type: query.type });
-      const terms = (query.anyTerms ?? []).filter((term) => term !== '');
-      if (terms.length > 0) {
-        const op = this.likeOperator;
-        builder.andWhere((outer) => {
-          for (const term of terms) {
-            const pattern = `%${escapeLike(term)}%`;
-            outer
-              .orWhereRaw(`name ${op} ? ESCAPE '\\'`, [pattern])
-              .orWhereRaw(`description ${op} ? ESCAPE '\\'`, [pattern])
-              .orWhereRaw(`content ${op} ? ESCAPE '\\'`, [pattern]);
-          }
-        });
+      if (query.anyTerms !== undefined && query.anyTerms.length > 0) {
+        const words = [...new Set(query.anyTerms.flatMap(fullTextWords))];
+        if (words.length === 0) return [];
+        this.matchAnyWord(builder, words, query.prefixes === true);
       }
       const rows = (await builder
         .orderBy([{ column: 'updated', order: 'desc' }, { column: 'created', order: 'desc' }, { column: 'name' }])
         .limit(normaliseLimit(query.limit))) as DbRow[];
       return rows.map(toMemory);
     });
+  }
+
+  /** Restricts to rows with one of `words` (or a word starting with one), best full-text rank first. */
+  private matchAnyWord(builder: Knex.QueryBuilder, words: readonly string[], prefixes: boolean): void {
+    if (this.likeOperator === 'ILIKE') {
+      const tsquery = words.map((word) => (prefixes ? `${word}:*` : word)).join(' | ');
+      builder.whereRaw(`search_vector @@ to_tsquery('simple', ?)`, [tsquery]);
+      builder.orderByRaw(`ts_rank(search_vector, to_tsquery('simple', ?)) DESC`, [tsquery]);
+      return;
+    }
+    const match = words.map((word) => `"${word}"${prefixes ? '*' : ''}`).join(' OR ');
+    const ranked = this.knex.raw(
+      '(SELECT memory_id AS fts_id, bm25(structured_memories_fts) AS fts_rank FROM structured_memories_fts WHERE structured_memories_fts MATCH ?) AS f',
+      [match],
+    );
+    builder.join(ranked, 'f.fts_id', 'structured_memories.memory_id').orderBy('f.fts_rank');
   }
 
   countVisible(visibility: MemoryVisibility): Promise<number> {

@@ -34,8 +34,12 @@ export interface VisibleMemoryQuery {
   type?: MemoryType;
   /** Restricts to one of the visible scopes. */
   scope?: MemoryScope;
-  /** When non-empty: rows where at least one term is a case-insensitive substring of name, description or content. */
+  /**
+   * When non-empty: rows with a word (in name, description or content) equal to one of these terms (or starting
+   * with one, with `prefixes`), best full-text match first, then newest. Only letters and digits of a term count.
+   */
   anyTerms?: readonly string[];
+  prefixes?: boolean;
   limit?: number;
 }
 
@@ -50,7 +54,7 @@ export interface MemoryStore {
   list(filter?: MemoryFilter, limit?: number): Promise<MemoryRow[]>;
   /** Every whitespace-separated term must occur in name, description or content (case-insensitive). */
   search(query: string, filter?: MemoryFilter, limit?: number): Promise<MemoryRow[]>;
-  /** Memories visible to a workstream (never another workstream's or user's), newest `updated` first. */
+  /** Memories visible to a workstream (never another workstream's or user's), newest `updated` first unless ranked. */
   listVisible(visibility: MemoryVisibility, query?: VisibleMemoryQuery): Promise<MemoryRow[]>;
   /** How many memories a workstream sees. */
   countVisible(visibility: MemoryVisibility): Promise<number>;

@@ -75,8 +75,11 @@ export function memoryStoreContract(label: string, factory: StoresFactory): void
       assert.deepEqual(await names({ scope: 'user' }), ['vis_user']);
       assert.deepEqual(await names({ type: 'user' }), ['vis_user']);
       assert.deepEqual(await names({ anyTerms: ['WALRUSES', 'nomatch'] }), ['vis_global', 'vis_user', 'vis_ws']);
-      assert.deepEqual(await names({ anyTerms: ['ws-v1', 'shared'] }), ['vis_global', 'vis_ws']);
-      assert.deepEqual(await names({ anyTerms: ['100%'] }), []);
+      assert.deepEqual(await names({ anyTerms: ['walrus'], prefixes: true }), ['vis_global', 'vis_user', 'vis_ws'], 'terms match word prefixes');
+      assert.deepEqual(await names({ anyTerms: ['walrus'] }), [], 'or whole words only');
+      assert.deepEqual(await names({ anyTerms: ['Shared', '"(OR'] }), ['vis_global'], 'search syntax is never interpreted');
+      assert.deepEqual(await names({ anyTerms: ['100%', '*'] }), []);
+      assert.deepEqual(await names({ anyTerms: ['vis', 'other'] }), ['vis_global', 'vis_user', 'vis_ws'], 'names are indexed word by word');
       const anonymous = (await stores().memories.listVisible({ wsId: 'ws-v1', userId: '' })).map((row) => row.name).filter((n) => n.startsWith('vis_'));
       assert.deepEqual(anonymous.sort(), ['vis_global', 'vis_ws']);
       assert.deepEqual(await stores().memories.listVisible({ wsId: 'ws-v1', userId: '' }, { scope: 'user' }), []);

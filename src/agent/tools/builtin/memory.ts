@@ -127,6 +127,7 @@ async function searchOrList(a: MemoryArgs, context: ToolContext, options: Memory
         await options.memories.listVisible(visibility, {
           ...filter,
           anyTerms: [...new Set([...candidateTerms(a.query, 12), ...a.query.toLowerCase().split(/\s+/)])].filter((t) => t !== ''),
+          prefixes: true,
           limit: SEARCH_CANDIDATES,
         }),
         a.query,
