@@ -14,12 +14,12 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
-/** Lower-cased runs of letters and digits (any script), without stopwords. `deploy_cmd` → deploy, cmd. */
+/** Lower-cased runs of letters and digits (any script) of two or more characters, without stopwords. `deploy_cmd` → deploy, cmd. */
 export function memoryTokens(text: string): string[] {
   return text
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
-    .filter((token) => token !== '' && !STOPWORDS.has(token));
+    .filter((token) => token.length > 1 && !STOPWORDS.has(token));
 }
 
 /**
