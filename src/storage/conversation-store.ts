@@ -8,6 +8,8 @@ export interface SearchHit {
   content: string;
   /** The tool of a tool result row; '' otherwise. */
   toolName: string;
+  /** The tool calls of an assistant row (names and JSON arguments); [] otherwise. */
+  toolCalls: Array<{ name: string; arguments: string }>;
   timestamp: string;
 }
 
@@ -26,7 +28,7 @@ export interface ConversationStore {
    * (an interrupted turn) is removed with everything after it. System messages are never stored.
    */
   load(wsId: string): Promise<Message[]>;
-  /** Full-text search over message content, best match first. */
+  /** Full-text search over message content and tool-call arguments, best match first. */
   search(query: string, options?: ConversationSearchOptions): Promise<SearchHit[]>;
   /** Replaces the whole history (compaction). */
   replace(wsId: string, messages: readonly Message[]): Promise<void>;

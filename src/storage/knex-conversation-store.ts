@@ -1,6 +1,7 @@
 /** ConversationStore on knex: message history with FTS5 (SQLite) or tsvector (PostgreSQL) search. */
 import type { Knex } from 'knex';
 import type { Message } from '../agent/messages.js';
+import { safeParseJson } from '../shared/json.js';
 import { isoNow } from '../shared/time.js';
 import type { ConversationSearchOptions, ConversationStore, SearchHit } from './conversation-store.js';
 import { fromConversationRow, repairHistory, toConversationRow, toFts5Query, toWebsearchQuery } from './conversation-rows.js';
@@ -24,8 +25,16 @@ function toHit(row: DbRow): SearchHit {
     role: text(row.role),
     content: text(row.content),
     toolName: text(row.tool_name),
+    toolCalls: toolCallsOf(row.tool_calls),
     timestamp: text(row.timestamp),
   };
+}
+
+function toolCallsOf(value: unknown): SearchHit['toolCalls'] {
+  if (typeof value !== 'string' || value === '') return [];
+  const parsed = safeParseJson(value);
+  if (!parsed.ok || !Array.isArray(parsed.value)) return [];
+  return (parsed.value as Array<Record<string, unknown>>).map((call) => ({ name: text(call['name']), arguments: text(call['arguments']) }));
 }
 
 /** The workstream and owner restrictions of a search, as SQL over the alias `c`. */
@@ -84,7 +93,7 @@ export class KnexConversationStore implements ConversationStore {
     if (match === undefined) return [];
     const scope = scopeFilter(options);
     return (await this.knex.raw(
-      `SELECT c.id, c.ws_id, c.role, c.content, c.tool_name, c.timestamp
+      `SELECT c.id, c.ws_id, c.role, c.content, c.tool_name, c.tool_calls, c.timestamp
          FROM conversations_fts JOIN conversations c ON c.id = conversations_fts.rowid
         WHERE conversations_fts MATCH ? ${scope.sql}
         ORDER BY bm25(conversations_fts), c.id DESC
@@ -98,7 +107,7 @@ export class KnexConversationStore implements ConversationStore {
     if (websearch === undefined) return [];
     const scope = scopeFilter(options);
     const result = (await this.knex.raw(
-      `SELECT c.id, c.ws_id, c.role, c.content, c.tool_name, c.timestamp
+      `SELECT c.id, c.ws_id, c.role, c.content, c.tool_name, c.tool_calls, c.timestamp
          FROM conversations c, websearch_to_tsquery('simple', ?) q
         WHERE c.search_vector @@ q ${scope.sql}
         ORDER BY ts_rank(c.search_vector, q) DESC, c.id DESC

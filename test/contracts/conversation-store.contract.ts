@@ -112,6 +112,9 @@ export function conversationStoreContract(label: string, factory: StoresFactory)
       assert.deepEqual(mine.map((hit) => hit.toolName).sort(), ['', 'bash']);
       assert.deepEqual((await stores().conversations.search('narwhal', { userId: 'owner-b' })).map((hit) => hit.content), ['narwhal secret of b']);
       assert.deepEqual(await stores().conversations.search('narwhal', { userId: 'nobody' }), []);
+      await stores().conversations.append('ws-own-a', { role: 'assistant', content: '', toolCalls: [{ id: 'c2', name: 'bash', arguments: '{"command":"ls /srv/okapi"}' }] });
+      const call = await stores().conversations.search('okapi', { userId: 'owner-a' });
+      assert.deepEqual(call.map((hit) => [hit.role, hit.toolCalls]), [['assistant', [{ name: 'bash', arguments: '{"command":"ls /srv/okapi"}' }]]]);
     });
 
     it('searches the text of content parts', async () => {

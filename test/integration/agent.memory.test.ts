@@ -113,12 +113,14 @@ for (const engine of engines) {
         const theirs = await h.runtime.manager.create({ ownerUserId: bob.userId, name: 'bob history' });
         await turn(theirs, 'bob private flamingo notes', []);
         const asker = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'asker' });
-        const [found, none, odd, empty] = await turn(asker, 'what happened?', [
+        const [found, none, odd, empty, call] = await turn(asker, 'what happened?', [
           { name: 'recall', args: { query: 'flamingo incident' } },
           { name: 'recall', args: { query: 'bob private' } },
           { name: 'recall', args: { query: '"flamingo (AND OR* NEAR(' } },
           { name: 'recall', args: { query: '   ' } },
+          { name: 'recall', args: { query: 'falafel' } },
         ]);
+        assert.match(call ?? '', /\] assistant: → memory \{"action":"save","name":"lunch","content":"Alice eats falafel on Fridays"/, 'tool calls are searchable');
         assert.match(found ?? '', new RegExp(`^Conversations \\(1 matches\\):\\n\\[\\d{4}-\\d\\d-\\d\\dT[\\d:]+ ${mine.wsId}\\] user: the flamingo incident started at noon$`));
         assert.equal(none, "No conversation history found for 'bob private'.");
         assert.match(odd ?? '', /^(Conversations|No conversation history)/);

@@ -27,11 +27,18 @@ function prepare(args: Record<string, unknown>): ToolPreparation {
   return { header: `⚙ recall: ${query.slice(0, 80)}`, preview: '', needsApproval: false, approvalLabel: 'recall' };
 }
 
-/** `[timestamp ws_id] role(tool): content` with the content cut to 500 characters. */
+/** `[timestamp ws_id] role(tool): content` (tool calls as `→ name args`), cut to 500 characters. */
 export function formatHit(hit: SearchHit): string {
   const role = hit.toolName ? `${hit.role}(${hit.toolName})` : hit.role;
-  const content = hit.content.length > SHOWN_CHARS ? `${hit.content.slice(0, SHOWN_CHARS)}...` : hit.content;
+  const calls = hit.toolCalls.map((call) => `→ ${call.name} ${call.arguments}`);
+  const full = [hit.content, ...calls].filter((part) => part !== '').join(' ');
+  const content = full.length > SHOWN_CHARS ? `${full.slice(0, SHOWN_CHARS)}...` : full;
   return `[${hit.timestamp} ${hit.wsId}] ${role}: ${content}`;
+}
+
+function isRecallEcho(hit: SearchHit): boolean {
+  if (hit.toolName === 'recall') return true;
+  return hit.role === 'assistant' && hit.content === '' && hit.toolCalls.length > 0 && hit.toolCalls.every((call) => call.name === 'recall');
 }
 
 export function createRecallHandler(options: RecallHandlerOptions): ToolHandler {
@@ -43,7 +50,9 @@ export function createRecallHandler(options: RecallHandlerOptions): ToolHandler 
       if (query === '') return { output: 'Error: query is required', isError: true };
       const owner = await options.ownerOf(context.workstreamId);
       const scope = owner === '' ? { wsId: context.workstreamId } : { userId: owner };
-      const hits = await options.conversations.search(query, { ...scope, limit: limitOf(args) });
+      const limit = limitOf(args);
+      // Earlier recall calls and results only echo other rows (and the running call would find itself).
+      const hits = (await options.conversations.search(query, { ...scope, limit: Math.min(100, limit * 2) })).filter((hit) => !isRecallEcho(hit)).slice(0, limit);
       if (hits.length === 0) return { output: `No conversation history found for '${query}'.`, isError: false };
       return { output: [`Conversations (${hits.length} matches):`, ...hits.map(formatHit)].join('\n'), isError: false };
     },
