@@ -64,7 +64,7 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
 
 /** `Bearer <service token>` for the notify tool's calls to channel gateways (none without auth.jwt_secret). */
 function notifyAuthorization(config: Config): () => Promise<string | undefined> {
-  const token = createServiceTokenSource({ secret: config.auth.jwt_secret, audience: config.auth.jwt_audience }, { scopes: ['write'] });
+  const token = createServiceTokenSource({ secret: config.auth.jwt_secret, audience: config.auth.jwt_audience }, { scopes: ['write'], ttlSeconds: 300 });
   return async () => {
     const minted = await token();
     return minted === undefined ? undefined : `Bearer ${minted}`;
