@@ -13,6 +13,7 @@ import { createSilentLogger } from '../src/shared/logger.js';
 import { FakeModelProvider } from '../test/fakes/fake-model-provider.js';
 import { createTestStores } from '../test/helpers/test-stores.js';
 import { benchSandboxCost } from './sandbox-cost.js';
+import { benchMemoryInjection } from './memory-injection.js';
 
 const TURNS = 50;
 const CALLS_PER_TURN = 10;
@@ -89,3 +90,4 @@ async function main(): Promise<void> {
 
 await main();
 await benchSandboxCost();
+await benchMemoryInjection();

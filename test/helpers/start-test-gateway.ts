@@ -40,6 +40,8 @@ export interface TestGateway {
   dir: string;
   /** The gateway's HTTP base URL. */
   url: string;
+  /** The gateway's database (open your own knex on it for setup). */
+  databaseUrl: string;
   health(): Promise<TestHealth>;
   /** Creates a user and links a platform user id to it. */
   linkUser(platform: string, platformUserId: string, username: string): Promise<void>;
@@ -88,6 +90,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       running,
       dir,
       url,
+      databaseUrl: config.database.url,
       close,
       health: async () => (await (await fetch(`${url}/health`)).json()) as TestHealth,
       linkUser: async (platform, platformUserId, username) => {
