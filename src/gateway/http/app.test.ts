@@ -12,14 +12,14 @@ function appWith(routers: Hono[] = [], maxBodyBytes?: number): Hono {
   return createHttpApp({
     logger: createSilentLogger(),
     metrics: createHttpMetrics({ workstreams: () => ({ active: 3, running: 1 }), subscriptions: () => 2 }),
-    health: { adapters: () => ({ discord: { connected: true } }), mcp: () => ({ ...EMPTY_MCP_HEALTH, servers: 2 }) },
+    health: { adapters: () => ({ discord: { connected: true } }), mcp: () => ({ ...EMPTY_MCP_HEALTH, servers: 2 }), sandbox: () => 'bwrap' },
     routers,
     ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
   });
 }
 
 describe('createHttpApp', () => {
-  it('answers /health with adapters and MCP counts', async () => {
+  it('answers /health with adapters, MCP counts and the tool sandbox', async () => {
     const response = await appWith().request('/health');
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), {
@@ -27,6 +27,7 @@ describe('createHttpApp', () => {
       service: 'channel',
       adapters: { discord: { connected: true } },
       mcp: { servers: 2, tools: 0, resources: 0, prompts: 0 },
+      sandbox: 'bwrap',
     });
   });
 
