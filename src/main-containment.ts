@@ -18,8 +18,8 @@ export function sqliteFile(url: string): string | undefined {
  * Detects the sandbox (`tools.sandbox`), refusing to start when `bwrap` was asked for and does not work, and warning
  * once when `auto` falls back to none. The config file, data_dir, database and workspace_dir are protected paths.
  */
-export async function prepareContainment(config: Config, logger: Logger, signal?: AbortSignal): Promise<ToolContainment> {
-  const status = await detectSandbox({ mode: config.tools.sandbox, ...(signal === undefined ? {} : { signal }) });
+export async function prepareContainment(config: Config, logger: Logger, options: { signal?: AbortSignal; bwrapCommand?: string } = {}): Promise<ToolContainment> {
+  const status = await detectSandbox({ mode: config.tools.sandbox, ...options });
   if (status.kind === 'off' && config.tools.sandbox === 'bwrap') {
     throw new ConfigError([`tools.sandbox: "bwrap" was asked for but ${status.reason}; install bubblewrap, or set tools.sandbox = "auto" or "off"`]);
   }
