@@ -15,7 +15,7 @@ describe('loadToolDefinitions', () => {
     const set = await loadToolDefinitions();
     assert.deepEqual(
       set.all.map((definition) => definition.name),
-      ['bash', 'create_plan', 'edit_file', 'man', 'math', 'memory', 'notify', 'read_file', 'read_resource', 'recall', 'search', 'task', 'use_prompt', 'watch', 'web_fetch', 'web_search', 'write_file'],
+      ['bash', 'edit_file', 'man', 'math', 'memory', 'notify', 'plan', 'read_file', 'read_resource', 'recall', 'search', 'task', 'use_prompt', 'watch', 'web_fetch', 'web_search', 'write_file'],
     );
     for (const definition of set.all) {
       assert.ok(definition.description.length > 40, `${definition.name} has a real description`);
@@ -31,8 +31,8 @@ describe('loadToolDefinitions', () => {
     assert.deepEqual(set.taskAgent.map((d) => d.name).sort(), [...set.agent.map((d) => d.name), 'bash', 'edit_file', 'write_file'].sort());
     assert.deepEqual([...set.autoApproved].sort(), ['man', 'math', 'notify', 'read_file', 'search', 'web_fetch', 'web_search']);
     assert.deepEqual(Object.fromEntries(set.primaryKeys), {
-      bash: 'command', create_plan: 'goal', edit_file: 'old_string', man: 'page', math: 'code', memory: 'name', notify: 'message',
-      read_file: 'path', read_resource: 'uri', recall: 'query', search: 'query', task: 'prompt', use_prompt: 'name', watch: 'command',
+      bash: 'command', edit_file: 'old_string', man: 'page', math: 'code', memory: 'name', notify: 'message',
+      plan: 'prompt', read_file: 'path', read_resource: 'uri', recall: 'query', search: 'query', task: 'prompt', use_prompt: 'name', watch: 'command',
       web_fetch: 'url', web_search: 'query', write_file: 'content',
     });
   });
