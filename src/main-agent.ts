@@ -64,6 +64,7 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
     (await createBuiltinToolSource({
       ...(config.tools.tavily_api_key === undefined ? {} : { tavilyApiKey: config.tools.tavily_api_key }),
       ...(extras.toolDefinitions === undefined ? {} : { definitions: extras.toolDefinitions }),
+      watchStore: stores.watches,
     }));
   const toolSources = [builtin, ...(extras.toolSources ?? [])];
   const manager = createWorkstreamManager({

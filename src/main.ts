@@ -1,5 +1,7 @@
 /** Composition root: builds storage, HTTP, registry, MCP, the agent and channel adapters from a Config; starts and stops them. */
+import path from 'node:path';
 import type { McpManager } from './agent/mcp/mcp-manager.js';
+import { WatchRunner } from './agent/watch/watch-runner.js';
 import type { ChannelAdapter } from './channels/channel-adapter.js';
 import { createDiscordAdapter } from './channels/discord/index.js';
 import { createSlackAdapter } from './channels/slack/index.js';
@@ -146,7 +148,22 @@ async function startAgentAndChannels(
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
   const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
+  startWatchRunner(config, logger, stores, gateway, stack);
   return { ready };
+}
+
+/** Watch results go through the gateway, so the turns they start render into their threads. */
+function startWatchRunner(config: Config, logger: Logger, stores: Stores, gateway: Gateway, stack: ShutdownStack): void {
+  const runner = new WatchRunner({
+    store: stores.watches,
+    deliver: (delivery) => gateway.deliver(delivery.wsId, delivery.text, { origin: 'watch' }),
+    cwdFor: (wsId) => path.join(config.agent.workspace_dir, wsId),
+    commandTimeoutMs: config.agent.tool_timeout_seconds * 1000,
+    tickMs: config.agent.watch_tick_seconds * 1000,
+    logger: logger.child({ component: 'watch' }),
+  });
+  runner.start();
+  stack.push('watch runner', () => runner.stop());
 }
 
 function logModels(config: Config, logger: Logger): void {

@@ -1,5 +1,5 @@
 /** The public contract of workstreams, as the gateway and the terminal channel use them. */
-import type { AgentEvent } from './events.js';
+import type { AgentEvent, MessageOrigin } from './events.js';
 import type { ContentPart } from './messages.js';
 
 export type WorkstreamStatus = 'idle' | 'thinking' | 'running' | 'attention' | 'error' | 'closed';
@@ -18,6 +18,14 @@ export interface WorkstreamInfo {
   queuedMessages: number;
 }
 
+export interface SendOptions {
+  /**
+   * `watch`: a watch result. It starts a turn like a user message, but at most MAX_WATCH_CHAIN such turns run in a row
+   * without a message from a person; beyond that the result is stored in the history and read with the next message.
+   */
+  origin?: MessageOrigin;
+}
+
 /** Receives a workstream's events strictly in order; a throw is logged and does not unsubscribe. */
 export type AgentEventHandler = (event: AgentEvent) => void | Promise<void>;
 
@@ -28,7 +36,7 @@ export interface Workstream {
    * Queues a user message. It starts a turn at once when idle, otherwise runs after the turns ahead of it
    * (never interleaved, never dropped). Resolves with the turn id when the message is accepted.
    */
-  send(message: string | ContentPart[]): Promise<string>;
+  send(message: string | ContentPart[], options?: SendOptions): Promise<string>;
   /** Subscribes to events from now on; returns the unsubscribe function. */
   subscribe(handler: AgentEventHandler): () => void;
   /** Cancels the running turn (it ends with `turn-end` reason `cancelled`) and drops nothing queued. */

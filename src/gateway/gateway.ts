@@ -1,6 +1,6 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
 import { setMaxListeners } from 'node:events';
-import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
+import type { SendOptions, Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import type { Config } from '../config/index.js';
@@ -46,6 +46,11 @@ export interface Gateway {
   stop(): Promise<void>;
   /** Per-adapter connection state, for /health. */
   status(): GatewayStatus;
+  /**
+   * Sends a message that no person typed (a watch result) into a workstream, restoring it when evicted; the turn it
+   * starts renders into the workstream's thread, in order with the thread's own messages. False when the workstream is gone.
+   */
+  deliver(wsId: string, text: string, options: SendOptions): Promise<boolean>;
 }
 
 export function createGateway(deps: GatewayDeps): Gateway {
@@ -131,6 +136,26 @@ class ChannelGateway implements Gateway {
     const adapters: Record<string, AdapterState> = {};
     for (const [platform, adapter] of this.adapters) adapters[platform] = adapter.state();
     return { adapters, workstreams: this.subs.size };
+  }
+
+  async deliver(wsId: string, text: string, options: SendOptions): Promise<boolean> {
+    const ws = await this.router.open(wsId);
+    if (!ws) return false;
+    const home = await this.router.homeOf(wsId);
+    const adapter = home ? this.adapters.get(home.platform) : undefined;
+    if (!home || !adapter || this.stopped) {
+      // No thread to show it in (terminal workstream, platform not configured): the turn still runs and is stored.
+      await ws.send(text, options);
+      return true;
+    }
+    let failure: unknown;
+    const accepted = await this.queue.run(`${home.platform}:${home.channelId}`, () => this.sendToThread(adapter, home.channelId, ws, text, undefined, options), (error) => {
+      failure = error;
+    });
+    if (failure !== undefined) throw failure;
+    // A full lane refuses new work; a watch result is not dropped for that, it only loses its place in the line.
+    if (!accepted) await this.sendToThread(adapter, home.channelId, ws, text, undefined, options);
+    return true;
   }
 
   private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
@@ -235,13 +260,13 @@ class ChannelGateway implements Gateway {
   }
 
   /** Binds the workstream to the thread (before sending, so no event is missed) and queues the message. */
-  private async sendToThread(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, messageId: string | undefined): Promise<void> {
+  private async sendToThread(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, messageId: string | undefined, options: SendOptions = {}): Promise<void> {
     const binding = this.subs.bind(ws, adapter, threadId);
     const busy = binding.turns.size > 0 || binding.running;
     this.subs.hold(binding);
     try {
       if (busy && messageId !== undefined) await adapter.react?.(threadId, messageId, QUEUED_EMOJI, this.controller.signal);
-      this.subs.expectTurn(binding, await ws.send(text));
+      this.subs.expectTurn(binding, await ws.send(text, options));
     } finally {
       this.subs.unhold(binding);
     }

@@ -8,11 +8,16 @@ import { readFileHandler } from './builtin/read_file.js';
 import { searchHandler } from './builtin/search.js';
 import { createWebFetchHandler } from './builtin/web_fetch.js';
 import { createWebSearchHandler } from './builtin/web_search.js';
+import { planHandler } from './builtin/plan.js';
+import { taskHandler } from './builtin/task.js';
+import { createWatchHandler } from './builtin/watch.js';
 import { writeFileHandler } from './builtin/write_file.js';
+import type { WatchStore } from '../../storage/watch-store.js';
 import { loadToolDefinitions } from './load-tool-definitions.js';
 import type { ToolDefinition, ToolHandler } from './tool.js';
 
 export type { ToolContext, ToolDefinition, ToolHandler, ToolPreparation, ToolResult, ToolSource } from './tool.js';
+export type { PlanReviewDecision, SubAgentPort, SubAgentRequest, SubAgentResult, SubAgentToolSet } from './sub-agent-port.js';
 export { BuiltinToolSource } from './builtin-tool-source.js';
 export {
   DEFAULT_TOOLS_DIRECTORY,
@@ -38,6 +43,8 @@ export interface BuiltinToolSourceOptions {
   allowPrivateAddresses?: boolean;
   /** Python interpreter for the math tool (default `python3`). */
   pythonCommand?: string;
+  /** The `watches` store for the watch tool (without it the tool answers "storage unavailable"). */
+  watchStore?: WatchStore;
   signal?: AbortSignal;
 }
 
@@ -56,6 +63,9 @@ export function createBuiltinHandlers(options: BuiltinToolSourceOptions = {}): M
       ...(options.tavilySearchUrl === undefined ? {} : { endpoint: options.tavilySearchUrl }),
     }),
     writeFileHandler,
+    taskHandler,
+    planHandler,
+    createWatchHandler(options.watchStore === undefined ? {} : { store: options.watchStore }),
   ];
   return new Map(handlers.map((handler) => [handler.name, handler]));
 }

@@ -126,6 +126,16 @@ function isSame(left: PyValue, right: PyValue): boolean {
 }
 
 function arithmetic(operator: string, left: PyValue, right: PyValue, budget: Budget): PyValue {
+  const sequence = sequenceOperation(operator, left, right, budget);
+  if (sequence !== undefined) return sequence;
+  const a = asNumber(left);
+  const b = asNumber(right);
+  if (a === undefined || b === undefined) fail(`unsupported operand types for ${operator}: '${typeName(left)}' and '${typeName(right)}'`);
+  return finite(numeric(operator, a, b));
+}
+
+/** `+` and `*` on strings and lists; undefined when the operands are not sequences. */
+function sequenceOperation(operator: string, left: PyValue, right: PyValue, budget: Budget): PyValue | undefined {
   const a = asNumber(left);
   const b = asNumber(right);
   if (operator === '+' && typeof left === 'string' && typeof right === 'string') {
@@ -139,8 +149,7 @@ function arithmetic(operator: string, left: PyValue, right: PyValue, budget: Bud
   }
   if (operator === '*' && (typeof left === 'string' || Array.isArray(left)) && b !== undefined) return repeat(left, b, budget);
   if (operator === '*' && (typeof right === 'string' || Array.isArray(right)) && a !== undefined) return repeat(right, a, budget);
-  if (a === undefined || b === undefined) fail(`unsupported operand types for ${operator}: '${typeName(left)}' and '${typeName(right)}'`);
-  return finite(numeric(operator, a, b));
+  return undefined;
 }
 
 function numeric(operator: string, a: number, b: number): number {
