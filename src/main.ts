@@ -1,7 +1,5 @@
 /** Composition root: builds storage, HTTP, registry, MCP, the agent and channel adapters from a Config; starts and stops them. */
-import path from 'node:path';
 import type { McpManager } from './agent/mcp/mcp-manager.js';
-import { WatchRunner } from './agent/watch/watch-runner.js';
 import type { ChannelAdapter } from './channels/channel-adapter.js';
 import { createDiscordAdapter } from './channels/discord/index.js';
 import { createSlackAdapter } from './channels/slack/index.js';
@@ -18,6 +16,7 @@ import { registerService } from './gateway/registry.js';
 import { loadToolDefinitions } from './agent/tools/index.js';
 import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
 import { createConfiguredMcpManager } from './main-mcp.js';
+import { createGatewayWatchRunner } from './main-watch.js';
 import type { Logger } from './shared/logger.js';
 import { openStorage } from './storage-open.js';
 import type { Stores } from './storage/stores.js';
@@ -154,14 +153,7 @@ async function startAgentAndChannels(
 
 /** Watch results go through the gateway, so the turns they start render into their threads. */
 function startWatchRunner(config: Config, logger: Logger, stores: Stores, gateway: Gateway, stack: ShutdownStack): void {
-  const runner = new WatchRunner({
-    store: stores.watches,
-    deliver: (delivery) => gateway.deliver(delivery.wsId, delivery.text, { origin: 'watch' }),
-    cwdFor: (wsId) => path.join(config.agent.workspace_dir, wsId),
-    commandTimeoutMs: config.agent.tool_timeout_seconds * 1000,
-    tickMs: config.agent.watch_tick_seconds * 1000,
-    logger: logger.child({ component: 'watch' }),
-  });
+  const runner = createGatewayWatchRunner(config, stores, gateway, logger);
   runner.start();
   stack.push('watch runner', () => runner.stop());
 }
