@@ -51,6 +51,7 @@ export const agentConfigSchema = z
     max_steps: z.number().int().positive().max(1000).default(50),
     sub_agent_max_steps: z.number().int().positive().max(1000).default(30),
     watch_tick_seconds: z.number().positive().max(3600).default(15),
+    max_queued_messages: z.number().int().positive().max(10000).default(50),
     instructions: z.string().default(''),
   })
   .prefault({});
@@ -83,6 +84,7 @@ export const slackConfigSchema = z
     channel_ids: z.array(nonEmpty).default([]),
     slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, 'must look like /name').default('/sandpiper'),
     api_url: z.url().optional(),
+    thread_participants: z.enum(['owner', 'linked']).default('owner'),
   })
   .prefault({});
 
