@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../shared/errors.js';
+import { READ_RESOURCE, USE_PROMPT } from '../mcp/mcp-tool-source.js';
 import { createBuiltinHandlers } from './index.js';
 import { DEFAULT_TOOLS_DIRECTORY, loadToolDefinitions, toToolSchema } from './load-tool-definitions.js';
 
@@ -44,12 +45,19 @@ describe('loadToolDefinitions', () => {
     assert.deepEqual(Object.keys(toToolSchema(bash)).sort(), ['description', 'name', 'parameters']);
   });
 
-  it('has one builtin/<tool_name>.ts handler file per implemented tool, each registered under its JSON name', async () => {
+  it('has a handler for every tool file and a tool file for every handler, registered under its JSON name', async () => {
     const files = (await readdir(BUILTIN_DIRECTORY)).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'));
-    const handlerNames = files.map((file) => file.replace(/\.ts$/, '')).sort();
-    const jsonNames = new Set((await readdir(DEFAULT_TOOLS_DIRECTORY)).map((file) => file.replace(/\.json$/, '')));
-    for (const name of handlerNames) assert.ok(jsonNames.has(name), `builtin/${name}.ts has tools/${name}.json`);
-    assert.deepEqual([...createBuiltinHandlers().keys()].sort(), handlerNames);
+    const handlerFiles = files.map((file) => file.replace(/\.ts$/, '')).sort();
+    const jsonNames = (await readdir(DEFAULT_TOOLS_DIRECTORY)).filter((file) => file.endsWith('.json')).map((file) => file.replace(/\.json$/, '')).sort();
+    const registered = [...createBuiltinHandlers().keys()].sort();
+    // Handler → tool file: nothing is registered that the model cannot be offered.
+    for (const name of registered) assert.ok(jsonNames.includes(name), `handler ${name} has tools/${name}.json`);
+    for (const name of handlerFiles) assert.ok(jsonNames.includes(name), `builtin/${name}.ts has tools/${name}.json`);
+    assert.deepEqual(registered, handlerFiles, 'every builtin/<name>.ts is registered, and only those');
+    // Tool file → handler: a tool without a handler would stay hidden from the model.
+    const servedElsewhere = [READ_RESOURCE, USE_PROMPT]; // by the MCP tool source (src/agent/mcp/mcp-tool-source.ts)
+    const missing = jsonNames.filter((name) => !registered.includes(name) && !servedElsewhere.includes(name));
+    assert.deepEqual(missing, [], 'tool files without a handler');
   });
 
   it('fails loudly, naming the file, for a malformed definition', async () => {

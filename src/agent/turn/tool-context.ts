@@ -11,6 +11,7 @@ export function buildToolContext(ctx: TurnContext, callId: string, signal: Abort
   const context: ToolContext = {
     signal,
     workstreamId: ctx.wsId,
+    turnId: ctx.turnId,
     cwd: ctx.cwd,
     timeoutMs: untimed ? 0 : ctx.toolTimeoutMs,
     outputLimit: outputLimitFor(ctx.model.contextWindow),
