@@ -18,6 +18,8 @@ import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
 import { createConfiguredMcpManager } from './main-mcp.js';
 import { prepareContainment } from './main-containment.js';
 import type { ToolContainment } from './agent/tools/index.js';
+import type { Sandbox } from './agent/sandbox/sandbox.js';
+import { createGatewayWatchRunner } from './main-watch.js';
 import type { Logger } from './shared/logger.js';
 import { openStorage } from './storage-open.js';
 import type { Stores } from './storage/stores.js';
@@ -154,7 +156,15 @@ async function startAgentAndChannels(
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
   const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
+  startWatchRunner(config, logger, stores, gateway, stack, containment.sandbox);
   return { ready };
+}
+
+/** Watch results go through the gateway, so the turns they start render into their threads. */
+function startWatchRunner(config: Config, logger: Logger, stores: Stores, gateway: Gateway, stack: ShutdownStack, sandbox: Sandbox): void {
+  const runner = createGatewayWatchRunner(config, stores, gateway, logger, sandbox);
+  runner.start();
+  stack.push('watch runner', () => runner.stop());
 }
 
 function logModels(config: Config, logger: Logger): void {

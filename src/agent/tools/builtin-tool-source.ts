@@ -14,7 +14,7 @@ export interface ToolContainment {
 }
 
 /** Tools whose approval card carries the reach of a contained process. */
-const PROCESS_TOOLS: ReadonlySet<string> = new Set(['bash', 'math']);
+const PROCESS_TOOLS: ReadonlySet<string> = new Set(['bash', 'math', 'watch']);
 const FILE_WRITE_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file']);
 
 /** Tools whose text output is cut to `context.outputLimit` (reference §3.0.6). */

@@ -3,6 +3,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { ContentPart } from '../messages.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ToolAccess } from './tool-access.js';
+import type { SubAgentPort } from './sub-agent-port.js';
 
 /** A tool as loaded from `tools/<name>.json` (or from an MCP server), metadata included. */
 export interface ToolDefinition {
@@ -31,6 +32,11 @@ export interface ToolPreparation {
   approvalLabel: string;
   /** When set the call does not run; this text becomes the tool result. */
   error?: string;
+  /**
+   * The call runs without the per-call timeout (only cancel stops it): sub-agents and plan reviews wait for people and
+   * for many model calls.
+   */
+  untimed?: boolean;
 }
 
 export interface ToolResult {
@@ -62,6 +68,8 @@ export interface ToolContext {
   access?: ToolAccess;
   /** Where child processes run (set by the built-in tool source; absent = no sandbox). */
   sandbox?: Sandbox;
+  /** Sub-agents and plan reviews (`task`, `plan`); absent inside sub-agents, which cannot spawn further agents. */
+  subAgents?: SubAgentPort;
 }
 
 /** A built-in tool's implementation, in `builtin/<tool_name>.ts`. */
