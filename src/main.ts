@@ -7,6 +7,7 @@ import type { Config } from './config/index.js';
 import { createHttpApp } from './gateway/http/app.js';
 import { startHttpServer } from './gateway/http/http-server.js';
 import { createHttpMetrics } from './gateway/http/metrics.js';
+import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
 import { createNotifyRoutes } from './gateway/http/routes/notify.js';
@@ -15,7 +16,7 @@ import { createAdapterNotifySender } from './gateway/notify-sender.js';
 import { registerService } from './gateway/registry.js';
 import { loadToolDefinitions } from './agent/tools/index.js';
 import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
-import { createConfiguredMcpManager } from './main-mcp.js';
+import { createConfiguredMcpManager, reloadMcpServers } from './main-mcp.js';
 import type { Logger } from './shared/logger.js';
 import { openStorage } from './storage-open.js';
 import type { Stores } from './storage/stores.js';
@@ -103,8 +104,10 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
           status: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
           refresh: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.refresh(server), true) : false),
           reconnect: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.reconnect(server), true) : false),
+          reload: async () => (live.mcp ? reloadMcpServers(config, stores, live.mcp, logger) : undefined),
         },
       }),
+      createAdminRoutes({ jwt, stores }),
     ],
   });
   const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port);
