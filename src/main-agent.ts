@@ -1,5 +1,6 @@
 /** Composition of the agent core: providers per model alias, tool sources, and the workstream manager. */
 import type { Config } from './config/index.js';
+import { instrumentProvider } from './agent/agent-telemetry.js';
 import { createProvider } from './agent/providers/create-provider.js';
 import type { ModelProvider } from './agent/providers/model-provider.js';
 import type { SystemPromptSection } from './agent/system-prompt.js';
@@ -41,9 +42,10 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
   return (alias) => {
     const entry = config.models[alias];
     if (entry === undefined) return undefined;
-    let provider = providers?.[alias] ?? cache.get(alias);
+    let provider = cache.get(alias);
     if (provider === undefined) {
-      provider = createProvider(entry, { alias });
+      // Every model call becomes a span and feeds the model latency and token metrics.
+      provider = instrumentProvider(providers?.[alias] ?? createProvider(entry, { alias }), alias);
       cache.set(alias, provider);
     }
     const model: TurnModel = {

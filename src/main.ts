@@ -18,6 +18,10 @@ import { loadToolDefinitions } from './agent/tools/index.js';
 import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
 import { createConfiguredMcpManager, reloadMcpServers } from './main-mcp.js';
 import type { Logger } from './shared/logger.js';
+import { setTelemetrySink } from './shared/telemetry.js';
+import { createChannelTelemetry, type ChannelTelemetry } from './gateway/channel-telemetry.js';
+import { createTelemetryMetrics } from './gateway/http/telemetry-metrics.js';
+import { startTracing } from './main-telemetry.js';
 import { openStorage } from './storage-open.js';
 import type { Stores } from './storage/stores.js';
 
@@ -35,6 +39,7 @@ interface LiveParts {
   mcp?: McpManager;
   runtime?: AgentRuntime;
   adapters: ChannelAdapter[];
+  channelTelemetry: ChannelTelemetry;
 }
 
 class ShutdownStack {
@@ -59,9 +64,12 @@ class ShutdownStack {
 export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
   const stack = new ShutdownStack(logger);
   try {
+    const tracing = startTracing(config, logger);
+    if (tracing) stack.push('tracing', () => tracing.shutdown());
     const storage = await openStorage(config, logger);
     stack.push('storage', () => storage.close());
-    const live: LiveParts = { adapters: createAdapters(config, logger) };
+    const channelTelemetry = createChannelTelemetry();
+    const live: LiveParts = { adapters: createAdapters(config, logger).map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
     const httpUrl = await startHttp(config, logger, storage.stores, live, stack);
     const registration = await registerService({ services: storage.stores.services, url: config.gateway.advertise_url ?? httpUrl, logger });
     stack.push('registry', () => registration.stop());
@@ -89,6 +97,13 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
     workstreams: () => live.runtime?.manager.stats() ?? { active: 0, running: 0 },
     subscriptions: () => live.gateway?.status().workstreams ?? 0,
   });
+  setTelemetrySink(
+    createTelemetryMetrics(metrics.registry, {
+      approvalsPending: async () => (await stores.approvals.listPending()).length,
+      queueDepth: () => live.channelTelemetry.queueDepth(),
+    }),
+  );
+  stack.push('metrics', async () => setTelemetrySink(undefined));
   const app = createHttpApp({
     logger,
     metrics,

@@ -1,4 +1,5 @@
 /** The TurnHost of a live workstream: persistence, state, usage, policies and durable approvals through the stores. */
+import { traceApprovalWait } from './agent-telemetry.js';
 import { untilAborted } from '../shared/abort.js';
 import { describeError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
@@ -49,7 +50,7 @@ async function requestApproval(ws: LiveWorkstream, env: WorkstreamEnv, input: Ap
   const decision = ws.waitForDecision(approvalId, undefined);
   ws.emit({ type: 'approval-request', approvalId, items: input.items, ownerUserId: ws.ownerUserId });
   try {
-    return await untilAborted(decision, signal);
+    return await traceApprovalWait(approvalId, () => untilAborted(decision, signal));
   } catch (error) {
     const waited = env.waiters.has(approvalId);
     env.waiters.drop(approvalId);

@@ -109,6 +109,13 @@ export const logConfigSchema = z
   })
   .prefault({});
 
+export const telemetryConfigSchema = z
+  .strictObject({
+    /** OTLP/HTTP collector base URL (traces go to `<endpoint>/v1/traces`); unset = no tracing. */
+    otlp_endpoint: z.string().regex(/^https?:\/\/[^\s]+$/i, 'must be an http:// or https:// URL').optional(),
+  })
+  .prefault({});
+
 export const configSchema = z
   .strictObject({
     gateway: gatewayConfigSchema,
@@ -121,6 +128,7 @@ export const configSchema = z
     slack: slackConfigSchema,
     mcp: mcpConfigSchema,
     log: logConfigSchema,
+    telemetry: telemetryConfigSchema,
   })
   .superRefine((config, context) => {
     const slack = config.slack;

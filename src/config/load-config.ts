@@ -46,6 +46,7 @@ const ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
   ['SANDPIPER_SLACK_APP_TOKEN', 'slack.app_token', 'string'],
   ['SANDPIPER_LOG_LEVEL', 'log.level', 'string'],
   ['SANDPIPER_LOG_FORMAT', 'log.format', 'string'],
+  ['SANDPIPER_OTLP_ENDPOINT', 'telemetry.otlp_endpoint', 'string'],
 ];
 
 const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };

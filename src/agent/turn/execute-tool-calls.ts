@@ -1,5 +1,6 @@
 /** The execution step: runs approved calls (up to 4 at once) with a per-call timeout; results keep input order. */
 import { isAbortError } from '../../shared/abort.js';
+import { traceToolCall } from '../agent-telemetry.js';
 import { describeError } from '../../shared/errors.js';
 import { contentText, type ToolMessage } from '../messages.js';
 import type { ToolResult } from '../tools/tool.js';
@@ -15,8 +16,9 @@ async function runOne(ctx: TurnContext, call: PreparedCall): Promise<ToolResult>
   if (call.source === undefined || call.args === undefined) return { output: `Error: unknown tool "${call.name}".`, isError: true };
   const timeout = AbortSignal.timeout(ctx.toolTimeoutMs);
   const signal = AbortSignal.any([ctx.signal, timeout]);
+  const { source, args } = call;
   try {
-    return await call.source.callTool(call.name, call.args, buildToolContext(ctx, call.callId, signal));
+    return await traceToolCall(call.name, call.callId, () => source.callTool(call.name, args, buildToolContext(ctx, call.callId, signal)));
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     if (timeout.aborted || isAbortError(error)) {
