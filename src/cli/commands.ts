@@ -2,6 +2,7 @@
 import { linkCommand, tokenCreateCommand, unlinkCommand, userAddCommand } from './admin-commands.js';
 import type { CliCommand } from './cli-context.js';
 import { approvalsListCommand } from './approvals-command.js';
+import { doctorCommand } from './doctor-command.js';
 import { mcpReconnectCommand, mcpRefreshCommand, mcpReloadCommand, mcpStatusCommand } from './mcp-command.js';
 import { mcpAddCommand, mcpListCommand, mcpRemoveCommand } from './mcp-server-commands.js';
 import { policyAddCommand, policyListCommand, policyRemoveCommand } from './policy-commands.js';
@@ -13,6 +14,7 @@ export const commands: readonly CliCommand[] = [
   startCommand,
   chatCommand,
   migrateCommand,
+  doctorCommand,
   userAddCommand,
   userListCommand,
   tokenCreateCommand,
