@@ -49,6 +49,7 @@ export const agentConfigSchema = z
     max_active_workstreams: z.number().int().positive().default(200),
     idle_evict_minutes: z.number().positive().default(120),
     max_steps: z.number().int().positive().max(1000).default(50),
+    max_queued_messages: z.number().int().positive().max(10000).default(50),
     instructions: z.string().default(''),
   })
   .prefault({});
@@ -81,6 +82,7 @@ export const slackConfigSchema = z
     channel_ids: z.array(nonEmpty).default([]),
     slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, 'must look like /name').default('/sandpiper'),
     api_url: z.url().optional(),
+    thread_participants: z.enum(['owner', 'linked']).default('owner'),
   })
   .prefault({});
 
