@@ -81,7 +81,12 @@ describe('telemetry: OTLP spans and Prometheus series for one Discord turn', () 
     await discord.waitFor(() => discord.state.messagesIn(message.id).find((m) => m.content === 'The echo said traced.'), 30_000, 'final answer');
 
     const named = (name: string): OtlpSpan[] => receiver.spans.filter((span) => span.name === name);
-    await waitFor(() => named(SPAN.turn).length > 0 && named(SPAN.modelCall).length >= 2 && named(SPAN.inbound).some((s) => attribute(s, 'sandpiper.event') === 'message'), 'turn spans exported', 20_000);
+    const exported = (): boolean => {
+      const root = named(SPAN.inbound).find((span) => attribute(span, 'sandpiper.event') === 'message');
+      const edit = named(SPAN.platformCall).some((span) => span.traceId === root?.traceId && attribute(span, 'sandpiper.platform.operation') === 'edit');
+      return root !== undefined && edit && named(SPAN.turn).length > 0 && named(SPAN.modelCall).length >= 2;
+    };
+    await waitFor(exported, 'the spans of the turn, through its final edit', 20_000);
     assert.ok(receiver.paths.every((entry) => entry.startsWith('POST /v1/traces application/json')), receiver.paths.join('\n'));
 
     const inbound = named(SPAN.inbound).find((span) => attribute(span, 'sandpiper.event') === 'message') as OtlpSpan;
@@ -115,16 +120,33 @@ describe('telemetry: OTLP spans and Prometheus series for one Discord turn', () 
     assert.ok(operations.has('startThread') && operations.has('post') && operations.has('edit'), [...operations].join(','));
   });
 
+  it('traces the wait for an approval inside its turn and counts it as pending meanwhile', async () => {
+    llm.enqueue({ toolCalls: [{ id: 'call_bash', name: 'bash', arguments: JSON.stringify({ command: 'echo approved' }) }] }, { text: 'Ran it.' });
+    const alice = discord.user('400000000000000001', 'alice');
+    const message = discord.state.injectMessage(CHANNEL_ID, alice, 'run echo', true);
+    const card = await discord.waitFor(() => discord.state.messagesIn(message.id).find((m) => JSON.stringify(m.embeds).includes('Approval')), 30_000, 'approval card');
+    assert.match(await (await fetch(`${gateway.url}/metrics`)).text(), /sandpiper_approvals_pending 1/);
+    const rows = card.components as Array<{ components?: Array<{ label?: string; custom_id?: string }> }>;
+    const approve = rows.flatMap((row) => row.components ?? []).find((button) => button.label === 'Approve')?.custom_id ?? '';
+    discord.state.clickButton(card.id, approve, alice);
+    await discord.waitFor(() => discord.state.messagesIn(message.id).find((m) => m.content === 'Ran it.'), 30_000, 'final answer');
+    const waitSpan = await discord.waitFor(() => receiver.spans.find((span) => span.name === SPAN.approvalWait), 20_000, 'approval span');
+    const turns = receiver.spans.filter((span) => span.name === SPAN.turn && span.traceId === waitSpan.traceId);
+    assert.equal(waitSpan.parentSpanId, turns[0]?.spanId, 'the approval wait is a child of its turn');
+    await discord.waitFor(() => receiver.spans.find((span) => span.name === SPAN.toolCall && attribute(span, 'sandpiper.tool.name') === 'bash'), 20_000, 'bash span');
+  });
+
   it('shows every new series on /metrics after the turn', async () => {
     const text = await (await fetch(`${gateway.url}/metrics`)).text();
     const expected = [
-      /sandpiper_message_first_edit_seconds_count\{platform="discord"\} 1/,
-      /sandpiper_turn_duration_seconds_count\{reason="done"\} 1/,
-      /sandpiper_model_call_duration_seconds_count\{model="gpt-fake",outcome="ok"\} 2/,
+      /sandpiper_message_first_edit_seconds_count\{platform="discord"\} 2/,
+      /sandpiper_turn_duration_seconds_count\{reason="done"\} [12]/,
+      /sandpiper_model_call_duration_seconds_count\{model="gpt-fake",outcome="ok"\} [34]/,
       /sandpiper_model_tokens_total\{model="gpt-fake",kind="input"\} \d+/,
       /sandpiper_model_tokens_total\{model="gpt-fake",kind="output"\} \d+/,
       /sandpiper_tool_duration_seconds_count\{tool="mcp__everything__echo"\} 1/,
       /sandpiper_tool_failures_total\{tool="mcp__everything__echo"\} 0/,
+      /sandpiper_tool_duration_seconds_count\{tool="bash"\} 1/,
       /sandpiper_mcp_calls_total\{server="everything",outcome="ok"\} 1/,
       /sandpiper_approvals_pending 0/,
       /sandpiper_inbound_queue_depth 0/,
