@@ -12,12 +12,13 @@ export const approvalsListCommand: CliCommand = {
   options: JSON_OPTION,
   async run(context) {
     requirePositionals(context, 0, this.usage);
-    const approvals = await withStores(context, (stores) => listPendingApprovals(stores.approvals));
+    const approvals = await withStores(context, (stores) => listPendingApprovals(stores));
     printList(context, 'approvals', approvals, {
-      headers: ['age', 'approval_id', 'ws_id', 'kind', 'tools', 'channel'],
+      headers: ['age', 'approval_id', 'owner', 'ws_id', 'kind', 'tools', 'channel'],
       row: (approval) => [
         formatAge(approval.age_seconds),
         approval.approval_id,
+        approval.owner,
         approval.ws_id,
         approval.kind,
         approval.tools,

@@ -138,14 +138,14 @@ describe('admin commands on the database', () => {
     const knex = createKnex(`sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
     try {
       const items = { version: 1, calls: [{ name: 'bash', status: 'ask', item: { approvalLabel: 'bash' } }, { name: 'read_file', status: 'run' }] };
-      await createStores(knex).approvals.create({ approvalId: 'ap1', wsId: 'ws1', turnId: 't1', kind: 'tools', ownerUserId: 'u1', items });
+      await createStores(knex).approvals.create({ approvalId: 'ap1', wsId: 'ws1', turnId: 't1', kind: 'tools', ownerUserId: (await createStores(knex).users.getUserByUsername('alice'))?.userId ?? '', items });
     } finally {
       await knex.destroy();
     }
     const { approvals } = json<{ approvals: Array<{ approval_id: string; tools: string[]; age_seconds: number }> }>(run('approvals', 'list', '--json'));
     assert.deepEqual(approvals.map((approval) => [approval.approval_id, approval.tools]), [['ap1', ['bash']]]);
     assert.ok(approvals[0] !== undefined && approvals[0].age_seconds >= 0);
-    assert.match(run('approvals', 'list').stdout, /^AGE\s+APPROVAL_ID.*\n\d+s\s+ap1\s+ws1\s+tools\s+bash/);
+    assert.match(run('approvals', 'list').stdout, /^AGE\s+APPROVAL_ID\s+OWNER.*\n\d+s\s+ap1\s+alice\s+ws1\s+tools\s+bash/);
   });
 });
 

@@ -1,5 +1,5 @@
 /** Admin view of pending approvals, oldest first, with their age and the tools they wait on. */
-import type { ApprovalRow, ApprovalStore } from '../../storage/index.js';
+import type { ApprovalRow, ApprovalStore, UserStore } from '../../storage/index.js';
 import { ageSeconds } from './admin-input.js';
 
 export interface ApprovalView {
@@ -7,6 +7,8 @@ export interface ApprovalView {
   ws_id: string;
   kind: string;
   owner_user_id: string;
+  /** The owner's username ('' when the user no longer exists). */
+  owner: string;
   /** Approval labels (or tool names) of the calls that wait for the decision. */
   tools: string[];
   channel_type: string | null;
@@ -28,12 +30,13 @@ function waitingTools(items: unknown): string[] {
   });
 }
 
-function view(row: ApprovalRow, now: number): ApprovalView {
+function view(row: ApprovalRow, owner: string, now: number): ApprovalView {
   return {
     approval_id: row.approvalId,
     ws_id: row.wsId,
     kind: row.kind,
     owner_user_id: row.ownerUserId,
+    owner,
     tools: waitingTools(row.items),
     channel_type: row.channelType,
     channel_id: row.channelId,
@@ -42,6 +45,9 @@ function view(row: ApprovalRow, now: number): ApprovalView {
   };
 }
 
-export async function listPendingApprovals(approvals: ApprovalStore, now = Date.now()): Promise<ApprovalView[]> {
-  return (await approvals.listPending()).map((row) => view(row, now));
+export async function listPendingApprovals(stores: { approvals: ApprovalStore; users: UserStore }, now = Date.now()): Promise<ApprovalView[]> {
+  const rows = await stores.approvals.listPending();
+  const owners = new Map<string, string>();
+  for (const id of new Set(rows.map((row) => row.ownerUserId))) owners.set(id, (await stores.users.getUser(id))?.username ?? '');
+  return rows.map((row) => view(row, owners.get(row.ownerUserId) ?? '', now));
 }

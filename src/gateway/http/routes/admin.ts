@@ -63,6 +63,6 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
     '/v1/api/admin/mcp/servers/:name',
     admin(async (context) => context.json({ server: await removeMcpServer(mcpServers, param(context, 'name')) })),
   );
-  routes.get('/v1/api/admin/approvals', admin(async (context) => context.json({ approvals: await listPendingApprovals(approvals) })));
+  routes.get('/v1/api/admin/approvals', admin(async (context) => context.json({ approvals: await listPendingApprovals({ approvals, users }) })));
   return routes;
 }
