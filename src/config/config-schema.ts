@@ -49,6 +49,8 @@ export const agentConfigSchema = z
     max_active_workstreams: z.number().int().positive().default(200),
     idle_evict_minutes: z.number().positive().default(120),
     max_steps: z.number().int().positive().max(1000).default(50),
+    sub_agent_max_steps: z.number().int().positive().max(1000).default(30),
+    watch_tick_seconds: z.number().positive().max(3600).default(15),
     max_queued_messages: z.number().int().positive().max(10000).default(50),
     instructions: z.string().default(''),
   })
@@ -60,6 +62,14 @@ export const toolsConfigSchema = z
     search_threshold: z.number().int().nonnegative().default(20),
     search_max_results: z.number().int().positive().default(5),
     tavily_api_key: z.string().optional(),
+  })
+  .prefault({});
+
+export const memoryConfigSchema = z
+  .strictObject({
+    max_content: z.number().int().positive().max(1_000_000).default(32768),
+    relevance_k: z.number().int().nonnegative().max(50).default(5),
+    fetch_limit: z.number().int().positive().max(10_000).default(50),
   })
   .prefault({});
 
@@ -126,6 +136,7 @@ export const configSchema = z
     models: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'alias must be [A-Za-z0-9_.-]'), modelConfigSchema).default({}),
     agent: agentConfigSchema,
     tools: toolsConfigSchema,
+    memory: memoryConfigSchema,
     discord: discordConfigSchema,
     slack: slackConfigSchema,
     mcp: mcpConfigSchema,

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../shared/errors.js';
+import { READ_RESOURCE, USE_PROMPT } from '../mcp/mcp-tool-source.js';
 import { createBuiltinHandlers } from './index.js';
 import { DEFAULT_TOOLS_DIRECTORY, loadToolDefinitions, toToolSchema } from './load-tool-definitions.js';
 
@@ -15,7 +16,7 @@ describe('loadToolDefinitions', () => {
     const set = await loadToolDefinitions();
     assert.deepEqual(
       set.all.map((definition) => definition.name),
-      ['bash', 'create_plan', 'edit_file', 'man', 'math', 'memory', 'notify', 'read_file', 'read_resource', 'recall', 'search', 'task', 'use_prompt', 'watch', 'web_fetch', 'web_search', 'write_file'],
+      ['bash', 'edit_file', 'man', 'math', 'memory', 'notify', 'plan', 'read_file', 'read_resource', 'recall', 'search', 'task', 'use_prompt', 'watch', 'web_fetch', 'web_search', 'write_file'],
     );
     for (const definition of set.all) {
       assert.ok(definition.description.length > 40, `${definition.name} has a real description`);
@@ -31,8 +32,8 @@ describe('loadToolDefinitions', () => {
     assert.deepEqual(set.taskAgent.map((d) => d.name).sort(), [...set.agent.map((d) => d.name), 'bash', 'edit_file', 'write_file'].sort());
     assert.deepEqual([...set.autoApproved].sort(), ['man', 'math', 'notify', 'read_file', 'search', 'web_fetch', 'web_search']);
     assert.deepEqual(Object.fromEntries(set.primaryKeys), {
-      bash: 'command', create_plan: 'goal', edit_file: 'old_string', man: 'page', math: 'code', memory: 'name', notify: 'message',
-      read_file: 'path', read_resource: 'uri', recall: 'query', search: 'query', task: 'prompt', use_prompt: 'name', watch: 'command',
+      bash: 'command', edit_file: 'old_string', man: 'page', math: 'code', memory: 'name', notify: 'message',
+      plan: 'prompt', read_file: 'path', read_resource: 'uri', recall: 'query', search: 'query', task: 'prompt', use_prompt: 'name', watch: 'command',
       web_fetch: 'url', web_search: 'query', write_file: 'content',
     });
   });
@@ -44,12 +45,19 @@ describe('loadToolDefinitions', () => {
     assert.deepEqual(Object.keys(toToolSchema(bash)).sort(), ['description', 'name', 'parameters']);
   });
 
-  it('has one builtin/<tool_name>.ts handler file per implemented tool, each registered under its JSON name', async () => {
+  it('has a handler for every tool file and a tool file for every handler, registered under its JSON name', async () => {
     const files = (await readdir(BUILTIN_DIRECTORY)).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'));
-    const handlerNames = files.map((file) => file.replace(/\.ts$/, '')).sort();
-    const jsonNames = new Set((await readdir(DEFAULT_TOOLS_DIRECTORY)).map((file) => file.replace(/\.json$/, '')));
-    for (const name of handlerNames) assert.ok(jsonNames.has(name), `builtin/${name}.ts has tools/${name}.json`);
-    assert.deepEqual([...createBuiltinHandlers().keys()].sort(), handlerNames);
+    const handlerFiles = files.map((file) => file.replace(/\.ts$/, '')).sort();
+    const jsonNames = (await readdir(DEFAULT_TOOLS_DIRECTORY)).filter((file) => file.endsWith('.json')).map((file) => file.replace(/\.json$/, '')).sort();
+    const registered = [...createBuiltinHandlers().keys()].sort();
+    // Handler → tool file: nothing is registered that the model cannot be offered.
+    for (const name of registered) assert.ok(jsonNames.includes(name), `handler ${name} has tools/${name}.json`);
+    for (const name of handlerFiles) assert.ok(jsonNames.includes(name), `builtin/${name}.ts has tools/${name}.json`);
+    assert.deepEqual(registered, handlerFiles, 'every builtin/<name>.ts is registered, and only those');
+    // Tool file → handler: a tool without a handler would stay hidden from the model.
+    const servedElsewhere = [READ_RESOURCE, USE_PROMPT]; // by the MCP tool source (src/agent/mcp/mcp-tool-source.ts)
+    const missing = jsonNames.filter((name) => !registered.includes(name) && !servedElsewhere.includes(name));
+    assert.deepEqual(missing, [], 'tool files without a handler');
   });
 
   it('fails loudly, naming the file, for a malformed definition', async () => {
