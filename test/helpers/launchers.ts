@@ -14,8 +14,9 @@ export interface Launched {
   closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** Runs `command` in its own process group (as a shell job or a service would), so a signal can go to the launcher alone or to the group. */
 export function launch(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Launched {
-  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -84,15 +85,22 @@ export async function waitRunning(launched: Launched): Promise<Running> {
 }
 
 /**
- * Sends `signal` to the launcher process only (what a supervisor does) and checks that the gateway stopped gracefully:
- * it logged "stopped", deregistered from the services table, and neither it nor any process it started is left.
+ * Sends `signal` to the launcher process only (what a supervisor holding its pid does), or with `to: 'group'` to its
+ * process group (Ctrl-C in a terminal, systemd's control group), and checks that the gateway stopped gracefully: it
+ * logged "stopped", deregistered from the services table, and neither it nor any process it started is left.
  */
-export async function assertStopsGracefully(launched: Launched, signal: NodeJS.Signals, databaseFile: string): Promise<{ code: number | null }> {
+export async function assertStopsGracefully(
+  launched: Launched,
+  signal: NodeJS.Signals,
+  databaseFile: string,
+  to: 'launcher' | 'group' = 'launcher',
+): Promise<{ code: number | null }> {
   const { url, gatewayPid } = await waitRunning(launched);
   const tree = [...descendants(launched.child.pid as number), launched.child.pid as number];
   assert.ok(tree.includes(gatewayPid), 'the gateway runs under the launcher');
   assert.ok(descendants(gatewayPid).length > 0, 'the MCP server runs as a child of the gateway');
-  process.kill(launched.child.pid as number, signal);
+  const pid = launched.child.pid as number;
+  process.kill(to === 'group' ? -pid : pid, signal);
   const { code } = await launched.closed;
   await waitFor(() => tree.every((pid) => !isAlive(pid)), 'every process of the launch to exit', 30_000);
   assert.match(launched.output(), /"msg":"stopped"/, launched.output().slice(-3000));
