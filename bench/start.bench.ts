@@ -12,7 +12,8 @@ import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const BIN = path.resolve(import.meta.dirname, '..', 'bin', 'sandpiper.js');
+// SANDPIPER_BENCH_BIN measures another build of the bin (e.g. a copy with a change under test).
+const BIN = process.env['SANDPIPER_BENCH_BIN'] ?? path.resolve(import.meta.dirname, '..', 'bin', 'sandpiper.js');
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 7);
 const TIMEOUT_MS = 60_000;
 

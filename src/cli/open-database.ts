@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Config } from '../config/index.js';
 import { GatewayError } from '../shared/errors.js';
 import { createSilentLogger } from '../shared/logger.js';
-import { openStorage, type OpenStorage } from '../storage-open.js';
+import type { OpenStorage } from '../storage-open.js';
 import { writeLine, type CliContext } from './cli-context.js';
 
 /** The SQLite file of a `sqlite:` URL (absolute), or undefined for PostgreSQL and in-memory databases. */
@@ -51,5 +51,7 @@ export async function openAdminStorage(context: CliContext): Promise<OpenStorage
       `no database at ${file} (${source}); create it with "sandpiper migrate" or "sandpiper start", pass --create-db, or point --config / SANDPIPER_DATA_DIR at the existing one`,
     );
   }
+  // knex and the SQLite driver load only for commands that use the database (`--help` stays fast).
+  const { openStorage } = await import('../storage-open.js');
   return openStorage(config, createSilentLogger());
 }

@@ -1,5 +1,4 @@
 /** Long-running and database commands: `start`, `migrate`, `chat`. */
-import { openStorage } from '../storage-open.js';
 import { loadConfigAndLogger, writeLine, type CliCommand } from './cli-context.js';
 import { reportDatabase } from './open-database.js';
 
@@ -45,6 +44,7 @@ export const migrateCommand: CliCommand = {
   async run(context) {
     const { config, logger } = loadConfigAndLogger(context);
     reportDatabase(context, config);
+    const { openStorage } = await import('../storage-open.js');
     const storage = await openStorage(config, logger);
     await storage.close();
     writeLine(context.io.stdout, 'database is up to date');
