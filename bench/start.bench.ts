@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-  console.log(`start-up of bin/sandpiper.js (${ROUNDS} interleaved rounds, medians, ms):`);
+  console.log(`start-up of ${path.relative(process.cwd(), BIN) || BIN} (${ROUNDS} interleaved rounds, medians, ms):`);
   for (const [name, values] of Object.entries(samples)) console.log(`  ${name.padEnd(40)} ${median(values).toFixed(0).padStart(6)}`);
   console.log('targets: --help < 500 ms, start ready < 1500 ms');
 }
