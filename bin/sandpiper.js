@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point of the `sandpiper` bin (docs/decisions/0005-compiled-build-with-source-fallback.md).
+// Entry point of the `sandpiper` bin (docs/decisions/0010-compiled-build-with-source-fallback.md).
 // Runs the compiled CLI from dist/ (built by scripts/build.js, which `prepare` runs on `npm ci` and `npm pack`).
 // In a checkout whose sources are newer than that build, or that has no build, it runs the TypeScript sources
 // through tsx instead, so an edit never runs stale code. Either way the CLI runs in this process: a supervisor's

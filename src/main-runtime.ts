@@ -1,10 +1,11 @@
 /** Composition root, second half: the agent runtime, MCP and the gateway wiring, loaded by main.ts once HTTP answers. */
 import { loadToolDefinitions } from './agent/tools/index.js';
 import type { Config } from './config/index.js';
-import { createGateway } from './gateway/index.js';
+import { createGateway, type Gateway } from './gateway/index.js';
 import type { LiveParts, ShutdownStack } from './main.js';
 import { createAgentRuntime } from './main-agent.js';
 import { createConfiguredMcpManager } from './main-mcp.js';
+import { createGatewayWatchRunner } from './main-watch.js';
 import type { Logger } from './shared/logger.js';
 import type { Stores } from './storage/stores.js';
 
@@ -40,7 +41,15 @@ export async function startAgentAndChannels({ config, logger, stores, live, stac
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
   const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
+  startWatchRunner(config, logger, stores, gateway, stack);
   return { ready };
+}
+
+/** Watch results go through the gateway, so the turns they start render into their threads. */
+function startWatchRunner(config: Config, logger: Logger, stores: Stores, gateway: Gateway, stack: ShutdownStack): void {
+  const runner = createGatewayWatchRunner(config, stores, gateway, logger);
+  runner.start();
+  stack.push('watch runner', () => runner.stop());
 }
 
 function logModels(config: Config, logger: Logger): void {
