@@ -11,13 +11,10 @@ import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
 import { createNotifyRoutes } from './gateway/http/routes/notify.js';
-import { createGateway, type Gateway } from './gateway/index.js';
+import type { Gateway } from './gateway/index.js';
 import { createAdapterNotifySender } from './gateway/notify-sender.js';
 import { registerService } from './gateway/registry.js';
-import { loadToolDefinitions } from './agent/tools/index.js';
-import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
-import { createConfiguredMcpManager, reloadMcpServers } from './main-mcp.js';
-import { createGatewayWatchRunner } from './main-watch.js';
+import type { AgentRuntime } from './main-agent.js';
 import type { Logger } from './shared/logger.js';
 import { setTelemetrySink } from './shared/telemetry.js';
 import { createChannelTelemetry, type ChannelTelemetry } from './gateway/channel-telemetry.js';
@@ -35,7 +32,7 @@ export interface RunningGateway {
 }
 
 /** Late-bound parts the HTTP routes read, so /health answers before the agent and channels are up. */
-interface LiveParts {
+export interface LiveParts {
   gateway?: Gateway;
   mcp?: McpManager;
   runtime?: AgentRuntime;
@@ -43,7 +40,7 @@ interface LiveParts {
   channelTelemetry: ChannelTelemetry;
 }
 
-class ShutdownStack {
+export class ShutdownStack {
   private readonly steps: Array<{ name: string; run: () => Promise<void> }> = [];
   private running: Promise<void> | undefined;
   constructor(private readonly logger: Logger) {}
@@ -74,7 +71,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     const httpUrl = await startHttp(config, logger, storage.stores, live, stack);
     const registration = await registerService({ services: storage.stores.services, url: config.gateway.advertise_url ?? httpUrl, logger });
     stack.push('registry', () => registration.stop());
-    const { ready } = await startAgentAndChannels(config, logger, storage.stores, live, stack);
+    // The agent, the tools and MCP load only now: /health answers (start-up readiness) without waiting for them.
+    const { startAgentAndChannels } = await import('./main-runtime.js');
+    const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack });
     return { httpUrl, ready, stop: () => stack.unwind() };
   } catch (error) {
     await stack.unwind();
@@ -120,7 +119,7 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
           status: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
           refresh: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.refresh(server), true) : false),
           reconnect: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.reconnect(server), true) : false),
-          reload: async () => (live.mcp ? reloadMcpServers(config, stores, live.mcp, logger) : undefined),
+          reload: async () => (live.mcp ? (await import('./main-mcp.js')).reloadMcpServers(config, stores, live.mcp, logger) : undefined),
         },
       }),
       createAdminRoutes({ jwt, stores }),
@@ -134,50 +133,4 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
 
 function isKnown(mcp: McpManager, server: string | undefined): boolean {
   return server === undefined || mcp.status().perServer.some((entry) => entry.name === server);
-}
-
-async function startAgentAndChannels(
-  config: Config,
-  logger: Logger,
-  stores: Stores,
-  live: LiveParts,
-  stack: ShutdownStack,
-): Promise<{ ready: Promise<void> }> {
-  // tools/*.json is read once and shared by the built-in tool source and the MCP manager.
-  const toolDefinitions = (await loadToolDefinitions()).all;
-  const mcp = await createConfiguredMcpManager(config, stores, logger, toolDefinitions);
-  live.mcp = mcp;
-  stack.push('mcp', () => mcp.shutdown());
-  const controller = new AbortController();
-  stack.push('abort', async () => controller.abort());
-  // MCP servers connect in the background: a slow server never delays the channels.
-  void mcp.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'MCP start failed'));
-  const runtime = await createAgentRuntime(config, stores, logger, {
-    toolSources: [mcp],
-    systemPromptSections: [() => mcp.systemPromptSection()],
-    toolDefinitions,
-  });
-  live.runtime = runtime;
-  stack.push('agent', () => runtime.close());
-  logModels(config, logger);
-  // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them.
-  const gateway = createGateway({ config, adapters: live.adapters, manager: runtime.manager, stores, logger, elicitations: mcp });
-  live.gateway = gateway;
-  stack.push('gateway', () => gateway.stop());
-  const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
-  startWatchRunner(config, logger, stores, gateway, stack);
-  return { ready };
-}
-
-/** Watch results go through the gateway, so the turns they start render into their threads. */
-function startWatchRunner(config: Config, logger: Logger, stores: Stores, gateway: Gateway, stack: ShutdownStack): void {
-  const runner = createGatewayWatchRunner(config, stores, gateway, logger);
-  runner.start();
-  stack.push('watch runner', () => runner.stop());
-}
-
-function logModels(config: Config, logger: Logger): void {
-  const models = Object.keys(config.models);
-  if (models.length === 0) logger.warn('no model configured: add a [models.<alias>] table to talk to an LLM');
-  else logger.info({ models, default: config.agent.default_model }, 'agent enabled');
 }

@@ -1,18 +1,17 @@
 /** Admin commands on the database: `user add`, `token create`, `link`, `unlink`. */
-import { createSilentLogger } from '../shared/logger.js';
 import { generateApiToken, hashApiToken } from '../shared/api-token.js';
 import { GatewayError, UsageError } from '../shared/errors.js';
 import { isoFromMs } from '../shared/time.js';
-import { openStorage } from '../storage-open.js';
 import type { Stores } from '../storage/index.js';
 import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
+import { openAdminStorage } from './open-database.js';
 
 const VALID_SCOPES = ['read', 'write', 'approve', 'service'] as const;
 const PLATFORMS = ['discord', 'slack'] as const;
 
 /** Loads the configuration, opens (and migrates) the database for `work`, and closes it again. */
 export async function withStores<T>(context: CliContext, work: (stores: Stores) => Promise<T>): Promise<T> {
-  const storage = await openStorage(context.loadConfig(), createSilentLogger());
+  const storage = await openAdminStorage(context);
   try {
     return await work(storage.stores);
   } finally {

@@ -36,7 +36,10 @@ export const commands: readonly CliCommand[] = [
   mcpReconnectCommand,
 ];
 
-const COMMON_OPTIONS_LINE = 'every command accepts --config FILE, --log-level LEVEL and --help';
+const COMMON_OPTIONS_LINE = [
+  'every command accepts --config FILE, --log-level LEVEL and --help;',
+  'database commands accept --verbose (say which database) and --create-db (allow creating a new SQLite file)',
+].join('\n');
 
 /** Finds the command named by the leading words of argv (`token create`, `start`). */
 export function findCommand(argv: readonly string[]): { command: CliCommand; rest: string[] } | undefined {

@@ -9,6 +9,8 @@ const COMMON_OPTIONS = {
   config: { type: 'string' },
   'log-level': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  verbose: { type: 'boolean' },
+  'create-db': { type: 'boolean' },
 } as const;
 
 const HELP_WORDS = new Set(['--help', '-h', 'help']);
