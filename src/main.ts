@@ -13,9 +13,7 @@ import { createNotifyRoutes } from './gateway/http/routes/notify.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import { createAdapterNotifySender } from './gateway/notify-sender.js';
 import { registerService } from './gateway/registry.js';
-import { loadToolDefinitions } from './agent/tools/index.js';
-import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
-import { createConfiguredMcpManager } from './main-mcp.js';
+import { assembleAgent, type AgentRuntime } from './main-agent.js';
 import type { Logger } from './shared/logger.js';
 import { openStorage } from './storage-open.js';
 import type { Stores } from './storage/stores.js';
@@ -124,20 +122,12 @@ async function startAgentAndChannels(
   live: LiveParts,
   stack: ShutdownStack,
 ): Promise<{ ready: Promise<void> }> {
-  // tools/*.json is read once and shared by the built-in tool source and the MCP manager.
-  const toolDefinitions = (await loadToolDefinitions()).all;
-  const mcp = await createConfiguredMcpManager(config, stores, logger, toolDefinitions);
-  live.mcp = mcp;
-  stack.push('mcp', () => mcp.shutdown());
   const controller = new AbortController();
   stack.push('abort', async () => controller.abort());
-  // MCP servers connect in the background: a slow server never delays the channels.
-  void mcp.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'MCP start failed'));
-  const runtime = await createAgentRuntime(config, stores, logger, {
-    toolSources: [mcp],
-    systemPromptSections: [() => mcp.systemPromptSection()],
-    toolDefinitions,
-  });
+  const agent = await assembleAgent(config, stores, logger, { connectMcp: 'background', signal: controller.signal });
+  const { runtime, mcp } = agent;
+  live.mcp = mcp;
+  stack.push('mcp', () => mcp.shutdown());
   live.runtime = runtime;
   stack.push('agent', () => runtime.close());
   logModels(config, logger);
