@@ -43,6 +43,8 @@ export interface ContractDriver<U = unknown> {
   direct(user: U, text: string): Promise<string[]>;
   /** The platform answers the next `times` message posts (or edits) with a rate limit; returns how often it did. */
   rateLimitEdits(times: number): () => number;
+  /** Requests the fake refused because they break the platform's published API description (none expected). */
+  protocolProblems(): string[];
   /** Polls until `probe` is truthy. */
   waitFor<T>(probe: () => T | undefined | false | null, what: string, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -144,6 +146,10 @@ export function channelAdapterContract<U>(platform: string, start: () => Promise
       const threadId = await d.mention(owner, 'count');
       await d.waitFor(() => d.texts(threadId).some((text) => text.trim() === words.join('').trim()), 'complete answer', 30_000);
       assert.ok(limited() >= 1, 'the platform answered with a rate limit at least once');
+    });
+
+    it('sent only request bodies the platform’s API description accepts', () => {
+      assert.deepEqual(d.protocolProblems(), []);
     });
   });
 }

@@ -44,6 +44,7 @@ async function startDiscordDriver(): Promise<ContractDriver<FakeUser>> {
       h.fake.rateLimit('PATCH', /^\/channels\/\d+\/messages\/\d+$/, times, 0.3);
       return () => h.fake.rateLimited - before;
     },
+    protocolProblems: () => h.fake.invalidBodies.map((problem) => `${problem.method} ${problem.path}: ${problem.errors.join('; ')}`),
     waitFor: (probe, what, timeoutMs = 20_000) => h.fake.waitFor(probe, timeoutMs, what) as never,
     close: () => h.close(),
   };

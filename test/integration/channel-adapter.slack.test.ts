@@ -43,6 +43,8 @@ async function startSlackDriver(): Promise<ContractDriver<FakeSlackUser>> {
       h.fake.rateLimit('chat.update', times, 1);
       return () => limited() - before;
     },
+    // The fake Slack checks each method's required arguments itself; there is no vendored Web API description.
+    protocolProblems: () => [],
     waitFor: (probe, what, timeoutMs = 20_000) => h.fake.waitFor(probe, timeoutMs, what) as never,
     close: () => h.close(),
   };
