@@ -277,8 +277,8 @@ export class LiveWorkstream implements Workstream {
   }
 
   private async systemPrompt(signal: AbortSignal): Promise<string> {
-    const lastUser = this.history.findLast((message) => message.role === 'user');
-    const context = { wsId: this.wsId, ownerUserId: this.ownerUserId, cwd: this.cwd, lastUserText: lastUser ? contentText(lastUser.content) : '', signal };
+    const recentUserTexts = recentUserMessages(this.history, 3);
+    const context = { wsId: this.wsId, ownerUserId: this.ownerUserId, cwd: this.cwd, lastUserText: recentUserTexts[0] ?? '', recentUserTexts, signal };
     const sections = await collectSections(this.env.systemPromptSections, context, (error) => this.logError('a system prompt section', error));
     return buildSystemPrompt({ now: new Date(this.env.now()), cwd: this.cwd, instructions: this.env.agent.instructions, sections });
   }
@@ -286,4 +286,14 @@ export class LiveWorkstream implements Workstream {
   private logError(what: string, error: unknown): void {
     this.env.logger.error({ wsId: this.wsId, err: describeError(error) }, `${what} failed`);
   }
+}
+
+/** Text of the last `count` user messages, newest first. */
+function recentUserMessages(history: readonly Message[], count: number): string[] {
+  const texts: string[] = [];
+  for (let index = history.length - 1; index >= 0 && texts.length < count; index--) {
+    const message = history[index];
+    if (message?.role === 'user') texts.push(contentText(message.content));
+  }
+  return texts;
 }

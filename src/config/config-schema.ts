@@ -63,6 +63,14 @@ export const toolsConfigSchema = z
   })
   .prefault({});
 
+export const memoryConfigSchema = z
+  .strictObject({
+    max_content: z.number().int().positive().max(1_000_000).default(32768),
+    relevance_k: z.number().int().nonnegative().max(50).default(5),
+    fetch_limit: z.number().int().positive().max(10_000).default(50),
+  })
+  .prefault({});
+
 const snowflake = z.string().regex(/^\d{5,25}$/, 'must be a Discord id (digits)');
 
 export const discordConfigSchema = z
@@ -119,6 +127,7 @@ export const configSchema = z
     models: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'alias must be [A-Za-z0-9_.-]'), modelConfigSchema).default({}),
     agent: agentConfigSchema,
     tools: toolsConfigSchema,
+    memory: memoryConfigSchema,
     discord: discordConfigSchema,
     slack: slackConfigSchema,
     mcp: mcpConfigSchema,

@@ -2,6 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiscordHarness } from '../fakes/fake-discord-harness.js';
+import { waitFor } from './agent.harness.js';
 
 describe('discord restart', () => {
   let h: DiscordHarness;
@@ -18,12 +19,11 @@ describe('discord restart', () => {
     const { threadId } = await h.mention(user, 'run it after the restart');
     const card = await h.fake.waitFor(() => h.cards(threadId)[0], 20_000, 'approval card');
     const approve = h.button(card, 'Approve') ?? '';
-    // The card is posted, then its location is written to the row: wait for the row (a positive signal).
-    let row = (await h.db.stores.approvals.listPending())[0];
-    for (let i = 0; i < 200 && row?.messageId !== card.id; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      row = (await h.db.stores.approvals.listPending())[0];
-    }
+    // The card is posted before its location is written to the approval row: wait for the write.
+    const row = await waitFor(
+      async () => (await h.db.stores.approvals.listPending()).find((pending) => Boolean(pending.messageId)),
+      'card location on the approval row',
+    );
     assert.equal(row?.messageId, card.id, 'the card location is recorded on the approval row');
 
     await h.crash();
