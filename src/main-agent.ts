@@ -9,6 +9,9 @@ import { createBuiltinToolSource } from './agent/tools/index.js';
 import type { ToolDefinition, ToolSource } from './agent/tools/tool.js';
 import type { StreamModel, TurnModel } from './agent/turn/turn-types.js';
 import { createWorkstreamManager, type DefaultWorkstreamManager } from './agent/workstream-manager.js';
+import type { McpManager } from './agent/mcp/mcp-manager.js';
+import { loadToolDefinitions } from './agent/tools/index.js';
+import { createConfiguredMcpManager } from './main-mcp.js';
 import { createServiceTokenSource } from './gateway/http/auth.js';
 import type { Logger } from './shared/logger.js';
 import type { Stores } from './storage/stores.js';
@@ -114,6 +117,55 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
       closed = true;
       if (timer !== undefined) clearInterval(timer);
       await manager.shutdown();
+    },
+  };
+}
+
+/** The whole agent side as `start` and `chat` both run it: tool definitions read once, MCP, runtime. */
+export interface AssembledAgent {
+  runtime: AgentRuntime;
+  mcp: McpManager;
+  /** Stops the runtime, then the MCP servers. */
+  close(): Promise<void>;
+}
+
+export interface AssembleOptions {
+  /** `background` (start: a slow server never delays the channels) or `await` (chat: tools there from the first question). */
+  connectMcp: 'background' | 'await';
+  signal: AbortSignal;
+  /** Run `evictIdle` on this interval; 0 disables (default 60 s). */
+  evictIntervalMs?: number;
+}
+
+/** One assembly of the agent runtime for every entry point (ADR: start and chat never drift apart again). */
+export async function assembleAgent(config: Config, stores: Stores, logger: Logger, options: AssembleOptions): Promise<AssembledAgent> {
+  // tools/*.json is read once and shared by the built-in tool source and the MCP manager.
+  const toolDefinitions = (await loadToolDefinitions()).all;
+  const mcp = await createConfiguredMcpManager(config, stores, logger, toolDefinitions);
+  const started = mcp.start(options.signal);
+  if (options.connectMcp === 'await') await started;
+  else void started.catch((error: unknown) => logger.error({ err: error }, 'MCP start failed'));
+  let runtime: AgentRuntime;
+  try {
+    runtime = await createAgentRuntime(config, stores, logger, {
+      toolSources: [mcp],
+      systemPromptSections: [() => mcp.systemPromptSection()],
+      toolDefinitions,
+      ...(options.evictIntervalMs === undefined ? {} : { evictIntervalMs: options.evictIntervalMs }),
+    });
+  } catch (error) {
+    await mcp.shutdown();
+    throw error;
+  }
+  return {
+    runtime,
+    mcp,
+    close: async () => {
+      try {
+        await runtime.close();
+      } finally {
+        await mcp.shutdown();
+      }
     },
   };
 }

@@ -1,10 +1,8 @@
 /** Composition root, second half: the agent runtime, MCP and the gateway wiring, loaded by main.ts once HTTP answers. */
-import { loadToolDefinitions } from './agent/tools/index.js';
 import type { Config } from './config/index.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import type { LiveParts, ShutdownStack } from './main.js';
-import { createAgentRuntime } from './main-agent.js';
-import { createConfiguredMcpManager } from './main-mcp.js';
+import { assembleAgent } from './main-agent.js';
 import { createGatewayWatchRunner } from './main-watch.js';
 import type { Logger } from './shared/logger.js';
 import type { Stores } from './storage/stores.js';
@@ -19,20 +17,12 @@ export interface RuntimeParts {
 
 /** Starts MCP (in the background), the agent runtime and the gateway wiring; `ready` settles when the channels are up. */
 export async function startAgentAndChannels({ config, logger, stores, live, stack }: RuntimeParts): Promise<{ ready: Promise<void> }> {
-  // tools/*.json is read once and shared by the built-in tool source and the MCP manager.
-  const toolDefinitions = (await loadToolDefinitions()).all;
-  const mcp = await createConfiguredMcpManager(config, stores, logger, toolDefinitions);
-  live.mcp = mcp;
-  stack.push('mcp', () => mcp.shutdown());
   const controller = new AbortController();
   stack.push('abort', async () => controller.abort());
   // MCP servers connect in the background: a slow server never delays the channels.
-  void mcp.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'MCP start failed'));
-  const runtime = await createAgentRuntime(config, stores, logger, {
-    toolSources: [mcp],
-    systemPromptSections: [() => mcp.systemPromptSection()],
-    toolDefinitions,
-  });
+  const { runtime, mcp } = await assembleAgent(config, stores, logger, { connectMcp: 'background', signal: controller.signal });
+  live.mcp = mcp;
+  stack.push('mcp', () => mcp.shutdown());
   live.runtime = runtime;
   stack.push('agent', () => runtime.close());
   logModels(config, logger);
