@@ -1,12 +1,14 @@
 /** Command-line entry of the `sandpiper` bin: runs the CLI with the process's argv, streams and signals. */
 import { runCli } from './cli/run-cli.js';
+import { installShutdownSignals } from './cli/shutdown-signals.js';
 
-const controller = new AbortController();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => controller.abort());
-}
+// A handle left open after a command (a stuck connection after a bounded shutdown) must not keep the process alive.
+const EXIT_GRACE_MS = 2000;
+
+const shutdown = installShutdownSignals(process.stderr);
 process.exitCode = await runCli(
   process.argv.slice(2),
   { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
-  controller.signal,
+  shutdown.signal,
 );
+setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();

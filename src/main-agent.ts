@@ -1,5 +1,6 @@
 /** Composition of the agent core: providers per model alias, tool sources, and the workstream manager. */
 import type { Config } from './config/index.js';
+import { instrumentProvider } from './agent/agent-telemetry.js';
 import { createProvider } from './agent/providers/create-provider.js';
 import type { ModelProvider } from './agent/providers/model-provider.js';
 import { createMemorySection } from './agent/memory/memory-section.js';
@@ -9,6 +10,9 @@ import { prepareContainment } from './main-containment.js';
 import type { ToolDefinition, ToolSource } from './agent/tools/tool.js';
 import type { StreamModel, TurnModel } from './agent/turn/turn-types.js';
 import { createWorkstreamManager, type DefaultWorkstreamManager } from './agent/workstream-manager.js';
+import type { McpManager } from './agent/mcp/mcp-manager.js';
+import { loadToolDefinitions } from './agent/tools/index.js';
+import { createConfiguredMcpManager } from './main-mcp.js';
 import { createServiceTokenSource } from './gateway/http/auth.js';
 import type { Logger } from './shared/logger.js';
 import type { Stores } from './storage/stores.js';
@@ -48,9 +52,10 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
   return (alias) => {
     const entry = config.models[alias];
     if (entry === undefined) return undefined;
-    let provider = providers?.[alias] ?? cache.get(alias);
+    let provider = cache.get(alias);
     if (provider === undefined) {
-      provider = createProvider(entry, { alias });
+      // Every model call becomes a span and feeds the model latency and token metrics.
+      provider = instrumentProvider(providers?.[alias] ?? createProvider(entry, { alias }), alias);
       cache.set(alias, provider);
     }
     const model: TurnModel = {
@@ -116,6 +121,61 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
       closed = true;
       if (timer !== undefined) clearInterval(timer);
       await manager.shutdown();
+    },
+  };
+}
+
+/** The whole agent side as `start` and `chat` both run it: tool definitions read once, MCP, runtime. */
+export interface AssembledAgent {
+  runtime: AgentRuntime;
+  mcp: McpManager;
+  /** The detected sandbox and protected paths every tool and sandboxed MCP server runs under. */
+  containment: ToolContainment;
+  /** Stops the runtime, then the MCP servers. */
+  close(): Promise<void>;
+}
+
+export interface AssembleOptions {
+  /** `background` (start: a slow server never delays the channels) or `await` (chat: tools there from the first question). */
+  connectMcp: 'background' | 'await';
+  signal: AbortSignal;
+  /** Run `evictIdle` on this interval; 0 disables (default 60 s). */
+  evictIntervalMs?: number;
+}
+
+/** One assembly of the agent runtime for every entry point (ADR: start and chat never drift apart again). */
+export async function assembleAgent(config: Config, stores: Stores, logger: Logger, options: AssembleOptions): Promise<AssembledAgent> {
+  // tools/*.json is read once and shared by the built-in tool source and the MCP manager.
+  const toolDefinitions = (await loadToolDefinitions()).all;
+  // The sandbox is detected once; `tools.sandbox = "bwrap"` without a working bubblewrap stops the start here.
+  const containment = await prepareContainment(config, logger, { signal: options.signal });
+  const mcp = await createConfiguredMcpManager(config, stores, logger, toolDefinitions, containment.sandbox);
+  const started = mcp.start(options.signal);
+  if (options.connectMcp === 'await') await started;
+  else void started.catch((error: unknown) => logger.error({ err: error }, 'MCP start failed'));
+  let runtime: AgentRuntime;
+  try {
+    runtime = await createAgentRuntime(config, stores, logger, {
+      toolSources: [mcp],
+      systemPromptSections: [() => mcp.systemPromptSection()],
+      toolDefinitions,
+      containment,
+      ...(options.evictIntervalMs === undefined ? {} : { evictIntervalMs: options.evictIntervalMs }),
+    });
+  } catch (error) {
+    await mcp.shutdown();
+    throw error;
+  }
+  return {
+    runtime,
+    mcp,
+    containment,
+    close: async () => {
+      try {
+        await runtime.close();
+      } finally {
+        await mcp.shutdown();
+      }
     },
   };
 }

@@ -3,12 +3,11 @@ import type { Readable, Writable } from 'node:stream';
 import type { AgentEvent } from './agent/events.js';
 import { contentText } from './agent/messages.js';
 import type { Workstream } from './agent/workstream-api.js';
-import { runTerminalChat, type TerminalSession } from './channels/terminal/terminal-channel.js';
+import type { McpManager } from './agent/mcp/mcp-manager.js';
+import { runTerminalChat, type TerminalForm, type TerminalSession } from './channels/terminal/terminal-channel.js';
 import type { Config } from './config/index.js';
-import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
-import { createConfiguredMcpManager } from './main-mcp.js';
-import { prepareContainment } from './main-containment.js';
-import { loadToolDefinitions } from './agent/tools/index.js';
+import { buildElicitationForm, parseElicitationValues } from './gateway/elicitation-form.js';
+import { assembleAgent, type AgentRuntime } from './main-agent.js';
 import { UsageError } from './shared/errors.js';
 import { createLogger, type Logger } from './shared/logger.js';
 import { openStorage } from './storage-open.js';
@@ -40,10 +39,47 @@ function historyLines(messages: Awaited<ReturnType<Stores['conversations']['load
   });
 }
 
-function createSession(runtime: AgentRuntime, stores: Stores, ownerUserId: string, modelAlias: string | undefined): TerminalSession & { start(): Promise<void> } {
+/** Most fields asked at the prompt for one elicitation. */
+const TERMINAL_FORM_FIELDS = 20;
+
+/** MCP elicitations become prompts in the terminal (the same schema → fields → values rules as the channel forms). */
+function wireElicitation(mcp: McpManager, session: TerminalSession & { form(form: TerminalForm): void }): () => void {
+  return mcp.onElicitation(
+    (request, signal) =>
+      new Promise((resolve) => {
+        const built = buildElicitationForm(request.requestedSchema, TERMINAL_FORM_FIELDS);
+        if (!built.ok) return resolve({ action: 'decline' });
+        let settled = false;
+        const settle = (answer: Parameters<typeof resolve>[0]): void => {
+          if (settled) return;
+          settled = true;
+          resolve(answer);
+        };
+        signal.addEventListener('abort', () => settle({ action: 'cancel' }), { once: true });
+        session.form({
+          source: request.server,
+          message: request.message,
+          fields: built.value.map((entry) => entry.field),
+          answer: (values) => {
+            if (values === undefined) {
+              settle({ action: 'decline' });
+              return Promise.resolve([]);
+            }
+            const parsed = parseElicitationValues(built.value, values);
+            if (!parsed.ok) return Promise.resolve(parsed.error);
+            settle({ action: 'accept', content: parsed.value });
+            return Promise.resolve([]);
+          },
+        });
+      }),
+  );
+}
+
+function createSession(runtime: AgentRuntime, stores: Stores, ownerUserId: string, modelAlias: string | undefined): TerminalSession & { start(): Promise<void>; form(form: TerminalForm): void } {
   let current: Workstream | undefined;
   let unsubscribe: (() => void) | undefined;
   let handler: (event: AgentEvent) => void = () => undefined;
+  let formHandler: (form: TerminalForm) => void = () => undefined;
   const open = async (): Promise<void> => {
     unsubscribe?.();
     current = await runtime.manager.create({ ownerUserId, name: 'terminal', ...(modelAlias === undefined ? {} : { modelAlias }) });
@@ -60,6 +96,10 @@ function createSession(runtime: AgentRuntime, stores: Stores, ownerUserId: strin
     resolveApproval: async (approvalId, decision) => {
       await runtime.manager.resolveApproval(approvalId, { ...decision, decidedBy: ownerUserId });
     },
+    onForm: (next) => {
+      formHandler = next;
+    },
+    form: (form) => formHandler(form),
     newConversation: open,
     history: async () => (current ? historyLines(await stores.conversations.load(current.wsId)) : []),
   };
@@ -75,28 +115,21 @@ export async function runChat(options: RunChatOptions): Promise<void> {
   const logger = options.logger ?? createLogger({ level: 'warn', format: 'json' });
   const storage = await openStorage(config, logger);
   try {
-    // The same MCP servers as `start`, connected before the first question so their tools are there from the start.
-    const toolDefinitions = (await loadToolDefinitions()).all;
-    const containment = await prepareContainment(config, logger);
-    const mcp = await createConfiguredMcpManager(config, storage.stores, logger, toolDefinitions, containment.sandbox);
+    // The same assembly as `start`; MCP servers connect before the first question so their tools are there.
+    const controller = new AbortController();
+    const agent = await assembleAgent(config, storage.stores, logger, { connectMcp: 'await', signal: controller.signal, evictIntervalMs: 0 });
     try {
-      await mcp.start();
-      const runtime = await createAgentRuntime(config, storage.stores, logger, {
-        evictIntervalMs: 0,
-        toolSources: [mcp],
-        systemPromptSections: [() => mcp.systemPromptSection()],
-        toolDefinitions,
-        containment,
-      });
+      const session = createSession(agent.runtime, storage.stores, await localUserId(storage.stores), options.modelAlias);
+      const unwire = wireElicitation(agent.mcp, session);
       try {
-        const session = createSession(runtime, storage.stores, await localUserId(storage.stores), options.modelAlias);
         await session.start();
         await runTerminalChat({ input: options.input, output: options.output, session });
       } finally {
-        await runtime.close();
+        unwire();
       }
     } finally {
-      await mcp.shutdown();
+      controller.abort();
+      await agent.close();
     }
   } finally {
     await storage.close();

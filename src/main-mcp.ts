@@ -6,9 +6,27 @@ import type { Sandbox } from './agent/sandbox/sandbox.js';
 import { mcpBuiltinSchemasFrom } from './agent/mcp/mcp-tool-source.js';
 import type { ToolDefinition } from './agent/tools/tool.js';
 import type { Config } from './config/index.js';
+import type { McpReloadAnswer } from './gateway/http/routes/admin-mcp.js';
 import { processEnvironment } from './shared/environment.js';
 import type { Logger } from './shared/logger.js';
 import type { Stores } from './storage/stores.js';
+
+function mcpSources(config: Config, stores: Stores, logger: Logger): Parameters<typeof loadMcpServerSpecs>[0] {
+  return {
+    mcp: config.mcp,
+    baseDir: config.source.file ? path.dirname(config.source.file) : process.cwd(),
+    store: stores.mcpServers,
+    logger,
+  };
+}
+
+/** `mcp reload`: re-reads the three sources and reconciles the running manager with them. */
+export async function reloadMcpServers(config: Config, stores: Stores, mcp: McpManager, logger: Logger): Promise<McpReloadAnswer> {
+  const log = logger.child({ component: 'mcp' });
+  const merged = await loadMcpServerSpecs(mcpSources(config, stores, log));
+  const result = await mcp.reconcile(merged.servers);
+  return { ...result, rejected: merged.rejected.map((entry) => ({ name: entry.name, reason: entry.reason })) };
+}
 
 /** Builds the manager (not yet connected); an unreadable source is logged and treated as empty. */
 export async function createConfiguredMcpManager(
@@ -19,12 +37,7 @@ export async function createConfiguredMcpManager(
   sandbox?: Sandbox,
 ): Promise<McpManager> {
   const log = logger.child({ component: 'mcp' });
-  const merged = await loadMcpServerSpecs({
-    mcp: config.mcp,
-    baseDir: config.source.file ? path.dirname(config.source.file) : process.cwd(),
-    store: stores.mcpServers,
-    logger: log,
-  });
+  const merged = await loadMcpServerSpecs(mcpSources(config, stores, log));
   return createMcpManager({
     servers: merged.servers,
     parentEnv: processEnvironment(),

@@ -7,20 +7,20 @@ import type { Config } from './config/index.js';
 import { createHttpApp } from './gateway/http/app.js';
 import { startHttpServer } from './gateway/http/http-server.js';
 import { createHttpMetrics } from './gateway/http/metrics.js';
+import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
 import { createNotifyRoutes } from './gateway/http/routes/notify.js';
-import { createGateway, type Gateway } from './gateway/index.js';
+import type { Gateway } from './gateway/index.js';
 import { createAdapterNotifySender } from './gateway/notify-sender.js';
 import { registerService } from './gateway/registry.js';
-import { loadToolDefinitions } from './agent/tools/index.js';
-import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
-import { createConfiguredMcpManager } from './main-mcp.js';
-import { prepareContainment } from './main-containment.js';
+import type { AgentRuntime } from './main-agent.js';
 import type { ToolContainment } from './agent/tools/index.js';
-import type { Sandbox } from './agent/sandbox/sandbox.js';
-import { createGatewayWatchRunner } from './main-watch.js';
 import type { Logger } from './shared/logger.js';
+import { setTelemetrySink } from './shared/telemetry.js';
+import { createChannelTelemetry, type ChannelTelemetry } from './gateway/channel-telemetry.js';
+import { createTelemetryMetrics } from './gateway/http/telemetry-metrics.js';
+import { startTracing } from './main-telemetry.js';
 import { openStorage } from './storage-open.js';
 import type { Stores } from './storage/stores.js';
 
@@ -33,15 +33,16 @@ export interface RunningGateway {
 }
 
 /** Late-bound parts the HTTP routes read, so /health answers before the agent and channels are up. */
-interface LiveParts {
+export interface LiveParts {
   gateway?: Gateway;
   mcp?: McpManager;
   runtime?: AgentRuntime;
   containment?: ToolContainment;
   adapters: ChannelAdapter[];
+  channelTelemetry: ChannelTelemetry;
 }
 
-class ShutdownStack {
+export class ShutdownStack {
   private readonly steps: Array<{ name: string; run: () => Promise<void> }> = [];
   private running: Promise<void> | undefined;
   constructor(private readonly logger: Logger) {}
@@ -63,13 +64,18 @@ class ShutdownStack {
 export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
   const stack = new ShutdownStack(logger);
   try {
+    const tracing = startTracing(config, logger);
+    if (tracing) stack.push('tracing', () => tracing.shutdown());
     const storage = await openStorage(config, logger);
     stack.push('storage', () => storage.close());
-    const live: LiveParts = { adapters: createAdapters(config, logger) };
+    const channelTelemetry = createChannelTelemetry();
+    const live: LiveParts = { adapters: createAdapters(config, logger).map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
     const httpUrl = await startHttp(config, logger, storage.stores, live, stack);
     const registration = await registerService({ services: storage.stores.services, url: config.gateway.advertise_url ?? httpUrl, logger });
     stack.push('registry', () => registration.stop());
-    const { ready } = await startAgentAndChannels(config, logger, storage.stores, live, stack);
+    // The agent, the tools and MCP load only now: /health answers (start-up readiness) without waiting for them.
+    const { startAgentAndChannels } = await import('./main-runtime.js');
+    const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack });
     return { httpUrl, ready, stop: () => stack.unwind() };
   } catch (error) {
     await stack.unwind();
@@ -93,6 +99,13 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
     workstreams: () => live.runtime?.manager.stats() ?? { active: 0, running: 0 },
     subscriptions: () => live.gateway?.status().workstreams ?? 0,
   });
+  setTelemetrySink(
+    createTelemetryMetrics(metrics.registry, {
+      approvalsPending: async () => (await stores.approvals.listPending()).length,
+      queueDepth: () => live.channelTelemetry.queueDepth(),
+    }),
+  );
+  stack.push('metrics', async () => setTelemetrySink(undefined));
   const app = createHttpApp({
     logger,
     metrics,
@@ -109,8 +122,10 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
           status: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
           refresh: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.refresh(server), true) : false),
           reconnect: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.reconnect(server), true) : false),
+          reload: async () => (live.mcp ? (await import('./main-mcp.js')).reloadMcpServers(config, stores, live.mcp, logger) : undefined),
         },
       }),
+      createAdminRoutes({ jwt, stores }),
     ],
   });
   const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port);
@@ -121,54 +136,4 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
 
 function isKnown(mcp: McpManager, server: string | undefined): boolean {
   return server === undefined || mcp.status().perServer.some((entry) => entry.name === server);
-}
-
-async function startAgentAndChannels(
-  config: Config,
-  logger: Logger,
-  stores: Stores,
-  live: LiveParts,
-  stack: ShutdownStack,
-): Promise<{ ready: Promise<void> }> {
-  // tools/*.json is read once and shared by the built-in tool source and the MCP manager.
-  const toolDefinitions = (await loadToolDefinitions()).all;
-  // The sandbox is detected once; `tools.sandbox = "bwrap"` without a working bubblewrap stops the start here.
-  const containment = await prepareContainment(config, logger);
-  live.containment = containment;
-  const mcp = await createConfiguredMcpManager(config, stores, logger, toolDefinitions, containment.sandbox);
-  live.mcp = mcp;
-  stack.push('mcp', () => mcp.shutdown());
-  const controller = new AbortController();
-  stack.push('abort', async () => controller.abort());
-  // MCP servers connect in the background: a slow server never delays the channels.
-  void mcp.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'MCP start failed'));
-  const runtime = await createAgentRuntime(config, stores, logger, {
-    toolSources: [mcp],
-    systemPromptSections: [() => mcp.systemPromptSection()],
-    toolDefinitions,
-    containment,
-  });
-  live.runtime = runtime;
-  stack.push('agent', () => runtime.close());
-  logModels(config, logger);
-  // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them.
-  const gateway = createGateway({ config, adapters: live.adapters, manager: runtime.manager, stores, logger, elicitations: mcp });
-  live.gateway = gateway;
-  stack.push('gateway', () => gateway.stop());
-  const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
-  startWatchRunner(config, logger, stores, gateway, stack, containment.sandbox);
-  return { ready };
-}
-
-/** Watch results go through the gateway, so the turns they start render into their threads. */
-function startWatchRunner(config: Config, logger: Logger, stores: Stores, gateway: Gateway, stack: ShutdownStack, sandbox: Sandbox): void {
-  const runner = createGatewayWatchRunner(config, stores, gateway, logger, sandbox);
-  runner.start();
-  stack.push('watch runner', () => runner.stop());
-}
-
-function logModels(config: Config, logger: Logger): void {
-  const models = Object.keys(config.models);
-  if (models.length === 0) logger.warn('no model configured: add a [models.<alias>] table to talk to an LLM');
-  else logger.info({ models, default: config.agent.default_model }, 'agent enabled');
 }

@@ -1,10 +1,12 @@
 /** Opens the configured database, applies migrations, and builds the stores (part of the composition root). */
 import type { Config } from './config/index.js';
 import type { Logger } from './shared/logger.js';
-import { createKnex, createStores, runMigrations, type Stores } from './storage/index.js';
+import { createKnex, createStores, pendingMigrations, runMigrations, type Stores } from './storage/index.js';
 
 export interface OpenStorage {
   stores: Stores;
+  /** Migrations not applied yet (empty after a migrating open). */
+  pendingMigrations(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -19,5 +21,5 @@ export async function openStorage(config: Config, logger: Logger, options: { mig
     await knex.destroy();
     throw error;
   }
-  return { stores: createStores(knex), close: () => knex.destroy() };
+  return { stores: createStores(knex), pendingMigrations: () => pendingMigrations(knex), close: () => knex.destroy() };
 }

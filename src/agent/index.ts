@@ -21,3 +21,4 @@ export { createWorkstreamManager, DefaultWorkstreamManager } from './workstream-
 export { buildSystemPrompt, type SystemPromptContext, type SystemPromptSection } from './system-prompt.js';
 export type { StreamModel, TurnModel } from './turn/turn-types.js';
 export { evaluateToolPolicies, globMatches, matchesAutoApprove, policyDenialMessage } from './policy/index.js';
+export { invalidServerNameReason } from './mcp/mcp-server-spec.js';

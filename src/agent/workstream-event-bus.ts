@@ -1,11 +1,12 @@
 /** Ordered event delivery for one workstream: handlers run strictly one after another; a throwing handler stays subscribed. */
 import type { Logger } from '../shared/logger.js';
+import { SerialLane } from '../shared/serial-lane.js';
 import type { AgentEvent } from './events.js';
 import type { AgentEventHandler } from './workstream-api.js';
 
 export class WorkstreamEventBus {
   private readonly handlers = new Set<AgentEventHandler>();
-  private chain: Promise<void> = Promise.resolve();
+  private readonly lane = new SerialLane();
 
   constructor(
     private readonly wsId: string,
@@ -25,7 +26,7 @@ export class WorkstreamEventBus {
   emit(event: AgentEvent): void {
     const targets = [...this.handlers];
     if (targets.length === 0) return;
-    this.chain = this.chain.then(async () => {
+    void this.lane.run(async () => {
       for (const handler of targets) {
         if (!this.handlers.has(handler)) continue;
         try {
@@ -39,7 +40,7 @@ export class WorkstreamEventBus {
 
   /** Resolves once every event emitted so far was delivered. */
   flush(): Promise<void> {
-    return this.chain;
+    return this.lane.idle();
   }
 
   get subscriberCount(): number {

@@ -1,4 +1,5 @@
 /** The TurnHost of a live workstream: persistence, state, usage, policies and durable approvals through the stores. */
+import { traceApprovalWait } from './agent-telemetry.js';
 import { untilAborted } from '../shared/abort.js';
 import { describeError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
@@ -74,7 +75,7 @@ async function awaitDecision(
   signal: AbortSignal,
 ): Promise<TurnApprovalDecision> {
   try {
-    return await untilAborted(decision, signal);
+    return await traceApprovalWait(approvalId, () => untilAborted(decision, signal));
   } catch (error) {
     const waited = env.waiters.has(approvalId);
     env.waiters.drop(approvalId);

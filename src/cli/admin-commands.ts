@@ -1,18 +1,17 @@
 /** Admin commands on the database: `user add`, `token create`, `link`, `unlink`. */
-import { createSilentLogger } from '../shared/logger.js';
 import { generateApiToken, hashApiToken } from '../shared/api-token.js';
 import { GatewayError, UsageError } from '../shared/errors.js';
 import { isoFromMs } from '../shared/time.js';
-import { openStorage } from '../storage-open.js';
 import type { Stores } from '../storage/index.js';
 import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
+import { openAdminStorage } from './open-database.js';
 
 const VALID_SCOPES = ['read', 'write', 'approve', 'service'] as const;
 const PLATFORMS = ['discord', 'slack'] as const;
 
 /** Loads the configuration, opens (and migrates) the database for `work`, and closes it again. */
-async function withStores<T>(context: CliContext, work: (stores: Stores) => Promise<T>): Promise<T> {
-  const storage = await openStorage(context.loadConfig(), createSilentLogger());
+export async function withStores<T>(context: CliContext, work: (stores: Stores) => Promise<T>): Promise<T> {
+  const storage = await openAdminStorage(context);
   try {
     return await work(storage.stores);
   } finally {
@@ -20,7 +19,7 @@ async function withStores<T>(context: CliContext, work: (stores: Stores) => Prom
   }
 }
 
-function requirePositionals(context: CliContext, count: number, usage: string): string[] {
+export function requirePositionals(context: CliContext, count: number, usage: string): string[] {
   const values = context.positionals.slice(0, count);
   if (values.length < count || values.some((value) => value.trim() === '')) throw new UsageError(`usage: ${usage}`);
   if (context.positionals.length > count) throw new UsageError(`unexpected argument "${context.positionals[count]}"; usage: ${usage}`);
@@ -34,7 +33,7 @@ function validateUsername(username: string): string {
   return username;
 }
 
-function parseScopes(raw: string | boolean | undefined): string[] {
+function parseScopes(raw: unknown): string[] {
   const text = typeof raw === 'string' ? raw : 'read,write';
   const scopes = [...new Set(text.split(',').map((scope) => scope.trim()).filter(Boolean))];
   const unknown = scopes.filter((scope) => !(VALID_SCOPES as readonly string[]).includes(scope));
@@ -44,7 +43,7 @@ function parseScopes(raw: string | boolean | undefined): string[] {
   return scopes;
 }
 
-function parseExpiry(raw: string | boolean | undefined, now = Date.now()): string | null {
+function parseExpiry(raw: unknown, now = Date.now()): string | null {
   if (raw === undefined) return null;
   const days = typeof raw === 'string' ? Number(raw) : NaN;
   if (!Number.isFinite(days) || days <= 0 || days > 36500) throw new UsageError('--expires takes a number of days (e.g. 30)');

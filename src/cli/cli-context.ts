@@ -11,7 +11,7 @@ export interface CliIo {
 
 export interface CliContext {
   positionals: string[];
-  flags: Record<string, string | boolean | undefined>;
+  flags: Record<string, string | boolean | string[] | undefined>;
   io: CliIo;
   /** Loads the configuration from --config / env / flags (throws ConfigError). */
   loadConfig(): Config;
@@ -24,7 +24,7 @@ export interface CliCommand {
   usage: string;
   summary: string;
   /** Extra flags this command accepts (beyond --config, --log-level, --help). */
-  options?: Record<string, { type: 'string' | 'boolean' }>;
+  options?: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
   /** Returns the process exit code. */
   run(context: CliContext): Promise<number>;
 }

@@ -1,7 +1,12 @@
 /** The command table and help text. */
 import { linkCommand, tokenCreateCommand, unlinkCommand, userAddCommand } from './admin-commands.js';
 import type { CliCommand } from './cli-context.js';
-import { mcpCommand } from './mcp-command.js';
+import { approvalsListCommand } from './approvals-command.js';
+import { doctorCommand } from './doctor-command.js';
+import { mcpReconnectCommand, mcpRefreshCommand, mcpReloadCommand, mcpStatusCommand } from './mcp-command.js';
+import { mcpAddCommand, mcpListCommand, mcpRemoveCommand } from './mcp-server-commands.js';
+import { policyAddCommand, policyListCommand, policyRemoveCommand } from './policy-commands.js';
+import { tokenListCommand, tokenRevokeCommand, userListCommand } from './user-token-commands.js';
 import { notifyCommand } from './notify-command.js';
 import { chatCommand, migrateCommand, startCommand } from './server-commands.js';
 
@@ -9,15 +14,32 @@ export const commands: readonly CliCommand[] = [
   startCommand,
   chatCommand,
   migrateCommand,
+  doctorCommand,
   userAddCommand,
+  userListCommand,
   tokenCreateCommand,
+  tokenListCommand,
+  tokenRevokeCommand,
   linkCommand,
   unlinkCommand,
+  policyListCommand,
+  policyAddCommand,
+  policyRemoveCommand,
+  approvalsListCommand,
   notifyCommand,
-  mcpCommand,
+  mcpListCommand,
+  mcpAddCommand,
+  mcpRemoveCommand,
+  mcpReloadCommand,
+  mcpStatusCommand,
+  mcpRefreshCommand,
+  mcpReconnectCommand,
 ];
 
-const COMMON_OPTIONS_LINE = 'every command accepts --config FILE, --log-level LEVEL and --help';
+const COMMON_OPTIONS_LINE = [
+  'every command accepts --config FILE, --log-level LEVEL and --help;',
+  'database commands accept --verbose (say which database) and --create-db (allow creating a new SQLite file)',
+].join('\n');
 
 /** Finds the command named by the leading words of argv (`token create`, `start`). */
 export function findCommand(argv: readonly string[]): { command: CliCommand; rest: string[] } | undefined {

@@ -1,6 +1,5 @@
 /** Calls a running gateway's HTTP API with a JWT minted from the configured secret (notify, admin). */
 import type { Config } from '../config/index.js';
-import { mintServiceToken } from '../gateway/http/auth.js';
 import { ConfigError, GatewayError } from '../shared/errors.js';
 
 export function gatewayBaseUrl(config: Config): string {
@@ -17,6 +16,7 @@ export async function callGateway(
   options: { body?: unknown; scopes: readonly string[]; method?: 'GET' | 'POST' },
 ): Promise<Record<string, unknown>> {
   if (!config.auth.jwt_secret) throw new ConfigError(['auth.jwt_secret: must be set to call the gateway API (or SANDPIPER_JWT_SECRET)']);
+  const { mintServiceToken } = await import('../gateway/http/auth.js');
   const token = await mintServiceToken({ secret: config.auth.jwt_secret, audience: config.auth.jwt_audience }, { scopes: options.scopes });
   const url = `${gatewayBaseUrl(config)}${path}`;
   let response: Response;

@@ -1,27 +1,75 @@
-/** `sandpiper mcp status|refresh [SERVER]|reconnect SERVER`: MCP administration of a running gateway. */
+/** MCP administration of a running gateway over its admin API: `mcp status`, `refresh [SERVER]`, `reconnect SERVER`, `reload`. */
 import { UsageError } from '../shared/errors.js';
-import { writeLine, type CliCommand } from './cli-context.js';
+import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
+import { JSON_OPTION, printJson, wantsJson } from './cli-output.js';
 import { callGateway } from './gateway-client.js';
 
-export const mcpCommand: CliCommand = {
-  name: 'mcp',
-  usage: 'sandpiper mcp status | refresh [SERVER] | reconnect SERVER',
-  summary: "show, refresh or reconnect a running gateway's MCP servers",
+function atMostOne(context: CliContext, usage: string): string | undefined {
+  if (context.positionals.length > 1) throw new UsageError(`unexpected argument "${context.positionals[1]}"; usage: ${usage}`);
+  const server = context.positionals[0]?.trim();
+  return server === '' ? undefined : server;
+}
+
+export const mcpStatusCommand: CliCommand = {
+  name: 'mcp status',
+  usage: 'sandpiper mcp status',
+  summary: "show a running gateway's MCP servers, tools, resources and prompts",
   async run(context) {
-    const [action, server, extra] = context.positionals;
-    if (extra !== undefined) throw new UsageError(`usage: ${this.usage}`);
-    const config = context.loadConfig();
-    let answer: Record<string, unknown>;
-    if (action === 'status' && server === undefined) {
-      answer = await callGateway(config, '/v1/api/admin/mcp', { scopes: ['service'] });
-    } else if (action === 'refresh') {
-      answer = await callGateway(config, '/v1/api/admin/mcp/refresh', { body: server ? { server } : {}, scopes: ['service'] });
-    } else if (action === 'reconnect' && server) {
-      answer = await callGateway(config, '/v1/api/admin/mcp/reconnect', { body: { server }, scopes: ['service'] });
-    } else {
-      throw new UsageError(`usage: ${this.usage}`);
-    }
-    writeLine(context.io.stdout, JSON.stringify(answer, null, 2));
+    if (context.positionals.length > 0) throw new UsageError(`usage: ${this.usage}`);
+    printJson(context, await callGateway(context.loadConfig(), '/v1/api/admin/mcp', { scopes: ['service'] }));
     return 0;
+  },
+};
+
+export const mcpRefreshCommand: CliCommand = {
+  name: 'mcp refresh',
+  usage: 'sandpiper mcp refresh [SERVER]',
+  summary: "re-read one or every MCP server's tools, resources and prompts",
+  async run(context) {
+    const server = atMostOne(context, this.usage);
+    const body = server ? { server } : {};
+    printJson(context, await callGateway(context.loadConfig(), '/v1/api/admin/mcp/refresh', { body, scopes: ['service'] }));
+    return 0;
+  },
+};
+
+export const mcpReconnectCommand: CliCommand = {
+  name: 'mcp reconnect',
+  usage: 'sandpiper mcp reconnect SERVER',
+  summary: "drop and re-open one MCP server's connection",
+  async run(context) {
+    const server = atMostOne(context, this.usage);
+    if (!server) throw new UsageError(`usage: ${this.usage}`);
+    printJson(context, await callGateway(context.loadConfig(), '/v1/api/admin/mcp/reconnect', { body: { server }, scopes: ['service'] }));
+    return 0;
+  },
+};
+
+interface ReloadAnswer {
+  added?: string[];
+  removed?: string[];
+  updated?: string[];
+  failed?: string[];
+  rejected?: Array<{ name: string; reason: string }>;
+}
+
+const names = (list: readonly string[] | undefined): string => (list && list.length > 0 ? list.join(', ') : 'none');
+
+export const mcpReloadCommand: CliCommand = {
+  name: 'mcp reload',
+  usage: 'sandpiper mcp reload [--json]',
+  summary: 'make a running gateway re-read its MCP server definitions (config, file, database) and reconcile',
+  options: JSON_OPTION,
+  async run(context) {
+    if (context.positionals.length > 0) throw new UsageError(`usage: ${this.usage}`);
+    const answer = (await callGateway(context.loadConfig(), '/v1/api/admin/mcp/reload', { body: {}, scopes: ['service'] })) as ReloadAnswer;
+    if (wantsJson(context)) {
+      printJson(context, answer);
+    } else {
+      writeLine(context.io.stdout, `added: ${names(answer.added)}; removed: ${names(answer.removed)}; updated: ${names(answer.updated)}`);
+      if (answer.failed?.length) writeLine(context.io.stdout, `failed to connect: ${names(answer.failed)}`);
+      for (const entry of answer.rejected ?? []) writeLine(context.io.stdout, `rejected ${entry.name}: ${entry.reason}`);
+    }
+    return answer.failed?.length || answer.rejected?.length ? 1 : 0;
   },
 };

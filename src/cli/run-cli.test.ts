@@ -167,7 +167,10 @@ describe('runCli admin commands', () => {
   const admin = (argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => cli([...argv, '--config', config]);
 
   it('manages users, tokens and links with the documented exit codes', async () => {
-    assert.equal((await admin(['user', 'add', 'bob'])).code, 0);
+    const noDatabase = await admin(['user', 'add', 'bob']);
+    assert.equal(noDatabase.code, 1);
+    assert.match(noDatabase.stderr, /^sandpiper: no database at .*sandpiper\.db .*--create-db/);
+    assert.equal((await admin(['user', 'add', 'bob', '--create-db'])).code, 0);
     const duplicate = await admin(['user', 'add', 'bob']);
     assert.equal(duplicate.code, 1);
     assert.match(duplicate.stderr, /exists/);

@@ -9,6 +9,8 @@ const COMMON_OPTIONS = {
   config: { type: 'string' },
   'log-level': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  verbose: { type: 'boolean' },
+  'create-db': { type: 'boolean' },
 } as const;
 
 const HELP_WORDS = new Set(['--help', '-h', 'help']);
@@ -85,6 +87,15 @@ function listenFailure(error: unknown): string | undefined {
   return `cannot listen on ${where}: ${why} (set gateway.http_port / SANDPIPER_HTTP_PORT or gateway.http_host)`;
 }
 
+/** The message of a usage mistake (exit 2): bad flags or arguments, or input the admin operations rejected. */
+function usageMessage(error: unknown): string | undefined {
+  // Admin operations reject bad input with BAD_REQUEST (the same checks as the admin HTTP endpoints' 400s).
+  if (error instanceof UsageError || (error instanceof GatewayError && error.code === 'BAD_REQUEST')) return error.message;
+  // node:util parseArgs adds a second sentence about `--`; the first one names the problem.
+  if (isParseArgsError(error)) return describeError(error).split('. ')[0] ?? '';
+  return undefined;
+}
+
 function reportError(error: unknown, io: CliIo, debug: boolean): number {
   if (error instanceof ConfigError) {
     const lines = error.issues.slice(0, 3);
@@ -95,10 +106,9 @@ function reportError(error: unknown, io: CliIo, debug: boolean): number {
     writeLine(io.stderr, `sandpiper: configuration error: ${error.message}`);
     return 2;
   }
-  if (error instanceof UsageError || isParseArgsError(error)) {
-    // node:util parseArgs adds a second sentence about `--`; the first one names the problem.
-    const message = error instanceof UsageError ? error.message : (describeError(error).split('. ')[0] ?? '');
-    writeLine(io.stderr, `sandpiper: ${message} (see --help)`);
+  const usage = usageMessage(error);
+  if (usage !== undefined) {
+    writeLine(io.stderr, `sandpiper: ${usage} (see --help)`);
     return 2;
   }
   const listen = listenFailure(error);

@@ -1,6 +1,6 @@
 /** Long-running and database commands: `start`, `migrate`, `chat`. */
-import { openStorage } from '../storage-open.js';
 import { loadConfigAndLogger, writeLine, type CliCommand } from './cli-context.js';
+import { reportDatabase } from './open-database.js';
 
 export const startCommand: CliCommand = {
   name: 'start',
@@ -14,13 +14,28 @@ export const startCommand: CliCommand = {
     if (!context.shutdownSignal.aborted) {
       await new Promise<void>((resolve) => context.shutdownSignal.addEventListener('abort', () => resolve(), { once: true }));
     }
-    logger.info('shutting down');
-    await gateway.stop();
-    logger.info('stopped');
+    const timeoutS = config.gateway.shutdown_timeout_s;
+    logger.info({ reason: String(context.shutdownSignal.reason), timeout_s: timeoutS }, 'shutting down');
+    const finished = await stopWithin(gateway.stop(), timeoutS * 1000);
+    if (finished) logger.info('stopped');
+    else logger.error({ timeout_s: timeoutS }, `shutdown did not finish within ${timeoutS} s (gateway.shutdown_timeout_s); exiting anyway`);
     logger.flush();
-    return 0;
+    return finished ? 0 : 1;
   },
 };
+
+/** True when `stopping` settles within `ms`; a failed step is logged by the gateway's own shutdown. */
+async function stopWithin(stopping: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([stopping.then(() => true as const, () => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export const migrateCommand: CliCommand = {
   name: 'migrate',
@@ -28,6 +43,8 @@ export const migrateCommand: CliCommand = {
   summary: 'apply database migrations',
   async run(context) {
     const { config, logger } = loadConfigAndLogger(context);
+    reportDatabase(context, config);
+    const { openStorage } = await import('../storage-open.js');
     const storage = await openStorage(config, logger);
     await storage.close();
     writeLine(context.io.stdout, 'database is up to date');

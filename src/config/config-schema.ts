@@ -8,7 +8,9 @@ export const gatewayConfigSchema = z
     http_host: nonEmpty.default('127.0.0.1'),
     http_port: z.number().int().min(0).max(65535).default(8091),
     advertise_url: z.url().optional(),
-    data_dir: nonEmpty.default('./data'),
+    // Default (resolved in load-config.ts): <config file folder>/data, or the platform state folder without a file.
+    data_dir: nonEmpty.optional(),
+    shutdown_timeout_s: z.number().positive().max(3600).default(20),
   })
   .prefault({});
 
@@ -129,6 +131,13 @@ export const logConfigSchema = z
   })
   .prefault({});
 
+export const telemetryConfigSchema = z
+  .strictObject({
+    /** OTLP/HTTP collector base URL (traces go to `<endpoint>/v1/traces`); unset = no tracing. */
+    otlp_endpoint: z.string().regex(/^https?:\/\/[^\s]+$/i, 'must be an http:// or https:// URL').optional(),
+  })
+  .prefault({});
+
 export const configSchema = z
   .strictObject({
     gateway: gatewayConfigSchema,
@@ -142,6 +151,7 @@ export const configSchema = z
     slack: slackConfigSchema,
     mcp: mcpConfigSchema,
     log: logConfigSchema,
+    telemetry: telemetryConfigSchema,
   })
   .superRefine((config, context) => {
     const slack = config.slack;

@@ -45,15 +45,34 @@ function shapeKeys(schema: unknown): string[] {
 }
 
 describe('loadConfig', () => {
-  it('gives every default when no file and no environment are present', () => {
+  it('gives every default when no file and no environment are present, with data in the platform state folder', () => {
     const { dir } = tempConfig('');
-    const config = loadConfig({ cwd: path.join(dir, 'nowhere'), env: {} });
+    const config = loadConfig({ cwd: path.join(dir, 'nowhere'), env: { HOME: path.join(dir, 'home') } });
     assert.equal(config.gateway.http_host, '127.0.0.1');
     assert.equal(config.gateway.http_port, 8091);
+    assert.equal(config.gateway.shutdown_timeout_s, 20);
     assert.equal(config.auth.jwt_audience, 'turnstone-channel');
-    assert.equal(config.database.url, `sqlite:${path.join(dir, 'nowhere', 'data', 'sandpiper.db')}`);
-    assert.equal(config.agent.workspace_dir, path.join(dir, 'nowhere', 'data', 'workspaces'));
+    const state = path.join(dir, 'home', '.local', 'state', 'sandpiper');
+    assert.equal(config.database.url, `sqlite:${path.join(state, 'sandpiper.db')}`);
+    assert.equal(config.agent.workspace_dir, path.join(state, 'workspaces'));
     assert.ok(Object.isFrozen(config.gateway));
+    const xdg = loadConfig({ cwd: path.join(dir, 'nowhere'), env: { HOME: '/nonexistent', XDG_STATE_HOME: path.join(dir, 'xdg') } });
+    assert.equal(xdg.gateway.data_dir, path.join(dir, 'xdg', 'sandpiper'));
+  });
+
+  it('resolves data_dir and relative paths in the file against the file\'s folder, never the current folder', () => {
+    const { dir, file } = tempConfig('[agent]\nworkspace_dir = "ws"\n');
+    const elsewhere = path.join(dir, 'elsewhere');
+    const config = loadConfig({ file, cwd: elsewhere, env: {} });
+    assert.equal(config.gateway.data_dir, path.join(dir, 'data'));
+    assert.equal(config.database.url, `sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
+    assert.equal(config.agent.workspace_dir, path.join(dir, 'ws'));
+    writeFileSync(file, '[gateway]\ndata_dir = "state"\n[database]\nurl = "sqlite:db/x.db"\n');
+    const relative = loadConfig({ file, cwd: elsewhere, env: {} });
+    assert.equal(relative.gateway.data_dir, path.join(dir, 'state'));
+    assert.equal(relative.database.url, `sqlite:${path.join(dir, 'db', 'x.db')}`);
+    const fromEnv = loadConfig({ file, cwd: elsewhere, env: { SANDPIPER_DATA_DIR: 'here' } });
+    assert.equal(fromEnv.gateway.data_dir, path.join(elsewhere, 'here'), 'a variable is relative to the current folder');
   });
 
   it('lets environment variables win over the file and flags win over both', () => {

@@ -1,5 +1,6 @@
 /** Loads configuration: TOML file, then environment variables, then flags; validates once into a frozen Config. */
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { z } from 'zod';
@@ -10,7 +11,8 @@ import { configSchema, type RawConfig } from './config-schema.js';
 
 /** The validated configuration with every derived default resolved. */
 export type Config = Readonly<
-  Omit<RawConfig, 'database' | 'agent'> & {
+  Omit<RawConfig, 'gateway' | 'database' | 'agent'> & {
+    gateway: Omit<RawConfig['gateway'], 'data_dir'> & { data_dir: string };
     database: { url: string };
     agent: Omit<RawConfig['agent'], 'workspace_dir'> & { workspace_dir: string };
     /** The file the configuration came from, when one existed. */
@@ -46,6 +48,7 @@ const ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
   ['SANDPIPER_SLACK_APP_TOKEN', 'slack.app_token', 'string'],
   ['SANDPIPER_LOG_LEVEL', 'log.level', 'string'],
   ['SANDPIPER_LOG_FORMAT', 'log.format', 'string'],
+  ['SANDPIPER_OTLP_ENDPOINT', 'telemetry.otlp_endpoint', 'string'],
 ];
 
 const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
@@ -70,7 +73,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       sources.get(keys.join('.')) ?? (file !== undefined && definedInFile(fromFile, keys) ? `in ${file}` : 'not set');
     throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, file, origin)));
   }
-  return freezeDeep(resolveDefaults(parsed.data, file, cwd));
+  // A relative path written in the file is relative to the file's folder; one from a variable or flag, to cwd.
+  const fileDir = file === undefined ? undefined : path.dirname(file);
+  const base = (key: string): string => (fileDir !== undefined && !sources.has(key) ? fileDir : cwd);
+  return freezeDeep(resolveDefaults(parsed.data, { file, base, stateDir: defaultStateDir(env) }));
 }
 
 function resolveConfigFile(file: string | undefined, cwd: string): string | undefined {
@@ -154,19 +160,45 @@ function describeIssue(issue: z.core.$ZodIssue, file: string | undefined, origin
   return `${key}: ${issue.message} (${origin(base)})`;
 }
 
-function resolveDefaults(data: RawConfig, file: string | undefined, cwd: string): Config {
-  const dataDir = path.resolve(cwd, data.gateway.data_dir);
+/** The platform's state folder for Sandpiper: $XDG_STATE_HOME/sandpiper, else ~/.local/state/sandpiper. */
+export function defaultStateDir(env: Environment): string {
+  const xdg = env['XDG_STATE_HOME'];
+  if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'sandpiper');
+  return path.join(env['HOME'] || homedir(), '.local', 'state', 'sandpiper');
+}
+
+interface PathBases {
+  file: string | undefined;
+  /** The folder a relative value of `key` is resolved against. */
+  base(key: string): string;
+  /** data_dir when neither the file nor a variable or flag sets it. */
+  stateDir: string;
+}
+
+/** A relative `sqlite:` file is resolved like the other paths; other URLs are kept as given. */
+function resolveDatabaseUrl(url: string | undefined, dataDir: string, bases: PathBases): string {
+  if (url === undefined) return `sqlite:${path.join(dataDir, 'sandpiper.db')}`;
+  const file = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : undefined;
+  if (file === undefined || file === ':memory:' || file.startsWith('//') || path.isAbsolute(file)) return url;
+  return `sqlite:${path.resolve(bases.base('database.url'), file)}`;
+}
+
+function resolveDefaults(data: RawConfig, bases: PathBases): Config {
+  const configured = data.gateway.data_dir;
+  const fallback = bases.file === undefined ? bases.stateDir : path.join(path.dirname(bases.file), 'data');
+  const dataDir = configured === undefined ? fallback : path.resolve(bases.base('gateway.data_dir'), configured);
   const aliases = Object.keys(data.models);
+  const workspace = data.agent.workspace_dir;
   return {
     ...data,
     gateway: { ...data.gateway, data_dir: dataDir },
-    database: { url: data.database.url ?? `sqlite:${path.join(dataDir, 'sandpiper.db')}` },
+    database: { url: resolveDatabaseUrl(data.database.url, dataDir, bases) },
     agent: {
       ...data.agent,
       default_model: data.agent.default_model ?? aliases[0],
-      workspace_dir: path.resolve(cwd, data.agent.workspace_dir ?? path.join(dataDir, 'workspaces')),
+      workspace_dir: workspace === undefined ? path.join(dataDir, 'workspaces') : path.resolve(bases.base('agent.workspace_dir'), workspace),
     },
-    source: { file },
+    source: { file: bases.file },
   } as Config;
 }
 

@@ -1,4 +1,5 @@
 /** MCP elicitation requests ↔ form cards in the triggering workstream's thread ↔ Answer / Decline / form submissions. */
+import { LRUCache } from 'lru-cache';
 import type { ChannelAdapter, FormCard, FormOutcome, FormSpec, InboundEvent } from '../channels/channel-adapter.js';
 import { escapeMentions } from '../channels/format/escape-mentions.js';
 import { describeError } from '../shared/errors.js';
@@ -71,7 +72,7 @@ export class ElicitationDesk {
    */
   private readonly pending = new Map<string, PendingForm>();
   /** Recently settled requests → what a late click is told (bounded). */
-  private readonly closed = new Map<string, string>();
+  private readonly closed = new LRUCache<string, string>({ max: CLOSED_MEMORY });
   private readonly now: () => number;
 
   constructor(private readonly deps: ElicitationDeskDeps) {
@@ -190,10 +191,6 @@ export class ElicitationDesk {
   private forget(entry: PendingForm, lateText: string): void {
     this.pending.delete(entry.request.id);
     this.closed.set(entry.request.id, lateText);
-    if (this.closed.size > CLOSED_MEMORY) {
-      const oldest = this.closed.keys().next().value;
-      if (oldest !== undefined) this.closed.delete(oldest);
-    }
   }
 
   private formSpec(entry: PendingForm, platformUserId: string): FormSpec {

@@ -1,4 +1,5 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
+import { SPAN, withSpan } from '../shared/telemetry.js';
 import { setMaxListeners } from 'node:events';
 import type { SendOptions, SendOutcome, Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
@@ -197,7 +198,8 @@ class ChannelGateway implements Gateway {
     if (conversation.kind === 'channel' && !event.mentioned) return;
     // One ordered lane per thread; mentions in a channel only need ordering per author (each opens its own thread).
     const key = conversation.kind === 'thread' ? `${adapter.platform}:${conversation.channelId}` : `${adapter.platform}:${conversation.channelId}:${event.user.id}`;
-    await this.lanes.run(key, () => this.routeMessage(adapter, event)).catch((error: unknown) => this.onMessageFailed(adapter, event, error));
+    const route = (): Promise<void> => withSpan(SPAN.route, { 'sandpiper.platform': adapter.platform }, () => this.routeMessage(adapter, event));
+    await this.lanes.run(key, route).catch((error: unknown) => this.onMessageFailed(adapter, event, error));
   }
 
   private async routeMessage(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {

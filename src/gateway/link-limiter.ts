@@ -1,9 +1,10 @@
 /** Sliding-window limit on /link attempts per platform user (5 an hour), kept in a bounded map. */
+import { LRUCache } from 'lru-cache';
 
 const MAX_USERS = 2048;
 
 export class LinkLimiter {
-  private readonly attempts = new Map<string, number[]>();
+  private readonly attempts = new LRUCache<string, number[]>({ max: MAX_USERS });
 
   constructor(
     private readonly limit = 5,
@@ -20,12 +21,7 @@ export class LinkLimiter {
       return false;
     }
     recent.push(now);
-    this.attempts.delete(key);
     this.attempts.set(key, recent);
-    if (this.attempts.size > MAX_USERS) {
-      const oldest = this.attempts.keys().next().value;
-      if (oldest !== undefined) this.attempts.delete(oldest);
-    }
     return true;
   }
 }

@@ -1,4 +1,5 @@
 /** Thread ↔ workstream routes, platform-user links and ownership, with a cache in front of the tables. */
+import { LRUCache } from 'lru-cache';
 import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import type { Stores } from '../storage/stores.js';
 
@@ -15,7 +16,7 @@ export type Reactivation = { status: 'reactivated'; ws: Workstream } | { status:
 
 export class Router {
   /** `platform:channelId` → wsId; only hits are cached, a cache in front of `channel_routes`. */
-  private readonly routes = new Map<string, string>();
+  private readonly routes = new LRUCache<string, string>({ max: CACHE_LIMIT });
 
   constructor(
     private readonly stores: Stores,
@@ -88,11 +89,6 @@ export class Router {
   }
 
   private remember(key: string, wsId: string): void {
-    this.routes.delete(key);
     this.routes.set(key, wsId);
-    if (this.routes.size > CACHE_LIMIT) {
-      const oldest = this.routes.keys().next().value;
-      if (oldest !== undefined) this.routes.delete(oldest);
-    }
   }
 }

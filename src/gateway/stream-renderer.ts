@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { AgentEvent } from '../agent/events.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
+import { SerialLane } from '../shared/serial-lane.js';
 import { sleep } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
 import { LiveMessage } from './live-message.js';
@@ -35,7 +36,7 @@ export interface StreamRendererOptions {
 
 /** Renders one workstream's events into one thread. Events are processed strictly in order on a private chain. */
 export class StreamRenderer {
-  private chain: Promise<void> = Promise.resolve();
+  private readonly lane = new SerialLane();
   private segment: LiveMessage | undefined;
   private readonly toolMessages = new Map<string, { messageId: string; name: string; preview: string }>();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -72,7 +73,7 @@ export class StreamRenderer {
 
   /** Resolves once every event handed in so far has been rendered. */
   idle(): Promise<void> {
-    return this.chain;
+    return this.lane.idle();
   }
 
   dispose(): void {
@@ -82,7 +83,7 @@ export class StreamRenderer {
   }
 
   private enqueue(step: () => Promise<void>): void {
-    this.chain = this.chain.then(step).catch((error: unknown) => {
+    void this.lane.run(step).catch((error: unknown) => {
       this.options.logger.error({ error: describeError(error) }, 'rendering failed');
     });
   }

@@ -2,7 +2,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { untilAborted } from './abort.js';
+import { linkedSignal, untilAborted, withLinkedSignal } from './abort.js';
 
 describe('untilAborted', () => {
   it('resolves and rejects like the promise when the signal stays quiet, and removes its listener', async () => {
@@ -27,5 +27,25 @@ describe('untilAborted', () => {
     await assert.rejects(untilAborted(pending, controller.signal, () => new Error('cancelled')), /cancelled/);
     fail(new Error('late failure')); // no unhandled rejection: untilAborted still listens to the promise
     assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+  });
+});
+
+describe('linkedSignal', () => {
+  it('follows the parent with its reason, times out with the given reason, and leaves nothing attached after release', async () => {
+    const parent = new AbortController();
+    const linked = linkedSignal(parent.signal);
+    assert.equal(getEventListeners(parent.signal, 'abort').length, 1);
+    parent.abort(new Error('stop'));
+    assert.equal((linked.signal.reason as Error).message, 'stop');
+    linked.release();
+    assert.equal(getEventListeners(parent.signal, 'abort').length, 0);
+
+    const timed = linkedSignal(undefined, { timeoutMs: 1, timeoutReason: () => new Error('too slow') });
+    await new Promise((resolve) => timed.signal.addEventListener('abort', resolve, { once: true }));
+    assert.equal((timed.signal.reason as Error).message, 'too slow');
+
+    const longLived = new AbortController();
+    assert.equal(await withLinkedSignal(longLived.signal, async (own) => (own === longLived.signal ? 'same' : 'own')), 'own');
+    assert.equal(getEventListeners(longLived.signal, 'abort').length, 0);
   });
 });

@@ -33,3 +33,42 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, abortE
     );
   });
 }
+
+export interface LinkedSignal {
+  /** Aborts when the parent aborts (with its reason) or when the timeout passes (with `timeoutReason`). */
+  signal: AbortSignal;
+  /** Unlinks from the parent and clears the timer; call it when the work is done. */
+  release(): void;
+}
+
+/**
+ * A short-lived signal of one operation's own, linked to a long-lived parent. Libraries that add abort listeners and
+ * never remove them (discord.js REST, the MCP SDK, fetch on Node 20) get this one instead of the parent, so nothing
+ * per call stays attached to the parent after `release`.
+ */
+export function linkedSignal(parent: AbortSignal | undefined, options: { timeoutMs?: number; timeoutReason?: () => unknown } = {}): LinkedSignal {
+  const controller = new AbortController();
+  const forward = (): void => controller.abort(parent?.reason);
+  if (parent?.aborted) forward();
+  else parent?.addEventListener('abort', forward, { once: true });
+  const { timeoutMs, timeoutReason } = options;
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(timeoutReason?.() ?? new DOMException('timed out', 'TimeoutError')), timeoutMs);
+  timer?.unref();
+  return {
+    signal: controller.signal,
+    release: () => {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', forward);
+    },
+  };
+}
+
+/** Runs `call` on a linked signal of its own (see `linkedSignal`), released when it settles. */
+export async function withLinkedSignal<T>(parent: AbortSignal | undefined, call: (own: AbortSignal) => Promise<T>, options: { timeoutMs?: number; timeoutReason?: () => unknown } = {}): Promise<T> {
+  const linked = linkedSignal(parent, options);
+  try {
+    return await call(linked.signal);
+  } finally {
+    linked.release();
+  }
+}

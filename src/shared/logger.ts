@@ -1,5 +1,6 @@
 /** The pino logger factory: JSON off a TTY, pretty on one, secrets redacted by key name. */
 import { pino, type Logger } from 'pino';
+import { traceFields } from './telemetry.js';
 
 export type { Logger };
 
@@ -25,7 +26,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const format = options.format ?? 'auto';
   const destination = options.destination ?? process.stderr;
   const pretty = format === 'pretty' || (format === 'auto' && (destination as { isTTY?: boolean }).isTTY === true);
-  const base = { level: options.level ?? 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
+  // mixin: every line logged inside a traced span carries its trace_id and span_id.
+  const base = { level: options.level ?? 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' }, mixin: traceFields };
   if (pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, colorize: true } } });
   }

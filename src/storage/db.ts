@@ -140,3 +140,17 @@ export async function rollbackMigrations(knex: Knex, all = false): Promise<strin
     throw toStorageError(error, 'rollback');
   }
 }
+
+/** Names of the migrations not applied yet (`sandpiper doctor`); connection failures as in `runMigrations`. */
+export async function pendingMigrations(knex: Knex): Promise<string[]> {
+  try {
+    const [, pending] = (await knex.migrate.list({ migrationSource })) as [unknown[], Array<{ file?: string; name?: string } | string>];
+    return pending.map((entry) => (typeof entry === 'string' ? entry : (entry.file ?? entry.name ?? '?')));
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECT_CODES.has(code)) {
+      throw new StorageError('STORAGE_ERROR', `cannot connect to the database (${code})`, { cause: toStorageError(error, 'connect'), retryable: true });
+    }
+    throw toStorageError(error, 'migrate');
+  }
+}

@@ -65,6 +65,13 @@ export class KnexUserStore implements UserStore {
     });
   }
 
+  listUsers(): Promise<User[]> {
+    return guard('users.listUsers', async () => {
+      const rows = (await this.knex('users').orderBy('username')) as DbRow[];
+      return rows.map(toUser);
+    });
+  }
+
   createToken(input: { userId: string; tokenHash: string; scopes: string[]; expires: string | null }): Promise<ApiToken> {
     return guard('users.createToken', async () => {
       const row = {
@@ -85,6 +92,19 @@ export class KnexUserStore implements UserStore {
       const row = (await this.knex('api_tokens').where({ token_hash: tokenHash }).first()) as DbRow | undefined;
       return row ? toToken(row) : undefined;
     });
+  }
+
+  listTokens(userId?: string): Promise<ApiToken[]> {
+    return guard('users.listTokens', async () => {
+      const query = this.knex('api_tokens').select('token_id', 'user_id', 'scopes', 'expires', 'created');
+      if (userId !== undefined) query.where({ user_id: userId });
+      const rows = (await query.orderBy([{ column: 'created' }, { column: 'token_id' }])) as DbRow[];
+      return rows.map(toToken);
+    });
+  }
+
+  revokeToken(tokenId: string): Promise<boolean> {
+    return guard('users.revokeToken', async () => (await this.knex('api_tokens').where({ token_id: tokenId }).delete()) > 0);
   }
 
   link(channelType: string, channelUserId: string, userId: string): Promise<boolean> {

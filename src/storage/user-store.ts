@@ -29,10 +29,16 @@ export interface UserStore {
   createUser(username: string, options?: { isAdmin?: boolean }): Promise<User>;
   getUser(userId: string): Promise<User | undefined>;
   getUserByUsername(username: string): Promise<User | undefined>;
+  /** Every user, by username. */
+  listUsers(): Promise<User[]>;
   /** Stores a token by its SHA-256 hex hash; the plain token is never stored. */
   createToken(input: { userId: string; tokenHash: string; scopes: string[]; expires: string | null }): Promise<ApiToken>;
   /** The token with this hash, or undefined. Does not check expiry. */
   findTokenByHash(tokenHash: string): Promise<ApiToken | undefined>;
+  /** Tokens (never their hashes), of one user when given, oldest first. */
+  listTokens(userId?: string): Promise<ApiToken[]>;
+  /** Deletes a token so it no longer authenticates; returns whether it existed. */
+  revokeToken(tokenId: string): Promise<boolean>;
   /** Links a platform user to a user; the first link wins (returns false when one existed). */
   link(channelType: string, channelUserId: string, userId: string): Promise<boolean>;
   /** Removes a link; returns whether one existed. */

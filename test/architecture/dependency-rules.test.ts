@@ -53,6 +53,8 @@ const VENDORS: ReadonlyArray<[RegExp, string[]]> = [
   [/^@modelcontextprotocol\/sdk/, ['src/agent/mcp/']],
   [/^(knex|pg|sqlite3)(\/|$)/, ['src/storage/']],
   [/^jose(\/|$)/, ['src/gateway/http/auth.ts']],
+  // The OpenTelemetry SDK lives in the composition root; everything else records through @opentelemetry/api.
+  [/^@opentelemetry\/(?!api$)/, ['src/main-telemetry.ts']],
 ];
 
 describe('dependency rules (ARCHITECTURE.md §2)', () => {

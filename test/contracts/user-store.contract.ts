@@ -69,5 +69,19 @@ export function userStoreContract(label: string, factory: StoresFactory): void {
       assert.deepEqual(links.map((link) => `${link.channelType}:${link.channelUserId}`).sort(), ['discord:f1', 'slack:U-F']);
       assert.deepEqual(await stores().users.listLinks('no-such-user'), []);
     });
+
+    it('lists users and tokens (without hashes) and revokes a token so it no longer authenticates', async () => {
+      const gina = await stores().users.createUser('gina');
+      const token = await stores().users.createToken({ userId: gina.userId, tokenHash: hash('gina-1'), scopes: ['read'], expires: null });
+      assert.ok((await stores().users.listUsers()).some((user) => user.username === 'gina'));
+      const listed = await stores().users.listTokens(gina.userId);
+      assert.deepEqual(listed, [token]);
+      assert.ok(!JSON.stringify(listed).includes(hash('gina-1')));
+      assert.ok((await stores().users.listTokens()).some((entry) => entry.tokenId === token.tokenId));
+      assert.equal(await stores().users.revokeToken(token.tokenId), true);
+      assert.equal(await stores().users.revokeToken(token.tokenId), false);
+      assert.equal(await stores().users.findTokenByHash(hash('gina-1')), undefined);
+      assert.deepEqual(await stores().users.listTokens(gina.userId), []);
+    });
   });
 }

@@ -147,11 +147,9 @@ export class FakeDiscordState {
     if (channel?.archived) channel.archived = false; // a user message unarchives a thread, as on Discord
     const text = mentionBot ? `<@${this.bot.id}> ${content}` : content;
     const message = this.createMessage(channelId, author, { content: text });
-    this.dispatch('MESSAGE_CREATE', {
-      ...this.messagePayload(message), guild_id: GUILD_ID,
-      member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
-      mentions: mentionBot ? [this.bot] : [],
-    });
+    // A direct message (a type 1 channel) carries no guild and no member, as on Discord.
+    const guild = channel?.type === 1 ? { channel_type: 1 } : { guild_id: GUILD_ID, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } };
+    this.dispatch('MESSAGE_CREATE', { ...this.messagePayload(message), ...guild, mentions: mentionBot ? [this.bot] : [] });
     return message;
   }
 

@@ -1,6 +1,7 @@
 /** A fake Discord (REST + gateway WebSocket on one 127.0.0.1 port) for discord.js: records requests, injects events. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { DiscordBodyValidator, type BodyProblem } from './discord-openapi.js';
 import { FakeDiscordGateway } from './fake-discord-gateway.js';
 import { routeRest, type RestReply } from './fake-discord-rest.js';
 import { FakeDiscordState, type FakeUser } from './fake-discord-state.js';
@@ -44,6 +45,9 @@ export class FakeDiscord {
   private readonly sockets = new Set<Socket>();
   private port = 0;
   rateLimited = 0;
+  /** Request bodies refused because they break Discord's OpenAPI description (tests assert there are none). */
+  readonly invalidBodies: BodyProblem[] = [];
+  private readonly validator = sharedValidator();
 
   private constructor(private readonly server: Server, readonly token: string, channelIds: string[]) {
     this.state = new FakeDiscordState(channelIds, (t, d) => this.gateway.dispatch(t, d));
@@ -137,6 +141,12 @@ export class FakeDiscord {
         this.reply(res, failure.reply);
         return;
       }
+      const problems = this.validator?.check(method, path, body) ?? [];
+      if (problems.length > 0) {
+        this.invalidBodies.push({ method, path, errors: problems });
+        this.reply(res, { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: problems } });
+        return;
+      }
       const needsAuth = !path.startsWith('/interactions/') && !path.startsWith('/webhooks/');
       if (needsAuth && req.headers.authorization !== `Bot ${this.token}`) {
         this.reply(res, { status: 401, body: { message: '401: Unauthorized', code: 0 } });
@@ -171,3 +181,11 @@ function tooManyRequests(retryAfterSec: number): RestReply {
     body: { message: 'You are being rate limited.', retry_after: retryAfterSec, global: false },
   };
 }
+
+let validatorOnce: DiscordBodyValidator | undefined | null = null;
+/** One validator per process: the spec is large, and its compiled operations are shared by every fake. */
+function sharedValidator(): DiscordBodyValidator | undefined {
+  if (validatorOnce === null) validatorOnce = DiscordBodyValidator.load();
+  return validatorOnce;
+}
+

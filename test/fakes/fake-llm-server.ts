@@ -43,6 +43,8 @@ export interface FakeLlmServer {
 export interface FakeLlmOptions {
   /** If set, requests without this key (x-api-key or Bearer) get a 401. */
   apiKey?: string;
+  /** Model ids `GET /models` lists (default `['gpt-fake']`). */
+  models?: string[];
 }
 
 const EMPTY_QUEUE_MESSAGE = 'fake-llm: no scripted response left for this request (test under-scripted)';
@@ -146,6 +148,12 @@ export async function startFakeLlmServer(options: FakeLlmOptions = {}): Promise<
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const text = await readBody(req);
     const vendor = vendorOf(path);
+    if (req.method === 'GET' && path.endsWith('/models')) {
+      // The model listing (OpenAI GET /v1/models, Anthropic GET /v1/models), as `sandpiper doctor` calls it.
+      const refused = options.apiKey !== undefined && presentedKey(req) !== options.apiKey;
+      sendJson(res, refused ? 401 : 200, refused ? { error: { message: 'fake-llm: invalid API key' } } : { object: 'list', data: (options.models ?? ['gpt-fake']).map((id) => ({ id, object: 'model' })) });
+      return;
+    }
     if (req.method !== 'POST' || vendor === undefined) {
       sendJson(res, 404, { error: { message: `fake-llm: no route ${req.method ?? ''} ${path}` } });
       return;

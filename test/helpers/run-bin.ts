@@ -5,9 +5,18 @@ import path from 'node:path';
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 export const binPath = path.join(repoRoot, 'bin', 'sandpiper.js');
 
-/** PATH and HOME only (no SANDPIPER_* from the caller), JSON logs, plus `extra`. */
+/** PATH and HOME only (no SANDPIPER_* from the caller), JSON logs, plus `extra`; runBin and BinProcess add XDG_STATE_HOME. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { PATH: process.env['PATH'], HOME: process.env['HOME'], SANDPIPER_LOG_FORMAT: 'json', ...extra };
+}
+
+/** Without a config file the data lives in $XDG_STATE_HOME/sandpiper: one state folder per working folder keeps tests apart. */
+export function stateDirFor(cwd: string): string {
+  return path.join(cwd, '.state', 'sandpiper');
+}
+
+function withStateHome(env: NodeJS.ProcessEnv, cwd: string): NodeJS.ProcessEnv {
+  return env['XDG_STATE_HOME'] === undefined ? { ...env, XDG_STATE_HOME: path.dirname(stateDirFor(cwd)) } : env;
 }
 
 export interface BinResult {
@@ -18,7 +27,7 @@ export interface BinResult {
 
 /** Runs one command to completion. */
 export function runBin(args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): BinResult {
-  const result = spawnSync(process.execPath, [binPath, ...args], { cwd, env, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [binPath, ...args], { cwd, env: withStateHome(env, cwd), encoding: 'utf8', timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -39,7 +48,7 @@ export class BinProcess {
   private readonly child: ChildProcess;
 
   constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [binPath, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [binPath, ...args], { cwd, env: withStateHome(env, cwd), stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout?.on('data', (chunk: Buffer) => {
       this.stdout += chunk.toString();
       this.output += chunk.toString();

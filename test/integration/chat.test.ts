@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/index.js';
@@ -81,6 +82,42 @@ describe('sandpiper chat', () => {
     input.write('y\n');
     await waitFor(() => printed.includes('Echoed.'), 'final answer');
     assert.match(JSON.stringify(llm.requests.at(-1)?.body), /Echo: ping from chat/);
+    input.write('/quit\n');
+    await done;
+  });
+
+  it('asks an MCP elicitation at the prompt, re-asks on a bad value, and hands the answer to the server', async () => {
+    const formServer = fileURLToPath(new URL('../fakes/mcp-form-server.mjs', import.meta.url));
+    const config = loadConfig({
+      cwd: dir,
+      env: {},
+      flags: {
+        'gateway.data_dir': join(dir, 'form'),
+        models: { main: { provider: 'openai', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' } },
+        'mcp.servers.form.command': process.execPath,
+        'mcp.servers.form.args': [formServer],
+        'agent.auto_approve_tools': ['mcp__*'],
+      },
+    });
+    llm.enqueue({ toolCalls: [{ name: 'mcp__form__book_table', arguments: '{}' }] }, { text: 'Booked.' });
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let printed = '';
+    output.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
+    const done = runChat({ config, input, output, logger: createSilentLogger() });
+    input.write('book a table\n');
+    await waitFor(() => printed.includes('Answer? [y/n]'), 'form prompt');
+    assert.match(printed, /form asks: Please give the booking details\./);
+    input.write('y\n');
+    // Name, Guests (out of range first), Outside, Time.
+    for (const answer of ['Ada', '99', 'yes', '19:30']) input.write(`${answer}\n`);
+    await waitFor(() => /Guests/.test(printed.split('19:30').at(-1) ?? '') && printed.split('Name').length > 2, 'the form asked again');
+    for (const answer of ['Ada', '4', 'yes', '19:30']) input.write(`${answer}\n`);
+    await waitFor(() => printed.includes('Booked.'), 'final answer');
+    const result = JSON.stringify(llm.requests.at(-1)?.body);
+    assert.match(result, /accept/);
+    assert.match(result, /Ada/);
+    assert.match(result, /\\"guests\\":4/);
     input.write('/quit\n');
     await done;
   });

@@ -1,7 +1,7 @@
 /** The real `sandpiper` bin: exit codes, admin commands, chat, start/stop, failures on one line, no secrets in logs. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { createKnex } from '../../src/storage/index.js';
 import { FakeDiscord } from '../fakes/fake-discord.js';
 import { startFakeLlmServer } from '../fakes/fake-llm-server.js';
 import { FakeSlack } from '../fakes/fake-slack.js';
-import { BinProcess, binPath as bin, cleanEnv, repoRoot as root, runBin as run, runBinAsync } from '../helpers/run-bin.js';
+import { BinProcess, binPath as bin, cleanEnv, repoRoot as root, runBin as run, runBinAsync, stateDirFor } from '../helpers/run-bin.js';
 
 const tempDirs: string[] = [];
 const processes: BinProcess[] = [];
@@ -122,6 +122,23 @@ describe('sandpiper CLI', () => {
     }
   });
 
+  it('refuses to create a new database from an admin command, and says which database it opened with --verbose', () => {
+    const refused = run(['user', 'add', 'bob'], cwd);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /no database at .*\.state\/sandpiper\/sandpiper\.db .*sandpiper migrate.*--create-db/);
+    assertOneLine(refused.stderr);
+    assert.ok(!existsSync(path.join(stateDirFor(cwd), 'sandpiper.db')), 'nothing was created');
+    const migrate = run(['migrate', '--verbose'], cwd);
+    assert.equal(migrate.code, 0, migrate.stderr);
+    assert.equal(migrate.stderr.split('\n')[0], `database: SQLite ${path.join(stateDirFor(cwd), 'sandpiper.db')} (no config file)`);
+    const created = run(['user', 'add', 'erin', '--create-db', '--verbose', '--config', path.join(cwd, 'own.toml')], cwd);
+    assert.equal(created.code, 2, 'a missing --config file is a configuration error');
+    writeFileSync(path.join(cwd, 'own.toml'), '');
+    const own = run(['user', 'add', 'erin', '--create-db', '--verbose', '--config', path.join(cwd, 'own.toml')], cwd);
+    assert.equal(own.code, 0, own.stderr);
+    assert.match(own.stderr, new RegExp(`^database: SQLite ${path.join(cwd, 'data', 'sandpiper.db')} \\(config ${path.join(cwd, 'own.toml')}\\)`));
+  });
+
   it('creates a user and prints the token alone on the last line of stdout', () => {
     assert.equal(run(['user', 'add', 'bob'], cwd).code, 0);
     const token = run(['token', 'create', 'bob', '--scopes', 'read,write', '--expires', '30'], cwd);
@@ -140,7 +157,7 @@ describe('sandpiper CLI', () => {
   describe('start', () => {
     let child: BinProcess;
     let url: string;
-    const dataDir = (): string => path.join(cwd, 'data');
+    const dataDir = (): string => stateDirFor(cwd);
 
     it('starts with no config, says no adapter is configured, and answers /health', async () => {
       child = startBin(['start'], cwd, cleanEnv({ SANDPIPER_HTTP_PORT: '0' }));

@@ -11,6 +11,7 @@ import {
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { linkedSignal } from '../../shared/abort.js';
 import type { Logger } from '../../shared/logger.js';
 import { McpCallError, isTransportLevelError } from './mcp-call-error.js';
 import type { McpServerSpec } from './mcp-server-spec.js';
@@ -91,10 +92,7 @@ export async function connectMcpServer(options: McpConnectOptions): Promise<McpC
     if (!isClosing) options.onClose();
   };
   client.onerror = (error) => options.logger.debug({ server: spec.name, err: error.message }, 'MCP transport error');
-  const linked = new AbortController();
-  const forward = (): void => linked.abort(options.signal?.reason);
-  if (options.signal?.aborted) forward();
-  else options.signal?.addEventListener('abort', forward, { once: true });
+  const linked = linkedSignal(options.signal);
   try {
     await client.connect(transport, { timeout: options.timeoutMs, signal: linked.signal });
   } catch (error) {
@@ -102,7 +100,7 @@ export async function connectMcpServer(options: McpConnectOptions): Promise<McpC
     await closeQuietly(client, transport);
     throw connectError(spec.name, error, options);
   } finally {
-    options.signal?.removeEventListener('abort', forward);
+    linked.release();
   }
   const close = async (): Promise<void> => {
     isClosing = true;
@@ -199,11 +197,7 @@ async function paginate<T>(
  * The SDK never removes its abort listener, so each request gets a short-lived child signal instead of the caller's.
  */
 async function guarded<T>(options: McpRequestOptions, run: (requestOptions: McpRequestOptions) => Promise<T>): Promise<T> {
-  const parent = options.signal;
-  const child = new AbortController();
-  const forward = (): void => child.abort(parent?.reason);
-  if (parent?.aborted) forward();
-  else parent?.addEventListener('abort', forward, { once: true });
+  const child = linkedSignal(options.signal);
   try {
     return await run({ timeoutMs: options.timeoutMs, signal: child.signal });
   } catch (error) {
@@ -217,7 +211,7 @@ async function guarded<T>(options: McpRequestOptions, run: (requestOptions: McpR
     }
     throw classifyError(error, options.timeoutMs);
   } finally {
-    parent?.removeEventListener('abort', forward);
+    child.release();
   }
 }
 

@@ -1,12 +1,22 @@
 /** Sends one request to a server through the breaker: gate, auto-reconnect, count failures, evict dead sessions. */
 import { isAbortError } from '../../shared/abort.js';
+import { traceMcpCall } from '../agent-telemetry.js';
 import { McpCallError, countsAsBreakerFailure } from './mcp-call-error.js';
 import type { McpConnection } from './mcp-connection.js';
 import type { ManagerContext, ServerState } from './mcp-manager-context.js';
 import { connectServer, evictConnection } from './mcp-server-lifecycle.js';
 
 /** Throws McpCallError (or the caller's abort). Success, including `isError` tool results, closes the breaker. */
-export async function dispatch<T>(
+export function dispatch<T>(
+  context: ManagerContext,
+  serverName: string,
+  signal: AbortSignal | undefined,
+  run: (connection: McpConnection) => Promise<T>,
+): Promise<T> {
+  return traceMcpCall(serverName, () => dispatchThroughBreaker(context, serverName, signal, run));
+}
+
+async function dispatchThroughBreaker<T>(
   context: ManagerContext,
   serverName: string,
   signal: AbortSignal | undefined,

@@ -1,6 +1,7 @@
 /** A stdio JSON-RPC transport that runs the MCP server in its own process group and kills the whole group on close. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../../shared/logger.js';
+import { killGroup } from '../../shared/process-group.js';
 
 export interface StdioProcessOptions {
   command: string;
@@ -22,14 +23,6 @@ function installExitHook(): void {
   process.once('exit', () => {
     for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
   });
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone, which is the goal.
-  }
 }
 
 /** Structurally compatible with the MCP SDK's Transport interface; knows nothing about MCP itself. */

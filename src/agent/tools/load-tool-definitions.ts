@@ -1,15 +1,15 @@
 /** Loads and validates the built-in tool definitions from `tools/<name>.json` and derives the tool sets. */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { z } from 'zod';
 import { ConfigError } from '../../shared/errors.js';
+import { packageRoot } from '../../shared/package-root.js';
 import type { ToolSchema } from '../providers/model-provider.js';
 import type { ToolDefinition } from './tool.js';
 
-/** The repository's `tools/` folder (data, not code). */
-export const DEFAULT_TOOLS_DIRECTORY = fileURLToPath(new URL('../../../tools/', import.meta.url));
+/** The package's `tools/` folder (data, not code), found from src/ and from the compiled dist/src/ alike. */
+export const DEFAULT_TOOLS_DIRECTORY = path.join(packageRoot(import.meta.url), 'tools');
 
 const toolFileSchema = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case'),

@@ -1,5 +1,6 @@
 /** Runs a child process in its own process group, collecting output and killing the whole group on timeout or abort. */
 import { scrubbedEnvironment } from '../../shared/environment.js';
+import { killGroup } from '../../shared/process-group.js';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -110,15 +111,7 @@ function markStop(outcome: ProcessOutcome, signal: AbortSignal): void {
   else outcome.cancelled = true;
 }
 
-/** Signals every process of the group led by `pid`; a group that is already gone is fine. */
-export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: every process of the group has already exited.
-  }
-}
+export { killGroup };
 
 /** Whether a process is still running (zombies count as gone); used by tests and diagnostics. */
 export function isProcessAlive(pid: number): boolean {

@@ -1,5 +1,6 @@
 /** The execution step: runs approved calls (up to 4 at once) with a per-call timeout; results keep input order. */
 import { isAbortError } from '../../shared/abort.js';
+import { traceToolCall } from '../agent-telemetry.js';
 import { describeError } from '../../shared/errors.js';
 import { contentText, type ToolMessage } from '../messages.js';
 import type { ToolResult } from '../tools/tool.js';
@@ -17,8 +18,9 @@ async function runOne(ctx: TurnContext, call: PreparedCall): Promise<ToolResult>
   // Sub-agents and plan reviews wait for many model calls and for people: only cancel stops them.
   const timeout = untimed ? new AbortController().signal : AbortSignal.timeout(ctx.toolTimeoutMs);
   const signal = untimed ? ctx.signal : AbortSignal.any([ctx.signal, timeout]);
+  const { source, args } = call;
   try {
-    return await call.source.callTool(call.name, call.args, buildToolContext(ctx, call.callId, signal, untimed));
+    return await traceToolCall(call.name, call.callId, () => source.callTool(call.name, args, buildToolContext(ctx, call.callId, signal, untimed)));
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     if (timeout.aborted || isAbortError(error)) {

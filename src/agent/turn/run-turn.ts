@@ -1,4 +1,5 @@
 /** The turn loop: call the model, prepare/approve/execute its tool calls, append results, until it answers. */
+import { traceTurn } from '../agent-telemetry.js';
 import { isAbortError, untilAborted } from '../../shared/abort.js';
 import { describeError, ProviderError } from '../../shared/errors.js';
 import type { AssistantMessage, ToolMessage } from '../messages.js';
@@ -86,7 +87,11 @@ async function endAbnormally(ctx: TurnContext, error: unknown, partial: TurnText
 }
 
 /** Runs one turn to its end. Never throws: cancellation and failures become the outcome's reason. */
-export async function runTurn(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
+export function runTurn(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
+  return traceTurn({ 'sandpiper.turn.kind': start.kind }, () => runTurnSteps(ctx, start));
+}
+
+async function runTurnSteps(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
   const partial: TurnText = { text: '', answer: '', toolResults: [] };
   const stepLimit = stepCountIs(ctx.maxSteps);
   try {

@@ -4,6 +4,7 @@ import type {
   AdapterState, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
 } from '../channel-adapter.js';
 import { toChannelError } from '../channel-errors.js';
+import { withLinkedSignal } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { registerCommands } from './discord-commands.js';
@@ -222,14 +223,6 @@ export class DiscordAdapter implements ChannelAdapter {
  * is given and never removes it; the callers' signals live as long as the gateway, so passing them directly would
  * keep one listener (and its request) alive per call.
  */
-export async function withRequestSignal<T>(signal: AbortSignal, call: (own: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort(signal.reason);
-  if (signal.aborted) controller.abort(signal.reason);
-  else signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await call(controller.signal);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+export function withRequestSignal<T>(signal: AbortSignal, call: (own: AbortSignal) => Promise<T>): Promise<T> {
+  return withLinkedSignal(signal, call);
 }

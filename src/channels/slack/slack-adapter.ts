@@ -1,4 +1,5 @@
 /** The Slack adapter: a bolt app in Socket Mode translated to and from the ChannelAdapter port. */
+import { LRUCache } from 'lru-cache';
 import { App, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
 import type {
   AdapterState, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
@@ -52,7 +53,7 @@ export class SlackAdapter implements ChannelAdapter {
   private readonly controller = new AbortController();
   private readonly seen = new RecentKeys();
   /** `<channel>:<user>` → the user's latest thread there (slash commands carry no thread). A cache only. */
-  private readonly recentThreads = new Map<string, string>();
+  private readonly recentThreads = new LRUCache<string, string>({ max: RECENT_THREADS });
 
   constructor(
     private readonly config: SlackAdapterConfig,
@@ -241,13 +242,7 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   private rememberThread(channel: string, userId: string, threadTs: string): void {
-    const key = `${channel}:${userId}`;
-    this.recentThreads.delete(key);
-    this.recentThreads.set(key, threadTs);
-    if (this.recentThreads.size > RECENT_THREADS) {
-      const oldest = this.recentThreads.keys().next().value;
-      if (oldest !== undefined) this.recentThreads.delete(oldest);
-    }
+    this.recentThreads.set(`${channel}:${userId}`, threadTs);
   }
 
   /**

@@ -1,4 +1,5 @@
 /** Raw Slack message events → the port's inbound message events, and the `<channel>:<thread_ts>` route keys. */
+import { LRUCache } from 'lru-cache';
 import type { Conversation, InboundEvent } from '../channel-adapter.js';
 import { fromSlackText, mentionsUser } from './slack-format.js';
 
@@ -86,17 +87,15 @@ function conversationOf(event: RawMessageEvent, channel: string, ts: string, sco
 
 /** Remembers recently seen keys (bounded), to drop the `app_mention` twin of a `message` event. */
 export class RecentKeys {
-  private readonly keys = new Set<string>();
-  constructor(private readonly capacity = 1_000) {}
+  private readonly keys: LRUCache<string, true>;
+  constructor(capacity = 1_000) {
+    this.keys = new LRUCache({ max: capacity });
+  }
 
   /** True the first time `key` is seen (within the last `capacity` keys). */
   firstTime(key: string): boolean {
     if (this.keys.has(key)) return false;
-    this.keys.add(key);
-    if (this.keys.size > this.capacity) {
-      const oldest = this.keys.values().next().value;
-      if (oldest !== undefined) this.keys.delete(oldest);
-    }
+    this.keys.set(key, true);
     return true;
   }
 }

@@ -1,4 +1,5 @@
 /** Slack Web API helpers: platform errors → ChannelError (no tokens, no user text), rate-limit delays, private answers. */
+import { linkedSignal, type LinkedSignal } from '../../shared/abort.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -74,18 +75,6 @@ export async function postToResponseUrl(url: string, text: string, logger: Logge
  * A signal of one request's own, aborted by `signal` or after `timeoutMs`; `release` unlinks it. The adapter's signal
  * lives as long as the process: fetch (and `AbortSignal.any`, on Node 20) would keep something per call attached to it.
  */
-function requestSignal(signal: AbortSignal, timeoutMs: number): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort(signal.reason);
-  if (signal.aborted) controller.abort(signal.reason);
-  else signal.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(new ChannelError('slack response_url timed out', { code: 'TIMEOUT' })), timeoutMs);
-  timer.unref();
-  return {
-    signal: controller.signal,
-    release: () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    },
-  };
+function requestSignal(signal: AbortSignal, timeoutMs: number): LinkedSignal {
+  return linkedSignal(signal, { timeoutMs, timeoutReason: () => new ChannelError('slack response_url timed out', { code: 'TIMEOUT' }) });
 }

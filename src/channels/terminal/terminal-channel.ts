@@ -2,6 +2,16 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { AgentEvent, PreparedItem } from '../../agent/index.js';
+import type { FormField } from '../channel-adapter.js';
+
+/** A server's request for input (an MCP elicitation), asked field by field at the prompt. */
+export interface TerminalForm {
+  source: string;
+  message: string;
+  fields: readonly FormField[];
+  /** Submits the typed values (by field id), or declines with `undefined`; resolves with problems to fix, or none. */
+  answer(values: Readonly<Record<string, string>> | undefined): Promise<readonly string[]>;
+}
 
 /** What the terminal needs from the agent (wired in main-chat.ts). */
 export interface TerminalSession {
@@ -14,7 +24,13 @@ export interface TerminalSession {
   newConversation(): Promise<void>;
   /** Printable lines of the current conversation's history. */
   history(): Promise<string[]>;
+  /** Receives input requests (MCP elicitations) while a turn runs. */
+  onForm?(handler: (form: TerminalForm) => void): void;
 }
+
+type QueueItem = AgentEvent | { type: 'form'; form: TerminalForm };
+
+const FORM_ATTEMPTS = 3;
 
 export interface TerminalChatOptions {
   input: Readable;
@@ -49,16 +65,16 @@ function indent(text: string, max: number): string {
 
 /** A small async queue of events so the read loop can wait for the next one. */
 class EventQueue {
-  private readonly items: AgentEvent[] = [];
-  private waiter: ((event: AgentEvent) => void) | undefined;
-  push(event: AgentEvent): void {
+  private readonly items: QueueItem[] = [];
+  private waiter: ((event: QueueItem) => void) | undefined;
+  push(event: QueueItem): void {
     const waiter = this.waiter;
     if (waiter) {
       this.waiter = undefined;
       waiter(event);
     } else this.items.push(event);
   }
-  next(): Promise<AgentEvent> {
+  next(): Promise<QueueItem> {
     const item = this.items.shift();
     if (item !== undefined) return Promise.resolve(item);
     return new Promise((resolve) => (this.waiter = resolve));
@@ -78,6 +94,7 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<voi
   };
   const queue = new EventQueue();
   session.onEvent((event) => queue.push(event));
+  session.onForm?.((form) => queue.push({ type: 'form', form }));
   write('sandpiper chat — /new starts over, /history shows the conversation, /quit leaves.\n');
   try {
     for (;;) {
@@ -130,6 +147,9 @@ async function followTurn(
         await session.resolveApproval(event.approvalId, parseApprovalAnswer(answer));
         break;
       }
+      case 'form':
+        if (!(await askForm(event.form, write, readLine))) inputOpen = false;
+        break;
       case 'tool-result':
         write(`${event.isError ? '✗' : '✓'} ${event.name}\n${indent(event.output.trimEnd(), 8)}\n`);
         break;
@@ -143,4 +163,32 @@ async function followTurn(
         break;
     }
   }
+}
+
+/** Asks a form's fields one by one; an empty first answer or `n` at the confirm declines. False when input ended. */
+async function askForm(form: TerminalForm, write: (text: string) => void, readLine: (prompt: string) => Promise<string | undefined>): Promise<boolean> {
+  write(`${form.source} asks: ${form.message}\n`);
+  const go = await readLine('Answer? [y/n] ');
+  if (go === undefined || !/^y(es)?$/i.test(go.trim())) {
+    await form.answer(undefined);
+    return go !== undefined;
+  }
+  for (let attempt = 1; attempt <= FORM_ATTEMPTS; attempt += 1) {
+    const values: Record<string, string> = {};
+    for (const field of form.fields) {
+      const hint = field.choices?.length ? ` (${field.choices.join('/')})` : field.placeholder ? ` (${field.placeholder})` : '';
+      const line = await readLine(`${field.label}${field.required ? '' : ' [optional]'}${hint}: `);
+      if (line === undefined) {
+        await form.answer(undefined);
+        return false;
+      }
+      values[field.id] = line;
+    }
+    const problems = await form.answer(values);
+    if (problems.length === 0) return true;
+    write(`${problems.map((problem) => `  ${problem}`).join('\n')}\n`);
+  }
+  await form.answer(undefined);
+  write('(declined)\n');
+  return true;
 }

@@ -9,7 +9,7 @@ import { EMPTY_MCP_HEALTH } from './health.js';
 
 const jwt = { secret: 'admin-test-secret-admin-test-secret', audience: 'turnstone-channel' };
 
-function setup() {
+function setup(started = true) {
   const calls: string[] = [];
   const mcp: McpAdmin = {
     status: () => ({ servers: 1, perServer: [{ name: 'docs', state: 'connected' }] }),
@@ -20,6 +20,10 @@ function setup() {
     reconnect: async (server) => {
       calls.push(`reconnect:${server}`);
       return server === 'docs';
+    },
+    reload: async () => {
+      calls.push('reload');
+      return started ? { added: ['new'], removed: [], updated: [], failed: [], rejected: [] } : undefined;
     },
   };
   const app = createHttpApp({
@@ -41,6 +45,19 @@ describe('admin MCP routes', () => {
     assert.deepEqual(await one.json(), { status: 'ok', refreshed: 'docs' });
     assert.equal((await app.request('/v1/api/admin/mcp/reconnect', { method: 'POST', headers, body: '{"server":"docs"}' })).status, 200);
     assert.deepEqual(calls, ['refresh:*', 'refresh:docs', 'reconnect:docs']);
+  });
+
+  it('reloads the server definitions, and answers 503 while MCP has not started', async () => {
+    const headers = { authorization: `Bearer ${await mintServiceToken(jwt, { scopes: ['service'] })}` };
+    const running = setup();
+    const answer = await running.app.request('/v1/api/admin/mcp/reload', { method: 'POST', headers });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(((await answer.json()) as { added: string[] }).added, ['new']);
+    const early = await setup(false).app.request('/v1/api/admin/mcp/reload', { method: 'POST', headers });
+    assert.equal(early.status, 503);
+    const writer = { authorization: `Bearer ${await mintServiceToken(jwt, { scopes: ['write'] })}` };
+    assert.equal((await running.app.request('/v1/api/admin/mcp/reload', { method: 'POST', headers: writer })).status, 403);
+    assert.deepEqual(running.calls, ['reload']);
   });
 
   it('rejects unknown servers, bad bodies and tokens without the service scope', async () => {

@@ -1,4 +1,4 @@
-/** Admin endpoints for MCP servers: status, refresh (one or all) and reconnect, JWT with the `service` scope. */
+/** Admin endpoints for MCP servers: status, refresh (one or all), reconnect and reload, JWT with the `service` scope. */
 import { Hono } from 'hono';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
 import { verifyBearer, type JwtSettings } from '../auth.js';
@@ -11,6 +11,20 @@ export interface McpAdmin {
   refresh(server?: string): Promise<boolean>;
   /** Drops and re-opens one server's connection; false when the server is unknown. */
   reconnect(server: string): Promise<boolean>;
+  /**
+   * Re-reads every server definition (config, `mcp.config_file`, `mcp_servers`) and reconciles the running
+   * connections; undefined while MCP has not started yet.
+   */
+  reload(): Promise<McpReloadAnswer | undefined>;
+}
+
+/** What a reload did, by server name; `rejected` lists definitions that could not be used. */
+export interface McpReloadAnswer {
+  added: string[];
+  removed: string[];
+  updated: string[];
+  failed: string[];
+  rejected: Array<{ name: string; reason: string }>;
 }
 
 async function serverName(text: string, required: boolean): Promise<string | undefined> {
@@ -42,6 +56,11 @@ export function createAdminMcpRoutes(deps: { jwt: JwtSettings; mcp: McpAdmin }):
     const server = (await serverName(await context.req.text(), true)) as string;
     if (!(await deps.mcp.reconnect(server))) throw new HttpError(404, `unknown MCP server "${server}"`);
     return context.json({ status: 'ok', reconnected: server });
+  });
+  routes.post('/v1/api/admin/mcp/reload', async (context) => {
+    const answer = await deps.mcp.reload();
+    if (!answer) throw new HttpError(503, 'MCP has not started yet; try again in a moment');
+    return context.json(answer);
   });
   return routes;
 }

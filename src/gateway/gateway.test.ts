@@ -1,0 +1,138 @@
+/**
+ * Fast gateway tests on the recording in-memory adapter (test/fakes/recording-adapter.ts) with the real agent core and
+ * a scripted model: routing, the one queue bound, approvals decided by the agent's rules, commands.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../config/index.js';
+import { createAgentRuntime, type AgentRuntime } from '../main-agent.js';
+import { createSilentLogger } from '../shared/logger.js';
+import { FakeModelProvider, textParts, toolCallParts } from '../../test/fakes/fake-model-provider.js';
+import { person, RecordingAdapter } from '../../test/fakes/recording-adapter.js';
+import { createTestStores, type TestStores } from '../../test/helpers/test-stores.js';
+import { createGateway, type Gateway } from './gateway.js';
+
+const CHANNEL = 'general';
+
+async function until<T>(probe: () => T | undefined | false, what: string): Promise<T> {
+  for (let i = 0; i < 2000; i += 1) {
+    const value = probe();
+    if (value) return value;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('gateway on the recording adapter', () => {
+  let db: TestStores;
+  let dir: string;
+  let runtime: AgentRuntime;
+  let gateway: Gateway;
+  let model: FakeModelProvider;
+  let adapter: RecordingAdapter;
+  const owner = person('p-owner', 'Owner Display');
+  const stranger = person('p-stranger');
+  const unlinked = person('p-unlinked');
+
+  before(async () => {
+    db = await createTestStores();
+    dir = mkdtempSync(join(tmpdir(), 'sp-gw-unit-'));
+    const config = loadConfig({
+      cwd: dir,
+      env: {},
+      flags: {
+        'gateway.data_dir': dir,
+        'agent.max_queued_messages': 1,
+        models: { fake: { provider: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', model: 'm' } },
+      },
+    });
+    model = new FakeModelProvider();
+    runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, providers: { fake: model } });
+    adapter = new RecordingAdapter();
+    gateway = createGateway({ config, adapters: [adapter], manager: runtime.manager, stores: db.stores, logger: createSilentLogger(), options: { editIntervalMs: 10 } });
+    await gateway.start(new AbortController().signal);
+    for (const [who, name] of [[owner, 'owner'], [stranger, 'stranger']] as const) {
+      const user = await db.stores.users.createUser(name);
+      await db.stores.users.link('fake', who.id, user.userId);
+    }
+  });
+  after(async () => {
+    await gateway.stop();
+    await runtime.close();
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const mention = (user = owner, text = 'hello') =>
+    adapter.deliver({ type: 'message', user, conversation: { kind: 'channel', channelId: CHANNEL }, messageId: `msg-${Math.random()}`, text, mentioned: true });
+  const latestThread = (): string => adapter.threads.at(-1)?.id ?? '';
+
+  it('opens a thread for a mention, names its requester, and answers in it', async () => {
+    model.enqueue({ parts: textParts('Hi there.') });
+    await mention(owner, 'hello');
+    const thread = adapter.threads.at(-1);
+    assert.equal(thread?.origin.requester?.id, owner.id);
+    await until(() => adapter.texts(thread?.id).includes('Hi there.'), 'answer');
+  });
+
+  it('hints unlinked users to link, with the adapter’s own command name', async () => {
+    await mention(unlinked);
+    assert.deepEqual(adapter.notices(CHANNEL), ['link-hint']);
+  });
+
+  it('queues one message behind a busy turn and refuses the next one (the workstream’s bound)', async () => {
+    model.enqueue({ parts: [{ type: 'text-delta', text: 'working' }], hang: true }, { parts: textParts('Second answer.') });
+    await mention(owner, 'long job');
+    const threadId = latestThread();
+    const say = (messageId: string, text: string) =>
+      adapter.deliver({ type: 'message', user: owner, conversation: { kind: 'thread', channelId: threadId }, messageId, text, mentioned: false });
+    await say('q1', 'next');
+    await say('q2', 'one too many');
+    assert.deepEqual(adapter.reactions.filter((r) => r.channelId === threadId).map((r) => [r.messageId, r.reaction]), [['q1', 'queued'], ['q2', 'refused']]);
+    const cancel = await adapter.deliver({ type: 'command', name: 'cancel', user: owner, conversation: { kind: 'thread', channelId: threadId }, args: {} });
+    assert.deepEqual(cancel.replies, ['Cancelling the running turn.']);
+    await until(() => adapter.texts(threadId).includes('Second answer.'), 'the queued message answered');
+    assert.ok(!JSON.stringify(model.requests).includes('one too many'), 'the refused message was not kept');
+  });
+
+  it('lets only the owner open the feedback form and shows the agent’s decision on the card', async () => {
+    model.enqueue({ parts: toolCallParts([{ id: 'c1', name: 'bash', args: { command: 'echo hi' } }]) }, { parts: textParts('Done.') });
+    await mention(owner, 'run');
+    const threadId = latestThread();
+    const card = await until(() => adapter.approvalCards(threadId)[0], 'card');
+    const click = (user: typeof owner, name: 'approve' | 'reject', feedbackForm = false) =>
+      adapter.deliver({ type: 'action', name, approvalId: card.approvalId, user, feedback: null }, { feedbackForm });
+    const refused = await click(stranger, 'reject', true);
+    assert.deepEqual(refused.replies, ['Only the owner of this workstream can decide this.']);
+    assert.equal(refused.feedbackOpened, 0);
+    const unknown = await click(unlinked, 'approve');
+    assert.match(unknown.replies[0] ?? '', /not linked\. Use `\/link` first/);
+    const form = await click(owner, 'reject', true);
+    assert.equal(form.feedbackOpened, 1);
+    assert.deepEqual(form.replies, []);
+    assert.deepEqual((await click(owner, 'approve')).replies, ['Approved.']);
+    await until(() => adapter.texts(threadId).includes('Done.'), 'answer after the tool');
+    const shown = adapter.approvalCards(threadId)[0]?.outcome;
+    assert.deepEqual(shown, { status: 'approved', decidedBy: 'owner', feedback: null });
+    assert.match((await click(owner, 'approve')).replies[0] ?? '', /already decided \(approved by you\)/);
+  });
+
+  it('closes a thread on /close: the notice, the archive, and a closed reply afterwards', async () => {
+    model.enqueue({ parts: textParts('Ok.') });
+    await mention(owner, 'short');
+    const threadId = latestThread();
+    await until(() => adapter.texts(threadId).includes('Ok.'), 'answer');
+    const conversation = { kind: 'thread', channelId: threadId } as const;
+    const strangerClose = await adapter.deliver({ type: 'command', name: 'close', user: stranger, conversation, args: {} });
+    assert.deepEqual(strangerClose.replies, ['Only the owner of this workstream can do that.']);
+    const closed = await adapter.deliver({ type: 'command', name: 'close', user: owner, conversation, args: {} });
+    assert.deepEqual(closed.replies, ['Workstream closed.']);
+    assert.ok(adapter.notices(threadId).includes('closed'));
+    assert.deepEqual(adapter.archived.at(-1), threadId);
+    const status = await adapter.deliver({ type: 'command', name: 'status', user: owner, conversation, args: {} });
+    assert.deepEqual(status.replies, ['This workstream is closed.']);
+  });
+});

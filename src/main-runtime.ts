@@ -1,0 +1,51 @@
+/** Composition root, second half: the agent runtime, MCP and the gateway wiring, loaded by main.ts once HTTP answers. */
+import type { Sandbox } from './agent/sandbox/sandbox.js';
+import type { Config } from './config/index.js';
+import { createGateway, type Gateway } from './gateway/index.js';
+import type { LiveParts, ShutdownStack } from './main.js';
+import { assembleAgent } from './main-agent.js';
+import { createGatewayWatchRunner } from './main-watch.js';
+import type { Logger } from './shared/logger.js';
+import type { Stores } from './storage/stores.js';
+
+export interface RuntimeParts {
+  config: Config;
+  logger: Logger;
+  stores: Stores;
+  live: LiveParts;
+  stack: ShutdownStack;
+}
+
+/** Starts MCP (in the background), the agent runtime and the gateway wiring; `ready` settles when the channels are up. */
+export async function startAgentAndChannels({ config, logger, stores, live, stack }: RuntimeParts): Promise<{ ready: Promise<void> }> {
+  const controller = new AbortController();
+  stack.push('abort', async () => controller.abort());
+  // MCP servers connect in the background: a slow server never delays the channels.
+  const { runtime, mcp, containment } = await assembleAgent(config, stores, logger, { connectMcp: 'background', signal: controller.signal });
+  live.containment = containment;
+  live.mcp = mcp;
+  stack.push('mcp', () => mcp.shutdown());
+  live.runtime = runtime;
+  stack.push('agent', () => runtime.close());
+  logModels(config, logger);
+  // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them.
+  const gateway = createGateway({ config, adapters: live.adapters, manager: runtime.manager, stores, logger, elicitations: mcp });
+  live.gateway = gateway;
+  stack.push('gateway', () => gateway.stop());
+  const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
+  startWatchRunner(config, logger, stores, gateway, stack, containment.sandbox);
+  return { ready };
+}
+
+/** Watch results go through the gateway, so the turns they start render into their threads. */
+function startWatchRunner(config: Config, logger: Logger, stores: Stores, gateway: Gateway, stack: ShutdownStack, sandbox: Sandbox): void {
+  const runner = createGatewayWatchRunner(config, stores, gateway, logger, sandbox);
+  runner.start();
+  stack.push('watch runner', () => runner.stop());
+}
+
+function logModels(config: Config, logger: Logger): void {
+  const models = Object.keys(config.models);
+  if (models.length === 0) logger.warn('no model configured: add a [models.<alias>] table to talk to an LLM');
+  else logger.info({ models, default: config.agent.default_model }, 'agent enabled');
+}

@@ -1,0 +1,101 @@
+/**
+ * Tracing and metrics seams. Code records through these helpers only: spans go to the OpenTelemetry API (a no-op until
+ * the composition root registers an SDK, i.e. when `telemetry.otlp_endpoint` is set), numbers go to a sink the
+ * composition root installs (Prometheus); without one, recording does nothing.
+ */
+import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+
+export const TRACER_NAME = 'sandpiper';
+
+/** Span names (one per seam), so tests and dashboards agree on them. */
+export const SPAN = {
+  inbound: 'sandpiper.inbound',
+  route: 'sandpiper.route',
+  turn: 'sandpiper.turn',
+  modelCall: 'sandpiper.model_call',
+  toolCall: 'sandpiper.tool_call',
+  mcpCall: 'sandpiper.mcp_call',
+  approvalWait: 'sandpiper.approval_wait',
+  platformCall: 'sandpiper.platform_call',
+} as const;
+
+/** What the metrics side records; every method is cheap and never throws. */
+export interface TelemetrySink {
+  turnEnded(seconds: number, reason: string): void;
+  modelCall(model: string, seconds: number, outcome: string, usage?: { inputTokens: number; outputTokens: number }): void;
+  toolCall(tool: string, seconds: number, failed: boolean): void;
+  mcpCall(server: string, outcome: string): void;
+  firstEdit(platform: string, seconds: number): void;
+  platformRateLimited(platform: string): void;
+}
+
+const NO_SINK: TelemetrySink = {
+  turnEnded: () => undefined,
+  modelCall: () => undefined,
+  toolCall: () => undefined,
+  mcpCall: () => undefined,
+  firstEdit: () => undefined,
+  platformRateLimited: () => undefined,
+};
+
+let sink: TelemetrySink = NO_SINK;
+
+/** Installs the metrics sink (composition root); `undefined` restores the no-op. */
+export function setTelemetrySink(next: TelemetrySink | undefined): void {
+  sink = next ?? NO_SINK;
+}
+
+export function metrics(): TelemetrySink {
+  return sink;
+}
+
+/**
+ * Runs `work` inside a new active span (a child of the active one): exceptions are recorded and rethrown, the span
+ * always ends. With no SDK registered this is a non-recording span and costs a function call.
+ */
+export function withSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
+  return trace.getTracer(TRACER_NAME).startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      recordFailure(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** A span that is a child of the active one but not made active (streams, where the caller drives the work). */
+export function startSpan(name: string, attributes: Attributes): Span {
+  return trace.getTracer(TRACER_NAME).startSpan(name, { attributes });
+}
+
+/** Records a thrown error on a span: its class and message only (messages of our errors carry no secrets). */
+export function recordFailure(span: Span, error: unknown): void {
+  span.recordException(error instanceof Error ? { name: error.name, message: error.message } : String(error));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+}
+
+/** Marks a span failed without an exception (a tool's `isError` result, an error turn). */
+export function markFailed(span: Span, message: string): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+/** The active trace and span ids for log lines (`trace_id`, `span_id`), or nothing outside a sampled span. */
+export function traceFields(): { trace_id?: string; span_id?: string } {
+  const active = trace.getActiveSpan();
+  if (!active) return {};
+  const { traceId, spanId, traceFlags } = active.spanContext();
+  return traceFlags & 1 ? { trace_id: traceId, span_id: spanId } : {};
+}
+
+/** The active trace id, or undefined. */
+export function activeTraceId(): string | undefined {
+  return traceFields().trace_id;
+}
+
+/** Seconds since `startedMs` (performance.now() clock). */
+export function secondsSince(startedMs: number): number {
+  return (performance.now() - startedMs) / 1000;
+}

@@ -1,0 +1,117 @@
+/** deploy/Containerfile and deploy/sandpiper.service: the properties an operator relies on, read from the files (no container engine here). */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { configSchema } from '../../src/config/config-schema.js';
+import { repoRoot } from '../helpers/run-bin.js';
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+
+/** Containerfile instructions, with `\` continuations joined and comments dropped. */
+function parseContainerfile(text: string): Instruction[] {
+  const logical = text.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  return logical.map((line) => {
+    const [keyword = '', ...rest] = line.split(/\s+/);
+    return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
+  });
+}
+
+/** Instructions grouped by stage (each FROM starts one). */
+function stages(instructions: Instruction[]): Instruction[][] {
+  const result: Instruction[][] = [];
+  for (const instruction of instructions) {
+    if (instruction.keyword === 'FROM') result.push([]);
+    result.at(-1)?.push(instruction);
+  }
+  return result;
+}
+
+function parseUnit(text: string): Map<string, string[]> {
+  const keys = new Map<string, string[]>();
+  let section = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const header = line.match(/^\[(.+)\]$/);
+    if (header) {
+      section = header[1] as string;
+      continue;
+    }
+    const [key, ...value] = line.split('=');
+    const name = `${section}.${key?.trim()}`;
+    keys.set(name, [...(keys.get(name) ?? []), value.join('=').trim()]);
+  }
+  return keys;
+}
+
+const packageJson = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name: string; bin: Record<string, string>; files: string[] };
+const defaultShutdownS = configSchema.parse({}).gateway.shutdown_timeout_s;
+
+describe('deploy/Containerfile', () => {
+  const all = stages(parseContainerfile(readFileSync(path.join(repoRoot, 'deploy', 'Containerfile'), 'utf8')));
+  const final = all.at(-1) ?? [];
+  const last = (keyword: string): Instruction | undefined => final.filter((instruction) => instruction.keyword === keyword).at(-1);
+
+  it('is multi-stage: the final stage copies the build from an earlier one and has no compilers left', () => {
+    assert.ok(all.length >= 2, 'at least two FROM stages');
+    const earlier = all.slice(0, -1).map((stage) => stage[0]?.args.match(/\bAS\s+(\S+)/i)?.[1]).filter(Boolean);
+    const copies = final.filter((instruction) => instruction.keyword === 'COPY' && /--from=(\S+)/.test(instruction.args));
+    assert.ok(copies.some((copy) => earlier.includes(copy.args.match(/--from=(\S+)/)?.[1])), 'COPY --from=<earlier stage>');
+    const installs = final.filter((instruction) => instruction.keyword === 'RUN' && /apt-get install/.test(instruction.args));
+    for (const install of installs) assert.match(install.args, /apt-get purge -y python3 make g\+\+/, 'build tools are removed again');
+  });
+
+  it('runs as a non-root user', () => {
+    const user = last('USER')?.args;
+    assert.ok(user !== undefined, 'the final stage sets USER');
+    assert.ok(!['root', '0', '0:0'].includes(user), `USER ${user}`);
+    const created = final.some((instruction) => instruction.keyword === 'RUN' && new RegExp(`useradd [^&]*\\b${user}\\b`).test(instruction.args));
+    assert.ok(created, `the user ${user} is created in the final stage`);
+  });
+
+  it('has node as the entry process, in exec form, running the installed bin', () => {
+    const entrypoint = JSON.parse(last('ENTRYPOINT')?.args ?? 'null') as unknown;
+    assert.ok(Array.isArray(entrypoint), 'ENTRYPOINT in exec (JSON array) form: no shell as PID 1');
+    assert.equal(entrypoint[0], 'node');
+    const binFile = packageJson.bin['sandpiper'];
+    assert.equal(entrypoint[1], `/usr/local/lib/node_modules/${packageJson.name}/${binFile}`);
+    const cmd = JSON.parse(last('CMD')?.args ?? '[]') as string[];
+    assert.deepEqual(cmd, ['start']);
+    assert.equal(last('STOPSIGNAL')?.args, 'SIGTERM');
+    for (const instruction of [last('ENTRYPOINT'), last('CMD')]) assert.doesNotMatch(instruction?.args ?? '', /\bnp[mx]\b/);
+  });
+
+  it('keeps the data in a volume at the data directory, which the packed package can reach', () => {
+    assert.match(last('VOLUME')?.args ?? '', /\/var\/lib\/sandpiper/);
+    const env = final.filter((instruction) => instruction.keyword === 'ENV').map((instruction) => instruction.args).join(' ');
+    assert.match(env, /SANDPIPER_DATA_DIR=\/var\/lib\/sandpiper/);
+    assert.match(env, /SANDPIPER_HTTP_HOST=0\.0\.0\.0/);
+    assert.ok(packageJson.files.includes('dist/') && packageJson.files.includes('tools/'), 'the package ships the build and tools/');
+  });
+});
+
+describe('deploy/sandpiper.service', () => {
+  const unit = parseUnit(readFileSync(path.join(repoRoot, 'deploy', 'sandpiper.service'), 'utf8'));
+  const one = (key: string): string => {
+    const values = unit.get(key) ?? [];
+    assert.equal(values.length, 1, `${key} is set once`);
+    return values[0] as string;
+  };
+
+  it('starts the bin directly (no npm or npx wrapper) as a dedicated user', () => {
+    assert.match(one('Service.ExecStart'), /\bsandpiper start --config \S+/);
+    assert.doesNotMatch(one('Service.ExecStart'), /\bnp[mx]\b/);
+    assert.ok(!['root', '0', ''].includes(one('Service.User')));
+    assert.equal(one('Service.StateDirectory'), 'sandpiper');
+  });
+
+  it('stops with SIGTERM and waits longer than the gateway\'s own shutdown bound', () => {
+    assert.equal(one('Service.KillSignal'), 'SIGTERM');
+    assert.ok(Number(one('Service.TimeoutStopSec')) > defaultShutdownS, 'TimeoutStopSec > gateway.shutdown_timeout_s default');
+    assert.equal(one('Install.WantedBy'), 'multi-user.target');
+  });
+});

@@ -1,0 +1,53 @@
+/** The ChannelAdapter contract run against Discord: discord.js against the fake Discord (REST + gateway). */
+import { channelAdapterContract, CONTRACT_FLAGS, type ContractDriver, type SeenClick } from '../contracts/channel-adapter.contract.js';
+import { DiscordHarness } from '../fakes/fake-discord-harness.js';
+import type { FakeUser } from '../fakes/fake-discord.js';
+
+const REACTIONS: Record<string, string> = { '⏳': 'queued', '🚫': 'refused' };
+
+async function startDiscordDriver(): Promise<ContractDriver<FakeUser>> {
+  const h = await DiscordHarness.start({ editIntervalMs: 50, flags: CONTRACT_FLAGS });
+  const state = h.fake.state;
+  const buttons = (components: unknown[]): string[] =>
+    (components as { components?: { label?: string }[] }[]).flatMap((row) => (row.components ?? []).map((component) => component.label ?? ''));
+  return {
+    llm: h.llm,
+    linkedUser: async (id, name) => (await h.linkedUser(id, name)).user,
+    mention: async (user, text) => (await h.mention(user, text)).threadId,
+    say: (user, threadId, text) => state.injectMessage(threadId, user, text).id,
+    texts: (threadId) => h.textMessages(threadId).map((message) => message.content),
+    edits: (threadId) => h.botMessages(threadId).reduce((sum, message) => sum + message.edits, 0),
+    cards: (threadId) => h.cards(threadId).map((card) => ({ text: JSON.stringify(card.embeds), buttons: buttons(card.components) })),
+    click: (threadId, index, label, user): SeenClick => {
+      const card = h.cards(threadId)[index];
+      if (!card) throw new Error('no such card');
+      const interaction = state.clickButton(card.id, h.button(card, label) ?? '', user);
+      const seen = () => state.interactions.get(interaction.id);
+      let submitted: string | undefined;
+      return {
+        reply: () => seen()?.reply ?? (submitted ? state.interactions.get(submitted)?.reply : undefined),
+        formOpened: () => seen()?.modal !== undefined,
+        submitFeedback: (text) => {
+          submitted = state.submitModal(String(seen()?.modal?.custom_id), threadId, user, { feedback: text }).id;
+        },
+      };
+    },
+    reactions: (messageId) => (state.messages.get(messageId)?.reactions ?? []).map((raw) => REACTIONS[decodeURIComponent(raw)] ?? raw),
+    direct: async (user, text) => {
+      const dm = state.openDm(user.id);
+      state.injectMessage(dm.id, user, text);
+      await h.fake.waitFor(() => h.botMessages(dm.id)[0], 15_000, 'DM answer');
+      return h.botMessages(dm.id).map((message) => message.content);
+    },
+    rateLimitEdits: (times) => {
+      const before = h.fake.rateLimited;
+      h.fake.rateLimit('PATCH', /^\/channels\/\d+\/messages\/\d+$/, times, 0.3);
+      return () => h.fake.rateLimited - before;
+    },
+    protocolProblems: () => h.fake.invalidBodies.map((problem) => `${problem.method} ${problem.path}: ${problem.errors.join('; ')}`),
+    waitFor: (probe, what, timeoutMs = 20_000) => h.fake.waitFor(probe, timeoutMs, what) as never,
+    close: () => h.close(),
+  };
+}
+
+channelAdapterContract('discord', startDiscordDriver);
