@@ -96,6 +96,8 @@ export class LiveWorkstream implements Workstream {
   }
 
   async info(): Promise<WorkstreamInfo> {
+    // Token counters are written behind; what is shown includes every turn that ended.
+    await this.env.writes.flush();
     const row = await this.env.stores.workstreams.get(this.wsId);
     return {
       wsId: this.wsId,
@@ -141,10 +143,13 @@ export class LiveWorkstream implements Workstream {
     await this.bus.flush();
   }
 
-  async setState(state: WorkstreamStatus): Promise<void> {
-    if (this.state === state) return;
-    this.state = state;
-    await this.env.stores.workstreams.update(this.wsId, { state }).catch((error: unknown) => this.logError('saving the state', error));
+  /** Changes the state at once in memory; the row follows through the write-behind (never on the waiting path). */
+  setState(state: WorkstreamStatus): Promise<void> {
+    if (this.state !== state) {
+      this.state = state;
+      this.env.writes.setState(this.wsId, state);
+    }
+    return Promise.resolve();
   }
 
   async addAutoApprove(labels: readonly string[]): Promise<void> {

@@ -3,6 +3,11 @@ import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import type { Stores } from '../storage/stores.js';
 
 const CACHE_LIMIT = 4096;
+/**
+ * How long a linked user is remembered. Links made or removed through the gateway (`/link`, `/unlink`) apply at
+ * once; the CLI (`sandpiper link`/`unlink`, another process) and a deleted user take effect within this time.
+ */
+export const LINK_CACHE_TTL_MS = 30_000;
 
 export interface LinkedUser {
   userId: string;
@@ -16,19 +21,33 @@ export type Reactivation = { status: 'reactivated'; ws: Workstream } | { status:
 export class Router {
   /** `platform:channelId` → wsId; only hits are cached, a cache in front of `channel_routes`. */
   private readonly routes = new Map<string, string>();
+  /** `platform:platformUserId` → linked user and when it was read; only hits are cached. */
+  private readonly users = new Map<string, { user: LinkedUser; at: number }>();
 
   constructor(
     private readonly stores: Stores,
     private readonly manager: WorkstreamManager,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** The linked user behind a platform identity, or undefined when the identity is not linked. */
   async linkedUser(platform: string, platformUserId: string): Promise<LinkedUser | undefined> {
+    const key = `${platform}:${platformUserId}`;
+    const cached = this.users.get(key);
+    if (cached !== undefined && this.now() - cached.at < LINK_CACHE_TTL_MS) return cached.user;
+    this.users.delete(key);
     const link = await this.stores.users.getLink(platform, platformUserId);
     if (!link) return undefined;
     const user = await this.stores.users.getUser(link.userId);
     if (!user) return undefined;
-    return { userId: user.userId, username: user.username, isAdmin: user.isAdmin };
+    const linked = { userId: user.userId, username: user.username, isAdmin: user.isAdmin };
+    remember(this.users, key, { user: linked, at: this.now() });
+    return linked;
+  }
+
+  /** A platform identity was linked or unlinked here: the next message reads the link again. */
+  forgetUser(platform: string, platformUserId: string): void {
+    this.users.delete(`${platform}:${platformUserId}`);
   }
 
   /** The workstream id routed from a thread, or undefined when the thread is not ours. */
@@ -88,11 +107,16 @@ export class Router {
   }
 
   private remember(key: string, wsId: string): void {
-    this.routes.delete(key);
-    this.routes.set(key, wsId);
-    if (this.routes.size > CACHE_LIMIT) {
-      const oldest = this.routes.keys().next().value;
-      if (oldest !== undefined) this.routes.delete(oldest);
-    }
+    remember(this.routes, key, wsId);
+  }
+}
+
+/** Least-recently-set bounded map insert. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > CACHE_LIMIT) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
   }
 }
