@@ -2,12 +2,11 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
 import { createTestStores, type TestStores } from '../../test/helpers/test-stores.js';
-import { createSilentLogger } from '../shared/logger.js';
+import { createLogger, createSilentLogger, type Logger } from '../shared/logger.js';
 import { WorkstreamWrites } from './workstream-writes.js';
 
-function capturingLogger(): { logger: ReturnType<typeof pino>; lines: Array<Record<string, unknown>> } {
+function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -15,7 +14,7 @@ function capturingLogger(): { logger: ReturnType<typeof pino>; lines: Array<Reco
       done();
     },
   });
-  return { logger: pino({ level: 'info' }, sink), lines };
+  return { logger: createLogger({ format: 'json', destination: sink }), lines };
 }
 
 describe('WorkstreamWrites', () => {

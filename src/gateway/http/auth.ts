@@ -1,4 +1,5 @@
 /** JWT verification and minting for the notify endpoint (HS256, pinned audience, scopes claim). */
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { HttpError } from './http-errors.js';
 
@@ -24,6 +25,17 @@ export function expandScopes(claim: string): Set<string> {
   return granted;
 }
 
+/** The HMAC key of each settings object, imported once (importing it per request cost more than the verification). */
+const keys = new WeakMap<JwtSettings, { secret: string; key: KeyObject }>();
+
+function verificationKey(settings: JwtSettings): KeyObject {
+  const cached = keys.get(settings);
+  if (cached !== undefined && cached.secret === settings.secret) return cached.key;
+  const key = createSecretKey(Buffer.from(settings.secret, 'utf8'));
+  keys.set(settings, { secret: settings.secret, key });
+  return key;
+}
+
 /**
  * Verifies `Authorization: Bearer <jwt>` for a request needing `requiredScope`. Throws HttpError 401 for a
  * missing secret, header or bad token, 403 when the token lacks the scope (or has no `scopes` claim).
@@ -35,7 +47,7 @@ export async function verifyBearer(header: string | undefined, settings: JwtSett
   if (!token || !token.includes('.')) throw new HttpError(401, 'Unauthorized');
   let payload: Record<string, unknown>;
   try {
-    const verified = await jwtVerify(token, new TextEncoder().encode(settings.secret), {
+    const verified = await jwtVerify(token, verificationKey(settings), {
       algorithms: ['HS256'],
       audience: settings.audience,
       clockTolerance: 30,
