@@ -1,6 +1,6 @@
 /** Composition of the agent core: providers per model alias, tool sources, and the workstream manager. */
 import type { Config } from './config/index.js';
-import { createProvider } from './agent/providers/create-provider.js';
+import { createProvider, preloadProviders } from './agent/providers/create-provider.js';
 import type { ModelProvider } from './agent/providers/model-provider.js';
 import type { SystemPromptSection } from './agent/system-prompt.js';
 import { createBuiltinToolSource } from './agent/tools/index.js';
@@ -66,6 +66,8 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
       ...(extras.toolDefinitions === undefined ? {} : { definitions: extras.toolDefinitions }),
     }));
   const toolSources = [builtin, ...(extras.toolSources ?? [])];
+  // Only the SDKs of configured providers load, and before the first message rather than during it.
+  if (extras.providers === undefined) await preloadProviders(Object.values(config.models));
   const manager = createWorkstreamManager({
     agent: config.agent,
     stores,
