@@ -28,6 +28,7 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv): TurnHost
       ordered(async () => {
         await stores.conversations.replace(wsId, messages).catch(logFailure('replacing the history'));
       }),
+    settled: () => chain,
     setState: (state: WorkstreamStatus) => ws.setState(state),
     addUsage: (usage: Usage) => {
       env.writes.addUsage(wsId, usage.inputTokens, usage.outputTokens);

@@ -237,11 +237,14 @@ export class LiveWorkstream implements Workstream {
       job.kind === 'user'
         ? { kind: 'user', message: { role: 'user', content: job.content } }
         : { kind: 'resume', approvalId: job.approvalId, stored: job.stored, decision: job.decision };
-    const outcome = await runTurn(this.turnContext(job.turnId, model, controller.signal), start);
+    const context = this.turnContext(job.turnId, model, controller.signal);
+    const outcome = await runTurn(context, start);
     this.controller = undefined;
     if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
     this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
+    // The answer's commit may still run (see run-turn.ts); the next turn starts on a stored history.
+    await context.host.settled();
   }
 
   private async dropResumed(approvalId: string): Promise<void> {

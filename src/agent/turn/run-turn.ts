@@ -47,8 +47,14 @@ async function modelStep(ctx: TurnContext, partial: TurnText, steps: number): Pr
   partial.text = '';
   if (received.content.trim()) partial.answer = received.content;
   const message = withStorableArguments(received);
+  if (anyOf(noToolCalls)({ steps, last: message })) {
+    // The answer was already streamed to the thread; its commit runs alongside the final edit and the workstream
+    // waits for it (host.settled) before its next turn.
+    ctx.history.push(message);
+    ctx.host.persist(message).catch((error: unknown) => ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the answer'));
+    return undefined;
+  }
   await appendMessage(ctx, message);
-  if (anyOf(noToolCalls)({ steps, last: message })) return undefined;
   await ctx.host.setState('running');
   const batch = await prepareToolCalls(ctx, (received as Required<AssistantMessage>).toolCalls);
   return { batch, approval: await approveToolCalls(ctx, batch, message) };
