@@ -1,12 +1,13 @@
 /**
  * Benchmark: Sandpiper's gateway next to a bare discord.js bot doing the same I/O (bench/support/bare-discord-bot.ts),
  * each in its own process, against the same fake Discord and the same streaming fake LLM in this process.
- * Per size N: N threads at once open with a mention (new thread), then each gets a follow-up (existing thread).
+ * Per size N: N threads at once open with a mention (new thread), then each gets a follow-up (existing thread);
+ * size 1xK runs K conversations one after another (per-message overhead without queueing).
  * Measured per message: inbound → LLM request arrived, and last token written → final edit arrived at the fake.
  * Rounds alternate which bot goes first; the table shows medians over rounds of each round's p50/p95, the bot
  * process's event-loop lag and memory. discord.js's global request limit is raised for both bots.
  *
- *   npm run bench:discord -- --sizes=10,100,1000 --rounds=3
+ *   npm run bench:discord -- --sizes=1x40,100,1000 --rounds=3
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +22,8 @@ import type { BotStats } from './support/bot-stats.js';
 const CHANNEL = '300000000000000001';
 const GLOBAL_LIMIT = 1_000_000;
 const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-const sizes = arg('sizes', '10,100,1000').split(',').map(Number);
+/** `1x30` = 30 conversations one after another; `1000` = 1,000 at once. */
+const sizes = arg('sizes', '1x40,100,1000').split(',');
 const rounds = Number(arg('rounds', '3'));
 type Bot = 'bare' | 'sandpiper';
 
@@ -102,27 +104,31 @@ function spawnBot(bot: Bot, launch: BotLaunch): Promise<BotProcess> {
 }
 
 /** Sends one message per thread at once and waits for every final edit. */
-async function phase(fake: FakeDiscord, llm: BenchLlm, users: FakeUser[], threads: string[], index: 0 | 1): Promise<PhaseResult> {
+async function phase(fake: FakeDiscord, llm: BenchLlm, users: FakeUser[], threads: string[], index: 0 | 1, sequential: boolean, tag = ''): Promise<PhaseResult> {
   const sentAt = new Map<string, number>();
-  const keyOf = (k: number): string => `${k}-${index}`;
+  const keyOf = (k: number): string => `${tag}${k}-${index}`;
+  const finalAt = new Map<string, number>();
+  let scanned = 0;
+  const expected = new Map(users.map((_, k) => [answerFor(keyOf(k)), keyOf(k)]));
+  const arrived = (count: number): Promise<void> =>
+    waitUntil(() => {
+      for (; scanned < fake.requests.length; scanned++) {
+        const request = fake.requests[scanned];
+        const content = (request?.body as { content?: unknown } | undefined)?.content;
+        const key = typeof content === 'string' ? expected.get(content) : undefined;
+        if (key !== undefined && request !== undefined && /\/messages/.test(request.path)) finalAt.set(key, request.hr);
+      }
+      return finalAt.size >= count;
+    }, 600_000, 'final edits');
   for (let k = 0; k < users.length; k++) {
     const key = keyOf(k);
     sentAt.set(key, performance.now());
     const message = fake.state.injectMessage(index === 0 ? CHANNEL : (threads[k] as string), users[k] as FakeUser, `bench-${key} please answer`, index === 0);
     if (index === 0) threads[k] = message.id;
+    // Sequential mode: one conversation at a time, so the figures are per-message overhead without queueing.
+    if (sequential) await arrived(k + 1);
   }
-  const finalAt = new Map<string, number>();
-  let scanned = 0;
-  const expected = new Map(users.map((_, k) => [answerFor(keyOf(k)), keyOf(k)]));
-  await waitUntil(() => {
-    for (; scanned < fake.requests.length; scanned++) {
-      const request = fake.requests[scanned];
-      const content = (request?.body as { content?: unknown } | undefined)?.content;
-      const key = typeof content === 'string' ? expected.get(content) : undefined;
-      if (key !== undefined && request !== undefined && /\/messages/.test(request.path)) finalAt.set(key, request.hr);
-    }
-    return finalAt.size === users.length;
-  }, 600_000, 'final edits');
+  await arrived(users.length);
   const result: PhaseResult = { firstMs: [], finalMs: [] };
   for (const [key, sent] of sentAt) {
     result.firstMs.push((llm.requestAt.get(key) ?? Number.NaN) - sent);
@@ -131,7 +137,7 @@ async function phase(fake: FakeDiscord, llm: BenchLlm, users: FakeUser[], thread
   return result;
 }
 
-async function runRound(bot: Bot, n: number, templateFile: string): Promise<RoundResult & { template?: unknown }> {
+async function runRound(bot: Bot, n: number, sequential: boolean, templateFile: string): Promise<RoundResult & { template?: unknown }> {
   const [fake, llm] = await Promise.all([FakeDiscord.start(), startBenchLlm()]);
   const dir = mkdtempSync(join(tmpdir(), 'sandpiper-bench-'));
   try {
@@ -142,9 +148,13 @@ async function runRound(bot: Bot, n: number, templateFile: string): Promise<Roun
     const child = await spawnBot(bot, launch);
     const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
     const threads: string[] = [];
+    // Warm-up (not measured): connections, JIT and lazy module loading of both bots happen here.
+    const warmUsers = users.slice(0, Math.min(n, 10));
+    const warmThreads: string[] = [];
+    for (const index of [0, 1] as const) await phase(fake, llm, warmUsers, warmThreads, index, true, 'w');
     child.send({ type: 'lag-start' });
-    const created = await phase(fake, llm, users, threads, 0);
-    const followed = await phase(fake, llm, users, threads, 1);
+    const created = await phase(fake, llm, users, threads, 0, sequential);
+    const followed = await phase(fake, llm, users, threads, 1, sequential);
     const { stats } = await child.ask<{ stats: BotStats }>({ type: 'stats' }, 'stats');
     await child.stop();
     return { phases: [created, followed], stats, template: llm.firstBody };
@@ -156,7 +166,7 @@ async function runRound(bot: Bot, n: number, templateFile: string): Promise<Roun
 
 const fmt = (value: number): string => (Number.isFinite(value) ? value.toFixed(1) : '-');
 
-function row(n: number, label: string, bot: Bot, results: RoundResult[], index: 0 | 1): { first: number; final: number } {
+function row(n: string, label: string, bot: Bot, results: RoundResult[], index: 0 | 1): { first: number; final: number } {
   const each = (pick: (r: RoundResult) => number): number => median(results.map(pick));
   const first = each((r) => pct(r.phases[index].firstMs, 50));
   const final = each((r) => pct(r.phases[index].finalMs, 50));
@@ -173,21 +183,23 @@ async function main(): Promise<void> {
   const templateFile = join(work, 'request.json');
   // Warm-up (not measured): Sandpiper's own LLM request body becomes the one the bare bot sends.
   writeFileSync(templateFile, '{}');
-  const warm = await runRound('sandpiper', 1, templateFile);
+  const warm = await runRound('sandpiper', 1, true, templateFile);
   writeFileSync(templateFile, JSON.stringify(warm.template));
   console.log(`discord: ${rounds} interleaved rounds per size; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`);
-  console.log('N     | conversation    | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
-  for (const n of sizes) {
+  console.log('N    | conversation    | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
+  for (const size of sizes) {
+    const sequential = size.startsWith('1x');
+    const n = Number(sequential ? size.slice(2) : size);
     const results: Record<Bot, RoundResult[]> = { bare: [], sandpiper: [] };
     for (let round = 0; round < rounds; round++) {
       const order: Bot[] = round % 2 === 0 ? ['bare', 'sandpiper'] : ['sandpiper', 'bare'];
-      for (const bot of order) results[bot].push(await runRound(bot, n, templateFile));
+      for (const bot of order) results[bot].push(await runRound(bot, n, sequential, templateFile));
     }
     for (const [index, label] of [[0, 'new thread'], [1, 'existing thread']] as const) {
-      const bare = row(n, label, 'bare', results.bare, index);
-      const ours = row(n, label, 'sandpiper', results.sandpiper, index);
+      const bare = row(size, label, 'bare', results.bare, index);
+      const ours = row(size, label, 'sandpiper', results.sandpiper, index);
       console.log(
-        `${String(n).padEnd(5)} | ${label.padEnd(15)} | ratio     | ${`${(ours.first / bare.first).toFixed(2)}x (+${fmt(ours.first - bare.first)})`.padEnd(19)} | ` +
+        `${size.padEnd(5)} | ${label.padEnd(15)} | ratio     | ${`${(ours.first / bare.first).toFixed(2)}x (+${fmt(ours.first - bare.first)})`.padEnd(19)} | ` +
           `${`${(ours.final / bare.final).toFixed(2)}x (+${fmt(ours.final - bare.final)})`.padEnd(19)} |`,
       );
     }

@@ -58,7 +58,7 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const arrived = performance.now();
     const text = await readBody(req);
-    const key = /bench-(\d+-\d+)/.exec(text.slice(text.lastIndexOf('"role":"user"')))?.[1] ?? 'unknown';
+    const key = /bench-(w?\d+-\d+)/.exec(text.slice(text.lastIndexOf('"role":"user"')))?.[1] ?? 'unknown';
     if (!state.requestAt.has(key)) state.requestAt.set(key, arrived);
     state.firstBody ??= JSON.parse(text) as unknown;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
