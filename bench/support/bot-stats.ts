@@ -13,6 +13,8 @@ export type OrchestratorMessage = { type: 'lag-start' } | { type: 'stats' } | { 
 /** Answers `lag-start` / `stats` / `stop` from the parent; `stop` runs `onStop` then exits. */
 export function serveStats(onStop: () => Promise<void>): void {
   let lag: IntervalHistogram | undefined;
+  // An orchestrator that dies takes its bots with it.
+  process.on('disconnect', () => process.exit(0));
   process.on('message', (message: OrchestratorMessage) => {
     if (message.type === 'lag-start') {
       lag?.disable();

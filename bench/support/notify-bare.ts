@@ -3,14 +3,14 @@
  * the HS256 JWT with jose (key imported once), parse the JSON, look the user up in the same SQLite file (sqlite3)
  * for a username target, answer the same JSON. No framework, no metrics, no logging.
  */
-import { createSecretKey } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
 import sqlite3 from 'sqlite3';
 
 const { databaseFile, secret } = JSON.parse(process.argv[2] ?? '{}') as { databaseFile: string; secret: string };
-const key = createSecretKey(Buffer.from(secret, 'utf8'));
+const key = await webcrypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
 const db = new sqlite3.Database(databaseFile);
 
 function findUser(username: string): Promise<unknown> {
@@ -40,4 +40,5 @@ const server = createServer((req, res) => {
   });
 });
 server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+process.on('disconnect', () => process.exit(0));
 process.on('message', () => server.close(() => db.close(() => process.exit(0))));

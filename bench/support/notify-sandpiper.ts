@@ -11,5 +11,6 @@ const config = loadConfig({
 });
 // Logging as deployed (JSON, info: one line per notification) into the stderr the orchestrator discards.
 const running = await startGateway(config, createLogger({ level: 'info', format: 'json' }));
+process.on('disconnect', () => process.exit(0));
 process.on('message', () => void running.stop().finally(() => process.exit(0)));
 process.send?.({ type: 'ready', url: running.httpUrl });

@@ -1,5 +1,5 @@
 /** JWT verification and minting for the notify endpoint (HS256, pinned audience, scopes claim). */
-import { createSecretKey, type KeyObject } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { HttpError } from './http-errors.js';
 
@@ -25,13 +25,16 @@ export function expandScopes(claim: string): Set<string> {
   return granted;
 }
 
-/** The HMAC key of each settings object, imported once (importing it per request cost more than the verification). */
-const keys = new WeakMap<JwtSettings, { secret: string; key: KeyObject }>();
+/**
+ * The HMAC key of each settings object as a WebCrypto key, imported once: jose turns any other key form (bytes,
+ * KeyObject) into a CryptoKey on every call, which cost more than the verification itself.
+ */
+const keys = new WeakMap<JwtSettings, { secret: string; key: Promise<webcrypto.CryptoKey> }>();
 
-function verificationKey(settings: JwtSettings): KeyObject {
+function verificationKey(settings: JwtSettings): Promise<webcrypto.CryptoKey> {
   const cached = keys.get(settings);
   if (cached !== undefined && cached.secret === settings.secret) return cached.key;
-  const key = createSecretKey(Buffer.from(settings.secret, 'utf8'));
+  const key = webcrypto.subtle.importKey('raw', new TextEncoder().encode(settings.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
   keys.set(settings, { secret: settings.secret, key });
   return key;
 }
@@ -47,7 +50,7 @@ export async function verifyBearer(header: string | undefined, settings: JwtSett
   if (!token || !token.includes('.')) throw new HttpError(401, 'Unauthorized');
   let payload: Record<string, unknown>;
   try {
-    const verified = await jwtVerify(token, verificationKey(settings), {
+    const verified = await jwtVerify(token, await verificationKey(settings), {
       algorithms: ['HS256'],
       audience: settings.audience,
       clockTolerance: 30,
