@@ -12,6 +12,7 @@ import { createAgentRuntime } from '../src/main-agent.js';
 import { createSilentLogger } from '../src/shared/logger.js';
 import { FakeModelProvider } from '../test/fakes/fake-model-provider.js';
 import { createTestStores } from '../test/helpers/test-stores.js';
+import { benchMemoryInjection } from './memory-injection.js';
 
 const TURNS = 50;
 const CALLS_PER_TURN = 10;
@@ -87,3 +88,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+await benchMemoryInjection();

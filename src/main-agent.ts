@@ -2,11 +2,13 @@
 import type { Config } from './config/index.js';
 import { createProvider, preloadProviders } from './agent/providers/create-provider.js';
 import type { ModelProvider } from './agent/providers/model-provider.js';
+import { createMemorySection } from './agent/memory/memory-section.js';
 import type { SystemPromptSection } from './agent/system-prompt.js';
 import { createBuiltinToolSource } from './agent/tools/index.js';
 import type { ToolDefinition, ToolSource } from './agent/tools/tool.js';
 import type { StreamModel, TurnModel } from './agent/turn/turn-types.js';
 import { createWorkstreamManager, type DefaultWorkstreamManager } from './agent/workstream-manager.js';
+import { createServiceTokenSource } from './gateway/http/auth.js';
 import type { Logger } from './shared/logger.js';
 import type { Stores } from './storage/stores.js';
 
@@ -23,6 +25,8 @@ export interface AgentRuntimeExtras {
   builtinTools?: ToolSource;
   /** Already-loaded `tools/*.json` definitions, so start-up reads them once (default: load them). */
   toolDefinitions?: readonly ToolDefinition[];
+  /** Pauses between notify attempts (default 1 s, 3 s; tests shorten them). */
+  notifyRetryDelaysMs?: readonly number[];
   /** Run `evictIdle` on this interval; 0 disables (default 60 s). */
   evictIntervalMs?: number;
 }
@@ -58,13 +62,27 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
   };
 }
 
+/** `Bearer <service token>` for the notify tool's calls to channel gateways (none without auth.jwt_secret). */
+function notifyAuthorization(config: Config): () => Promise<string | undefined> {
+  const token = createServiceTokenSource({ secret: config.auth.jwt_secret, audience: config.auth.jwt_audience }, { scopes: ['write'], ttlSeconds: 300 });
+  return async () => {
+    const minted = await token();
+    return minted === undefined ? undefined : `Bearer ${minted}`;
+  };
+}
+
 export async function createAgentRuntime(config: Config, stores: Stores, logger: Logger, extras: AgentRuntimeExtras = {}): Promise<AgentRuntime> {
   const builtin =
     extras.builtinTools ??
     (await createBuiltinToolSource({
       ...(config.tools.tavily_api_key === undefined ? {} : { tavilyApiKey: config.tools.tavily_api_key }),
       ...(extras.toolDefinitions === undefined ? {} : { definitions: extras.toolDefinitions }),
+      ...(extras.notifyRetryDelaysMs === undefined ? {} : { notifyRetryDelaysMs: extras.notifyRetryDelaysMs }),
+      stores,
+      memoryMaxContent: config.memory.max_content,
+      notifyAuthorization: notifyAuthorization(config),
     }));
+  const memorySection = createMemorySection({ memories: stores.memories, relevanceK: config.memory.relevance_k, fetchLimit: config.memory.fetch_limit });
   const toolSources = [builtin, ...(extras.toolSources ?? [])];
   // Only the SDKs of configured providers load, and before the first message rather than during it.
   if (extras.providers === undefined) await preloadProviders(Object.values(config.models));
@@ -77,7 +95,7 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
     toolSearch: { mode: config.tools.search, threshold: config.tools.search_threshold, maxResults: config.tools.search_max_results },
     logger: logger.child({ component: 'agent' }),
     ...(extras.streamModel === undefined ? {} : { streamModel: extras.streamModel }),
-    ...(extras.systemPromptSections === undefined ? {} : { systemPromptSections: extras.systemPromptSections }),
+    systemPromptSections: [...(extras.systemPromptSections ?? []), memorySection],
   });
   const intervalMs = extras.evictIntervalMs ?? 60_000;
   const timer =

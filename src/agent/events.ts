@@ -23,6 +23,8 @@ export type AgentEvent =
   | {
       type: 'approval-resolved';
       approvalId: string;
+      /** `decided` = a person decided and the turn took it; `cancelled` = it ended without a decision (nothing runs). */
+      outcome: 'decided' | 'cancelled';
       approved: boolean;
       always: boolean;
       feedback: string | null;

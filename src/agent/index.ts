@@ -2,10 +2,15 @@
 export type { AgentEvent, AgentEventType, PreparedItem, TurnEndReason } from './events.js';
 export type { AssistantMessage, ContentPart, Message, ToolCall, ToolMessage, Usage, UserMessage } from './messages.js';
 export { contentText } from './messages.js';
+export { approvalViewOf, cardItemsOf, SYSTEM_DECIDER, type ApprovalView } from './approval-record.js';
+export { mayControl, type Person } from './ownership.js';
 export type {
   AgentEventHandler,
   ApprovalDecisionInput,
+  ApprovalVerdict,
+  DecisionCheck,
   ResolveOutcome,
+  SendOutcome,
   Workstream,
   WorkstreamInfo,
   WorkstreamManager,

@@ -7,6 +7,8 @@ export interface SystemPromptContext {
   cwd: string;
   /** Text of the latest user message (for relevance-ranked sections such as memories). */
   lastUserText: string;
+  /** Text of the most recent user messages, newest first (at least the last three when there are that many). */
+  recentUserTexts?: readonly string[];
   signal: AbortSignal;
 }
 
@@ -24,6 +26,7 @@ const TOOL_GUIDANCE = [
   '- To find text or files across the project, use search.',
   '- For shell commands, git, builds and tests, use bash (it runs in the working directory below).',
   '- To get a web page, use web_fetch; to look something up on the web, use web_search; for command documentation, use man.',
+  '- To keep a fact or preference for later conversations, use memory (save); to find what was said or done in earlier conversations, use recall.',
   'Some tool calls need the user\'s approval; if a call is denied, do not retry it unchanged: ask what the user wants instead.',
   'Keep answers short and concrete. Quote paths, commands and identifiers exactly.',
 ].join('\n');

@@ -26,9 +26,15 @@ export interface Workstream {
   readonly ownerUserId: string;
   /**
    * Queues a user message. It starts a turn at once when idle, otherwise runs after the turns ahead of it
-   * (never interleaved, never dropped). Resolves with the turn id when the message is accepted.
+   * (never interleaved, never dropped). The queue is bounded (`agent.max_queued_messages`): past the bound the
+   * message is refused, and nothing of it is kept. Rejects only when the workstream is closed.
    */
-  send(message: string | ContentPart[]): Promise<string>;
+  send(message: string | ContentPart[]): Promise<SendOutcome>;
+  /**
+   * True while a turn runs, is queued, or waits for an approval. It turns false before the `turn-end` of the last
+   * queued turn is delivered, so a subscriber that sees `turn-end` and then `isBusy() === false` may let go (ADR 0007).
+   */
+  isBusy(): boolean;
   /** Subscribes to events from now on; returns the unsubscribe function. */
   subscribe(handler: AgentEventHandler): () => void;
   /** Cancels the running turn (it ends with `turn-end` reason `cancelled`) and drops nothing queued. */
@@ -36,18 +42,35 @@ export interface Workstream {
   info(): Promise<WorkstreamInfo>;
 }
 
+/** What `send` did with a message. */
+export type SendOutcome =
+  /** Accepted: `queued` is true when it waits behind a running or earlier turn. */
+  | { status: 'accepted'; turnId: string; queued: boolean }
+  /** Refused because `agent.max_queued_messages` messages already wait; nothing was kept. */
+  | { status: 'refused'; reason: 'queue-full'; limit: number };
+
+/** A finished approval as people see it (the row's state read by the agent's one rule, `approvalViewOf`). */
+export type ApprovalVerdict =
+  | { outcome: 'decided'; approved: boolean; always: boolean; feedback: string | null; decidedBy: string }
+  | { outcome: 'cancelled'; feedback: string | null };
+
+/** The definitive result of a click (ADR 0008): the gateway maps it to a reply and a card, nothing else. */
 export type ResolveOutcome =
-  /** The decision reached the waiting turn, which acts on it. */
-  | { status: 'resolved'; wsId: string }
+  /** The waiting turn took this decision and acts on it. `approval-resolved` (outcome `decided`) follows. */
+  | { status: 'decided'; wsId: string; approved: boolean; always: boolean; feedback: string | null }
   /**
-   * No turn waits for this request any more, even after restoring its workstream (it was closed or deleted, a newer
-   * request replaced it, or the turn stopped while the decision was written): nothing runs. A row still pending is
-   * ended by the system (`decidedBy` 'system'), so it never resumes later.
+   * No turn took the decision: nothing runs. `stale` = no turn waits for this request even after restoring its
+   * workstream (closed or deleted, a newer request replaced it; the row is ended by the system so it never resumes);
+   * `turn-ended` = the turn stopped waiting while the decision was written (a cancel or close won the race).
    */
-  | { status: 'stale'; wsId: string }
-  | { status: 'already-decided'; approved: boolean; decidedBy: string | null }
+  | { status: 'cancelled'; wsId: string; reason: 'stale' | 'turn-ended' }
+  /** The row was final before this click; `byYou` when the clicker made that decision. */
+  | { status: 'already-decided'; verdict: ApprovalVerdict; byYou: boolean }
   | { status: 'not-found' }
   | { status: 'forbidden' };
+
+/** Whether a person may decide an approval now (asked before a feedback form opens, so strangers see no form). */
+export type DecisionCheck = { status: 'pending' } | Extract<ResolveOutcome, { status: 'already-decided' | 'not-found' | 'forbidden' }>;
 
 export interface ApprovalDecisionInput {
   approved: boolean;
@@ -70,6 +93,8 @@ export interface WorkstreamManager {
    * can take the decision (then nothing runs).
    */
   resolveApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome>;
+  /** The same checks as `resolveApproval` (exists, owner or admin, still pending) without deciding anything. */
+  checkApproval(approvalId: string, decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>): Promise<DecisionCheck>;
   /** Closes a workstream: cancels its turn, cancels pending approvals, emits `workstream-closed`. */
   close(wsId: string, reason: string): Promise<boolean>;
   /** Evicts idle workstreams beyond the configured limits (history stays in the database). */

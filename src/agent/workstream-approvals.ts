@@ -1,37 +1,57 @@
-/** Resolving approval clicks: ownership, idempotency through the row, and waking (or restoring) the waiting turn. */
+/**
+ * Deciding approvals: the agent's one place for who may decide, whether a request is still live, and what a finished
+ * row means. The gateway only maps the outcome to a reply and a card (ADR 0008).
+ */
 import type { ApprovalRow } from '../storage/approval-store.js';
-import type { ApprovalDecisionInput, ResolveOutcome } from './workstream-api.js';
+import { approvalViewOf, SYSTEM_DECIDER } from './approval-record.js';
+import { mayControl } from './ownership.js';
+import type { ApprovalDecisionInput, ApprovalVerdict, DecisionCheck, ResolveOutcome } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 
-/** `decidedBy` of rows ended without a person's decision (the same value as the workstream's SYSTEM_DECIDER). */
-const SYSTEM_DECIDER = 'system';
+type Decider = Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>;
 
-function alreadyDecided(row: ApprovalRow): ResolveOutcome {
-  return { status: 'already-decided', approved: row.state === 'approved' || row.state === 'executed', decidedBy: row.decidedBy };
+/** The ownership rule (`mayControl`) applied to a row; admin rights come from the caller or the user row. */
+async function mayDecide(env: WorkstreamEnv, row: ApprovalRow, decider: Decider): Promise<boolean> {
+  if (mayControl(row.ownerUserId, { userId: decider.decidedBy, isAdmin: decider.isAdmin === true })) return true;
+  const user = await env.stores.users.getUser(decider.decidedBy);
+  return user?.isAdmin === true;
 }
 
-async function mayDecide(env: WorkstreamEnv, row: ApprovalRow, decision: ApprovalDecisionInput): Promise<boolean> {
-  if (decision.decidedBy === row.ownerUserId || decision.isAdmin === true) return true;
-  const user = await env.stores.users.getUser(decision.decidedBy);
-  return user?.isAdmin === true;
+function verdictOf(row: ApprovalRow): ApprovalVerdict {
+  const view = approvalViewOf(row);
+  if (view.state === 'decided') return { outcome: 'decided', approved: view.approved, always: view.always, feedback: view.feedback, decidedBy: view.decidedBy };
+  return { outcome: 'cancelled', feedback: view.state === 'cancelled' ? view.feedback : null };
+}
+
+function alreadyDecided(row: ApprovalRow, decider: Decider): ResolveOutcome {
+  return { status: 'already-decided', verdict: verdictOf(row), byYou: row.decidedBy === decider.decidedBy };
+}
+
+/** The checks of a click without deciding: used before a feedback form opens. */
+export async function checkApprovalRow(env: WorkstreamEnv, approvalId: string, decider: Decider): Promise<DecisionCheck> {
+  const row = await env.stores.approvals.get(approvalId);
+  if (row === undefined) return { status: 'not-found' };
+  if (!(await mayDecide(env, row, decider))) return { status: 'forbidden' };
+  if (row.state !== 'pending') return { status: 'already-decided', verdict: verdictOf(row), byYou: row.decidedBy === decider.decidedBy };
+  return { status: 'pending' };
 }
 
 /**
  * A pending row no turn waits for, even after restoring its workstream (closed or deleted workstream, a newer
  * request took its place, a format that cannot resume): it is ended by the system so it never resumes later.
  */
-async function endStale(env: WorkstreamEnv, row: ApprovalRow): Promise<ResolveOutcome> {
+async function endStale(env: WorkstreamEnv, row: ApprovalRow, decider: Decider): Promise<ResolveOutcome> {
   env.logger.warn({ wsId: row.wsId, approvalId: row.approvalId }, 'approval clicked but no turn waits for it');
   const ended = await env.stores.approvals.resolve(row.approvalId, { approved: false, always: false, feedback: 'Cancelled', decidedBy: SYSTEM_DECIDER });
   if (ended === undefined) return { status: 'not-found' };
-  if (!ended.changed) return alreadyDecided(ended.row);
-  return { status: 'stale', wsId: row.wsId };
+  if (!ended.changed) return alreadyDecided(ended.row, decider);
+  return { status: 'cancelled', wsId: row.wsId, reason: 'stale' };
 }
 
 /**
  * Resolves an approval row once. When no turn in this process waits for it (a restart), the workstream is
  * restored first (`restore`), which registers a waiter for the stored calls; then the decision wakes it.
- * When still no turn waits, nothing could run the calls: the row is ended by the system and the outcome is `stale`.
+ * When still no turn waits, nothing could run the calls: the row is ended by the system and the outcome is `cancelled`.
  */
 export async function resolveApprovalRow(
   env: WorkstreamEnv,
@@ -42,17 +62,17 @@ export async function resolveApprovalRow(
   const row = await env.stores.approvals.get(approvalId);
   if (row === undefined) return { status: 'not-found' };
   if (!(await mayDecide(env, row, decision))) return { status: 'forbidden' };
-  if (row.state !== 'pending') return alreadyDecided(row);
+  if (row.state !== 'pending') return alreadyDecided(row, decision);
   if (!env.waiters.has(approvalId)) await restore(row.wsId);
-  if (!env.waiters.has(approvalId)) return endStale(env, row);
+  if (!env.waiters.has(approvalId)) return endStale(env, row, decision);
   const always = decision.approved && decision.always === true;
   const feedback = decision.feedback?.trim() ? decision.feedback.trim() : null;
   const result = await env.stores.approvals.resolve(approvalId, { approved: decision.approved, always, feedback, decidedBy: decision.decidedBy });
   if (result === undefined) return { status: 'not-found' };
-  if (!result.changed) return alreadyDecided(result.row);
+  if (!result.changed) return alreadyDecided(result.row, decision);
   const woke = env.waiters.wake({ approvalId, approved: decision.approved, always, feedback, decidedBy: decision.decidedBy });
-  if (woke) return { status: 'resolved', wsId: row.wsId };
+  if (woke) return { status: 'decided', wsId: row.wsId, approved: decision.approved, always, feedback };
   // The turn stopped waiting while the row was written (a cancel or close won the race): it reports the cancellation.
   env.logger.warn({ wsId: row.wsId, approvalId }, 'approval resolved but the turn stopped waiting meanwhile');
-  return { status: 'stale', wsId: row.wsId };
+  return { status: 'cancelled', wsId: row.wsId, reason: 'turn-ended' };
 }

@@ -2,6 +2,7 @@
 import { untilAborted } from '../shared/abort.js';
 import { describeError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
+import { encodeApprovalItems } from './approval-record.js';
 import type { Message, Usage } from './messages.js';
 import { evaluateToolPolicies } from './policy/evaluate-tool-policies.js';
 import { isShutdown } from './turn/shutdown.js';
@@ -53,7 +54,7 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv): TurnHost
 async function requestApproval(ws: LiveWorkstream, env: WorkstreamEnv, input: ApprovalRequestInput, signal: AbortSignal): Promise<TurnApprovalDecision> {
   signal.throwIfAborted();
   const approvalId = newHexId();
-  await env.stores.approvals.create({ approvalId, wsId: ws.wsId, turnId: input.turnId, kind: 'tools', ownerUserId: ws.ownerUserId, items: input.stored });
+  await env.stores.approvals.create({ approvalId, wsId: ws.wsId, turnId: input.turnId, kind: 'tools', ownerUserId: ws.ownerUserId, items: encodeApprovalItems(input.stored) });
   const decision = ws.waitForDecision(approvalId, undefined);
   ws.emit({ type: 'approval-request', approvalId, items: input.items, ownerUserId: ws.ownerUserId });
   try {

@@ -3,8 +3,8 @@ import { newHexId } from '../shared/ids.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { DEFAULT_TOOL_SEARCH_SETTINGS } from './search/tool-search.js';
 import { retryingStreamModel } from './turn/default-stream-model.js';
-import type { ApprovalDecisionInput, ResolveOutcome, Workstream, WorkstreamManager } from './workstream-api.js';
-import { resolveApprovalRow } from './workstream-approvals.js';
+import type { ApprovalDecisionInput, DecisionCheck, ResolveOutcome, Workstream, WorkstreamManager } from './workstream-api.js';
+import { checkApprovalRow, resolveApprovalRow } from './workstream-approvals.js';
 import type { WorkstreamEnv, WorkstreamManagerOptions } from './workstream-env.js';
 import { instantiate, restoreWorkstream } from './workstream-restore.js';
 import type { LiveWorkstream } from './workstream.js';
@@ -85,6 +85,10 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     return resolveApprovalRow(this.env, (wsId) => this.getLive(wsId), approvalId, decision);
   }
 
+  checkApproval(approvalId: string, decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>): Promise<DecisionCheck> {
+    return checkApprovalRow(this.env, approvalId, decider);
+  }
+
   async close(wsId: string, reason: string): Promise<boolean> {
     const row = await this.env.stores.workstreams.get(wsId);
     if (row === undefined || row.state === 'closed') return false;
@@ -109,7 +113,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
   private evictIdleExcept(keep: string | undefined): number {
     const now = this.env.now();
     const maxIdleMs = this.env.agent.idle_evict_minutes * 60_000;
-    const idle = [...this.live.values()].filter((ws) => ws.wsId !== keep && ws.isIdle() && this.env.waiters.countFor(ws.wsId) === 0).sort((a, b) => a.lastActiveMs - b.lastActiveMs);
+    const idle = [...this.live.values()].filter((ws) => ws.wsId !== keep && !ws.isBusy()).sort((a, b) => a.lastActiveMs - b.lastActiveMs);
     let excess = this.live.size - this.env.agent.max_active_workstreams;
     let evicted = 0;
     for (const ws of idle) {
@@ -134,7 +138,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
 
   stats(): { active: number; running: number } {
     let running = 0;
-    for (const ws of this.live.values()) if (!ws.isIdle()) running++;
+    for (const ws of this.live.values()) if (ws.isBusy()) running++;
     return { active: this.live.size, running };
   }
 }

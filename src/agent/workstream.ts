@@ -3,6 +3,7 @@ import { GatewayError, describeError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
 import type { ApprovalRow } from '../storage/approval-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
+import { decodeApprovalItems, SYSTEM_DECIDER } from './approval-record.js';
 import type { AgentEvent } from './events.js';
 import { contentText, type ContentPart, type Message } from './messages.js';
 import { WorkstreamToolSearch } from './search/workstream-tool-search.js';
@@ -11,13 +12,10 @@ import { listAllTools } from './turn/build-request.js';
 import { runTurn } from './turn/run-turn.js';
 import { isShutdown, shutdownReason } from './turn/shutdown.js';
 import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel, TurnStart } from './turn/turn-types.js';
-import type { AgentEventHandler, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
+import type { AgentEventHandler, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
 import { createTurnHost } from './workstream-host.js';
-
-/** `decidedBy` of approvals that ended without a decision by a person. */
-export const SYSTEM_DECIDER = 'system';
 
 type Job =
   | { kind: 'user'; turnId: string; content: string | ContentPart[] }
@@ -66,7 +64,7 @@ export class LiveWorkstream implements Workstream {
     this.lastActiveMs = init.env.now();
   }
 
-  send(message: string | ContentPart[]): Promise<string> {
+  send(message: string | ContentPart[]): Promise<SendOutcome> {
     if (this.closed) return Promise.reject(new GatewayError('CONFLICT', 'workstream is closed'));
     if (this.evicted) {
       // A caller still held this object when it was evicted: put it back (or hand over to the live one),
@@ -74,10 +72,23 @@ export class LiveWorkstream implements Workstream {
       const live = this.env.readopt(this);
       if (live !== this) return live.send(message);
     }
+    // The one bound of the per-thread queue (ADR 0006): messages waiting behind the running turn.
+    const limit = this.env.agent.max_queued_messages;
+    if (this.queuedUserMessages() >= limit) return Promise.resolve({ status: 'refused', reason: 'queue-full', limit });
+    const queued = this.isBusy();
     const turnId = newHexId();
     this.jobs.push({ kind: 'user', turnId, content: message });
     this.kick();
-    return Promise.resolve(turnId);
+    return Promise.resolve({ status: 'accepted', turnId, queued });
+  }
+
+  /** A turn runs, is queued, or waits for a decision (ADR 0007). */
+  isBusy(): boolean {
+    return this.controller !== undefined || this.jobs.length > 0 || this.env.waiters.countFor(this.wsId) > 0;
+  }
+
+  private queuedUserMessages(): number {
+    return this.jobs.filter((job) => job.kind === 'user').length;
   }
 
   subscribe(handler: AgentEventHandler): () => void {
@@ -108,7 +119,7 @@ export class LiveWorkstream implements Workstream {
       inputTokens: row?.inputTokens ?? 0,
       outputTokens: row?.outputTokens ?? 0,
       pendingApprovals: this.env.waiters.countFor(this.wsId),
-      queuedMessages: this.jobs.filter((job) => job.kind === 'user').length,
+      queuedMessages: this.queuedUserMessages(),
     };
   }
 
@@ -129,12 +140,7 @@ export class LiveWorkstream implements Workstream {
 
   /** A pending approval ended without a decision (turn cancelled, workstream closed): cards stop offering buttons. */
   emitApprovalCancelled(approvalId: string): void {
-    this.emit({ type: 'approval-resolved', approvalId, approved: false, always: false, feedback: 'Cancelled', decidedBy: SYSTEM_DECIDER });
-  }
-
-  /** True when no turn runs and nothing is queued. */
-  isIdle(): boolean {
-    return this.drain === undefined && this.jobs.length === 0;
+    this.emit({ type: 'approval-resolved', approvalId, outcome: 'cancelled', approved: false, always: false, feedback: 'Cancelled', decidedBy: SYSTEM_DECIDER });
   }
 
   /** Resolves when the queue is empty and every event was delivered. */
@@ -169,20 +175,21 @@ export class LiveWorkstream implements Workstream {
         this.emit({ type: 'turn-start', turnId: resumedTurnId, userMessage: lastUser ? contentText(lastUser.content) : '' });
       }
       const { approved, always, feedback, decidedBy } = decision;
-      this.emit({ type: 'approval-resolved', approvalId, approved, always, feedback, decidedBy });
+      this.emit({ type: 'approval-resolved', approvalId, outcome: 'decided', approved, always, feedback, decidedBy });
       return decision;
     });
   }
 
   /** After a restart: a pending approval row becomes the first job; nothing runs before the click. */
   resumePendingApproval(row: ApprovalRow): boolean {
-    const stored = row.items as Partial<StoredApprovalItems> | null;
-    if (stored?.version !== 1 || !Array.isArray(stored.calls) || stored.assistant === undefined) return false;
+    const decoded = decodeApprovalItems(row.items);
+    if (!decoded.ok) return false;
+    const stored: StoredApprovalItems = decoded.value;
     const decision = this.waitForDecision(row.approvalId, row.turnId);
     // The job awaits the decision. When the job never gets to it (no model, closed first), close() rejects
     // the waiter and nobody else listens: that rejection is expected and must not become an unhandled one.
     void decision.catch(() => undefined);
-    this.jobs.unshift({ kind: 'resume', turnId: row.turnId, approvalId: row.approvalId, stored: stored as StoredApprovalItems, decision });
+    this.jobs.unshift({ kind: 'resume', turnId: row.turnId, approvalId: row.approvalId, stored, decision });
     this.kick();
     return true;
   }
@@ -278,8 +285,8 @@ export class LiveWorkstream implements Workstream {
   }
 
   private async systemPrompt(signal: AbortSignal): Promise<string> {
-    const lastUser = this.history.findLast((message) => message.role === 'user');
-    const context = { wsId: this.wsId, ownerUserId: this.ownerUserId, cwd: this.cwd, lastUserText: lastUser ? contentText(lastUser.content) : '', signal };
+    const recentUserTexts = recentUserMessages(this.history, 3);
+    const context = { wsId: this.wsId, ownerUserId: this.ownerUserId, cwd: this.cwd, lastUserText: recentUserTexts[0] ?? '', recentUserTexts, signal };
     const sections = await collectSections(this.env.systemPromptSections, context, (error) => this.logError('a system prompt section', error));
     return buildSystemPrompt({ now: new Date(this.env.now()), cwd: this.cwd, instructions: this.env.agent.instructions, sections });
   }
@@ -287,4 +294,14 @@ export class LiveWorkstream implements Workstream {
   private logError(what: string, error: unknown): void {
     this.env.logger.error({ wsId: this.wsId, err: describeError(error) }, `${what} failed`);
   }
+}
+
+/** Text of the last `count` user messages, newest first. */
+function recentUserMessages(history: readonly Message[], count: number): string[] {
+  const texts: string[] = [];
+  for (let index = history.length - 1; index >= 0 && texts.length < count; index--) {
+    const message = history[index];
+    if (message?.role === 'user') texts.push(contentText(message.content));
+  }
+  return texts;
 }

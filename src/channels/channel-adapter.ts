@@ -159,7 +159,22 @@ export interface FormCard {
   outcome: FormOutcome;
 }
 
-export type NoticeCode = 'link-hint' | 'dm-unsupported' | 'closed' | 'reactivated' | 'cancelled' | 'cleared';
+/**
+ * Notices the gateway asks for by code; each adapter owns the words (and the names of its commands). ADR: the
+ * gateway never writes a platform's command, reaction or notice text itself.
+ */
+export type NoticeCode = 'link-hint' | 'dm-unsupported' | 'closed' | 'reactivated' | 'cancelled' | 'cleared' | 'approval-card-failed';
+
+/** Reactions the gateway asks for by meaning; each adapter picks its emoji. */
+export type ReactionCode = 'queued' | 'refused';
+
+/** Where a new thread comes from: the message it hangs off, and the person who asked for it. */
+export interface ThreadOrigin {
+  /** The message the thread is started from (an @mention), when there is one. */
+  fromMessageId?: string | undefined;
+  /** Who asked (the mention's author, the `/ask` user); platforms may name them in an opener message. */
+  requester?: PlatformUser | undefined;
+}
 
 /** What the gateway asks an adapter to show; the adapter decides how (plain text, embed, blocks). */
 export type OutboundMessage =
@@ -203,13 +218,20 @@ export interface ChannelAdapter {
   edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void>;
   /** Shows "typing…" for a few seconds; best effort, never throws. */
   setTyping(channelId: string, signal: AbortSignal): Promise<void>;
-  /** Adds a reaction (e.g. ⏳ on a queued message); best effort, never throws. */
-  react?(channelId: string, messageId: string, emoji: string, signal: AbortSignal): Promise<void>;
+  /** Adds a reaction by meaning (`queued`: waits behind a turn; `refused`: the queue is full); best effort, never throws. */
+  react?(channelId: string, messageId: string, reaction: ReactionCode, signal: AbortSignal): Promise<void>;
+  /** How this platform writes one of our commands in text (Discord `/link`, Slack `/sandpiper link`), with code marks. */
+  commandText(name: CommandName): string;
   /**
-   * Opens a thread named `name` in `channelId`, started from `fromMessageId` when given. Resolves with the
+   * Who may write to a workstream from its thread (the platform's `thread_participants` setting): `owner` only, or
+   * every `linked` user.
+   */
+  readonly threadParticipants: 'owner' | 'linked';
+  /**
+   * Opens a thread named `name` in `channelId`, started from `origin.fromMessageId` when given. Resolves with the
    * thread id (the channel id itself on platforms without threads).
    */
-  startThread(channelId: string, name: string, fromMessageId: string | undefined, signal: AbortSignal): Promise<string>;
+  startThread(channelId: string, name: string, origin: ThreadOrigin, signal: AbortSignal): Promise<string>;
   /** Archives/closes a thread; best effort, never throws. */
   archiveThread(threadId: string, signal: AbortSignal): Promise<void>;
   /** Opens (or finds) the direct-message channel with a platform user; resolves with its channel id. Throws ChannelError. */

@@ -49,6 +49,7 @@ export const agentConfigSchema = z
     max_active_workstreams: z.number().int().positive().default(200),
     idle_evict_minutes: z.number().positive().default(120),
     max_steps: z.number().int().positive().max(1000).default(50),
+    max_queued_messages: z.number().int().positive().max(10000).default(50),
     instructions: z.string().default(''),
   })
   .prefault({});
@@ -59,6 +60,14 @@ export const toolsConfigSchema = z
     search_threshold: z.number().int().nonnegative().default(20),
     search_max_results: z.number().int().positive().default(5),
     tavily_api_key: z.string().optional(),
+  })
+  .prefault({});
+
+export const memoryConfigSchema = z
+  .strictObject({
+    max_content: z.number().int().positive().max(1_000_000).default(32768),
+    relevance_k: z.number().int().nonnegative().max(50).default(5),
+    fetch_limit: z.number().int().positive().max(10_000).default(50),
   })
   .prefault({});
 
@@ -83,6 +92,7 @@ export const slackConfigSchema = z
     channel_ids: z.array(nonEmpty).default([]),
     slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, 'must look like /name').default('/sandpiper'),
     api_url: z.url().optional(),
+    thread_participants: z.enum(['owner', 'linked']).default('owner'),
   })
   .prefault({});
 
@@ -119,6 +129,7 @@ export const configSchema = z
     models: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'alias must be [A-Za-z0-9_.-]'), modelConfigSchema).default({}),
     agent: agentConfigSchema,
     tools: toolsConfigSchema,
+    memory: memoryConfigSchema,
     discord: discordConfigSchema,
     slack: slackConfigSchema,
     mcp: mcpConfigSchema,

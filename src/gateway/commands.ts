@@ -1,11 +1,12 @@
 /** Slash-command behaviour shared by every platform: link, unlink, ask, status, close, cancel. */
-import type { ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
+import type { ChannelAdapter, InboundEvent, PlatformUser } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import { hashApiToken } from '../shared/api-token.js';
 import type { Stores } from '../storage/stores.js';
-import type { Workstream, WorkstreamInfo, WorkstreamManager } from '../agent/workstream-api.js';
+import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
+import { mayControl } from '../agent/ownership.js';
 import { LinkLimiter } from './link-limiter.js';
-import type { LinkedUser, Router } from './router.js';
+import type { Router } from './router.js';
 
 type CommandEvent = Extract<InboundEvent, { type: 'command' }>;
 
@@ -14,7 +15,7 @@ export interface CommandDeps {
   manager: WorkstreamManager;
   router: Router;
   /** Opens a thread in `channelId`, routes it to a new workstream owned by `ownerUserId` and sends the first message. */
-  startConversation(adapter: ChannelAdapter, channelId: string, name: string, ownerUserId: string, text: string): Promise<void>;
+  startConversation(adapter: ChannelAdapter, channelId: string, name: string, requester: PlatformUser, ownerUserId: string, text: string): Promise<void>;
   /** Renders the workstream into its thread while a command acts on it; resolves with the function ending that. */
   ensureRendered(wsId: string): Promise<(() => void) | undefined>;
   /** Marks the cards of approvals that were pending when their workstream closed as cancelled. */
@@ -23,7 +24,10 @@ export interface CommandDeps {
   signal: AbortSignal;
 }
 
-const NOT_LINKED = 'Your account is not linked. Use `/link` first.';
+/** The refusal for unlinked users; the adapter names its own link command. */
+export function notLinked(adapter: ChannelAdapter): string {
+  return `Your account is not linked. Use ${adapter.commandText('link')} first.`;
+}
 
 export class CommandHandler {
   private readonly limiter: LinkLimiter;
@@ -35,7 +39,7 @@ export class CommandHandler {
   async handle(adapter: ChannelAdapter, event: CommandEvent): Promise<void> {
     switch (event.name) {
       case 'link':
-        return event.respond.reply(await this.link(adapter.platform, event.user.id, event.args.token ?? ''));
+        return event.respond.reply(await this.link(adapter, event.user.id, event.args.token ?? ''));
       case 'unlink': {
         const removed = await this.deps.stores.users.unlink(adapter.platform, event.user.id);
         this.deps.router.forgetUser(adapter.platform, event.user.id);
@@ -48,12 +52,13 @@ export class CommandHandler {
     }
   }
 
-  private async link(platform: string, platformUserId: string, token: string): Promise<string> {
+  private async link(adapter: ChannelAdapter, platformUserId: string, token: string): Promise<string> {
+    const platform = adapter.platform;
     if (!this.limiter.tryAcquire(`${platform}:${platformUserId}`)) {
       return 'Too many /link attempts. Try again later; the limit is 5 an hour.';
     }
     const { users } = this.deps.stores;
-    if (await users.getLink(platform, platformUserId)) return 'Your account is already linked. Use `/unlink` first.';
+    if (await users.getLink(platform, platformUserId)) return `Your account is already linked. Use ${adapter.commandText('unlink')} first.`;
     const found = await users.findTokenByHash(hashApiToken(token));
     if (!found) return 'Invalid token. Please provide a valid Sandpiper API token.';
     if (found.expires !== null && Date.parse(`${found.expires.replace(/Z$/, '')}Z`) <= (this.deps.now ?? Date.now)()) {
@@ -68,10 +73,10 @@ export class CommandHandler {
 
   private async ask(adapter: ChannelAdapter, event: CommandEvent): Promise<void> {
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
-    if (!user) return event.respond.reply(NOT_LINKED);
-    if (event.conversation.kind !== 'channel') return event.respond.reply('Use `/ask` in a channel; it opens a new thread.');
+    if (!user) return event.respond.reply(notLinked(adapter));
+    if (event.conversation.kind !== 'channel') return event.respond.reply(`Use ${adapter.commandText('ask')} in a channel; it opens a new thread.`);
     const text = (event.args.message ?? '').trim() || 'Hello';
-    await this.deps.startConversation(adapter, event.conversation.channelId, truncate(text, 100), user.userId, text);
+    await this.deps.startConversation(adapter, event.conversation.channelId, truncate(text, 100), event.user, user.userId, text);
     await event.respond.reply('Started a new thread for your question.');
   }
 
@@ -79,16 +84,16 @@ export class CommandHandler {
     const wsId = event.conversation.kind === 'thread' ? await this.deps.router.routeFor(adapter.platform, event.conversation.channelId) : undefined;
     if (wsId === undefined) return event.respond.reply('Use this command inside a Sandpiper thread.');
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
-    if (!user) return event.respond.reply(NOT_LINKED);
+    if (!user) return event.respond.reply(notLinked(adapter));
     const ws = await this.deps.router.open(wsId);
     if (!ws) return event.respond.reply('This workstream is closed.');
     if (event.name === 'status') return event.respond.reply(await statusText(ws));
-    if (!isOwnerOrAdmin(ws, user)) return event.respond.reply('Only the owner of this workstream can do that.');
+    if (!mayControl(ws.ownerUserId, user)) return event.respond.reply('Only the owner of this workstream can do that.');
     // Subscribed while acting, so the cancelled turn and its approval cards are shown even if the thread was quiet.
     const release = await this.deps.ensureRendered(wsId);
     try {
       if (event.name === 'cancel') {
-        if (!isBusy(await ws.info())) return await event.respond.reply('Nothing is running.');
+        if (!ws.isBusy()) return await event.respond.reply('Nothing is running.');
         ws.cancel();
         return await event.respond.reply('Cancelling the running turn.');
       }
@@ -104,14 +109,6 @@ export class CommandHandler {
   }
 }
 
-/** A turn is running or waiting for an approval (what `/cancel` can stop). */
-function isBusy(info: WorkstreamInfo): boolean {
-  return info.state === 'thinking' || info.state === 'running' || info.state === 'attention' || info.pendingApprovals > 0;
-}
-
-function isOwnerOrAdmin(ws: Workstream, user: LinkedUser): boolean {
-  return user.isAdmin || ws.ownerUserId === user.userId;
-}
 
 async function statusText(ws: Workstream): Promise<string> {
   const info = await ws.info();

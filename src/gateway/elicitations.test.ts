@@ -1,46 +1,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WorkstreamManager } from '../agent/workstream-api.js';
-import type {
-  AdapterState,
-  ChannelAdapter,
-  FormCard,
-  FormSpec,
-  InboundEvent,
-  OutboundMessage,
-} from '../channels/channel-adapter.js';
+import type { FormSpec, InboundEvent } from '../channels/channel-adapter.js';
+import { RecordingAdapter } from '../../test/fakes/recording-adapter.js';
 import { createSilentLogger } from '../shared/logger.js';
 import { createTestStores, type TestStores } from '../../test/helpers/test-stores.js';
 import { ElicitationDesk, type ElicitationAnswer, type ElicitationRequest } from './elicitations.js';
 import { Router } from './router.js';
 
 type FormEvent = Extract<InboundEvent, { type: 'form' }>;
-
-/** Records cards posted and edited; supports forms of up to five fields. */
-class RecordingAdapter implements ChannelAdapter {
-  readonly platform = 'discord';
-  readonly capabilities = { maxMessageLength: 2000, canEdit: true, canThread: true, maxFormFields: 5 };
-  readonly cards = new Map<string, { channelId: string; card: FormCard }>();
-  private next = 0;
-  start(): Promise<void> { return Promise.resolve(); }
-  stop(): Promise<void> { return Promise.resolve(); }
-  state(): AdapterState { return 'connected'; }
-  post(channelId: string, message: OutboundMessage): Promise<string> {
-    const id = `m${++this.next}`;
-    if (message.kind === 'form') this.cards.set(id, { channelId, card: message.card });
-    return Promise.resolve(id);
-  }
-  edit(channelId: string, messageId: string, message: OutboundMessage): Promise<void> {
-    if (message.kind === 'form') this.cards.set(messageId, { channelId, card: message.card });
-    return Promise.resolve();
-  }
-  setTyping(): Promise<void> { return Promise.resolve(); }
-  startThread(channelId: string): Promise<string> { return Promise.resolve(channelId); }
-  archiveThread(): Promise<void> { return Promise.resolve(); }
-  cardFor(formId: string): FormCard | undefined {
-    return [...this.cards.values()].find((entry) => entry.card.formId === formId)?.card;
-  }
-}
 
 /** A form event whose responder records what the user saw. */
 function formEvent(formId: string, userId: string, action: FormEvent['action'], values: Record<string, string> = {}, canShow = true) {
@@ -72,7 +40,7 @@ describe('ElicitationDesk', () => {
   before(async () => {
     db = await createTestStores();
     const { stores } = db;
-    adapter = new RecordingAdapter();
+    adapter = new RecordingAdapter({ platform: 'discord' });
     const router = new Router(stores, {} as WorkstreamManager);
     desk = new ElicitationDesk({ stores, router, logger: createSilentLogger(), adapters: new Map([['discord', adapter]]), signal: new AbortController().signal, now: () => clock });
     const owner = await stores.users.createUser('owner');
@@ -105,9 +73,9 @@ describe('ElicitationDesk', () => {
   it('posts the card in the routed thread and resolves accept with converted values from the owner', async () => {
     const req = request();
     const { answer } = await posted(req);
-    const entry = [...adapter.cards.values()].find((c) => c.card.formId === req.id);
+    const entry = adapter.shown.find((shown) => shown.message.kind === 'form' && shown.message.card.formId === req.id);
     assert.equal(entry?.channelId, 'thread-1');
-    assert.deepEqual(entry?.card.fieldLabels, ['Name', 'Count']);
+    assert.deepEqual(adapter.cardFor(req.id)?.fieldLabels, ['Name', 'Count']);
     const open = formEvent(req.id, 'u-owner', 'open');
     await desk.onForm(adapter, open.event);
     assert.deepEqual(open.seen.forms[0]?.fields.map((f) => f.label), ['Name', 'Count']);
@@ -154,9 +122,9 @@ describe('ElicitationDesk', () => {
   });
 
   it('declines at once when no workstream has a thread, or the form cannot be shown', async () => {
-    const before = adapter.cards.size;
+    const before = adapter.shown.length;
     assert.deepEqual(await desk.handle(request(SCHEMA, ['nowhere']), new AbortController().signal), { action: 'decline' });
-    assert.equal(adapter.cards.size, before, 'nothing posted');
+    assert.equal(adapter.shown.length, before, 'nothing posted');
     const properties = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`p${i}`, { type: 'string' }]));
     const req = request({ type: 'object', properties });
     assert.deepEqual(await desk.handle(req, new AbortController().signal), { action: 'decline' });

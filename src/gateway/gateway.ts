@@ -1,7 +1,7 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
 import { setMaxListeners } from 'node:events';
 import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
-import type { AdapterState, ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
+import type { AdapterState, ChannelAdapter, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import type { Config } from '../config/index.js';
 import { describeError } from '../shared/errors.js';
@@ -12,12 +12,12 @@ import { CommandHandler } from './commands.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
 import { Router, type LinkedUser } from './router.js';
 import { Subscriptions } from './subscriptions.js';
-import { ThreadQueue } from './thread-queue.js';
+import { KeyedSerialLanes } from '../shared/serial-lane.js';
+import { LRUCache } from 'lru-cache';
 
 const HINT_INTERVAL_MS = 24 * 3_600_000;
 /** Users remembered for the once-a-day link hint (in memory: after a restart a user may get one more hint). */
 const HINT_MEMORY = 4096;
-const QUEUED_EMOJI = '⏳';
 /** How often quiet subscriptions are swept (a safety net; they are normally released at `turn-end`). */
 const SWEEP_INTERVAL_MS = 60_000;
 
@@ -56,14 +56,18 @@ type MessageEvent = Extract<InboundEvent, { type: 'message' }>;
 
 class ChannelGateway implements Gateway {
   private readonly router: Router;
-  private readonly queue = new ThreadQueue();
+  /**
+   * Routing order per thread: inbound messages of one thread are routed in arrival order. It is not a queue of turns:
+   * the workstream owns that one, with its bound (ADR 0006).
+   */
+  private readonly lanes = new KeyedSerialLanes();
   private readonly subs: Subscriptions;
   private readonly desk: ApprovalDesk;
   private readonly commands: CommandHandler;
   private readonly forms: ElicitationDesk;
   private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
-  private readonly hinted = new Map<string, number>();
+  private readonly hinted = new LRUCache<string, number>({ max: HINT_MEMORY });
   /** Threads being opened (thread, route, first message); a message in a brand-new thread waits for them. */
   private readonly opening = new Set<Promise<void>>();
   private readonly controller = new AbortController();
@@ -88,7 +92,7 @@ class ChannelGateway implements Gateway {
     this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
     this.commands = new CommandHandler({
       stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now,
-      startConversation: (adapter, channelId, name, ownerUserId, text) => this.startConversation(adapter, channelId, name, undefined, ownerUserId, text),
+      startConversation: (adapter, channelId, name, requester, ownerUserId, text) => this.startConversation(adapter, channelId, name, { requester }, ownerUserId, text),
       ensureRendered: (wsId) => this.ensureRendered(wsId),
       cancelCards: (approvalIds) => this.desk.cancelCards(approvalIds),
     });
@@ -172,8 +176,7 @@ class ChannelGateway implements Gateway {
     if (conversation.kind === 'channel' && !event.mentioned) return;
     // One ordered lane per thread; mentions in a channel only need ordering per author (each opens its own thread).
     const key = conversation.kind === 'thread' ? `${adapter.platform}:${conversation.channelId}` : `${adapter.platform}:${conversation.channelId}:${event.user.id}`;
-    const accepted = await this.queue.run(key, () => this.routeMessage(adapter, event), (error) => this.onMessageFailed(adapter, event, error));
-    if (!accepted) await adapter.react?.(conversation.channelId, event.messageId, '🚫', this.controller.signal);
+    await this.lanes.run(key, () => this.routeMessage(adapter, event)).catch((error: unknown) => this.onMessageFailed(adapter, event, error));
   }
 
   private async routeMessage(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
@@ -185,14 +188,14 @@ class ChannelGateway implements Gateway {
     if (wsId === undefined) return this.startFromMention(adapter, event, user.userId);
     const ws = await this.router.open(wsId);
     if (!ws) return this.reactivate(adapter, event, wsId, user);
-    if (!this.router.mayWrite(ws, user, this.participants(adapter.platform))) return;
+    if (!this.router.mayWrite(ws, user, adapter.threadParticipants)) return;
     await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId);
   }
 
   private async startFromMention(adapter: ChannelAdapter, event: MessageEvent, userId: string): Promise<void> {
     const text = event.text || 'Hello';
     const name = truncate(text.replace(/\s+/g, ' '), 100);
-    await this.startConversation(adapter, event.conversation.channelId, name, event.messageId, userId, text);
+    await this.startConversation(adapter, event.conversation.channelId, name, { fromMessageId: event.messageId, requester: event.user }, userId, text);
   }
 
   /**
@@ -202,7 +205,7 @@ class ChannelGateway implements Gateway {
   private async reactivate(adapter: ChannelAdapter, event: MessageEvent, oldWsId: string, user: LinkedUser): Promise<void> {
     const threadId = event.conversation.channelId;
     const name = truncate((event.text || 'Hello').replace(/\s+/g, ' '), 100);
-    const outcome = await this.router.reactivate(adapter.platform, threadId, oldWsId, user, name, this.participants(adapter.platform));
+    const outcome = await this.router.reactivate(adapter.platform, threadId, oldWsId, user, name, adapter.threadParticipants);
     if (outcome.status === 'not-allowed') return;
     if (outcome.status === 'closed') {
       await adapter.post(threadId, { kind: 'notice', code: 'closed' }, this.controller.signal);
@@ -215,9 +218,9 @@ class ChannelGateway implements Gateway {
   }
 
   /** Opens a thread, routes it to a new workstream and sends the first message; tracked so follow-ups wait for it. */
-  private startConversation(adapter: ChannelAdapter, channelId: string, name: string, fromMessageId: string | undefined, ownerUserId: string, text: string): Promise<void> {
+  private startConversation(adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string): Promise<void> {
     const work = (async () => {
-      const threadId = await adapter.startThread(channelId, name, fromMessageId, this.controller.signal);
+      const threadId = await adapter.startThread(channelId, name, origin, this.controller.signal);
       const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name);
       await this.sendToThread(adapter, threadId, ws, text, undefined);
     })();
@@ -234,14 +237,18 @@ class ChannelGateway implements Gateway {
     return this.router.routeFor(platform, threadId);
   }
 
-  /** Binds the workstream to the thread (before sending, so no event is missed) and queues the message. */
+  /**
+   * Binds the workstream to the thread (before sending, so no event is missed) and hands it the message. The
+   * workstream answers whether it queued or refused it (its queue, its bound); the adapter shows that as a reaction.
+   */
   private async sendToThread(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, messageId: string | undefined): Promise<void> {
     const binding = this.subs.bind(ws, adapter, threadId);
-    const busy = binding.turns.size > 0 || binding.running;
     this.subs.hold(binding);
     try {
-      if (busy && messageId !== undefined) await adapter.react?.(threadId, messageId, QUEUED_EMOJI, this.controller.signal);
-      this.subs.expectTurn(binding, await ws.send(text));
+      const outcome = await ws.send(text);
+      const reaction = outcome.status === 'refused' ? 'refused' : outcome.queued ? 'queued' : undefined;
+      if (reaction === 'refused') this.logger.info({ wsId: ws.wsId, limit: outcome.status === 'refused' ? outcome.limit : 0 }, 'message refused: the queue is full');
+      if (reaction !== undefined && messageId !== undefined) await adapter.react?.(threadId, messageId, reaction, this.controller.signal);
     } finally {
       this.subs.unhold(binding);
     }
@@ -266,12 +273,7 @@ class ChannelGateway implements Gateway {
     const key = `${adapter.platform}:${event.user.id}`;
     const last = this.hinted.get(key);
     if (last !== undefined && this.now() - last < HINT_INTERVAL_MS) return;
-    this.hinted.delete(key);
     this.hinted.set(key, this.now());
-    if (this.hinted.size > HINT_MEMORY) {
-      const oldest = this.hinted.keys().next().value;
-      if (oldest !== undefined) this.hinted.delete(oldest);
-    }
     await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'link-hint' }, this.controller.signal);
   }
 
@@ -280,10 +282,6 @@ class ChannelGateway implements Gateway {
     this.logFailure('message', error);
     const notice = { kind: 'error', message: 'Your message could not be handled; please try again.' } as const;
     void adapter.post(event.conversation.channelId, notice, this.controller.signal).catch((postError: unknown) => this.logFailure('error notice', postError));
-  }
-
-  private participants(platform: string): 'owner' | 'linked' {
-    return platform === 'discord' ? this.deps.config.discord.thread_participants : 'owner';
   }
 
   private logFailure(what: string, error: unknown): void {

@@ -2,58 +2,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AgentEvent } from '../agent/events.js';
-import type { AdapterState, ChannelAdapter, OutboundMessage } from '../channels/channel-adapter.js';
-import { ChannelError } from '../shared/errors.js';
+import { RecordingAdapter } from '../../test/fakes/recording-adapter.js';
 import { createSilentLogger } from '../shared/logger.js';
 import { EMPTY_ANSWER_NOTE, StreamRenderer, type RendererHooks } from './stream-renderer.js';
-
-interface Shown {
-  id: string;
-  message: OutboundMessage;
-  edits: number;
-}
-
-/** A port fake that records what a user would see; edits can be made to fail a number of times. */
-class RecordingAdapter implements ChannelAdapter {
-  readonly platform = 'fake';
-  capabilities = { maxMessageLength: 100, canEdit: true, canThread: true };
-  readonly shown: Shown[] = [];
-  failEdits = 0;
-  typing = 0;
-  state(): AdapterState {
-    return 'connected';
-  }
-  async start(): Promise<void> {}
-  async stop(): Promise<void> {}
-  /** Ids of messages a moderator deleted. */
-  readonly deleted = new Set<string>();
-  async post(_channel: string, message: OutboundMessage): Promise<string> {
-    if (message.kind === 'text' && message.text.trim() === '') throw new ChannelError('empty message (HTTP 400)');
-    const id = String(this.shown.length + 1);
-    this.shown.push({ id, message, edits: 0 });
-    return id;
-  }
-  async edit(_channel: string, id: string, message: OutboundMessage): Promise<void> {
-    if (this.failEdits > 0) {
-      this.failEdits -= 1;
-      throw new ChannelError('edit failed (HTTP 500)');
-    }
-    const entry = this.shown.find((s) => s.id === id && !this.deleted.has(s.id));
-    if (!entry) throw new ChannelError('gone', { code: 'NOT_FOUND' });
-    entry.message = message;
-    entry.edits += 1;
-  }
-  async setTyping(): Promise<void> {
-    this.typing += 1;
-  }
-  async startThread(): Promise<string> {
-    return 't';
-  }
-  async archiveThread(): Promise<void> {}
-  texts(): string[] {
-    return this.shown.flatMap((s) => (s.message.kind === 'text' && !this.deleted.has(s.id) ? [s.message.text] : []));
-  }
-}
 
 interface Cancelled {
   approvalIds: readonly string[];
@@ -61,7 +12,7 @@ interface Cancelled {
 }
 
 function setup(editIntervalMs = 1_000_000): { adapter: RecordingAdapter; renderer: StreamRenderer; cancelled: Cancelled[] } {
-  const adapter = new RecordingAdapter();
+  const adapter = new RecordingAdapter({ capabilities: { maxMessageLength: 100 } });
   const cancelled: Cancelled[] = [];
   const hooks: RendererHooks = {
     onApprovalCard: async () => undefined,
@@ -202,8 +153,8 @@ describe('StreamRenderer', () => {
     const { renderer, cancelled } = setup();
     await feed(renderer, [
       { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
-      { type: 'approval-resolved', approvalId: 'a1', approved: true, always: false, feedback: null, decidedBy: 'u1' },
-      { type: 'approval-resolved', approvalId: 'a2', approved: false, always: false, feedback: null, decidedBy: 'u1' },
+      { type: 'approval-resolved', approvalId: 'a1', outcome: 'decided', approved: true, always: false, feedback: null, decidedBy: 'u1' },
+      { type: 'approval-resolved', approvalId: 'a2', outcome: 'decided', approved: false, always: false, feedback: null, decidedBy: 'u1' },
       { type: 'tool-result', callId: 'c9', name: 'bash', output: 'x', isError: false },
       { type: 'turn-end', turnId: 't1', text: '', reason: 'cancelled' },
     ]);

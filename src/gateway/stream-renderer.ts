@@ -192,7 +192,8 @@ export class StreamRenderer {
       this.postedThisTurn = true;
     } catch (error) {
       this.options.logger.error({ channelId: this.options.channelId, approvalId: event.approvalId, error: describeError(error) }, 'approval card could not be posted');
-      await this.post({ kind: 'error', message: 'The approval request could not be shown here. Use /cancel to stop this turn.' });
+      // The adapter names its own cancel command (Slack has no `/cancel`).
+      await this.post({ kind: 'notice', code: 'approval-card-failed' });
     }
   }
 

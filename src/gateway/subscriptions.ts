@@ -14,14 +14,6 @@ export interface Binding {
   renderer: StreamRenderer;
   /** Gateway operations in progress on this binding (a send, a click, a command); never released while > 0. */
   holds: number;
-  /** Turns started by our sends whose `turn-end` has not been seen yet. */
-  turns: Set<string>;
-  /** `turn-end`s seen before the send that started them resolved (the send then does not wait for them). */
-  endedEarly: Set<string>;
-  /** A turn is running (between `turn-start` and `turn-end`). */
-  running: boolean;
-  /** Approvals asked and not yet resolved. */
-  approvals: Set<string>;
   unsubscribe: () => void;
 }
 
@@ -34,8 +26,9 @@ export interface SubscriptionOptions {
 
 /**
  * Holding a subscription keeps the Workstream object (and its whole history) reachable, so a binding lives only
- * while the workstream has something to show: a turn running or queued, an approval open, or a gateway
- * operation in progress. Every entry point binds again when needed (`bind` + `hold`).
+ * while the workstream has something to show: the workstream says it is busy (`isBusy()`: a turn running or queued,
+ * an approval open; ADR 0007), or a gateway operation is in progress. Every entry point binds again when needed
+ * (`bind` + `hold`). The gateway mirrors none of the workstream's state.
  */
 export class Subscriptions {
   private readonly bindings = new Map<string, Binding>();
@@ -55,16 +48,13 @@ export class Subscriptions {
       ...(this.options.editIntervalMs === undefined ? {} : { editIntervalMs: this.options.editIntervalMs }),
       ...(this.options.typingIntervalMs === undefined ? {} : { typingIntervalMs: this.options.typingIntervalMs }),
       hooks: {
-        onApprovalCard: (event) => this.options.desk().postCard(adapter, channelId, ws.wsId, event),
+        onApprovalCard: (event) => this.options.desk().postCard(adapter, channelId, event),
         onApprovalResolved: (event) => this.options.desk().onResolved(event),
         onTurnCancelled: (approved) => this.options.desk().onTurnCancelled(approved),
         onClosed: () => this.release(ws.wsId),
       },
     });
-    const binding: Binding = {
-      ws, adapter, channelId, renderer, holds: 0, turns: new Set(), endedEarly: new Set(), running: false, approvals: new Set(),
-      unsubscribe: () => undefined,
-    };
+    const binding: Binding = { ws, adapter, channelId, renderer, holds: 0, unsubscribe: () => undefined };
     binding.unsubscribe = ws.subscribe((event) => this.onEvent(binding, event));
     this.bindings.set(ws.wsId, binding);
     this.byChannel.set(`${adapter.platform}:${channelId}`, binding);
@@ -79,11 +69,6 @@ export class Subscriptions {
   unhold(binding: Binding): void {
     binding.holds = Math.max(0, binding.holds - 1);
     this.releaseWhenQuiet(binding);
-  }
-
-  /** Records a turn started by a send, so the binding stays until its `turn-end`. */
-  expectTurn(binding: Binding, turnId: string): void {
-    if (!binding.endedEarly.delete(turnId)) binding.turns.add(turnId);
   }
 
   get(wsId: string): Binding | undefined {
@@ -127,36 +112,10 @@ export class Subscriptions {
     return [...this.bindings.values()];
   }
 
-  /** Bus handler: lifecycle bookkeeping happens in order and at once; rendering runs on the renderer's chain. */
+  /** Bus handler: rendering runs on the renderer's chain; a binding may go once the workstream stops being busy. */
   private onEvent(binding: Binding, event: AgentEvent): void {
-    switch (event.type) {
-      case 'turn-start':
-        binding.running = true;
-        break;
-      case 'turn-end':
-        binding.running = false;
-        binding.approvals.clear();
-        if (!binding.turns.delete(event.turnId) && binding.holds > 0) binding.endedEarly.add(event.turnId);
-        break;
-      case 'approval-request':
-      case 'plan-review':
-        binding.approvals.add(event.approvalId);
-        break;
-      case 'approval-resolved':
-        binding.approvals.delete(event.approvalId);
-        this.options.desk().observeResolved(event);
-        break;
-      case 'workstream-closed': {
-        const desk = this.options.desk();
-        desk.observeClosed(binding.ws.wsId);
-        void desk.onClosed(binding.ws.wsId).catch((error: unknown) => this.options.logger.warn({ error: describeError(error) }, 'cancelling approval cards failed'));
-        break;
-      }
-      default:
-        break;
-    }
     binding.renderer.handle(event);
-    if (event.type === 'turn-end') this.releaseWhenQuiet(binding);
+    if (event.type === 'turn-end' || event.type === 'workstream-closed') this.releaseWhenQuiet(binding);
   }
 
   /** Once everything handed to the renderer is shown, drops the binding if the workstream is still quiet. */
@@ -172,5 +131,5 @@ export class Subscriptions {
 }
 
 function isQuiet(binding: Binding): boolean {
-  return binding.holds === 0 && binding.turns.size === 0 && !binding.running && binding.approvals.size === 0;
+  return binding.holds === 0 && !binding.ws.isBusy();
 }

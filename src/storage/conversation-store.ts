@@ -6,7 +6,18 @@ export interface SearchHit {
   wsId: string;
   role: string;
   content: string;
+  /** The tool of a tool result row; '' otherwise. */
+  toolName: string;
+  /** The tool calls of an assistant row (names and JSON arguments); [] otherwise. */
+  toolCalls: Array<{ name: string; arguments: string }>;
   timestamp: string;
+}
+
+export interface ConversationSearchOptions {
+  wsId?: string;
+  /** Only workstreams owned by this user. */
+  userId?: string;
+  limit?: number;
 }
 
 export interface ConversationStore {
@@ -17,8 +28,8 @@ export interface ConversationStore {
    * (an interrupted turn) is removed with everything after it. System messages are never stored.
    */
   load(wsId: string): Promise<Message[]>;
-  /** Full-text search over message content, best match first. */
-  search(query: string, options?: { wsId?: string; limit?: number }): Promise<SearchHit[]>;
+  /** Full-text search over message content and tool-call arguments, best match first. */
+  search(query: string, options?: ConversationSearchOptions): Promise<SearchHit[]>;
   /** Replaces the whole history (compaction). */
   replace(wsId: string, messages: readonly Message[]): Promise<void>;
   count(wsId: string): Promise<number>;

@@ -1,8 +1,9 @@
 /** ConversationStore on knex: message history with FTS5 (SQLite) or tsvector (PostgreSQL) search. */
 import type { Knex } from 'knex';
 import type { Message } from '../agent/messages.js';
+import { safeParseJson } from '../shared/json.js';
 import { isoNow } from '../shared/time.js';
-import type { ConversationStore, SearchHit } from './conversation-store.js';
+import type { ConversationSearchOptions, ConversationStore, SearchHit } from './conversation-store.js';
 import { fromConversationRow, repairHistory, toConversationRow, toFts5Query, toWebsearchQuery } from './conversation-rows.js';
 import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
@@ -23,8 +24,32 @@ function toHit(row: DbRow): SearchHit {
     wsId: text(row.ws_id),
     role: text(row.role),
     content: text(row.content),
+    toolName: text(row.tool_name),
+    toolCalls: toolCallsOf(row.tool_calls),
     timestamp: text(row.timestamp),
   };
+}
+
+function toolCallsOf(value: unknown): SearchHit['toolCalls'] {
+  if (typeof value !== 'string' || value === '') return [];
+  const parsed = safeParseJson(value);
+  if (!parsed.ok || !Array.isArray(parsed.value)) return [];
+  return (parsed.value as Array<Record<string, unknown>>).map((call) => ({ name: text(call['name']), arguments: text(call['arguments']) }));
+}
+
+/** The workstream and owner restrictions of a search, as SQL over the alias `c`. */
+function scopeFilter(options: ConversationSearchOptions): { sql: string; bindings: Knex.RawBinding[] } {
+  const clauses: string[] = [];
+  const bindings: Knex.RawBinding[] = [];
+  if (options.wsId !== undefined) {
+    clauses.push('AND c.ws_id = ?');
+    bindings.push(options.wsId);
+  }
+  if (options.userId !== undefined) {
+    clauses.push('AND c.ws_id IN (SELECT w.ws_id FROM workstreams w WHERE w.user_id = ?)');
+    bindings.push(options.userId);
+  }
+  return { sql: clauses.join(' '), bindings };
 }
 
 export class KnexConversationStore implements ConversationStore {
@@ -56,43 +81,39 @@ export class KnexConversationStore implements ConversationStore {
     });
   }
 
-  search(query: string, options: { wsId?: string; limit?: number } = {}): Promise<SearchHit[]> {
+  search(query: string, options: ConversationSearchOptions = {}): Promise<SearchHit[]> {
     return guard('conversations.search', async () => {
       const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.trunc(options.limit ?? DEFAULT_SEARCH_LIMIT)));
-      const rows = this.isPostgres
-        ? await this.searchPostgres(query, options.wsId, limit)
-        : await this.searchSqlite(query, options.wsId, limit);
+      const rows = this.isPostgres ? await this.searchPostgres(query, options, limit) : await this.searchSqlite(query, options, limit);
       return rows.map(toHit);
     });
   }
 
-  private async searchSqlite(query: string, wsId: string | undefined, limit: number): Promise<DbRow[]> {
+  private async searchSqlite(query: string, options: ConversationSearchOptions, limit: number): Promise<DbRow[]> {
     const match = toFts5Query(query);
     if (match === undefined) return [];
-    const wsFilter = wsId === undefined ? '' : 'AND c.ws_id = ?';
-    const bindings: unknown[] = wsId === undefined ? [match, limit] : [match, wsId, limit];
+    const scope = scopeFilter(options);
     return (await this.knex.raw(
-      `SELECT c.id, c.ws_id, c.role, c.content, c.timestamp
+      `SELECT c.id, c.ws_id, c.role, c.content, c.tool_name, c.tool_calls, c.timestamp
          FROM conversations_fts JOIN conversations c ON c.id = conversations_fts.rowid
-        WHERE conversations_fts MATCH ? ${wsFilter}
+        WHERE conversations_fts MATCH ? ${scope.sql}
         ORDER BY bm25(conversations_fts), c.id DESC
         LIMIT ?`,
-      bindings as Knex.RawBinding[],
+      [match, ...scope.bindings, limit],
     )) as DbRow[];
   }
 
-  private async searchPostgres(query: string, wsId: string | undefined, limit: number): Promise<DbRow[]> {
+  private async searchPostgres(query: string, options: ConversationSearchOptions, limit: number): Promise<DbRow[]> {
     const websearch = toWebsearchQuery(query);
     if (websearch === undefined) return [];
-    const wsFilter = wsId === undefined ? '' : 'AND c.ws_id = ?';
-    const bindings: unknown[] = wsId === undefined ? [websearch, limit] : [websearch, wsId, limit];
+    const scope = scopeFilter(options);
     const result = (await this.knex.raw(
-      `SELECT c.id, c.ws_id, c.role, c.content, c.timestamp
+      `SELECT c.id, c.ws_id, c.role, c.content, c.tool_name, c.tool_calls, c.timestamp
          FROM conversations c, websearch_to_tsquery('simple', ?) q
-        WHERE c.search_vector @@ q ${wsFilter}
+        WHERE c.search_vector @@ q ${scope.sql}
         ORDER BY ts_rank(c.search_vector, q) DESC, c.id DESC
         LIMIT ?`,
-      bindings as Knex.RawBinding[],
+      [websearch, ...scope.bindings, limit],
     )) as { rows: DbRow[] };
     return result.rows;
   }

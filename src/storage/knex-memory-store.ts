@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import { newUuid } from '../shared/ids.js';
 import { isoNow } from '../shared/time.js';
-import type { MemoryFilter, MemoryRow, MemoryScope, MemoryStore, MemoryType } from './memory-store.js';
+import type { MemoryFilter, MemoryRow, MemoryScope, MemoryStore, MemoryType, MemoryVisibility, VisibleMemoryQuery } from './memory-store.js';
 import { definedOnly, escapeLike, text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 
@@ -26,6 +26,14 @@ function toMemory(row: DbRow): MemoryRow {
     lastAccessed: text(row.last_accessed),
     accessCount: toNumber(row.access_count),
   };
+}
+
+/** Letter/digit runs of a term: the only characters that reach a full-text query (no syntax can be injected). */
+function fullTextWords(term: string): string[] {
+  return term
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== '');
 }
 
 function normaliseLimit(limit: number | undefined): number {
@@ -124,12 +132,63 @@ export class KnexMemoryStore implements MemoryStore {
     });
   }
 
+  listVisible(visibility: MemoryVisibility, query: VisibleMemoryQuery = {}): Promise<MemoryRow[]> {
+    return guard('memories.listVisible', async () => {
+      const builder = this.visible(visibility, query.scope).select('structured_memories.*');
+      if (query.type) builder.where({ type: query.type });
+      if (query.anyTerms !== undefined && query.anyTerms.length > 0) {
+        const words = [...new Set(query.anyTerms.flatMap(fullTextWords))];
+        if (words.length === 0) return [];
+        this.matchAnyWord(builder, words, query.prefixes === true);
+      }
+      const rows = (await builder
+        .orderBy([{ column: 'updated', order: 'desc' }, { column: 'created', order: 'desc' }, { column: 'name' }])
+        .limit(normaliseLimit(query.limit))) as DbRow[];
+      return rows.map(toMemory);
+    });
+  }
+
+  /** Restricts to rows with one of `words` (or a word starting with one), best full-text rank first. */
+  private matchAnyWord(builder: Knex.QueryBuilder, words: readonly string[], prefixes: boolean): void {
+    if (this.likeOperator === 'ILIKE') {
+      const tsquery = words.map((word) => (prefixes ? `${word}:*` : word)).join(' | ');
+      builder.whereRaw(`search_vector @@ to_tsquery('simple', ?)`, [tsquery]);
+      builder.orderByRaw(`ts_rank(search_vector, to_tsquery('simple', ?)) DESC`, [tsquery]);
+      return;
+    }
+    const match = words.map((word) => `"${word}"${prefixes ? '*' : ''}`).join(' OR ');
+    const ranked = this.knex.raw(
+      '(SELECT memory_id AS fts_id, bm25(structured_memories_fts) AS fts_rank FROM structured_memories_fts WHERE structured_memories_fts MATCH ?) AS f',
+      [match],
+    );
+    builder.join(ranked, 'f.fts_id', 'structured_memories.memory_id').orderBy('f.fts_rank');
+  }
+
+  countVisible(visibility: MemoryVisibility): Promise<number> {
+    return guard('memories.countVisible', async () => {
+      const row = (await this.visible(visibility).count({ n: '*' }).first()) as DbRow | undefined;
+      return toNumber(row?.n);
+    });
+  }
+
   touch(memoryIds: readonly string[]): Promise<void> {
     return guard('memories.touch', async () => {
       if (memoryIds.length === 0) return;
       await this.knex('structured_memories')
         .whereIn('memory_id', [...memoryIds])
         .update({ access_count: this.knex.raw('access_count + 1'), last_accessed: isoNow() });
+    });
+  }
+
+  /** Rows of the visible scopes (optionally one of them). */
+  private visible(visibility: MemoryVisibility, only?: MemoryScope): Knex.QueryBuilder {
+    const scopes: Array<[MemoryScope, string]> = [['global', ''], ['workstream', visibility.wsId]];
+    if (visibility.userId !== '') scopes.push(['user', visibility.userId]);
+    const wanted = scopes.filter(([scope]) => only === undefined || scope === only);
+    const query = this.knex('structured_memories');
+    if (wanted.length === 0) return query.whereRaw('1 = 0');
+    return query.where((inner) => {
+      for (const [scope, scopeId] of wanted) inner.orWhere({ scope, scope_id: scopeId });
     });
   }
 

@@ -23,6 +23,26 @@ export interface MemoryFilter {
   scopeId?: string;
 }
 
+/** Whose memories a workstream sees: global ones, its own workstream-scoped ones, its owner's user-scoped ones. */
+export interface MemoryVisibility {
+  wsId: string;
+  /** The workstream owner's user id; '' sees no user-scoped memories. */
+  userId: string;
+}
+
+export interface VisibleMemoryQuery {
+  type?: MemoryType;
+  /** Restricts to one of the visible scopes. */
+  scope?: MemoryScope;
+  /**
+   * When non-empty: rows with a word (in name, description or content) equal to one of these terms (or starting
+   * with one, with `prefixes`), best full-text match first, then newest. Only letters and digits of a term count.
+   */
+  anyTerms?: readonly string[];
+  prefixes?: boolean;
+  limit?: number;
+}
+
 export interface MemoryStore {
   /** Inserts; returns undefined when (name, scope, scopeId) already exists. */
   create(input: Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'>): Promise<MemoryRow | undefined>;
@@ -34,6 +54,10 @@ export interface MemoryStore {
   list(filter?: MemoryFilter, limit?: number): Promise<MemoryRow[]>;
   /** Every whitespace-separated term must occur in name, description or content (case-insensitive). */
   search(query: string, filter?: MemoryFilter, limit?: number): Promise<MemoryRow[]>;
+  /** Memories visible to a workstream (never another workstream's or user's), newest `updated` first unless ranked. */
+  listVisible(visibility: MemoryVisibility, query?: VisibleMemoryQuery): Promise<MemoryRow[]>;
+  /** How many memories a workstream sees. */
+  countVisible(visibility: MemoryVisibility): Promise<number>;
   /** Bumps access_count and last_accessed. */
   touch(memoryIds: readonly string[]): Promise<void>;
 }

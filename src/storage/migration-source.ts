@@ -13,6 +13,8 @@ import * as m010 from '../../migrations/20260101000010_create_mcp_servers.js';
 import * as m011 from '../../migrations/20260101000011_create_approvals.js';
 import * as m012 from '../../migrations/20260101000012_create_notify_deliveries.js';
 import * as m013 from '../../migrations/20260101000013_add_route_owner.js';
+import * as m102 from '../../migrations/20260102000001_index_structured_memories.js';
+import * as m103 from '../../migrations/20260102000002_index_conversation_tool_calls.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -28,6 +30,8 @@ const migrations: Record<string, Knex.Migration> = {
   '20260101000011_create_approvals': m011,
   '20260101000012_create_notify_deliveries': m012,
   '20260101000013_add_route_owner': m013,
+  '20260102000001_index_structured_memories': m102,
+  '20260102000002_index_conversation_tool_calls': m103,
 };
 
 /** Migration names in order; a name, once released, never changes. */

@@ -101,6 +101,22 @@ export function conversationStoreContract(label: string, factory: StoresFactory)
       assert.equal((await stores().conversations.search('kubernetes', { limit: 1 })).length, 1);
     });
 
+    it('limits search to one owner\'s workstreams and names the tool of a tool result', async () => {
+      await stores().workstreams.create({ wsId: 'ws-own-a', userId: 'owner-a', name: '', modelAlias: '' });
+      await stores().workstreams.create({ wsId: 'ws-own-b', userId: 'owner-b', name: '', modelAlias: '' });
+      await stores().conversations.append('ws-own-a', { role: 'user', content: 'narwhal migration plan' });
+      await stores().conversations.append('ws-own-a', { role: 'tool', toolCallId: 'c1', name: 'bash', content: 'narwhal done' });
+      await stores().conversations.append('ws-own-b', { role: 'user', content: 'narwhal secret of b' });
+      const mine = await stores().conversations.search('narwhal', { userId: 'owner-a' });
+      assert.deepEqual(mine.map((hit) => hit.wsId), ['ws-own-a', 'ws-own-a']);
+      assert.deepEqual(mine.map((hit) => hit.toolName).sort(), ['', 'bash']);
+      assert.deepEqual((await stores().conversations.search('narwhal', { userId: 'owner-b' })).map((hit) => hit.content), ['narwhal secret of b']);
+      assert.deepEqual(await stores().conversations.search('narwhal', { userId: 'nobody' }), []);
+      await stores().conversations.append('ws-own-a', { role: 'assistant', content: '', toolCalls: [{ id: 'c2', name: 'bash', arguments: '{"command":"ls /srv/okapi"}' }] });
+      const call = await stores().conversations.search('okapi', { userId: 'owner-a' });
+      assert.deepEqual(call.map((hit) => [hit.role, hit.toolCalls]), [['assistant', [{ name: 'bash', arguments: '{"command":"ls /srv/okapi"}' }]]]);
+    });
+
     it('searches the text of content parts', async () => {
       await stores().conversations.append('ws-parts', {
         role: 'user',

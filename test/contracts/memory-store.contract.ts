@@ -2,6 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MemoryRow } from '../../src/storage/index.js';
+import type { VisibleMemoryQuery } from '../../src/storage/memory-store.js';
 import { useStores, type StoresFactory } from './stores-factory.js';
 
 type MemoryInput = Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'>;
@@ -59,6 +60,31 @@ export function memoryStoreContract(label: string, factory: StoresFactory): void
       assert.deepEqual(listed.map((row) => row.name).sort(), ['a1', 'a2']);
       assert.deepEqual((await stores().memories.list({ scope: 'user', scopeId: 'lister', type: 'reference' })).map((r) => r.name), ['a1']);
       assert.equal((await stores().memories.list({ scope: 'user', scopeId: 'lister' }, 1)).length, 1);
+    });
+
+    it('shows a workstream global memories, its own and its owner\'s, never another workstream\'s or user\'s', async () => {
+      await stores().memories.create(memory('vis_global', 'shared fact about walruses'));
+      await stores().memories.create(memory('vis_ws', 'walruses in ws-v1', { scope: 'workstream', scopeId: 'ws-v1' }));
+      await stores().memories.create(memory('vis_other_ws', 'walruses in ws-v2', { scope: 'workstream', scopeId: 'ws-v2' }));
+      await stores().memories.create(memory('vis_user', 'walruses for u-v1', { scope: 'user', scopeId: 'u-v1', type: 'user' }));
+      await stores().memories.create(memory('vis_other_user', 'walruses for u-v2', { scope: 'user', scopeId: 'u-v2' }));
+      const visibility = { wsId: 'ws-v1', userId: 'u-v1' };
+      const names = async (query: VisibleMemoryQuery = {}): Promise<string[]> =>
+        (await stores().memories.listVisible(visibility, query)).map((row) => row.name).filter((name) => name.startsWith('vis_')).sort();
+      assert.deepEqual(await names(), ['vis_global', 'vis_user', 'vis_ws']);
+      assert.deepEqual(await names({ scope: 'user' }), ['vis_user']);
+      assert.deepEqual(await names({ type: 'user' }), ['vis_user']);
+      assert.deepEqual(await names({ anyTerms: ['WALRUSES', 'nomatch'] }), ['vis_global', 'vis_user', 'vis_ws']);
+      assert.deepEqual(await names({ anyTerms: ['walrus'], prefixes: true }), ['vis_global', 'vis_user', 'vis_ws'], 'terms match word prefixes');
+      assert.deepEqual(await names({ anyTerms: ['walrus'] }), [], 'or whole words only');
+      assert.deepEqual(await names({ anyTerms: ['Shared', '"(OR'] }), ['vis_global'], 'search syntax is never interpreted');
+      assert.deepEqual(await names({ anyTerms: ['100%', '*'] }), []);
+      assert.deepEqual(await names({ anyTerms: ['vis', 'other'] }), ['vis_global', 'vis_user', 'vis_ws'], 'names are indexed word by word');
+      const anonymous = (await stores().memories.listVisible({ wsId: 'ws-v1', userId: '' })).map((row) => row.name).filter((n) => n.startsWith('vis_'));
+      assert.deepEqual(anonymous.sort(), ['vis_global', 'vis_ws']);
+      assert.deepEqual(await stores().memories.listVisible({ wsId: 'ws-v1', userId: '' }, { scope: 'user' }), []);
+      const globals = (await stores().memories.list({ scope: 'global' }, 1000)).length;
+      assert.equal(await stores().memories.countVisible(visibility), globals + 2);
     });
 
     it('counts accesses and deletes', async () => {

@@ -36,6 +36,8 @@ export interface TestGateway {
   running: RunningGateway;
   /** The gateway's HTTP base URL. */
   url: string;
+  /** The gateway's database (open your own knex on it for setup). */
+  databaseUrl: string;
   health(): Promise<TestHealth>;
   /** Creates a user and links a platform user id to it. */
   linkUser(platform: string, platformUserId: string, username: string): Promise<void>;
@@ -82,6 +84,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     const gateway: TestGateway = {
       running,
       url,
+      databaseUrl: config.database.url,
       close,
       health: async () => (await (await fetch(`${url}/health`)).json()) as TestHealth,
       linkUser: async (platform, platformUserId, username) => {

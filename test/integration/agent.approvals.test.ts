@@ -42,7 +42,7 @@ for (const vendor of VENDORS) {
       assert.equal(row?.state, 'pending');
       assert.equal(ofType(events, 'tool-result').length, 0, 'nothing runs before the click');
       const outcome = await h.runtime.manager.resolveApproval(request.approvalId, { approved: true, decidedBy: h.owner.userId });
-      assert.deepEqual(outcome, { status: 'resolved', wsId: ws.wsId });
+      assert.deepEqual(outcome, { status: 'decided', wsId: ws.wsId, approved: true, always: false, feedback: null });
       const end = await turnEnd(events);
       assert.equal(end.text, 'The output was 42.');
       const result = ofType(events, 'tool-result')[0];

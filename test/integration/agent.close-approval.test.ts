@@ -31,7 +31,7 @@ describe('agent: closing with a pending approval, and stale approval clicks', ()
     const closedAt = events.findIndex((event) => event.type === 'workstream-closed');
     assert.ok(closedAt >= 0, 'workstream-closed was emitted');
     const resolved = ofType(events, 'approval-resolved');
-    assert.deepEqual(resolved, [{ type: 'approval-resolved', approvalId, approved: false, always: false, feedback: 'Cancelled', decidedBy: 'system' }]);
+    assert.deepEqual(resolved, [{ type: 'approval-resolved', approvalId, outcome: 'cancelled', approved: false, always: false, feedback: 'Cancelled', decidedBy: 'system' }]);
     assert.ok(events.indexOf(resolved[0] as AgentEvent) < closedAt, 'the resolution comes before workstream-closed');
     assert.equal((await h.db.stores.approvals.get(approvalId))?.state, 'cancelled');
     assert.equal(ofType(events, 'tool-result').length, 0, 'nothing ran');
@@ -63,7 +63,7 @@ describe('agent: closing with a pending approval, and stale approval clicks', ()
     // A leftover from a crash: an older request of the same workstream that nothing will ever resume.
     await h.db.stores.approvals.create({ approvalId: 'leftover0001', wsId, turnId: 'old-turn', kind: 'tools', ownerUserId: h.owner.userId, items: { version: 1, calls: [] } });
     const stale = await h.runtime.manager.resolveApproval('leftover0001', { approved: true, decidedBy: h.owner.userId });
-    assert.deepEqual(stale, { status: 'stale', wsId });
+    assert.deepEqual(stale, { status: 'cancelled', wsId, reason: 'stale' });
     const ended = await h.db.stores.approvals.get('leftover0001');
     assert.equal(ended?.state, 'denied');
     assert.equal(ended?.decidedBy, 'system');
@@ -73,7 +73,7 @@ describe('agent: closing with a pending approval, and stale approval clicks', ()
     assert.equal((await h.db.stores.approvals.get(approvalId))?.state, 'pending', 'the live request is untouched');
     h.llm.enqueue({ text: 'done' });
     const live = await h.runtime.manager.resolveApproval(approvalId, { approved: true, decidedBy: h.owner.userId });
-    assert.deepEqual(live, { status: 'resolved', wsId });
+    assert.deepEqual(live, { status: 'decided', wsId, approved: true, always: false, feedback: null });
     const end = await turnEnd(events);
     assert.equal(end.reason, 'done');
     assert.equal(ofType(events, 'tool-result').length, 1);
@@ -85,7 +85,7 @@ describe('agent: closing with a pending approval, and stale approval clicks', ()
     await h.db.stores.workstreams.delete(wsId);
     h = await startHarness('openai', { db: h.db, dataDir: h.dataDir }, h.llm);
     const outcome = await h.runtime.manager.resolveApproval(approvalId, { approved: true, decidedBy: h.owner.userId });
-    assert.deepEqual(outcome, { status: 'stale', wsId });
+    assert.deepEqual(outcome, { status: 'cancelled', wsId, reason: 'stale' });
     assert.equal((await h.db.stores.approvals.get(approvalId))?.decidedBy, 'system');
   });
 });

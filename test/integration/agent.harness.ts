@@ -22,6 +22,10 @@ export interface HarnessOptions {
   db?: TestStores;
   dataDir?: string;
   toolSources?: ToolSource[];
+  /** Pauses between notify attempts (default 1 s, 3 s). */
+  notifyRetryDelaysMs?: readonly number[];
+  /** Config flags beyond `agent.*` (e.g. `auth.jwt_secret`). */
+  flags?: Record<string, unknown>;
 }
 
 export interface AgentHarness {
@@ -47,6 +51,7 @@ export function buildConfig(vendor: Vendor, llm: FakeLlmServer, dataDir: string,
   if (options.contextWindow !== undefined) model['context_window'] = options.contextWindow;
   const flags: Record<string, unknown> = { 'gateway.data_dir': dataDir, models: { main: model } };
   for (const [key, value] of Object.entries(options.agent ?? {})) flags[`agent.${key}`] = value;
+  Object.assign(flags, options.flags ?? {});
   return loadConfig({ cwd: dataDir, env: {}, flags });
 }
 
@@ -55,7 +60,11 @@ export async function startHarness(vendor: Vendor, options: HarnessOptions = {},
   const db = options.db ?? (await createTestStores());
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sandpiper-agent-'));
   const config = buildConfig(vendor, llm, dataDir, options);
-  const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, toolSources: options.toolSources ?? [] });
+  const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), {
+    evictIntervalMs: 0,
+    toolSources: options.toolSources ?? [],
+    ...(options.notifyRetryDelaysMs === undefined ? {} : { notifyRetryDelaysMs: options.notifyRetryDelaysMs }),
+  });
   const owner = (await db.stores.users.getUserByUsername('alice')) ?? (await db.stores.users.createUser('alice'));
   let stopped = false;
   const stopRuntime = async (): Promise<void> => {

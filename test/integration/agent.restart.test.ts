@@ -29,7 +29,7 @@ for (const vendor of VENDORS) {
         assert.equal((await stores2.approvals.get(request.approvalId))?.state, 'pending');
         llm.enqueue({ text: 'counted once' });
         const outcome = await second.runtime.manager.resolveApproval(request.approvalId, { approved: true, decidedBy: first.owner.userId });
-        assert.deepEqual(outcome, { status: 'resolved', wsId: ws.wsId });
+        assert.deepEqual(outcome, { status: 'decided', wsId: ws.wsId, approved: true, always: false, feedback: null });
         const restored = await second.runtime.manager.get(ws.wsId);
         assert.ok(restored);
         const after = record(restored);

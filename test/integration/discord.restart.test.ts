@@ -2,6 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiscordHarness } from '../fakes/fake-discord-harness.js';
+import { waitFor } from './agent.harness.js';
 
 describe('discord restart', () => {
   let h: DiscordHarness;
@@ -18,7 +19,11 @@ describe('discord restart', () => {
     const { threadId } = await h.mention(user, 'run it after the restart');
     const card = await h.fake.waitFor(() => h.cards(threadId)[0], 20_000, 'approval card');
     const approve = h.button(card, 'Approve') ?? '';
-    const row = (await h.db.stores.approvals.listPending())[0];
+    // The card is posted before its location is written to the approval row: wait for the write.
+    const row = await waitFor(
+      async () => (await h.db.stores.approvals.listPending()).find((pending) => Boolean(pending.messageId)),
+      'card location on the approval row',
+    );
     assert.equal(row?.messageId, card.id, 'the card location is recorded on the approval row');
 
     await h.crash();

@@ -31,10 +31,13 @@ export class Bm25Index {
   readonly #docs: IndexedDoc[];
   readonly #documentFrequency = new Map<string, number>();
   readonly #averageLength: number;
+  readonly #tokenize: (text: string) => string[];
 
-  constructor(documents: readonly string[]) {
+  /** `tokenizer` defaults to the reference tokenizer above (tool names); memories use a prose tokenizer. */
+  constructor(documents: readonly string[], tokenizer: (text: string) => string[] = tokenize) {
+    this.#tokenize = tokenizer;
     this.#docs = documents.map((document) => {
-      const tokens = tokenize(document);
+      const tokens = tokenizer(document);
       const termFrequencies = new Map<string, number>();
       for (const token of tokens) termFrequencies.set(token, (termFrequencies.get(token) ?? 0) + 1);
       return { length: tokens.length, termFrequencies };
@@ -69,7 +72,7 @@ export class Bm25Index {
 
   /** Documents with score > 0, best first (ties: lower index first), at most `k`. Empty query or corpus → []. */
   search(query: string, k: number): Bm25Hit[] {
-    const queryTokens = tokenize(query);
+    const queryTokens = this.#tokenize(query);
     if (queryTokens.length === 0 || this.#docs.length === 0 || k <= 0) return [];
     const hits: Bm25Hit[] = [];
     for (let index = 0; index < this.#docs.length; index++) {

@@ -18,9 +18,9 @@ describe('BuiltinToolSource', () => {
   it('lists only the tools that have a handler', async () => {
     const source = await createBuiltinToolSource();
     const names = (await source.listTools()).map((definition) => definition.name);
-    assert.deepEqual(names, ['bash', 'edit_file', 'man', 'math', 'read_file', 'search', 'web_fetch', 'web_search', 'write_file']);
+    assert.deepEqual(names, ['bash', 'edit_file', 'man', 'math', 'memory', 'notify', 'read_file', 'recall', 'search', 'web_fetch', 'web_search', 'write_file']);
     assert.equal(source.hasTool('bash'), true);
-    assert.equal(source.hasTool('memory'), false);
+    assert.equal(source.hasTool('read_resource'), false);
   });
 
   it('turns schema violations into a ✗ preparation that needs no approval', async () => {
@@ -32,8 +32,10 @@ describe('BuiltinToolSource', () => {
     assert.equal(missing.needsApproval, false);
     const badEnum = await source.prepare('web_search', { query: 'x', topic: 7 }, context);
     assert.match(String(badEnum.error), /'topic' must be one of "general", "news", "finance"/);
-    const unknown = await source.prepare('memory', { action: 'list' }, context);
-    assert.equal(unknown.error, 'Unknown tool: memory');
+    const unknown = await source.prepare('read_resource', { uri: 'file:///x' }, context);
+    assert.equal(unknown.error, 'Unknown tool: read_resource');
+    const noStorage = await source.prepare('memory', { action: 'list' }, context);
+    assert.equal(noStorage.error, 'Error: memory is not available: no storage is configured');
   });
 
   it('coerces numeric strings before the handler runs', async () => {

@@ -4,12 +4,16 @@ import { bashHandler } from './builtin/bash.js';
 import { editFileHandler } from './builtin/edit_file.js';
 import { manHandler } from './builtin/man.js';
 import { createMathHandler } from './builtin/math.js';
+import { createMemoryHandler } from './builtin/memory.js';
+import { createNotifyHandler } from './builtin/notify.js';
 import { readFileHandler } from './builtin/read_file.js';
+import { createRecallHandler } from './builtin/recall.js';
 import { searchHandler } from './builtin/search.js';
 import { createWebFetchHandler } from './builtin/web_fetch.js';
 import { createWebSearchHandler } from './builtin/web_search.js';
 import { writeFileHandler } from './builtin/write_file.js';
 import { loadToolDefinitions } from './load-tool-definitions.js';
+import type { Stores } from '../../storage/stores.js';
 import type { ToolDefinition, ToolHandler } from './tool.js';
 
 export type { ToolContext, ToolDefinition, ToolHandler, ToolPreparation, ToolResult, ToolSource } from './tool.js';
@@ -38,7 +42,41 @@ export interface BuiltinToolSourceOptions {
   allowPrivateAddresses?: boolean;
   /** Python interpreter for the math tool (default `python3`). */
   pythonCommand?: string;
+  /** Storage behind memory, recall and notify; without it those tools answer that storage is not configured. */
+  stores?: Pick<Stores, 'memories' | 'conversations' | 'workstreams' | 'services'>;
+  /** `memory.max_content`. */
+  memoryMaxContent?: number;
+  /** The `Authorization` header notify sends to a channel gateway (a minted service token), if any. */
+  notifyAuthorization?: () => Promise<string | undefined>;
+  /** Pauses between notify attempts (default 1 s, 3 s; tests shorten them). */
+  notifyRetryDelaysMs?: readonly number[];
   signal?: AbortSignal;
+}
+
+/** A handler for a tool whose storage is missing: every call says so. */
+function unconfigured(name: string): ToolHandler {
+  const error = `Error: ${name} is not available: no storage is configured`;
+  return {
+    name,
+    prepare: () => ({ header: `✗ ${name}: not available`, preview: '', needsApproval: false, approvalLabel: name, error }),
+    execute: () => Promise.resolve({ output: error, isError: true }),
+  };
+}
+
+/** memory, recall and notify: they need the stores (and notify a token). */
+function storageHandlers(options: BuiltinToolSourceOptions): ToolHandler[] {
+  const stores = options.stores;
+  if (stores === undefined) return ['memory', 'notify', 'recall'].map(unconfigured);
+  const ownerOf = async (wsId: string): Promise<string> => (await stores.workstreams.get(wsId))?.userId ?? '';
+  return [
+    createMemoryHandler({ memories: stores.memories, ownerOf, ...(options.memoryMaxContent === undefined ? {} : { maxContent: options.memoryMaxContent }) }),
+    createNotifyHandler({
+      services: stores.services,
+      authorization: options.notifyAuthorization ?? (() => Promise.resolve(undefined)),
+      ...(options.notifyRetryDelaysMs === undefined ? {} : { retryDelaysMs: options.notifyRetryDelaysMs }),
+    }),
+    createRecallHandler({ conversations: stores.conversations, ownerOf }),
+  ];
 }
 
 /** The handlers of the implemented built-in tools, by tool name. */
@@ -56,6 +94,7 @@ export function createBuiltinHandlers(options: BuiltinToolSourceOptions = {}): M
       ...(options.tavilySearchUrl === undefined ? {} : { endpoint: options.tavilySearchUrl }),
     }),
     writeFileHandler,
+    ...storageHandlers(options),
   ];
   return new Map(handlers.map((handler) => [handler.name, handler]));
 }

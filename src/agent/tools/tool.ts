@@ -41,6 +41,8 @@ export interface ToolContext {
   /** Aborts on cancel or timeout; handlers must stop work and release resources. */
   signal: AbortSignal;
   workstreamId: string;
+  /** The user turn the call belongs to (per-turn limits such as notify's); absent outside a turn. */
+  turnId?: string;
   /** The workstream's working directory; relative paths resolve here. */
   cwd: string;
   timeoutMs: number;

@@ -11,6 +11,7 @@ export function buildToolContext(ctx: TurnContext, callId: string, signal: Abort
   return {
     signal,
     workstreamId: ctx.wsId,
+    turnId: ctx.turnId,
     cwd: ctx.cwd,
     timeoutMs: ctx.toolTimeoutMs,
     outputLimit: outputLimitFor(ctx.model.contextWindow),

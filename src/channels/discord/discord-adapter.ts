@@ -1,6 +1,8 @@
 /** The Discord adapter: a discord.js client translated to and from the ChannelAdapter port. */
 import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, type APIChannel, type APIMessage, type RateLimitData } from 'discord.js';
-import type { AdapterState, ChannelAdapter, ChannelCapabilities, InboundEvent, InboundHandler, OutboundMessage } from '../channel-adapter.js';
+import type {
+  AdapterState, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
+} from '../channel-adapter.js';
 import { toChannelError } from '../channel-errors.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -11,6 +13,7 @@ import { DISCORD_MAX_FORM_FIELDS } from './discord-forms.js';
 import { answerNotReady, handleInteraction } from './discord-interactions.js';
 
 const AUTO_ARCHIVE_MINUTES = 1440;
+const REACTIONS: Record<ReactionCode, string> = { queued: '⏳', refused: '🚫' };
 
 export interface DiscordAdapterConfig {
   token?: string | undefined;
@@ -19,6 +22,7 @@ export interface DiscordAdapterConfig {
   api_url?: string | undefined;
   /** Global REST request budget per second (discord.js default 50). */
   global_requests_per_second?: number | undefined;
+  thread_participants?: 'owner' | 'linked';
 }
 
 export class DiscordAdapter implements ChannelAdapter {
@@ -50,6 +54,14 @@ export class DiscordAdapter implements ChannelAdapter {
         timeout: 15_000,
       },
     });
+  }
+
+  get threadParticipants(): 'owner' | 'linked' {
+    return this.config.thread_participants ?? 'owner';
+  }
+
+  commandText(name: CommandName): string {
+    return `\`/${name}\``;
   }
 
   async start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
@@ -118,12 +130,13 @@ export class DiscordAdapter implements ChannelAdapter {
     await this.bestEffort('typing', () => withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelTyping(channelId), { signal: own })));
   }
 
-  async react(channelId: string, messageId: string, emoji: string, signal: AbortSignal): Promise<void> {
-    const route = Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(emoji));
+  async react(channelId: string, messageId: string, reaction: ReactionCode, signal: AbortSignal): Promise<void> {
+    const route = Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(REACTIONS[reaction]));
     await this.bestEffort('react', () => withRequestSignal(signal, (own) => this.client.rest.put(route, { signal: own })));
   }
 
-  async startThread(channelId: string, name: string, fromMessageId: string | undefined, signal: AbortSignal): Promise<string> {
+  async startThread(channelId: string, name: string, origin: ThreadOrigin, signal: AbortSignal): Promise<string> {
+    const fromMessageId = origin.fromMessageId;
     const threadName = name.trim().slice(0, 100) || 'Sandpiper';
     const body = fromMessageId
       ? { name: threadName, auto_archive_duration: AUTO_ARCHIVE_MINUTES }

@@ -25,6 +25,7 @@ const NOTICES: Record<NoticeCode, string> = {
   reactivated: '*Workstream reactivated.*',
   cancelled: '*Cancelled.*',
   cleared: '*Cleared.*',
+  'approval-card-failed': '**Error:** The approval request could not be shown here. Use `/cancel` to stop this turn.',
 };
 
 /** The REST body for a message of any outbound kind. */

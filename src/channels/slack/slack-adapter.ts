@@ -1,7 +1,8 @@
 /** The Slack adapter: a bolt app in Socket Mode translated to and from the ChannelAdapter port. */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { App, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
-import type { AdapterState, ChannelAdapter, ChannelCapabilities, InboundEvent, InboundHandler, OutboundMessage } from '../channel-adapter.js';
+import type {
+  AdapterState, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
+} from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -19,7 +20,7 @@ const RATE_LIMIT_ATTEMPTS = 3;
 const NOT_READY = 'Starting up, try again in a moment.';
 const MAX_RATE_LIMIT_WAIT_MS = 30_000;
 const RECENT_THREADS = 4_096;
-const EMOJI: Record<string, string> = { '⏳': 'hourglass_flowing_sand', '🚫': 'no_entry_sign', '✅': 'white_check_mark', '👀': 'eyes' };
+const REACTIONS: Record<ReactionCode, string> = { queued: 'hourglass_flowing_sand', refused: 'no_entry_sign' };
 
 export interface SlackAdapterConfig {
   bot_token?: string | undefined;
@@ -27,18 +28,13 @@ export interface SlackAdapterConfig {
   channel_ids: readonly string[];
   slash_command: string;
   api_url?: string | undefined;
+  thread_participants?: 'owner' | 'linked';
 }
 
 /** Tuning for tests: Web API and Socket Mode retries (tests turn them off). */
 export interface SlackAdapterOptions {
   webRetries?: number;
   socketRetries?: number;
-}
-
-/** Who a delivered event came from; calls the gateway makes while handling it (startThread) can read it. */
-interface Actor {
-  channel: string;
-  userId: string;
 }
 
 export class SlackAdapter implements ChannelAdapter {
@@ -54,7 +50,6 @@ export class SlackAdapter implements ChannelAdapter {
   private handler: InboundHandler | undefined;
   private scope: SlackScope | undefined;
   private readonly controller = new AbortController();
-  private readonly actor = new AsyncLocalStorage<Actor>();
   private readonly seen = new RecentKeys();
   /** `<channel>:<user>` → the user's latest thread there (slash commands carry no thread). A cache only. */
   private readonly recentThreads = new Map<string, string>();
@@ -64,6 +59,14 @@ export class SlackAdapter implements ChannelAdapter {
     private readonly logger: Logger,
     private readonly options: SlackAdapterOptions = {},
   ) {}
+
+  get threadParticipants(): 'owner' | 'linked' {
+    return this.config.thread_participants ?? 'owner';
+  }
+
+  commandText(name: CommandName): string {
+    return `\`${this.config.slash_command} ${name}\``;
+  }
 
   async start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
     const { bot_token: token, app_token: appToken } = this.config;
@@ -121,9 +124,8 @@ export class SlackAdapter implements ChannelAdapter {
     return Promise.resolve();
   }
 
-  async react(channelId: string, messageId: string, emoji: string, signal: AbortSignal): Promise<void> {
-    const name = EMOJI[emoji];
-    if (!name) return;
+  async react(channelId: string, messageId: string, reaction: ReactionCode, signal: AbortSignal): Promise<void> {
+    const name = REACTIONS[reaction];
     const { channel } = parseTarget(channelId);
     await this.bestEffort('react', () => this.call('reactions.add', { channel, timestamp: messageId, name }, undefined, signal));
   }
@@ -132,17 +134,17 @@ export class SlackAdapter implements ChannelAdapter {
    * A Slack thread hangs off a message: an @mention's thread is the user's own message; otherwise (an ask command)
    * an opener message is posted first. Resolves with `<channel>:<ts>`.
    */
-  async startThread(channelId: string, name: string, fromMessageId: string | undefined, signal: AbortSignal): Promise<string> {
+  async startThread(channelId: string, name: string, origin: ThreadOrigin, signal: AbortSignal): Promise<string> {
     const { channel } = parseTarget(channelId);
-    const actor = this.actor.getStore();
-    let ts = fromMessageId;
+    const requester = origin.requester?.id;
+    let ts = origin.fromMessageId;
     if (!ts) {
       const topic = escapeSlackText(name.replace(/\s+/g, ' ').trim() || 'Sandpiper');
-      const text = actor && /^[UW][A-Z0-9]+$/.test(actor.userId) ? `<@${actor.userId}> asked: *${topic}*` : `:thread: *${topic}*`;
+      const text = requester && /^[UW][A-Z0-9]+$/.test(requester) ? `<@${requester}> asked: *${topic}*` : `:thread: *${topic}*`;
       const result = await this.call('chat.postMessage', { channel, text, unfurl_links: false, unfurl_media: false }, channel, signal);
       ts = String(result.ts ?? '');
     }
-    if (actor && actor.channel === channel) this.rememberThread(channel, actor.userId, ts);
+    if (requester) this.rememberThread(channel, requester, ts);
     return threadKey(channel, ts);
   }
 
@@ -279,7 +281,7 @@ export class SlackAdapter implements ChannelAdapter {
     this.current = state;
   }
 
-  /** Hands an event to the gateway; message and command handling runs with the author as the current actor. */
+  /** Hands an event to the gateway. */
   private deliver(event: InboundEvent): void {
     const handler = this.handler;
     if (!handler) {
@@ -289,10 +291,7 @@ export class SlackAdapter implements ChannelAdapter {
       }
       return;
     }
-    const actor = actorOf(event);
-    const run = (): Promise<void> => handler(event);
-    const pending = actor ? this.actor.run(actor, run) : run();
-    void pending.catch((error: unknown) => this.logger.error({ error: describeError(error) }, 'inbound handler failed'));
+    void handler(event).catch((error: unknown) => this.logger.error({ error: describeError(error) }, 'inbound handler failed'));
   }
 
   private async bestEffort(what: string, call: () => Promise<unknown>): Promise<void> {
@@ -302,11 +301,6 @@ export class SlackAdapter implements ChannelAdapter {
       this.logger.debug({ what, error: describeError(error) }, 'slack best-effort call failed');
     }
   }
-}
-
-function actorOf(event: InboundEvent): Actor | undefined {
-  if (event.type !== 'message' && event.type !== 'command') return undefined;
-  return { channel: parseTarget(event.conversation.channelId).channel, userId: event.user.id };
 }
 
 /** bolt's logger interface on top of ours: warnings and errors only, shortened (bolt never needs to say more). */

@@ -44,6 +44,7 @@ function notices(slash: string): Record<NoticeCode, string> {
     reactivated: '_Workstream reactivated._',
     cancelled: '_Cancelled._',
     cleared: '_Cleared._',
+    'approval-card-failed': `*Error:* The approval request could not be shown here. Use \`${slash} cancel\` to stop this turn.`,
   };
 }
 

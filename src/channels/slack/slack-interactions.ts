@@ -114,7 +114,10 @@ export interface RawBlockActions {
   container?: { channel_id?: string };
 }
 
-/** Handles a click on one of our card buttons; Reject and Request changes open the feedback modal first. */
+/**
+ * Handles a click on one of our card buttons. Reject and Request changes carry `openFeedback`: the gateway checks who
+ * clicked first (the port's promise), so a stranger gets a refusal and never the feedback modal.
+ */
 export async function onBlockAction(body: RawBlockActions, action: { action_id?: string; value?: string }, deps: InteractionDeps): Promise<void> {
   const user = userOf(body.user);
   if (!user) return;
@@ -125,11 +128,14 @@ export async function onBlockAction(body: RawBlockActions, action: { action_id?:
   const parsed = parseAction(actionId, action.value);
   if (!parsed) return;
   const respond = responder(deps, target);
+  const event = { type: 'action', name: parsed.action, approvalId: parsed.approvalId, user, feedback: null, respond } as const;
   if (parsed.action === 'reject' || parsed.action === 'plan-changes') {
     const context = { kind: parsed.action, approvalId: parsed.approvalId, responseUrl: target.responseUrl, channelId: target.channelId };
-    return openModal(deps, body.trigger_id, context, respond);
+    const triggerId = body.trigger_id;
+    const openFeedback = async (): Promise<boolean> => Boolean(triggerId) && (await deps.openView(triggerId ?? '', buildModal(context)));
+    return deps.deliver({ ...event, openFeedback });
   }
-  deps.deliver({ type: 'action', name: parsed.action, approvalId: parsed.approvalId, user, feedback: null, respond });
+  deps.deliver(event);
 }
 
 function replyTargetOf(body: RawBlockActions, userId: string): ReplyTarget {

@@ -82,3 +82,24 @@ export async function mintServiceToken(
     .setExpirationTime(Math.floor(Date.now() / 1000) + (options.ttlSeconds ?? 300))
     .sign(new TextEncoder().encode(settings.secret));
 }
+
+/**
+ * A service token that is minted once and re-minted when less than 20 % of its lifetime is left (the
+ * notify tool calls channel gateways with it). Resolves to undefined without a secret.
+ */
+export function createServiceTokenSource(
+  settings: JwtSettings,
+  options: { scopes?: readonly string[]; ttlSeconds?: number; now?: () => number } = {},
+): () => Promise<string | undefined> {
+  const ttlSeconds = options.ttlSeconds ?? 3600;
+  const now = options.now ?? Date.now;
+  let cached: { token: string; renewAtMs: number } | undefined;
+  return async () => {
+    if (!settings.secret) return undefined;
+    if (cached === undefined || now() >= cached.renewAtMs) {
+      const token = await mintServiceToken(settings, { scopes: options.scopes ?? ['write'], ttlSeconds });
+      cached = { token, renewAtMs: now() + ttlSeconds * 800 };
+    }
+    return cached.token;
+  };
+}
