@@ -14,6 +14,7 @@ import { registerService } from './gateway/registry.js';
 import { loadToolDefinitions } from './agent/tools/index.js';
 import { createAgentRuntime, type AgentRuntime } from './main-agent.js';
 import { createConfiguredMcpManager } from './main-mcp.js';
+import { createGatewayWatchRunner } from './main-watch.js';
 import type { Logger } from './shared/logger.js';
 import { openStorage } from './storage-open.js';
 import type { Stores } from './storage/stores.js';
@@ -145,7 +146,15 @@ async function startAgentAndChannels(
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
   const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
+  startWatchRunner(config, logger, stores, gateway, stack);
   return { ready };
+}
+
+/** Watch results go through the gateway, so the turns they start render into their threads. */
+function startWatchRunner(config: Config, logger: Logger, stores: Stores, gateway: Gateway, stack: ShutdownStack): void {
+  const runner = createGatewayWatchRunner(config, stores, gateway, logger);
+  runner.start();
+  stack.push('watch runner', () => runner.stop());
 }
 
 function logModels(config: Config, logger: Logger): void {

@@ -30,6 +30,7 @@ const storedCallSchema = z.object({
   args: z.record(z.string(), z.unknown()).optional(),
   item: preparedItemSchema,
   status: z.union([z.literal('ask'), z.literal('run'), z.object({ output: z.string(), isError: z.boolean() })]),
+  untimed: z.boolean().optional(),
 });
 
 const assistantSchema = z.looseObject({ role: z.literal('assistant'), content: z.string() });
@@ -39,6 +40,8 @@ const storedItemsV1Schema = z.object({
   version: z.literal(1),
   calls: z.array(storedCallSchema),
   assistant: assistantSchema,
+  /** Asked by a sub-agent (`task`, `plan`): never resumed after a restart, the sub-agent that waited is gone. */
+  subAgent: z.string().optional(),
 });
 
 /** Encodes a batch for `approvals.items` (validated, so a reader never meets a shape it cannot decode). */
@@ -51,6 +54,7 @@ export function encodeApprovalItems(stored: StoredApprovalItems): StoredApproval
 export function decodeApprovalItems(items: unknown): Result<StoredApprovalItems> {
   const parsed = storedItemsV1Schema.safeParse(items);
   if (!parsed.success) return err('not a version-1 approval batch');
+  if (parsed.data.subAgent !== undefined) return err('asked by a sub-agent, which does not survive a restart');
   const { version, calls, assistant } = parsed.data;
   return ok({ version, calls: calls as StoredCall[], assistant: assistant as unknown as AssistantMessage });
 }

@@ -11,10 +11,14 @@ export interface PreparedItem {
   error?: string;
 }
 
+/** Who sent a message into a workstream: a person (default) or the watch runner. */
+export type MessageOrigin = 'user' | 'watch';
+
 export type TurnEndReason = 'done' | 'cancelled' | 'error';
 
 export type AgentEvent =
-  | { type: 'turn-start'; turnId: string; userMessage: string }
+  /** `origin: 'watch'` marks a turn started by a watch result (the message is the result; channels show it). */
+  | { type: 'turn-start'; turnId: string; userMessage: string; origin?: MessageOrigin }
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
   | { type: 'model-call-end'; finishReason: string }

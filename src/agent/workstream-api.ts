@@ -1,5 +1,5 @@
 /** The public contract of workstreams, as the gateway and the terminal channel use them. */
-import type { AgentEvent } from './events.js';
+import type { AgentEvent, MessageOrigin } from './events.js';
 import type { ContentPart } from './messages.js';
 
 export type WorkstreamStatus = 'idle' | 'thinking' | 'running' | 'attention' | 'error' | 'closed';
@@ -18,6 +18,14 @@ export interface WorkstreamInfo {
   queuedMessages: number;
 }
 
+export interface SendOptions {
+  /**
+   * `watch`: a watch result. It starts a turn like a user message, but at most MAX_WATCH_CHAIN such turns run in a row
+   * without a message from a person; beyond that the result is stored in the history and read with the next message.
+   */
+  origin?: MessageOrigin;
+}
+
 /** Receives a workstream's events strictly in order; a throw is logged and does not unsubscribe. */
 export type AgentEventHandler = (event: AgentEvent) => void | Promise<void>;
 
@@ -29,7 +37,7 @@ export interface Workstream {
    * (never interleaved, never dropped). The queue is bounded (`agent.max_queued_messages`): past the bound the
    * message is refused, and nothing of it is kept. Rejects only when the workstream is closed.
    */
-  send(message: string | ContentPart[]): Promise<SendOutcome>;
+  send(message: string | ContentPart[], options?: SendOptions): Promise<SendOutcome>;
   /**
    * True while a turn runs, is queued, or waits for an approval. It turns false before the `turn-end` of the last
    * queued turn is delivered, so a subscriber that sees `turn-end` and then `isBusy() === false` may let go (ADR 0007).

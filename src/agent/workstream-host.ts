@@ -45,6 +45,7 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv): TurnHost
       }
     },
     requestApproval: (input, signal) => requestApproval(ws, env, input, signal),
+    requestPlanReview: (input, signal) => requestPlanReview(ws, env, input, signal),
     addAutoApprove: (labels) => ws.addAutoApprove(labels),
     claimExecution: (approvalId) => stores.approvals.claimExecution(approvalId),
   };
@@ -57,6 +58,29 @@ async function requestApproval(ws: LiveWorkstream, env: WorkstreamEnv, input: Ap
   await env.stores.approvals.create({ approvalId, wsId: ws.wsId, turnId: input.turnId, kind: 'tools', ownerUserId: ws.ownerUserId, items: encodeApprovalItems(input.stored) });
   const decision = ws.waitForDecision(approvalId, undefined);
   ws.emit({ type: 'approval-request', approvalId, items: input.items, ownerUserId: ws.ownerUserId });
+  return awaitDecision(ws, env, approvalId, decision, signal);
+}
+
+/**
+ * A plan review is an approval row of kind `plan` (the same durable ledger, ownership checks and cards). It does not
+ * resume after a restart: the planning agent that waited for it is gone, so a late click is answered as stale.
+ */
+async function requestPlanReview(ws: LiveWorkstream, env: WorkstreamEnv, input: { turnId: string; content: string }, signal: AbortSignal): Promise<TurnApprovalDecision> {
+  signal.throwIfAborted();
+  const approvalId = newHexId();
+  await env.stores.approvals.create({ approvalId, wsId: ws.wsId, turnId: input.turnId, kind: 'plan', ownerUserId: ws.ownerUserId, items: { version: 1, plan: input.content } });
+  const decision = ws.waitForDecision(approvalId, undefined);
+  ws.emit({ type: 'plan-review', approvalId, content: input.content });
+  return awaitDecision(ws, env, approvalId, decision, signal);
+}
+
+async function awaitDecision(
+  ws: LiveWorkstream,
+  env: WorkstreamEnv,
+  approvalId: string,
+  decision: Promise<TurnApprovalDecision>,
+  signal: AbortSignal,
+): Promise<TurnApprovalDecision> {
   try {
     return await untilAborted(decision, signal);
   } catch (error) {

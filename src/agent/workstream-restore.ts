@@ -17,12 +17,17 @@ export async function instantiate(env: WorkstreamEnv, row: WorkstreamRow, restor
   return new LiveWorkstream({ row, history, cwd, env });
 }
 
+function isSubAgentRequest(items: unknown): boolean {
+  return typeof items === 'object' && items !== null && typeof (items as { subAgent?: unknown }).subAgent === 'string';
+}
+
 /** Restores a workstream: undefined when the row is missing or closed. */
 export async function restoreWorkstream(env: WorkstreamEnv, wsId: string): Promise<LiveWorkstream | undefined> {
   const row = await env.stores.workstreams.get(wsId);
   if (row === undefined || row.state === 'closed') return undefined;
   const ws = await instantiate(env, row, true);
-  const pending = (await env.stores.approvals.listPending(wsId)).filter((approval) => approval.kind === 'tools');
+  // Plan reviews and sub-agent requests cannot resume (the agent that waited is gone); a late click is answered as stale.
+  const pending = (await env.stores.approvals.listPending(wsId)).filter((approval) => approval.kind === 'tools' && !isSubAgentRequest(approval.items));
   const latest = pending.at(-1);
   if (latest !== undefined && !ws.resumePendingApproval(latest)) {
     env.logger.warn({ wsId, approvalId: latest.approvalId }, 'pending approval has an unknown format; it cannot resume');

@@ -4,21 +4,28 @@ import { newHexId } from '../shared/ids.js';
 import type { ApprovalRow } from '../storage/approval-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
 import { decodeApprovalItems, SYSTEM_DECIDER } from './approval-record.js';
-import type { AgentEvent } from './events.js';
+import type { AgentEvent, MessageOrigin } from './events.js';
 import { contentText, type ContentPart, type Message } from './messages.js';
 import { WorkstreamToolSearch } from './search/workstream-tool-search.js';
 import { buildSystemPrompt, collectSections } from './system-prompt.js';
 import { listAllTools } from './turn/build-request.js';
+import { createSubAgentPort } from './subagents/sub-agent-port.js';
 import { runTurn } from './turn/run-turn.js';
 import { isShutdown, shutdownReason } from './turn/shutdown.js';
 import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel, TurnStart } from './turn/turn-types.js';
-import type { AgentEventHandler, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
+import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
 import { createTurnHost } from './workstream-host.js';
 
+/** Watch-triggered turns that may run in a row without a message from a person (reference §7.6). */
+export const MAX_WATCH_CHAIN = 5;
+
+/** What the thread shows (as the turn's answer) when a watch result is held back by the chain limit. */
+export const WATCH_HELD_NOTE = `A watch result arrived, but ${MAX_WATCH_CHAIN} watch-triggered turns already ran in a row without a message from you. It is kept in the conversation and will be read with your next message.`;
+
 type Job =
-  | { kind: 'user'; turnId: string; content: string | ContentPart[] }
+  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin }
   | { kind: 'resume'; turnId: string; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
 
 export interface LiveWorkstreamInit {
@@ -47,6 +54,8 @@ export class LiveWorkstream implements Workstream {
   private state: WorkstreamStatus;
   private closed = false;
   private evicted = false;
+  /** Watch-triggered turns since the last message from a person (in memory: a restart starts a new chain). */
+  private watchChain = 0;
 
   constructor(init: LiveWorkstreamInit) {
     this.env = init.env;
@@ -64,20 +73,20 @@ export class LiveWorkstream implements Workstream {
     this.lastActiveMs = init.env.now();
   }
 
-  send(message: string | ContentPart[]): Promise<SendOutcome> {
+  send(message: string | ContentPart[], options: SendOptions = {}): Promise<SendOutcome> {
     if (this.closed) return Promise.reject(new GatewayError('CONFLICT', 'workstream is closed'));
     if (this.evicted) {
       // A caller still held this object when it was evicted: put it back (or hand over to the live one),
       // so one workstream never has two live objects running turns on the same history.
       const live = this.env.readopt(this);
-      if (live !== this) return live.send(message);
+      if (live !== this) return live.send(message, options);
     }
     // The one bound of the per-thread queue (ADR 0006): messages waiting behind the running turn.
     const limit = this.env.agent.max_queued_messages;
     if (this.queuedUserMessages() >= limit) return Promise.resolve({ status: 'refused', reason: 'queue-full', limit });
     const queued = this.isBusy();
     const turnId = newHexId();
-    this.jobs.push({ kind: 'user', turnId, content: message });
+    this.jobs.push({ kind: 'user', turnId, content: message, origin: options.origin ?? 'user' });
     this.kick();
     return Promise.resolve({ status: 'accepted', turnId, queued });
   }
@@ -228,9 +237,11 @@ export class LiveWorkstream implements Workstream {
   }
 
   private async runJob(job: Job): Promise<void> {
+    if (job.kind === 'user' && job.origin === 'watch' && this.watchChain >= MAX_WATCH_CHAIN) return this.holdWatchResult(job);
+    if (job.kind === 'user') this.watchChain = job.origin === 'watch' ? this.watchChain + 1 : 0;
     const controller = new AbortController();
     this.controller = controller;
-    if (job.kind === 'user') this.emit({ type: 'turn-start', turnId: job.turnId, userMessage: contentText(job.content) });
+    if (job.kind === 'user') this.emitTurnStart(job);
     const model = this.env.resolveModel(this.modelAlias) ?? this.env.resolveModel(this.env.defaultModelAlias);
     if (model === undefined) {
       // A restored approval can never run without a model: end it rather than leave a click nobody acts on.
@@ -252,6 +263,21 @@ export class LiveWorkstream implements Workstream {
     this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
     // The answer's commit may still run (see run-turn.ts); the next turn starts on a stored history.
     await context.host.settled();
+  }
+
+  private emitTurnStart(job: Extract<Job, { kind: 'user' }>): void {
+    const start: AgentEvent = { type: 'turn-start', turnId: job.turnId, userMessage: contentText(job.content) };
+    this.emit(job.origin === 'watch' ? { ...start, origin: 'watch' } : start);
+  }
+
+  /** Beyond the chain limit a watch result starts no model call: it is stored, and the thread says so. */
+  private async holdWatchResult(job: Extract<Job, { kind: 'user' }>): Promise<void> {
+    const message = { role: 'user' as const, content: job.content };
+    this.history.push(message);
+    await this.env.stores.conversations.append(this.wsId, message).catch((error: unknown) => this.logError('persisting a held watch result', error));
+    this.env.logger.warn({ wsId: this.wsId, chain: this.watchChain }, 'watch chain limit reached; result held for the next message');
+    this.emit({ type: 'turn-start', turnId: job.turnId, userMessage: contentText(job.content), origin: 'watch' });
+    this.emit({ type: 'turn-end', turnId: job.turnId, text: WATCH_HELD_NOTE, reason: 'done' });
   }
 
   private async dropResumed(approvalId: string): Promise<void> {
@@ -281,6 +307,7 @@ export class LiveWorkstream implements Workstream {
       logger: env.logger,
       host: createTurnHost(this, env),
       signal,
+      subAgents: (parent, callId) => createSubAgentPort(parent, callId, { maxSteps: env.agent.sub_agent_max_steps }),
     };
   }
 

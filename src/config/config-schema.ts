@@ -49,6 +49,8 @@ export const agentConfigSchema = z
     max_active_workstreams: z.number().int().positive().default(200),
     idle_evict_minutes: z.number().positive().default(120),
     max_steps: z.number().int().positive().max(1000).default(50),
+    sub_agent_max_steps: z.number().int().positive().max(1000).default(30),
+    watch_tick_seconds: z.number().positive().max(3600).default(15),
     max_queued_messages: z.number().int().positive().max(10000).default(50),
     instructions: z.string().default(''),
   })

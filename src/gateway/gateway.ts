@@ -1,6 +1,6 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
 import { setMaxListeners } from 'node:events';
-import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
+import type { SendOptions, SendOutcome, Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import type { Config } from '../config/index.js';
@@ -46,6 +46,11 @@ export interface Gateway {
   stop(): Promise<void>;
   /** Per-adapter connection state, for /health. */
   status(): GatewayStatus;
+  /**
+   * Sends a message that no person typed (a watch result) into a workstream, restoring it when evicted; the turn it
+   * starts renders into the workstream's thread, in order with the thread's own messages. False when the workstream is gone.
+   */
+  deliver(wsId: string, text: string, options: SendOptions): Promise<boolean>;
 }
 
 export function createGateway(deps: GatewayDeps): Gateway {
@@ -135,6 +140,22 @@ class ChannelGateway implements Gateway {
     const adapters: Record<string, AdapterState> = {};
     for (const [platform, adapter] of this.adapters) adapters[platform] = adapter.state();
     return { adapters, workstreams: this.subs.size };
+  }
+
+  async deliver(wsId: string, text: string, options: SendOptions): Promise<boolean> {
+    const ws = await this.router.open(wsId);
+    if (!ws) return false;
+    const home = await this.router.homeOf(wsId);
+    const adapter = home ? this.adapters.get(home.platform) : undefined;
+    // Without a thread to show it in (terminal workstream, platform not configured) the turn still runs and is stored.
+    const outcome =
+      !home || !adapter || this.stopped
+        ? await ws.send(text, options)
+        : await this.lanes.run(`${home.platform}:${home.channelId}`, () => this.sendToThread(adapter, home.channelId, ws, text, undefined, options));
+    if (outcome.status === 'refused') {
+      this.logger.warn({ wsId, limit: outcome.limit }, 'watch result refused: the workstream queue is full; it stays in the watch row only');
+    }
+    return true;
   }
 
   private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
@@ -241,14 +262,22 @@ class ChannelGateway implements Gateway {
    * Binds the workstream to the thread (before sending, so no event is missed) and hands it the message. The
    * workstream answers whether it queued or refused it (its queue, its bound); the adapter shows that as a reaction.
    */
-  private async sendToThread(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, messageId: string | undefined): Promise<void> {
+  private async sendToThread(
+    adapter: ChannelAdapter,
+    threadId: string,
+    ws: Workstream,
+    text: string,
+    messageId: string | undefined,
+    options: SendOptions = {},
+  ): Promise<SendOutcome> {
     const binding = this.subs.bind(ws, adapter, threadId);
     this.subs.hold(binding);
     try {
-      const outcome = await ws.send(text);
+      const outcome = await ws.send(text, options);
       const reaction = outcome.status === 'refused' ? 'refused' : outcome.queued ? 'queued' : undefined;
       if (reaction === 'refused') this.logger.info({ wsId: ws.wsId, limit: outcome.status === 'refused' ? outcome.limit : 0 }, 'message refused: the queue is full');
       if (reaction !== undefined && messageId !== undefined) await adapter.react?.(threadId, messageId, reaction, this.controller.signal);
+      return outcome;
     } finally {
       this.subs.unhold(binding);
     }

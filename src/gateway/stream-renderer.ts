@@ -95,6 +95,11 @@ export class StreamRenderer {
         this.postedThisTurn = false;
         this.approvedThisTurn.clear();
         this.ranThisTurn.clear();
+        // A watch result started this turn: nobody typed it, so the thread shows it before the answer.
+        if (event.origin === 'watch') {
+          await this.post({ kind: 'tool-result', name: 'watch', output: event.userMessage, isError: false });
+          this.postedThisTurn = false;
+        }
         this.startTyping();
         return;
       case 'text-delta':

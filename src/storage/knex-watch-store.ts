@@ -104,6 +104,15 @@ export class KnexWatchStore implements WatchStore {
     });
   }
 
+  claim(watchId: string, expectedNextPoll: string, leaseUntil: string): Promise<boolean> {
+    return guard('watches.claim', async () => {
+      const changed = await this.knex('watches')
+        .where({ watch_id: watchId, active: 1, next_poll: expectedNextPoll })
+        .update({ next_poll: leaseUntil, updated: isoNow() });
+      return changed > 0;
+    });
+  }
+
   update(watchId: string, patch: WatchPatch): Promise<boolean> {
     return guard('watches.update', async () => {
       const changed = await this.knex('watches')

@@ -29,6 +29,12 @@ export interface WatchStore {
   listForWorkstream(wsId: string): Promise<WatchRow[]>;
   /** Active watches whose next_poll ≤ now. */
   listDue(nowIso: string): Promise<WatchRow[]>;
+  /**
+   * Takes a due watch for one poll: moves `next_poll` from `expectedNextPoll` to `leaseUntil` only when it still
+   * holds that value on an active row. True for exactly one caller (processes and overlapping ticks never poll twice);
+   * a poller that dies leaves the lease to expire, and the watch is due again.
+   */
+  claim(watchId: string, expectedNextPoll: string, leaseUntil: string): Promise<boolean>;
   update(watchId: string, patch: WatchPatch): Promise<boolean>;
   delete(watchId: string): Promise<boolean>;
 }

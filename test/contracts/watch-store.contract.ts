@@ -36,6 +36,16 @@ export function watchStoreContract(label: string, factory: StoresFactory): void 
       assert.deepEqual(active, ['due', 'never']);
     });
 
+    it('lets exactly one caller claim a due watch, and only while it is active and unchanged', async () => {
+      await stores().watches.create(watch('claim', 'ws-4', '2020-01-01T00:00:00'));
+      const claims = await Promise.all([1, 2, 3].map(() => stores().watches.claim('claim', '2020-01-01T00:00:00', '2020-01-01T00:05:00')));
+      assert.deepEqual(claims.filter(Boolean).length, 1);
+      assert.equal((await stores().watches.get('claim'))?.nextPoll, '2020-01-01T00:05:00');
+      assert.equal(await stores().watches.claim('claim', '2020-01-01T00:00:00', '2020-01-01T00:09:00'), false);
+      await stores().watches.update('claim', { active: false });
+      assert.equal(await stores().watches.claim('claim', '2020-01-01T00:05:00', '2020-01-01T00:09:00'), false);
+    });
+
     it('records poll progress', async () => {
       await stores().watches.create(watch('prog', 'ws-3', '2020-01-01T00:00:00'));
       const changed = await stores().watches.update('prog', {

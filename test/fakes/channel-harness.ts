@@ -6,6 +6,8 @@ import type { ChannelAdapter } from '../../src/channels/channel-adapter.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { createGateway, type Gateway } from '../../src/gateway/index.js';
 import { createAgentRuntime, type AgentRuntime } from '../../src/main-agent.js';
+import { createGatewayWatchRunner } from '../../src/main-watch.js';
+import type { WatchRunner } from '../../src/agent/watch/watch-runner.js';
 import { generateApiToken, hashApiToken } from '../../src/shared/api-token.js';
 import { createSilentLogger, type Logger } from '../../src/shared/logger.js';
 import { createTestStores, type TestStores } from '../helpers/test-stores.js';
@@ -48,6 +50,7 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
   gateway!: Gateway;
   runtime!: AgentRuntime;
   config!: Config;
+  watchRunner!: WatchRunner;
   readonly fake: TFake;
   readonly llm: FakeLlmServer;
   readonly db: TestStores;
@@ -90,10 +93,14 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
       options: { editIntervalMs: this.options.editIntervalMs ?? 100, typingIntervalMs: 60_000 },
     });
     await this.gateway.start(this.controller.signal);
+    // As `sandpiper start` does: the watch runner delivers through this gateway (tests drive extra ticks with tick()).
+    this.watchRunner = createGatewayWatchRunner(this.config, this.db.stores, this.gateway, logger);
+    this.watchRunner.start();
   }
 
   /** Stops gateway and runtime as a killed process would lose them (the database and the fakes survive). */
   async crash(): Promise<void> {
+    await this.watchRunner.stop();
     await this.gateway.stop();
     await this.runtime.close();
   }

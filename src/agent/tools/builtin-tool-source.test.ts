@@ -18,7 +18,7 @@ describe('BuiltinToolSource', () => {
   it('lists only the tools that have a handler', async () => {
     const source = await createBuiltinToolSource();
     const names = (await source.listTools()).map((definition) => definition.name);
-    assert.deepEqual(names, ['bash', 'edit_file', 'man', 'math', 'memory', 'notify', 'read_file', 'recall', 'search', 'web_fetch', 'web_search', 'write_file']);
+    assert.deepEqual(names, ['bash', 'edit_file', 'man', 'math', 'memory', 'notify', 'plan', 'read_file', 'recall', 'search', 'task', 'watch', 'web_fetch', 'web_search', 'write_file']);
     assert.equal(source.hasTool('bash'), true);
     assert.equal(source.hasTool('read_resource'), false);
   });

@@ -11,12 +11,16 @@ import { createRecallHandler } from './builtin/recall.js';
 import { searchHandler } from './builtin/search.js';
 import { createWebFetchHandler } from './builtin/web_fetch.js';
 import { createWebSearchHandler } from './builtin/web_search.js';
+import { planHandler } from './builtin/plan.js';
+import { taskHandler } from './builtin/task.js';
+import { createWatchHandler } from './builtin/watch.js';
 import { writeFileHandler } from './builtin/write_file.js';
 import { loadToolDefinitions } from './load-tool-definitions.js';
 import type { Stores } from '../../storage/stores.js';
 import type { ToolDefinition, ToolHandler } from './tool.js';
 
 export type { ToolContext, ToolDefinition, ToolHandler, ToolPreparation, ToolResult, ToolSource } from './tool.js';
+export type { PlanReviewDecision, SubAgentPort, SubAgentRequest, SubAgentResult, SubAgentToolSet } from './sub-agent-port.js';
 export { BuiltinToolSource } from './builtin-tool-source.js';
 export {
   DEFAULT_TOOLS_DIRECTORY,
@@ -42,8 +46,8 @@ export interface BuiltinToolSourceOptions {
   allowPrivateAddresses?: boolean;
   /** Python interpreter for the math tool (default `python3`). */
   pythonCommand?: string;
-  /** Storage behind memory, recall and notify; without it those tools answer that storage is not configured. */
-  stores?: Pick<Stores, 'memories' | 'conversations' | 'workstreams' | 'services'>;
+  /** Storage behind memory, recall, notify and watch; without it those tools answer that storage is not configured. */
+  stores?: Pick<Stores, 'memories' | 'conversations' | 'workstreams' | 'services' | 'watches'>;
   /** `memory.max_content`. */
   memoryMaxContent?: number;
   /** The `Authorization` header notify sends to a channel gateway (a minted service token), if any. */
@@ -66,7 +70,7 @@ function unconfigured(name: string): ToolHandler {
 /** memory, recall and notify: they need the stores (and notify a token). */
 function storageHandlers(options: BuiltinToolSourceOptions): ToolHandler[] {
   const stores = options.stores;
-  if (stores === undefined) return ['memory', 'notify', 'recall'].map(unconfigured);
+  if (stores === undefined) return ['memory', 'notify', 'recall', 'watch'].map(unconfigured);
   const ownerOf = async (wsId: string): Promise<string> => (await stores.workstreams.get(wsId))?.userId ?? '';
   return [
     createMemoryHandler({ memories: stores.memories, ownerOf, ...(options.memoryMaxContent === undefined ? {} : { maxContent: options.memoryMaxContent }) }),
@@ -76,6 +80,7 @@ function storageHandlers(options: BuiltinToolSourceOptions): ToolHandler[] {
       ...(options.notifyRetryDelaysMs === undefined ? {} : { retryDelaysMs: options.notifyRetryDelaysMs }),
     }),
     createRecallHandler({ conversations: stores.conversations, ownerOf }),
+    createWatchHandler({ store: stores.watches }),
   ];
 }
 
@@ -94,6 +99,8 @@ export function createBuiltinHandlers(options: BuiltinToolSourceOptions = {}): M
       ...(options.tavilySearchUrl === undefined ? {} : { endpoint: options.tavilySearchUrl }),
     }),
     writeFileHandler,
+    taskHandler,
+    planHandler,
     ...storageHandlers(options),
   ];
   return new Map(handlers.map((handler) => [handler.name, handler]));

@@ -11,18 +11,12 @@ import { DEFAULT_TOOLS_DIRECTORY, loadToolDefinitions, toToolSchema } from './lo
 
 const BUILTIN_DIRECTORY = fileURLToPath(new URL('./builtin/', import.meta.url));
 
-/**
- * TEMPORARY: tool files whose handlers are being written on the `subagents` branch (issue #10 items 3-4:
- * watch, task, and plan, renamed from create_plan). That branch empties this list; nothing else may be added.
- */
-const TOOLS_AWAITING_HANDLERS: readonly string[] = ['create_plan', 'plan', 'task', 'watch'];
-
 describe('loadToolDefinitions', () => {
   it('loads the 17 seed tools sorted by name, each a valid object schema', async () => {
     const set = await loadToolDefinitions();
     assert.deepEqual(
       set.all.map((definition) => definition.name),
-      ['bash', 'create_plan', 'edit_file', 'man', 'math', 'memory', 'notify', 'read_file', 'read_resource', 'recall', 'search', 'task', 'use_prompt', 'watch', 'web_fetch', 'web_search', 'write_file'],
+      ['bash', 'edit_file', 'man', 'math', 'memory', 'notify', 'plan', 'read_file', 'read_resource', 'recall', 'search', 'task', 'use_prompt', 'watch', 'web_fetch', 'web_search', 'write_file'],
     );
     for (const definition of set.all) {
       assert.ok(definition.description.length > 40, `${definition.name} has a real description`);
@@ -38,8 +32,8 @@ describe('loadToolDefinitions', () => {
     assert.deepEqual(set.taskAgent.map((d) => d.name).sort(), [...set.agent.map((d) => d.name), 'bash', 'edit_file', 'write_file'].sort());
     assert.deepEqual([...set.autoApproved].sort(), ['man', 'math', 'notify', 'read_file', 'search', 'web_fetch', 'web_search']);
     assert.deepEqual(Object.fromEntries(set.primaryKeys), {
-      bash: 'command', create_plan: 'goal', edit_file: 'old_string', man: 'page', math: 'code', memory: 'name', notify: 'message',
-      read_file: 'path', read_resource: 'uri', recall: 'query', search: 'query', task: 'prompt', use_prompt: 'name', watch: 'command',
+      bash: 'command', edit_file: 'old_string', man: 'page', math: 'code', memory: 'name', notify: 'message',
+      plan: 'prompt', read_file: 'path', read_resource: 'uri', recall: 'query', search: 'query', task: 'prompt', use_prompt: 'name', watch: 'command',
       web_fetch: 'url', web_search: 'query', write_file: 'content',
     });
   });
@@ -62,10 +56,8 @@ describe('loadToolDefinitions', () => {
     assert.deepEqual(registered, handlerFiles, 'every builtin/<name>.ts is registered, and only those');
     // Tool file → handler: a tool without a handler would stay hidden from the model.
     const servedElsewhere = [READ_RESOURCE, USE_PROMPT]; // by the MCP tool source (src/agent/mcp/mcp-tool-source.ts)
-    const missing = jsonNames.filter((name) => !registered.includes(name) && !servedElsewhere.includes(name) && !TOOLS_AWAITING_HANDLERS.includes(name));
+    const missing = jsonNames.filter((name) => !registered.includes(name) && !servedElsewhere.includes(name));
     assert.deepEqual(missing, [], 'tool files without a handler');
-    const stale = TOOLS_AWAITING_HANDLERS.filter((name) => registered.includes(name));
-    assert.deepEqual(stale, [], 'remove implemented tools from TOOLS_AWAITING_HANDLERS');
   });
 
   it('fails loudly, naming the file, for a malformed definition', async () => {

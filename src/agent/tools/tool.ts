@@ -1,6 +1,7 @@
 /** The tool port: definitions, the prepare/execute contract, and the ToolSource that lists and runs tools. */
 import type { Logger } from '../../shared/logger.js';
 import type { ContentPart } from '../messages.js';
+import type { SubAgentPort } from './sub-agent-port.js';
 
 /** A tool as loaded from `tools/<name>.json` (or from an MCP server), metadata included. */
 export interface ToolDefinition {
@@ -29,6 +30,11 @@ export interface ToolPreparation {
   approvalLabel: string;
   /** When set the call does not run; this text becomes the tool result. */
   error?: string;
+  /**
+   * The call runs without the per-call timeout (only cancel stops it): sub-agents and plan reviews wait for people and
+   * for many model calls.
+   */
+  untimed?: boolean;
 }
 
 export interface ToolResult {
@@ -56,6 +62,8 @@ export interface ToolContext {
   onOutput?: (chunk: string) => void;
   /** A side call to the workstream's model (web_fetch extraction), text in, text out. */
   askModel?: (prompt: string, signal: AbortSignal) => Promise<string>;
+  /** Sub-agents and plan reviews (`task`, `plan`); absent inside sub-agents, which cannot spawn further agents. */
+  subAgents?: SubAgentPort;
 }
 
 /** A built-in tool's implementation, in `builtin/<tool_name>.ts`. */

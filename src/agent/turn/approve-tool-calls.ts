@@ -54,7 +54,9 @@ export async function applyDecision(ctx: TurnContext, batch: PreparedCall[], dec
 }
 
 function toStored(call: PreparedCall): StoredCall {
-  return { callId: call.callId, name: call.name, arguments: call.arguments, args: call.args, item: call.item, status: call.status };
+  const stored: StoredCall = { callId: call.callId, name: call.name, arguments: call.arguments, args: call.args, item: call.item, status: call.status };
+  if (call.untimed === true) stored.untimed = true;
+  return stored;
 }
 
 /** The whole approval step for a fresh batch: announce what is settled, ask for the rest, wait. */

@@ -13,10 +13,12 @@ export const CANCELLED_RESULT = 'Cancelled by user';
 async function runOne(ctx: TurnContext, call: PreparedCall): Promise<ToolResult> {
   if (call.status !== 'run') return call.status === 'ask' ? { output: 'Not run: no decision was made.', isError: true } : call.status;
   if (call.source === undefined || call.args === undefined) return { output: `Error: unknown tool "${call.name}".`, isError: true };
-  const timeout = AbortSignal.timeout(ctx.toolTimeoutMs);
-  const signal = AbortSignal.any([ctx.signal, timeout]);
+  const untimed = call.untimed === true;
+  // Sub-agents and plan reviews wait for many model calls and for people: only cancel stops them.
+  const timeout = untimed ? new AbortController().signal : AbortSignal.timeout(ctx.toolTimeoutMs);
+  const signal = untimed ? ctx.signal : AbortSignal.any([ctx.signal, timeout]);
   try {
-    return await call.source.callTool(call.name, call.args, buildToolContext(ctx, call.callId, signal));
+    return await call.source.callTool(call.name, call.args, buildToolContext(ctx, call.callId, signal, untimed));
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     if (timeout.aborted || isAbortError(error)) {

@@ -85,7 +85,9 @@ async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: Readonl
       return { callId: call.id, name: call.name, arguments: call.arguments, args: parsed.value, source, item, status: { output: prep.error, isError: true } };
     }
     const status = item.needsApproval ? 'ask' : 'run';
-    return { callId: call.id, name: call.name, arguments: call.arguments, args: parsed.value, source, item, status };
+    const prepared: PreparedCall = { callId: call.id, name: call.name, arguments: call.arguments, args: parsed.value, source, item, status };
+    if (prep.untimed === true) prepared.untimed = true;
+    return prepared;
   } catch (error) {
     ctx.signal.throwIfAborted();
     ctx.logger.warn({ err: error, tool: call.name }, 'tool preparation failed');

@@ -7,13 +7,13 @@ export function outputLimitFor(contextWindow: number): number {
   return Math.min(200_000, Math.max(4_000, Math.floor(contextWindow)));
 }
 
-export function buildToolContext(ctx: TurnContext, callId: string, signal: AbortSignal): ToolContext {
-  return {
+export function buildToolContext(ctx: TurnContext, callId: string, signal: AbortSignal, untimed = false): ToolContext {
+  const context: ToolContext = {
     signal,
     workstreamId: ctx.wsId,
     turnId: ctx.turnId,
     cwd: ctx.cwd,
-    timeoutMs: ctx.toolTimeoutMs,
+    timeoutMs: untimed ? 0 : ctx.toolTimeoutMs,
     outputLimit: outputLimitFor(ctx.model.contextWindow),
     supportsVision: ctx.model.supportsVision,
     readFiles: ctx.readFiles,
@@ -21,6 +21,8 @@ export function buildToolContext(ctx: TurnContext, callId: string, signal: Abort
     onOutput: (chunk: string) => ctx.host.emit({ type: 'tool-output-chunk', callId, chunk }),
     askModel: (prompt: string, askSignal: AbortSignal) => askModel(ctx, prompt, askSignal),
   };
+  if (ctx.subAgents !== undefined) context.subAgents = ctx.subAgents(ctx, callId);
+  return context;
 }
 
 /** A plain side call to the workstream's model without tools (web_fetch extraction). */

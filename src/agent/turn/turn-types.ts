@@ -4,6 +4,7 @@ import type { PolicyAction } from '../../storage/policy-store.js';
 import type { AgentEvent, PreparedItem } from '../events.js';
 import type { AssistantMessage, Message, Usage } from '../messages.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../providers/model-provider.js';
+import type { SubAgentPort } from '../tools/sub-agent-port.js';
 import type { ToolDefinition, ToolSource } from '../tools/tool.js';
 import type { WorkstreamStatus } from '../workstream-api.js';
 
@@ -45,6 +46,8 @@ export interface StoredCall {
   item: PreparedItem;
   /** `ask` = waits for the decision; `run` = approved without asking; otherwise the fixed result text. */
   status: 'ask' | 'run' | { output: string; isError: boolean };
+  /** Runs without the per-call timeout (sub-agents, plan reviews). */
+  untimed?: boolean;
 }
 
 /** The JSON stored in `approvals.items`. */
@@ -52,6 +55,8 @@ export interface StoredApprovalItems {
   version: 1;
   calls: StoredCall[];
   assistant: AssistantMessage;
+  /** Set when a sub-agent asked (`task`, `plan`): such a request never resumes after a restart. */
+  subAgent?: string;
 }
 
 export interface ApprovalRequestInput {
@@ -77,6 +82,8 @@ export interface TurnHost {
   evaluatePolicies(labels: readonly string[]): Promise<Array<PolicyAction | undefined>>;
   /** Writes the approval row first, emits `approval-request`, then waits for the decision; rejects on abort. */
   requestApproval(input: ApprovalRequestInput, signal: AbortSignal): Promise<TurnApprovalDecision>;
+  /** Writes a `plan` approval row, emits `plan-review`, waits for the owner's decision; rejects on abort. */
+  requestPlanReview?(input: { turnId: string; content: string }, signal: AbortSignal): Promise<TurnApprovalDecision>;
   /** Adds labels to the workstream's persisted auto-approve set ("always"). */
   addAutoApprove(labels: readonly string[]): Promise<void>;
   /** Claims an approved row for execution; true for exactly one caller. */
@@ -113,6 +120,8 @@ export interface TurnContext {
   logger: Logger;
   host: TurnHost;
   signal: AbortSignal;
+  /** Sub-agents for one call of `task`/`plan`; absent inside sub-agents (they cannot spawn further agents). */
+  subAgents?: (ctx: TurnContext, callId: string) => SubAgentPort;
 }
 
 /** How a turn starts: a new user message, or a batch that waited for an approval across a restart. */
