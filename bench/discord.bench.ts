@@ -1,177 +1,210 @@
-/** Benchmark: N concurrent Discord threads through the fake Discord, Sandpiper's gateway next to a bare discord.js echo bot. */
-import { mkdtempSync, rmSync } from 'node:fs';
+/**
+ * Benchmark: Sandpiper's gateway next to a bare discord.js bot doing the same I/O (bench/support/bare-discord-bot.ts),
+ * each in its own process, against the same fake Discord and the same streaming fake LLM in this process.
+ * Per size N: N threads at once open with a mention (new thread), then each gets a follow-up (existing thread);
+ * size 1xK runs K conversations one after another (per-message overhead without queueing).
+ * Measured per message: inbound → LLM request arrived, and last token written → final edit arrived at the fake.
+ * Rounds alternate which bot goes first; the table shows medians over rounds of each round's p50/p95, the bot
+ * process's event-loop lag and memory. discord.js's global request limit is raised for both bots.
+ *
+ *   npm run bench:discord -- --sizes=1x40,100,1000 --rounds=3
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Client, Events, GatewayIntentBits, Partials, Routes } from 'discord.js';
-import type { ModelProvider, ModelRequest, ModelStreamPart } from '../src/agent/providers/model-provider.js';
-import { createDiscordAdapter } from '../src/channels/discord/index.js';
-import { loadConfig } from '../src/config/index.js';
-import { createGateway } from '../src/gateway/index.js';
-import { createAgentRuntime } from '../src/main-agent.js';
-import { createSilentLogger } from '../src/shared/logger.js';
+import { createKnex, createStores, runMigrations } from '../src/storage/index.js';
 import { FakeDiscord, type FakeUser } from '../test/fakes/fake-discord.js';
-import { createTestStores } from '../test/helpers/test-stores.js';
+import { answerFor, startBenchLlm, type BenchLlm } from './support/bench-llm.js';
+import type { BotLaunch } from './support/bot-launch.js';
+import type { BotStats } from './support/bot-stats.js';
 
 const CHANNEL = '300000000000000001';
-const DELTAS = 30;
-const DELTA_MS = 10;
-const sizes = (process.argv.find((a) => a.startsWith('--sizes='))?.slice(8) ?? '10,100,1000').split(',').map(Number);
+const GLOBAL_LIMIT = 1_000_000;
+const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+/** `1x30` = 30 conversations one after another; `1000` = 1,000 at once. */
+const sizes = arg('sizes', '1x40,100,1000').split(',');
+const rounds = Number(arg('rounds', '3'));
+type Bot = 'bare' | 'sandpiper';
 
-const answerFor = (k: number): string => Array.from({ length: DELTAS }, (_, i) => `t${k}-${i} `).join('').trim();
-
-/** In-process model: records when each thread's request arrived and when its last token left. */
-class BenchProvider implements ModelProvider {
-  readonly id = 'bench';
-  readonly requestAt = new Map<number, number>();
-  readonly lastTokenAt = new Map<number, number>();
-  capabilities() {
-    return { contextWindow: 128_000, maxOutputTokens: 4096, supportsVision: false };
-  }
-  async *stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncIterable<ModelStreamPart> {
-    const k = Number(/bench-(\d+)/.exec(JSON.stringify(request.messages.at(-1)))?.[1] ?? -1);
-    if (!this.requestAt.has(k)) this.requestAt.set(k, performance.now());
-    const words = answerFor(k).split(' ');
-    for (const [i, word] of words.entries()) {
-      await new Promise((resolve) => setTimeout(resolve, DELTA_MS));
-      if (options.signal.aborted) return;
-      yield { type: 'text-delta', text: i === 0 ? word : ` ${word}` };
-    }
-    this.lastTokenAt.set(k, performance.now());
-    yield { type: 'finish', finishReason: 'stop' };
-  }
-}
-
-interface Phase {
-  label: string;
+interface PhaseResult {
   firstMs: number[];
   finalMs: number[];
-  editsPerMessage: number;
-  lagP99: number;
-  lagMax: number;
-  heapMb: number;
-  rssMb: number;
-  wallMs: number;
+}
+interface RoundResult {
+  phases: [PhaseResult, PhaseResult];
+  stats: BotStats;
 }
 
-async function waitUntil(check: () => boolean, timeoutMs: number): Promise<void> {
+const pct = (values: readonly number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+};
+const median = (values: readonly number[]): number => pct(values, 50);
+
+async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error('benchmark timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (Date.now() > deadline) throw new Error(`benchmark timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
-function finalTime(fake: FakeDiscord, threadId: string, text: string): number | undefined {
-  const message = fake.state.messagesIn(threadId).find((m) => m.author.bot && m.content === text);
-  return message ? (message.edits > 0 ? message.editedAt : message.createdAt) : undefined;
+/** Users linked in a fresh SQLite file for Sandpiper (the bare bot answers anybody). */
+async function prepareDatabase(dir: string, n: number): Promise<string> {
+  const url = `sqlite:${join(dir, 'sandpiper.db')}`;
+  const knex = createKnex(url);
+  await runMigrations(knex);
+  const stores = createStores(knex);
+  for (let k = 0; k < n; k++) {
+    const user = await stores.users.createUser(`bench${k}`);
+    await stores.users.link('discord', userId(k), user.userId);
+  }
+  await knex.destroy();
+  return url;
 }
 
-async function runSandpiper(n: number): Promise<Phase> {
-  const fake = await FakeDiscord.start();
-  const db = await createTestStores();
+const userId = (k: number): string => String(500000000000000000n + BigInt(k));
+
+interface BotProcess {
+  send: (message: object) => void;
+  ask: <T>(message: object, reply: string) => Promise<T>;
+  stop: () => Promise<void>;
+}
+
+function spawnBot(bot: Bot, launch: BotLaunch): Promise<BotProcess> {
+  const child = fork(join(import.meta.dirname, 'support', bot === 'bare' ? 'bare-discord-bot.ts' : 'sandpiper-bot.ts'), [JSON.stringify(launch)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+  });
+  const ask = <T>(message: object, reply: string): Promise<T> =>
+    new Promise((resolve) => {
+      const onMessage = (received: { type: string } & Record<string, unknown>): void => {
+        if (received.type !== reply) return;
+        child.off('message', onMessage);
+        resolve(received as T);
+      };
+      child.on('message', onMessage);
+      if (Object.keys(message).length > 0) child.send(message);
+    });
+  const stop = async (): Promise<void> => {
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.send({ type: 'stop' });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${bot} bot exited early (${code})`)));
+    void ask({}, 'ready').then(() => {
+      child.removeAllListeners('exit');
+      resolve({ send: (message) => child.send(message), ask, stop });
+    });
+  });
+}
+
+/** Sends one message per thread at once and waits for every final edit. */
+async function phase(fake: FakeDiscord, llm: BenchLlm, users: FakeUser[], threads: string[], index: 0 | 1, sequential: boolean, tag = ''): Promise<PhaseResult> {
+  const sentAt = new Map<string, number>();
+  const keyOf = (k: number): string => `${tag}${k}-${index}`;
+  const finalAt = new Map<string, number>();
+  let scanned = 0;
+  const expected = new Map(users.map((_, k) => [answerFor(keyOf(k)), keyOf(k)]));
+  const arrived = (count: number): Promise<void> =>
+    waitUntil(() => {
+      for (; scanned < fake.requests.length; scanned++) {
+        const request = fake.requests[scanned];
+        const content = (request?.body as { content?: unknown } | undefined)?.content;
+        const key = typeof content === 'string' ? expected.get(content) : undefined;
+        if (key !== undefined && request !== undefined && /\/messages/.test(request.path)) finalAt.set(key, request.hr);
+      }
+      return finalAt.size >= count;
+    }, 600_000, 'final edits');
+  for (let k = 0; k < users.length; k++) {
+    const key = keyOf(k);
+    sentAt.set(key, performance.now());
+    const message = fake.state.injectMessage(index === 0 ? CHANNEL : (threads[k] as string), users[k] as FakeUser, `bench-${key} please answer`, index === 0);
+    if (index === 0) threads[k] = message.id;
+    // Sequential mode: one conversation at a time, so the figures are per-message overhead without queueing.
+    if (sequential) await arrived(k + 1);
+  }
+  await arrived(users.length);
+  const result: PhaseResult = { firstMs: [], finalMs: [] };
+  for (const [key, sent] of sentAt) {
+    result.firstMs.push((llm.requestAt.get(key) ?? Number.NaN) - sent);
+    result.finalMs.push((finalAt.get(key) ?? Number.NaN) - (llm.lastTokenAt.get(key) ?? Number.NaN));
+  }
+  return result;
+}
+
+async function runRound(bot: Bot, n: number, sequential: boolean, templateFile: string): Promise<RoundResult & { template?: unknown }> {
+  const [fake, llm] = await Promise.all([FakeDiscord.start(), startBenchLlm()]);
   const dir = mkdtempSync(join(tmpdir(), 'sandpiper-bench-'));
-  const provider = new BenchProvider();
-  const config = loadConfig({ cwd: dir, env: {}, flags: {
-    'gateway.data_dir': dir, 'models.fake.provider': 'openai', 'models.fake.model': 'bench', 'models.fake.api_key': 'k',
-    'discord.token': fake.token, 'discord.api_url': fake.apiUrl, 'agent.max_active_workstreams': Math.max(200, n * 2),
-  } });
-  const logger = createSilentLogger();
-  const runtime = await createAgentRuntime(config, db.stores, logger, { providers: { fake: provider }, evictIntervalMs: 0 });
-  const gateway = createGateway({ config, adapters: [createDiscordAdapter(config.discord, logger)], manager: runtime.manager, stores: db.stores, logger });
-  const controller = new AbortController();
-  await gateway.start(controller.signal);
-  const users: FakeUser[] = [];
-  for (let k = 0; k < n; k += 1) {
-    const user = await db.stores.users.createUser(`bench${k}`);
-    const id = String(500000000000000000n + BigInt(k));
-    await db.stores.users.link('discord', id, user.userId);
-    users.push(fake.user(id, `bench${k}`));
+  try {
+    const launch: BotLaunch = {
+      discordApiUrl: fake.apiUrl, discordToken: fake.token, llmUrl: llm.url, globalRequestsPerSecond: GLOBAL_LIMIT,
+      dataDir: dir, databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
+    };
+    const child = await spawnBot(bot, launch);
+    const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
+    const threads: string[] = [];
+    // Warm-up (not measured): connections, JIT and lazy module loading of both bots happen here.
+    const warmUsers = users.slice(0, Math.min(n, 10));
+    const warmThreads: string[] = [];
+    for (const index of [0, 1] as const) await phase(fake, llm, warmUsers, warmThreads, index, true, 'w');
+    child.send({ type: 'lag-start' });
+    const created = await phase(fake, llm, users, threads, 0, sequential);
+    const followed = await phase(fake, llm, users, threads, 1, sequential);
+    const { stats } = await child.ask<{ stats: BotStats }>({ type: 'stats' }, 'stats');
+    await child.stop();
+    return { phases: [created, followed], stats, template: llm.firstBody };
+  } finally {
+    await Promise.all([fake.close(), llm.close()]);
+    rmSync(dir, { recursive: true, force: true });
   }
-  const phase = await measure(`sandpiper`, n, fake, (k) => users[k]!, provider);
-  await gateway.stop();
-  await runtime.close();
-  await fake.close();
-  await db.close();
-  rmSync(dir, { recursive: true, force: true });
-  return phase;
 }
 
-async function measure(label: string, n: number, fake: FakeDiscord, user: (k: number) => ReturnType<FakeDiscord['user']>, provider?: BenchProvider): Promise<Phase> {
-  const lag = monitorEventLoopDelay({ resolution: 10 });
-  const heapBefore = process.memoryUsage().heapUsed;
-  lag.enable();
-  const started = performance.now();
-  const mentionAt = new Map<number, number>();
-  const threadOf = new Map<number, string>();
-  for (let k = 0; k < n; k += 1) {
-    const message = fake.state.injectMessage(CHANNEL, user(k), `bench-${k} please answer`, true);
-    mentionAt.set(k, performance.now() - (Date.now() - message.createdAt));
-    threadOf.set(k, message.id);
-  }
-  const expected = (k: number): string => (provider ? answerFor(k) : `echo: bench-${k} please answer`);
-  await waitUntil(() => [...threadOf].every(([k, thread]) => finalTime(fake, thread, expected(k)) !== undefined), 600_000);
-  const wallMs = performance.now() - started;
-  lag.disable();
-  const offset = performance.now() - Date.now();
-  const firstMs: number[] = [];
-  const finalMs: number[] = [];
-  let edits = 0;
-  for (const [k, thread] of threadOf) {
-    const done = (finalTime(fake, thread, expected(k)) ?? 0) + offset;
-    edits += fake.state.messagesIn(thread).filter((m) => m.author.bot).reduce((sum, m) => sum + m.edits, 0);
-    if (provider) {
-      firstMs.push((provider.requestAt.get(k) ?? 0) - (mentionAt.get(k) ?? 0));
-      finalMs.push(done - (provider.lastTokenAt.get(k) ?? 0));
-    } else {
-      firstMs.push(done - (mentionAt.get(k) ?? 0));
+const fmt = (value: number): string => (Number.isFinite(value) ? value.toFixed(1) : '-');
+
+function row(n: string, label: string, bot: Bot, results: RoundResult[], index: 0 | 1): { first: number; final: number } {
+  const each = (pick: (r: RoundResult) => number): number => median(results.map(pick));
+  const first = each((r) => pct(r.phases[index].firstMs, 50));
+  const final = each((r) => pct(r.phases[index].finalMs, 50));
+  console.log(
+    `${String(n).padEnd(5)} | ${label.padEnd(15)} | ${bot.padEnd(9)} | ${`${fmt(first)} / ${fmt(each((r) => pct(r.phases[index].firstMs, 95)))}`.padEnd(19)} | ` +
+      `${`${fmt(final)} / ${fmt(each((r) => pct(r.phases[index].finalMs, 95)))}`.padEnd(19)} | ${`${fmt(each((r) => r.stats.lagP99Ms))} / ${fmt(each((r) => r.stats.lagMaxMs))}`.padEnd(15)} | ` +
+      `${fmt(each((r) => r.stats.rssMb)).padEnd(6)} | ${fmt(each((r) => r.stats.heapMb))}`,
+  );
+  return { first, final };
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'sandpiper-bench-template-'));
+  const templateFile = join(work, 'request.json');
+  // Warm-up (not measured): Sandpiper's own LLM request body becomes the one the bare bot sends.
+  writeFileSync(templateFile, '{}');
+  const warm = await runRound('sandpiper', 1, true, templateFile);
+  writeFileSync(templateFile, JSON.stringify(warm.template));
+  console.log(`discord: ${rounds} interleaved rounds per size; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`);
+  console.log('N    | conversation    | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
+  for (const size of sizes) {
+    const sequential = size.startsWith('1x');
+    const n = Number(sequential ? size.slice(2) : size);
+    const results: Record<Bot, RoundResult[]> = { bare: [], sandpiper: [] };
+    for (let round = 0; round < rounds; round++) {
+      const order: Bot[] = round % 2 === 0 ? ['bare', 'sandpiper'] : ['sandpiper', 'bare'];
+      for (const bot of order) results[bot].push(await runRound(bot, n, sequential, templateFile));
+    }
+    for (const [index, label] of [[0, 'new thread'], [1, 'existing thread']] as const) {
+      const bare = row(size, label, 'bare', results.bare, index);
+      const ours = row(size, label, 'sandpiper', results.sandpiper, index);
+      console.log(
+        `${size.padEnd(5)} | ${label.padEnd(15)} | ratio     | ${`${(ours.first / bare.first).toFixed(2)}x (+${fmt(ours.first - bare.first)})`.padEnd(19)} | ` +
+          `${`${(ours.final / bare.final).toFixed(2)}x (+${fmt(ours.final - bare.final)})`.padEnd(19)} |`,
+      );
     }
   }
-  const memory = process.memoryUsage();
-  return {
-    label, firstMs, finalMs, editsPerMessage: edits / n, lagP99: lag.percentile(99) / 1e6, lagMax: lag.max / 1e6,
-    heapMb: (memory.heapUsed - heapBefore) / 2 ** 20, rssMb: memory.rss / 2 ** 20, wallMs,
-  };
+  rmSync(work, { recursive: true, force: true });
 }
 
-async function runBareBot(n: number): Promise<Phase> {
-  const fake = await FakeDiscord.start();
-  const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
-    partials: [Partials.Channel],
-    rest: { api: fake.apiUrl, version: '10' },
-  });
-  client.on(Events.MessageCreate, (message) => {
-    if (message.author.bot || !client.user || !message.mentions.users.has(client.user.id)) return;
-    const text = `echo: ${message.content.replace(/<@!?\d+>/g, '').trim()}`;
-    void (async () => {
-      const thread = (await client.rest.post(Routes.threads(message.channelId, message.id), { body: { name: 'echo' } })) as { id: string };
-      const sent = (await client.rest.post(Routes.channelMessages(thread.id), { body: { content: '…' } })) as { id: string };
-      await client.rest.patch(Routes.channelMessage(thread.id, sent.id), { body: { content: text } });
-    })().catch(() => undefined);
-  });
-  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
-  await client.login(fake.token);
-  await ready;
-  const phase = await measure('bare discord.js', n, fake, (k) => fake.user(String(600000000000000000n + BigInt(k)), `u${k}`));
-  await client.destroy();
-  await fake.close();
-  return phase;
-}
-
-const pct = (values: number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-};
-const fmt = (values: number[]): string => (values.length ? `${pct(values, 50).toFixed(0)}/${pct(values, 95).toFixed(0)}/${pct(values, 100).toFixed(0)}` : '-');
-
-console.log('N     | bot             | mention→model req or reply ms p50/p95/max | last token→final edit ms p50/p95/max | edits/thread | loop lag p99/max ms | heap Δ MB | rss MB | wall s');
-for (const n of sizes) {
-  for (const phase of [await runBareBot(n), await runSandpiper(n)]) {
-    console.log(
-      `${String(n).padEnd(5)} | ${phase.label.padEnd(15)} | ${fmt(phase.firstMs).padEnd(41)} | ${fmt(phase.finalMs).padEnd(36)} | ` +
-        `${phase.editsPerMessage.toFixed(2).padEnd(12)} | ${`${phase.lagP99.toFixed(1)}/${phase.lagMax.toFixed(1)}`.padEnd(19)} | ` +
-        `${phase.heapMb.toFixed(1).padEnd(9)} | ${phase.rssMb.toFixed(0).padEnd(6)} | ${(phase.wallMs / 1000).toFixed(1)}`,
-    );
-  }
-}
+await main();

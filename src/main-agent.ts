@@ -1,7 +1,7 @@
 /** Composition of the agent core: providers per model alias, tool sources, and the workstream manager. */
 import type { Config } from './config/index.js';
 import { instrumentProvider } from './agent/agent-telemetry.js';
-import { createProvider } from './agent/providers/create-provider.js';
+import { createProvider, preloadProviders } from './agent/providers/create-provider.js';
 import type { ModelProvider } from './agent/providers/model-provider.js';
 import { createMemorySection } from './agent/memory/memory-section.js';
 import type { SystemPromptSection } from './agent/system-prompt.js';
@@ -93,6 +93,8 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
     }));
   const memorySection = createMemorySection({ memories: stores.memories, relevanceK: config.memory.relevance_k, fetchLimit: config.memory.fetch_limit });
   const toolSources = [builtin, ...(extras.toolSources ?? [])];
+  // Only the SDKs of configured providers load, and before the first message rather than during it.
+  if (extras.providers === undefined) await preloadProviders(Object.values(config.models));
   const manager = createWorkstreamManager({
     agent: config.agent,
     stores,

@@ -1,8 +1,6 @@
 /** Composition root: builds storage, HTTP, registry, MCP, the agent and channel adapters from a Config; starts and stops them. */
 import type { McpManager } from './agent/mcp/mcp-manager.js';
 import type { ChannelAdapter } from './channels/channel-adapter.js';
-import { createDiscordAdapter } from './channels/discord/index.js';
-import { createSlackAdapter } from './channels/slack/index.js';
 import type { Config } from './config/index.js';
 import { createHttpApp } from './gateway/http/app.js';
 import { startHttpServer } from './gateway/http/http-server.js';
@@ -69,7 +67,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     const storage = await openStorage(config, logger);
     stack.push('storage', () => storage.close());
     const channelTelemetry = createChannelTelemetry();
-    const live: LiveParts = { adapters: createAdapters(config, logger).map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
+    const live: LiveParts = { adapters: (await createAdapters(config, logger)).map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
     const httpUrl = await startHttp(config, logger, storage.stores, live, stack);
     const registration = await registerService({ services: storage.stores.services, url: config.gateway.advertise_url ?? httpUrl, logger });
     stack.push('registry', () => registration.stop());
@@ -83,10 +81,11 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   }
 }
 
-function createAdapters(config: Config, logger: Logger): ChannelAdapter[] {
+/** The configured adapters; a platform's SDK (discord.js, bolt) is imported only when that platform is configured. */
+async function createAdapters(config: Config, logger: Logger): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
-  if (config.discord.token) adapters.push(createDiscordAdapter(config.discord, logger));
-  if (config.slack.bot_token && config.slack.app_token) adapters.push(createSlackAdapter(config.slack, logger));
+  if (config.discord.token) adapters.push((await import('./channels/discord/index.js')).createDiscordAdapter(config.discord, logger));
+  if (config.slack.bot_token && config.slack.app_token) adapters.push((await import('./channels/slack/index.js')).createSlackAdapter(config.slack, logger));
   if (adapters.length === 0) {
     logger.warn('no channel adapter is configured (set discord.token, or slack.bot_token and slack.app_token); serving HTTP only');
   }

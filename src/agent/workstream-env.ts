@@ -7,6 +7,7 @@ import type { ToolSearchSettings } from './search/tool-search.js';
 import type { SystemPromptSection } from './system-prompt.js';
 import type { ToolSource } from './tools/tool.js';
 import type { StreamModel, TurnModel } from './turn/turn-types.js';
+import type { WorkstreamWrites } from './workstream-writes.js';
 import type { LiveWorkstream } from './workstream.js';
 
 /** The agent's configuration slice. */
@@ -46,6 +47,8 @@ export interface WorkstreamEnv {
   systemPromptSections: readonly SystemPromptSection[];
   toolSearch: ToolSearchSettings;
   waiters: ApprovalWaiters;
+  /** Write-behind of state, usage and activity time (flushed at shutdown). */
+  writes: WorkstreamWrites;
   now: () => number;
   /** Takes an evicted object that is used again back into the live set; returns the object to use. */
   readopt: (ws: LiveWorkstream) => LiveWorkstream;

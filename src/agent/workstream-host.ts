@@ -16,17 +16,25 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv): TurnHost
   const { stores, logger } = env;
   const wsId = ws.wsId;
   const logFailure = (what: string) => (error: unknown) => logger.error({ wsId, err: describeError(error) }, `${what} failed`);
+  // History writes run one after another in call order, also when a caller does not await one (the user's message
+  // is saved while the model request is in flight), so a compaction's replace never overtakes an append.
+  let chain: Promise<void> = Promise.resolve();
+  const ordered = (write: () => Promise<void>): Promise<void> => (chain = chain.then(write));
   return {
     emit: (event) => ws.emit(event),
-    persist: async (message: Message) => {
-      await stores.conversations.append(wsId, message).catch(logFailure('persisting a message'));
-    },
-    replaceHistory: async (messages) => {
-      await stores.conversations.replace(wsId, messages).catch(logFailure('replacing the history'));
-    },
+    persist: (message: Message) =>
+      ordered(async () => {
+        await stores.conversations.append(wsId, message).then(() => env.writes.touch(wsId), logFailure('persisting a message'));
+      }),
+    replaceHistory: (messages) =>
+      ordered(async () => {
+        await stores.conversations.replace(wsId, messages).catch(logFailure('replacing the history'));
+      }),
+    settled: () => chain,
     setState: (state: WorkstreamStatus) => ws.setState(state),
-    addUsage: async (usage: Usage) => {
-      await stores.workstreams.addUsage(wsId, usage.inputTokens, usage.outputTokens).catch(logFailure('recording usage'));
+    addUsage: (usage: Usage) => {
+      env.writes.addUsage(wsId, usage.inputTokens, usage.outputTokens);
+      return Promise.resolve();
     },
     evaluatePolicies: async (labels) => {
       try {

@@ -8,6 +8,7 @@ import { checkApprovalRow, resolveApprovalRow } from './workstream-approvals.js'
 import type { WorkstreamEnv, WorkstreamManagerOptions } from './workstream-env.js';
 import { instantiate, restoreWorkstream } from './workstream-restore.js';
 import type { LiveWorkstream } from './workstream.js';
+import { WorkstreamWrites } from './workstream-writes.js';
 
 export class DefaultWorkstreamManager implements WorkstreamManager {
   private readonly env: WorkstreamEnv;
@@ -16,6 +17,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
   private stopped = false;
 
   constructor(options: WorkstreamManagerOptions) {
+    const now = options.now ?? Date.now;
     this.env = {
       agent: options.agent,
       stores: options.stores,
@@ -27,7 +29,8 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
       systemPromptSections: options.systemPromptSections ?? [],
       toolSearch: options.toolSearch ?? DEFAULT_TOOL_SEARCH_SETTINGS,
       waiters: new ApprovalWaiters(),
-      now: options.now ?? Date.now,
+      writes: new WorkstreamWrites({ store: options.stores.workstreams, logger: options.logger, now }),
+      now,
       readopt: (ws) => this.readopt(ws),
     };
   }
@@ -92,6 +95,8 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     const ws = this.live.get(wsId);
     this.live.delete(wsId);
     await ws?.close(reason);
+    // A queued state change of the last turn must not land after (and undo) the `closed` below.
+    await this.env.writes.flush();
     await this.env.stores.approvals.cancelPending(wsId);
     await this.env.stores.workstreams.update(wsId, { state: 'closed' });
     return true;
@@ -128,6 +133,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     for (const ws of all) ws.stopForShutdown();
     await Promise.allSettled(all.map((ws) => ws.settle()));
     this.live.clear();
+    await this.env.writes.flush();
   }
 
   stats(): { active: number; running: number } {

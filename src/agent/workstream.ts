@@ -116,6 +116,8 @@ export class LiveWorkstream implements Workstream {
   }
 
   async info(): Promise<WorkstreamInfo> {
+    // Token counters are written behind; what is shown includes every turn that ended.
+    await this.env.writes.flush();
     const row = await this.env.stores.workstreams.get(this.wsId);
     return {
       wsId: this.wsId,
@@ -156,10 +158,13 @@ export class LiveWorkstream implements Workstream {
     await this.bus.flush();
   }
 
-  async setState(state: WorkstreamStatus): Promise<void> {
-    if (this.state === state) return;
-    this.state = state;
-    await this.env.stores.workstreams.update(this.wsId, { state }).catch((error: unknown) => this.logError('saving the state', error));
+  /** Changes the state at once in memory; the row follows through the write-behind (never on the waiting path). */
+  setState(state: WorkstreamStatus): Promise<void> {
+    if (this.state !== state) {
+      this.state = state;
+      this.env.writes.setState(this.wsId, state);
+    }
+    return Promise.resolve();
   }
 
   async addAutoApprove(labels: readonly string[]): Promise<void> {
@@ -250,11 +255,14 @@ export class LiveWorkstream implements Workstream {
       job.kind === 'user'
         ? { kind: 'user', message: { role: 'user', content: job.content } }
         : { kind: 'resume', approvalId: job.approvalId, stored: job.stored, decision: job.decision };
-    const outcome = await runTurn(this.turnContext(job.turnId, model, controller.signal), start);
+    const context = this.turnContext(job.turnId, model, controller.signal);
+    const outcome = await runTurn(context, start);
     this.controller = undefined;
     if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
     this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
+    // The answer's commit may still run (see run-turn.ts); the next turn starts on a stored history.
+    await context.host.settled();
   }
 
   private emitTurnStart(job: Extract<Job, { kind: 'user' }>): void {

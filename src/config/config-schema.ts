@@ -90,6 +90,8 @@ export const discordConfigSchema = z
     channel_ids: z.array(snowflake).default([]),
     api_url: z.url().optional(),
     thread_participants: z.enum(['owner', 'linked']).default('owner'),
+    /** discord.js's global REST budget; Discord grants large bots more than the default 50. */
+    global_requests_per_second: z.number().int().positive().default(50),
   })
   .prefault({});
 

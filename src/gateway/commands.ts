@@ -42,6 +42,7 @@ export class CommandHandler {
         return event.respond.reply(await this.link(adapter, event.user.id, event.args.token ?? ''));
       case 'unlink': {
         const removed = await this.deps.stores.users.unlink(adapter.platform, event.user.id);
+        this.deps.router.forgetUser(adapter.platform, event.user.id);
         return event.respond.reply(removed ? 'Account unlinked.' : 'No linked account found.');
       }
       case 'ask':
@@ -66,6 +67,7 @@ export class CommandHandler {
     const user = await users.getUser(found.userId);
     if (!user) return 'Token has no associated user.';
     await users.link(platform, platformUserId, user.userId);
+    this.deps.router.forgetUser(platform, platformUserId);
     return `Account linked! You are ${user.username}.`;
   }
 

@@ -88,7 +88,7 @@ class ChannelGateway implements Gateway {
     setMaxListeners(0, this.controller.signal);
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
-    this.router = new Router(deps.stores, deps.manager);
+    this.router = new Router(deps.stores, deps.manager, this.now);
     this.subs = new Subscriptions({ logger: this.logger, desk: () => this.desk, ...pickTiming(deps.options) });
     const signal = this.controller.signal;
     this.desk = new ApprovalDesk({

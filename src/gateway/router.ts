@@ -4,6 +4,11 @@ import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import type { Stores } from '../storage/stores.js';
 
 const CACHE_LIMIT = 4096;
+/**
+ * How long a linked user is remembered. Links made or removed through the gateway (`/link`, `/unlink`) apply at
+ * once; the CLI (`sandpiper link`/`unlink`, another process) and a deleted user take effect within this time.
+ */
+export const LINK_CACHE_TTL_MS = 30_000;
 
 export interface LinkedUser {
   userId: string;
@@ -17,19 +22,33 @@ export type Reactivation = { status: 'reactivated'; ws: Workstream } | { status:
 export class Router {
   /** `platform:channelId` → wsId; only hits are cached, a cache in front of `channel_routes`. */
   private readonly routes = new LRUCache<string, string>({ max: CACHE_LIMIT });
+  /** `platform:platformUserId` → linked user and when it was read; only hits are cached. */
+  private readonly users = new LRUCache<string, { user: LinkedUser; at: number }>({ max: CACHE_LIMIT });
 
   constructor(
     private readonly stores: Stores,
     private readonly manager: WorkstreamManager,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** The linked user behind a platform identity, or undefined when the identity is not linked. */
   async linkedUser(platform: string, platformUserId: string): Promise<LinkedUser | undefined> {
+    const key = `${platform}:${platformUserId}`;
+    const cached = this.users.get(key);
+    if (cached !== undefined && this.now() - cached.at < LINK_CACHE_TTL_MS) return cached.user;
+    this.users.delete(key);
     const link = await this.stores.users.getLink(platform, platformUserId);
     if (!link) return undefined;
     const user = await this.stores.users.getUser(link.userId);
     if (!user) return undefined;
-    return { userId: user.userId, username: user.username, isAdmin: user.isAdmin };
+    const linked = { userId: user.userId, username: user.username, isAdmin: user.isAdmin };
+    this.users.set(key, { user: linked, at: this.now() });
+    return linked;
+  }
+
+  /** A platform identity was linked or unlinked here: the next message reads the link again. */
+  forgetUser(platform: string, platformUserId: string): void {
+    this.users.delete(`${platform}:${platformUserId}`);
   }
 
   /** The workstream id routed from a thread, or undefined when the thread is not ours. */

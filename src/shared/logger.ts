@@ -22,6 +22,11 @@ export interface LoggerOptions {
   destination?: NodeJS.WritableStream;
 }
 
+/**
+ * JSON to stderr is written asynchronously (a buffered pino destination on fd 2, flushed on exit by pino), so a
+ * log line never blocks a request; pretty output runs in pino's worker thread. An explicit `destination` is
+ * written as given (tests).
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const format = options.format ?? 'auto';
   const destination = options.destination ?? process.stderr;
@@ -31,6 +36,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   if (pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, colorize: true } } });
   }
+  if (options.destination === undefined) return pino(base, pino.destination({ dest: 2, sync: false }));
   return pino(base, destination as pino.DestinationStream);
 }
 

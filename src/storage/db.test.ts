@@ -9,7 +9,7 @@ import { createKnex, runMigrations } from './db.js';
 import { createStores } from './create-stores.js';
 
 describe('createKnex', () => {
-  it('creates the parent directory and sets WAL, foreign keys and a busy timeout on SQLite', async () => {
+  it('creates the parent directory and sets WAL (synchronous=NORMAL), foreign keys and a busy timeout on SQLite', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandpiper-db-'));
     const knex = createKnex(`sqlite:${join(dir, 'deep', 'er', 'sandpiper.db')}`);
     try {
@@ -17,7 +17,9 @@ describe('createKnex', () => {
       const [journal] = (await knex.raw('PRAGMA journal_mode')) as Array<{ journal_mode: string }>;
       const [foreignKeys] = (await knex.raw('PRAGMA foreign_keys')) as Array<{ foreign_keys: number }>;
       const [busy] = (await knex.raw('PRAGMA busy_timeout')) as Array<{ timeout: number }>;
+      const [sync] = (await knex.raw('PRAGMA synchronous')) as Array<{ synchronous: number }>;
       assert.equal(journal?.journal_mode, 'wal');
+      assert.equal(sync?.synchronous, 1, 'NORMAL');
       assert.equal(foreignKeys?.foreign_keys, 1);
       assert.equal(busy?.timeout, 5000);
     } finally {

@@ -39,8 +39,13 @@ function runSteps(connection: SqliteConnection, steps: string[], done: PoolDone)
   });
 }
 
-// busy_timeout first, so that every later statement on the connection waits for locks instead of failing.
-const SQLITE_PRAGMAS = ['PRAGMA busy_timeout=5000', 'PRAGMA journal_mode=WAL', 'PRAGMA foreign_keys=ON'];
+/**
+ * busy_timeout first, so that every later statement on the connection waits for locks instead of failing.
+ * WAL with synchronous=NORMAL: a commit is an append to the WAL without an fsync (the WAL is synced at
+ * checkpoints). A committed transaction survives a crash or kill of the process; only an OS crash or power
+ * loss can undo the last commits, never corrupt the file. Recorded in docs/decisions/0011-hot-path-writes.md.
+ */
+export const SQLITE_PRAGMAS = ['PRAGMA busy_timeout=5000', 'PRAGMA journal_mode=WAL', 'PRAGMA synchronous=NORMAL', 'PRAGMA foreign_keys=ON'];
 
 /** Per-connection setup of a new SQLite connection (knex pool `afterCreate`). */
 function setUpSqliteConnection(connection: SqliteConnection, done: PoolDone): void {

@@ -59,15 +59,16 @@ export class KnexConversationStore implements ConversationStore {
     this.isPostgres = knex.client.config.client === 'pg';
   }
 
-  /** System messages are not stored: returns 0 for them. */
+  /**
+   * System messages are not stored: returns 0 for them. One INSERT; the workstream's `updated` time is the
+   * agent's to record (batched with its state changes, see docs/decisions/0011-hot-path-writes.md).
+   */
   append(wsId: string, message: Message): Promise<number> {
     return guard('conversations.append', async () => {
       if (!isStored(message)) return 0;
-      const now = isoNow();
       const inserted = (await this.knex('conversations')
-        .insert(toConversationRow(wsId, now, message))
+        .insert(toConversationRow(wsId, isoNow(), message))
         .returning('id')) as Array<{ id: unknown }>;
-      await this.knex('workstreams').where({ ws_id: wsId }).update({ updated: now });
       return toNumber(inserted[0]?.id);
     });
   }

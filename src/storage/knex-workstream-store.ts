@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import { definedOnly, parseStringArray, text, toNumber, type DbRow } from './rows.js';
 import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
-import type { WorkstreamPatch, WorkstreamRow, WorkstreamState, WorkstreamStore } from './workstream-store.js';
+import type { WorkstreamChange, WorkstreamPatch, WorkstreamRow, WorkstreamState, WorkstreamStore } from './workstream-store.js';
 
 const STATES: readonly WorkstreamState[] = ['idle', 'thinking', 'running', 'attention', 'error', 'closed'];
 
@@ -37,6 +37,17 @@ function patchColumns(patch: WorkstreamPatch): Record<string, unknown> {
     auto_approve_tools: patch.autoApproveTools === undefined ? undefined : JSON.stringify(patch.autoApproveTools),
     node_id: patch.nodeId,
   });
+}
+
+const tokens = (value: number | undefined): number => Math.max(0, Math.trunc(value ?? 0));
+
+function changeColumns(knex: Knex, change: WorkstreamChange): Record<string, unknown> {
+  const columns: Record<string, unknown> = {};
+  if (change.state !== undefined) columns.state = change.state;
+  if (change.touched !== undefined) columns.updated = change.touched;
+  if (tokens(change.inputTokens) > 0) columns.input_tokens = knex.raw('input_tokens + ?', [tokens(change.inputTokens)]);
+  if (tokens(change.outputTokens) > 0) columns.output_tokens = knex.raw('output_tokens + ?', [tokens(change.outputTokens)]);
+  return columns;
 }
 
 export class KnexWorkstreamStore implements WorkstreamStore {
@@ -94,6 +105,18 @@ export class KnexWorkstreamStore implements WorkstreamStore {
           output_tokens: this.knex.raw('output_tokens + ?', [Math.max(0, Math.trunc(outputTokens))]),
         });
     });
+  }
+
+  applyChanges(changes: readonly WorkstreamChange[]): Promise<void> {
+    if (changes.length === 0) return Promise.resolve();
+    return guard('workstreams.applyChanges', () =>
+      this.knex.transaction(async (trx) => {
+        for (const change of changes) {
+          const columns = changeColumns(this.knex, change);
+          if (Object.keys(columns).length > 0) await trx('workstreams').where({ ws_id: change.wsId }).update(columns);
+        }
+      }),
+    );
   }
 
   list(filter: { userId?: string; state?: WorkstreamState } = {}): Promise<WorkstreamRow[]> {

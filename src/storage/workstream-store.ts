@@ -23,6 +23,17 @@ export type WorkstreamPatch = Partial<
   Pick<WorkstreamRow, 'name' | 'title' | 'state' | 'modelAlias' | 'autoApproveTools' | 'nodeId'>
 >;
 
+/** One workstream's share of a batched write (write-behind of the agent): state, token deltas, activity time. */
+export interface WorkstreamChange {
+  wsId: string;
+  state?: WorkstreamState;
+  /** Added to the counters (not replacing them). */
+  inputTokens?: number;
+  outputTokens?: number;
+  /** ISO time of the latest activity (a message was stored); becomes `updated`. */
+  touched?: string;
+}
+
 export interface WorkstreamStore {
   /** Inserts a row; throws StorageError CONFLICT when the id exists. */
   create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>): Promise<WorkstreamRow>;
@@ -31,6 +42,8 @@ export interface WorkstreamStore {
   update(wsId: string, patch: WorkstreamPatch): Promise<boolean>;
   /** Adds to the token counters atomically. */
   addUsage(wsId: string, inputTokens: number, outputTokens: number): Promise<void>;
+  /** Applies many changes in one transaction (one UPDATE per workstream); missing rows are skipped. */
+  applyChanges(changes: readonly WorkstreamChange[]): Promise<void>;
   /** Rows of a user (or all when omitted), newest `updated` first. */
   list(filter?: { userId?: string; state?: WorkstreamState }): Promise<WorkstreamRow[]>;
   /** Deletes the row and its conversation. */

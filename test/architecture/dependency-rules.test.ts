@@ -32,6 +32,35 @@ function importsOf(file: string): ImportRef[] {
   return refs;
 }
 
+/** Runtime imports that load with the file itself (static `import`/`export … from`, not `import()` or types). */
+function staticImportsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers: string[] = [];
+  for (const match of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms)) if (!match[2]) specifiers.push(match[3] as string);
+  for (const match of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) specifiers.push(match[1] as string);
+  return specifiers;
+}
+
+/** Every package a file pulls in statically, following relative imports (`.js` specifiers name `.ts` files). */
+function staticPackagesFrom(entry: string): Map<string, string> {
+  const packages = new Map<string, string>();
+  const seen = new Set<string>();
+  const pending = [entry];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const specifier of staticImportsOf(file)) {
+      if (!specifier.startsWith('.')) {
+        if (!packages.has(specifier)) packages.set(specifier, file);
+        continue;
+      }
+      const target = path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts');
+      if (target.endsWith('.ts')) pending.push(target);
+    }
+  }
+  return packages;
+}
+
 const rel = (file: string): string => path.relative(root, file).split(path.sep).join('/');
 const files = sourceFiles(srcDir);
 const allImports = files.flatMap(importsOf);
@@ -92,6 +121,14 @@ describe('dependency rules (ARCHITECTURE.md §2)', () => {
       .filter((ref) => (forbidden[areaOf(ref.file)] ?? []).includes(targetArea(ref) ?? ''))
       .map((ref) => `${rel(ref.file)} imports ${ref.specifier}`);
     assert.deepEqual(violations, []);
+  });
+
+  it('loads discord.js, bolt, openai and the Anthropic SDK only on demand (dynamic import when configured)', () => {
+    const lazy = /^(discord\.js|@discordjs\/|@slack\/|openai(\/|$)|@anthropic-ai\/)/;
+    for (const entry of ['cli.ts', 'main.ts', 'main-agent.ts', 'main-chat.ts']) {
+      const eager = [...staticPackagesFrom(path.join(srcDir, entry))].filter(([specifier]) => lazy.test(specifier)).map(([specifier, file]) => `${rel(file)} imports ${specifier}`);
+      assert.deepEqual(eager, [], `start-up path from src/${entry}`);
+    }
   });
 
   it('reads process.env in one file only', () => {

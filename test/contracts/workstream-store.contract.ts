@@ -54,6 +54,22 @@ export function workstreamStoreContract(label: string, factory: StoresFactory): 
       assert.equal(row?.outputTokens, 70);
     });
 
+    it('applies a batch of changes in one call: state, token deltas, activity time; a missing row is skipped', async () => {
+      await stores().workstreams.create({ wsId: 'ws-b1', userId: 'u-1', name: '', modelAlias: '' });
+      await stores().workstreams.create({ wsId: 'ws-b2', userId: 'u-1', name: '', modelAlias: '' });
+      await stores().workstreams.addUsage('ws-b1', 5, 1);
+      await stores().workstreams.applyChanges([
+        { wsId: 'ws-b1', state: 'thinking', inputTokens: 10, outputTokens: 3, touched: '2030-01-01T00:00:00.000Z' },
+        { wsId: 'ws-gone', state: 'idle', inputTokens: 1 },
+        { wsId: 'ws-b2', state: 'error' },
+      ]);
+      const first = await stores().workstreams.get('ws-b1');
+      assert.deepEqual([first?.state, first?.inputTokens, first?.outputTokens, first?.updated], ['thinking', 15, 4, '2030-01-01T00:00:00.000Z']);
+      assert.equal((await stores().workstreams.get('ws-b2'))?.state, 'error');
+      assert.equal(await stores().workstreams.get('ws-gone'), undefined);
+      assert.equal((await stores().workstreams.list({ userId: 'u-1' }))[0]?.wsId, 'ws-b1', 'the touched row lists first');
+    });
+
     it('lists by user and state', async () => {
       await stores().workstreams.create({ wsId: 'ws-l1', userId: 'lister', name: '', modelAlias: '' });
       await stores().workstreams.create({ wsId: 'ws-l2', userId: 'lister', name: '', modelAlias: '' });

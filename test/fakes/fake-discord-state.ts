@@ -123,8 +123,12 @@ export class FakeDiscordState {
     return message;
   }
 
+  /** How many times a DM channel was opened (POST /users/@me/channels). */
+  dmOpens = 0;
+
   /** The DM channel with a user (type 1), created on first use as Discord does. */
   openDm(recipientId: string): FakeChannel {
+    this.dmOpens++;
     const id = `9${recipientId.slice(1)}`;
     let channel = this.channels.get(id);
     if (!channel) {

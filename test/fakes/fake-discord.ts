@@ -13,6 +13,8 @@ export interface RecordedRequest {
   path: string;
   body: unknown;
   at: number;
+  /** performance.now() when the request was read (benchmarks). */
+  hr: number;
 }
 
 interface RateLimitRule {
@@ -127,7 +129,7 @@ export class FakeDiscord {
       const body: unknown = text && (req.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : undefined;
       const path = decodeURIComponent((req.url ?? '/').split('?')[0] ?? '/').replace(/^\/api\/v10/, '');
       const method = req.method ?? 'GET';
-      this.requests.push({ method, path, body, at: Date.now() });
+      this.requests.push({ method, path, body, at: Date.now(), hr: performance.now() });
       const rule = this.rules.find((r) => r.remaining > 0 && r.method === method && r.path.test(path));
       if (rule) {
         rule.remaining -= 1;

@@ -45,6 +45,7 @@ export function createRecordingHost(): RecordingHost {
       host.replaced.push([...messages]);
       return Promise.resolve();
     },
+    settled: () => Promise.resolve(),
     setState: (state) => {
       host.states.push(state);
       return Promise.resolve();

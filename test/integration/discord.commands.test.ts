@@ -103,4 +103,19 @@ describe('discord slash commands', () => {
     assert.equal(hints.length, 1);
     assert.equal(h.fake.state.threadsOf(CHANNEL_ID).some((t) => t.name.startsWith('hello')), false);
   });
+
+  it('stops answering a user right after /unlink (the cached link is dropped at once)', async () => {
+    const { user: kim } = await h.linkedUser('400000000000000037', 'kim');
+    h.llm.enqueue({ text: 'Hi Kim.' });
+    const { threadId } = await h.mention(kim, 'hello there');
+    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Hi Kim.'), 20_000, 'answer while linked');
+    const unlink = h.fake.state.slashCommand('unlink', CHANNEL_ID, kim);
+    assert.equal(await replyOf(unlink.id), 'Account unlinked.');
+    const requests = h.llm.requests.length;
+    const hints = (): number => h.botMessages(CHANNEL_ID).filter((m) => m.content.includes('/link')).length;
+    const hintsBefore = hints();
+    h.fake.state.injectMessage(CHANNEL_ID, kim, 'and now?', true);
+    await h.fake.waitFor(() => hints() > hintsBefore, 15_000, 'link hint after unlink');
+    assert.equal(h.llm.requests.length, requests, 'no model call for an unlinked user');
+  });
 });

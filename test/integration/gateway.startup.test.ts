@@ -64,18 +64,33 @@ describe('startGateway with Discord and MCP', () => {
     assert.match(JSON.stringify(request.messages[0]?.content), /simple-prompt/, 'the MCP prompt catalog is in the system message');
   });
 
-  it('delivers a notify request to the linked user as a direct message', async () => {
+  it('delivers notify requests to the linked user as direct messages, opening the DM channel once', async () => {
     const token = await mintServiceToken({ secret: SECRET, audience: 'turnstone-channel' });
-    const response = await fetch(`${gateway.url}/v1/api/notify`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ target: { username: 'alice' }, message: 'deploy finished', title: 'CI' }),
-    });
-    assert.equal(response.status, 200);
-    const { results } = (await response.json()) as { results: Array<{ status: string; message_id: string }> };
-    assert.equal(results[0]?.status, 'sent');
-    const posted = discord.state.messages.get(results[0]?.message_id ?? '');
+    const notify = async (message: string): Promise<{ status: string; message_id: string } | undefined> => {
+      const response = await fetch(`${gateway.url}/v1/api/notify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ target: { username: 'alice' }, message, title: 'CI' }),
+      });
+      assert.equal(response.status, 200);
+      return ((await response.json()) as { results: Array<{ status: string; message_id: string }> }).results[0];
+    };
+    const opensBefore = discord.state.dmOpens;
+    const first = await notify('deploy finished');
+    assert.equal(first?.status, 'sent');
+    const posted = discord.state.messages.get(first?.message_id ?? '');
     assert.equal(posted?.content, '**CI**\ndeploy finished');
-    assert.equal(discord.state.channels.get(posted?.channel_id ?? '')?.type, 1);
+    const dm = posted?.channel_id ?? '';
+    assert.equal(discord.state.channels.get(dm)?.type, 1);
+    const second = await notify('tests passed');
+    assert.equal(discord.state.messages.get(second?.message_id ?? '')?.channel_id, dm);
+    assert.equal(discord.state.dmOpens, opensBefore + 1, 'the second notification reuses the DM channel');
+    // The remembered channel disappears: that delivery fails, and the next one opens the channel again.
+    discord.state.channels.delete(dm);
+    assert.equal((await notify('lost'))?.status, 'failed');
+    const again = await notify('found again');
+    assert.equal(again?.status, 'sent');
+    assert.equal(discord.state.dmOpens, opensBefore + 2);
+    assert.equal(discord.state.messages.get(again?.message_id ?? '')?.content, '**CI**\nfound again');
   });
 });

@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { mintServiceToken } from '../../src/gateway/http/auth.js';
 import { waitFor } from '../fakes/mcp-servers.js';
 import { assertStopsGracefully, launch, waitRunning, writeGatewayConfig, type Launched } from '../helpers/launchers.js';
 import { binPath, cleanEnv, repoRoot } from '../helpers/run-bin.js';
@@ -36,13 +37,21 @@ function npmEnv(dir: string): NodeJS.ProcessEnv {
   return { ...cleanEnv(), npm_config_offline: 'true', npm_config_update_notifier: 'false', npm_config_cache: path.join(dir, '.npm') };
 }
 
-/** Opens a request whose body never arrives: the HTTP server's graceful close then waits for it (5 s grace). */
+const JWT_SECRET = 'signals-test-secret-0123456789abcdef';
+/** Config lines that let a held notify request pass authentication, so the server must wait for its body. */
+const AUTH_CONFIG = `\n[auth]\njwt_secret = "${JWT_SECRET}"\n`;
+
+/**
+ * Opens an authenticated request whose body never arrives: the route waits for the body, so the HTTP server's
+ * graceful close waits for it (5 s grace). Without a valid token the route would answer 401 at once.
+ */
 async function holdRequestOpen(url: string): Promise<() => void> {
   const { hostname, port } = new URL(url);
+  const token = await mintServiceToken({ secret: JWT_SECRET, audience: 'turnstone-channel' });
   const socket = connect(Number(port), hostname);
   let answer = '';
   socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-  socket.write(`POST /v1/api/notify HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`);
+  socket.write(`POST /v1/api/notify HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`);
   // "100 Continue" means the server has taken the request in: it is in flight, not an idle connection.
   await waitFor(() => answer.includes('100 Continue'), 'the server to accept the request');
   socket.write('{"message":');
@@ -93,7 +102,7 @@ describe('signals through each launcher', () => {
   });
 
   it('a second signal exits at once while the shutdown still waits', async () => {
-    const { dir, config } = setUp();
+    const { dir, config } = setUp(AUTH_CONFIG);
     const launched = track(launch(process.execPath, [binPath, 'start', '--config', config], dir, cleanEnv()));
     const { url } = await waitRunning(launched);
     const release = await holdRequestOpen(url);
@@ -111,7 +120,7 @@ describe('signals through each launcher', () => {
   });
 
   it('a shutdown that does not finish within gateway.shutdown_timeout_s exits 1 and says so', async () => {
-    const { dir, config } = setUp('shutdown_timeout_s = 0.5');
+    const { dir, config } = setUp(`shutdown_timeout_s = 0.5${AUTH_CONFIG}`);
     const launched = track(launch(process.execPath, [binPath, 'start', '--config', config], dir, cleanEnv()));
     const { url } = await waitRunning(launched);
     const release = await holdRequestOpen(url);

@@ -12,6 +12,7 @@ import {
   summarizeDeferred,
   toolSearchDefinition,
 } from './tool-search.js';
+import { DeferredToolIndex } from './deferred-index.js';
 import { WorkstreamToolSearch } from './workstream-tool-search.js';
 import { toolContext } from '../../../test/fakes/mcp-servers.js';
 
@@ -70,6 +71,21 @@ describe('search and result text', () => {
     assert.ok(!without.some((t) => t.name === 'mcp__github__create_issue'));
     assert.ok(without.some((t) => t.name === 'mcp__github__list_issues'));
     assert.deepEqual(searchDeferred(deferred, 'kubernetes', 5, new Set()), []);
+  });
+
+  it('builds the index once per catalog and again when a tool is added, removed or re-described', () => {
+    const indexes = new DeferredToolIndex();
+    const deferred = partitionTools(ALL).deferred;
+    searchDeferred(deferred, 'github issue', 5, new Set(), indexes);
+    searchDeferred([...deferred], 'slack message', 5, new Set(), indexes);
+    assert.equal(indexes.builds, 1, 'an equal catalog (even as a new array) reuses the index');
+    const added = [...deferred, { ...(deferred[0] as ToolDefinition), name: 'mcp__k8s__deploy', description: 'Deploy to kubernetes' }];
+    assert.deepEqual(searchDeferred(added, 'kubernetes', 5, new Set(), indexes).map((t) => t.name), ['mcp__k8s__deploy']);
+    assert.equal(indexes.builds, 2);
+    const redescribed = added.map((tool) => (tool.name === 'mcp__k8s__deploy' ? { ...tool, description: 'Roll out a helm chart' } : tool));
+    assert.deepEqual(searchDeferred(redescribed, 'kubernetes', 5, new Set(), indexes), []);
+    assert.deepEqual(searchDeferred(deferred, 'kubernetes', 5, new Set(), indexes), []);
+    assert.equal(indexes.builds, 4);
   });
 
   it('formats none and several results; the names can be read back', () => {

@@ -1,6 +1,6 @@
 /** Client-side tool search: activation rule, built-in/deferred partition, the synthetic `tool_search` tool, BM25 search, result text. */
 import type { ToolDefinition } from '../tools/tool.js';
-import { Bm25Index } from './bm25.js';
+import { sharedDeferredIndex, type DeferredToolIndex } from './deferred-index.js';
 
 /** Name of the synthetic search tool. */
 export const TOOL_SEARCH_NAME = 'tool_search';
@@ -88,14 +88,18 @@ export function toolSearchDefinition(deferred: readonly ToolDefinition[]): ToolD
   };
 }
 
-/** Up to `maxResults` deferred tools matching `query`, best first, skipping the ones already expanded. */
+/**
+ * Up to `maxResults` deferred tools matching `query`, best first, skipping the ones already expanded. The index
+ * is rebuilt only when the catalog changed since the last search.
+ */
 export function searchDeferred(
   deferred: readonly ToolDefinition[],
   query: string,
   maxResults: number,
   expanded: ReadonlySet<string>,
+  indexes: DeferredToolIndex = sharedDeferredIndex,
 ): ToolDefinition[] {
-  const index = new Bm25Index(deferred.map((tool) => `${tool.name} ${tool.description}`));
+  const index = indexes.indexFor(deferred);
   const found: ToolDefinition[] = [];
   for (const hit of index.search(query, maxResults + expanded.size)) {
     const tool = deferred[hit.index];

@@ -11,7 +11,7 @@ import { appendMessage, closeOpenToolCalls } from './finish-turn.js';
 import { prepareToolCalls, restorePreparedCalls, withStorableArguments, type PreparedCall } from './prepare-tool-calls.js';
 import { isShutdown } from './shutdown.js';
 import { anyOf, maxStepsNote, noToolCalls, stepCountIs } from './stop-conditions.js';
-import type { TurnContext, TurnOutcome, TurnStart } from './turn-types.js';
+import type { StreamModel, TurnContext, TurnOutcome, TurnStart } from './turn-types.js';
 
 interface ToolBatch {
   batch: PreparedCall[];
@@ -48,8 +48,14 @@ async function modelStep(ctx: TurnContext, partial: TurnText, steps: number): Pr
   partial.text = '';
   if (received.content.trim()) partial.answer = received.content;
   const message = withStorableArguments(received);
+  if (anyOf(noToolCalls)({ steps, last: message })) {
+    // The answer was already streamed to the thread; its commit runs alongside the final edit and the workstream
+    // waits for it (host.settled) before its next turn.
+    ctx.history.push(message);
+    ctx.host.persist(message).catch((error: unknown) => ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the answer'));
+    return undefined;
+  }
   await appendMessage(ctx, message);
-  if (anyOf(noToolCalls)({ steps, last: message })) return undefined;
   await ctx.host.setState('running');
   const batch = await prepareToolCalls(ctx, (received as Required<AssistantMessage>).toolCalls);
   return { batch, approval: await approveToolCalls(ctx, batch, message) };
@@ -86,17 +92,48 @@ async function endAbnormally(ctx: TurnContext, error: unknown, partial: TurnText
   return { text: partial.answer, reason: 'error' };
 }
 
-/** Runs one turn to its end. Never throws: cancellation and failures become the outcome's reason. */
-export function runTurn(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
-  return traceTurn({ 'sandpiper.turn.kind': start.kind }, () => runTurnSteps(ctx, start));
+/**
+ * A model stream that holds back its first part until `saved` settles: the request goes out while the user's
+ * message is being committed, and nothing of the answer reaches anyone before that commit is done.
+ */
+function answerAfter(streamModel: StreamModel, saved: Promise<void>): StreamModel {
+  return async function* (provider, request, options) {
+    let waited = false;
+    for await (const part of streamModel(provider, request, options)) {
+      if (!waited) {
+        await saved;
+        waited = true;
+      }
+      yield part;
+    }
+  };
 }
 
-async function runTurnSteps(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
+/**
+ * Runs one turn to its end. Never throws: cancellation and failures become the outcome's reason. A user turn's
+ * message is appended to the history at once and committed concurrently with the first model request
+ * (docs/decisions/0011-hot-path-writes.md); the turn never ends before that commit has settled.
+ */
+export function runTurn(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
+  return traceTurn({ 'sandpiper.turn.kind': start.kind }, () => runUserOrResume(ctx, start));
+}
+
+async function runUserOrResume(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
+  if (start.kind !== 'user') return runSteps(ctx, start);
+  ctx.history.push(start.message);
+  const saved = ctx.host.persist(start.message);
+  try {
+    return await runSteps({ ...ctx, streamModel: answerAfter(ctx.streamModel, saved) }, undefined);
+  } finally {
+    await saved.catch((error: unknown) => ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message'));
+  }
+}
+
+async function runSteps(ctx: TurnContext, start: ResumeStart | undefined): Promise<TurnOutcome> {
   const partial: TurnText = { text: '', answer: '', toolResults: [] };
   const stepLimit = stepCountIs(ctx.maxSteps);
   try {
-    if (start.kind === 'user') await appendMessage(ctx, start.message);
-    let resume = start.kind === 'resume' ? start : undefined;
+    let resume = start;
     for (let steps = 0; ; ) {
       const step = resume ? await resumeBatch(ctx, resume) : await modelStep(ctx, partial, steps);
       resume = undefined;

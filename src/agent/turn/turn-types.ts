@@ -74,6 +74,8 @@ export interface TurnHost {
   persist(message: Message): Promise<void>;
   /** Replaces the persisted history (compaction, resume after restart). */
   replaceHistory(messages: readonly Message[]): Promise<void>;
+  /** Resolves when every history write started so far has settled (they run in call order). */
+  settled(): Promise<void>;
   setState(state: WorkstreamStatus): Promise<void>;
   addUsage(usage: Usage): Promise<void>;
   /** Policy actions for approval labels (undefined = no matching policy); fails open. */

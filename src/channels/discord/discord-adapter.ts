@@ -21,6 +21,8 @@ export interface DiscordAdapterConfig {
   guild_id?: string | undefined;
   channel_ids: readonly string[];
   api_url?: string | undefined;
+  /** Global REST request budget per second (discord.js default 50). */
+  global_requests_per_second?: number | undefined;
   thread_participants?: 'owner' | 'linked';
 }
 
@@ -46,7 +48,12 @@ export class DiscordAdapter implements ChannelAdapter {
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
       partials: [Partials.Channel],
       allowedMentions: { parse: [], repliedUser: false },
-      rest: { ...(config.api_url ? { api: config.api_url } : {}), version: '10', timeout: 15_000 },
+      rest: {
+        ...(config.api_url ? { api: config.api_url } : {}),
+        ...(config.global_requests_per_second ? { globalRequestsPerSecond: config.global_requests_per_second } : {}),
+        version: '10',
+        timeout: 15_000,
+      },
     });
   }
 

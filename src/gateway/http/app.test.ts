@@ -76,5 +76,9 @@ describe('createHttpApp', () => {
     const big = await app.request('/echo', { method: 'POST', body: 'x'.repeat(5000) });
     assert.equal(big.status, 413);
     assert.deepEqual(await big.json(), { error: 'request body too large' });
+    const declared = await app.request('/echo', { method: 'POST', body: 'x'.repeat(5000), headers: { 'content-length': '5000' } });
+    assert.equal(declared.status, 413, 'a declared length over the limit is refused before reading');
+    const bogus = await app.request('/echo', { method: 'POST', body: 'x', headers: { 'content-length': 'lots' } });
+    assert.equal(bogus.status, 400);
   });
 });

@@ -1,4 +1,5 @@
 /** JWT verification and minting for the notify endpoint (HS256, pinned audience, scopes claim). */
+import { webcrypto } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { HttpError } from './http-errors.js';
 
@@ -25,6 +26,20 @@ export function expandScopes(claim: string): Set<string> {
 }
 
 /**
+ * The HMAC key of each settings object as a WebCrypto key, imported once: jose turns any other key form (bytes,
+ * KeyObject) into a CryptoKey on every call, which cost more than the verification itself.
+ */
+const keys = new WeakMap<JwtSettings, { secret: string; key: Promise<webcrypto.CryptoKey> }>();
+
+function verificationKey(settings: JwtSettings): Promise<webcrypto.CryptoKey> {
+  const cached = keys.get(settings);
+  if (cached !== undefined && cached.secret === settings.secret) return cached.key;
+  const key = webcrypto.subtle.importKey('raw', new TextEncoder().encode(settings.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  keys.set(settings, { secret: settings.secret, key });
+  return key;
+}
+
+/**
  * Verifies `Authorization: Bearer <jwt>` for a request needing `requiredScope`. Throws HttpError 401 for a
  * missing secret, header or bad token, 403 when the token lacks the scope (or has no `scopes` claim).
  */
@@ -35,7 +50,7 @@ export async function verifyBearer(header: string | undefined, settings: JwtSett
   if (!token || !token.includes('.')) throw new HttpError(401, 'Unauthorized');
   let payload: Record<string, unknown>;
   try {
-    const verified = await jwtVerify(token, new TextEncoder().encode(settings.secret), {
+    const verified = await jwtVerify(token, await verificationKey(settings), {
       algorithms: ['HS256'],
       audience: settings.audience,
       clockTolerance: 30,

@@ -1,7 +1,7 @@
 /** ModelProvider for the Anthropic Messages API through @anthropic-ai/sdk (streaming, tools, extended thinking). */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, Tool } from '@anthropic-ai/sdk/resources/messages';
-import { createCapabilityLookup, type CapabilitySource } from '../capability-lookup.js';
+import { ANTHROPIC_DEFAULT_CAPABILITIES, createCapabilityLookup, type CapabilitySource } from '../capability-lookup.js';
 import type { ModelCapabilities, ModelProvider, ModelRequest, ModelStreamPart, ToolSchema } from '../model-provider.js';
 import { toAnthropicError } from './anthropic-errors.js';
 import { fromAnthropicStream } from './from-anthropic-stream.js';
@@ -20,7 +20,7 @@ export interface AnthropicProviderConfig {
   fetch?: typeof fetch;
 }
 
-export const ANTHROPIC_DEFAULT_CAPABILITIES: ModelCapabilities = { contextWindow: 200000, maxOutputTokens: 64000, supportsVision: true };
+export { ANTHROPIC_DEFAULT_CAPABILITIES };
 
 /** Thinking budget per reasoning effort (the Turnstone manual-thinking table). */
 const THINKING_BUDGET = { low: 1024, medium: 4096, high: 16384 } as const;

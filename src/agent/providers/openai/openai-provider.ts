@@ -1,7 +1,7 @@
 /** ModelProvider for OpenAI Chat Completions and compatible servers (vLLM, llama.cpp) through the openai SDK. */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { createCapabilityLookup, type CapabilitySource } from '../capability-lookup.js';
+import { OPENAI_DEFAULT_CAPABILITIES, createCapabilityLookup, type CapabilitySource } from '../capability-lookup.js';
 import type { ModelCapabilities, ModelProvider, ModelRequest, ModelStreamPart, ToolSchema } from '../model-provider.js';
 import { fromOpenAIStream } from './from-openai-stream.js';
 import { toOpenAIError } from './openai-errors.js';
@@ -22,7 +22,7 @@ export interface OpenAIProviderConfig {
   fetch?: typeof fetch;
 }
 
-export const OPENAI_DEFAULT_CAPABILITIES: ModelCapabilities = { contextWindow: 128000, maxOutputTokens: 8192, supportsVision: false };
+export { OPENAI_DEFAULT_CAPABILITIES };
 
 function toTools(tools: readonly ToolSchema[]): ChatCompletionTool[] {
   return tools.map((tool) => ({

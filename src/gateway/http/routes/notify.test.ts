@@ -9,7 +9,7 @@ import { createHttpApp } from '../app.js';
 import { mintServiceToken } from '../auth.js';
 import { createHttpMetrics } from '../metrics.js';
 import { EMPTY_MCP_HEALTH } from './health.js';
-import { createNotifyRoutes, type NotifyDestination, type NotifySender } from './notify.js';
+import { NOTIFY_USER_CACHE_TTL_MS, createNotifyRoutes, type NotifyDestination, type NotifySender } from './notify.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 const AUDIENCE = 'turnstone-channel';
@@ -63,7 +63,7 @@ describe('POST /v1/api/notify', () => {
   });
   after(() => close());
 
-  function buildApp(secret: string, timeoutMs = 30_000): Hono {
+  function buildApp(secret: string, timeoutMs = 30_000, now?: () => number): Hono {
     const notify = createNotifyRoutes({
       jwt: { secret, audience: AUDIENCE },
       users: stores.users,
@@ -71,6 +71,7 @@ describe('POST /v1/api/notify', () => {
       sender,
       logger: createSilentLogger(),
       timeoutMs,
+      ...(now === undefined ? {} : { now }),
     });
     return createHttpApp({ logger: createSilentLogger(), metrics: createHttpMetrics(), health: { adapters: () => ({}), mcp: () => EMPTY_MCP_HEALTH }, routers: [notify] });
   }
@@ -116,6 +117,19 @@ describe('POST /v1/api/notify', () => {
   it('answers 404 alike for an unknown user and a user without links', async () => {
     await expectError(post({ target: { username: 'ghost' }, message: 'x' }), 404, 'target not found or has no linked channels');
     await expectError(post({ target: { username: 'loner' }, message: 'x' }), 404, 'target not found or has no linked channels');
+  });
+
+  it('sees a user linked meanwhile once the username cache expires', async () => {
+    let clock = 1_000_000;
+    const cachedApp = buildApp(SECRET, 200, () => clock);
+    await expectError(post({ target: { username: 'latecomer' }, message: 'x' }, `Bearer ${writeToken}`, cachedApp), 404, 'target not found or has no linked channels');
+    const late = await stores.users.createUser('latecomer');
+    await stores.users.link('discord', '400000000000000077', late.userId);
+    await expectError(post({ target: { username: 'latecomer' }, message: 'x' }, `Bearer ${writeToken}`, cachedApp), 404, 'target not found or has no linked channels');
+    clock += NOTIFY_USER_CACHE_TTL_MS;
+    const found = await post({ target: { username: 'latecomer' }, message: 'x' }, `Bearer ${writeToken}`, cachedApp);
+    assert.equal(found.status, 200);
+    assert.match(await found.text(), /"status":"sent"/);
   });
 
   it('rejects malformed bodies with 400 and the reference error strings', async () => {

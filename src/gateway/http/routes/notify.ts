@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { describeError } from '../../../shared/errors.js';
 import type { Logger } from '../../../shared/logger.js';
 import type { NotifyDeliveryStore } from '../../../storage/notify-delivery-store.js';
-import type { UserStore } from '../../../storage/user-store.js';
+import type { ChannelLink, UserStore } from '../../../storage/user-store.js';
 import { verifyBearer, type JwtSettings } from '../auth.js';
 import { HttpError } from '../http-errors.js';
 import { parseNotifyRequest, type NotifyTarget } from './notify-request.js';
@@ -27,6 +27,8 @@ export interface NotifyRouteDeps {
   logger: Logger;
   /** Per-target delivery timeout (default 30 s). */
   timeoutMs?: number;
+  /** Clock of the username cache (tests). */
+  now?: () => number;
 }
 
 interface Resolved {
@@ -42,12 +44,40 @@ export interface NotifyResult {
   message_id?: string;
 }
 
+/**
+ * How long a username's links are remembered by the notify route (hits and misses). A user or link created or
+ * removed meanwhile (CLI, `/link`) is seen by notifications within this time.
+ */
+export const NOTIFY_USER_CACHE_TTL_MS = 5_000;
+const USER_CACHE_LIMIT = 4096;
+
+type LinkLookup = (username: string) => Promise<readonly ChannelLink[]>;
+
+/** Username → links, read through a short-lived bounded cache, so a burst of notifications costs one lookup. */
+function cachedLinks(users: UserStore, now: () => number): LinkLookup {
+  const cache = new Map<string, { links: readonly ChannelLink[]; at: number }>();
+  return async (username) => {
+    const hit = cache.get(username);
+    if (hit !== undefined && now() - hit.at < NOTIFY_USER_CACHE_TTL_MS) return hit.links;
+    const user = await users.getUserByUsername(username);
+    const links = user ? await users.listLinks(user.userId) : [];
+    cache.delete(username);
+    cache.set(username, { links, at: now() });
+    if (cache.size > USER_CACHE_LIMIT) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) cache.delete(oldest);
+    }
+    return links;
+  };
+}
+
 export function createNotifyRoutes(deps: NotifyRouteDeps): Hono {
   const routes = new Hono();
+  const linksOf = cachedLinks(deps.users, deps.now ?? Date.now);
   routes.post('/v1/api/notify', async (context) => {
     const principal = await verifyBearer(context.req.header('authorization'), deps.jwt);
     const request = parseNotifyRequest(await context.req.text());
-    const targets = await resolveTargets(request.target, deps.users);
+    const targets = await resolveTargets(request.target, linksOf);
     const results: NotifyResult[] = [];
     for (const target of targets) results.push(await deliver(target, request.content, request.wsId, deps));
     deps.logger.info({ subject: principal.subject, targets: results.length, sent: results.filter((r) => r.status === 'sent').length }, 'notify.delivered');
@@ -56,12 +86,11 @@ export function createNotifyRoutes(deps: NotifyRouteDeps): Hono {
   return routes;
 }
 
-async function resolveTargets(target: NotifyTarget, users: UserStore): Promise<Resolved[]> {
+async function resolveTargets(target: NotifyTarget, linksOf: LinkLookup): Promise<Resolved[]> {
   if (target.kind === 'channel') {
     return [{ channelType: target.channelType, channelId: target.channelId, destination: { channelId: target.channelId } }];
   }
-  const user = await users.getUserByUsername(target.username);
-  const links = user ? await users.listLinks(user.userId) : [];
+  const links = await linksOf(target.username);
   if (links.length === 0) throw new HttpError(404, 'target not found or has no linked channels');
   return links.map((link) => ({ channelType: link.channelType, channelId: link.channelUserId, destination: { userId: link.channelUserId } }));
 }

@@ -1,0 +1,99 @@
+/**
+ * Benchmark: POST /v1/api/notify of the real gateway (startGateway, own process) next to a bare node:http + jose
+ * server doing the same work (bench/support/notify-bare.ts, own process), loaded by autocannon from this process.
+ * Two paths: a channel target on a platform without adapter (auth, body, parse, answer: no I/O behind it) and an
+ * unknown username (plus one SQLite lookup). Per path: max requests/s (50 connections) and latency at a fixed
+ * 1,000 requests/s. Rounds alternate which server goes first; figures are medians over rounds.
+ *
+ *   npm run bench:notify -- --rounds=3 --seconds=5
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { mintServiceToken } from '../src/gateway/http/auth.js';
+import { createKnex, createStores, runMigrations } from '../src/storage/index.js';
+
+const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const ROUNDS = Number(arg('rounds', '3'));
+const SECONDS = Number(arg('seconds', '5'));
+const SECRET = 'bench-notify-secret-bench-notify-secret';
+type Server = 'bare' | 'sandpiper';
+const PATHS = {
+  channel: JSON.stringify({ target: { channel_type: 'discord', channel_id: '300000000000000001' }, message: 'deploy finished', title: 'CI' }),
+  'unknown user': JSON.stringify({ target: { username: 'nobody' }, message: 'deploy finished' }),
+} as const;
+type PathName = keyof typeof PATHS;
+
+interface Figures {
+  maxRps: number;
+  p50AtRate: number;
+  p99AtRate: number;
+  failures: number;
+}
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+function spawnServer(server: Server, launch: object): Promise<{ url: string; stop: () => Promise<void> }> {
+  const file = join(import.meta.dirname, 'support', server === 'bare' ? 'notify-bare.ts' : 'notify-sandpiper.ts');
+  const child = fork(file, [JSON.stringify(launch)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${server} exited early (${code})`)));
+    child.once('message', (message: { url: string }) => {
+      child.removeAllListeners('exit');
+      const stop = (): Promise<void> =>
+        new Promise((done) => {
+          child.once('exit', () => done());
+          child.send({ type: 'stop' });
+        });
+      resolve({ url: message.url, stop });
+    });
+  });
+}
+
+async function load(url: string, body: string, token: string): Promise<Figures> {
+  const request = { url: `${url}/v1/api/notify`, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body };
+  await autocannon({ ...request, connections: 10, duration: 1 });
+  const max = await autocannon({ ...request, connections: 50, duration: SECONDS });
+  const paced = await autocannon({ ...request, connections: 50, duration: SECONDS, overallRate: 1000 });
+  return { maxRps: max.requests.average, p50AtRate: paced.latency.p50, p99AtRate: paced.latency.p99, failures: max.errors + max.timeouts + paced.errors + paced.timeouts };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'sandpiper-bench-notify-'));
+  const databaseFile = join(dir, 'sandpiper.db');
+  const knex = createKnex(`sqlite:${databaseFile}`);
+  await runMigrations(knex);
+  await createStores(knex).users.createUser('alice');
+  await knex.destroy();
+  const token = await mintServiceToken({ secret: SECRET, audience: 'turnstone-channel' }, { ttlSeconds: 3600 });
+  const results = new Map<string, Figures[]>();
+  for (let round = 0; round < ROUNDS; round++) {
+    const order: Server[] = round % 2 === 0 ? ['bare', 'sandpiper'] : ['sandpiper', 'bare'];
+    for (const server of order) {
+      const running = await spawnServer(server, { dataDir: dir, databaseUrl: `sqlite:${databaseFile}`, databaseFile, secret: SECRET });
+      for (const path of Object.keys(PATHS) as PathName[]) {
+        const key = `${path}|${server}`;
+        results.set(key, [...(results.get(key) ?? []), await load(running.url, PATHS[path], token)]);
+      }
+      await running.stop();
+    }
+  }
+  console.log(`notify: ${ROUNDS} interleaved rounds, ${SECONDS} s per load; medians over rounds`);
+  console.log('path          | server    | max req/s | × bare | p50 ms @1000/s | p99 ms @1000/s | errors');
+  for (const path of Object.keys(PATHS) as PathName[]) {
+    const bareMax = median((results.get(`${path}|bare`) ?? []).map((f) => f.maxRps));
+    for (const server of ['bare', 'sandpiper'] as const) {
+      const figures = results.get(`${path}|${server}`) ?? [];
+      const maxRps = median(figures.map((f) => f.maxRps));
+      console.log(
+        `${path.padEnd(13)} | ${server.padEnd(9)} | ${maxRps.toFixed(0).padStart(9)} | ${(maxRps / bareMax).toFixed(2).padStart(6)} | ` +
+          `${median(figures.map((f) => f.p50AtRate)).toFixed(1).padStart(14)} | ${median(figures.map((f) => f.p99AtRate)).toFixed(1).padStart(14)} | ${figures.reduce((sum, f) => sum + f.failures, 0)}`,
+      );
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await main();

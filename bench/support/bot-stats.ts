@@ -1,0 +1,37 @@
+/** What a benchmarked bot process reports to the orchestrator over IPC: its own memory and event-loop lag. */
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+
+export interface BotStats {
+  rssMb: number;
+  heapMb: number;
+  lagP99Ms: number;
+  lagMaxMs: number;
+}
+
+export type OrchestratorMessage = { type: 'lag-start' } | { type: 'stats' } | { type: 'stop' };
+
+/** Answers `lag-start` / `stats` / `stop` from the parent; `stop` runs `onStop` then exits. */
+export function serveStats(onStop: () => Promise<void>): void {
+  let lag: IntervalHistogram | undefined;
+  // An orchestrator that dies takes its bots with it.
+  process.on('disconnect', () => process.exit(0));
+  process.on('message', (message: OrchestratorMessage) => {
+    if (message.type === 'lag-start') {
+      lag?.disable();
+      lag = monitorEventLoopDelay({ resolution: 10 });
+      lag.enable();
+    } else if (message.type === 'stats') {
+      lag?.disable();
+      const memory = process.memoryUsage();
+      const stats: BotStats = {
+        rssMb: memory.rss / 2 ** 20,
+        heapMb: memory.heapUsed / 2 ** 20,
+        lagP99Ms: lag ? lag.percentile(99) / 1e6 : 0,
+        lagMaxMs: lag ? lag.max / 1e6 : 0,
+      };
+      process.send?.({ type: 'stats', stats });
+    } else {
+      void onStop().finally(() => process.exit(0));
+    }
+  });
+}

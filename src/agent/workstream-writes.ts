@@ -1,0 +1,96 @@
+/**
+ * Write-behind for the workstream rows: state changes, token usage and the activity time of every workstream are
+ * merged in memory and written in one transaction shortly after, off the path a user waits on. What is deferred
+ * and what stays synchronous is recorded in docs/decisions/0011-hot-path-writes.md.
+ */
+import { describeError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { WorkstreamChange, WorkstreamState, WorkstreamStore } from '../storage/workstream-store.js';
+
+export interface WorkstreamWritesOptions {
+  store: Pick<WorkstreamStore, 'applyChanges'>;
+  logger: Logger;
+  now?: () => number;
+}
+
+/** Coalesces per-workstream changes; one flush runs at a time, the next one starts when it ends. */
+export class WorkstreamWrites {
+  private pending = new Map<string, WorkstreamChange>();
+  private running: Promise<void> | undefined;
+  private scheduled = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: WorkstreamWritesOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  setState(wsId: string, state: WorkstreamState): void {
+    this.change(wsId).state = state;
+    this.schedule();
+  }
+
+  addUsage(wsId: string, inputTokens: number, outputTokens: number): void {
+    const change = this.change(wsId);
+    change.inputTokens = (change.inputTokens ?? 0) + Math.max(0, Math.trunc(inputTokens));
+    change.outputTokens = (change.outputTokens ?? 0) + Math.max(0, Math.trunc(outputTokens));
+    this.schedule();
+  }
+
+  /** A message of the workstream was stored: its `updated` time moves. */
+  touch(wsId: string): void {
+    this.change(wsId).touched = new Date(this.now()).toISOString();
+    this.schedule();
+  }
+
+  /** Changes not yet written (tests, status). */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Resolves when everything queued before the call is written (or its failure was logged). Never rejects. */
+  async flush(): Promise<void> {
+    while (this.running !== undefined || this.pending.size > 0) {
+      if (this.running === undefined) this.start();
+      await this.running;
+    }
+  }
+
+  private change(wsId: string): WorkstreamChange {
+    let change = this.pending.get(wsId);
+    if (change === undefined) {
+      change = { wsId };
+      this.pending.set(wsId, change);
+    }
+    return change;
+  }
+
+  /** The first change after a quiet moment starts a flush on the next turn of the event loop. */
+  private schedule(): void {
+    if (this.scheduled || this.running !== undefined) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.running === undefined) this.start();
+    });
+  }
+
+  private start(): void {
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    this.running = this.write(batch).finally(() => {
+      this.running = undefined;
+      if (this.pending.size > 0) this.schedule();
+    });
+  }
+
+  private async write(batch: WorkstreamChange[]): Promise<void> {
+    try {
+      await this.options.store.applyChanges(batch);
+    } catch (error) {
+      // Nothing here can be clicked or replied to; the loss is named so an operator sees what is missing.
+      const lost = batch.map(({ wsId, state, inputTokens, outputTokens }) => ({ wsId, state, inputTokens, outputTokens }));
+      this.options.logger.error({ err: describeError(error), lost }, 'writing workstream state and usage failed');
+    }
+  }
+}
