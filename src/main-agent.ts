@@ -83,7 +83,7 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
   const builtin =
     extras.builtinTools ??
     (await createBuiltinToolSource({
-      containment: extras.containment ?? (await prepareContainment(config, logger)),
+      containment: await containmentFor(config, logger, extras),
       ...(config.tools.tavily_api_key === undefined ? {} : { tavilyApiKey: config.tools.tavily_api_key }),
       ...(extras.toolDefinitions === undefined ? {} : { definitions: extras.toolDefinitions }),
       ...(extras.notifyRetryDelaysMs === undefined ? {} : { notifyRetryDelaysMs: extras.notifyRetryDelaysMs }),
@@ -125,6 +125,11 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
       await manager.shutdown();
     },
   };
+}
+
+/** The caller's containment, or one detected now (tests and benchmarks that build a runtime directly). */
+function containmentFor(config: Config, logger: Logger, extras: AgentRuntimeExtras): Promise<ToolContainment> {
+  return extras.containment === undefined ? prepareContainment(config, logger) : Promise.resolve(extras.containment);
 }
 
 /** The whole agent side as `start` and `chat` both run it: tool definitions read once, MCP, runtime. */
