@@ -1,13 +1,15 @@
 /**
  * Validates the REST bodies the fake Discord receives against Discord's official OpenAPI description of API v10
- * (vendored at /work/shared/vendor/discord-openapi.json; see its README), as real Discord does (400, code 50035). A
+ * (vendored in test/fixtures/discord/openapi.json: discord/discord-api-spec specs/openapi.json, commit
+ * 74fda0fad044407ea280043a03ffc9bc64c4e49e, MIT licence), as real Discord does (400, code 50035). A
  * permissive fake accepts payloads Discord refuses: button styles, modal lengths, archive durations, flags.
  * Bots are also limited to 2,000 characters of content, which the spec does not say.
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
-const SPEC_PATH = '/work/shared/vendor/discord-openapi.json';
+const SPEC_PATH = fileURLToPath(new URL('../fixtures/discord/openapi.json', import.meta.url));
 const MAX_CONTENT = 2000;
 
 interface Operation {
