@@ -1,6 +1,7 @@
 /** The bubblewrap command line for one contained process: read-only system, one writable folder, hidden gateway files. */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { packageRoot } from '../../shared/package-root.js';
 
 export interface BwrapSpec {
   /** The only writable directory (the workstream folder); the process starts there. */
@@ -23,6 +24,9 @@ export function buildBwrapArgs(spec: BwrapSpec): string[] {
   const containsWritable = (entry: string): boolean => isWithin(writable, entry);
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   for (const directory of RUNTIME_DIRECTORIES) if (isRealDirectory(directory)) args.push('--tmpfs', directory);
+  // Our own installation (node_modules: MCP servers from npm) and node stay readable even when they live under a
+  // folder replaced above (a checkout in /tmp); hidden entries inside them are hidden again below.
+  for (const entry of reexposedInstallPaths()) args.push('--ro-bind', entry, entry);
   if (spec.network) args.push(...resolverBinds());
   // Hidden trees that hold the writable folder (data_dir, workspace_dir) go first; the bind then re-opens only it.
   for (const entry of hidden.filter(containsWritable)) args.push(...hide(entry));
@@ -30,6 +34,21 @@ export function buildBwrapArgs(spec: BwrapSpec): string[] {
   for (const entry of hidden.filter((item) => !containsWritable(item))) args.push(...hide(entry));
   args.push('--chdir', writable, '--unshare-all', '--cap-drop', 'ALL', ...(spec.network ? ['--share-net'] : []), '--die-with-parent', '--hostname', 'sandbox');
   return args;
+}
+
+/** The package root and node's folder, when they sit under /tmp or a runtime directory that the sandbox empties. */
+function reexposedInstallPaths(): string[] {
+  const emptied = ['/tmp', ...RUNTIME_DIRECTORIES];
+  const candidates = [packageRoot(import.meta.url), path.dirname(process.execPath)].map((entry) => realOrSelf(entry));
+  return [...new Set(candidates)].filter((entry) => emptied.some((directory) => isWithin(entry, directory) && entry !== directory));
+}
+
+function realOrSelf(entry: string): string {
+  try {
+    return realpathSync(entry);
+  } catch {
+    return entry;
+  }
 }
 
 function hide(entry: string): string[] {
