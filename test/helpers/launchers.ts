@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createKnex } from '../../src/storage/index.js';
-import { EVERYTHING, waitFor } from '../fakes/mcp-servers.js';
+import { EVERYTHING, isAlive, waitFor } from '../fakes/mcp-servers.js';
 
 export interface Launched {
   child: ChildProcess;
@@ -57,15 +57,6 @@ export function descendants(root: number): number[] {
     }
   }
   return found;
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 interface Running {
