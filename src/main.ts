@@ -18,7 +18,6 @@ import type { Logger } from './shared/logger.js';
 import { setTelemetrySink } from './shared/telemetry.js';
 import { createChannelTelemetry, type ChannelTelemetry } from './gateway/channel-telemetry.js';
 import { createTelemetryMetrics } from './gateway/http/telemetry-metrics.js';
-import { startTracing } from './main-telemetry.js';
 import { openStorage } from './storage-open.js';
 import type { Stores } from './storage/stores.js';
 
@@ -62,7 +61,8 @@ export class ShutdownStack {
 export async function startGateway(config: Config, logger: Logger): Promise<RunningGateway> {
   const stack = new ShutdownStack(logger);
   try {
-    const tracing = startTracing(config, logger);
+    // The OpenTelemetry SDK loads only when an endpoint is configured; otherwise the API calls stay no-ops.
+    const tracing = config.telemetry.otlp_endpoint === undefined ? undefined : (await import('./main-telemetry.js')).startTracing(config, logger);
     if (tracing) stack.push('tracing', () => tracing.shutdown());
     const storage = await openStorage(config, logger);
     stack.push('storage', () => storage.close());
