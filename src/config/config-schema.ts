@@ -11,6 +11,8 @@ export const gatewayConfigSchema = z
     // Default (resolved in load-config.ts): <config file folder>/data, or the platform state folder without a file.
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
+    // A turn interrupted by a crash or restart is answered by resuming it once (false: only the note in the thread).
+    resume_interrupted: z.boolean().default(true),
   })
   .prefault({});
 
