@@ -112,6 +112,7 @@ export class TurnJournal {
       if (entry.partial !== undefined && entry.end !== true) changes.push({ kind: 'partial', turnId, partialText: entry.partial });
       if (entry.end === true) changes.push({ kind: 'end', turnId });
     }
+    if (changes.length === 0) return;
     try {
       await this.options.store.apply(changes);
     } catch (error) {
