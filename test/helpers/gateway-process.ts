@@ -74,6 +74,11 @@ export class GatewayProcesses {
     await child.exited;
   }
 
+  /** A graceful stop (SIGTERM); resolves with the exit code. */
+  async stop(): Promise<number | null> {
+    return (await this.current?.stop('SIGTERM')) ?? null;
+  }
+
   /** The gateway's database, opened by the test (SQLite in WAL mode allows it while a gateway runs). */
   stores(): Stores {
     this.knex ??= createKnex(this.databaseUrl);

@@ -132,6 +132,21 @@ describe('kill -9 of the gateway on Discord', () => {
     assert.match(history, /gamma0 gamma1/);
   });
 
+  it('a graceful stop (SIGTERM) mid-stream is settled the same way at the next start', async () => {
+    const requestsBefore = llm.requests.length;
+    llm.enqueue({ text: words('eps', 60), delayMs: 120 });
+    const threadId = await mention('a story before the stop');
+    await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content.includes('eps6 ')), 30_000, 'the streaming answer');
+    assert.equal(await gateways.stop(), 0);
+    const live = botMessages(discord, threadId)[0] as FakeMessage;
+    llm.enqueue({ text: 'Told after the stop.' });
+    await gateways.start();
+    await discord.waitFor(() => NOTE.test(live.content), 30_000, 'the note on the live message');
+    await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content === 'Told after the stop.'), 30_000, 'the resumed answer');
+    assert.match(String(sentMessages(llm, requestsBefore + 1).filter((message) => message.role === 'assistant').at(-1)?.content), /^eps0 eps1 eps2 eps3 eps4 eps5 eps6 /);
+    assert.equal(llm.requests.length, requestsBefore + 2);
+  });
+
   it('mid-tool: the approved bash dies with the gateway, the history says interrupted, the card says so', async () => {
     const requestsBefore = llm.requests.length;
     const marker = `93.${String(Math.floor(Math.random() * 9000) + 1000)}`;
@@ -159,5 +174,48 @@ describe('kill -9 of the gateway on Discord', () => {
     assert.equal(result?.content, INTERRUPTED_TOOL_RESULT);
     assert.equal(llm.requests.length, requestsBefore + 2);
     assert.equal(existsSync(path.join(workspace, 'side-effect.txt')), false, 'the side effect never happened (no process is left that could write it)');
+  });
+});
+
+describe('kill -9 of the gateway on Discord while an auto-approved bash runs in the sandbox', () => {
+  let discord: FakeDiscord;
+  let llm: FakeLlmServer;
+  let gateways: GatewayProcesses;
+  let user: FakeUser;
+
+  before(async () => {
+    [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
+    gateways = new GatewayProcesses({ llm, discord, extraToml: '[tools]\nsandbox = "auto"\n\n[agent]\nauto_approve_tools = ["bash"]\n' });
+    await gateways.start();
+    await gateways.linkUser('discord', '400000000000000032', 'finn');
+    user = discord.user('400000000000000032', 'finn');
+  });
+  after(async () => {
+    await gateways?.close();
+    await Promise.allSettled([discord?.close(), llm?.close()]);
+  });
+
+  it('the command dies with the gateway, and its running tool card says interrupted', async () => {
+    const marker = `94.${String(Math.floor(Math.random() * 9000) + 1000)}`;
+    const command = `echo started > started.txt; sleep ${marker}; echo done > side-effect.txt`;
+    llm.enqueue({ toolCalls: [{ id: 'call_crash2', name: 'bash', arguments: JSON.stringify({ command }) }] });
+    const message = discord.state.injectMessage(CHANNEL_ID, user, 'run it in the sandbox', true);
+    await discord.waitFor(() => discord.state.channels.get(message.id), 20_000, 'thread creation');
+    const threadId = message.id;
+    const toolCard = await discord.waitFor(() => botMessages(discord, threadId).find((entry) => JSON.stringify(entry).includes(marker)), 30_000, 'the running tool card');
+    const route = await gateways.stores().routes.getRoute('discord', threadId);
+    const workspace = path.join(gateways.dir, 'data', 'workspaces', route?.wsId ?? 'missing');
+    await waitFor(() => existsSync(path.join(workspace, 'started.txt')) && sleepsWith(marker).length === 1, 'the command to run', 30_000);
+    await gateways.kill();
+    await waitFor(() => sleepsWith(marker).length === 0, 'the command to die with the gateway', 15_000);
+
+    llm.enqueue({ text: 'It was interrupted.' });
+    await gateways.start();
+    await discord.waitFor(() => botMessages(discord, threadId).find((entry) => entry.content === 'It was interrupted.'), 30_000, 'the resumed answer');
+    await discord.waitFor(() => JSON.stringify(toolCard).includes('Interrupted by a restart'), 30_000, 'the tool card marked interrupted');
+    const result = sentMessages(llm, 1).find((entry) => entry.role === 'tool' && entry.tool_call_id === 'call_crash2');
+    assert.equal(result?.content, INTERRUPTED_TOOL_RESULT);
+    assert.equal(llm.requests.length, 2);
+    assert.equal(existsSync(path.join(workspace, 'side-effect.txt')), false);
   });
 });
