@@ -114,14 +114,7 @@ export class CommandHandler {
     // Subscribed while acting, so the cancelled turn and its approval cards are shown even if the thread was quiet.
     const release = await this.deps.ensureRendered(wsId);
     try {
-      if (event.name === 'cancel') {
-        if (!ws.isBusy()) {
-          await event.removeControl?.();
-          return await event.respond.reply('Nothing is running.');
-        }
-        ws.cancel();
-        return await event.respond.reply('Cancelling the running turn.');
-      }
+      if (event.name === 'cancel') return await cancelTurn(ws, event);
       const pending = await this.deps.stores.approvals.listPending(wsId);
       await this.deps.manager.close(wsId, 'closed by user');
       await this.deps.cancelCards(pending.map((row) => row.approvalId));
@@ -146,6 +139,16 @@ export class CommandHandler {
     const when = ws.isBusy() ? ' from the next turn on' : '';
     await event.respond.reply(`This thread now uses \`${chosen.value}\`${when}.`);
   }
+}
+
+/** `/cancel` and the Stop button: a Stop that no longer applies (nothing runs, e.g. after a restart) is removed. */
+async function cancelTurn(ws: Workstream, event: CommandEvent): Promise<void> {
+  if (!ws.isBusy()) {
+    await event.removeControl?.();
+    return event.respond.reply('Nothing is running.');
+  }
+  ws.cancel();
+  return event.respond.reply('Cancelling the running turn.');
 }
 
 async function statusText(ws: Workstream, defaultAlias: string): Promise<string> {

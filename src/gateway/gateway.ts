@@ -170,7 +170,7 @@ class ChannelGateway implements Gateway {
   private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
     if (this.stopped) {
       // An interaction is never left without an answer, even while stopping.
-      if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
+      if (isInteraction(event)) await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
       return;
     }
     try {
@@ -196,7 +196,7 @@ class ChannelGateway implements Gateway {
       }
     } catch (error) {
       this.logFailure(`handle ${event.type}`, error);
-      if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Something went wrong; please try again.');
+      if (isInteraction(event)) await event.respond.reply('Something went wrong; please try again.');
     }
   }
 
@@ -352,6 +352,11 @@ class ChannelGateway implements Gateway {
   private logFailure(what: string, error: unknown): void {
     this.logger.error({ error: describeError(error) }, `${what} failed`);
   }
+}
+
+/** Events whose sender waits for a private answer. */
+function isInteraction(event: InboundEvent): event is Extract<InboundEvent, { type: 'command' | 'action' | 'form' }> {
+  return event.type === 'command' || event.type === 'action' || event.type === 'form';
 }
 
 function pickTiming(options: GatewayDeps['options']): { editIntervalMs?: number; typingIntervalMs?: number } {
