@@ -64,12 +64,12 @@ export interface ContractDriver<U = unknown> {
 const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
 
 /**
- * Flags of the main contract gateway: a small queue bound, so the refusal is reachable; a per-user rate high enough
- * for the whole suite (the limits have their own gateway, with the defaults).
+ * Flags of the main contract gateway: a small queue bound, so the refusal is reachable (the harness's per-user rate is
+ * high enough for the whole suite; the limits have their own gateway, with the defaults).
  */
-export const CONTRACT_FLAGS = { 'agent.max_queued_messages': 1, 'gateway.user_rate_limit': 1000 };
-/** The inbound-limits gateway: default rate (10 per 60 s), a short length cap. */
-export const LIMIT_FLAGS = { 'gateway.max_message_chars': 500 };
+export const CONTRACT_FLAGS = { 'agent.max_queued_messages': 1 };
+/** The inbound-limits gateway: the default rate (10 per 60 s; the harness raises it for other scenarios), a short length cap. */
+export const LIMIT_FLAGS = { 'gateway.max_message_chars': 500, 'gateway.user_rate_limit': 10, 'gateway.user_rate_window_s': 60 };
 /** A second model alias every driver configures next to `fake` (model `fake-model`), on the same fake LLM. */
 export const CONTRACT_MODELS = { other: 'other-model' };
 

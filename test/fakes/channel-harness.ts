@@ -80,6 +80,8 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
       env: {},
       flags: {
         'gateway.data_dir': this.dir,
+        // Scenarios send many messages from one user within a minute; the limit tests set it back (10 per 60 s).
+        'gateway.user_rate_limit': 10_000,
         'models.fake.provider': 'openai',
         'models.fake.base_url': this.llm.url,
         'models.fake.api_key': 'test-key',
