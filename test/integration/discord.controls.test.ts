@@ -88,6 +88,17 @@ describe('discord model choice and Stop', () => {
     assert.equal(modelOf(h.llm.requests.at(-1)?.body), 'other-model');
   });
 
+  it('shows Stop while an answer streams and removes it when the turn ends', async () => {
+    const { user } = await h.linkedUser('400000000000000067', 'gus');
+    const pieces = Array.from({ length: 20 }, (_, i) => `s${i} `);
+    h.llm.enqueue({ text: pieces, delayMs: 30 });
+    const { threadId } = await h.mention(user, 'stream a bit');
+    await h.fake.waitFor(() => stopOn(threadId), 15_000, 'Stop while streaming');
+    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content.trim() === pieces.join('').trim()), 15_000, 'complete answer');
+    await h.fake.waitFor(() => !stopOn(threadId), 15_000, 'Stop removed at the end');
+    assert.ok(h.botMessages(threadId).every((m) => m.components.length === 0), 'no message keeps a button');
+  });
+
   it('a Stop button left by a restart answers "Nothing is running" and disappears', async () => {
     const { user } = await h.linkedUser('400000000000000066', 'fay');
     h.llm.enqueue({ text: ['Thinking hard'], hang: true });
