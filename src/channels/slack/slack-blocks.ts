@@ -90,8 +90,11 @@ export function renderSlackMessage(message: OutboundMessage, slash: string): Sla
  */
 export function withStopButton(body: SlackMessageBody, routeKey: string): SlackMessageBody {
   const sections: SlackBlock[] = [];
-  for (let start = 0; start < body.text.length && sections.length < 40; start += SECTION_CAP) {
-    sections.push({ type: 'section', text: { type: 'mrkdwn', text: body.text.slice(start, start + SECTION_CAP) } });
+  for (let rest = body.text; rest.length > 0 && sections.length < 40; ) {
+    // Split at a line break in the second half of a section when there is one, so markup rarely breaks in two.
+    const cut = rest.length <= SECTION_CAP ? rest.length : rest.lastIndexOf('\n', SECTION_CAP) > SECTION_CAP / 2 ? rest.lastIndexOf('\n', SECTION_CAP) + 1 : SECTION_CAP;
+    sections.push({ type: 'section', text: { type: 'mrkdwn', text: rest.slice(0, cut) } });
+    rest = rest.slice(cut);
   }
   const stop = { type: 'button', text: { type: 'plain_text', text: 'Stop' }, action_id: STOP_ACTION, value: routeKey, style: 'danger' };
   return { text: body.text, blocks: [...sections, { type: 'actions', block_id: 'sp_stop', elements: [stop] }] };
