@@ -11,7 +11,7 @@ import type { Stores } from '../storage/stores.js';
 import { ApprovalDesk } from './approvals.js';
 import { CommandHandler } from './commands.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
-import { InboundLimits } from './inbound-limits.js';
+import { admitMessage, InboundLimits } from './inbound-limits.js';
 import { ModelChoice } from './model-choice.js';
 import { Router, type LinkedUser } from './router.js';
 import { Subscriptions } from './subscriptions.js';
@@ -227,21 +227,9 @@ class ChannelGateway implements Gateway {
     await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId);
   }
 
-  /**
-   * The inbound limits (length, per-user rate): false when the message is refused; the writer is then told privately
-   * (once per burst) and the message gets the `refused` reaction, so nothing is dropped silently.
-   */
-  private async admit(adapter: ChannelAdapter, event: MessageEvent): Promise<boolean> {
-    const admission = this.limits.admit(`${adapter.platform}:${event.user.id}`, event.text);
-    if (admission.admitted) return true;
-    const { channelId } = event.conversation;
-    const signal = this.controller.signal;
-    this.logger.info({ platform: adapter.platform, chars: event.text.length }, 'message refused by the inbound limits');
-    await adapter.react?.(channelId, event.messageId, 'refused', signal);
-    if (admission.notice === undefined) return false;
-    if (adapter.whisper) await adapter.whisper(channelId, event.user.id, event.messageId, admission.notice, signal);
-    else await adapter.post(channelId, { kind: 'text', text: admission.notice }, signal).catch((error: unknown) => this.logFailure('limit notice', error));
-    return false;
+  /** The inbound limits (ADR 0018): false when the message is refused (the writer was told, never silently). */
+  private admit(adapter: ChannelAdapter, event: MessageEvent): Promise<boolean> {
+    return admitMessage(this.limits, adapter, event, this.controller.signal, this.logger);
   }
 
   private async startFromMention(adapter: ChannelAdapter, event: MessageEvent, userId: string): Promise<void> {

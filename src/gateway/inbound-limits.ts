@@ -4,6 +4,9 @@
  * (the next notice only after a message was accepted again), every refused message gets the `refused` reaction.
  */
 import { LRUCache } from 'lru-cache';
+import type { ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
+import { describeError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
 
 const MAX_USERS = 4096;
 
@@ -49,6 +52,27 @@ export class InboundLimits {
     window.told = false;
     return { admitted: true };
   }
+}
+
+/**
+ * Applies the limits to a message on its way to a workstream: true when it may go on. A refused message gets the
+ * `refused` reaction and, once per burst, the private notice (`whisper`; a post where the adapter has none).
+ */
+export async function admitMessage(
+  limits: InboundLimits, adapter: ChannelAdapter, event: Extract<InboundEvent, { type: 'message' }>, signal: AbortSignal, logger: Logger,
+): Promise<boolean> {
+  const admission = limits.admit(`${adapter.platform}:${event.user.id}`, event.text);
+  if (admission.admitted) return true;
+  const { channelId } = event.conversation;
+  logger.info({ platform: adapter.platform, chars: event.text.length }, 'message refused by the inbound limits');
+  await adapter.react?.(channelId, event.messageId, 'refused', signal);
+  if (admission.notice === undefined) return false;
+  if (adapter.whisper) {
+    await adapter.whisper(channelId, event.user.id, event.messageId, admission.notice, signal);
+  } else {
+    await adapter.post(channelId, { kind: 'text', text: admission.notice }, signal).catch((error: unknown) => logger.warn({ error: describeError(error) }, 'limit notice failed'));
+  }
+  return false;
 }
 
 function formatWindow(windowMs: number): string {
