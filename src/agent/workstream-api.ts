@@ -48,6 +48,11 @@ export interface Workstream {
   subscribe(handler: AgentEventHandler): () => void;
   /** Cancels the running turn (it ends with `turn-end` reason `cancelled`) and drops nothing queued. */
   cancel(): void;
+  /**
+   * Switches the model (a configured alias) for the turns that start from now on; persisted at once. False, and nothing
+   * changes, when the alias is not configured or the workstream is closed.
+   */
+  setModel(alias: string): Promise<boolean>;
   info(): Promise<WorkstreamInfo>;
 }
 

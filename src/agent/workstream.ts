@@ -48,7 +48,7 @@ export class LiveWorkstream implements Workstream {
   readonly toolSearch: WorkstreamToolSearch;
   lastActiveMs: number;
   private readonly env: WorkstreamEnv;
-  private readonly modelAlias: string;
+  private modelAlias: string;
   private readonly autoApprove: Set<string>;
   private readonly bus: WorkstreamEventBus;
   private readonly jobs: Job[] = [];
@@ -170,6 +170,17 @@ export class LiveWorkstream implements Workstream {
       this.env.writes.setState(this.wsId, state);
     }
     return Promise.resolve();
+  }
+
+  /**
+   * Switches the model for the turns that start from now on (a running turn keeps its model); written at once, so
+   * the choice survives eviction and restarts. False (nothing changes) when the alias is not configured.
+   */
+  async setModel(alias: string): Promise<boolean> {
+    if (this.closed || this.env.resolveModel(alias) === undefined) return false;
+    await this.env.stores.workstreams.update(this.wsId, { modelAlias: alias });
+    this.modelAlias = alias;
+    return true;
   }
 
   async addAutoApprove(labels: readonly string[]): Promise<void> {

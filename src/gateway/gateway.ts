@@ -12,6 +12,8 @@ import { ApprovalDesk } from './approvals.js';
 import { CommandHandler } from './commands.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
 import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted-turns.js';
+import { admitMessage, InboundLimits } from './inbound-limits.js';
+import { ModelChoice } from './model-choice.js';
 import { Router, type LinkedUser } from './router.js';
 import { Subscriptions } from './subscriptions.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
@@ -72,6 +74,8 @@ class ChannelGateway implements Gateway {
   private readonly desk: ApprovalDesk;
   private readonly commands: CommandHandler;
   private readonly forms: ElicitationDesk;
+  private readonly models: ModelChoice;
+  private readonly limits: InboundLimits;
   private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
   private readonly hinted = new LRUCache<string, number>({ max: HINT_MEMORY });
@@ -100,9 +104,13 @@ class ChannelGateway implements Gateway {
       ensureRendered: (wsId) => this.ensureRendered(wsId),
     });
     this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
+    this.models = new ModelChoice(deps.config);
+    const { max_message_chars: maxChars, user_rate_limit: limit, user_rate_window_s: windowS } = deps.config.gateway;
+    this.limits = new InboundLimits({ maxChars, limit, windowMs: windowS * 1000, now: this.now });
     this.commands = new CommandHandler({
-      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now,
-      startConversation: (adapter, channelId, name, requester, ownerUserId, text) => this.startConversation(adapter, channelId, name, { requester }, ownerUserId, text),
+      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now, models: this.models, limits: this.limits,
+      startConversation: (adapter, channelId, name, requester, ownerUserId, text, modelAlias) =>
+        this.startConversation(adapter, channelId, name, { requester }, ownerUserId, text, modelAlias),
       ensureRendered: (wsId) => this.ensureRendered(wsId),
       cancelCards: (approvalIds) => this.desk.cancelCards(approvalIds),
     });
@@ -174,7 +182,7 @@ class ChannelGateway implements Gateway {
   private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
     if (this.stopped) {
       // An interaction is never left without an answer, even while stopping.
-      if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
+      if (isInteraction(event)) await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
       return;
     }
     try {
@@ -191,13 +199,16 @@ class ChannelGateway implements Gateway {
         case 'form':
           await this.forms.onForm(adapter, event);
           return;
+        case 'suggest':
+          await event.respond(this.models.suggest(event.query));
+          return;
         case 'rate-limited':
           this.subs.byChannelId(adapter.platform, event.channelId)?.renderer.slowDown(event.retryAfterMs);
           return;
       }
     } catch (error) {
       this.logFailure(`handle ${event.type}`, error);
-      if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Something went wrong; please try again.');
+      if (isInteraction(event)) await event.respond.reply('Something went wrong; please try again.');
     }
   }
 
@@ -220,17 +231,25 @@ class ChannelGateway implements Gateway {
     if (conversation.kind === 'thread' && wsId === undefined) return;
     const user = await this.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return this.hintUnlinked(adapter, event);
-    if (wsId === undefined) return this.startFromMention(adapter, event, user.userId);
+    if (wsId === undefined) return (await this.admit(adapter, event)) ? this.startFromMention(adapter, event, user.userId) : undefined;
     const ws = await this.router.open(wsId);
-    if (!ws) return this.reactivate(adapter, event, wsId, user);
+    if (!ws) return (await this.admit(adapter, event)) ? this.reactivate(adapter, event, wsId, user) : undefined;
     if (!this.router.mayWrite(ws, user, adapter.threadParticipants)) return;
+    if (!(await this.admit(adapter, event))) return;
     await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId);
+  }
+
+  /** The inbound limits (ADR 0018): false when the message is refused (the writer was told, never silently). */
+  private admit(adapter: ChannelAdapter, event: MessageEvent): Promise<boolean> {
+    return admitMessage(this.limits, adapter, event, this.controller.signal, this.logger);
   }
 
   private async startFromMention(adapter: ChannelAdapter, event: MessageEvent, userId: string): Promise<void> {
     const text = event.text || 'Hello';
     const name = truncate(text.replace(/\s+/g, ' '), 100);
-    await this.startConversation(adapter, event.conversation.channelId, name, { fromMessageId: event.messageId, requester: event.user }, userId, text);
+    const channelId = event.conversation.channelId;
+    const origin = { fromMessageId: event.messageId, requester: event.user };
+    await this.startConversation(adapter, channelId, name, origin, userId, text, undefined);
   }
 
   /**
@@ -253,10 +272,13 @@ class ChannelGateway implements Gateway {
   }
 
   /** Opens a thread, routes it to a new workstream and sends the first message; tracked so follow-ups wait for it. */
-  private startConversation(adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string): Promise<void> {
+  private startConversation(
+    adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string, modelAlias: string | undefined,
+  ): Promise<void> {
     const work = (async () => {
       const threadId = await adapter.startThread(channelId, name, origin, this.controller.signal);
-      const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name);
+      const model = modelAlias ?? this.models.channelDefault(adapter.platform, channelId);
+      const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name, model);
       await this.sendToThread(adapter, threadId, ws, text, undefined);
     })();
     this.opening.add(work);
@@ -330,6 +352,11 @@ class ChannelGateway implements Gateway {
   private logFailure(what: string, error: unknown): void {
     this.logger.error({ error: describeError(error) }, `${what} failed`);
   }
+}
+
+/** Events whose sender waits for a private answer. */
+function isInteraction(event: InboundEvent): event is Extract<InboundEvent, { type: 'command' | 'action' | 'form' }> {
+  return event.type === 'command' || event.type === 'action' || event.type === 'form';
 }
 
 function pickTiming(options: GatewayDeps['options']): { editIntervalMs?: number; typingIntervalMs?: number } {

@@ -156,7 +156,13 @@ export class StreamRenderer {
   private appendText(text: string): void {
     if (text.length === 0) return;
     this.startTyping();
-    this.segment ??= new LiveMessage({ ...this.options, signal: this.controller.signal, onPosted: (ids) => this.live?.segment(ids) });
+    // The live message of a running turn carries the Stop control (where messages can be edited to remove it again).
+    this.segment ??= new LiveMessage({
+      ...this.options,
+      signal: this.controller.signal,
+      onPosted: (ids) => this.live?.segment(ids),
+      stoppable: this.options.adapter.capabilities.canEdit,
+    });
     this.segment.append(text);
     // Platforms without edits get the answer once, complete, when the segment ends.
     if (this.options.adapter.capabilities.canEdit) this.scheduleFlush();
@@ -187,6 +193,7 @@ export class StreamRenderer {
     const segment = this.segment;
     if (!segment) return;
     this.segment = undefined;
+    segment.seal();
     if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     for (let attempt = 1; attempt <= FINAL_ATTEMPTS && !this.closed; attempt += 1) {
