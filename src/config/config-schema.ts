@@ -103,6 +103,8 @@ export const slackConfigSchema = z
     slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, 'must look like /name').default('/sandpiper'),
     api_url: z.url().optional(),
     thread_participants: z.enum(['owner', 'linked']).default('owner'),
+    /** Stream answers with chat.startStream/appendStream/stopStream when the workspace takes them (ADR 0019). */
+    native_streaming: z.boolean().default(true),
   })
   .prefault({});
 

@@ -6,7 +6,7 @@ import { describeError } from '../shared/errors.js';
 import { SerialLane } from '../shared/serial-lane.js';
 import { sleep } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
-import { LiveMessage } from './live-message.js';
+import { openSegment, type AnswerSegment } from './streamed-message.js';
 
 export const DEFAULT_EDIT_INTERVAL_MS = 1500;
 const MAX_EDIT_INTERVAL_MS = 15_000;
@@ -37,7 +37,7 @@ export interface StreamRendererOptions {
 /** Renders one workstream's events into one thread. Events are processed strictly in order on a private chain. */
 export class StreamRenderer {
   private readonly lane = new SerialLane();
-  private segment: LiveMessage | undefined;
+  private segment: AnswerSegment | undefined;
   private readonly toolMessages = new Map<string, { messageId: string; name: string; preview: string }>();
   private flushTimer: NodeJS.Timeout | undefined;
   private typingTimer: NodeJS.Timeout | undefined;
@@ -146,7 +146,7 @@ export class StreamRenderer {
   private appendText(text: string): void {
     if (text.length === 0) return;
     this.startTyping();
-    this.segment ??= new LiveMessage({ ...this.options, signal: this.controller.signal });
+    this.segment ??= openSegment({ ...this.options, signal: this.controller.signal });
     this.segment.append(text);
     // Platforms without edits get the answer once, complete, when the segment ends.
     if (this.options.adapter.capabilities.canEdit) this.scheduleFlush();
@@ -184,11 +184,15 @@ export class StreamRenderer {
       const complete = await segment.sync();
       this.edits += segment.edits - before;
       if (segment.messageCount > 0) this.postedThisTurn = true;
-      if (complete) return;
+      if (complete) {
+        await segment.close();
+        return;
+      }
       // The wait ends early when the renderer is disposed (shutdown), so no timer outlives it.
       await sleep(this.intervalMs * attempt, this.controller.signal).catch(() => undefined);
     }
     this.options.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
+    await segment.close();
   }
 
   /** Posts an approval card; when that fails the owner is told how to unblock the waiting turn. */
