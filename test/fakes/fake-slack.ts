@@ -15,6 +15,8 @@ export interface RecordedCall {
   token: string;
   body: Record<string, unknown>;
   status: number;
+  /** performance.now() when the request had arrived (benchmarks). */
+  hr?: number;
 }
 
 interface RateLimitRule {
@@ -192,7 +194,7 @@ export class FakeSlack {
       res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
       return;
     }
-    this.calls.push({ method, token, body, status: 200 });
+    this.calls.push({ method, token, body, status: 200, hr: performance.now() });
     const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
     if (failure) failure.remaining -= 1;
     const wsUrl = `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}`;
