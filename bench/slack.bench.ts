@@ -171,13 +171,14 @@ async function runRound(bot: Bot, mode: SlackBotLaunch['mode'], n: number, seque
 }
 
 const fmt = (value: number): string => (Number.isFinite(value) ? value.toFixed(1) : '-');
+const signed = (value: number): string => `${value >= 0 ? '+' : ''}${fmt(value)}`;
 
 function row(size: string, label: string, bot: Bot, results: RoundResult[], index: 0 | 1): { first: number; final: number } {
   const each = (pick: (r: RoundResult) => number): number => median(results.map(pick));
   const first = each((r) => pct(r.phases[index].firstMs, 50));
   const final = each((r) => pct(r.phases[index].finalMs, 50));
   console.log(
-    `${size.padEnd(5)} | ${label.padEnd(22)} | ${bot.padEnd(9)} | ${`${fmt(first)} / ${fmt(each((r) => pct(r.phases[index].firstMs, 95)))}`.padEnd(19)} | ` +
+    `${size.padEnd(5)} | ${label.padEnd(24)} | ${bot.padEnd(9)} | ${`${fmt(first)} / ${fmt(each((r) => pct(r.phases[index].firstMs, 95)))}`.padEnd(19)} | ` +
       `${`${fmt(final)} / ${fmt(each((r) => pct(r.phases[index].finalMs, 95)))}`.padEnd(19)} | ${`${fmt(each((r) => r.stats.lagP99Ms))} / ${fmt(each((r) => r.stats.lagMaxMs))}`.padEnd(16)} | ` +
       `${fmt(each((r) => r.stats.rssMb)).padEnd(6)} | ${fmt(each((r) => r.stats.heapMb))}`,
   );
@@ -192,7 +193,7 @@ async function main(): Promise<void> {
   const warm = await runRound('sandpiper', 'edit', 1, true, templateFile);
   writeFileSync(templateFile, JSON.stringify(warm.template));
   console.log(`slack: ${rounds} interleaved rounds per size and mode; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`);
-  console.log('N     | mode / conversation    | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
+  console.log('N     | mode / conversation      | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
   for (const mode of modes) {
     for (const size of sizes) {
       const sequential = size.startsWith('1x');
@@ -207,8 +208,8 @@ async function main(): Promise<void> {
         const bare = row(size, label, 'bare', results.bare, index);
         const ours = row(size, label, 'sandpiper', results.sandpiper, index);
         console.log(
-          `${size.padEnd(5)} | ${label.padEnd(22)} | added     | ${`+${fmt(ours.first - bare.first)} (${(ours.first / bare.first).toFixed(2)}x)`.padEnd(19)} | ` +
-            `${`+${fmt(ours.final - bare.final)} (${(ours.final / bare.final).toFixed(2)}x)`.padEnd(19)} |`,
+          `${size.padEnd(5)} | ${label.padEnd(24)} | added     | ${`${signed(ours.first - bare.first)} (${(ours.first / bare.first).toFixed(2)}x)`.padEnd(19)} | ` +
+            `${`${signed(ours.final - bare.final)} (${(ours.final / bare.final).toFixed(2)}x)`.padEnd(19)} |`,
         );
       }
     }
