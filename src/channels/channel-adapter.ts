@@ -220,6 +220,19 @@ export interface ChannelCapabilities {
   maxFormFields?: number;
 }
 
+/**
+ * A message the platform streams natively (Slack `chat.startStream`): text is only ever appended, and `finish` makes it
+ * final. The platform's own limits (length, lifetime) are the adapter's business: it rolls over to a new message.
+ */
+export interface NativeStream {
+  /** Messages the stream has shown so far (0 until the first append). */
+  readonly messageCount: number;
+  /** Appends text; throws ChannelError, after which the stream is given up and the gateway shows the rest by post/edit. */
+  append(text: string, signal: AbortSignal): Promise<void>;
+  /** Ends the stream (its messages become ordinary messages); throws ChannelError. */
+  finish(signal: AbortSignal): Promise<void>;
+}
+
 export type AdapterState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'stopped' | 'failed';
 
 export interface ChannelAdapter {
@@ -262,6 +275,11 @@ export interface ChannelAdapter {
    * where the platform has them (Slack), else a short reply to that message. Best effort, never throws.
    */
   whisper?(channelId: string, userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void>;
+  /**
+   * A natively streamed message for answer text in `channelId`, when the platform (and this workspace and channel) can
+   * stream; undefined means post/edit. Tool lines and cards always go through `post`/`edit`.
+   */
+  openStream?(channelId: string): NativeStream | undefined;
   /** Opens (or finds) the direct-message channel with a platform user; resolves with its channel id. Throws ChannelError. */
   openDirect?(userId: string, signal: AbortSignal): Promise<string>;
 }

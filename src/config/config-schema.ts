@@ -114,6 +114,8 @@ export const slackConfigSchema = z
     thread_participants: z.enum(['owner', 'linked']).default('owner'),
     /** Default model alias of new threads per channel id (`--model` and `model` override it). */
     channel_models: z.record(nonEmpty, nonEmpty).default({}),
+    /** Stream answers with chat.startStream/appendStream/stopStream when the workspace takes them (ADR 0019). */
+    native_streaming: z.boolean().default(true),
   })
   .prefault({});
 

@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { APP_ID, BOT_ID, FakeSlackState, TEAM_ID, type FakeSlackMessage, type FakeSlackUser } from './fake-slack-state.js';
 import { handleWebApi } from './fake-slack-web.js';
+import { FakeSlackStreams } from './fake-slack-stream.js';
 
 export type { FakeSlackMessage, FakeSlackUser, FakeView } from './fake-slack-state.js';
 export { BOT_USER_ID } from './fake-slack-state.js';
@@ -14,6 +15,8 @@ export interface RecordedCall {
   token: string;
   body: Record<string, unknown>;
   status: number;
+  /** performance.now() when the request had arrived (benchmarks). */
+  hr?: number;
 }
 
 interface RateLimitRule {
@@ -24,6 +27,8 @@ interface RateLimitRule {
 
 export class FakeSlack {
   readonly state: FakeSlackState;
+  /** Native streaming; off unless a test turns `streams.rules.enabled` on (then Slack's limits apply). */
+  readonly streams: FakeSlackStreams;
   readonly calls: RecordedCall[] = [];
   /** envelope_id → the ack payload the app sent back. */
   readonly acks = new Map<string, unknown>();
@@ -35,11 +40,13 @@ export class FakeSlack {
   private readonly sockets = new Set<Socket>();
   private readonly live = new Set<WebSocket>();
   private readonly rules: RateLimitRule[] = [];
+  private readonly failures: { method: string; error: string; remaining: number }[] = [];
   private pinger: NodeJS.Timeout | undefined;
   private port = 0;
 
   private constructor(private readonly server: Server) {
     this.state = new FakeSlackState(() => `http://127.0.0.1:${this.port}`);
+    this.streams = new FakeSlackStreams(this.state);
   }
 
   static async start(): Promise<FakeSlack> {
@@ -71,6 +78,11 @@ export class FakeSlack {
   /** The next `times` calls of `method` get HTTP 429 with `retry-after: retryAfterSec`. */
   rateLimit(method: string, times: number, retryAfterSec = 1): void {
     this.rules.push({ method, remaining: times, retryAfterSec });
+  }
+
+  /** The next `times` calls of `method` answer `{ok: false, error}` (HTTP 200, as Slack does). */
+  failNext(method: string, error: string, times = 1): void {
+    this.failures.push({ method, error, remaining: times });
   }
 
   callsOf(method: string): RecordedCall[] {
@@ -182,8 +194,11 @@ export class FakeSlack {
       res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
       return;
     }
-    this.calls.push({ method, token, body, status: 200 });
-    const reply = handleWebApi(method, body, token, { state: this.state, botToken: this.botToken, appToken: this.appToken, wsUrl: `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}` });
+    this.calls.push({ method, token, body, status: 200, hr: performance.now() });
+    const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
+    if (failure) failure.remaining -= 1;
+    const wsUrl = `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}`;
+    const reply = failure ? { ok: false, error: failure.error } : handleWebApi(method, body, token, { state: this.state, botToken: this.botToken, appToken: this.appToken, wsUrl, streams: this.streams });
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(reply));
   }
