@@ -39,6 +39,8 @@ export const modelConfigSchema = z.strictObject({
   max_tokens: z.number().int().positive().default(8192),
   supports_vision: z.boolean().default(false),
   temperature: z.number().min(0).max(2).optional(),
+  first_token_timeout_s: z.number().positive().max(3600).default(60),
+  stream_idle_timeout_s: z.number().positive().max(3600).default(60),
 });
 
 export const agentConfigSchema = z
