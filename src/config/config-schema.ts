@@ -11,6 +11,7 @@ export const gatewayConfigSchema = z
     // Default (resolved in load-config.ts): <config file folder>/data, or the platform state folder without a file.
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
+    notify_timeout_s: z.number().positive().max(600).default(30),
   })
   .prefault({});
 
