@@ -5,7 +5,6 @@
  * and settled rows after 24 h.
  */
 import { describeError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
 import { isoFromMs } from '../shared/time.js';
 import type { OutboxEntry } from '../storage/notify-outbox-store.js';
 import { deliverEntry, IDEMPOTENCY_WINDOW_MS, routeLeaseMs, type OutboxDeliveryDeps } from './notify-outbox.js';
@@ -33,6 +32,22 @@ export interface OutboxWorker {
 const MAX_BACKOFF_MS = 300_000;
 const PURGE_EVERY_MS = 3_600_000;
 
+/** One delivery attempt of a claimed row: sent, rescheduled with backoff, or given up with a log line. */
+async function handle(entry: OutboxEntry, deps: OutboxDeliveryDeps, maxAttempts: number, baseDelayMs: number): Promise<void> {
+  try {
+    if (!deps.sender.has(entry.channelType)) throw new Error(`no ${entry.channelType} adapter`);
+    await deliverEntry(entry, deps, true);
+    deps.logger.info({ outboxId: entry.outboxId, channelType: entry.channelType, attempts: entry.attempts }, 'notify.outbox.delivered');
+  } catch (error) {
+    if (entry.attempts >= maxAttempts) {
+      await deps.outbox.settle(entry.outboxId, { status: 'given_up' });
+      deps.logger.warn({ outboxId: entry.outboxId, channelType: entry.channelType, attempts: entry.attempts, reason: describeError(error) }, 'notify.outbox.given_up');
+      return;
+    }
+    await deps.outbox.retryLater(entry.outboxId, Math.min(MAX_BACKOFF_MS, baseDelayMs * 2 ** (entry.attempts - 1)));
+  }
+}
+
 export function createNotifyOutboxWorker(deps: OutboxDeliveryDeps, options: OutboxWorkerOptions = {}): OutboxWorker {
   const intervalMs = options.intervalMs ?? 2_000;
   const maxAttempts = options.maxAttempts ?? 6;
@@ -42,28 +57,13 @@ export function createNotifyOutboxWorker(deps: OutboxDeliveryDeps, options: Outb
   let stopped = false;
   let lastPurge = 0;
 
-  async function handle(entry: OutboxEntry): Promise<void> {
-    try {
-      if (!deps.sender.has(entry.channelType)) throw new Error(`no ${entry.channelType} adapter`);
-      await deliverEntry(entry, deps, true);
-      deps.logger.info({ outboxId: entry.outboxId, channelType: entry.channelType, attempts: entry.attempts }, 'notify.outbox.delivered');
-    } catch (error) {
-      if (entry.attempts >= maxAttempts) {
-        await deps.outbox.settle(entry.outboxId, { status: 'given_up' });
-        deps.logger.warn({ outboxId: entry.outboxId, channelType: entry.channelType, attempts: entry.attempts, reason: describeError(error) }, 'notify.outbox.given_up');
-        return;
-      }
-      await deps.outbox.retryLater(entry.outboxId, Math.min(MAX_BACKOFF_MS, baseDelayMs * 2 ** (entry.attempts - 1)));
-    }
-  }
-
   async function sweepOnce(): Promise<number> {
     if (Date.now() - lastPurge >= PURGE_EVERY_MS) {
       lastPurge = Date.now();
       await deps.outbox.purge(isoFromMs(Date.now() - IDEMPOTENCY_WINDOW_MS));
     }
     const due = await deps.outbox.claimDue(options.batch ?? 20, routeLeaseMs(deps.timeoutMs));
-    for (const entry of due) await handle(entry);
+    for (const entry of due) await handle(entry, deps, maxAttempts, baseDelayMs);
     return due.length;
   }
 
