@@ -48,15 +48,15 @@ export interface OutboxAnswer {
 
 const KEY_FORM = /^[\x21-\x7e]{1,255}$/;
 
-/** The claim of an `Idempotency-Key` header (undefined without one); 400 for a malformed key. */
-export function idempotencyClaim(header: string | undefined, subject: string, request: OutboxRequest): IdempotencyClaim | undefined {
+/**
+ * The claim of an `Idempotency-Key` header (undefined without one); 400 for a malformed key. `request` is the parsed
+ * request (target as given, text, ws_id): its hash tells a retry from another request under the same key.
+ */
+export function idempotencyClaim(header: string | undefined, subject: string, request: unknown): IdempotencyClaim | undefined {
   if (header === undefined) return undefined;
   const key = header.trim();
   if (!KEY_FORM.test(key)) throw new HttpError(400, 'invalid Idempotency-Key: 1 to 255 visible ASCII characters');
-  const fingerprint = createHash('sha256')
-    .update(JSON.stringify([request.content, request.wsId, request.targets.map((t) => [t.channelType, t.channelId, 'userId' in t.destination])]))
-    .digest('hex');
-  return { subject, key, fingerprint };
+  return { subject, key, fingerprint: createHash('sha256').update(JSON.stringify(request)).digest('hex') };
 }
 
 /** The leaseMs of rows the route delivers itself. */

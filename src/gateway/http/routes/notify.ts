@@ -82,8 +82,8 @@ export function createNotifyRoutes(deps: NotifyRouteDeps): Hono {
   routes.post('/v1/api/notify', async (context) => {
     const principal = await verifyBearer(context.req.header('authorization'), deps.jwt);
     const request = parseNotifyRequest(await context.req.text());
+    const claim = idempotencyClaim(context.req.header('idempotency-key'), principal.subject, request);
     const outboxRequest: OutboxRequest = { targets: await resolveTargets(request.target, linksOf), content: request.content, wsId: request.wsId };
-    const claim = idempotencyClaim(context.req.header('idempotency-key'), principal.subject, outboxRequest);
     const { results, replayed } = await deliverThroughOutbox(outboxRequest, claim, { ...deps, timeoutMs: deps.timeoutMs ?? 30_000 });
     if (replayed) context.header('Idempotent-Replayed', 'true');
     deps.logger.info({ subject: principal.subject, targets: results.length, sent: results.filter((r) => r.status === 'sent').length, replayed }, 'notify.delivered');
