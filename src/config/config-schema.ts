@@ -12,6 +12,8 @@ export const gatewayConfigSchema = z
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
     notify_timeout_s: z.number().positive().max(600).default(30),
+    // A turn interrupted by a crash or restart is answered by resuming it once (false: only the note in the thread).
+    resume_interrupted: z.boolean().default(true),
   })
   .prefault({});
 
