@@ -11,6 +11,7 @@ export const gatewayConfigSchema = z
     // Default (resolved in load-config.ts): <config file folder>/data, or the platform state folder without a file.
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
+    notify_timeout_s: z.number().positive().max(600).default(30),
     // A turn interrupted by a crash or restart is answered by resuming it once (false: only the note in the thread).
     resume_interrupted: z.boolean().default(true),
     /** Longest message (characters) a person may send to a workstream; longer ones are refused with a notice. */
@@ -46,6 +47,8 @@ export const modelConfigSchema = z.strictObject({
   max_tokens: z.number().int().positive().default(8192),
   supports_vision: z.boolean().default(false),
   temperature: z.number().min(0).max(2).optional(),
+  first_token_timeout_s: z.number().positive().max(3600).default(60),
+  stream_idle_timeout_s: z.number().positive().max(3600).default(60),
 });
 
 export const agentConfigSchema = z
