@@ -11,6 +11,8 @@ export const gatewayConfigSchema = z
     // Default (resolved in load-config.ts): <config file folder>/data, or the platform state folder without a file.
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
+    /** Largest attachment (MB) the gateway downloads from a linked user's message; larger ones get a notice. */
+    max_attachment_mb: z.number().positive().max(1024).default(20),
   })
   .prefault({});
 
@@ -37,7 +39,8 @@ export const modelConfigSchema = z.strictObject({
   model: nonEmpty,
   context_window: z.number().int().positive().default(128000),
   max_tokens: z.number().int().positive().default(8192),
-  supports_vision: z.boolean().default(false),
+  /** Unset = from the table of known model families (src/agent/providers/vision-models.ts). */
+  supports_vision: z.boolean().optional(),
   temperature: z.number().min(0).max(2).optional(),
 });
 

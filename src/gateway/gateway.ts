@@ -2,13 +2,15 @@
 import { SPAN, withSpan } from '../shared/telemetry.js';
 import { setMaxListeners } from 'node:events';
 import type { SendOptions, SendOutcome, Workstream, WorkstreamManager } from '../agent/workstream-api.js';
-import type { AdapterState, ChannelAdapter, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
+import type { ContentPart } from '../agent/messages.js';
+import type { AdapterState, ChannelAdapter, InboundAttachment, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import type { Config } from '../config/index.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import { ApprovalDesk } from './approvals.js';
+import { AttachmentIntake } from './attachments/attachment-intake.js';
 import { CommandHandler } from './commands.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
 import { Router, type LinkedUser } from './router.js';
@@ -71,6 +73,7 @@ class ChannelGateway implements Gateway {
   private readonly desk: ApprovalDesk;
   private readonly commands: CommandHandler;
   private readonly forms: ElicitationDesk;
+  private readonly intake: AttachmentIntake;
   private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
   private readonly hinted = new LRUCache<string, number>({ max: HINT_MEMORY });
@@ -94,6 +97,9 @@ class ChannelGateway implements Gateway {
     this.desk = new ApprovalDesk({
       stores: deps.stores, manager: deps.manager, router: this.router, logger: this.logger, adapters: this.adapters, signal,
       ensureRendered: (wsId) => this.ensureRendered(wsId),
+    });
+    this.intake = new AttachmentIntake({
+      workspaceDir: deps.config.agent.workspace_dir, maxBytes: deps.config.gateway.max_attachment_mb * 1024 * 1024, logger: this.logger,
     });
     this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
     this.commands = new CommandHandler({
@@ -212,13 +218,13 @@ class ChannelGateway implements Gateway {
     const ws = await this.router.open(wsId);
     if (!ws) return this.reactivate(adapter, event, wsId, user);
     if (!this.router.mayWrite(ws, user, adapter.threadParticipants)) return;
-    await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId);
+    await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId, {}, event.attachments);
   }
 
   private async startFromMention(adapter: ChannelAdapter, event: MessageEvent, userId: string): Promise<void> {
     const text = event.text || 'Hello';
     const name = truncate(text.replace(/\s+/g, ' '), 100);
-    await this.startConversation(adapter, event.conversation.channelId, name, { fromMessageId: event.messageId, requester: event.user }, userId, text);
+    await this.startConversation(adapter, event.conversation.channelId, name, { fromMessageId: event.messageId, requester: event.user }, userId, text, event.attachments);
   }
 
   /**
@@ -237,15 +243,17 @@ class ChannelGateway implements Gateway {
     const ws = outcome.ws;
     this.logger.info({ platform: adapter.platform, oldWsId, wsId: ws.wsId }, 'thread routed to a new workstream (the old one was deleted)');
     await adapter.post(threadId, { kind: 'notice', code: 'reactivated' }, this.controller.signal);
-    await this.sendToThread(adapter, threadId, ws, event.text || 'Hello', event.messageId);
+    await this.sendToThread(adapter, threadId, ws, event.text || 'Hello', event.messageId, {}, event.attachments);
   }
 
   /** Opens a thread, routes it to a new workstream and sends the first message; tracked so follow-ups wait for it. */
-  private startConversation(adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string): Promise<void> {
+  private startConversation(
+    adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string, attachments?: readonly InboundAttachment[],
+  ): Promise<void> {
     const work = (async () => {
       const threadId = await adapter.startThread(channelId, name, origin, this.controller.signal);
       const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name);
-      await this.sendToThread(adapter, threadId, ws, text, undefined);
+      await this.sendToThread(adapter, threadId, ws, text, undefined, {}, attachments);
     })();
     this.opening.add(work);
     void work.finally(() => this.opening.delete(work)).catch(() => undefined);
@@ -263,6 +271,7 @@ class ChannelGateway implements Gateway {
   /**
    * Binds the workstream to the thread (before sending, so no event is missed) and hands it the message. The
    * workstream answers whether it queued or refused it (its queue, its bound); the adapter shows that as a reaction.
+   * Attachments are downloaded and saved into the workstream folder first (ADR 0017).
    */
   private async sendToThread(
     adapter: ChannelAdapter,
@@ -271,11 +280,13 @@ class ChannelGateway implements Gateway {
     text: string,
     messageId: string | undefined,
     options: SendOptions = {},
+    attachments: readonly InboundAttachment[] = [],
   ): Promise<SendOutcome> {
+    const content = await this.withAttachments(adapter, threadId, ws.wsId, text, attachments);
     const binding = this.subs.bind(ws, adapter, threadId);
     this.subs.hold(binding);
     try {
-      const outcome = await ws.send(text, options);
+      const outcome = await ws.send(content, options);
       const reaction = outcome.status === 'refused' ? 'refused' : outcome.queued ? 'queued' : undefined;
       if (reaction === 'refused') this.logger.info({ wsId: ws.wsId, limit: outcome.status === 'refused' ? outcome.limit : 0 }, 'message refused: the queue is full');
       if (reaction !== undefined && messageId !== undefined) await adapter.react?.(threadId, messageId, reaction, this.controller.signal);
@@ -283,6 +294,17 @@ class ChannelGateway implements Gateway {
     } finally {
       this.subs.unhold(binding);
     }
+  }
+
+  /** The message with its attachments; those that cannot be used are named in one notice in the thread. */
+  private async withAttachments(adapter: ChannelAdapter, threadId: string, wsId: string, text: string, attachments: readonly InboundAttachment[]): Promise<string | ContentPart[]> {
+    if (attachments.length === 0) return text;
+    const composed = await this.intake.compose(text, attachments, adapter.attachmentAccess?.(), wsId, this.controller.signal);
+    if (composed.skipped.length > 0) {
+      await adapter.post(threadId, { kind: 'notice', code: 'attachments-skipped', text: composed.skipped.join('\n') }, this.controller.signal)
+        .catch((error: unknown) => this.logFailure('attachment notice', error));
+    }
+    return composed.content;
   }
 
   /**

@@ -1,0 +1,73 @@
+/**
+ * Validates an image and shrinks it to what every vision provider accepts (ADR 0017): the long edge at most 1568 px
+ * (Anthropic's recommended size; OpenAI scales to 2048) and at most 3.75 MB (Anthropic's 5 MB limit after base64).
+ * sharp is imported on first use only, so start-up and text-only deployments never load libvips.
+ */
+import { err, ok, type Result } from '../../shared/result.js';
+
+export const IMAGE_MAX_EDGE = 1568;
+export const IMAGE_MAX_BYTES = 3_750_000;
+
+export interface FittedImage {
+  bytes: Buffer;
+  mediaType: string;
+  width: number;
+  height: number;
+  /** The original's size when it had to be shrunk or re-encoded. */
+  original?: { width: number; height: number };
+}
+
+type Sharp = typeof import('sharp').default;
+let loaded: Promise<Sharp> | undefined;
+
+function sharpModule(): Promise<Sharp> {
+  loaded ??= import('sharp').then((module) => module.default);
+  loaded.catch(() => {
+    loaded = undefined;
+  });
+  return loaded;
+}
+
+const FORMATS: Readonly<Record<string, string>> = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+
+async function shrink(sharp: Sharp, bytes: Buffer, format: string, quality: number): Promise<{ data: Buffer; width: number; height: number; mediaType: string }> {
+  const pipeline = sharp(bytes, { failOn: 'error' }).rotate().resize(IMAGE_MAX_EDGE, IMAGE_MAX_EDGE, { fit: 'inside', withoutEnlargement: true });
+  const encoded =
+    format === 'png' && quality >= 85
+      ? pipeline.png({ compressionLevel: 9 })
+      : format === 'webp'
+        ? pipeline.webp({ quality })
+        : pipeline.flatten({ background: '#ffffff' }).jpeg({ quality, mozjpeg: true });
+  const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, mediaType: FORMATS[info.format] ?? 'image/jpeg' };
+}
+
+/** The image as it may be sent to a model, or why it cannot be (not a PNG/JPEG/GIF/WebP image, undecodable). */
+export async function fitImage(bytes: Buffer): Promise<Result<FittedImage, string>> {
+  let sharp: Sharp;
+  try {
+    sharp = await sharpModule();
+  } catch {
+    return err('images cannot be processed on this server (the sharp module did not load)');
+  }
+  let meta: { format?: string; width?: number; height?: number };
+  try {
+    meta = await sharp(bytes, { failOn: 'error' }).metadata();
+  } catch {
+    return err('it is not a readable image');
+  }
+  const mediaType = FORMATS[meta.format ?? ''];
+  const width = meta.width ?? 0;
+  const height = meta.height ?? 0;
+  if (mediaType === undefined || width === 0 || height === 0) return err('it is not a PNG, JPEG, GIF or WebP image');
+  if (width <= IMAGE_MAX_EDGE && height <= IMAGE_MAX_EDGE && bytes.length <= IMAGE_MAX_BYTES) return ok({ bytes, mediaType, width, height });
+  try {
+    for (const quality of [85, 70, 50]) {
+      const out = await shrink(sharp, bytes, meta.format ?? 'jpeg', quality);
+      if (out.data.length <= IMAGE_MAX_BYTES) return ok({ bytes: out.data, mediaType: out.mediaType, width: out.width, height: out.height, original: { width, height } });
+    }
+  } catch {
+    return err('it is not a readable image');
+  }
+  return err('it could not be made small enough for the model');
+}
