@@ -1,5 +1,6 @@
 /** Shared boot logic of the end-to-end channel harnesses: config from the fakes, agent runtime, adapter, gateway start/stop/crash. */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelAdapter } from '../../src/channels/channel-adapter.js';
@@ -17,6 +18,8 @@ export interface ChannelHarnessOptions {
   editIntervalMs?: number;
   /** Config flags on top of the ones that point the gateway at the fakes (they win). */
   flags?: Record<string, unknown>;
+  /** The wire format of the `fake` model (default openai); both are served by the fake LLM. */
+  provider?: 'openai' | 'anthropic';
 }
 
 /** What the harness needs of a platform fake. */
@@ -78,8 +81,8 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
       env: {},
       flags: {
         'gateway.data_dir': this.dir,
-        'models.fake.provider': 'openai',
-        'models.fake.base_url': this.llm.url,
+        'models.fake.provider': this.options.provider ?? 'openai',
+        'models.fake.base_url': this.options.provider === 'anthropic' ? this.llm.origin : this.llm.url,
         'models.fake.api_key': 'test-key',
         'models.fake.model': 'fake-model',
         ...this.fakeFlags(),
@@ -117,6 +120,13 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
     const token = generateApiToken();
     await this.db.stores.users.createToken({ userId, tokenHash: hashApiToken(token), scopes: ['read', 'write'], expires });
     return token;
+  }
+
+  /** A file in the workspace folder of the workstream a thread (route key) is routed to; undefined when missing. */
+  async workspaceFile(routeChannelId: string, relative: string): Promise<Buffer | undefined> {
+    const route = await this.db.stores.routes.getRoute(this.platform, routeChannelId);
+    if (!route) return undefined;
+    return readFile(join(this.config.agent.workspace_dir, route.wsId, relative)).catch(() => undefined);
   }
 
   async close(): Promise<void> {

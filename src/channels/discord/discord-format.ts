@@ -30,8 +30,11 @@ const NOTICES: Record<NoticeCode, string> = {
 };
 
 function noticeContent(code: NoticeCode, text: string | undefined): string {
-  // The skipped-attachments notice names user-chosen file names: shown under our heading, never as markdown.
-  if (code === 'attachments-skipped') return truncate(`${NOTICES[code]}\n${escapeDiscordMarkdown(text ?? '')}`, DISCORD_MAX_MESSAGE_LENGTH);
+  // The skipped-attachments notice names user-chosen file names: shown under our heading, never as markdown or links.
+  if (code === 'attachments-skipped') {
+    const plain = escapeMentions(text ?? '').replace(/([\\*_~`|>#[\]])/g, '\\$1');
+    return truncate(`${NOTICES[code]}\n${plain}`, DISCORD_MAX_MESSAGE_LENGTH);
+  }
   return text ? escapeMentions(text) : NOTICES[code];
 }
 
