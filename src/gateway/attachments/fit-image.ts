@@ -3,6 +3,7 @@
  * (Anthropic's recommended size; OpenAI scales to 2048) and at most 3.75 MB (Anthropic's 5 MB limit after base64).
  * sharp is imported on first use only, so start-up and text-only deployments never load libvips.
  */
+import type SharpDefault from 'sharp';
 import { err, ok, type Result } from '../../shared/result.js';
 
 export const IMAGE_MAX_EDGE = 1568;
@@ -17,7 +18,7 @@ export interface FittedImage {
   original?: { width: number; height: number };
 }
 
-type Sharp = typeof import('sharp').default;
+type Sharp = typeof SharpDefault;
 let loaded: Promise<Sharp> | undefined;
 
 function sharpModule(): Promise<Sharp> {
@@ -42,28 +43,37 @@ async function shrink(sharp: Sharp, bytes: Buffer, format: string, quality: numb
   return { data, width: info.width, height: info.height, mediaType: FORMATS[info.format] ?? 'image/jpeg' };
 }
 
+async function loadSharp(): Promise<Sharp | undefined> {
+  try {
+    return await sharpModule();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Format and size read from the bytes (never trusted from the name or the announced type); undefined when unreadable. */
+async function probe(sharp: Sharp, bytes: Buffer): Promise<{ format: string; mediaType: string; width: number; height: number } | undefined> {
+  try {
+    const meta = await sharp(bytes, { failOn: 'error' }).metadata();
+    const mediaType = FORMATS[meta.format];
+    if (mediaType === undefined || !meta.width || !meta.height) return undefined;
+    return { format: meta.format, mediaType, width: meta.width, height: meta.height };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The image as it may be sent to a model, or why it cannot be (not a PNG/JPEG/GIF/WebP image, undecodable). */
 export async function fitImage(bytes: Buffer): Promise<Result<FittedImage, string>> {
-  let sharp: Sharp;
-  try {
-    sharp = await sharpModule();
-  } catch {
-    return err('images cannot be processed on this server (the sharp module did not load)');
-  }
-  let meta: { format?: string; width?: number; height?: number };
-  try {
-    meta = await sharp(bytes, { failOn: 'error' }).metadata();
-  } catch {
-    return err('it is not a readable image');
-  }
-  const mediaType = FORMATS[meta.format ?? ''];
-  const width = meta.width ?? 0;
-  const height = meta.height ?? 0;
-  if (mediaType === undefined || width === 0 || height === 0) return err('it is not a PNG, JPEG, GIF or WebP image');
-  if (width <= IMAGE_MAX_EDGE && height <= IMAGE_MAX_EDGE && bytes.length <= IMAGE_MAX_BYTES) return ok({ bytes, mediaType, width, height });
+  const sharp = await loadSharp();
+  if (!sharp) return err('images cannot be processed on this server (the sharp module did not load)');
+  const meta = await probe(sharp, bytes);
+  if (!meta) return err('it is not a readable PNG, JPEG, GIF or WebP image');
+  const { width, height } = meta;
+  if (width <= IMAGE_MAX_EDGE && height <= IMAGE_MAX_EDGE && bytes.length <= IMAGE_MAX_BYTES) return ok({ bytes, mediaType: meta.mediaType, width, height });
   try {
     for (const quality of [85, 70, 50]) {
-      const out = await shrink(sharp, bytes, meta.format ?? 'jpeg', quality);
+      const out = await shrink(sharp, bytes, meta.format, quality);
       if (out.data.length <= IMAGE_MAX_BYTES) return ok({ bytes: out.data, mediaType: out.mediaType, width: out.width, height: out.height, original: { width, height } });
     }
   } catch {
