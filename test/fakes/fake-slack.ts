@@ -104,7 +104,9 @@ export class FakeSlack {
       const path = `/files-pri/${TEAM_ID}-${id}/${encodeURIComponent(file.name)}`;
       this.files.put(path, file);
       const url = file.url ?? `http://127.0.0.1:${this.port}${path}`;
-      return { id, name: file.name, title: file.name, mimetype: file.contentType, filetype: 'auto', size: file.declaredSize ?? file.bytes.length, mode: 'hosted', url_private: url, url_private_download: `${url}?download=1` };
+      // A file hidden by the free plan's limit comes without URLs.
+      const urls = url === '' ? { mode: 'hidden_by_limit' } : { mode: 'hosted', url_private: url, url_private_download: `${url}?download=1` };
+      return { id, name: file.name, title: file.name, mimetype: file.contentType, filetype: 'auto', size: file.declaredSize ?? file.bytes.length, ...urls };
     });
     const extra = { subtype: 'file_share', files: shared, upload: false, display_as_bot: false };
     const envelopes = this.state.messageEvents(message, channel.startsWith('D') ? 'im' : 'channel', extra).map((payload) => this.send('events_api', payload, false));
