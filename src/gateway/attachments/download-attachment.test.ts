@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { downloadAttachment } from './download-attachment.js';
 
@@ -9,7 +9,7 @@ interface Seen {
   headers: IncomingHttpHeaders;
 }
 
-async function listen(host: string, handler: (path: string, res: import('node:http').ServerResponse) => void, seen: Seen[]): Promise<{ server: Server; origin: string }> {
+async function listen(host: string, handler: (path: string, res: ServerResponse) => void, seen: Seen[]): Promise<{ server: Server; origin: string }> {
   const server = createServer((req, res) => {
     seen.push({ path: req.url ?? '', headers: req.headers });
     handler(req.url ?? '', res);
