@@ -222,8 +222,10 @@ class ChannelGateway implements Gateway {
   }
 
   private async startFromMention(adapter: ChannelAdapter, event: MessageEvent, userId: string): Promise<void> {
-    const text = event.text || 'Hello';
-    const name = truncate(text.replace(/\s+/g, ' '), 100);
+    // A mention that only carries files starts with the files (named in the message), not an invented greeting.
+    const firstFile = event.attachments?.[0]?.name;
+    const text = event.text || (firstFile === undefined ? 'Hello' : '');
+    const name = truncate((text || firstFile || 'Hello').replace(/\s+/g, ' '), 100);
     await this.startConversation(adapter, event.conversation.channelId, name, { fromMessageId: event.messageId, requester: event.user }, userId, text, event.attachments);
   }
 

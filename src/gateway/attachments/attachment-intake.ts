@@ -48,7 +48,9 @@ export class AttachmentIntake {
   async compose(text: string, attachments: readonly InboundAttachment[], access: AttachmentAccess | undefined, wsId: string, signal: AbortSignal): Promise<ComposedMessage> {
     if (attachments.length === 0) return { content: text, skipped: [] };
     const dir = path.join(this.options.workspaceDir, wsId);
-    const outcomes = await Promise.all(attachments.map((attachment) => this.take(attachment, access, dir, signal)));
+    // One at a time: at most one file (`max_attachment_mb`) is held in memory per message.
+    const outcomes: Outcome[] = [];
+    for (const attachment of attachments) outcomes.push(await this.take(attachment, access, dir, signal));
     const lines: string[] = [];
     const images: ImagePart[] = [];
     const skipped: string[] = [];

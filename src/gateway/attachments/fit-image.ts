@@ -22,7 +22,11 @@ type Sharp = typeof SharpDefault;
 let loaded: Promise<Sharp> | undefined;
 
 function sharpModule(): Promise<Sharp> {
-  loaded ??= import('sharp').then((module) => module.default);
+  loaded ??= import('sharp').then((module) => {
+    // Each image is processed once: libvips' operation cache would only hold memory.
+    module.default.cache(false);
+    return module.default;
+  });
   loaded.catch(() => {
     loaded = undefined;
   });
