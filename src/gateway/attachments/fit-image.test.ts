@@ -36,6 +36,16 @@ describe('fitImage', () => {
     assert.ok(fitted.value.original);
   });
 
+  it('sends an animated GIF as a still PNG of its first frame', async () => {
+    // Two 1×1 frames with a NETSCAPE loop: the smallest animated GIF.
+    const animated = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH/C05FVFNDQVBFMi4wAwEAAAAh+QQACgAAACwAAAAAAQABAAACAkQBACH5BAAKAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
+    assert.equal((await sharp(animated).metadata()).pages, 2, 'the fixture is animated');
+    const fitted = await fitImage(animated);
+    assert.ok(fitted.ok);
+    assert.equal(fitted.value.mediaType, 'image/png');
+    assert.equal((await sharp(fitted.value.bytes).metadata()).pages ?? 1, 1);
+  });
+
   it('refuses bytes that are not an image, whatever the name said', async () => {
     const fitted = await fitImage(Buffer.from('%PDF-1.4 not an image'));
     assert.deepEqual(fitted, { ok: false, error: 'it is not a readable PNG, JPEG, GIF or WebP image' });

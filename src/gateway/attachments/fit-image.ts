@@ -38,7 +38,7 @@ const FORMATS: Readonly<Record<string, string>> = { png: 'image/png', jpeg: 'ima
 async function shrink(sharp: Sharp, bytes: Buffer, format: string, quality: number): Promise<{ data: Buffer; width: number; height: number; mediaType: string }> {
   const pipeline = sharp(bytes, { failOn: 'error' }).rotate().resize(IMAGE_MAX_EDGE, IMAGE_MAX_EDGE, { fit: 'inside', withoutEnlargement: true });
   const encoded =
-    format === 'png' && quality >= 85
+    (format === 'png' || format === 'gif') && quality >= 85
       ? pipeline.png({ compressionLevel: 9 })
       : format === 'webp'
         ? pipeline.webp({ quality })
@@ -56,12 +56,12 @@ async function loadSharp(): Promise<Sharp | undefined> {
 }
 
 /** Format and size read from the bytes (never trusted from the name or the announced type); undefined when unreadable. */
-async function probe(sharp: Sharp, bytes: Buffer): Promise<{ format: string; mediaType: string; width: number; height: number } | undefined> {
+async function probe(sharp: Sharp, bytes: Buffer): Promise<{ format: string; mediaType: string; width: number; height: number; animated: boolean } | undefined> {
   try {
     const meta = await sharp(bytes, { failOn: 'error' }).metadata();
     const mediaType = FORMATS[meta.format];
     if (mediaType === undefined || !meta.width || !meta.height) return undefined;
-    return { format: meta.format, mediaType, width: meta.width, height: meta.height };
+    return { format: meta.format, mediaType, width: meta.width, height: meta.height, animated: (meta.pages ?? 1) > 1 };
   } catch {
     return undefined;
   }
@@ -74,7 +74,9 @@ export async function fitImage(bytes: Buffer): Promise<Result<FittedImage, strin
   const meta = await probe(sharp, bytes);
   if (!meta) return err('it is not a readable PNG, JPEG, GIF or WebP image');
   const { width, height } = meta;
-  if (width <= IMAGE_MAX_EDGE && height <= IMAGE_MAX_EDGE && bytes.length <= IMAGE_MAX_BYTES) return ok({ bytes, mediaType: meta.mediaType, width, height });
+  // OpenAI takes only still GIFs: an animation is sent as its first frame.
+  const fits = width <= IMAGE_MAX_EDGE && height <= IMAGE_MAX_EDGE && bytes.length <= IMAGE_MAX_BYTES && !meta.animated;
+  if (fits) return ok({ bytes, mediaType: meta.mediaType, width, height });
   try {
     for (const quality of [85, 70, 50]) {
       const out = await shrink(sharp, bytes, meta.format, quality);
