@@ -1,4 +1,4 @@
-/** Attachments on Discord end to end (discord.js ↔ fake Discord with its CDN): default vision table, restart, no vision. */
+/** Attachments on Discord end to end (discord.js ↔ fake Discord with its CDN): Anthropic image blocks, restart, no vision. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
@@ -9,12 +9,12 @@ import { imagesIn, lastUserText } from '../helpers/llm-images.js';
 
 const png = (size: number): Promise<Buffer> => sharp({ create: { width: size, height: size, channels: 3, background: '#2e86de' } }).png().toBuffer();
 
-describe('Discord attachments with a vision model (from the default family table)', () => {
+describe('Discord attachments with an Anthropic vision model (from the default family table)', () => {
   let h: DiscordHarness;
   let alice: FakeUser;
   before(async () => {
-    // gpt-4o is in the table of vision families: no supports_vision in the config.
-    h = await DiscordHarness.start({ flags: { 'models.fake.model': 'gpt-4o' } });
+    // claude-3-5-haiku is in the table of vision families: no supports_vision in the config.
+    h = await DiscordHarness.start({ provider: 'anthropic', flags: { 'models.fake.model': 'claude-3-5-haiku-latest' } });
     alice = (await h.linkedUser('400000000000000201', 'alice')).user;
   });
   after(() => h.close());
@@ -26,6 +26,8 @@ describe('Discord attachments with a vision model (from the default family table
     const threadId = message.id;
     await h.fake.waitFor(() => h.textMessages(threadId).some((m) => m.content === 'A blue square.'), 15_000, 'answer');
     const first = imagesIn(h.llm.requests.at(-1)?.body);
+    assert.equal(h.llm.requests.at(-1)?.vendor, 'anthropic');
+    assert.deepEqual(first.map((sent) => [sent.vendor, sent.mediaType]), [['anthropic', 'image/png']]);
     assert.deepEqual(first.map((sent) => sent.bytes), [image], 'the image itself (small enough to pass unchanged)');
     assert.ok(h.fake.files.requests.length > 0);
     assert.ok(h.fake.files.requests.every((request) => request.authorization === undefined), 'no token sent to the CDN');
