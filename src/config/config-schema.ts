@@ -11,6 +11,8 @@ export const gatewayConfigSchema = z
     // Default (resolved in load-config.ts): <config file folder>/data, or the platform state folder without a file.
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
+    // A turn interrupted by a crash or restart is answered by resuming it once (false: only the note in the thread).
+    resume_interrupted: z.boolean().default(true),
     /** Largest attachment (MB) the gateway downloads from a linked user's message; larger ones get a notice. */
     max_attachment_mb: z.number().positive().max(1024).default(20),
   })
