@@ -19,6 +19,8 @@ export const gatewayConfigSchema = z
     /** Messages one platform user may send to workstreams per `user_rate_window_s` (more are refused with a notice). */
     user_rate_limit: z.number().int().positive().max(100_000).default(10),
     user_rate_window_s: z.number().positive().max(86_400).default(60),
+    /** Largest attachment (MB) the gateway downloads from a linked user's message; larger ones get a notice. */
+    max_attachment_mb: z.number().positive().max(1024).default(20),
   })
   .prefault({});
 
@@ -45,7 +47,8 @@ export const modelConfigSchema = z.strictObject({
   model: nonEmpty,
   context_window: z.number().int().positive().default(128000),
   max_tokens: z.number().int().positive().default(8192),
-  supports_vision: z.boolean().default(false),
+  /** Unset = from the table of known model families (src/agent/providers/vision-models.ts). */
+  supports_vision: z.boolean().optional(),
   temperature: z.number().min(0).max(2).optional(),
   first_token_timeout_s: z.number().positive().max(3600).default(60),
   stream_idle_timeout_s: z.number().positive().max(3600).default(60),

@@ -6,6 +6,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { APP_ID, BOT_ID, FakeSlackState, TEAM_ID, type FakeSlackMessage, type FakeSlackUser } from './fake-slack-state.js';
 import { handleWebApi } from './fake-slack-web.js';
 import { FakeSlackStreams } from './fake-slack-stream.js';
+import { FakeFileStore, type FakeFile } from './fake-file-host.js';
 
 export type { FakeSlackMessage, FakeSlackUser, FakeView } from './fake-slack-state.js';
 export { BOT_USER_ID } from './fake-slack-state.js';
@@ -41,6 +42,8 @@ export class FakeSlack {
   private readonly live = new Set<WebSocket>();
   private readonly rules: RateLimitRule[] = [];
   private readonly failures: { method: string; error: string; remaining: number }[] = [];
+  /** Files shared in messages, served like files.slack.com: only to the bot token, else Slack's sign-in page. */
+  readonly files = new FakeFileStore();
   private pinger: NodeJS.Timeout | undefined;
   private port = 0;
 
@@ -102,6 +105,23 @@ export class FakeSlack {
   userMessage(user: FakeSlackUser, channel: string, text: string, threadTs?: string): { message: FakeSlackMessage; envelopes: string[] } {
     const message = this.state.addMessage({ channel, user: user.id, text, threadTs });
     const envelopes = this.state.messageEvents(message, channel.startsWith('D') ? 'im' : 'channel').map((payload) => this.send('events_api', payload, false));
+    return { message, envelopes };
+  }
+
+  /** A user shares files with a message (subtype `file_share`), served by the fake unless a file names its own URL. */
+  userMessageWithFiles(user: FakeSlackUser, channel: string, text: string, files: readonly FakeFile[], threadTs?: string): { message: FakeSlackMessage; envelopes: string[] } {
+    const message = this.state.addMessage({ channel, user: user.id, text, threadTs });
+    const shared = files.map((file, index) => {
+      const id = `F0${message.ts.replace('.', '')}${index}`;
+      const path = `/files-pri/${TEAM_ID}-${id}/${encodeURIComponent(file.name)}`;
+      this.files.put(path, file);
+      const url = file.url ?? `http://127.0.0.1:${this.port}${path}`;
+      // A file hidden by the free plan's limit comes without URLs.
+      const urls = url === '' ? { mode: 'hidden_by_limit' } : { mode: 'hosted', url_private: url, url_private_download: `${url}?download=1` };
+      return { id, name: file.name, title: file.name, mimetype: file.contentType, filetype: 'auto', size: file.declaredSize ?? file.bytes.length, ...urls };
+    });
+    const extra = { subtype: 'file_share', files: shared, upload: false, display_as_bot: false };
+    const envelopes = this.state.messageEvents(message, channel.startsWith('D') ? 'im' : 'channel', extra).map((payload) => this.send('events_api', payload, false));
     return { message, envelopes };
   }
 
@@ -182,6 +202,7 @@ export class FakeSlack {
       req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     });
     const url = req.url ?? '';
+    if (this.files.serve(req, res, (header) => header === `Bearer ${this.botToken}`)) return;
     if (url.startsWith('/response_url/')) return this.onResponseUrl(url.slice('/response_url/'.length), raw, res);
     const method = url.startsWith('/api/') ? url.slice('/api/'.length).split('?')[0] ?? '' : '';
     const body = parseBody(raw, String(req.headers['content-type'] ?? ''));

@@ -8,6 +8,7 @@ import { ConfigError } from '../../shared/errors.js';
 import { ANTHROPIC_DEFAULT_CAPABILITIES, OPENAI_DEFAULT_CAPABILITIES, createCapabilityLookup } from './capability-lookup.js';
 import type { ModelCapabilities, ModelProvider, ModelRequest, ModelStreamPart } from './model-provider.js';
 import { DEFAULT_STREAM_TIMEOUTS, type StreamTimeouts } from './stream-watchdog.js';
+import { resolveSupportsVision } from './vision-models.js';
 
 export interface CreateProviderOptions {
   /** Alias of the model entry, used in configuration error messages. */
@@ -55,7 +56,7 @@ export async function preloadProviders(configs: Iterable<ModelConfig>): Promise<
 
 /** Capabilities of the configured model from its config entry. */
 export function capabilitiesFromConfig(config: ModelEntry): ModelCapabilities {
-  return { contextWindow: config.context_window, maxOutputTokens: config.max_tokens, supportsVision: config.supports_vision };
+  return { contextWindow: config.context_window, maxOutputTokens: config.max_tokens, supportsVision: resolveSupportsVision(config) };
 }
 
 /** A provider whose SDK-backed implementation is built on the first stream. */

@@ -1,8 +1,9 @@
 /** The Slack adapter: a bolt app in Socket Mode translated to and from the ChannelAdapter port. */
 import { LRUCache } from 'lru-cache';
 import { App, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
+import { attachmentOrigins } from '../attachment-origins.js';
 import type {
-  AdapterState, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, ReactionCode, ThreadOrigin,
+  AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, ReactionCode, ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
@@ -79,6 +80,12 @@ export class SlackAdapter implements ChannelAdapter {
 
   commandText(name: CommandName): string {
     return `\`${this.config.slash_command} ${name}\``;
+  }
+
+  /** Slack serves `url_private` files to the bot token (scope `files:read`), from files.slack.com only. */
+  attachmentAccess(): AttachmentAccess {
+    const headers: Record<string, string> = this.config.bot_token ? { authorization: `Bearer ${this.config.bot_token}` } : {};
+    return { origins: attachmentOrigins(['https://files.slack.com'], this.config.api_url), headers };
   }
 
   async start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
