@@ -46,6 +46,11 @@ export type InboundEvent =
       text: string;
       /** True when the bot was explicitly mentioned (not @everyone). */
       mentioned: boolean;
+      /**
+       * The message this one answers, when it answers one: on Discord the message it replies to, on Slack the root of
+       * the thread it was written in. A notification reply is found by it.
+       */
+      replyTo?: string | undefined;
     }
   | {
       type: 'command';
@@ -163,7 +168,7 @@ export interface FormCard {
  * Notices the gateway asks for by code; each adapter owns the words (and the names of its commands). ADR: the
  * gateway never writes a platform's command, reaction or notice text itself.
  */
-export type NoticeCode = 'link-hint' | 'dm-unsupported' | 'closed' | 'reactivated' | 'cancelled' | 'cleared' | 'approval-card-failed';
+export type NoticeCode = 'link-hint' | 'dm-unsupported' | 'notification-inactive' | 'closed' | 'reactivated' | 'cancelled' | 'cleared' | 'approval-card-failed';
 
 /** Reactions the gateway asks for by meaning; each adapter picks its emoji. */
 export type ReactionCode = 'queued' | 'refused';
@@ -227,6 +232,11 @@ export interface ChannelAdapter {
    * every `linked` user.
    */
   readonly threadParticipants: 'owner' | 'linked';
+  /**
+   * Whether direct messages are conversations (the platform's `dm` setting, default true); when false a DM gets the
+   * `dm-unsupported` notice. Replies to notifications are routed either way.
+   */
+  readonly directMessages?: boolean;
   /**
    * Opens a thread named `name` in `channelId`, started from `origin.fromMessageId` when given. Resolves with the
    * thread id (the channel id itself on platforms without threads).

@@ -11,6 +11,10 @@ export const gatewayConfigSchema = z
     // Default (resolved in load-config.ts): <config file folder>/data, or the platform state folder without a file.
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
+    /** A top-level DM after this many quiet hours starts a new DM conversation. */
+    dm_idle_hours: z.number().positive().max(8760).default(24),
+    /** How long a reply to a notification still reaches the notification's workstream. */
+    notify_reply_days: z.number().positive().max(3650).default(7),
   })
   .prefault({});
 
@@ -92,6 +96,8 @@ export const discordConfigSchema = z
     thread_participants: z.enum(['owner', 'linked']).default('owner'),
     /** discord.js's global REST budget; Discord grants large bots more than the default 50. */
     global_requests_per_second: z.number().int().positive().default(50),
+    /** Direct messages are conversations; false answers them with a hint instead. */
+    dm: z.boolean().default(true),
   })
   .prefault({});
 
@@ -103,6 +109,8 @@ export const slackConfigSchema = z
     slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, 'must look like /name').default('/sandpiper'),
     api_url: z.url().optional(),
     thread_participants: z.enum(['owner', 'linked']).default('owner'),
+    /** Direct messages are conversations; false answers them with a hint instead. */
+    dm: z.boolean().default(true),
   })
   .prefault({});
 

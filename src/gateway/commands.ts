@@ -81,7 +81,9 @@ export class CommandHandler {
   }
 
   private async threadCommand(adapter: ChannelAdapter, event: CommandEvent): Promise<void> {
-    const wsId = event.conversation.kind === 'thread' ? await this.deps.router.routeFor(adapter.platform, event.conversation.channelId) : undefined;
+    // A thread, or a DM conversation (`/close` there ends it; the next DM starts a new one).
+    const routed = event.conversation.kind === 'thread' || event.conversation.kind === 'direct';
+    const wsId = routed ? await this.deps.router.routeFor(adapter.platform, event.conversation.channelId) : undefined;
     if (wsId === undefined) return event.respond.reply('Use this command inside a Sandpiper thread.');
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return event.respond.reply(notLinked(adapter));
@@ -105,7 +107,7 @@ export class CommandHandler {
     }
     await event.respond.reply('Workstream closed.');
     await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'closed' }, this.deps.signal);
-    await adapter.archiveThread(event.conversation.channelId, this.deps.signal);
+    if (event.conversation.kind === 'thread') await adapter.archiveThread(event.conversation.channelId, this.deps.signal);
   }
 }
 

@@ -10,6 +10,8 @@ import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import { ApprovalDesk } from './approvals.js';
 import { CommandHandler } from './commands.js';
+import { DirectConversations } from './direct-conversations.js';
+import { NotificationReplies } from './notification-replies.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
 import { Router, type LinkedUser } from './router.js';
 import { Subscriptions } from './subscriptions.js';
@@ -71,6 +73,8 @@ class ChannelGateway implements Gateway {
   private readonly desk: ApprovalDesk;
   private readonly commands: CommandHandler;
   private readonly forms: ElicitationDesk;
+  private readonly directs: DirectConversations;
+  private readonly replies: NotificationReplies;
   private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
   private readonly hinted = new LRUCache<string, number>({ max: HINT_MEMORY });
@@ -102,6 +106,13 @@ class ChannelGateway implements Gateway {
       ensureRendered: (wsId) => this.ensureRendered(wsId),
       cancelCards: (approvalIds) => this.desk.cancelCards(approvalIds),
     });
+    const conversationDeps = {
+      stores: deps.stores, router: this.router, logger: this.logger, signal, now: this.now,
+      send: (adapter: ChannelAdapter, channelId: string, ws: Workstream, text: string, messageId: string) => this.sendToThread(adapter, channelId, ws, text, messageId),
+      hintUnlinked: (adapter: ChannelAdapter, event: MessageEvent) => this.hintUnlinked(adapter, event),
+    };
+    this.directs = new DirectConversations({ ...conversationDeps, idleHours: deps.config.gateway.dm_idle_hours });
+    this.replies = new NotificationReplies({ ...conversationDeps, replyDays: deps.config.gateway.notify_reply_days });
   }
 
   async start(signal: AbortSignal): Promise<void> {
@@ -191,10 +202,6 @@ class ChannelGateway implements Gateway {
 
   private async onMessage(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
     const { conversation } = event;
-    if (conversation.kind === 'direct') {
-      await adapter.post(conversation.channelId, { kind: 'notice', code: 'dm-unsupported' }, this.controller.signal);
-      return;
-    }
     if (conversation.kind === 'channel' && !event.mentioned) return;
     // One ordered lane per thread; mentions in a channel only need ordering per author (each opens its own thread).
     const key = conversation.kind === 'thread' ? `${adapter.platform}:${conversation.channelId}` : `${adapter.platform}:${conversation.channelId}:${event.user.id}`;
@@ -204,8 +211,17 @@ class ChannelGateway implements Gateway {
 
   private async routeMessage(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
     const { conversation } = event;
+    if (conversation.kind === 'direct') {
+      // A reply to a notification goes to the notification's workstream; any other DM to the DM conversation.
+      if (!(await this.replies.handle(adapter, event))) await this.directs.route(adapter, event);
+      return;
+    }
     const wsId = conversation.kind === 'thread' ? await this.threadRoute(adapter.platform, conversation.channelId) : undefined;
-    if (conversation.kind === 'thread' && wsId === undefined) return;
+    if (conversation.kind === 'thread' && wsId === undefined) {
+      // Not one of our threads; it may be the thread under a notification (Slack).
+      await this.replies.handle(adapter, event);
+      return;
+    }
     const user = await this.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return this.hintUnlinked(adapter, event);
     if (wsId === undefined) return this.startFromMention(adapter, event, user.userId);
@@ -291,6 +307,12 @@ class ChannelGateway implements Gateway {
    */
   private async ensureRendered(wsId: string): Promise<(() => void) | undefined> {
     const ws = await this.router.open(wsId);
+    // Rendering somewhere already (a DM answering a notification reply): it stays there.
+    const live = ws ? this.subs.get(wsId) : undefined;
+    if (live && live.ws === ws && !this.stopped) {
+      this.subs.hold(live);
+      return () => this.subs.unhold(live);
+    }
     const home = await this.router.homeOf(wsId);
     const adapter = home ? this.adapters.get(home.platform) : undefined;
     if (!ws || !home || !adapter || this.stopped) return undefined;

@@ -27,7 +27,10 @@ export function toInboundMessage(message: Message, scope: DiscordScope): Extract
   if (message.author.bot || message.author.id === scope.botId || message.system) return undefined;
   const user = { id: message.author.id, name: message.author.globalName ?? message.author.username };
   if (!message.inGuild()) {
-    return { type: 'message', user, conversation: { kind: 'direct', channelId: message.channelId }, messageId: message.id, text: message.content.trim(), mentioned: true };
+    // A DM that replies to one of our messages (a notification, an answer) names it: the gateway routes by it.
+    const replyTo = message.reference?.messageId ?? undefined;
+    const conversation = { kind: 'direct', channelId: message.channelId } as const;
+    return { type: 'message', user, conversation, messageId: message.id, text: message.content.trim(), mentioned: true, replyTo };
   }
   const channel = message.channel;
   const thread = channel.isThread();

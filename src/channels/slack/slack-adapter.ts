@@ -30,6 +30,8 @@ export interface SlackAdapterConfig {
   slash_command: string;
   api_url?: string | undefined;
   thread_participants?: 'owner' | 'linked';
+  /** Direct messages are conversations (default true). */
+  dm?: boolean;
 }
 
 /** Tuning for tests: Web API and Socket Mode retries (tests turn them off). */
@@ -63,6 +65,10 @@ export class SlackAdapter implements ChannelAdapter {
 
   get threadParticipants(): 'owner' | 'linked' {
     return this.config.thread_participants ?? 'owner';
+  }
+
+  get directMessages(): boolean {
+    return this.config.dm ?? true;
   }
 
   commandText(name: CommandName): string {

@@ -74,6 +74,8 @@ export function toInboundMessage(event: RawMessageEvent, scope: SlackScope): Mes
     messageId: ts,
     text: fromSlackText(raw, scope.botUserId),
     mentioned: conversation.kind === 'direct' || event.type === 'app_mention' || mentionsUser(raw, scope.botUserId),
+    // A message in a thread answers the thread's root (a notification reply is found by it).
+    replyTo: event.thread_ts !== undefined && event.thread_ts !== ts ? event.thread_ts : undefined,
   };
 }
 
