@@ -202,7 +202,8 @@ class ChannelGateway implements Gateway {
 
   private async onMessage(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
     const { conversation } = event;
-    if (conversation.kind === 'channel' && !event.mentioned) return;
+    // A channel message matters when it mentions the bot or replies to a message (perhaps a notification).
+    if (conversation.kind === 'channel' && !event.mentioned && event.replyTo === undefined) return;
     // One ordered lane per thread; mentions in a channel only need ordering per author (each opens its own thread).
     const key = conversation.kind === 'thread' ? `${adapter.platform}:${conversation.channelId}` : `${adapter.platform}:${conversation.channelId}:${event.user.id}`;
     const route = (): Promise<void> => withSpan(SPAN.route, { 'sandpiper.platform': adapter.platform }, () => this.routeMessage(adapter, event));
@@ -217,11 +218,9 @@ class ChannelGateway implements Gateway {
       return;
     }
     const wsId = conversation.kind === 'thread' ? await this.threadRoute(adapter.platform, conversation.channelId) : undefined;
-    if (conversation.kind === 'thread' && wsId === undefined) {
-      // Not one of our threads; it may be the thread under a notification (Slack).
-      await this.replies.handle(adapter, event);
-      return;
-    }
+    if (wsId === undefined && event.replyTo !== undefined && (await this.replies.handle(adapter, event))) return;
+    // Not one of our threads (nor the thread under a notification), or a channel message without a mention.
+    if (conversation.kind === 'thread' ? wsId === undefined : !event.mentioned) return;
     const user = await this.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return this.hintUnlinked(adapter, event);
     if (wsId === undefined) return this.startFromMention(adapter, event, user.userId);

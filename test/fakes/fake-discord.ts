@@ -52,7 +52,10 @@ export class FakeDiscord {
   private readonly validator = sharedValidator();
 
   private constructor(private readonly server: Server, readonly token: string, channelIds: string[]) {
-    this.state = new FakeDiscordState(channelIds, (t, d) => this.gateway.dispatch(t, d));
+    this.state = new FakeDiscordState(channelIds, (t, d) => {
+      this.checkDispatch(t, d);
+      this.gateway.dispatch(t, d);
+    });
   }
 
   static async start(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
@@ -101,7 +104,9 @@ export class FakeDiscord {
   }
 
   user(id: string, name: string): FakeUser {
-    return { id, username: name, discriminator: '0', global_name: name, avatar: null };
+    const user = { id, username: name, discriminator: '0', global_name: name, avatar: null };
+    this.state.users.set(id, user);
+    return user;
   }
 
   /** Polls `predicate` until truthy; rejects after `timeoutMs`. */
@@ -119,6 +124,13 @@ export class FakeDiscord {
     await this.gatewayServer?.close();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** A direct message the fake dispatches must look like one from Discord (the spec's message object). */
+  private checkDispatch(t: string, d: unknown): void {
+    if (t !== 'MESSAGE_CREATE' || (d as { guild_id?: unknown }).guild_id !== undefined) return;
+    const problems = this.validator?.checkSchema('MessageResponse', d) ?? [];
+    if (problems.length > 0) this.invalidBodies.push({ method: 'DISPATCH', path: t, errors: problems });
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {

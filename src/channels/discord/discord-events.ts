@@ -27,7 +27,7 @@ export function toInboundMessage(message: Message, scope: DiscordScope): Extract
   if (message.author.bot || message.author.id === scope.botId || message.system) return undefined;
   const user = { id: message.author.id, name: message.author.globalName ?? message.author.username };
   if (!message.inGuild()) {
-    // A DM that replies to one of our messages (a notification, an answer) names it: the gateway routes by it.
+    // A message that replies to one of ours (a notification, an answer) names it: the gateway routes by it.
     const replyTo = message.reference?.messageId ?? undefined;
     const conversation = { kind: 'direct', channelId: message.channelId } as const;
     return { type: 'message', user, conversation, messageId: message.id, text: message.content.trim(), mentioned: true, replyTo };
@@ -44,5 +44,6 @@ export function toInboundMessage(message: Message, scope: DiscordScope): Extract
     messageId: message.id,
     text: stripBotMention(message.content, scope.botId),
     mentioned,
+    replyTo: message.reference?.messageId ?? undefined,
   };
 }
