@@ -6,6 +6,9 @@ export interface FakeUser {
   discriminator: string;
   global_name: string;
   avatar: null;
+  public_flags: number;
+  flags: number;
+  primary_guild: null;
   bot?: boolean;
 }
 
@@ -51,7 +54,7 @@ export const GUILD_ID = '200000000000000001';
 const EPOCH = 1420070400000n;
 
 export class FakeDiscordState {
-  readonly bot: FakeUser = { id: '100000000000000001', username: 'sandpiper', discriminator: '0', global_name: 'sandpiper', avatar: null, bot: true };
+  readonly bot: FakeUser = { id: '100000000000000001', username: 'sandpiper', discriminator: '0', global_name: 'sandpiper', avatar: null, public_flags: 0, flags: 0, primary_guild: null, bot: true };
   readonly applicationId = '100000000000000001';
   readonly channels = new Map<string, FakeChannel>();
   readonly messages = new Map<string, FakeMessage>();

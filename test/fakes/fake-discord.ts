@@ -104,7 +104,7 @@ export class FakeDiscord {
   }
 
   user(id: string, name: string): FakeUser {
-    const user = { id, username: name, discriminator: '0', global_name: name, avatar: null };
+    const user = { id, username: name, discriminator: '0', global_name: name, avatar: null, public_flags: 0, flags: 0, primary_guild: null };
     this.state.users.set(id, user);
     return user;
   }
