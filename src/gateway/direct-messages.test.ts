@@ -69,7 +69,7 @@ describe('direct messages and notification replies on the recording adapter', ()
   /** A workstream of the owner and a notification of it posted into `channelId` for `recipient`. */
   async function notified(channelId: string, recipient: string): Promise<{ wsId: string; messageId: string }> {
     const ws = await runtime.manager.create({ ownerUserId: ownerId, name: 'notified' });
-    const messageId = await adapter.post(channelId, { kind: 'text', text: 'Your job finished.' }, new AbortController().signal);
+    const messageId = await adapter.post(channelId, { kind: 'text', text: 'Your job finished.' });
     await db.stores.notifyDeliveries.record({ wsId: ws.wsId, channelType: 'fake', channelId, messageId, recipient });
     return { wsId: ws.wsId, messageId };
   }
