@@ -1,5 +1,6 @@
 /** The public contract of workstreams, as the gateway and the terminal channel use them. */
 import type { AgentEvent, MessageOrigin } from './events.js';
+import type { InterruptedTurn } from './interrupted-turn.js';
 import type { ContentPart } from './messages.js';
 
 export type WorkstreamStatus = 'idle' | 'thinking' | 'running' | 'attention' | 'error' | 'closed';
@@ -105,6 +106,13 @@ export interface WorkstreamManager {
   checkApproval(approvalId: string, decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>): Promise<DecisionCheck>;
   /** Closes a workstream: cancels its turn, cancels pending approvals, emits `workstream-closed`. */
   close(wsId: string, reason: string): Promise<boolean>;
+  /**
+   * The turns the previous process left unfinished (ADR 0013): each workstream is restored, with the streamed text in
+   * its history and its unfinished tool calls answered as interrupted. Each turn stays open until `finishInterrupted`.
+   */
+  interruptedTurns(): Promise<InterruptedTurn[]>;
+  /** Resumes the interrupted turn once (`resume`, when it was not a resumption itself), or just closes it. */
+  finishInterrupted(wsId: string, resume: boolean): Promise<'resumed' | 'noted'>;
   /** Evicts idle workstreams beyond the configured limits (history stays in the database). */
   evictIdle(): Promise<number>;
   /** Stops every workstream (shutdown): cancels turns and waits for them to settle. */

@@ -102,7 +102,8 @@ export type InboundHandler = (event: InboundEvent) => Promise<void>;
 
 export type CardOutcome =
   | { status: 'pending' }
-  | { status: 'approved' | 'always' | 'rejected' | 'cancelled'; decidedBy: string; feedback?: string | null };
+  /** `interrupted`: approved, but the gateway stopped while the calls ran (they may have run; they are not repeated). */
+  | { status: 'approved' | 'always' | 'rejected' | 'cancelled' | 'interrupted'; decidedBy: string; feedback?: string | null };
 
 /** An approval or plan-review card; buttons carry `approvalId`. */
 export interface ApprovalCard {

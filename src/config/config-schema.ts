@@ -15,6 +15,8 @@ export const gatewayConfigSchema = z
     dm_idle_hours: z.number().positive().max(8760).default(24),
     /** How long a reply to a notification still reaches the notification's workstream. */
     notify_reply_days: z.number().positive().max(3650).default(7),
+    // A turn interrupted by a crash or restart is answered by resuming it once (false: only the note in the thread).
+    resume_interrupted: z.boolean().default(true),
   })
   .prefault({});
 

@@ -13,6 +13,7 @@ import { CommandHandler } from './commands.js';
 import { DirectConversations } from './direct-conversations.js';
 import { NotificationReplies } from './notification-replies.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
+import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted-turns.js';
 import { Router, type LinkedUser } from './router.js';
 import { Subscriptions } from './subscriptions.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
@@ -93,7 +94,10 @@ class ChannelGateway implements Gateway {
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
     this.router = new Router(deps.stores, deps.manager, this.now);
-    this.subs = new Subscriptions({ logger: this.logger, desk: () => this.desk, ...pickTiming(deps.options) });
+    this.subs = new Subscriptions({
+      logger: this.logger, desk: () => this.desk, ...pickTiming(deps.options),
+      saveLiveState: (platform, channelId, state) => deps.stores.routes.setLiveState(platform, channelId, state),
+    });
     const signal = this.controller.signal;
     this.desk = new ApprovalDesk({
       stores: deps.stores, manager: deps.manager, router: this.router, logger: this.logger, adapters: this.adapters, signal,
@@ -132,6 +136,14 @@ class ChannelGateway implements Gateway {
         }
       }),
     );
+    // Turns a crash or stop left unfinished are settled once the platforms can be written to (ADR 0013).
+    if (!this.stopped) await settleInterruptedTurns(this.recoveryDeps());
+  }
+
+  private recoveryDeps(): InterruptedTurnsDeps {
+    const { manager, stores, config } = this.deps;
+    const base = { manager, stores, router: this.router, adapters: this.adapters, desk: this.desk, logger: this.logger, signal: this.controller.signal };
+    return { ...base, resume: config.gateway.resume_interrupted, ensureRendered: (wsId) => this.ensureRendered(wsId) };
   }
 
   async stop(): Promise<void> {

@@ -16,6 +16,8 @@ export interface LiveMessageOptions {
   channelId: string;
   logger: Logger;
   signal: AbortSignal;
+  /** Called with every message id of the segment whenever one is added or replaced (the gateway records them). */
+  onPosted?: (messageIds: readonly string[]) => void;
 }
 
 /**
@@ -43,6 +45,15 @@ export class LiveMessage {
     return this.posted.length;
   }
 
+  /** The messages of a segment shown by an earlier process (after a restart); the next sync edits each of them. */
+  adopt(messageIds: readonly string[]): void {
+    for (const messageId of messageIds) this.posted.push({ messageId, content: '' });
+  }
+
+  private reportPosted(): void {
+    this.options.onPosted?.(this.posted.map((entry) => entry.messageId));
+  }
+
   /** True when the messages do not yet show the whole text. */
   get dirty(): boolean {
     return !this.refused && this.render().some((chunk, index) => this.posted[index]?.content !== chunk);
@@ -63,6 +74,7 @@ export class LiveMessage {
         } else {
           const messageId = await adapter.post(channelId, { kind: 'text', text: chunk }, signal);
           this.posted.push({ messageId, content: chunk });
+          this.reportPosted();
         }
       } catch (error) {
         if (error instanceof ChannelError && error.code === 'FORBIDDEN') {
@@ -88,6 +100,7 @@ export class LiveMessage {
       if (!isGoneError(error)) throw error;
       this.options.logger.info({ channelId }, 'live message was deleted; posting it again');
       current.messageId = await adapter.post(channelId, { kind: 'text', text: chunk }, signal);
+      this.reportPosted();
     }
     current.content = chunk;
   }

@@ -9,6 +9,7 @@ import { KnexPolicyStore } from './knex-policy-store.js';
 import { KnexPromptTemplateStore } from './knex-prompt-template-store.js';
 import { KnexRouteStore } from './knex-route-store.js';
 import { KnexServiceStore } from './knex-service-store.js';
+import { KnexTurnJournalStore } from './knex-turn-journal-store.js';
 import { KnexUserStore } from './knex-user-store.js';
 import { KnexWatchStore } from './knex-watch-store.js';
 import { KnexWorkstreamStore } from './knex-workstream-store.js';
@@ -28,5 +29,6 @@ export function createStores(knex: Knex): Stores {
     promptTemplates: new KnexPromptTemplateStore(knex),
     mcpServers: new KnexMcpServerStore(knex),
     notifyDeliveries: new KnexNotifyDeliveryStore(knex),
+    turnJournal: new KnexTurnJournalStore(knex),
   };
 }

@@ -9,6 +9,7 @@ import { promptTemplateStoreContract } from './prompt-template-store.contract.js
 import { routeStoreContract } from './route-store.contract.js';
 import { serviceStoreContract } from './service-store.contract.js';
 import type { StoresFactory } from './stores-factory.js';
+import { turnJournalStoreContract } from './turn-journal-store.contract.js';
 import { userStoreContract } from './user-store.contract.js';
 import { watchStoreContract } from './watch-store.contract.js';
 import { workstreamStoreContract } from './workstream-store.contract.js';
@@ -26,4 +27,5 @@ export function allStoreContracts(label: string, factory: StoresFactory): void {
   promptTemplateStoreContract(label, factory);
   mcpServerStoreContract(label, factory);
   notifyDeliveryStoreContract(label, factory);
+  turnJournalStoreContract(label, factory);
 }

@@ -45,8 +45,8 @@ export function renderCard(card: ApprovalCard): { embeds: unknown[]; components:
   if (!pending) {
     const outcome = card.outcome as Exclude<ApprovalCard['outcome'], { status: 'pending' }>;
     embed.title = `${String(embed.title)} — ${outcomeLabel(card, outcome.status)}`;
-    embed.color = outcome.status === 'rejected' ? COLOR.rejected : outcome.status === 'cancelled' ? COLOR.decided : COLOR.approved;
-    const fields = [{ name: 'Decided by', value: truncate(escapeDiscordMarkdown(outcome.decidedBy), 200), inline: true }];
+    embed.color = outcome.status === 'rejected' ? COLOR.rejected : outcome.status === 'cancelled' || outcome.status === 'interrupted' ? COLOR.decided : COLOR.approved;
+    const fields = [{ name: outcome.status === 'interrupted' ? 'Approved by' : 'Decided by', value: truncate(escapeDiscordMarkdown(outcome.decidedBy), 200), inline: true }];
     if (outcome.feedback) fields.push({ name: 'Feedback', value: truncate(neutraliseFences(outcome.feedback), 1000), inline: false });
     embed.fields = fields;
   }
@@ -84,7 +84,7 @@ function planEmbed(card: ApprovalCard): Record<string, unknown> {
 
 function outcomeLabel(card: ApprovalCard, status: string): string {
   if (card.kind === 'plan') return status === 'rejected' ? 'Changes requested' : status === 'cancelled' ? 'Cancelled' : 'Approved';
-  return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled' }[status] ?? status;
+  return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[status] ?? status;
 }
 
 /** The modal asking for an optional rejection reason or requested plan changes. */

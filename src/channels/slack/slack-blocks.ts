@@ -116,7 +116,12 @@ export function renderCard(card: ApprovalCard): SlackMessageBody {
   }
   const label = outcomeLabel(plan, card.outcome);
   const decided = card.outcome;
-  const who = decided.status === 'cancelled' ? 'Cancelled' : `${label} by ${escapeSlackText(decided.decidedBy)}`;
+  const who =
+    decided.status === 'cancelled'
+      ? 'Cancelled'
+      : decided.status === 'interrupted'
+        ? `Approved by ${escapeSlackText(decided.decidedBy)}; ${label.toLowerCase()}`
+        : `${label} by ${escapeSlackText(decided.decidedBy)}`;
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(who, 300) }] });
   if (decided.feedback) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Feedback:* ${codeBlock(decided.feedback, 40, 1_000)}` } });
   return { text: `${title}: ${label}`, blocks };
@@ -140,5 +145,5 @@ function toolLines(card: ApprovalCard): string {
 
 function outcomeLabel(plan: boolean, outcome: Exclude<CardOutcome, { status: 'pending' }>): string {
   if (plan) return outcome.status === 'rejected' ? 'Changes requested' : outcome.status === 'cancelled' ? 'Cancelled' : 'Approved';
-  return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled' }[outcome.status];
+  return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[outcome.status];
 }
