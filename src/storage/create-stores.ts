@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
+import { KnexInboundEventStore } from './knex-inbound-event-store.js';
 import { KnexMcpServerStore } from './knex-mcp-server-store.js';
 import { KnexMemoryStore } from './knex-memory-store.js';
 import { KnexNotifyDeliveryStore } from './knex-notify-delivery-store.js';
@@ -28,5 +29,6 @@ export function createStores(knex: Knex): Stores {
     promptTemplates: new KnexPromptTemplateStore(knex),
     mcpServers: new KnexMcpServerStore(knex),
     notifyDeliveries: new KnexNotifyDeliveryStore(knex),
+    inboundEvents: new KnexInboundEventStore(knex),
   };
 }
