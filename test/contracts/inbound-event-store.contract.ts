@@ -9,12 +9,12 @@ export function inboundEventStoreContract(label: string, factory: StoresFactory)
     const stores = useStores(factory);
 
     it('grants the first claim of an event only, also when claims race', async () => {
-      const claim = { platform: 'discord', eventKey: 'msg:1:10', channelId: '1', messageId: '10', receivedAt: 1_000 };
+      const claim = { platform: 'discord', eventKey: 'msg:1:10', channelId: '1', messageId: '10', receivedAt: 1 };
       const results = await Promise.all(Array.from({ length: 8 }, () => stores().inboundEvents.claim(claim)));
       assert.equal(results.filter(Boolean).length, 1);
-      assert.equal(await stores().inboundEvents.claim({ ...claim, receivedAt: 2_000 }), false);
+      assert.equal(await stores().inboundEvents.claim({ ...claim, receivedAt: 2 }), false);
       assert.equal(await stores().inboundEvents.claim({ ...claim, platform: 'slack' }), true, 'keys are per platform');
-      assert.equal(await stores().inboundEvents.claim({ platform: 'discord', eventKey: 'ix:77', receivedAt: 1_000 }), true);
+      assert.equal(await stores().inboundEvents.claim({ platform: 'discord', eventKey: 'ix:77', receivedAt: 1 }), true);
     });
 
     it('reads the newest message of a conversation recorded before a time as its cursor', async () => {
