@@ -11,6 +11,8 @@ export const gatewayConfigSchema = z
     // Default (resolved in load-config.ts): <config file folder>/data, or the platform state folder without a file.
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
+    /** Catch-up window after downtime and lossy reconnects (ADR 0015); 0 disables catch-up. */
+    catch_up_hours: z.number().min(0).max(720).default(24),
   })
   .prefault({});
 

@@ -9,6 +9,8 @@ import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import { ApprovalDesk } from './approvals.js';
+import { CatchUp } from './catch-up.js';
+import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
 import { CommandHandler } from './commands.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
 import { Router, type LinkedUser } from './router.js';
@@ -21,6 +23,8 @@ const HINT_INTERVAL_MS = 24 * 3_600_000;
 const HINT_MEMORY = 4096;
 /** How often quiet subscriptions are swept (a safety net; they are normally released at `turn-end`). */
 const SWEEP_INTERVAL_MS = 60_000;
+/** How often old rows leave the inbound ledger. */
+const PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface GatewayDeps {
   config: Config;
@@ -81,6 +85,11 @@ class ChannelGateway implements Gateway {
   private readonly now: () => number;
   private stopped = false;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  /** Dedup ledger and catch-up (ADR 0015). */
+  private readonly ledger: InboundLedger;
+  private readonly catchUp: CatchUp;
+  private readonly unsubscribeGaps: Array<() => void> = [];
 
   constructor(private readonly deps: GatewayDeps) {
     this.logger = deps.logger.child({ component: 'gateway' });
@@ -89,6 +98,11 @@ class ChannelGateway implements Gateway {
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
     this.router = new Router(deps.stores, deps.manager, this.now);
+    this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger);
+    this.catchUp = new CatchUp({
+      stores: deps.stores, logger: this.logger, now: this.now, signal: this.controller.signal,
+      windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event) => this.dispatch(adapter, event),
+    });
     this.subs = new Subscriptions({ logger: this.logger, desk: () => this.desk, ...pickTiming(deps.options) });
     const signal = this.controller.signal;
     this.desk = new ApprovalDesk({
@@ -111,11 +125,17 @@ class ChannelGateway implements Gateway {
     this.unsubscribeForms = this.deps.elicitations?.onElicitation((request, formSignal) => this.forms.handle(request, formSignal));
     this.sweepTimer = setInterval(() => this.subs.sweep(), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
+    this.startPruning();
+    // Everything recorded before this moment was handled by an earlier run; what came after is caught up below.
+    const startedAt = this.now();
     await Promise.all(
       [...this.adapters.values()].map(async (adapter) => {
         try {
+          const gaps = adapter.history?.onGap((lostAt) => void this.catchUp.run(adapter, lostAt));
+          if (gaps) this.unsubscribeGaps.push(gaps);
           await adapter.start((event) => this.dispatch(adapter, event), this.controller.signal);
           this.logger.info({ platform: adapter.platform }, 'channel adapter connected');
+          void this.catchUp.run(adapter, startedAt);
         } catch (error) {
           this.logFailure(`start ${adapter.platform}`, error);
         }
@@ -127,6 +147,8 @@ class ChannelGateway implements Gateway {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.sweepTimer);
+    clearInterval(this.pruneTimer);
+    for (const unsubscribe of this.unsubscribeGaps.splice(0)) unsubscribe();
     try {
       this.unsubscribeForms?.();
       this.forms.stop();
@@ -159,12 +181,22 @@ class ChannelGateway implements Gateway {
     return true;
   }
 
+  /** Old ledger rows go at start and every hour: beyond the catch-up window plus a margin nothing replays them. */
+  private startPruning(): void {
+    const retainMs = this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS;
+    void this.ledger.prune(retainMs);
+    this.pruneTimer = setInterval(() => void this.ledger.prune(retainMs), PRUNE_INTERVAL_MS);
+    this.pruneTimer.unref();
+  }
+
   private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
     if (this.stopped) {
       // An interaction is never left without an answer, even while stopping.
       if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
       return;
     }
+    // The dedup ledger, before any work: a replay, a retry or a catch-up overlap stops here.
+    if (!(await this.ledger.admit(adapter.platform, event))) return;
     try {
       switch (event.type) {
         case 'message':

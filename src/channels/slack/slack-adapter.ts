@@ -5,6 +5,7 @@ import type {
   AdapterState, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
+import { withEventId } from '../inbound-id.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { sleep } from '../../shared/time.js';
@@ -182,19 +183,21 @@ export class SlackAdapter implements ChannelAdapter {
 
   private listen(app: App, scope: SlackScope): void {
     const deps = this.interactionDeps(scope);
+    // Each invocation's trigger id goes on its events: the gateway's dedup ledger records it first.
+    const stamped = (triggerId: string | undefined): InteractionDeps => ({ ...deps, deliver: (event) => this.deliver(withEventId(event, triggerId)) });
     app.event('message', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope));
     app.event('app_mention', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope));
     app.command(this.config.slash_command, async ({ command, ack }) => {
       await ack();
-      await onSlashCommand(command, deps);
+      await onSlashCommand(command, stamped(command.trigger_id));
     });
     app.action({ action_id: /^sp:/ }, async ({ body, action, ack }) => {
       await ack();
-      if (body.type === 'block_actions') await onBlockAction(body, action as { action_id?: string; value?: string }, deps);
+      if (body.type === 'block_actions') await onBlockAction(body, action as { action_id?: string; value?: string }, stamped(body.trigger_id));
     });
     app.view({ callback_id: /^sp:/, type: 'view_submission' }, async ({ body, ack }) => {
       await ack();
-      onViewSubmission(body, deps);
+      onViewSubmission(body, stamped((body as { trigger_id?: string }).trigger_id));
     });
     app.error(async (error) => {
       this.logger.warn({ error: truncate(describeError(error), 300) }, 'slack listener failed');
