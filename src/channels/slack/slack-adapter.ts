@@ -14,6 +14,7 @@ import { renderSlackMessage, SLACK_MAX_MESSAGE_LENGTH } from './slack-blocks.js'
 import { parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEvent, type SlackScope } from './slack-events.js';
 import { escapeSlackText, slackCommandHints, toMrkdwn } from './slack-format.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
+import { SlackHistory } from './slack-history.js';
 import { onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
 import { postToResponseUrl, rateLimitedMs, slackCancelled, toSlackError } from './slack-web.js';
 
@@ -55,12 +56,15 @@ export class SlackAdapter implements ChannelAdapter {
   private readonly seen = new RecentKeys();
   /** `<channel>:<user>` → the user's latest thread there (slash commands carry no thread). A cache only. */
   private readonly recentThreads = new LRUCache<string, string>({ max: RECENT_THREADS });
+  readonly history: SlackHistory;
 
   constructor(
     private readonly config: SlackAdapterConfig,
     private readonly logger: Logger,
     private readonly options: SlackAdapterOptions = {},
-  ) {}
+  ) {
+    this.history = new SlackHistory((method, args, signal) => this.call(method, args, undefined, signal), () => this.scope, config.channel_ids);
+  }
 
   get threadParticipants(): 'owner' | 'linked' {
     return this.config.thread_participants ?? 'owner';
@@ -170,6 +174,7 @@ export class SlackAdapter implements ChannelAdapter {
     receiver.client.on('connected', () => this.setState('connected'));
     receiver.client.on('reconnecting', () => this.setState('reconnecting'));
     receiver.client.on('disconnected', () => this.setState('reconnecting'));
+    this.history.watch(receiver.client);
     const retryConfig = { retries: this.options.webRetries ?? 2, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
     return new App({
       token,
