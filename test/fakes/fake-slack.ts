@@ -103,7 +103,7 @@ export class FakeSlack {
     const envelope: Envelope = { envelope_id: randomUUID(), type, accepts_response_payload: acceptsResponsePayload, retry_attempt: 0, retry_reason: '', payload };
     this.envelopes.set(envelope.envelope_id, envelope);
     const ws = [...this.live].at(-1);
-    if (ws) {
+    if (ws && ws.readyState === ws.OPEN) {
       ws.send(JSON.stringify(envelope));
       return envelope.envelope_id;
     }
@@ -124,9 +124,15 @@ export class FakeSlack {
     ws.send(JSON.stringify(envelope));
   }
 
+  /** Open Socket Mode connections. */
+  get connected(): number {
+    return this.live.size;
+  }
+
   /** Cuts the Socket Mode connection without a goodbye (a network drop); the client reconnects by itself. */
   dropSocket(): void {
     for (const ws of this.live) ws.terminate();
+    this.live.clear();
   }
 
   /** A user writes a message (a mention when `text` contains `<@U0BOT>`); returns it with its envelope ids. */
@@ -157,7 +163,9 @@ export class FakeSlack {
 
   /** Asks the connected client to reconnect, as Slack does before rotating a connection. */
   requestReconnect(): void {
+    // Slack sends nothing more on a connection it asked to refresh: events wait for the next one (or are lost).
     for (const ws of this.live) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'fake-applink' } }));
+    this.live.clear();
   }
 
   /** Resolves with the first truthy value of `probe`, polling; rejects after `timeoutMs` naming `what`. */
