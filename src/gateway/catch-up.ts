@@ -96,10 +96,9 @@ export class CatchUp {
       const cursor = await stores.inboundEvents.cursor(adapter.platform, channelId, lostAtMs);
       const start = { afterId: cursor?.messageId, sinceMs: now() - windowMs };
       const messages = await history.messagesAfter(channelId, start, CATCH_UP_MESSAGE_LIMIT, signal);
-      for (const message of messages) {
-        if (signal.aborted) break;
-        await this.deps.dispatch(adapter, message);
-      }
+      // Handed over in order without waiting for each: the ledger claims and the routing lanes keep the order per
+      // conversation (and per thread), while thread openings and turns of different messages overlap.
+      await Promise.all(messages.map((message) => this.deps.dispatch(adapter, message)));
       return messages.length;
     } catch (error) {
       this.deps.logger.warn({ platform: adapter.platform, error: describeError(error) }, 'catch-up of a conversation failed');

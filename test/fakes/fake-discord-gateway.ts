@@ -30,6 +30,8 @@ export class FakeDiscordGateway {
   identifies = 0;
   resumes = 0;
   heartbeats = 0;
+  /** performance.now() of the latest READY sent (benchmarks measure catch-up from it). */
+  readyAt = 0;
   /** op 9 sent (by `invalidate`, or to a RESUME of an unknown session). */
   invalidations = 0;
   /** Dispatches that reached no bot (sent while none was connected and not kept for a RESUME). */
@@ -135,6 +137,7 @@ export class FakeDiscordGateway {
     this.sessionId = `fake-session-${this.sessionCounter}`;
     this.history.length = 0;
     const guild = this.hooks.guildCreate();
+    this.readyAt = performance.now();
     this.dispatchTo(socket, 'READY', {
       v: 10,
       user: this.hooks.botUser,
