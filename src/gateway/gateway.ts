@@ -190,11 +190,7 @@ class ChannelGateway implements Gateway {
   }
 
   private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
-    if (this.stopped) {
-      // An interaction is never left without an answer, even while stopping.
-      if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
-      return;
-    }
+    if (this.stopped) return refuseWhileStopping(event);
     // The dedup ledger, before any work: a replay, a retry or a catch-up overlap stops here.
     if (!(await this.ledger.admit(adapter.platform, event))) return;
     try {
@@ -350,6 +346,11 @@ class ChannelGateway implements Gateway {
   private logFailure(what: string, error: unknown): void {
     this.logger.error({ error: describeError(error) }, `${what} failed`);
   }
+}
+
+/** An interaction is never left without an answer, even while stopping. */
+async function refuseWhileStopping(event: InboundEvent): Promise<void> {
+  if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
 }
 
 function pickTiming(options: GatewayDeps['options']): { editIntervalMs?: number; typingIntervalMs?: number } {
