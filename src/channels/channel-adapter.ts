@@ -32,7 +32,7 @@ export interface FormResponder extends Responder {
   showForm(form: FormSpec): Promise<boolean>;
 }
 
-export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel';
+export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model';
 export type ActionName = 'approve' | 'always' | 'reject' | 'plan-approve' | 'plan-changes';
 
 /** Everything an adapter reports to the gateway. Interactions are already acknowledged when they arrive (but see `form`). */
@@ -52,11 +52,28 @@ export type InboundEvent =
       name: CommandName;
       user: PlatformUser;
       conversation: Conversation;
-      /** `message` for ask, `token` for link. */
-      args: { message?: string; token?: string };
+      /** `message` for ask, `token` for link, `model` (an alias, as typed) for ask and model. */
+      args: { message?: string; token?: string; model?: string };
       respond: Responder;
       /** The platform's id of this invocation (interaction / trigger id); the dedup ledger records it first. */
       eventId?: string;
+      /**
+       * Present when the command came from a control on a message (the Stop button): removes that control from its
+       * message. The gateway calls it when the control no longer applies (nothing runs, e.g. after a restart).
+       */
+      removeControl?: () => Promise<void>;
+    }
+  | {
+      /**
+       * The user is typing a command option that offers suggestions (Discord autocomplete of `model`); `respond`
+       * shows the choices (at most 25). Never acknowledged beforehand: the platform waits for the choices.
+       */
+      type: 'suggest';
+      field: 'model';
+      /** What the user typed so far. */
+      query: string;
+      user: PlatformUser;
+      respond(choices: readonly { label: string; value: string }[]): Promise<void>;
     }
   | {
       type: 'action';
@@ -134,7 +151,8 @@ export interface ChannelHistory {
 
 export type CardOutcome =
   | { status: 'pending' }
-  | { status: 'approved' | 'always' | 'rejected' | 'cancelled'; decidedBy: string; feedback?: string | null };
+  /** `interrupted`: approved, but the gateway stopped while the calls ran (they may have run; they are not repeated). */
+  | { status: 'approved' | 'always' | 'rejected' | 'cancelled' | 'interrupted'; decidedBy: string; feedback?: string | null };
 
 /** An approval or plan-review card; buttons carry `approvalId`. */
 export interface ApprovalCard {
@@ -215,7 +233,12 @@ export interface ThreadOrigin {
 
 /** What the gateway asks an adapter to show; the adapter decides how (plain text, embed, blocks). */
 export type OutboundMessage =
-  | { kind: 'text'; text: string }
+  /**
+   * `stoppable`: the text is the live message of a running turn and carries a Stop control; a click arrives as the
+   * `cancel` command in the thread the message is in (with `removeControl`). The control goes with the next edit
+   * without `stoppable`.
+   */
+  | { kind: 'text'; text: string; stoppable?: boolean }
   | { kind: 'tool-call'; name: string; preview: string; status: 'running' | 'done' | 'error'; output?: string }
   | { kind: 'tool-result'; name: string; output: string; isError: boolean }
   | { kind: 'error'; message: string }
@@ -273,6 +296,11 @@ export interface ChannelAdapter {
   archiveThread(threadId: string, signal: AbortSignal): Promise<void>;
   /** Missed-message recovery; absent when the platform keeps no history we can read. */
   readonly history?: ChannelHistory;
+  /**
+   * Tells one person something privately about a message they wrote in `channelId` (`replyTo`): an ephemeral message
+   * where the platform has them (Slack), else a short reply to that message. Best effort, never throws.
+   */
+  whisper?(channelId: string, userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void>;
   /** Opens (or finds) the direct-message channel with a platform user; resolves with its channel id. Throws ChannelError. */
   openDirect?(userId: string, signal: AbortSignal): Promise<string>;
 }

@@ -7,7 +7,7 @@ import type { ChannelAdapter, InboundEvent, InboundHandler } from '../channels/c
 import { activeTraceId, metrics, SPAN, withSpan } from '../shared/telemetry.js';
 
 /** Adapter methods that call the platform's API, each traced as one `platform_call` span. */
-const PLATFORM_CALLS = new Set(['post', 'edit', 'setTyping', 'react', 'startThread', 'archiveThread', 'openDirect']);
+const PLATFORM_CALLS = new Set(['post', 'edit', 'setTyping', 'react', 'startThread', 'archiveThread', 'openDirect', 'whisper']);
 /** Calls that show the answer: the first of them in a message's trace ends the message-to-first-edit interval. */
 const ANSWER_CALLS = new Set(['post', 'edit']);
 const MAX_OPEN_TRACES = 1000;

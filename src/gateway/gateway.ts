@@ -13,6 +13,9 @@ import { CatchUp } from './catch-up.js';
 import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
 import { CommandHandler } from './commands.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
+import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted-turns.js';
+import { admitMessage, InboundLimits } from './inbound-limits.js';
+import { ModelChoice } from './model-choice.js';
 import { Router, type LinkedUser } from './router.js';
 import { Subscriptions } from './subscriptions.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
@@ -23,8 +26,6 @@ const HINT_INTERVAL_MS = 24 * 3_600_000;
 const HINT_MEMORY = 4096;
 /** How often quiet subscriptions are swept (a safety net; they are normally released at `turn-end`). */
 const SWEEP_INTERVAL_MS = 60_000;
-/** How often old rows leave the inbound ledger. */
-const PRUNE_INTERVAL_MS = 3_600_000;
 
 export interface GatewayDeps {
   config: Config;
@@ -75,6 +76,8 @@ class ChannelGateway implements Gateway {
   private readonly desk: ApprovalDesk;
   private readonly commands: CommandHandler;
   private readonly forms: ElicitationDesk;
+  private readonly models: ModelChoice;
+  private readonly limits: InboundLimits;
   private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
   private readonly hinted = new LRUCache<string, number>({ max: HINT_MEMORY });
@@ -103,16 +106,23 @@ class ChannelGateway implements Gateway {
       stores: deps.stores, logger: this.logger, now: this.now, signal: this.controller.signal,
       windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event) => this.dispatch(adapter, event),
     });
-    this.subs = new Subscriptions({ logger: this.logger, desk: () => this.desk, ...pickTiming(deps.options) });
+    this.subs = new Subscriptions({
+      logger: this.logger, desk: () => this.desk, ...pickTiming(deps.options),
+      saveLiveState: (platform, channelId, state) => deps.stores.routes.setLiveState(platform, channelId, state),
+    });
     const signal = this.controller.signal;
     this.desk = new ApprovalDesk({
       stores: deps.stores, manager: deps.manager, router: this.router, logger: this.logger, adapters: this.adapters, signal,
       ensureRendered: (wsId) => this.ensureRendered(wsId),
     });
     this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
+    this.models = new ModelChoice(deps.config);
+    const { max_message_chars: maxChars, user_rate_limit: limit, user_rate_window_s: windowS } = deps.config.gateway;
+    this.limits = new InboundLimits({ maxChars, limit, windowMs: windowS * 1000, now: this.now });
     this.commands = new CommandHandler({
-      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now,
-      startConversation: (adapter, channelId, name, requester, ownerUserId, text) => this.startConversation(adapter, channelId, name, { requester }, ownerUserId, text),
+      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now, models: this.models, limits: this.limits,
+      startConversation: (adapter, channelId, name, requester, ownerUserId, text, modelAlias) =>
+        this.startConversation(adapter, channelId, name, { requester }, ownerUserId, text, modelAlias),
       ensureRendered: (wsId) => this.ensureRendered(wsId),
       cancelCards: (approvalIds) => this.desk.cancelCards(approvalIds),
     });
@@ -125,7 +135,7 @@ class ChannelGateway implements Gateway {
     this.unsubscribeForms = this.deps.elicitations?.onElicitation((request, formSignal) => this.forms.handle(request, formSignal));
     this.sweepTimer = setInterval(() => this.subs.sweep(), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
-    this.startPruning();
+    this.pruneTimer = this.ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS);
     // Everything recorded before this moment was handled by an earlier run; what came after is caught up below.
     const startedAt = this.now();
     await Promise.all(
@@ -141,6 +151,14 @@ class ChannelGateway implements Gateway {
         }
       }),
     );
+    // Turns a crash or stop left unfinished are settled once the platforms can be written to (ADR 0013).
+    if (!this.stopped) await settleInterruptedTurns(this.recoveryDeps());
+  }
+
+  private recoveryDeps(): InterruptedTurnsDeps {
+    const { manager, stores, config } = this.deps;
+    const base = { manager, stores, router: this.router, adapters: this.adapters, desk: this.desk, logger: this.logger, signal: this.controller.signal };
+    return { ...base, resume: config.gateway.resume_interrupted, ensureRendered: (wsId) => this.ensureRendered(wsId) };
   }
 
   async stop(): Promise<void> {
@@ -181,14 +199,6 @@ class ChannelGateway implements Gateway {
     return true;
   }
 
-  /** Old ledger rows go at start and every hour: beyond the catch-up window plus a margin nothing replays them. */
-  private startPruning(): void {
-    const retainMs = this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS;
-    void this.ledger.prune(retainMs);
-    this.pruneTimer = setInterval(() => void this.ledger.prune(retainMs), PRUNE_INTERVAL_MS);
-    this.pruneTimer.unref();
-  }
-
   private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
     if (this.stopped) return refuseWhileStopping(event);
     // The dedup ledger, before any work: a replay, a retry or a catch-up overlap stops here.
@@ -207,13 +217,16 @@ class ChannelGateway implements Gateway {
         case 'form':
           await this.forms.onForm(adapter, event);
           return;
+        case 'suggest':
+          await event.respond(this.models.suggest(event.query));
+          return;
         case 'rate-limited':
           this.subs.byChannelId(adapter.platform, event.channelId)?.renderer.slowDown(event.retryAfterMs);
           return;
       }
     } catch (error) {
       this.logFailure(`handle ${event.type}`, error);
-      if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Something went wrong; please try again.');
+      if (isInteraction(event)) await event.respond.reply('Something went wrong; please try again.');
     }
   }
 
@@ -236,17 +249,25 @@ class ChannelGateway implements Gateway {
     if (conversation.kind === 'thread' && wsId === undefined) return;
     const user = await this.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return this.hintUnlinked(adapter, event);
-    if (wsId === undefined) return this.startFromMention(adapter, event, user.userId);
+    if (wsId === undefined) return (await this.admit(adapter, event)) ? this.startFromMention(adapter, event, user.userId) : undefined;
     const ws = await this.router.open(wsId);
-    if (!ws) return this.reactivate(adapter, event, wsId, user);
+    if (!ws) return (await this.admit(adapter, event)) ? this.reactivate(adapter, event, wsId, user) : undefined;
     if (!this.router.mayWrite(ws, user, adapter.threadParticipants)) return;
+    if (!(await this.admit(adapter, event))) return;
     await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId);
+  }
+
+  /** The inbound limits (ADR 0018): false when the message is refused (the writer was told, never silently). */
+  private admit(adapter: ChannelAdapter, event: MessageEvent): Promise<boolean> {
+    return admitMessage(this.limits, adapter, event, this.controller.signal, this.logger);
   }
 
   private async startFromMention(adapter: ChannelAdapter, event: MessageEvent, userId: string): Promise<void> {
     const text = event.text || 'Hello';
     const name = truncate(text.replace(/\s+/g, ' '), 100);
-    await this.startConversation(adapter, event.conversation.channelId, name, { fromMessageId: event.messageId, requester: event.user }, userId, text);
+    const channelId = event.conversation.channelId;
+    const origin = { fromMessageId: event.messageId, requester: event.user };
+    await this.startConversation(adapter, channelId, name, origin, userId, text, undefined);
   }
 
   /**
@@ -269,10 +290,13 @@ class ChannelGateway implements Gateway {
   }
 
   /** Opens a thread, routes it to a new workstream and sends the first message; tracked so follow-ups wait for it. */
-  private startConversation(adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string): Promise<void> {
+  private startConversation(
+    adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string, modelAlias: string | undefined,
+  ): Promise<void> {
     const work = (async () => {
       const threadId = await adapter.startThread(channelId, name, origin, this.controller.signal);
-      const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name);
+      const model = modelAlias ?? this.models.channelDefault(adapter.platform, channelId);
+      const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name, model);
       await this.sendToThread(adapter, threadId, ws, text, undefined);
     })();
     this.opening.add(work);
@@ -350,7 +374,12 @@ class ChannelGateway implements Gateway {
 
 /** An interaction is never left without an answer, even while stopping. */
 async function refuseWhileStopping(event: InboundEvent): Promise<void> {
-  if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
+  if (isInteraction(event)) await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
+}
+
+/** Events whose sender waits for a private answer. */
+function isInteraction(event: InboundEvent): event is Extract<InboundEvent, { type: 'command' | 'action' | 'form' }> {
+  return event.type === 'command' || event.type === 'action' || event.type === 'form';
 }
 
 function pickTiming(options: GatewayDeps['options']): { editIntervalMs?: number; typingIntervalMs?: number } {

@@ -10,6 +10,8 @@ import type { InboundClaim, InboundEventStore } from '../storage/inbound-event-s
 
 /** Rows are kept this much longer than the catch-up window (and at least this long when catch-up is off). */
 export const LEDGER_MARGIN_MS = 3_600_000;
+/** How often old rows leave the ledger. */
+const PRUNE_INTERVAL_MS = 3_600_000;
 
 export class InboundLedger {
   /** Claims of one conversation are made one after another, so routing keeps the arrival order. */
@@ -34,6 +36,14 @@ export class InboundLedger {
         return true;
       });
     return claim.channelId === undefined ? record() : this.order.run(`${platform}:${claim.channelId}`, record);
+  }
+
+  /** Prunes now and every hour (beyond the catch-up window plus a margin nothing replays a row); returns the timer. */
+  startPruning(retainMs: number): NodeJS.Timeout {
+    void this.prune(retainMs);
+    const timer = setInterval(() => void this.prune(retainMs), PRUNE_INTERVAL_MS);
+    timer.unref();
+    return timer;
   }
 
   /** Deletes rows older than `retainMs`; never throws. */

@@ -62,8 +62,8 @@ export class Router {
   }
 
   /** Creates a workstream owned by `ownerUserId` and routes the thread to it (the route records the owner). */
-  async createForThread(platform: string, channelId: string, ownerUserId: string, name: string): Promise<Workstream> {
-    const ws = await this.manager.create({ ownerUserId, name });
+  async createForThread(platform: string, channelId: string, ownerUserId: string, name: string, modelAlias?: string): Promise<Workstream> {
+    const ws = await this.manager.create({ ownerUserId, name, ...(modelAlias === undefined ? {} : { modelAlias }) });
     await this.stores.routes.putRoute({ channelType: platform, channelId, wsId: ws.wsId, ownerUserId });
     this.remember(`${platform}:${channelId}`, ws.wsId);
     return ws;

@@ -10,6 +10,7 @@ import { KnexPolicyStore } from './knex-policy-store.js';
 import { KnexPromptTemplateStore } from './knex-prompt-template-store.js';
 import { KnexRouteStore } from './knex-route-store.js';
 import { KnexServiceStore } from './knex-service-store.js';
+import { KnexTurnJournalStore } from './knex-turn-journal-store.js';
 import { KnexUserStore } from './knex-user-store.js';
 import { KnexWatchStore } from './knex-watch-store.js';
 import { KnexWorkstreamStore } from './knex-workstream-store.js';
@@ -30,5 +31,6 @@ export function createStores(knex: Knex): Stores {
     mcpServers: new KnexMcpServerStore(knex),
     notifyDeliveries: new KnexNotifyDeliveryStore(knex),
     inboundEvents: new KnexInboundEventStore(knex),
+    turnJournal: new KnexTurnJournalStore(knex),
   };
 }

@@ -9,6 +9,7 @@ import type { PolicyStore } from './policy-store.js';
 import type { PromptTemplateStore } from './prompt-template-store.js';
 import type { RouteStore } from './route-store.js';
 import type { ServiceStore } from './service-store.js';
+import type { TurnJournalStore } from './turn-journal-store.js';
 import type { UserStore } from './user-store.js';
 import type { WatchStore } from './watch-store.js';
 import type { WorkstreamStore } from './workstream-store.js';
@@ -27,4 +28,5 @@ export interface Stores {
   mcpServers: McpServerStore;
   notifyDeliveries: NotifyDeliveryStore;
   inboundEvents: InboundEventStore;
+  turnJournal: TurnJournalStore;
 }

@@ -10,6 +10,7 @@ import { promptTemplateStoreContract } from './prompt-template-store.contract.js
 import { routeStoreContract } from './route-store.contract.js';
 import { serviceStoreContract } from './service-store.contract.js';
 import type { StoresFactory } from './stores-factory.js';
+import { turnJournalStoreContract } from './turn-journal-store.contract.js';
 import { userStoreContract } from './user-store.contract.js';
 import { watchStoreContract } from './watch-store.contract.js';
 import { workstreamStoreContract } from './workstream-store.contract.js';
@@ -28,4 +29,5 @@ export function allStoreContracts(label: string, factory: StoresFactory): void {
   mcpServerStoreContract(label, factory);
   notifyDeliveryStoreContract(label, factory);
   inboundEventStoreContract(label, factory);
+  turnJournalStoreContract(label, factory);
 }

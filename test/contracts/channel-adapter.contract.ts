@@ -45,6 +45,17 @@ export interface ContractDriver<U = unknown> {
   rateLimitEdits(times: number): () => number;
   /** Requests the fake refused because they break the platform's published API description (none expected). */
   protocolProblems(): string[];
+  /**
+   * The user runs a thread command the way the platform offers it (Discord: the slash command in the thread; Slack:
+   * the slash command, which acts on the user's latest thread); resolves with the private answer.
+   */
+  command(user: U, threadId: string, name: 'model' | 'status' | 'cancel', arg?: string): Promise<string>;
+  /** Whether one of the bot's messages in the thread shows the Stop button. */
+  hasStop(threadId: string): boolean;
+  /** The user clicks the Stop button in the thread. */
+  clickStop(threadId: string, user: U): SeenClick;
+  /** Private notices the user got about messages they wrote (Slack: ephemeral; Discord: replies to their messages). */
+  notices(user: U): string[];
   /** Polls until `probe` is truthy. */
   waitFor<T>(probe: () => T | undefined | false | null, what: string, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -52,16 +63,25 @@ export interface ContractDriver<U = unknown> {
 
 const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
 
-/** Flags every driver boots its gateway with (a small queue bound, so the refusal is reachable). */
+/**
+ * Flags of the main contract gateway: a small queue bound, so the refusal is reachable (the harness's per-user rate is
+ * high enough for the whole suite; the limits have their own gateway, with the defaults).
+ */
 export const CONTRACT_FLAGS = { 'agent.max_queued_messages': 1 };
+/** The inbound-limits gateway: the default rate (10 per 60 s; the harness raises it for other scenarios), a short length cap. */
+export const LIMIT_FLAGS = { 'gateway.max_message_chars': 500, 'gateway.user_rate_limit': 10, 'gateway.user_rate_window_s': 60 };
+/** A second model alias every driver configures next to `fake` (model `fake-model`), on the same fake LLM. */
+export const CONTRACT_MODELS = { other: 'other-model' };
 
-export function channelAdapterContract<U>(platform: string, start: () => Promise<ContractDriver<U>>): void {
+/** `start(flags)` boots a driver whose gateway has `flags` and the models `fake` and CONTRACT_MODELS. */
+export function channelAdapterContract<U>(platform: string, start: (flags: Record<string, unknown>) => Promise<ContractDriver<U>>): void {
+  limitsContract(platform, start);
   describe(`ChannelAdapter contract: ${platform}`, () => {
     let d: ContractDriver<U>;
     let owner: U;
     let stranger: U;
     before(async () => {
-      d = await start();
+      d = await start(CONTRACT_FLAGS);
       owner = await d.linkedUser(platform === 'slack' ? 'U0CONOWNER' : '400000000000000091', 'owner');
       stranger = await d.linkedUser(platform === 'slack' ? 'U0CONSTRANGER' : '400000000000000092', 'stranger');
     });
@@ -148,8 +168,83 @@ export function channelAdapterContract<U>(platform: string, start: () => Promise
       assert.ok(limited() >= 1, 'the platform answered with a rate limit at least once');
     });
 
+    it('switches the thread’s model mid-thread; the next turn calls the other model', async () => {
+      d.llm.enqueue({ text: 'On the first model.' });
+      const threadId = await d.mention(owner, 'which model?');
+      await d.waitFor(() => d.texts(threadId).includes('On the first model.'), 'first answer');
+      assert.equal(modelOf(d.llm.requests.at(-1)?.body), 'fake-model');
+      assert.match(await d.command(owner, threadId, 'model'), /uses `fake`[\s\S]*`other` \(other-model\)/);
+      assert.match(await d.command(owner, threadId, 'model', 'nope'), /Unknown model "nope"\. Available models: `fake` \(fake-model\), `other` \(other-model\)/);
+      assert.match(await d.command(owner, threadId, 'model', 'other'), /now uses `other`/);
+      d.llm.enqueue({ text: 'On the other model.' });
+      d.say(owner, threadId, 'and now?');
+      await d.waitFor(() => d.texts(threadId).includes('On the other model.'), 'answer from the other model');
+      assert.equal(modelOf(d.llm.requests.at(-1)?.body), 'other-model');
+      assert.match(await d.command(owner, threadId, 'status'), /Model: other/);
+    });
+
+    it('shows Stop while the turn runs: a stranger is refused, the owner’s click cancels it and the button goes', async () => {
+      d.llm.enqueue({ text: ['Working on it', ' for a long time'], hang: true });
+      const threadId = await d.mention(owner, 'take your time');
+      await d.waitFor(() => d.hasStop(threadId), 'Stop button on the live message');
+      const refused = d.clickStop(threadId, stranger);
+      assert.match(await d.waitFor(() => refused.reply(), 'stranger refusal'), /Only the owner/);
+      assert.ok(d.hasStop(threadId), 'the button stays for the owner');
+      const stopped = d.clickStop(threadId, owner);
+      assert.match(await d.waitFor(() => stopped.reply(), 'stop reply'), /Cancelling/);
+      await d.waitFor(() => d.texts(threadId).some((text) => /Cancelled/.test(text)), 'cancelled notice');
+      await d.waitFor(() => !d.hasStop(threadId), 'Stop button removed');
+      assert.ok(d.texts(threadId).includes('Working on it for a long time'), 'the partial answer stays');
+    });
+
     it('sent only request bodies the platform’s API description accepts', () => {
       assert.deepEqual(d.protocolProblems(), []);
+    });
+  });
+}
+
+function modelOf(body: unknown): unknown {
+  return (body as { model?: unknown } | undefined)?.model;
+}
+
+/** Inbound limits on a gateway of their own (the rate is per user and window, so it would starve the main suite). */
+function limitsContract<U>(platform: string, start: (flags: Record<string, unknown>) => Promise<ContractDriver<U>>): void {
+  describe(`ChannelAdapter contract: ${platform} inbound limits`, () => {
+    let d: ContractDriver<U>;
+    let flooder: U;
+    before(async () => {
+      d = await start(LIMIT_FLAGS);
+      flooder = await d.linkedUser(platform === 'slack' ? 'U0FLOODER' : '400000000000000093', 'flooder');
+    });
+    after(async () => {
+      await d.close();
+    });
+
+    it('refuses a message over the length cap with a private notice, and sends nothing of it', async () => {
+      d.llm.enqueue({ text: 'Short one answered.' });
+      const threadId = await d.mention(flooder, 'short');
+      await d.waitFor(() => d.texts(threadId).includes('Short one answered.'), 'first answer');
+      const long = d.say(flooder, threadId, 'x'.repeat(501));
+      await d.waitFor(() => d.notices(flooder).some((text) => /Message too long \(501 chars\)\. Please keep messages under 500 characters\./.test(text)), 'length notice');
+      await d.waitFor(() => d.reactions(long).includes('refused'), 'refused reaction');
+      assert.equal(d.llm.requests.length, 1, 'the long message started no turn');
+    });
+
+    it('11 messages in 60 s: 10 turns and exactly one notice; a 12th is refused without a second notice', async () => {
+      // The length test above used one slot (its refused message did not).
+      d.llm.enqueue(...Array.from({ length: 9 }, (_, i) => ({ text: `Answer ${i + 2}.` })));
+      const before = d.llm.requests.length;
+      const threadId = await d.mention(flooder, 'message 2');
+      await d.waitFor(() => d.texts(threadId).includes('Answer 2.'), 'answer 2');
+      const ids = Array.from({ length: 9 }, (_, i) => d.say(flooder, threadId, `message ${i + 3}`));
+      await d.waitFor(() => d.notices(flooder).some((text) => /sending messages too fast\. Limit is 10 per 60 seconds\./.test(text)), 'rate notice');
+      await d.waitFor(() => d.texts(threadId).includes('Answer 10.'), 'every admitted message answered', 30_000);
+      assert.equal(d.llm.requests.length - before, 9, 'nine more turns (ten in all)');
+      await d.waitFor(() => d.reactions(ids.at(-1) ?? '').includes('refused'), 'the 11th is marked refused');
+      const twelfth = d.say(flooder, threadId, 'message 12');
+      await d.waitFor(() => d.reactions(twelfth).includes('refused'), 'the 12th is marked refused');
+      assert.equal(d.notices(flooder).filter((text) => /too fast/.test(text)).length, 1, 'exactly one rate notice');
+      assert.ok(!JSON.stringify(d.llm.requests.map((request) => request.body)).includes('message 11'), 'the refused message was not sent');
     });
   });
 }

@@ -17,6 +17,8 @@ export interface ChannelHarnessOptions {
   editIntervalMs?: number;
   /** Config flags on top of the ones that point the gateway at the fakes (they win). */
   flags?: Record<string, unknown>;
+  /** More model aliases (alias → model name) next to `fake`, served by the same fake LLM. */
+  models?: Record<string, string>;
 }
 
 /** What the harness needs of a platform fake. */
@@ -78,10 +80,13 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
       env: {},
       flags: {
         'gateway.data_dir': this.dir,
+        // Scenarios send many messages from one user within a minute; the limit tests set it back (10 per 60 s).
+        'gateway.user_rate_limit': 10_000,
         'models.fake.provider': 'openai',
         'models.fake.base_url': this.llm.url,
         'models.fake.api_key': 'test-key',
         'models.fake.model': 'fake-model',
+        ...this.modelFlags(),
         ...this.fakeFlags(),
         ...this.options.flags,
       },
@@ -96,6 +101,14 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
     // As `sandpiper start` does: the watch runner delivers through this gateway (tests drive extra ticks with tick()).
     this.watchRunner = createGatewayWatchRunner(this.config, this.db.stores, this.gateway, logger);
     this.watchRunner.start();
+  }
+
+  private modelFlags(): Record<string, unknown> {
+    const flags: Record<string, unknown> = {};
+    for (const [alias, model] of Object.entries(this.options.models ?? {})) {
+      Object.assign(flags, { [`models.${alias}.provider`]: 'openai', [`models.${alias}.base_url`]: this.llm.url, [`models.${alias}.api_key`]: 'test-key', [`models.${alias}.model`]: model });
+    }
+    return flags;
   }
 
   /** Stops gateway and runtime as a killed process would lose them (the database and the fakes survive). */

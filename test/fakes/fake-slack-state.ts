@@ -36,6 +36,8 @@ export interface FakeEphemeral {
   via: string;
   user: string;
   text: string;
+  /** The thread an ephemeral message was shown in (chat.postEphemeral `thread_ts`). */
+  threadTs?: string | undefined;
 }
 
 export class FakeSlackState {

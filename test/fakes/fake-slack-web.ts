@@ -26,7 +26,10 @@ export function handleWebApi(method: string, body: Record<string, unknown>, toke
     case 'chat.update':
       return updateMessage(body, ctx.state);
     case 'chat.postEphemeral':
-      ctx.state.ephemerals.push({ via: `ephemeral:${String(body.channel)}:${String(body.user)}`, user: String(body.user ?? ''), text: String(body.text ?? '') });
+      ctx.state.ephemerals.push({
+        via: `ephemeral:${String(body.channel)}:${String(body.user)}`, user: String(body.user ?? ''), text: String(body.text ?? ''),
+        threadTs: typeof body.thread_ts === 'string' ? body.thread_ts : undefined,
+      });
       return { ok: true, message_ts: ctx.state.nextTs() };
     case 'reactions.add':
       return addReaction(body, ctx.state);

@@ -16,7 +16,8 @@ describe('slack faults: socket drops and refreshes while users post', () => {
   let h: SlackHarness;
   let user: FakeSlackUser;
   before(async () => {
-    h = await SlackHarness.start({ flags: { 'slack.channel_ids': [CHANNEL] } });
+    // One user writes 160 questions in a few minutes: lift the per-user rate limit.
+    h = await SlackHarness.start({ flags: { 'slack.channel_ids': [CHANNEL], 'gateway.user_rate_limit': 100_000 } });
     answerByTag(h.llm);
     user = (await h.linkedUser('U0FAY', 'fay')).user;
   });

@@ -56,6 +56,8 @@ async function modelStep(ctx: TurnContext, partial: TurnText, steps: number): Pr
     return undefined;
   }
   await appendMessage(ctx, message);
+  // The text is in the stored message now: a restart during the tools must not add it a second time.
+  ctx.host.recordPartial?.('');
   await ctx.host.setState('running');
   const batch = await prepareToolCalls(ctx, (received as Required<AssistantMessage>).toolCalls);
   return { batch, approval: await approveToolCalls(ctx, batch, message) };
@@ -76,7 +78,11 @@ function userSafeMessage(error: unknown): string {
 async function endAbnormally(ctx: TurnContext, error: unknown, partial: TurnText): Promise<TurnOutcome> {
   const cancelled = ctx.signal.aborted || isAbortError(error);
   // At shutdown the history stays as stored, so a pending approval can resume after the restart.
-  if (isShutdown(ctx.signal)) return { text: partial.text || partial.answer, reason: 'cancelled' };
+  // The journal keeps the latest streamed text, and the next start settles the turn (ADR 0013).
+  if (isShutdown(ctx.signal)) {
+    if (partial.text) ctx.host.recordPartial?.(partial.text);
+    return { text: partial.text || partial.answer, reason: 'cancelled' };
+  }
   try {
     if (partial.text.trim()) {
       partial.answer = partial.text;

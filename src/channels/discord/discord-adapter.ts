@@ -139,6 +139,12 @@ export class DiscordAdapter implements ChannelAdapter {
     }
   }
 
+  /** Discord has no private messages outside interactions: a short reply to the writer's message (it pings nobody). */
+  async whisper(channelId: string, _userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void> {
+    const body = { ...renderMessage({ kind: 'text', text }), message_reference: { message_id: replyTo, fail_if_not_exists: false } };
+    await this.bestEffort('whisper', () => withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelMessages(channelId), { body, signal: own })));
+  }
+
   async setTyping(channelId: string, signal: AbortSignal): Promise<void> {
     await this.bestEffort('typing', () => withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelTyping(channelId), { signal: own })));
   }

@@ -3,7 +3,7 @@ import type { NoticeCode, OutboundMessage } from '../channel-adapter.js';
 import { escapeMentions } from '../format/escape-mentions.js';
 import { formatToolResult, neutraliseFences } from '../format/format-tool-result.js';
 import { truncate } from '../format/truncate.js';
-import { renderCard } from './discord-components.js';
+import { renderCard, stopRow } from './discord-components.js';
 import { escapeDiscordMarkdown } from './discord-escape.js';
 import { renderFormCard } from './discord-forms.js';
 
@@ -31,8 +31,10 @@ const NOTICES: Record<NoticeCode, string> = {
 /** The REST body for a message of any outbound kind. */
 export function renderMessage(message: OutboundMessage): DiscordMessageBody {
   switch (message.kind) {
-    case 'text':
-      return { content: truncate(message.text, DISCORD_MAX_MESSAGE_LENGTH), embeds: [], allowed_mentions: NO_MENTIONS };
+    case 'text': {
+      const body: DiscordMessageBody = { content: truncate(message.text, DISCORD_MAX_MESSAGE_LENGTH), embeds: [], allowed_mentions: NO_MENTIONS };
+      return message.stoppable ? { ...body, components: [stopRow()] } : body;
+    }
     case 'notice':
       return { content: message.text ? escapeMentions(message.text) : NOTICES[message.code], embeds: [], allowed_mentions: NO_MENTIONS };
     case 'error': {

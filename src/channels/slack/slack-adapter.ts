@@ -10,12 +10,12 @@ import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { sleep } from '../../shared/time.js';
 import { truncate } from '../format/truncate.js';
-import { renderSlackMessage, SLACK_MAX_MESSAGE_LENGTH } from './slack-blocks.js';
+import { renderSlackMessage, SLACK_MAX_MESSAGE_LENGTH, withStopButton } from './slack-blocks.js';
 import { parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEvent, type SlackScope } from './slack-events.js';
 import { escapeSlackText, slackCommandHints, toMrkdwn } from './slack-format.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
 import { SlackHistory } from './slack-history.js';
-import { onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
+import { onBangCommand, onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
 import { postToResponseUrl, rateLimitedMs, slackCancelled, toSlackError } from './slack-web.js';
 
 const RATE_LIMIT_ATTEMPTS = 3;
@@ -113,7 +113,7 @@ export class SlackAdapter implements ChannelAdapter {
 
   async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
     const { channel, threadTs } = parseTarget(channelId);
-    const body = renderSlackMessage(message, this.config.slash_command);
+    const body = this.render(channelId, message);
     const args = { channel, ...(threadTs ? { thread_ts: threadTs } : {}), ...body, unfurl_links: false, unfurl_media: false };
     const result = await this.call('chat.postMessage', args, channelId, signal);
     return String(result.ts ?? '');
@@ -121,8 +121,23 @@ export class SlackAdapter implements ChannelAdapter {
 
   async edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void> {
     const { channel } = parseTarget(channelId);
-    const body = renderSlackMessage(message, this.config.slash_command);
+    const body = this.render(channelId, message);
     await this.call('chat.update', { channel, ts: messageId, text: body.text, blocks: body.blocks ?? [] }, channelId, signal);
+  }
+
+  /** The Slack body of a message; a stoppable live message in a thread gets the Stop button (it names the thread). */
+  private render(channelId: string, message: OutboundMessage): ReturnType<typeof renderSlackMessage> {
+    const body = renderSlackMessage(message, this.config.slash_command);
+    const stoppable = message.kind === 'text' && message.stoppable === true && parseTarget(channelId).threadTs !== undefined;
+    return stoppable ? withStopButton(body, channelId) : body;
+  }
+
+  /** An ephemeral message for one person, in the thread the message they wrote is in. */
+  async whisper(channelId: string, userId: string, _replyTo: string, text: string, signal: AbortSignal): Promise<void> {
+    const { channel, threadTs } = parseTarget(channelId);
+    const mrkdwn = truncate(toMrkdwn(slackCommandHints(text, this.config.slash_command)), 3_000);
+    const args = { channel, user: userId, text: mrkdwn, ...(threadTs ? { thread_ts: threadTs } : {}) };
+    await this.bestEffort('whisper', () => this.call('chat.postEphemeral', args, undefined, signal));
   }
 
   /** Slack has no typing indicator for bot messages in channels: nothing to do. */
@@ -190,8 +205,8 @@ export class SlackAdapter implements ChannelAdapter {
     const deps = this.interactionDeps(scope);
     // Each invocation's trigger id goes on its events: the gateway's dedup ledger records it first.
     const stamped = (triggerId: string | undefined): InteractionDeps => ({ ...deps, deliver: (event) => this.deliver(withEventId(event, triggerId)) });
-    app.event('message', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope));
-    app.event('app_mention', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope));
+    app.event('message', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope, deps));
+    app.event('app_mention', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope, deps));
     app.command(this.config.slash_command, async ({ command, ack }) => {
       await ack();
       await onSlashCommand(command, stamped(command.trigger_id));
@@ -210,10 +225,13 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   /** A `message` or `app_mention` event; a mention arrives as both, so the second of the pair is dropped. */
-  private onMessageEvent(event: RawMessageEvent, scope: SlackScope): void {
+  private onMessageEvent(event: RawMessageEvent, scope: SlackScope, deps: InteractionDeps): void {
     if (!this.seen.firstTime(`${event.channel ?? ''}:${event.ts ?? ''}`)) return;
     const inbound = toInboundMessage(event, scope);
     if (!inbound) return;
+    // A command typed as a message is deduplicated by that message (Slack retries it like any event).
+    const stamped = { ...deps, deliver: (command: InboundEvent) => this.deliver(withEventId(command, `msg:${inbound.conversation.channelId}:${inbound.messageId}`)) };
+    if (onBangCommand(inbound.text, inbound.user, inbound.conversation, stamped)) return;
     if (inbound.conversation.kind === 'thread') {
       const { channel, threadTs } = parseTarget(inbound.conversation.channelId);
       if (threadTs) this.rememberThread(channel, inbound.user.id, threadTs);
@@ -237,6 +255,7 @@ export class SlackAdapter implements ChannelAdapter {
       },
       privateReply: (target, text) => this.privateReply(target, text),
       recentThread: (channel, userId) => this.recentThreads.get(`${channel}:${userId}`),
+      replaceWithText: (channel, ts, text) => this.bestEffort('remove stop button', () => this.call('chat.update', { channel, ts, text, blocks: [] }, undefined, this.controller.signal)),
     };
   }
 
@@ -246,7 +265,8 @@ export class SlackAdapter implements ChannelAdapter {
     const signal = this.controller.signal;
     if (target.responseUrl && (await postToResponseUrl(target.responseUrl, mrkdwn, this.logger, signal))) return;
     if (!target.channelId) return;
-    await this.bestEffort('ephemeral reply', () => this.call('chat.postEphemeral', { channel: target.channelId, user: target.userId, text: mrkdwn }, undefined, signal));
+    const thread = target.threadTs ? { thread_ts: target.threadTs } : {};
+    await this.bestEffort('ephemeral reply', () => this.call('chat.postEphemeral', { channel: target.channelId, user: target.userId, text: mrkdwn, ...thread }, undefined, signal));
   }
 
   private rememberThread(channel: string, userId: string, threadTs: string): void {
