@@ -5,7 +5,7 @@
  * database, no routing, no agent loop: what is left over in Sandpiper's figures is Sandpiper.
  */
 import { readFileSync } from 'node:fs';
-import { Client, Events, GatewayIntentBits, Partials, Routes, type Message } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Partials, Routes, SnowflakeUtil, type Message } from 'discord.js';
 import OpenAI from 'openai';
 import { serveStats } from './bot-stats.js';
 import type { BotLaunch } from './bot-launch.js';
@@ -68,8 +68,23 @@ function onMessage(message: Message): void {
 }
 
 client.on(Events.MessageCreate, onMessage);
+
+/** bench:catch-up: the same history reads as Sandpiper's catch-up (pages of 100 after a day-old snowflake), then each message as if it had arrived. */
+async function catchUp(channelId: string): Promise<void> {
+  const channel = await client.channels.fetch(channelId);
+  if (!channel?.isTextBased() || !('messages' in channel)) return;
+  let after = SnowflakeUtil.generate({ timestamp: Date.now() - 86_400_000 }).toString();
+  for (;;) {
+    const page = [...(await channel.messages.fetch({ after, limit: 100, cache: false })).values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    for (const message of page) onMessage(message);
+    const last = page.at(-1);
+    if (!last || page.length < 100) return;
+    after = last.id;
+  }
+}
 const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
 await client.login(launch.discordToken);
 await ready;
+if (launch.catchUpChannel !== undefined) await catchUp(launch.catchUpChannel);
 serveStats(() => client.destroy());
 process.send?.({ type: 'ready' });

@@ -10,4 +10,6 @@ export interface BotLaunch {
   /** Bare bot only: the file holding the LLM request body Sandpiper sent (replayed with the bare bot's messages). */
   requestTemplateFile: string;
   editIntervalMs: number;
+  /** Bare bot only (bench:catch-up): on start, read this channel's last day of history and answer each message. */
+  catchUpChannel?: string;
 }

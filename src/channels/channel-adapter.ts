@@ -82,6 +82,8 @@ export type InboundEvent =
       /** `message` for ask, `token` for link, `model` (an alias, as typed) for ask and model. */
       args: { message?: string; token?: string; model?: string };
       respond: Responder;
+      /** The platform's id of this invocation (interaction / trigger id); the dedup ledger records it first. */
+      eventId?: string;
       /**
        * Present when the command came from a control on a message (the Stop button): removes that control from its
        * message. The gateway calls it when the control no longer applies (nothing runs, e.g. after a restart).
@@ -108,6 +110,8 @@ export type InboundEvent =
       /** Optional text from the reject / request-changes form. */
       feedback: string | null;
       respond: Responder;
+      /** The platform's id of this click or submission; the dedup ledger records it first. */
+      eventId?: string;
       /**
        * Present on a Reject / Request-changes click that has not been acknowledged yet: opens the platform's
        * feedback form (whose submission arrives as another `action` with `feedback`). Only possible as the first
@@ -129,6 +133,8 @@ export type InboundEvent =
       /** Submitted text by field id (`submit` only; empty otherwise). */
       values: Readonly<Record<string, string>>;
       respond: FormResponder;
+      /** The platform's id of this click or submission; the dedup ledger records it first. */
+      eventId?: string;
     }
   | {
       /** The platform asked us to slow down on this channel; the renderer stretches its cadence. */
@@ -138,6 +144,37 @@ export type InboundEvent =
     };
 
 export type InboundHandler = (event: InboundEvent) => Promise<void>;
+
+/** A message event (what history fetches return). */
+export type InboundMessage = Extract<InboundEvent, { type: 'message' }>;
+
+/** Where a history fetch starts: after the last handled message, and never before `sinceMs`. */
+export interface HistoryStart {
+  /** The newest message already handled in the conversation (exclusive), when known. */
+  afterId?: string | undefined;
+  /** Oldest time to fetch from (epoch ms): the catch-up window. */
+  sinceMs: number;
+}
+
+/**
+ * Missed-message recovery (catch-up, ADR 0015): what was written while the gateway was down or its connection lost
+ * events. Platforms without a history leave it out.
+ */
+export interface ChannelHistory {
+  /** Top-level channels the bot answers mentions in (the allow-list, or the channels it can see). */
+  channels(signal: AbortSignal): Promise<readonly string[]>;
+  /**
+   * Messages of a channel or thread after `start`, oldest first, at most `limit`, as the inbound events live
+   * delivery would have made (bots, ourselves and channels outside the allow-list left out). Pages through the
+   * platform's history within its rate limits. Throws ChannelError (an unknown or inaccessible conversation).
+   */
+  messagesAfter(channelId: string, start: HistoryStart, limit: number, signal: AbortSignal): Promise<InboundMessage[]>;
+  /**
+   * Calls `listener` whenever events may have been lost since `lostAtMs`: a reconnect that was not a clean resume
+   * (Discord: a new session after op 9; Slack: every new socket). Returns the unsubscribe function.
+   */
+  onGap(listener: (lostAtMs: number) => void): () => void;
+}
 
 export type CardOutcome =
   | { status: 'pending' }
@@ -312,6 +349,8 @@ export interface ChannelAdapter {
   startThread(channelId: string, name: string, origin: ThreadOrigin, signal: AbortSignal): Promise<string>;
   /** Archives/closes a thread; best effort, never throws. */
   archiveThread(threadId: string, signal: AbortSignal): Promise<void>;
+  /** Missed-message recovery; absent when the platform keeps no history we can read. */
+  readonly history?: ChannelHistory;
   /**
    * Tells one person something privately about a message they wrote in `channelId` (`replyTo`): an ephemeral message
    * where the platform has them (Slack), else a short reply to that message. Best effort, never throws.

@@ -11,6 +11,8 @@ import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import { ApprovalDesk } from './approvals.js';
 import { AttachmentIntake } from './attachments/attachment-intake.js';
+import { CatchUp } from './catch-up.js';
+import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
 import { CommandHandler } from './commands.js';
 import { DirectConversations } from './direct-conversations.js';
 import { NotificationReplies } from './notification-replies.js';
@@ -93,6 +95,11 @@ class ChannelGateway implements Gateway {
   private readonly now: () => number;
   private stopped = false;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  /** Dedup ledger and catch-up (ADR 0015). */
+  private readonly ledger: InboundLedger;
+  private readonly catchUp: CatchUp;
+  private readonly unsubscribeGaps: Array<() => void> = [];
 
   constructor(private readonly deps: GatewayDeps) {
     this.logger = deps.logger.child({ component: 'gateway' });
@@ -101,6 +108,11 @@ class ChannelGateway implements Gateway {
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
     this.router = new Router(deps.stores, deps.manager, this.now);
+    this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger);
+    this.catchUp = new CatchUp({
+      stores: deps.stores, logger: this.logger, now: this.now, signal: this.controller.signal,
+      windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event) => this.dispatch(adapter, event),
+    });
     this.subs = new Subscriptions({
       logger: this.logger, desk: () => this.desk, ...pickTiming(deps.options),
       saveLiveState: (platform, channelId, state) => deps.stores.routes.setLiveState(platform, channelId, state),
@@ -141,11 +153,17 @@ class ChannelGateway implements Gateway {
     this.unsubscribeForms = this.deps.elicitations?.onElicitation((request, formSignal) => this.forms.handle(request, formSignal));
     this.sweepTimer = setInterval(() => this.subs.sweep(), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
+    this.pruneTimer = this.ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS);
+    // Everything recorded before this moment was handled by an earlier run; what came after is caught up below.
+    const startedAt = this.now();
     await Promise.all(
       [...this.adapters.values()].map(async (adapter) => {
         try {
+          const gaps = adapter.history?.onGap((lostAt) => void this.catchUp.run(adapter, lostAt));
+          if (gaps) this.unsubscribeGaps.push(gaps);
           await adapter.start((event) => this.dispatch(adapter, event), this.controller.signal);
           this.logger.info({ platform: adapter.platform }, 'channel adapter connected');
+          void this.catchUp.run(adapter, startedAt);
         } catch (error) {
           this.logFailure(`start ${adapter.platform}`, error);
         }
@@ -165,6 +183,8 @@ class ChannelGateway implements Gateway {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.sweepTimer);
+    clearInterval(this.pruneTimer);
+    for (const unsubscribe of this.unsubscribeGaps.splice(0)) unsubscribe();
     try {
       this.unsubscribeForms?.();
       this.forms.stop();
@@ -198,11 +218,9 @@ class ChannelGateway implements Gateway {
   }
 
   private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
-    if (this.stopped) {
-      // An interaction is never left without an answer, even while stopping.
-      if (isInteraction(event)) await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
-      return;
-    }
+    if (this.stopped) return refuseWhileStopping(event);
+    // The dedup ledger, before any work: a replay, a retry or a catch-up overlap stops here.
+    if (!(await this.ledger.admit(adapter.platform, event))) return;
     try {
       switch (event.type) {
         case 'message':
@@ -397,6 +415,11 @@ class ChannelGateway implements Gateway {
   private logFailure(what: string, error: unknown): void {
     this.logger.error({ error: describeError(error) }, `${what} failed`);
   }
+}
+
+/** An interaction is never left without an answer, even while stopping. */
+async function refuseWhileStopping(event: InboundEvent): Promise<void> {
+  if (isInteraction(event)) await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
 }
 
 /** Events whose sender waits for a private answer. */

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
+import { KnexInboundEventStore } from './knex-inbound-event-store.js';
 import { KnexMcpServerStore } from './knex-mcp-server-store.js';
 import { KnexMemoryStore } from './knex-memory-store.js';
 import { KnexNotifyDeliveryStore } from './knex-notify-delivery-store.js';
@@ -31,6 +32,7 @@ export function createStores(knex: Knex): Stores {
     mcpServers: new KnexMcpServerStore(knex),
     notifyDeliveries: new KnexNotifyDeliveryStore(knex),
     notifyOutbox: new KnexNotifyOutboxStore(knex),
+    inboundEvents: new KnexInboundEventStore(knex),
     turnJournal: new KnexTurnJournalStore(knex),
   };
 }

@@ -5,6 +5,8 @@ export { migrationNames } from './migration-source.js';
 export { isUniqueViolation } from './storage-errors.js';
 export type * from './approval-store.js';
 export type * from './conversation-store.js';
+export type * from './inbound-event-store.js';
+export { messageSortKey } from './inbound-event-store.js';
 export type * from './mcp-server-store.js';
 export type * from './memory-store.js';
 export type * from './notify-delivery-store.js';

@@ -16,6 +16,7 @@ import * as m013 from '../../migrations/20260101000013_add_route_owner.js';
 import * as m102 from '../../migrations/20260102000001_index_structured_memories.js';
 import * as m103 from '../../migrations/20260102000002_index_conversation_tool_calls.js';
 import * as m0202_01 from '../../migrations/20260202000001_create_notify_outbox.js';
+import * as m20260203_01 from '../../migrations/20260203000001_create_inbound_events.js';
 import * as m201 from '../../migrations/20260201000001_create_turn_journal.js';
 
 const migrations: Record<string, Knex.Migration> = {
@@ -35,6 +36,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260102000001_index_structured_memories': m102,
   '20260102000002_index_conversation_tool_calls': m103,
   '20260202000001_create_notify_outbox': m0202_01,
+  '20260203000001_create_inbound_events': m20260203_01,
   '20260201000001_create_turn_journal': m201,
 };
 

@@ -1,6 +1,7 @@
 /** The set of stores the application runs on, built once in main.ts from one knex instance. */
 import type { ApprovalStore } from './approval-store.js';
 import type { ConversationStore } from './conversation-store.js';
+import type { InboundEventStore } from './inbound-event-store.js';
 import type { McpServerStore } from './mcp-server-store.js';
 import type { MemoryStore } from './memory-store.js';
 import type { NotifyDeliveryStore } from './notify-delivery-store.js';
@@ -28,5 +29,6 @@ export interface Stores {
   mcpServers: McpServerStore;
   notifyDeliveries: NotifyDeliveryStore;
   notifyOutbox: NotifyOutboxStore;
+  inboundEvents: InboundEventStore;
   turnJournal: TurnJournalStore;
 }

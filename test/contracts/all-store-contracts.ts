@@ -1,6 +1,7 @@
 /** Registers every store contract suite for one Stores factory. */
 import { approvalStoreContract } from './approval-store.contract.js';
 import { conversationStoreContract } from './conversation-store.contract.js';
+import { inboundEventStoreContract } from './inbound-event-store.contract.js';
 import { mcpServerStoreContract } from './mcp-server-store.contract.js';
 import { memoryStoreContract } from './memory-store.contract.js';
 import { notifyDeliveryStoreContract } from './notify-delivery-store.contract.js';
@@ -29,5 +30,6 @@ export function allStoreContracts(label: string, factory: StoresFactory): void {
   mcpServerStoreContract(label, factory);
   notifyDeliveryStoreContract(label, factory);
   notifyOutboxStoreContract(label, factory);
+  inboundEventStoreContract(label, factory);
   turnJournalStoreContract(label, factory);
 }

@@ -12,10 +12,22 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 const SPEC_PATH = fileURLToPath(new URL('../fixtures/discord/openapi.json', import.meta.url));
 const MAX_CONTENT = 2000;
 
+interface QueryParameter {
+  pointer: string;
+  /** Query values are text; these schema types are compared after conversion. */
+  type: 'integer' | 'number' | 'boolean' | undefined;
+}
+
 interface Operation {
   method: string;
   pattern: RegExp;
   pointer: string | undefined;
+  query: Map<string, QueryParameter>;
+}
+
+interface SpecOperation {
+  requestBody?: { content?: Record<string, unknown> };
+  parameters?: Array<{ name?: string; in?: string; schema?: { type?: string } }>;
 }
 
 export interface BodyProblem {
@@ -32,13 +44,15 @@ export class DiscordBodyValidator {
 
   private constructor(spec: Record<string, unknown>) {
     this.ajv.addSchema({ ...spec, $id: 'discord' });
-    const paths = (spec.paths ?? {}) as Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>>;
+    const paths = (spec.paths ?? {}) as Record<string, Record<string, SpecOperation>>;
     for (const [template, item] of Object.entries(paths)) {
       const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
       for (const [method, operation] of Object.entries(item)) {
+        if (method === 'parameters') continue;
+        const base = `discord#/paths/${escapePointer(template)}/${method}`;
         const hasJson = operation.requestBody?.content?.['application/json'] !== undefined;
-        const pointer = hasJson ? `discord#/paths/${escapePointer(template)}/${method}/requestBody/content/application~1json/schema` : undefined;
-        this.operations.push({ method: method.toUpperCase(), pattern, pointer });
+        const pointer = hasJson ? `${base}/requestBody/content/application~1json/schema` : undefined;
+        this.operations.push({ method: method.toUpperCase(), pattern, pointer, query: queryParameters(base, operation) });
       }
     }
   }
@@ -82,6 +96,44 @@ export class DiscordBodyValidator {
     if (!validate(body)) problems.push(...(validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'invalid'}`));
     return problems;
   }
+
+  /** Problems with a request's query string: parameters the operation does not declare, or values outside their schema. */
+  checkQuery(method: string, path: string, query: URLSearchParams): string[] {
+    const operation = this.operations.find((candidate) => candidate.method === method && candidate.pattern.test(path));
+    if (operation === undefined) return [];
+    const problems: string[] = [];
+    for (const [name, raw] of query) {
+      const parameter = operation.query.get(name);
+      if (parameter === undefined) {
+        problems.push(`?${name}: not a query parameter of ${method} ${path}`);
+        continue;
+      }
+      const validate = this.validatorFor(parameter.pointer);
+      const value = parameter.type === 'integer' || parameter.type === 'number' ? Number(raw) : parameter.type === 'boolean' ? raw === 'true' : raw;
+      if (!validate(value)) problems.push(`?${name}: ${(validate.errors ?? []).map((error) => error.message ?? 'invalid').join(', ')}`);
+    }
+    return problems;
+  }
+
+  private validatorFor(pointer: string): ValidateFunction {
+    let validate = this.compiled.get(pointer);
+    if (validate === undefined) {
+      validate = this.ajv.compile({ $ref: pointer });
+      this.compiled.set(pointer, validate);
+    }
+    return validate;
+  }
+}
+
+function queryParameters(base: string, operation: SpecOperation): Map<string, QueryParameter> {
+  const query = new Map<string, QueryParameter>();
+  (operation.parameters ?? []).forEach((parameter, index) => {
+    if (parameter.in !== 'query' || typeof parameter.name !== 'string') return;
+    const type = parameter.schema?.type;
+    const known = type === 'integer' || type === 'number' || type === 'boolean' ? type : undefined;
+    query.set(parameter.name, { pointer: `${base}/parameters/${index}/schema`, type: known });
+  });
+  return query;
 }
 
 function escapePointer(segment: string): string {

@@ -30,6 +30,12 @@ export class FakeDiscordGateway {
   identifies = 0;
   resumes = 0;
   heartbeats = 0;
+  /** performance.now() of the latest READY sent (benchmarks measure catch-up from it). */
+  readyAt = 0;
+  /** op 9 sent (by `invalidate`, or to a RESUME of an unknown session). */
+  invalidations = 0;
+  /** Dispatches that reached no bot (sent while none was connected and not kept for a RESUME). */
+  lost = 0;
   /**
    * When set, dispatches made while no bot is connected are kept and sent on the next IDENTIFY right after READY,
    * before GUILD_CREATE (so they reach discord.js while it is still getting ready).
@@ -48,6 +54,11 @@ export class FakeDiscordGateway {
       this.held.push({ t, d });
       return;
     }
+    if (this.sessionId === '') {
+      // No session (never identified, or invalidated): nobody will ever receive this event.
+      this.lost += 1;
+      return;
+    }
     this.seq += 1;
     const frame: Dispatch = { s: this.seq, t, d };
     this.history.push(frame);
@@ -62,6 +73,22 @@ export class FakeDiscordGateway {
   /** Closes the bot's socket with a resumable close code; discord.js reconnects and sends RESUME. */
   drop(code = 4000): void {
     for (const socket of this.sockets) socket.close(code, 'fake drop');
+  }
+
+  /** Sends op 7 RECONNECT, as Discord does before moving a session: the bot reconnects and RESUMEs (missed events replay). */
+  reconnect(): void {
+    for (const socket of this.ready) this.send(socket, { op: 7, d: null, s: null, t: null });
+  }
+
+  /**
+   * Sends op 9 INVALID SESSION (not resumable) and forgets the session: the bot must IDENTIFY again, and what is
+   * dispatched until then is lost (a new session starts with an empty history), as on Discord.
+   */
+  invalidate(): void {
+    this.invalidations += 1;
+    this.sessionId = '';
+    for (const socket of this.ready) this.send(socket, { op: 9, d: false, s: null, t: null });
+    this.ready.clear();
   }
 
   async close(): Promise<void> {
@@ -110,6 +137,7 @@ export class FakeDiscordGateway {
     this.sessionId = `fake-session-${this.sessionCounter}`;
     this.history.length = 0;
     const guild = this.hooks.guildCreate();
+    this.readyAt = performance.now();
     this.dispatchTo(socket, 'READY', {
       v: 10,
       user: this.hooks.botUser,
@@ -125,7 +153,8 @@ export class FakeDiscordGateway {
   }
 
   private resume(socket: WebSocket, data: Record<string, unknown>): void {
-    if (data.token !== this.hooks.token || data.session_id !== this.sessionId) {
+    if (data.token !== this.hooks.token || data.session_id !== this.sessionId || this.sessionId === '') {
+      this.invalidations += 1;
       this.send(socket, { op: 9, d: false, s: null, t: null });
       return;
     }

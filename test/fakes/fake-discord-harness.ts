@@ -1,5 +1,5 @@
 /** End-to-end harness: fake Discord + fake LLM + real stores, agent runtime, Discord adapter and gateway. */
-import { createDiscordAdapter } from '../../src/channels/discord/index.js';
+import { createDiscordAdapter, type DiscordAdapterOptions } from '../../src/channels/discord/index.js';
 import type { Config } from '../../src/config/index.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { ChannelHarness, launchHarness, type ChannelHarnessOptions } from './channel-harness.js';
@@ -10,6 +10,8 @@ export const CHANNEL_ID = '300000000000000001';
 export interface HarnessOptions extends ChannelHarnessOptions {
   /** Text channels the fake guild has (default: just CHANNEL_ID). */
   channelIds?: string[];
+  /** Adapter tuning (fault tests turn the 5 s identify throttle off). */
+  adapterOptions?: DiscordAdapterOptions;
 }
 
 export class DiscordHarness extends ChannelHarness<FakeDiscord, FakeUser> {
@@ -25,7 +27,7 @@ export class DiscordHarness extends ChannelHarness<FakeDiscord, FakeUser> {
   }
 
   protected createAdapter(config: Config, logger: Logger): ReturnType<typeof createDiscordAdapter> {
-    return createDiscordAdapter(config.discord, logger);
+    return createDiscordAdapter(config.discord, logger, (this.options as HarnessOptions).adapterOptions);
   }
 
   /** Mentions the bot in the test channel and waits for the thread the bot opened from that message. */

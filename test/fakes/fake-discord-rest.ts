@@ -9,8 +9,17 @@ export interface RestReply {
 
 const unknown = (what: string): RestReply => ({ status: 404, body: { message: `Unknown ${what}`, code: 10003 } });
 
-/** Answers one REST request (path without the `/api/v10` prefix). */
-export function routeRest(state: FakeDiscordState, method: string, path: string, body: unknown, gatewayUrl: string): RestReply {
+export interface RestRequest {
+  method: string;
+  /** Without the `/api/v10` prefix and the query. */
+  path: string;
+  body: unknown;
+  query: URLSearchParams;
+}
+
+/** Answers one REST request. */
+export function routeRest(state: FakeDiscordState, request: RestRequest, gatewayUrl: string): RestReply {
+  const { method, path, body } = request;
   const parts = path.split('/').filter(Boolean);
   const data = (body ?? {}) as Record<string, unknown>;
   if (method === 'GET' && path === '/gateway/bot') {
@@ -22,6 +31,7 @@ export function routeRest(state: FakeDiscordState, method: string, path: string,
     if (typeof data.recipient_id !== 'string') return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
     return { status: 200, body: state.channelPayload(state.openDm(data.recipient_id)) };
   }
+  if (parts[0] === 'channels' && method === 'GET') return channelRead(state, parts, request.query);
   if (parts[0] === 'channels') return channelRoute(state, method, parts, data);
   if (parts[0] === 'interactions' && method === 'POST') return interactionCallback(state, parts[1] ?? '', data);
   if (parts[0] === 'webhooks') return webhookRoute(state, method, parts, data);
@@ -30,6 +40,21 @@ export function routeRest(state: FakeDiscordState, method: string, path: string,
     return { status: 200, body: state.commands };
   }
   return { status: 404, body: { message: '404: Not Found', code: 0 } };
+}
+
+/** GET /channels/{id}, /channels/{id}/messages (history: `after`/`before`, `limit`) and /channels/{id}/messages/{id}. */
+function channelRead(state: FakeDiscordState, parts: string[], query: URLSearchParams): RestReply {
+  const [, channelId = '', sub, messageId, extra] = parts;
+  const channel = state.channels.get(channelId);
+  if (!channel) return unknown('Channel');
+  if (sub === undefined) return { status: 200, body: state.channelPayload(channel) };
+  if (sub !== 'messages' || extra !== undefined) return { status: 404, body: { message: '404: Not Found', code: 0 } };
+  if (messageId !== undefined) {
+    const message = state.messages.get(messageId);
+    return message && message.channel_id === channelId ? { status: 200, body: state.messagePayload(message) } : unknown('Message');
+  }
+  const limit = Number(query.get('limit') ?? '50');
+  return { status: 200, body: state.history(channelId, { after: query.get('after') ?? undefined, before: query.get('before') ?? undefined, limit }).map((m) => state.messagePayload(m)) };
 }
 
 function channelRoute(state: FakeDiscordState, method: string, parts: string[], data: Record<string, unknown>): RestReply {
@@ -60,7 +85,6 @@ function channelRoute(state: FakeDiscordState, method: string, parts: string[], 
     message.reactions.push(parts[5] ?? '');
     return { status: 204 };
   }
-  if (action === undefined && method === 'GET') return { status: 200, body: state.messagePayload(message) };
   if (action === undefined && method === 'PATCH') {
     if (message.author.id !== state.bot.id) return { status: 403, body: { message: 'Cannot edit a message authored by another user', code: 50005 } };
     if (typeof data.content === 'string') message.content = data.content;

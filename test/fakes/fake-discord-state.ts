@@ -55,6 +55,13 @@ export interface FakeInteraction {
 }
 
 export const GUILD_ID = '200000000000000001';
+
+/** Numeric order of two snowflakes (decimal text). */
+export function compareSnowflakes(a: string, b: string): number {
+  const x = BigInt(a);
+  const y = BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
 const EPOCH = 1420070400000n;
 
 export class FakeDiscordState {
@@ -78,6 +85,21 @@ export class FakeDiscordState {
   /** Messages in a channel, oldest first. */
   messagesIn(channelId: string): FakeMessage[] {
     return [...this.messages.values()].filter((m) => m.channel_id === channelId);
+  }
+
+  /**
+   * A channel's history as Discord's REST API pages it: with `after`, the `limit` messages right after that id; else
+   * the newest ones before `before` (or the newest). Newest first in both cases, as Discord answers.
+   */
+  history(channelId: string, page: { after?: string | undefined; before?: string | undefined; limit: number }): FakeMessage[] {
+    const all = this.messagesIn(channelId).sort((a, b) => compareSnowflakes(a.id, b.id));
+    if (page.after !== undefined) {
+      const after = page.after;
+      return all.filter((m) => compareSnowflakes(m.id, after) > 0).slice(0, page.limit).reverse();
+    }
+    const before = page.before;
+    const older = before === undefined ? all : all.filter((m) => compareSnowflakes(m.id, before) < 0);
+    return older.slice(-page.limit).reverse();
   }
 
   /** Threads whose parent is `channelId`, oldest first. */
@@ -116,7 +138,7 @@ export class FakeDiscordState {
     return {
       id: message.id, channel_id: message.channel_id, author: message.author, content: message.content,
       timestamp: new Date(message.createdAt).toISOString(), edited_timestamp: message.edits ? new Date(message.editedAt).toISOString() : null,
-      tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: message.embeds,
+      tts: false, mention_everyone: false, mentions: message.content.includes(`<@${this.bot.id}>`) ? [this.bot] : [], mention_roles: [], attachments: [], embeds: message.embeds,
       components: message.components, pinned: false, type: 0, flags: 0,
     };
   }

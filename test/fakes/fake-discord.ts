@@ -171,7 +171,8 @@ export class FakeDiscord {
         this.reply(res, failure.reply);
         return;
       }
-      const problems = this.validator?.check(method, path, body) ?? [];
+      const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+      const problems = [...(this.validator?.check(method, path, body) ?? []), ...(this.validator?.checkQuery(method, path, query) ?? [])];
       if (problems.length > 0) {
         this.invalidBodies.push({ method, path, errors: problems });
         this.reply(res, { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: problems } });
@@ -182,7 +183,7 @@ export class FakeDiscord {
         this.reply(res, { status: 401, body: { message: '401: Unauthorized', code: 0 } });
         return;
       }
-      this.reply(res, routeRest(this.state, method, path, body, `ws://127.0.0.1:${this.port}/gateway`));
+      this.reply(res, routeRest(this.state, { method, path, body, query }, `ws://127.0.0.1:${this.port}/gateway`));
     });
   }
 

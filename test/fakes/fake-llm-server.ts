@@ -34,6 +34,8 @@ export interface FakeLlmServer {
   readonly pending: number;
   /** Appends scripted responses; each request consumes one, in order. */
   enqueue(...responses: ScriptedResponse[]): void;
+  /** Scripts the answer from the request body when the queue is empty (tests with many concurrent turns). */
+  fallback: ((body: unknown) => ScriptedResponse) | undefined;
   /** Resolves once `predicate` returns a truthy value (polled); rejects after `timeoutMs`. */
   waitFor<T>(predicate: (fake: FakeLlmServer) => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   /** Closes open streams and the server. */
@@ -159,7 +161,7 @@ export async function startFakeLlmServer(options: FakeLlmOptions = {}): Promise<
       return;
     }
     const body = parseJson(text);
-    const script = queue.shift();
+    const script = queue.shift() ?? fake.fallback?.(body);
     const record: RecordedRequest = { vendor, method: req.method, path, headers: { ...req.headers }, body, script, finished: false, clientClosed: false };
     requests.push(record);
     res.on('close', () => {
@@ -205,6 +207,7 @@ export async function startFakeLlmServer(options: FakeLlmOptions = {}): Promise<
     enqueue(...responses) {
       queue.push(...responses);
     },
+    fallback: undefined,
     async waitFor(predicate, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

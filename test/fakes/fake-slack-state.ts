@@ -48,12 +48,17 @@ export class FakeSlackState {
   readonly responseUrls = new Map<string, string>();
   readonly triggers = new Map<string, { used: boolean }>();
   private clock = 0;
+  /** conversations.history / replies calls answered. */
+  historyReads = 0;
 
   constructor(private readonly baseUrl: () => string) {}
 
+  /** Seconds part of the first timestamp: the fake's start time, so timestamps fall inside catch-up windows. */
+  private readonly epoch = Math.floor(Date.now() / 1000);
+
   nextTs(): string {
     this.clock += 1;
-    return `1700000000.${String(this.clock).padStart(6, '0')}`;
+    return `${this.epoch + Math.floor(this.clock / 1_000_000)}.${String(this.clock % 1_000_000).padStart(6, '0')}`;
   }
 
   find(channel: string, ts: string): FakeSlackMessage | undefined {

@@ -1,6 +1,6 @@
 /** The fake Slack's Web API methods: the replies bolt and the adapter need, applied to the fake workspace state. */
 import { randomUUID } from 'node:crypto';
-import { BOT_ID, BOT_USER_ID, TEAM_ID, type FakeSlackState } from './fake-slack-state.js';
+import { BOT_ID, BOT_USER_ID, TEAM_ID, type FakeSlackMessage, type FakeSlackState } from './fake-slack-state.js';
 import type { FakeSlackStreams } from './fake-slack-stream.js';
 
 export interface WebContext {
@@ -38,11 +38,59 @@ export function handleWebApi(method: string, body: Record<string, unknown>, toke
       return addReaction(body, ctx.state);
     case 'views.open':
       return openView(body, ctx.state);
+    case 'conversations.history':
+      return history(body, ctx.state);
+    case 'conversations.replies':
+      return replies(body, ctx.state);
     case 'conversations.open':
       return { ok: true, channel: { id: `D${String(body.users ?? 'X').slice(1, 10)}` } };
     default:
       return ctx.streams?.handle(method, body) ?? { ok: false, error: 'unknown_method' };
   }
+}
+
+/** A message as conversations.history / replies show it. */
+function shown(message: FakeSlackMessage): Reply {
+  const shape: Reply = { type: 'message', user: message.user, text: message.text, ts: message.ts };
+  if (message.botId) shape.bot_id = message.botId;
+  if (message.threadTs) shape.thread_ts = message.threadTs;
+  if (message.blocks.length > 0) shape.blocks = message.blocks;
+  return shape;
+}
+
+/** `oldest`/`latest` (exclusive unless `inclusive`), `limit` (max 999) and an opaque `cursor` (an offset here). */
+function page(messages: FakeSlackMessage[], body: Record<string, unknown>, newestFirst: boolean): Reply {
+  const inclusive = body.inclusive === true || body.inclusive === 'true' || body.inclusive === '1';
+  const oldest = Number(body.oldest ?? 0);
+  const latest = body.latest === undefined ? Number.POSITIVE_INFINITY : Number(body.latest);
+  const within = messages.filter((m) => {
+    const ts = Number(m.ts);
+    return (inclusive ? ts >= oldest : ts > oldest) && (inclusive ? ts <= latest : ts < latest);
+  });
+  const ordered = newestFirst ? [...within].reverse() : within;
+  const limit = Math.min(Math.max(Number(body.limit ?? 100) || 100, 1), 999);
+  const offset = typeof body.cursor === 'string' && body.cursor !== '' ? Number(Buffer.from(body.cursor, 'base64').toString('utf8').replace('offset:', '')) : 0;
+  const slice = ordered.slice(offset, offset + limit);
+  const more = offset + limit < ordered.length;
+  return { ok: true, messages: slice.map(shown), has_more: more, response_metadata: { next_cursor: more ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '' } };
+}
+
+function history(body: Record<string, unknown>, state: FakeSlackState): Reply {
+  const channel = String(body.channel ?? '');
+  if (!channel) return { ok: false, error: 'channel_not_found' };
+  state.historyReads += 1;
+  return page(state.topLevel(channel), body, true);
+}
+
+/** The thread's parent first, then its replies oldest first (the parent is shown even when older than `oldest`). */
+function replies(body: Record<string, unknown>, state: FakeSlackState): Reply {
+  const channel = String(body.channel ?? '');
+  const parent = state.find(channel, String(body.ts ?? ''));
+  if (!parent) return { ok: false, error: 'thread_not_found' };
+  state.historyReads += 1;
+  const reply = page(state.thread(channel, parent.ts), body, false);
+  const offset = typeof body.cursor === 'string' && body.cursor !== '';
+  return offset ? reply : { ...reply, messages: [shown(parent), ...(reply.messages as Reply[])] };
 }
 
 function postMessage(body: Record<string, unknown>, state: FakeSlackState): Reply {

@@ -20,6 +20,15 @@ export interface RecordedCall {
   hr?: number;
 }
 
+interface Envelope {
+  envelope_id: string;
+  type: string;
+  accepts_response_payload: boolean;
+  retry_attempt: number;
+  retry_reason: string;
+  payload: Record<string, unknown>;
+}
+
 interface RateLimitRule {
   method: string;
   remaining: number;
@@ -35,6 +44,14 @@ export class FakeSlack {
   readonly acks = new Map<string, unknown>();
   /** Socket Mode connections opened so far (reconnects add one). */
   connections = 0;
+  /** When on, events written while no app is connected are retried on the next connection (else they are lost). */
+  retries = false;
+  /** Events that reached no app and were not kept for a retry. */
+  lost = 0;
+  /** Envelopes sent again (retries, redeliveries). */
+  retried = 0;
+  private readonly envelopes = new Map<string, Envelope>();
+  private readonly unsent: Envelope[] = [];
   readonly botToken = 'xoxb-test-bot';
   readonly appToken = 'xapp-test-app';
   private readonly wss = new WebSocketServer({ noServer: true });
@@ -92,13 +109,45 @@ export class FakeSlack {
     return this.calls.filter((c) => c.method === method);
   }
 
-  /** Sends one envelope to the connected app; resolves with its envelope id. */
+  /**
+   * Sends one envelope to the connected app; resolves with its envelope id. An `events_api` envelope written while no
+   * app is connected is lost, or, with `retries` on, sent again (`retry_attempt` + 1) on the next connection, as
+   * Slack retries unacknowledged events; other envelopes need a connection (a click while down fails at Slack).
+   */
   send(type: string, payload: Record<string, unknown>, acceptsResponsePayload = type !== 'events_api'): string {
+    const envelope: Envelope = { envelope_id: randomUUID(), type, accepts_response_payload: acceptsResponsePayload, retry_attempt: 0, retry_reason: '', payload };
+    this.envelopes.set(envelope.envelope_id, envelope);
     const ws = [...this.live].at(-1);
-    if (!ws) throw new Error('fake slack: no Socket Mode connection');
-    const envelopeId = randomUUID();
-    ws.send(JSON.stringify({ envelope_id: envelopeId, type, accepts_response_payload: acceptsResponsePayload, retry_attempt: 0, retry_reason: '', payload }));
-    return envelopeId;
+    if (ws && ws.readyState === ws.OPEN) {
+      ws.send(JSON.stringify(envelope));
+      return envelope.envelope_id;
+    }
+    if (type !== 'events_api') throw new Error('fake slack: no Socket Mode connection');
+    if (this.retries) this.unsent.push(envelope);
+    else this.lost += 1;
+    return envelope.envelope_id;
+  }
+
+  /** Sends an envelope again with the next `retry_attempt`, as Slack does when an acknowledgement came late or never. */
+  redeliver(envelopeId: string, reason = 'timeout'): void {
+    const envelope = this.envelopes.get(envelopeId);
+    const ws = [...this.live].at(-1);
+    if (!envelope || !ws) throw new Error('fake slack: nothing to redeliver (unknown envelope or no connection)');
+    envelope.retry_attempt += 1;
+    envelope.retry_reason = reason;
+    this.retried += 1;
+    ws.send(JSON.stringify(envelope));
+  }
+
+  /** Open Socket Mode connections. */
+  get connected(): number {
+    return this.live.size;
+  }
+
+  /** Cuts the Socket Mode connection without a goodbye (a network drop); the client reconnects by itself. */
+  dropSocket(): void {
+    for (const ws of this.live) ws.terminate();
+    this.live.clear();
   }
 
   /** A user writes a message (a mention when `text` contains `<@U0BOT>`); returns it with its envelope ids. */
@@ -146,7 +195,9 @@ export class FakeSlack {
 
   /** Asks the connected client to reconnect, as Slack does before rotating a connection. */
   requestReconnect(): void {
+    // Slack sends nothing more on a connection it asked to refresh: events wait for the next one (or are lost).
     for (const ws of this.live) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'fake-applink' } }));
+    this.live.clear();
   }
 
   /** Resolves with the first truthy value of `probe`, polling; rejects after `timeoutMs` naming `what`. */
@@ -183,6 +234,12 @@ export class FakeSlack {
       ws.on('close', () => this.live.delete(ws));
       ws.on('message', (data: Buffer) => this.onFrame(data));
       ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake-applink', approximate_connection_time: 3600 }, connection_info: { app_id: APP_ID } }));
+      for (const envelope of this.unsent.splice(0)) {
+        envelope.retry_attempt += 1;
+        envelope.retry_reason = 'timeout';
+        this.retried += 1;
+        ws.send(JSON.stringify(envelope));
+      }
     });
   }
 

@@ -5,10 +5,12 @@ import type {
   AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
 } from '../channel-adapter.js';
 import { toChannelError } from '../channel-errors.js';
+import { withEventId } from '../inbound-id.js';
 import { withLinkedSignal } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { registerCommands } from './discord-commands.js';
+import { DiscordHistory } from './discord-history.js';
 import { toInboundMessage, type DiscordScope } from './discord-events.js';
 import { DISCORD_MAX_MESSAGE_LENGTH, renderMessage } from './discord-format.js';
 import { DISCORD_MAX_FORM_FIELDS } from './discord-forms.js';
@@ -31,6 +33,11 @@ export interface DiscordAdapterConfig {
   dm?: boolean;
 }
 
+/** Tuning for tests: the identify throttle (5 s between new sessions, as Discord requires) can be turned off. */
+export interface DiscordAdapterOptions {
+  identifyThrottle?: boolean;
+}
+
 export class DiscordAdapter implements ChannelAdapter {
   readonly platform = 'discord';
   readonly capabilities: ChannelCapabilities = {
@@ -44,10 +51,12 @@ export class DiscordAdapter implements ChannelAdapter {
   private readonly controller = new AbortController();
   private handler: InboundHandler | undefined;
   private scope: DiscordScope | undefined;
+  readonly history: DiscordHistory;
 
   constructor(
     private readonly config: DiscordAdapterConfig,
     private readonly logger: Logger,
+    options: DiscordAdapterOptions = {},
   ) {
     this.client = new Client({
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
@@ -59,7 +68,9 @@ export class DiscordAdapter implements ChannelAdapter {
         version: '10',
         timeout: 15_000,
       },
+      ...(options.identifyThrottle === false ? { ws: { buildIdentifyThrottler: () => Promise.resolve({ waitForIdentify: () => Promise.resolve() }) } } : {}),
     });
+    this.history = new DiscordHistory(this.client, () => this.scope, config.channel_ids);
   }
 
   get threadParticipants(): 'owner' | 'linked' {
@@ -85,6 +96,7 @@ export class DiscordAdapter implements ChannelAdapter {
     this.current = 'connecting';
     signal.addEventListener('abort', () => void this.stop().catch(() => undefined), { once: true });
     this.listen();
+    this.history.watch();
     const ready = new Promise<void>((resolve, reject) => {
       this.client.once(Events.ClientReady, () => {
         // At once, not after `login` resolves: discord.js hands over events it queued during startup right after this.
@@ -201,7 +213,7 @@ export class DiscordAdapter implements ChannelAdapter {
         void answerNotReady(interaction, this.logger);
         return;
       }
-      void handleInteraction(interaction, this.scope, (event) => this.deliver(event), this.logger).catch((error: unknown) =>
+      void handleInteraction(interaction, this.scope, (event) => this.deliver(withEventId(event, interaction.id)), this.logger).catch((error: unknown) =>
         this.logger.warn({ error: describeError(error) }, 'interaction handling failed'),
       );
     });

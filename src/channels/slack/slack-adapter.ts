@@ -6,6 +6,7 @@ import type {
   AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, ReactionCode, ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
+import { withEventId } from '../inbound-id.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { sleep } from '../../shared/time.js';
@@ -16,6 +17,7 @@ import { StreamSupport } from './slack-stream-support.js';
 import { isDirect, parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEvent, type SlackScope } from './slack-events.js';
 import { escapeSlackText, slackCommandHints, toMrkdwn } from './slack-format.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
+import { SlackHistory } from './slack-history.js';
 import { onBangCommand, onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
 import { postToResponseUrl, rateLimitedMs, slackCancelled, toSlackError } from './slack-web.js';
 
@@ -67,6 +69,7 @@ export class SlackAdapter implements ChannelAdapter {
   private readonly threadUsers = new LRUCache<string, string>({ max: RECENT_THREADS });
   private teamId = '';
   private readonly streaming: StreamSupport;
+  readonly history: SlackHistory;
 
   constructor(
     private readonly config: SlackAdapterConfig,
@@ -74,6 +77,7 @@ export class SlackAdapter implements ChannelAdapter {
     private readonly options: SlackAdapterOptions = {},
   ) {
     this.streaming = new StreamSupport(config.native_streaming ?? true, logger);
+    this.history = new SlackHistory((method, args, signal) => this.call(method, args, undefined, signal), () => this.scope, config.channel_ids);
   }
 
   get threadParticipants(): 'owner' | 'linked' {
@@ -227,6 +231,7 @@ export class SlackAdapter implements ChannelAdapter {
     receiver.client.on('connected', () => this.setState('connected'));
     receiver.client.on('reconnecting', () => this.setState('reconnecting'));
     receiver.client.on('disconnected', () => this.setState('reconnecting'));
+    this.history.watch(receiver.client);
     const retryConfig = { retries: this.options.webRetries ?? 2, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
     return new App({
       token,
@@ -240,19 +245,21 @@ export class SlackAdapter implements ChannelAdapter {
 
   private listen(app: App, scope: SlackScope): void {
     const deps = this.interactionDeps(scope);
+    // Each invocation's trigger id goes on its events: the gateway's dedup ledger records it first.
+    const stamped = (triggerId: string | undefined): InteractionDeps => ({ ...deps, deliver: (event) => this.deliver(withEventId(event, triggerId)) });
     app.event('message', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope, deps));
     app.event('app_mention', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope, deps));
     app.command(this.config.slash_command, async ({ command, ack }) => {
       await ack();
-      await onSlashCommand(command, deps);
+      await onSlashCommand(command, stamped(command.trigger_id));
     });
     app.action({ action_id: /^sp:/ }, async ({ body, action, ack }) => {
       await ack();
-      if (body.type === 'block_actions') await onBlockAction(body, action as { action_id?: string; value?: string }, deps);
+      if (body.type === 'block_actions') await onBlockAction(body, action as { action_id?: string; value?: string }, stamped(body.trigger_id));
     });
     app.view({ callback_id: /^sp:/, type: 'view_submission' }, async ({ body, ack }) => {
       await ack();
-      onViewSubmission(body, deps);
+      onViewSubmission(body, stamped((body as { trigger_id?: string }).trigger_id));
     });
     app.error(async (error) => {
       this.logger.warn({ error: truncate(describeError(error), 300) }, 'slack listener failed');
@@ -264,7 +271,9 @@ export class SlackAdapter implements ChannelAdapter {
     if (!this.seen.firstTime(`${event.channel ?? ''}:${event.ts ?? ''}`)) return;
     const inbound = toInboundMessage(event, scope);
     if (!inbound) return;
-    if (onBangCommand(inbound.text, inbound.user, inbound.conversation, deps)) return;
+    // A command typed as a message is deduplicated by that message (Slack retries it like any event).
+    const stamped = { ...deps, deliver: (command: InboundEvent) => this.deliver(withEventId(command, `msg:${inbound.conversation.channelId}:${inbound.messageId}`)) };
+    if (onBangCommand(inbound.text, inbound.user, inbound.conversation, stamped)) return;
     if (inbound.conversation.kind === 'thread') {
       const { channel, threadTs } = parseTarget(inbound.conversation.channelId);
       if (threadTs) this.rememberThread(channel, inbound.user.id, threadTs);

@@ -1,0 +1,74 @@
+/**
+ * The gateway side of the dedup ledger (ADR 0015): every inbound event is recorded by platform + event key before any
+ * work, so a replay (Discord RESUME), a retry (Slack), a catch-up overlap or a second instance starts nothing twice.
+ */
+import type { InboundEvent } from '../channels/channel-adapter.js';
+import { describeError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { KeyedSerialLanes } from '../shared/serial-lane.js';
+import type { InboundClaim, InboundEventStore } from '../storage/inbound-event-store.js';
+
+/** Rows are kept this much longer than the catch-up window (and at least this long when catch-up is off). */
+export const LEDGER_MARGIN_MS = 3_600_000;
+/** How often old rows leave the ledger. */
+const PRUNE_INTERVAL_MS = 3_600_000;
+
+export class InboundLedger {
+  /** Claims of one conversation are made one after another, so routing keeps the arrival order. */
+  private readonly order = new KeyedSerialLanes();
+
+  constructor(
+    private readonly store: InboundEventStore,
+    private readonly now: () => number,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * True when the event is new (recorded now) or carries no id; false for a duplicate. One insert. When the database
+   * fails, the event is let through: answering twice is better than never.
+   */
+  admit(platform: string, event: InboundEvent): Promise<boolean> {
+    const claim = claimOf(platform, event, this.now());
+    if (!claim) return Promise.resolve(true);
+    const record = (): Promise<boolean> =>
+      this.store.claim(claim).catch((error: unknown) => {
+        this.logger.warn({ platform, error: describeError(error) }, 'inbound ledger write failed; handling the event anyway');
+        return true;
+      });
+    return claim.channelId === undefined ? record() : this.order.run(`${platform}:${claim.channelId}`, record);
+  }
+
+  /** Prunes now and every hour (beyond the catch-up window plus a margin nothing replays a row); returns the timer. */
+  startPruning(retainMs: number): NodeJS.Timeout {
+    void this.prune(retainMs);
+    const timer = setInterval(() => void this.prune(retainMs), PRUNE_INTERVAL_MS);
+    timer.unref();
+    return timer;
+  }
+
+  /** Deletes rows older than `retainMs`; never throws. */
+  async prune(retainMs: number): Promise<void> {
+    try {
+      const removed = await this.store.prune(this.now() - retainMs);
+      if (removed > 0) this.logger.debug({ removed }, 'inbound ledger pruned');
+    } catch (error) {
+      this.logger.warn({ error: describeError(error) }, 'inbound ledger prune failed');
+    }
+  }
+}
+
+/** The ledger row of an event: messages by conversation + message id, interactions by their platform id. */
+export function claimOf(platform: string, event: InboundEvent, receivedAt: number): InboundClaim | undefined {
+  switch (event.type) {
+    case 'message': {
+      const channelId = event.conversation.channelId;
+      return { platform, eventKey: `msg:${channelId}:${event.messageId}`, channelId, messageId: event.messageId, receivedAt };
+    }
+    case 'command':
+    case 'action':
+    case 'form':
+      return event.eventId === undefined || event.eventId === '' ? undefined : { platform, eventKey: `ix:${event.eventId}`, receivedAt };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,44 @@
+/** The inbound dedup ledger (`inbound_events`): one row per platform event, claimed before any work. */
+
+export interface InboundClaim {
+  platform: string;
+  /** Unique per platform: `msg:<conversation>:<message id>` for messages, `ix:<interaction id>` for interactions. */
+  eventKey: string;
+  /** Conversation of a message (channel or thread id); absent for interactions. */
+  channelId?: string | undefined;
+  /** Platform message id (snowflake, Slack ts); absent for interactions. */
+  messageId?: string | undefined;
+  /** Epoch milliseconds. */
+  receivedAt: number;
+}
+
+/** The newest message handled in a conversation. */
+export interface InboundCursor {
+  messageId: string;
+  receivedAt: number;
+}
+
+export interface InboundEventStore {
+  /**
+   * Records the event; true when this call recorded it first, false when it was already there (a replay, a retry, a
+   * catch-up overlap, another instance). One atomic insert-or-ignore on SQLite and PostgreSQL.
+   */
+  claim(claim: InboundClaim): Promise<boolean>;
+  /** The newest message of a conversation recorded before `beforeMs` (the catch-up cursor), if any. */
+  cursor(platform: string, channelId: string, beforeMs: number): Promise<InboundCursor | undefined>;
+  /** Conversations with messages recorded after `sinceMs` (catch-up covers them even when not configured). */
+  recentConversations(platform: string, sinceMs: number): Promise<string[]>;
+  /** Deletes rows recorded before `beforeMs`; resolves with how many. */
+  prune(beforeMs: number): Promise<number>;
+}
+
+/**
+ * A text key whose order is the numeric order of platform message ids: Discord snowflakes (decimal, varying length)
+ * and Slack timestamps (`1700000000.000123`). Anything else keeps its text.
+ */
+export function messageSortKey(messageId: string): string {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(messageId);
+  if (!match) return messageId;
+  const whole = (match[1] ?? '').padStart(24, '0');
+  return match[2] === undefined ? whole : `${whole}.${match[2].padEnd(6, '0')}`;
+}

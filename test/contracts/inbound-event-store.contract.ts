@@ -1,0 +1,51 @@
+/** Contract suite for InboundEventStore: atomic first claim, cursors per conversation, pruning. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { messageSortKey } from '../../src/storage/index.js';
+import { useStores, type StoresFactory } from './stores-factory.js';
+
+export function inboundEventStoreContract(label: string, factory: StoresFactory): void {
+  describe(`InboundEventStore contract (${label})`, () => {
+    const stores = useStores(factory);
+
+    it('grants the first claim of an event only, also when claims race', async () => {
+      const claim = { platform: 'discord', eventKey: 'msg:1:10', channelId: '1', messageId: '10', receivedAt: 1 };
+      const results = await Promise.all(Array.from({ length: 8 }, () => stores().inboundEvents.claim(claim)));
+      assert.equal(results.filter(Boolean).length, 1);
+      assert.equal(await stores().inboundEvents.claim({ ...claim, receivedAt: 2 }), false);
+      assert.equal(await stores().inboundEvents.claim({ ...claim, platform: 'slack' }), true, 'keys are per platform');
+      assert.equal(await stores().inboundEvents.claim({ platform: 'discord', eventKey: 'ix:77', receivedAt: 1 }), true);
+    });
+
+    it('reads the newest message of a conversation recorded before a time as its cursor', async () => {
+      const inbound = stores().inboundEvents;
+      // Snowflakes of different lengths: numeric order, not text order.
+      await inbound.claim({ platform: 'discord', eventKey: 'msg:c:999', channelId: 'c', messageId: '999', receivedAt: 100 });
+      await inbound.claim({ platform: 'discord', eventKey: 'msg:c:1000', channelId: 'c', messageId: '1000', receivedAt: 200 });
+      await inbound.claim({ platform: 'discord', eventKey: 'msg:c:1001', channelId: 'c', messageId: '1001', receivedAt: 300 });
+      assert.deepEqual(await inbound.cursor('discord', 'c', 250), { messageId: '1000', receivedAt: 200 });
+      assert.equal((await inbound.cursor('discord', 'c', 1_000))?.messageId, '1001');
+      assert.equal(await inbound.cursor('discord', 'c', 50), undefined);
+      assert.equal(await inbound.cursor('slack', 'c', 1_000), undefined);
+      assert.deepEqual(await inbound.recentConversations('discord', 150), ['c'], 'only conversations with messages since the time');
+    });
+
+    it('prunes rows recorded before a time and then grants their keys again', async () => {
+      const inbound = stores().inboundEvents;
+      await inbound.claim({ platform: 'slack', eventKey: 'msg:C1:1.000001', channelId: 'C1', messageId: '1.000001', receivedAt: 10 });
+      await inbound.claim({ platform: 'slack', eventKey: 'msg:C1:1.000002', channelId: 'C1', messageId: '1.000002', receivedAt: 5_000_000 });
+      assert.ok((await inbound.prune(20)) >= 1);
+      assert.equal(await inbound.claim({ platform: 'slack', eventKey: 'msg:C1:1.000001', receivedAt: 30 }), true);
+      assert.equal(await inbound.claim({ platform: 'slack', eventKey: 'msg:C1:1.000002', receivedAt: 30 }), false);
+    });
+  });
+}
+
+describe('messageSortKey', () => {
+  it('orders snowflakes and Slack timestamps numerically', () => {
+    assert.ok(messageSortKey('999') < messageSortKey('1000'));
+    assert.ok(messageSortKey('1700000000.000009') < messageSortKey('1700000000.000010'));
+    assert.ok(messageSortKey('999999999.999999') < messageSortKey('1700000000.000001'));
+    assert.equal(messageSortKey('abc'), 'abc');
+  });
+});
