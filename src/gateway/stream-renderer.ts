@@ -87,6 +87,7 @@ export class StreamRenderer {
   dispose(): void {
     this.closed = true;
     this.clearTimers();
+    this.quiet.abort();
     this.controller.abort();
   }
 
