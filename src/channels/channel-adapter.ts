@@ -32,6 +32,26 @@ export interface FormResponder extends Responder {
   showForm(form: FormSpec): Promise<boolean>;
 }
 
+/** A file attached to an inbound message, as the platform described it (nothing is downloaded by the adapter). */
+export interface InboundAttachment {
+  /** File name as the user uploaded it (untrusted: the gateway sanitises it before saving). */
+  name: string;
+  /** Where the platform serves the bytes (Discord attachment URL, Slack `url_private_download`); '' when none was given. */
+  url: string;
+  /** Size in bytes the platform reported, when it did. */
+  size?: number | undefined;
+  /** Content type the platform reported, when it did. */
+  contentType?: string | undefined;
+}
+
+/** How the gateway may download a platform's attachments (ADR 0017). */
+export interface AttachmentAccess {
+  /** Origins (`https://cdn.discordapp.com`) files are fetched from; a URL or redirect anywhere else is refused. */
+  origins: readonly string[];
+  /** Headers sent with each download (Slack: the bot token); they only ever go to `origins`. */
+  headers: Readonly<Record<string, string>>;
+}
+
 export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model';
 export type ActionName = 'approve' | 'always' | 'reject' | 'plan-approve' | 'plan-changes';
 
@@ -46,6 +66,8 @@ export type InboundEvent =
       text: string;
       /** True when the bot was explicitly mentioned (not @everyone). */
       mentioned: boolean;
+      /** Files attached to the message (Discord attachments, Slack `files`); absent or empty when none. */
+      attachments?: readonly InboundAttachment[];
     }
   | {
       type: 'command';
@@ -181,7 +203,16 @@ export interface FormCard {
  * Notices the gateway asks for by code; each adapter owns the words (and the names of its commands). ADR: the
  * gateway never writes a platform's command, reaction or notice text itself.
  */
-export type NoticeCode = 'link-hint' | 'dm-unsupported' | 'closed' | 'reactivated' | 'cancelled' | 'cleared' | 'approval-card-failed';
+export type NoticeCode =
+  | 'link-hint'
+  | 'dm-unsupported'
+  | 'closed'
+  | 'reactivated'
+  | 'cancelled'
+  | 'cleared'
+  | 'approval-card-failed'
+  /** Attachments of the user's message were not used; `text` lists each file and why (plain text, one per line). */
+  | 'attachments-skipped';
 
 /** Reactions the gateway asks for by meaning; each adapter picks its emoji. */
 export type ReactionCode = 'queued' | 'refused';
@@ -218,6 +249,19 @@ export interface ChannelCapabilities {
   canThread: boolean;
   /** Most fields a form (`showForm`) may have; absent when the adapter cannot show forms. */
   maxFormFields?: number;
+}
+
+/**
+ * A message the platform streams natively (Slack `chat.startStream`): text is only ever appended, and `finish` makes it
+ * final. The platform's own limits (length, lifetime) are the adapter's business: it rolls over to a new message.
+ */
+export interface NativeStream {
+  /** Messages the stream has shown so far (0 until the first append). */
+  readonly messageCount: number;
+  /** Appends text; throws ChannelError, after which the stream is given up and the gateway shows the rest by post/edit. */
+  append(text: string, signal: AbortSignal): Promise<void>;
+  /** Ends the stream (its messages become ordinary messages); throws ChannelError. */
+  finish(signal: AbortSignal): Promise<void>;
 }
 
 export type AdapterState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'stopped' | 'failed';
@@ -262,6 +306,13 @@ export interface ChannelAdapter {
    * where the platform has them (Slack), else a short reply to that message. Best effort, never throws.
    */
   whisper?(channelId: string, userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void>;
+  /**
+   * A natively streamed message for answer text in `channelId`, when the platform (and this workspace and channel) can
+   * stream; undefined means post/edit. Tool lines and cards always go through `post`/`edit`.
+   */
+  openStream?(channelId: string): NativeStream | undefined;
+  /** Where and how attachments of inbound messages may be downloaded; absent = attachments are ignored. */
+  attachmentAccess?(): AttachmentAccess;
   /** Opens (or finds) the direct-message channel with a platform user; resolves with its channel id. Throws ChannelError. */
   openDirect?(userId: string, signal: AbortSignal): Promise<string>;
 }

@@ -11,6 +11,7 @@ export const gatewayConfigSchema = z
     // Default (resolved in load-config.ts): <config file folder>/data, or the platform state folder without a file.
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
+    notify_timeout_s: z.number().positive().max(600).default(30),
     // A turn interrupted by a crash or restart is answered by resuming it once (false: only the note in the thread).
     resume_interrupted: z.boolean().default(true),
     /** Longest message (characters) a person may send to a workstream; longer ones are refused with a notice. */
@@ -18,6 +19,8 @@ export const gatewayConfigSchema = z
     /** Messages one platform user may send to workstreams per `user_rate_window_s` (more are refused with a notice). */
     user_rate_limit: z.number().int().positive().max(100_000).default(10),
     user_rate_window_s: z.number().positive().max(86_400).default(60),
+    /** Largest attachment (MB) the gateway downloads from a linked user's message; larger ones get a notice. */
+    max_attachment_mb: z.number().positive().max(1024).default(20),
   })
   .prefault({});
 
@@ -44,8 +47,11 @@ export const modelConfigSchema = z.strictObject({
   model: nonEmpty,
   context_window: z.number().int().positive().default(128000),
   max_tokens: z.number().int().positive().default(8192),
-  supports_vision: z.boolean().default(false),
+  /** Unset = from the table of known model families (src/agent/providers/vision-models.ts). */
+  supports_vision: z.boolean().optional(),
   temperature: z.number().min(0).max(2).optional(),
+  first_token_timeout_s: z.number().positive().max(3600).default(60),
+  stream_idle_timeout_s: z.number().positive().max(3600).default(60),
 });
 
 export const agentConfigSchema = z
@@ -114,6 +120,8 @@ export const slackConfigSchema = z
     thread_participants: z.enum(['owner', 'linked']).default('owner'),
     /** Default model alias of new threads per channel id (`--model` and `model` override it). */
     channel_models: z.record(nonEmpty, nonEmpty).default({}),
+    /** Stream answers with chat.startStream/appendStream/stopStream when the workspace takes them (ADR 0019). */
+    native_streaming: z.boolean().default(true),
   })
   .prefault({});
 

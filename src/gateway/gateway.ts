@@ -2,13 +2,15 @@
 import { SPAN, withSpan } from '../shared/telemetry.js';
 import { setMaxListeners } from 'node:events';
 import type { SendOptions, SendOutcome, Workstream, WorkstreamManager } from '../agent/workstream-api.js';
-import type { AdapterState, ChannelAdapter, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
+import type { ContentPart } from '../agent/messages.js';
+import type { AdapterState, ChannelAdapter, InboundAttachment, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import type { Config } from '../config/index.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import { ApprovalDesk } from './approvals.js';
+import { AttachmentIntake } from './attachments/attachment-intake.js';
 import { CommandHandler } from './commands.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
 import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted-turns.js';
@@ -78,6 +80,7 @@ class ChannelGateway implements Gateway {
   private readonly forms: ElicitationDesk;
   private readonly models: ModelChoice;
   private readonly limits: InboundLimits;
+  private readonly intake: AttachmentIntake;
   private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
   private readonly hinted = new LRUCache<string, number>({ max: HINT_MEMORY });
@@ -104,6 +107,9 @@ class ChannelGateway implements Gateway {
     this.desk = new ApprovalDesk({
       stores: deps.stores, manager: deps.manager, router: this.router, logger: this.logger, adapters: this.adapters, signal,
       ensureRendered: (wsId) => this.ensureRendered(wsId),
+    });
+    this.intake = new AttachmentIntake({
+      workspaceDir: deps.config.agent.workspace_dir, maxBytes: deps.config.gateway.max_attachment_mb * 1024 * 1024, logger: this.logger,
     });
     this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
     this.models = new ModelChoice(deps.config);
@@ -239,7 +245,7 @@ class ChannelGateway implements Gateway {
     if (!ws) return (await this.admit(adapter, event)) ? this.reactivate(adapter, event, wsId, user) : undefined;
     if (!this.router.mayWrite(ws, user, adapter.threadParticipants)) return;
     if (!(await this.admit(adapter, event))) return;
-    await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId);
+    await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId, {}, event.attachments);
   }
 
   /** The inbound limits (ADR 0018): false when the message is refused (the writer was told, never silently). */
@@ -248,11 +254,12 @@ class ChannelGateway implements Gateway {
   }
 
   private async startFromMention(adapter: ChannelAdapter, event: MessageEvent, userId: string): Promise<void> {
-    const text = event.text || 'Hello';
-    const name = truncate(text.replace(/\s+/g, ' '), 100);
-    const channelId = event.conversation.channelId;
+    // A mention that only carries files starts with the files (named in the message), not an invented greeting.
+    const firstFile = event.attachments?.[0]?.name;
+    const text = event.text || (firstFile === undefined ? 'Hello' : '');
+    const name = truncate((text || firstFile || 'Hello').replace(/\s+/g, ' '), 100);
     const origin = { fromMessageId: event.messageId, requester: event.user };
-    await this.startConversation(adapter, channelId, name, origin, userId, text, undefined);
+    await this.startConversation(adapter, event.conversation.channelId, name, origin, userId, text, undefined, event.attachments);
   }
 
   /**
@@ -271,18 +278,19 @@ class ChannelGateway implements Gateway {
     const ws = outcome.ws;
     this.logger.info({ platform: adapter.platform, oldWsId, wsId: ws.wsId }, 'thread routed to a new workstream (the old one was deleted)');
     await adapter.post(threadId, { kind: 'notice', code: 'reactivated' }, this.controller.signal);
-    await this.sendToThread(adapter, threadId, ws, event.text || 'Hello', event.messageId);
+    await this.sendToThread(adapter, threadId, ws, event.text || 'Hello', event.messageId, {}, event.attachments);
   }
 
   /** Opens a thread, routes it to a new workstream and sends the first message; tracked so follow-ups wait for it. */
   private startConversation(
     adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string, modelAlias: string | undefined,
+    attachments?: readonly InboundAttachment[],
   ): Promise<void> {
     const work = (async () => {
       const threadId = await adapter.startThread(channelId, name, origin, this.controller.signal);
       const model = modelAlias ?? this.models.channelDefault(adapter.platform, channelId);
       const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name, model);
-      await this.sendToThread(adapter, threadId, ws, text, undefined);
+      await this.sendToThread(adapter, threadId, ws, text, undefined, {}, attachments);
     })();
     this.opening.add(work);
     void work.finally(() => this.opening.delete(work)).catch(() => undefined);
@@ -300,6 +308,7 @@ class ChannelGateway implements Gateway {
   /**
    * Binds the workstream to the thread (before sending, so no event is missed) and hands it the message. The
    * workstream answers whether it queued or refused it (its queue, its bound); the adapter shows that as a reaction.
+   * Attachments are downloaded and saved into the workstream folder first (ADR 0017).
    */
   private async sendToThread(
     adapter: ChannelAdapter,
@@ -308,11 +317,13 @@ class ChannelGateway implements Gateway {
     text: string,
     messageId: string | undefined,
     options: SendOptions = {},
+    attachments: readonly InboundAttachment[] = [],
   ): Promise<SendOutcome> {
+    const content = await this.withAttachments(adapter, threadId, ws.wsId, text, attachments);
     const binding = this.subs.bind(ws, adapter, threadId);
     this.subs.hold(binding);
     try {
-      const outcome = await ws.send(text, options);
+      const outcome = await ws.send(content, options);
       const reaction = outcome.status === 'refused' ? 'refused' : outcome.queued ? 'queued' : undefined;
       if (reaction === 'refused') this.logger.info({ wsId: ws.wsId, limit: outcome.status === 'refused' ? outcome.limit : 0 }, 'message refused: the queue is full');
       if (reaction !== undefined && messageId !== undefined) await adapter.react?.(threadId, messageId, reaction, this.controller.signal);
@@ -320,6 +331,17 @@ class ChannelGateway implements Gateway {
     } finally {
       this.subs.unhold(binding);
     }
+  }
+
+  /** The message with its attachments; those that cannot be used are named in one notice in the thread. */
+  private async withAttachments(adapter: ChannelAdapter, threadId: string, wsId: string, text: string, attachments: readonly InboundAttachment[]): Promise<string | ContentPart[]> {
+    if (attachments.length === 0) return text;
+    const composed = await this.intake.compose(text, attachments, adapter.attachmentAccess?.(), wsId, this.controller.signal);
+    if (composed.skipped.length > 0) {
+      await adapter.post(threadId, { kind: 'notice', code: 'attachments-skipped', text: composed.skipped.join('\n') }, this.controller.signal)
+        .catch((error: unknown) => this.logFailure('attachment notice', error));
+    }
+    return composed.content;
   }
 
   /**

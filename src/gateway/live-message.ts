@@ -4,6 +4,7 @@ import { isGoneError } from '../channels/channel-errors.js';
 import { ChannelError } from '../shared/errors.js';
 import { chunkMessage } from '../channels/format/chunk-message.js';
 import type { Logger } from '../shared/logger.js';
+import type { AnswerSegment } from './streamed-message.js';
 import { describeError } from '../shared/errors.js';
 
 interface Posted {
@@ -28,7 +29,7 @@ export interface LiveMessageOptions {
  * Holds the text of one segment and the messages that show it. `sync()` makes the messages show the current
  * text (posting new messages past the length limit, editing changed ones); only changed messages are touched.
  */
-export class LiveMessage {
+export class LiveMessage implements AnswerSegment {
   private text = '';
   private readonly posted: Posted[] = [];
   /** The platform refused us the channel (missing permission): retrying cannot help, so the segment stops trying. */
@@ -109,6 +110,11 @@ export class LiveMessage {
       }
     }
     return complete;
+  }
+
+  /** Nothing to end: edited messages are final as they are. */
+  async close(): Promise<void> {
+    return Promise.resolve();
   }
 
   /** Edits a shown chunk; when the message is gone (deleted by a moderator) the chunk is posted anew. */

@@ -6,8 +6,8 @@ import { describeError } from '../shared/errors.js';
 import { SerialLane } from '../shared/serial-lane.js';
 import { sleep } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
-import { LiveMessage } from './live-message.js';
 import { LiveStateRecorder } from './live-state.js';
+import { openSegment, type AnswerSegment } from './streamed-message.js';
 
 export const DEFAULT_EDIT_INTERVAL_MS = 1500;
 const MAX_EDIT_INTERVAL_MS = 15_000;
@@ -40,7 +40,7 @@ export interface StreamRendererOptions {
 /** Renders one workstream's events into one thread. Events are processed strictly in order on a private chain. */
 export class StreamRenderer {
   private readonly lane = new SerialLane();
-  private segment: LiveMessage | undefined;
+  private segment: AnswerSegment | undefined;
   private readonly toolMessages = new Map<string, { messageId: string; name: string; preview: string }>();
   private flushTimer: NodeJS.Timeout | undefined;
   private typingTimer: NodeJS.Timeout | undefined;
@@ -178,8 +178,9 @@ export class StreamRenderer {
   private appendText(text: string): void {
     if (text.length === 0) return;
     this.startTyping();
-    // The live message of a running turn carries the Stop control (where messages can be edited to remove it again).
-    this.segment ??= new LiveMessage({
+    // The live message of a running turn carries the Stop control (where messages can be edited to remove it again;
+    // a natively streamed segment cannot carry buttons, ADR 0019).
+    this.segment ??= openSegment({
       ...this.options,
       signal: this.controller.signal,
       onPosted: (ids) => this.live?.segment(ids),
@@ -223,11 +224,15 @@ export class StreamRenderer {
       const complete = await segment.sync();
       this.edits += segment.edits - before;
       if (segment.messageCount > 0) this.postedThisTurn = true;
-      if (complete) return this.live?.segmentEnded();
+      if (complete) {
+        await segment.close();
+        return this.live?.segmentEnded();
+      }
       // The wait ends early when the renderer is disposed (shutdown), so no timer outlives it.
       await sleep(this.intervalMs * attempt, this.quiet.signal).catch(() => undefined);
     }
     this.options.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
+    await segment.close();
   }
 
   /** Posts an approval card; when that fails the owner is told how to unblock the waiting turn. */

@@ -8,6 +8,7 @@ export type * from './conversation-store.js';
 export type * from './mcp-server-store.js';
 export type * from './memory-store.js';
 export type * from './notify-delivery-store.js';
+export type * from './notify-outbox-store.js';
 export type * from './policy-store.js';
 export type * from './prompt-template-store.js';
 export type * from './route-store.js';

@@ -6,7 +6,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { ForeignFileHost, type FakeFile, type FileRequest } from '../fakes/fake-file-host.js';
 import type { FakeLlmServer } from '../fakes/fake-llm-server.js';
+import { imagesIn, lastUserText } from '../helpers/llm-images.js';
 
 /** A card as a person sees it: its text (embed or blocks, serialised) and its button labels. */
 export interface SeenCard {
@@ -31,6 +34,12 @@ export interface ContractDriver<U = unknown> {
   mention(user: U, text: string): Promise<string>;
   /** The user writes in a thread; returns the platform message id. */
   say(user: U, threadId: string, text: string): string;
+  /** The user writes in a thread with files attached (served by the platform fake); returns the platform message id. */
+  sayWithFiles(user: U, threadId: string, text: string, files: readonly FakeFile[]): string;
+  /** A file in the workspace folder of the thread's workstream; undefined when it is not there. */
+  workspaceFile(threadId: string, relative: string): Promise<Buffer | undefined>;
+  /** Requests the platform fake's file host received (path and Authorization header). */
+  fileRequests(): readonly FileRequest[];
   /** The bot's plain-text messages in a thread, oldest first, as currently shown. */
   texts(threadId: string): string[];
   /** How many times the bot's messages in a thread were edited. */
@@ -64,14 +73,23 @@ export interface ContractDriver<U = unknown> {
 const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
 
 /**
- * Flags of the main contract gateway: a small queue bound, so the refusal is reachable (the harness's per-user rate is
- * high enough for the whole suite; the limits have their own gateway, with the defaults).
+/**
+ * Flags of the main contract gateway: a small queue bound (so the refusal is reachable), a vision model and a 1 MB
+ * attachment limit (so an oversize file is cheap to make). The harness's per-user rate is high enough for the whole
+ * suite; the limits have their own gateway, with the defaults.
  */
-export const CONTRACT_FLAGS = { 'agent.max_queued_messages': 1 };
+export const CONTRACT_FLAGS = { 'agent.max_queued_messages': 1, 'models.fake.supports_vision': true, 'gateway.max_attachment_mb': 1 };
 /** The inbound-limits gateway: the default rate (10 per 60 s; the harness raises it for other scenarios), a short length cap. */
 export const LIMIT_FLAGS = { 'gateway.max_message_chars': 500, 'gateway.user_rate_limit': 10, 'gateway.user_rate_window_s': 60 };
 /** A second model alias every driver configures next to `fake` (model `fake-model`), on the same fake LLM. */
 export const CONTRACT_MODELS = { other: 'other-model' };
+
+/** A solid PNG of the given size (too large for the models when over 1568 px). */
+export function pngOf(width: number, height: number): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: '#c0392b' } }).png().toBuffer();
+}
+
+export const PDF_BYTES = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
 /** `start(flags)` boots a driver whose gateway has `flags` and the models `fake` and CONTRACT_MODELS. */
 export function channelAdapterContract<U>(platform: string, start: (flags: Record<string, unknown>) => Promise<ContractDriver<U>>): void {
@@ -80,13 +98,16 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
     let d: ContractDriver<U>;
     let owner: U;
     let stranger: U;
+    let foreign: ForeignFileHost;
     before(async () => {
+      foreign = await ForeignFileHost.start();
       d = await start(CONTRACT_FLAGS);
       owner = await d.linkedUser(platform === 'slack' ? 'U0CONOWNER' : '400000000000000091', 'owner');
       stranger = await d.linkedUser(platform === 'slack' ? 'U0CONSTRANGER' : '400000000000000092', 'stranger');
     });
     after(async () => {
       await d.close();
+      await foreign.close();
     });
 
     it('starts a thread from a mention and streams the answer into it', async () => {
@@ -157,6 +178,70 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
     it('answers a direct message with the documented notice', async () => {
       const answers = await d.direct(owner, 'hi in private');
       assert.match(answers.join('\n'), /Direct messages aren't supported/);
+    });
+
+    it('passes an image in a thread to the model as an image part, shrunk to the provider limit, and saves the original', async () => {
+      d.llm.enqueue({ text: 'Ready.' });
+      const threadId = await d.mention(owner, 'I will send a picture');
+      await d.waitFor(() => d.texts(threadId).includes('Ready.'), 'first answer');
+      const png = await pngOf(2400, 1200);
+      d.llm.enqueue({ text: 'A red rectangle.' });
+      d.sayWithFiles(owner, threadId, 'what is in this picture?', [{ name: 'red.png', contentType: 'image/png', bytes: png }]);
+      await d.waitFor(() => d.texts(threadId).includes('A red rectangle.'), 'answer about the image');
+      const body = d.llm.requests.at(-1)?.body;
+      const images = imagesIn(body);
+      assert.equal(images.length, 1, 'one image part');
+      assert.equal(images[0]?.mediaType, 'image/png');
+      const seen = await sharp(images[0]?.bytes).metadata();
+      assert.deepEqual([seen.width, seen.height], [1568, 784], 'resized to the 1568 px long edge');
+      assert.match(lastUserText(body), /what is in this picture\?/);
+      assert.match(lastUserText(body), /attachments\/red\.png/);
+      assert.deepEqual(await d.workspaceFile(threadId, 'attachments/red.png'), png, 'the original is in the workspace');
+      assert.ok(d.fileRequests().length >= 1, 'downloaded from the platform file host');
+    });
+
+    it('saves a PDF into the workspace and names it in the message', async () => {
+      d.llm.enqueue({ text: 'Got the PDF.' });
+      const threadId = await d.mention(owner, 'a document follows');
+      d.llm.enqueue({ text: 'I can read it with read_file.' });
+      await d.waitFor(() => d.texts(threadId).includes('Got the PDF.'), 'first answer');
+      d.sayWithFiles(owner, threadId, 'summarise this', [{ name: 'Q3 report.pdf', contentType: 'application/pdf', bytes: PDF_BYTES }]);
+      await d.waitFor(() => d.texts(threadId).includes('I can read it with read_file.'), 'answer about the PDF');
+      const body = d.llm.requests.at(-1)?.body;
+      assert.equal(imagesIn(body).length, 0);
+      assert.match(lastUserText(body), /summarise this/);
+      assert.match(lastUserText(body), /attachments\/Q3 report\.pdf \(application\/pdf/);
+      assert.deepEqual(await d.workspaceFile(threadId, 'attachments/Q3 report.pdf'), PDF_BYTES);
+    });
+
+    it('names an oversize file, another host, a redirect off the platform and a web page in one notice, and keeps the text', async () => {
+      d.llm.enqueue({ text: 'Send them.' });
+      const threadId = await d.mention(owner, 'files follow');
+      await d.waitFor(() => d.texts(threadId).includes('Send them.'), 'first answer');
+      const elsewhere = foreign.put('/elsewhere.png', { name: 'elsewhere.png', contentType: 'image/png', bytes: await pngOf(10, 10) });
+      const files: FakeFile[] = [
+        { name: 'huge.bin', contentType: 'application/octet-stream', bytes: Buffer.from('small really'), declaredSize: 5 * 1024 * 1024 },
+        { name: 'elsewhere.png', contentType: 'image/png', bytes: Buffer.alloc(0), url: elsewhere },
+        { name: 'moved.pdf', contentType: 'application/pdf', bytes: PDF_BYTES, redirectTo: elsewhere },
+        { name: 'login.pdf', contentType: 'application/pdf', bytes: PDF_BYTES, servedType: 'text/html' },
+        { name: 'fine.txt', contentType: 'text/plain', bytes: Buffer.from('plain text') },
+      ];
+      d.llm.enqueue({ text: 'Only the text file arrived.' });
+      d.sayWithFiles(owner, threadId, 'please look at all of these', files);
+      await d.waitFor(() => d.texts(threadId).includes('Only the text file arrived.'), 'answer despite the refused files');
+      const notice = d.texts(threadId).find((text) => text.includes('Some attachments were not used'));
+      assert.ok(notice, 'one notice in the thread');
+      assert.match(notice, /huge\.bin: too large \(5\.0 MB; the limit is 1\.0 MB\)/);
+      assert.match(notice, /elsewhere\.png: it is not hosted by the platform/);
+      assert.match(notice, /moved\.pdf: the file host redirected to another host/);
+      assert.match(notice, /login\.pdf: the file host sent a web page instead of the file/);
+      assert.doesNotMatch(notice, /fine\.txt/);
+      const text = lastUserText(d.llm.requests.at(-1)?.body);
+      assert.match(text, /please look at all of these/);
+      assert.match(text, /\[Attachment huge\.bin was not used: too large/);
+      assert.match(text, /attachments\/fine\.txt \(text\/plain/);
+      assert.deepEqual(foreign.store.requests, [], 'nothing was fetched from the other host');
+      assert.equal(await d.workspaceFile(threadId, 'attachments/login.pdf'), undefined, 'a refused file is not saved');
     });
 
     it('slows down on rate limits and still shows the complete answer', async () => {

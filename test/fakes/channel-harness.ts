@@ -1,5 +1,6 @@
 /** Shared boot logic of the end-to-end channel harnesses: config from the fakes, agent runtime, adapter, gateway start/stop/crash. */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelAdapter } from '../../src/channels/channel-adapter.js';
@@ -19,6 +20,8 @@ export interface ChannelHarnessOptions {
   flags?: Record<string, unknown>;
   /** More model aliases (alias → model name) next to `fake`, served by the same fake LLM. */
   models?: Record<string, string>;
+  /** The wire format of the `fake` model (default openai); both are served by the fake LLM. */
+  provider?: 'openai' | 'anthropic';
 }
 
 /** What the harness needs of a platform fake. */
@@ -82,8 +85,8 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
         'gateway.data_dir': this.dir,
         // Scenarios send many messages from one user within a minute; the limit tests set it back (10 per 60 s).
         'gateway.user_rate_limit': 10_000,
-        'models.fake.provider': 'openai',
-        'models.fake.base_url': this.llm.url,
+        'models.fake.provider': this.options.provider ?? 'openai',
+        'models.fake.base_url': this.options.provider === 'anthropic' ? this.llm.origin : this.llm.url,
         'models.fake.api_key': 'test-key',
         'models.fake.model': 'fake-model',
         ...this.modelFlags(),
@@ -130,6 +133,13 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
     const token = generateApiToken();
     await this.db.stores.users.createToken({ userId, tokenHash: hashApiToken(token), scopes: ['read', 'write'], expires });
     return token;
+  }
+
+  /** A file in the workspace folder of the workstream a thread (route key) is routed to; undefined when missing. */
+  async workspaceFile(routeChannelId: string, relative: string): Promise<Buffer | undefined> {
+    const route = await this.db.stores.routes.getRoute(this.platform, routeChannelId);
+    if (!route) return undefined;
+    return readFile(join(this.config.agent.workspace_dir, route.wsId, relative)).catch(() => undefined);
   }
 
   async close(): Promise<void> {

@@ -151,14 +151,14 @@ export class FakeDiscordState {
   }
 
   /** A user writes a message; `mentionBot` prefixes `<@bot>` and lists the bot in `mentions`. */
-  injectMessage(channelId: string, author: FakeUser, content: string, mentionBot = false): FakeMessage {
+  injectMessage(channelId: string, author: FakeUser, content: string, mentionBot = false, attachments: Record<string, unknown>[] = []): FakeMessage {
     const channel = this.channels.get(channelId);
     if (channel?.archived) channel.archived = false; // a user message unarchives a thread, as on Discord
     const text = mentionBot ? `<@${this.bot.id}> ${content}` : content;
     const message = this.createMessage(channelId, author, { content: text });
     // A direct message (a type 1 channel) carries no guild and no member, as on Discord.
     const guild = channel?.type === 1 ? { channel_type: 1 } : { guild_id: GUILD_ID, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } };
-    this.dispatch('MESSAGE_CREATE', { ...this.messagePayload(message), ...guild, mentions: mentionBot ? [this.bot] : [] });
+    this.dispatch('MESSAGE_CREATE', { ...this.messagePayload(message), ...guild, mentions: mentionBot ? [this.bot] : [], attachments });
     return message;
   }
 

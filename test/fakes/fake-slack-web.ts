@@ -1,6 +1,7 @@
 /** The fake Slack's Web API methods: the replies bolt and the adapter need, applied to the fake workspace state. */
 import { randomUUID } from 'node:crypto';
 import { BOT_ID, BOT_USER_ID, TEAM_ID, type FakeSlackState } from './fake-slack-state.js';
+import type { FakeSlackStreams } from './fake-slack-stream.js';
 
 export interface WebContext {
   state: FakeSlackState;
@@ -8,6 +9,8 @@ export interface WebContext {
   appToken: string;
   /** The Socket Mode URL handed out by apps.connections.open. */
   wsUrl: string;
+  /** chat.startStream / appendStream / stopStream. */
+  streams?: FakeSlackStreams;
 }
 
 type Reply = Record<string, unknown>;
@@ -38,7 +41,7 @@ export function handleWebApi(method: string, body: Record<string, unknown>, toke
     case 'conversations.open':
       return { ok: true, channel: { id: `D${String(body.users ?? 'X').slice(1, 10)}` } };
     default:
-      return { ok: false, error: 'unknown_method' };
+      return ctx.streams?.handle(method, body) ?? { ok: false, error: 'unknown_method' };
   }
 }
 

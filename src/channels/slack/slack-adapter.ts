@@ -1,8 +1,9 @@
 /** The Slack adapter: a bolt app in Socket Mode translated to and from the ChannelAdapter port. */
 import { LRUCache } from 'lru-cache';
 import { App, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
+import { attachmentOrigins } from '../attachment-origins.js';
 import type {
-  AdapterState, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
+  AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, ReactionCode, ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
@@ -10,7 +11,9 @@ import type { Logger } from '../../shared/logger.js';
 import { sleep } from '../../shared/time.js';
 import { truncate } from '../format/truncate.js';
 import { renderSlackMessage, SLACK_MAX_MESSAGE_LENGTH, withStopButton } from './slack-blocks.js';
-import { parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEvent, type SlackScope } from './slack-events.js';
+import { SlackNativeStream, type StreamLimits } from './slack-native-stream.js';
+import { StreamSupport } from './slack-stream-support.js';
+import { isDirect, parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEvent, type SlackScope } from './slack-events.js';
 import { escapeSlackText, slackCommandHints, toMrkdwn } from './slack-format.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
 import { onBangCommand, onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
@@ -30,12 +33,16 @@ export interface SlackAdapterConfig {
   slash_command: string;
   api_url?: string | undefined;
   thread_participants?: 'owner' | 'linked';
+  /** Answers over chat.startStream/appendStream/stopStream when the workspace takes them (default true). */
+  native_streaming?: boolean | undefined;
 }
 
 /** Tuning for tests: Web API and Socket Mode retries (tests turn them off). */
 export interface SlackAdapterOptions {
   webRetries?: number;
   socketRetries?: number;
+  /** Native stream limits (tests lower them to force a rollover). */
+  streamLimits?: Partial<StreamLimits>;
 }
 
 export class SlackAdapter implements ChannelAdapter {
@@ -54,12 +61,18 @@ export class SlackAdapter implements ChannelAdapter {
   private readonly seen = new RecentKeys();
   /** `<channel>:<user>` → the user's latest thread there (slash commands carry no thread). A cache only. */
   private readonly recentThreads = new LRUCache<string, string>({ max: RECENT_THREADS });
+  /** Thread key → who last asked there: Slack streams only to a named recipient outside DMs. A cache only. */
+  private readonly threadUsers = new LRUCache<string, string>({ max: RECENT_THREADS });
+  private teamId = '';
+  private readonly streaming: StreamSupport;
 
   constructor(
     private readonly config: SlackAdapterConfig,
     private readonly logger: Logger,
     private readonly options: SlackAdapterOptions = {},
-  ) {}
+  ) {
+    this.streaming = new StreamSupport(config.native_streaming ?? true, logger);
+  }
 
   get threadParticipants(): 'owner' | 'linked' {
     return this.config.thread_participants ?? 'owner';
@@ -67,6 +80,12 @@ export class SlackAdapter implements ChannelAdapter {
 
   commandText(name: CommandName): string {
     return `\`${this.config.slash_command} ${name}\``;
+  }
+
+  /** Slack serves `url_private` files to the bot token (scope `files:read`), from files.slack.com only. */
+  attachmentAccess(): AttachmentAccess {
+    const headers: Record<string, string> = this.config.bot_token ? { authorization: `Bearer ${this.config.bot_token}` } : {};
+    return { origins: attachmentOrigins(['https://files.slack.com'], this.config.api_url), headers };
   }
 
   async start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
@@ -79,6 +98,7 @@ export class SlackAdapter implements ChannelAdapter {
     this.app = app;
     try {
       const auth = await untilAborted(app.client.auth.test(), signal, () => slackCancelled('start'));
+      this.teamId = String(auth.team_id ?? '');
       this.scope = { botUserId: String(auth.user_id ?? ''), botId: String(auth.bot_id ?? ''), channelIds: new Set(this.config.channel_ids) };
       this.listen(app, this.scope);
       await untilAborted(app.start(), signal, () => slackCancelled('start'));
@@ -133,6 +153,23 @@ export class SlackAdapter implements ChannelAdapter {
     const mrkdwn = truncate(toMrkdwn(slackCommandHints(text, this.config.slash_command)), 3_000);
     const args = { channel, user: userId, text: mrkdwn, ...(threadTs ? { thread_ts: threadTs } : {}) };
     await this.bestEffort('whisper', () => this.call('chat.postEphemeral', args, undefined, signal));
+  }
+
+  /**
+   * A native stream for answer text in a thread, when the workspace streams; outside DMs only for a thread whose asker
+   * is known (Slack requires the recipient there), else undefined (chat.update).
+   */
+  openStream(channelId: string): NativeStream | undefined {
+    const { channel, threadTs } = parseTarget(channelId);
+    if (!threadTs || !this.streaming.usable(channel)) return undefined;
+    const userId = this.threadUsers.get(channelId);
+    const recipient = userId && this.teamId ? { userId, teamId: this.teamId } : undefined;
+    if (!recipient && !isDirect(channel)) return undefined;
+    const call = (method: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> => this.call(method, args, channelId, signal);
+    return new SlackNativeStream({ channel, threadTs, recipient }, call, this.options.streamLimits, (error) => {
+      if (error === undefined) this.streaming.started();
+      else this.streaming.startFailed(channel, error);
+    });
   }
 
   /** Slack has no typing indicator for bot messages in channels: nothing to do. */
@@ -261,6 +298,7 @@ export class SlackAdapter implements ChannelAdapter {
 
   private rememberThread(channel: string, userId: string, threadTs: string): void {
     this.recentThreads.set(`${channel}:${userId}`, threadTs);
+    this.threadUsers.set(threadKey(channel, threadTs), userId);
   }
 
   /**

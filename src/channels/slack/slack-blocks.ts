@@ -52,7 +52,14 @@ function notices(slash: string): Record<NoticeCode, string> {
     cancelled: '_Cancelled._',
     cleared: '_Cleared._',
     'approval-card-failed': `*Error:* The approval request could not be shown here. Use \`${slash} cancel\` to stop this turn.`,
+    'attachments-skipped': '*Some attachments were not used:*',
   };
+}
+
+function noticeText(code: NoticeCode, text: string | undefined, slash: string): string {
+  // The skipped-attachments notice names user-chosen file names: shown under our heading, escaped.
+  if (code === 'attachments-skipped') return truncate(`${notices(slash)[code]}\n${escapeSlackText(text ?? '')}`, SLACK_TEXT_CAP);
+  return text ? truncate(toMrkdwn(text), SLACK_TEXT_CAP) : notices(slash)[code];
 }
 
 /** The Slack body for any outbound kind; `slash` is the configured slash command (for hints). */
@@ -61,7 +68,7 @@ export function renderSlackMessage(message: OutboundMessage, slash: string): Sla
     case 'text':
       return { text: truncate(toMrkdwn(message.text), SLACK_TEXT_CAP) };
     case 'notice':
-      return { text: message.text ? truncate(toMrkdwn(message.text), SLACK_TEXT_CAP) : notices(slash)[message.code] };
+      return { text: noticeText(message.code, message.text, slash) };
     case 'error': {
       const text = message.message.trim() ? truncate(escapeSlackText(message.message), 500) : 'An error occurred';
       return { text: `*Error:* ${text}` };
