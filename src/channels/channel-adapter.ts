@@ -68,6 +68,11 @@ export type InboundEvent =
       mentioned: boolean;
       /** Files attached to the message (Discord attachments, Slack `files`); absent or empty when none. */
       attachments?: readonly InboundAttachment[];
+      /**
+       * The message this one answers, when it answers one: on Discord the message it replies to, on Slack the root of
+       * the thread it was written in. A notification reply is found by it.
+       */
+      replyTo?: string | undefined;
     }
   | {
       type: 'command';
@@ -206,6 +211,7 @@ export interface FormCard {
 export type NoticeCode =
   | 'link-hint'
   | 'dm-unsupported'
+  | 'notification-inactive'
   | 'closed'
   | 'reactivated'
   | 'cancelled'
@@ -294,6 +300,11 @@ export interface ChannelAdapter {
    * every `linked` user.
    */
   readonly threadParticipants: 'owner' | 'linked';
+  /**
+   * Whether direct messages are conversations (the platform's `dm` setting, default true); when false a DM gets the
+   * `dm-unsupported` notice. Replies to notifications are routed either way.
+   */
+  readonly directMessages?: boolean;
   /**
    * Opens a thread named `name` in `channelId`, started from `origin.fromMessageId` when given. Resolves with the
    * thread id (the channel id itself on platforms without threads).

@@ -12,6 +12,10 @@ export const gatewayConfigSchema = z
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
     notify_timeout_s: z.number().positive().max(600).default(30),
+    /** A top-level DM after this many quiet hours starts a new DM conversation. */
+    dm_idle_hours: z.number().positive().max(8760).default(24),
+    /** How long a reply to a notification still reaches the notification's workstream. */
+    notify_reply_days: z.number().positive().max(3650).default(7),
     // A turn interrupted by a crash or restart is answered by resuming it once (false: only the note in the thread).
     resume_interrupted: z.boolean().default(true),
     /** Longest message (characters) a person may send to a workstream; longer ones are refused with a notice. */
@@ -107,6 +111,8 @@ export const discordConfigSchema = z
     global_requests_per_second: z.number().int().positive().default(50),
     /** Default model alias of new threads per parent channel id (`/ask model:` and `/model` override it). */
     channel_models: z.record(snowflake, nonEmpty).default({}),
+    /** Direct messages are conversations; false answers them with a hint instead. */
+    dm: z.boolean().default(true),
   })
   .prefault({});
 
@@ -122,6 +128,8 @@ export const slackConfigSchema = z
     channel_models: z.record(nonEmpty, nonEmpty).default({}),
     /** Stream answers with chat.startStream/appendStream/stopStream when the workspace takes them (ADR 0019). */
     native_streaming: z.boolean().default(true),
+    /** Direct messages are conversations; false answers them with a hint instead. */
+    dm: z.boolean().default(true),
   })
   .prefault({});
 

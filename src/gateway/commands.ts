@@ -98,7 +98,7 @@ export class CommandHandler {
   }
 
   private async threadCommand(adapter: ChannelAdapter, event: CommandEvent): Promise<void> {
-    const wsId = event.conversation.kind === 'thread' ? await this.deps.router.routeFor(adapter.platform, event.conversation.channelId) : undefined;
+    const wsId = await this.routedWorkstream(adapter, event);
     if (wsId === undefined) return event.respond.reply('Use this command inside a Sandpiper thread.');
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return event.respond.reply(notLinked(adapter));
@@ -123,7 +123,13 @@ export class CommandHandler {
     }
     await event.respond.reply('Workstream closed.');
     await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'closed' }, this.deps.signal);
-    await adapter.archiveThread(event.conversation.channelId, this.deps.signal);
+    if (event.conversation.kind === 'thread') await adapter.archiveThread(event.conversation.channelId, this.deps.signal);
+  }
+
+  /** The workstream of a thread, or of a DM conversation (`/close` there ends it; the next DM starts a new one). */
+  private async routedWorkstream(adapter: ChannelAdapter, event: CommandEvent): Promise<string | undefined> {
+    const routed = event.conversation.kind === 'thread' || event.conversation.kind === 'direct';
+    return routed ? this.deps.router.routeFor(adapter.platform, event.conversation.channelId) : undefined;
   }
 
   private async modelText(ws: Workstream): Promise<string> {

@@ -12,6 +12,8 @@ import type { Stores } from '../storage/stores.js';
 import { ApprovalDesk } from './approvals.js';
 import { AttachmentIntake } from './attachments/attachment-intake.js';
 import { CommandHandler } from './commands.js';
+import { DirectConversations } from './direct-conversations.js';
+import { NotificationReplies } from './notification-replies.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
 import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted-turns.js';
 import { admitMessage, InboundLimits } from './inbound-limits.js';
@@ -81,6 +83,8 @@ class ChannelGateway implements Gateway {
   private readonly models: ModelChoice;
   private readonly limits: InboundLimits;
   private readonly intake: AttachmentIntake;
+  private readonly directs: DirectConversations;
+  private readonly replies: NotificationReplies;
   private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
   private readonly hinted = new LRUCache<string, number>({ max: HINT_MEMORY });
@@ -122,6 +126,14 @@ class ChannelGateway implements Gateway {
       ensureRendered: (wsId) => this.ensureRendered(wsId),
       cancelCards: (approvalIds) => this.desk.cancelCards(approvalIds),
     });
+    const conversationDeps = {
+      stores: deps.stores, router: this.router, logger: this.logger, signal, now: this.now,
+      send: async (adapter: ChannelAdapter, channelId: string, ws: Workstream, text: string, event: MessageEvent) =>
+        (await this.admit(adapter, event)) ? this.sendToThread(adapter, channelId, ws, text, event.messageId, {}, event.attachments) : undefined,
+      hintUnlinked: (adapter: ChannelAdapter, event: MessageEvent) => this.hintUnlinked(adapter, event),
+    };
+    this.directs = new DirectConversations({ ...conversationDeps, idleHours: deps.config.gateway.dm_idle_hours });
+    this.replies = new NotificationReplies({ ...conversationDeps, replyDays: deps.config.gateway.notify_reply_days });
   }
 
   async start(signal: AbortSignal): Promise<void> {
@@ -223,11 +235,8 @@ class ChannelGateway implements Gateway {
 
   private async onMessage(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
     const { conversation } = event;
-    if (conversation.kind === 'direct') {
-      await adapter.post(conversation.channelId, { kind: 'notice', code: 'dm-unsupported' }, this.controller.signal);
-      return;
-    }
-    if (conversation.kind === 'channel' && !event.mentioned) return;
+    // A channel message matters when it mentions the bot or replies to a message (perhaps a notification).
+    if (conversation.kind === 'channel' && !event.mentioned && event.replyTo === undefined) return;
     // One ordered lane per thread; mentions in a channel only need ordering per author (each opens its own thread).
     const key = conversation.kind === 'thread' ? `${adapter.platform}:${conversation.channelId}` : `${adapter.platform}:${conversation.channelId}:${event.user.id}`;
     const route = (): Promise<void> => withSpan(SPAN.route, { 'sandpiper.platform': adapter.platform }, () => this.routeMessage(adapter, event));
@@ -236,8 +245,11 @@ class ChannelGateway implements Gateway {
 
   private async routeMessage(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
     const { conversation } = event;
+    if (conversation.kind === 'direct') return this.routeDirect(adapter, event);
     const wsId = conversation.kind === 'thread' ? await this.threadRoute(adapter.platform, conversation.channelId) : undefined;
-    if (conversation.kind === 'thread' && wsId === undefined) return;
+    if (wsId === undefined && event.replyTo !== undefined && (await this.replies.handle(adapter, event))) return;
+    // Not one of our threads (nor the thread under a notification), or a channel message without a mention.
+    if (conversation.kind === 'thread' ? wsId === undefined : !event.mentioned) return;
     const user = await this.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return this.hintUnlinked(adapter, event);
     if (wsId === undefined) return (await this.admit(adapter, event)) ? this.startFromMention(adapter, event, user.userId) : undefined;
@@ -246,6 +258,11 @@ class ChannelGateway implements Gateway {
     if (!this.router.mayWrite(ws, user, adapter.threadParticipants)) return;
     if (!(await this.admit(adapter, event))) return;
     await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId, {}, event.attachments);
+  }
+
+  /** A reply to a notification goes to the notification's workstream; any other DM to the DM conversation. */
+  private async routeDirect(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
+    if (!(await this.replies.handle(adapter, event))) await this.directs.route(adapter, event);
   }
 
   /** The inbound limits (ADR 0018): false when the message is refused (the writer was told, never silently). */
@@ -350,6 +367,12 @@ class ChannelGateway implements Gateway {
    */
   private async ensureRendered(wsId: string): Promise<(() => void) | undefined> {
     const ws = await this.router.open(wsId);
+    // Rendering somewhere already (a DM answering a notification reply): it stays there.
+    const live = ws ? this.subs.get(wsId) : undefined;
+    if (live && live.ws === ws && !this.stopped) {
+      this.subs.hold(live);
+      return () => this.subs.unhold(live);
+    }
     const home = await this.router.homeOf(wsId);
     const adapter = home ? this.adapters.get(home.platform) : undefined;
     if (!ws || !home || !adapter || this.stopped) return undefined;

@@ -69,6 +69,13 @@ export class Router {
     return ws;
   }
 
+  /** Routes a conversation to a new workstream in place of its current one (a DM conversation closed or gone idle). */
+  async replaceRoute(platform: string, channelId: string, ownerUserId: string, name: string): Promise<Workstream> {
+    await this.stores.routes.deleteRoute(platform, channelId);
+    this.routes.delete(`${platform}:${channelId}`);
+    return this.createForThread(platform, channelId, ownerUserId, name);
+  }
+
   /**
    * The thread's workstream row is gone (deleted by an admin): routes the thread to a new workstream, so the thread
    * keeps working. It belongs to the thread's original owner (recorded on the route) while that user exists, else to

@@ -48,8 +48,27 @@ export interface ContractDriver<U = unknown> {
   click(threadId: string, cardIndex: number, label: string, user: U): SeenClick;
   /** Reactions the bot put on a message, by meaning (`queued`, `refused`), mapped back from the platform's emoji. */
   reactions(messageId: string): string[];
-  /** The user writes to the bot directly; resolves with the bot's answers in that DM. */
-  direct(user: U, text: string): Promise<string[]>;
+  /** The user's DM with the bot, as a place for `texts`, `cards` and `click`. */
+  directPlace(user: U): string;
+  /** The user writes at the top level of their DM; returns the message id. */
+  sayDirect(user: U, text: string): string;
+  /** The user runs the close command in their DM; resolves with the private answer. */
+  closeDirect(user: U): Promise<string>;
+  /** The workstream a thread opened by `mention` is routed to. */
+  workstreamOf(threadId: string): Promise<string>;
+  /**
+   * The notify endpoint posts `text` for workstream `wsId`: to a linked user by username (their DM) or, for
+   * `channel`, into the test channel. Resolves with the posted message id.
+   */
+  notify(target: { username: string } | 'channel', text: string, wsId: string): Promise<string>;
+  /** The user replies to a bot message (Discord: a message reply; Slack: in its thread); returns where the answer shows. */
+  reply(user: U, messageId: string, text: string): string;
+  /** Ids of the bot's plain-text messages in a place, in the order of `texts`. */
+  textIds(place: string): string[];
+  /** Moves the gateway's clock forward by `ms` (0 puts it back). */
+  setClockOffset(ms: number): void;
+  /** Stops gateway and agent as a crash would, and starts them again on the same database and fakes. */
+  restart(): Promise<void>;
   /** The platform answers the next `times` message posts (or edits) with a rate limit; returns how often it did. */
   rateLimitEdits(times: number): () => number;
   /** Requests the fake refused because they break the platform's published API description (none expected). */
@@ -175,9 +194,79 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
       assert.ok(!JSON.stringify(d.llm.requests.map((request) => request.body)).includes('and one more'), 'the refused message was not kept');
     });
 
-    it('answers a direct message with the documented notice', async () => {
-      const answers = await d.direct(owner, 'hi in private');
-      assert.match(answers.join('\n'), /Direct messages aren't supported/);
+    it('holds a conversation in a DM, with an approval, until the close command or the idle time starts a new one', async () => {
+      const dm = d.directPlace(owner);
+      d.llm.enqueue({ text: 'Hi in private.' });
+      d.sayDirect(owner, 'my favourite colour is teal');
+      await d.waitFor(() => d.texts(dm).includes('Hi in private.'), 'answer in the DM');
+      d.llm.enqueue(bash('call_dm1', 'echo private'), { text: 'Ran it in the DM.' });
+      d.sayDirect(owner, 'run something here');
+      const card = await d.waitFor(() => d.cards(dm)[0], 'approval card in the DM');
+      assert.deepEqual(card.buttons, ['Approve', 'Always', 'Reject']);
+      const approved = d.click(dm, 0, 'Approve', owner);
+      assert.equal(await d.waitFor(() => approved.reply(), 'approval reply'), 'Approved.');
+      await d.waitFor(() => d.texts(dm).includes('Ran it in the DM.'), 'answer after the tool ran');
+      assert.match(JSON.stringify(d.llm.requests.at(-1)?.body), /favourite colour is teal/, 'one conversation');
+
+      assert.match(await d.closeDirect(owner), /closed/i);
+      d.llm.enqueue({ text: 'Fresh start.' });
+      d.sayDirect(owner, 'hello again');
+      await d.waitFor(() => d.texts(dm).includes('Fresh start.'), 'answer after the close');
+      assert.doesNotMatch(JSON.stringify(d.llm.requests.at(-1)?.body), /teal/, 'a new conversation after the close');
+
+      d.llm.enqueue({ text: 'Still here.' }, { text: 'After a quiet day.' });
+      d.sayDirect(owner, 'remember the word heron');
+      await d.waitFor(() => d.texts(dm).includes('Still here.'), 'answer');
+      d.setClockOffset(25 * 3_600_000);
+      try {
+        d.sayDirect(owner, 'a day later');
+        await d.waitFor(() => d.texts(dm).includes('After a quiet day.'), 'answer after the idle time');
+      } finally {
+        d.setClockOffset(0);
+      }
+      assert.doesNotMatch(JSON.stringify(d.llm.requests.at(-1)?.body), /heron/, 'a new conversation after the idle time');
+    });
+
+    it('routes replies to a notification into its workstream and answers in the DM, also after a restart', async () => {
+      d.llm.enqueue({ text: 'Noted.' });
+      const threadId = await d.mention(owner, 'the code word is tulip');
+      await d.waitFor(() => d.texts(threadId).includes('Noted.'), 'thread answer');
+      const wsId = await d.workstreamOf(threadId);
+      const notification = await d.notify({ username: 'owner' }, 'Your build finished.', wsId);
+      d.llm.enqueue({ text: 'The code word was tulip.' });
+      const place = d.reply(owner, notification, 'what was the code word?');
+      await d.waitFor(() => d.texts(place).includes('The code word was tulip.'), 'answer where the reply was written');
+      const first = JSON.stringify(d.llm.requests.at(-1)?.body);
+      assert.match(first, /tulip/, 'the notification’s workstream, with its history');
+      assert.match(first, /what was the code word/);
+      assert.ok(!d.texts(threadId).includes('The code word was tulip.'), 'not answered in the thread');
+
+      await d.restart();
+      d.llm.enqueue({ text: 'Second answer.' });
+      const answer = d.textIds(place)[d.texts(place).indexOf('The code word was tulip.')] ?? '';
+      assert.equal(d.reply(owner, answer, 'and after a restart?'), place);
+      await d.waitFor(() => d.texts(place).includes('Second answer.'), 'second answer after the restart');
+      assert.match(JSON.stringify(d.llm.requests.at(-1)?.body), /The code word was tulip/, 'the exchange continues');
+    });
+
+    it('refuses a reply by someone else and a reply to an expired notification, without asking the model', async () => {
+      d.llm.enqueue({ text: 'Ready.' });
+      const threadId = await d.mention(owner, 'watch the deploy');
+      await d.waitFor(() => d.texts(threadId).includes('Ready.'), 'thread answer');
+      const wsId = await d.workstreamOf(threadId);
+      const requestsBefore = d.llm.requests.length;
+      const inChannel = await d.notify('channel', 'Deploy finished.', wsId);
+      const strangerPlace = d.reply(stranger, inChannel, 'let me in');
+      await d.waitFor(() => d.texts(strangerPlace).some((text) => /no longer active/.test(text)), 'refusal of the stranger');
+      const old = await d.notify({ username: 'owner' }, 'An old notice.', wsId);
+      d.setClockOffset(8 * 86_400_000);
+      try {
+        const place = d.reply(owner, old, 'is this still on?');
+        await d.waitFor(() => d.texts(place).some((text) => /no longer active/.test(text)), 'refusal of the expired reply');
+      } finally {
+        d.setClockOffset(0);
+      }
+      assert.equal(d.llm.requests.length, requestsBefore, 'the model was not asked');
     });
 
     it('passes an image in a thread to the model as an image part, shrunk to the provider limit, and saves the original', async () => {

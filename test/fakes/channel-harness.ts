@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import type { ChannelAdapter } from '../../src/channels/channel-adapter.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { createGateway, type Gateway } from '../../src/gateway/index.js';
+import { mintServiceToken } from '../../src/gateway/http/auth.js';
+import { createNotifyRoutes } from '../../src/gateway/http/routes/notify.js';
+import { createAdapterNotifySender } from '../../src/gateway/notify-sender.js';
 import { createAgentRuntime, type AgentRuntime } from '../../src/main-agent.js';
 import { createGatewayWatchRunner } from '../../src/main-watch.js';
 import type { WatchRunner } from '../../src/agent/watch/watch-runner.js';
@@ -61,6 +64,9 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
   readonly db: TestStores;
   private readonly dir: string;
   private controller = new AbortController();
+  private adapter: ChannelAdapter | undefined;
+  /** Added to the gateway's clock: moves it into the future (idle DM conversations, expired notifications). */
+  clockOffsetMs = 0;
 
   protected constructor(parts: HarnessParts<TFake>, protected readonly options: ChannelHarnessOptions) {
     this.fake = parts.fake;
@@ -96,9 +102,10 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
     });
     const logger = createSilentLogger();
     this.runtime = await createAgentRuntime(this.config, this.db.stores, logger, { evictIntervalMs: 0 });
+    this.adapter = this.createAdapter(this.config, logger);
     this.gateway = createGateway({
-      config: this.config, adapters: [this.createAdapter(this.config, logger)], manager: this.runtime.manager, stores: this.db.stores, logger,
-      options: { editIntervalMs: this.options.editIntervalMs ?? 100, typingIntervalMs: 60_000 },
+      config: this.config, adapters: [this.adapter], manager: this.runtime.manager, stores: this.db.stores, logger,
+      options: { editIntervalMs: this.options.editIntervalMs ?? 100, typingIntervalMs: 60_000, now: () => Date.now() + this.clockOffsetMs },
     });
     await this.gateway.start(this.controller.signal);
     // As `sandpiper start` does: the watch runner delivers through this gateway (tests drive extra ticks with tick()).
@@ -126,6 +133,34 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
     const created = await this.db.stores.users.createUser(name, options);
     await this.db.stores.users.link(this.platform, id, created.userId);
     return { user: this.fake.user(id, name), userId: created.userId };
+  }
+
+  /**
+   * `POST /v1/api/notify` as the running gateway serves it (the real route, JWT check and sender over this adapter):
+   * `target` is `{username}` or `{channel_type, channel_id}`. Resolves with the posted message ids.
+   */
+  async notify(target: Record<string, string>, message: string, wsId: string): Promise<string[]> {
+    const jwt = { secret: 'harness-notify-secret-harness-notify-secret', audience: 'turnstone-channel' };
+    const routes = createNotifyRoutes({
+      jwt, users: this.db.stores.users, deliveries: this.db.stores.notifyDeliveries, outbox: this.db.stores.notifyOutbox,
+      sender: createAdapterNotifySender(this.adapter ? [this.adapter] : []), logger: createSilentLogger(),
+    });
+    const token = await mintServiceToken(jwt);
+    const response = await routes.request('/v1/api/notify', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ target, message, ws_id: wsId }),
+    });
+    if (response.status !== 200) throw new Error(`notify answered ${response.status}: ${await response.text()}`);
+    const { results } = (await response.json()) as { results: Array<{ status: string; message_id?: string }> };
+    return results.map((result) => result.message_id ?? `(${result.status})`);
+  }
+
+  /** The workstream a thread (or DM) is routed to. */
+  async workstreamOf(channelId: string): Promise<string> {
+    const route = await this.db.stores.routes.getRoute(this.platform, channelId);
+    if (!route) throw new Error(`no route for ${channelId}`);
+    return route.wsId;
   }
 
   /** A plain API token for a user (as `sandpiper token create` prints it). */

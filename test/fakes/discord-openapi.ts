@@ -52,6 +52,20 @@ export class DiscordBodyValidator {
     }
   }
 
+  /**
+   * Problems with an object the fake sends (a dispatched message) against one of the spec's schemas by name
+   * (`MessageResponse`, `PrivateChannelResponse`): a fake that sends what Discord never would tests nothing.
+   */
+  checkSchema(name: string, value: unknown): string[] {
+    const pointer = `discord#/components/schemas/${name}`;
+    let validate = this.compiled.get(pointer);
+    if (validate === undefined) {
+      validate = this.ajv.compile({ $ref: pointer });
+      this.compiled.set(pointer, validate);
+    }
+    return validate(value) ? [] : (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'invalid'}`);
+  }
+
   /** Problems with a request body; empty when it is valid or no JSON body is described for the route. */
   check(method: string, path: string, body: unknown): string[] {
     if (body === undefined) return [];

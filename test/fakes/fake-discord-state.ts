@@ -6,6 +6,9 @@ export interface FakeUser {
   discriminator: string;
   global_name: string;
   avatar: null;
+  public_flags: number;
+  flags: number;
+  primary_guild: null;
   bot?: boolean;
 }
 
@@ -15,6 +18,8 @@ export interface FakeChannel {
   name: string;
   parent_id?: string;
   archived: boolean;
+  /** The other person of a DM channel (type 1). */
+  recipient?: FakeUser;
 }
 
 export interface FakeMessage {
@@ -53,7 +58,7 @@ export const GUILD_ID = '200000000000000001';
 const EPOCH = 1420070400000n;
 
 export class FakeDiscordState {
-  readonly bot: FakeUser = { id: '100000000000000001', username: 'sandpiper', discriminator: '0', global_name: 'sandpiper', avatar: null, bot: true };
+  readonly bot: FakeUser = { id: '100000000000000001', username: 'sandpiper', discriminator: '0', global_name: 'sandpiper', avatar: null, public_flags: 0, flags: 0, primary_guild: null, bot: true };
   readonly applicationId = '100000000000000001';
   readonly channels = new Map<string, FakeChannel>();
   readonly messages = new Map<string, FakeMessage>();
@@ -81,7 +86,7 @@ export class FakeDiscordState {
   }
 
   channelPayload(channel: FakeChannel): Record<string, unknown> {
-    if (channel.type === 1) return { id: channel.id, type: 1, recipients: [], last_message_id: null };
+    if (channel.type === 1) return { id: channel.id, type: 1, flags: 0, recipients: channel.recipient ? [channel.recipient] : [], last_message_id: null };
     const base = { id: channel.id, type: channel.type, name: channel.name, guild_id: GUILD_ID, position: 0, permission_overwrites: [] };
     if (channel.type !== 11) return base;
     return {
@@ -131,13 +136,17 @@ export class FakeDiscordState {
   /** How many times a DM channel was opened (POST /users/@me/channels). */
   dmOpens = 0;
 
+  /** Users seen (by `FakeDiscord.user`), so a DM channel can name its recipient. */
+  readonly users = new Map<string, FakeUser>();
+
   /** The DM channel with a user (type 1), created on first use as Discord does. */
   openDm(recipientId: string): FakeChannel {
     this.dmOpens++;
     const id = `9${recipientId.slice(1)}`;
     let channel = this.channels.get(id);
     if (!channel) {
-      channel = { id, type: 1, name: `dm-${recipientId}`, archived: false };
+      const recipient = this.users.get(recipientId);
+      channel = { id, type: 1, name: `dm-${recipientId}`, archived: false, ...(recipient ? { recipient } : {}) };
       this.channels.set(id, channel);
     }
     return channel;
@@ -150,15 +159,22 @@ export class FakeDiscordState {
     return thread;
   }
 
-  /** A user writes a message; `mentionBot` prefixes `<@bot>` and lists the bot in `mentions`. */
-  injectMessage(channelId: string, author: FakeUser, content: string, mentionBot = false, attachments: Record<string, unknown>[] = []): FakeMessage {
+  /**
+   * A user writes a message; `mentionBot` prefixes `<@bot>` and lists the bot in `mentions`; `replyTo` makes it a
+   * reply (type 19 with a message reference) to that message of the same channel; `attachments` are Discord attachment objects.
+   */
+  injectMessage(channelId: string, author: FakeUser, content: string, mentionBot = false, replyTo?: string, attachments: Record<string, unknown>[] = []): FakeMessage {
     const channel = this.channels.get(channelId);
     if (channel?.archived) channel.archived = false; // a user message unarchives a thread, as on Discord
     const text = mentionBot ? `<@${this.bot.id}> ${content}` : content;
     const message = this.createMessage(channelId, author, { content: text });
     // A direct message (a type 1 channel) carries no guild and no member, as on Discord.
     const guild = channel?.type === 1 ? { channel_type: 1 } : { guild_id: GUILD_ID, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } };
-    this.dispatch('MESSAGE_CREATE', { ...this.messagePayload(message), ...guild, mentions: mentionBot ? [this.bot] : [], attachments });
+    const referenced = replyTo === undefined ? undefined : this.messages.get(replyTo);
+    const reply = referenced
+      ? { type: 19, message_reference: { type: 0, channel_id: channelId, message_id: referenced.id }, referenced_message: this.messagePayload(referenced) }
+      : {};
+    this.dispatch('MESSAGE_CREATE', { ...this.messagePayload(message), ...guild, mentions: mentionBot ? [this.bot] : [], ...reply, attachments });
     return message;
   }
 
@@ -192,12 +208,18 @@ export class FakeDiscordState {
     const channel = this.channels.get(channelId);
     const interaction: FakeInteraction = { id: this.snowflake(), token: `itok-${this.counter}`, callbacks: [], ephemeral: false, createdAt: Date.now() };
     this.interactions.set(interaction.id, interaction);
+    // In a DM (a type 1 channel) Discord sends the user instead of a guild member, and no guild.
+    const where =
+      channel?.type === 1
+        ? { user, authorizing_integration_owners: { 0: GUILD_ID }, context: 1 }
+        : {
+            guild_id: GUILD_ID, guild_locale: 'en-US', authorizing_integration_owners: { 0: GUILD_ID }, context: 0,
+            member: { user, roles: [], permissions: '1071698660929', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+          };
     this.dispatch('INTERACTION_CREATE', {
       id: interaction.id, application_id: this.applicationId, type, token: interaction.token, version: 1,
-      guild_id: GUILD_ID, channel_id: channelId, channel: channel ? this.channelPayload(channel) : { id: channelId, type: 0 },
-      member: { user, roles: [], permissions: '1071698660929', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
-      app_permissions: '1071698660929', locale: 'en-US', guild_locale: 'en-US', entitlements: [],
-      authorizing_integration_owners: { 0: GUILD_ID }, context: 0, attachment_size_limit: 10485760, data,
+      channel_id: channelId, channel: channel ? this.channelPayload(channel) : { id: channelId, type: 0 },
+      app_permissions: '1071698660929', locale: 'en-US', entitlements: [], attachment_size_limit: 10485760, data, ...where,
       ...(message === undefined ? {} : { message }),
     });
     return interaction;

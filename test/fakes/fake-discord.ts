@@ -57,7 +57,10 @@ export class FakeDiscord {
   readonly files = new FakeFileStore();
 
   private constructor(private readonly server: Server, readonly token: string, channelIds: string[]) {
-    this.state = new FakeDiscordState(channelIds, (t, d) => this.gateway.dispatch(t, d));
+    this.state = new FakeDiscordState(channelIds, (t, d) => {
+      this.checkDispatch(t, d);
+      this.gateway.dispatch(t, d);
+    });
   }
 
   static async start(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
@@ -132,11 +135,13 @@ export class FakeDiscord {
       const url = file.url ?? `http://127.0.0.1:${this.port}${path}?ex=0&is=0&hm=fake`;
       return { id, filename: file.name, size: file.declaredSize ?? file.bytes.length, url, proxy_url: url, content_type: file.contentType };
     });
-    return this.state.injectMessage(channelId, author, content, mentionBot, attachments);
+    return this.state.injectMessage(channelId, author, content, mentionBot, undefined, attachments);
   }
 
   user(id: string, name: string): FakeUser {
-    return { id, username: name, discriminator: '0', global_name: name, avatar: null };
+    const user = { id, username: name, discriminator: '0', global_name: name, avatar: null, public_flags: 0, flags: 0, primary_guild: null };
+    this.state.users.set(id, user);
+    return user;
   }
 
   /** Polls `predicate` until truthy; rejects after `timeoutMs`. */
@@ -154,6 +159,13 @@ export class FakeDiscord {
     await this.gatewayServer?.close();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** A direct message the fake dispatches must look like one from Discord (the spec's message object). */
+  private checkDispatch(t: string, d: unknown): void {
+    if (t !== 'MESSAGE_CREATE' || (d as { guild_id?: unknown }).guild_id !== undefined) return;
+    const problems = this.validator?.checkSchema('MessageResponse', d) ?? [];
+    if (problems.length > 0) this.invalidBodies.push({ method: 'DISPATCH', path: t, errors: problems });
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {

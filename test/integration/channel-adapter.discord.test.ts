@@ -39,11 +39,30 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
       };
     },
     reactions: (messageId) => (state.messages.get(messageId)?.reactions ?? []).map((raw) => REACTIONS[decodeURIComponent(raw)] ?? raw),
-    direct: async (user, text) => {
-      const dm = state.openDm(user.id);
-      state.injectMessage(dm.id, user, text);
-      await h.fake.waitFor(() => h.botMessages(dm.id)[0], 15_000, 'DM answer');
-      return h.botMessages(dm.id).map((message) => message.content);
+    directPlace: (user) => state.openDm(user.id).id,
+    sayDirect: (user, text) => state.injectMessage(state.openDm(user.id).id, user, text).id,
+    closeDirect: async (user) => {
+      const interaction = state.slashCommand('close', state.openDm(user.id).id, user);
+      return h.fake.waitFor(() => state.interactions.get(interaction.id)?.reply, 15_000, 'close reply');
+    },
+    workstreamOf: (threadId) => h.workstreamOf(threadId),
+    notify: async (target, text, wsId) => {
+      const to = target === 'channel' ? { channel_type: 'discord', channel_id: CHANNEL_ID } : target;
+      return (await h.notify(to, text, wsId))[0] ?? '';
+    },
+    reply: (user, messageId, text) => {
+      const message = state.messages.get(messageId);
+      if (!message) throw new Error('no such message');
+      state.injectMessage(message.channel_id, user, text, false, messageId);
+      return message.channel_id;
+    },
+    textIds: (place) => h.textMessages(place).map((message) => message.id),
+    setClockOffset: (ms) => {
+      h.clockOffsetMs = ms;
+    },
+    restart: async () => {
+      await h.crash();
+      await h.boot();
     },
     rateLimitEdits: (times) => {
       const before = h.fake.rateLimited;

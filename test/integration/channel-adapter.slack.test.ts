@@ -1,7 +1,7 @@
 /** The ChannelAdapter contract run against Slack: bolt in Socket Mode against the fake Slack (Web API + socket). */
 import { channelAdapterContract, CONTRACT_MODELS, type ContractDriver, type SeenClick } from '../contracts/channel-adapter.contract.js';
 import { CHANNEL, SlackHarness } from '../fakes/fake-slack-harness.js';
-import { BOT_USER_ID, type FakeSlackUser } from '../fakes/fake-slack.js';
+import { BOT_USER_ID, type FakeSlackMessage, type FakeSlackUser } from '../fakes/fake-slack.js';
 
 const REACTIONS: Record<string, string> = { hourglass_flowing_sand: 'queued', no_entry_sign: 'refused' };
 
@@ -10,12 +10,23 @@ async function startSlackDriver(flags: Record<string, unknown>): Promise<Contrac
   const state = h.fake.state;
   const buttons = (message: Parameters<typeof state.buttons>[0]): string[] => state.buttons(message).map((button) => button.text?.text ?? '');
   const threadOf = (threadId: string): string => threadId.split(':').at(-1) ?? threadId;
-  const stopMessage = (threadId: string) => h.botReplies(threadOf(threadId)).find((message) => h.button(message, 'Stop') !== undefined);
   const answerTo = async (user: FakeSlackUser, send: () => void, what: string): Promise<string> => {
     const before = state.privateTo(user.id).length;
     send();
     return h.fake.waitFor(() => state.privateTo(user.id)[before], 15_000, what);
   };
+  /** A place: a thread id from `mention` (its ts), `<channel>:<ts>` (a thread), or a DM channel id (its top level). */
+  const placed = (place: string): FakeSlackMessage[] => {
+    const [channel, ts] = place.includes(':') ? (place.split(':') as [string, string]) : place.startsWith('D') ? [place, undefined] : [CHANNEL, place];
+    const messages = ts === undefined ? state.topLevel(channel) : state.thread(channel, ts);
+    return messages.filter((message) => message.user === BOT_USER_ID);
+  };
+  /** Plain-text bot messages: no blocks, or the live message of a running turn (its text and the Stop button). */
+  const live = (message: FakeSlackMessage): boolean => message.blocks.some((block) => block.block_id === 'sp_stop');
+  const textsIn = (place: string): FakeSlackMessage[] => placed(place).filter((message) => (message.blocks.length === 0 || live(message)) && message.text.length > 0);
+  const cardsIn = (place: string): FakeSlackMessage[] => placed(place).filter((m) => /Tool Approval Required|Plan Review/.test(JSON.stringify(m.blocks)));
+  const stopMessage = (place: string) => placed(place).find((message) => h.button(message, 'Stop') !== undefined);
+  const dmOf = (user: FakeSlackUser): string => `D${user.id.slice(1, 10)}`;
   return {
     llm: h.llm,
     linkedUser: async (id, name) => (await h.linkedUser(id, name)).user,
@@ -24,11 +35,11 @@ async function startSlackDriver(flags: Record<string, unknown>): Promise<Contrac
     sayWithFiles: (user, threadId, text, files) => h.fake.userMessageWithFiles(user, CHANNEL, text, files, threadOf(threadId)).message.ts,
     workspaceFile: (threadId, relative) => h.workspaceFile(`${CHANNEL}:${threadOf(threadId)}`, relative),
     fileRequests: () => h.fake.files.requests,
-    texts: (threadId) => h.textReplies(threadOf(threadId)).map((message) => message.text),
-    edits: (threadId) => h.botReplies(threadOf(threadId)).reduce((sum, message) => sum + message.history.length - 1, 0),
-    cards: (threadId) => h.cards(threadOf(threadId)).map((card) => ({ text: JSON.stringify(card.blocks), buttons: buttons(card) })),
-    click: (threadId, index, label, user): SeenClick => {
-      const card = h.cards(threadOf(threadId))[index];
+    texts: (place) => textsIn(place).map((message) => message.text),
+    edits: (place) => placed(place).reduce((sum, message) => sum + message.history.length - 1, 0),
+    cards: (place) => cardsIn(place).map((card) => ({ text: JSON.stringify(card.blocks), buttons: buttons(card) })),
+    click: (place, index, label, user): SeenClick => {
+      const card = cardsIn(place)[index];
       if (!card) throw new Error('no such card');
       const before = state.privateTo(user.id).length;
       const click = h.fake.click(card, h.button(card, label) ?? '', user);
@@ -39,12 +50,32 @@ async function startSlackDriver(flags: Record<string, unknown>): Promise<Contrac
       };
     },
     reactions: (messageId) => state.messages.find((message) => message.ts === messageId)?.reactions.map((name) => REACTIONS[name] ?? name) ?? [],
-    direct: async (user, text) => {
-      const channel = `D0${user.id.slice(2)}`;
-      h.fake.userMessage(user, channel, text);
-      const answers = () => state.messages.filter((message) => message.channel === channel && message.user === BOT_USER_ID);
-      await h.fake.waitFor(() => answers()[0], 15_000, 'DM answer');
-      return answers().map((message) => message.text);
+    directPlace: dmOf,
+    sayDirect: (user, text) => h.fake.userMessage(user, dmOf(user), text).message.ts,
+    closeDirect: async (user) => {
+      const before = state.privateTo(user.id).length;
+      h.fake.slashCommand(user, dmOf(user), 'close');
+      return h.fake.waitFor(() => state.privateTo(user.id)[before], 15_000, 'close reply');
+    },
+    workstreamOf: (threadTs) => h.workstreamOf(`${CHANNEL}:${threadTs}`),
+    notify: async (target, text, wsId) => {
+      const to = target === 'channel' ? { channel_type: 'slack', channel_id: CHANNEL } : target;
+      return (await h.notify(to, text, wsId))[0] ?? '';
+    },
+    reply: (user, messageId, text) => {
+      const message = state.messages.find((candidate) => candidate.ts === messageId);
+      if (!message) throw new Error('no such message');
+      const root = message.threadTs ?? message.ts;
+      h.fake.userMessage(user, message.channel, text, root);
+      return `${message.channel}:${root}`;
+    },
+    textIds: (place) => textsIn(place).map((message) => message.ts),
+    setClockOffset: (ms) => {
+      h.clockOffsetMs = ms;
+    },
+    restart: async () => {
+      await h.crash();
+      await h.boot();
     },
     rateLimitEdits: (times) => {
       const limited = (): number => h.fake.callsOf('chat.update').filter((call) => call.status === 429).length;

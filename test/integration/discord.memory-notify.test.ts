@@ -1,7 +1,8 @@
 /**
  * End to end through startGateway, the fake Discord and the fake LLM: a memory saved in one thread is injected
  * into (and found by search in) a new thread of the same user, never another user's; the notify tool reaches
- * the user's DM through this gateway's own /v1/api/notify found in the services table, past a dead gateway.
+ * the user's DM through this gateway's own /v1/api/notify found in the services table, past a dead gateway, and a
+ * reply to that DM reaches the workstream that sent it.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -100,5 +101,21 @@ describe('memory and notify through the gateway and Discord', () => {
     const dm = [...discord.state.messages.values()].find((m) => m.content === '**Build**\nThe nightly build is green');
     assert.ok(dm, 'the DM was posted');
     assert.equal(discord.state.channels.get(dm.channel_id)?.type, 1);
+  });
+
+  it('routes a reply to the notify tool’s DM into the workstream that sent it and answers in the DM', async () => {
+    const dm = [...discord.state.messages.values()].find((m) => m.content === '**Build**\nThe nightly build is green');
+    assert.ok(dm, 'the notification of the previous test');
+    llm.enqueue({ text: 'Yes, the nightly build passed.' });
+    const start = llm.requests.length;
+    discord.state.injectMessage(dm.channel_id, alice, 'did everything pass?', false, dm.id);
+    await discord.waitFor(
+      () => discord.state.messagesIn(dm.channel_id).find((m) => m.author.id === discord.state.bot.id && m.content === 'Yes, the nightly build passed.'),
+      20_000,
+      'the answer in the DM',
+    );
+    const body = JSON.stringify(requestsSince(start)[0]);
+    assert.match(body, /ping me when the build is green/, 'the thread’s workstream, with its history');
+    assert.match(body, /did everything pass\?/);
   });
 });

@@ -22,7 +22,7 @@ describe('slack allow-list, direct messages and notify', () => {
       slack,
       llm,
       jwtSecret: SECRET,
-      flags: { 'slack.channel_ids': [ALLOWED] },
+      flags: { 'slack.channel_ids': [ALLOWED], 'slack.dm': false },
       users: [['slack', 'U0ALICE', 'alice']],
       waitConnected: true,
     });
@@ -53,7 +53,7 @@ describe('slack allow-list, direct messages and notify', () => {
     assert.deepEqual(slack.state.messages.find((m) => m.ts === outside.message.ts)?.reactions, []);
   });
 
-  it('answers a direct message with the documented notice, in the DM', async () => {
+  it('answers a direct message with the documented notice when slack.dm = false', async () => {
     const requestsBefore = llm.requests.length;
     slack.userMessage(alice, 'D0ALICE', 'hi there, can you help?');
     const notice = await slack.waitFor(() => botIn('D0ALICE')[0], 15_000, 'DM notice');

@@ -27,6 +27,8 @@ export interface DiscordAdapterConfig {
   /** Global REST request budget per second (discord.js default 50). */
   global_requests_per_second?: number | undefined;
   thread_participants?: 'owner' | 'linked';
+  /** Direct messages are conversations (default true). */
+  dm?: boolean;
 }
 
 export class DiscordAdapter implements ChannelAdapter {
@@ -62,6 +64,10 @@ export class DiscordAdapter implements ChannelAdapter {
 
   get threadParticipants(): 'owner' | 'linked' {
     return this.config.thread_participants ?? 'owner';
+  }
+
+  get directMessages(): boolean {
+    return this.config.dm ?? true;
   }
 
   commandText(name: CommandName): string {

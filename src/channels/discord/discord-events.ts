@@ -37,8 +37,10 @@ export function toInboundMessage(message: Message, scope: DiscordScope): Extract
   if (message.author.bot || message.author.id === scope.botId || message.system) return undefined;
   const user = { id: message.author.id, name: message.author.globalName ?? message.author.username };
   if (!message.inGuild()) {
-    const direct = { kind: 'direct', channelId: message.channelId } as const;
-    return { type: 'message', user, conversation: direct, messageId: message.id, text: message.content.trim(), mentioned: true, attachments: attachmentsOf(message) };
+    // A message that replies to one of ours (a notification, an answer) names it: the gateway routes by it.
+    const replyTo = message.reference?.messageId ?? undefined;
+    const conversation = { kind: 'direct', channelId: message.channelId } as const;
+    return { type: 'message', user, conversation, messageId: message.id, text: message.content.trim(), mentioned: true, replyTo, attachments: attachmentsOf(message) };
   }
   const channel = message.channel;
   const thread = channel.isThread();
@@ -53,5 +55,6 @@ export function toInboundMessage(message: Message, scope: DiscordScope): Extract
     text: stripBotMention(message.content, scope.botId),
     mentioned,
     attachments: attachmentsOf(message),
+    replyTo: message.reference?.messageId ?? undefined,
   };
 }

@@ -21,6 +21,7 @@ export interface DiscordMessageBody {
 const NOTICES: Record<NoticeCode, string> = {
   'link-hint': 'To talk to me, link your Discord account first: run `/link` and paste a Sandpiper API token.',
   'dm-unsupported': "*Direct messages aren't supported. Use `/ask` in a server channel or @mention me to start a conversation.*",
+  'notification-inactive': '*This notification is no longer active.*',
   closed: '*Workstream closed.*',
   reactivated: '*Workstream reactivated.*',
   cancelled: '*Cancelled.*',

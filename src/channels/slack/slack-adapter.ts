@@ -35,6 +35,8 @@ export interface SlackAdapterConfig {
   thread_participants?: 'owner' | 'linked';
   /** Answers over chat.startStream/appendStream/stopStream when the workspace takes them (default true). */
   native_streaming?: boolean | undefined;
+  /** Direct messages are conversations (default true). */
+  dm?: boolean;
 }
 
 /** Tuning for tests: Web API and Socket Mode retries (tests turn them off). */
@@ -76,6 +78,10 @@ export class SlackAdapter implements ChannelAdapter {
 
   get threadParticipants(): 'owner' | 'linked' {
     return this.config.thread_participants ?? 'owner';
+  }
+
+  get directMessages(): boolean {
+    return this.config.dm ?? true;
   }
 
   commandText(name: CommandName): string {

@@ -47,6 +47,7 @@ function notices(slash: string): Record<NoticeCode, string> {
   return {
     'link-hint': `To talk to me, link your Slack account first: run \`${slash} link\` and paste a Sandpiper API token.`,
     'dm-unsupported': `_Direct messages aren't supported. Use \`${slash} ask\` in a channel or @mention me to start a conversation._`,
+    'notification-inactive': '_This notification is no longer active._',
     closed: '_Workstream closed._',
     reactivated: '_Workstream reactivated._',
     cancelled: '_Cancelled._',

@@ -101,6 +101,8 @@ export function toInboundMessage(event: RawMessageEvent, scope: SlackScope): Mes
     text: fromSlackText(raw, scope.botUserId),
     mentioned: conversation.kind === 'direct' || event.type === 'app_mention' || mentionsUser(raw, scope.botUserId),
     attachments: attachmentsOf(event.files),
+    // A message in a thread answers the thread's root (a notification reply is found by it).
+    replyTo: event.thread_ts !== undefined && event.thread_ts !== ts ? event.thread_ts : undefined,
   };
 }
 

@@ -12,8 +12,6 @@ export interface NotifyRequest {
 }
 
 const WS_ID = /^[0-9a-f]{8,32}$/;
-const SLACK_WS_FORM =
-  "slack notification targets with ws_id must use channel_id in the form 'channel:user_id' or 'channel:user_id:thread_ts'";
 
 function trimmedString(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
@@ -30,11 +28,16 @@ export function parseNotifyRequest(text: string): NotifyRequest {
   if (wsId && !WS_ID.test(wsId)) throw new HttpError(400, 'invalid ws_id format');
   const rawTarget = body['target'];
   if (!rawTarget || !message) throw new HttpError(400, 'target and message are required');
-  const target = parseTarget(rawTarget, wsId);
+  const target = parseTarget(rawTarget);
   return { target, content: title ? `**${title}**\n${message}` : message, wsId };
 }
 
-function parseTarget(raw: unknown, wsId: string): NotifyTarget {
+/**
+ * A channel target is a channel (or thread) id on its platform, with or without `ws_id` (reference defect §9.1 #7:
+ * Slack no longer insists on a `channel:user` form); a reply to a channel notification is taken from the workstream's
+ * owner only.
+ */
+function parseTarget(raw: unknown): NotifyTarget {
   if (!isPlainObject(raw)) throw new HttpError(400, 'target must have username or channel_type+channel_id');
   if ('username' in raw) {
     const username = trimmedString(raw['username']);
@@ -44,8 +47,5 @@ function parseTarget(raw: unknown, wsId: string): NotifyTarget {
   const channelType = trimmedString(raw['channel_type']);
   const channelId = trimmedString(raw['channel_id']);
   if (!channelType || !channelId) throw new HttpError(400, 'target must have username or channel_type+channel_id');
-  if (channelType === 'slack' && wsId && channelId.split(':').filter(Boolean).length < 2) {
-    throw new HttpError(400, SLACK_WS_FORM);
-  }
   return { kind: 'channel', channelType, channelId };
 }

@@ -141,8 +141,11 @@ describe('POST /v1/api/notify', () => {
     await expectError(post({ target: 'alice', message: 'x' }), 400, 'target must have username or channel_type+channel_id');
     await expectError(post({ target: { channel_type: 'discord' }, message: 'x' }), 400, 'target must have username or channel_type+channel_id');
     await expectError(post({ target: { username: 'alice' }, message: 'x', ws_id: 'XYZ' }), 400, 'invalid ws_id format');
+  });
+
+  it('accepts a bare Slack channel with ws_id (reference defect 9.1 #7: no channel:user form required)', async () => {
     const slack = await post({ target: { channel_type: 'slack', channel_id: 'C1' }, message: 'x', ws_id: 'abcdef12' });
-    assert.equal(slack.status, 400);
+    assert.equal(slack.status, 200);
   });
 
   it('accepts only valid HS256 bearer tokens for the pinned audience with the write scope', async () => {
