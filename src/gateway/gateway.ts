@@ -30,6 +30,8 @@ const HINT_INTERVAL_MS = 24 * 3_600_000;
 const HINT_MEMORY = 4096;
 /** How often quiet subscriptions are swept (a safety net; they are normally released at `turn-end`). */
 const SWEEP_INTERVAL_MS = 60_000;
+/** How long a stop waits for the platform calls of live answers in flight (ADR 0013). */
+const STOP_GRACE_MS = 3000;
 
 export interface GatewayDeps {
   config: Config;
@@ -188,7 +190,8 @@ class ChannelGateway implements Gateway {
     try {
       this.unsubscribeForms?.();
       this.forms.stop();
-      this.subs.releaseAll();
+      // Before the adapters stop: a live message being posted right now is recorded, so the restart can edit it.
+      await this.subs.drainAll(STOP_GRACE_MS);
       await Promise.all([...this.adapters.values()].map((adapter) => adapter.stop().catch((error: unknown) => this.logFailure('adapter stop', error))));
     } finally {
       this.controller.abort();

@@ -1,7 +1,8 @@
-/** Tests for StreamRenderer: cadence, rate-limit slow-down, splitting, final edit, tool cards, errors, empty answers. */
+/** Tests for StreamRenderer: cadence, rate-limit slow-down, splitting, final edit, tool cards, errors, empty answers, graceful stop. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AgentEvent } from '../agent/events.js';
+import type { OutboundMessage } from '../channels/channel-adapter.js';
 import { RecordingAdapter } from '../../test/fakes/recording-adapter.js';
 import { createSilentLogger } from '../shared/logger.js';
 import { EMPTY_ANSWER_NOTE, StreamRenderer, type RendererHooks } from './stream-renderer.js';
@@ -185,4 +186,52 @@ describe('StreamRenderer', () => {
     renderer.dispose();
     editing.renderer.dispose();
   });
+
+  it('a graceful stop lets the live message\'s post in flight finish and records it; a post that never answers is aborted', async () => {
+    for (const answers of [true, false]) {
+      const adapter = new HeldPostAdapter();
+      const states: Array<string | null> = [];
+      const hooks: RendererHooks = {
+        onApprovalCard: async () => undefined, onApprovalResolved: async () => undefined, onTurnCancelled: async () => undefined, onClosed: () => undefined,
+        onLiveState: async (state) => void states.push(state),
+      };
+      const renderer = new StreamRenderer({ adapter, channelId: 'c', logger: createSilentLogger(), hooks, editIntervalMs: 0, typingIntervalMs: 1_000_000 });
+      renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+      renderer.handle({ type: 'text-delta', text: 'Thinking hard' });
+      await adapter.posting;
+      const drained = renderer.drain(answers ? 60_000 : 20);
+      if (answers) adapter.answer();
+      await drained;
+      if (answers) {
+        assert.deepEqual(states.map((state) => JSON.parse(state ?? 'null') as unknown), [{ v: 1, turnId: 't1', segment: ['m1'], tools: {} }]);
+      } else {
+        assert.deepEqual(states, [], 'nothing is recorded for a post that never answered');
+        assert.equal(adapter.aborted, true, 'the post is aborted once the grace is over');
+      }
+    }
+  });
 });
+
+/** Shows the first post at once but answers it only on `answer()` (or rejects when its signal aborts). */
+class HeldPostAdapter extends RecordingAdapter {
+  aborted = false;
+  private started: () => void = () => undefined;
+  readonly posting = new Promise<void>((resolve) => (this.started = resolve));
+  private release: () => void = () => undefined;
+
+  answer(): void {
+    this.release();
+  }
+
+  override post(channelId: string, message: OutboundMessage, signal?: AbortSignal): Promise<string> {
+    const shown = super.post(channelId, message);
+    this.started();
+    return new Promise((resolve, reject) => {
+      this.release = () => void shown.then(resolve, reject);
+      signal?.addEventListener('abort', () => {
+        this.aborted = true;
+        reject(new Error('aborted'));
+      }, { once: true });
+    });
+  }
+}

@@ -51,6 +51,8 @@ export class StreamRenderer {
   private readonly approvedThisTurn = new Set<string>();
   private readonly ranThisTurn = new Set<string>();
   private readonly controller = new AbortController();
+  /** Aborted when a graceful stop begins: ends waits between retries, never a platform call. */
+  private readonly quiet = new AbortController();
   private closed = false;
   private readonly live: LiveStateRecorder | undefined;
   /** Live edits made, for benchmarks and /metrics. */
@@ -85,7 +87,27 @@ export class StreamRenderer {
   dispose(): void {
     this.closed = true;
     this.clearTimers();
+    this.quiet.abort();
     this.controller.abort();
+  }
+
+  /**
+   * Graceful stop: nothing more is rendered, but the post or edit in flight completes and what the thread shows is
+   * recorded (`live_state`), so the next start can edit the live message (ADR 0013); bounded by `graceMs`, then disposed.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.closed = true;
+    this.clearTimers();
+    // A retry wait of the final edit ends now (the loop stops once closed); an in-flight platform call does not.
+    this.quiet.abort();
+    const grace = new AbortController();
+    const done = (async () => {
+      await this.lane.idle();
+      await this.live?.idle();
+    })();
+    await Promise.race([done, sleep(graceMs, grace.signal).catch(() => undefined)]);
+    grace.abort();
+    this.dispose();
   }
 
   private enqueue(step: () => Promise<void>): void {
@@ -207,7 +229,7 @@ export class StreamRenderer {
         return this.live?.segmentEnded();
       }
       // The wait ends early when the renderer is disposed (shutdown), so no timer outlives it.
-      await sleep(this.intervalMs * attempt, this.controller.signal).catch(() => undefined);
+      await sleep(this.intervalMs * attempt, this.quiet.signal).catch(() => undefined);
     }
     this.options.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
     await segment.close();

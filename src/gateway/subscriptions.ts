@@ -101,8 +101,23 @@ export class Subscriptions {
     }
   }
 
-  releaseAll(): void {
-    for (const wsId of [...this.bindings.keys()]) this.release(wsId);
+  /**
+   * Graceful stop: every binding stops listening at once, and each renderer finishes the platform call in flight and
+   * records its live message (bounded by `graceMs`) before it is disposed (ADR 0013).
+   */
+  async drainAll(graceMs: number): Promise<void> {
+    const renderers: StreamRenderer[] = [];
+    for (const binding of [...this.bindings.values()]) {
+      this.bindings.delete(binding.ws.wsId);
+      this.byChannel.delete(`${binding.adapter.platform}:${binding.channelId}`);
+      renderers.push(binding.renderer);
+      try {
+        binding.unsubscribe();
+      } catch (error) {
+        this.options.logger.warn({ error: describeError(error) }, 'unsubscribing at stop failed');
+      }
+    }
+    await Promise.all(renderers.map((renderer) => renderer.drain(graceMs)));
   }
 
   /** Releases every binding that has nothing left to show (a safety net run periodically). */

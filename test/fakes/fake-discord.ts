@@ -44,6 +44,8 @@ export class FakeDiscord {
   readonly requests: RecordedRequest[] = [];
   private readonly rules: RateLimitRule[] = [];
   private readonly failures: FailureRule[] = [];
+  private readonly holdRules: Array<{ method: string; path: RegExp }> = [];
+  private readonly held: Array<() => void> = [];
   private gatewayServer: FakeDiscordGateway | undefined;
   private readonly sockets = new Set<Socket>();
   private port = 0;
@@ -99,6 +101,24 @@ export class FakeDiscord {
   /** The next `times` requests matching `method` + `path` fail like a missing permission (403, code 50001). */
   refuse(method: string, path: RegExp, times: number): void {
     this.failures.push({ method, path, remaining: times, reply: { status: 403, body: { message: 'Missing Access', code: 50001 } } });
+  }
+
+  /**
+   * The next request matching `method` + `path` takes effect at once, but its reply is held back until
+   * `releaseHeld()`: the platform shows the message while the client still waits (a stop or crash in that window).
+   */
+  holdReply(method: string, path: RegExp): void {
+    this.holdRules.push({ method, path });
+  }
+
+  /** Requests whose reply is being held. */
+  get heldCount(): number {
+    return this.held.length;
+  }
+
+  /** Sends every held reply. */
+  releaseHeld(): void {
+    for (const send of this.held.splice(0)) send();
   }
 
   /** Drops every pending `refuse` rule (permission restored). */
@@ -183,7 +203,14 @@ export class FakeDiscord {
         this.reply(res, { status: 401, body: { message: '401: Unauthorized', code: 0 } });
         return;
       }
-      this.reply(res, routeRest(this.state, { method, path, body, query }, `ws://127.0.0.1:${this.port}/gateway`));
+      const reply = routeRest(this.state, { method, path, body, query }, `ws://127.0.0.1:${this.port}/gateway`);
+      const hold = this.holdRules.findIndex((r) => r.method === method && r.path.test(path));
+      if (hold >= 0) {
+        this.holdRules.splice(hold, 1);
+        this.held.push(() => this.reply(res, reply));
+        return;
+      }
+      this.reply(res, reply);
     });
   }
 

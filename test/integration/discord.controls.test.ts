@@ -1,9 +1,10 @@
 /**
  * End to end over discord.js: model choice (/ask model with autocomplete, /model, channel defaults, kept over a restart),
- * the Stop button after a restart, and the registered command options.
+ * the Stop button after a restart (the interrupted live message loses it; a stale one answers "Nothing is running"), and the registered command options.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { RESUMING_NOTE } from '../../src/gateway/interrupted-turns.js';
 import { CHANNEL_ID, DiscordHarness } from '../fakes/fake-discord-harness.js';
 
 const SECOND_CHANNEL = '300000000000000002';
@@ -99,17 +100,42 @@ describe('discord model choice and Stop', () => {
     assert.ok(h.botMessages(threadId).every((m) => m.components.length === 0), 'no message keeps a button');
   });
 
-  it('a Stop button left by a restart answers "Nothing is running" and disappears', async () => {
+  it('a restart edits the interrupted live message to the kept text and the note, without Stop, and answers once', async () => {
     const { user } = await h.linkedUser('400000000000000066', 'fay');
+    // The live message is shown, but the reply to its post is held back: the stop begins before the gateway has its id.
+    h.fake.holdReply('POST', /^\/channels\/\d+\/messages$/);
     h.llm.enqueue({ text: ['Thinking hard'], hang: true });
     const { threadId } = await h.mention(user, 'hang on');
-    const live = await h.fake.waitFor(() => stopOn(threadId), 15_000, 'Stop button');
+    const live = await h.fake.waitFor(() => (h.fake.heldCount > 0 ? stopOn(threadId) : undefined), 15_000, 'Stop button');
+    h.llm.enqueue({ text: 'Answered after the restart.' });
+    const stopping = h.gateway.stop();
+    h.fake.releaseHeld();
+    await stopping;
     await h.crash();
     await h.boot();
-    assert.ok(stopOn(threadId), 'the old message still shows Stop');
-    const click = h.fake.state.clickButton(live.id, h.button(live, 'Stop') ?? '', user);
+    const edited = h.fake.state.messages.get(live.id);
+    assert.equal(edited?.content, `Thinking hard\n\n${RESUMING_NOTE}`);
+    assert.deepEqual(edited?.components, [], 'the interrupted message keeps no Stop');
+    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Answered after the restart.'), 15_000, 'resumed answer');
+    await h.fake.waitFor(() => !stopOn(threadId), 15_000, 'no Stop once the resumed turn ended');
+    assert.equal(h.textMessages(threadId).filter((m) => m.content === 'Answered after the restart.').length, 1, 'answered once');
+    assert.equal(h.textMessages(threadId).filter((m) => m.content.includes('Interrupted by a restart')).length, 1, 'one note, on the live message');
+  });
+
+  it('a Stop button the restart did not settle answers "Nothing is running" and disappears', async () => {
+    const { user } = await h.linkedUser('400000000000000068', 'hal');
+    h.llm.enqueue({ text: 'Done.' });
+    const { threadId } = await h.mention(user, 'quick one');
+    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Done.'), 15_000, 'answer');
+    const stop = [{ type: 1, components: [{ type: 2, style: 4, label: 'Stop', custom_id: 'sp:stop' }] }];
+    // A live message the previous process posted but never recorded (killed between the post and its record).
+    const stale = h.fake.state.createMessage(threadId, h.fake.state.bot, { content: 'Half an answer', components: stop });
+    await h.crash();
+    await h.boot();
+    assert.ok(h.button(stale, 'Stop'), 'the unrecorded message still shows Stop');
+    const click = h.fake.state.clickButton(stale.id, h.button(stale, 'Stop') ?? '', user);
     assert.equal(await replyOf(click.id), 'Nothing is running.');
     await h.fake.waitFor(() => !stopOn(threadId), 15_000, 'Stop button removed');
-    assert.equal(h.fake.state.messages.get(live.id)?.content, 'Thinking hard', 'the text stays');
+    assert.equal(h.fake.state.messages.get(stale.id)?.content, 'Half an answer', 'the text stays');
   });
 });

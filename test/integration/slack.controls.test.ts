@@ -1,9 +1,10 @@
 /**
  * End to end over bolt: `!status`, `!cancel`, `!model`, `!close` typed in a thread, `/sandpiper ask --model`, the
- * per-channel default model, and a Stop click whose value names another channel.
+ * per-channel default model, a Stop click whose value names another channel, and the live message after a restart.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { RESUMING_NOTE } from '../../src/gateway/interrupted-turns.js';
 import { CHANNEL, SlackHarness } from '../fakes/fake-slack-harness.js';
 import { BOT_USER_ID, type FakeSlackUser } from '../fakes/fake-slack.js';
 
@@ -84,5 +85,23 @@ describe('slack thread commands and model choice', () => {
     assert.equal(await h.fake.waitFor(() => h.fake.state.privateTo(user.id)[before], 15_000, 'stop reply'), 'Cancelling the running turn.');
     await h.fake.waitFor(() => !stopOn(threadTs), 15_000, 'Stop button gone');
     assert.equal(h.fake.state.privateTo(user.id).length, before + 1, 'the forged click got nothing');
+  });
+
+  it('a restart edits the interrupted live message to the kept text and the note, without Stop, and answers once', async () => {
+    const { user } = await h.linkedUser('U0RESTART', 'rita');
+    h.llm.enqueue({ text: ['Thinking hard'], hang: true });
+    const { threadTs } = h.mention(user, 'hang on');
+    const live = await h.fake.waitFor(() => stopOn(threadTs), 15_000, 'Stop button');
+    h.llm.enqueue({ text: 'Answered after the restart.' });
+    await h.crash();
+    await h.boot();
+    const edited = h.botReplies(threadTs).find((m) => m.ts === live.ts);
+    // Slack mrkdwn shows the note's italics with underscores.
+    assert.equal(edited?.text, `Thinking hard\n\n_${RESUMING_NOTE.slice(1, -1)}_`);
+    assert.deepEqual(edited?.blocks, [], 'the interrupted message keeps no Stop');
+    await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'Answered after the restart.'), 15_000, 'resumed answer');
+    await h.fake.waitFor(() => !stopOn(threadTs), 15_000, 'no Stop once the resumed turn ended');
+    assert.equal(h.textReplies(threadTs).filter((m) => m.text === 'Answered after the restart.').length, 1, 'answered once');
+    assert.equal(h.botReplies(threadTs).filter((m) => m.text.includes('Interrupted by a restart')).length, 1, 'one note, on the live message');
   });
 });
