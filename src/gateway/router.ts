@@ -37,9 +37,7 @@ export class Router {
     const cached = this.users.get(key);
     if (cached !== undefined && this.now() - cached.at < LINK_CACHE_TTL_MS) return cached.user;
     this.users.delete(key);
-    const link = await this.stores.users.getLink(platform, platformUserId);
-    if (!link) return undefined;
-    const user = await this.stores.users.getUser(link.userId);
+    const user = await this.stores.users.getLinkedUser(platform, platformUserId);
     if (!user) return undefined;
     const linked = { userId: user.userId, username: user.username, isAdmin: user.isAdmin };
     this.users.set(key, { user: linked, at: this.now() });
