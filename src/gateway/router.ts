@@ -61,8 +61,8 @@ export class Router {
 
   /** Creates a workstream owned by `ownerUserId` and routes the thread to it (the route records the owner). */
   async createForThread(platform: string, channelId: string, ownerUserId: string, name: string): Promise<Workstream> {
-    const ws = await this.manager.create({ ownerUserId, name });
-    await this.stores.routes.putRoute({ channelType: platform, channelId, wsId: ws.wsId, ownerUserId });
+    // Row and route are one transaction, committed while the first turn starts (WorkstreamManager.create).
+    const ws = await this.manager.create({ ownerUserId, name, route: { channelType: platform, channelId } });
     this.remember(`${platform}:${channelId}`, ws.wsId);
     return ws;
   }
