@@ -2,12 +2,12 @@
  * A MemoryStore whose `countVisible` is remembered per visibility (workstream, owner): the memories section of the
  * system message asks for it before every model call, on the waiting path, and the answer is almost always the same.
  * Every write through this store forgets all counts at once; writes by another process (a second gateway node on
- * the same database) are seen within MEMORY_COUNT_TTL_MS.
+ * the same database) are seen within MEMORY_COUNT_TTL_MS (a minute: people answer slower than a few seconds).
  */
 import { LRUCache } from 'lru-cache';
 import type { MemoryRow, MemoryScope, MemoryStore, MemoryVisibility } from './memory-store.js';
 
-export const MEMORY_COUNT_TTL_MS = 5_000;
+export const MEMORY_COUNT_TTL_MS = 60_000;
 const COUNT_LIMIT = 4096;
 
 export class CachedMemoryCounts implements MemoryStore {
