@@ -3,6 +3,7 @@ import type { Config } from './config/index.js';
 import { instrumentProvider } from './agent/agent-telemetry.js';
 import { createProvider, preloadProviders } from './agent/providers/create-provider.js';
 import type { ModelProvider } from './agent/providers/model-provider.js';
+import { resolveSupportsVision } from './agent/providers/vision-models.js';
 import { createMemorySection } from './agent/memory/memory-section.js';
 import type { SystemPromptSection } from './agent/system-prompt.js';
 import { createBuiltinToolSource, type ToolContainment } from './agent/tools/index.js';
@@ -63,7 +64,7 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
       model: entry.model,
       contextWindow: entry.context_window,
       maxTokens: entry.max_tokens,
-      supportsVision: entry.supports_vision,
+      supportsVision: resolveSupportsVision(entry),
     };
     if (entry.temperature !== undefined) model.temperature = entry.temperature;
     return model;

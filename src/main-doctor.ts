@@ -6,6 +6,7 @@ import { createMcpManager } from './agent/mcp/mcp-manager.js';
 import type { Config } from './config/index.js';
 import { fail, guarded, ok, skip, warn, type CheckResult } from './doctor/doctor-check.js';
 import { checkDiscord, checkModel, checkSlack } from './doctor/platform-checks.js';
+import { checkImages } from './doctor/images-check.js';
 import { checkSandbox } from './doctor/sandbox-check.js';
 import { processEnvironment } from './shared/environment.js';
 import { createSilentLogger } from './shared/logger.js';
@@ -74,6 +75,7 @@ export async function runDoctor(config: Config): Promise<CheckResult[]> {
     results.push(...(await Promise.all(platformChecks)));
     results.push(...(await checkMcpServers(config, database.storage).catch((error: unknown) => [fail('mcp', String(error), 'check the [mcp] settings')])));
     results.push(await guarded('sandbox', 'check bubblewrap', checkSandbox));
+    results.push(await guarded('images', 'reinstall with npm ci', checkImages));
   } finally {
     await database.storage?.close();
   }

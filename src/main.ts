@@ -10,9 +10,9 @@ import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
 import { createNotifyRoutes } from './gateway/http/routes/notify.js';
 import type { Gateway } from './gateway/index.js';
-import { createAdapterNotifySender } from './gateway/notify-sender.js';
 import { registerService } from './gateway/registry.js';
 import type { AgentRuntime } from './main-agent.js';
+import { createNotifyParts, type NotifyParts } from './main-notify.js';
 import type { ToolContainment } from './agent/tools/index.js';
 import type { Logger } from './shared/logger.js';
 import { setTelemetrySink } from './shared/telemetry.js';
@@ -68,12 +68,16 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     stack.push('storage', () => storage.close());
     const channelTelemetry = createChannelTelemetry();
     const live: LiveParts = { adapters: (await createAdapters(config, logger)).map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
-    const httpUrl = await startHttp(config, logger, storage.stores, live, stack);
+    const notify = createNotifyParts(config, storage.stores, live.adapters, logger);
+    const httpUrl = await startHttp(config, logger, storage.stores, live, stack, notify);
     const registration = await registerService({ services: storage.stores.services, url: config.gateway.advertise_url ?? httpUrl, logger });
     stack.push('registry', () => registration.stop());
     // The agent, the tools and MCP load only now: /health answers (start-up readiness) without waiting for them.
     const { startAgentAndChannels } = await import('./main-runtime.js');
     const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack });
+    // Outbox rows a previous process accepted but never sent are delivered once the channels are up.
+    stack.push('notify outbox', () => notify.worker.stop());
+    void ready.then(() => notify.worker.start());
     return { httpUrl, ready, stop: () => stack.unwind() };
   } catch (error) {
     await stack.unwind();
@@ -92,7 +96,7 @@ async function createAdapters(config: Config, logger: Logger): Promise<ChannelAd
   return adapters;
 }
 
-async function startHttp(config: Config, logger: Logger, stores: Stores, live: LiveParts, stack: ShutdownStack): Promise<string> {
+async function startHttp(config: Config, logger: Logger, stores: Stores, live: LiveParts, stack: ShutdownStack, notify: NotifyParts): Promise<string> {
   const jwt = { secret: config.auth.jwt_secret, audience: config.auth.jwt_audience };
   const metrics = createHttpMetrics({
     workstreams: () => live.runtime?.manager.stats() ?? { active: 0, running: 0 },
@@ -114,7 +118,7 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
       sandbox: () => live.containment?.sandbox.kind ?? 'off',
     },
     routers: [
-      createNotifyRoutes({ jwt, users: stores.users, deliveries: stores.notifyDeliveries, sender: createAdapterNotifySender(live.adapters), logger }),
+      createNotifyRoutes({ jwt, users: stores.users, ...notify.deps }),
       createAdminMcpRoutes({
         jwt,
         mcp: {

@@ -17,6 +17,7 @@ export type {
   WorkstreamStatus,
 } from './workstream-api.js';
 export type { AgentSettings, AgentStores, WorkstreamManagerOptions } from './workstream-env.js';
+export type { InterruptedTurn } from './interrupted-turn.js';
 export { createWorkstreamManager, DefaultWorkstreamManager } from './workstream-manager.js';
 export { buildSystemPrompt, type SystemPromptContext, type SystemPromptSection } from './system-prompt.js';
 export type { StreamModel, TurnModel } from './turn/turn-types.js';

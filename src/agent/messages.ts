@@ -5,11 +5,16 @@ export interface TextPart {
   text: string;
 }
 
-/** An image, base64-encoded, for models that support vision. */
+/**
+ * An image for models that support vision: base64 `data`, or a `file` saved in the workstream folder (an attachment),
+ * stored in history with empty `data` and loaded when a request is built (src/agent/turn/attached-images.ts).
+ */
 export interface ImagePart {
   type: 'image';
   mediaType: string;
   data: string;
+  /** Path relative to the workstream folder of the image to send (`data` is '' in history). */
+  file?: string;
 }
 
 export type ContentPart = TextPart | ImagePart;

@@ -1,5 +1,6 @@
 /** The public contract of workstreams, as the gateway and the terminal channel use them. */
 import type { AgentEvent, MessageOrigin } from './events.js';
+import type { InterruptedTurn } from './interrupted-turn.js';
 import type { ContentPart } from './messages.js';
 
 export type WorkstreamStatus = 'idle' | 'thinking' | 'running' | 'attention' | 'error' | 'closed';
@@ -47,6 +48,11 @@ export interface Workstream {
   subscribe(handler: AgentEventHandler): () => void;
   /** Cancels the running turn (it ends with `turn-end` reason `cancelled`) and drops nothing queued. */
   cancel(): void;
+  /**
+   * Switches the model (a configured alias) for the turns that start from now on; persisted at once. False, and nothing
+   * changes, when the alias is not configured or the workstream is closed.
+   */
+  setModel(alias: string): Promise<boolean>;
   info(): Promise<WorkstreamInfo>;
 }
 
@@ -110,6 +116,13 @@ export interface WorkstreamManager {
   checkApproval(approvalId: string, decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>): Promise<DecisionCheck>;
   /** Closes a workstream: cancels its turn, cancels pending approvals, emits `workstream-closed`. */
   close(wsId: string, reason: string): Promise<boolean>;
+  /**
+   * The turns the previous process left unfinished (ADR 0013): each workstream is restored, with the streamed text in
+   * its history and its unfinished tool calls answered as interrupted. Each turn stays open until `finishInterrupted`.
+   */
+  interruptedTurns(): Promise<InterruptedTurn[]>;
+  /** Resumes the interrupted turn once (`resume`, when it was not a resumption itself), or just closes it. */
+  finishInterrupted(wsId: string, resume: boolean): Promise<'resumed' | 'noted'>;
   /** Evicts idle workstreams beyond the configured limits (history stays in the database). */
   evictIdle(): Promise<number>;
   /** Stops every workstream (shutdown): cancels turns and waits for them to settle. */

@@ -7,6 +7,7 @@ import type { ToolSearchSettings } from './search/tool-search.js';
 import type { SystemPromptSection } from './system-prompt.js';
 import type { ToolSource } from './tools/tool.js';
 import type { StreamModel, TurnModel } from './turn/turn-types.js';
+import type { TurnJournal } from './turn-journal.js';
 import type { WorkstreamWrites } from './workstream-writes.js';
 import type { LiveWorkstream } from './workstream.js';
 
@@ -14,7 +15,7 @@ import type { LiveWorkstream } from './workstream.js';
 export type AgentSettings = Config['agent'];
 
 /** The stores the agent core uses. */
-export type AgentStores = Pick<Stores, 'workstreams' | 'conversations' | 'approvals' | 'policies' | 'users'>;
+export type AgentStores = Pick<Stores, 'workstreams' | 'conversations' | 'approvals' | 'policies' | 'users' | 'turnJournal'>;
 
 export interface WorkstreamManagerOptions {
   agent: AgentSettings;
@@ -49,6 +50,8 @@ export interface WorkstreamEnv {
   waiters: ApprovalWaiters;
   /** Write-behind of state, usage and activity time (flushed at shutdown). */
   writes: WorkstreamWrites;
+  /** Write-behind of the turns in flight, so a restart can settle the ones it interrupted (ADR 0013). */
+  journal: TurnJournal;
   now: () => number;
   /** Takes an evicted object that is used again back into the live set; returns the object to use. */
   readopt: (ws: LiveWorkstream) => LiveWorkstream;

@@ -12,7 +12,7 @@ import type { LiveWorkstream } from './workstream.js';
 import type { WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 
-export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv): TurnHost {
+export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: string): TurnHost {
   const { stores, logger } = env;
   const wsId = ws.wsId;
   const logFailure = (what: string) => (error: unknown) => logger.error({ wsId, err: describeError(error) }, `${what} failed`);
@@ -32,6 +32,7 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv): TurnHost
         await stores.conversations.replace(wsId, messages).catch(logFailure('replacing the history'));
       }),
     settled: () => chain,
+    recordPartial: (text: string) => env.journal.partial(turnId, text),
     setState: (state: WorkstreamStatus) => ws.setState(state),
     addUsage: (usage: Usage) => {
       env.writes.addUsage(wsId, usage.inputTokens, usage.outputTokens);

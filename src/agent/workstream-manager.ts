@@ -2,6 +2,7 @@
 import { describeError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
+import type { InterruptedTurn } from './interrupted-turn.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { DEFAULT_TOOL_SEARCH_SETTINGS } from './search/tool-search.js';
 import { retryingStreamModel } from './turn/default-stream-model.js';
@@ -10,6 +11,7 @@ import { checkApprovalRow, resolveApprovalRow } from './workstream-approvals.js'
 import type { WorkstreamEnv, WorkstreamManagerOptions } from './workstream-env.js';
 import { instantiate, restoreWorkstream } from './workstream-restore.js';
 import type { LiveWorkstream } from './workstream.js';
+import { TurnJournal } from './turn-journal.js';
 import { WorkstreamWrites } from './workstream-writes.js';
 
 export class DefaultWorkstreamManager implements WorkstreamManager {
@@ -32,6 +34,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
       toolSearch: options.toolSearch ?? DEFAULT_TOOL_SEARCH_SETTINGS,
       waiters: new ApprovalWaiters(),
       writes: new WorkstreamWrites({ store: options.stores.workstreams, logger: options.logger, now }),
+      journal: new TurnJournal({ store: options.stores.turnJournal, logger: options.logger }),
       now,
       readopt: (ws) => this.readopt(ws),
     };
@@ -116,6 +119,27 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     return true;
   }
 
+  async interruptedTurns(): Promise<InterruptedTurn[]> {
+    const rows = await this.env.stores.turnJournal.list();
+    const turns: InterruptedTurn[] = [];
+    for (const row of rows) {
+      const ws = await this.getLive(row.wsId).catch((error: unknown) => {
+        this.env.logger.error({ wsId: row.wsId, err: describeError(error) }, 'restoring an interrupted workstream failed');
+        return null;
+      });
+      // A closed or deleted workstream has nothing to resume; its row would only be read again at every start.
+      if (ws === undefined) await this.env.stores.turnJournal.remove(row.turnId);
+      const turn = ws?.interruptedTurn();
+      if (turn !== undefined && turn.turnId === row.turnId) turns.push(turn);
+    }
+    return turns;
+  }
+
+  async finishInterrupted(wsId: string, resume: boolean): Promise<'resumed' | 'noted'> {
+    const ws = await this.getLive(wsId);
+    return ws === undefined ? 'noted' : ws.finishInterrupted(resume);
+  }
+
   evictIdle(): Promise<number> {
     return Promise.resolve(this.evictIdleExcept(undefined));
   }
@@ -148,6 +172,8 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     await Promise.allSettled(all.map((ws) => ws.settle()));
     this.live.clear();
     await this.env.writes.flush();
+    await this.env.journal.flush();
+    this.env.journal.stop();
   }
 
   stats(): { active: number; running: number } {

@@ -1,7 +1,10 @@
 /** Rebuilds a live workstream from its row, its stored history and any approval that was pending at a crash. */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { TurnJournalRow } from '../storage/turn-journal-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
+import { decodeApprovalItems } from './approval-record.js';
+import { interruptedCallIds, partialAnswerMessage, withoutPendingBatch } from './interrupted-turn.js';
 import { LiveWorkstream } from './workstream.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 
@@ -29,13 +32,31 @@ export async function restoreWorkstream(env: WorkstreamEnv, wsId: string): Promi
   // Plan reviews and sub-agent requests cannot resume (the agent that waited is gone); a late click is answered as stale.
   const pending = (await env.stores.approvals.listPending(wsId)).filter((approval) => approval.kind === 'tools' && !isSubAgentRequest(approval.items));
   const latest = pending.at(-1);
+  const batch = latest === undefined ? undefined : decodeApprovalItems(latest.items);
+  if (batch?.ok === true) withoutPendingBatch(ws.history, batch.value);
   if (latest !== undefined && !ws.resumePendingApproval(latest)) {
     env.logger.warn({ wsId, approvalId: latest.approvalId }, 'pending approval has an unknown format; it cannot resume');
   }
+  const journal = await env.stores.turnJournal.forWorkstream(wsId);
+  // A turn that waits for a pending approval is not interrupted: the click resumes it as before.
+  if (journal !== undefined && journal.turnId !== latest?.turnId) await settleJournalled(env, ws, journal);
   if (latest === undefined && (row.state === 'thinking' || row.state === 'running' || row.state === 'attention')) {
     // The process stopped mid-turn; the stored history was repaired on load.
     await ws.setState('idle');
   }
   env.logger.debug({ wsId, messages: ws.history.length, resumed: latest !== undefined }, 'workstream restored');
   return ws;
+}
+
+/** Puts the interrupted turn's streamed text into the history (once) and hands the turn to the gateway to settle. */
+async function settleJournalled(env: WorkstreamEnv, ws: LiveWorkstream, row: TurnJournalRow): Promise<void> {
+  const callIds = interruptedCallIds(ws.history);
+  const message = partialAnswerMessage(ws.history, row);
+  if (message !== undefined) {
+    ws.history.push(message);
+    await env.stores.conversations.append(ws.wsId, message);
+  }
+  if (!row.settled) await env.stores.turnJournal.markSettled(row.turnId);
+  ws.setInterrupted({ wsId: ws.wsId, turnId: row.turnId, partialText: row.partialText, interruptedCallIds: callIds, wasResumed: row.resumed });
+  env.logger.info({ wsId: ws.wsId, turnId: row.turnId, partial: row.partialText.length, interruptedCalls: callIds.length }, 'interrupted turn settled');
 }

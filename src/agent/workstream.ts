@@ -1,10 +1,12 @@
 /** One live conversation: history, a queue of turns run one at a time, cancellation, and an ordered event stream. */
 import { GatewayError, describeError } from '../shared/errors.js';
+import { RESUME_PROMPT } from '../shared/interruption.js';
 import { newHexId } from '../shared/ids.js';
 import type { ApprovalRow } from '../storage/approval-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
 import { decodeApprovalItems, SYSTEM_DECIDER } from './approval-record.js';
 import type { AgentEvent, MessageOrigin } from './events.js';
+import type { InterruptedTurn } from './interrupted-turn.js';
 import { contentText, type ContentPart, type Message } from './messages.js';
 import { WorkstreamToolSearch } from './search/workstream-tool-search.js';
 import { buildSystemPrompt, collectSections } from './system-prompt.js';
@@ -25,7 +27,8 @@ export const MAX_WATCH_CHAIN = 5;
 export const WATCH_HELD_NOTE = `A watch result arrived, but ${MAX_WATCH_CHAIN} watch-triggered turns already ran in a row without a message from you. It is kept in the conversation and will be read with your next message.`;
 
 type Job =
-  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin }
+  /** `resumed`: the resumption of a turn a restart interrupted (ADR 0013); it is journalled so it never resumes twice. */
+  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin; resumed?: boolean }
   | { kind: 'resume'; turnId: string; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
 
 export interface LiveWorkstreamInit {
@@ -49,7 +52,7 @@ export class LiveWorkstream implements Workstream {
   readonly toolSearch: WorkstreamToolSearch;
   lastActiveMs: number;
   private readonly env: WorkstreamEnv;
-  private readonly modelAlias: string;
+  private modelAlias: string;
   private readonly autoApprove: Set<string>;
   private readonly bus: WorkstreamEventBus;
   private readonly jobs: Job[] = [];
@@ -60,6 +63,8 @@ export class LiveWorkstream implements Workstream {
   private evicted = false;
   /** Watch-triggered turns since the last message from a person (in memory: a restart starts a new chain). */
   private watchChain = 0;
+  /** The turn the previous process left unfinished, until the gateway settles it (ADR 0013). */
+  private interrupted: InterruptedTurn | undefined;
 
   constructor(init: LiveWorkstreamInit) {
     this.env = init.env;
@@ -172,6 +177,17 @@ export class LiveWorkstream implements Workstream {
     return Promise.resolve();
   }
 
+  /**
+   * Switches the model for the turns that start from now on (a running turn keeps its model); written at once, so
+   * the choice survives eviction and restarts. False (nothing changes) when the alias is not configured.
+   */
+  async setModel(alias: string): Promise<boolean> {
+    if (this.closed || this.env.resolveModel(alias) === undefined) return false;
+    await this.env.stores.workstreams.update(this.wsId, { modelAlias: alias });
+    this.modelAlias = alias;
+    return true;
+  }
+
   async addAutoApprove(labels: readonly string[]): Promise<void> {
     for (const label of labels) this.autoApprove.add(label);
     await this.env.stores.workstreams
@@ -246,20 +262,11 @@ export class LiveWorkstream implements Workstream {
     if (job.kind === 'user') this.watchChain = job.origin === 'watch' ? this.watchChain + 1 : 0;
     const controller = new AbortController();
     this.controller = controller;
+    this.env.journal.begin(this.wsId, job.turnId, job.kind === 'user' && job.resumed === true);
     if (job.kind === 'user') this.emitTurnStart(job);
     const model = this.env.resolveModel(this.modelAlias) ?? this.env.resolveModel(this.env.defaultModelAlias);
-    if (model === undefined) {
-      // A restored approval can never run without a model: end it rather than leave a click nobody acts on.
-      if (job.kind === 'resume') await this.dropResumed(job.approvalId);
-      this.controller = undefined;
-      this.emit({ type: 'error', message: 'No model is configured for this workstream.' });
-      this.emit({ type: 'turn-end', turnId: job.turnId, text: '', reason: 'error' });
-      return;
-    }
-    const start: TurnStart =
-      job.kind === 'user'
-        ? { kind: 'user', message: { role: 'user', content: job.content } }
-        : { kind: 'resume', approvalId: job.approvalId, stored: job.stored, decision: job.decision };
+    if (model === undefined) return this.endWithoutModel(job);
+    const start = turnStartOf(job);
     const context = this.turnContext(job.turnId, model, controller.signal);
     const outcome = await runTurn(context, start);
     this.controller = undefined;
@@ -268,6 +275,44 @@ export class LiveWorkstream implements Workstream {
     this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
     // The answer's commit may still run (see run-turn.ts); the next turn starts on a stored history.
     await context.host.settled();
+    // At shutdown the row stays: the next start settles the turn like a crash (ADR 0013).
+    if (!isShutdown(controller.signal)) this.env.journal.end(job.turnId);
+  }
+
+  /** Set by the restore when the previous process left a turn of this workstream unfinished. */
+  setInterrupted(turn: InterruptedTurn): void {
+    this.interrupted = turn;
+  }
+
+  interruptedTurn(): InterruptedTurn | undefined {
+    return this.interrupted;
+  }
+
+  /**
+   * Ends the settlement of the interrupted turn: with `resume` (and when it was not itself a resumption and no newer
+   * turn runs) the question is answered by a resumed turn; otherwise its journal row is removed. Returns what happened.
+   */
+  async finishInterrupted(resume: boolean): Promise<'resumed' | 'noted'> {
+    const turn = this.interrupted;
+    this.interrupted = undefined;
+    if (turn === undefined) return 'noted';
+    if (resume && !turn.wasResumed && !this.isBusy() && !this.closed) {
+      // The job's journal row replaces the interrupted turn's row when it is written (begin supersedes it).
+      this.jobs.unshift({ kind: 'user', turnId: newHexId(), content: RESUME_PROMPT, origin: 'user', resumed: true });
+      this.kick();
+      return 'resumed';
+    }
+    await this.env.stores.turnJournal.remove(turn.turnId).catch((error: unknown) => this.logError('removing a settled turn', error));
+    return 'noted';
+  }
+
+  private async endWithoutModel(job: Job): Promise<void> {
+    // A restored approval can never run without a model: end it rather than leave a click nobody acts on.
+    if (job.kind === 'resume') await this.dropResumed(job.approvalId);
+    this.controller = undefined;
+    this.emit({ type: 'error', message: 'No model is configured for this workstream.' });
+    this.emit({ type: 'turn-end', turnId: job.turnId, text: '', reason: 'error' });
+    this.env.journal.end(job.turnId);
   }
 
   private emitTurnStart(job: Extract<Job, { kind: 'user' }>): void {
@@ -310,7 +355,7 @@ export class LiveWorkstream implements Workstream {
       toolTimeoutMs: env.agent.tool_timeout_seconds * 1000,
       readFiles: this.readFiles,
       logger: env.logger,
-      host: createTurnHost(this, env),
+      host: createTurnHost(this, env, turnId),
       signal,
       subAgents: (parent, callId) => createSubAgentPort(parent, callId, { maxSteps: env.agent.sub_agent_max_steps }),
     };
@@ -326,6 +371,12 @@ export class LiveWorkstream implements Workstream {
   private logError(what: string, error: unknown): void {
     this.env.logger.error({ wsId: this.wsId, err: describeError(error) }, `${what} failed`);
   }
+}
+
+function turnStartOf(job: Job): TurnStart {
+  return job.kind === 'user'
+    ? { kind: 'user', message: { role: 'user', content: job.content } }
+    : { kind: 'resume', approvalId: job.approvalId, stored: job.stored, decision: job.decision };
 }
 
 /** Text of the last `count` user messages, newest first. */

@@ -32,7 +32,27 @@ export interface FormResponder extends Responder {
   showForm(form: FormSpec): Promise<boolean>;
 }
 
-export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel';
+/** A file attached to an inbound message, as the platform described it (nothing is downloaded by the adapter). */
+export interface InboundAttachment {
+  /** File name as the user uploaded it (untrusted: the gateway sanitises it before saving). */
+  name: string;
+  /** Where the platform serves the bytes (Discord attachment URL, Slack `url_private_download`); '' when none was given. */
+  url: string;
+  /** Size in bytes the platform reported, when it did. */
+  size?: number | undefined;
+  /** Content type the platform reported, when it did. */
+  contentType?: string | undefined;
+}
+
+/** How the gateway may download a platform's attachments (ADR 0017). */
+export interface AttachmentAccess {
+  /** Origins (`https://cdn.discordapp.com`) files are fetched from; a URL or redirect anywhere else is refused. */
+  origins: readonly string[];
+  /** Headers sent with each download (Slack: the bot token); they only ever go to `origins`. */
+  headers: Readonly<Record<string, string>>;
+}
+
+export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model';
 export type ActionName = 'approve' | 'always' | 'reject' | 'plan-approve' | 'plan-changes';
 
 /** Everything an adapter reports to the gateway. Interactions are already acknowledged when they arrive (but see `form`). */
@@ -46,15 +66,34 @@ export type InboundEvent =
       text: string;
       /** True when the bot was explicitly mentioned (not @everyone). */
       mentioned: boolean;
+      /** Files attached to the message (Discord attachments, Slack `files`); absent or empty when none. */
+      attachments?: readonly InboundAttachment[];
     }
   | {
       type: 'command';
       name: CommandName;
       user: PlatformUser;
       conversation: Conversation;
-      /** `message` for ask, `token` for link. */
-      args: { message?: string; token?: string };
+      /** `message` for ask, `token` for link, `model` (an alias, as typed) for ask and model. */
+      args: { message?: string; token?: string; model?: string };
       respond: Responder;
+      /**
+       * Present when the command came from a control on a message (the Stop button): removes that control from its
+       * message. The gateway calls it when the control no longer applies (nothing runs, e.g. after a restart).
+       */
+      removeControl?: () => Promise<void>;
+    }
+  | {
+      /**
+       * The user is typing a command option that offers suggestions (Discord autocomplete of `model`); `respond`
+       * shows the choices (at most 25). Never acknowledged beforehand: the platform waits for the choices.
+       */
+      type: 'suggest';
+      field: 'model';
+      /** What the user typed so far. */
+      query: string;
+      user: PlatformUser;
+      respond(choices: readonly { label: string; value: string }[]): Promise<void>;
     }
   | {
       type: 'action';
@@ -97,7 +136,8 @@ export type InboundHandler = (event: InboundEvent) => Promise<void>;
 
 export type CardOutcome =
   | { status: 'pending' }
-  | { status: 'approved' | 'always' | 'rejected' | 'cancelled'; decidedBy: string; feedback?: string | null };
+  /** `interrupted`: approved, but the gateway stopped while the calls ran (they may have run; they are not repeated). */
+  | { status: 'approved' | 'always' | 'rejected' | 'cancelled' | 'interrupted'; decidedBy: string; feedback?: string | null };
 
 /** An approval or plan-review card; buttons carry `approvalId`. */
 export interface ApprovalCard {
@@ -163,7 +203,16 @@ export interface FormCard {
  * Notices the gateway asks for by code; each adapter owns the words (and the names of its commands). ADR: the
  * gateway never writes a platform's command, reaction or notice text itself.
  */
-export type NoticeCode = 'link-hint' | 'dm-unsupported' | 'closed' | 'reactivated' | 'cancelled' | 'cleared' | 'approval-card-failed';
+export type NoticeCode =
+  | 'link-hint'
+  | 'dm-unsupported'
+  | 'closed'
+  | 'reactivated'
+  | 'cancelled'
+  | 'cleared'
+  | 'approval-card-failed'
+  /** Attachments of the user's message were not used; `text` lists each file and why (plain text, one per line). */
+  | 'attachments-skipped';
 
 /** Reactions the gateway asks for by meaning; each adapter picks its emoji. */
 export type ReactionCode = 'queued' | 'refused';
@@ -178,7 +227,12 @@ export interface ThreadOrigin {
 
 /** What the gateway asks an adapter to show; the adapter decides how (plain text, embed, blocks). */
 export type OutboundMessage =
-  | { kind: 'text'; text: string }
+  /**
+   * `stoppable`: the text is the live message of a running turn and carries a Stop control; a click arrives as the
+   * `cancel` command in the thread the message is in (with `removeControl`). The control goes with the next edit
+   * without `stoppable`.
+   */
+  | { kind: 'text'; text: string; stoppable?: boolean }
   | { kind: 'tool-call'; name: string; preview: string; status: 'running' | 'done' | 'error'; output?: string }
   | { kind: 'tool-result'; name: string; output: string; isError: boolean }
   | { kind: 'error'; message: string }
@@ -195,6 +249,19 @@ export interface ChannelCapabilities {
   canThread: boolean;
   /** Most fields a form (`showForm`) may have; absent when the adapter cannot show forms. */
   maxFormFields?: number;
+}
+
+/**
+ * A message the platform streams natively (Slack `chat.startStream`): text is only ever appended, and `finish` makes it
+ * final. The platform's own limits (length, lifetime) are the adapter's business: it rolls over to a new message.
+ */
+export interface NativeStream {
+  /** Messages the stream has shown so far (0 until the first append). */
+  readonly messageCount: number;
+  /** Appends text; throws ChannelError, after which the stream is given up and the gateway shows the rest by post/edit. */
+  append(text: string, signal: AbortSignal): Promise<void>;
+  /** Ends the stream (its messages become ordinary messages); throws ChannelError. */
+  finish(signal: AbortSignal): Promise<void>;
 }
 
 export type AdapterState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'stopped' | 'failed';
@@ -234,6 +301,18 @@ export interface ChannelAdapter {
   startThread(channelId: string, name: string, origin: ThreadOrigin, signal: AbortSignal): Promise<string>;
   /** Archives/closes a thread; best effort, never throws. */
   archiveThread(threadId: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Tells one person something privately about a message they wrote in `channelId` (`replyTo`): an ephemeral message
+   * where the platform has them (Slack), else a short reply to that message. Best effort, never throws.
+   */
+  whisper?(channelId: string, userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void>;
+  /**
+   * A natively streamed message for answer text in `channelId`, when the platform (and this workspace and channel) can
+   * stream; undefined means post/edit. Tool lines and cards always go through `post`/`edit`.
+   */
+  openStream?(channelId: string): NativeStream | undefined;
+  /** Where and how attachments of inbound messages may be downloaded; absent = attachments are ignored. */
+  attachmentAccess?(): AttachmentAccess;
   /** Opens (or finds) the direct-message channel with a platform user; resolves with its channel id. Throws ChannelError. */
   openDirect?(userId: string, signal: AbortSignal): Promise<string>;
 }

@@ -13,7 +13,7 @@ export function gatewayBaseUrl(config: Config): string {
 export async function callGateway(
   config: Config,
   path: string,
-  options: { body?: unknown; scopes: readonly string[]; method?: 'GET' | 'POST' },
+  options: { body?: unknown; scopes: readonly string[]; method?: 'GET' | 'POST'; headers?: Record<string, string> },
 ): Promise<Record<string, unknown>> {
   if (!config.auth.jwt_secret) throw new ConfigError(['auth.jwt_secret: must be set to call the gateway API (or SANDPIPER_JWT_SECRET)']);
   const { mintServiceToken } = await import('../gateway/http/auth.js');
@@ -23,7 +23,7 @@ export async function callGateway(
   try {
     response = await fetch(url, {
       method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      headers: { ...options.headers, 'content-type': 'application/json', authorization: `Bearer ${token}` },
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
       signal: AbortSignal.timeout(60_000),
     });

@@ -11,6 +11,16 @@ export const gatewayConfigSchema = z
     // Default (resolved in load-config.ts): <config file folder>/data, or the platform state folder without a file.
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
+    notify_timeout_s: z.number().positive().max(600).default(30),
+    // A turn interrupted by a crash or restart is answered by resuming it once (false: only the note in the thread).
+    resume_interrupted: z.boolean().default(true),
+    /** Longest message (characters) a person may send to a workstream; longer ones are refused with a notice. */
+    max_message_chars: z.number().int().positive().max(1_000_000).default(8192),
+    /** Messages one platform user may send to workstreams per `user_rate_window_s` (more are refused with a notice). */
+    user_rate_limit: z.number().int().positive().max(100_000).default(10),
+    user_rate_window_s: z.number().positive().max(86_400).default(60),
+    /** Largest attachment (MB) the gateway downloads from a linked user's message; larger ones get a notice. */
+    max_attachment_mb: z.number().positive().max(1024).default(20),
   })
   .prefault({});
 
@@ -37,8 +47,11 @@ export const modelConfigSchema = z.strictObject({
   model: nonEmpty,
   context_window: z.number().int().positive().default(128000),
   max_tokens: z.number().int().positive().default(8192),
-  supports_vision: z.boolean().default(false),
+  /** Unset = from the table of known model families (src/agent/providers/vision-models.ts). */
+  supports_vision: z.boolean().optional(),
   temperature: z.number().min(0).max(2).optional(),
+  first_token_timeout_s: z.number().positive().max(3600).default(60),
+  stream_idle_timeout_s: z.number().positive().max(3600).default(60),
 });
 
 export const agentConfigSchema = z
@@ -92,6 +105,8 @@ export const discordConfigSchema = z
     thread_participants: z.enum(['owner', 'linked']).default('owner'),
     /** discord.js's global REST budget; Discord grants large bots more than the default 50. */
     global_requests_per_second: z.number().int().positive().default(50),
+    /** Default model alias of new threads per parent channel id (`/ask model:` and `/model` override it). */
+    channel_models: z.record(snowflake, nonEmpty).default({}),
   })
   .prefault({});
 
@@ -103,6 +118,10 @@ export const slackConfigSchema = z
     slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, 'must look like /name').default('/sandpiper'),
     api_url: z.url().optional(),
     thread_participants: z.enum(['owner', 'linked']).default('owner'),
+    /** Default model alias of new threads per channel id (`--model` and `model` override it). */
+    channel_models: z.record(nonEmpty, nonEmpty).default({}),
+    /** Stream answers with chat.startStream/appendStream/stopStream when the workspace takes them (ADR 0019). */
+    native_streaming: z.boolean().default(true),
   })
   .prefault({});
 
@@ -164,6 +183,12 @@ export const configSchema = z
     const aliases = Object.keys(config.models);
     if (config.agent.default_model !== undefined && !aliases.includes(config.agent.default_model)) {
       context.addIssue({ code: 'custom', path: ['agent', 'default_model'], message: `no model alias "${config.agent.default_model}" in [models]` });
+    }
+    for (const platform of ['discord', 'slack'] as const) {
+      for (const [channel, alias] of Object.entries(config[platform].channel_models)) {
+        if (aliases.includes(alias)) continue;
+        context.addIssue({ code: 'custom', path: [platform, 'channel_models', channel], message: `no model alias "${alias}" in [models]` });
+      }
     }
     for (const [name, server] of Object.entries(config.mcp.servers)) {
       if (server.type === 'stdio' && !server.command) {

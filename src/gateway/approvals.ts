@@ -9,6 +9,7 @@ import type { AgentEvent } from '../agent/events.js';
 import type { ApprovalVerdict, ResolveOutcome, WorkstreamManager } from '../agent/workstream-api.js';
 import type { ActionName, ApprovalCard, CardOutcome, ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
+import { INTERRUPTED_TOOL_RESULT } from '../shared/interruption.js';
 import type { Logger } from '../shared/logger.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
 import type { Stores } from '../storage/stores.js';
@@ -89,6 +90,20 @@ export class ApprovalDesk {
       const location = await this.locate(approvalId);
       if (!location || location.card.items.every((item) => approved.ranCallIds.has(item.callId))) continue;
       await this.editCard(approvalId, { status: 'cancelled', decidedBy: NOBODY, feedback: 'The turn was cancelled before the tool ran.' });
+    }
+  }
+
+  /**
+   * A restart interrupted the turn while approved calls ran (ADR 0013): their cards say so instead of just "Approved"
+   * (the calls may have run; they are not repeated).
+   */
+  async markInterrupted(turnId: string, interruptedCallIds: readonly string[]): Promise<void> {
+    const interrupted = new Set(interruptedCallIds);
+    for (const row of await this.deps.stores.approvals.listForTurn(turnId)) {
+      if (row.kind !== 'tools' || (row.state !== 'approved' && row.state !== 'executed') || row.decidedBy === null) continue;
+      if (!cardItemsOf(row.items).some((item) => interrupted.has(item.callId))) continue;
+      const decided = await this.decidedOutcome({ approved: true, always: row.always, feedback: null, decidedBy: row.decidedBy });
+      await this.editCard(row.approvalId, { status: 'interrupted', decidedBy: decided.status === 'pending' ? NOBODY : decided.decidedBy, feedback: INTERRUPTED_TOOL_RESULT });
     }
   }
 

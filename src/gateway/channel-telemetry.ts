@@ -3,11 +3,11 @@
  * platform call (post, edit, thread, typing…) a child span; it counts 429s, measures message-to-first-edit and
  * reports how many inbound messages are waiting or being routed (queue depth).
  */
-import type { ChannelAdapter, InboundEvent, InboundHandler } from '../channels/channel-adapter.js';
+import type { ChannelAdapter, InboundEvent, InboundHandler, NativeStream } from '../channels/channel-adapter.js';
 import { activeTraceId, metrics, SPAN, withSpan } from '../shared/telemetry.js';
 
 /** Adapter methods that call the platform's API, each traced as one `platform_call` span. */
-const PLATFORM_CALLS = new Set(['post', 'edit', 'setTyping', 'react', 'startThread', 'archiveThread', 'openDirect']);
+const PLATFORM_CALLS = new Set(['post', 'edit', 'setTyping', 'react', 'startThread', 'archiveThread', 'openDirect', 'whisper']);
 /** Calls that show the answer: the first of them in a message's trace ends the message-to-first-edit interval. */
 const ANSWER_CALLS = new Set(['post', 'edit']);
 const MAX_OPEN_TRACES = 1000;
@@ -63,6 +63,12 @@ export function createChannelTelemetry(): ChannelTelemetry {
           if (property === 'start') {
             return (handler: InboundHandler, signal: AbortSignal) => target.start(traced(target.platform, handler), signal);
           }
+          if (property === 'openStream') {
+            return (channelId: string) => {
+              const stream = target.openStream?.(channelId);
+              return stream && tracedStream(target.platform, stream, onAnswerCall);
+            };
+          }
           if (typeof property !== 'string' || !PLATFORM_CALLS.has(property)) return method.bind(target);
           return (...args: unknown[]) => {
             if (ANSWER_CALLS.has(property)) onAnswerCall(target.platform);
@@ -71,6 +77,22 @@ export function createChannelTelemetry(): ChannelTelemetry {
           };
         },
       }),
+  };
+}
+
+/** A native stream whose appends count as answer calls and, like its finish, are traced as platform calls. */
+function tracedStream(platform: string, stream: NativeStream, onAnswerCall: (platform: string) => void): NativeStream {
+  const span = (operation: string, call: () => Promise<void>): Promise<void> =>
+    withSpan(SPAN.platformCall, { 'sandpiper.platform': platform, 'sandpiper.platform.operation': operation }, call);
+  return {
+    get messageCount() {
+      return stream.messageCount;
+    },
+    append: (text, signal) => {
+      onAnswerCall(platform);
+      return span('stream.append', () => stream.append(text, signal));
+    },
+    finish: (signal) => span('stream.finish', () => stream.finish(signal)),
   };
 }
 

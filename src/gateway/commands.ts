@@ -1,11 +1,13 @@
-/** Slash-command behaviour shared by every platform: link, unlink, ask, status, close, cancel. */
+/** Slash-command behaviour shared by every platform: link, unlink, ask, status, close, cancel, model. */
 import type { ChannelAdapter, InboundEvent, PlatformUser } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import { hashApiToken } from '../shared/api-token.js';
 import type { Stores } from '../storage/stores.js';
 import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import { mayControl } from '../agent/ownership.js';
+import type { InboundLimits } from './inbound-limits.js';
 import { LinkLimiter } from './link-limiter.js';
+import type { ModelChoice } from './model-choice.js';
 import type { Router } from './router.js';
 
 type CommandEvent = Extract<InboundEvent, { type: 'command' }>;
@@ -14,8 +16,15 @@ export interface CommandDeps {
   stores: Stores;
   manager: WorkstreamManager;
   router: Router;
-  /** Opens a thread in `channelId`, routes it to a new workstream owned by `ownerUserId` and sends the first message. */
-  startConversation(adapter: ChannelAdapter, channelId: string, name: string, requester: PlatformUser, ownerUserId: string, text: string): Promise<void>;
+  models: ModelChoice;
+  limits: InboundLimits;
+  /**
+   * Opens a thread in `channelId`, routes it to a new workstream owned by `ownerUserId` (on `modelAlias`, else the
+   * channel's default) and sends the first message.
+   */
+  startConversation(
+    adapter: ChannelAdapter, channelId: string, name: string, requester: PlatformUser, ownerUserId: string, text: string, modelAlias: string | undefined,
+  ): Promise<void>;
   /** Renders the workstream into its thread while a command acts on it; resolves with the function ending that. */
   ensureRendered(wsId: string): Promise<(() => void) | undefined>;
   /** Marks the cards of approvals that were pending when their workstream closed as cancelled. */
@@ -75,9 +84,17 @@ export class CommandHandler {
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return event.respond.reply(notLinked(adapter));
     if (event.conversation.kind !== 'channel') return event.respond.reply(`Use ${adapter.commandText('ask')} in a channel; it opens a new thread.`);
+    let modelAlias: string | undefined;
+    if (event.args.model !== undefined && event.args.model.trim() !== '') {
+      const chosen = this.deps.models.resolve(event.args.model);
+      if (!chosen.ok) return event.respond.reply(chosen.error);
+      modelAlias = chosen.value;
+    }
     const text = (event.args.message ?? '').trim() || 'Hello';
-    await this.deps.startConversation(adapter, event.conversation.channelId, truncate(text, 100), event.user, user.userId, text);
-    await event.respond.reply('Started a new thread for your question.');
+    const admission = this.deps.limits.admit(`${adapter.platform}:${event.user.id}`, text);
+    if (!admission.admitted) return event.respond.reply(admission.notice ?? 'Not sent: you are over the message limit; try again in a moment.');
+    await this.deps.startConversation(adapter, event.conversation.channelId, truncate(text, 100), event.user, user.userId, text, modelAlias);
+    await event.respond.reply(modelAlias ? `Started a new thread for your question (model \`${modelAlias}\`).` : 'Started a new thread for your question.');
   }
 
   private async threadCommand(adapter: ChannelAdapter, event: CommandEvent): Promise<void> {
@@ -86,17 +103,18 @@ export class CommandHandler {
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return event.respond.reply(notLinked(adapter));
     const ws = await this.deps.router.open(wsId);
-    if (!ws) return event.respond.reply('This workstream is closed.');
-    if (event.name === 'status') return event.respond.reply(await statusText(ws));
+    if (!ws) {
+      await event.removeControl?.();
+      return event.respond.reply('This workstream is closed.');
+    }
+    if (event.name === 'status') return event.respond.reply(await statusText(ws, this.deps.models.defaultAlias));
+    if (event.name === 'model' && !event.args.model?.trim()) return event.respond.reply(await this.modelText(ws));
     if (!mayControl(ws.ownerUserId, user)) return event.respond.reply('Only the owner of this workstream can do that.');
+    if (event.name === 'model') return this.switchModel(ws, event);
     // Subscribed while acting, so the cancelled turn and its approval cards are shown even if the thread was quiet.
     const release = await this.deps.ensureRendered(wsId);
     try {
-      if (event.name === 'cancel') {
-        if (!ws.isBusy()) return await event.respond.reply('Nothing is running.');
-        ws.cancel();
-        return await event.respond.reply('Cancelling the running turn.');
-      }
+      if (event.name === 'cancel') return await cancelTurn(ws, event);
       const pending = await this.deps.stores.approvals.listPending(wsId);
       await this.deps.manager.close(wsId, 'closed by user');
       await this.deps.cancelCards(pending.map((row) => row.approvalId));
@@ -107,14 +125,37 @@ export class CommandHandler {
     await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'closed' }, this.deps.signal);
     await adapter.archiveThread(event.conversation.channelId, this.deps.signal);
   }
+
+  private async modelText(ws: Workstream): Promise<string> {
+    const info = await ws.info();
+    return `This thread uses \`${info.modelAlias || this.deps.models.defaultAlias}\`. ${this.deps.models.listing()}`;
+  }
+
+  /** `/model <alias>` by the owner or an admin: the next turn uses it (a running turn keeps its model). */
+  private async switchModel(ws: Workstream, event: CommandEvent): Promise<void> {
+    const chosen = this.deps.models.resolve(event.args.model ?? '');
+    if (!chosen.ok) return event.respond.reply(chosen.error);
+    if (!(await ws.setModel(chosen.value))) return event.respond.reply(`The model \`${chosen.value}\` cannot be used right now.`);
+    const when = ws.isBusy() ? ' from the next turn on' : '';
+    await event.respond.reply(`This thread now uses \`${chosen.value}\`${when}.`);
+  }
 }
 
+/** `/cancel` and the Stop button: a Stop that no longer applies (nothing runs, e.g. after a restart) is removed. */
+async function cancelTurn(ws: Workstream, event: CommandEvent): Promise<void> {
+  if (!ws.isBusy()) {
+    await event.removeControl?.();
+    return event.respond.reply('Nothing is running.');
+  }
+  ws.cancel();
+  return event.respond.reply('Cancelling the running turn.');
+}
 
-async function statusText(ws: Workstream): Promise<string> {
+async function statusText(ws: Workstream, defaultAlias: string): Promise<string> {
   const info = await ws.info();
   return [
     `**Workstream** \`${info.wsId}\` (${info.state})`,
-    `Model: ${info.modelAlias || 'default'}`,
+    `Model: ${info.modelAlias || defaultAlias || 'default'}`,
     `Tokens used: ${info.inputTokens} in, ${info.outputTokens} out`,
     `Pending approvals: ${info.pendingApprovals}`,
     `Queued messages: ${info.queuedMessages}`,

@@ -78,6 +78,28 @@ describe('gateway on the recording adapter', () => {
     await until(() => adapter.texts(thread?.id).includes('Hi there.'), 'answer');
   });
 
+  it('names attachments a platform cannot pass on in one notice and still sends the text', async () => {
+    model.enqueue({ parts: textParts('Text received.') });
+    const attachments = [{ name: 'notes.txt', url: 'https://files.example/notes.txt', size: 10, contentType: 'text/plain' }];
+    await adapter.deliver({ type: 'message', user: owner, conversation: { kind: 'channel', channelId: CHANNEL }, messageId: 'msg-files', text: 'with a file', mentioned: true, attachments });
+    const thread = latestThread();
+    await until(() => adapter.texts(thread).includes('Text received.'), 'answer');
+    assert.deepEqual(adapter.notices(thread), ['attachments-skipped']);
+    const sent = model.requests.at(-1)?.messages.at(-1);
+    assert.match(typeof sent?.content === 'string' ? sent.content : '', /^with a file\n\n\[Attachment notes\.txt was not used: this platform does not pass attachments on\.\]$/);
+  });
+
+  it('names a thread started by a files-only mention after the file, without inventing a greeting', async () => {
+    model.enqueue({ parts: textParts('Files only.') });
+    const attachments = [{ name: 'screenshot.png', url: 'https://files.example/s.png', size: 10, contentType: 'image/png' }];
+    await adapter.deliver({ type: 'message', user: owner, conversation: { kind: 'channel', channelId: CHANNEL }, messageId: 'msg-only-files', text: '', mentioned: true, attachments });
+    const thread = adapter.threads.at(-1);
+    assert.equal(thread?.name, 'screenshot.png');
+    await until(() => adapter.texts(thread?.id).includes('Files only.'), 'answer');
+    const sent = model.requests.at(-1)?.messages.at(-1);
+    assert.match(typeof sent?.content === 'string' ? sent.content : '', /^\[Attachment screenshot\.png was not used/);
+  });
+
   it('hints unlinked users to link, with the adapter’s own command name', async () => {
     await mention(unlinked);
     assert.deepEqual(adapter.notices(CHANNEL), ['link-hint']);

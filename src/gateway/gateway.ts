@@ -2,15 +2,20 @@
 import { SPAN, withSpan } from '../shared/telemetry.js';
 import { setMaxListeners } from 'node:events';
 import type { SendOptions, SendOutcome, Workstream, WorkstreamManager } from '../agent/workstream-api.js';
-import type { AdapterState, ChannelAdapter, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
+import type { ContentPart } from '../agent/messages.js';
+import type { AdapterState, ChannelAdapter, InboundAttachment, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import type { Config } from '../config/index.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import { ApprovalDesk } from './approvals.js';
+import { AttachmentIntake } from './attachments/attachment-intake.js';
 import { CommandHandler } from './commands.js';
 import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
+import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted-turns.js';
+import { admitMessage, InboundLimits } from './inbound-limits.js';
+import { ModelChoice } from './model-choice.js';
 import { Router, type LinkedUser } from './router.js';
 import { Subscriptions } from './subscriptions.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
@@ -71,6 +76,9 @@ class ChannelGateway implements Gateway {
   private readonly desk: ApprovalDesk;
   private readonly commands: CommandHandler;
   private readonly forms: ElicitationDesk;
+  private readonly models: ModelChoice;
+  private readonly limits: InboundLimits;
+  private readonly intake: AttachmentIntake;
   private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
   private readonly hinted = new LRUCache<string, number>({ max: HINT_MEMORY });
@@ -89,16 +97,26 @@ class ChannelGateway implements Gateway {
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
     this.router = new Router(deps.stores, deps.manager, this.now);
-    this.subs = new Subscriptions({ logger: this.logger, desk: () => this.desk, ...pickTiming(deps.options) });
+    this.subs = new Subscriptions({
+      logger: this.logger, desk: () => this.desk, ...pickTiming(deps.options),
+      saveLiveState: (platform, channelId, state) => deps.stores.routes.setLiveState(platform, channelId, state),
+    });
     const signal = this.controller.signal;
     this.desk = new ApprovalDesk({
       stores: deps.stores, manager: deps.manager, router: this.router, logger: this.logger, adapters: this.adapters, signal,
       ensureRendered: (wsId) => this.ensureRendered(wsId),
     });
+    this.intake = new AttachmentIntake({
+      workspaceDir: deps.config.agent.workspace_dir, maxBytes: deps.config.gateway.max_attachment_mb * 1024 * 1024, logger: this.logger,
+    });
     this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
+    this.models = new ModelChoice(deps.config);
+    const { max_message_chars: maxChars, user_rate_limit: limit, user_rate_window_s: windowS } = deps.config.gateway;
+    this.limits = new InboundLimits({ maxChars, limit, windowMs: windowS * 1000, now: this.now });
     this.commands = new CommandHandler({
-      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now,
-      startConversation: (adapter, channelId, name, requester, ownerUserId, text) => this.startConversation(adapter, channelId, name, { requester }, ownerUserId, text),
+      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now, models: this.models, limits: this.limits,
+      startConversation: (adapter, channelId, name, requester, ownerUserId, text, modelAlias) =>
+        this.startConversation(adapter, channelId, name, { requester }, ownerUserId, text, modelAlias),
       ensureRendered: (wsId) => this.ensureRendered(wsId),
       cancelCards: (approvalIds) => this.desk.cancelCards(approvalIds),
     });
@@ -121,6 +139,14 @@ class ChannelGateway implements Gateway {
         }
       }),
     );
+    // Turns a crash or stop left unfinished are settled once the platforms can be written to (ADR 0013).
+    if (!this.stopped) await settleInterruptedTurns(this.recoveryDeps());
+  }
+
+  private recoveryDeps(): InterruptedTurnsDeps {
+    const { manager, stores, config } = this.deps;
+    const base = { manager, stores, router: this.router, adapters: this.adapters, desk: this.desk, logger: this.logger, signal: this.controller.signal };
+    return { ...base, resume: config.gateway.resume_interrupted, ensureRendered: (wsId) => this.ensureRendered(wsId) };
   }
 
   async stop(): Promise<void> {
@@ -162,7 +188,7 @@ class ChannelGateway implements Gateway {
   private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
     if (this.stopped) {
       // An interaction is never left without an answer, even while stopping.
-      if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
+      if (isInteraction(event)) await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
       return;
     }
     try {
@@ -179,13 +205,16 @@ class ChannelGateway implements Gateway {
         case 'form':
           await this.forms.onForm(adapter, event);
           return;
+        case 'suggest':
+          await event.respond(this.models.suggest(event.query));
+          return;
         case 'rate-limited':
           this.subs.byChannelId(adapter.platform, event.channelId)?.renderer.slowDown(event.retryAfterMs);
           return;
       }
     } catch (error) {
       this.logFailure(`handle ${event.type}`, error);
-      if (event.type === 'command' || event.type === 'action' || event.type === 'form') await event.respond.reply('Something went wrong; please try again.');
+      if (isInteraction(event)) await event.respond.reply('Something went wrong; please try again.');
     }
   }
 
@@ -208,17 +237,26 @@ class ChannelGateway implements Gateway {
     if (conversation.kind === 'thread' && wsId === undefined) return;
     const user = await this.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return this.hintUnlinked(adapter, event);
-    if (wsId === undefined) return this.startFromMention(adapter, event, user.userId);
+    if (wsId === undefined) return (await this.admit(adapter, event)) ? this.startFromMention(adapter, event, user.userId) : undefined;
     const ws = await this.router.open(wsId);
-    if (!ws) return this.reactivate(adapter, event, wsId, user);
+    if (!ws) return (await this.admit(adapter, event)) ? this.reactivate(adapter, event, wsId, user) : undefined;
     if (!this.router.mayWrite(ws, user, adapter.threadParticipants)) return;
-    await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId);
+    if (!(await this.admit(adapter, event))) return;
+    await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId, {}, event.attachments);
+  }
+
+  /** The inbound limits (ADR 0018): false when the message is refused (the writer was told, never silently). */
+  private admit(adapter: ChannelAdapter, event: MessageEvent): Promise<boolean> {
+    return admitMessage(this.limits, adapter, event, this.controller.signal, this.logger);
   }
 
   private async startFromMention(adapter: ChannelAdapter, event: MessageEvent, userId: string): Promise<void> {
-    const text = event.text || 'Hello';
-    const name = truncate(text.replace(/\s+/g, ' '), 100);
-    await this.startConversation(adapter, event.conversation.channelId, name, { fromMessageId: event.messageId, requester: event.user }, userId, text);
+    // A mention that only carries files starts with the files (named in the message), not an invented greeting.
+    const firstFile = event.attachments?.[0]?.name;
+    const text = event.text || (firstFile === undefined ? 'Hello' : '');
+    const name = truncate((text || firstFile || 'Hello').replace(/\s+/g, ' '), 100);
+    const origin = { fromMessageId: event.messageId, requester: event.user };
+    await this.startConversation(adapter, event.conversation.channelId, name, origin, userId, text, undefined, event.attachments);
   }
 
   /**
@@ -237,15 +275,19 @@ class ChannelGateway implements Gateway {
     const ws = outcome.ws;
     this.logger.info({ platform: adapter.platform, oldWsId, wsId: ws.wsId }, 'thread routed to a new workstream (the old one was deleted)');
     await adapter.post(threadId, { kind: 'notice', code: 'reactivated' }, this.controller.signal);
-    await this.sendToThread(adapter, threadId, ws, event.text || 'Hello', event.messageId);
+    await this.sendToThread(adapter, threadId, ws, event.text || 'Hello', event.messageId, {}, event.attachments);
   }
 
   /** Opens a thread, routes it to a new workstream and sends the first message; tracked so follow-ups wait for it. */
-  private startConversation(adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string): Promise<void> {
+  private startConversation(
+    adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string, modelAlias: string | undefined,
+    attachments?: readonly InboundAttachment[],
+  ): Promise<void> {
     const work = (async () => {
       const threadId = await adapter.startThread(channelId, name, origin, this.controller.signal);
-      const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name);
-      await this.sendToThread(adapter, threadId, ws, text, undefined);
+      const model = modelAlias ?? this.models.channelDefault(adapter.platform, channelId);
+      const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name, model);
+      await this.sendToThread(adapter, threadId, ws, text, undefined, {}, attachments);
     })();
     this.opening.add(work);
     void work.finally(() => this.opening.delete(work)).catch(() => undefined);
@@ -263,6 +305,7 @@ class ChannelGateway implements Gateway {
   /**
    * Binds the workstream to the thread (before sending, so no event is missed) and hands it the message. The
    * workstream answers whether it queued or refused it (its queue, its bound); the adapter shows that as a reaction.
+   * Attachments are downloaded and saved into the workstream folder first (ADR 0017).
    */
   private async sendToThread(
     adapter: ChannelAdapter,
@@ -271,11 +314,13 @@ class ChannelGateway implements Gateway {
     text: string,
     messageId: string | undefined,
     options: SendOptions = {},
+    attachments: readonly InboundAttachment[] = [],
   ): Promise<SendOutcome> {
+    const content = await this.withAttachments(adapter, threadId, ws.wsId, text, attachments);
     const binding = this.subs.bind(ws, adapter, threadId);
     this.subs.hold(binding);
     try {
-      const outcome = await ws.send(text, options);
+      const outcome = await ws.send(content, options);
       const reaction = outcome.status === 'refused' ? 'refused' : outcome.queued ? 'queued' : undefined;
       if (reaction === 'refused') this.logger.info({ wsId: ws.wsId, limit: outcome.status === 'refused' ? outcome.limit : 0 }, 'message refused: the queue is full');
       if (reaction !== undefined && messageId !== undefined) await adapter.react?.(threadId, messageId, reaction, this.controller.signal);
@@ -283,6 +328,17 @@ class ChannelGateway implements Gateway {
     } finally {
       this.subs.unhold(binding);
     }
+  }
+
+  /** The message with its attachments; those that cannot be used are named in one notice in the thread. */
+  private async withAttachments(adapter: ChannelAdapter, threadId: string, wsId: string, text: string, attachments: readonly InboundAttachment[]): Promise<string | ContentPart[]> {
+    if (attachments.length === 0) return text;
+    const composed = await this.intake.compose(text, attachments, adapter.attachmentAccess?.(), wsId, this.controller.signal);
+    if (composed.skipped.length > 0) {
+      await adapter.post(threadId, { kind: 'notice', code: 'attachments-skipped', text: composed.skipped.join('\n') }, this.controller.signal)
+        .catch((error: unknown) => this.logFailure('attachment notice', error));
+    }
+    return composed.content;
   }
 
   /**
@@ -318,6 +374,11 @@ class ChannelGateway implements Gateway {
   private logFailure(what: string, error: unknown): void {
     this.logger.error({ error: describeError(error) }, `${what} failed`);
   }
+}
+
+/** Events whose sender waits for a private answer. */
+function isInteraction(event: InboundEvent): event is Extract<InboundEvent, { type: 'command' | 'action' | 'form' }> {
+  return event.type === 'command' || event.type === 'action' || event.type === 'form';
 }
 
 function pickTiming(options: GatewayDeps['options']): { editIntervalMs?: number; typingIntervalMs?: number } {

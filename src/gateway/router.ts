@@ -60,9 +60,10 @@ export class Router {
   }
 
   /** Creates a workstream owned by `ownerUserId` and routes the thread to it (the route records the owner). */
-  async createForThread(platform: string, channelId: string, ownerUserId: string, name: string): Promise<Workstream> {
+  async createForThread(platform: string, channelId: string, ownerUserId: string, name: string, modelAlias?: string): Promise<Workstream> {
     // Row and route are one transaction, committed while the first turn starts (WorkstreamManager.create).
-    const ws = await this.manager.create({ ownerUserId, name, route: { channelType: platform, channelId } });
+    const route = { channelType: platform, channelId };
+    const ws = await this.manager.create({ ownerUserId, name, route, ...(modelAlias === undefined ? {} : { modelAlias }) });
     this.remember(`${platform}:${channelId}`, ws.wsId);
     return ws;
   }

@@ -6,7 +6,8 @@ import { describeError } from '../shared/errors.js';
 import { SerialLane } from '../shared/serial-lane.js';
 import { sleep } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
-import { LiveMessage } from './live-message.js';
+import { LiveStateRecorder } from './live-state.js';
+import { openSegment, type AnswerSegment } from './streamed-message.js';
 
 export const DEFAULT_EDIT_INTERVAL_MS = 1500;
 const MAX_EDIT_INTERVAL_MS = 15_000;
@@ -22,6 +23,8 @@ export interface RendererHooks {
   /** The turn was cancelled: approvals granted in it whose calls did not all produce a result never ran. */
   onTurnCancelled(approved: { approvalIds: readonly string[]; ranCallIds: ReadonlySet<string> }): Promise<void>;
   onClosed(): void;
+  /** Records what the thread shows of the turn in flight (JSON), or clears it (null), for a restart (ADR 0013). */
+  onLiveState?(state: string | null): Promise<void>;
 }
 
 export interface StreamRendererOptions {
@@ -37,7 +40,7 @@ export interface StreamRendererOptions {
 /** Renders one workstream's events into one thread. Events are processed strictly in order on a private chain. */
 export class StreamRenderer {
   private readonly lane = new SerialLane();
-  private segment: LiveMessage | undefined;
+  private segment: AnswerSegment | undefined;
   private readonly toolMessages = new Map<string, { messageId: string; name: string; preview: string }>();
   private flushTimer: NodeJS.Timeout | undefined;
   private typingTimer: NodeJS.Timeout | undefined;
@@ -49,11 +52,14 @@ export class StreamRenderer {
   private readonly ranThisTurn = new Set<string>();
   private readonly controller = new AbortController();
   private closed = false;
+  private readonly live: LiveStateRecorder | undefined;
   /** Live edits made, for benchmarks and /metrics. */
   edits = 0;
 
   constructor(private readonly options: StreamRendererOptions) {
     this.intervalMs = options.editIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS;
+    const save = options.hooks.onLiveState;
+    this.live = save === undefined ? undefined : new LiveStateRecorder((state) => save(state), options.logger);
     setMaxListeners(0, this.controller.signal);
   }
 
@@ -92,17 +98,7 @@ export class StreamRenderer {
     if (this.closed) return;
     switch (event.type) {
       case 'turn-start':
-        await this.finishSegment();
-        this.postedThisTurn = false;
-        this.approvedThisTurn.clear();
-        this.ranThisTurn.clear();
-        // A watch result started this turn: nobody typed it, so the thread shows it before the answer.
-        if (event.origin === 'watch') {
-          await this.post({ kind: 'tool-result', name: 'watch', output: event.userMessage, isError: false });
-          this.postedThisTurn = false;
-        }
-        this.startTyping();
-        return;
+        return this.startTurn(event);
       case 'text-delta':
         this.appendText(event.text);
         return;
@@ -143,10 +139,31 @@ export class StreamRenderer {
     }
   }
 
+  private async startTurn(event: Extract<AgentEvent, { type: 'turn-start' }>): Promise<void> {
+    await this.finishSegment();
+    this.live?.startTurn(event.turnId);
+    this.postedThisTurn = false;
+    this.approvedThisTurn.clear();
+    this.ranThisTurn.clear();
+    // A watch result started this turn: nobody typed it, so the thread shows it before the answer.
+    if (event.origin === 'watch') {
+      await this.post({ kind: 'tool-result', name: 'watch', output: event.userMessage, isError: false });
+      this.postedThisTurn = false;
+    }
+    this.startTyping();
+  }
+
   private appendText(text: string): void {
     if (text.length === 0) return;
     this.startTyping();
-    this.segment ??= new LiveMessage({ ...this.options, signal: this.controller.signal });
+    // The live message of a running turn carries the Stop control (where messages can be edited to remove it again;
+    // a natively streamed segment cannot carry buttons, ADR 0019).
+    this.segment ??= openSegment({
+      ...this.options,
+      signal: this.controller.signal,
+      onPosted: (ids) => this.live?.segment(ids),
+      stoppable: this.options.adapter.capabilities.canEdit,
+    });
     this.segment.append(text);
     // Platforms without edits get the answer once, complete, when the segment ends.
     if (this.options.adapter.capabilities.canEdit) this.scheduleFlush();
@@ -177,6 +194,7 @@ export class StreamRenderer {
     const segment = this.segment;
     if (!segment) return;
     this.segment = undefined;
+    segment.seal();
     if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     for (let attempt = 1; attempt <= FINAL_ATTEMPTS && !this.closed; attempt += 1) {
@@ -184,11 +202,15 @@ export class StreamRenderer {
       const complete = await segment.sync();
       this.edits += segment.edits - before;
       if (segment.messageCount > 0) this.postedThisTurn = true;
-      if (complete) return;
+      if (complete) {
+        await segment.close();
+        return this.live?.segmentEnded();
+      }
       // The wait ends early when the renderer is disposed (shutdown), so no timer outlives it.
       await sleep(this.intervalMs * attempt, this.controller.signal).catch(() => undefined);
     }
     this.options.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
+    await segment.close();
   }
 
   /** Posts an approval card; when that fails the owner is told how to unblock the waiting turn. */
@@ -221,12 +243,15 @@ export class StreamRenderer {
     this.toolMessages.clear();
     this.approvedThisTurn.clear();
     this.ranThisTurn.clear();
+    this.live?.endTurn();
   }
 
   private async postToolCalls(items: Extract<AgentEvent, { type: 'tool-calls' }>['items']): Promise<void> {
     for (const item of items) {
       const messageId = await this.post({ kind: 'tool-call', name: item.name, preview: item.preview, status: 'running' });
-      if (messageId !== undefined) this.toolMessages.set(item.callId, { messageId, name: item.name, preview: item.preview });
+      if (messageId === undefined) continue;
+      this.toolMessages.set(item.callId, { messageId, name: item.name, preview: item.preview });
+      this.live?.toolPosted(item.callId, { messageId, name: item.name, preview: item.preview });
     }
   }
 
@@ -234,6 +259,7 @@ export class StreamRenderer {
     await this.finishSegment();
     const shown = this.toolMessages.get(event.callId);
     this.toolMessages.delete(event.callId);
+    this.live?.toolDone(event.callId);
     const status = event.isError ? 'error' : 'done';
     if (shown) {
       const message = { kind: 'tool-call', name: shown.name, preview: shown.preview, status, output: event.output } as const;

@@ -20,6 +20,8 @@ export interface Binding {
 export interface SubscriptionOptions {
   logger: Logger;
   desk: () => ApprovalDesk;
+  /** Records what a thread shows of its turn in flight (`channel_routes.live_state`), for a restart (ADR 0013). */
+  saveLiveState?: (platform: string, channelId: string, state: string | null) => Promise<void>;
   editIntervalMs?: number;
   typingIntervalMs?: number;
 }
@@ -52,6 +54,7 @@ export class Subscriptions {
         onApprovalResolved: (event) => this.options.desk().onResolved(event),
         onTurnCancelled: (approved) => this.options.desk().onTurnCancelled(approved),
         onClosed: () => this.release(ws.wsId),
+        ...(this.options.saveLiveState === undefined ? {} : { onLiveState: this.saveLiveStateFor(adapter.platform, channelId) }),
       },
     });
     const binding: Binding = { ws, adapter, channelId, renderer, holds: 0, unsubscribe: () => undefined };
@@ -59,6 +62,11 @@ export class Subscriptions {
     this.bindings.set(ws.wsId, binding);
     this.byChannel.set(`${adapter.platform}:${channelId}`, binding);
     return binding;
+  }
+
+  private saveLiveStateFor(platform: string, channelId: string): (state: string | null) => Promise<void> {
+    const save = this.options.saveLiveState;
+    return (state) => save?.(platform, channelId, state) ?? Promise.resolve();
   }
 
   /** Keeps a binding alive while a gateway operation runs; `unhold` releases it when it went quiet meanwhile. */

@@ -44,6 +44,8 @@ export interface ApprovalStore {
   setCard(approvalId: string, card: { channelType: string; channelId: string; messageId: string }): Promise<void>;
   /** Pending rows, of one workstream when given, oldest first. */
   listPending(wsId?: string): Promise<ApprovalRow[]>;
+  /** Every row asked during one turn, oldest first. */
+  listForTurn(turnId: string): Promise<ApprovalRow[]>;
   /** Marks a workstream's pending rows cancelled (turn cancelled, workstream closed). */
   cancelPending(wsId: string): Promise<number>;
 }

@@ -1,5 +1,6 @@
 /** Message ↔ `conversations` row mapping, the history repair rule, and full-text query sanitising. */
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../agent/messages.js';
+import { INTERRUPTED_TOOL_RESULT } from '../shared/interruption.js';
 import { safeParseJson, isPlainObject } from '../shared/json.js';
 import { fromDbBool, nullableText, text, toDbBool, type DbRow } from './rows.js';
 
@@ -127,32 +128,34 @@ export function fromConversationRow(row: DbRow): Message | undefined {
 }
 
 /**
- * Drops interrupted tool turns: an assistant message with tool calls whose results do not all follow it
- * (contiguously) is removed together with its partial results. At the tail this is exactly "the trailing
- * assistant message and everything after it"; applied everywhere, so a later turn is never lost because an
- * earlier interrupted one is still stored.
+ * Answers interrupted tool calls: an assistant message with tool calls whose results do not all follow it
+ * (contiguously) is kept, and each missing result is filled in as an error the model reads ("interrupted — may have
+ * run; not repeated"), after the results that were stored. The assistant message itself is never dropped: the model
+ * must learn that a call it made may have run (docs/decisions/0013-crash-safe-turns.md). Everything else is kept as stored.
  */
 export function repairHistory(messages: readonly Message[]): Message[] {
   const repaired: Message[] = [];
   let index = 0;
   while (index < messages.length) {
     const message = messages[index] as Message;
-    if (message.role !== 'assistant' || !message.toolCalls || message.toolCalls.length === 0) {
-      repaired.push(message);
-      index += 1;
-      continue;
-    }
-    let end = index + 1;
+    index += 1;
+    repaired.push(message);
+    if (message.role !== 'assistant' || !message.toolCalls || message.toolCalls.length === 0) continue;
     const answered = new Set<string>();
-    for (let next = messages[end]; next?.role === 'tool'; next = messages[end]) {
+    for (let next = messages[index]; next?.role === 'tool'; next = messages[index]) {
+      index += 1;
       answered.add(next.toolCallId);
-      end += 1;
+      repaired.push(next);
     }
-    const complete = message.toolCalls.every((call) => answered.has(call.id));
-    if (complete) repaired.push(...messages.slice(index, end));
-    index = end;
+    for (const call of message.toolCalls) {
+      if (!answered.has(call.id)) repaired.push(interruptedResult(call));
+    }
   }
   return repaired;
+}
+
+function interruptedResult(call: ToolCall): Message {
+  return { role: 'tool', toolCallId: call.id, name: call.name, content: INTERRUPTED_TOOL_RESULT, isError: true };
 }
 
 /** Whitespace-separated terms of a user query, with the characters full-text syntax would interpret removed. */

@@ -24,8 +24,8 @@ export interface ConversationStore {
   /** Appends one message to a workstream's history; returns its row id. */
   append(wsId: string, message: Message): Promise<number>;
   /**
-   * The history in order, repaired: a trailing assistant message whose tool calls lack results
-   * (an interrupted turn) is removed with everything after it. System messages are never stored.
+   * The history in order, repaired: a tool call without a stored result (a turn interrupted by a restart) gets the
+   * result INTERRUPTED_TOOL_RESULT, so the model knows it may have run. System messages are never stored.
    */
   load(wsId: string): Promise<Message[]>;
   /** Full-text search over message content and tool-call arguments, best match first. */

@@ -6,10 +6,12 @@ import { KnexConversationStore } from './knex-conversation-store.js';
 import { KnexMcpServerStore } from './knex-mcp-server-store.js';
 import { KnexMemoryStore } from './knex-memory-store.js';
 import { KnexNotifyDeliveryStore } from './knex-notify-delivery-store.js';
+import { KnexNotifyOutboxStore } from './knex-notify-outbox-store.js';
 import { KnexPolicyStore } from './knex-policy-store.js';
 import { KnexPromptTemplateStore } from './knex-prompt-template-store.js';
 import { KnexRouteStore } from './knex-route-store.js';
 import { KnexServiceStore } from './knex-service-store.js';
+import { KnexTurnJournalStore } from './knex-turn-journal-store.js';
 import { KnexUserStore } from './knex-user-store.js';
 import { KnexWatchStore } from './knex-watch-store.js';
 import { KnexWorkstreamStore } from './knex-workstream-store.js';
@@ -30,5 +32,7 @@ export function createStores(knex: Knex): Stores {
     promptTemplates: new KnexPromptTemplateStore(knex),
     mcpServers: new KnexMcpServerStore(knex),
     notifyDeliveries: new KnexNotifyDeliveryStore(knex),
+    notifyOutbox: new KnexNotifyOutboxStore(knex),
+    turnJournal: new KnexTurnJournalStore(knex),
   };
 }

@@ -105,6 +105,13 @@ export class KnexApprovalStore implements ApprovalStore {
     });
   }
 
+  listForTurn(turnId: string): Promise<ApprovalRow[]> {
+    return guard('approvals.listForTurn', async () => {
+      const rows = (await this.knex('approvals').where({ turn_id: turnId }).orderBy('seq')) as DbRow[];
+      return rows.map(toApproval);
+    });
+  }
+
   cancelPending(wsId: string): Promise<number> {
     return guard('approvals.cancelPending', () =>
       this.knex('approvals').where({ ws_id: wsId, state: 'pending' }).update({ state: 'cancelled', decided: isoNow() }),

@@ -13,6 +13,7 @@ function toRoute(row: DbRow): ChannelRoute {
     nodeId: text(row.node_id),
     ownerUserId: nullableText(row.owner_user_id),
     created: text(row.created),
+    liveState: nullableText(row.live_state),
   };
 }
 
@@ -61,6 +62,19 @@ export class KnexRouteStore implements RouteStore {
       const rows = (await this.knex('channel_routes')
         .where({ channel_type: channelType })
         .orderBy([{ column: 'created', order: 'desc' }, { column: 'channel_id' }])) as DbRow[];
+      return rows.map(toRoute);
+    });
+  }
+
+  setLiveState(channelType: string, channelId: string, state: string | null): Promise<void> {
+    return guard('routes.setLiveState', async () => {
+      await this.knex('channel_routes').where({ channel_type: channelType, channel_id: channelId }).update({ live_state: state });
+    });
+  }
+
+  listLive(): Promise<ChannelRoute[]> {
+    return guard('routes.listLive', async () => {
+      const rows = (await this.knex('channel_routes').whereNotNull('live_state').orderBy([{ column: 'channel_type' }, { column: 'channel_id' }])) as DbRow[];
       return rows.map(toRoute);
     });
   }

@@ -15,6 +15,8 @@ import * as m012 from '../../migrations/20260101000012_create_notify_deliveries.
 import * as m013 from '../../migrations/20260101000013_add_route_owner.js';
 import * as m102 from '../../migrations/20260102000001_index_structured_memories.js';
 import * as m103 from '../../migrations/20260102000002_index_conversation_tool_calls.js';
+import * as m0202_01 from '../../migrations/20260202000001_create_notify_outbox.js';
+import * as m201 from '../../migrations/20260201000001_create_turn_journal.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -32,6 +34,8 @@ const migrations: Record<string, Knex.Migration> = {
   '20260101000013_add_route_owner': m013,
   '20260102000001_index_structured_memories': m102,
   '20260102000002_index_conversation_tool_calls': m103,
+  '20260202000001_create_notify_outbox': m0202_01,
+  '20260201000001_create_turn_journal': m201,
 };
 
 /** Migration names in order; a name, once released, never changes. */

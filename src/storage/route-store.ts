@@ -9,6 +9,8 @@ export interface ChannelRoute {
   /** Our user id of the person who owned the routed workstream when the route was made; null when not recorded. */
   ownerUserId: string | null;
   created: string;
+  /** What the thread shows of the turn in flight (JSON written by the gateway); null when nothing is live. */
+  liveState: string | null;
 }
 
 export interface RouteStore {
@@ -20,4 +22,8 @@ export interface RouteStore {
   /** Routes of one platform, newest first. */
   listRoutes(channelType: string): Promise<ChannelRoute[]>;
   deleteRoute(channelType: string, channelId: string): Promise<boolean>;
+  /** Records (or clears, with null) what the thread shows of the turn in flight. */
+  setLiveState(channelType: string, channelId: string, state: string | null): Promise<void>;
+  /** Routes whose thread shows a turn in flight (after a restart: the threads to settle). */
+  listLive(): Promise<ChannelRoute[]>;
 }

@@ -4,10 +4,12 @@ import type { ConversationStore } from './conversation-store.js';
 import type { McpServerStore } from './mcp-server-store.js';
 import type { MemoryStore } from './memory-store.js';
 import type { NotifyDeliveryStore } from './notify-delivery-store.js';
+import type { NotifyOutboxStore } from './notify-outbox-store.js';
 import type { PolicyStore } from './policy-store.js';
 import type { PromptTemplateStore } from './prompt-template-store.js';
 import type { RouteStore } from './route-store.js';
 import type { ServiceStore } from './service-store.js';
+import type { TurnJournalStore } from './turn-journal-store.js';
 import type { UserStore } from './user-store.js';
 import type { WatchStore } from './watch-store.js';
 import type { WorkstreamStore } from './workstream-store.js';
@@ -25,4 +27,6 @@ export interface Stores {
   promptTemplates: PromptTemplateStore;
   mcpServers: McpServerStore;
   notifyDeliveries: NotifyDeliveryStore;
+  notifyOutbox: NotifyOutboxStore;
+  turnJournal: TurnJournalStore;
 }

@@ -82,6 +82,8 @@ const VENDORS: ReadonlyArray<[RegExp, string[]]> = [
   [/^@modelcontextprotocol\/sdk/, ['src/agent/mcp/']],
   [/^(knex|pg|sqlite3)(\/|$)/, ['src/storage/']],
   [/^jose(\/|$)/, ['src/gateway/http/auth.ts']],
+  // libvips is large: one file resizes images, importing sharp on the first image only.
+  [/^sharp(\/|$)/, ['src/gateway/attachments/fit-image.ts']],
   // The OpenTelemetry SDK lives in the composition root; everything else records through @opentelemetry/api.
   [/^@opentelemetry\/(?!api$)/, ['src/main-telemetry.ts']],
 ];
@@ -124,7 +126,7 @@ describe('dependency rules (ARCHITECTURE.md §2)', () => {
   });
 
   it('loads discord.js, bolt, openai and the Anthropic SDK only on demand (dynamic import when configured)', () => {
-    const lazy = /^(discord\.js|@discordjs\/|@slack\/|openai(\/|$)|@anthropic-ai\/)/;
+    const lazy = /^(discord\.js|@discordjs\/|@slack\/|openai(\/|$)|@anthropic-ai\/|sharp(\/|$))/;
     for (const entry of ['cli.ts', 'main.ts', 'main-agent.ts', 'main-chat.ts']) {
       const eager = [...staticPackagesFrom(path.join(srcDir, entry))].filter(([specifier]) => lazy.test(specifier)).map(([specifier, file]) => `${rel(file)} imports ${specifier}`);
       assert.deepEqual(eager, [], `start-up path from src/${entry}`);

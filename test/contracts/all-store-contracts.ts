@@ -4,11 +4,13 @@ import { conversationStoreContract } from './conversation-store.contract.js';
 import { mcpServerStoreContract } from './mcp-server-store.contract.js';
 import { memoryStoreContract } from './memory-store.contract.js';
 import { notifyDeliveryStoreContract } from './notify-delivery-store.contract.js';
+import { notifyOutboxStoreContract } from './notify-outbox-store.contract.js';
 import { policyStoreContract } from './policy-store.contract.js';
 import { promptTemplateStoreContract } from './prompt-template-store.contract.js';
 import { routeStoreContract } from './route-store.contract.js';
 import { serviceStoreContract } from './service-store.contract.js';
 import type { StoresFactory } from './stores-factory.js';
+import { turnJournalStoreContract } from './turn-journal-store.contract.js';
 import { userStoreContract } from './user-store.contract.js';
 import { watchStoreContract } from './watch-store.contract.js';
 import { workstreamStoreContract } from './workstream-store.contract.js';
@@ -26,4 +28,6 @@ export function allStoreContracts(label: string, factory: StoresFactory): void {
   promptTemplateStoreContract(label, factory);
   mcpServerStoreContract(label, factory);
   notifyDeliveryStoreContract(label, factory);
+  notifyOutboxStoreContract(label, factory);
+  turnJournalStoreContract(label, factory);
 }

@@ -6,7 +6,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { ForeignFileHost, type FakeFile, type FileRequest } from '../fakes/fake-file-host.js';
 import type { FakeLlmServer } from '../fakes/fake-llm-server.js';
+import { imagesIn, lastUserText } from '../helpers/llm-images.js';
 
 /** A card as a person sees it: its text (embed or blocks, serialised) and its button labels. */
 export interface SeenCard {
@@ -31,6 +34,12 @@ export interface ContractDriver<U = unknown> {
   mention(user: U, text: string): Promise<string>;
   /** The user writes in a thread; returns the platform message id. */
   say(user: U, threadId: string, text: string): string;
+  /** The user writes in a thread with files attached (served by the platform fake); returns the platform message id. */
+  sayWithFiles(user: U, threadId: string, text: string, files: readonly FakeFile[]): string;
+  /** A file in the workspace folder of the thread's workstream; undefined when it is not there. */
+  workspaceFile(threadId: string, relative: string): Promise<Buffer | undefined>;
+  /** Requests the platform fake's file host received (path and Authorization header). */
+  fileRequests(): readonly FileRequest[];
   /** The bot's plain-text messages in a thread, oldest first, as currently shown. */
   texts(threadId: string): string[];
   /** How many times the bot's messages in a thread were edited. */
@@ -45,6 +54,17 @@ export interface ContractDriver<U = unknown> {
   rateLimitEdits(times: number): () => number;
   /** Requests the fake refused because they break the platform's published API description (none expected). */
   protocolProblems(): string[];
+  /**
+   * The user runs a thread command the way the platform offers it (Discord: the slash command in the thread; Slack:
+   * the slash command, which acts on the user's latest thread); resolves with the private answer.
+   */
+  command(user: U, threadId: string, name: 'model' | 'status' | 'cancel', arg?: string): Promise<string>;
+  /** Whether one of the bot's messages in the thread shows the Stop button. */
+  hasStop(threadId: string): boolean;
+  /** The user clicks the Stop button in the thread. */
+  clickStop(threadId: string, user: U): SeenClick;
+  /** Private notices the user got about messages they wrote (Slack: ephemeral; Discord: replies to their messages). */
+  notices(user: U): string[];
   /** Polls until `probe` is truthy. */
   waitFor<T>(probe: () => T | undefined | false | null, what: string, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -52,21 +72,42 @@ export interface ContractDriver<U = unknown> {
 
 const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
 
-/** Flags every driver boots its gateway with (a small queue bound, so the refusal is reachable). */
-export const CONTRACT_FLAGS = { 'agent.max_queued_messages': 1 };
+/**
+/**
+ * Flags of the main contract gateway: a small queue bound (so the refusal is reachable), a vision model and a 1 MB
+ * attachment limit (so an oversize file is cheap to make). The harness's per-user rate is high enough for the whole
+ * suite; the limits have their own gateway, with the defaults.
+ */
+export const CONTRACT_FLAGS = { 'agent.max_queued_messages': 1, 'models.fake.supports_vision': true, 'gateway.max_attachment_mb': 1 };
+/** The inbound-limits gateway: the default rate (10 per 60 s; the harness raises it for other scenarios), a short length cap. */
+export const LIMIT_FLAGS = { 'gateway.max_message_chars': 500, 'gateway.user_rate_limit': 10, 'gateway.user_rate_window_s': 60 };
+/** A second model alias every driver configures next to `fake` (model `fake-model`), on the same fake LLM. */
+export const CONTRACT_MODELS = { other: 'other-model' };
 
-export function channelAdapterContract<U>(platform: string, start: () => Promise<ContractDriver<U>>): void {
+/** A solid PNG of the given size (too large for the models when over 1568 px). */
+export function pngOf(width: number, height: number): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: '#c0392b' } }).png().toBuffer();
+}
+
+export const PDF_BYTES = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+
+/** `start(flags)` boots a driver whose gateway has `flags` and the models `fake` and CONTRACT_MODELS. */
+export function channelAdapterContract<U>(platform: string, start: (flags: Record<string, unknown>) => Promise<ContractDriver<U>>): void {
+  limitsContract(platform, start);
   describe(`ChannelAdapter contract: ${platform}`, () => {
     let d: ContractDriver<U>;
     let owner: U;
     let stranger: U;
+    let foreign: ForeignFileHost;
     before(async () => {
-      d = await start();
+      foreign = await ForeignFileHost.start();
+      d = await start(CONTRACT_FLAGS);
       owner = await d.linkedUser(platform === 'slack' ? 'U0CONOWNER' : '400000000000000091', 'owner');
       stranger = await d.linkedUser(platform === 'slack' ? 'U0CONSTRANGER' : '400000000000000092', 'stranger');
     });
     after(async () => {
       await d.close();
+      await foreign.close();
     });
 
     it('starts a thread from a mention and streams the answer into it', async () => {
@@ -139,6 +180,70 @@ export function channelAdapterContract<U>(platform: string, start: () => Promise
       assert.match(answers.join('\n'), /Direct messages aren't supported/);
     });
 
+    it('passes an image in a thread to the model as an image part, shrunk to the provider limit, and saves the original', async () => {
+      d.llm.enqueue({ text: 'Ready.' });
+      const threadId = await d.mention(owner, 'I will send a picture');
+      await d.waitFor(() => d.texts(threadId).includes('Ready.'), 'first answer');
+      const png = await pngOf(2400, 1200);
+      d.llm.enqueue({ text: 'A red rectangle.' });
+      d.sayWithFiles(owner, threadId, 'what is in this picture?', [{ name: 'red.png', contentType: 'image/png', bytes: png }]);
+      await d.waitFor(() => d.texts(threadId).includes('A red rectangle.'), 'answer about the image');
+      const body = d.llm.requests.at(-1)?.body;
+      const images = imagesIn(body);
+      assert.equal(images.length, 1, 'one image part');
+      assert.equal(images[0]?.mediaType, 'image/png');
+      const seen = await sharp(images[0]?.bytes).metadata();
+      assert.deepEqual([seen.width, seen.height], [1568, 784], 'resized to the 1568 px long edge');
+      assert.match(lastUserText(body), /what is in this picture\?/);
+      assert.match(lastUserText(body), /attachments\/red\.png/);
+      assert.deepEqual(await d.workspaceFile(threadId, 'attachments/red.png'), png, 'the original is in the workspace');
+      assert.ok(d.fileRequests().length >= 1, 'downloaded from the platform file host');
+    });
+
+    it('saves a PDF into the workspace and names it in the message', async () => {
+      d.llm.enqueue({ text: 'Got the PDF.' });
+      const threadId = await d.mention(owner, 'a document follows');
+      d.llm.enqueue({ text: 'I can read it with read_file.' });
+      await d.waitFor(() => d.texts(threadId).includes('Got the PDF.'), 'first answer');
+      d.sayWithFiles(owner, threadId, 'summarise this', [{ name: 'Q3 report.pdf', contentType: 'application/pdf', bytes: PDF_BYTES }]);
+      await d.waitFor(() => d.texts(threadId).includes('I can read it with read_file.'), 'answer about the PDF');
+      const body = d.llm.requests.at(-1)?.body;
+      assert.equal(imagesIn(body).length, 0);
+      assert.match(lastUserText(body), /summarise this/);
+      assert.match(lastUserText(body), /attachments\/Q3 report\.pdf \(application\/pdf/);
+      assert.deepEqual(await d.workspaceFile(threadId, 'attachments/Q3 report.pdf'), PDF_BYTES);
+    });
+
+    it('names an oversize file, another host, a redirect off the platform and a web page in one notice, and keeps the text', async () => {
+      d.llm.enqueue({ text: 'Send them.' });
+      const threadId = await d.mention(owner, 'files follow');
+      await d.waitFor(() => d.texts(threadId).includes('Send them.'), 'first answer');
+      const elsewhere = foreign.put('/elsewhere.png', { name: 'elsewhere.png', contentType: 'image/png', bytes: await pngOf(10, 10) });
+      const files: FakeFile[] = [
+        { name: 'huge.bin', contentType: 'application/octet-stream', bytes: Buffer.from('small really'), declaredSize: 5 * 1024 * 1024 },
+        { name: 'elsewhere.png', contentType: 'image/png', bytes: Buffer.alloc(0), url: elsewhere },
+        { name: 'moved.pdf', contentType: 'application/pdf', bytes: PDF_BYTES, redirectTo: elsewhere },
+        { name: 'login.pdf', contentType: 'application/pdf', bytes: PDF_BYTES, servedType: 'text/html' },
+        { name: 'fine.txt', contentType: 'text/plain', bytes: Buffer.from('plain text') },
+      ];
+      d.llm.enqueue({ text: 'Only the text file arrived.' });
+      d.sayWithFiles(owner, threadId, 'please look at all of these', files);
+      await d.waitFor(() => d.texts(threadId).includes('Only the text file arrived.'), 'answer despite the refused files');
+      const notice = d.texts(threadId).find((text) => text.includes('Some attachments were not used'));
+      assert.ok(notice, 'one notice in the thread');
+      assert.match(notice, /huge\.bin: too large \(5\.0 MB; the limit is 1\.0 MB\)/);
+      assert.match(notice, /elsewhere\.png: it is not hosted by the platform/);
+      assert.match(notice, /moved\.pdf: the file host redirected to another host/);
+      assert.match(notice, /login\.pdf: the file host sent a web page instead of the file/);
+      assert.doesNotMatch(notice, /fine\.txt/);
+      const text = lastUserText(d.llm.requests.at(-1)?.body);
+      assert.match(text, /please look at all of these/);
+      assert.match(text, /\[Attachment huge\.bin was not used: too large/);
+      assert.match(text, /attachments\/fine\.txt \(text\/plain/);
+      assert.deepEqual(foreign.store.requests, [], 'nothing was fetched from the other host');
+      assert.equal(await d.workspaceFile(threadId, 'attachments/login.pdf'), undefined, 'a refused file is not saved');
+    });
+
     it('slows down on rate limits and still shows the complete answer', async () => {
       const words = Array.from({ length: 40 }, (_, i) => `r${i} `);
       d.llm.enqueue({ text: words, delayMs: 15 });
@@ -148,8 +253,83 @@ export function channelAdapterContract<U>(platform: string, start: () => Promise
       assert.ok(limited() >= 1, 'the platform answered with a rate limit at least once');
     });
 
+    it('switches the thread’s model mid-thread; the next turn calls the other model', async () => {
+      d.llm.enqueue({ text: 'On the first model.' });
+      const threadId = await d.mention(owner, 'which model?');
+      await d.waitFor(() => d.texts(threadId).includes('On the first model.'), 'first answer');
+      assert.equal(modelOf(d.llm.requests.at(-1)?.body), 'fake-model');
+      assert.match(await d.command(owner, threadId, 'model'), /uses `fake`[\s\S]*`other` \(other-model\)/);
+      assert.match(await d.command(owner, threadId, 'model', 'nope'), /Unknown model "nope"\. Available models: `fake` \(fake-model\), `other` \(other-model\)/);
+      assert.match(await d.command(owner, threadId, 'model', 'other'), /now uses `other`/);
+      d.llm.enqueue({ text: 'On the other model.' });
+      d.say(owner, threadId, 'and now?');
+      await d.waitFor(() => d.texts(threadId).includes('On the other model.'), 'answer from the other model');
+      assert.equal(modelOf(d.llm.requests.at(-1)?.body), 'other-model');
+      assert.match(await d.command(owner, threadId, 'status'), /Model: other/);
+    });
+
+    it('shows Stop while the turn runs: a stranger is refused, the owner’s click cancels it and the button goes', async () => {
+      d.llm.enqueue({ text: ['Working on it', ' for a long time'], hang: true });
+      const threadId = await d.mention(owner, 'take your time');
+      await d.waitFor(() => d.hasStop(threadId), 'Stop button on the live message');
+      const refused = d.clickStop(threadId, stranger);
+      assert.match(await d.waitFor(() => refused.reply(), 'stranger refusal'), /Only the owner/);
+      assert.ok(d.hasStop(threadId), 'the button stays for the owner');
+      const stopped = d.clickStop(threadId, owner);
+      assert.match(await d.waitFor(() => stopped.reply(), 'stop reply'), /Cancelling/);
+      await d.waitFor(() => d.texts(threadId).some((text) => /Cancelled/.test(text)), 'cancelled notice');
+      await d.waitFor(() => !d.hasStop(threadId), 'Stop button removed');
+      assert.ok(d.texts(threadId).includes('Working on it for a long time'), 'the partial answer stays');
+    });
+
     it('sent only request bodies the platform’s API description accepts', () => {
       assert.deepEqual(d.protocolProblems(), []);
+    });
+  });
+}
+
+function modelOf(body: unknown): unknown {
+  return (body as { model?: unknown } | undefined)?.model;
+}
+
+/** Inbound limits on a gateway of their own (the rate is per user and window, so it would starve the main suite). */
+function limitsContract<U>(platform: string, start: (flags: Record<string, unknown>) => Promise<ContractDriver<U>>): void {
+  describe(`ChannelAdapter contract: ${platform} inbound limits`, () => {
+    let d: ContractDriver<U>;
+    let flooder: U;
+    before(async () => {
+      d = await start(LIMIT_FLAGS);
+      flooder = await d.linkedUser(platform === 'slack' ? 'U0FLOODER' : '400000000000000093', 'flooder');
+    });
+    after(async () => {
+      await d.close();
+    });
+
+    it('refuses a message over the length cap with a private notice, and sends nothing of it', async () => {
+      d.llm.enqueue({ text: 'Short one answered.' });
+      const threadId = await d.mention(flooder, 'short');
+      await d.waitFor(() => d.texts(threadId).includes('Short one answered.'), 'first answer');
+      const long = d.say(flooder, threadId, 'x'.repeat(501));
+      await d.waitFor(() => d.notices(flooder).some((text) => /Message too long \(501 chars\)\. Please keep messages under 500 characters\./.test(text)), 'length notice');
+      await d.waitFor(() => d.reactions(long).includes('refused'), 'refused reaction');
+      assert.equal(d.llm.requests.length, 1, 'the long message started no turn');
+    });
+
+    it('11 messages in 60 s: 10 turns and exactly one notice; a 12th is refused without a second notice', async () => {
+      // The length test above used one slot (its refused message did not).
+      d.llm.enqueue(...Array.from({ length: 9 }, (_, i) => ({ text: `Answer ${i + 2}.` })));
+      const before = d.llm.requests.length;
+      const threadId = await d.mention(flooder, 'message 2');
+      await d.waitFor(() => d.texts(threadId).includes('Answer 2.'), 'answer 2');
+      const ids = Array.from({ length: 9 }, (_, i) => d.say(flooder, threadId, `message ${i + 3}`));
+      await d.waitFor(() => d.notices(flooder).some((text) => /sending messages too fast\. Limit is 10 per 60 seconds\./.test(text)), 'rate notice');
+      await d.waitFor(() => d.texts(threadId).includes('Answer 10.'), 'every admitted message answered', 30_000);
+      assert.equal(d.llm.requests.length - before, 9, 'nine more turns (ten in all)');
+      await d.waitFor(() => d.reactions(ids.at(-1) ?? '').includes('refused'), 'the 11th is marked refused');
+      const twelfth = d.say(flooder, threadId, 'message 12');
+      await d.waitFor(() => d.reactions(twelfth).includes('refused'), 'the 12th is marked refused');
+      assert.equal(d.notices(flooder).filter((text) => /too fast/.test(text)).length, 1, 'exactly one rate notice');
+      assert.ok(!JSON.stringify(d.llm.requests.map((request) => request.body)).includes('message 11'), 'the refused message was not sent');
     });
   });
 }

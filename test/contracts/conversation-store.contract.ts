@@ -2,6 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Message } from '../../src/agent/messages.js';
+import { INTERRUPTED_TOOL_RESULT } from '../../src/shared/interruption.js';
 import { useStores, type StoresFactory } from './stores-factory.js';
 
 const FULL_TURN: Message[] = [
@@ -49,38 +50,46 @@ export function conversationStoreContract(label: string, factory: StoresFactory)
       assert.deepEqual(await stores().conversations.load('ws-sys'), [{ role: 'user', content: 'hi' }]);
     });
 
-    it('drops a trailing assistant message whose tool calls lack results', async () => {
+    it('keeps an interrupted assistant message and answers its unfinished calls as interrupted', async () => {
       const kept: Message[] = [
         { role: 'user', content: 'run two things' },
         { role: 'assistant', content: 'ok' },
         { role: 'user', content: 'again' },
       ];
       for (const message of kept) await stores().conversations.append('ws-cut', message);
-      await stores().conversations.append('ws-cut', {
+      const calls: Message = {
         role: 'assistant',
         content: '',
         toolCalls: [
           { id: 'c1', name: 'bash', arguments: '{}' },
           { id: 'c2', name: 'bash', arguments: '{}' },
         ],
-      });
+      };
+      await stores().conversations.append('ws-cut', calls);
       await stores().conversations.append('ws-cut', { role: 'tool', toolCallId: 'c1', name: 'bash', content: 'done' });
-      assert.deepEqual(await stores().conversations.load('ws-cut'), kept);
+      assert.deepEqual(await stores().conversations.load('ws-cut'), [
+        ...kept,
+        calls,
+        { role: 'tool', toolCallId: 'c1', name: 'bash', content: 'done' },
+        { role: 'tool', toolCallId: 'c2', name: 'bash', content: INTERRUPTED_TOOL_RESULT, isError: true },
+      ]);
     });
 
-    it('keeps later turns when an earlier turn was interrupted', async () => {
+    it('keeps later turns when an earlier turn was interrupted, with the lost call answered in place', async () => {
       await stores().conversations.append('ws-mid', { role: 'user', content: 'first' });
-      await stores().conversations.append('ws-mid', {
-        role: 'assistant',
-        content: '',
-        toolCalls: [{ id: 'lost', name: 'bash', arguments: '{}' }],
-      });
+      const lost: Message = { role: 'assistant', content: '', toolCalls: [{ id: 'lost', name: 'bash', arguments: '{}' }] };
+      await stores().conversations.append('ws-mid', lost);
       const later: Message[] = [
         { role: 'user', content: 'second' },
         { role: 'assistant', content: 'answer to second' },
       ];
       for (const message of later) await stores().conversations.append('ws-mid', message);
-      assert.deepEqual(await stores().conversations.load('ws-mid'), [{ role: 'user', content: 'first' }, ...later]);
+      assert.deepEqual(await stores().conversations.load('ws-mid'), [
+        { role: 'user', content: 'first' },
+        lost,
+        { role: 'tool', toolCallId: 'lost', name: 'bash', content: INTERRUPTED_TOOL_RESULT, isError: true },
+        ...later,
+      ]);
     });
 
     it('finds messages by full-text search, best match first, optionally in one workstream', async () => {

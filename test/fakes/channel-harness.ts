@@ -1,5 +1,6 @@
 /** Shared boot logic of the end-to-end channel harnesses: config from the fakes, agent runtime, adapter, gateway start/stop/crash. */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelAdapter } from '../../src/channels/channel-adapter.js';
@@ -17,6 +18,10 @@ export interface ChannelHarnessOptions {
   editIntervalMs?: number;
   /** Config flags on top of the ones that point the gateway at the fakes (they win). */
   flags?: Record<string, unknown>;
+  /** More model aliases (alias → model name) next to `fake`, served by the same fake LLM. */
+  models?: Record<string, string>;
+  /** The wire format of the `fake` model (default openai); both are served by the fake LLM. */
+  provider?: 'openai' | 'anthropic';
 }
 
 /** What the harness needs of a platform fake. */
@@ -78,10 +83,13 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
       env: {},
       flags: {
         'gateway.data_dir': this.dir,
-        'models.fake.provider': 'openai',
-        'models.fake.base_url': this.llm.url,
+        // Scenarios send many messages from one user within a minute; the limit tests set it back (10 per 60 s).
+        'gateway.user_rate_limit': 10_000,
+        'models.fake.provider': this.options.provider ?? 'openai',
+        'models.fake.base_url': this.options.provider === 'anthropic' ? this.llm.origin : this.llm.url,
         'models.fake.api_key': 'test-key',
         'models.fake.model': 'fake-model',
+        ...this.modelFlags(),
         ...this.fakeFlags(),
         ...this.options.flags,
       },
@@ -96,6 +104,14 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
     // As `sandpiper start` does: the watch runner delivers through this gateway (tests drive extra ticks with tick()).
     this.watchRunner = createGatewayWatchRunner(this.config, this.db.stores, this.gateway, logger);
     this.watchRunner.start();
+  }
+
+  private modelFlags(): Record<string, unknown> {
+    const flags: Record<string, unknown> = {};
+    for (const [alias, model] of Object.entries(this.options.models ?? {})) {
+      Object.assign(flags, { [`models.${alias}.provider`]: 'openai', [`models.${alias}.base_url`]: this.llm.url, [`models.${alias}.api_key`]: 'test-key', [`models.${alias}.model`]: model });
+    }
+    return flags;
   }
 
   /** Stops gateway and runtime as a killed process would lose them (the database and the fakes survive). */
@@ -117,6 +133,13 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
     const token = generateApiToken();
     await this.db.stores.users.createToken({ userId, tokenHash: hashApiToken(token), scopes: ['read', 'write'], expires });
     return token;
+  }
+
+  /** A file in the workspace folder of the workstream a thread (route key) is routed to; undefined when missing. */
+  async workspaceFile(routeChannelId: string, relative: string): Promise<Buffer | undefined> {
+    const route = await this.db.stores.routes.getRoute(this.platform, routeChannelId);
+    if (!route) return undefined;
+    return readFile(join(this.config.agent.workspace_dir, route.wsId, relative)).catch(() => undefined);
   }
 
   async close(): Promise<void> {

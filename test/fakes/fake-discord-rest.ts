@@ -85,6 +85,7 @@ function interactionCallback(state: FakeDiscordState, interactionId: string, dat
   interaction.ephemeral = ((Number(payload.flags ?? 0)) & 64) === 64;
   if (type === 9) interaction.modal = payload;
   if (type === 4 && typeof payload.content === 'string') interaction.reply = payload.content;
+  if (type === 8) interaction.choices = Array.isArray(payload.choices) ? (payload.choices as { name: string; value: unknown }[]) : [];
   return { status: 204 };
 }
 

@@ -28,6 +28,8 @@ export interface FakeMessage {
   history: string[];
   edits: number;
   reactions: string[];
+  /** The message this one replies to (`message_reference`). */
+  replyTo: string | undefined;
   createdAt: number;
   editedAt: number;
 }
@@ -41,6 +43,8 @@ export interface FakeInteraction {
   modal?: Record<string, unknown>;
   /** The latest content of the (deferred) reply. */
   reply?: string;
+  /** Autocomplete choices answered (callback type 8). */
+  choices?: { name: string; value: unknown }[];
   ackAt?: number;
   createdAt: number;
 }
@@ -118,6 +122,7 @@ export class FakeDiscordState {
       id: this.snowflake(), channel_id: channelId, author, content,
       embeds: (body.embeds as Record<string, unknown>[] | undefined) ?? [], components: (body.components as Record<string, unknown>[] | undefined) ?? [],
       history: [content], edits: 0, reactions: [], createdAt: Date.now(), editedAt: Date.now(),
+      replyTo: (body.message_reference as { message_id?: string } | undefined)?.message_id,
     };
     this.messages.set(message.id, message);
     return message;
@@ -146,14 +151,14 @@ export class FakeDiscordState {
   }
 
   /** A user writes a message; `mentionBot` prefixes `<@bot>` and lists the bot in `mentions`. */
-  injectMessage(channelId: string, author: FakeUser, content: string, mentionBot = false): FakeMessage {
+  injectMessage(channelId: string, author: FakeUser, content: string, mentionBot = false, attachments: Record<string, unknown>[] = []): FakeMessage {
     const channel = this.channels.get(channelId);
     if (channel?.archived) channel.archived = false; // a user message unarchives a thread, as on Discord
     const text = mentionBot ? `<@${this.bot.id}> ${content}` : content;
     const message = this.createMessage(channelId, author, { content: text });
     // A direct message (a type 1 channel) carries no guild and no member, as on Discord.
     const guild = channel?.type === 1 ? { channel_type: 1 } : { guild_id: GUILD_ID, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } };
-    this.dispatch('MESSAGE_CREATE', { ...this.messagePayload(message), ...guild, mentions: mentionBot ? [this.bot] : [] });
+    this.dispatch('MESSAGE_CREATE', { ...this.messagePayload(message), ...guild, mentions: mentionBot ? [this.bot] : [], attachments });
     return message;
   }
 
@@ -168,6 +173,13 @@ export class FakeDiscordState {
   slashCommand(name: string, channelId: string, user: FakeUser, options: Record<string, string> = {}): FakeInteraction {
     const opts = Object.entries(options).map(([key, value]) => ({ name: key, type: 3, value }));
     return this.interact(2, channelId, user, { id: this.snowflake(), name, type: 1, options: opts });
+  }
+
+  /** A user types into an option with autocomplete (`focused` is the option being typed; the others as given). */
+  autocomplete(name: string, channelId: string, user: FakeUser, focused: string, typed: string, options: Record<string, string> = {}): FakeInteraction {
+    const opts = Object.entries(options).map(([key, value]) => ({ name: key, type: 3, value }));
+    opts.push({ name: focused, type: 3, value: typed, focused: true } as never);
+    return this.interact(4, channelId, user, { id: this.snowflake(), name, type: 1, options: opts });
   }
 
   /** A user submits a modal we showed them. */

@@ -2,9 +2,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { DiscordBodyValidator, type BodyProblem } from './discord-openapi.js';
+import { FakeFileStore, type FakeFile } from './fake-file-host.js';
 import { FakeDiscordGateway } from './fake-discord-gateway.js';
 import { routeRest, type RestReply } from './fake-discord-rest.js';
-import { FakeDiscordState, type FakeUser } from './fake-discord-state.js';
+import { FakeDiscordState, type FakeMessage, type FakeUser } from './fake-discord-state.js';
 
 export type { FakeChannel, FakeInteraction, FakeMessage, FakeUser } from './fake-discord-state.js';
 
@@ -50,6 +51,8 @@ export class FakeDiscord {
   /** Request bodies refused because they break Discord's OpenAPI description (tests assert there are none). */
   readonly invalidBodies: BodyProblem[] = [];
   private readonly validator = sharedValidator();
+  /** Attachment bytes, served like Discord's CDN (signed URLs, no token) on the fake's own origin. */
+  readonly files = new FakeFileStore();
 
   private constructor(private readonly server: Server, readonly token: string, channelIds: string[]) {
     this.state = new FakeDiscordState(channelIds, (t, d) => this.gateway.dispatch(t, d));
@@ -100,6 +103,18 @@ export class FakeDiscord {
     this.failures.length = 0;
   }
 
+  /** A user writes a message with files attached (served by the fake's CDN unless a file names its own URL). */
+  injectWithFiles(channelId: string, author: FakeUser, content: string, files: readonly FakeFile[], mentionBot = false): FakeMessage {
+    const attachments = files.map((file) => {
+      const id = this.state.snowflake();
+      const path = `/attachments/${channelId}/${id}/${encodeURIComponent(file.name)}`;
+      this.files.put(path, file);
+      const url = file.url ?? `http://127.0.0.1:${this.port}${path}?ex=0&is=0&hm=fake`;
+      return { id, filename: file.name, size: file.declaredSize ?? file.bytes.length, url, proxy_url: url, content_type: file.contentType };
+    });
+    return this.state.injectMessage(channelId, author, content, mentionBot, attachments);
+  }
+
   user(id: string, name: string): FakeUser {
     return { id, username: name, discriminator: '0', global_name: name, avatar: null };
   }
@@ -122,6 +137,7 @@ export class FakeDiscord {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    if (this.files.serve(req, res)) return;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

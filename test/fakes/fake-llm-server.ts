@@ -173,6 +173,7 @@ export async function startFakeLlmServer(options: FakeLlmOptions = {}): Promise<
       sendJson(res, 500, errorBody(vendor, 500, EMPTY_QUEUE_MESSAGE));
       return;
     }
+    if (script.hangBeforeHeaders === true) return;
     if (script.status !== undefined && script.status >= 400) {
       sendError(res, vendor, script, script.status);
       return;

@@ -39,8 +39,10 @@ export interface ScriptedResponse {
   errorCode?: string;
   /** With `status`, OpenAI only: the error `param` (e.g. `messages`). */
   errorParam?: string;
-  /** Stream whatever is scripted, then keep the connection open forever (for cancellation tests). */
+  /** Stream the text deltas, then keep the connection open forever: a stream stalled mid-answer (cancel, idle timeout). */
   hang?: boolean;
+  /** Read the request and never answer, not even the headers: a request hanging before headers (first-token timeout). */
+  hangBeforeHeaders?: boolean;
   /** Send the text deltas, then destroy the socket mid-stream (for "no retry after output" tests). */
   breakAfterText?: boolean;
   /** Delay before each SSE frame, in milliseconds. */

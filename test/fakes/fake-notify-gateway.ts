@@ -6,6 +6,8 @@ import { verifyBearer } from '../../src/gateway/http/auth.js';
 export interface RecordedNotify {
   path: string;
   body: Record<string, unknown>;
+  /** The `Idempotency-Key` header, when sent. */
+  idempotencyKey?: string;
   /** The token's subject and scopes when it verified; undefined when it did not. */
   principal?: { subject: string; scopes: string[] };
 }
@@ -28,7 +30,8 @@ export async function startFakeNotifyGateway(jwt: { secret: string; audience: st
       void (async () => {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
         const principal = await verifyBearer(request.headers.authorization, jwt).catch(() => undefined);
-        requests.push({ path: request.url ?? '', body, ...(principal ? { principal: { subject: principal.subject, scopes: [...principal.scopes] } } : {}) });
+        const key = request.headers['idempotency-key'];
+        requests.push({ path: request.url ?? '', body, ...(typeof key === 'string' ? { idempotencyKey: key } : {}), ...(principal ? { principal: { subject: principal.subject, scopes: [...principal.scopes] } } : {}) });
         const status = typeof mode === 'number' ? mode : principal ? 200 : 401;
         const results = mode === 'sent' && principal ? [{ channel_type: 'discord', channel_id: '1', status: 'sent', message_id: '9' }] : [];
         response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 200 ? { results } : { error: 'nope' }));

@@ -40,9 +40,10 @@ export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
     return this.fake.state.thread(channel, threadTs).filter((m) => m.user === BOT_USER_ID);
   }
 
-  /** Plain-text bot replies (no blocks) in a thread. */
+  /** Plain-text bot replies in a thread: no blocks, or the live message of a running turn (its text and the Stop button). */
   textReplies(threadTs: string, channel = CHANNEL): FakeSlackMessage[] {
-    return this.botReplies(threadTs, channel).filter((m) => m.blocks.length === 0 && m.text.length > 0);
+    const live = (m: FakeSlackMessage): boolean => m.blocks.some((block) => block.block_id === 'sp_stop');
+    return this.botReplies(threadTs, channel).filter((m) => (m.blocks.length === 0 || live(m)) && m.text.length > 0);
   }
 
   /** Approval / plan cards in a thread (messages whose blocks carry our `sp:` buttons or a decided card). */

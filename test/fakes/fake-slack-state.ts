@@ -36,6 +36,8 @@ export interface FakeEphemeral {
   via: string;
   user: string;
   text: string;
+  /** The thread an ephemeral message was shown in (chat.postEphemeral `thread_ts`). */
+  threadTs?: string | undefined;
 }
 
 export class FakeSlackState {
@@ -102,13 +104,14 @@ export class FakeSlackState {
   }
 
   /** The `events_api` payload for a user's message (and, when it mentions the bot, its `app_mention` twin). */
-  messageEvents(message: FakeSlackMessage, channelType: 'channel' | 'im'): Record<string, unknown>[] {
-    const event: Record<string, unknown> = { type: 'message', channel: message.channel, channel_type: channelType, user: message.user, text: message.text, ts: message.ts, event_ts: message.ts };
+  messageEvents(message: FakeSlackMessage, channelType: 'channel' | 'im', extra: Record<string, unknown> = {}): Record<string, unknown>[] {
+    const event: Record<string, unknown> = { type: 'message', channel: message.channel, channel_type: channelType, user: message.user, text: message.text, ts: message.ts, event_ts: message.ts, ...extra };
     if (message.threadTs) event.thread_ts = message.threadTs;
     const events = [event];
     if (message.text.includes(`<@${BOT_USER_ID}>`)) {
       const mention: Record<string, unknown> = { ...event, type: 'app_mention' };
       delete mention.channel_type;
+      delete mention.subtype;
       events.push(mention);
     }
     return events.map((inner) => ({

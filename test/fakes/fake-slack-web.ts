@@ -1,6 +1,7 @@
 /** The fake Slack's Web API methods: the replies bolt and the adapter need, applied to the fake workspace state. */
 import { randomUUID } from 'node:crypto';
 import { BOT_ID, BOT_USER_ID, TEAM_ID, type FakeSlackState } from './fake-slack-state.js';
+import type { FakeSlackStreams } from './fake-slack-stream.js';
 
 export interface WebContext {
   state: FakeSlackState;
@@ -8,6 +9,8 @@ export interface WebContext {
   appToken: string;
   /** The Socket Mode URL handed out by apps.connections.open. */
   wsUrl: string;
+  /** chat.startStream / appendStream / stopStream. */
+  streams?: FakeSlackStreams;
 }
 
 type Reply = Record<string, unknown>;
@@ -26,7 +29,10 @@ export function handleWebApi(method: string, body: Record<string, unknown>, toke
     case 'chat.update':
       return updateMessage(body, ctx.state);
     case 'chat.postEphemeral':
-      ctx.state.ephemerals.push({ via: `ephemeral:${String(body.channel)}:${String(body.user)}`, user: String(body.user ?? ''), text: String(body.text ?? '') });
+      ctx.state.ephemerals.push({
+        via: `ephemeral:${String(body.channel)}:${String(body.user)}`, user: String(body.user ?? ''), text: String(body.text ?? ''),
+        threadTs: typeof body.thread_ts === 'string' ? body.thread_ts : undefined,
+      });
       return { ok: true, message_ts: ctx.state.nextTs() };
     case 'reactions.add':
       return addReaction(body, ctx.state);
@@ -35,7 +41,7 @@ export function handleWebApi(method: string, body: Record<string, unknown>, toke
     case 'conversations.open':
       return { ok: true, channel: { id: `D${String(body.users ?? 'X').slice(1, 10)}` } };
     default:
-      return { ok: false, error: 'unknown_method' };
+      return ctx.streams?.handle(method, body) ?? { ok: false, error: 'unknown_method' };
   }
 }
 

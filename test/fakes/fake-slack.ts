@@ -5,6 +5,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { APP_ID, BOT_ID, FakeSlackState, TEAM_ID, type FakeSlackMessage, type FakeSlackUser } from './fake-slack-state.js';
 import { handleWebApi } from './fake-slack-web.js';
+import { FakeSlackStreams } from './fake-slack-stream.js';
+import { FakeFileStore, type FakeFile } from './fake-file-host.js';
 
 export type { FakeSlackMessage, FakeSlackUser, FakeView } from './fake-slack-state.js';
 export { BOT_USER_ID } from './fake-slack-state.js';
@@ -14,6 +16,8 @@ export interface RecordedCall {
   token: string;
   body: Record<string, unknown>;
   status: number;
+  /** performance.now() when the request had arrived (benchmarks). */
+  hr?: number;
 }
 
 interface RateLimitRule {
@@ -24,6 +28,8 @@ interface RateLimitRule {
 
 export class FakeSlack {
   readonly state: FakeSlackState;
+  /** Native streaming; off unless a test turns `streams.rules.enabled` on (then Slack's limits apply). */
+  readonly streams: FakeSlackStreams;
   readonly calls: RecordedCall[] = [];
   /** envelope_id → the ack payload the app sent back. */
   readonly acks = new Map<string, unknown>();
@@ -35,11 +41,15 @@ export class FakeSlack {
   private readonly sockets = new Set<Socket>();
   private readonly live = new Set<WebSocket>();
   private readonly rules: RateLimitRule[] = [];
+  private readonly failures: { method: string; error: string; remaining: number }[] = [];
+  /** Files shared in messages, served like files.slack.com: only to the bot token, else Slack's sign-in page. */
+  readonly files = new FakeFileStore();
   private pinger: NodeJS.Timeout | undefined;
   private port = 0;
 
   private constructor(private readonly server: Server) {
     this.state = new FakeSlackState(() => `http://127.0.0.1:${this.port}`);
+    this.streams = new FakeSlackStreams(this.state);
   }
 
   static async start(): Promise<FakeSlack> {
@@ -73,6 +83,11 @@ export class FakeSlack {
     this.rules.push({ method, remaining: times, retryAfterSec });
   }
 
+  /** The next `times` calls of `method` answer `{ok: false, error}` (HTTP 200, as Slack does). */
+  failNext(method: string, error: string, times = 1): void {
+    this.failures.push({ method, error, remaining: times });
+  }
+
   callsOf(method: string): RecordedCall[] {
     return this.calls.filter((c) => c.method === method);
   }
@@ -90,6 +105,23 @@ export class FakeSlack {
   userMessage(user: FakeSlackUser, channel: string, text: string, threadTs?: string): { message: FakeSlackMessage; envelopes: string[] } {
     const message = this.state.addMessage({ channel, user: user.id, text, threadTs });
     const envelopes = this.state.messageEvents(message, channel.startsWith('D') ? 'im' : 'channel').map((payload) => this.send('events_api', payload, false));
+    return { message, envelopes };
+  }
+
+  /** A user shares files with a message (subtype `file_share`), served by the fake unless a file names its own URL. */
+  userMessageWithFiles(user: FakeSlackUser, channel: string, text: string, files: readonly FakeFile[], threadTs?: string): { message: FakeSlackMessage; envelopes: string[] } {
+    const message = this.state.addMessage({ channel, user: user.id, text, threadTs });
+    const shared = files.map((file, index) => {
+      const id = `F0${message.ts.replace('.', '')}${index}`;
+      const path = `/files-pri/${TEAM_ID}-${id}/${encodeURIComponent(file.name)}`;
+      this.files.put(path, file);
+      const url = file.url ?? `http://127.0.0.1:${this.port}${path}`;
+      // A file hidden by the free plan's limit comes without URLs.
+      const urls = url === '' ? { mode: 'hidden_by_limit' } : { mode: 'hosted', url_private: url, url_private_download: `${url}?download=1` };
+      return { id, name: file.name, title: file.name, mimetype: file.contentType, filetype: 'auto', size: file.declaredSize ?? file.bytes.length, ...urls };
+    });
+    const extra = { subtype: 'file_share', files: shared, upload: false, display_as_bot: false };
+    const envelopes = this.state.messageEvents(message, channel.startsWith('D') ? 'im' : 'channel', extra).map((payload) => this.send('events_api', payload, false));
     return { message, envelopes };
   }
 
@@ -170,6 +202,7 @@ export class FakeSlack {
       req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     });
     const url = req.url ?? '';
+    if (this.files.serve(req, res, (header) => header === `Bearer ${this.botToken}`)) return;
     if (url.startsWith('/response_url/')) return this.onResponseUrl(url.slice('/response_url/'.length), raw, res);
     const method = url.startsWith('/api/') ? url.slice('/api/'.length).split('?')[0] ?? '' : '';
     const body = parseBody(raw, String(req.headers['content-type'] ?? ''));
@@ -182,8 +215,11 @@ export class FakeSlack {
       res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
       return;
     }
-    this.calls.push({ method, token, body, status: 200 });
-    const reply = handleWebApi(method, body, token, { state: this.state, botToken: this.botToken, appToken: this.appToken, wsUrl: `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}` });
+    this.calls.push({ method, token, body, status: 200, hr: performance.now() });
+    const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
+    if (failure) failure.remaining -= 1;
+    const wsUrl = `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}`;
+    const reply = failure ? { ok: false, error: failure.error } : handleWebApi(method, body, token, { state: this.state, botToken: this.botToken, appToken: this.appToken, wsUrl, streams: this.streams });
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(reply));
   }

@@ -110,6 +110,22 @@ for (const vendor of VENDORS) {
       assert.deepEqual((await turn([{ message: 'nobody', username: 'alice' }])).results, ['Error: no channel gateway services available']);
     });
 
+    it('keeps one Idempotency-Key across retries whose outcome is unknown, and takes a new one after a definite failure', async () => {
+      await register(live.url);
+      live.respondWith(500);
+      await turn([{ message: 'maybe', username: 'alice' }]);
+      const unknown = live.requests.map((request) => request.idempotencyKey);
+      assert.equal(unknown.length, 3);
+      assert.match(unknown[0] ?? '', /^[0-9a-f]{32}$/);
+      assert.equal(new Set(unknown).size, 1, 'a retry after a 5xx may be a duplicate: same key');
+      live.requests.length = 0;
+      live.respondWith('not-sent');
+      await turn([{ message: 'refused', username: 'alice' }]);
+      const definite = live.requests.map((request) => request.idempotencyKey);
+      assert.equal(new Set(definite).size, 3, 'after "not delivered" the next attempt is a new request');
+      assert.ok(!definite.includes(unknown[0]), 'another call never reuses a key');
+    });
+
     it('delivers at most five notifications per turn', async () => {
       await register(live.url);
       const { results } = await turn(Array.from({ length: 6 }, (_, index) => ({ message: `n${index}`, username: 'alice' })));

@@ -1,20 +1,26 @@
 /** The ChannelAdapter contract run against Discord: discord.js against the fake Discord (REST + gateway). */
-import { channelAdapterContract, CONTRACT_FLAGS, type ContractDriver, type SeenClick } from '../contracts/channel-adapter.contract.js';
-import { DiscordHarness } from '../fakes/fake-discord-harness.js';
+import { channelAdapterContract, CONTRACT_MODELS, type ContractDriver, type SeenClick } from '../contracts/channel-adapter.contract.js';
+import { CHANNEL_ID, DiscordHarness } from '../fakes/fake-discord-harness.js';
 import type { FakeUser } from '../fakes/fake-discord.js';
 
 const REACTIONS: Record<string, string> = { '⏳': 'queued', '🚫': 'refused' };
 
-async function startDiscordDriver(): Promise<ContractDriver<FakeUser>> {
-  const h = await DiscordHarness.start({ editIntervalMs: 50, flags: CONTRACT_FLAGS });
+const COMMAND_OPTION: Record<string, string> = { model: 'alias' };
+
+async function startDiscordDriver(flags: Record<string, unknown>): Promise<ContractDriver<FakeUser>> {
+  const h = await DiscordHarness.start({ editIntervalMs: 50, flags, models: CONTRACT_MODELS });
   const state = h.fake.state;
   const buttons = (components: unknown[]): string[] =>
     (components as { components?: { label?: string }[] }[]).flatMap((row) => (row.components ?? []).map((component) => component.label ?? ''));
+  const stopMessage = (threadId: string) => h.botMessages(threadId).find((message) => h.button(message, 'Stop') !== undefined);
   return {
     llm: h.llm,
     linkedUser: async (id, name) => (await h.linkedUser(id, name)).user,
     mention: async (user, text) => (await h.mention(user, text)).threadId,
     say: (user, threadId, text) => state.injectMessage(threadId, user, text).id,
+    sayWithFiles: (user, threadId, text, files) => h.fake.injectWithFiles(threadId, user, text, files).id,
+    workspaceFile: (threadId, relative) => h.workspaceFile(threadId, relative),
+    fileRequests: () => h.fake.files.requests,
     texts: (threadId) => h.textMessages(threadId).map((message) => message.content),
     edits: (threadId) => h.botMessages(threadId).reduce((sum, message) => sum + message.edits, 0),
     cards: (threadId) => h.cards(threadId).map((card) => ({ text: JSON.stringify(card.embeds), buttons: buttons(card.components) })),
@@ -44,6 +50,22 @@ async function startDiscordDriver(): Promise<ContractDriver<FakeUser>> {
       h.fake.rateLimit('PATCH', /^\/channels\/\d+\/messages\/\d+$/, times, 0.3);
       return () => h.fake.rateLimited - before;
     },
+    command: async (user, threadId, name, arg) => {
+      const option = COMMAND_OPTION[name];
+      const interaction = state.slashCommand(name, threadId, user, arg !== undefined && option ? { [option]: arg } : {});
+      return h.fake.waitFor(() => state.interactions.get(interaction.id)?.reply, 15_000, `/${name} reply`);
+    },
+    hasStop: (threadId) => stopMessage(threadId) !== undefined,
+    clickStop: (threadId, user): SeenClick => {
+      const message = stopMessage(threadId);
+      if (!message) throw new Error('no Stop button');
+      const interaction = state.clickButton(message.id, h.button(message, 'Stop') ?? '', user);
+      return { reply: () => state.interactions.get(interaction.id)?.reply, formOpened: () => false, submitFeedback: () => undefined };
+    },
+    notices: (user) =>
+      h.botMessages(CHANNEL_ID).concat([...state.channels.values()].flatMap((channel) => (channel.parent_id === CHANNEL_ID ? h.botMessages(channel.id) : [])))
+        .filter((message) => message.replyTo !== undefined && state.messages.get(message.replyTo)?.author.id === user.id)
+        .map((message) => message.content),
     protocolProblems: () => h.fake.invalidBodies.map((problem) => `${problem.method} ${problem.path}: ${problem.errors.join('; ')}`),
     waitFor: (probe, what, timeoutMs = 20_000) => h.fake.waitFor(probe, timeoutMs, what) as never,
     close: () => h.close(),

@@ -266,6 +266,14 @@ describe('sandpiper start with platform tokens and secrets', () => {
     const notify = await runBinAsync(['notify', '--channel-type', 'discord', '--channel-id', '300000000000000001', 'hello'], dir, notifyEnv);
     assert.equal(notify.code, 0, notify.stderr);
     assert.match(notify.stdout, /^discord:300000000000000001 sent \d+$/m);
+    // With --idempotency-key, running it again answers the first result (same message id) without a second post.
+    const keyed = ['notify', '--channel-type', 'discord', '--channel-id', '300000000000000001', '--idempotency-key', 'cli-once', 'only once'];
+    const once = await runBinAsync(keyed, dir, notifyEnv);
+    const again = await runBinAsync(keyed, dir, notifyEnv);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(once.stdout, /^discord:300000000000000001 sent \d+$/m);
+    assert.equal(again.stdout, once.stdout);
+    assert.equal([...discord.state.messages.values()].filter((m) => m.content === 'only once').length, 1);
     assert.equal(await child.stop('SIGINT'), 0, child.output.slice(-4000));
     assert.match(child.output, /"msg":"stopped"/);
     const everything = `${child.output}${notify.stdout}${notify.stderr}`;

@@ -46,7 +46,7 @@ describe('discord resilience', () => {
     h.fake.rateLimit('PUT', /\/commands$/, 1, 0.5);
     await h.boot();
     assert.equal(h.gateway.status().adapters.discord, 'connected');
-    await h.fake.waitFor(() => h.fake.state.commands.length === 6, 20_000, 'commands registered after the 429');
+    await h.fake.waitFor(() => h.fake.state.commands.length === 7, 20_000, 'commands registered after the 429');
     assert.equal(h.fake.rateLimited, before + 1);
   });
 });

@@ -68,11 +68,12 @@ describe('sandpiper doctor', () => {
     const result = await runBinAsync(['doctor', '--config', file], dir);
     assert.equal(result.code, 0, `${result.stdout}${result.stderr}`);
     const lines = result.stdout.trim().split('\n');
-    for (const name of ['config', 'database', 'model main', 'discord', 'slack', 'mcp everything', 'sandbox']) {
+    for (const name of ['config', 'database', 'model main', 'discord', 'slack', 'mcp everything', 'sandbox', 'images']) {
       assert.ok(lines.some((line) => new RegExp(`^(ok  |warn) ${name}\\s`).test(line)), `${name} in:\n${result.stdout}`);
     }
     assert.match(result.stdout, /ok {3}discord\s+logged in as sandpiper/);
     assert.match(result.stdout, /ok {3}mcp everything\s+stdio, \d+ tools/);
+    assert.match(result.stdout, /ok {3}images\s+sharp loaded/);
     const json = await runBinAsync(['doctor', '--config', file, '--json'], dir);
     const parsed = JSON.parse(json.stdout) as { ok: boolean; checks: Check[] };
     assert.equal(parsed.ok, true);

@@ -7,6 +7,8 @@ import type { ModelConfig } from '../../config/config-schema.js';
 import { ConfigError } from '../../shared/errors.js';
 import { ANTHROPIC_DEFAULT_CAPABILITIES, OPENAI_DEFAULT_CAPABILITIES, createCapabilityLookup } from './capability-lookup.js';
 import type { ModelCapabilities, ModelProvider, ModelRequest, ModelStreamPart } from './model-provider.js';
+import { DEFAULT_STREAM_TIMEOUTS, type StreamTimeouts } from './stream-watchdog.js';
+import { resolveSupportsVision } from './vision-models.js';
 
 export interface CreateProviderOptions {
   /** Alias of the model entry, used in configuration error messages. */
@@ -24,6 +26,7 @@ interface ProviderSettings {
   apiKey: string;
   models: Record<string, ModelCapabilities>;
   baseUrl?: string;
+  timeouts: StreamTimeouts;
   fetch?: typeof fetch;
 }
 
@@ -52,8 +55,8 @@ export async function preloadProviders(configs: Iterable<ModelConfig>): Promise<
 }
 
 /** Capabilities of the configured model from its config entry. */
-export function capabilitiesFromConfig(config: ModelConfig): ModelCapabilities {
-  return { contextWindow: config.context_window, maxOutputTokens: config.max_tokens, supportsVision: config.supports_vision };
+export function capabilitiesFromConfig(config: ModelEntry): ModelCapabilities {
+  return { contextWindow: config.context_window, maxOutputTokens: config.max_tokens, supportsVision: resolveSupportsVision(config) };
 }
 
 /** A provider whose SDK-backed implementation is built on the first stream. */
@@ -74,12 +77,23 @@ class OnDemandProvider implements ModelProvider {
   }
 }
 
+/** A `[models.<alias>]` entry; the timeouts may be left out (programmatic use) and then get their defaults. */
+export type ModelEntry = Omit<ModelConfig, 'first_token_timeout_s' | 'stream_idle_timeout_s'> &
+  Partial<Pick<ModelConfig, 'first_token_timeout_s' | 'stream_idle_timeout_s'>>;
+
+function timeoutsOf(config: ModelEntry): StreamTimeouts {
+  return {
+    firstTokenMs: config.first_token_timeout_s === undefined ? DEFAULT_STREAM_TIMEOUTS.firstTokenMs : config.first_token_timeout_s * 1000,
+    idleMs: config.stream_idle_timeout_s === undefined ? DEFAULT_STREAM_TIMEOUTS.idleMs : config.stream_idle_timeout_s * 1000,
+  };
+}
+
 /**
  * Creates the provider for `config`. The configured model name gets the capabilities of the entry;
  * other names (prefix matches such as `<model>-2025…`) get the same. Throws `ConfigError` when an
  * Anthropic entry has no API key (OpenAI-compatible servers may run without one).
  */
-export function createProvider(config: ModelConfig, options: CreateProviderOptions = {}): ModelProvider {
+export function createProvider(config: ModelEntry, options: CreateProviderOptions = {}): ModelProvider {
   const apiKey = config.api_key !== undefined && config.api_key !== '' ? config.api_key : undefined;
   if (config.provider === 'anthropic' && apiKey === undefined) {
     throw new ConfigError([`models.${options.alias ?? '<alias>'}.api_key: required for provider "anthropic" (or set ANTHROPIC_API_KEY)`]);
@@ -87,6 +101,7 @@ export function createProvider(config: ModelConfig, options: CreateProviderOptio
   const settings: ProviderSettings = {
     apiKey: apiKey ?? NO_API_KEY,
     models: { [config.model]: capabilitiesFromConfig(config) },
+    timeouts: timeoutsOf(config),
     ...(config.base_url === undefined ? {} : { baseUrl: config.base_url }),
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   };

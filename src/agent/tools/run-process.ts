@@ -1,9 +1,9 @@
 /** Runs a child process in its own process group, collecting output and killing the whole group on timeout or abort. */
 import { scrubbedEnvironment } from '../../shared/environment.js';
 import { killGroup } from '../../shared/process-group.js';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 export interface RunProcessOptions {
   cwd: string;
@@ -37,6 +37,26 @@ export interface ProcessOutcome {
 
 const DEFAULT_MAX_OUTPUT = 10 * 1024 * 1024;
 
+/**
+ * The lifeline (ADR 0013): a watcher in the child's process group reads fd 3, a socket whose other end only this process
+ * holds. When this process dies, even by SIGKILL, the watcher reads end-of-file and kills the whole group, so no tool
+ * process (or anything it started in the background) outlives the gateway. After a normal exit we write `done`
+ * and the watcher leaves quietly. The shell then execs the command, which keeps its pid, stdin and output pipes.
+ */
+const LIFELINE = '(read -r line <&3; [ "$line" = done ] || kill -9 0) </dev/null >/dev/null 2>&1 & exec 3<&-; exec "$@"';
+const HAS_LIFELINE = process.platform !== 'win32';
+
+function spawnWithLifeline(command: string, args: readonly string[], options: RunProcessOptions): ChildProcess {
+  const stdin = options.input === undefined ? 'ignore' : 'pipe';
+  const common = { cwd: options.cwd, env: options.env ?? scrubbedEnvironment(), detached: true } as const;
+  if (!HAS_LIFELINE) return spawn(command, [...args], { ...common, stdio: [stdin, 'pipe', 'pipe'] });
+  const child = spawn('/bin/sh', ['-c', LIFELINE, 'sh', command, ...args], { ...common, stdio: [stdin, 'pipe', 'pipe', 'pipe'] });
+  const lifeline = child.stdio[3] as Writable | null;
+  lifeline?.on('error', () => undefined);
+  child.once('exit', () => lifeline?.end('done\n'));
+  return child;
+}
+
 /** Spawns `command args` detached (own process group) and resolves once it has exited and its pipes closed. */
 export function runProcess(command: string, args: readonly string[], options: RunProcessOptions): Promise<ProcessOutcome> {
   return new Promise((resolve) => {
@@ -46,12 +66,7 @@ export function runProcess(command: string, args: readonly string[], options: Ru
       resolve(outcome);
       return;
     }
-    const child = spawn(command, [...args], {
-      cwd: options.cwd,
-      env: options.env ?? scrubbedEnvironment(),
-      detached: true,
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
+    const child = spawnWithLifeline(command, args, options);
     const timers: NodeJS.Timeout[] = [];
     let settled = false;
     const finish = (): void => {

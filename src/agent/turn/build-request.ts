@@ -4,6 +4,7 @@ import type { ModelRequest, ToolSchema } from '../providers/model-provider.js';
 import { TOOL_SEARCH_HINT } from '../search/tool-search.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import type { TurnContext } from './turn-types.js';
+import { withAttachedImages } from './attached-images.js';
 
 /** Tool definitions of all sources, first source wins on a name clash. */
 export async function listAllTools(ctx: Pick<TurnContext, 'toolSources' | 'logger' | 'signal'>): Promise<ToolDefinition[]> {
@@ -33,9 +34,13 @@ export function toToolSchema(tool: ToolDefinition): ToolSchema {
 
 /** The request for the next call of this turn. */
 export async function buildRequest(ctx: TurnContext): Promise<ModelRequest> {
-  const [system, all] = await Promise.all([ctx.systemPrompt(ctx.signal), listAllTools(ctx)]);
+  const [system, all, history] = await Promise.all([
+    ctx.systemPrompt(ctx.signal),
+    listAllTools(ctx),
+    withAttachedImages(ctx.history, ctx.cwd, ctx.model.supportsVision, ctx.signal),
+  ]);
   const { tools, active } = ctx.toolSearch?.select(all) ?? { tools: all, active: false };
-  const messages: Message[] = [{ role: 'system', content: active ? `${system}\n\n${TOOL_SEARCH_HINT}` : system }, ...ctx.history];
+  const messages: Message[] = [{ role: 'system', content: active ? `${system}\n\n${TOOL_SEARCH_HINT}` : system }, ...history];
   const request: ModelRequest = {
     model: ctx.model.model,
     messages,

@@ -23,6 +23,7 @@ export async function callModel(ctx: TurnContext, request: ModelRequest, partial
   let finishReason: FinishReason = 'other';
   let providerData: unknown;
   partial.text = '';
+  ctx.host.recordPartial?.('');
   const stream = ctx.streamModel(ctx.model.provider, request, {
     signal: ctx.signal,
     onRetry: ({ attempt, delayMs }) => ctx.logger.warn({ wsId: ctx.wsId, attempt, delayMs }, 'model call failed; retrying'),
@@ -32,6 +33,7 @@ export async function callModel(ctx: TurnContext, request: ModelRequest, partial
     switch (part.type) {
       case 'text-delta':
         partial.text += part.text;
+        ctx.host.recordPartial?.(partial.text);
         ctx.host.emit({ type: 'text-delta', text: part.text });
         break;
       case 'reasoning-delta':

@@ -6,6 +6,7 @@ import type { AssistantMessage, ToolMessage } from '../messages.js';
 import { applyDecision, approveToolCalls, type ApprovalOutcome } from './approve-tool-calls.js';
 import type { PartialText } from './call-model.js';
 import { callWithCompaction, isContextLengthError } from './call-with-compaction.js';
+import { timeoutNote } from './timeout-note.js';
 import { CANCELLED_RESULT, executeToolCalls } from './execute-tool-calls.js';
 import { appendMessage, closeOpenToolCalls } from './finish-turn.js';
 import { prepareToolCalls, restorePreparedCalls, withStorableArguments, type PreparedCall } from './prepare-tool-calls.js';
@@ -56,12 +57,16 @@ async function modelStep(ctx: TurnContext, partial: TurnText, steps: number): Pr
     return undefined;
   }
   await appendMessage(ctx, message);
+  // The text is in the stored message now: a restart during the tools must not add it a second time.
+  ctx.host.recordPartial?.('');
   await ctx.host.setState('running');
   const batch = await prepareToolCalls(ctx, (received as Required<AssistantMessage>).toolCalls);
   return { batch, approval: await approveToolCalls(ctx, batch, message) };
 }
 
-function userSafeMessage(error: unknown): string {
+function userSafeMessage(error: unknown, streamed: boolean): string {
+  const timedOut = timeoutNote(error, streamed);
+  if (timedOut !== undefined) return timedOut;
   if (isContextLengthError(error)) {
     return 'The conversation no longer fits the model\'s context window, even after compacting it. Start a new conversation or send a shorter message.';
   }
@@ -74,9 +79,14 @@ function userSafeMessage(error: unknown): string {
 
 /** Cancel or failure: keep partial text, answer every open tool call, report. */
 async function endAbnormally(ctx: TurnContext, error: unknown, partial: TurnText): Promise<TurnOutcome> {
+  const streamed = partial.text.trim() !== '';
   const cancelled = ctx.signal.aborted || isAbortError(error);
   // At shutdown the history stays as stored, so a pending approval can resume after the restart.
-  if (isShutdown(ctx.signal)) return { text: partial.text || partial.answer, reason: 'cancelled' };
+  // The journal keeps the latest streamed text, and the next start settles the turn (ADR 0013).
+  if (isShutdown(ctx.signal)) {
+    if (partial.text) ctx.host.recordPartial?.(partial.text);
+    return { text: partial.text || partial.answer, reason: 'cancelled' };
+  }
   try {
     if (partial.text.trim()) {
       partial.answer = partial.text;
@@ -88,7 +98,7 @@ async function endAbnormally(ctx: TurnContext, error: unknown, partial: TurnText
   }
   if (cancelled) return { text: partial.answer, reason: 'cancelled' };
   ctx.logger.error({ wsId: ctx.wsId, turnId: ctx.turnId, err: error }, 'turn failed');
-  ctx.host.emit({ type: 'error', message: userSafeMessage(error) });
+  ctx.host.emit({ type: 'error', message: userSafeMessage(error, streamed) });
   return { text: partial.answer, reason: 'error' };
 }
 

@@ -76,6 +76,8 @@ export interface TurnHost {
   replaceHistory(messages: readonly Message[]): Promise<void>;
   /** Resolves when every history write started so far has settled (they run in call order). */
   settled(): Promise<void>;
+  /** The text the current model call has streamed so far, journalled (batched) so a restart keeps it; '' resets it. */
+  recordPartial?(text: string): void;
   setState(state: WorkstreamStatus): Promise<void>;
   addUsage(usage: Usage): Promise<void>;
   /** Policy actions for approval labels (undefined = no matching policy); fails open. */

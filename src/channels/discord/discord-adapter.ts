@@ -1,7 +1,8 @@
 /** The Discord adapter: a discord.js client translated to and from the ChannelAdapter port. */
 import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, type APIChannel, type APIMessage, type RateLimitData } from 'discord.js';
+import { attachmentOrigins } from '../attachment-origins.js';
 import type {
-  AdapterState, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
+  AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
 } from '../channel-adapter.js';
 import { toChannelError } from '../channel-errors.js';
 import { withLinkedSignal } from '../../shared/abort.js';
@@ -15,6 +16,8 @@ import { answerNotReady, handleInteraction } from './discord-interactions.js';
 
 const AUTO_ARCHIVE_MINUTES = 1440;
 const REACTIONS: Record<ReactionCode, string> = { queued: '⏳', refused: '🚫' };
+/** Discord's attachment hosts; attachment URLs are signed, so no token is sent. */
+const FILE_ORIGINS = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];
 
 export interface DiscordAdapterConfig {
   token?: string | undefined;
@@ -63,6 +66,10 @@ export class DiscordAdapter implements ChannelAdapter {
 
   commandText(name: CommandName): string {
     return `\`/${name}\``;
+  }
+
+  attachmentAccess(): AttachmentAccess {
+    return { origins: attachmentOrigins(FILE_ORIGINS, this.config.api_url), headers: {} };
   }
 
   async start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
@@ -125,6 +132,12 @@ export class DiscordAdapter implements ChannelAdapter {
     } catch (error) {
       throw toChannelError('discord edit', error);
     }
+  }
+
+  /** Discord has no private messages outside interactions: a short reply to the writer's message (it pings nobody). */
+  async whisper(channelId: string, _userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void> {
+    const body = { ...renderMessage({ kind: 'text', text }), message_reference: { message_id: replyTo, fail_if_not_exists: false } };
+    await this.bestEffort('whisper', () => withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelMessages(channelId), { body, signal: own })));
   }
 
   async setTyping(channelId: string, signal: AbortSignal): Promise<void> {

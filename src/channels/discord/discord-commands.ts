@@ -14,7 +14,16 @@ export const COMMANDS = [
     name: 'ask',
     description: 'Start a new Sandpiper thread',
     type: 1,
-    options: [{ name: 'message', description: 'What to ask', type: STRING, required: true, max_length: 4000 }],
+    options: [
+      { name: 'message', description: 'What to ask', type: STRING, required: true, max_length: 4000 },
+      { name: 'model', description: 'Model for this thread (a configured alias)', type: STRING, required: false, autocomplete: true, max_length: 100 },
+    ],
+  },
+  {
+    name: 'model',
+    description: 'Show or switch this thread’s model',
+    type: 1,
+    options: [{ name: 'alias', description: 'Model to switch to (a configured alias)', type: STRING, required: false, autocomplete: true, max_length: 100 }],
   },
   { name: 'status', description: 'Show the status of this thread’s workstream', type: 1 },
   { name: 'close', description: 'Close this thread’s workstream', type: 1 },

@@ -10,18 +10,18 @@ const ROW = 1;
 const STYLE = { primary: 1, secondary: 2, success: 3, danger: 4 } as const;
 const COLOR = { pending: 0xe67e22, plan: 0x3498db, approved: 0x2ecc71, rejected: 0xe74c3c, decided: 0x99aab5 } as const;
 
-/** custom_id of a card button or form: `sp:<action>:<approvalId>`; `sp:link` for the link form. */
-export function customId(action: ActionName | 'link', approvalId = ''): string {
+/** custom_id of a card button or form: `sp:<action>:<approvalId>`; `sp:link` for the link form, `sp:stop` for Stop. */
+export function customId(action: ActionName | 'link' | 'stop', approvalId = ''): string {
   return approvalId ? `${PREFIX}:${action}:${approvalId}` : `${PREFIX}:${action}`;
 }
 
 const ACTIONS: readonly ActionName[] = ['approve', 'always', 'reject', 'plan-approve', 'plan-changes'];
 
 /** Parses a custom_id we issued; undefined for anything else (old or foreign components). */
-export function parseCustomId(id: string): { action: ActionName | 'link'; approvalId: string } | undefined {
+export function parseCustomId(id: string): { action: ActionName | 'link' | 'stop'; approvalId: string } | undefined {
   const [prefix, action, approvalId] = id.split(':');
   if (prefix !== PREFIX || action === undefined) return undefined;
-  if (action === 'link') return { action, approvalId: '' };
+  if (action === 'link' || action === 'stop') return { action, approvalId: '' };
   if (!ACTIONS.includes(action as ActionName) || !approvalId || !/^[A-Za-z0-9_-]{1,64}$/.test(approvalId)) return undefined;
   return { action: action as ActionName, approvalId };
 }
@@ -38,6 +38,11 @@ function button(label: string, style: number, id: string): Button {
   return { type: BUTTON, style, label, custom_id: id };
 }
 
+/** The row with the Stop button of a running turn's live message (a click cancels the turn in that thread). */
+export function stopRow(): unknown {
+  return { type: ROW, components: [button('Stop', STYLE.danger, customId('stop'))] };
+}
+
 /** The message body of a card: an embed plus (while pending) one row of buttons. */
 export function renderCard(card: ApprovalCard): { embeds: unknown[]; components: unknown[] } {
   const pending = card.outcome.status === 'pending';
@@ -45,8 +50,8 @@ export function renderCard(card: ApprovalCard): { embeds: unknown[]; components:
   if (!pending) {
     const outcome = card.outcome as Exclude<ApprovalCard['outcome'], { status: 'pending' }>;
     embed.title = `${String(embed.title)} — ${outcomeLabel(card, outcome.status)}`;
-    embed.color = outcome.status === 'rejected' ? COLOR.rejected : outcome.status === 'cancelled' ? COLOR.decided : COLOR.approved;
-    const fields = [{ name: 'Decided by', value: truncate(escapeDiscordMarkdown(outcome.decidedBy), 200), inline: true }];
+    embed.color = outcome.status === 'rejected' ? COLOR.rejected : outcome.status === 'cancelled' || outcome.status === 'interrupted' ? COLOR.decided : COLOR.approved;
+    const fields = [{ name: outcome.status === 'interrupted' ? 'Approved by' : 'Decided by', value: truncate(escapeDiscordMarkdown(outcome.decidedBy), 200), inline: true }];
     if (outcome.feedback) fields.push({ name: 'Feedback', value: truncate(neutraliseFences(outcome.feedback), 1000), inline: false });
     embed.fields = fields;
   }
@@ -84,7 +89,7 @@ function planEmbed(card: ApprovalCard): Record<string, unknown> {
 
 function outcomeLabel(card: ApprovalCard, status: string): string {
   if (card.kind === 'plan') return status === 'rejected' ? 'Changes requested' : status === 'cancelled' ? 'Cancelled' : 'Approved';
-  return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled' }[status] ?? status;
+  return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[status] ?? status;
 }
 
 /** The modal asking for an optional rejection reason or requested plan changes. */

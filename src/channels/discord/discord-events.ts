@@ -1,6 +1,6 @@
 /** Raw discord.js messages → the port's inbound message events (bots, guild and channel allow-lists filtered). */
 import type { Message } from 'discord.js';
-import type { InboundEvent } from '../channel-adapter.js';
+import type { InboundAttachment, InboundEvent } from '../channel-adapter.js';
 
 export interface DiscordScope {
   botId: string;
@@ -22,12 +22,23 @@ export function stripBotMention(content: string, botId: string): string {
   return content.replace(new RegExp(`<@!?${botId}>`, 'g'), '').trim();
 }
 
+/** The message's attachments as the port describes them (downloads happen in the gateway). */
+export function attachmentsOf(message: Pick<Message, 'attachments'>): InboundAttachment[] {
+  return [...message.attachments.values()].map((attachment) => ({
+    name: attachment.name,
+    url: attachment.url,
+    size: attachment.size,
+    contentType: attachment.contentType ?? undefined,
+  }));
+}
+
 /** The inbound event for a message, or undefined when the gateway must never see it. */
 export function toInboundMessage(message: Message, scope: DiscordScope): Extract<InboundEvent, { type: 'message' }> | undefined {
   if (message.author.bot || message.author.id === scope.botId || message.system) return undefined;
   const user = { id: message.author.id, name: message.author.globalName ?? message.author.username };
   if (!message.inGuild()) {
-    return { type: 'message', user, conversation: { kind: 'direct', channelId: message.channelId }, messageId: message.id, text: message.content.trim(), mentioned: true };
+    const direct = { kind: 'direct', channelId: message.channelId } as const;
+    return { type: 'message', user, conversation: direct, messageId: message.id, text: message.content.trim(), mentioned: true, attachments: attachmentsOf(message) };
   }
   const channel = message.channel;
   const thread = channel.isThread();
@@ -41,5 +52,6 @@ export function toInboundMessage(message: Message, scope: DiscordScope): Extract
     messageId: message.id,
     text: stripBotMention(message.content, scope.botId),
     mentioned,
+    attachments: attachmentsOf(message),
   };
 }

@@ -62,3 +62,13 @@ describe('discord rendering', () => {
     assert.equal(embed.description.split('```').length - 1, 2, 'only the wrapping fence remains');
   });
 });
+
+describe('discord Stop button', () => {
+  it('puts a red Stop button under a stoppable live message, and none under plain text', () => {
+    const live = renderMessage({ kind: 'text', text: 'streaming…', stoppable: true });
+    assert.equal(live.content, 'streaming…');
+    assert.deepEqual((live.components as Row[])[0]?.components.map((button) => [button.label, button.style, button.custom_id]), [['Stop', 4, 'sp:stop']]);
+    assert.deepEqual(parseCustomId('sp:stop'), { action: 'stop', approvalId: '' });
+    assert.equal(renderMessage({ kind: 'text', text: 'done' }).components, undefined);
+  });
+});

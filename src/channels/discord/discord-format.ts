@@ -3,7 +3,7 @@ import type { NoticeCode, OutboundMessage } from '../channel-adapter.js';
 import { escapeMentions } from '../format/escape-mentions.js';
 import { formatToolResult, neutraliseFences } from '../format/format-tool-result.js';
 import { truncate } from '../format/truncate.js';
-import { renderCard } from './discord-components.js';
+import { renderCard, stopRow } from './discord-components.js';
 import { escapeDiscordMarkdown } from './discord-escape.js';
 import { renderFormCard } from './discord-forms.js';
 
@@ -26,15 +26,27 @@ const NOTICES: Record<NoticeCode, string> = {
   cancelled: '*Cancelled.*',
   cleared: '*Cleared.*',
   'approval-card-failed': '**Error:** The approval request could not be shown here. Use `/cancel` to stop this turn.',
+  'attachments-skipped': '**Some attachments were not used:**',
 };
+
+function noticeContent(code: NoticeCode, text: string | undefined): string {
+  // The skipped-attachments notice names user-chosen file names: shown under our heading, never as markdown or links.
+  if (code === 'attachments-skipped') {
+    const plain = escapeMentions(text ?? '').replace(/([\\*_~`|>#[\]])/g, '\\$1');
+    return truncate(`${NOTICES[code]}\n${plain}`, DISCORD_MAX_MESSAGE_LENGTH);
+  }
+  return text ? escapeMentions(text) : NOTICES[code];
+}
 
 /** The REST body for a message of any outbound kind. */
 export function renderMessage(message: OutboundMessage): DiscordMessageBody {
   switch (message.kind) {
-    case 'text':
-      return { content: truncate(message.text, DISCORD_MAX_MESSAGE_LENGTH), embeds: [], allowed_mentions: NO_MENTIONS };
+    case 'text': {
+      const body: DiscordMessageBody = { content: truncate(message.text, DISCORD_MAX_MESSAGE_LENGTH), embeds: [], allowed_mentions: NO_MENTIONS };
+      return message.stoppable ? { ...body, components: [stopRow()] } : body;
+    }
     case 'notice':
-      return { content: message.text ? escapeMentions(message.text) : NOTICES[message.code], embeds: [], allowed_mentions: NO_MENTIONS };
+      return { content: noticeContent(message.code, message.text), embeds: [], allowed_mentions: NO_MENTIONS };
     case 'error': {
       const text = message.message.trim() ? truncate(escapeMentions(message.message), 500) : 'An error occurred';
       return { content: `**Error:** ${text}`, embeds: [], allowed_mentions: NO_MENTIONS };

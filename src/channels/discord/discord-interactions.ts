@@ -1,5 +1,7 @@
 /** Discord interactions → inbound events: acknowledged first (defer or modal, within 3 s), then handed on. */
-import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type ModalSubmitInteraction } from 'discord.js';
+import {
+  MessageFlags, Routes, type AutocompleteInteraction, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type ModalSubmitInteraction,
+} from 'discord.js';
 import type { ActionName, CommandName, Conversation, InboundEvent, Responder } from '../channel-adapter.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -8,7 +10,9 @@ import { feedbackModal, linkModal, parseCustomId } from './discord-components.js
 import { isAllowed, type DiscordScope } from './discord-events.js';
 import { handleFormInteraction } from './discord-form-interactions.js';
 
-const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel'];
+const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model'];
+/** The command options that name a model alias (and offer autocomplete). */
+const MODEL_OPTION: Partial<Record<CommandName, string>> = { ask: 'model', model: 'alias' };
 type Deliver = (event: InboundEvent) => void;
 /** What an interaction that arrives before the adapter can deliver it is told. */
 export const NOT_READY = 'Starting up, try again in a moment.';
@@ -17,6 +21,7 @@ type Repliable = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitIn
 /** Handles one interaction: acknowledges it, then delivers the matching inbound event (if any). */
 export async function handleInteraction(interaction: Interaction, scope: DiscordScope, deliver: Deliver, logger: Logger): Promise<void> {
   if (interaction.isChatInputCommand()) return onCommand(interaction, scope, deliver, logger);
+  if (interaction.isAutocomplete()) return onAutocomplete(interaction, deliver, logger);
   if ((interaction.isButton() || interaction.isModalSubmit()) && (await handleFormInteraction(interaction, deliver, logger))) return;
   if (interaction.isButton()) return onButton(interaction, deliver, logger);
   if (interaction.isModalSubmit()) return onModal(interaction, deliver, logger);
@@ -48,13 +53,37 @@ async function onCommand(interaction: ChatInputCommandInteraction, scope: Discor
       return;
     }
   }
-  const message = name === 'ask' ? interaction.options.getString('message', true) : undefined;
-  deliver({ type: 'command', name, user: userOf(interaction), conversation, args: message === undefined ? {} : { message }, respond });
+  deliver({ type: 'command', name, user: userOf(interaction), conversation, args: commandArgs(interaction, name), respond });
+}
+
+function commandArgs(interaction: ChatInputCommandInteraction, name: CommandName): { message?: string; model?: string } {
+  const args: { message?: string; model?: string } = {};
+  if (name === 'ask') args.message = interaction.options.getString('message', true);
+  const option = MODEL_OPTION[name];
+  const model = option === undefined ? null : interaction.options.getString(option);
+  if (model !== null) args.model = model;
+  return args;
+}
+
+/** Autocomplete of a model option: the gateway's choices, answered at once (Discord waits for them, 3 s at most). */
+async function onAutocomplete(interaction: AutocompleteInteraction, deliver: Deliver, logger: Logger): Promise<void> {
+  const focused = interaction.options.getFocused(true);
+  const answer = async (choices: readonly { label: string; value: string }[]): Promise<void> => {
+    try {
+      await interaction.respond(choices.slice(0, 25).map((choice) => ({ name: choice.label.slice(0, 100) || choice.value, value: choice.value })));
+    } catch (error) {
+      logger.warn({ error: describeError(error) }, 'autocomplete answer failed');
+    }
+  };
+  if (MODEL_OPTION[interaction.commandName as CommandName] !== focused.name) return answer([]);
+  const user = { id: interaction.user.id, name: interaction.user.globalName ?? interaction.user.username };
+  deliver({ type: 'suggest', field: 'model', query: String(focused.value), user, respond: answer });
 }
 
 async function onButton(interaction: ButtonInteraction, deliver: Deliver, logger: Logger): Promise<void> {
   const parsed = parseCustomId(interaction.customId);
   if (!parsed || parsed.action === 'link') return;
+  if (parsed.action === 'stop') return onStop(interaction, deliver, logger);
   if (parsed.action === 'reject' || parsed.action === 'plan-changes') {
     // Not acknowledged yet: the gateway refuses strangers privately, and only the owner gets the feedback modal.
     const click = modalOrReplyClick(interaction, logger, 'feedback click');
@@ -67,9 +96,24 @@ async function onButton(interaction: ButtonInteraction, deliver: Deliver, logger
   if (respond) deliverAction(parsed.action, parsed.approvalId, null, interaction, respond, deliver);
 }
 
+/** Stop on a live message: the `/cancel` command in the message's thread; the button goes when it no longer applies. */
+async function onStop(interaction: ButtonInteraction, deliver: Deliver, logger: Logger): Promise<void> {
+  const respond = await acknowledge(interaction, logger);
+  if (!respond) return;
+  const route = Routes.channelMessage(interaction.channelId, interaction.message.id);
+  const removeControl = async (): Promise<void> => {
+    try {
+      await interaction.client.rest.patch(route, { body: { components: [] } });
+    } catch (error) {
+      logger.warn({ error: describeError(error) }, 'stop button could not be removed');
+    }
+  };
+  deliver({ type: 'command', name: 'cancel', user: userOf(interaction), conversation: conversationOf(interaction), args: {}, respond, removeControl });
+}
+
 async function onModal(interaction: ModalSubmitInteraction, deliver: Deliver, logger: Logger): Promise<void> {
   const parsed = parseCustomId(interaction.customId);
-  if (!parsed) return;
+  if (!parsed || parsed.action === 'stop') return;
   const respond = await acknowledge(interaction, logger);
   if (!respond) return;
   if (parsed.action === 'link') {

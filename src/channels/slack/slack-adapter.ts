@@ -1,19 +1,22 @@
 /** The Slack adapter: a bolt app in Socket Mode translated to and from the ChannelAdapter port. */
 import { LRUCache } from 'lru-cache';
 import { App, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
+import { attachmentOrigins } from '../attachment-origins.js';
 import type {
-  AdapterState, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
+  AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, ReactionCode, ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { sleep } from '../../shared/time.js';
 import { truncate } from '../format/truncate.js';
-import { renderSlackMessage, SLACK_MAX_MESSAGE_LENGTH } from './slack-blocks.js';
-import { parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEvent, type SlackScope } from './slack-events.js';
+import { renderSlackMessage, SLACK_MAX_MESSAGE_LENGTH, withStopButton } from './slack-blocks.js';
+import { SlackNativeStream, type StreamLimits } from './slack-native-stream.js';
+import { StreamSupport } from './slack-stream-support.js';
+import { isDirect, parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEvent, type SlackScope } from './slack-events.js';
 import { escapeSlackText, slackCommandHints, toMrkdwn } from './slack-format.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
-import { onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
+import { onBangCommand, onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
 import { postToResponseUrl, rateLimitedMs, slackCancelled, toSlackError } from './slack-web.js';
 
 const RATE_LIMIT_ATTEMPTS = 3;
@@ -30,12 +33,16 @@ export interface SlackAdapterConfig {
   slash_command: string;
   api_url?: string | undefined;
   thread_participants?: 'owner' | 'linked';
+  /** Answers over chat.startStream/appendStream/stopStream when the workspace takes them (default true). */
+  native_streaming?: boolean | undefined;
 }
 
 /** Tuning for tests: Web API and Socket Mode retries (tests turn them off). */
 export interface SlackAdapterOptions {
   webRetries?: number;
   socketRetries?: number;
+  /** Native stream limits (tests lower them to force a rollover). */
+  streamLimits?: Partial<StreamLimits>;
 }
 
 export class SlackAdapter implements ChannelAdapter {
@@ -54,12 +61,18 @@ export class SlackAdapter implements ChannelAdapter {
   private readonly seen = new RecentKeys();
   /** `<channel>:<user>` → the user's latest thread there (slash commands carry no thread). A cache only. */
   private readonly recentThreads = new LRUCache<string, string>({ max: RECENT_THREADS });
+  /** Thread key → who last asked there: Slack streams only to a named recipient outside DMs. A cache only. */
+  private readonly threadUsers = new LRUCache<string, string>({ max: RECENT_THREADS });
+  private teamId = '';
+  private readonly streaming: StreamSupport;
 
   constructor(
     private readonly config: SlackAdapterConfig,
     private readonly logger: Logger,
     private readonly options: SlackAdapterOptions = {},
-  ) {}
+  ) {
+    this.streaming = new StreamSupport(config.native_streaming ?? true, logger);
+  }
 
   get threadParticipants(): 'owner' | 'linked' {
     return this.config.thread_participants ?? 'owner';
@@ -67,6 +80,12 @@ export class SlackAdapter implements ChannelAdapter {
 
   commandText(name: CommandName): string {
     return `\`${this.config.slash_command} ${name}\``;
+  }
+
+  /** Slack serves `url_private` files to the bot token (scope `files:read`), from files.slack.com only. */
+  attachmentAccess(): AttachmentAccess {
+    const headers: Record<string, string> = this.config.bot_token ? { authorization: `Bearer ${this.config.bot_token}` } : {};
+    return { origins: attachmentOrigins(['https://files.slack.com'], this.config.api_url), headers };
   }
 
   async start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
@@ -79,6 +98,7 @@ export class SlackAdapter implements ChannelAdapter {
     this.app = app;
     try {
       const auth = await untilAborted(app.client.auth.test(), signal, () => slackCancelled('start'));
+      this.teamId = String(auth.team_id ?? '');
       this.scope = { botUserId: String(auth.user_id ?? ''), botId: String(auth.bot_id ?? ''), channelIds: new Set(this.config.channel_ids) };
       this.listen(app, this.scope);
       await untilAborted(app.start(), signal, () => slackCancelled('start'));
@@ -108,7 +128,7 @@ export class SlackAdapter implements ChannelAdapter {
 
   async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
     const { channel, threadTs } = parseTarget(channelId);
-    const body = renderSlackMessage(message, this.config.slash_command);
+    const body = this.render(channelId, message);
     const args = { channel, ...(threadTs ? { thread_ts: threadTs } : {}), ...body, unfurl_links: false, unfurl_media: false };
     const result = await this.call('chat.postMessage', args, channelId, signal);
     return String(result.ts ?? '');
@@ -116,8 +136,40 @@ export class SlackAdapter implements ChannelAdapter {
 
   async edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void> {
     const { channel } = parseTarget(channelId);
-    const body = renderSlackMessage(message, this.config.slash_command);
+    const body = this.render(channelId, message);
     await this.call('chat.update', { channel, ts: messageId, text: body.text, blocks: body.blocks ?? [] }, channelId, signal);
+  }
+
+  /** The Slack body of a message; a stoppable live message in a thread gets the Stop button (it names the thread). */
+  private render(channelId: string, message: OutboundMessage): ReturnType<typeof renderSlackMessage> {
+    const body = renderSlackMessage(message, this.config.slash_command);
+    const stoppable = message.kind === 'text' && message.stoppable === true && parseTarget(channelId).threadTs !== undefined;
+    return stoppable ? withStopButton(body, channelId) : body;
+  }
+
+  /** An ephemeral message for one person, in the thread the message they wrote is in. */
+  async whisper(channelId: string, userId: string, _replyTo: string, text: string, signal: AbortSignal): Promise<void> {
+    const { channel, threadTs } = parseTarget(channelId);
+    const mrkdwn = truncate(toMrkdwn(slackCommandHints(text, this.config.slash_command)), 3_000);
+    const args = { channel, user: userId, text: mrkdwn, ...(threadTs ? { thread_ts: threadTs } : {}) };
+    await this.bestEffort('whisper', () => this.call('chat.postEphemeral', args, undefined, signal));
+  }
+
+  /**
+   * A native stream for answer text in a thread, when the workspace streams; outside DMs only for a thread whose asker
+   * is known (Slack requires the recipient there), else undefined (chat.update).
+   */
+  openStream(channelId: string): NativeStream | undefined {
+    const { channel, threadTs } = parseTarget(channelId);
+    if (!threadTs || !this.streaming.usable(channel)) return undefined;
+    const userId = this.threadUsers.get(channelId);
+    const recipient = userId && this.teamId ? { userId, teamId: this.teamId } : undefined;
+    if (!recipient && !isDirect(channel)) return undefined;
+    const call = (method: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> => this.call(method, args, channelId, signal);
+    return new SlackNativeStream({ channel, threadTs, recipient }, call, this.options.streamLimits, (error) => {
+      if (error === undefined) this.streaming.started();
+      else this.streaming.startFailed(channel, error);
+    });
   }
 
   /** Slack has no typing indicator for bot messages in channels: nothing to do. */
@@ -182,8 +234,8 @@ export class SlackAdapter implements ChannelAdapter {
 
   private listen(app: App, scope: SlackScope): void {
     const deps = this.interactionDeps(scope);
-    app.event('message', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope));
-    app.event('app_mention', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope));
+    app.event('message', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope, deps));
+    app.event('app_mention', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope, deps));
     app.command(this.config.slash_command, async ({ command, ack }) => {
       await ack();
       await onSlashCommand(command, deps);
@@ -202,10 +254,11 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   /** A `message` or `app_mention` event; a mention arrives as both, so the second of the pair is dropped. */
-  private onMessageEvent(event: RawMessageEvent, scope: SlackScope): void {
+  private onMessageEvent(event: RawMessageEvent, scope: SlackScope, deps: InteractionDeps): void {
     if (!this.seen.firstTime(`${event.channel ?? ''}:${event.ts ?? ''}`)) return;
     const inbound = toInboundMessage(event, scope);
     if (!inbound) return;
+    if (onBangCommand(inbound.text, inbound.user, inbound.conversation, deps)) return;
     if (inbound.conversation.kind === 'thread') {
       const { channel, threadTs } = parseTarget(inbound.conversation.channelId);
       if (threadTs) this.rememberThread(channel, inbound.user.id, threadTs);
@@ -229,6 +282,7 @@ export class SlackAdapter implements ChannelAdapter {
       },
       privateReply: (target, text) => this.privateReply(target, text),
       recentThread: (channel, userId) => this.recentThreads.get(`${channel}:${userId}`),
+      replaceWithText: (channel, ts, text) => this.bestEffort('remove stop button', () => this.call('chat.update', { channel, ts, text, blocks: [] }, undefined, this.controller.signal)),
     };
   }
 
@@ -238,11 +292,13 @@ export class SlackAdapter implements ChannelAdapter {
     const signal = this.controller.signal;
     if (target.responseUrl && (await postToResponseUrl(target.responseUrl, mrkdwn, this.logger, signal))) return;
     if (!target.channelId) return;
-    await this.bestEffort('ephemeral reply', () => this.call('chat.postEphemeral', { channel: target.channelId, user: target.userId, text: mrkdwn }, undefined, signal));
+    const thread = target.threadTs ? { thread_ts: target.threadTs } : {};
+    await this.bestEffort('ephemeral reply', () => this.call('chat.postEphemeral', { channel: target.channelId, user: target.userId, text: mrkdwn, ...thread }, undefined, signal));
   }
 
   private rememberThread(channel: string, userId: string, threadTs: string): void {
     this.recentThreads.set(`${channel}:${userId}`, threadTs);
+    this.threadUsers.set(threadKey(channel, threadTs), userId);
   }
 
   /**

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApprovalCard, OutboundMessage } from '../channel-adapter.js';
-import { parseAction, renderCard, renderSlackMessage } from './slack-blocks.js';
+import { parseAction, parseStopValue, renderCard, renderSlackMessage, STOP_ACTION, withStopButton } from './slack-blocks.js';
 
 const item = (name: string, preview: string) => ({ callId: 'c1', name, approvalLabel: name, header: '', preview, needsApproval: true });
 const card = (overrides: Partial<ApprovalCard> = {}): ApprovalCard => ({
@@ -70,5 +70,22 @@ describe('renderSlackMessage', () => {
     for (const message of messages) assert.ok(renderSlackMessage(message, '/sp').text.length > 0, message.kind);
     assert.match(renderSlackMessage({ kind: 'notice', code: 'link-hint' }, '/sp').text, /`\/sp link`/);
     assert.equal(renderSlackMessage({ kind: 'error', message: 'boom <!here>' }, '/sp').text, '*Error:* boom &lt;!here&gt;');
+  });
+});
+
+describe('withStopButton', () => {
+  it('keeps the whole text, splits it in sections Slack accepts and adds the Stop button naming the thread', () => {
+    const text = `${'a'.repeat(2000)}\n${'b'.repeat(2000)}`;
+    const body = withStopButton({ text }, 'C0001:1700000000.000001');
+    assert.equal(body.text, text);
+    const blocks = body.blocks ?? [];
+    const sections = blocks.filter((block) => block.type === 'section').map((block) => (block.text as { text: string }).text);
+    assert.deepEqual(sections, [`${'a'.repeat(2000)}\n`, 'b'.repeat(2000)]);
+    const actions = blocks.at(-1) as { block_id: string; elements: { action_id: string; value: string }[] };
+    assert.equal(actions.block_id, 'sp_stop');
+    assert.deepEqual(actions.elements.map((element) => [element.action_id, element.value]), [[STOP_ACTION, 'C0001:1700000000.000001']]);
+    assert.equal(parseStopValue('C0001:1700000000.000001'), 'C0001:1700000000.000001');
+    assert.equal(parseStopValue('C0001'), undefined);
+    assert.equal(parseStopValue('C0001:1.1|x'), undefined);
   });
 });

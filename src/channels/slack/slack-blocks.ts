@@ -27,6 +27,13 @@ export function actionId(action: ActionName): string {
 }
 
 const ACTIONS: readonly ActionName[] = ['approve', 'always', 'reject', 'plan-approve', 'plan-changes'];
+/** action_id of the Stop button on a running turn's live message; its `value` is the thread's route key. */
+export const STOP_ACTION = `${ACTION_PREFIX}stop`;
+
+/** The thread route key a Stop click carries (`<channel>:<thread_ts>`), when it is well formed. */
+export function parseStopValue(value: string | undefined): string | undefined {
+  return value !== undefined && /^[CDG][A-Z0-9]{1,30}:\d{1,12}\.\d{1,8}$/.test(value) ? value : undefined;
+}
 
 /** Parses a card button click; undefined for buttons we did not issue or malformed approval ids. */
 export function parseAction(id: string, value: string | undefined): { action: ActionName; approvalId: string } | undefined {
@@ -45,7 +52,14 @@ function notices(slash: string): Record<NoticeCode, string> {
     cancelled: '_Cancelled._',
     cleared: '_Cleared._',
     'approval-card-failed': `*Error:* The approval request could not be shown here. Use \`${slash} cancel\` to stop this turn.`,
+    'attachments-skipped': '*Some attachments were not used:*',
   };
+}
+
+function noticeText(code: NoticeCode, text: string | undefined, slash: string): string {
+  // The skipped-attachments notice names user-chosen file names: shown under our heading, escaped.
+  if (code === 'attachments-skipped') return truncate(`${notices(slash)[code]}\n${escapeSlackText(text ?? '')}`, SLACK_TEXT_CAP);
+  return text ? truncate(toMrkdwn(text), SLACK_TEXT_CAP) : notices(slash)[code];
 }
 
 /** The Slack body for any outbound kind; `slash` is the configured slash command (for hints). */
@@ -54,7 +68,7 @@ export function renderSlackMessage(message: OutboundMessage, slash: string): Sla
     case 'text':
       return { text: truncate(toMrkdwn(message.text), SLACK_TEXT_CAP) };
     case 'notice':
-      return { text: message.text ? truncate(toMrkdwn(message.text), SLACK_TEXT_CAP) : notices(slash)[message.code] };
+      return { text: noticeText(message.code, message.text, slash) };
     case 'error': {
       const text = message.message.trim() ? truncate(escapeSlackText(message.message), 500) : 'An error occurred';
       return { text: `*Error:* ${text}` };
@@ -74,6 +88,23 @@ export function renderSlackMessage(message: OutboundMessage, slash: string): Sla
     case 'form':
       return renderFormCard(message.card);
   }
+}
+
+/**
+ * A live message with the Stop button: the text in sections (Slack holds 3,000 characters per section), then the
+ * button, whose value is the thread it stops (`routeKey`). The plain `text` stays the whole message (notifications,
+ * and what the message shows once an edit without blocks removes the button).
+ */
+export function withStopButton(body: SlackMessageBody, routeKey: string): SlackMessageBody {
+  const sections: SlackBlock[] = [];
+  for (let rest = body.text; rest.length > 0 && sections.length < 40; ) {
+    // Split at a line break in the second half of a section when there is one, so markup rarely breaks in two.
+    const cut = rest.length <= SECTION_CAP ? rest.length : rest.lastIndexOf('\n', SECTION_CAP) > SECTION_CAP / 2 ? rest.lastIndexOf('\n', SECTION_CAP) + 1 : SECTION_CAP;
+    sections.push({ type: 'section', text: { type: 'mrkdwn', text: rest.slice(0, cut) } });
+    rest = rest.slice(cut);
+  }
+  const stop = { type: 'button', text: { type: 'plain_text', text: 'Stop' }, action_id: STOP_ACTION, value: routeKey, style: 'danger' };
+  return { text: body.text, blocks: [...sections, { type: 'actions', block_id: 'sp_stop', elements: [stop] }] };
 }
 
 function section(text: string, fallback: string): SlackMessageBody {
@@ -115,7 +146,12 @@ export function renderCard(card: ApprovalCard): SlackMessageBody {
   }
   const label = outcomeLabel(plan, card.outcome);
   const decided = card.outcome;
-  const who = decided.status === 'cancelled' ? 'Cancelled' : `${label} by ${escapeSlackText(decided.decidedBy)}`;
+  const who =
+    decided.status === 'cancelled'
+      ? 'Cancelled'
+      : decided.status === 'interrupted'
+        ? `Approved by ${escapeSlackText(decided.decidedBy)}; ${label.toLowerCase()}`
+        : `${label} by ${escapeSlackText(decided.decidedBy)}`;
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(who, 300) }] });
   if (decided.feedback) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Feedback:* ${codeBlock(decided.feedback, 40, 1_000)}` } });
   return { text: `${title}: ${label}`, blocks };
@@ -139,5 +175,5 @@ function toolLines(card: ApprovalCard): string {
 
 function outcomeLabel(plan: boolean, outcome: Exclude<CardOutcome, { status: 'pending' }>): string {
   if (plan) return outcome.status === 'rejected' ? 'Changes requested' : outcome.status === 'cancelled' ? 'Cancelled' : 'Approved';
-  return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled' }[outcome.status];
+  return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[outcome.status];
 }

@@ -28,6 +28,19 @@ describe('toInboundMessage', () => {
     assert.equal(toInboundMessage({ ...base, text: 'x', subtype: 'message_changed' }, scope), undefined);
     assert.equal(toInboundMessage({ ...base, text: '<@U0BOT> x' }, { ...scope, channelIds: new Set(['C9']) }), undefined);
   });
+
+  it('keeps a file_share message with its files (the private download URL, size and type)', () => {
+    const files = [
+      { name: 'a.png', mimetype: 'image/png', size: 12, url_private: 'https://files.slack.com/files-pri/T1-F1/a.png', url_private_download: 'https://files.slack.com/files-pri/T1-F1/download/a.png' },
+      { title: 'hidden', mimetype: 'application/pdf' },
+    ];
+    const event = toInboundMessage({ ...base, subtype: 'file_share', text: 'see', thread_ts: '1.000001', files }, scope);
+    assert.equal(event?.text, 'see');
+    assert.deepEqual(event?.attachments, [
+      { name: 'a.png', url: 'https://files.slack.com/files-pri/T1-F1/download/a.png', size: 12, contentType: 'image/png' },
+      { name: 'hidden', url: '', size: undefined, contentType: 'application/pdf' },
+    ]);
+  });
 });
 
 describe('parseTarget', () => {

@@ -1,6 +1,6 @@
 /** Raw Slack message events → the port's inbound message events, and the `<channel>:<thread_ts>` route keys. */
 import { LRUCache } from 'lru-cache';
-import type { Conversation, InboundEvent } from '../channel-adapter.js';
+import type { Conversation, InboundAttachment, InboundEvent } from '../channel-adapter.js';
 import { fromSlackText, mentionsUser } from './slack-format.js';
 
 export interface SlackScope {
@@ -42,6 +42,32 @@ export interface RawMessageEvent {
   text?: string;
   ts?: string;
   thread_ts?: string;
+  /** Files shared with the message (`file_share` subtype, or a mention with files). */
+  files?: RawSlackFile[];
+}
+
+/** The fields of a Slack file object we read. */
+export interface RawSlackFile {
+  name?: string;
+  title?: string;
+  mimetype?: string;
+  size?: number;
+  url_private?: string;
+  url_private_download?: string;
+}
+
+/** Subtypes that are still a person's message; every other subtype (edits, joins, deletions…) is not. */
+const USER_SUBTYPES = new Set(['file_share']);
+
+/** A message's files as the port describes them (downloads happen in the gateway, with the bot token). */
+export function attachmentsOf(files: readonly RawSlackFile[] | undefined): InboundAttachment[] {
+  return (files ?? []).map((file) => ({
+    name: file.name ?? file.title ?? 'file',
+    // Hidden or tombstoned files carry no URL: the gateway says so instead of dropping them silently.
+    url: file.url_private_download ?? file.url_private ?? '',
+    size: typeof file.size === 'number' ? file.size : undefined,
+    contentType: file.mimetype,
+  }));
 }
 
 type MessageEvent = Extract<InboundEvent, { type: 'message' }>;
@@ -57,12 +83,12 @@ export function isDirect(channel: string, channelType?: string): boolean {
 
 /**
  * The inbound event for a message, or undefined when the gateway must never see it: bots (including this bot),
- * message subtypes (edits, joins, deletions, file shares…), events without a user or channel, and channels outside
- * the allow-list.
+ * message subtypes other than `file_share` (edits, joins, deletions…), events without a user or channel, and channels
+ * outside the allow-list.
  */
 export function toInboundMessage(event: RawMessageEvent, scope: SlackScope): MessageEvent | undefined {
   const { channel, user, ts } = event;
-  if (event.subtype !== undefined || event.bot_id !== undefined) return undefined;
+  if ((event.subtype !== undefined && !USER_SUBTYPES.has(event.subtype)) || event.bot_id !== undefined) return undefined;
   if (!channel || !user || !ts || user === scope.botUserId) return undefined;
   const conversation = conversationOf(event, channel, ts, scope);
   if (!conversation) return undefined;
@@ -74,6 +100,7 @@ export function toInboundMessage(event: RawMessageEvent, scope: SlackScope): Mes
     messageId: ts,
     text: fromSlackText(raw, scope.botUserId),
     mentioned: conversation.kind === 'direct' || event.type === 'app_mention' || mentionsUser(raw, scope.botUserId),
+    attachments: attachmentsOf(event.files),
   };
 }
 

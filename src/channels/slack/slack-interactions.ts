@@ -1,7 +1,7 @@
 /** Slash commands, button clicks and modal submissions → inbound events (each already acknowledged by the caller). */
 import type { CommandName, Conversation, InboundEvent, PlatformUser, Responder } from '../channel-adapter.js';
-import { parseAction } from './slack-blocks.js';
-import { isAllowedChannel, isDirect, threadKey, type SlackScope } from './slack-events.js';
+import { parseAction, parseStopValue, STOP_ACTION } from './slack-blocks.js';
+import { isAllowedChannel, isDirect, parseTarget, threadKey, type SlackScope } from './slack-events.js';
 import { onFormAction, onFormSubmission } from './slack-form-interactions.js';
 import { parseFormAction, readFormSubmission } from './slack-forms.js';
 import { buildModal, readSubmission, type ModalKind } from './slack-modals.js';
@@ -11,6 +11,8 @@ export interface ReplyTarget {
   responseUrl: string;
   channelId: string;
   userId: string;
+  /** The thread an ephemeral answer goes into (a `!command` typed in a thread). */
+  threadTs?: string | undefined;
 }
 
 export interface InteractionDeps {
@@ -24,6 +26,8 @@ export interface InteractionDeps {
   privateReply(target: ReplyTarget, text: string): Promise<void>;
   /** The user's most recent Sandpiper thread in a channel (slash commands carry no thread). */
   recentThread(channel: string, userId: string): string | undefined;
+  /** Replaces a bot message with plain text (no blocks); best effort, never throws. */
+  replaceWithText(channel: string, ts: string, text: string): Promise<void>;
 }
 
 /** The fields of a slash-command payload we read. */
@@ -38,8 +42,10 @@ export interface RawCommand {
   thread_ts?: string;
 }
 
-const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel'];
-const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel'];
+const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model'];
+const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model'];
+/** `--model alias` (or `--model=alias`) at the start of an ask's text. */
+const MODEL_FLAG = /^--model(?:=|\s+)(\S+)\s*([\s\S]*)$/;
 
 function responder(deps: InteractionDeps, target: ReplyTarget): Responder {
   return { reply: (text) => deps.privateReply(target, text) };
@@ -48,7 +54,9 @@ function responder(deps: InteractionDeps, target: ReplyTarget): Responder {
 export function helpText(slash: string): string {
   return [
     `\`${slash} <question>\` or \`${slash} ask <question>\`: start a new thread`,
-    `\`${slash} status\`, \`${slash} cancel\`, \`${slash} close\`: act on your latest thread in this channel`,
+    `\`${slash} ask --model <alias> <question>\`: start a thread on another model`,
+    `\`${slash} status\`, \`${slash} cancel\`, \`${slash} close\`, \`${slash} model [alias]\`: act on your latest thread in this channel`,
+    'In a thread, `!status`, `!cancel`, `!close` and `!model [alias]` do the same.',
     `\`${slash} link\` / \`${slash} unlink\`: link your Slack account to Sandpiper`,
     'Or @mention me in a channel to start a thread.',
   ].join('\n');
@@ -82,9 +90,27 @@ export async function onSlashCommand(command: RawCommand, deps: InteractionDeps)
   deps.deliver({ type: 'command', name, user, conversation, args: commandArgs(name, rest), respond });
 }
 
-function commandArgs(name: CommandName, rest: string): { message?: string; token?: string } {
-  if (name === 'ask') return { message: rest };
+function commandArgs(name: CommandName, rest: string): { message?: string; token?: string; model?: string } {
+  if (name === 'ask') {
+    const flag = MODEL_FLAG.exec(rest);
+    return flag ? { message: (flag[2] ?? '').trim(), model: flag[1] ?? '' } : { message: rest };
+  }
+  if (name === 'model') return rest === '' ? {} : { model: rest };
   return name === 'link' ? { token: rest } : {};
+}
+
+/**
+ * A `!status`, `!cancel`, `!close` or `!model [alias]` typed in a thread (Slack has no slash commands in threads):
+ * the same command as the slash command, answered privately in that thread. False when the text is no such command.
+ */
+export function onBangCommand(text: string, user: PlatformUser, conversation: Conversation, deps: InteractionDeps): boolean {
+  const match = /^!(status|cancel|close|model)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  if (!match || conversation.kind === 'channel') return false;
+  const name = (match[1] ?? '').toLowerCase() as CommandName;
+  const { channel, threadTs } = parseTarget(conversation.channelId);
+  const respond = responder(deps, { responseUrl: '', channelId: channel, userId: user.id, threadTs });
+  deps.deliver({ type: 'command', name, user, conversation, args: commandArgs(name, (match[2] ?? '').trim()), respond });
+  return true;
 }
 
 function conversationOf(command: RawCommand, name: CommandName, deps: InteractionDeps): Conversation {
@@ -111,7 +137,8 @@ export interface RawBlockActions {
   trigger_id?: string;
   response_url?: string;
   channel?: { id?: string };
-  container?: { channel_id?: string };
+  container?: { channel_id?: string; message_ts?: string };
+  message?: { ts?: string; text?: string };
 }
 
 /**
@@ -125,6 +152,7 @@ export async function onBlockAction(body: RawBlockActions, action: { action_id?:
   const target = replyTargetOf(body, user.id);
   const form = parseFormAction(actionId, action.value);
   if (form) return onFormAction({ ...form, user, triggerId: body.trigger_id, target }, deps);
+  if (actionId === STOP_ACTION) return onStop(body, parseStopValue(action.value), user, deps);
   const parsed = parseAction(actionId, action.value);
   if (!parsed) return;
   const respond = responder(deps, target);
@@ -136,6 +164,17 @@ export async function onBlockAction(body: RawBlockActions, action: { action_id?:
     return deps.deliver({ ...event, openFeedback });
   }
   deps.deliver(event);
+}
+
+/** Stop on a live message: the cancel command in the thread the button names (it must be the clicked message's channel). */
+function onStop(body: RawBlockActions, routeKey: string | undefined, user: PlatformUser, deps: InteractionDeps): void {
+  const target = replyTargetOf(body, user.id);
+  if (!routeKey || parseTarget(routeKey).channel !== target.channelId) return;
+  const ts = body.container?.message_ts ?? body.message?.ts ?? '';
+  const text = body.message?.text ?? '';
+  const removeControl = (): Promise<void> => (ts && text ? deps.replaceWithText(target.channelId, ts, text) : Promise.resolve());
+  const conversation: Conversation = { kind: 'thread', channelId: routeKey };
+  deps.deliver({ type: 'command', name: 'cancel', user, conversation, args: {}, respond: responder(deps, target), removeControl });
 }
 
 function replyTargetOf(body: RawBlockActions, userId: string): ReplyTarget {

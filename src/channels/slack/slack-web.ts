@@ -25,6 +25,13 @@ export function rateLimitedMs(error: unknown): number | undefined {
   return Math.max(0, seconds) * 1000;
 }
 
+/** Slack's error code (`msg_too_long`, `unknown_method`…) of a failed call, also through a ChannelError's cause. */
+export function slackPlatformError(error: unknown): string | undefined {
+  const shape = (error instanceof ChannelError ? error.cause : error) as SlackErrorShape | undefined;
+  if (shape?.code !== 'slack_webapi_platform_error') return undefined;
+  return typeof shape.data?.error === 'string' ? shape.data.error : undefined;
+}
+
 /** Wraps a Web API failure as a ChannelError naming the method and Slack's error code (never tokens or text). */
 export function toSlackError(method: string, error: unknown): ChannelError {
   if (error instanceof ChannelError) return error;

@@ -2,6 +2,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, Tool } from '@anthropic-ai/sdk/resources/messages';
 import { ANTHROPIC_DEFAULT_CAPABILITIES, createCapabilityLookup, type CapabilitySource } from '../capability-lookup.js';
+import { DEFAULT_STREAM_TIMEOUTS, sdkTimeoutMs, StreamWatchdog, type StreamTimeouts } from '../stream-watchdog.js';
 import type { ModelCapabilities, ModelProvider, ModelRequest, ModelStreamPart, ToolSchema } from '../model-provider.js';
 import { toAnthropicError } from './anthropic-errors.js';
 import { fromAnthropicStream } from './from-anthropic-stream.js';
@@ -15,8 +16,8 @@ export interface AnthropicProviderConfig {
   baseUrl?: string;
   /** Capabilities per model name or a function of it; unknown models get the defaults. */
   models?: CapabilitySource;
-  /** Per-request timeout in milliseconds (default 10 minutes). */
-  timeoutMs?: number;
+  /** Longest wait for the first stream chunk and between chunks (default 60 s each); the call is aborted after. */
+  timeouts?: StreamTimeouts;
   fetch?: typeof fetch;
 }
 
@@ -46,13 +47,15 @@ export class AnthropicProvider implements ModelProvider {
   readonly id = 'anthropic';
   readonly #client: Anthropic;
   readonly #capabilities: (model: string) => ModelCapabilities;
+  readonly #timeouts: StreamTimeouts;
 
   constructor(config: AnthropicProviderConfig) {
+    this.#timeouts = config.timeouts ?? DEFAULT_STREAM_TIMEOUTS;
     this.#client = new Anthropic({
       apiKey: config.apiKey,
       baseURL: config.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL,
       maxRetries: 0,
-      timeout: config.timeoutMs ?? 600_000,
+      timeout: sdkTimeoutMs(this.#timeouts),
       ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
     });
     this.#capabilities = createCapabilityLookup(config.models, ANTHROPIC_DEFAULT_CAPABILITIES);
@@ -81,16 +84,20 @@ export class AnthropicProvider implements ModelProvider {
 
   async *stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncGenerator<ModelStreamPart, void, undefined> {
     const { signal } = options;
+    const watchdog = new StreamWatchdog('anthropic', signal, this.#timeouts);
     try {
-      signal.throwIfAborted();
-      const events = await this.#client.messages.create(this.buildParams(request), { signal });
+      watchdog.throwIfStopped();
+      const events = await this.#client.messages.create(this.buildParams(request), { signal: watchdog.signal });
       // The SDK ends iteration quietly when the signal aborts mid-stream; never report that as finished.
-      for await (const part of fromAnthropicStream(events)) {
-        signal.throwIfAborted();
+      for await (const part of fromAnthropicStream(watchdog.track(events))) {
+        watchdog.throwIfStopped();
         yield part;
       }
+      watchdog.throwIfStopped();
     } catch (error) {
-      throw toAnthropicError(error, signal);
+      throw watchdog.failure() ?? toAnthropicError(error, signal);
+    } finally {
+      watchdog.stop();
     }
   }
 }

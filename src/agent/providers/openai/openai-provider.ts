@@ -2,6 +2,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { OPENAI_DEFAULT_CAPABILITIES, createCapabilityLookup, type CapabilitySource } from '../capability-lookup.js';
+import { DEFAULT_STREAM_TIMEOUTS, sdkTimeoutMs, StreamWatchdog, type StreamTimeouts } from '../stream-watchdog.js';
 import type { ModelCapabilities, ModelProvider, ModelRequest, ModelStreamPart, ToolSchema } from '../model-provider.js';
 import { fromOpenAIStream } from './from-openai-stream.js';
 import { toOpenAIError } from './openai-errors.js';
@@ -17,8 +18,8 @@ export interface OpenAIProviderConfig {
   models?: CapabilitySource;
   /** Token-limit parameter: OpenAI wants `max_completion_tokens`, older compatible servers `max_tokens` (default by base URL). */
   tokenParam?: 'max_tokens' | 'max_completion_tokens';
-  /** Per-request timeout in milliseconds (default 10 minutes). */
-  timeoutMs?: number;
+  /** Longest wait for the first stream chunk and between chunks (default 60 s each); the call is aborted after. */
+  timeouts?: StreamTimeouts;
   fetch?: typeof fetch;
 }
 
@@ -35,15 +36,17 @@ export class OpenAIProvider implements ModelProvider {
   readonly id = 'openai';
   readonly #client: OpenAI;
   readonly #capabilities: (model: string) => ModelCapabilities;
+  readonly #timeouts: StreamTimeouts;
   readonly #tokenParam: 'max_tokens' | 'max_completion_tokens';
 
   constructor(config: OpenAIProviderConfig) {
+    this.#timeouts = config.timeouts ?? DEFAULT_STREAM_TIMEOUTS;
     const baseURL = config.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
     this.#client = new OpenAI({
       apiKey: config.apiKey,
       baseURL,
       maxRetries: 0,
-      timeout: config.timeoutMs ?? 600_000,
+      timeout: sdkTimeoutMs(this.#timeouts),
       ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
     });
     this.#capabilities = createCapabilityLookup(config.models, OPENAI_DEFAULT_CAPABILITIES);
@@ -71,16 +74,20 @@ export class OpenAIProvider implements ModelProvider {
 
   async *stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncGenerator<ModelStreamPart, void, undefined> {
     const { signal } = options;
+    const watchdog = new StreamWatchdog('openai', signal, this.#timeouts);
     try {
-      signal.throwIfAborted();
-      const chunks = await this.#client.chat.completions.create(this.buildParams(request), { signal });
+      watchdog.throwIfStopped();
+      const chunks = await this.#client.chat.completions.create(this.buildParams(request), { signal: watchdog.signal });
       // The SDK ends iteration quietly when the signal aborts mid-stream; never report that as finished.
-      for await (const part of fromOpenAIStream(chunks)) {
-        signal.throwIfAborted();
+      for await (const part of fromOpenAIStream(watchdog.track(chunks))) {
+        watchdog.throwIfStopped();
         yield part;
       }
+      watchdog.throwIfStopped();
     } catch (error) {
-      throw toOpenAIError(error, signal);
+      throw watchdog.failure() ?? toOpenAIError(error, signal);
+    } finally {
+      watchdog.stop();
     }
   }
 }

@@ -1,9 +1,11 @@
 /**
  * The `notify` tool: delivers a notification through a healthy channel gateway from the services table
  * (`POST <url>/v1/api/notify` with a service token), the next gateway on failure, 3 attempts (1 s, 3 s
- * pauses), at most 5 per turn. The model only ever sees the outcome, never URLs or error details.
+ * pauses), at most 5 per turn, with one `Idempotency-Key` per call so a retry never delivers twice. The model
+ * only ever sees the outcome, never URLs or error details.
  */
 import { describeError } from '../../../shared/errors.js';
+import { newHexId } from '../../../shared/ids.js';
 import type { ServiceStore } from '../../../storage/service-store.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 
@@ -77,19 +79,28 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * The `Idempotency-Key` of one tool call: kept across attempts whose outcome is unknown (a timeout, a dropped
+ * connection, a 5xx or a 409), so a retry never sends twice; replaced after a definite "not delivered".
+ */
+interface CallKey {
+  value: string;
+}
+
 /** True when the gateway answered 2xx with at least one `sent` result. */
-async function postOnce(url: string, body: string, headers: Record<string, string>, context: ToolContext, options: NotifyHandlerOptions): Promise<boolean> {
+async function postOnce(url: string, body: string, headers: Record<string, string>, key: CallKey, context: ToolContext, options: NotifyHandlerOptions): Promise<boolean> {
   const signal = AbortSignal.any([context.signal, AbortSignal.timeout(options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS)]);
-  const response = await (options.fetch ?? fetch)(url, { method: 'POST', headers, body, signal });
+  const response = await (options.fetch ?? fetch)(url, { method: 'POST', headers: { ...headers, 'idempotency-key': key.value }, body, signal });
   const answer = (await response.json().catch(() => ({}))) as { results?: unknown };
   const sent = Array.isArray(answer.results) && answer.results.some((result) => (result as { status?: unknown } | null)?.status === 'sent');
   if (!sent) context.logger.warn({ status: response.status }, 'notify.delivery_failed');
+  if (!sent && response.status < 500 && response.status !== 409) key.value = newHexId();
   return response.status < 300 && sent;
 }
 
 type Attempt = 'sent' | 'no-services' | 'failed';
 
-async function attempt(body: string, headers: Record<string, string>, context: ToolContext, options: NotifyHandlerOptions): Promise<Attempt> {
+async function attempt(body: string, headers: Record<string, string>, key: CallKey, context: ToolContext, options: NotifyHandlerOptions): Promise<Attempt> {
   const gateways = await options.services.listHealthy('channel', GATEWAY_MAX_AGE_SECONDS);
   if (gateways.length === 0) return 'no-services';
   for (const gateway of gateways) {
@@ -97,7 +108,7 @@ async function attempt(body: string, headers: Record<string, string>, context: T
     // Only plain web URLs: a registry row must not make the agent read files or speak other protocols.
     if (!/^https?:\/\//i.test(base)) continue;
     try {
-      if (await postOnce(`${base}/v1/api/notify`, body, headers, context, options)) return 'sent';
+      if (await postOnce(`${base}/v1/api/notify`, body, headers, key, context, options)) return 'sent';
     } catch (error) {
       context.signal.throwIfAborted();
       context.logger.warn({ serviceId: gateway.serviceId, err: describeError(error) }, 'notify.delivery_failed');
@@ -112,10 +123,11 @@ async function deliver(args: NotifyArgs, context: ToolContext, options: NotifyHa
   const authorization = await options.authorization();
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) };
   const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  const key: CallKey = { value: newHexId() };
   let outcome: Attempt = 'failed';
   for (let index = 0; index <= delays.length; index++) {
     if (index > 0) await pause(delays[index - 1] ?? 0, context.signal);
-    outcome = await attempt(JSON.stringify(payload), headers, context, options);
+    outcome = await attempt(JSON.stringify(payload), headers, key, context, options);
     if (outcome === 'sent') return outcome;
     if (outcome === 'no-services') context.logger.warn({ attempt: index + 1 }, 'notify.no_services');
   }

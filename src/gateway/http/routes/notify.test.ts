@@ -68,6 +68,7 @@ describe('POST /v1/api/notify', () => {
       jwt: { secret, audience: AUDIENCE },
       users: stores.users,
       deliveries: stores.notifyDeliveries,
+      outbox: stores.notifyOutbox,
       sender,
       logger: createSilentLogger(),
       timeoutMs,

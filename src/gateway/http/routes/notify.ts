@@ -1,8 +1,9 @@
 /** `POST /v1/api/notify`: JWT-authenticated delivery of a message to linked users or channels. */
 import { Hono } from 'hono';
-import { describeError } from '../../../shared/errors.js';
 import type { Logger } from '../../../shared/logger.js';
 import type { NotifyDeliveryStore } from '../../../storage/notify-delivery-store.js';
+import type { NotifyOutboxStore } from '../../../storage/notify-outbox-store.js';
+import { deliverThroughOutbox, idempotencyClaim, type OutboxRequest } from '../../notify-outbox.js';
 import type { ChannelLink, UserStore } from '../../../storage/user-store.js';
 import { verifyBearer, type JwtSettings } from '../auth.js';
 import { HttpError } from '../http-errors.js';
@@ -23,12 +24,16 @@ export interface NotifyRouteDeps {
   jwt: JwtSettings;
   users: UserStore;
   deliveries: NotifyDeliveryStore;
+  /** Every delivery is a row here before the platform call; `Idempotency-Key` results are kept here. */
+  outbox: NotifyOutboxStore;
   sender: NotifySender;
   logger: Logger;
   /** Per-target delivery timeout (default 30 s). */
   timeoutMs?: number;
   /** Clock of the username cache (tests). */
   now?: () => number;
+  /** Test hook only (SANDPIPER_TEST_NOTIFY_PAUSE_MS): waits between the outbox insert and the platform calls. */
+  pauseAfterAccept?: () => Promise<void>;
 }
 
 interface Resolved {
@@ -77,10 +82,11 @@ export function createNotifyRoutes(deps: NotifyRouteDeps): Hono {
   routes.post('/v1/api/notify', async (context) => {
     const principal = await verifyBearer(context.req.header('authorization'), deps.jwt);
     const request = parseNotifyRequest(await context.req.text());
-    const targets = await resolveTargets(request.target, linksOf);
-    const results: NotifyResult[] = [];
-    for (const target of targets) results.push(await deliver(target, request.content, request.wsId, deps));
-    deps.logger.info({ subject: principal.subject, targets: results.length, sent: results.filter((r) => r.status === 'sent').length }, 'notify.delivered');
+    const claim = idempotencyClaim(context.req.header('idempotency-key'), principal.subject, request);
+    const outboxRequest: OutboxRequest = { targets: await resolveTargets(request.target, linksOf), content: request.content, wsId: request.wsId };
+    const { results, replayed } = await deliverThroughOutbox(outboxRequest, claim, { ...deps, timeoutMs: deps.timeoutMs ?? 30_000 });
+    if (replayed) context.header('Idempotent-Replayed', 'true');
+    deps.logger.info({ subject: principal.subject, targets: results.length, sent: results.filter((r) => r.status === 'sent').length, replayed }, 'notify.delivered');
     return context.json({ results });
   });
   return routes;
@@ -93,25 +99,4 @@ async function resolveTargets(target: NotifyTarget, linksOf: LinkLookup): Promis
   const links = await linksOf(target.username);
   if (links.length === 0) throw new HttpError(404, 'target not found or has no linked channels');
   return links.map((link) => ({ channelType: link.channelType, channelId: link.channelUserId, destination: { userId: link.channelUserId } }));
-}
-
-async function deliver(target: Resolved, content: string, wsId: string, deps: NotifyRouteDeps): Promise<NotifyResult> {
-  const base = { channel_type: target.channelType, channel_id: target.channelId };
-  if (!deps.sender.has(target.channelType)) return { ...base, status: 'no_adapter' };
-  const signal = AbortSignal.timeout(deps.timeoutMs ?? 30_000);
-  try {
-    const sent = await Promise.race([
-      deps.sender.send(target.channelType, target.destination, content, signal),
-      new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
-    ]);
-    if (wsId) {
-      const recipient = 'userId' in target.destination ? target.destination.userId : '';
-      await deps.deliveries.record({ wsId, channelType: target.channelType, channelId: sent.channelId, messageId: sent.messageId, recipient });
-    }
-    return { ...base, status: 'sent', message_id: sent.messageId };
-  } catch (error) {
-    const timedOut = signal.aborted;
-    deps.logger.warn({ channelType: target.channelType, reason: describeError(error) }, timedOut ? 'notify.timeout' : 'notify.failed');
-    return { ...base, status: timedOut ? 'timeout' : 'failed' };
-  }
 }

@@ -1,0 +1,124 @@
+/**
+ * Fault figures for crash-safe turns (ADR 0013): the real gateway process on fake Discord is killed with SIGKILL, again
+ * and again, at a random point of a streamed answer ("mid-stream") or while an approved bash call runs ("mid-tool"),
+ * then started again. Per fault kind it counts questions lost (never answered after the restart), answered twice, the
+ * partial answer missing from the history, tool calls run twice, and tool processes that outlived the gateway.
+ *
+ *   npm run bench:crash -- --rounds=10
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { isProcessAlive } from '../src/agent/tools/run-process.js';
+import { INTERRUPTED_MARKER, INTERRUPTED_TOOL_RESULT } from '../src/shared/interruption.js';
+import { FakeDiscord, type FakeMessage } from '../test/fakes/fake-discord.js';
+import { startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
+import { waitFor } from '../test/fakes/mcp-servers.js';
+import { GatewayProcesses } from '../test/helpers/gateway-process.js';
+
+const CHANNEL = '300000000000000001';
+const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const rounds = Number(arg('rounds', '10'));
+
+interface Tally {
+  rounds: number;
+  lost: number;
+  duplicated: number;
+  partialMissing: number;
+  toolRanTwice: number;
+  orphans: number;
+}
+
+const blank = (): Tally => ({ rounds: 0, lost: 0, duplicated: 0, partialMissing: 0, toolRanTwice: 0, orphans: 0 });
+
+function sleeps(marker: string): number {
+  let count = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      if (cmdline.startsWith('sleep') && cmdline.includes(marker) && isProcessAlive(Number(entry))) count++;
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return count;
+}
+
+async function main(): Promise<void> {
+  const [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
+  const gateways = new GatewayProcesses({ llm, discord, extraToml: '[tools]\nsandbox = "off"\n' });
+  const user = discord.user('400000000000000041', 'gus');
+  const bot = (threadId: string): FakeMessage[] => discord.state.messagesIn(threadId).filter((message) => message.author.id === discord.state.bot.id);
+  const sent = (index: number): string => JSON.stringify(llm.requests[index]?.body ?? {});
+  const mention = async (text: string): Promise<string> => {
+    const message = discord.state.injectMessage(CHANNEL, user, text, true);
+    await discord.waitFor(() => discord.state.channels.get(message.id), 30_000, 'thread');
+    return message.id;
+  };
+  const answeredCount = async (threadId: string, answer: string): Promise<number> => {
+    await waitFor(() => bot(threadId).some((message) => message.content === answer), answer, 30_000).catch(() => undefined);
+    // Anything answered twice would show up within the settling of the journal.
+    await waitFor(async () => (await gateways.db()('turn_journal').count({ n: '*' }))[0]?.n === 0, 'journal settled', 30_000).catch(() => undefined);
+    return bot(threadId).filter((message) => message.content === answer).length;
+  };
+  const stream = blank();
+  const tool = blank();
+  try {
+    await gateways.start();
+    await gateways.linkUser('discord', '400000000000000041', 'gus');
+    for (let round = 0; round < rounds; round++) {
+      // Mid-stream: killed after a random number of words reached the thread.
+      const shownWords = 2 + Math.floor(Math.random() * 20);
+      const first = llm.requests.length;
+      llm.enqueue({ text: Array.from({ length: 60 }, (_, index) => `w${round}x${index} `), delayMs: 60 });
+      const threadId = await mention(`stream round ${round}`);
+      await discord.waitFor(() => bot(threadId).some((message) => message.content.includes(`w${round}x${shownWords} `)), 30_000, 'streaming');
+      await gateways.kill();
+      const answer = `answer of stream round ${round}`;
+      llm.enqueue({ text: answer });
+      await gateways.start();
+      const answered = await answeredCount(threadId, answer);
+      stream.rounds++;
+      if (answered === 0) stream.lost++;
+      if (answered > 1 || llm.requests.length > first + 2) stream.duplicated++;
+      if (!sent(first + 1).includes(INTERRUPTED_MARKER) || !sent(first + 1).includes(`w${round}x0 `)) stream.partialMissing++;
+
+      // Mid-tool: killed while an approved bash call sleeps between its two side effects.
+      const marker = `91.${String(1000 + round)}`;
+      const toolFirst = llm.requests.length;
+      llm.enqueue({ toolCalls: [{ id: `call_r${round}`, name: 'bash', arguments: JSON.stringify({ command: `echo start >> runs.log; sleep ${marker}; echo end >> runs.log` }) }] });
+      const toolThread = await mention(`tool round ${round}`);
+      const card = await discord.waitFor(() => bot(toolThread).find((message) => JSON.stringify(message.components).includes('Approve')), 30_000, 'card');
+      const approve = JSON.stringify(card.components).match(/"custom_id":"([^"]*approve[^"]*)"/)?.[1] ?? '';
+      discord.state.clickButton(card.id, approve, user);
+      const route = await gateways.stores().routes.getRoute('discord', toolThread);
+      const log = path.join(gateways.dir, 'data', 'workspaces', route?.wsId ?? 'missing', 'runs.log');
+      await waitFor(() => existsSync(log) && sleeps(marker) === 1, 'the command to run', 30_000);
+      await gateways.kill();
+      await waitFor(() => sleeps(marker) === 0, 'the command to die', 10_000).catch(() => undefined);
+      if (sleeps(marker) > 0) tool.orphans++;
+      const toolAnswer = `answer of tool round ${round}`;
+      llm.enqueue({ text: toolAnswer });
+      await gateways.start();
+      const toolAnswered = await answeredCount(toolThread, toolAnswer);
+      tool.rounds++;
+      if (toolAnswered === 0) tool.lost++;
+      if (toolAnswered > 1 || llm.requests.length > toolFirst + 2) tool.duplicated++;
+      if (!sent(toolFirst + 1).includes(INTERRUPTED_TOOL_RESULT)) tool.partialMissing++;
+      const runs = readFileSync(log, 'utf8').split('\n').filter((line) => line === 'start').length;
+      if (runs !== 1) tool.toolRanTwice++;
+      if (readFileSync(log, 'utf8').includes('end')) tool.orphans++;
+      process.stderr.write(`round ${round + 1}/${rounds} done\n`);
+    }
+  } finally {
+    await gateways.close();
+    await Promise.allSettled([discord.close(), llm.close()]);
+  }
+  console.log('fault kind  | rounds | lost | answered twice | not in history | tool ran twice | tool outlived the gateway');
+  console.log('----------- | ------ | ---- | -------------- | -------------- | -------------- | -------------------------');
+  for (const [name, tally] of [['mid-stream', stream], ['mid-tool', tool]] as const) {
+    console.log(`${name.padEnd(11)} | ${String(tally.rounds).padStart(6)} | ${String(tally.lost).padStart(4)} | ${String(tally.duplicated).padStart(14)} | ${String(tally.partialMissing).padStart(14)} | ${String(tally.toolRanTwice).padStart(14)} | ${String(tally.orphans).padStart(25)}`);
+  }
+}
+
+await main();

@@ -1,0 +1,122 @@
+/**
+ * Write-behind of the turn journal (`turn_journal`): a turn's start and end are written at once (on the next turn of
+ * the event loop), the text it streams at most once per `intervalMs`, all changes of a flush in one transaction. A
+ * restart reads the rows left behind to settle the turns the process did not finish (docs/decisions/0013).
+ */
+import { describeError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { TurnJournalChange, TurnJournalStore } from '../storage/turn-journal-store.js';
+
+/** How often a streaming answer's text is written: a crash loses at most about this much of what was shown. */
+export const DEFAULT_JOURNAL_INTERVAL_MS = 1000;
+
+interface Entry {
+  begin?: Extract<TurnJournalChange, { kind: 'begin' }>;
+  partial?: string;
+  end?: boolean;
+}
+
+export interface TurnJournalOptions {
+  store: Pick<TurnJournalStore, 'apply'>;
+  logger: Logger;
+  intervalMs?: number;
+}
+
+export class TurnJournal {
+  private pending = new Map<string, Entry>();
+  private running: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private due = Number.POSITIVE_INFINITY;
+  private urgent = false;
+  private readonly intervalMs: number;
+
+  constructor(private readonly options: TurnJournalOptions) {
+    this.intervalMs = options.intervalMs ?? DEFAULT_JOURNAL_INTERVAL_MS;
+  }
+
+  /** A turn started; `resumed` marks the resumption of an interrupted turn (it is never resumed again). */
+  begin(wsId: string, turnId: string, resumed: boolean): void {
+    this.entry(turnId).begin = { kind: 'begin', turnId, wsId, resumed };
+    this.schedule(true);
+  }
+
+  /** The text the current model call has streamed so far ('' when a call starts or its message was stored). */
+  partial(turnId: string, text: string): void {
+    this.entry(turnId).partial = text;
+    this.schedule(text === '');
+  }
+
+  /** The turn ended (answered, cancelled, failed): nothing is left to settle. */
+  end(turnId: string): void {
+    this.entry(turnId).end = true;
+    this.schedule(true);
+  }
+
+  /** Resolves when everything queued before the call is written (or its failure logged). Never rejects. */
+  async flush(): Promise<void> {
+    while (this.running !== undefined || this.pending.size > 0) {
+      if (this.running === undefined) this.start();
+      await this.running;
+    }
+  }
+
+  /** Stops the timer (shutdown); queued changes stay until `flush`. */
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private entry(turnId: string): Entry {
+    let entry = this.pending.get(turnId);
+    if (entry === undefined) {
+      entry = {};
+      this.pending.set(turnId, entry);
+    }
+    return entry;
+  }
+
+  private schedule(urgent: boolean): void {
+    this.urgent ||= urgent;
+    if (this.running !== undefined) return;
+    const delay = this.urgent ? 0 : this.intervalMs;
+    const due = Date.now() + delay;
+    if (this.timer !== undefined && this.due <= due) return;
+    clearTimeout(this.timer);
+    this.due = due;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.due = Number.POSITIVE_INFINITY;
+      this.start();
+    }, delay);
+    // Shutdown flushes what is queued; a pending write never keeps the process alive on its own.
+    this.timer.unref();
+  }
+
+  private start(): void {
+    if (this.running !== undefined || this.pending.size === 0) return;
+    const batch = [...this.pending.entries()];
+    this.pending = new Map();
+    this.urgent = false;
+    this.running = this.write(batch).finally(() => {
+      this.running = undefined;
+      if (this.pending.size > 0) this.schedule(this.urgent);
+    });
+  }
+
+  private async write(batch: Array<[string, Entry]>): Promise<void> {
+    const changes: TurnJournalChange[] = [];
+    for (const [turnId, entry] of batch) {
+      // A turn that began and ended within one batch never needs a row.
+      if (entry.begin !== undefined && entry.end === true) continue;
+      if (entry.begin !== undefined) changes.push(entry.begin);
+      if (entry.partial !== undefined && entry.end !== true) changes.push({ kind: 'partial', turnId, partialText: entry.partial });
+      if (entry.end === true) changes.push({ kind: 'end', turnId });
+    }
+    if (changes.length === 0) return;
+    try {
+      await this.options.store.apply(changes);
+    } catch (error) {
+      this.options.logger.error({ err: describeError(error), turns: batch.map(([turnId]) => turnId) }, 'writing the turn journal failed');
+    }
+  }
+}

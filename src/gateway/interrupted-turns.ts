@@ -1,0 +1,109 @@
+/**
+ * At start-up, every turn the previous process left unfinished is settled in its thread (ADR 0013): the live answer
+ * is edited to the text the history keeps plus a note, running tool cards and approved cards say "interrupted", and
+ * the turn is resumed once (`gateway.resume_interrupted`), rendered into the same thread.
+ */
+import type { InterruptedTurn, WorkstreamManager } from '../agent/index.js';
+import type { ChannelAdapter } from '../channels/channel-adapter.js';
+import { describeError } from '../shared/errors.js';
+import { INTERRUPTED_TOOL_RESULT } from '../shared/interruption.js';
+import type { Logger } from '../shared/logger.js';
+import type { Stores } from '../storage/stores.js';
+import type { ApprovalDesk } from './approvals.js';
+import { LiveMessage } from './live-message.js';
+import { parseLiveState, type LiveState } from './live-state.js';
+import type { Router } from './router.js';
+
+/** The note of a turn that is not resumed (resuming is off, or it was a resumption itself). */
+export const INTERRUPTED_NOTE = '*Interrupted by a restart.*';
+/** The note of a turn that is resumed: the answer follows in a new message. */
+export const RESUMING_NOTE = '*Interrupted by a restart; answering again below.*';
+
+export interface InterruptedTurnsDeps {
+  manager: WorkstreamManager;
+  stores: Stores;
+  router: Router;
+  adapters: ReadonlyMap<string, ChannelAdapter>;
+  desk: ApprovalDesk;
+  logger: Logger;
+  signal: AbortSignal;
+  /** `gateway.resume_interrupted`. */
+  resume: boolean;
+  /** Renders the workstream into its home thread while the resumed turn starts (the gateway's binding). */
+  ensureRendered(wsId: string): Promise<(() => void) | undefined>;
+}
+
+/** Settles every interrupted turn; returns how many were settled and how many resumed. Never throws. */
+export async function settleInterruptedTurns(deps: InterruptedTurnsDeps): Promise<{ settled: number; resumed: number }> {
+  let settled = 0;
+  let resumed = 0;
+  // Taken first: live states written later belong to turns of this process.
+  const left = await deps.stores.routes.listLive().catch(() => []);
+  const turns = await deps.manager.interruptedTurns().catch((error: unknown) => {
+    deps.logger.error({ error: describeError(error) }, 'listing interrupted turns failed');
+    return [] as InterruptedTurn[];
+  });
+  for (const turn of turns) {
+    try {
+      if ((await settleOne(deps, turn)) === 'resumed') resumed += 1;
+      settled += 1;
+    } catch (error) {
+      deps.logger.error({ wsId: turn.wsId, turnId: turn.turnId, error: describeError(error) }, 'settling an interrupted turn failed');
+    }
+  }
+  for (const route of left) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
+  if (settled > 0) deps.logger.info({ settled, resumed }, 'interrupted turns settled');
+  return { settled, resumed };
+}
+
+async function settleOne(deps: InterruptedTurnsDeps, turn: InterruptedTurn): Promise<'resumed' | 'noted'> {
+  const home = await deps.router.homeOf(turn.wsId);
+  const adapter = home === undefined ? undefined : deps.adapters.get(home.platform);
+  if (home !== undefined && adapter !== undefined) {
+    const route = await deps.stores.routes.getRoute(home.platform, home.channelId);
+    const recorded = parseLiveState(route?.liveState ?? null);
+    const live = recorded?.turnId === turn.turnId ? recorded : undefined;
+    const note = deps.resume && !turn.wasResumed ? RESUMING_NOTE : INTERRUPTED_NOTE;
+    await showNote(deps, adapter, home.channelId, turn, live, note);
+    await markToolCards(deps, adapter, home.channelId, live);
+    await deps.desk.markInterrupted(turn.turnId, turn.interruptedCallIds);
+    await clearIfUnchanged(deps, home.platform, home.channelId, route?.liveState ?? null);
+  }
+  const release = await deps.ensureRendered(turn.wsId);
+  try {
+    return await deps.manager.finishInterrupted(turn.wsId, deps.resume);
+  } finally {
+    release?.();
+  }
+}
+
+/** The live answer shows the kept text and the note; without one (nothing streamed yet) the note is a new message. */
+async function showNote(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, channelId: string, turn: InterruptedTurn, live: LiveState | undefined, note: string): Promise<void> {
+  if (live !== undefined && live.segment.length > 0 && turn.partialText.trim() !== '' && adapter.capabilities.canEdit) {
+    const message = new LiveMessage({ adapter, channelId, logger: deps.logger, signal: deps.signal });
+    message.adopt(live.segment);
+    message.append(`${turn.partialText}\n\n${note}`);
+    if (await message.sync()) return;
+  }
+  await adapter.post(channelId, { kind: 'text', text: note }, deps.signal);
+}
+
+async function markToolCards(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, channelId: string, live: LiveState | undefined): Promise<void> {
+  for (const card of Object.values(live?.tools ?? {})) {
+    const message = { kind: 'tool-call', name: card.name, preview: card.preview, status: 'error', output: INTERRUPTED_TOOL_RESULT } as const;
+    await adapter.edit(channelId, card.messageId, message, deps.signal).catch((error: unknown) => {
+      deps.logger.warn({ error: describeError(error) }, 'marking a tool card interrupted failed');
+    });
+  }
+}
+
+/** Clears what the previous process recorded, unless a turn of this process has written its own since. */
+async function clearIfUnchanged(deps: InterruptedTurnsDeps, platform: string, channelId: string, recorded: string | null): Promise<void> {
+  if (recorded === null) return;
+  try {
+    const current = await deps.stores.routes.getRoute(platform, channelId);
+    if (current?.liveState === recorded) await deps.stores.routes.setLiveState(platform, channelId, null);
+  } catch (error) {
+    deps.logger.warn({ error: describeError(error) }, 'clearing a recorded live message failed');
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * What a thread shows of the turn in flight, recorded in `channel_routes.live_state` so a restart can finish it: the
+ * messages of the live answer segment and the tool cards still marked running (ADR 0013). Written only when a message
+ * is added or a segment or card ends, never per edit, on one ordered chain per thread.
+ */
+import { z } from 'zod';
+import { describeError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { safeParseJson } from '../shared/json.js';
+
+const toolCardSchema = z.object({ messageId: z.string(), name: z.string(), preview: z.string() });
+
+const liveStateSchema = z.object({
+  v: z.literal(1),
+  turnId: z.string(),
+  /** Message ids of the answer segment being streamed, in order. */
+  segment: z.array(z.string()),
+  /** Tool cards posted as running, by call id. */
+  tools: z.record(z.string(), toolCardSchema),
+});
+
+export type LiveState = z.infer<typeof liveStateSchema>;
+export type LiveToolCard = z.infer<typeof toolCardSchema>;
+
+/** The recorded state, or undefined for none or an unreadable value. */
+export function parseLiveState(text: string | null): LiveState | undefined {
+  if (text === null) return undefined;
+  const parsed = safeParseJson(text);
+  if (!parsed.ok) return undefined;
+  const state = liveStateSchema.safeParse(parsed.value);
+  return state.success ? state.data : undefined;
+}
+
+export class LiveStateRecorder {
+  private state: LiveState | undefined;
+  private written = false;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly save: (state: string | null) => Promise<void>,
+    private readonly logger: Logger,
+  ) {}
+
+  startTurn(turnId: string): void {
+    this.state = { v: 1, turnId, segment: [], tools: {} };
+  }
+
+  segment(messageIds: readonly string[]): void {
+    if (this.state === undefined) return;
+    this.state.segment = [...messageIds];
+    this.write();
+  }
+
+  segmentEnded(): void {
+    if (this.state === undefined || this.state.segment.length === 0) return;
+    this.state.segment = [];
+    this.write();
+  }
+
+  toolPosted(callId: string, card: LiveToolCard): void {
+    if (this.state === undefined) return;
+    this.state.tools[callId] = card;
+    this.write();
+  }
+
+  toolDone(callId: string): void {
+    if (this.state?.tools[callId] === undefined) return;
+    delete this.state.tools[callId];
+    this.write();
+  }
+
+  /** The turn ended in this process: nothing is left for a restart to finish. */
+  endTurn(): void {
+    const hadWritten = this.written;
+    this.state = undefined;
+    this.written = false;
+    if (hadWritten) this.enqueue(null);
+  }
+
+  /** Resolves when every write handed in so far has settled. */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  private write(): void {
+    this.written = true;
+    this.enqueue(JSON.stringify(this.state));
+  }
+
+  private enqueue(value: string | null): void {
+    this.chain = this.chain
+      .then(() => this.save(value))
+      .catch((error: unknown) => this.logger.warn({ error: describeError(error) }, 'recording the live message failed'));
+  }
+}

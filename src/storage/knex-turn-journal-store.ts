@@ -1,0 +1,81 @@
+/** TurnJournalStore on knex: one row per turn in flight, written behind the turn (batched) and read at start-up. */
+import type { Knex } from 'knex';
+import { isoNow } from '../shared/time.js';
+import { fromDbBool, text, toDbBool, type DbRow } from './rows.js';
+import { guard } from './storage-errors.js';
+import type { TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
+
+function toRow(row: DbRow): TurnJournalRow {
+  return {
+    turnId: text(row.turn_id),
+    wsId: text(row.ws_id),
+    resumed: fromDbBool(row.resumed),
+    partialText: text(row.partial_text),
+    settled: fromDbBool(row.settled),
+    started: text(row.started),
+    updated: text(row.updated),
+  };
+}
+
+async function applyOne(trx: Knex.Transaction, change: TurnJournalChange, now: string): Promise<void> {
+  switch (change.kind) {
+    case 'begin':
+      await trx('turn_journal').where({ ws_id: change.wsId }).delete();
+      await trx('turn_journal').insert({
+        turn_id: change.turnId,
+        ws_id: change.wsId,
+        resumed: toDbBool(change.resumed),
+        partial_text: '',
+        settled: toDbBool(false),
+        started: now,
+        updated: now,
+      });
+      return;
+    case 'partial':
+      await trx('turn_journal').where({ turn_id: change.turnId }).update({ partial_text: change.partialText, updated: now });
+      return;
+    case 'end':
+      await trx('turn_journal').where({ turn_id: change.turnId }).delete();
+      return;
+  }
+}
+
+export class KnexTurnJournalStore implements TurnJournalStore {
+  constructor(private readonly knex: Knex) {}
+
+  apply(changes: readonly TurnJournalChange[]): Promise<void> {
+    return guard('turnJournal.apply', async () => {
+      if (changes.length === 0) return;
+      const now = isoNow();
+      await this.knex.transaction(async (trx) => {
+        for (const change of changes) await applyOne(trx, change, now);
+      });
+    });
+  }
+
+  list(): Promise<TurnJournalRow[]> {
+    return guard('turnJournal.list', async () => {
+      const rows = (await this.knex('turn_journal').orderBy([{ column: 'started' }, { column: 'turn_id' }])) as DbRow[];
+      return rows.map(toRow);
+    });
+  }
+
+  forWorkstream(wsId: string): Promise<TurnJournalRow | undefined> {
+    return guard('turnJournal.forWorkstream', async () => {
+      const row = (await this.knex('turn_journal').where({ ws_id: wsId }).orderBy('started', 'desc').first()) as DbRow | undefined;
+      return row ? toRow(row) : undefined;
+    });
+  }
+
+  markSettled(turnId: string): Promise<void> {
+    return guard('turnJournal.markSettled', async () => {
+      await this.knex('turn_journal').where({ turn_id: turnId }).update({ settled: toDbBool(true), partial_text: '', updated: isoNow() });
+    });
+  }
+
+  remove(turnId: string): Promise<void> {
+    return guard('turnJournal.remove', async () => {
+      await this.knex('turn_journal').where({ turn_id: turnId }).delete();
+    });
+  }
+}

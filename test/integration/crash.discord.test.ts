@@ -1,0 +1,221 @@
+/**
+ * kill -9 of the real gateway process (ADR 0013), on Discord through discord.js and the fakes: mid-stream the thread
+ * keeps the partial answer with a note, the history holds it, and the question is answered once by a resumed turn
+ * (which is not resumed again when it is interrupted too); mid-tool the approved bash dies with the gateway (no side
+ * effect later), the history says "interrupted", and the approval card says so.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { isProcessAlive } from '../../src/agent/tools/run-process.js';
+import { INTERRUPTED_MARKER, INTERRUPTED_TOOL_RESULT, RESUME_PROMPT } from '../../src/shared/interruption.js';
+import { FakeDiscord, type FakeMessage, type FakeUser } from '../fakes/fake-discord.js';
+import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
+import { waitFor } from '../fakes/mcp-servers.js';
+import { GatewayProcesses } from '../helpers/gateway-process.js';
+
+const CHANNEL_ID = '300000000000000001';
+const NOTE = /Interrupted by a restart/;
+const words = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, index) => `${prefix}${index} `);
+
+/** Live `sleep` processes whose command line carries `marker`. */
+function sleepsWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      if (cmdline.startsWith('sleep') && cmdline.includes(marker) && isProcessAlive(Number(entry))) found.push(Number(entry));
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return found;
+}
+
+function botMessages(discord: FakeDiscord, threadId: string): FakeMessage[] {
+  return discord.state.messagesIn(threadId).filter((message) => message.author.id === discord.state.bot.id);
+}
+
+function button(message: FakeMessage, label: string): string | undefined {
+  for (const row of message.components as { components?: { label?: string; custom_id?: string }[] }[]) {
+    const found = row.components?.find((component) => component.label === label);
+    if (found?.custom_id) return found.custom_id;
+  }
+  return undefined;
+}
+
+/** The conversation the model was sent in a request (OpenAI chat format). */
+function sentMessages(llm: FakeLlmServer, index: number): Array<{ role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string }> {
+  return ((llm.requests[index]?.body ?? {}) as { messages?: Array<{ role: string }> }).messages ?? [];
+}
+
+describe('kill -9 of the gateway on Discord', () => {
+  let discord: FakeDiscord;
+  let llm: FakeLlmServer;
+  let gateways: GatewayProcesses;
+  let user: FakeUser;
+
+  before(async () => {
+    [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
+    gateways = new GatewayProcesses({ llm, discord, extraToml: '[tools]\nsandbox = "off"\n' });
+    await gateways.start();
+    await gateways.linkUser('discord', '400000000000000031', 'erin');
+    user = discord.user('400000000000000031', 'erin');
+  });
+  after(async () => {
+    await gateways?.close();
+    await Promise.allSettled([discord?.close(), llm?.close()]);
+  });
+
+  async function mention(text: string): Promise<string> {
+    const message = discord.state.injectMessage(CHANNEL_ID, user, text, true);
+    await discord.waitFor(() => discord.state.channels.get(message.id), 20_000, 'thread creation');
+    return message.id;
+  }
+
+  /** Waits until the thread shows `shown` and the journal holds `journalled` of the streaming answer. */
+  async function streamingUntil(threadId: string, shown: string): Promise<void> {
+    await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content.includes(shown)), 30_000, `"${shown}" in the thread`);
+    await waitFor(async () => (await gateways.db()('turn_journal').select('partial_text')).some((row: { partial_text: string }) => row.partial_text.includes(shown)), 'the journal to hold the shown text', 30_000);
+  }
+
+  it('mid-stream: the thread keeps the partial answer with a note, the history holds it, the question is answered once', async () => {
+    const requestsBefore = llm.requests.length;
+    llm.enqueue({ text: words('alpha', 60), delayMs: 120 });
+    const threadId = await mention('tell me a long story');
+    await streamingUntil(threadId, 'alpha8 ');
+    await gateways.kill();
+    const live = botMessages(discord, threadId)[0] as FakeMessage;
+
+    llm.enqueue({ text: 'The story, told again in full.' });
+    await gateways.start();
+    await discord.waitFor(() => NOTE.test(live.content), 30_000, 'the note on the live message');
+    assert.match(live.content, /^alpha0 alpha1 /, 'the live message keeps the partial answer');
+    await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content === 'The story, told again in full.'), 30_000, 'the resumed answer');
+
+    const resumed = sentMessages(llm, requestsBefore + 1);
+    const assistant = resumed.filter((message) => message.role === 'assistant').at(-1);
+    assert.match(String(assistant?.content), /^alpha0 alpha1 alpha2 /, 'the history holds the partial answer');
+    assert.ok(String(assistant?.content).endsWith(INTERRUPTED_MARKER), 'marked as interrupted');
+    assert.equal(resumed.at(-1)?.content, RESUME_PROMPT);
+    assert.equal(resumed.filter((message) => message.role === 'user' && message.content === 'tell me a long story').length, 1);
+    assert.equal(llm.requests.length, requestsBefore + 2, 'one model call before the crash, one resumed call after');
+    assert.equal(botMessages(discord, threadId).filter((message) => message.content === 'The story, told again in full.').length, 1);
+    await waitFor(async () => (await gateways.db()('turn_journal').select('turn_id')).length === 0, 'nothing left to settle', 30_000);
+  });
+
+  it('a resumed turn that is interrupted too is settled with a note and not resumed a second time', async () => {
+    const requestsBefore = llm.requests.length;
+    llm.enqueue({ text: words('beta', 60), delayMs: 120 });
+    const threadId = await mention('another long one');
+    await streamingUntil(threadId, 'beta6 ');
+    await gateways.kill();
+    llm.enqueue({ text: words('gamma', 60), delayMs: 120 });
+    await gateways.start();
+    await streamingUntil(threadId, 'gamma6 ');
+    await gateways.kill();
+    assert.equal(llm.requests.length, requestsBefore + 2);
+
+    await gateways.start();
+    const resumedLive = await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content.startsWith('gamma0')), 10_000, 'the resumed answer');
+    await discord.waitFor(() => /Interrupted by a restart\.\*$/.test(resumedLive.content), 30_000, 'the note on the resumed answer');
+    await waitFor(async () => (await gateways.db()('turn_journal').select('turn_id')).length === 0, 'the journal to be settled', 30_000);
+    assert.equal(llm.requests.length, requestsBefore + 2, 'the resumed turn was not resumed again');
+    // The next message is answered with the whole story in the history.
+    llm.enqueue({ text: 'Noted.' });
+    discord.state.injectMessage(threadId, user, 'go on');
+    await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content === 'Noted.'), 30_000, 'the next answer');
+    const history = JSON.stringify(sentMessages(llm, requestsBefore + 2));
+    assert.match(history, /beta0 beta1/);
+    assert.match(history, /gamma0 gamma1/);
+  });
+
+  it('a graceful stop (SIGTERM) mid-stream is settled the same way at the next start', async () => {
+    const requestsBefore = llm.requests.length;
+    llm.enqueue({ text: words('eps', 60), delayMs: 120 });
+    const threadId = await mention('a story before the stop');
+    await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content.includes('eps6 ')), 30_000, 'the streaming answer');
+    assert.equal(await gateways.stop(), 0);
+    const live = botMessages(discord, threadId)[0] as FakeMessage;
+    llm.enqueue({ text: 'Told after the stop.' });
+    await gateways.start();
+    await discord.waitFor(() => NOTE.test(live.content), 30_000, 'the note on the live message');
+    await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content === 'Told after the stop.'), 30_000, 'the resumed answer');
+    assert.match(String(sentMessages(llm, requestsBefore + 1).filter((message) => message.role === 'assistant').at(-1)?.content), /^eps0 eps1 eps2 eps3 eps4 eps5 eps6 /);
+    assert.equal(llm.requests.length, requestsBefore + 2);
+  });
+
+  it('mid-tool: the approved bash dies with the gateway, the history says interrupted, the card says so', async () => {
+    const requestsBefore = llm.requests.length;
+    const marker = `93.${String(Math.floor(Math.random() * 9000) + 1000)}`;
+    const command = `echo started > started.txt; sleep ${marker}; echo done > side-effect.txt`;
+    llm.enqueue({ toolCalls: [{ id: 'call_crash1', name: 'bash', arguments: JSON.stringify({ command }) }] });
+    const threadId = await mention('run the slow command');
+    const card = await discord.waitFor(() => botMessages(discord, threadId).find((message) => button(message, 'Approve') !== undefined), 30_000, 'approval card');
+    discord.state.clickButton(card.id, button(card, 'Approve') ?? '', user);
+    const route = await gateways.stores().routes.getRoute('discord', threadId);
+    const workspace = path.join(gateways.dir, 'data', 'workspaces', route?.wsId ?? 'missing');
+    await waitFor(() => existsSync(path.join(workspace, 'started.txt')) && sleepsWith(marker).length === 1, 'the command to run', 30_000);
+    await gateways.kill();
+    await waitFor(() => sleepsWith(marker).length === 0, 'the command to die with the gateway', 15_000);
+
+    llm.enqueue({ text: 'The command was interrupted; I will not run it again.' });
+    await gateways.start();
+    await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content === 'The command was interrupted; I will not run it again.'), 30_000, 'the resumed answer');
+    await discord.waitFor(() => /Interrupted/.test(JSON.stringify(card.embeds)), 30_000, 'the card marked interrupted');
+    assert.doesNotMatch(JSON.stringify(card.embeds), /Approval Required — Approved"/, 'the card no longer just says Approved');
+    assert.ok(botMessages(discord, threadId).some((message) => NOTE.test(message.content)), 'the thread shows the note');
+
+    const resumed = sentMessages(llm, requestsBefore + 1);
+    assert.ok(resumed.some((message) => message.role === 'assistant' && JSON.stringify(message.tool_calls ?? []).includes('call_crash1')), 'the call stays in the history');
+    const result = resumed.find((message) => message.role === 'tool' && message.tool_call_id === 'call_crash1');
+    assert.equal(result?.content, INTERRUPTED_TOOL_RESULT);
+    assert.equal(llm.requests.length, requestsBefore + 2);
+    assert.equal(existsSync(path.join(workspace, 'side-effect.txt')), false, 'the side effect never happened (no process is left that could write it)');
+  });
+});
+
+describe('kill -9 of the gateway on Discord while an auto-approved bash runs in the sandbox', () => {
+  let discord: FakeDiscord;
+  let llm: FakeLlmServer;
+  let gateways: GatewayProcesses;
+  let user: FakeUser;
+
+  before(async () => {
+    [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
+    gateways = new GatewayProcesses({ llm, discord, extraToml: '[tools]\nsandbox = "auto"\n\n[agent]\nauto_approve_tools = ["bash"]\n' });
+    await gateways.start();
+    await gateways.linkUser('discord', '400000000000000032', 'finn');
+    user = discord.user('400000000000000032', 'finn');
+  });
+  after(async () => {
+    await gateways?.close();
+    await Promise.allSettled([discord?.close(), llm?.close()]);
+  });
+
+  it('the command dies with the gateway, and its running tool card says interrupted', async () => {
+    const marker = `94.${String(Math.floor(Math.random() * 9000) + 1000)}`;
+    const command = `echo started > started.txt; sleep ${marker}; echo done > side-effect.txt`;
+    llm.enqueue({ toolCalls: [{ id: 'call_crash2', name: 'bash', arguments: JSON.stringify({ command }) }] });
+    const message = discord.state.injectMessage(CHANNEL_ID, user, 'run it in the sandbox', true);
+    await discord.waitFor(() => discord.state.channels.get(message.id), 20_000, 'thread creation');
+    const threadId = message.id;
+    const toolCard = await discord.waitFor(() => botMessages(discord, threadId).find((entry) => JSON.stringify(entry).includes(marker)), 30_000, 'the running tool card');
+    const route = await gateways.stores().routes.getRoute('discord', threadId);
+    const workspace = path.join(gateways.dir, 'data', 'workspaces', route?.wsId ?? 'missing');
+    await waitFor(() => existsSync(path.join(workspace, 'started.txt')) && sleepsWith(marker).length === 1, 'the command to run', 30_000);
+    await gateways.kill();
+    await waitFor(() => sleepsWith(marker).length === 0, 'the command to die with the gateway', 15_000);
+
+    llm.enqueue({ text: 'It was interrupted.' });
+    await gateways.start();
+    await discord.waitFor(() => botMessages(discord, threadId).find((entry) => entry.content === 'It was interrupted.'), 30_000, 'the resumed answer');
+    await discord.waitFor(() => JSON.stringify(toolCard).includes('Interrupted by a restart'), 30_000, 'the tool card marked interrupted');
+    const result = sentMessages(llm, 1).find((entry) => entry.role === 'tool' && entry.tool_call_id === 'call_crash2');
+    assert.equal(result?.content, INTERRUPTED_TOOL_RESULT);
+    assert.equal(llm.requests.length, 2);
+    assert.equal(existsSync(path.join(workspace, 'side-effect.txt')), false);
+  });
+});
