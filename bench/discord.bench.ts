@@ -8,6 +8,7 @@
  * process's event-loop lag and memory. discord.js's global request limit is raised for both bots.
  *
  *   npm run bench:discord -- --sizes=1x40,100,1000 --rounds=3
+ *   npm run bench:discord -- --sizes=1x40 --rounds=1 --profile=/tmp/prof   (then bench/support/profile-summary.ts)
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,8 @@ const arg = (name: string, fallback: string): string => process.argv.find((a) =>
 /** `1x30` = 30 conversations one after another; `1000` = 1,000 at once. */
 const sizes = arg('sizes', '1x40,100,1000').split(',');
 const rounds = Number(arg('rounds', '3'));
+/** `--profile=<dir>`: each bot process writes a V8 CPU profile to <dir>/<bot>/ (bench/support/profile-summary.ts reads them). */
+const profileDir = arg('profile', '');
 type Bot = 'bare' | 'sandpiper';
 
 interface PhaseResult {
@@ -74,7 +77,7 @@ interface BotProcess {
 
 function spawnBot(bot: Bot, launch: BotLaunch): Promise<BotProcess> {
   const child = fork(join(import.meta.dirname, 'support', bot === 'bare' ? 'bare-discord-bot.ts' : 'sandpiper-bot.ts'), [JSON.stringify(launch)], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, bot)}`] : [])],
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
   });
   const ask = <T>(message: object, reply: string): Promise<T> =>

@@ -6,9 +6,10 @@
  * 1,000 requests/s. Rounds alternate which server goes first; figures are medians over rounds.
  *
  *   npm run bench:notify -- --rounds=3 --seconds=5
+ *   npm run bench:notify -- --rounds=1 --profile=/tmp/prof   (then bench/support/profile-summary.ts /tmp/prof/sandpiper)
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -18,6 +19,8 @@ import { createKnex, createStores, runMigrations } from '../src/storage/index.js
 const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const ROUNDS = Number(arg('rounds', '3'));
 const SECONDS = Number(arg('seconds', '5'));
+/** `--profile=<dir>`: each server process writes a V8 CPU profile to <dir>/<server>/ (see bench/support/profile-summary.ts). */
+const PROFILE_DIR = arg('profile', '');
 const SECRET = 'bench-notify-secret-bench-notify-secret';
 type Server = 'bare' | 'sandpiper';
 const PATHS = {
@@ -30,14 +33,38 @@ interface Figures {
   maxRps: number;
   p50AtRate: number;
   p99AtRate: number;
+  /** CPU time of the server process (all its threads) per request of the max-rate run, in µs. */
+  cpuUsPerRequest: number;
   failures: number;
+}
+
+/**
+ * User + system CPU time of a process in ms, from /proc (Linux; NaN elsewhere). Less sensitive to a busy machine than
+ * requests/s: a server starved of a core does fewer requests per second, not more CPU per request.
+ */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
-function spawnServer(server: Server, launch: object): Promise<{ url: string; stop: () => Promise<void> }> {
+interface RunningServer {
+  url: string;
+  pid: number;
+  stop: () => Promise<void>;
+}
+
+function spawnServer(server: Server, launch: object): Promise<RunningServer> {
   const file = join(import.meta.dirname, 'support', server === 'bare' ? 'notify-bare.ts' : 'notify-sandpiper.ts');
-  const child = fork(file, [JSON.stringify(launch)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+  const child = fork(file, [JSON.stringify(launch)], {
+    execArgv: ['--import', 'tsx', ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, server)}`] : [])],
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${server} exited early (${code})`)));
     child.once('message', (message: { url: string }) => {
@@ -47,17 +74,19 @@ function spawnServer(server: Server, launch: object): Promise<{ url: string; sto
           child.once('exit', () => done());
           child.send({ type: 'stop' });
         });
-      resolve({ url: message.url, stop });
+      resolve({ url: message.url, pid: child.pid ?? 0, stop });
     });
   });
 }
 
-async function load(url: string, body: string, token: string): Promise<Figures> {
+async function load({ url, pid }: RunningServer, body: string, token: string): Promise<Figures> {
   const request = { url: `${url}/v1/api/notify`, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body };
   await autocannon({ ...request, connections: 10, duration: 1 });
+  const cpuBefore = cpuMs(pid);
   const max = await autocannon({ ...request, connections: 50, duration: SECONDS });
+  const cpuUsPerRequest = ((cpuMs(pid) - cpuBefore) * 1000) / Math.max(1, max.requests.total);
   const paced = await autocannon({ ...request, connections: 50, duration: SECONDS, overallRate: 1000 });
-  return { maxRps: max.requests.average, p50AtRate: paced.latency.p50, p99AtRate: paced.latency.p99, failures: max.errors + max.timeouts + paced.errors + paced.timeouts };
+  return { maxRps: max.requests.average, p50AtRate: paced.latency.p50, p99AtRate: paced.latency.p99, cpuUsPerRequest, failures: max.errors + max.timeouts + paced.errors + paced.timeouts };
 }
 
 async function main(): Promise<void> {
@@ -75,20 +104,23 @@ async function main(): Promise<void> {
       const running = await spawnServer(server, { dataDir: dir, databaseUrl: `sqlite:${databaseFile}`, databaseFile, secret: SECRET });
       for (const path of Object.keys(PATHS) as PathName[]) {
         const key = `${path}|${server}`;
-        results.set(key, [...(results.get(key) ?? []), await load(running.url, PATHS[path], token)]);
+        results.set(key, [...(results.get(key) ?? []), await load(running, PATHS[path], token)]);
       }
       await running.stop();
     }
   }
   console.log(`notify: ${ROUNDS} interleaved rounds, ${SECONDS} s per load; medians over rounds`);
-  console.log('path          | server    | max req/s | × bare | p50 ms @1000/s | p99 ms @1000/s | errors');
+  console.log('path          | server    | max req/s | × bare | CPU µs/req | × bare | p50 ms @1000/s | p99 ms @1000/s | errors');
   for (const path of Object.keys(PATHS) as PathName[]) {
     const bareMax = median((results.get(`${path}|bare`) ?? []).map((f) => f.maxRps));
+    const bareCpu = median((results.get(`${path}|bare`) ?? []).map((f) => f.cpuUsPerRequest));
     for (const server of ['bare', 'sandpiper'] as const) {
       const figures = results.get(`${path}|${server}`) ?? [];
       const maxRps = median(figures.map((f) => f.maxRps));
+      const cpu = median(figures.map((f) => f.cpuUsPerRequest));
       console.log(
         `${path.padEnd(13)} | ${server.padEnd(9)} | ${maxRps.toFixed(0).padStart(9)} | ${(maxRps / bareMax).toFixed(2).padStart(6)} | ` +
+          `${cpu.toFixed(0).padStart(10)} | ${(cpu / bareCpu).toFixed(2).padStart(6)} | ` +
           `${median(figures.map((f) => f.p50AtRate)).toFixed(1).padStart(14)} | ${median(figures.map((f) => f.p99AtRate)).toFixed(1).padStart(14)} | ${figures.reduce((sum, f) => sum + f.failures, 0)}`,
       );
     }

@@ -8,6 +8,7 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     overallRate?: number;
+    amount?: number;
   }
   interface Histogram {
     average: number;

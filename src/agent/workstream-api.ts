@@ -97,8 +97,13 @@ export interface ApprovalDecisionInput {
 }
 
 export interface WorkstreamManager {
-  /** Creates a workstream (row first, then memory) owned by a user. */
-  create(input: { ownerUserId: string; name: string; modelAlias?: string }): Promise<Workstream>;
+  /**
+   * Creates a workstream owned by a user: row first, then memory. With `route` (the platform thread it answers in),
+   * the row and the thread's route are one transaction that commits while the first turn starts, off the path the
+   * user waits on: the workstream's history writes, and so anything of its first answer, come after that commit; when
+   * it fails, the turn fails with an error and the workstream is dropped (the thread's next message starts over).
+   */
+  create(input: { ownerUserId: string; name: string; modelAlias?: string; route?: { channelType: string; channelId: string } }): Promise<Workstream>;
   /** The live workstream, restored from the database when evicted or after a restart; undefined when unknown or closed. */
   get(wsId: string): Promise<Workstream | undefined>;
   /**

@@ -18,7 +18,8 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
   const logFailure = (what: string) => (error: unknown) => logger.error({ wsId, err: describeError(error) }, `${what} failed`);
   // History writes run one after another in call order, also when a caller does not await one (the user's message
   // is saved while the model request is in flight), so a compaction's replace never overtakes an append.
-  let chain: Promise<void> = Promise.resolve();
+  // A new workstream's row may still be committing: every history write of the workstream comes after it.
+  let chain: Promise<void> = ws.stored;
   const ordered = (write: () => Promise<void>): Promise<void> => (chain = chain.then(write));
   return {
     emit: (event) => ws.emit(event),

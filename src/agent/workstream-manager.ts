@@ -1,6 +1,7 @@
 /** Owns the live workstreams: creation, restore from the database, approvals, close, idle eviction, shutdown. */
 import { describeError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
+import type { WorkstreamRow } from '../storage/workstream-store.js';
 import type { InterruptedTurn } from './interrupted-turn.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { DEFAULT_TOOL_SEARCH_SETTINGS } from './search/tool-search.js';
@@ -39,13 +40,25 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     };
   }
 
-  async create(input: { ownerUserId: string; name: string; modelAlias?: string }): Promise<Workstream> {
+  async create(input: Parameters<WorkstreamManager['create']>[0]): Promise<Workstream> {
     const alias = input.modelAlias !== undefined && this.env.resolveModel(input.modelAlias) ? input.modelAlias : this.env.defaultModelAlias;
-    const row = await this.env.stores.workstreams.create({ wsId: newHexId(), userId: input.ownerUserId, name: input.name, modelAlias: alias });
-    const ws = await instantiate(this.env, row, false);
+    const fields = { wsId: newHexId(), userId: input.ownerUserId, name: input.name, modelAlias: alias };
+    const ws = input.route === undefined ? await instantiate(this.env, await this.env.stores.workstreams.create(fields), false) : await this.createRouted(fields, input.route);
     this.live.set(ws.wsId, ws);
     // The new workstream is about to be used by the caller: never evict it here.
     if (this.live.size > this.env.agent.max_active_workstreams) this.evictIdleExcept(ws.wsId);
+    return ws;
+  }
+
+  /** The row and its route commit in the background (see WorkstreamManager.create); the live object is ready at once. */
+  private async createRouted(fields: NewWorkstream, route: { channelType: string; channelId: string }): Promise<LiveWorkstream> {
+    const stored = this.env.stores.workstreams.create(fields, { route }).then(() => undefined);
+    this.env.writes.afterCreation(stored);
+    const ws = await instantiate(this.env, draftRow(fields, this.env.now()), false, stored);
+    stored.catch((error: unknown) => {
+      this.env.logger.error({ wsId: ws.wsId, err: describeError(error) }, 'storing a new workstream failed; it is dropped');
+      if (this.live.get(ws.wsId) === ws) this.live.delete(ws.wsId);
+    });
     return ws;
   }
 
@@ -168,6 +181,14 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     for (const ws of this.live.values()) if (ws.isBusy()) running++;
     return { active: this.live.size, running };
   }
+}
+
+type NewWorkstream = Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>;
+
+/** The row a new workstream will have once its insert commits (the store's defaults). */
+function draftRow(fields: NewWorkstream, nowMs: number): WorkstreamRow {
+  const now = new Date(nowMs).toISOString();
+  return { ...fields, title: '', state: 'idle', autoApproveTools: [], inputTokens: 0, outputTokens: 0, nodeId: '', created: now, updated: now };
 }
 
 export function createWorkstreamManager(options: WorkstreamManagerOptions): DefaultWorkstreamManager {

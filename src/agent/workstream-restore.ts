@@ -13,11 +13,11 @@ export function workstreamDir(env: WorkstreamEnv, wsId: string): string {
 }
 
 /** A new live object for a row; the working directory is created when missing. */
-export async function instantiate(env: WorkstreamEnv, row: WorkstreamRow, restoring: boolean): Promise<LiveWorkstream> {
+export async function instantiate(env: WorkstreamEnv, row: WorkstreamRow, restoring: boolean, stored?: Promise<void>): Promise<LiveWorkstream> {
   const cwd = workstreamDir(env, row.wsId);
   await mkdir(cwd, { recursive: true });
   const history = restoring ? await env.stores.conversations.load(row.wsId) : [];
-  return new LiveWorkstream({ row, history, cwd, env });
+  return new LiveWorkstream({ row, history, cwd, env, ...(stored === undefined ? {} : { stored }) });
 }
 
 function isSubAgentRequest(items: unknown): boolean {

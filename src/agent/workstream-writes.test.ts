@@ -54,6 +54,23 @@ describe('WorkstreamWrites', () => {
     assert.equal((await db.stores.workstreams.get('w3'))?.state, 'running');
   });
 
+  it('writes a change to a workstream whose row is still being inserted after that insert, so it is not lost', async () => {
+    const writes = new WorkstreamWrites({ store: db.stores.workstreams, logger: createSilentLogger() });
+    let insert!: () => void;
+    const inserting = new Promise<void>((resolve) => (insert = resolve)).then(async () => {
+      await db.stores.workstreams.create({ wsId: 'w4', userId: 'u', name: '', modelAlias: '' });
+    });
+    writes.afterCreation(inserting);
+    writes.setState('w4', 'thinking');
+    writes.addUsage('w4', 12, 3);
+    const flushed = writes.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    insert();
+    await flushed;
+    const row = await db.stores.workstreams.get('w4');
+    assert.deepEqual([row?.state, row?.inputTokens, row?.outputTokens], ['thinking', 12, 3]);
+  });
+
   it('logs a failed write with what was lost, and flush still resolves', async () => {
     const broken = await createTestStores();
     await broken.close();

@@ -18,6 +18,8 @@ export class WorkstreamWrites {
   private pending = new Map<string, WorkstreamChange>();
   private running: Promise<void> | undefined;
   private scheduled = false;
+  /** Rows being inserted (a new workstream commits while its first turn starts): a flush waits for them. */
+  private readonly creating = new Set<Promise<unknown>>();
   private readonly now: () => number;
 
   constructor(private readonly options: WorkstreamWritesOptions) {
@@ -40,6 +42,15 @@ export class WorkstreamWrites {
   touch(wsId: string): void {
     this.change(wsId).touched = new Date(this.now()).toISOString();
     this.schedule();
+  }
+
+  /** A new row is being inserted; changes to it are written only after that insert has settled. */
+  afterCreation(insert: Promise<unknown>): void {
+    this.creating.add(insert);
+    void insert.then(
+      () => this.creating.delete(insert),
+      () => this.creating.delete(insert),
+    );
   }
 
   /** Changes not yet written (tests, status). */
@@ -86,6 +97,7 @@ export class WorkstreamWrites {
 
   private async write(batch: WorkstreamChange[]): Promise<void> {
     try {
+      if (this.creating.size > 0) await Promise.allSettled([...this.creating]);
       await this.options.store.applyChanges(batch);
     } catch (error) {
       // Nothing here can be clicked or replied to; the loss is named so an operator sees what is missing.

@@ -36,6 +36,8 @@ export interface LiveWorkstreamInit {
   history: Message[];
   cwd: string;
   env: WorkstreamEnv;
+  /** Settles when the row is committed (a new workstream's insert may still run while its first turn starts). */
+  stored?: Promise<void>;
 }
 
 export class LiveWorkstream implements Workstream {
@@ -43,6 +45,8 @@ export class LiveWorkstream implements Workstream {
   readonly ownerUserId: string;
   readonly cwd: string;
   readonly history: Message[];
+  /** The row's commit; history writes are ordered after it (rejected when the row could not be stored). */
+  readonly stored: Promise<void>;
   readonly readFiles = new Set<string>();
   /** Expanded tool-search names live in memory; after eviction or restart they are rebuilt from the history. */
   readonly toolSearch: WorkstreamToolSearch;
@@ -70,6 +74,7 @@ export class LiveWorkstream implements Workstream {
     this.autoApprove = new Set(init.row.autoApproveTools);
     this.state = init.row.state;
     this.history = init.history;
+    this.stored = init.stored ?? Promise.resolve();
     this.cwd = init.cwd;
     this.bus = new WorkstreamEventBus(this.wsId, init.env.logger);
     const { toolSources, logger } = init.env;

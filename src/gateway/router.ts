@@ -37,9 +37,7 @@ export class Router {
     const cached = this.users.get(key);
     if (cached !== undefined && this.now() - cached.at < LINK_CACHE_TTL_MS) return cached.user;
     this.users.delete(key);
-    const link = await this.stores.users.getLink(platform, platformUserId);
-    if (!link) return undefined;
-    const user = await this.stores.users.getUser(link.userId);
+    const user = await this.stores.users.getLinkedUser(platform, platformUserId);
     if (!user) return undefined;
     const linked = { userId: user.userId, username: user.username, isAdmin: user.isAdmin };
     this.users.set(key, { user: linked, at: this.now() });
@@ -63,8 +61,9 @@ export class Router {
 
   /** Creates a workstream owned by `ownerUserId` and routes the thread to it (the route records the owner). */
   async createForThread(platform: string, channelId: string, ownerUserId: string, name: string, modelAlias?: string): Promise<Workstream> {
-    const ws = await this.manager.create({ ownerUserId, name, ...(modelAlias === undefined ? {} : { modelAlias }) });
-    await this.stores.routes.putRoute({ channelType: platform, channelId, wsId: ws.wsId, ownerUserId });
+    // Row and route are one transaction, committed while the first turn starts (WorkstreamManager.create).
+    const route = { channelType: platform, channelId };
+    const ws = await this.manager.create({ ownerUserId, name, route, ...(modelAlias === undefined ? {} : { modelAlias }) });
     this.remember(`${platform}:${channelId}`, ws.wsId);
     return ws;
   }

@@ -1,20 +1,11 @@
 /** The pino logger factory: JSON off a TTY, pretty on one, secrets redacted by key name. */
 import { pino, type Logger } from 'pino';
+import { redactSecrets, secretSerializers } from './log-redaction.js';
 import { traceFields } from './telemetry.js';
 
 export type { Logger };
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
-
-const SECRET_KEYS = ['token', 'secret', 'api_key', 'apiKey', 'authorization', 'password', 'jwt_secret', 'bot_token', 'app_token'];
-
-export const REDACT_PATHS = [
-  ...SECRET_KEYS,
-  ...SECRET_KEYS.map((key) => `*.${key}`),
-  ...SECRET_KEYS.map((key) => `*.*.${key}`),
-  'headers.authorization',
-  'req.headers.authorization',
-];
 
 export interface LoggerOptions {
   level?: string;
@@ -31,8 +22,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const format = options.format ?? 'auto';
   const destination = options.destination ?? process.stderr;
   const pretty = format === 'pretty' || (format === 'auto' && (destination as { isTTY?: boolean }).isTTY === true);
-  // mixin: every line logged inside a traced span carries its trace_id and span_id.
-  const base = { level: options.level ?? 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' }, mixin: traceFields };
+  // mixin: every line logged inside a traced span carries its trace_id and span_id. Secrets are redacted by key
+  // (src/shared/log-redaction.ts) in each line and in child bindings.
+  const base = { level: options.level ?? 'info', formatters: { log: redactSecrets }, serializers: secretSerializers(), mixin: traceFields };
   if (pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, colorize: true } } });
   }

@@ -1,5 +1,6 @@
 /** Builds the Stores bundle from one knex instance. */
 import type { Knex } from 'knex';
+import { CachedMemoryCounts } from './cached-memory-counts.js';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
 import { KnexInboundEventStore } from './knex-inbound-event-store.js';
@@ -26,7 +27,8 @@ export function createStores(knex: Knex): Stores {
     conversations: new KnexConversationStore(knex),
     approvals: new KnexApprovalStore(knex),
     policies: new KnexPolicyStore(knex),
-    memories: new KnexMemoryStore(knex),
+    // The memories section counts memories before every model call: remembered, forgotten on every write.
+    memories: new CachedMemoryCounts(new KnexMemoryStore(knex)),
     watches: new KnexWatchStore(knex),
     promptTemplates: new KnexPromptTemplateStore(knex),
     mcpServers: new KnexMcpServerStore(knex),

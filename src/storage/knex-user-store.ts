@@ -137,6 +137,16 @@ export class KnexUserStore implements UserStore {
     });
   }
 
+  getLinkedUser(channelType: string, channelUserId: string): Promise<User | undefined> {
+    return guard('users.getLinkedUser', async () => {
+      const row = (await this.knex('channel_users')
+        .join('users', 'users.user_id', 'channel_users.user_id')
+        .where({ 'channel_users.channel_type': channelType, 'channel_users.channel_user_id': channelUserId })
+        .first('users.user_id', 'users.username', 'users.is_admin', 'users.created')) as DbRow | undefined;
+      return row ? toUser(row) : undefined;
+    });
+  }
+
   listLinks(userId: string): Promise<ChannelLink[]> {
     return guard('users.listLinks', async () => {
       const rows = (await this.knex('channel_users')

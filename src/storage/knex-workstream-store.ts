@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import { definedOnly, parseStringArray, text, toNumber, type DbRow } from './rows.js';
 import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
-import type { WorkstreamChange, WorkstreamPatch, WorkstreamRow, WorkstreamState, WorkstreamStore } from './workstream-store.js';
+import type { WorkstreamChange, WorkstreamPatch, WorkstreamRoute, WorkstreamRow, WorkstreamState, WorkstreamStore } from './workstream-store.js';
 
 const STATES: readonly WorkstreamState[] = ['idle', 'thinking', 'running', 'attention', 'error', 'closed'];
 
@@ -53,7 +53,7 @@ function changeColumns(knex: Knex, change: WorkstreamChange): Record<string, unk
 export class KnexWorkstreamStore implements WorkstreamStore {
   constructor(private readonly knex: Knex) {}
 
-  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>): Promise<WorkstreamRow> {
+  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options: { route?: WorkstreamRoute } = {}): Promise<WorkstreamRow> {
     return guard('workstreams.create', async () => {
       const now = isoNow();
       const dbRow = {
@@ -70,8 +70,16 @@ export class KnexWorkstreamStore implements WorkstreamStore {
         created: now,
         updated: now,
       };
+      const route = options.route;
       try {
-        await this.knex('workstreams').insert(dbRow);
+        if (route === undefined) await this.knex('workstreams').insert(dbRow);
+        else await this.knex.transaction(async (trx) => {
+          await trx('workstreams').insert(dbRow);
+          await trx('channel_routes')
+            .insert({ channel_type: route.channelType, channel_id: route.channelId, ws_id: row.wsId, node_id: '', owner_user_id: row.userId, created: now })
+            .onConflict(['channel_type', 'channel_id'])
+            .ignore();
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw conflictError('a workstream with this id exists', error);
         throw error;

@@ -44,6 +44,8 @@ export interface UserStore {
   /** Removes a link; returns whether one existed. */
   unlink(channelType: string, channelUserId: string): Promise<boolean>;
   getLink(channelType: string, channelUserId: string): Promise<ChannelLink | undefined>;
+  /** The user a platform identity is linked to, in one query (the gateway asks on every message it has not cached). */
+  getLinkedUser(channelType: string, channelUserId: string): Promise<User | undefined>;
   /** Links of a user, newest first. */
   listLinks(userId: string): Promise<ChannelLink[]>;
 }

@@ -34,9 +34,20 @@ export interface WorkstreamChange {
   touched?: string;
 }
 
+/** The platform thread a new workstream is routed from (`channel_routes`). */
+export interface WorkstreamRoute {
+  channelType: string;
+  channelId: string;
+}
+
 export interface WorkstreamStore {
   /** Inserts a row; throws StorageError CONFLICT when the id exists. */
-  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>): Promise<WorkstreamRow>;
+  /**
+   * Inserts a new row. With `route`, the thread's route to it (owned by the row's user) is inserted in the same
+   * transaction, so there is never a workstream without its thread or a route to a missing workstream; an existing
+   * route of that thread is kept.
+   */
+  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options?: { route?: WorkstreamRoute }): Promise<WorkstreamRow>;
   get(wsId: string): Promise<WorkstreamRow | undefined>;
   /** Applies a patch and bumps `updated`; false when the row is missing. */
   update(wsId: string, patch: WorkstreamPatch): Promise<boolean>;

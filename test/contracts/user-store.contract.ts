@@ -54,10 +54,13 @@ export function userStoreContract(label: string, factory: StoresFactory): void {
       assert.equal(await stores().users.link('discord', '111', dave.userId), true);
       assert.equal(await stores().users.link('discord', '111', erin.userId), false);
       assert.equal((await stores().users.getLink('discord', '111'))?.userId, dave.userId);
+      assert.deepEqual(await stores().users.getLinkedUser('discord', '111'), dave);
+      assert.equal(await stores().users.getLinkedUser('discord', '999'), undefined);
       assert.equal(await stores().users.link('slack', '111', erin.userId), true);
       assert.equal(await stores().users.unlink('discord', '111'), true);
       assert.equal(await stores().users.unlink('discord', '111'), false);
       assert.equal(await stores().users.getLink('discord', '111'), undefined);
+      assert.equal(await stores().users.getLinkedUser('discord', '111'), undefined);
       assert.equal(await stores().users.link('discord', '111', erin.userId), true);
     });
 

@@ -26,6 +26,17 @@ export function workstreamStoreContract(label: string, factory: StoresFactory): 
       );
     });
 
+    it('creates a workstream and its thread route together, or neither', async () => {
+      const row = await stores().workstreams.create({ wsId: 'ws-r1', userId: 'u-r', name: 'routed', modelAlias: '' }, { route: { channelType: 'discord', channelId: 't-1' } });
+      assert.deepEqual(await stores().workstreams.get('ws-r1'), row);
+      const route = await stores().routes.getRoute('discord', 't-1');
+      assert.equal(route?.wsId, 'ws-r1');
+      assert.equal(route?.ownerUserId, 'u-r');
+      // The second create fails (duplicate id): its route to thread t-2 is not left behind.
+      await assert.rejects(stores().workstreams.create({ wsId: 'ws-r1', userId: 'u-r', name: '', modelAlias: '' }, { route: { channelType: 'discord', channelId: 't-2' } }));
+      assert.equal(await stores().routes.getRoute('discord', 't-2'), undefined);
+    });
+
     it('applies a patch, including the always-approved labels', async () => {
       await stores().workstreams.create({ wsId: 'ws-2', userId: 'u-1', name: 'n', modelAlias: 'a' });
       const changed = await stores().workstreams.update('ws-2', {
