@@ -84,6 +84,11 @@ export class StreamRenderer {
     return this.lane.idle();
   }
 
+  /** Events handed in are still being rendered (or wait to be). */
+  get busy(): boolean {
+    return this.lane.size > 0;
+  }
+
   dispose(): void {
     this.closed = true;
     this.clearTimers();

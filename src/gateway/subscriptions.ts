@@ -14,6 +14,13 @@ export interface Binding {
   renderer: StreamRenderer;
   /** Gateway operations in progress on this binding (a send, a click, a command); never released while > 0. */
   holds: number;
+  /**
+   * A `turn-start` reached the renderer and its `turn-end` not yet: the workstream may already say it is not busy
+   * (it turns quiet before `turn-end` is emitted and delivered), but the answer is still on its way.
+   */
+  turnOpen: boolean;
+  /** The periodic sweep found it quiet with a turn still open (a turn that failed without `turn-end`). */
+  staleSweeps: number;
   unsubscribe: () => void;
 }
 
@@ -57,7 +64,7 @@ export class Subscriptions {
         ...(this.options.saveLiveState === undefined ? {} : { onLiveState: this.saveLiveStateFor(adapter.platform, channelId) }),
       },
     });
-    const binding: Binding = { ws, adapter, channelId, renderer, holds: 0, unsubscribe: () => undefined };
+    const binding: Binding = { ws, adapter, channelId, renderer, holds: 0, turnOpen: false, staleSweeps: 0, unsubscribe: () => undefined };
     binding.unsubscribe = ws.subscribe((event) => this.onEvent(binding, event));
     this.bindings.set(ws.wsId, binding);
     this.byChannel.set(`${adapter.platform}:${channelId}`, binding);
@@ -122,7 +129,12 @@ export class Subscriptions {
 
   /** Releases every binding that has nothing left to show (a safety net run periodically). */
   sweep(): void {
-    for (const binding of [...this.bindings.values()]) this.releaseWhenQuiet(binding);
+    for (const binding of [...this.bindings.values()]) {
+      // A turn left open over two sweeps (a minute apart) with the workstream quiet ended without its `turn-end`.
+      binding.staleSweeps = binding.turnOpen && binding.holds === 0 && !binding.ws.isBusy() ? binding.staleSweeps + 1 : 0;
+      if (binding.staleSweeps >= 2) binding.turnOpen = false;
+      this.releaseWhenQuiet(binding);
+    }
   }
 
   /** Active subscriptions (for /metrics and tests). */
@@ -137,22 +149,32 @@ export class Subscriptions {
 
   /** Bus handler: rendering runs on the renderer's chain; a binding may go once the workstream stops being busy. */
   private onEvent(binding: Binding, event: AgentEvent): void {
+    if (event.type === 'turn-start') binding.turnOpen = true;
     binding.renderer.handle(event);
-    if (event.type === 'turn-end' || event.type === 'workstream-closed') this.releaseWhenQuiet(binding);
+    if (event.type === 'turn-end' || event.type === 'workstream-closed') {
+      binding.turnOpen = false;
+      this.releaseWhenQuiet(binding);
+    }
   }
 
-  /** Once everything handed to the renderer is shown, drops the binding if the workstream is still quiet. */
+  /**
+   * Once everything handed to the renderer is shown, drops the binding if the workstream is still quiet. While the
+   * renderer caught up (a slow, rate-limited post), the next turn may have started and ended: its events were handed
+   * to the renderer after `idle()` was taken, so the binding goes only when nothing more waits in the renderer.
+   */
   private releaseWhenQuiet(binding: Binding): void {
     if (!isQuiet(binding)) return;
     void binding.renderer
       .idle()
       .then(() => {
-        if (this.bindings.get(binding.ws.wsId) === binding && isQuiet(binding)) this.release(binding.ws.wsId);
+        if (this.bindings.get(binding.ws.wsId) !== binding || !isQuiet(binding)) return;
+        if (binding.renderer.busy) this.releaseWhenQuiet(binding);
+        else this.release(binding.ws.wsId);
       })
       .catch((error: unknown) => this.options.logger.warn({ error: describeError(error) }, 'releasing a subscription failed'));
   }
 }
 
 function isQuiet(binding: Binding): boolean {
-  return binding.holds === 0 && !binding.ws.isBusy();
+  return binding.holds === 0 && !binding.turnOpen && !binding.ws.isBusy();
 }

@@ -126,6 +126,14 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
     await this.watchRunner.stop();
     await this.gateway.stop();
     await this.runtime.close();
+    // A positive signal, not the client's word: until the fake has seen the connection close, it would still
+    // deliver events (to a client that has gone), so a test writing "while down" would not be writing while down.
+    await this.platformDisconnected();
+  }
+
+  /** Resolves once the platform fake has no live connection of this app any more (harnesses override it). */
+  protected platformDisconnected(): Promise<void> {
+    return Promise.resolve();
   }
 
   /** A platform user linked to a new Sandpiper user. */

@@ -30,6 +30,10 @@ export class DiscordHarness extends ChannelHarness<FakeDiscord, FakeUser> {
     return createDiscordAdapter(config.discord, logger, (this.options as HarnessOptions).adapterOptions);
   }
 
+  protected override async platformDisconnected(): Promise<void> {
+    await this.fake.waitFor(() => this.fake.gateway.connected === 0, 10_000, 'the gateway connection to close');
+  }
+
   /** Mentions the bot in the test channel and waits for the thread the bot opened from that message. */
   async mention(user: FakeUser, text: string): Promise<{ message: FakeMessage; threadId: string }> {
     const message = this.fake.state.injectMessage(CHANNEL_ID, user, text, true);

@@ -29,6 +29,10 @@ export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
     if (this.gateway.status().adapters.slack !== 'connected') throw new Error('slack adapter did not connect');
   }
 
+  protected override async platformDisconnected(): Promise<void> {
+    await this.fake.waitFor(() => this.fake.connected === 0, 10_000, 'the Socket Mode connection to close');
+  }
+
   /** Mentions the bot in the channel; the thread is the user's message, so its ts is the thread ts. */
   mention(user: FakeSlackUser, text: string): { message: FakeSlackMessage; threadTs: string; envelopes: string[] } {
     const { message, envelopes } = this.fake.userMessage(user, CHANNEL, `<@${BOT_USER_ID}> ${text}`);
