@@ -8,12 +8,9 @@
  *
  *   npm run bench:catch-up -- --messages=100 --rounds=5
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { FakeDiscord } from '../test/fakes/fake-discord.js';
-import { answerFor, startBenchLlm } from './support/bench-llm.js';
-import { arg, forkBot, interleaved, median, prepareDatabase, waitUntil, type Bot } from './support/bench-run.js';
+import { answerFor } from './support/bench-llm.js';
+import { arg, forkBot, inRound, interleaved, median, prepareDatabase, waitUntil, withTemplateFile, type Bot } from './support/bench-run.js';
 import type { BotLaunch } from './support/bot-launch.js';
 
 const CHANNEL = '300000000000000001';
@@ -23,10 +20,8 @@ const userId = (k: number): string => String(500000000000000000n + BigInt(k));
 const POLL_MS = 5;
 
 /** One round: N mentions written while no bot runs, then the bot starts; resolves with [turns started, answered] in ms from READY. */
-async function runRound(bot: Bot, n: number, templateFile: string): Promise<[number, number]> {
-  const [fake, llm] = await Promise.all([FakeDiscord.start(), startBenchLlm()]);
-  const dir = mkdtempSync(join(tmpdir(), 'sandpiper-bench-catch-up-'));
-  try {
+function runRound(bot: Bot, n: number, templateFile: string): Promise<[number, number]> {
+  return inRound(() => FakeDiscord.start(), 'sandpiper-bench-catch-up-', async (fake, llm, dir) => {
     const launch: BotLaunch = {
       discordApiUrl: fake.apiUrl, discordToken: fake.token, llmUrl: llm.url, globalRequestsPerSecond: 1_000_000, dataDir: dir,
       databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'discord', userId) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
@@ -52,25 +47,17 @@ async function runRound(bot: Bot, n: number, templateFile: string): Promise<[num
       return expected.size === 0;
     }, 600_000, 'every final answer', POLL_MS);
     await child.stop();
-    return [started, answeredAt - fake.gateway.readyAt];
-  } finally {
-    await Promise.all([fake.close(), llm.close()]);
-    rmSync(dir, { recursive: true, force: true });
-  }
+    return [started, answeredAt - fake.gateway.readyAt] as [number, number];
+  });
 }
 
 async function main(): Promise<void> {
-  const work = mkdtempSync(join(tmpdir(), 'sandpiper-bench-template-'));
-  const templateFile = join(work, 'request.json');
-  writeFileSync(templateFile, JSON.stringify({ model: 'bench', messages: [{ role: 'system', content: 'You are a benchmark.' }] }));
-  let results: Record<Bot, Array<[number, number]>>;
-  try {
+  const template = { model: 'bench', messages: [{ role: 'system', content: 'You are a benchmark.' }] };
+  const results = await withTemplateFile('sandpiper-bench-template-', template, async (templateFile) => {
     // Warm-up (not measured): disk caches and tsx's compile cache for both bots.
     for (const bot of ['bare', 'sandpiper'] as const) await runRound(bot, 5, templateFile);
-    results = await interleaved(rounds, (bot) => runRound(bot, messages, templateFile));
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+    return interleaved(rounds, (bot) => runRound(bot, messages, templateFile));
+  });
   console.log(`catch-up of ${messages} missed mentions: ${rounds} interleaved rounds, medians (ms from READY); each answer streams 30 tokens 10 ms apart`);
   console.log('bot       | all turns started | all answered');
   for (const bot of ['bare', 'sandpiper'] as const) {

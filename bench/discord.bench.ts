@@ -10,12 +10,10 @@
  *   npm run bench:discord -- --sizes=1x40,100,1000 --rounds=3
  *   npm run bench:discord -- --sizes=1x40 --rounds=1 --profile=/tmp/prof   (then bench/support/profile-summary.ts)
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeDiscord, type FakeUser } from '../test/fakes/fake-discord.js';
-import { startBenchLlm } from './support/bench-llm.js';
-import { arg, fmt, interleaved, parseSize, prepareDatabase, spawnBot, type Bot } from './support/bench-run.js';
+import { arg, fmt, inRound, interleaved, parseSize, prepareDatabase, spawnBot, withTemplateFile, type Bot } from './support/bench-run.js';
 import type { BotLaunch } from './support/bot-launch.js';
 import { measureRound, printSize, type PhasePlatform, type RoundResult } from './support/latency-rounds.js';
 
@@ -51,10 +49,8 @@ function discordPlatform(fake: FakeDiscord, users: FakeUser[]): PhasePlatform {
   };
 }
 
-async function runRound(bot: Bot, n: number, sequential: boolean, templateFile: string): Promise<RoundResult & { template?: unknown }> {
-  const [fake, llm] = await Promise.all([FakeDiscord.start(), startBenchLlm()]);
-  const dir = mkdtempSync(join(tmpdir(), 'sandpiper-bench-'));
-  try {
+function runRound(bot: Bot, n: number, sequential: boolean, templateFile: string): Promise<RoundResult & { template?: unknown }> {
+  return inRound(() => FakeDiscord.start(), 'sandpiper-bench-', async (fake, llm, dir) => {
     const launch: BotLaunch = {
       discordApiUrl: fake.apiUrl, discordToken: fake.token, llmUrl: llm.url, globalRequestsPerSecond: GLOBAL_LIMIT, dataDir: dir,
       databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'discord', userId) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
@@ -64,30 +60,25 @@ async function runRound(bot: Bot, n: number, sequential: boolean, templateFile: 
     const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
     const result = await measureRound(discordPlatform(fake, users), llm, child, n, sequential);
     return { ...result, template: llm.firstBody };
-  } finally {
-    await Promise.all([fake.close(), llm.close()]);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function main(): Promise<void> {
-  const work = mkdtempSync(join(tmpdir(), 'sandpiper-bench-template-'));
-  const templateFile = join(work, 'request.json');
   // Warm-up (not measured): Sandpiper's own LLM request body becomes the one the bare bot sends.
-  writeFileSync(templateFile, '{}');
-  const warm = await runRound('sandpiper', 1, true, templateFile);
-  writeFileSync(templateFile, JSON.stringify(warm.template));
-  console.log(`discord: ${rounds} interleaved rounds per size; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`);
-  console.log('N    | conversation    | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
-  for (const size of sizes) {
-    const { n, sequential } = parseSize(size);
-    const results = await interleaved(rounds, (bot) => runRound(bot, n, sequential, templateFile));
-    printSize({ labelWidth: 15, lagWidth: 15 }, size, '', results, (label, ours, bare) =>
-      `${size.padEnd(5)} | ${label.padEnd(15)} | ratio     | ${`${(ours.first / bare.first).toFixed(2)}x (+${fmt(ours.first - bare.first)})`.padEnd(19)} | ` +
-        `${`${(ours.final / bare.final).toFixed(2)}x (+${fmt(ours.final - bare.final)})`.padEnd(19)} |`,
-    );
-  }
-  rmSync(work, { recursive: true, force: true });
+  await withTemplateFile('sandpiper-bench-template-', {}, async (templateFile) => {
+    const warm = await runRound('sandpiper', 1, true, templateFile);
+    writeFileSync(templateFile, JSON.stringify(warm.template));
+    console.log(`discord: ${rounds} interleaved rounds per size; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`);
+    console.log('N    | conversation    | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
+    for (const size of sizes) {
+      const { n, sequential } = parseSize(size);
+      const results = await interleaved(rounds, (bot) => runRound(bot, n, sequential, templateFile));
+      printSize({ labelWidth: 15, lagWidth: 15 }, size, '', results, (label, ours, bare) =>
+        `${size.padEnd(5)} | ${label.padEnd(15)} | ratio     | ${`${(ours.first / bare.first).toFixed(2)}x (+${fmt(ours.first - bare.first)})`.padEnd(19)} | ` +
+          `${`${(ours.final / bare.final).toFixed(2)}x (+${fmt(ours.final - bare.final)})`.padEnd(19)} |`,
+      );
+    }
+  });
 }
 
 await main();

@@ -10,12 +10,9 @@
  *
  *   npm run bench:slack -- --sizes=1x20,100 --rounds=3 --modes=stream,edit
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { BOT_USER_ID, FakeSlack, type FakeSlackUser } from '../test/fakes/fake-slack.js';
-import { startBenchLlm } from './support/bench-llm.js';
-import { arg, interleaved, parseSize, prepareDatabase, signed, spawnBot, type Bot } from './support/bench-run.js';
+import { arg, inRound, interleaved, parseSize, prepareDatabase, signed, spawnBot, withTemplateFile, type Bot } from './support/bench-run.js';
 import { measureRound, printSize, type PhasePlatform, type RoundResult } from './support/latency-rounds.js';
 import type { SlackBotLaunch } from './support/slack-bot-launch.js';
 
@@ -55,11 +52,9 @@ function slackPlatform(fake: FakeSlack, users: FakeSlackUser[]): PhasePlatform {
   };
 }
 
-async function runRound(bot: Bot, mode: SlackBotLaunch['mode'], n: number, sequential: boolean, templateFile: string): Promise<RoundResult & { template?: unknown }> {
-  const [fake, llm] = await Promise.all([FakeSlack.start(), startBenchLlm()]);
-  fake.streams.rules.enabled = mode === 'stream';
-  const dir = mkdtempSync(join(tmpdir(), 'sandpiper-bench-slack-'));
-  try {
+function runRound(bot: Bot, mode: SlackBotLaunch['mode'], n: number, sequential: boolean, templateFile: string): Promise<RoundResult & { template?: unknown }> {
+  return inRound(() => FakeSlack.start(), 'sandpiper-bench-slack-', async (fake, llm, dir) => {
+    fake.streams.rules.enabled = mode === 'stream';
     const launch: SlackBotLaunch = {
       slackApiUrl: fake.apiUrl, botToken: fake.botToken, appToken: fake.appToken, llmUrl: llm.url, mode, dataDir: dir,
       databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'slack', userId) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
@@ -68,32 +63,27 @@ async function runRound(bot: Bot, mode: SlackBotLaunch['mode'], n: number, seque
     const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
     const result = await measureRound(slackPlatform(fake, users), llm, child, n, sequential);
     return { ...result, template: llm.firstBody };
-  } finally {
-    await Promise.all([fake.close(), llm.close()]);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function main(): Promise<void> {
-  const work = mkdtempSync(join(tmpdir(), 'sandpiper-bench-slack-template-'));
-  const templateFile = join(work, 'request.json');
   // Warm-up (not measured): Sandpiper's own LLM request body becomes the one the bare app sends.
-  writeFileSync(templateFile, '{}');
-  const warm = await runRound('sandpiper', 'edit', 1, true, templateFile);
-  writeFileSync(templateFile, JSON.stringify(warm.template));
-  console.log(`slack: ${rounds} interleaved rounds per size and mode; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`);
-  console.log('N     | mode / conversation      | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
-  for (const mode of modes) {
-    for (const size of sizes) {
-      const { n, sequential } = parseSize(size);
-      const results = await interleaved(rounds, (bot) => runRound(bot, mode, n, sequential, templateFile));
-      printSize({ labelWidth: 24, lagWidth: 16 }, size, `${mode} / `, results, (label, ours, bare) =>
-        `${size.padEnd(5)} | ${label.padEnd(24)} | added     | ${`${signed(ours.first - bare.first)} (${(ours.first / bare.first).toFixed(2)}x)`.padEnd(19)} | ` +
-          `${`${signed(ours.final - bare.final)} (${(ours.final / bare.final).toFixed(2)}x)`.padEnd(19)} |`,
-      );
+  await withTemplateFile('sandpiper-bench-slack-template-', {}, async (templateFile) => {
+    const warm = await runRound('sandpiper', 'edit', 1, true, templateFile);
+    writeFileSync(templateFile, JSON.stringify(warm.template));
+    console.log(`slack: ${rounds} interleaved rounds per size and mode; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`);
+    console.log('N     | mode / conversation      | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
+    for (const mode of modes) {
+      for (const size of sizes) {
+        const { n, sequential } = parseSize(size);
+        const results = await interleaved(rounds, (bot) => runRound(bot, mode, n, sequential, templateFile));
+        printSize({ labelWidth: 24, lagWidth: 16 }, size, `${mode} / `, results, (label, ours, bare) =>
+          `${size.padEnd(5)} | ${label.padEnd(24)} | added     | ${`${signed(ours.first - bare.first)} (${(ours.first / bare.first).toFixed(2)}x)`.padEnd(19)} | ` +
+            `${`${signed(ours.final - bare.final)} (${(ours.final / bare.final).toFixed(2)}x)`.padEnd(19)} |`,
+        );
+      }
     }
-  }
-  rmSync(work, { recursive: true, force: true });
+  });
 }
 
 await main();

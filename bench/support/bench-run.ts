@@ -1,7 +1,10 @@
 /** What the bot benchmarks share: flags, percentiles, polling, the Sandpiper database, bot processes, interleaved rounds, table cells. */
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKnex, createStores, runMigrations } from '../../src/storage/index.js';
+import { startBenchLlm, type BenchLlm } from './bench-llm.js';
 
 export type Bot = 'bare' | 'sandpiper';
 
@@ -96,4 +99,28 @@ export async function interleaved<T>(rounds: number, run: (bot: Bot) => Promise<
 export function parseSize(size: string): { n: number; sequential: boolean } {
   const sequential = size.startsWith('1x');
   return { n: Number(sequential ? size.slice(2) : size), sequential };
+}
+
+/** One round's resources: a fresh fake platform, a fresh streaming fake LLM and a temporary folder, all gone afterwards. */
+export async function inRound<F extends { close: () => Promise<void> }, T>(startFake: () => Promise<F>, dirPrefix: string, run: (fake: F, llm: BenchLlm, dir: string) => Promise<T>): Promise<T> {
+  const [fake, llm] = await Promise.all([startFake(), startBenchLlm()]);
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  try {
+    return await run(fake, llm, dir);
+  } finally {
+    await Promise.all([fake.close(), llm.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs `run` with the path of a request template file in a temporary folder (removed afterwards) holding `initial`. */
+export async function withTemplateFile<T>(dirPrefix: string, initial: unknown, run: (templateFile: string) => Promise<T>): Promise<T> {
+  const work = mkdtempSync(join(tmpdir(), dirPrefix));
+  const templateFile = join(work, 'request.json');
+  writeFileSync(templateFile, JSON.stringify(initial));
+  try {
+    return await run(templateFile);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
