@@ -4,18 +4,13 @@
  * request body, with this bot's messages), post at the first token, edit at the same cadence, final edit. No
  * database, no routing, no agent loop: what is left over in Sandpiper's figures is Sandpiper.
  */
-import { readFileSync } from 'node:fs';
 import { Client, Events, GatewayIntentBits, Partials, Routes, SnowflakeUtil, type Message } from 'discord.js';
-import OpenAI from 'openai';
+import { bareAnswerer, type ChatMessage } from './bare-answer.js';
 import { serveStats } from './bot-stats.js';
 import type { BotLaunch } from './bot-launch.js';
 
-type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
-
 const launch = JSON.parse(process.argv[2] ?? '{}') as BotLaunch;
-const template = JSON.parse(readFileSync(launch.requestTemplateFile, 'utf8')) as { messages: ChatMessage[] } & Record<string, unknown>;
-const system = template.messages.find((message) => message.role === 'system');
-const openai = new OpenAI({ apiKey: 'bench-key', baseURL: launch.llmUrl, maxRetries: 0 });
+const streamAnswer = bareAnswerer(launch);
 const client = new Client({
   intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
   partials: [Partials.Channel],
@@ -26,30 +21,12 @@ const client = new Client({
 const threads = new Map<string, ChatMessage[]>();
 
 async function answer(threadId: string, history: ChatMessage[], text: string): Promise<void> {
-  history.push({ role: 'user', content: text });
   void client.rest.post(Routes.channelTyping(threadId)).catch(() => undefined);
-  const stream = await openai.chat.completions.create({ ...template, messages: [...(system ? [system] : []), ...history], stream: true } as OpenAI.ChatCompletionCreateParamsStreaming);
-  let content = '';
-  let shown = '';
   let messageId: string | undefined;
-  let posting: Promise<void> | undefined;
-  let lastFlush = 0;
-  const flush = async (): Promise<void> => {
-    lastFlush = Date.now();
-    const snapshot = content;
-    if (messageId === undefined) messageId = ((await client.rest.post(Routes.channelMessages(threadId), { body: { content: snapshot } })) as { id: string }).id;
-    else await client.rest.patch(Routes.channelMessage(threadId, messageId), { body: { content: snapshot } });
-    shown = snapshot;
-  };
-  for await (const chunk of stream) {
-    const delta = chunk.choices[0]?.delta.content ?? '';
-    if (!delta) continue;
-    content += delta;
-    if (posting === undefined && Date.now() - lastFlush >= launch.editIntervalMs) posting = flush().finally(() => (posting = undefined));
-  }
-  await posting;
-  if (shown !== content) await flush();
-  history.push({ role: 'assistant', content });
+  await streamAnswer(history, text, async (_delta, content) => {
+    if (messageId === undefined) messageId = ((await client.rest.post(Routes.channelMessages(threadId), { body: { content } })) as { id: string }).id;
+    else await client.rest.patch(Routes.channelMessage(threadId, messageId), { body: { content } });
+  });
 }
 
 function onMessage(message: Message): void {

@@ -5,13 +5,11 @@
  * appendStream + stopStream (`stream`), or chat.postMessage and chat.update (`edit`). No database, no routing, no
  * agent loop: what is left over in Sandpiper's figures is Sandpiper.
  */
-import { readFileSync } from 'node:fs';
 import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
-import OpenAI from 'openai';
+import { bareAnswerer, type ChatMessage } from './bare-answer.js';
 import { serveStats } from './bot-stats.js';
 import type { SlackBotLaunch } from './slack-bot-launch.js';
 
-type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
 interface RawEvent {
   channel?: string;
   user?: string;
@@ -23,9 +21,7 @@ interface RawEvent {
 }
 
 const launch = JSON.parse(process.argv[2] ?? '{}') as SlackBotLaunch;
-const template = JSON.parse(readFileSync(launch.requestTemplateFile, 'utf8')) as { messages: ChatMessage[] } & Record<string, unknown>;
-const system = template.messages.find((message) => message.role === 'system');
-const openai = new OpenAI({ apiKey: 'bench-key', baseURL: launch.llmUrl, maxRetries: 0 });
+const streamAnswer = bareAnswerer(launch);
 const receiver = new SocketModeReceiver({ appToken: launch.appToken, logLevel: LogLevel.ERROR, installerOptions: { clientOptions: { slackApiUrl: launch.slackApiUrl } } });
 const app = new App({
   token: launch.botToken,
@@ -49,29 +45,11 @@ async function show(channel: string, threadTs: string, user: string, ts: string 
 }
 
 async function answer(channel: string, threadTs: string, user: string, history: ChatMessage[], text: string): Promise<void> {
-  history.push({ role: 'user', content: text });
-  const stream = await openai.chat.completions.create({ ...template, messages: [...(system ? [system] : []), ...history], stream: true } as OpenAI.ChatCompletionCreateParamsStreaming);
-  let content = '';
-  let shown = '';
   let ts: string | undefined;
-  let posting: Promise<void> | undefined;
-  let lastFlush = 0;
-  const flush = async (): Promise<void> => {
-    lastFlush = Date.now();
-    const snapshot = content;
-    ts = await show(channel, threadTs, user, ts, snapshot.slice(shown.length), snapshot);
-    shown = snapshot;
-  };
-  for await (const chunk of stream) {
-    const delta = chunk.choices[0]?.delta.content ?? '';
-    if (!delta) continue;
-    content += delta;
-    if (posting === undefined && Date.now() - lastFlush >= launch.editIntervalMs) posting = flush().finally(() => (posting = undefined));
-  }
-  await posting;
-  if (shown !== content) await flush();
+  await streamAnswer(history, text, async (delta, content) => {
+    ts = await show(channel, threadTs, user, ts, delta, content);
+  });
   if (launch.mode === 'stream' && ts !== undefined) await app.client.chat.stopStream({ channel, ts });
-  history.push({ role: 'assistant', content });
 }
 
 const fail = (error: unknown): void => void process.stderr.write(`bare slack app: ${String(error)}\n`);

@@ -1,32 +1,10 @@
 /** Benchmark child: the real Sandpiper gateway (startGateway, SQLite file, the openai provider) against the fakes. */
-import { loadConfig } from '../../src/config/index.js';
-import { startGateway } from '../../src/main.js';
-import { createLogger } from '../../src/shared/logger.js';
-import { serveStats } from './bot-stats.js';
 import type { BotLaunch } from './bot-launch.js';
+import { runSandpiperChild } from './sandpiper-child.js';
 
 const launch = JSON.parse(process.argv[2] ?? '{}') as BotLaunch;
-const config = loadConfig({
-  cwd: launch.dataDir,
-  env: {},
-  flags: {
-    'gateway.data_dir': launch.dataDir,
-    'gateway.http_port': 0,
-    'gateway.http_host': '127.0.0.1',
-    'database.url': launch.databaseUrl,
-    'models.bench.provider': 'openai',
-    'models.bench.model': 'bench',
-    'models.bench.base_url': launch.llmUrl,
-    'models.bench.api_key': 'bench-key',
-    'discord.token': launch.discordToken,
-    'discord.api_url': launch.discordApiUrl,
-    'discord.global_requests_per_second': launch.globalRequestsPerSecond,
-    'agent.max_active_workstreams': 5000,
-  },
+await runSandpiperChild(launch, {
+  'discord.token': launch.discordToken,
+  'discord.api_url': launch.discordApiUrl,
+  'discord.global_requests_per_second': launch.globalRequestsPerSecond,
 });
-// Logging as deployed (JSON, info) into the stderr the orchestrator discards.
-const logger = createLogger({ level: 'info', format: 'json' });
-const running = await startGateway(config, logger);
-await running.ready;
-serveStats(() => running.stop());
-process.send?.({ type: 'ready' });

@@ -6,29 +6,16 @@
  * still be reached by replies to its notifications).
  */
 import type { Workstream } from '../agent/workstream-api.js';
-import type { ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
+import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
-import type { Logger } from '../shared/logger.js';
-import type { Stores } from '../storage/stores.js';
-import type { LinkedUser, Router } from './router.js';
-
-type MessageEvent = Extract<InboundEvent, { type: 'message' }>;
+import type { ConversationDeps, MessageEvent } from './conversation-deps.js';
+import type { LinkedUser } from './router.js';
 
 const HOUR_MS = 3_600_000;
 
-export interface DirectConversationDeps {
-  stores: Stores;
-  router: Router;
-  logger: Logger;
-  signal: AbortSignal;
-  now: () => number;
+export interface DirectConversationDeps extends ConversationDeps {
   /** Quiet hours after which a top-level DM starts a new conversation (`gateway.dm_idle_hours`). */
   idleHours: number;
-  /** Binds the workstream to the DM (or DM thread) and hands it the message. */
-  /** Sends `text` for `event` into `ws`, shown in `channelId` (the gateway applies the inbound limits and takes the attachments). */
-  send(adapter: ChannelAdapter, channelId: string, ws: Workstream, text: string, event: MessageEvent): Promise<unknown>;
-  /** The link hint for an unlinked writer. */
-  hintUnlinked(adapter: ChannelAdapter, event: MessageEvent): Promise<void>;
 }
 
 export class DirectConversations {

@@ -4,34 +4,17 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '../config/index.js';
-import { createAgentRuntime, type AgentRuntime } from '../main-agent.js';
-import { createSilentLogger } from '../shared/logger.js';
-import { FakeModelProvider, textParts } from '../../test/fakes/fake-model-provider.js';
-import { person, RecordingAdapter } from '../../test/fakes/recording-adapter.js';
-import { createTestStores, type TestStores } from '../../test/helpers/test-stores.js';
-import { createGateway, type Gateway } from './gateway.js';
+import { textParts } from '../../test/fakes/fake-model-provider.js';
+import { person, type RecordingAdapter } from '../../test/fakes/recording-adapter.js';
+import { startRecordingGateway, until, type RecordingGateway } from '../../test/helpers/recording-gateway.js';
 
 const DAY_MS = 86_400_000;
 
-async function until<T>(probe: () => T | undefined | false, what: string): Promise<T> {
-  for (let i = 0; i < 2000; i += 1) {
-    const value = probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('direct messages and notification replies on the recording adapter', () => {
-  let db: TestStores;
-  let dir: string;
-  let runtime: AgentRuntime;
-  let gateway: Gateway;
-  let model: FakeModelProvider;
+  let fixture: RecordingGateway;
+  let db: RecordingGateway['db'];
+  let runtime: RecordingGateway['runtime'];
+  let model: RecordingGateway['model'];
   let adapter: RecordingAdapter;
   let ownerId = '';
   let offset = 0;
@@ -40,29 +23,13 @@ describe('direct messages and notification replies on the recording adapter', ()
   const unlinked = person('p-unlinked');
 
   before(async () => {
-    db = await createTestStores();
-    dir = mkdtempSync(join(tmpdir(), 'sp-gw-dm-'));
-    const config = loadConfig({
-      cwd: dir,
-      env: {},
-      flags: { 'gateway.data_dir': dir, 'gateway.notify_reply_days': 3, models: { fake: { provider: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', model: 'm' } } },
-    });
-    model = new FakeModelProvider();
-    runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, providers: { fake: model } });
-    adapter = new RecordingAdapter();
-    const options = { editIntervalMs: 10, now: () => Date.now() + offset };
-    gateway = createGateway({ config, adapters: [adapter], manager: runtime.manager, stores: db.stores, logger: createSilentLogger(), options });
-    await gateway.start(new AbortController().signal);
+    fixture = await startRecordingGateway('sp-gw-dm-', { 'gateway.notify_reply_days': 3 }, { editIntervalMs: 10, now: () => Date.now() + offset });
+    ({ db, runtime, model, adapter } = fixture);
     ownerId = (await db.stores.users.createUser('owner')).userId;
     await db.stores.users.link('fake', owner.id, ownerId);
     await db.stores.users.link('fake', other.id, (await db.stores.users.createUser('other')).userId);
   });
-  after(async () => {
-    await gateway.stop();
-    await runtime.close();
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => fixture.close());
 
   const dm = (user: typeof owner, channelId: string, text: string, replyTo?: string) =>
     adapter.deliver({ type: 'message', user, conversation: { kind: 'direct', channelId }, messageId: `m-${Math.random()}`, text, mentioned: true, replyTo });

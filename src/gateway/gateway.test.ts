@@ -4,67 +4,30 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '../config/index.js';
-import { createAgentRuntime, type AgentRuntime } from '../main-agent.js';
-import { createSilentLogger } from '../shared/logger.js';
-import { FakeModelProvider, textParts, toolCallParts } from '../../test/fakes/fake-model-provider.js';
-import { person, RecordingAdapter } from '../../test/fakes/recording-adapter.js';
-import { createTestStores, type TestStores } from '../../test/helpers/test-stores.js';
-import { createGateway, type Gateway } from './gateway.js';
+import { textParts, toolCallParts } from '../../test/fakes/fake-model-provider.js';
+import { person, type RecordingAdapter } from '../../test/fakes/recording-adapter.js';
+import { startRecordingGateway, until, type RecordingGateway } from '../../test/helpers/recording-gateway.js';
 
 const CHANNEL = 'general';
 
-async function until<T>(probe: () => T | undefined | false, what: string): Promise<T> {
-  for (let i = 0; i < 2000; i += 1) {
-    const value = probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('gateway on the recording adapter', () => {
-  let db: TestStores;
-  let dir: string;
-  let runtime: AgentRuntime;
-  let gateway: Gateway;
-  let model: FakeModelProvider;
+  let fixture: RecordingGateway;
+  let db: RecordingGateway['db'];
+  let model: RecordingGateway['model'];
   let adapter: RecordingAdapter;
   const owner = person('p-owner', 'Owner Display');
   const stranger = person('p-stranger');
   const unlinked = person('p-unlinked');
 
   before(async () => {
-    db = await createTestStores();
-    dir = mkdtempSync(join(tmpdir(), 'sp-gw-unit-'));
-    const config = loadConfig({
-      cwd: dir,
-      env: {},
-      flags: {
-        'gateway.data_dir': dir,
-        'agent.max_queued_messages': 1,
-        models: { fake: { provider: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', model: 'm' } },
-      },
-    });
-    model = new FakeModelProvider();
-    runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, providers: { fake: model } });
-    adapter = new RecordingAdapter();
-    gateway = createGateway({ config, adapters: [adapter], manager: runtime.manager, stores: db.stores, logger: createSilentLogger(), options: { editIntervalMs: 10 } });
-    await gateway.start(new AbortController().signal);
+    fixture = await startRecordingGateway('sp-gw-unit-', { 'agent.max_queued_messages': 1 }, { editIntervalMs: 10 });
+    ({ db, model, adapter } = fixture);
     for (const [who, name] of [[owner, 'owner'], [stranger, 'stranger']] as const) {
       const user = await db.stores.users.createUser(name);
       await db.stores.users.link('fake', who.id, user.userId);
     }
   });
-  after(async () => {
-    await gateway.stop();
-    await runtime.close();
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => fixture.close());
 
   const mention = (user = owner, text = 'hello') =>
     adapter.deliver({ type: 'message', user, conversation: { kind: 'channel', channelId: CHANNEL }, messageId: `msg-${Math.random()}`, text, mentioned: true });

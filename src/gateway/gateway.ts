@@ -1,14 +1,11 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
 import { SPAN, withSpan } from '../shared/telemetry.js';
 import { setMaxListeners } from 'node:events';
-import type { SendOptions, SendOutcome, Workstream, WorkstreamManager } from '../agent/workstream-api.js';
-import type { ContentPart } from '../agent/messages.js';
+import type { SendOptions, SendOutcome, Workstream } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter, InboundAttachment, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
-import type { Config } from '../config/index.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import type { Stores } from '../storage/stores.js';
 import { ApprovalDesk } from './approvals.js';
 import { AttachmentIntake } from './attachments/attachment-intake.js';
 import { CatchUp } from './catch-up.js';
@@ -16,7 +13,7 @@ import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
 import { CommandHandler } from './commands.js';
 import { DirectConversations } from './direct-conversations.js';
 import { NotificationReplies } from './notification-replies.js';
-import { ElicitationDesk, type ElicitationSource } from './elicitations.js';
+import { ElicitationDesk } from './elicitations.js';
 import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted-turns.js';
 import { admitMessage, InboundLimits } from './inbound-limits.js';
 import { ModelChoice } from './model-choice.js';
@@ -24,6 +21,9 @@ import { Router, type LinkedUser } from './router.js';
 import { Subscriptions } from './subscriptions.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
 import { LRUCache } from 'lru-cache';
+import type { Gateway, GatewayDeps, GatewayStatus } from './gateway-types.js';
+
+export type { Gateway, GatewayDeps, GatewayStatus } from './gateway-types.js';
 
 const HINT_INTERVAL_MS = 24 * 3_600_000;
 /** Users remembered for the once-a-day link hint (in memory: after a restart a user may get one more hint). */
@@ -32,38 +32,6 @@ const HINT_MEMORY = 4096;
 const SWEEP_INTERVAL_MS = 60_000;
 /** How long a stop waits for the platform calls of live answers in flight (ADR 0013). */
 const STOP_GRACE_MS = 3000;
-
-export interface GatewayDeps {
-  config: Config;
-  adapters: readonly ChannelAdapter[];
-  manager: WorkstreamManager;
-  stores: Stores;
-  logger: Logger;
-  /** MCP elicitation requests, shown as form cards in the thread of the workstream that triggered them. */
-  elicitations?: ElicitationSource;
-  /** Tuning for tests and benchmarks; defaults follow the operational contract. */
-  options?: { editIntervalMs?: number; typingIntervalMs?: number; now?: () => number };
-}
-
-export interface GatewayStatus {
-  adapters: Record<string, AdapterState>;
-  /** Workstreams the gateway is subscribed to right now (busy ones only; quiet ones are released). */
-  workstreams: number;
-}
-
-export interface Gateway {
-  /** Starts every adapter; resolves when each is connected or has failed (failures are logged, not thrown). */
-  start(signal: AbortSignal): Promise<void>;
-  /** Stops adapters and renderers; idempotent. */
-  stop(): Promise<void>;
-  /** Per-adapter connection state, for /health. */
-  status(): GatewayStatus;
-  /**
-   * Sends a message that no person typed (a watch result) into a workstream, restoring it when evicted; the turn it
-   * starts renders into the workstream's thread, in order with the thread's own messages. False when the workstream is gone.
-   */
-  deliver(wsId: string, text: string, options: SendOptions): Promise<boolean>;
-}
 
 export function createGateway(deps: GatewayDeps): Gateway {
   return new ChannelGateway(deps);
@@ -354,7 +322,7 @@ class ChannelGateway implements Gateway {
     options: SendOptions = {},
     attachments: readonly InboundAttachment[] = [],
   ): Promise<SendOutcome> {
-    const content = await this.withAttachments(adapter, threadId, ws.wsId, text, attachments);
+    const content = await this.intake.contentFor(adapter, threadId, ws.wsId, text, attachments, this.controller.signal);
     const binding = this.subs.bind(ws, adapter, threadId);
     this.subs.hold(binding);
     try {
@@ -369,16 +337,6 @@ class ChannelGateway implements Gateway {
   }
 
   /** The message with its attachments; those that cannot be used are named in one notice in the thread. */
-  private async withAttachments(adapter: ChannelAdapter, threadId: string, wsId: string, text: string, attachments: readonly InboundAttachment[]): Promise<string | ContentPart[]> {
-    if (attachments.length === 0) return text;
-    const composed = await this.intake.compose(text, attachments, adapter.attachmentAccess?.(), wsId, this.controller.signal);
-    if (composed.skipped.length > 0) {
-      await adapter.post(threadId, { kind: 'notice', code: 'attachments-skipped', text: composed.skipped.join('\n') }, this.controller.signal)
-        .catch((error: unknown) => this.logFailure('attachment notice', error));
-    }
-    return composed.content;
-  }
-
   /**
    * Restores a workstream (after eviction or a restart) and renders it into its home thread while the caller
    * works; resolves with the function that ends that hold (the binding stays while the workstream is busy).

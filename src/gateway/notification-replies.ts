@@ -6,31 +6,18 @@
  */
 import type { Workstream } from '../agent/workstream-api.js';
 import { mayControl } from '../agent/ownership.js';
-import type { ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
+import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
-import type { Logger } from '../shared/logger.js';
 import type { NotifyDelivery } from '../storage/notify-delivery-store.js';
-import type { Stores } from '../storage/stores.js';
-import type { LinkedUser, Router } from './router.js';
+import type { ConversationDeps, MessageEvent } from './conversation-deps.js';
+import type { LinkedUser } from './router.js';
 import { trackPosts } from './tracked-adapter.js';
-
-type MessageEvent = Extract<InboundEvent, { type: 'message' }>;
 
 const DAY_MS = 86_400_000;
 
-export interface NotificationReplyDeps {
-  stores: Stores;
-  router: Router;
-  logger: Logger;
-  signal: AbortSignal;
-  now: () => number;
+export interface NotificationReplyDeps extends ConversationDeps {
   /** How long after its latest use a delivery still takes replies (`gateway.notify_reply_days`). */
   replyDays: number;
-  /** Binds the workstream to the conversation (through `adapter`) and hands it the message. */
-  /** Sends `text` for `event` into `ws`, shown in `channelId` (the gateway applies the inbound limits and takes the attachments). */
-  send(adapter: ChannelAdapter, channelId: string, ws: Workstream, text: string, event: MessageEvent): Promise<unknown>;
-  /** The link hint for an unlinked writer. */
-  hintUnlinked(adapter: ChannelAdapter, event: MessageEvent): Promise<void>;
 }
 
 /** Why a reply is not taken: the delivery is too old, the workstream is gone, or the writer is not the one notified. */

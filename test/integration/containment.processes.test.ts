@@ -2,27 +2,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { runProcess } from '../../src/agent/tools/run-process.js';
+import { pidsWhere } from '../helpers/proc-scan.js';
 import { waitFor } from '../helpers/tool-context.js';
 import { createLayout, leaked, text, type Layout } from './containment.fixture.js';
 
 /** Pids whose command line is, or runs, `marker` (a unique sleep duration): the sleep itself and any bwrap around it. */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
-      if (cmdline.includes(marker) && !cmdline.includes('bash -c')) found.push(Number(entry));
-    } catch {
-      // Exited meanwhile.
-    }
-  }
-  return found;
-}
+const processesWith = (marker: string): number[] => pidsWhere((cmdline) => cmdline.includes(marker) && !cmdline.includes('bash -c'));
 
 describe('bash in the sandbox (tools.sandbox = "auto")', () => {
   let l: Layout;

@@ -6,33 +6,18 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { isProcessAlive } from '../../src/agent/tools/run-process.js';
 import { INTERRUPTED_MARKER, INTERRUPTED_TOOL_RESULT, RESUME_PROMPT } from '../../src/shared/interruption.js';
 import { FakeDiscord, type FakeMessage, type FakeUser } from '../fakes/fake-discord.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
 import { waitFor } from '../fakes/mcp-servers.js';
 import { GatewayProcesses } from '../helpers/gateway-process.js';
+import { sleepsWith } from '../helpers/proc-scan.js';
 
 const CHANNEL_ID = '300000000000000001';
 const NOTE = /Interrupted by a restart/;
 const words = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, index) => `${prefix}${index} `);
-
-/** Live `sleep` processes whose command line carries `marker`. */
-function sleepsWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
-      if (cmdline.startsWith('sleep') && cmdline.includes(marker) && isProcessAlive(Number(entry))) found.push(Number(entry));
-    } catch {
-      // Exited meanwhile.
-    }
-  }
-  return found;
-}
 
 function botMessages(discord: FakeDiscord, threadId: string): FakeMessage[] {
   return discord.state.messagesIn(threadId).filter((message) => message.author.id === discord.state.bot.id);
@@ -51,6 +36,25 @@ function sentMessages(llm: FakeLlmServer, index: number): Array<{ role: string; 
   return ((llm.requests[index]?.body ?? {}) as { messages?: Array<{ role: string }> }).messages ?? [];
 }
 
+/** Fake Discord, fake LLM and a gateway process with `extraToml`, with one linked user who can mention it. */
+async function startCrashGateway(extraToml: string, userId: string, name: string): Promise<{ discord: FakeDiscord; llm: FakeLlmServer; gateways: GatewayProcesses; user: FakeUser }> {
+  const [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
+  const gateways = new GatewayProcesses({ llm, discord, extraToml });
+  try {
+    await gateways.start();
+    await gateways.linkUser('discord', userId, name);
+  } catch (error) {
+    await stopCrashGateway(gateways, discord, llm);
+    throw error;
+  }
+  return { discord, llm, gateways, user: discord.user(userId, name) };
+}
+
+async function stopCrashGateway(gateways: GatewayProcesses | undefined, discord: FakeDiscord | undefined, llm: FakeLlmServer | undefined): Promise<void> {
+  await gateways?.close();
+  await Promise.allSettled([discord?.close(), llm?.close()]);
+}
+
 describe('kill -9 of the gateway on Discord', () => {
   let discord: FakeDiscord;
   let llm: FakeLlmServer;
@@ -58,16 +62,9 @@ describe('kill -9 of the gateway on Discord', () => {
   let user: FakeUser;
 
   before(async () => {
-    [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
-    gateways = new GatewayProcesses({ llm, discord, extraToml: '[tools]\nsandbox = "off"\n' });
-    await gateways.start();
-    await gateways.linkUser('discord', '400000000000000031', 'erin');
-    user = discord.user('400000000000000031', 'erin');
+    ({ discord, llm, gateways, user } = await startCrashGateway('[tools]\nsandbox = "off"\n', '400000000000000031', 'erin'));
   });
-  after(async () => {
-    await gateways?.close();
-    await Promise.allSettled([discord?.close(), llm?.close()]);
-  });
+  after(() => stopCrashGateway(gateways, discord, llm));
 
   async function mention(text: string): Promise<string> {
     const message = discord.state.injectMessage(CHANNEL_ID, user, text, true);
@@ -184,16 +181,9 @@ describe('kill -9 of the gateway on Discord while an auto-approved bash runs in 
   let user: FakeUser;
 
   before(async () => {
-    [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
-    gateways = new GatewayProcesses({ llm, discord, extraToml: '[tools]\nsandbox = "auto"\n\n[agent]\nauto_approve_tools = ["bash"]\n' });
-    await gateways.start();
-    await gateways.linkUser('discord', '400000000000000032', 'finn');
-    user = discord.user('400000000000000032', 'finn');
+    ({ discord, llm, gateways, user } = await startCrashGateway('[tools]\nsandbox = "auto"\n\n[agent]\nauto_approve_tools = ["bash"]\n', '400000000000000032', 'finn'));
   });
-  after(async () => {
-    await gateways?.close();
-    await Promise.allSettled([discord?.close(), llm?.close()]);
-  });
+  after(() => stopCrashGateway(gateways, discord, llm));
 
   it('the command dies with the gateway, and its running tool card says interrupted', async () => {
     const marker = `94.${String(Math.floor(Math.random() * 9000) + 1000)}`;

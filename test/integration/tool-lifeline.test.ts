@@ -6,11 +6,11 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isProcessAlive } from '../../src/agent/tools/run-process.js';
 import { waitFor } from '../fakes/mcp-servers.js';
+import { sleepsWith } from '../helpers/proc-scan.js';
 import { repoRoot } from '../helpers/run-bin.js';
 
 const FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'lifeline', 'run-tool.ts');
@@ -19,20 +19,6 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Pids whose command line contains `marker` (a unique sleep duration). */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
-      if (cmdline.startsWith('sleep') && cmdline.includes(marker) && isProcessAlive(Number(entry))) found.push(Number(entry));
-    } catch {
-      // Exited meanwhile.
-    }
-  }
-  return found;
-}
 
 function startGatewayStandIn(mode: 'auto' | 'off', script: string): { workspace: string; output: () => string; kill: () => void; exited: Promise<void> } {
   // Not under /tmp: the sandbox has a private /tmp.
@@ -54,11 +40,11 @@ for (const mode of ['off', 'auto'] as const) {
       // The foreground and a background job each write a file once their sleep is over.
       const script = `(sleep ${marker}1; touch bg-marker) & sleep ${marker}; touch fg-marker`;
       const standIn = startGatewayStandIn(mode, `echo started; ${script}`);
-      await waitFor(() => standIn.output().includes('started') && processesWith(marker).length === 2, 'the script and its background job to run', 30_000);
+      await waitFor(() => standIn.output().includes('started') && sleepsWith(marker).length === 2, 'the script and its background job to run', 30_000);
       standIn.kill();
       await standIn.exited;
-      await waitFor(() => processesWith(marker).length === 0, 'every process of the script to die', 15_000);
-      assert.deepEqual(processesWith(marker), []);
+      await waitFor(() => sleepsWith(marker).length === 0, 'every process of the script to die', 15_000);
+      assert.deepEqual(sleepsWith(marker), []);
       // Nothing that could write the files is left, so they can never appear.
       assert.equal(existsSync(path.join(standIn.workspace, 'fg-marker')), false);
       assert.equal(existsSync(path.join(standIn.workspace, 'bg-marker')), false);

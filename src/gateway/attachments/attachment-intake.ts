@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { ContentPart, ImagePart } from '../../agent/messages.js';
-import type { AttachmentAccess, InboundAttachment } from '../../channels/channel-adapter.js';
+import type { AttachmentAccess, ChannelAdapter, InboundAttachment } from '../../channels/channel-adapter.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { classifyAttachment } from './attachment-kind.js';
@@ -66,6 +66,20 @@ export class AttachmentIntake {
     }
     const body = [text, lines.join('\n')].filter((part) => part !== '').join('\n\n');
     return { content: images.length === 0 ? body : [{ type: 'text', text: body }, ...images], skipped };
+  }
+
+  /**
+   * The message content for `text` with `attachments` of a message written in `threadId`; files that were not taken are
+   * named in one notice there (a failed notice is logged, never thrown).
+   */
+  async contentFor(adapter: ChannelAdapter, threadId: string, wsId: string, text: string, attachments: readonly InboundAttachment[], signal: AbortSignal): Promise<string | ContentPart[]> {
+    if (attachments.length === 0) return text;
+    const composed = await this.compose(text, attachments, adapter.attachmentAccess?.(), wsId, signal);
+    if (composed.skipped.length > 0) {
+      await adapter.post(threadId, { kind: 'notice', code: 'attachments-skipped', text: composed.skipped.join('\n') }, signal)
+        .catch((error: unknown) => this.options.logger.warn({ threadId, error: describeError(error) }, 'attachment notice could not be posted'));
+    }
+    return composed.content;
   }
 
   private async take(attachment: InboundAttachment, access: AttachmentAccess | undefined, dir: string, signal: AbortSignal): Promise<Outcome> {

@@ -1,0 +1,92 @@
+/** The conversation benchmarks' shared measurement (bench:discord, bench:slack): phases of messages, rounds, table rows. */
+import type { BenchLlm } from './bench-llm.js';
+import { answerFor } from './bench-llm.js';
+import { fmt, median, pct, waitUntil, type Bot, type BotProcess } from './bench-run.js';
+import type { BotStats } from './bot-stats.js';
+
+export interface PhaseResult {
+  firstMs: number[];
+  finalMs: number[];
+}
+export interface RoundResult {
+  phases: [PhaseResult, PhaseResult];
+  stats: BotStats;
+}
+
+export interface PhasePlatform {
+  /** Sends message `index` (0: the mention that opens a thread, 1: the follow-up in `threads[k]`) for user k. */
+  send: (k: number, key: string, index: 0 | 1, threads: string[]) => void;
+  /** A fresh scanner per phase: each call reads the fake's requests not yet read and records in `finalAt` when a final answer (`expected` text → key) arrived. */
+  scanner: (expected: ReadonlyMap<string, string>, finalAt: Map<string, number>) => () => void;
+  what: string;
+}
+
+/** Sends one message per thread (all at once, or one after another) and waits for every final answer. */
+export async function phase(platform: PhasePlatform, llm: BenchLlm, users: number, threads: string[], index: 0 | 1, sequential: boolean, tag = ''): Promise<PhaseResult> {
+  const sentAt = new Map<string, number>();
+  const finalAt = new Map<string, number>();
+  const keyOf = (k: number): string => `${tag}${k}-${index}`;
+  const expected = new Map(Array.from({ length: users }, (_, k) => [answerFor(keyOf(k)), keyOf(k)] as const));
+  const scan = platform.scanner(expected, finalAt);
+  const arrived = (count: number): Promise<void> =>
+    waitUntil(() => {
+      scan();
+      return finalAt.size >= count;
+    }, 600_000, platform.what);
+  for (let k = 0; k < users; k++) {
+    const key = keyOf(k);
+    sentAt.set(key, performance.now());
+    platform.send(k, key, index, threads);
+    // Sequential mode: one conversation at a time, so the figures are per-message overhead without queueing.
+    if (sequential) await arrived(k + 1);
+  }
+  await arrived(users);
+  const result: PhaseResult = { firstMs: [], finalMs: [] };
+  for (const [key, sent] of sentAt) {
+    result.firstMs.push((llm.requestAt.get(key) ?? Number.NaN) - sent);
+    result.finalMs.push((finalAt.get(key) ?? Number.NaN) - (llm.lastTokenAt.get(key) ?? Number.NaN));
+  }
+  return result;
+}
+
+/** One measured round against a started bot: warm-up, new threads, follow-ups, the bot's stats; stops the bot. */
+export async function measureRound(platform: PhasePlatform, llm: BenchLlm, child: BotProcess, n: number, sequential: boolean): Promise<RoundResult> {
+  // Warm-up (not measured): connections, JIT and lazy module loading of both bots happen here.
+  const warmThreads: string[] = [];
+  for (const index of [0, 1] as const) await phase(platform, llm, Math.min(n, 10), warmThreads, index, true, 'w');
+  child.send({ type: 'lag-start' });
+  const threads: string[] = [];
+  const created = await phase(platform, llm, n, threads, 0, sequential);
+  const followed = await phase(platform, llm, n, threads, 1, sequential);
+  const { stats } = await child.ask<{ stats: BotStats }>({ type: 'stats' }, 'stats');
+  await child.stop();
+  return { phases: [created, followed], stats };
+}
+
+export interface RowLayout {
+  labelWidth: number;
+  lagWidth: number;
+}
+
+/** Prints one bot's table row (medians over rounds of p50 / p95, lag, memory); returns its p50 medians. */
+export function row(layout: RowLayout, size: string, label: string, bot: Bot, results: RoundResult[], index: 0 | 1): { first: number; final: number } {
+  const each = (pick: (r: RoundResult) => number): number => median(results.map(pick));
+  const first = each((r) => pct(r.phases[index].firstMs, 50));
+  const final = each((r) => pct(r.phases[index].finalMs, 50));
+  console.log(
+    `${size.padEnd(5)} | ${label.padEnd(layout.labelWidth)} | ${bot.padEnd(9)} | ${`${fmt(first)} / ${fmt(each((r) => pct(r.phases[index].firstMs, 95)))}`.padEnd(19)} | ` +
+      `${`${fmt(final)} / ${fmt(each((r) => pct(r.phases[index].finalMs, 95)))}`.padEnd(19)} | ${`${fmt(each((r) => r.stats.lagP99Ms))} / ${fmt(each((r) => r.stats.lagMaxMs))}`.padEnd(layout.lagWidth)} | ` +
+      `${fmt(each((r) => r.stats.rssMb)).padEnd(6)} | ${fmt(each((r) => r.stats.heapMb))}`,
+  );
+  return { first, final };
+}
+
+/** Both bots' rows for new and existing threads, each followed by `compare`'s line (Sandpiper against bare). */
+export function printSize(layout: RowLayout, size: string, prefix: string, results: Record<Bot, RoundResult[]>, compare: (label: string, ours: { first: number; final: number }, bare: { first: number; final: number }) => string): void {
+  for (const [index, conversation] of [[0, 'new thread'], [1, 'existing thread']] as const) {
+    const label = `${prefix}${conversation}`;
+    const bare = row(layout, size, label, 'bare', results.bare, index);
+    const ours = row(layout, size, label, 'sandpiper', results.sandpiper, index);
+    console.log(compare(label, ours, bare));
+  }
+}

@@ -1,0 +1,39 @@
+/** The gateway's public contract: what it is built from (GatewayDeps), what it reports, and what it offers. */
+import type { SendOptions, WorkstreamManager } from '../agent/workstream-api.js';
+import type { AdapterState, ChannelAdapter } from '../channels/channel-adapter.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../shared/logger.js';
+import type { Stores } from '../storage/stores.js';
+import type { ElicitationSource } from './elicitations.js';
+
+export interface GatewayDeps {
+  config: Config;
+  adapters: readonly ChannelAdapter[];
+  manager: WorkstreamManager;
+  stores: Stores;
+  logger: Logger;
+  /** MCP elicitation requests, shown as form cards in the thread of the workstream that triggered them. */
+  elicitations?: ElicitationSource;
+  /** Tuning for tests and benchmarks; defaults follow the operational contract. */
+  options?: { editIntervalMs?: number; typingIntervalMs?: number; now?: () => number };
+}
+
+export interface GatewayStatus {
+  adapters: Record<string, AdapterState>;
+  /** Workstreams the gateway is subscribed to right now (busy ones only; quiet ones are released). */
+  workstreams: number;
+}
+
+export interface Gateway {
+  /** Starts every adapter; resolves when each is connected or has failed (failures are logged, not thrown). */
+  start(signal: AbortSignal): Promise<void>;
+  /** Stops adapters and renderers; idempotent. */
+  stop(): Promise<void>;
+  /** Per-adapter connection state, for /health. */
+  status(): GatewayStatus;
+  /**
+   * Sends a message that no person typed (a watch result) into a workstream, restoring it when evicted; the turn it
+   * starts renders into the workstream's thread, in order with the thread's own messages. False when the workstream is gone.
+   */
+  deliver(wsId: string, text: string, options: SendOptions): Promise<boolean>;
+}
