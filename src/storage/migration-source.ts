@@ -17,6 +17,7 @@ import * as m102 from '../../migrations/20260102000001_index_structured_memories
 import * as m103 from '../../migrations/20260102000002_index_conversation_tool_calls.js';
 import * as m0202_01 from '../../migrations/20260202000001_create_notify_outbox.js';
 import * as m20260203_01 from '../../migrations/20260203000001_create_inbound_events.js';
+import * as m20260301_01 from '../../migrations/20260301000001_create_cluster_leases.js';
 import * as m201 from '../../migrations/20260201000001_create_turn_journal.js';
 
 const migrations: Record<string, Knex.Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260102000002_index_conversation_tool_calls': m103,
   '20260202000001_create_notify_outbox': m0202_01,
   '20260203000001_create_inbound_events': m20260203_01,
+  '20260301000001_create_cluster_leases': m20260301_01,
   '20260201000001_create_turn_journal': m201,
 };
 
