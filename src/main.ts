@@ -10,7 +10,7 @@ import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
 import { createNotifyRoutes } from './gateway/http/routes/notify.js';
 import type { Gateway } from './gateway/index.js';
-import { registerService } from './gateway/registry.js';
+import { newServiceId, registerService } from './gateway/registry.js';
 import type { AgentRuntime } from './main-agent.js';
 import { createNotifyParts, type NotifyParts } from './main-notify.js';
 import type { ToolContainment } from './agent/tools/index.js';
@@ -19,6 +19,7 @@ import { setTelemetrySink } from './shared/telemetry.js';
 import { createChannelTelemetry, type ChannelTelemetry } from './gateway/channel-telemetry.js';
 import { createTelemetryMetrics } from './gateway/http/telemetry-metrics.js';
 import { openStorage } from './storage-open.js';
+import { lockSqliteInstance } from './storage/instance-lock.js';
 import type { Stores } from './storage/stores.js';
 
 export interface RunningGateway {
@@ -64,13 +65,17 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     // The OpenTelemetry SDK loads only when an endpoint is configured; otherwise the API calls stay no-ops.
     const tracing = config.telemetry.otlp_endpoint === undefined ? undefined : (await import('./main-telemetry.js')).startTracing(config, logger);
     if (tracing) stack.push('tracing', () => tracing.shutdown());
+    // SQLite is single-instance: a second start on the same file stops here, before migrations and HTTP (ADR 0023).
+    const instanceId = newServiceId();
+    const lock = await lockSqliteInstance(config.database.url, instanceId);
+    if (lock) stack.push('instance lock', () => lock.release());
     const storage = await openStorage(config, logger);
     stack.push('storage', () => storage.close());
     const channelTelemetry = createChannelTelemetry();
     const live: LiveParts = { adapters: (await createAdapters(config, logger)).map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
     const notify = createNotifyParts(config, storage.stores, live.adapters, logger);
     const httpUrl = await startHttp(config, logger, storage.stores, live, stack, notify);
-    const registration = await registerService({ services: storage.stores.services, url: config.gateway.advertise_url ?? httpUrl, logger });
+    const registration = await registerService({ services: storage.stores.services, url: config.gateway.advertise_url ?? httpUrl, logger, serviceId: instanceId });
     stack.push('registry', () => registration.stop());
     // The agent, the tools and MCP load only now: /health answers (start-up readiness) without waiting for them.
     const { startAgentAndChannels } = await import('./main-runtime.js');

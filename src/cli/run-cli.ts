@@ -102,6 +102,11 @@ function reportError(error: unknown, io: CliIo, debug: boolean): number {
     writeLine(io.stderr, `sandpiper: configuration error: ${lines.join('\n  ')}${error.issues.length > 3 ? ` (+${error.issues.length - 3} more)` : ''}`);
     return 2;
   }
+  if (error instanceof GatewayError && error.code === 'ALREADY_RUNNING') {
+    // A second `start` on a SQLite database (ADR 0023): like a configuration error, exit 2 and one line.
+    writeLine(io.stderr, `sandpiper: ${error.message}`);
+    return 2;
+  }
   if (error instanceof GatewayError && error.code === 'CONFIG_INVALID') {
     writeLine(io.stderr, `sandpiper: configuration error: ${error.message}`);
     return 2;

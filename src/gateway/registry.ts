@@ -12,6 +12,8 @@ export interface RegistryOptions {
   logger: Logger;
   metadata?: Record<string, unknown>;
   heartbeatMs?: number;
+  /** The instance id to register under (the one the instance lock recorded); a new one by default. */
+  serviceId?: string;
 }
 
 export interface ServiceRegistration {
@@ -25,7 +27,7 @@ export function newServiceId(): string {
 }
 
 export async function registerService(options: RegistryOptions): Promise<ServiceRegistration> {
-  const serviceId = newServiceId();
+  const serviceId = options.serviceId ?? newServiceId();
   const { services, logger } = options;
   await services.register({ serviceType: SERVICE_TYPE, serviceId, url: options.url, metadata: options.metadata ?? {} });
   logger.info({ serviceId, url: options.url }, 'registry.registered');

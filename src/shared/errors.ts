@@ -17,6 +17,8 @@ export type ErrorCode =
   | 'MCP_ERROR'
   | 'CHANNEL_ERROR'
   | 'STORAGE_ERROR'
+  /** `sandpiper start` on a SQLite database another gateway already runs on (exit 2, ADR 0023). */
+  | 'ALREADY_RUNNING'
   | 'INTERNAL';
 
 export interface GatewayErrorOptions {

@@ -3,6 +3,7 @@ export { createKnex, isPostgres, pendingMigrations, rollbackMigrations, runMigra
 export { createStores } from './create-stores.js';
 export { migrationNames } from './migration-source.js';
 export { isUniqueViolation } from './storage-errors.js';
+export { lockSqliteInstance, type InstanceLock } from './instance-lock.js';
 export type * from './approval-store.js';
 export type * from './conversation-store.js';
 export type * from './inbound-event-store.js';
