@@ -5,6 +5,7 @@ import type { Config } from './config/index.js';
 import { createHttpApp } from './gateway/http/app.js';
 import { startHttpServer } from './gateway/http/http-server.js';
 import { createHttpMetrics } from './gateway/http/metrics.js';
+import { instanceStaleAfterSeconds } from './gateway/admin/admin-status.js';
 import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
@@ -133,7 +134,7 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
           reload: async () => (live.mcp ? (await import('./main-mcp.js')).reloadMcpServers(config, stores, live.mcp, logger) : undefined),
         },
       }),
-      createAdminRoutes({ jwt, stores }),
+      createAdminRoutes({ jwt, stores, staleAfterSeconds: instanceStaleAfterSeconds(config) }),
     ],
   });
   const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port);

@@ -8,6 +8,7 @@ import { mcpAddCommand, mcpListCommand, mcpRemoveCommand } from './mcp-server-co
 import { policyAddCommand, policyListCommand, policyRemoveCommand } from './policy-commands.js';
 import { tokenListCommand, tokenRevokeCommand, userListCommand } from './user-token-commands.js';
 import { notifyCommand } from './notify-command.js';
+import { statusCommand } from './status-command.js';
 import { chatCommand, migrateCommand, startCommand } from './server-commands.js';
 
 export const commands: readonly CliCommand[] = [
@@ -15,6 +16,7 @@ export const commands: readonly CliCommand[] = [
   chatCommand,
   migrateCommand,
   doctorCommand,
+  statusCommand,
   userAddCommand,
   userListCommand,
   tokenCreateCommand,

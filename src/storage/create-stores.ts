@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import { CachedMemoryCounts } from './cached-memory-counts.js';
 import { KnexApprovalStore } from './knex-approval-store.js';
+import { KnexClusterStatusStore } from './knex-cluster-status-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
 import { KnexInboundEventStore } from './knex-inbound-event-store.js';
 import { KnexMcpServerStore } from './knex-mcp-server-store.js';
@@ -36,5 +37,6 @@ export function createStores(knex: Knex): Stores {
     notifyOutbox: new KnexNotifyOutboxStore(knex),
     inboundEvents: new KnexInboundEventStore(knex),
     turnJournal: new KnexTurnJournalStore(knex),
+    clusterStatus: new KnexClusterStatusStore(knex),
   };
 }

@@ -5,6 +5,7 @@ export { migrationNames } from './migration-source.js';
 export { isUniqueViolation } from './storage-errors.js';
 export { lockSqliteInstance, type InstanceLock } from './instance-lock.js';
 export type * from './approval-store.js';
+export type * from './cluster-status-store.js';
 export type * from './conversation-store.js';
 export type * from './inbound-event-store.js';
 export { messageSortKey } from './inbound-event-store.js';

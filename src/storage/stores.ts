@@ -1,5 +1,6 @@
 /** The set of stores the application runs on, built once in main.ts from one knex instance. */
 import type { ApprovalStore } from './approval-store.js';
+import type { ClusterStatusStore } from './cluster-status-store.js';
 import type { ConversationStore } from './conversation-store.js';
 import type { InboundEventStore } from './inbound-event-store.js';
 import type { McpServerStore } from './mcp-server-store.js';
@@ -31,4 +32,5 @@ export interface Stores {
   notifyOutbox: NotifyOutboxStore;
   inboundEvents: InboundEventStore;
   turnJournal: TurnJournalStore;
+  clusterStatus: ClusterStatusStore;
 }

@@ -1,9 +1,11 @@
 /**
  * Admin endpoints on the database, JWT with the `service` scope: users, tokens, tool policies, database-defined MCP
- * servers and pending approvals. The same operations (and the same validation) as the admin CLI commands.
+ * servers, pending approvals and the cluster's status (instances, shards, leases). The same operations (and the same
+ * validation) as the admin CLI commands.
  */
 import { Hono, type Context } from 'hono';
 import { listPendingApprovals } from '../../admin/admin-approvals.js';
+import { readClusterStatus } from '../../admin/admin-status.js';
 import { addMcpServer, listMcpServers, removeMcpServer } from '../../admin/admin-mcp-servers.js';
 import { addPolicy, listPolicies, removePolicy } from '../../admin/admin-policies.js';
 import { listTokens, listUsers, revokeToken } from '../../admin/admin-users.js';
@@ -14,7 +16,9 @@ import { HttpError } from '../http-errors.js';
 
 export interface AdminRoutesDeps {
   jwt: JwtSettings;
-  stores: Pick<Stores, 'users' | 'policies' | 'mcpServers' | 'approvals'>;
+  stores: Pick<Stores, 'users' | 'policies' | 'mcpServers' | 'approvals' | 'clusterStatus'>;
+  /** Heartbeat age after which `status` calls an instance stale (`instanceStaleAfterSeconds(config)`). */
+  staleAfterSeconds: number;
 }
 
 async function jsonObject(context: Context): Promise<Record<string, unknown>> {
@@ -63,6 +67,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
     '/v1/api/admin/mcp/servers/:name',
     admin(async (context) => context.json({ server: await removeMcpServer(mcpServers, param(context, 'name')) })),
   );
+  routes.get('/v1/api/admin/status', admin(async (context) => context.json(await readClusterStatus(deps.stores.clusterStatus, deps.staleAfterSeconds))));
   routes.get('/v1/api/admin/approvals', admin(async (context) => context.json({ approvals: await listPendingApprovals({ approvals, users }) })));
   return routes;
 }
