@@ -1,0 +1,163 @@
+/**
+ * One gateway per SQLite file (ADR 0023), through the real `sandpiper start`: a second start is refused on one line
+ * naming the file and the running pid while admin commands keep working; SIGKILL leaves no stale lock; two starts racing
+ * leave exactly one running; an unusable lock file fails clearly. PostgreSQL takes many instances, which `status` lists.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { mintServiceToken } from '../../src/gateway/http/auth.js';
+import { newHexId } from '../../src/shared/ids.js';
+import { createKnex } from '../../src/storage/index.js';
+import { BinProcess, cleanEnv, runBin, runBinAsync, type BinResult } from '../helpers/run-bin.js';
+import { testPostgresUrl } from '../helpers/test-stores.js';
+
+const SECRET = 'instance-lock-test-secret-instance-lock-test';
+const jwt = { secret: SECRET, audience: 'turnstone-channel' };
+const LISTENING = /"pid":(\d+)[^\n]*"msg":"http listening on (http:\/\/[0-9.:]+)"/;
+
+let dir: string;
+let dbFile: string;
+const env = cleanEnv();
+const running: BinProcess[] = [];
+
+function start(extraEnv: Record<string, string> = {}): BinProcess {
+  const child = new BinProcess(['start'], dir, { ...env, ...extraEnv });
+  running.push(child);
+  return child;
+}
+
+/** Waits until the gateway serves HTTP and has registered itself in `services` (what `status` lists). */
+async function listening(child: BinProcess): Promise<{ pid: number; url: string }> {
+  const [, pid, url] = (await child.waitFor(LISTENING, 60_000)) as unknown as [string, string, string];
+  await child.waitFor(/"msg":"registry\.registered"/, 60_000);
+  return { pid: Number(pid), url };
+}
+
+/** The refusal: exit 2, one line on stderr naming the database file, nothing on stdout. */
+function assertRefused(result: BinResult, pid?: number): void {
+  assert.equal(result.code, 2, `${result.stdout}${result.stderr}`);
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, result.stderr);
+  const holder = pid === undefined ? '\\d+' : String(pid);
+  const pattern = `^sandpiper: another sandpiper is already running on the SQLite database ${dbFile} \\(pid ${holder} on ${hostname()}, instance channel-`;
+  assert.match(lines[0] ?? '', new RegExp(pattern.replaceAll('/', '\\/')));
+  assert.match(lines[0] ?? '', /use PostgreSQL \(database\.url\) to run several instances$/);
+  assert.equal(result.stdout, '');
+}
+
+before(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'sp-lock-'));
+  dbFile = path.join(dir, 'data', 'sandpiper.db');
+  writeFileSync(path.join(dir, 'config.toml'), `[gateway]\nhttp_port = 0\ndata_dir = "${path.join(dir, 'data')}"\n\n[auth]\njwt_secret = "${SECRET}"\n`);
+  assert.equal(runBin(['migrate'], dir, env).code, 0);
+});
+after(() => {
+  for (const child of running) child.kill();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('one gateway per SQLite file', () => {
+  let first: BinProcess;
+  let firstUrl: string;
+
+  it('refuses a second start naming the file and the running pid, while admin commands and status keep working', async () => {
+    first = start();
+    const { pid, url } = await listening(first);
+    firstUrl = url;
+    assertRefused(await runBinAsync(['start'], dir, env), pid);
+    assert.equal(runBin(['user', 'add', 'alice'], dir, env).code, 0);
+    const status = runBin(['status', '--json'], dir, env);
+    assert.equal(status.code, 0, status.stderr);
+    const view = JSON.parse(status.stdout) as { database: { engine: string }; instances: Array<{ state: string; url: string; host: string }> };
+    assert.equal(view.database.engine, 'sqlite');
+    assert.deepEqual(view.instances.map((instance) => [instance.state, instance.url, instance.host]), [['alive', url, hostname()]]);
+    const table = runBin(['status'], dir, env);
+    assert.match(table.stdout, new RegExp(`^database: SQLite ${dbFile.replaceAll('/', '\\/')}; instances: 1 alive, 0 stale`));
+    assert.match(table.stdout, /\nINSTANCE\s+STATE\s+HEARTBEAT\s+SHARDS\s+WORKSTREAMS\s+URL\nchannel-\S+\s+alive\s+\d+s ago\s+-\s+0\s+http:/);
+    assert.match(table.stdout, /\ntotals: shards 0 held, 0 expired, 0 unheld; workstream leases 0 live, 0 expired\n$/);
+  });
+
+  it('serves GET /v1/api/admin/status to a service token only', async () => {
+    const statusUrl = `${firstUrl}/v1/api/admin/status`;
+    assert.equal((await fetch(statusUrl)).status, 401);
+    assert.equal((await fetch(statusUrl, { headers: { authorization: 'Bearer not-a-jwt' } })).status, 401);
+    const forged = await mintServiceToken({ ...jwt, secret: 'another-secret-another-secret-another-secret' }, { scopes: ['service'] });
+    assert.equal((await fetch(statusUrl, { headers: { authorization: `Bearer ${forged}` } })).status, 401);
+    const writer = await mintServiceToken(jwt, { scopes: ['write'] });
+    assert.equal((await fetch(statusUrl, { headers: { authorization: `Bearer ${writer}` } })).status, 403);
+    const service = await mintServiceToken(jwt, { scopes: ['service'] });
+    const response = await fetch(statusUrl, { headers: { authorization: `Bearer ${service}` } });
+    assert.equal(response.status, 200);
+    const view = (await response.json()) as { database: { engine: string }; instances: Array<{ url: string; state: string }>; totals: { alive: number } };
+    assert.deepEqual([view.database.engine, view.instances.map((instance) => instance.url), view.totals.alive], ['sqlite', [firstUrl], 1]);
+  });
+
+  it('a SIGKILLed gateway leaves no stale lock: the next start runs', async () => {
+    first.kill();
+    await first.exited;
+    const next = start();
+    const { pid } = await listening(next);
+    assertRefused(await runBinAsync(['start'], dir, env), pid);
+    assert.equal(await next.stop(), 0);
+  });
+
+  it('two starts at the same moment: exactly one runs, the other is refused', async () => {
+    const pair = [start(), start()];
+    const loser = await Promise.race(pair.map(async (child) => (await child.exited, child)));
+    const winner = pair.find((child) => child !== loser) as BinProcess;
+    assertRefused({ code: await loser.exited, stdout: loser.stdout, stderr: loser.stderr });
+    await listening(winner);
+    assert.equal(await winner.stop(), 0);
+    // A graceful stop gives the lock up at once.
+    const again = start();
+    await listening(again);
+    assert.equal(await again.stop(), 0);
+  });
+
+  it('a lock file that cannot be used fails on one line naming it', async () => {
+    const other = path.join(dir, 'other-data');
+    // A directory where the lock file belongs: what a read-only data directory also gives (SQLITE_CANTOPEN).
+    mkdirSync(path.join(other, 'sandpiper.db-instance.lock'), { recursive: true });
+    const result = await runBinAsync(['start'], dir, { ...env, SANDPIPER_DATA_DIR: other });
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(result.stderr.trimEnd().split('\n').length, 1, result.stderr);
+    assert.match(result.stderr, /^sandpiper: cannot take the instance lock \S+other-data\/sandpiper\.db-instance\.lock \(SQLITE_CANTOPEN: the directory or the file is not writable\); sandpiper start needs a writable gateway\.data_dir/);
+  });
+});
+
+const pgUrl = testPostgresUrl();
+describe('several gateways on one PostgreSQL', { skip: pgUrl === undefined ? 'SANDPIPER_TEST_PG_URL not set' : false }, () => {
+  const database = `sp_lock_${newHexId(4)}`;
+  let url: string;
+
+  before(async () => {
+    const admin = createKnex(pgUrl ?? '');
+    await admin.raw(`CREATE DATABASE ${database}`);
+    await admin.destroy();
+    const parsed = new URL(pgUrl ?? '');
+    parsed.pathname = `/${database}`;
+    url = parsed.toString();
+  });
+  after(async () => {
+    const admin = createKnex(pgUrl ?? '');
+    await admin.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.destroy();
+  });
+
+  it('runs two instances and status lists both as alive', async () => {
+    const pgEnv = { SANDPIPER_DATABASE_URL: url };
+    const pair = [start(pgEnv), start(pgEnv)];
+    const urls = await Promise.all(pair.map(async (child) => (await listening(child)).url));
+    const status = await runBinAsync(['status', '--json'], dir, { ...env, ...pgEnv });
+    assert.equal(status.code, 0, status.stderr);
+    const view = JSON.parse(status.stdout) as { database: { engine: string }; instances: Array<{ url: string; state: string }> };
+    assert.equal(view.database.engine, 'postgresql');
+    assert.deepEqual(view.instances.map((instance) => `${instance.state} ${instance.url}`).sort(), urls.map((entry) => `alive ${entry}`).sort());
+    assert.deepEqual(await Promise.all(pair.map((child) => child.stop())), [0, 0]);
+    const after = JSON.parse((await runBinAsync(['status', '--json'], dir, { ...env, ...pgEnv })).stdout) as { instances: unknown[] };
+    assert.deepEqual(after.instances, [], 'a graceful stop deregisters');
+  });
+});
