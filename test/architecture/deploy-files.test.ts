@@ -115,3 +115,27 @@ describe('deploy/sandpiper.service', () => {
     assert.equal(one('Install.WantedBy'), 'multi-user.target');
   });
 });
+
+describe('deploy/sandpiper@.service (several instances on one host, docs/scale-out.md)', () => {
+  const unit = parseUnit(readFileSync(path.join(repoRoot, 'deploy', 'sandpiper@.service'), 'utf8'));
+  const plain = parseUnit(readFileSync(path.join(repoRoot, 'deploy', 'sandpiper.service'), 'utf8'));
+  const one = (key: string): string => {
+    const values = unit.get(key) ?? [];
+    assert.equal(values.length, 1, `${key} is set once`);
+    return values[0] as string;
+  };
+
+  it('gives each instance its own config and its own state folder, which is the only writable path', () => {
+    assert.match(one('Service.ExecStart'), /\bsandpiper start --config \/etc\/sandpiper\/%i\.toml$/);
+    assert.doesNotMatch(one('Service.ExecStart'), /\bnp[mx]\b/);
+    assert.equal(one('Service.StateDirectory'), 'sandpiper/%i');
+    assert.equal(one('Service.WorkingDirectory'), '/var/lib/sandpiper/%i');
+    assert.equal(one('Service.ReadWritePaths'), '/var/lib/sandpiper/%i');
+  });
+
+  it('stops and is hardened like the single-instance unit', () => {
+    for (const key of ['Service.User', 'Service.KillSignal', 'Service.KillMode', 'Service.TimeoutStopSec', 'Service.NoNewPrivileges', 'Service.ProtectSystem', 'Install.WantedBy']) {
+      assert.deepEqual(unit.get(key), plain.get(key), key);
+    }
+  });
+});
