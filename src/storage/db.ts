@@ -56,7 +56,7 @@ function setUpSqliteConnection(connection: SqliteConnection, done: PoolDone): vo
 const quietKnexLog: Knex.Logger = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined };
 
 /** Creates the directory of the SQLite file; a failure names the directory (a path, not a secret) and the errno code. */
-function createDatabaseDirectory(directory: string): void {
+export function createDatabaseDirectory(directory: string): void {
   try {
     mkdirSync(directory, { recursive: true });
   } catch (error) {

@@ -5,13 +5,13 @@
  * any way, SIGKILL included, so a lock is never stale and two starts racing at the same moment cannot both win. Admin
  * commands never touch the file; they keep working on the database beside a running gateway.
  */
-import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { StorageError } from '../shared/errors.js';
 import { err, ok, type Result } from '../shared/result.js';
 import { isoNow } from '../shared/time.js';
+import { createDatabaseDirectory } from './db.js';
 
 /** Who holds the lock, as the holder recorded it. */
 export interface LockHolder {
@@ -170,11 +170,8 @@ export function describeLockRefusal(databaseFile: string, refusal: LockRefusal):
 export async function lockSqliteInstance(databaseUrl: string, instanceId: string): Promise<InstanceLock | undefined> {
   const databaseFile = sqliteDatabaseFile(databaseUrl);
   if (databaseFile === undefined) return undefined;
-  try {
-    mkdirSync(path.dirname(databaseFile), { recursive: true });
-  } catch {
-    // A directory that cannot be created is reported by the lock's own open, with the file's name.
-  }
+  // The same one-line failure as opening the database would give (the directory and the errno code).
+  createDatabaseDirectory(path.dirname(databaseFile));
   const taken = await acquireInstanceLock(databaseFile, instanceId);
   if (taken.ok) return taken.value;
   const code = taken.error.kind === 'held' ? 'ALREADY_RUNNING' : 'STORAGE_ERROR';
