@@ -2,8 +2,10 @@
  * Benchmark: POST /v1/api/notify of the real gateway (startGateway, own process) next to a bare node:http + jose
  * server doing the same work (bench/support/notify-bare.ts, own process), loaded by autocannon from this process.
  * Two paths: a channel target on a platform without adapter (auth, body, parse, answer: no I/O behind it) and an
- * unknown username (plus one SQLite lookup). Per path: max requests/s (50 connections) and latency at a fixed
- * 1,000 requests/s. Rounds alternate which server goes first; figures are medians over rounds.
+ * unknown username (one SQLite lookup, then cached 5 s by both). Per path: max requests/s (autocannon, 50
+ * connections, closed loop) and p50/p99/max latency under open-loop load at a fixed `--rate` (default 1,000
+ * requests/s; bench/support/open-loop.ts, latency from each request's due time, so stalls are not hidden).
+ * Rounds alternate which server goes first; figures are medians over rounds.
  *
  *   npm run bench:notify -- --rounds=3 --seconds=5
  *   npm run bench:notify -- --rounds=1 --profile=/tmp/prof   (then bench/support/profile-summary.ts /tmp/prof/sandpiper)
