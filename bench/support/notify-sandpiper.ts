@@ -10,7 +10,7 @@ const config = loadConfig({
   flags: { 'gateway.data_dir': dataDir, 'gateway.http_port': 0, 'gateway.http_host': '127.0.0.1', 'database.url': databaseUrl, 'auth.jwt_secret': secret },
 });
 // Logging as deployed (JSON, info: one line per notification) into the stderr the orchestrator discards.
-const running = await startGateway(config, createLogger({ level: process.env['EXP_LOG'] ?? 'info', format: 'json' }));
+const running = await startGateway(config, createLogger({ level: 'info', format: 'json' }));
 process.on('disconnect', () => process.exit(0));
 process.on('message', () => void running.stop().finally(() => process.exit(0)));
 process.send?.({ type: 'ready', url: running.httpUrl });
