@@ -19,16 +19,17 @@ import { KnexWorkstreamStore } from './knex-workstream-store.js';
 import type { Stores } from './stores.js';
 
 export function createStores(knex: Knex): Stores {
+  // The memories section counts memories before every model call: remembered per scope, forgotten on writes.
+  const memories = new CachedMemoryCounts(new KnexMemoryStore(knex));
   return {
     users: new KnexUserStore(knex),
     routes: new KnexRouteStore(knex),
     services: new KnexServiceStore(knex),
-    workstreams: new KnexWorkstreamStore(knex),
+    workstreams: new KnexWorkstreamStore(knex, (wsId) => memories.workstreamCreated(wsId)),
     conversations: new KnexConversationStore(knex),
     approvals: new KnexApprovalStore(knex),
     policies: new KnexPolicyStore(knex),
-    // The memories section counts memories before every model call: remembered, forgotten on every write.
-    memories: new CachedMemoryCounts(new KnexMemoryStore(knex)),
+    memories,
     watches: new KnexWatchStore(knex),
     promptTemplates: new KnexPromptTemplateStore(knex),
     mcpServers: new KnexMcpServerStore(knex),
