@@ -1,5 +1,6 @@
 /** Builds the Stores bundle from one knex instance. */
 import type { Knex } from 'knex';
+import { BatchedInboundClaims } from './batched-inbound-claims.js';
 import { CachedMemoryCounts } from './cached-memory-counts.js';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
@@ -35,7 +36,8 @@ export function createStores(knex: Knex): Stores {
     mcpServers: new KnexMcpServerStore(knex),
     notifyDeliveries: new KnexNotifyDeliveryStore(knex),
     notifyOutbox: new KnexNotifyOutboxStore(knex),
-    inboundEvents: new KnexInboundEventStore(knex),
+    // Claims made in the same event-loop turn share one INSERT (each still resolves after its commit).
+    inboundEvents: new BatchedInboundClaims(new KnexInboundEventStore(knex)),
     turnJournal: new KnexTurnJournalStore(knex),
   };
 }
