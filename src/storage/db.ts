@@ -1,5 +1,5 @@
 /** The knex instance (SQLite or PostgreSQL from a database URL) and the migration runner. */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knexPkg from 'knex';
 import type { Knex } from 'knex';
@@ -106,13 +106,7 @@ export function createKnex(databaseUrl: string, options: CreateKnexOptions = {})
   else if (/^postgres(ql)?:\/\//.test(databaseUrl)) config = postgresConfig(databaseUrl, options);
   else throw new StorageError('CONFIG_INVALID', 'database.url: expected sqlite:<path> or postgres://…');
   try {
-    const k = knexFactory(config);
-    if (process.env.HP3_TRACE) {
-      const t = (): string => (performance.timeOrigin + performance.now()).toFixed(2);
-      k.on('query', (q: { __knexQueryUid: string; sql: string }) => appendFileSync(process.env.HP3_TRACE as string, `${t()} Q ${q.__knexQueryUid} ${q.sql.slice(0, 70)}\n`));
-      k.on('query-response', (_r: unknown, q: { __knexQueryUid: string }) => appendFileSync(process.env.HP3_TRACE as string, `${t()} R ${q.__knexQueryUid}\n`));
-    }
-    return k;
+    return knexFactory(config);
   } catch (error) {
     throw toStorageError(error, 'open database');
   }
