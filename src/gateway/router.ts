@@ -2,6 +2,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import type { Stores } from '../storage/stores.js';
+import type { User } from '../storage/user-store.js';
+import { TickBatch } from '../shared/tick-batch.js';
 
 const CACHE_LIMIT = 4096;
 /**
@@ -24,6 +26,8 @@ export class Router {
   private readonly routes = new LRUCache<string, string>({ max: CACHE_LIMIT });
   /** `platform:platformUserId` → linked user and when it was read; only hits are cached. */
   private readonly users = new LRUCache<string, { user: LinkedUser; at: number }>({ max: CACHE_LIMIT });
+  /** Lookups of one platform made in the same event-loop turn share one query (a burst of new writers). */
+  private readonly lookups = new Map<string, TickBatch<User>>();
 
   constructor(
     private readonly stores: Stores,
@@ -37,11 +41,20 @@ export class Router {
     const cached = this.users.get(key);
     if (cached !== undefined && this.now() - cached.at < LINK_CACHE_TTL_MS) return cached.user;
     this.users.delete(key);
-    const user = await this.stores.users.getLinkedUser(platform, platformUserId);
+    const user = await this.lookupsOf(platform).load(platformUserId);
     if (!user) return undefined;
     const linked = { userId: user.userId, username: user.username, isAdmin: user.isAdmin };
     this.users.set(key, { user: linked, at: this.now() });
     return linked;
+  }
+
+  private lookupsOf(platform: string): TickBatch<User> {
+    let batch = this.lookups.get(platform);
+    if (batch === undefined) {
+      batch = new TickBatch((ids) => this.stores.users.getLinkedUsers(platform, ids));
+      this.lookups.set(platform, batch);
+    }
+    return batch;
   }
 
   /** A platform identity was linked or unlinked here: the next message reads the link again. */

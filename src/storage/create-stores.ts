@@ -1,5 +1,6 @@
 /** Builds the Stores bundle from one knex instance. */
 import type { Knex } from 'knex';
+import { BatchedInboundClaims } from './batched-inbound-claims.js';
 import { CachedMemoryCounts } from './cached-memory-counts.js';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexClusterStatusStore } from './knex-cluster-status-store.js';
@@ -20,22 +21,24 @@ import { KnexWorkstreamStore } from './knex-workstream-store.js';
 import type { Stores } from './stores.js';
 
 export function createStores(knex: Knex): Stores {
+  // The memories section counts memories before every model call: remembered per scope, forgotten on writes.
+  const memories = new CachedMemoryCounts(new KnexMemoryStore(knex));
   return {
     users: new KnexUserStore(knex),
     routes: new KnexRouteStore(knex),
     services: new KnexServiceStore(knex),
-    workstreams: new KnexWorkstreamStore(knex),
+    workstreams: new KnexWorkstreamStore(knex, (wsId) => memories.workstreamCreated(wsId)),
     conversations: new KnexConversationStore(knex),
     approvals: new KnexApprovalStore(knex),
     policies: new KnexPolicyStore(knex),
-    // The memories section counts memories before every model call: remembered, forgotten on every write.
-    memories: new CachedMemoryCounts(new KnexMemoryStore(knex)),
+    memories,
     watches: new KnexWatchStore(knex),
     promptTemplates: new KnexPromptTemplateStore(knex),
     mcpServers: new KnexMcpServerStore(knex),
     notifyDeliveries: new KnexNotifyDeliveryStore(knex),
     notifyOutbox: new KnexNotifyOutboxStore(knex),
-    inboundEvents: new KnexInboundEventStore(knex),
+    // Claims made in the same event-loop turn share one INSERT (each still resolves after its commit).
+    inboundEvents: new BatchedInboundClaims(new KnexInboundEventStore(knex)),
     turnJournal: new KnexTurnJournalStore(knex),
     clusterStatus: new KnexClusterStatusStore(knex),
   };

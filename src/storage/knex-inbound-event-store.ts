@@ -5,14 +5,34 @@ import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 
 const TABLE = 'inbound_events';
+/** Rows per INSERT (6 bound values each, well under SQLite's and PostgreSQL's parameter limits). */
+const CLAIM_CHUNK = 500;
+
+/** The identity of a claim across platforms. */
+export const claimId = (platform: string, eventKey: string): string => `${platform}\u0000${eventKey}`;
 
 export class KnexInboundEventStore implements InboundEventStore {
   constructor(private readonly knex: Knex) {}
 
   claim(claim: InboundClaim): Promise<boolean> {
-    return guard('inboundEvents.claim', async () => {
+    return guard('inboundEvents.claim', async () => (await this.insertIgnoring([claim])).has(claimId(claim.platform, claim.eventKey)));
+  }
+
+  /** Records many events in one statement per CLAIM_CHUNK; resolves with the keys this call recorded first. */
+  claimMany(claims: readonly InboundClaim[]): Promise<Set<string>> {
+    return guard('inboundEvents.claimMany', async () => {
+      const recorded = new Set<string>();
+      for (let start = 0; start < claims.length; start += CLAIM_CHUNK) {
+        for (const key of await this.insertIgnoring(claims.slice(start, start + CLAIM_CHUNK))) recorded.add(key);
+      }
+      return recorded;
+    });
+  }
+
+  private async insertIgnoring(claims: readonly InboundClaim[]): Promise<Set<string>> {
+    const rows = claims.map((claim) => {
       const messageId = claim.messageId ?? '';
-      const row = {
+      return {
         platform: claim.platform,
         event_key: claim.eventKey,
         channel_id: claim.channelId ?? '',
@@ -20,9 +40,10 @@ export class KnexInboundEventStore implements InboundEventStore {
         sort_key: messageId === '' ? '' : messageSortKey(messageId),
         received_at: claim.receivedAt,
       };
-      const inserted = (await this.knex(TABLE).insert(row).onConflict(['platform', 'event_key']).ignore().returning('event_key')) as unknown[];
-      return inserted.length > 0;
     });
+    // Keys are unique per platform; a batch may mix platforms, so the returned rows carry both.
+    const inserted = (await this.knex(TABLE).insert(rows).onConflict(['platform', 'event_key']).ignore().returning(['platform', 'event_key'])) as DbRow[];
+    return new Set(inserted.map((row) => claimId(text(row.platform), text(row.event_key))));
   }
 
   cursor(platform: string, channelId: string, beforeMs: number): Promise<InboundCursor | undefined> {

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import { newUuid } from '../shared/ids.js';
 import { isoNow } from '../shared/time.js';
-import type { MemoryFilter, MemoryRow, MemoryScope, MemoryStore, MemoryType, MemoryVisibility, VisibleMemoryQuery } from './memory-store.js';
+import type { MemoryFilter, MemoryRow, MemoryScope, MemoryStore, MemoryType, MemoryVisibility, OwnerScopeCounts, VisibleMemoryQuery } from './memory-store.js';
 import { definedOnly, escapeLike, text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 
@@ -167,6 +167,31 @@ export class KnexMemoryStore implements MemoryStore {
   countVisible(visibility: MemoryVisibility): Promise<number> {
     return guard('memories.countVisible', async () => {
       const row = (await this.visible(visibility).count({ n: '*' }).first()) as DbRow | undefined;
+      return toNumber(row?.n);
+    });
+  }
+
+  /** The global count and every user's count (users without memories are absent): one grouped query. */
+  countOwnerScopes(): Promise<OwnerScopeCounts> {
+    return guard('memories.countOwnerScopes', async () => {
+      const rows = (await this.knex('structured_memories')
+        .select('scope', 'scope_id')
+        .count({ n: '*' })
+        .whereIn('scope', ['global', 'user'])
+        .groupBy('scope', 'scope_id')) as DbRow[];
+      const counts: OwnerScopeCounts = { global: 0, users: new Map() };
+      for (const row of rows) {
+        if (row.scope === 'global') counts.global += toNumber(row.n);
+        else counts.users.set(text(row.scope_id), toNumber(row.n));
+      }
+      return counts;
+    });
+  }
+
+  /** How many memories one workstream has in its own scope. */
+  countWorkstreamScope(wsId: string): Promise<number> {
+    return guard('memories.countWorkstreamScope', async () => {
+      const row = (await this.knex('structured_memories').where({ scope: 'workstream', scope_id: wsId }).count({ n: '*' }).first()) as DbRow | undefined;
       return toNumber(row?.n);
     });
   }

@@ -6,6 +6,9 @@ import { fromDbBool, nullableText, text, toDbBool, type DbRow } from './rows.js'
 import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
 import type { ApiToken, ChannelLink, User, UserStore } from './user-store.js';
 
+/** Identities per lookup query (well under the bound-parameter limits). */
+const LOOKUP_CHUNK = 500;
+
 function toUser(row: DbRow): User {
   return {
     userId: text(row.user_id),
@@ -144,6 +147,21 @@ export class KnexUserStore implements UserStore {
         .where({ 'channel_users.channel_type': channelType, 'channel_users.channel_user_id': channelUserId })
         .first('users.user_id', 'users.username', 'users.is_admin', 'users.created')) as DbRow | undefined;
       return row ? toUser(row) : undefined;
+    });
+  }
+
+  getLinkedUsers(channelType: string, channelUserIds: readonly string[]): Promise<Map<string, User>> {
+    return guard('users.getLinkedUsers', async () => {
+      const found = new Map<string, User>();
+      for (let start = 0; start < channelUserIds.length; start += LOOKUP_CHUNK) {
+        const rows = (await this.knex('channel_users')
+          .join('users', 'users.user_id', 'channel_users.user_id')
+          .where('channel_users.channel_type', channelType)
+          .whereIn('channel_users.channel_user_id', channelUserIds.slice(start, start + LOOKUP_CHUNK))
+          .select('channel_users.channel_user_id', 'users.user_id', 'users.username', 'users.is_admin', 'users.created')) as DbRow[];
+        for (const row of rows) found.set(text(row.channel_user_id), toUser(row));
+      }
+      return found;
     });
   }
 

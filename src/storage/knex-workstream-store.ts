@@ -51,9 +51,14 @@ function changeColumns(knex: Knex, change: WorkstreamChange): Record<string, unk
 }
 
 export class KnexWorkstreamStore implements WorkstreamStore {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** Told of every workstream id about to be inserted (the memory counts know it has no memories yet). */
+    private readonly onCreate: (wsId: string) => void = () => undefined,
+  ) {}
 
   create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options: { route?: WorkstreamRoute } = {}): Promise<WorkstreamRow> {
+    this.onCreate(row.wsId);
     return guard('workstreams.create', async () => {
       const now = isoNow();
       const dbRow = {

@@ -30,6 +30,18 @@ export interface MemoryVisibility {
   userId: string;
 }
 
+/** Memory counts of the scopes a workstream's owner brings along: global, and each user's (absent: none). */
+export interface OwnerScopeCounts {
+  global: number;
+  users: Map<string, number>;
+}
+
+/** The per-scope counts CachedMemoryCounts is built from. */
+export interface MemoryScopeCounting {
+  countOwnerScopes(): Promise<OwnerScopeCounts>;
+  countWorkstreamScope(wsId: string): Promise<number>;
+}
+
 export interface VisibleMemoryQuery {
   type?: MemoryType;
   /** Restricts to one of the visible scopes. */

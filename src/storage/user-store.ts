@@ -46,6 +46,8 @@ export interface UserStore {
   getLink(channelType: string, channelUserId: string): Promise<ChannelLink | undefined>;
   /** The user a platform identity is linked to, in one query (the gateway asks on every message it has not cached). */
   getLinkedUser(channelType: string, channelUserId: string): Promise<User | undefined>;
+  /** The linked users of many platform identities in one query (unlinked ones are absent). */
+  getLinkedUsers(channelType: string, channelUserIds: readonly string[]): Promise<Map<string, User>>;
   /** Links of a user, newest first. */
   listLinks(userId: string): Promise<ChannelLink[]>;
 }

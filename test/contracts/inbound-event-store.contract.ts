@@ -17,6 +17,18 @@ export function inboundEventStoreContract(label: string, factory: StoresFactory)
       assert.equal(await stores().inboundEvents.claim({ platform: 'discord', eventKey: 'ix:77', receivedAt: 1 }), true);
     });
 
+    it('answers each claim of a burst (made at once, on several platforms) by whether its event was new', async () => {
+      const inbound = stores().inboundEvents;
+      const claim = (platform: string, k: number) => ({ platform, eventKey: `msg:burst:${k}`, channelId: 'burst', messageId: String(1000 + k), receivedAt: 1 });
+      assert.equal(await inbound.claim(claim('discord', 3)), true);
+      const burst = [...Array.from({ length: 600 }, (_, k) => claim('discord', k)), claim('slack', 3), claim('discord', 5)];
+      const results = await Promise.all(burst.map((each) => inbound.claim(each)));
+      assert.equal(results.filter(Boolean).length, 600, 'every new event once: 599 on discord, 1 on slack');
+      assert.equal(results[3], false, 'recorded before the burst');
+      assert.equal(results[600], true, 'the same key on another platform is another event');
+      assert.equal(results[601], false, 'the second claim of an event in the same burst');
+    });
+
     it('reads the newest message of a conversation recorded before a time as its cursor', async () => {
       const inbound = stores().inboundEvents;
       // Snowflakes of different lengths: numeric order, not text order.

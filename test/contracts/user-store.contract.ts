@@ -57,6 +57,9 @@ export function userStoreContract(label: string, factory: StoresFactory): void {
       assert.deepEqual(await stores().users.getLinkedUser('discord', '111'), dave);
       assert.equal(await stores().users.getLinkedUser('discord', '999'), undefined);
       assert.equal(await stores().users.link('slack', '111', erin.userId), true);
+      const many = await stores().users.getLinkedUsers('discord', ['111', '999', ...Array.from({ length: 600 }, (_, k) => `x${k}`)]);
+      assert.deepEqual([...many.entries()], [['111', dave]], 'one platform only; unlinked identities are absent');
+      assert.deepEqual([...(await stores().users.getLinkedUsers('slack', ['111'])).values()], [erin]);
       assert.equal(await stores().users.unlink('discord', '111'), true);
       assert.equal(await stores().users.unlink('discord', '111'), false);
       assert.equal(await stores().users.getLink('discord', '111'), undefined);

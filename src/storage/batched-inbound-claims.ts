@@ -1,0 +1,81 @@
+/**
+ * An InboundEventStore whose claims are grouped: every claim made while the event loop is on one turn (and while the
+ * previous group is being written) goes into one INSERT, so a burst of messages costs one statement on the one
+ * SQLite connection instead of one each, and the claims stop queueing behind each other. Each claim still resolves
+ * only after its row is committed (ADR 0015): nothing is handled before its ledger row is durable.
+ */
+import type { InboundClaim, InboundCursor, InboundEventStore } from './inbound-event-store.js';
+import { claimId } from './knex-inbound-event-store.js';
+
+export interface ClaimingManyStore extends InboundEventStore {
+  /** Records the claims; resolves with the `claimId`s this call recorded first. */
+  claimMany(claims: readonly InboundClaim[]): Promise<Set<string>>;
+}
+
+interface Waiting {
+  claim: InboundClaim;
+  resolve: (recorded: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+export class BatchedInboundClaims implements InboundEventStore {
+  private waiting: Waiting[] = [];
+  private scheduled = false;
+  private writing = false;
+
+  constructor(private readonly store: ClaimingManyStore) {}
+
+  claim(claim: InboundClaim): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ claim, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  cursor(platform: string, channelId: string, beforeMs: number): Promise<InboundCursor | undefined> {
+    return this.store.cursor(platform, channelId, beforeMs);
+  }
+
+  recentConversations(platform: string, sinceMs: number): Promise<string[]> {
+    return this.store.recentConversations(platform, sinceMs);
+  }
+
+  prune(beforeMs: number): Promise<number> {
+    return this.store.prune(beforeMs);
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.writing) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.write();
+    });
+  }
+
+  /** One group at a time; claims arriving meanwhile form the next group. A failure rejects the group's claims only. */
+  private async write(): Promise<void> {
+    const group = this.waiting;
+    this.waiting = [];
+    if (group.length === 0) return;
+    this.writing = true;
+    // The same event twice in one group: the first is the claim, the others are duplicates of it.
+    const first = new Map<string, Waiting>();
+    const duplicates: Waiting[] = [];
+    for (const entry of group) {
+      const id = claimId(entry.claim.platform, entry.claim.eventKey);
+      if (first.has(id)) duplicates.push(entry);
+      else first.set(id, entry);
+    }
+    try {
+      const recorded = await this.store.claimMany([...first.values()].map((entry) => entry.claim));
+      for (const [id, entry] of first) entry.resolve(recorded.has(id));
+      for (const entry of duplicates) entry.resolve(false);
+    } catch (error) {
+      for (const entry of group) entry.reject(error);
+    } finally {
+      this.writing = false;
+      if (this.waiting.length > 0) this.schedule();
+    }
+  }
+}
