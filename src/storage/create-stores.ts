@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { CachedMemoryCounts } from './cached-memory-counts.js';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
+import { KnexHandoffStore } from './knex-handoff-store.js';
 import { KnexInboundEventStore } from './knex-inbound-event-store.js';
 import { KnexMcpServerStore } from './knex-mcp-server-store.js';
 import { KnexMemoryStore } from './knex-memory-store.js';
@@ -15,6 +16,7 @@ import { KnexServiceStore } from './knex-service-store.js';
 import { KnexTurnJournalStore } from './knex-turn-journal-store.js';
 import { KnexUserStore } from './knex-user-store.js';
 import { KnexWatchStore } from './knex-watch-store.js';
+import { KnexWorkstreamLeaseStore } from './knex-workstream-lease-store.js';
 import { KnexWorkstreamStore } from './knex-workstream-store.js';
 import type { Stores } from './stores.js';
 
@@ -36,5 +38,7 @@ export function createStores(knex: Knex): Stores {
     notifyOutbox: new KnexNotifyOutboxStore(knex),
     inboundEvents: new KnexInboundEventStore(knex),
     turnJournal: new KnexTurnJournalStore(knex),
+    workstreamLeases: new KnexWorkstreamLeaseStore(knex),
+    handoffs: new KnexHandoffStore(knex),
   };
 }

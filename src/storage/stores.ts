@@ -1,6 +1,7 @@
 /** The set of stores the application runs on, built once in main.ts from one knex instance. */
 import type { ApprovalStore } from './approval-store.js';
 import type { ConversationStore } from './conversation-store.js';
+import type { HandoffStore } from './handoff-store.js';
 import type { InboundEventStore } from './inbound-event-store.js';
 import type { McpServerStore } from './mcp-server-store.js';
 import type { MemoryStore } from './memory-store.js';
@@ -13,6 +14,7 @@ import type { ServiceStore } from './service-store.js';
 import type { TurnJournalStore } from './turn-journal-store.js';
 import type { UserStore } from './user-store.js';
 import type { WatchStore } from './watch-store.js';
+import type { WorkstreamLeaseStore } from './workstream-lease-store.js';
 import type { WorkstreamStore } from './workstream-store.js';
 
 export interface Stores {
@@ -31,4 +33,8 @@ export interface Stores {
   notifyOutbox: NotifyOutboxStore;
   inboundEvents: InboundEventStore;
   turnJournal: TurnJournalStore;
+  /** Which instance runs a workstream (ADR 0021). */
+  workstreamLeases: WorkstreamLeaseStore;
+  /** Work handed to the lease holder (ADR 0021). */
+  handoffs: HandoffStore;
 }
