@@ -5,6 +5,7 @@ import { CachedMemoryCounts } from './cached-memory-counts.js';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexClusterStatusStore } from './knex-cluster-status-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
+import { KnexHandoffStore } from './knex-handoff-store.js';
 import { KnexInboundEventStore } from './knex-inbound-event-store.js';
 import { KnexMcpServerStore } from './knex-mcp-server-store.js';
 import { KnexMemoryStore } from './knex-memory-store.js';
@@ -17,6 +18,7 @@ import { KnexServiceStore } from './knex-service-store.js';
 import { KnexTurnJournalStore } from './knex-turn-journal-store.js';
 import { KnexUserStore } from './knex-user-store.js';
 import { KnexWatchStore } from './knex-watch-store.js';
+import { KnexWorkstreamLeaseStore } from './knex-workstream-lease-store.js';
 import { KnexWorkstreamStore } from './knex-workstream-store.js';
 import type { Stores } from './stores.js';
 
@@ -41,5 +43,7 @@ export function createStores(knex: Knex): Stores {
     inboundEvents: new BatchedInboundClaims(new KnexInboundEventStore(knex)),
     turnJournal: new KnexTurnJournalStore(knex),
     clusterStatus: new KnexClusterStatusStore(knex),
+    workstreamLeases: new KnexWorkstreamLeaseStore(knex),
+    handoffs: new KnexHandoffStore(knex),
   };
 }

@@ -22,3 +22,6 @@ export type * from './turn-journal-store.js';
 export type * from './user-store.js';
 export type * from './watch-store.js';
 export type * from './workstream-store.js';
+export type * from './workstream-lease-store.js';
+export type * from './handoff-store.js';
+export { HANDOFF_CHANNEL } from './handoff-store.js';

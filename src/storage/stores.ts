@@ -2,6 +2,7 @@
 import type { ApprovalStore } from './approval-store.js';
 import type { ClusterStatusStore } from './cluster-status-store.js';
 import type { ConversationStore } from './conversation-store.js';
+import type { HandoffStore } from './handoff-store.js';
 import type { InboundEventStore } from './inbound-event-store.js';
 import type { McpServerStore } from './mcp-server-store.js';
 import type { MemoryStore } from './memory-store.js';
@@ -14,6 +15,7 @@ import type { ServiceStore } from './service-store.js';
 import type { TurnJournalStore } from './turn-journal-store.js';
 import type { UserStore } from './user-store.js';
 import type { WatchStore } from './watch-store.js';
+import type { WorkstreamLeaseStore } from './workstream-lease-store.js';
 import type { WorkstreamStore } from './workstream-store.js';
 
 export interface Stores {
@@ -33,4 +35,8 @@ export interface Stores {
   inboundEvents: InboundEventStore;
   turnJournal: TurnJournalStore;
   clusterStatus: ClusterStatusStore;
+  /** Which instance runs a workstream (ADR 0021). */
+  workstreamLeases: WorkstreamLeaseStore;
+  /** Work handed to the lease holder (ADR 0021). */
+  handoffs: HandoffStore;
 }

@@ -1,5 +1,6 @@
 /** Registers every store contract suite for one Stores factory. */
 import { approvalStoreContract } from './approval-store.contract.js';
+import { clusterStoresContract } from './cluster-stores.contract.js';
 import { conversationStoreContract } from './conversation-store.contract.js';
 import { inboundEventStoreContract } from './inbound-event-store.contract.js';
 import { mcpServerStoreContract } from './mcp-server-store.contract.js';
@@ -32,4 +33,5 @@ export function allStoreContracts(label: string, factory: StoresFactory): void {
   notifyOutboxStoreContract(label, factory);
   inboundEventStoreContract(label, factory);
   turnJournalStoreContract(label, factory);
+  clusterStoresContract(label, factory);
 }

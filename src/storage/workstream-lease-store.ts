@@ -1,0 +1,27 @@
+/** Which instance runs a workstream (`workstream_leases`, ADR 0021): claimed, renewed in bulk, taken over when expired. */
+
+export interface WorkstreamLease {
+  wsId: string;
+  /** The holder's instance id (its `services.service_id`). */
+  holder: string;
+  /** Epoch ms. */
+  expiresAt: number;
+  acquiredAt: number;
+}
+
+export interface WorkstreamLeaseStore {
+  /**
+   * Takes the lease for `holder` until `expiresAt` when it is absent (insert-or-ignore), expired (conditional update
+   * `WHERE expires_at < now`) or already held by `holder` (renewed). Resolves with the lease as it is afterwards: its
+   * holder is `holder` when the claim succeeded, the live holder otherwise. `takenFrom` names the previous holder
+   * when an expired lease of another instance was taken over.
+   */
+  claim(wsId: string, holder: string, now: number, expiresAt: number): Promise<{ lease: WorkstreamLease; takenFrom?: string }>;
+  /** Extends every lease of `holder` to `expiresAt` in one UPDATE; resolves with the workstreams it still holds. */
+  renewAll(holder: string, expiresAt: number): Promise<string[]>;
+  /** Drops every lease of `holder` (graceful stop); resolves with how many. */
+  releaseAll(holder: string): Promise<number>;
+  get(wsId: string): Promise<WorkstreamLease | undefined>;
+  /** Leases of other instances that expired before `now` (the takeover scan's candidates), oldest first, at most `limit`. */
+  listExpired(now: number, limit: number): Promise<WorkstreamLease[]>;
+}

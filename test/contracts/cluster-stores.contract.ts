@@ -1,0 +1,45 @@
+/** Contract suite for the scale-out stores: workstream leases (claim, takeover, bulk renew) and handoffs (one claimer). */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { useStores, type StoresFactory } from './stores-factory.js';
+
+export function clusterStoresContract(label: string, factory: StoresFactory): void {
+  describe(`WorkstreamLeaseStore and HandoffStore contract (${label})`, () => {
+    const stores = useStores(factory);
+
+    it('grants a lease to one instance until it expires, then to the taker-over', async () => {
+      const leases = stores().workstreamLeases;
+      assert.equal((await leases.claim('w1', 'a', 100, 1100)).lease.holder, 'a');
+      const refused = await leases.claim('w1', 'b', 500, 1500);
+      assert.equal(refused.lease.holder, 'a', 'a live lease stays with its holder');
+      const taken = await leases.claim('w1', 'b', 2000, 3000);
+      assert.equal(taken.lease.holder, 'b');
+      assert.equal(taken.takenFrom, 'a');
+      const racing = await Promise.all(['c', 'd', 'e'].map((holder) => leases.claim('w2', holder, 100, 1100)));
+      assert.equal(new Set(racing.map((r) => r.lease.holder)).size, 1, 'racing claimers agree on one holder');
+    });
+
+    it('renews every lease of a holder at once, lists expired ones and releases on stop', async () => {
+      const leases = stores().workstreamLeases;
+      await leases.claim('r1', 'h', 0, 10);
+      await leases.claim('r2', 'h', 0, 10);
+      assert.deepEqual((await leases.renewAll('h', 5000)).sort(), ['r1', 'r2']);
+      assert.equal((await leases.get('r1'))?.expiresAt, 5000);
+      assert.ok((await leases.listExpired(6000, 100)).some((lease) => lease.wsId === 'r2'));
+      assert.equal(await leases.releaseAll('h'), 2);
+      assert.equal(await leases.get('r1'), undefined);
+    });
+
+    it('lets exactly one instance claim a handoff and lists what is unclaimed', async () => {
+      const handoffs = stores().handoffs;
+      const row = await handoffs.create({ target: 'a', wsId: 'w', kind: 'inbound', payload: '{"x":1}', createdAt: 1 });
+      assert.deepEqual((await handoffs.listUnclaimed('a', 10)).map((h) => h.id), [row.id]);
+      assert.deepEqual((await handoffs.listUnclaimedFor('w')).map((h) => h.id), [row.id]);
+      const claims = await Promise.all(['a', 'b', 'c'].map((by) => handoffs.claim(row.id, by, 2)));
+      assert.equal(claims.filter(Boolean).length, 1);
+      assert.equal((await handoffs.listUnclaimed('a', 10)).length, 0);
+      assert.equal((await handoffs.get(row.id))?.payload, '{"x":1}');
+      assert.equal(await handoffs.prune(3), 1);
+    });
+  });
+}
