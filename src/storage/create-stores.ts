@@ -12,6 +12,7 @@ import { KnexPolicyStore } from './knex-policy-store.js';
 import { KnexPromptTemplateStore } from './knex-prompt-template-store.js';
 import { KnexRouteStore } from './knex-route-store.js';
 import { KnexServiceStore } from './knex-service-store.js';
+import { KnexShardLeaseStore } from './knex-shard-lease-store.js';
 import { KnexTurnJournalStore } from './knex-turn-journal-store.js';
 import { KnexUserStore } from './knex-user-store.js';
 import { KnexWatchStore } from './knex-watch-store.js';
@@ -36,5 +37,6 @@ export function createStores(knex: Knex): Stores {
     notifyOutbox: new KnexNotifyOutboxStore(knex),
     inboundEvents: new KnexInboundEventStore(knex),
     turnJournal: new KnexTurnJournalStore(knex),
+    shardLeases: new KnexShardLeaseStore(knex),
   };
 }

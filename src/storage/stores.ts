@@ -10,6 +10,7 @@ import type { PolicyStore } from './policy-store.js';
 import type { PromptTemplateStore } from './prompt-template-store.js';
 import type { RouteStore } from './route-store.js';
 import type { ServiceStore } from './service-store.js';
+import type { ShardLeaseStore } from './shard-lease-store.js';
 import type { TurnJournalStore } from './turn-journal-store.js';
 import type { UserStore } from './user-store.js';
 import type { WatchStore } from './watch-store.js';
@@ -31,4 +32,6 @@ export interface Stores {
   notifyOutbox: NotifyOutboxStore;
   inboundEvents: InboundEventStore;
   turnJournal: TurnJournalStore;
+  /** Discord shard leases of the instances sharing the database (ADR 0022). */
+  shardLeases: ShardLeaseStore;
 }
