@@ -2,8 +2,10 @@
  * Benchmark: POST /v1/api/notify of the real gateway (startGateway, own process) next to a bare node:http + jose
  * server doing the same work (bench/support/notify-bare.ts, own process), loaded by autocannon from this process.
  * Two paths: a channel target on a platform without adapter (auth, body, parse, answer: no I/O behind it) and an
- * unknown username (plus one SQLite lookup). Per path: max requests/s (50 connections) and latency at a fixed
- * 1,000 requests/s. Rounds alternate which server goes first; figures are medians over rounds.
+ * unknown username (one SQLite lookup, then cached 5 s by both). Per path: max requests/s (autocannon, 50
+ * connections, closed loop) and p50/p99/max latency under open-loop load at a fixed `--rate` (default 1,000
+ * requests/s; bench/support/open-loop.ts, latency from each request's due time, so stalls are not hidden).
+ * Rounds alternate which server goes first; figures are medians over rounds.
  *
  *   npm run bench:notify -- --rounds=3 --seconds=5
  *   npm run bench:notify -- --rounds=1 --profile=/tmp/prof   (then bench/support/profile-summary.ts /tmp/prof/sandpiper)
@@ -13,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { openLoop } from './support/open-loop.js';
 import { mintServiceToken } from '../src/gateway/http/auth.js';
 import { createKnex, createStores, runMigrations } from '../src/storage/index.js';
 
@@ -20,6 +23,7 @@ const arg = (name: string, fallback: string): string => process.argv.find((a) =>
 const ROUNDS = Number(arg('rounds', '3'));
 const SECONDS = Number(arg('seconds', '5'));
 /** `--profile=<dir>`: each server process writes a V8 CPU profile to <dir>/<server>/ (see bench/support/profile-summary.ts). */
+const RATE = Number(arg('rate', '1000'));
 const PROFILE_DIR = arg('profile', '');
 const SECRET = 'bench-notify-secret-bench-notify-secret';
 type Server = 'bare' | 'sandpiper';
@@ -28,11 +32,15 @@ const PATHS = {
   'unknown user': JSON.stringify({ target: { username: 'nobody' }, message: 'deploy finished' }),
 } as const;
 type PathName = keyof typeof PATHS;
+/** `--paths=channel,unknown user` and `--servers=sandpiper` narrow a run (profiling, experiments). */
+const PATH_NAMES = arg('paths', Object.keys(PATHS).join(',')).split(',') as PathName[];
+const SERVERS = arg('servers', 'bare,sandpiper').split(',') as Server[];
 
 interface Figures {
   maxRps: number;
   p50AtRate: number;
   p99AtRate: number;
+  maxAtRate: number;
   /** CPU time of the server process (all its threads) per request of the max-rate run, in µs. */
   cpuUsPerRequest: number;
   failures: number;
@@ -85,8 +93,8 @@ async function load({ url, pid }: RunningServer, body: string, token: string): P
   const cpuBefore = cpuMs(pid);
   const max = await autocannon({ ...request, connections: 50, duration: SECONDS });
   const cpuUsPerRequest = ((cpuMs(pid) - cpuBefore) * 1000) / Math.max(1, max.requests.total);
-  const paced = await autocannon({ ...request, connections: 50, duration: SECONDS, overallRate: 1000 });
-  return { maxRps: max.requests.average, p50AtRate: paced.latency.p50, p99AtRate: paced.latency.p99, cpuUsPerRequest, failures: max.errors + max.timeouts + paced.errors + paced.timeouts };
+  const paced = await openLoop({ origin: url, path: '/v1/api/notify', headers: request.headers, body, rate: RATE, seconds: SECONDS });
+  return { maxRps: max.requests.average, p50AtRate: paced.p50, p99AtRate: paced.p99, maxAtRate: paced.max, cpuUsPerRequest, failures: max.errors + max.timeouts + paced.failed };
 }
 
 async function main(): Promise<void> {
@@ -99,10 +107,10 @@ async function main(): Promise<void> {
   const token = await mintServiceToken({ secret: SECRET, audience: 'turnstone-channel' }, { ttlSeconds: 3600 });
   const results = new Map<string, Figures[]>();
   for (let round = 0; round < ROUNDS; round++) {
-    const order: Server[] = round % 2 === 0 ? ['bare', 'sandpiper'] : ['sandpiper', 'bare'];
+    const order = (round % 2 === 0 ? SERVERS : [...SERVERS].reverse()) as Server[];
     for (const server of order) {
       const running = await spawnServer(server, { dataDir: dir, databaseUrl: `sqlite:${databaseFile}`, databaseFile, secret: SECRET });
-      for (const path of Object.keys(PATHS) as PathName[]) {
+      for (const path of PATH_NAMES) {
         const key = `${path}|${server}`;
         results.set(key, [...(results.get(key) ?? []), await load(running, PATHS[path], token)]);
       }
@@ -110,18 +118,18 @@ async function main(): Promise<void> {
     }
   }
   console.log(`notify: ${ROUNDS} interleaved rounds, ${SECONDS} s per load; medians over rounds`);
-  console.log('path          | server    | max req/s | × bare | CPU µs/req | × bare | p50 ms @1000/s | p99 ms @1000/s | errors');
-  for (const path of Object.keys(PATHS) as PathName[]) {
+  console.log('path          | server    | max req/s | × bare | CPU µs/req | × bare | p50 ms @rate | p99 ms @rate | max ms @rate | errors');
+  for (const path of PATH_NAMES) {
     const bareMax = median((results.get(`${path}|bare`) ?? []).map((f) => f.maxRps));
     const bareCpu = median((results.get(`${path}|bare`) ?? []).map((f) => f.cpuUsPerRequest));
-    for (const server of ['bare', 'sandpiper'] as const) {
+    for (const server of SERVERS) {
       const figures = results.get(`${path}|${server}`) ?? [];
       const maxRps = median(figures.map((f) => f.maxRps));
       const cpu = median(figures.map((f) => f.cpuUsPerRequest));
       console.log(
         `${path.padEnd(13)} | ${server.padEnd(9)} | ${maxRps.toFixed(0).padStart(9)} | ${(maxRps / bareMax).toFixed(2).padStart(6)} | ` +
           `${cpu.toFixed(0).padStart(10)} | ${(cpu / bareCpu).toFixed(2).padStart(6)} | ` +
-          `${median(figures.map((f) => f.p50AtRate)).toFixed(1).padStart(14)} | ${median(figures.map((f) => f.p99AtRate)).toFixed(1).padStart(14)} | ${figures.reduce((sum, f) => sum + f.failures, 0)}`,
+          `${median(figures.map((f) => f.p50AtRate)).toFixed(1).padStart(14)} | ${median(figures.map((f) => f.p99AtRate)).toFixed(1).padStart(14)} | ${median(figures.map((f) => f.maxAtRate)).toFixed(1).padStart(12)} | ${figures.reduce((sum, f) => sum + f.failures, 0)}`,
       );
     }
   }

@@ -1,7 +1,7 @@
 /**
  * Benchmark child: a bare node:http server doing the notify route's work without Sandpiper: read the body, verify
  * the HS256 JWT with jose (key imported once), parse the JSON, look the user up in the same SQLite file (sqlite3)
- * for a username target, answer the same JSON. No framework, no metrics, no logging.
+ * for a username target (cached 5 s like Sandpiper's), answer the same JSON. No framework, no metrics, no logging.
  */
 import { webcrypto } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -13,8 +13,14 @@ const { databaseFile, secret } = JSON.parse(process.argv[2] ?? '{}') as { databa
 const key = await webcrypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
 const db = new sqlite3.Database(databaseFile);
 
-function findUser(username: string): Promise<unknown> {
-  return new Promise((resolve, reject) => db.get('SELECT user_id FROM users WHERE username = ?', [username], (error, row) => (error ? reject(error) : resolve(row))));
+/** Same as Sandpiper's route: a username's lookup is remembered for 5 s (hits and misses), so both servers do the same I/O. */
+const users = new Map<string, { row: unknown; at: number }>();
+async function findUser(username: string): Promise<unknown> {
+  const hit = users.get(username);
+  if (hit !== undefined && Date.now() - hit.at < 5_000) return hit.row;
+  const row = await new Promise((resolve, reject) => db.get('SELECT user_id FROM users WHERE username = ?', [username], (error, found) => (error ? reject(error) : resolve(found))));
+  users.set(username, { row, at: Date.now() });
+  return row;
 }
 
 const server = createServer((req, res) => {
