@@ -15,6 +15,7 @@ import { KnexPolicyStore } from './knex-policy-store.js';
 import { KnexPromptTemplateStore } from './knex-prompt-template-store.js';
 import { KnexRouteStore } from './knex-route-store.js';
 import { KnexServiceStore } from './knex-service-store.js';
+import { KnexShardLeaseStore } from './knex-shard-lease-store.js';
 import { KnexTurnJournalStore } from './knex-turn-journal-store.js';
 import { KnexUserStore } from './knex-user-store.js';
 import { KnexWatchStore } from './knex-watch-store.js';
@@ -45,5 +46,6 @@ export function createStores(knex: Knex): Stores {
     clusterStatus: new KnexClusterStatusStore(knex),
     workstreamLeases: new KnexWorkstreamLeaseStore(knex),
     handoffs: new KnexHandoffStore(knex),
+    shardLeases: new KnexShardLeaseStore(knex),
   };
 }

@@ -12,6 +12,7 @@ import type { PolicyStore } from './policy-store.js';
 import type { PromptTemplateStore } from './prompt-template-store.js';
 import type { RouteStore } from './route-store.js';
 import type { ServiceStore } from './service-store.js';
+import type { ShardLeaseStore } from './shard-lease-store.js';
 import type { TurnJournalStore } from './turn-journal-store.js';
 import type { UserStore } from './user-store.js';
 import type { WatchStore } from './watch-store.js';
@@ -39,4 +40,6 @@ export interface Stores {
   workstreamLeases: WorkstreamLeaseStore;
   /** Work handed to the lease holder (ADR 0021). */
   handoffs: HandoffStore;
+  /** Discord shard leases of the instances sharing the database (ADR 0022). */
+  shardLeases: ShardLeaseStore;
 }

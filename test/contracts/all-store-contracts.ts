@@ -11,6 +11,7 @@ import { policyStoreContract } from './policy-store.contract.js';
 import { promptTemplateStoreContract } from './prompt-template-store.contract.js';
 import { routeStoreContract } from './route-store.contract.js';
 import { serviceStoreContract } from './service-store.contract.js';
+import { shardLeaseStoreContract } from './shard-lease-store.contract.js';
 import type { StoresFactory } from './stores-factory.js';
 import { turnJournalStoreContract } from './turn-journal-store.contract.js';
 import { userStoreContract } from './user-store.contract.js';
@@ -34,4 +35,5 @@ export function allStoreContracts(label: string, factory: StoresFactory): void {
   inboundEventStoreContract(label, factory);
   turnJournalStoreContract(label, factory);
   clusterStoresContract(label, factory);
+  shardLeaseStoreContract(label, factory);
 }

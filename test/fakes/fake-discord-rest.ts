@@ -18,12 +18,13 @@ export interface RestRequest {
 }
 
 /** Answers one REST request. */
-export function routeRest(state: FakeDiscordState, request: RestRequest, gatewayUrl: string): RestReply {
+export function routeRest(state: FakeDiscordState, request: RestRequest, gateway: { url: string; shards: number }): RestReply {
+  const gatewayUrl = gateway.url;
   const { method, path, body } = request;
   const parts = path.split('/').filter(Boolean);
   const data = (body ?? {}) as Record<string, unknown>;
   if (method === 'GET' && path === '/gateway/bot') {
-    return { status: 200, body: { url: gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } } };
+    return { status: 200, body: { url: gatewayUrl, shards: gateway.shards, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } } };
   }
   if (method === 'GET' && path === '/gateway') return { status: 200, body: { url: gatewayUrl } };
   if (method === 'GET' && path === '/users/@me') return { status: 200, body: state.bot };

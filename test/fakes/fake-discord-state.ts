@@ -1,4 +1,8 @@
-/** State of the fake Discord: guild, channels, threads, messages, interactions, plus event injection helpers. */
+/**
+ * State of the fake Discord: guilds, channels, threads, messages, interactions, plus event injection helpers.
+ * Guild 0 is `GUILD_ID` with the configured channels; guild K >= 1 (`guildId(K)`) has one text channel
+ * (`guildChannelId(K)`). With the guild ids chosen here guild K lives on shard `(GUILD_SHARD_BASE + K) % shardCount`.
+ */
 
 export interface FakeUser {
   id: string;
@@ -20,6 +24,15 @@ export interface FakeChannel {
   archived: boolean;
   /** The other person of a DM channel (type 1). */
   recipient?: FakeUser;
+  /** The guild of a guild channel or thread (absent for DMs). */
+  guildId?: string;
+}
+
+export interface FakeGuild {
+  id: string;
+  name: string;
+  /** Its text channels. */
+  channelIds: string[];
 }
 
 export interface FakeMessage {
@@ -55,6 +68,18 @@ export interface FakeInteraction {
 }
 
 export const GUILD_ID = '200000000000000001';
+/** `(GUILD_ID >> 22)`: guild K (K >= 1) has the id `(GUILD_SHARD_BASE + K) << 22`. */
+export const GUILD_SHARD_BASE = BigInt(GUILD_ID) >> 22n;
+
+/** The id of guild K (K = 0 is GUILD_ID). */
+export function guildId(k: number): string {
+  return k === 0 ? GUILD_ID : String((GUILD_SHARD_BASE + BigInt(k)) << 22n);
+}
+
+/** The text channel of guild K >= 1 (guild 0 has the configured `channelIds`). */
+export function guildChannelId(k: number): string {
+  return String(300000000000000001n + BigInt(k) * 1000n);
+}
 
 /** Numeric order of two snowflakes (decimal text). */
 export function compareSnowflakes(a: string, b: string): number {
@@ -70,11 +95,22 @@ export class FakeDiscordState {
   readonly channels = new Map<string, FakeChannel>();
   readonly messages = new Map<string, FakeMessage>();
   readonly interactions = new Map<string, FakeInteraction>();
+  readonly guilds: FakeGuild[] = [];
   commands: unknown[] = [];
   private counter = 0n;
 
-  constructor(channelIds: string[], private readonly dispatch: (t: string, d: unknown) => void) {
-    for (const id of channelIds) this.channels.set(id, { id, type: 0, name: `channel-${id.slice(-3)}`, archived: false });
+  constructor(channelIds: string[], private readonly dispatch: (t: string, d: unknown) => void, guildCount = 1) {
+    for (let k = 0; k < Math.max(1, guildCount); k++) {
+      const ids = k === 0 ? channelIds : [guildChannelId(k)];
+      const guild = { id: guildId(k), name: k === 0 ? 'fake guild' : `fake guild ${k}`, channelIds: ids };
+      this.guilds.push(guild);
+      for (const id of ids) this.channels.set(id, { id, type: 0, name: `channel-${id.slice(-3)}`, archived: false, guildId: guild.id });
+    }
+  }
+
+  /** The guild a channel or thread belongs to (GUILD_ID when unknown, as before guilds were many). */
+  guildOf(channelId: string): string {
+    return this.channels.get(channelId)?.guildId ?? GUILD_ID;
   }
 
   snowflake(): string {
@@ -109,7 +145,7 @@ export class FakeDiscordState {
 
   channelPayload(channel: FakeChannel): Record<string, unknown> {
     if (channel.type === 1) return { id: channel.id, type: 1, flags: 0, recipients: channel.recipient ? [channel.recipient] : [], last_message_id: null };
-    const base = { id: channel.id, type: channel.type, name: channel.name, guild_id: GUILD_ID, position: 0, permission_overwrites: [] };
+    const base = { id: channel.id, type: channel.type, name: channel.name, guild_id: channel.guildId ?? GUILD_ID, position: 0, permission_overwrites: [] };
     if (channel.type !== 11) return base;
     return {
       ...base,
@@ -121,12 +157,18 @@ export class FakeDiscordState {
     };
   }
 
-  guildCreate(): Record<string, unknown> {
-    const all = [...this.channels.values()];
+  /** GUILD_CREATE payloads of the guilds on `shard` of `shardCount`. */
+  guildCreates(shard: number, shardCount: number): Record<string, unknown>[] {
+    return this.guilds.filter((guild) => Number((BigInt(guild.id) >> 22n) % BigInt(shardCount)) === shard).map((guild) => this.guildCreate(guild.id));
+  }
+
+  guildCreate(id = GUILD_ID): Record<string, unknown> {
+    const all = [...this.channels.values()].filter((channel) => (channel.guildId ?? GUILD_ID) === id);
+    const name = this.guilds.find((guild) => guild.id === id)?.name ?? 'fake guild';
     return {
-      id: GUILD_ID, name: 'fake guild', icon: null, owner_id: '400000000000000099', afk_timeout: 300, verification_level: 0,
+      id, name, icon: null, owner_id: '400000000000000099', afk_timeout: 300, verification_level: 0,
       default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0, nsfw_level: 0, premium_tier: 0, system_channel_flags: 0,
-      roles: [{ id: GUILD_ID, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+      roles: [{ id, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
       channels: all.filter((c) => c.type !== 11 && c.type !== 1).map((c) => this.channelPayload(c)),
       threads: all.filter((c) => c.type === 11 && !c.archived).map((c) => this.channelPayload(c)),
       members: [], emojis: [], stickers: [], features: [], voice_states: [], presences: [], stage_instances: [], guild_scheduled_events: [],
@@ -175,7 +217,7 @@ export class FakeDiscordState {
   }
 
   createThread(parentId: string, name: string, fromMessageId?: string): FakeChannel {
-    const thread: FakeChannel = { id: fromMessageId ?? this.snowflake(), type: 11, name, parent_id: parentId, archived: false };
+    const thread: FakeChannel = { id: fromMessageId ?? this.snowflake(), type: 11, name, parent_id: parentId, archived: false, guildId: this.guildOf(parentId) };
     this.channels.set(thread.id, thread);
     this.dispatch('THREAD_CREATE', { ...this.channelPayload(thread), newly_created: true });
     return thread;
@@ -191,7 +233,7 @@ export class FakeDiscordState {
     const text = mentionBot ? `<@${this.bot.id}> ${content}` : content;
     const message = this.createMessage(channelId, author, { content: text });
     // A direct message (a type 1 channel) carries no guild and no member, as on Discord.
-    const guild = channel?.type === 1 ? { channel_type: 1 } : { guild_id: GUILD_ID, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } };
+    const guild = channel?.type === 1 ? { channel_type: 1 } : { guild_id: this.guildOf(channelId), member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } };
     const referenced = replyTo === undefined ? undefined : this.messages.get(replyTo);
     const reply = referenced
       ? { type: 19, message_reference: { type: 0, channel_id: channelId, message_id: referenced.id }, referenced_message: this.messagePayload(referenced) }
@@ -231,11 +273,12 @@ export class FakeDiscordState {
     const interaction: FakeInteraction = { id: this.snowflake(), token: `itok-${this.counter}`, callbacks: [], ephemeral: false, createdAt: Date.now() };
     this.interactions.set(interaction.id, interaction);
     // In a DM (a type 1 channel) Discord sends the user instead of a guild member, and no guild.
+    const guild = this.guildOf(channelId);
     const where =
       channel?.type === 1
-        ? { user, authorizing_integration_owners: { 0: GUILD_ID }, context: 1 }
+        ? { user, authorizing_integration_owners: { 0: guild }, context: 1 }
         : {
-            guild_id: GUILD_ID, guild_locale: 'en-US', authorizing_integration_owners: { 0: GUILD_ID }, context: 0,
+            guild_id: guild, guild_locale: 'en-US', authorizing_integration_owners: { 0: guild }, context: 0,
             member: { user, roles: [], permissions: '1071698660929', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
           };
     this.dispatch('INTERACTION_CREATE', {

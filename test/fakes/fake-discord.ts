@@ -1,13 +1,24 @@
-/** A fake Discord (REST + gateway WebSocket on one 127.0.0.1 port) for discord.js: records requests, injects events. */
+/**
+ * A fake Discord (REST + gateway WebSocket on one 127.0.0.1 port) for discord.js: records requests, injects events.
+ *
+ * Sharding: `FakeDiscord.start({ shards: 2, guilds: 2 })` serves `GET /gateway/bot` with `shards: 2` and holds two
+ * guilds; guild K's id is `fake.guildId(K)`, its text channel `fake.channelOf(K)` (guild 0 has `channelIds`, default
+ * `300000000000000001`), and it lives on shard `fake.shardOfGuild(K)` (with these ids guild K is on shard
+ * `(k + base) % shards`, so N guilds over N shards put one guild on each shard). Post into guild K with
+ * `fake.state.injectMessage(fake.channelOf(K), user, text, true)`; the event goes only to the connection(s) that
+ * identified that shard, DMs only to shard 0. `fake.gateway.holders(shard)` counts live connections of a shard and
+ * `fake.gateway.duplicateIdentifies` counts a shard identified while another connection held it (assert 0);
+ * `drop/reconnect/invalidate(shard?)` act on one shard or all. Defaults (1 shard, 1 guild) are the single-bot fake.
+ */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { DiscordBodyValidator, type BodyProblem } from './discord-openapi.js';
 import { FakeFileStore, type FakeFile } from './fake-file-host.js';
-import { FakeDiscordGateway } from './fake-discord-gateway.js';
+import { FakeDiscordGateway, shardOf } from './fake-discord-gateway.js';
 import { routeRest, type RestReply } from './fake-discord-rest.js';
 import { FakeDiscordState, type FakeMessage, type FakeUser } from './fake-discord-state.js';
 
-export type { FakeChannel, FakeInteraction, FakeMessage, FakeUser } from './fake-discord-state.js';
+export type { FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeUser } from './fake-discord-state.js';
 
 export interface RecordedRequest {
   method: string;
@@ -35,8 +46,12 @@ interface FailureRule {
 export interface FakeDiscordOptions {
   token?: string;
   heartbeatMs?: number;
-  /** Text channels of the guild (ids). */
+  /** Text channels of guild 0 (ids). */
   channelIds?: string[];
+  /** The shard count `GET /gateway/bot` recommends and IDENTIFY must use (default 1). */
+  shards?: number;
+  /** How many guilds the bot is in (default 1); guild K >= 1 has one text channel, `channelOf(K)`. */
+  guilds?: number;
 }
 
 export class FakeDiscord {
@@ -56,16 +71,17 @@ export class FakeDiscord {
   /** Attachment bytes, served like Discord's CDN (signed URLs, no token) on the fake's own origin. */
   readonly files = new FakeFileStore();
 
-  private constructor(private readonly server: Server, readonly token: string, channelIds: string[]) {
+  private constructor(private readonly server: Server, readonly token: string, channelIds: string[], guilds: number, readonly shardCount: number) {
     this.state = new FakeDiscordState(channelIds, (t, d) => {
       this.checkDispatch(t, d);
       this.gateway.dispatch(t, d);
-    });
+    }, guilds);
   }
 
   static async start(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
     const server = createServer();
-    const fake = new FakeDiscord(server, options.token ?? 'test-token', options.channelIds ?? ['300000000000000001']);
+    const shards = options.shards ?? 1;
+    const fake = new FakeDiscord(server, options.token ?? 'test-token', options.channelIds ?? ['300000000000000001'], options.guilds ?? 1, shards);
     server.on('request', (req, res) => fake.onRequest(req, res));
     server.on('connection', (socket) => {
       fake.sockets.add(socket);
@@ -75,9 +91,9 @@ export class FakeDiscord {
       token: fake.token,
       botUser: { ...fake.state.bot },
       applicationId: fake.state.applicationId,
-      guildCreate: () => fake.state.guildCreate(),
+      guildCreates: (shard) => fake.state.guildCreates(shard, shards),
       url: () => `ws://127.0.0.1:${fake.port}/gateway`,
-    }, options.heartbeatMs);
+    }, options.heartbeatMs, shards);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     fake.port = (server.address() as AddressInfo).port;
     return fake;
@@ -86,6 +102,25 @@ export class FakeDiscord {
   /** discord.js `rest.api` option (and `discord.api_url`). */
   get apiUrl(): string {
     return `http://127.0.0.1:${this.port}/api`;
+  }
+
+  /** The id of guild K (0-based). */
+  guildId(k: number): string {
+    const guild = this.state.guilds[k];
+    if (!guild) throw new Error(`the fake has no guild ${k}`);
+    return guild.id;
+  }
+
+  /** The (first) text channel of guild K. */
+  channelOf(k: number): string {
+    const channel = this.state.guilds[k]?.channelIds[0];
+    if (channel === undefined) throw new Error(`the fake has no guild ${k}`);
+    return channel;
+  }
+
+  /** The shard guild K's events go to. */
+  shardOfGuild(k: number): number {
+    return shardOf(this.guildId(k), this.shardCount);
   }
 
   get gateway(): FakeDiscordGateway {
@@ -203,7 +238,7 @@ export class FakeDiscord {
         this.reply(res, { status: 401, body: { message: '401: Unauthorized', code: 0 } });
         return;
       }
-      const reply = routeRest(this.state, { method, path, body, query }, `ws://127.0.0.1:${this.port}/gateway`);
+      const reply = routeRest(this.state, { method, path, body, query }, { url: `ws://127.0.0.1:${this.port}/gateway`, shards: this.shardCount });
       const hold = this.holdRules.findIndex((r) => r.method === method && r.path.test(path));
       if (hold >= 0) {
         this.holdRules.splice(hold, 1);
