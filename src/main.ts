@@ -8,7 +8,8 @@ import { createHttpMetrics } from './gateway/http/metrics.js';
 import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
-import { createNotifyRoutes } from './gateway/http/routes/notify.js';
+import { createNotifyHandler, notifyFastRouteOf, notifyRoutesOf } from './gateway/http/routes/notify.js';
+import { createFastRoute } from './gateway/http/node-fast-route.js';
 import type { Gateway } from './gateway/index.js';
 import { registerService } from './gateway/registry.js';
 import type { AgentRuntime } from './main-agent.js';
@@ -109,6 +110,7 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
     }),
   );
   stack.push('metrics', async () => setTelemetrySink(undefined));
+  const notifyHandler = createNotifyHandler({ jwt, users: stores.users, ...notify.deps });
   const app = createHttpApp({
     logger,
     metrics,
@@ -118,7 +120,7 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
       sandbox: () => live.containment?.sandbox.kind ?? 'off',
     },
     routers: [
-      createNotifyRoutes({ jwt, users: stores.users, ...notify.deps }),
+      notifyRoutesOf(notifyHandler),
       createAdminMcpRoutes({
         jwt,
         mcp: {
@@ -131,7 +133,8 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
       createAdminRoutes({ jwt, stores }),
     ],
   });
-  const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port);
+  const notifyFast = createFastRoute(notifyFastRouteOf(notifyHandler), { logger, metrics, maxBodyBytes: 1024 * 1024 });
+  const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port, [notifyFast]);
   stack.push('http', () => server.close());
   logger.info({ url: server.url }, `http listening on ${server.url}`);
   return server.url;
