@@ -9,7 +9,8 @@ import { instanceStaleAfterSeconds } from './gateway/admin/admin-status.js';
 import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
-import { createNotifyRoutes } from './gateway/http/routes/notify.js';
+import { createNotifyHandler, notifyFastRouteOf, notifyRoutesOf } from './gateway/http/routes/notify.js';
+import { createFastRoute } from './gateway/http/node-fast-route.js';
 import type { Gateway } from './gateway/index.js';
 import { newServiceId, registerService } from './gateway/registry.js';
 import type { AgentRuntime } from './main-agent.js';
@@ -115,6 +116,7 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
     }),
   );
   stack.push('metrics', async () => setTelemetrySink(undefined));
+  const notifyHandler = createNotifyHandler({ jwt, users: stores.users, ...notify.deps });
   const app = createHttpApp({
     logger,
     metrics,
@@ -124,7 +126,7 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
       sandbox: () => live.containment?.sandbox.kind ?? 'off',
     },
     routers: [
-      createNotifyRoutes({ jwt, users: stores.users, ...notify.deps }),
+      notifyRoutesOf(notifyHandler),
       createAdminMcpRoutes({
         jwt,
         mcp: {
@@ -137,7 +139,8 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
       createAdminRoutes({ jwt, stores, staleAfterSeconds: instanceStaleAfterSeconds(config) }),
     ],
   });
-  const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port);
+  const notifyFast = createFastRoute(notifyFastRouteOf(notifyHandler), { logger, metrics, maxBodyBytes: 1024 * 1024 });
+  const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port, [notifyFast]);
   stack.push('http', () => server.close());
   logger.info({ url: server.url }, `http listening on ${server.url}`);
   return server.url;

@@ -7,18 +7,24 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 
+/**
+ * The decision from the headers alone: 'declared' (a valid Content-Length within the limit), 'streaming' (no length,
+ * or chunked: count while reading); throws HTTPException 400 for a bad length and 413 for one over the limit.
+ */
+export function checkDeclaredLength(length: string | undefined, transferEncoding: string | undefined, maxSize: number): 'declared' | 'streaming' {
+  if (length === undefined || transferEncoding !== undefined) return 'streaming';
+  const bytes = Number(length);
+  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new HTTPException(400, { message: 'invalid Content-Length' });
+  if (bytes > maxSize) throw new HTTPException(413, { message: 'request body too large' });
+  return 'declared';
+}
+
 export function limitBody(maxSize: number): MiddlewareHandler {
   const streaming = bodyLimit({ maxSize });
   return async (context, next) => {
     const method = context.req.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
-    const length = context.req.header('content-length');
-    if (length !== undefined && context.req.header('transfer-encoding') === undefined) {
-      const bytes = Number(length);
-      if (!Number.isSafeInteger(bytes) || bytes < 0) throw new HTTPException(400, { message: 'invalid Content-Length' });
-      if (bytes > maxSize) throw new HTTPException(413, { message: 'request body too large' });
-      return next();
-    }
-    return streaming(context, next);
+    const kind = checkDeclaredLength(context.req.header('content-length'), context.req.header('transfer-encoding'), maxSize);
+    return kind === 'declared' ? next() : streaming(context, next);
   };
 }

@@ -24,18 +24,24 @@ export class HttpError extends GatewayError {
   }
 }
 
+/** The status and JSON body for an error thrown while serving a request (shared by Hono and the Node fast path). */
+export function errorAnswer(error: unknown, logger: Logger, path: string): { status: ContentfulStatusCode; body: { error: string } } {
+  if (error instanceof HttpError) return { status: error.status, body: { error: error.message } };
+  if (error instanceof HTTPException) {
+    const status = error.status as ContentfulStatusCode;
+    return { status, body: { error: status === 413 ? 'request body too large' : error.message || 'request failed' } };
+  }
+  if (error instanceof GatewayError) {
+    const status = STATUS_BY_CODE[error.code];
+    if (status !== undefined) return { status, body: { error: error.message } };
+  }
+  logger.error({ err: error, path }, 'http.internal_error');
+  return { status: 500, body: { error: 'internal error' } };
+}
+
 export function createErrorHandler(logger: Logger) {
   return (error: Error, context: Context): Response => {
-    if (error instanceof HttpError) return context.json({ error: error.message }, error.status);
-    if (error instanceof HTTPException) {
-      const status = error.status as ContentfulStatusCode;
-      return context.json({ error: status === 413 ? 'request body too large' : error.message || 'request failed' }, status);
-    }
-    if (error instanceof GatewayError) {
-      const status = STATUS_BY_CODE[error.code];
-      if (status !== undefined) return context.json({ error: error.message }, status);
-    }
-    logger.error({ err: error, path: context.req.path }, 'http.internal_error');
-    return context.json({ error: 'internal error' }, 500);
+    const { status, body } = errorAnswer(error, logger, context.req.path);
+    return context.json(body, status);
   };
 }

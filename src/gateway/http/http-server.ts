@@ -1,8 +1,9 @@
 /** Runs the HTTP app on a Node server with graceful shutdown (stop accepting, finish in-flight, close). */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
+import type { FastRequestListener } from './node-fast-route.js';
 
 export interface RunningHttpServer {
   /** `http://host:port` actually bound. */
@@ -12,9 +13,15 @@ export interface RunningHttpServer {
   close(graceMs?: number): Promise<void>;
 }
 
-export async function startHttpServer(app: Hono, host: string, port: number): Promise<RunningHttpServer> {
+/** Serves `app`; each of `fastRoutes` (node-fast-route.ts) may take a request first, the rest go to Hono. */
+export async function startHttpServer(app: Hono, host: string, port: number, fastRoutes: readonly FastRequestListener[] = []): Promise<RunningHttpServer> {
   const server = await new Promise<Server>((resolve, reject) => {
-    const created = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(created as Server)) as Server;
+    const withFastRoutes = ((serverOptions: ServerOptions, honoListener: RequestListener) =>
+      createServer(serverOptions, (req, res) => {
+        for (const fast of fastRoutes) if (fast(req, res)) return;
+        honoListener(req, res);
+      })) as typeof createServer;
+    const created = serve({ fetch: app.fetch, hostname: host, port, createServer: withFastRoutes }, () => resolve(created as Server)) as Server;
     created.once('error', reject);
   });
   const address = server.address() as AddressInfo;
