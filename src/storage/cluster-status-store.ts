@@ -3,6 +3,7 @@
  * 'channel'), the Discord shard leases and the workstream lease counts per holder, in one consistent read. Read-only:
  * the leases are written by the cluster code (workstream leases) and the Discord adapter (shard leases).
  */
+import type { ShardLease } from './shard-lease-store.js';
 
 export type DatabaseEngine = 'sqlite' | 'postgresql';
 
@@ -16,15 +17,8 @@ export interface InstanceRow {
   created: string;
 }
 
-export interface ShardLeaseRow {
-  bot: string;
-  shardId: number;
-  shardCount: number;
-  holder: string;
-  /** Epoch ms. */
-  expiresAt: number;
-  acquiredAt: number;
-}
+/** A `shard_leases` row as the status view reads it. */
+export type ShardLeaseRow = ShardLease;
 
 export interface HolderLeaseCount {
   holder: string;

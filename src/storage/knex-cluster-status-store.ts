@@ -1,7 +1,8 @@
 /** ClusterStatusStore on knex: one read transaction over `services`, `shard_leases` and `workstream_leases`. */
 import type { Knex } from 'knex';
 import { isoFromMs } from '../shared/time.js';
-import type { ClusterSnapshot, ClusterStatusStore, HolderLeaseCount, InstanceRow, ShardLeaseRow } from './cluster-status-store.js';
+import type { ClusterSnapshot, ClusterStatusStore, HolderLeaseCount, InstanceRow } from './cluster-status-store.js';
+import { toLease } from './knex-shard-lease-store.js';
 import { isPostgres } from './db.js';
 import { isRecord, parseJsonOr, text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
@@ -18,16 +19,6 @@ function toInstance(row: DbRow): InstanceRow {
   };
 }
 
-function toShardLease(row: DbRow): ShardLeaseRow {
-  return {
-    bot: text(row.bot),
-    shardId: toNumber(row.shard_id),
-    shardCount: toNumber(row.shard_count),
-    holder: text(row.holder),
-    expiresAt: toNumber(row.expires_at),
-    acquiredAt: toNumber(row.acquired_at),
-  };
-}
 
 function toLeaseCount(row: DbRow): HolderLeaseCount {
   return { holder: text(row.holder), live: toNumber(row.live), expired: toNumber(row.expired) };
@@ -61,7 +52,7 @@ export class KnexClusterStatusStore implements ClusterStatusStore {
     return {
       engine: postgres ? 'postgresql' : 'sqlite',
       instances: instances.map(toInstance),
-      shardLeases: shards.map(toShardLease),
+      shardLeases: shards.map(toLease),
       workstreamLeases: counts.map(toLeaseCount),
     };
   }

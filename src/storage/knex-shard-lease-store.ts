@@ -10,7 +10,8 @@ import { guard } from './storage-errors.js';
 
 const TABLE = 'shard_leases';
 
-function toLease(row: DbRow): ShardLease {
+/** Maps a `shard_leases` row (also read by the cluster-status store). */
+export function toLease(row: DbRow): ShardLease {
   return {
     bot: text(row.bot),
     shardId: toNumber(row.shard_id),
