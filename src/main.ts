@@ -11,6 +11,7 @@ import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
 import { createNotifyHandler, notifyFastRouteOf, notifyRoutesOf } from './gateway/http/routes/notify.js';
 import { createFastRoute } from './gateway/http/node-fast-route.js';
+import { DEFAULT_MAX_BODY_BYTES } from './gateway/http/body-limit.js';
 import type { Gateway } from './gateway/index.js';
 import { newServiceId, registerService } from './gateway/registry.js';
 import type { AgentRuntime } from './main-agent.js';
@@ -139,7 +140,7 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
       createAdminRoutes({ jwt, stores, staleAfterSeconds: instanceStaleAfterSeconds(config) }),
     ],
   });
-  const notifyFast = createFastRoute(notifyFastRouteOf(notifyHandler), { logger, metrics, maxBodyBytes: 1024 * 1024 });
+  const notifyFast = createFastRoute(notifyFastRouteOf(notifyHandler), { logger, metrics, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
   const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port, [notifyFast]);
   stack.push('http', () => server.close());
   logger.info({ url: server.url }, `http listening on ${server.url}`);

@@ -1,7 +1,7 @@
 /** Builds the HTTP application: one router per resource, a body-size limit, metrics timing, one error mapper. */
 import { Hono } from 'hono';
 import type { Logger } from '../../shared/logger.js';
-import { limitBody } from './body-limit.js';
+import { DEFAULT_MAX_BODY_BYTES, limitBody } from './body-limit.js';
 import { createErrorHandler } from './http-errors.js';
 import type { HttpMetrics } from './metrics.js';
 import { createHealthRoutes, type HealthSources } from './routes/health.js';
@@ -28,7 +28,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
       (performance.now() - started) / 1000,
     );
   });
-  app.use('*', limitBody(deps.maxBodyBytes ?? 1024 * 1024));
+  app.use('*', limitBody(deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
   app.route('/', createHealthRoutes(deps.health));
   app.route('/', createMetricsRoutes(deps.metrics.registry));
   for (const router of deps.routers ?? []) app.route('/', router);

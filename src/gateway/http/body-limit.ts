@@ -7,6 +7,9 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 
+/** Largest accepted request body when none is configured (1 MiB), for the Hono app and the Node fast routes alike. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
 /**
  * The decision from the headers alone: 'declared' (a valid Content-Length within the limit), 'streaming' (no length,
  * or chunked: count while reading); throws HTTPException 400 for a bad length and 413 for one over the limit.
