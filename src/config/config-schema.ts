@@ -115,6 +115,10 @@ export const discordConfigSchema = z
     channel_models: z.record(snowflake, nonEmpty).default({}),
     /** Direct messages are conversations; false answers them with a hint instead. */
     dm: z.boolean().default(true),
+    /** Total shards of the bot ('auto': the count Discord recommends in `GET /gateway/bot`). */
+    shard_count: z.union([z.literal('auto'), z.number().int().positive().max(4096)]).default('auto'),
+    /** Shard ids this instance always holds; empty = leased from the shared database (one holder per shard, ADR 0022). */
+    shards: z.array(z.number().int().nonnegative().max(4095)).default([]),
   })
   .prefault({});
 
@@ -169,6 +173,16 @@ export const telemetryConfigSchema = z
   })
   .prefault({});
 
+/** Several instances on one PostgreSQL (ADR 0021); ignored on SQLite, which is single-instance (ADR 0023). */
+export const clusterConfigSchema = z
+  .strictObject({
+    /** How often an instance renews its leases, polls handed-off work and looks for expired leases to take over. */
+    heartbeat_s: z.number().positive().max(300).default(5),
+    /** A lease not renewed for this long is taken over by another instance (failover time ≈ this + one heartbeat). */
+    lease_ttl_s: z.number().positive().max(3600).default(15),
+  })
+  .prefault({});
+
 export const configSchema = z
   .strictObject({
     gateway: gatewayConfigSchema,
@@ -183,8 +197,16 @@ export const configSchema = z
     mcp: mcpConfigSchema,
     log: logConfigSchema,
     telemetry: telemetryConfigSchema,
+    cluster: clusterConfigSchema,
   })
   .superRefine((config, context) => {
+    if (config.cluster.lease_ttl_s < 2 * config.cluster.heartbeat_s) {
+      context.addIssue({ code: 'custom', path: ['cluster', 'lease_ttl_s'], message: 'must be at least twice cluster.heartbeat_s (a lease survives one missed renewal)' });
+    }
+    const { shard_count: count, shards } = config.discord;
+    if (typeof count === 'number' && shards.some((shard) => shard >= count)) {
+      context.addIssue({ code: 'custom', path: ['discord', 'shards'], message: `shard ids must be below discord.shard_count (${count})` });
+    }
     const slack = config.slack;
     if (Boolean(slack.bot_token) !== Boolean(slack.app_token)) {
       const missing = slack.bot_token ? 'app_token' : 'bot_token';

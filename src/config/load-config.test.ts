@@ -111,6 +111,13 @@ describe('loadConfig', () => {
     assert.ok(issues.some((issue) => issue.startsWith('slack.app_token:')));
   });
 
+  it('rejects a lease TTL that would not survive one missed heartbeat, and shard ids past the shard count', () => {
+    const { file } = tempConfig('[cluster]\nheartbeat_s = 10\nlease_ttl_s = 15\n[discord]\nshard_count = 2\nshards = [0, 2]\n');
+    const issues = issuesOf(() => loadConfig({ file, env: {} }));
+    assert.ok(issues.some((issue) => issue.startsWith('cluster.lease_ttl_s:')), issues.join('\n'));
+    assert.ok(issues.some((issue) => issue.startsWith('discord.shards:')), issues.join('\n'));
+  });
+
   it('rejects a default model that is not an alias', () => {
     const issues = issuesOf(() => loadConfig({ cwd: emptyDir(), env: { SANDPIPER_MODEL: 'ghost' } }));
     assert.ok(issues.some((issue) => issue.startsWith('agent.default_model:')));

@@ -64,9 +64,7 @@ export interface ClusterStatusView {
 
 /** An instance counts as stale once its heartbeat is older than the lease TTL: its leases may be taken over by then. */
 export function instanceStaleAfterSeconds(config: Config): number {
-  // `cluster.lease_ttl_s` arrives with the cluster slice of the config; read it without depending on its type.
-  const cluster = (config as unknown as { cluster?: { lease_ttl_s?: unknown } }).cluster;
-  return typeof cluster?.lease_ttl_s === 'number' && cluster.lease_ttl_s > 0 ? cluster.lease_ttl_s : DEFAULT_STALE_AFTER_S;
+  return config.database.url?.startsWith('sqlite:') === false ? config.cluster.lease_ttl_s : DEFAULT_STALE_AFTER_S;
 }
 
 /** The host part of `channel-<host>-<hex>`; the URL's host for an id of another shape. */
