@@ -4,6 +4,7 @@ import { isoNow } from '../shared/time.js';
 import type { ApprovalDecision, ApprovalKind, ApprovalRow, ApprovalState, ApprovalStore } from './approval-store.js';
 import { fromDbBool, nullableText, parseJsonOr, text, toDbBool, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
+import { TickWriter } from './tick-writer.js';
 
 const STATES: readonly ApprovalState[] = ['pending', 'approved', 'denied', 'executed', 'cancelled'];
 
@@ -28,7 +29,11 @@ function toApproval(row: DbRow): ApprovalRow {
 }
 
 export class KnexApprovalStore implements ApprovalStore {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** A new row shares the event-loop turn's transaction; `create` still resolves only after it committed (ADR 0026). */
+    private readonly writer: TickWriter = new TickWriter(knex),
+  ) {}
 
   create(row: Pick<ApprovalRow, 'approvalId' | 'wsId' | 'turnId' | 'kind' | 'ownerUserId' | 'items'>): Promise<ApprovalRow> {
     return guard('approvals.create', async () => {
@@ -49,7 +54,7 @@ export class KnexApprovalStore implements ApprovalStore {
         created: isoNow(),
         decided: null,
       };
-      await this.knex('approvals').insert(dbRow);
+      await this.writer.write((db) => db('approvals').insert(dbRow), { oneStatement: true });
       return toApproval(dbRow);
     });
   }

@@ -7,6 +7,7 @@ import type { ConversationSearchOptions, ConversationStore, SearchHit } from './
 import { fromConversationRow, repairHistory, toConversationRow, toFts5Query, toWebsearchQuery } from './conversation-rows.js';
 import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
+import { TickWriter } from './tick-writer.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
 const MAX_SEARCH_LIMIT = 100;
@@ -55,7 +56,11 @@ function scopeFilter(options: ConversationSearchOptions): { sql: string; binding
 export class KnexConversationStore implements ConversationStore {
   private readonly isPostgres: boolean;
 
-  constructor(private readonly knex: Knex) {
+  constructor(
+    private readonly knex: Knex,
+    /** Appends share one transaction per event-loop turn with the other hot-path writes (ADR 0026). */
+    private readonly writer: TickWriter = new TickWriter(knex),
+  ) {
     this.isPostgres = knex.client.config.client === 'pg';
   }
 
@@ -66,9 +71,8 @@ export class KnexConversationStore implements ConversationStore {
   append(wsId: string, message: Message): Promise<number> {
     return guard('conversations.append', async () => {
       if (!isStored(message)) return 0;
-      const inserted = (await this.knex('conversations')
-        .insert(toConversationRow(wsId, isoNow(), message))
-        .returning('id')) as Array<{ id: unknown }>;
+      const row = toConversationRow(wsId, isoNow(), message);
+      const inserted = (await this.writer.write((db) => db('conversations').insert(row).returning('id'), { oneStatement: true })) as Array<{ id: unknown }>;
       return toNumber(inserted[0]?.id);
     });
   }

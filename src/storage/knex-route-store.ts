@@ -4,6 +4,7 @@ import { isoNow } from '../shared/time.js';
 import type { ChannelRoute, RouteStore } from './route-store.js';
 import { nullableText, text, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
+import { TickWriter } from './tick-writer.js';
 
 function toRoute(row: DbRow): ChannelRoute {
   return {
@@ -18,7 +19,11 @@ function toRoute(row: DbRow): ChannelRoute {
 }
 
 export class KnexRouteStore implements RouteStore {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** `live_state` shares one transaction per event-loop turn with the other hot-path writes (ADR 0026). */
+    private readonly writer: TickWriter = new TickWriter(knex),
+  ) {}
 
   getRoute(channelType: string, channelId: string): Promise<ChannelRoute | undefined> {
     return guard('routes.getRoute', async () => {
@@ -68,7 +73,7 @@ export class KnexRouteStore implements RouteStore {
 
   setLiveState(channelType: string, channelId: string, state: string | null): Promise<void> {
     return guard('routes.setLiveState', async () => {
-      await this.knex('channel_routes').where({ channel_type: channelType, channel_id: channelId }).update({ live_state: state });
+      await this.writer.write((db) => db('channel_routes').where({ channel_type: channelType, channel_id: channelId }).update({ live_state: state }), { oneStatement: true });
     });
   }
 

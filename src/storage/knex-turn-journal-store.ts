@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import { fromDbBool, text, toDbBool, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
+import { TickWriter } from './tick-writer.js';
 import type { TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
 function toRow(row: DbRow): TurnJournalRow {
@@ -17,7 +18,7 @@ function toRow(row: DbRow): TurnJournalRow {
   };
 }
 
-async function applyOne(trx: Knex.Transaction, change: TurnJournalChange, now: string): Promise<void> {
+async function applyOne(trx: Knex, change: TurnJournalChange, now: string): Promise<void> {
   switch (change.kind) {
     case 'begin':
       await trx('turn_journal').where({ ws_id: change.wsId }).delete();
@@ -41,14 +42,18 @@ async function applyOne(trx: Knex.Transaction, change: TurnJournalChange, now: s
 }
 
 export class KnexTurnJournalStore implements TurnJournalStore {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** Shares one transaction per event-loop turn with the other hot-path writes (ADR 0026). */
+    private readonly writer: TickWriter = new TickWriter(knex),
+  ) {}
 
   apply(changes: readonly TurnJournalChange[]): Promise<void> {
     return guard('turnJournal.apply', async () => {
       if (changes.length === 0) return;
       const now = isoNow();
-      await this.knex.transaction(async (trx) => {
-        for (const change of changes) await applyOne(trx, change, now);
+      await this.writer.write(async (db) => {
+        for (const change of changes) await applyOne(db, change, now);
       });
     });
   }
