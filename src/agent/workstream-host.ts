@@ -25,7 +25,9 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
     emit: (event) => ws.emit(event),
     persist: (message: Message) =>
       ordered(async () => {
-        await stores.conversations.append(wsId, message).then(() => env.writes.touch(wsId), logFailure('persisting a message'));
+        // Touched when handed in, so the time joins the state change of the same moment (one UPDATE, ADR 0026).
+        env.writes.touch(wsId);
+        await stores.conversations.append(wsId, message).catch(logFailure('persisting a message'));
       }),
     replaceHistory: (messages) =>
       ordered(async () => {

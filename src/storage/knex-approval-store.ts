@@ -4,7 +4,7 @@ import { isoNow } from '../shared/time.js';
 import type { ApprovalDecision, ApprovalKind, ApprovalRow, ApprovalState, ApprovalStore } from './approval-store.js';
 import { fromDbBool, nullableText, parseJsonOr, text, toDbBool, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
-import { TickWriter } from './tick-writer.js';
+import { guardAfter, TickWriter } from './tick-writer.js';
 
 const STATES: readonly ApprovalState[] = ['pending', 'approved', 'denied', 'executed', 'cancelled'];
 
@@ -60,14 +60,14 @@ export class KnexApprovalStore implements ApprovalStore {
   }
 
   get(approvalId: string): Promise<ApprovalRow | undefined> {
-    return guard('approvals.get', async () => {
+    return guardAfter(this.writer, 'approvals.get', async () => {
       const row = (await this.knex('approvals').where({ approval_id: approvalId }).first()) as DbRow | undefined;
       return row ? toApproval(row) : undefined;
     });
   }
 
   resolve(approvalId: string, decision: ApprovalDecision): Promise<{ changed: boolean; row: ApprovalRow } | undefined> {
-    return guard('approvals.resolve', async () => {
+    return guardAfter(this.writer, 'approvals.resolve', async () => {
       // The WHERE state = 'pending' makes the decision atomic across processes: only one click wins.
       const changed = await this.knex('approvals')
         .where({ approval_id: approvalId, state: 'pending' })
@@ -84,7 +84,7 @@ export class KnexApprovalStore implements ApprovalStore {
   }
 
   claimExecution(approvalId: string): Promise<boolean> {
-    return guard('approvals.claimExecution', async () => {
+    return guardAfter(this.writer, 'approvals.claimExecution', async () => {
       const changed = await this.knex('approvals')
         .where({ approval_id: approvalId })
         .whereIn('state', ['approved', 'denied'])
@@ -94,7 +94,7 @@ export class KnexApprovalStore implements ApprovalStore {
   }
 
   setCard(approvalId: string, card: { channelType: string; channelId: string; messageId: string }): Promise<void> {
-    return guard('approvals.setCard', async () => {
+    return guardAfter(this.writer, 'approvals.setCard', async () => {
       await this.knex('approvals')
         .where({ approval_id: approvalId })
         .update({ channel_type: card.channelType, channel_id: card.channelId, message_id: card.messageId });
@@ -102,7 +102,7 @@ export class KnexApprovalStore implements ApprovalStore {
   }
 
   listPending(wsId?: string): Promise<ApprovalRow[]> {
-    return guard('approvals.listPending', async () => {
+    return guardAfter(this.writer, 'approvals.listPending', async () => {
       const query = this.knex('approvals').where({ state: 'pending' });
       if (wsId !== undefined) query.andWhere({ ws_id: wsId });
       const rows = (await query.orderBy('seq')) as DbRow[];
@@ -111,14 +111,14 @@ export class KnexApprovalStore implements ApprovalStore {
   }
 
   listForTurn(turnId: string): Promise<ApprovalRow[]> {
-    return guard('approvals.listForTurn', async () => {
+    return guardAfter(this.writer, 'approvals.listForTurn', async () => {
       const rows = (await this.knex('approvals').where({ turn_id: turnId }).orderBy('seq')) as DbRow[];
       return rows.map(toApproval);
     });
   }
 
   cancelPending(wsId: string): Promise<number> {
-    return guard('approvals.cancelPending', () =>
+    return guardAfter(this.writer, 'approvals.cancelPending', () =>
       this.knex('approvals').where({ ws_id: wsId, state: 'pending' }).update({ state: 'cancelled', decided: isoNow() }),
     );
   }

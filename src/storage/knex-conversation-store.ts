@@ -7,7 +7,7 @@ import type { ConversationSearchOptions, ConversationStore, SearchHit } from './
 import { fromConversationRow, repairHistory, toConversationRow, toFts5Query, toWebsearchQuery } from './conversation-rows.js';
 import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
-import { TickWriter } from './tick-writer.js';
+import { guardAfter, TickWriter } from './tick-writer.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
 const MAX_SEARCH_LIMIT = 100;
@@ -78,7 +78,7 @@ export class KnexConversationStore implements ConversationStore {
   }
 
   load(wsId: string): Promise<Message[]> {
-    return guard('conversations.load', async () => {
+    return guardAfter(this.writer, 'conversations.load', async () => {
       const rows = (await this.knex('conversations').where({ ws_id: wsId }).orderBy('id')) as DbRow[];
       const messages = rows.map(fromConversationRow).filter((message): message is Message => message !== undefined);
       return repairHistory(messages);
@@ -86,7 +86,7 @@ export class KnexConversationStore implements ConversationStore {
   }
 
   search(query: string, options: ConversationSearchOptions = {}): Promise<SearchHit[]> {
-    return guard('conversations.search', async () => {
+    return guardAfter(this.writer, 'conversations.search', async () => {
       const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.trunc(options.limit ?? DEFAULT_SEARCH_LIMIT)));
       const rows = this.isPostgres ? await this.searchPostgres(query, options, limit) : await this.searchSqlite(query, options, limit);
       return rows.map(toHit);
@@ -123,7 +123,7 @@ export class KnexConversationStore implements ConversationStore {
   }
 
   replace(wsId: string, messages: readonly Message[]): Promise<void> {
-    return guard('conversations.replace', () =>
+    return guardAfter(this.writer, 'conversations.replace', () =>
       this.knex.transaction(async (trx) => {
         await trx('conversations').where({ ws_id: wsId }).delete();
         const now = isoNow();
@@ -136,7 +136,7 @@ export class KnexConversationStore implements ConversationStore {
   }
 
   count(wsId: string): Promise<number> {
-    return guard('conversations.count', async () => {
+    return guardAfter(this.writer, 'conversations.count', async () => {
       const row = (await this.knex('conversations').where({ ws_id: wsId }).count({ n: '*' }).first()) as DbRow | undefined;
       return toNumber(row?.n);
     });

@@ -4,7 +4,7 @@ import { isoNow } from '../shared/time.js';
 import type { ChannelRoute, RouteStore } from './route-store.js';
 import { nullableText, text, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
-import { TickWriter } from './tick-writer.js';
+import { guardAfter, TickWriter } from './tick-writer.js';
 
 function toRoute(row: DbRow): ChannelRoute {
   return {
@@ -26,7 +26,7 @@ export class KnexRouteStore implements RouteStore {
   ) {}
 
   getRoute(channelType: string, channelId: string): Promise<ChannelRoute | undefined> {
-    return guard('routes.getRoute', async () => {
+    return guardAfter(this.writer, 'routes.getRoute', async () => {
       const row = (await this.knex('channel_routes')
         .where({ channel_type: channelType, channel_id: channelId })
         .first()) as DbRow | undefined;
@@ -35,7 +35,7 @@ export class KnexRouteStore implements RouteStore {
   }
 
   putRoute(route: { channelType: string; channelId: string; wsId: string; nodeId?: string; ownerUserId?: string }): Promise<boolean> {
-    return guard('routes.putRoute', async () => {
+    return guardAfter(this.writer, 'routes.putRoute', async () => {
       const inserted = await this.knex('channel_routes')
         .insert({
           channel_type: route.channelType,
@@ -53,7 +53,7 @@ export class KnexRouteStore implements RouteStore {
   }
 
   getRouteByWorkstream(wsId: string): Promise<ChannelRoute | undefined> {
-    return guard('routes.getRouteByWorkstream', async () => {
+    return guardAfter(this.writer, 'routes.getRouteByWorkstream', async () => {
       const row = (await this.knex('channel_routes')
         .where({ ws_id: wsId })
         .orderBy([{ column: 'created' }, { column: 'channel_type' }, { column: 'channel_id' }])
@@ -63,7 +63,7 @@ export class KnexRouteStore implements RouteStore {
   }
 
   listRoutes(channelType: string): Promise<ChannelRoute[]> {
-    return guard('routes.listRoutes', async () => {
+    return guardAfter(this.writer, 'routes.listRoutes', async () => {
       const rows = (await this.knex('channel_routes')
         .where({ channel_type: channelType })
         .orderBy([{ column: 'created', order: 'desc' }, { column: 'channel_id' }])) as DbRow[];
@@ -78,14 +78,14 @@ export class KnexRouteStore implements RouteStore {
   }
 
   listLive(): Promise<ChannelRoute[]> {
-    return guard('routes.listLive', async () => {
+    return guardAfter(this.writer, 'routes.listLive', async () => {
       const rows = (await this.knex('channel_routes').whereNotNull('live_state').orderBy([{ column: 'channel_type' }, { column: 'channel_id' }])) as DbRow[];
       return rows.map(toRoute);
     });
   }
 
   deleteRoute(channelType: string, channelId: string): Promise<boolean> {
-    return guard('routes.deleteRoute', async () => {
+    return guardAfter(this.writer, 'routes.deleteRoute', async () => {
       const removed = await this.knex('channel_routes').where({ channel_type: channelType, channel_id: channelId }).delete();
       return removed > 0;
     });

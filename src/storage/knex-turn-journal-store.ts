@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import { fromDbBool, text, toDbBool, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
-import { TickWriter } from './tick-writer.js';
+import { guardAfter, TickWriter } from './tick-writer.js';
 import type { TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
 function toRow(row: DbRow): TurnJournalRow {
@@ -59,27 +59,27 @@ export class KnexTurnJournalStore implements TurnJournalStore {
   }
 
   list(): Promise<TurnJournalRow[]> {
-    return guard('turnJournal.list', async () => {
+    return guardAfter(this.writer, 'turnJournal.list', async () => {
       const rows = (await this.knex('turn_journal').orderBy([{ column: 'started' }, { column: 'turn_id' }])) as DbRow[];
       return rows.map(toRow);
     });
   }
 
   forWorkstream(wsId: string): Promise<TurnJournalRow | undefined> {
-    return guard('turnJournal.forWorkstream', async () => {
+    return guardAfter(this.writer, 'turnJournal.forWorkstream', async () => {
       const row = (await this.knex('turn_journal').where({ ws_id: wsId }).orderBy('started', 'desc').first()) as DbRow | undefined;
       return row ? toRow(row) : undefined;
     });
   }
 
   markSettled(turnId: string): Promise<void> {
-    return guard('turnJournal.markSettled', async () => {
+    return guardAfter(this.writer, 'turnJournal.markSettled', async () => {
       await this.knex('turn_journal').where({ turn_id: turnId }).update({ settled: toDbBool(true), partial_text: '', updated: isoNow() });
     });
   }
 
   remove(turnId: string): Promise<void> {
-    return guard('turnJournal.remove', async () => {
+    return guardAfter(this.writer, 'turnJournal.remove', async () => {
       await this.knex('turn_journal').where({ turn_id: turnId }).delete();
     });
   }

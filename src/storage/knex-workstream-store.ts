@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import { definedOnly, parseStringArray, text, toNumber, type DbRow } from './rows.js';
 import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
-import { TickWriter } from './tick-writer.js';
+import { guardAfter, TickWriter } from './tick-writer.js';
 import type { WorkstreamChange, WorkstreamPatch, WorkstreamRoute, WorkstreamRow, WorkstreamState, WorkstreamStore } from './workstream-store.js';
 
 const STATES: readonly WorkstreamState[] = ['idle', 'thinking', 'running', 'attention', 'error', 'closed'];
@@ -97,14 +97,14 @@ export class KnexWorkstreamStore implements WorkstreamStore {
   }
 
   get(wsId: string): Promise<WorkstreamRow | undefined> {
-    return guard('workstreams.get', async () => {
+    return guardAfter(this.writer, 'workstreams.get', async () => {
       const row = (await this.knex('workstreams').where({ ws_id: wsId }).first()) as DbRow | undefined;
       return row ? toWorkstream(row) : undefined;
     });
   }
 
   update(wsId: string, patch: WorkstreamPatch): Promise<boolean> {
-    return guard('workstreams.update', async () => {
+    return guardAfter(this.writer, 'workstreams.update', async () => {
       const changed = await this.knex('workstreams')
         .where({ ws_id: wsId })
         .update({ ...patchColumns(patch), updated: isoNow() });
@@ -113,7 +113,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
   }
 
   addUsage(wsId: string, inputTokens: number, outputTokens: number): Promise<void> {
-    return guard('workstreams.addUsage', async () => {
+    return guardAfter(this.writer, 'workstreams.addUsage', async () => {
       await this.knex('workstreams')
         .where({ ws_id: wsId })
         .update({
@@ -138,7 +138,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
   }
 
   list(filter: { userId?: string; state?: WorkstreamState } = {}): Promise<WorkstreamRow[]> {
-    return guard('workstreams.list', async () => {
+    return guardAfter(this.writer, 'workstreams.list', async () => {
       const query = this.knex('workstreams');
       if (filter.userId !== undefined) query.where({ user_id: filter.userId });
       if (filter.state !== undefined) query.where({ state: filter.state });
@@ -152,7 +152,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
   }
 
   delete(wsId: string): Promise<boolean> {
-    return guard('workstreams.delete', () =>
+    return guardAfter(this.writer, 'workstreams.delete', () =>
       this.knex.transaction(async (trx) => {
         await trx('conversations').where({ ws_id: wsId }).delete();
         const removed = await trx('workstreams').where({ ws_id: wsId }).delete();

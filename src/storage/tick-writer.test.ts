@@ -1,8 +1,8 @@
 /**
  * The shared hot-path transaction (ADR 0026) on a real SQLite file: the writes of one event-loop turn commit together,
- * each caller hears only after the commit (another connection already sees its row), a write that cannot be stored
- * fails its own caller while the rest of its batch lands, and a statement outside the batches waits for one batch at
- * most.
+ * each caller hears only after the commit (another connection already sees its row), a read made after a write was
+ * handed in sees it, a write that cannot be stored fails its own caller while the rest of its batch lands, and a
+ * statement outside the batches waits for one batch at most.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,6 +75,14 @@ describe('TickWriter', () => {
       (await reader('conversations').where({ ws_id: 'ws-tick-2' })).map((row: { content: string }) => row.content),
       ['still stored'],
     );
+  });
+
+  it('shows a write handed in to a read made after it, before the write was awaited', async () => {
+    await workstream('ws-tick-3');
+    const appended = db.stores.conversations.append('ws-tick-3', { role: 'assistant', content: 'the answer' });
+    const history = await db.stores.conversations.load('ws-tick-3');
+    assert.deepEqual(history.map((message) => message.content), ['the answer']);
+    await appended;
   });
 
   it('lets a statement outside the batches (the inbound claim) in after one bounded batch', async () => {

@@ -12,6 +12,7 @@
  * own caller and the others still land. Nothing is dropped silently. ADR 0026.
  */
 import type { Knex } from 'knex';
+import { guard } from './storage-errors.js';
 
 /**
  * A write inside the shared transaction (or, for a one-statement write alone in its batch, on the connection
@@ -39,6 +40,9 @@ export class TickWriter {
   private scheduled = false;
   private running: Promise<void> | undefined;
   private readonly maxWrites: number;
+  /** Writes handed in and not settled yet; `tail` settles with the last of them (batches settle in order). */
+  private unsettled = 0;
+  private tail: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly knex: Knex,
@@ -49,10 +53,25 @@ export class TickWriter {
 
   /** Queues a write for the next shared transaction; resolves with its result once that transaction committed. */
   write<T>(write: TickWrite<T>, options: TickWriteOptions = {}): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
+    const written = new Promise<T>((resolve, reject) => {
       this.queue.push({ write, oneStatement: options.oneStatement === true, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
+    this.unsettled += 1;
+    const done = (): void => {
+      this.unsettled -= 1;
+    };
+    this.tail = written.then(done, done);
+    return written;
+  }
+
+  /**
+   * Runs `work` (a read, or a write outside the batches) once every write handed in before the call has settled, so
+   * it sees them as it did when every statement queued on the one connection in call order. At once when none is
+   * pending.
+   */
+  after<T>(work: () => Promise<T>): Promise<T> {
+    return this.unsettled === 0 ? work() : this.tail.then(work);
   }
 
   /** Writes queued and not yet settled (tests). */
@@ -110,4 +129,9 @@ export class TickWriter {
       entry.reject(error);
     }
   }
+}
+
+/** `guard` for a statement of a store whose other writes go through `writer`: it runs after the writes handed in before it. */
+export function guardAfter<T>(writer: TickWriter, operation: string, body: () => Promise<T>): Promise<T> {
+  return guard(operation, () => writer.after(body));
 }
