@@ -88,12 +88,17 @@ describe('TickWriter', () => {
   it('lets a statement outside the batches (the inbound claim) in after one bounded batch', async () => {
     await db.knex.schema.createTable('tick_probe', (table) => table.integer('n'));
     const writer = new TickWriter(db.knex, { maxWrites: 2 });
-    const writes = [1, 2, 3, 4, 5, 6].map((n) => writer.write((trx) => trx('tick_probe').insert({ n })));
     // Asked for while the first batch holds the connection: it runs when that batch committed, before the next one.
-    await new Promise((resolve) => setImmediate(resolve));
-    const outside = await db.knex('tick_probe').count({ n: '*' });
+    let outside: Promise<Array<{ n?: unknown }>> | undefined;
+    const onQuery = (query: { sql: string }): void => {
+      // `.then` starts the query now (a knex builder is lazy).
+      if (outside === undefined && /^begin/i.test(query.sql)) outside = db.knex('tick_probe').count({ n: '*' }).then((rows) => rows);
+    };
+    db.knex.on('query', onQuery);
+    const writes = [1, 2, 3, 4, 5, 6].map((n) => writer.write((trx) => trx('tick_probe').insert({ n })));
     await Promise.all(writes);
-    assert.equal(Number(outside[0]?.n), 2);
+    db.knex.off('query', onQuery);
+    assert.equal(Number((await outside)?.[0]?.n), 2);
     assert.equal(writer.pending, 0);
     await writer.flush();
   });

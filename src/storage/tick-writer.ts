@@ -90,10 +90,14 @@ export class TickWriter {
   private schedule(): void {
     if (this.scheduled || this.running !== undefined) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      if (this.running === undefined) this.start();
-    });
+    // Two hops: the write-behind queues (journal, state) flush on `setImmediate` too, and whichever of them was
+    // scheduled after this write must still find the batch open.
+    setImmediate(() =>
+      setImmediate(() => {
+        this.scheduled = false;
+        if (this.running === undefined) this.start();
+      }),
+    );
   }
 
   private start(): void {
