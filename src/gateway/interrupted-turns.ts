@@ -55,7 +55,10 @@ export async function settleInterruptedTurns(deps: InterruptedTurnsDeps, onlyWsI
       deps.logger.error({ wsId: turn.wsId, turnId: turn.turnId, error: describeError(error) }, 'settling an interrupted turn failed');
     }
   }
-  for (const route of left) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
+  // A route whose workstream still has a journal row we did not settle belongs to a turn running on another instance.
+  const settledWs = new Set(turns.map((turn) => turn.wsId));
+  const running = new Set((await deps.stores.turnJournal.list().catch(() => [])).map((row) => row.wsId).filter((wsId) => !settledWs.has(wsId)));
+  for (const route of left) if (!running.has(route.wsId)) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
   if (settled > 0) deps.logger.info({ settled, resumed }, 'interrupted turns settled');
   return { settled, resumed };
 }
