@@ -26,7 +26,7 @@ export class TurnJournal {
   private pending = new Map<string, Entry>();
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private due = Number.POSITIVE_INFINITY;
+  private immediate: NodeJS.Immediate | undefined;
   private urgent = false;
   private readonly intervalMs: number;
 
@@ -64,6 +64,8 @@ export class TurnJournal {
   stop(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    clearImmediate(this.immediate);
+    this.immediate = undefined;
   }
 
   private entry(turnId: string): Entry {
@@ -75,21 +77,35 @@ export class TurnJournal {
     return entry;
   }
 
+  /**
+   * Urgent changes (start, end, a call's first empty text) go out on the next turn of the event loop, where they share
+   * the transaction of the turn's other writes (ADR 0026); streamed text waits for the interval.
+   */
   private schedule(urgent: boolean): void {
     this.urgent ||= urgent;
     if (this.running !== undefined) return;
-    const delay = this.urgent ? 0 : this.intervalMs;
-    const due = Date.now() + delay;
-    if (this.timer !== undefined && this.due <= due) return;
-    clearTimeout(this.timer);
-    this.due = due;
+    if (this.urgent) {
+      this.startSoon();
+      return;
+    }
+    if (this.timer !== undefined) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.due = Number.POSITIVE_INFINITY;
       this.start();
-    }, delay);
+    }, this.intervalMs);
     // Shutdown flushes what is queued; a pending write never keeps the process alive on its own.
     this.timer.unref();
+  }
+
+  private startSoon(): void {
+    if (this.immediate !== undefined) return;
+    this.immediate = setImmediate(() => {
+      this.immediate = undefined;
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.start();
+    });
+    this.immediate.unref();
   }
 
   private start(): void {
@@ -109,7 +125,9 @@ export class TurnJournal {
       // A turn that began and ended within one batch never needs a row.
       if (entry.begin !== undefined && entry.end === true) continue;
       if (entry.begin !== undefined) changes.push(entry.begin);
-      if (entry.partial !== undefined && entry.end !== true) changes.push({ kind: 'partial', turnId, partialText: entry.partial });
+      // A new row starts with no text: an empty partial in the same batch would be a second statement for nothing.
+      const redundant = entry.begin !== undefined && entry.partial === '';
+      if (entry.partial !== undefined && entry.end !== true && !redundant) changes.push({ kind: 'partial', turnId, partialText: entry.partial });
       if (entry.end === true) changes.push({ kind: 'end', turnId });
     }
     if (changes.length === 0) return;

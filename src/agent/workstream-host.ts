@@ -20,18 +20,36 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
   // is saved while the model request is in flight), so a compaction's replace never overtakes an append.
   // A new workstream's row may still be committing: every history write of the workstream comes after it.
   let chain: Promise<void> = ws.stored;
-  const ordered = (write: () => Promise<void>): Promise<void> => (chain = chain.then(write));
+  let handed: Promise<void> = Promise.resolve();
+  const ordered = (write: () => Promise<void>): Promise<void> => {
+    let started = (): void => undefined;
+    handed = new Promise<void>((resolve) => (started = resolve));
+    chain = chain.then(
+      () => {
+        started();
+        return write();
+      },
+      (error: unknown) => {
+        started();
+        throw error;
+      },
+    );
+    return chain;
+  };
   return {
     emit: (event) => ws.emit(event),
     persist: (message: Message) =>
       ordered(async () => {
-        await stores.conversations.append(wsId, message).then(() => env.writes.touch(wsId), logFailure('persisting a message'));
+        // Touched when handed in, so the time joins the state change of the same moment (one UPDATE, ADR 0026).
+        env.writes.touch(wsId);
+        await stores.conversations.append(wsId, message).catch(logFailure('persisting a message'));
       }),
     replaceHistory: (messages) =>
       ordered(async () => {
         await stores.conversations.replace(wsId, messages).catch(logFailure('replacing the history'));
       }),
     settled: () => chain,
+    handedIn: () => handed,
     recordPartial: (text: string) => env.journal.partial(turnId, text),
     setState: (state: WorkstreamStatus) => ws.setState(state),
     addUsage: (usage: Usage) => {

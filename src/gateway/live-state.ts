@@ -35,6 +35,8 @@ export class LiveStateRecorder {
   private state: LiveState | undefined;
   private written = false;
   private chain: Promise<void> = Promise.resolve();
+  /** The value waiting for the save in flight; a newer one replaces it (only the latest is worth writing). */
+  private next: { value: string | null } | undefined;
 
   constructor(
     private readonly save: (state: string | null) => Promise<void>,
@@ -87,9 +89,20 @@ export class LiveStateRecorder {
     this.enqueue(JSON.stringify(this.state));
   }
 
+  /**
+   * One save at a time, in order. Values handed in while a save runs are merged into the next one: the row holds one
+   * value, so writing the intermediate ones would cost a statement each and show nothing a restart could use.
+   */
   private enqueue(value: string | null): void {
+    const queued = this.next !== undefined;
+    this.next = { value };
+    if (queued) return;
     this.chain = this.chain
-      .then(() => this.save(value))
+      .then(() => {
+        const latest = this.next?.value ?? null;
+        this.next = undefined;
+        return this.save(latest);
+      })
       .catch((error: unknown) => this.logger.warn({ error: describeError(error) }, 'recording the live message failed'));
   }
 }

@@ -21,18 +21,21 @@ import { KnexUserStore } from './knex-user-store.js';
 import { KnexWatchStore } from './knex-watch-store.js';
 import { KnexWorkstreamLeaseStore } from './knex-workstream-lease-store.js';
 import { KnexWorkstreamStore } from './knex-workstream-store.js';
+import { TickWriter } from './tick-writer.js';
 import type { Stores } from './stores.js';
 
 export function createStores(knex: Knex): Stores {
   // The memories section counts memories before every model call: remembered per scope, forgotten on writes.
   const memories = new CachedMemoryCounts(new KnexMemoryStore(knex));
+  // The hot path's writes of one event-loop turn (journal, state, live_state, history, new rows) share a commit.
+  const writer = new TickWriter(knex);
   return {
     users: new KnexUserStore(knex),
-    routes: new KnexRouteStore(knex),
+    routes: new KnexRouteStore(knex, writer),
     services: new KnexServiceStore(knex),
-    workstreams: new KnexWorkstreamStore(knex, (wsId) => memories.workstreamCreated(wsId)),
-    conversations: new KnexConversationStore(knex),
-    approvals: new KnexApprovalStore(knex),
+    workstreams: new KnexWorkstreamStore(knex, (wsId) => memories.workstreamCreated(wsId), writer),
+    conversations: new KnexConversationStore(knex, writer),
+    approvals: new KnexApprovalStore(knex, writer),
     policies: new KnexPolicyStore(knex),
     memories,
     watches: new KnexWatchStore(knex),
@@ -42,7 +45,7 @@ export function createStores(knex: Knex): Stores {
     notifyOutbox: new KnexNotifyOutboxStore(knex),
     // Claims made in the same event-loop turn share one INSERT (each still resolves after its commit).
     inboundEvents: new BatchedInboundClaims(new KnexInboundEventStore(knex)),
-    turnJournal: new KnexTurnJournalStore(knex),
+    turnJournal: new KnexTurnJournalStore(knex, writer),
     clusterStatus: new KnexClusterStatusStore(knex),
     workstreamLeases: new KnexWorkstreamLeaseStore(knex),
     handoffs: new KnexHandoffStore(knex),

@@ -4,6 +4,7 @@ import { isoNow } from '../shared/time.js';
 import type { ApprovalDecision, ApprovalKind, ApprovalRow, ApprovalState, ApprovalStore } from './approval-store.js';
 import { fromDbBool, nullableText, parseJsonOr, text, toDbBool, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
+import { guardAfter, TickWriter } from './tick-writer.js';
 
 const STATES: readonly ApprovalState[] = ['pending', 'approved', 'denied', 'executed', 'cancelled'];
 
@@ -28,7 +29,11 @@ function toApproval(row: DbRow): ApprovalRow {
 }
 
 export class KnexApprovalStore implements ApprovalStore {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** A new row shares the event-loop turn's transaction; `create` still resolves only after it committed (ADR 0026). */
+    private readonly writer: TickWriter = new TickWriter(knex),
+  ) {}
 
   create(row: Pick<ApprovalRow, 'approvalId' | 'wsId' | 'turnId' | 'kind' | 'ownerUserId' | 'items'>): Promise<ApprovalRow> {
     return guard('approvals.create', async () => {
@@ -49,20 +54,20 @@ export class KnexApprovalStore implements ApprovalStore {
         created: isoNow(),
         decided: null,
       };
-      await this.knex('approvals').insert(dbRow);
+      await this.writer.write((db) => db('approvals').insert(dbRow), { oneStatement: true });
       return toApproval(dbRow);
     });
   }
 
   get(approvalId: string): Promise<ApprovalRow | undefined> {
-    return guard('approvals.get', async () => {
+    return guardAfter(this.writer, 'approvals.get', async () => {
       const row = (await this.knex('approvals').where({ approval_id: approvalId }).first()) as DbRow | undefined;
       return row ? toApproval(row) : undefined;
     });
   }
 
   resolve(approvalId: string, decision: ApprovalDecision): Promise<{ changed: boolean; row: ApprovalRow } | undefined> {
-    return guard('approvals.resolve', async () => {
+    return guardAfter(this.writer, 'approvals.resolve', async () => {
       // The WHERE state = 'pending' makes the decision atomic across processes: only one click wins.
       const changed = await this.knex('approvals')
         .where({ approval_id: approvalId, state: 'pending' })
@@ -79,7 +84,7 @@ export class KnexApprovalStore implements ApprovalStore {
   }
 
   claimExecution(approvalId: string): Promise<boolean> {
-    return guard('approvals.claimExecution', async () => {
+    return guardAfter(this.writer, 'approvals.claimExecution', async () => {
       const changed = await this.knex('approvals')
         .where({ approval_id: approvalId })
         .whereIn('state', ['approved', 'denied'])
@@ -89,7 +94,7 @@ export class KnexApprovalStore implements ApprovalStore {
   }
 
   setCard(approvalId: string, card: { channelType: string; channelId: string; messageId: string }): Promise<void> {
-    return guard('approvals.setCard', async () => {
+    return guardAfter(this.writer, 'approvals.setCard', async () => {
       await this.knex('approvals')
         .where({ approval_id: approvalId })
         .update({ channel_type: card.channelType, channel_id: card.channelId, message_id: card.messageId });
@@ -97,7 +102,7 @@ export class KnexApprovalStore implements ApprovalStore {
   }
 
   listPending(wsId?: string): Promise<ApprovalRow[]> {
-    return guard('approvals.listPending', async () => {
+    return guardAfter(this.writer, 'approvals.listPending', async () => {
       const query = this.knex('approvals').where({ state: 'pending' });
       if (wsId !== undefined) query.andWhere({ ws_id: wsId });
       const rows = (await query.orderBy('seq')) as DbRow[];
@@ -106,14 +111,14 @@ export class KnexApprovalStore implements ApprovalStore {
   }
 
   listForTurn(turnId: string): Promise<ApprovalRow[]> {
-    return guard('approvals.listForTurn', async () => {
+    return guardAfter(this.writer, 'approvals.listForTurn', async () => {
       const rows = (await this.knex('approvals').where({ turn_id: turnId }).orderBy('seq')) as DbRow[];
       return rows.map(toApproval);
     });
   }
 
   cancelPending(wsId: string): Promise<number> {
-    return guard('approvals.cancelPending', () =>
+    return guardAfter(this.writer, 'approvals.cancelPending', () =>
       this.knex('approvals').where({ ws_id: wsId, state: 'pending' }).update({ state: 'cancelled', decided: isoNow() }),
     );
   }

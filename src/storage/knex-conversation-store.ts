@@ -7,6 +7,7 @@ import type { ConversationSearchOptions, ConversationStore, SearchHit } from './
 import { fromConversationRow, repairHistory, toConversationRow, toFts5Query, toWebsearchQuery } from './conversation-rows.js';
 import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
+import { guardAfter, TickWriter } from './tick-writer.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
 const MAX_SEARCH_LIMIT = 100;
@@ -55,7 +56,11 @@ function scopeFilter(options: ConversationSearchOptions): { sql: string; binding
 export class KnexConversationStore implements ConversationStore {
   private readonly isPostgres: boolean;
 
-  constructor(private readonly knex: Knex) {
+  constructor(
+    private readonly knex: Knex,
+    /** Appends share one transaction per event-loop turn with the other hot-path writes (ADR 0026). */
+    private readonly writer: TickWriter = new TickWriter(knex),
+  ) {
     this.isPostgres = knex.client.config.client === 'pg';
   }
 
@@ -66,15 +71,14 @@ export class KnexConversationStore implements ConversationStore {
   append(wsId: string, message: Message): Promise<number> {
     return guard('conversations.append', async () => {
       if (!isStored(message)) return 0;
-      const inserted = (await this.knex('conversations')
-        .insert(toConversationRow(wsId, isoNow(), message))
-        .returning('id')) as Array<{ id: unknown }>;
+      const row = toConversationRow(wsId, isoNow(), message);
+      const inserted = (await this.writer.write((db) => db('conversations').insert(row).returning('id'), { oneStatement: true })) as Array<{ id: unknown }>;
       return toNumber(inserted[0]?.id);
     });
   }
 
   load(wsId: string): Promise<Message[]> {
-    return guard('conversations.load', async () => {
+    return guardAfter(this.writer, 'conversations.load', async () => {
       const rows = (await this.knex('conversations').where({ ws_id: wsId }).orderBy('id')) as DbRow[];
       const messages = rows.map(fromConversationRow).filter((message): message is Message => message !== undefined);
       return repairHistory(messages);
@@ -82,7 +86,7 @@ export class KnexConversationStore implements ConversationStore {
   }
 
   search(query: string, options: ConversationSearchOptions = {}): Promise<SearchHit[]> {
-    return guard('conversations.search', async () => {
+    return guardAfter(this.writer, 'conversations.search', async () => {
       const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.trunc(options.limit ?? DEFAULT_SEARCH_LIMIT)));
       const rows = this.isPostgres ? await this.searchPostgres(query, options, limit) : await this.searchSqlite(query, options, limit);
       return rows.map(toHit);
@@ -119,7 +123,7 @@ export class KnexConversationStore implements ConversationStore {
   }
 
   replace(wsId: string, messages: readonly Message[]): Promise<void> {
-    return guard('conversations.replace', () =>
+    return guardAfter(this.writer, 'conversations.replace', () =>
       this.knex.transaction(async (trx) => {
         await trx('conversations').where({ ws_id: wsId }).delete();
         const now = isoNow();
@@ -132,7 +136,7 @@ export class KnexConversationStore implements ConversationStore {
   }
 
   count(wsId: string): Promise<number> {
-    return guard('conversations.count', async () => {
+    return guardAfter(this.writer, 'conversations.count', async () => {
       const row = (await this.knex('conversations').where({ ws_id: wsId }).count({ n: '*' }).first()) as DbRow | undefined;
       return toNumber(row?.n);
     });

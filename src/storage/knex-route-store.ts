@@ -4,6 +4,7 @@ import { isoNow } from '../shared/time.js';
 import type { ChannelRoute, RouteStore } from './route-store.js';
 import { nullableText, text, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
+import { guardAfter, TickWriter } from './tick-writer.js';
 
 function toRoute(row: DbRow): ChannelRoute {
   return {
@@ -18,10 +19,14 @@ function toRoute(row: DbRow): ChannelRoute {
 }
 
 export class KnexRouteStore implements RouteStore {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** `live_state` shares one transaction per event-loop turn with the other hot-path writes (ADR 0026). */
+    private readonly writer: TickWriter = new TickWriter(knex),
+  ) {}
 
   getRoute(channelType: string, channelId: string): Promise<ChannelRoute | undefined> {
-    return guard('routes.getRoute', async () => {
+    return guardAfter(this.writer, 'routes.getRoute', async () => {
       const row = (await this.knex('channel_routes')
         .where({ channel_type: channelType, channel_id: channelId })
         .first()) as DbRow | undefined;
@@ -30,7 +35,7 @@ export class KnexRouteStore implements RouteStore {
   }
 
   putRoute(route: { channelType: string; channelId: string; wsId: string; nodeId?: string; ownerUserId?: string }): Promise<boolean> {
-    return guard('routes.putRoute', async () => {
+    return guardAfter(this.writer, 'routes.putRoute', async () => {
       const inserted = await this.knex('channel_routes')
         .insert({
           channel_type: route.channelType,
@@ -48,7 +53,7 @@ export class KnexRouteStore implements RouteStore {
   }
 
   getRouteByWorkstream(wsId: string): Promise<ChannelRoute | undefined> {
-    return guard('routes.getRouteByWorkstream', async () => {
+    return guardAfter(this.writer, 'routes.getRouteByWorkstream', async () => {
       const row = (await this.knex('channel_routes')
         .where({ ws_id: wsId })
         .orderBy([{ column: 'created' }, { column: 'channel_type' }, { column: 'channel_id' }])
@@ -58,7 +63,7 @@ export class KnexRouteStore implements RouteStore {
   }
 
   listRoutes(channelType: string): Promise<ChannelRoute[]> {
-    return guard('routes.listRoutes', async () => {
+    return guardAfter(this.writer, 'routes.listRoutes', async () => {
       const rows = (await this.knex('channel_routes')
         .where({ channel_type: channelType })
         .orderBy([{ column: 'created', order: 'desc' }, { column: 'channel_id' }])) as DbRow[];
@@ -68,19 +73,19 @@ export class KnexRouteStore implements RouteStore {
 
   setLiveState(channelType: string, channelId: string, state: string | null): Promise<void> {
     return guard('routes.setLiveState', async () => {
-      await this.knex('channel_routes').where({ channel_type: channelType, channel_id: channelId }).update({ live_state: state });
+      await this.writer.write((db) => db('channel_routes').where({ channel_type: channelType, channel_id: channelId }).update({ live_state: state }), { oneStatement: true });
     });
   }
 
   listLive(): Promise<ChannelRoute[]> {
-    return guard('routes.listLive', async () => {
+    return guardAfter(this.writer, 'routes.listLive', async () => {
       const rows = (await this.knex('channel_routes').whereNotNull('live_state').orderBy([{ column: 'channel_type' }, { column: 'channel_id' }])) as DbRow[];
       return rows.map(toRoute);
     });
   }
 
   deleteRoute(channelType: string, channelId: string): Promise<boolean> {
-    return guard('routes.deleteRoute', async () => {
+    return guardAfter(this.writer, 'routes.deleteRoute', async () => {
       const removed = await this.knex('channel_routes').where({ channel_type: channelType, channel_id: channelId }).delete();
       return removed > 0;
     });

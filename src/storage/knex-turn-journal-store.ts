@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import { fromDbBool, text, toDbBool, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
+import { guardAfter, TickWriter } from './tick-writer.js';
 import type { TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
 function toRow(row: DbRow): TurnJournalRow {
@@ -17,7 +18,7 @@ function toRow(row: DbRow): TurnJournalRow {
   };
 }
 
-async function applyOne(trx: Knex.Transaction, change: TurnJournalChange, now: string): Promise<void> {
+async function applyOne(trx: Knex, change: TurnJournalChange, now: string): Promise<void> {
   switch (change.kind) {
     case 'begin':
       await trx('turn_journal').where({ ws_id: change.wsId }).delete();
@@ -41,40 +42,44 @@ async function applyOne(trx: Knex.Transaction, change: TurnJournalChange, now: s
 }
 
 export class KnexTurnJournalStore implements TurnJournalStore {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** Shares one transaction per event-loop turn with the other hot-path writes (ADR 0026). */
+    private readonly writer: TickWriter = new TickWriter(knex),
+  ) {}
 
   apply(changes: readonly TurnJournalChange[]): Promise<void> {
     return guard('turnJournal.apply', async () => {
       if (changes.length === 0) return;
       const now = isoNow();
-      await this.knex.transaction(async (trx) => {
-        for (const change of changes) await applyOne(trx, change, now);
+      await this.writer.write(async (db) => {
+        for (const change of changes) await applyOne(db, change, now);
       });
     });
   }
 
   list(): Promise<TurnJournalRow[]> {
-    return guard('turnJournal.list', async () => {
+    return guardAfter(this.writer, 'turnJournal.list', async () => {
       const rows = (await this.knex('turn_journal').orderBy([{ column: 'started' }, { column: 'turn_id' }])) as DbRow[];
       return rows.map(toRow);
     });
   }
 
   forWorkstream(wsId: string): Promise<TurnJournalRow | undefined> {
-    return guard('turnJournal.forWorkstream', async () => {
+    return guardAfter(this.writer, 'turnJournal.forWorkstream', async () => {
       const row = (await this.knex('turn_journal').where({ ws_id: wsId }).orderBy('started', 'desc').first()) as DbRow | undefined;
       return row ? toRow(row) : undefined;
     });
   }
 
   markSettled(turnId: string): Promise<void> {
-    return guard('turnJournal.markSettled', async () => {
+    return guardAfter(this.writer, 'turnJournal.markSettled', async () => {
       await this.knex('turn_journal').where({ turn_id: turnId }).update({ settled: toDbBool(true), partial_text: '', updated: isoNow() });
     });
   }
 
   remove(turnId: string): Promise<void> {
-    return guard('turnJournal.remove', async () => {
+    return guardAfter(this.writer, 'turnJournal.remove', async () => {
       await this.knex('turn_journal').where({ turn_id: turnId }).delete();
     });
   }

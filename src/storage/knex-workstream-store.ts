@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import { definedOnly, parseStringArray, text, toNumber, type DbRow } from './rows.js';
 import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
+import { guardAfter, TickWriter } from './tick-writer.js';
 import type { WorkstreamChange, WorkstreamPatch, WorkstreamRoute, WorkstreamRow, WorkstreamState, WorkstreamStore } from './workstream-store.js';
 
 const STATES: readonly WorkstreamState[] = ['idle', 'thinking', 'running', 'attention', 'error', 'closed'];
@@ -55,6 +56,8 @@ export class KnexWorkstreamStore implements WorkstreamStore {
     private readonly knex: Knex,
     /** Told of every workstream id about to be inserted (the memory counts know it has no memories yet). */
     private readonly onCreate: (wsId: string) => void = () => undefined,
+    /** New rows and the write-behind's changes share one transaction per event-loop turn (ADR 0026). */
+    private readonly writer: TickWriter = new TickWriter(knex),
   ) {}
 
   create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options: { route?: WorkstreamRoute } = {}): Promise<WorkstreamRow> {
@@ -77,10 +80,10 @@ export class KnexWorkstreamStore implements WorkstreamStore {
       };
       const route = options.route;
       try {
-        if (route === undefined) await this.knex('workstreams').insert(dbRow);
-        else await this.knex.transaction(async (trx) => {
-          await trx('workstreams').insert(dbRow);
-          await trx('channel_routes')
+        if (route === undefined) await this.writer.write((db) => db('workstreams').insert(dbRow), { oneStatement: true });
+        else await this.writer.write(async (db) => {
+          await db('workstreams').insert(dbRow);
+          await db('channel_routes')
             .insert({ channel_type: route.channelType, channel_id: route.channelId, ws_id: row.wsId, node_id: '', owner_user_id: row.userId, created: now })
             .onConflict(['channel_type', 'channel_id'])
             .ignore();
@@ -94,14 +97,14 @@ export class KnexWorkstreamStore implements WorkstreamStore {
   }
 
   get(wsId: string): Promise<WorkstreamRow | undefined> {
-    return guard('workstreams.get', async () => {
+    return guardAfter(this.writer, 'workstreams.get', async () => {
       const row = (await this.knex('workstreams').where({ ws_id: wsId }).first()) as DbRow | undefined;
       return row ? toWorkstream(row) : undefined;
     });
   }
 
   update(wsId: string, patch: WorkstreamPatch): Promise<boolean> {
-    return guard('workstreams.update', async () => {
+    return guardAfter(this.writer, 'workstreams.update', async () => {
       const changed = await this.knex('workstreams')
         .where({ ws_id: wsId })
         .update({ ...patchColumns(patch), updated: isoNow() });
@@ -110,7 +113,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
   }
 
   addUsage(wsId: string, inputTokens: number, outputTokens: number): Promise<void> {
-    return guard('workstreams.addUsage', async () => {
+    return guardAfter(this.writer, 'workstreams.addUsage', async () => {
       await this.knex('workstreams')
         .where({ ws_id: wsId })
         .update({
@@ -122,18 +125,20 @@ export class KnexWorkstreamStore implements WorkstreamStore {
 
   applyChanges(changes: readonly WorkstreamChange[]): Promise<void> {
     if (changes.length === 0) return Promise.resolve();
+    const updates = changes.map((change) => ({ wsId: change.wsId, columns: changeColumns(this.knex, change) })).filter((update) => Object.keys(update.columns).length > 0);
+    if (updates.length === 0) return Promise.resolve();
     return guard('workstreams.applyChanges', () =>
-      this.knex.transaction(async (trx) => {
-        for (const change of changes) {
-          const columns = changeColumns(this.knex, change);
-          if (Object.keys(columns).length > 0) await trx('workstreams').where({ ws_id: change.wsId }).update(columns);
-        }
-      }),
+      this.writer.write(
+        async (db) => {
+          for (const { wsId, columns } of updates) await db('workstreams').where({ ws_id: wsId }).update(columns);
+        },
+        { oneStatement: updates.length === 1 },
+      ),
     );
   }
 
   list(filter: { userId?: string; state?: WorkstreamState } = {}): Promise<WorkstreamRow[]> {
-    return guard('workstreams.list', async () => {
+    return guardAfter(this.writer, 'workstreams.list', async () => {
       const query = this.knex('workstreams');
       if (filter.userId !== undefined) query.where({ user_id: filter.userId });
       if (filter.state !== undefined) query.where({ state: filter.state });
@@ -147,7 +152,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
   }
 
   delete(wsId: string): Promise<boolean> {
-    return guard('workstreams.delete', () =>
+    return guardAfter(this.writer, 'workstreams.delete', () =>
       this.knex.transaction(async (trx) => {
         await trx('conversations').where({ ws_id: wsId }).delete();
         const removed = await trx('workstreams').where({ ws_id: wsId }).delete();

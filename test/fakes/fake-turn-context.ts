@@ -46,6 +46,7 @@ export function createRecordingHost(): RecordingHost {
       return Promise.resolve();
     },
     settled: () => Promise.resolve(),
+    handedIn: () => Promise.resolve(),
     setState: (state) => {
       host.states.push(state);
       return Promise.resolve();

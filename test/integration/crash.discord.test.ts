@@ -2,7 +2,8 @@
  * kill -9 of the real gateway process (ADR 0013), on Discord through discord.js and the fakes: mid-stream the thread
  * keeps the partial answer with a note, the history holds it, and the question is answered once by a resumed turn
  * (which is not resumed again when it is interrupted too); mid-tool the approved bash dies with the gateway (no side
- * effect later), the history says "interrupted", and the approval card says so.
+ * effect later), the history says "interrupted", and the approval card says so; killed the moment an approval card is
+ * posted, the restarted gateway still holds its row (ADR 0026: the shared write transaction commits before the card).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -142,6 +143,26 @@ describe('kill -9 of the gateway on Discord', () => {
     await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content === 'Told after the stop.'), 30_000, 'the resumed answer');
     assert.match(String(sentMessages(llm, requestsBefore + 1).filter((message) => message.role === 'assistant').at(-1)?.content), /^eps0 eps1 eps2 eps3 eps4 eps5 eps6 /);
     assert.equal(llm.requests.length, requestsBefore + 2);
+  });
+
+  it('killed the moment the approval card is posted: the row is stored, and the card approves the call after the restart', async () => {
+    const requestsBefore = llm.requests.length;
+    llm.enqueue({ toolCalls: [{ id: 'call_card1', name: 'bash', arguments: JSON.stringify({ command: 'echo card-survived' }) }] });
+    const threadId = await mention('run it, then crash');
+    const card = await discord.waitFor(() => botMessages(discord, threadId).find((message) => button(message, 'Approve') !== undefined), 30_000, 'approval card');
+    await gateways.kill();
+    const approve = button(card, 'Approve') ?? '';
+    const approvalId = approve.split(':').at(-1) ?? '';
+    const row = (await gateways.db()('approvals').where({ approval_id: approvalId }).first()) as { state: string } | undefined;
+    assert.equal(row?.state, 'pending', 'the row the card stands for was committed before the card was posted');
+
+    llm.enqueue({ text: 'It printed card-survived.' });
+    await gateways.start();
+    const click = discord.state.clickButton(card.id, approve, user);
+    assert.equal(await discord.waitFor(() => discord.state.interactions.get(click.id)?.reply, 30_000, 'the click answered'), 'Approved.');
+    await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content === 'It printed card-survived.'), 30_000, 'the answer after the approval');
+    assert.match(JSON.stringify(llm.requests[requestsBefore + 1]?.body), /card-survived/);
+    assert.equal(llm.requests.length, requestsBefore + 2, 'the stored call ran once');
   });
 
   it('mid-tool: the approved bash dies with the gateway, the history says interrupted, the card says so', async () => {

@@ -76,6 +76,11 @@ export interface TurnHost {
   replaceHistory(messages: readonly Message[]): Promise<void>;
   /** Resolves when every history write started so far has settled (they run in call order). */
   settled(): Promise<void>;
+  /**
+   * Resolves once every history write started so far has been handed to the store (its commit may still run). The
+   * store commits the writes it is handed in order, so a write handed in after this commits no earlier (ADR 0026).
+   */
+  handedIn(): Promise<void>;
   /** The text the current model call has streamed so far, journalled (batched) so a restart keeps it; '' resets it. */
   recordPartial?(text: string): void;
   setState(state: WorkstreamStatus): Promise<void>;

@@ -1,0 +1,141 @@
+/**
+ * One write transaction per event-loop turn for the hot path's writers (turn journal, workstream state and usage,
+ * `live_state`, history appends, new workstreams, approval rows): every write handed in before the next
+ * `setImmediate` runs, in order, inside one knex transaction, and each caller's promise settles only after that
+ * transaction committed. On the one SQLite connection a turn's dozen separate commits become two or three, and the
+ * statements other callers wait for (the inbound claim) stop queueing behind a dozen transactions.
+ *
+ * A batch holds at most `maxWrites` writes, so a statement that is not part of it (the inbound claim, a read) waits
+ * for one bounded batch at most: the pool hands the connection out in request order, and the next batch asks for it
+ * only after the current one committed. When a batch fails, nothing of it is kept (the transaction rolled back);
+ * its writes are then tried again one by one in their own transactions, so a write that cannot be stored rejects its
+ * own caller and the others still land. Nothing is dropped silently. ADR 0026.
+ */
+import type { Knex } from 'knex';
+import { guard } from './storage-errors.js';
+
+/**
+ * A write inside the shared transaction (or, for a one-statement write alone in its batch, on the connection
+ * itself): it must only touch the database, since it may run twice (see above).
+ */
+export type TickWrite<T> = (db: Knex) => Promise<T>;
+
+export interface TickWriteOptions {
+  /** The write is one statement: alone in a batch it needs no BEGIN/COMMIT of its own (two round trips fewer). */
+  oneStatement?: boolean;
+}
+
+interface Queued {
+  write: TickWrite<unknown>;
+  oneStatement: boolean;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Writes per transaction: bounds how long a statement outside the batch waits for the connection. */
+export const DEFAULT_TICK_BATCH = 64;
+
+export class TickWriter {
+  private queue: Queued[] = [];
+  private scheduled = false;
+  private running: Promise<void> | undefined;
+  private readonly maxWrites: number;
+  /** Writes handed in and not settled yet; `tail` settles with the last of them (batches settle in order). */
+  private unsettled = 0;
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly knex: Knex,
+    options: { maxWrites?: number } = {},
+  ) {
+    this.maxWrites = Math.max(1, options.maxWrites ?? DEFAULT_TICK_BATCH);
+  }
+
+  /** Queues a write for the next shared transaction; resolves with its result once that transaction committed. */
+  write<T>(write: TickWrite<T>, options: TickWriteOptions = {}): Promise<T> {
+    const written = new Promise<T>((resolve, reject) => {
+      this.queue.push({ write, oneStatement: options.oneStatement === true, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+    this.unsettled += 1;
+    const done = (): void => {
+      this.unsettled -= 1;
+    };
+    this.tail = written.then(done, done);
+    return written;
+  }
+
+  /**
+   * Runs `work` (a read, or a write outside the batches) once every write handed in before the call has settled, so
+   * it sees them as it did when every statement queued on the one connection in call order. At once when none is
+   * pending.
+   */
+  after<T>(work: () => Promise<T>): Promise<T> {
+    return this.unsettled === 0 ? work() : this.tail.then(work);
+  }
+
+  /** Writes queued and not yet settled (tests). */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Resolves when every write queued before the call has settled. Never rejects (each caller has its own promise). */
+  async flush(): Promise<void> {
+    while (this.running !== undefined || this.queue.length > 0) {
+      if (this.running === undefined) this.start();
+      await this.running;
+    }
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.running !== undefined) return;
+    this.scheduled = true;
+    // Two hops: the write-behind queues (journal, state) flush on `setImmediate` too, and whichever of them was
+    // scheduled after this write must still find the batch open.
+    setImmediate(() =>
+      setImmediate(() => {
+        this.scheduled = false;
+        if (this.running === undefined) this.start();
+      }),
+    );
+  }
+
+  private start(): void {
+    if (this.queue.length === 0) return;
+    const batch = this.queue.splice(0, this.maxWrites);
+    this.running = this.run(batch).finally(() => {
+      this.running = undefined;
+      if (this.queue.length > 0) this.schedule();
+    });
+  }
+
+  private async run(batch: Queued[]): Promise<void> {
+    if (batch.length === 1) return this.runAlone(batch[0] as Queued);
+    let results: unknown[];
+    try {
+      results = await this.knex.transaction(async (trx) => {
+        const values: unknown[] = [];
+        for (const entry of batch) values.push(await entry.write(trx));
+        return values;
+      });
+    } catch {
+      // Rolled back as a whole: try each write on its own, so only the one that fails is reported to its caller.
+      for (const entry of batch) await this.runAlone(entry);
+      return;
+    }
+    batch.forEach((entry, index) => entry.resolve(results[index]));
+  }
+
+  private async runAlone(entry: Queued): Promise<void> {
+    try {
+      entry.resolve(entry.oneStatement ? await entry.write(this.knex) : await this.knex.transaction((trx) => entry.write(trx)));
+    } catch (error) {
+      entry.reject(error);
+    }
+  }
+}
+
+/** `guard` for a statement of a store whose other writes go through `writer`: it runs after the writes handed in before it. */
+export function guardAfter<T>(writer: TickWriter, operation: string, body: () => Promise<T>): Promise<T> {
+  return guard(operation, () => writer.after(body));
+}
