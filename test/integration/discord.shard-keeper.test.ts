@@ -27,13 +27,14 @@ class Connections implements ShardLinks {
   }
 }
 
-for (const engine of testPostgresUrl() ? ['sqlite', 'postgres'] : ['sqlite']) {
+const pgUrl = testPostgresUrl();
+for (const engine of pgUrl ? ['sqlite', 'postgres'] : ['sqlite']) {
   describe(`discord shard keeper (${engine})`, () => {
     let db: TestStores;
     let clock = 1_000_000;
     const alive = new Set<string>();
     before(async () => {
-      db = await createTestStores(engine === 'postgres' ? { url: testPostgresUrl() } : {});
+      db = await createTestStores(engine === 'postgres' && pgUrl ? { url: pgUrl } : {});
     });
     after(async () => {
       await db.close();
