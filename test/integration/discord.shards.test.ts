@@ -14,6 +14,7 @@ import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server
 import { waitFor } from '../fakes/mcp-servers.js';
 import { answerByTag, answerCounts } from '../helpers/echo-answers.js';
 import { GatewayProcesses } from '../helpers/gateway-process.js';
+import { runBinAsync } from '../helpers/run-bin.js';
 import { testPostgresUrl } from '../helpers/test-stores.js';
 
 const pgUrl = testPostgresUrl();
@@ -87,6 +88,15 @@ describe('discord shards across instances', { skip: pgUrl === undefined && 'SAND
     await waitFor(() => discord.gateway.holders(0) === 1 && discord.gateway.holders(1) === 1, 'both shards connected once', 30_000);
     assert.equal(discord.gateway.duplicateIdentifies, 0, 'no shard was ever identified twice at once');
     assert.notEqual(discord.shardOfGuild(0), discord.shardOfGuild(1), 'the two guilds live on different shards');
+    const status = await runBinAsync(['status', '--json', '--config', a.configFile], a.dir);
+    assert.equal(status.code, 0, status.stderr);
+    const view = JSON.parse(status.stdout) as { instances: Array<{ instance_id: string; state: string; shards: Array<{ shard_id: number; live: boolean }> }>; bots: Array<{ held: number; unheld_shard_ids: number[] }> };
+    for (const id of [idA, idB]) {
+      const instance = view.instances.find((entry) => entry.instance_id === id);
+      assert.equal(instance?.state, 'alive', `${id} is alive in sandpiper status`);
+      assert.equal(instance?.shards.filter((shard) => shard.live).length, 1, `${id} holds one shard in sandpiper status`);
+    }
+    assert.deepEqual(view.bots.map((bot) => [bot.held, bot.unheld_shard_ids]), [[2, []]]);
 
     const threads = [await askIn(0, 'q-guild-zero'), await askIn(1, 'q-guild-one')];
 
