@@ -172,6 +172,7 @@ export class DiscordAdapter implements ChannelAdapter {
       onReady: (client) => this.registerCommandsOnce(client),
       // Shards claimed during the start are covered by the gateway's start-up catch-up.
       onTakeover: (lostAtMs) => started && this.history.gap(lostAtMs),
+      onFailed: (shardId) => void this.keeper?.giveUp(shardId),
     });
     this.shardClients = clients;
     this.keeper = new ShardKeeper(cluster, bot.id, count, clients, this.logger);

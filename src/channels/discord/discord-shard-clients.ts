@@ -20,12 +20,16 @@ export interface ShardClientsDeps {
   onReady(client: Client): void;
   /** A shard taken over after the start is connected: events since `lostAtMs` may never have been handled. */
   onTakeover(lostAtMs: number): void;
+  /** A shard could not connect: its lease goes back (another instance, or a later round, tries again). */
+  onFailed(shardId: number): void;
   logger: Logger;
 }
 
 export class DiscordShardClients implements HistorySource {
   private readonly clients = new Map<number, Client>();
   private readonly ready = new Map<number, Promise<void>>();
+  /** Ends a shard's wait for READY when it is closed before (a start must not wait for a shard given up). */
+  private readonly cancelReady = new Map<number, () => void>();
 
   constructor(private readonly deps: ShardClientsDeps) {}
 
@@ -41,15 +45,22 @@ export class DiscordShardClients implements HistorySource {
     const client = deps.create({ shards: [shardId], shardCount: deps.count });
     this.clients.set(shardId, client);
     deps.wire(client);
-    const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+    const ready = new Promise<boolean>((resolve) => {
+      client.once(Events.ClientReady, () => resolve(true));
+      this.cancelReady.set(shardId, () => resolve(false));
+    });
     const work = client
       .login(deps.token)
       .then(() => ready)
-      .then(() => {
+      .then((connected) => {
+        if (!connected || this.clients.get(shardId) !== client) return;
         deps.onReady(client);
-        if (lostAtMs !== undefined && this.clients.get(shardId) === client) deps.onTakeover(lostAtMs);
+        if (lostAtMs !== undefined) deps.onTakeover(lostAtMs);
       })
-      .catch((error: unknown) => deps.logger.error({ shard: shardId, error: describeError(error) }, 'discord shard could not connect'));
+      .catch((error: unknown) => {
+        deps.logger.error({ shard: shardId, error: describeError(error) }, 'discord shard could not connect');
+        if (this.clients.get(shardId) === client) void this.disconnect(shardId).then(() => deps.onFailed(shardId));
+      });
     this.ready.set(shardId, work);
   }
 
@@ -64,6 +75,8 @@ export class DiscordShardClients implements HistorySource {
     if (!client) return;
     this.clients.delete(shardId);
     this.ready.delete(shardId);
+    this.cancelReady.get(shardId)?.();
+    this.cancelReady.delete(shardId);
     // No more events of any kind: a deliberate close must not read as "reconnecting" or as a gap.
     client.removeAllListeners();
     await client.destroy().catch((error: unknown) => this.deps.logger.debug({ shard: shardId, error: describeError(error) }, 'discord shard close failed'));

@@ -91,6 +91,14 @@ export class ShardKeeper {
     if (held.length > 0) await this.cluster.leases.release(this.bot, this.cluster.instanceId, this.now(), held);
   }
 
+  /** Gives one shard back (it could not connect); a later round may claim it again, here or elsewhere. */
+  async giveUp(shardId: number): Promise<void> {
+    if (!this.held.delete(shardId)) return;
+    await this.cluster.leases.release(this.bot, this.cluster.instanceId, this.now(), [shardId]).catch((error: unknown) =>
+      this.logger.warn({ shard: shardId, error: describeError(error) }, 'discord shard lease not released'),
+    );
+  }
+
   private async round(): Promise<void> {
     if (this.stopped) return;
     try {
