@@ -1,4 +1,7 @@
-/** The Discord adapter: a discord.js client translated to and from the ChannelAdapter port. */
+/**
+ * The Discord adapter: discord.js translated to and from the ChannelAdapter port. One client for REST and the gateway,
+ * or, with leased shards (ADR 0022), a REST-only client plus one gateway client per shard this instance holds.
+ */
 import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, type APIChannel, type APIMessage, type APIUser, type ClientOptions, type RateLimitData } from 'discord.js';
 import { attachmentOrigins } from '../attachment-origins.js';
 import type {

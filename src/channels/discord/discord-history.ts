@@ -1,7 +1,9 @@
 /**
  * Catch-up for Discord (ADR 0015): channel history through discord.js (`GET /channels/{id}/messages?after=`, paged
  * by 100 within the REST rate limits), and the gaps: a new session (READY after op 9 or a failed RESUME) lost
- * whatever was dispatched since the connection dropped; a clean RESUME replays it and is no gap.
+ * whatever was dispatched since the connection dropped; a clean RESUME replays it and is no gap. With leased shards
+ * (ADR 0022) each shard client is watched on its own, a taken-over shard reports a gap through `gap()`, and a channel
+ * is read through the client that holds its guild's shard (one held elsewhere is skipped: its holder catches it up).
  */
 import { ChannelType, Events, SnowflakeUtil, type Client, type Message } from 'discord.js';
 import type { ChannelHistory, HistoryStart, InboundMessage } from '../channel-adapter.js';
