@@ -127,7 +127,7 @@ export class DiscordAdapter implements ChannelAdapter {
       if (cluster && (this.config.shards ?? []).length === 0) await this.startLeased(token, cluster, signal);
       else await this.startSingle(token, signal);
     } catch (error) {
-      this.current = 'failed';
+      if (this.state() !== 'stopped') this.current = 'failed';
       throw error instanceof ChannelError ? error : toChannelError('discord login', error);
     }
     this.current = 'connected';
@@ -164,6 +164,7 @@ export class DiscordAdapter implements ChannelAdapter {
     const bot = (await this.client.rest.get(Routes.user('@me'), { signal })) as APIUser;
     this.scope = this.scopeOf(bot.id);
     const count = await shardCountOf(this.config, this.client.rest);
+    this.throwIfStopped();
     let started = false;
     const clients = new DiscordShardClients({
       rest: this.client, token, count, logger: this.logger,
@@ -181,8 +182,15 @@ export class DiscordAdapter implements ChannelAdapter {
     this.keeper = new ShardKeeper(cluster, bot.id, count, clients, this.logger);
     await this.keeper.start();
     await clients.settled();
+    // A stop during the first round found no keeper yet: give back what the round claimed.
+    if (this.current === 'stopped') await this.keeper.stop();
+    this.throwIfStopped();
     started = true;
     this.logger.info({ shards: clients.shardIds(), count }, 'discord shards connected');
+  }
+
+  private throwIfStopped(): void {
+    if (this.current === 'stopped') throw new ChannelError('discord start aborted', { code: 'CANCELLED' });
   }
 
   private registerCommandsOnce(client: Client): void {
@@ -190,11 +198,6 @@ export class DiscordAdapter implements ChannelAdapter {
     this.commandsRegistered = true;
     const applicationId = client.application?.id ?? client.user?.id ?? '';
     void registerCommands(this.client.rest, { applicationId, guildId: this.config.guild_id }, this.logger, this.controller.signal);
-  }
-
-  /** Shard ids this adapter runs a gateway connection for (leased mode), for status and tests. */
-  heldShards(): number[] {
-    return this.shardClients?.shardIds() ?? [];
   }
 
   async stop(): Promise<void> {
