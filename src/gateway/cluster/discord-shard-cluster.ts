@@ -21,10 +21,9 @@ export function leasesDiscordShards(config: Config): boolean {
   return isClustered(config) && config.discord.token !== undefined && config.discord.shards.length === 0;
 }
 
-/** The registry settings of this instance: in cluster mode it beats every `cluster.heartbeat_s`, as the leases do. */
-export function registryOptions(config: Config): { metadata: Record<string, unknown>; heartbeatMs?: number } {
-  if (!isClustered(config)) return { metadata: {} };
-  return { metadata: leasesDiscordShards(config) ? { [SHARD_LEASING_KEY]: 'leased' } : {}, heartbeatMs: config.cluster.heartbeat_s * 1000 };
+/** The registry metadata of this instance: whether it leases Discord shards (the others count it for the fair share). */
+export function registryMetadata(config: Config): Record<string, unknown> {
+  return leasesDiscordShards(config) ? { [SHARD_LEASING_KEY]: 'leased' } : {};
 }
 
 /** The adapter's cluster options, or undefined when the shards are not leased. */
