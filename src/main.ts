@@ -1,6 +1,7 @@
 /** Composition root: builds storage, HTTP, registry, MCP, the agent and channel adapters from a Config; starts and stops them. */
 import type { McpManager } from './agent/mcp/mcp-manager.js';
 import type { ChannelAdapter } from './channels/channel-adapter.js';
+import type { DiscordClusterOptions } from './channels/discord/index.js';
 import type { Config } from './config/index.js';
 import { createHttpApp } from './gateway/http/app.js';
 import { startHttpServer } from './gateway/http/http-server.js';
@@ -14,6 +15,7 @@ import { createFastRoute } from './gateway/http/node-fast-route.js';
 import { DEFAULT_MAX_BODY_BYTES } from './gateway/http/body-limit.js';
 import type { Gateway } from './gateway/index.js';
 import { newServiceId, registerService } from './gateway/registry.js';
+import { discordClusterOptions, registryMetadata } from './gateway/cluster/discord-shard-cluster.js';
 import type { AgentRuntime } from './main-agent.js';
 import { createNotifyParts, type NotifyParts } from './main-notify.js';
 import type { ToolContainment } from './agent/tools/index.js';
@@ -75,13 +77,14 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     const storage = await openStorage(config, logger);
     stack.push('storage', () => storage.close());
     const channelTelemetry = createChannelTelemetry();
-    const live: LiveParts = { adapters: (await createAdapters(config, logger)).map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
+    const adapters = await createAdapters(config, logger, discordClusterOptions(config, storage.stores, instanceId));
+    const live: LiveParts = { adapters: adapters.map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
     const notify = createNotifyParts(config, storage.stores, live.adapters, logger);
     const httpUrl = await startHttp(config, logger, storage.stores, live, stack, notify);
     // On PostgreSQL the registry beats with the leases, so `sandpiper status` sees a dead instance as soon as its leases expire.
     const heartbeatMs = lock ? undefined : config.cluster.heartbeat_s * 1000;
     const url = config.gateway.advertise_url ?? httpUrl;
-    const registration = await registerService({ services: storage.stores.services, url, logger, serviceId: instanceId, ...(heartbeatMs === undefined ? {} : { heartbeatMs }) });
+    const registration = await registerService({ services: storage.stores.services, url, logger, serviceId: instanceId, metadata: registryMetadata(config), ...(heartbeatMs === undefined ? {} : { heartbeatMs }) });
     stack.push('registry', () => registration.stop());
     // The agent, the tools and MCP load only now: /health answers (start-up readiness) without waiting for them.
     const { startAgentAndChannels } = await import('./main-runtime.js');
@@ -97,9 +100,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
 }
 
 /** The configured adapters; a platform's SDK (discord.js, bolt) is imported only when that platform is configured. */
-async function createAdapters(config: Config, logger: Logger): Promise<ChannelAdapter[]> {
+async function createAdapters(config: Config, logger: Logger, cluster: DiscordClusterOptions | undefined): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
-  if (config.discord.token) adapters.push((await import('./channels/discord/index.js')).createDiscordAdapter(config.discord, logger));
+  if (config.discord.token) adapters.push((await import('./channels/discord/index.js')).createDiscordAdapter(config.discord, logger, cluster ? { cluster } : {}));
   if (config.slack.bot_token && config.slack.app_token) adapters.push((await import('./channels/slack/index.js')).createSlackAdapter(config.slack, logger));
   if (adapters.length === 0) {
     logger.warn('no channel adapter is configured (set discord.token, or slack.bot_token and slack.app_token); serving HTTP only');

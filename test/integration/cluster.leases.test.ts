@@ -68,7 +68,9 @@ describe('two instances on one PostgreSQL share the workstreams through leases',
     appendFileSync(ranLog, '');
     llm.fallback = scripted(ranLog);
     const extraToml = `[tools]\nsandbox = "off"\n\n[agent]\nworkspace_dir = "${shared}"\n\n[cluster]\nheartbeat_s = 1\nlease_ttl_s = 3\n`;
-    instances = [0, 1].map(() => new GatewayProcesses({ llm, discord, databaseUrl: database.url, extraToml, gatewayToml: 'user_rate_limit = 1000' }));
+    // Both run shard 0 (fixed shards take no lease, ADR 0022), so messages land on both and the handoffs are exercised.
+    const discordToml = 'shards = [0]';
+    instances = [0, 1].map(() => new GatewayProcesses({ llm, discord, databaseUrl: database.url, extraToml, discordToml, gatewayToml: 'user_rate_limit = 1000' }));
     // One after the other: the first runs the migrations.
     for (const instance of instances) urls.push((await instance.start()).url);
     await instances[0]?.linkUser('discord', USER_ID, 'lena');

@@ -1,5 +1,8 @@
-/** The Discord adapter: a discord.js client translated to and from the ChannelAdapter port. */
-import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, type APIChannel, type APIMessage, type RateLimitData } from 'discord.js';
+/**
+ * The Discord adapter: discord.js translated to and from the ChannelAdapter port. One client for REST and the gateway,
+ * or, with leased shards (ADR 0022), a REST-only client plus one gateway client per shard this instance holds.
+ */
+import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, type APIChannel, type APIMessage, type APIUser, type ClientOptions, type RateLimitData } from 'discord.js';
 import { attachmentOrigins } from '../attachment-origins.js';
 import type {
   AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
@@ -15,6 +18,9 @@ import { toInboundMessage, type DiscordScope } from './discord-events.js';
 import { DISCORD_MAX_MESSAGE_LENGTH, renderMessage } from './discord-format.js';
 import { DISCORD_MAX_FORM_FIELDS } from './discord-forms.js';
 import { answerNotReady, handleInteraction } from './discord-interactions.js';
+import { DiscordShardClients } from './discord-shard-clients.js';
+import { ShardKeeper, type DiscordClusterOptions } from './discord-shard-keeper.js';
+import { shardCountOf, singleSharding, type ShardConfig } from './discord-sharding.js';
 
 const AUTO_ARCHIVE_MINUTES = 1440;
 const REACTIONS: Record<ReactionCode, string> = { queued: '⏳', refused: '🚫' };
@@ -31,11 +37,16 @@ export interface DiscordAdapterConfig {
   thread_participants?: 'owner' | 'linked';
   /** Direct messages are conversations (default true). */
   dm?: boolean;
+  /** Total shards ('auto': Discord's recommendation) and the ids this instance always runs (empty: leased). */
+  shard_count?: ShardConfig['shard_count'];
+  shards?: readonly number[];
 }
 
-/** Tuning for tests: the identify throttle (5 s between new sessions, as Discord requires) can be turned off. */
 export interface DiscordAdapterOptions {
+  /** Tests turn the identify throttle (5 s between new sessions, as Discord requires) off. */
   identifyThrottle?: boolean;
+  /** Cluster mode (PostgreSQL): with `discord.shards` empty, the shards are leased through these (ADR 0022). */
+  cluster?: DiscordClusterOptions;
 }
 
 export class DiscordAdapter implements ChannelAdapter {
@@ -52,13 +63,28 @@ export class DiscordAdapter implements ChannelAdapter {
   private handler: InboundHandler | undefined;
   private scope: DiscordScope | undefined;
   readonly history: DiscordHistory;
+  /** Leased shards only: one gateway client per held shard, and the keeper deciding which (ADR 0022). */
+  private shardClients: DiscordShardClients | undefined;
+  private keeper: ShardKeeper | undefined;
+  private commandsRegistered = false;
 
   constructor(
     private readonly config: DiscordAdapterConfig,
     private readonly logger: Logger,
-    options: DiscordAdapterOptions = {},
+    private readonly options: DiscordAdapterOptions = {},
   ) {
-    this.client = new Client({
+    this.client = new Client(this.clientOptions());
+    this.history = new DiscordHistory(
+      { gatewayClients: () => this.shardClients?.gatewayClients() ?? [this.client], clientFor: (id) => this.shardClients?.clientFor(id) ?? Promise.resolve(this.client) },
+      () => this.scope,
+      config.channel_ids,
+    );
+  }
+
+  /** The discord.js options of every client of this adapter; a shard client adds its `shards` and `shardCount`. */
+  private clientOptions(sharding: Partial<ClientOptions> = {}): ClientOptions {
+    const { config, options } = this;
+    return {
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
       partials: [Partials.Channel],
       allowedMentions: { parse: [], repliedUser: false },
@@ -69,8 +95,8 @@ export class DiscordAdapter implements ChannelAdapter {
         timeout: 15_000,
       },
       ...(options.identifyThrottle === false ? { ws: { buildIdentifyThrottler: () => Promise.resolve({ waitForIdentify: () => Promise.resolve() }) } } : {}),
-    });
-    this.history = new DiscordHistory(this.client, () => this.scope, config.channel_ids);
+      ...sharding,
+    };
   }
 
   get threadParticipants(): 'owner' | 'linked' {
@@ -95,29 +121,82 @@ export class DiscordAdapter implements ChannelAdapter {
     this.handler = handler;
     this.current = 'connecting';
     signal.addEventListener('abort', () => void this.stop().catch(() => undefined), { once: true });
-    this.listen();
-    this.history.watch();
+    this.listenRest(this.client);
+    try {
+      const cluster = this.options.cluster;
+      if (cluster && (this.config.shards ?? []).length === 0) await this.startLeased(token, cluster, signal);
+      else await this.startSingle(token, signal);
+    } catch (error) {
+      if (this.state() !== 'stopped') this.current = 'failed';
+      throw error instanceof ChannelError ? error : toChannelError('discord login', error);
+    }
+    this.current = 'connected';
+  }
+
+  /** One client for REST and the gateway, running the configured shards (all of them by default). */
+  private async startSingle(token: string, signal: AbortSignal): Promise<void> {
+    this.client.rest.setToken(token);
+    Object.assign(this.client.options, await singleSharding(this.config, this.client.rest));
+    this.listen(this.client);
+    this.history.watch(this.client);
     const ready = new Promise<void>((resolve, reject) => {
       this.client.once(Events.ClientReady, () => {
         // At once, not after `login` resolves: discord.js hands over events it queued during startup right after this.
-        this.scope = this.scopeOf();
+        this.scope = this.scopeOf(this.client.user?.id ?? '');
         resolve();
       });
       signal.addEventListener('abort', () => reject(new ChannelError('discord start aborted', { code: 'CANCELLED' })), { once: true });
     });
     // When login fails, nobody awaits `ready` any more; a later abort must not become an unhandled rejection.
     ready.catch(() => undefined);
-    try {
-      await this.client.login(token);
-      await ready;
-    } catch (error) {
-      this.current = 'failed';
-      throw toChannelError('discord login', error);
-    }
-    const botId = this.client.user?.id ?? '';
-    this.scope ??= this.scopeOf();
-    this.current = 'connected';
-    const applicationId = this.client.application?.id ?? botId;
+    await this.client.login(token);
+    await ready;
+    this.scope ??= this.scopeOf(this.client.user?.id ?? '');
+    this.registerCommandsOnce(this.client);
+  }
+
+  /**
+   * Leased shards (ADR 0022): the adapter's client only speaks REST, so an instance holding no shard still posts and
+   * edits; the keeper connects the shards this instance holds, each on a client of its own.
+   */
+  private async startLeased(token: string, cluster: DiscordClusterOptions, signal: AbortSignal): Promise<void> {
+    this.client.rest.setToken(token);
+    const bot = (await this.client.rest.get(Routes.user('@me'), { signal })) as APIUser;
+    this.scope = this.scopeOf(bot.id);
+    const count = await shardCountOf(this.config, this.client.rest);
+    this.throwIfStopped();
+    let started = false;
+    const clients = new DiscordShardClients({
+      rest: this.client, token, count, logger: this.logger,
+      create: (sharding) => new Client(this.clientOptions(sharding)),
+      wire: (client) => {
+        this.listen(client);
+        this.history.watch(client);
+      },
+      onReady: (client) => this.registerCommandsOnce(client),
+      // Shards claimed during the start are covered by the gateway's start-up catch-up.
+      onTakeover: (lostAtMs) => started && this.history.gap(lostAtMs),
+      onFailed: (shardId) => void this.keeper?.giveUp(shardId),
+    });
+    this.shardClients = clients;
+    this.keeper = new ShardKeeper(cluster, bot.id, count, clients, this.logger);
+    await this.keeper.start();
+    await clients.settled();
+    // A stop during the first round found no keeper yet: give back what the round claimed.
+    if (this.current === 'stopped') await this.keeper.stop();
+    this.throwIfStopped();
+    started = true;
+    this.logger.info({ shards: clients.shardIds(), count }, 'discord shards connected');
+  }
+
+  private throwIfStopped(): void {
+    if (this.current === 'stopped') throw new ChannelError('discord start aborted', { code: 'CANCELLED' });
+  }
+
+  private registerCommandsOnce(client: Client): void {
+    if (this.commandsRegistered) return;
+    this.commandsRegistered = true;
+    const applicationId = client.application?.id ?? client.user?.id ?? '';
     void registerCommands(this.client.rest, { applicationId, guildId: this.config.guild_id }, this.logger, this.controller.signal);
   }
 
@@ -126,6 +205,9 @@ export class DiscordAdapter implements ChannelAdapter {
     this.current = 'stopped';
     this.handler = undefined;
     this.controller.abort();
+    // Disconnects first, then releases the leases: a successor never identifies while this instance still does.
+    await this.keeper?.stop().catch((error: unknown) => this.logger.warn({ error: describeError(error) }, 'discord shard leases not released'));
+    await this.shardClients?.disconnectAll();
     await this.client.destroy();
   }
 
@@ -194,8 +276,7 @@ export class DiscordAdapter implements ChannelAdapter {
     }
   }
 
-  private listen(): void {
-    const { client } = this;
+  private listen(client: Client): void {
     client.on(Events.MessageCreate, (message) => {
       if (!this.scope) return;
       try {
@@ -217,7 +298,6 @@ export class DiscordAdapter implements ChannelAdapter {
         this.logger.warn({ error: describeError(error) }, 'interaction handling failed'),
       );
     });
-    client.rest.on(RESTEvents.RateLimited, (info: RateLimitData) => this.onRateLimited(info));
     client.on(Events.ShardDisconnect, () => this.setState('reconnecting'));
     client.on(Events.ShardReconnecting, () => this.setState('reconnecting'));
     client.on(Events.ShardResume, () => this.setState('connected'));
@@ -225,8 +305,12 @@ export class DiscordAdapter implements ChannelAdapter {
     client.on(Events.Error, (error) => this.logger.warn({ error: describeError(error) }, 'discord client error'));
   }
 
-  private scopeOf(): DiscordScope {
-    return { botId: this.client.user?.id ?? '', guildId: this.config.guild_id, channelIds: new Set(this.config.channel_ids) };
+  private listenRest(client: Client): void {
+    client.rest.on(RESTEvents.RateLimited, (info: RateLimitData) => this.onRateLimited(info));
+  }
+
+  private scopeOf(botId: string): DiscordScope {
+    return { botId, guildId: this.config.guild_id, channelIds: new Set(this.config.channel_ids) };
   }
 
   private onRateLimited(info: RateLimitData): void {

@@ -1,7 +1,9 @@
 /**
  * Catch-up for Discord (ADR 0015): channel history through discord.js (`GET /channels/{id}/messages?after=`, paged
  * by 100 within the REST rate limits), and the gaps: a new session (READY after op 9 or a failed RESUME) lost
- * whatever was dispatched since the connection dropped; a clean RESUME replays it and is no gap.
+ * whatever was dispatched since the connection dropped; a clean RESUME replays it and is no gap. With leased shards
+ * (ADR 0022) each shard client is watched on its own, a taken-over shard reports a gap through `gap()`, and a channel
+ * is read through the client that holds its guild's shard (one held elsewhere is skipped: its holder catches it up).
  */
 import { ChannelType, Events, SnowflakeUtil, type Client, type Message } from 'discord.js';
 import type { ChannelHistory, HistoryStart, InboundMessage } from '../channel-adapter.js';
@@ -11,39 +13,52 @@ import { toInboundMessage } from './discord-events.js';
 
 const PAGE = 100;
 
+/** Which gateway clients exist and which one can read a channel (one client, or one per leased shard). */
+export interface HistorySource {
+  gatewayClients(): Client[];
+  clientFor(channelId: string): Promise<Client | undefined>;
+}
+
 export class DiscordHistory implements ChannelHistory {
   private readonly listeners = new Set<(lostAtMs: number) => void>();
-  /** When the connection was last lost (the start of a possible gap); undefined while connected. */
-  private lostAt: number | undefined;
-  private readyOnce = false;
 
   constructor(
-    private readonly client: Client,
+    private readonly source: HistorySource,
     private readonly scope: () => DiscordScope | undefined,
     private readonly configured: readonly string[],
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Follows the shard's life: reconnecting marks a possible gap, READY of a new session confirms it, RESUMED clears it. */
-  watch(): void {
+  /**
+   * Follows one gateway client's life: reconnecting marks a possible gap, READY of a new session confirms it, RESUMED
+   * clears it. The client's first READY is its start, which the gateway (or the shard takeover) catches up on.
+   */
+  watch(client: Client): void {
+    // When the connection was last lost (the start of a possible gap); undefined while connected.
+    let lostAt: number | undefined;
+    let readyOnce = false;
     const lost = (): void => {
-      this.lostAt ??= this.now();
+      lostAt ??= this.now();
     };
-    this.client.on(Events.ShardDisconnect, lost);
-    this.client.on(Events.ShardReconnecting, lost);
-    this.client.on(Events.ShardResume, () => {
-      this.lostAt = undefined;
+    client.on(Events.ShardDisconnect, lost);
+    client.on(Events.ShardReconnecting, lost);
+    client.on(Events.ShardResume, () => {
+      lostAt = undefined;
     });
-    this.client.on(Events.ShardReady, () => {
-      // The first READY is the start, which the gateway catches up on by itself.
-      const lostAt = this.lostAt ?? this.now();
-      this.lostAt = undefined;
-      if (!this.readyOnce) {
-        this.readyOnce = true;
+    client.on(Events.ShardReady, () => {
+      const since = lostAt ?? this.now();
+      lostAt = undefined;
+      if (!readyOnce) {
+        readyOnce = true;
         return;
       }
-      for (const listener of this.listeners) listener(lostAt);
+      this.gap(since);
     });
+  }
+
+  /** Tells the listeners that events since `lostAtMs` may have been lost (a new session, a shard taken over). */
+  gap(lostAtMs: number): void {
+    for (const listener of this.listeners) listener(lostAtMs);
   }
 
   onGap(listener: (lostAtMs: number) => void): () => void {
@@ -54,17 +69,19 @@ export class DiscordHistory implements ChannelHistory {
   channels(): Promise<readonly string[]> {
     if (this.configured.length > 0) return Promise.resolve([...this.configured]);
     const guildId = this.scope()?.guildId;
-    const text = this.client.channels.cache.filter(
-      (channel) => (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement) && (guildId === undefined || channel.guildId === guildId),
-    );
-    return Promise.resolve([...text.keys()]);
+    const ids = this.source.gatewayClients().flatMap((client) => [
+      ...client.channels.cache
+        .filter((channel) => (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement) && (guildId === undefined || channel.guildId === guildId))
+        .keys(),
+    ]);
+    return Promise.resolve([...new Set(ids)]);
   }
 
   async messagesAfter(channelId: string, start: HistoryStart, limit: number, signal: AbortSignal): Promise<InboundMessage[]> {
     const scope = this.scope();
     if (!scope) return [];
     try {
-      const channel = await this.client.channels.fetch(channelId);
+      const channel = await (await this.source.clientFor(channelId))?.channels.fetch(channelId);
       if (!channel || !channel.isTextBased() || !('messages' in channel)) return [];
       let after = laterOf(start.afterId, SnowflakeUtil.generate({ timestamp: Math.max(start.sinceMs, Number(SnowflakeUtil.epoch)) }).toString());
       const found: InboundMessage[] = [];

@@ -1,0 +1,106 @@
+/**
+ * The gateway connections of a bot whose shards are leased (ADR 0022): one discord.js `Client` per held shard
+ * (`shards: [id], shardCount: count`), so taking or giving up one shard never touches the sessions of the others.
+ * REST (posting, editing, history) goes through the adapter's own client, which never connects a gateway.
+ */
+import { Events, Routes, type APIChannel, type Client, type ClientOptions } from 'discord.js';
+import { describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import type { HistorySource } from './discord-history.js';
+
+export interface ShardClientsDeps {
+  /** The REST client (never logged in to the gateway). */
+  rest: Client;
+  token: string;
+  count: number;
+  create(options: Partial<ClientOptions>): Client;
+  /** Wires the adapter's event listeners (messages, interactions, states, history) to a new shard client. */
+  wire(client: Client): void;
+  /** A shard client's READY (the first one registers the slash commands). */
+  onReady(client: Client): void;
+  /** A shard taken over after the start is connected: events since `lostAtMs` may never have been handled. */
+  onTakeover(lostAtMs: number): void;
+  /** A shard could not connect: its lease goes back (another instance, or a later round, tries again). */
+  onFailed(shardId: number): void;
+  logger: Logger;
+}
+
+export class DiscordShardClients implements HistorySource {
+  private readonly clients = new Map<number, Client>();
+  private readonly ready = new Map<number, Promise<void>>();
+  /** Ends a shard's wait for READY when it is closed before (a start must not wait for a shard given up). */
+  private readonly cancelReady = new Map<number, () => void>();
+
+  constructor(private readonly deps: ShardClientsDeps) {}
+
+  /** Shard ids with a client (connected or connecting). */
+  shardIds(): number[] {
+    return [...this.clients.keys()].sort((a, b) => a - b);
+  }
+
+  /** Connects one shard; `lostAtMs` (a takeover) asks for a catch-up once the shard's guilds are known. */
+  connect(shardId: number, lostAtMs: number | undefined): void {
+    if (this.clients.has(shardId)) return;
+    const { deps } = this;
+    const client = deps.create({ shards: [shardId], shardCount: deps.count });
+    this.clients.set(shardId, client);
+    deps.wire(client);
+    const ready = new Promise<boolean>((resolve) => {
+      client.once(Events.ClientReady, () => resolve(true));
+      this.cancelReady.set(shardId, () => resolve(false));
+    });
+    const work = client
+      .login(deps.token)
+      .then(() => ready)
+      .then((connected) => {
+        if (!connected || this.clients.get(shardId) !== client) return;
+        deps.onReady(client);
+        if (lostAtMs !== undefined) deps.onTakeover(lostAtMs);
+      })
+      .catch((error: unknown) => {
+        deps.logger.error({ shard: shardId, error: describeError(error) }, 'discord shard could not connect');
+        if (this.clients.get(shardId) === client) void this.disconnect(shardId).then(() => deps.onFailed(shardId));
+      });
+    this.ready.set(shardId, work);
+  }
+
+  /** Resolves when every shard connecting now is ready (or failed). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.ready.values()]);
+  }
+
+  /** Closes one shard's connection at once (its lease is gone or given up); its events stop here. */
+  async disconnect(shardId: number): Promise<void> {
+    const client = this.clients.get(shardId);
+    if (!client) return;
+    this.clients.delete(shardId);
+    this.ready.delete(shardId);
+    this.cancelReady.get(shardId)?.();
+    this.cancelReady.delete(shardId);
+    // No more events of any kind: a deliberate close must not read as "reconnecting" or as a gap.
+    client.removeAllListeners();
+    await client.destroy().catch((error: unknown) => this.deps.logger.debug({ shard: shardId, error: describeError(error) }, 'discord shard close failed'));
+  }
+
+  async disconnectAll(): Promise<void> {
+    await Promise.all(this.shardIds().map((id) => this.disconnect(id)));
+  }
+
+  gatewayClients(): Client[] {
+    return [...this.clients.values()];
+  }
+
+  /**
+   * The client that can read a channel: the one caching it, else the holder of its guild's shard (one REST read of
+   * the channel tells the guild). A guild on a shard held elsewhere is that instance's to catch up: undefined.
+   */
+  async clientFor(channelId: string): Promise<Client | undefined> {
+    const cached = this.gatewayClients().find((client) => client.channels.cache.has(channelId));
+    if (cached) return cached;
+    const raw = (await this.deps.rest.rest.get(Routes.channel(channelId))) as APIChannel & { guild_id?: string };
+    const guildId = raw.guild_id;
+    // Direct messages arrive on shard 0.
+    if (guildId === undefined) return this.clients.get(0);
+    return this.gatewayClients().find((client) => client.guilds.cache.has(guildId));
+  }
+}
