@@ -169,4 +169,39 @@ describe('two gateways on one PostgreSQL share the Slack app', { skip: pgUrl ===
     }
     assert.equal(answers(message.ts).get('q-approval'), 1);
   });
+
+  it('a refresh_requested on one connection: that instance reconnects with a new URL, the other keeps its own', async () => {
+    const refreshed = slack.socket.openConnections().find((id) => id !== 2) ?? 1;
+    const opened = slack.connections;
+    const urls = slack.callsOf('apps.connections.open').length;
+    slack.requestReconnect(refreshed);
+    await slack.waitFor(() => slack.connected === 2 && slack.connections === opened + 1, 30_000, 'the reconnect');
+    assert.equal(slack.callsOf('apps.connections.open').length, urls + 1, 'one new URL, for the refreshed instance');
+    assert.deepEqual(slack.socket.openConnections(), [2, opened + 1]);
+    await Promise.all([settled(2, 'q-refresh-kept'), settled(opened + 1, 'q-refresh-new')]);
+  });
+
+  it('a graceful stop of one instance: events during its drain go to the other, each answered once', async () => {
+    // A slow answer keeps the first instance draining (its renderer finishes the message) for a while after SIGTERM.
+    llm.enqueue({ text: Array.from({ length: 30 }, (_, index) => `slow${index} `), delayMs: 150 });
+    slack.socket.steer = 1;
+    const { message: slow } = mention(alice, 'q-slow');
+    await slack.waitFor(() => slack.state.thread(CHANNEL, slow.ts).some((m) => m.user === BOT_USER_ID && m.text.includes('slow1 ')), 30_000, 'the slow answer');
+    const first = slack.socket.openConnections().find((id) => id !== 2) ?? 1;
+    const stopped = gateways[0]?.stop();
+    const threads: Array<{ tag: string; ts: string }> = [];
+    // Mentions steered at the stopping instance for as long as its connection is open (then Slack picks the other).
+    while (slack.socket.openConnections().includes(first) && threads.length < 40) {
+      slack.socket.steer = first;
+      const tag = `q-draining-${threads.length}`;
+      threads.push({ tag, ts: mention(alice, tag).message.ts });
+      slack.socket.steer = undefined;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(await stopped, 0);
+    await slack.waitFor(() => threads.every(({ tag, ts }) => answers(ts).get(tag)), 60_000, 'every mention answered');
+    await settled(2, 'q-draining-settle');
+    for (const { tag, ts } of threads) assert.equal(answers(ts).get(tag), 1, `${tag} answered once`);
+    assert.deepEqual(slack.socket.openConnections(), [2]);
+  });
 });
