@@ -44,6 +44,7 @@ export class FakeSlack {
   private readonly sockets = new Set<Socket>();
   private readonly rules: RateLimitRule[] = [];
   private readonly failures: { method: string; error: string; remaining: number }[] = [];
+  private readonly delays: { method: string; ms: number; remaining: number }[] = [];
   /** Files shared in messages, served like files.slack.com: only to the bot token, else Slack's sign-in page. */
   readonly files = new FakeFileStore();
   private pinger: NodeJS.Timeout | undefined;
@@ -88,6 +89,11 @@ export class FakeSlack {
   /** The next `times` calls of `method` answer `{ok: false, error}` (HTTP 200, as Slack does). */
   failNext(method: string, error: string, times = 1): void {
     this.failures.push({ method, error, remaining: times });
+  }
+
+  /** The next `times` calls of `method` are answered after `ms` (a slow Slack), recorded on arrival. */
+  delayNext(method: string, ms: number, times = 1): void {
+    this.delays.push({ method, ms, remaining: times });
   }
 
   callsOf(method: string): RecordedCall[] {
@@ -243,6 +249,11 @@ export class FakeSlack {
       return;
     }
     this.calls.push({ method, token, body, status: 200, hr: performance.now() });
+    const delay = this.delays.find((d) => d.method === method && d.remaining > 0);
+    if (delay) {
+      delay.remaining -= 1;
+      await new Promise((resolve) => setTimeout(resolve, delay.ms));
+    }
     const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
     if (failure) failure.remaining -= 1;
     const wsUrl = `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}`;
