@@ -20,7 +20,7 @@ export interface GatewayProcessOptions {
   extraToml?: string;
   /** Lines added to the `[gateway]` table. */
   gatewayToml?: string;
-  /** `database.url` (e.g. a PostgreSQL database shared by several instances); default: SQLite in the data directory. */
+  /** A shared database (PostgreSQL: several instances, ADR 0021) instead of this data directory's SQLite file. */
   databaseUrl?: string;
 }
 
@@ -43,7 +43,7 @@ export class GatewayProcesses {
   private toml(): string {
     const { llm, discord, slack } = this.options;
     const lines = ['[gateway]', 'http_port = 0', 'data_dir = "data"', this.options.gatewayToml ?? '', ''];
-    if (this.options.databaseUrl) lines.push('[database]', `url = "${this.options.databaseUrl}"`, '');
+    if (this.options.databaseUrl !== undefined) lines.push('[database]', `url = "${this.options.databaseUrl}"`, '');
     lines.push('[models.main]', 'provider = "openai"', `base_url = "${llm.url}"`, 'api_key = "sk-test"', 'model = "gpt-fake"', '');
     if (discord) lines.push('[discord]', `token = "${discord.token}"`, `api_url = "${discord.apiUrl}"`, '');
     if (slack) lines.push('[slack]', `bot_token = "${slack.botToken}"`, `app_token = "${slack.appToken}"`, `api_url = "${slack.apiUrl}"`, '');
