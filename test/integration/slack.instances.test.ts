@@ -157,17 +157,18 @@ describe('two gateways on one PostgreSQL share the Slack app', { skip: pgUrl ===
     const stranger = slack.click(card, approve, mallory);
     await slack.waitFor(() => slack.state.privateTo(mallory.id).at(-1), 30_000, 'the refusal');
     assert.match(slack.state.privateTo(mallory.id).at(-1) ?? '', /Only the owner/);
-    // The owner's click reaches the instance running the turn.
-    slack.socket.steer = 1;
+    // The owner's click reaches the other instance too: acknowledged there, handed to the holder (ADR 0021).
+    slack.socket.steer = 2;
     const owner = slack.click(card, approve, alice);
     slack.socket.steer = undefined;
     await slack.waitFor(() => answers(message.ts).get('q-approval'), 30_000, 'the answer after the approval');
-    for (const [click, connection] of [[stranger, 2], [owner, 1]] as const) {
+    for (const [click, connection] of [[stranger, 2], [owner, 2]] as const) {
       assert.deepEqual(slack.socket.connectionsOf(click.envelopeId), [connection]);
       assert.equal(slack.socket.ackedOn.get(click.envelopeId), connection, 'acknowledged on the connection that got it');
       assert.ok(!slack.socket.expired.includes(click.envelopeId) && !slack.socket.lateAcks.includes(click.envelopeId), 'acknowledged within 3 s');
     }
     assert.equal(answers(message.ts).get('q-approval'), 1);
+    assert.equal(llm.requests.filter((request) => JSON.stringify(request.body).includes('two-instances')).length, 1, 'the approved call was answered to the model once');
   });
 
   it('a refresh_requested on one connection: that instance reconnects with a new URL, the other keeps its own', async () => {
