@@ -365,4 +365,10 @@ export interface ChannelAdapter {
   attachmentAccess?(): AttachmentAccess;
   /** Opens (or finds) the direct-message channel with a platform user; resolves with its channel id. Throws ChannelError. */
   openDirect?(userId: string, signal: AbortSignal): Promise<string>;
+  /**
+   * Stops taking platform events while the gateway drains at shutdown; post and edit keep working until `stop`. Slack
+   * closes its Socket Mode connection here, so Slack sends new events to the app's other connections (other instances)
+   * instead of this one acknowledging and dropping them (ADR 0027). Absent: events stop with `stop`.
+   */
+  stopInbound?(): Promise<void>;
 }

@@ -160,6 +160,8 @@ class ChannelGateway implements Gateway {
     try {
       this.unsubscribeForms?.();
       this.forms.stop();
+      // Events stop first (Slack then sends them to the other instances), replies go on while the renderers drain.
+      await Promise.all([...this.adapters.values()].map((adapter) => adapter.stopInbound?.().catch((error: unknown) => this.logFailure('adapter stop inbound', error))));
       // Before the adapters stop: a live message being posted right now is recorded, so the restart can edit it.
       await this.subs.drainAll(STOP_GRACE_MS);
       await Promise.all([...this.adapters.values()].map((adapter) => adapter.stop().catch((error: unknown) => this.logFailure('adapter stop', error))));

@@ -2,14 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import { APP_ID, BOT_ID, FakeSlackState, TEAM_ID, type FakeSlackMessage, type FakeSlackUser } from './fake-slack-state.js';
 import { handleWebApi } from './fake-slack-web.js';
 import { FakeSlackStreams } from './fake-slack-stream.js';
 import { FakeFileStore, type FakeFile } from './fake-file-host.js';
+import { FakeSocketMode } from './fake-slack-socket.js';
 
 export type { FakeSlackMessage, FakeSlackUser, FakeView } from './fake-slack-state.js';
 export { BOT_USER_ID } from './fake-slack-state.js';
+export type { Delivery, Distribution } from './fake-slack-socket.js';
 
 export interface RecordedCall {
   method: string;
@@ -18,15 +20,6 @@ export interface RecordedCall {
   status: number;
   /** performance.now() when the request had arrived (benchmarks). */
   hr?: number;
-}
-
-interface Envelope {
-  envelope_id: string;
-  type: string;
-  accepts_response_payload: boolean;
-  retry_attempt: number;
-  retry_reason: string;
-  payload: Record<string, unknown>;
 }
 
 interface RateLimitRule {
@@ -40,25 +33,18 @@ export class FakeSlack {
   /** Native streaming; off unless a test turns `streams.rules.enabled` on (then Slack's limits apply). */
   readonly streams: FakeSlackStreams;
   readonly calls: RecordedCall[] = [];
-  /** envelope_id → the ack payload the app sent back. */
-  readonly acks = new Map<string, unknown>();
-  /** Socket Mode connections opened so far (reconnects add one). */
-  connections = 0;
-  /** When on, events written while no app is connected are retried on the next connection (else they are lost). */
-  retries = false;
-  /** Events that reached no app and were not kept for a retry. */
-  lost = 0;
-  /** Envelopes sent again (retries, redeliveries). */
-  retried = 0;
-  private readonly envelopes = new Map<string, Envelope>();
-  private readonly unsent: Envelope[] = [];
+  /**
+   * Socket Mode: several connections per app token, each envelope to one of them, retries of unacknowledged events
+   * (`fake-slack-socket.ts`). Tests read deliveries, acks and open connections there.
+   */
+  readonly socket = new FakeSocketMode();
   readonly botToken = 'xoxb-test-bot';
   readonly appToken = 'xapp-test-app';
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly sockets = new Set<Socket>();
-  private readonly live = new Set<WebSocket>();
   private readonly rules: RateLimitRule[] = [];
   private readonly failures: { method: string; error: string; remaining: number }[] = [];
+  private readonly delays: { method: string; ms: number; remaining: number }[] = [];
   /** Files shared in messages, served like files.slack.com: only to the bot token, else Slack's sign-in page. */
   readonly files = new FakeFileStore();
   private pinger: NodeJS.Timeout | undefined;
@@ -81,7 +67,7 @@ export class FakeSlack {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     fake.port = (server.address() as AddressInfo).port;
     // The client expects a server ping within 30 s.
-    fake.pinger = setInterval(() => fake.live.forEach((ws) => ws.ping()), 5_000);
+    fake.pinger = setInterval(() => fake.socket.sockets().forEach((ws) => ws.ping()), 5_000);
     fake.pinger.unref();
     return fake;
   }
@@ -105,49 +91,62 @@ export class FakeSlack {
     this.failures.push({ method, error, remaining: times });
   }
 
+  /** The next `times` calls of `method` are answered after `ms` (a slow Slack), recorded on arrival. */
+  delayNext(method: string, ms: number, times = 1): void {
+    this.delays.push({ method, ms, remaining: times });
+  }
+
   callsOf(method: string): RecordedCall[] {
     return this.calls.filter((c) => c.method === method);
   }
 
-  /**
-   * Sends one envelope to the connected app; resolves with its envelope id. An `events_api` envelope written while no
-   * app is connected is lost, or, with `retries` on, sent again (`retry_attempt` + 1) on the next connection, as
-   * Slack retries unacknowledged events; other envelopes need a connection (a click while down fails at Slack).
-   */
+  /** envelope_id → the ack payload the app sent back. */
+  get acks(): Map<string, unknown> {
+    return this.socket.acks;
+  }
+
+  /** Socket Mode connections opened so far (reconnects add one). */
+  get connections(): number {
+    return this.socket.connections;
+  }
+
+  /** When on, events written while no app is connected are retried on the next connection (else they are lost). */
+  get retries(): boolean {
+    return this.socket.retries;
+  }
+
+  set retries(on: boolean) {
+    this.socket.retries = on;
+  }
+
+  /** Events that reached no app and were not kept for a retry. */
+  get lost(): number {
+    return this.socket.lost;
+  }
+
+  /** Envelopes sent again (retries, redeliveries). */
+  get retried(): number {
+    return this.socket.retried;
+  }
+
+  /** Sends one envelope to one open Socket Mode connection (see `FakeSocketMode.send`); returns its envelope id. */
   send(type: string, payload: Record<string, unknown>, acceptsResponsePayload = type !== 'events_api'): string {
-    const envelope: Envelope = { envelope_id: randomUUID(), type, accepts_response_payload: acceptsResponsePayload, retry_attempt: 0, retry_reason: '', payload };
-    this.envelopes.set(envelope.envelope_id, envelope);
-    const ws = [...this.live].at(-1);
-    if (ws && ws.readyState === ws.OPEN) {
-      ws.send(JSON.stringify(envelope));
-      return envelope.envelope_id;
-    }
-    if (type !== 'events_api') throw new Error('fake slack: no Socket Mode connection');
-    if (this.retries) this.unsent.push(envelope);
-    else this.lost += 1;
-    return envelope.envelope_id;
+    return this.socket.send(type, payload, acceptsResponsePayload);
   }
 
   /** Sends an envelope again with the next `retry_attempt`, as Slack does when an acknowledgement came late or never. */
   redeliver(envelopeId: string, reason = 'timeout'): void {
-    const envelope = this.envelopes.get(envelopeId);
-    const ws = [...this.live].at(-1);
-    if (!envelope || !ws) throw new Error('fake slack: nothing to redeliver (unknown envelope or no connection)');
-    envelope.retry_attempt += 1;
-    envelope.retry_reason = reason;
-    this.retried += 1;
-    ws.send(JSON.stringify(envelope));
+    this.socket.redeliver(envelopeId, reason);
   }
 
   /** Open Socket Mode connections. */
   get connected(): number {
-    return this.live.size;
+    return this.socket.connected;
   }
 
-  /** Cuts the Socket Mode connection without a goodbye (a network drop); the client reconnects by itself. */
+  /** Cuts the Socket Mode connections without a goodbye (a network drop); the clients reconnect by themselves. */
   dropSocket(): void {
-    for (const ws of this.live) ws.terminate();
-    this.live.clear();
+    this.socket.dropAll();
   }
 
   /** A user writes a message (a mention when `text` contains `<@U0BOT>`); returns it with its envelope ids. */
@@ -193,11 +192,9 @@ export class FakeSlack {
     return this.send('interactive', this.state.viewSubmissionPayload(view, user, values));
   }
 
-  /** Asks the connected client to reconnect, as Slack does before rotating a connection. */
-  requestReconnect(): void {
-    // Slack sends nothing more on a connection it asked to refresh: events wait for the next one (or are lost).
-    for (const ws of this.live) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'fake-applink' } }));
-    this.live.clear();
+  /** Asks the connected clients (or only `connection`) to reconnect, as Slack does before rotating a connection. */
+  requestReconnect(connection?: number): void {
+    this.socket.requestReconnect(connection);
   }
 
   /** Resolves with the first truthy value of `probe`, polling; rejects after `timeoutMs` naming `what`. */
@@ -215,8 +212,8 @@ export class FakeSlack {
   async close(): Promise<void> {
     if (this.pinger) clearInterval(this.pinger);
     const deadline = Date.now() + 2_000;
-    while (this.live.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    for (const ws of this.live) ws.terminate();
+    while (this.socket.connected > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    this.socket.close();
     this.wss.close();
     this.server.closeAllConnections();
     for (const socket of this.sockets) socket.destroy();
@@ -228,28 +225,7 @@ export class FakeSlack {
       socket.destroy();
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      this.connections += 1;
-      this.live.add(ws);
-      ws.on('close', () => this.live.delete(ws));
-      ws.on('message', (data: Buffer) => this.onFrame(data));
-      ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake-applink', approximate_connection_time: 3600 }, connection_info: { app_id: APP_ID } }));
-      for (const envelope of this.unsent.splice(0)) {
-        envelope.retry_attempt += 1;
-        envelope.retry_reason = 'timeout';
-        this.retried += 1;
-        ws.send(JSON.stringify(envelope));
-      }
-    });
-  }
-
-  private onFrame(data: Buffer): void {
-    try {
-      const frame = JSON.parse(data.toString('utf8')) as { envelope_id?: string; payload?: unknown };
-      if (frame.envelope_id) this.acks.set(frame.envelope_id, frame.payload ?? {});
-    } catch {
-      // Not JSON: ignore.
-    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.socket.open(ws));
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -273,6 +249,11 @@ export class FakeSlack {
       return;
     }
     this.calls.push({ method, token, body, status: 200, hr: performance.now() });
+    const delay = this.delays.find((d) => d.method === method && d.remaining > 0);
+    if (delay) {
+      delay.remaining -= 1;
+      await new Promise((resolve) => setTimeout(resolve, delay.ms));
+    }
     const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
     if (failure) failure.remaining -= 1;
     const wsUrl = `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}`;

@@ -68,6 +68,7 @@ export class SlackAdapter implements ChannelAdapter {
   /** Thread key → who last asked there: Slack streams only to a named recipient outside DMs. A cache only. */
   private readonly threadUsers = new LRUCache<string, string>({ max: RECENT_THREADS });
   private teamId = '';
+  private inboundStopped = false;
   private readonly streaming: StreamSupport;
   readonly history: SlackHistory;
 
@@ -118,6 +119,12 @@ export class SlackAdapter implements ChannelAdapter {
       throw toSlackError('start', error);
     }
     if (this.current === 'connecting') this.current = 'connected';
+  }
+
+  /** Closes the Socket Mode connection for the drain (Slack sends events to the app's other connections); Web API goes on. */
+  async stopInbound(): Promise<void> {
+    this.inboundStopped = true;
+    await this.app?.stop().catch((error: unknown) => this.logger.debug({ error: describeError(error) }, 'slack socket close failed'));
   }
 
   async stop(): Promise<void> {
@@ -349,6 +356,8 @@ export class SlackAdapter implements ChannelAdapter {
 
   /** Hands an event to the gateway. */
   private deliver(event: InboundEvent): void {
+    // After stopInbound nothing new is handled here: its ack could not be sent, so Slack gives it to another instance.
+    if (this.inboundStopped && event.type !== 'rate-limited') return;
     const handler = this.handler;
     if (!handler) {
       // Acknowledged already (every listener acks first); the user is told rather than left without an answer.
