@@ -7,7 +7,7 @@ import { ApprovalWaiters } from './approval-waiters.js';
 import { DEFAULT_TOOL_SEARCH_SETTINGS } from './search/tool-search.js';
 import { retryingStreamModel } from './turn/default-stream-model.js';
 import type { ApprovalDecisionInput, DecisionCheck, ResolveOutcome, Workstream, WorkstreamManager } from './workstream-api.js';
-import { checkApprovalRow, recordApprovalDecision, resolveApprovalRow, wakeRecordedDecision } from './workstream-approvals.js';
+import { checkApprovalRow, resolveApprovalRow } from './workstream-approvals.js';
 import type { WorkstreamEnv, WorkstreamManagerOptions } from './workstream-env.js';
 import { instantiate, restoreWorkstream } from './workstream-restore.js';
 import type { LiveWorkstream } from './workstream.js';
@@ -100,16 +100,6 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
 
   resolveApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
     return resolveApprovalRow(this.env, (wsId) => this.getLive(wsId), approvalId, decision);
-  }
-
-  /** Records a decision for a workstream another instance runs; the caller hands it over (ADR 0021). */
-  recordDecision(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
-    return recordApprovalDecision(this.env, approvalId, decision);
-  }
-
-  /** Wakes the turn waiting here for a decision recorded on another instance. */
-  wakeDecided(approvalId: string): Promise<boolean> {
-    return wakeRecordedDecision(this.env, (wsId) => this.getLive(wsId), approvalId);
   }
 
   /** Whether the workstream is in memory here (running, waiting or idle but not evicted). */

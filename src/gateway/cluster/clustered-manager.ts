@@ -91,10 +91,14 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
     const row = await this.options.stores.approvals.get(approvalId);
     const holder = row === undefined ? undefined : await this.holderOf(row.wsId);
     if (row === undefined || holder === undefined) return this.inner.resolveApproval(approvalId, decision);
-    // The waiting turn runs on the holder: the row takes the decision here (one winner), the holder's turn wakes.
-    const outcome = await this.inner.recordDecision(approvalId, decision);
-    if (outcome.status === 'decided') await this.options.sender.control(holder, row.wsId, { op: 'decision', approvalId });
-    return outcome;
+    // The waiting turn runs on the holder: the checks run here (a stranger is refused at once), the decision itself is
+    // applied by the holder, or by whoever takes the workstream over when the holder died meanwhile (the row is still
+    // pending then, so the restored turn waits for it). A second click on another instance finds the row decided there.
+    const check = await this.inner.checkApproval(approvalId, decision);
+    if (check.status !== 'pending') return check;
+    await this.options.sender.control(holder, row.wsId, { op: 'decision', approvalId, decision });
+    const always = decision.approved && decision.always === true;
+    return { status: 'decided', wsId: row.wsId, approved: decision.approved, always, feedback: decision.feedback?.trim() || null };
   }
 
   checkApproval(approvalId: string, decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>): Promise<DecisionCheck> {
@@ -122,9 +126,11 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
       return;
     }
     switch (control.op) {
-      case 'decision':
-        await this.inner.wakeDecided(control.approvalId);
+      case 'decision': {
+        const outcome = await this.inner.resolveApproval(control.approvalId, control.decision);
+        if (outcome.status !== 'decided') this.options.logger.info({ wsId, approvalId: control.approvalId, outcome: outcome.status }, 'a click handed over found the request decided or gone');
         return;
+      }
       case 'cancel':
         (await this.inner.get(wsId))?.cancel();
         return;

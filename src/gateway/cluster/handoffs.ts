@@ -3,7 +3,7 @@
  * `cluster_handoffs` row is the truth: a NOTIFY wakes the holder at once, and every heartbeat polls, so a lost
  * notification only delays. Rows are claimed once (one winner), then handled in order per workstream.
  */
-import type { SendOptions } from '../../agent/workstream-api.js';
+import type { ApprovalDecisionInput, SendOptions } from '../../agent/workstream-api.js';
 import type { ContentPart } from '../../agent/messages.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -26,7 +26,7 @@ export interface InboundHandoff {
 
 /** A control operation on the running workstream. */
 export type ControlHandoff =
-  | { op: 'decision'; approvalId: string }
+  | { op: 'decision'; approvalId: string; decision: ApprovalDecisionInput }
   | { op: 'cancel' }
   | { op: 'set-model'; alias: string }
   | { op: 'close'; reason: string };
