@@ -42,4 +42,6 @@ export interface Gateway {
   deliverContent(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean>;
   /** Settles a workstream taken over from a dead instance as a restart would (interrupted turn noted and resumed). */
   settleTakenOver(wsId: string): Promise<void>;
+  /** Runs `work` with the workstream rendered into its home thread (a click handed over from another instance). */
+  renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T>;
 }

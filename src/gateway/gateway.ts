@@ -200,6 +200,15 @@ class ChannelGateway implements Gateway {
     return true;
   }
 
+  async renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T> {
+    const release = await this.ensureRendered(wsId);
+    try {
+      return await work();
+    } finally {
+      release?.();
+    }
+  }
+
   /** Settles a workstream taken over from a dead instance, as a restart would (ADR 0013, 0021). */
   async settleTakenOver(wsId: string): Promise<void> {
     await settleInterruptedTurns(this.recoveryDeps(), wsId);

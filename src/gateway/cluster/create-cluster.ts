@@ -11,11 +11,13 @@ import { ClusteredWorkstreamManager } from './clustered-manager.js';
 import { HandoffInbox, HandoffSender } from './handoffs.js';
 import { LeaseKeeper } from './lease-keeper.js';
 
+type GatewayHooks = Pick<Gateway, 'deliverContent' | 'settleTakenOver' | 'renderWhile'>;
+
 export interface ClusterParts {
   manager: ClusteredWorkstreamManager;
   node: ClusterNode;
   /** Routes handed-off messages into the gateway and settles taken-over workstreams through it. */
-  attach(gateway: Pick<Gateway, 'deliverContent' | 'settleTakenOver'>): void;
+  attach(gateway: GatewayHooks): void;
 }
 
 /** Whether this configuration runs as part of a cluster: PostgreSQL (SQLite is single-instance, ADR 0023). */
@@ -29,10 +31,15 @@ export function createCluster(input: { config: Config; stores: Stores; logger: L
   const keeper = new LeaseKeeper({ store: stores.workstreamLeases, instanceId, ttlMs: config.cluster.lease_ttl_s * 1000 });
   const sender = new HandoffSender({ store: stores.handoffs });
   const manager = new ClusteredWorkstreamManager({ inner, keeper, sender, stores, logger });
-  let gateway: Pick<Gateway, 'deliverContent' | 'settleTakenOver'> | undefined;
+  let gateway: GatewayHooks | undefined;
   const handle = async (handoff: Handoff): Promise<void> => {
-    if (handoff.kind === 'interaction') return manager.applyControl(handoff.wsId, parseControl(handoff.payload));
     if (gateway === undefined) throw new Error('the gateway is not attached');
+    if (handoff.kind === 'interaction') {
+      const control = parseControl(handoff.payload);
+      // A decision resumes the turn here: it renders into its thread like a click received here (ADR 0021).
+      if (control.op === 'decision') return gateway.renderWhile(handoff.wsId, () => manager.applyControl(handoff.wsId, control));
+      return manager.applyControl(handoff.wsId, control);
+    }
     const inbound = parseInbound(handoff.payload);
     if (!(await gateway.deliverContent(handoff.wsId, inbound.content, inbound.options ?? {}, inbound.target))) {
       logger.warn({ wsId: handoff.wsId, handoffId: handoff.id }, 'a handed-off message found its workstream closed or gone');
