@@ -5,9 +5,9 @@
  * resolves false and the step is recorded, so one stuck conversation never stops the run.
  */
 import { mintServiceToken } from '../../src/gateway/http/auth.js';
-import type { FakeMessage } from '../fakes/fake-discord.js';
-import type { FakeSlackMessage } from '../fakes/fake-slack.js';
-import { SLACK_CHANNEL, type ClusterFakes } from './cluster-fakes.js';
+import type { FakeMessage, FakeUser } from '../fakes/fake-discord.js';
+import type { FakeSlackMessage, FakeSlackUser } from '../fakes/fake-slack.js';
+import { SLACK_CHANNEL, USERS, type ClusterFakes } from './cluster-fakes.js';
 import { CLUSTER_JWT } from './cluster-instances.js';
 import { openingText, type ConversationKind } from './cluster-model.js';
 import type { Stores } from '../../src/storage/index.js';
@@ -61,6 +61,16 @@ export class Conversation {
     this.tag = `c${String(index).padStart(3, '0')}`;
   }
 
+  /** The person writing this conversation, on Discord. */
+  private get discordUser(): FakeUser {
+    return this.fakes.discordUsers[this.index % USERS] as FakeUser;
+  }
+
+  /** The person writing this conversation, on Slack. */
+  private get slackUser(): FakeSlackUser {
+    return this.fakes.slackUsers[this.index % USERS] as FakeSlackUser;
+  }
+
   /** The shard the conversation's Discord guild is on (undefined on Slack). */
   get shard(): number | undefined {
     return this.platform === 'discord' ? this.fakes.discord.shardOfGuild(this.guild) : undefined;
@@ -83,10 +93,10 @@ export class Conversation {
     if (!(await this.online(timeoutMs))) return this.fail('platform offline before the opening message');
     const text = openingText(this.tag, this.kind);
     if (this.platform === 'slack') {
-      this.thread = this.fakes.slack.userMessage(this.fakes.slackUser, SLACK_CHANNEL, `<@U0BOT> ${text}`).message.ts;
+      this.thread = this.fakes.slack.userMessage(this.slackUser, SLACK_CHANNEL, `<@U0BOT> ${text}`).message.ts;
       return true;
     }
-    const message = this.fakes.discord.state.injectMessage(this.fakes.discordChannel(this.guild), this.fakes.discordUser, text, true);
+    const message = this.fakes.discord.state.injectMessage(this.fakes.discordChannel(this.guild), this.discordUser, text, true);
     this.thread = message.id;
     return (await poll(() => this.fakes.discord.state.channels.get(message.id), timeoutMs)) !== undefined || this.fail('no thread opened');
   }
@@ -132,12 +142,12 @@ export class Conversation {
 
   private async decideOnDiscord(card: FakeMessage, label: 'Approve' | 'Always' | 'Reject', timeoutMs: number): Promise<boolean> {
     const { state } = this.fakes.discord;
-    const interaction = state.clickButton(card.id, discordButton(card, label) ?? '', this.fakes.discordUser);
+    const interaction = state.clickButton(card.id, discordButton(card, label) ?? '', this.discordUser);
     this.clicks.push({ tag: this.tag, label, platform: 'discord', id: interaction.id, trigger: '', at: Date.now() });
     if (label !== 'Reject') return (await poll(() => this.fakes.discordResponses(interaction.id) > 0, timeoutMs)) === true || this.fail(`no response to ${label}`);
     const modal = await poll(() => state.interactions.get(interaction.id)?.modal, timeoutMs);
     if (modal === undefined) return this.fail('no Reject form');
-    const submit = state.submitModal(String(modal.custom_id), this.thread, this.fakes.discordUser, { feedback: 'do not run it' });
+    const submit = state.submitModal(String(modal.custom_id), this.thread, this.discordUser, { feedback: 'do not run it' });
     this.clicks.push({ tag: this.tag, label: 'Reject form', platform: 'discord', id: submit.id, trigger: '', at: Date.now() });
     return (await poll(() => this.fakes.discordResponses(submit.id) > 0, timeoutMs)) === true || this.fail('no response to the Reject form');
   }
@@ -145,13 +155,13 @@ export class Conversation {
   private async decideOnSlack(card: FakeSlackMessage, label: 'Approve' | 'Always' | 'Reject', timeoutMs: number): Promise<boolean> {
     const { slack } = this.fakes;
     const actionId = slack.state.buttons(card).find((button) => button.text?.text === label)?.action_id ?? '';
-    const { triggerId } = slack.click(card, actionId, this.fakes.slackUser);
+    const { triggerId } = slack.click(card, actionId, this.slackUser);
     // The click's response_url is the one the fake issued last (clicks are made one at a time, synchronously).
     const key = [...slack.state.responseUrls.keys()].at(-1) ?? '';
     this.clicks.push({ tag: this.tag, label, platform: 'slack', id: key, trigger: triggerId, at: Date.now() });
     if (label !== 'Reject') return (await poll(() => this.fakes.slackResponsePosts(key) > 0, timeoutMs)) === true || this.fail(`no response to ${label}`);
     if ((await poll(() => this.fakes.slackViews(triggerId) > 0, timeoutMs)) !== true) return this.fail('no Reject form');
-    const envelope = slack.submitView(triggerId, this.fakes.slackUser, { feedback: 'do not run it' });
+    const envelope = slack.submitView(triggerId, this.slackUser, { feedback: 'do not run it' });
     // The form's answer ("Rejected.") goes to the click's response_url, which the form carries.
     this.clicks.push({ tag: this.tag, label: 'Reject form', platform: 'slack', id: key, trigger: envelope, at: Date.now() });
     return (await poll(() => this.fakes.slackResponsePosts(key) > 0, timeoutMs)) === true || this.fail('no response to the Reject form');
@@ -166,8 +176,8 @@ export class Conversation {
     if (posted === undefined) return false;
     if (!(await this.online(timeoutMs))) return this.fail('platform offline before the reply');
     const reply = `reply ${this.tag}`;
-    if (this.platform === 'slack') this.fakes.slack.userMessage(this.fakes.slackUser, SLACK_CHANNEL, reply, posted);
-    else this.fakes.discord.state.injectMessage(channel, this.fakes.discordUser, reply, false, posted);
+    if (this.platform === 'slack') this.fakes.slack.userMessage(this.slackUser, SLACK_CHANNEL, reply, posted);
+    else this.fakes.discord.state.injectMessage(channel, this.discordUser, reply, false, posted);
     return true;
   }
 

@@ -7,14 +7,19 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeDiscord, type FakeMessage, type FakeUser } from '../fakes/fake-discord.js';
+import { FakeDiscord, type FakeUser } from '../fakes/fake-discord.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
-import { BOT_USER_ID, FakeSlack, type FakeSlackMessage, type FakeSlackUser } from '../fakes/fake-slack.js';
+import { BOT_USER_ID, FakeSlack, type FakeSlackUser } from '../fakes/fake-slack.js';
 import { clusterModelAnswer } from './cluster-model.js';
 
 export const SLACK_CHANNEL = 'C0001';
-export const DISCORD_USER_ID = '400000000000000001';
-export const SLACK_USER_ID = 'U0ALICE';
+/**
+ * People writing: a channel's mentions are ordered per author (each opens its own thread), so one author would
+ * serialize the whole workload; conversation i is written by person i % USERS, linked on both platforms.
+ */
+export const USERS = 10;
+export const discordUserId = (person: number): string => String(400000000000000001n + BigInt(person));
+export const slackUserId = (person: number): string => `U0USER${person}`;
 
 export interface ClusterFakesOptions {
   /** Discord shards (default 2); the fake holds two guilds (one per shard with 2 shards). */
@@ -25,15 +30,15 @@ export class ClusterFakes {
   /** The folder the tool log lives in (not under /tmp: it must be the same file for every process). */
   readonly dir: string;
   readonly toolLog: string;
-  readonly discordUser: FakeUser;
-  readonly slackUser: FakeSlackUser;
+  readonly discordUsers: FakeUser[];
+  readonly slackUsers: FakeSlackUser[];
 
   private constructor(readonly discord: FakeDiscord, readonly slack: FakeSlack, readonly llm: FakeLlmServer) {
     this.dir = mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'sp-cluster-'));
     this.toolLog = path.join(this.dir, 'tool-runs.log');
     writeFileSync(this.toolLog, '');
-    this.discordUser = discord.user(DISCORD_USER_ID, 'alice');
-    this.slackUser = slack.user(SLACK_USER_ID, 'alice');
+    this.discordUsers = Array.from({ length: USERS }, (_, person) => discord.user(discordUserId(person), `person${person}`));
+    this.slackUsers = Array.from({ length: USERS }, (_, person) => slack.user(slackUserId(person), `person${person}`));
     llm.fallback = (body) => clusterModelAnswer(body, this.toolLog);
   }
 
@@ -53,20 +58,23 @@ export class ClusterFakes {
     return Array.from({ length: this.discord.shardCount }, (_, shard) => shard).filter((shard) => this.discord.gateway.holders(shard) === 0);
   }
 
-  /** Bot messages on Discord whose text is exactly `text` (anywhere: threads, channels). */
-  discordPosts(text: string): FakeMessage[] {
+  /**
+   * How many times an answer with exactly this text was posted, on both platforms (1 is right). Many conversations
+   * poll at once, so the counts are taken over all bot messages at most every 20 ms (`fresh` forces a new count).
+   */
+  answers(text: string, fresh = false): number {
+    if (fresh || this.counted === undefined || Date.now() - this.counted.at > 20) this.counted = { at: Date.now(), counts: this.countPosts() };
+    return this.counted.counts.get(text) ?? 0;
+  }
+
+  private counted: { at: number; counts: Map<string, number> } | undefined;
+
+  private countPosts(): Map<string, number> {
+    const counts = new Map<string, number>();
     const bot = this.discord.state.bot.id;
-    return [...this.discord.state.messages.values()].filter((message) => message.author.id === bot && message.content === text);
-  }
-
-  /** Bot messages on Slack whose text is exactly `text`. */
-  slackPosts(text: string): FakeSlackMessage[] {
-    return this.slack.state.messages.filter((message) => message.user === BOT_USER_ID && message.text === text);
-  }
-
-  /** How many times an answer with exactly this text was posted, on both platforms (1 is right). */
-  answers(text: string): number {
-    return this.discordPosts(text).length + this.slackPosts(text).length;
+    for (const message of this.discord.state.messages.values()) if (message.author.id === bot) counts.set(message.content, (counts.get(message.content) ?? 0) + 1);
+    for (const message of this.slack.state.messages) if (message.user === BOT_USER_ID) counts.set(message.text, (counts.get(message.text) ?? 0) + 1);
+    return counts;
   }
 
   /** Responses Discord received for one interaction (callback and follow-ups refused or not): 1 is right. */

@@ -88,8 +88,14 @@ export class ClusterInstances {
       if (unheld.length > 0) problems.push(`fake Discord: shard(s) ${unheld.join(', ')} of ${this.fakes.discord.shardCount} held by nobody (IDENTIFYs refused for a wrong shard field: ${this.fakes.discord.gateway.refusedShards})`);
       return problems;
     };
+    // Every instance's Discord client gave up (e.g. it identified with the wrong shard count): waiting longer is pointless.
+    const hopeless = async (): Promise<boolean> => {
+      const states = await Promise.all(this.live().map(async (instance) => (await this.health(instance))?.adapters['discord']));
+      return states.every((state) => state === 'failed') && this.fakes.unheldShards().length > 0;
+    };
     try {
-      await waitFor(async () => (await check()).length === 0, 'the cluster to connect', timeoutMs);
+      await waitFor(async () => (await check()).length === 0 || (await hopeless()), 'the cluster to connect', timeoutMs);
+      if ((await check()).length > 0) throw new Error('hopeless');
     } catch {
       const states = await Promise.all(this.live().map(async (instance) => `instance ${instance.index}: ${JSON.stringify((await this.health(instance))?.adapters ?? {})}`));
       throw new Error(`the cluster did not connect within ${timeoutMs} ms: ${(await check()).join('; ')} (adapters: ${states.join('; ')})`);

@@ -22,6 +22,8 @@ export interface WorkloadOptions {
   stepTimeoutMs?: number;
   /** Conversations driven at once (default 24). */
   concurrency?: number;
+  /** Index of the first conversation (runs on the same fakes need tags of their own). */
+  first?: number;
 }
 
 const APPROVE_AT = new Set([1, 6, 11, 16]);
@@ -142,7 +144,7 @@ export class ClusterWorkload {
   async run(options: WorkloadOptions): Promise<WorkloadReport> {
     this.stepMs = options.stepTimeoutMs ?? 30_000;
     const concurrency = options.concurrency ?? 24;
-    const conversations = this.plan(options.conversations, options.plainOnly);
+    const conversations = this.plan(options.conversations, options.plainOnly, options.first);
     const started = Date.now();
     const requestsBefore = this.fakes.llm.requests.length;
     if (!options.kill) {

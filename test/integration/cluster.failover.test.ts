@@ -9,11 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createClusterDatabase, type ClusterDatabase } from '../helpers/cluster-database.js';
-import { ClusterFakes, DISCORD_USER_ID, SLACK_USER_ID } from '../helpers/cluster-fakes.js';
-import { ClusterInstances } from '../helpers/cluster-instances.js';
+import { launchCluster, type LaunchedCluster } from '../helpers/cluster-launch.js';
 import { formatReport } from '../helpers/cluster-report.js';
-import { ClusterWorkload } from '../helpers/cluster-workload.js';
 import { testPostgresUrl } from '../helpers/test-stores.js';
 
 const pgUrl = testPostgresUrl();
@@ -22,27 +19,18 @@ const shards = Number(process.env['SANDPIPER_CLUSTER_SHARDS'] ?? '2');
 const skip = pgUrl === undefined ? 'SANDPIPER_TEST_PG_URL is not set: the multi-instance test needs PostgreSQL (see .ci/run)' : false;
 
 describe('three instances on one PostgreSQL: SIGKILL of one half-way', { skip, timeout: 240_000 }, () => {
-  let database: ClusterDatabase;
-  let fakes: ClusterFakes;
-  let cluster: ClusterInstances;
+  let launched: LaunchedCluster | undefined;
 
   before(async () => {
-    [database, fakes] = await Promise.all([createClusterDatabase(pgUrl ?? ''), ClusterFakes.start({ shards })]);
-    const { userId } = await database.stores.users.createUser('alice');
-    await database.stores.users.link('discord', DISCORD_USER_ID, userId);
-    await database.stores.users.link('slack', SLACK_USER_ID, userId);
-    cluster = new ClusterInstances(fakes, database);
-    await cluster.start(3);
+    launched = await launchCluster(pgUrl ?? '', 3, shards);
   });
 
   after(async () => {
-    await cluster?.stop();
-    await fakes?.close();
-    await database?.drop();
+    await launched?.close();
   });
 
   it('loses and duplicates nothing, honours every click once and fails over within 30 s', async () => {
-    const report = await new ClusterWorkload(fakes, cluster, database).run({ conversations: 200, kill: true });
+    const report = await (launched as LaunchedCluster).workload.run({ conversations: 200, kill: true });
     console.log(formatReport(report));
     assert.deepEqual(report.lost, [], 'answers lost');
     assert.deepEqual(report.duplicated, [], 'answers posted twice');
