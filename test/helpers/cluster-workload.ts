@@ -124,21 +124,21 @@ export class ClusterWorkload {
 
   /** Time from the kill until the victim's shards are held again and each interrupted turn showed a new card. */
   private async measureFailover(killedAt: number, shards: number[], interrupted: Conversation[]): Promise<number | undefined> {
-    const timeoutMs = this.stepMs * 2;
-    let shardsAt = killedAt;
-    for (const shard of shards) {
+    const deadline = killedAt + this.stepMs * 2;
+    const shardBack = async (shard: number): Promise<number | undefined> => {
       // Another instance may have held the shard all along (nothing leases shards): then it never goes unheld.
-      const dropped = await poll(() => this.fakes.discord.gateway.holders(shard) === 0, 3_000);
-      if (dropped !== true) continue;
-      if ((await poll(() => this.fakes.discord.gateway.holders(shard) > 0, timeoutMs)) !== true) return undefined;
-      shardsAt = Math.max(shardsAt, Date.now());
-    }
-    const answeredAt = await Promise.all(interrupted.map(async (conversation) => {
-      const shown = await poll(() => conversation.openCards().some((card) => !conversation.seenCards.has(card.id)) || this.fakes.answers(answerText(conversation.tag)) > 0, timeoutMs - (Date.now() - killedAt));
+      if ((await poll(() => this.fakes.discord.gateway.holders(shard) === 0, 3_000)) !== true) return killedAt;
+      return (await poll(() => this.fakes.discord.gateway.holders(shard) > 0, deadline - Date.now())) === true ? Date.now() : undefined;
+    };
+    const turnAnswered = async (conversation: Conversation): Promise<number | undefined> => {
+      // The cards shown before the kill; the driver adds the new card to `seenCards` as soon as it clicks it.
+      const before = new Set(conversation.seenCards);
+      const shown = await poll(() => conversation.openCards().some((card) => !before.has(card.id)) || this.fakes.answers(answerText(conversation.tag)) > 0, deadline - Date.now());
       return shown === true ? Date.now() : undefined;
-    }));
-    if (answeredAt.some((at) => at === undefined)) return undefined;
-    return Math.max(shardsAt, ...(answeredAt as number[])) - killedAt;
+    };
+    const times = await Promise.all([...shards.map(shardBack), ...interrupted.map(turnAnswered)]);
+    if (times.some((at) => at === undefined)) return undefined;
+    return Math.max(killedAt, ...(times as number[])) - killedAt;
   }
 
   async run(options: WorkloadOptions): Promise<WorkloadReport> {
