@@ -98,7 +98,7 @@ export class ClusterInstances {
       if ((await check()).length > 0) throw new Error('hopeless');
     } catch {
       const states = await Promise.all(this.live().map(async (instance) => `instance ${instance.index}: ${JSON.stringify((await this.health(instance))?.adapters ?? {})}`));
-      throw new Error(`the cluster did not connect within ${timeoutMs} ms: ${(await check()).join('; ')} (adapters: ${states.join('; ')})`);
+      throw new Error(`the cluster did not connect (waited up to ${timeoutMs} ms; sooner when every Discord client failed): ${(await check()).join('; ')} (adapters: ${states.join('; ')})`);
     }
     await this.learnInstanceIds();
   }
