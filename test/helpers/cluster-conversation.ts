@@ -120,6 +120,16 @@ export class Conversation {
       .map((message) => ({ id: message.id, discord: message }));
   }
 
+  /** What the thread shows (every message, shortened), for the report of a stuck conversation. */
+  transcript(): string {
+    const short = (text: string): string => text.replace(/\s+/g, ' ').slice(0, 90);
+    if (this.platform === 'slack') {
+      return this.fakes.slack.state.thread(SLACK_CHANNEL, this.thread).map((message) => `${message.user === 'U0BOT' ? 'bot' : 'user'}: ${short(message.text || JSON.stringify(message.blocks))}`).join(' | ');
+    }
+    const bot = this.fakes.discord.state.bot.id;
+    return this.fakes.discord.state.messagesIn(this.thread).map((message) => `${message.author.id === bot ? 'bot' : 'user'}: ${short(message.content || JSON.stringify(message.embeds))}`).join(' | ');
+  }
+
   /** Waits for an open card not seen before. */
   async newCard(timeoutMs: number): Promise<Card | undefined> {
     const card = await poll(() => this.openCards().find((candidate) => !this.seenCards.has(candidate.id)), timeoutMs);

@@ -32,6 +32,8 @@ export interface WorkloadReport {
   clickProblems: string[];
   toolProblems: string[];
   stuck: string[];
+  /** What the first stuck conversations' threads show. */
+  transcripts: string[];
   duplicateIdentifies: number;
   kill?: KillFacts;
 }
@@ -72,7 +74,7 @@ export async function checkOutcome(fakes: ClusterFakes, conversations: Conversat
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   const runs = fakes.toolRuns();
   const report: WorkloadReport = {
-    ...facts, conversations: conversations.length, answers: 0, lost: [], duplicated: [], clicks: 0, clickProblems: [], toolProblems: [], stuck: [],
+    ...facts, conversations: conversations.length, answers: 0, lost: [], duplicated: [], clicks: 0, clickProblems: [], toolProblems: [], stuck: [], transcripts: [],
     duplicateIdentifies: fakes.discord.gateway.duplicateIdentifies,
   };
   for (const conversation of conversations) {
@@ -88,6 +90,7 @@ export async function checkOutcome(fakes: ClusterFakes, conversations: Conversat
       if (responses !== 1) report.clickProblems.push(`${click.tag} ${click.label} on ${click.platform}: ${responses} responses`);
     }
     report.toolProblems.push(...toolProblems(conversation, runs));
+    if (conversation.stuck !== undefined && report.transcripts.length < 3) report.transcripts.push(`${conversation.tag}: ${conversation.transcript()}`);
     if (conversation.stuck !== undefined) report.stuck.push(`${conversation.tag} (${conversation.kind}, ${conversation.platform}${conversation.shard === undefined ? '' : ` shard ${conversation.shard}`}): ${conversation.stuck}`);
   }
   return report;
@@ -105,6 +108,7 @@ export function formatReport(report: WorkloadReport): string {
     `tool calls wrong: ${sample(report.toolProblems)}`,
     `conversations stuck: ${sample(report.stuck)}`,
     `Discord shards identified twice: ${report.duplicateIdentifies}`,
+    ...report.transcripts.map((transcript) => `  stuck thread ${transcript}`),
   ];
   const kill = report.kill;
   if (kill) {
