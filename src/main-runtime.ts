@@ -2,6 +2,7 @@
 import type { Sandbox } from './agent/sandbox/sandbox.js';
 import type { Config } from './config/index.js';
 import { createGateway, type Gateway } from './gateway/index.js';
+import { createCluster, isClustered } from './gateway/cluster/create-cluster.js';
 import type { LiveParts, ShutdownStack } from './main.js';
 import { assembleAgent } from './main-agent.js';
 import { createGatewayWatchRunner } from './main-watch.js';
@@ -14,10 +15,12 @@ export interface RuntimeParts {
   stores: Stores;
   live: LiveParts;
   stack: ShutdownStack;
+  /** This instance's id in the registry, and its lease holder id on PostgreSQL (ADR 0021). */
+  instanceId: string;
 }
 
 /** Starts MCP (in the background), the agent runtime and the gateway wiring; `ready` settles when the channels are up. */
-export async function startAgentAndChannels({ config, logger, stores, live, stack }: RuntimeParts): Promise<{ ready: Promise<void> }> {
+export async function startAgentAndChannels({ config, logger, stores, live, stack, instanceId }: RuntimeParts): Promise<{ ready: Promise<void> }> {
   const controller = new AbortController();
   stack.push('abort', async () => controller.abort());
   // MCP servers connect in the background: a slow server never delays the channels.
@@ -26,13 +29,20 @@ export async function startAgentAndChannels({ config, logger, stores, live, stac
   live.mcp = mcp;
   stack.push('mcp', () => mcp.shutdown());
   live.runtime = runtime;
+  // On PostgreSQL a workstream runs on the one instance holding its lease (ADR 0021); leases go back after the agent stopped.
+  const cluster = isClustered(config) ? createCluster({ config, stores, logger, instanceId, inner: runtime.manager }) : undefined;
+  if (cluster) stack.push('cluster leases', () => cluster.node.releaseOnStop());
   stack.push('agent', () => runtime.close());
   logModels(config, logger);
   // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them.
-  const gateway = createGateway({ config, adapters: live.adapters, manager: runtime.manager, stores, logger, elicitations: mcp });
+  const manager = cluster?.manager ?? runtime.manager;
+  const gateway = createGateway({ config, adapters: live.adapters, manager, stores, logger, elicitations: mcp });
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
+  cluster?.attach(gateway);
+  if (cluster) stack.push('cluster', () => cluster.node.stop());
   const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
+  if (cluster) void ready.then(() => cluster.node.start()).catch((error: unknown) => logger.error({ err: error }, 'cluster start failed'));
   startWatchRunner(config, logger, stores, gateway, stack, containment.sandbox);
   return { ready };
 }

@@ -78,11 +78,14 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     const live: LiveParts = { adapters: (await createAdapters(config, logger)).map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
     const notify = createNotifyParts(config, storage.stores, live.adapters, logger);
     const httpUrl = await startHttp(config, logger, storage.stores, live, stack, notify);
-    const registration = await registerService({ services: storage.stores.services, url: config.gateway.advertise_url ?? httpUrl, logger, serviceId: instanceId });
+    // On PostgreSQL the registry beats with the leases, so `sandpiper status` sees a dead instance as soon as its leases expire.
+    const heartbeatMs = lock ? undefined : config.cluster.heartbeat_s * 1000;
+    const url = config.gateway.advertise_url ?? httpUrl;
+    const registration = await registerService({ services: storage.stores.services, url, logger, serviceId: instanceId, ...(heartbeatMs === undefined ? {} : { heartbeatMs }) });
     stack.push('registry', () => registration.stop());
     // The agent, the tools and MCP load only now: /health answers (start-up readiness) without waiting for them.
     const { startAgentAndChannels } = await import('./main-runtime.js');
-    const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack });
+    const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack, instanceId });
     // Outbox rows a previous process accepted but never sent are delivered once the channels are up.
     stack.push('notify outbox', () => notify.worker.stop());
     void ready.then(() => notify.worker.start());

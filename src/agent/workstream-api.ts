@@ -119,8 +119,9 @@ export interface WorkstreamManager {
   /**
    * The turns the previous process left unfinished (ADR 0013): each workstream is restored, with the streamed text in
    * its history and its unfinished tool calls answered as interrupted. Each turn stays open until `finishInterrupted`.
+   * `only` limits it to some workstreams (those this instance may run, or one taken over from a dead instance).
    */
-  interruptedTurns(): Promise<InterruptedTurn[]>;
+  interruptedTurns(only?: (wsId: string) => Promise<boolean>): Promise<InterruptedTurn[]>;
   /** Resumes the interrupted turn once (`resume`, when it was not a resumption itself), or just closes it. */
   finishInterrupted(wsId: string, resume: boolean): Promise<'resumed' | 'noted'>;
   /** Evicts idle workstreams beyond the configured limits (history stays in the database). */

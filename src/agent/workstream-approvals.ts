@@ -65,14 +65,49 @@ export async function resolveApprovalRow(
   if (row.state !== 'pending') return alreadyDecided(row, decision);
   if (!env.waiters.has(approvalId)) await restore(row.wsId);
   if (!env.waiters.has(approvalId)) return endStale(env, row, decision);
-  const always = decision.approved && decision.always === true;
-  const feedback = decision.feedback?.trim() ? decision.feedback.trim() : null;
-  const result = await env.stores.approvals.resolve(approvalId, { approved: decision.approved, always, feedback, decidedBy: decision.decidedBy });
-  if (result === undefined) return { status: 'not-found' };
-  if (!result.changed) return alreadyDecided(result.row, decision);
-  const woke = env.waiters.wake({ approvalId, approved: decision.approved, always, feedback, decidedBy: decision.decidedBy });
-  if (woke) return { status: 'decided', wsId: row.wsId, approved: decision.approved, always, feedback };
+  const outcome = await writeDecision(env, row, decision);
+  if (outcome.status !== 'decided') return outcome;
+  const { approved, always, feedback } = outcome;
+  if (env.waiters.wake({ approvalId, approved, always, feedback, decidedBy: decision.decidedBy })) return outcome;
   // The turn stopped waiting while the row was written (a cancel or close won the race): it reports the cancellation.
   env.logger.warn({ wsId: row.wsId, approvalId }, 'approval resolved but the turn stopped waiting meanwhile');
   return { status: 'cancelled', wsId: row.wsId, reason: 'turn-ended' };
+}
+
+/**
+ * Records a decision for a workstream another instance runs (ADR 0021): the same checks and the same one-winner row
+ * update as `resolveApprovalRow`, without a local waiter; the caller hands the decision to the holder, whose waiting
+ * turn `wakeRecordedDecision` wakes. `decided` means the row now carries this decision.
+ */
+export async function recordApprovalDecision(env: WorkstreamEnv, approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
+  const row = await env.stores.approvals.get(approvalId);
+  if (row === undefined) return { status: 'not-found' };
+  if (!(await mayDecide(env, row, decision))) return { status: 'forbidden' };
+  if (row.state !== 'pending') return alreadyDecided(row, decision);
+  return writeDecision(env, row, decision);
+}
+
+/** The one-winner row update of a decision: `decided` for the click that changed the row. */
+async function writeDecision(env: WorkstreamEnv, row: ApprovalRow, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
+  const always = decision.approved && decision.always === true;
+  const feedback = decision.feedback?.trim() ? decision.feedback.trim() : null;
+  const result = await env.stores.approvals.resolve(row.approvalId, { approved: decision.approved, always, feedback, decidedBy: decision.decidedBy });
+  if (result === undefined) return { status: 'not-found' };
+  if (!result.changed) return alreadyDecided(result.row, decision);
+  return { status: 'decided', wsId: row.wsId, approved: decision.approved, always, feedback };
+}
+
+/**
+ * Hands a decision recorded elsewhere to the turn waiting here (restoring the workstream first when needed). False
+ * when the row is not decided or no turn waits for it (the turn ended meanwhile: nothing runs).
+ */
+export async function wakeRecordedDecision(env: WorkstreamEnv, restore: (wsId: string) => Promise<unknown>, approvalId: string): Promise<boolean> {
+  const row = await env.stores.approvals.get(approvalId);
+  if (row === undefined) return false;
+  const view = approvalViewOf(row);
+  if (view.state !== 'decided') return false;
+  if (!env.waiters.has(approvalId)) await restore(row.wsId);
+  const woke = env.waiters.wake({ approvalId, approved: view.approved, always: view.always, feedback: view.feedback, decidedBy: view.decidedBy });
+  if (!woke) env.logger.warn({ wsId: row.wsId, approvalId }, 'a decision made on another instance found no waiting turn here');
+  return woke;
 }

@@ -7,7 +7,7 @@ import { ApprovalWaiters } from './approval-waiters.js';
 import { DEFAULT_TOOL_SEARCH_SETTINGS } from './search/tool-search.js';
 import { retryingStreamModel } from './turn/default-stream-model.js';
 import type { ApprovalDecisionInput, DecisionCheck, ResolveOutcome, Workstream, WorkstreamManager } from './workstream-api.js';
-import { checkApprovalRow, resolveApprovalRow } from './workstream-approvals.js';
+import { checkApprovalRow, recordApprovalDecision, resolveApprovalRow, wakeRecordedDecision } from './workstream-approvals.js';
 import type { WorkstreamEnv, WorkstreamManagerOptions } from './workstream-env.js';
 import { instantiate, restoreWorkstream } from './workstream-restore.js';
 import type { LiveWorkstream } from './workstream.js';
@@ -102,6 +102,33 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     return resolveApprovalRow(this.env, (wsId) => this.getLive(wsId), approvalId, decision);
   }
 
+  /** Records a decision for a workstream another instance runs; the caller hands it over (ADR 0021). */
+  recordDecision(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
+    return recordApprovalDecision(this.env, approvalId, decision);
+  }
+
+  /** Wakes the turn waiting here for a decision recorded on another instance. */
+  wakeDecided(approvalId: string): Promise<boolean> {
+    return wakeRecordedDecision(this.env, (wsId) => this.getLive(wsId), approvalId);
+  }
+
+  /** Whether the workstream is in memory here (running, waiting or idle but not evicted). */
+  isLive(wsId: string): boolean {
+    return this.live.has(wsId);
+  }
+
+  /**
+   * This instance no longer runs the workstream (its lease went to another instance): its turn stops as at a shutdown
+   * (the journal row stays for the new holder) and the object leaves memory without touching the row.
+   */
+  forget(wsId: string): boolean {
+    const ws = this.live.get(wsId);
+    if (ws === undefined) return false;
+    this.live.delete(wsId);
+    ws.stopForShutdown();
+    return true;
+  }
+
   checkApproval(approvalId: string, decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>): Promise<DecisionCheck> {
     return checkApprovalRow(this.env, approvalId, decider);
   }
@@ -119,10 +146,11 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     return true;
   }
 
-  async interruptedTurns(): Promise<InterruptedTurn[]> {
+  async interruptedTurns(only?: (wsId: string) => Promise<boolean>): Promise<InterruptedTurn[]> {
     const rows = await this.env.stores.turnJournal.list();
     const turns: InterruptedTurn[] = [];
     for (const row of rows) {
+      if (only !== undefined && !(await only(row.wsId))) continue;
       const ws = await this.getLive(row.wsId).catch((error: unknown) => {
         this.env.logger.error({ wsId: row.wsId, err: describeError(error) }, 'restoring an interrupted workstream failed');
         return null;

@@ -200,13 +200,7 @@ export const configSchema = z
     cluster: clusterConfigSchema,
   })
   .superRefine((config, context) => {
-    if (config.cluster.lease_ttl_s < 2 * config.cluster.heartbeat_s) {
-      context.addIssue({ code: 'custom', path: ['cluster', 'lease_ttl_s'], message: 'must be at least twice cluster.heartbeat_s (a lease survives one missed renewal)' });
-    }
-    const { shard_count: count, shards } = config.discord;
-    if (typeof count === 'number' && shards.some((shard) => shard >= count)) {
-      context.addIssue({ code: 'custom', path: ['discord', 'shards'], message: `shard ids must be below discord.shard_count (${count})` });
-    }
+    checkScaleOut(config, context);
     const slack = config.slack;
     if (Boolean(slack.bot_token) !== Boolean(slack.app_token)) {
       const missing = slack.bot_token ? 'app_token' : 'bot_token';
@@ -231,6 +225,17 @@ export const configSchema = z
       }
     }
   });
+
+/** Lease timings that survive a missed renewal, and fixed shard ids within the shard count. */
+function checkScaleOut(config: Pick<z.infer<typeof configSchema>, 'cluster' | 'discord'>, context: z.RefinementCtx): void {
+  if (config.cluster.lease_ttl_s < 2 * config.cluster.heartbeat_s) {
+    context.addIssue({ code: 'custom', path: ['cluster', 'lease_ttl_s'], message: 'must be at least twice cluster.heartbeat_s (a lease survives one missed renewal)' });
+  }
+  const { shard_count: count, shards } = config.discord;
+  if (typeof count === 'number' && shards.some((shard) => shard >= count)) {
+    context.addIssue({ code: 'custom', path: ['discord', 'shards'], message: `shard ids must be below discord.shard_count (${count})` });
+  }
+}
 
 export type RawConfig = z.infer<typeof configSchema>;
 export type ModelConfig = z.infer<typeof modelConfigSchema>;

@@ -1,3 +1,4 @@
+import type { ContentPart } from '../agent/messages.js';
 /** The gateway's public contract: what it is built from (GatewayDeps), what it reports, and what it offers. */
 import type { SendOptions, WorkstreamManager } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter } from '../channels/channel-adapter.js';
@@ -5,6 +6,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import type { ElicitationSource } from './elicitations.js';
+import type { RenderTarget } from './cluster/handoffs.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -36,4 +38,8 @@ export interface Gateway {
    * starts renders into the workstream's thread, in order with the thread's own messages. False when the workstream is gone.
    */
   deliver(wsId: string, text: string, options: SendOptions): Promise<boolean>;
+  /** `deliver` for any content, rendered into `target` when given (a message handed over by another instance, ADR 0021). */
+  deliverContent(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean>;
+  /** Settles a workstream taken over from a dead instance as a restart would (interrupted turn noted and resumed). */
+  settleTakenOver(wsId: string): Promise<void>;
 }

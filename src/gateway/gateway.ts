@@ -1,6 +1,7 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
 import { SPAN, withSpan } from '../shared/telemetry.js';
 import { setMaxListeners } from 'node:events';
+import type { ContentPart } from '../agent/messages.js';
 import type { SendOptions, SendOutcome, Workstream } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter, InboundAttachment, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
@@ -19,15 +20,15 @@ import { admitMessage, InboundLimits } from './inbound-limits.js';
 import { ModelChoice } from './model-choice.js';
 import { Router, type LinkedUser } from './router.js';
 import { Subscriptions } from './subscriptions.js';
+import { LinkHints } from './link-hints.js';
+import { isInteraction, refuseWhileStopping } from './interaction-events.js';
+import type { RenderTarget } from './cluster/handoffs.js';
+import { isRemote } from './cluster/remote-workstream.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
-import { LRUCache } from 'lru-cache';
 import type { Gateway, GatewayDeps, GatewayStatus } from './gateway-types.js';
 
 export type { Gateway, GatewayDeps, GatewayStatus } from './gateway-types.js';
 
-const HINT_INTERVAL_MS = 24 * 3_600_000;
-/** Users remembered for the once-a-day link hint (in memory: after a restart a user may get one more hint). */
-const HINT_MEMORY = 4096;
 /** How often quiet subscriptions are swept (a safety net; they are normally released at `turn-end`). */
 const SWEEP_INTERVAL_MS = 60_000;
 /** How long a stop waits for the platform calls of live answers in flight (ADR 0013). */
@@ -57,7 +58,7 @@ class ChannelGateway implements Gateway {
   private readonly replies: NotificationReplies;
   private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
-  private readonly hinted = new LRUCache<string, number>({ max: HINT_MEMORY });
+  private readonly hints: LinkHints;
   /** Threads being opened (thread, route, first message); a message in a brand-new thread waits for them. */
   private readonly opening = new Set<Promise<void>>();
   private readonly controller = new AbortController();
@@ -78,6 +79,7 @@ class ChannelGateway implements Gateway {
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
     this.router = new Router(deps.stores, deps.manager, this.now);
+    this.hints = new LinkHints(this.now, this.controller.signal);
     this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger);
     this.catchUp = new CatchUp({
       stores: deps.stores, logger: this.logger, now: this.now, signal: this.controller.signal,
@@ -110,7 +112,7 @@ class ChannelGateway implements Gateway {
       stores: deps.stores, router: this.router, logger: this.logger, signal, now: this.now,
       send: async (adapter: ChannelAdapter, channelId: string, ws: Workstream, text: string, event: MessageEvent) =>
         (await this.admit(adapter, event)) ? this.sendToThread(adapter, channelId, ws, text, event.messageId, {}, event.attachments) : undefined,
-      hintUnlinked: (adapter: ChannelAdapter, event: MessageEvent) => this.hintUnlinked(adapter, event),
+      hintUnlinked: (adapter: ChannelAdapter, event: MessageEvent) => this.hints.hint(adapter, event),
     };
     this.directs = new DirectConversations({ ...conversationDeps, idleHours: deps.config.gateway.dm_idle_hours });
     this.replies = new NotificationReplies({ ...conversationDeps, replyDays: deps.config.gateway.notify_reply_days });
@@ -172,20 +174,33 @@ class ChannelGateway implements Gateway {
     return { adapters, workstreams: this.subs.size };
   }
 
-  async deliver(wsId: string, text: string, options: SendOptions): Promise<boolean> {
+  deliver(wsId: string, text: string, options: SendOptions): Promise<boolean> {
+    return this.deliverContent(wsId, text, options);
+  }
+
+  /**
+   * Content for a workstream run here, rendered into `target` (a message handed over by the instance that received
+   * it, ADR 0021) or, without one, into the workstream's home thread.
+   */
+  async deliverContent(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean> {
     const ws = await this.router.open(wsId);
     if (!ws) return false;
-    const home = await this.router.homeOf(wsId);
+    const home = target ?? (await this.router.homeOf(wsId));
     const adapter = home ? this.adapters.get(home.platform) : undefined;
     // Without a thread to show it in (terminal workstream, platform not configured) the turn still runs and is stored.
     const outcome =
       !home || !adapter || this.stopped
-        ? await ws.send(text, options)
-        : await this.lanes.run(`${home.platform}:${home.channelId}`, () => this.sendToThread(adapter, home.channelId, ws, text, undefined, options));
+        ? await ws.send(content, options)
+        : await this.lanes.run(`${home.platform}:${home.channelId}`, () => this.sendContent(adapter, home.channelId, ws, content, target?.messageId, options));
     if (outcome.status === 'refused') {
-      this.logger.warn({ wsId, limit: outcome.limit }, 'watch result refused: the workstream queue is full; it stays in the watch row only');
+      this.logger.warn({ wsId, limit: outcome.limit }, 'message refused: the workstream queue is full');
     }
     return true;
+  }
+
+  /** Settles a workstream taken over from a dead instance, as a restart would (ADR 0013, 0021). */
+  async settleTakenOver(wsId: string): Promise<void> {
+    await settleInterruptedTurns(this.recoveryDeps(), wsId);
   }
 
   private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
@@ -237,7 +252,7 @@ class ChannelGateway implements Gateway {
     // Not one of our threads (nor the thread under a notification), or a channel message without a mention.
     if (conversation.kind === 'thread' ? wsId === undefined : !event.mentioned) return;
     const user = await this.router.linkedUser(adapter.platform, event.user.id);
-    if (!user) return this.hintUnlinked(adapter, event);
+    if (!user) return this.hints.hint(adapter, event);
     if (wsId === undefined) return (await this.admit(adapter, event)) ? this.startFromMention(adapter, event, user.userId) : undefined;
     const ws = await this.router.open(wsId);
     if (!ws) return (await this.admit(adapter, event)) ? this.reactivate(adapter, event, wsId, user) : undefined;
@@ -323,6 +338,14 @@ class ChannelGateway implements Gateway {
     attachments: readonly InboundAttachment[] = [],
   ): Promise<SendOutcome> {
     const content = await this.intake.contentFor(adapter, threadId, ws.wsId, text, attachments, this.controller.signal);
+    return this.sendContent(adapter, threadId, ws, content, messageId, options);
+  }
+
+  /** Hands content to the workstream, rendered into the thread; a workstream run by another instance gets it there. */
+  private async sendContent(
+    adapter: ChannelAdapter, threadId: string, ws: Workstream, content: string | ContentPart[], messageId: string | undefined, options: SendOptions,
+  ): Promise<SendOutcome> {
+    if (isRemote(ws)) return ws.handOff(content, options, { platform: adapter.platform, channelId: threadId, ...(messageId === undefined ? {} : { messageId }) });
     const binding = this.subs.bind(ws, adapter, threadId);
     this.subs.hold(binding);
     try {
@@ -336,13 +359,14 @@ class ChannelGateway implements Gateway {
     }
   }
 
-  /** The message with its attachments; those that cannot be used are named in one notice in the thread. */
   /**
    * Restores a workstream (after eviction or a restart) and renders it into its home thread while the caller
    * works; resolves with the function that ends that hold (the binding stays while the workstream is busy).
    */
   private async ensureRendered(wsId: string): Promise<(() => void) | undefined> {
     const ws = await this.router.open(wsId);
+    // Run by another instance (ADR 0021): it renders there.
+    if (ws && isRemote(ws)) return undefined;
     // Rendering somewhere already (a DM answering a notification reply): it stays there.
     const live = ws ? this.subs.get(wsId) : undefined;
     if (live && live.ws === ws && !this.stopped) {
@@ -357,15 +381,6 @@ class ChannelGateway implements Gateway {
     return () => this.subs.unhold(binding);
   }
 
-  private async hintUnlinked(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
-    if (event.conversation.kind === 'thread' && !event.mentioned) return;
-    const key = `${adapter.platform}:${event.user.id}`;
-    const last = this.hinted.get(key);
-    if (last !== undefined && this.now() - last < HINT_INTERVAL_MS) return;
-    this.hinted.set(key, this.now());
-    await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'link-hint' }, this.controller.signal);
-  }
-
   /** A message could not be handled: logged, and the writer is told in the conversation instead of getting silence. */
   private onMessageFailed(adapter: ChannelAdapter, event: MessageEvent, error: unknown): void {
     this.logFailure('message', error);
@@ -376,16 +391,6 @@ class ChannelGateway implements Gateway {
   private logFailure(what: string, error: unknown): void {
     this.logger.error({ error: describeError(error) }, `${what} failed`);
   }
-}
-
-/** An interaction is never left without an answer, even while stopping. */
-async function refuseWhileStopping(event: InboundEvent): Promise<void> {
-  if (isInteraction(event)) await event.respond.reply('Sandpiper is shutting down; try again in a moment.');
-}
-
-/** Events whose sender waits for a private answer. */
-function isInteraction(event: InboundEvent): event is Extract<InboundEvent, { type: 'command' | 'action' | 'form' }> {
-  return event.type === 'command' || event.type === 'action' || event.type === 'form';
 }
 
 function pickTiming(options: GatewayDeps['options']): { editIntervalMs?: number; typingIntervalMs?: number } {

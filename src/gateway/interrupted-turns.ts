@@ -33,13 +33,17 @@ export interface InterruptedTurnsDeps {
   ensureRendered(wsId: string): Promise<(() => void) | undefined>;
 }
 
-/** Settles every interrupted turn; returns how many were settled and how many resumed. Never throws. */
-export async function settleInterruptedTurns(deps: InterruptedTurnsDeps): Promise<{ settled: number; resumed: number }> {
+/**
+ * Settles every interrupted turn (or only those of `onlyWsId`, a workstream taken over from a dead instance); returns
+ * how many were settled and how many resumed. Never throws.
+ */
+export async function settleInterruptedTurns(deps: InterruptedTurnsDeps, onlyWsId?: string): Promise<{ settled: number; resumed: number }> {
   let settled = 0;
   let resumed = 0;
   // Taken first: live states written later belong to turns of this process.
-  const left = await deps.stores.routes.listLive().catch(() => []);
-  const turns = await deps.manager.interruptedTurns().catch((error: unknown) => {
+  const left = (await deps.stores.routes.listLive().catch(() => [])).filter((route) => onlyWsId === undefined || route.wsId === onlyWsId);
+  const only = onlyWsId === undefined ? undefined : async (wsId: string) => wsId === onlyWsId;
+  const turns = await deps.manager.interruptedTurns(only).catch((error: unknown) => {
     deps.logger.error({ error: describeError(error) }, 'listing interrupted turns failed');
     return [] as InterruptedTurn[];
   });
@@ -51,7 +55,10 @@ export async function settleInterruptedTurns(deps: InterruptedTurnsDeps): Promis
       deps.logger.error({ wsId: turn.wsId, turnId: turn.turnId, error: describeError(error) }, 'settling an interrupted turn failed');
     }
   }
-  for (const route of left) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
+  // A route whose workstream still has a journal row we did not settle belongs to a turn running on another instance.
+  const settledWs = new Set(turns.map((turn) => turn.wsId));
+  const running = new Set((await deps.stores.turnJournal.list().catch(() => [])).map((row) => row.wsId).filter((wsId) => !settledWs.has(wsId)));
+  for (const route of left) if (!running.has(route.wsId)) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
   if (settled > 0) deps.logger.info({ settled, resumed }, 'interrupted turns settled');
   return { settled, resumed };
 }

@@ -41,6 +41,15 @@ export class KnexWorkstreamLeaseStore implements WorkstreamLeaseStore {
     return guard('workstreamLeases.releaseAll', async () => toNumber(await this.knex(TABLE).where({ holder }).delete()));
   }
 
+  release(holder: string, wsIds: readonly string[]): Promise<number> {
+    if (wsIds.length === 0) return Promise.resolve(0);
+    return guard('workstreamLeases.release', async () => toNumber(await this.knex(TABLE).where({ holder }).whereIn('workstream_id', [...wsIds]).delete()));
+  }
+
+  releaseExpired(holder: string, now: number): Promise<number> {
+    return guard('workstreamLeases.releaseExpired', async () => toNumber(await this.knex(TABLE).where({ holder }).andWhere('expires_at', '<', now).delete()));
+  }
+
   get(wsId: string): Promise<WorkstreamLease | undefined> {
     return guard('workstreamLeases.get', async () => {
       const row = (await this.knex(TABLE).where({ workstream_id: wsId }).first()) as DbRow | undefined;

@@ -21,6 +21,13 @@ export interface WorkstreamLeaseStore {
   renewAll(holder: string, expiresAt: number): Promise<string[]>;
   /** Drops every lease of `holder` (graceful stop); resolves with how many. */
   releaseAll(holder: string): Promise<number>;
+  /** Drops these leases where `holder` still holds them; resolves with how many. */
+  release(holder: string, wsIds: readonly string[]): Promise<number>;
+  /**
+   * Drops the leases of `holder` that expired before `now` (a dead instance's idle workstreams: the next message
+   * claims them afresh); a lease renewed or taken over meanwhile stays. Resolves with how many.
+   */
+  releaseExpired(holder: string, now: number): Promise<number>;
   get(wsId: string): Promise<WorkstreamLease | undefined>;
   /** Leases of other instances that expired before `now` (the takeover scan's candidates), oldest first, at most `limit`. */
   listExpired(now: number, limit: number): Promise<WorkstreamLease[]>;

@@ -30,6 +30,19 @@ export function clusterStoresContract(label: string, factory: StoresFactory): vo
       assert.equal(await leases.get('r1'), undefined);
     });
 
+    it('releases chosen leases, and only the expired leases of a dead holder', async () => {
+      const leases = stores().workstreamLeases;
+      await leases.claim('x1', 'dead', 0, 10);
+      await leases.claim('x2', 'dead', 0, 5000);
+      await leases.claim('x3', 'other', 0, 10);
+      assert.equal(await leases.releaseExpired('dead', 100), 1, 'only the expired lease of that holder');
+      assert.equal(await leases.get('x1'), undefined);
+      assert.equal((await leases.get('x2'))?.holder, 'dead');
+      assert.equal((await leases.get('x3'))?.holder, 'other');
+      assert.equal(await leases.release('dead', ['x2', 'x3']), 1, 'a lease of another holder is not released');
+      assert.equal(await leases.release('dead', []), 0);
+    });
+
     it('lets exactly one instance claim a handoff and lists what is unclaimed', async () => {
       const handoffs = stores().handoffs;
       const row = await handoffs.create({ target: 'a', wsId: 'w', kind: 'inbound', payload: '{"x":1}', createdAt: 1 });

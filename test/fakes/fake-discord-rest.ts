@@ -102,7 +102,10 @@ function channelRoute(state: FakeDiscordState, method: string, parts: string[], 
 function interactionCallback(state: FakeDiscordState, interactionId: string, data: Record<string, unknown>): RestReply {
   const interaction = state.interactions.get(interactionId);
   if (!interaction) return unknown('Interaction');
-  if (interaction.callbacks.length > 0) return { status: 400, body: { message: 'Interaction has already been acknowledged.', code: 40060 } };
+  if (interaction.callbacks.length > 0) {
+    interaction.refusedCallbacks = (interaction.refusedCallbacks ?? 0) + 1;
+    return { status: 400, body: { message: 'Interaction has already been acknowledged.', code: 40060 } };
+  }
   const type = Number(data.type);
   const payload = (data.data ?? {}) as Record<string, unknown>;
   interaction.callbacks.push(type);

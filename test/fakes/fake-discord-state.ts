@@ -65,6 +65,8 @@ export interface FakeInteraction {
   choices?: { name: string; value: unknown }[];
   ackAt?: number;
   createdAt: number;
+  /** Second (and later) callbacks, refused with 40060: the interaction was answered more than once. */
+  refusedCallbacks?: number;
 }
 
 export const GUILD_ID = '200000000000000001';

@@ -20,6 +20,8 @@ export interface GatewayProcessOptions {
   extraToml?: string;
   /** Lines added to the `[gateway]` table. */
   gatewayToml?: string;
+  /** A shared database (PostgreSQL: several instances, ADR 0021) instead of this data directory's SQLite file. */
+  databaseUrl?: string;
 }
 
 /** A data directory and config shared by successive gateway processes; `start` launches one, `kill` SIGKILLs it. */
@@ -34,13 +36,14 @@ export class GatewayProcesses {
     // Not under /tmp: a sandboxed tool has a private /tmp, and its workspace must be the real one.
     this.dir = mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'sp-crash-'));
     this.configFile = path.join(this.dir, 'config.toml');
-    this.databaseUrl = `sqlite:${path.join(this.dir, 'data', 'sandpiper.db')}`;
+    this.databaseUrl = options.databaseUrl ?? `sqlite:${path.join(this.dir, 'data', 'sandpiper.db')}`;
     writeFileSync(this.configFile, this.toml());
   }
 
   private toml(): string {
     const { llm, discord, slack } = this.options;
     const lines = ['[gateway]', 'http_port = 0', 'data_dir = "data"', this.options.gatewayToml ?? '', ''];
+    if (this.options.databaseUrl !== undefined) lines.push('[database]', `url = "${this.options.databaseUrl}"`, '');
     lines.push('[models.main]', 'provider = "openai"', `base_url = "${llm.url}"`, 'api_key = "sk-test"', 'model = "gpt-fake"', '');
     if (discord) lines.push('[discord]', `token = "${discord.token}"`, `api_url = "${discord.apiUrl}"`, '');
     if (slack) lines.push('[slack]', `bot_token = "${slack.botToken}"`, `app_token = "${slack.appToken}"`, `api_url = "${slack.apiUrl}"`, '');

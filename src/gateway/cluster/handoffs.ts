@@ -1,0 +1,133 @@
+/**
+ * Work handed from the instance that received it to the instance that runs the workstream (ADR 0021). The
+ * `cluster_handoffs` row is the truth: a NOTIFY wakes the holder at once, and every heartbeat polls, so a lost
+ * notification only delays. Rows are claimed once (one winner), then handled in order per workstream.
+ */
+import type { SendOptions } from '../../agent/workstream-api.js';
+import type { ContentPart } from '../../agent/messages.js';
+import { describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { KeyedSerialLanes, SerialLane } from '../../shared/serial-lane.js';
+import type { Handoff, HandoffStore } from '../../storage/handoff-store.js';
+
+/** Where the holder shows the answer: the conversation the message came from, and the message to react to. */
+export interface RenderTarget {
+  platform: string;
+  channelId: string;
+  messageId?: string;
+}
+
+/** A message (or watch result) for the workstream, already past the receiver's checks and attachment intake. */
+export interface InboundHandoff {
+  content: string | ContentPart[];
+  options?: SendOptions;
+  target?: RenderTarget;
+}
+
+/** A control operation on the running workstream. */
+export type ControlHandoff =
+  | { op: 'decision'; approvalId: string }
+  | { op: 'cancel' }
+  | { op: 'set-model'; alias: string }
+  | { op: 'close'; reason: string };
+
+const POLL_LIMIT = 100;
+
+export interface HandoffSenderOptions {
+  store: HandoffStore;
+  now?: () => number;
+}
+
+/** Writes handoffs (and, on PostgreSQL, the NOTIFY in the same transaction). */
+export class HandoffSender {
+  private readonly now: () => number;
+
+  constructor(private readonly options: HandoffSenderOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  async inbound(target: string, wsId: string, payload: InboundHandoff): Promise<string> {
+    const row = await this.options.store.create({ target, wsId, kind: 'inbound', payload: JSON.stringify(payload), createdAt: this.now() });
+    return row.id;
+  }
+
+  async control(target: string, wsId: string, payload: ControlHandoff): Promise<string> {
+    const row = await this.options.store.create({ target, wsId, kind: 'interaction', payload: JSON.stringify(payload), createdAt: this.now() });
+    return row.id;
+  }
+}
+
+export interface HandoffInboxOptions {
+  store: HandoffStore;
+  instanceId: string;
+  logger: Logger;
+  /** Handles one claimed handoff; runs in order with the other handoffs of its workstream. */
+  handle(handoff: Handoff): Promise<void>;
+  now?: () => number;
+}
+
+/** Receives the handoffs addressed to this instance, and those a dead instance left behind for a workstream taken over. */
+export class HandoffInbox {
+  /** Claims run one at a time, so handoffs of a workstream enter its lane in the order they were written. */
+  private readonly claims = new SerialLane();
+  private readonly lanes = new KeyedSerialLanes();
+  private closeListener: (() => Promise<void>) | undefined;
+  private stopped = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: HandoffInboxOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Listens for wake-ups (PostgreSQL) and takes what is already waiting. */
+  async start(): Promise<void> {
+    const { store, instanceId, logger } = this.options;
+    this.closeListener = await store.listen(
+      (target, id) => {
+        if (target === instanceId) void this.take(id);
+      },
+      (error) => logger.warn({ err: describeError(error) }, 'handoff listener failed; polling until it reconnects'),
+    );
+    await this.poll();
+  }
+
+  /** Takes every unclaimed handoff addressed here (the safety net for a lost notification). */
+  async poll(): Promise<void> {
+    const rows = await this.options.store.listUnclaimed(this.options.instanceId, POLL_LIMIT);
+    await Promise.all(rows.map((row) => this.take(row.id)));
+  }
+
+  /** Takes the unclaimed handoffs of a workstream this instance just took over (addressed to the dead instance). */
+  async inherit(wsId: string): Promise<void> {
+    const rows = await this.options.store.listUnclaimedFor(wsId);
+    await Promise.all(rows.map((row) => this.take(row.id)));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.closeListener?.();
+  }
+
+  /** Claims one row (one winner across instances) and queues it behind the earlier handoffs of its workstream. */
+  private async take(id: string): Promise<void> {
+    try {
+      // An object, so the claim lane does not wait for the handling (that waits only for its own workstream).
+      const claimed = await this.claims.run(async () => {
+        if (this.stopped || !(await this.options.store.claim(id, this.options.instanceId, this.now()))) return undefined;
+        const row = await this.options.store.get(id);
+        return row === undefined ? undefined : { handled: this.lanes.run(row.wsId, () => this.handleSafely(row)) };
+      });
+      await claimed?.handled;
+    } catch (error) {
+      this.options.logger.error({ handoffId: id, err: describeError(error) }, 'taking a handoff failed');
+    }
+  }
+
+  private async handleSafely(row: Handoff): Promise<void> {
+    try {
+      await this.options.handle(row);
+    } catch (error) {
+      this.options.logger.error({ handoffId: row.id, wsId: row.wsId, kind: row.kind, err: describeError(error) }, 'handling a handoff failed');
+    }
+  }
+}

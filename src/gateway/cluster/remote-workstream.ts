@@ -1,0 +1,76 @@
+/**
+ * A workstream another live instance runs (ADR 0021), as seen from here: messages and controls are handed to its
+ * holder, which runs the turn and renders it into the conversation (every instance can post to every thread). It has
+ * no events here; what it shows comes from its row.
+ */
+import type { ContentPart } from '../../agent/messages.js';
+import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from '../../agent/workstream-api.js';
+import type { Stores } from '../../storage/stores.js';
+import type { WorkstreamRow } from '../../storage/workstream-store.js';
+import type { HandoffSender, RenderTarget } from './handoffs.js';
+
+export class RemoteWorkstream implements Workstream {
+  readonly wsId: string;
+  readonly ownerUserId: string;
+
+  constructor(
+    private readonly row: WorkstreamRow,
+    /** The instance that runs it. */
+    readonly holder: string,
+    private readonly sender: HandoffSender,
+    private readonly stores: Pick<Stores, 'approvals'>,
+  ) {
+    this.wsId = row.wsId;
+    this.ownerUserId = row.userId;
+  }
+
+  send(message: string | ContentPart[], options?: SendOptions): Promise<SendOutcome> {
+    return this.handOff(message, options, undefined);
+  }
+
+  /** Hands a message to the holder, with where to show the answer; accepted once the handoff row is committed. */
+  async handOff(content: string | ContentPart[], options: SendOptions | undefined, target: RenderTarget | undefined): Promise<SendOutcome> {
+    const id = await this.sender.inbound(this.holder, this.wsId, { content, ...(options === undefined ? {} : { options }), ...(target === undefined ? {} : { target }) });
+    // Whether it queues behind a running turn is decided by the holder; here it is only accepted.
+    return { status: 'accepted', turnId: `handoff:${id}`, queued: false };
+  }
+
+  /** Its events are emitted on the holder. */
+  subscribe(_handler: AgentEventHandler): () => void {
+    return () => undefined;
+  }
+
+  isBusy(): boolean {
+    return false;
+  }
+
+  cancel(): void {
+    void this.sender.control(this.holder, this.wsId, { op: 'cancel' }).catch(() => undefined);
+  }
+
+  /** The holder checks the alias and persists it; the caller has already checked it is configured. */
+  async setModel(alias: string): Promise<boolean> {
+    await this.sender.control(this.holder, this.wsId, { op: 'set-model', alias });
+    return true;
+  }
+
+  async info(): Promise<WorkstreamInfo> {
+    const pending = (await this.stores.approvals.listPending()).filter((row) => row.wsId === this.wsId).length;
+    const { row } = this;
+    return {
+      wsId: row.wsId,
+      ownerUserId: row.userId,
+      name: row.name,
+      modelAlias: row.modelAlias,
+      state: row.state as WorkstreamStatus,
+      inputTokens: row.inputTokens,
+      outputTokens: row.outputTokens,
+      pendingApprovals: pending,
+      queuedMessages: 0,
+    };
+  }
+}
+
+export function isRemote(ws: Workstream): ws is RemoteWorkstream {
+  return ws instanceof RemoteWorkstream;
+}
