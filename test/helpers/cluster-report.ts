@@ -17,6 +17,10 @@ export interface KillFacts {
   waiting: number;
   /** Kill → shards held elsewhere and every interrupted turn answered; undefined when that never happened. */
   failoverMs: number | undefined;
+  /** Kill → every shard the victim held is held by another instance; undefined when that never happened. */
+  shardsMs: number | undefined;
+  /** Interrupted turns that showed a new card or their answer within the wait. */
+  turnsAnswered: number;
 }
 
 export interface WorkloadReport {
@@ -113,7 +117,9 @@ export function formatReport(report: WorkloadReport): string {
   const kill = report.kill;
   if (kill) {
     const time = kill.failoverMs === undefined ? 'did not complete' : `${(kill.failoverMs / 1000).toFixed(2)} s`;
+    const shards = kill.shardsMs === undefined ? 'never' : `${(kill.shardsMs / 1000).toFixed(2)} s`;
     lines.push(`SIGKILL of instance ${kill.victim} (shards ${kill.shards.join(', ') || 'none'}; ${kill.interrupted} of ${kill.waiting} waiting turns were its own): failover ${time}`);
+    lines.push(`  its shards held elsewhere after ${shards}; ${kill.turnsAnswered} of ${kill.interrupted} interrupted turns answered again (new card or answer)`);
   }
   return lines.join('\n');
 }

@@ -10,7 +10,7 @@ import { Conversation, poll, type Platform } from './cluster-conversation.js';
 import type { ClusterFakes } from './cluster-fakes.js';
 import type { ClusterInstances } from './cluster-instances.js';
 import { answerText, replyAnswerText, tagOfRequest, type ConversationKind } from './cluster-model.js';
-import { checkOutcome, type WorkloadReport } from './cluster-report.js';
+import { checkOutcome, type KillFacts, type WorkloadReport } from './cluster-report.js';
 
 export interface WorkloadOptions {
   conversations: number;
@@ -123,7 +123,7 @@ export class ClusterWorkload {
   }
 
   /** Time from the kill until the victim's shards are held again and each interrupted turn showed a new card. */
-  private async measureFailover(killedAt: number, shards: number[], interrupted: Conversation[]): Promise<number | undefined> {
+  private async measureFailover(killedAt: number, shards: number[], interrupted: Conversation[]): Promise<Pick<KillFacts, 'failoverMs' | 'shardsMs' | 'turnsAnswered'>> {
     const deadline = killedAt + this.stepMs * 2;
     const shardBack = async (shard: number): Promise<number | undefined> => {
       // Another instance may have held the shard all along (nothing leases shards): then it never goes unheld.
@@ -136,9 +136,9 @@ export class ClusterWorkload {
       const shown = await poll(() => conversation.openCards().some((card) => !before.has(card.id)) || this.fakes.answers(answerText(conversation.tag)) > 0, deadline - Date.now());
       return shown === true ? Date.now() : undefined;
     };
-    const times = await Promise.all([...shards.map(shardBack), ...interrupted.map(turnAnswered)]);
-    if (times.some((at) => at === undefined)) return undefined;
-    return Math.max(killedAt, ...(times as number[])) - killedAt;
+    const [shardTimes, turnTimes] = await Promise.all([Promise.all(shards.map(shardBack)), Promise.all(interrupted.map(turnAnswered))]);
+    const since = (times: Array<number | undefined>): number | undefined => (times.some((at) => at === undefined) ? undefined : Math.max(killedAt, ...(times as number[])) - killedAt);
+    return { failoverMs: since([...shardTimes, ...turnTimes]), shardsMs: since(shardTimes), turnsAnswered: turnTimes.filter((at) => at !== undefined).length };
   }
 
   async run(options: WorkloadOptions): Promise<WorkloadReport> {
@@ -172,7 +172,7 @@ export class ClusterWorkload {
     ]);
     return checkOutcome(this.fakes, conversations, {
       instances: this.cluster.instances.length, wallMs: Date.now() - started, modelRequests: this.fakes.llm.requests.length - requestsBefore,
-      kill: { victim, shards, interrupted: interrupted.length, waiting: waiting.length, failoverMs: await failover },
+      kill: { victim, shards, interrupted: interrupted.length, waiting: waiting.length, ...(await failover) },
     });
   }
 }
