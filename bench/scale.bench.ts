@@ -82,7 +82,9 @@ async function main(): Promise<void> {
       const values = rates.get(size) ?? [];
       console.log(`| ${size} | ${median(values).toFixed(1)} | ${values.map((value) => value.toFixed(1)).join(' / ')} |`);
     }
-    console.log(`\nfailover after SIGKILL (3 instances, ${SHARDS} shard(s), heartbeat 1 s, lease TTL 3 s): ${failoverMs === undefined ? 'did not complete' : `${(failoverMs / 1000).toFixed(2)} s`}`);
+    const shardsMs = failover.kill?.shardsMs;
+    console.log(`\nfailover after SIGKILL (3 instances, ${SHARDS} shard(s), heartbeat 1 s, lease TTL 3 s): ${failoverMs === undefined ? 'did not complete' : `${(failoverMs / 1000).toFixed(2)} s`}` +
+      ` (shards held elsewhere after ${shardsMs === undefined ? 'never' : `${(shardsMs / 1000).toFixed(2)} s`}; ${failover.kill?.turnsAnswered ?? 0} of ${failover.kill?.interrupted ?? 0} interrupted turns answered again)`);
     console.log(`(${CONVERSATIONS} one-turn conversations a round, ${CONCURRENCY} at a time, ${SHARDS} Discord shard(s); ${new Date().toISOString()})`);
   } finally {
     for (const launched of clusters.values()) await launched.close().catch((error: unknown) => console.error(`cleanup: ${String(error)}`));
