@@ -6,7 +6,7 @@
  * which is the one clicked) while the second half runs. The report counts what users would notice.
  */
 import type { ClusterDatabase } from './cluster-database.js';
-import { Conversation, poll, type Platform } from './cluster-conversation.js';
+import { Conversation, poll, type Card, type Platform } from './cluster-conversation.js';
 import type { ClusterFakes } from './cluster-fakes.js';
 import type { ClusterInstances } from './cluster-instances.js';
 import { answerText, replyAnswerText, tagOfRequest, type ConversationKind } from './cluster-model.js';
@@ -81,7 +81,9 @@ export class ClusterWorkload {
   /** Clicks an approval conversation's card (a new one when its turn was interrupted) and waits for the answer. */
   private async finish(conversation: Conversation, interrupted: boolean): Promise<void> {
     if (!isApproval(conversation.kind) || conversation.stuck !== undefined) return;
-    const card = interrupted ? await conversation.newCard(this.stepMs) : conversation.openCards().find((open) => conversation.seenCards.has(open.id));
+    const shown = (): Card | undefined => conversation.openCards().find((open) => conversation.seenCards.has(open.id));
+    // An interrupted turn asks again on a new card; if the takeover kept the old card open instead, the user clicks that one.
+    const card = interrupted ? ((await conversation.newCard(this.stepMs / 2, false)) ?? shown()) : shown();
     if (card === undefined) {
       conversation.fail('the card lost its buttons before the click');
       return;
