@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { newHexId } from '../../src/shared/ids.js';
 import { createKnex, createStores, runMigrations, type Knex, type Stores } from '../../src/storage/index.js';
+import { createDatabaseOn } from './throwaway-postgres.js';
 
 export interface ClusterDatabase {
   /** The URL the instances are configured with. */
@@ -20,33 +20,13 @@ export interface ClusterDatabase {
   drop(): Promise<void>;
 }
 
-/** The URL of `database` on the server `serverUrl` points at. */
-function withDatabase(serverUrl: string, database: string): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
 /** Creates and migrates a fresh database on the server of `serverUrl`. */
 export async function createClusterDatabase(serverUrl: string): Promise<ClusterDatabase> {
-  const name = `sp_cluster_${newHexId(6)}`;
-  const admin = createKnex(serverUrl);
-  try {
-    await admin.raw(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.destroy();
-  }
-  const url = withDatabase(serverUrl, name);
-  const knex = createKnex(url);
+  const database = await createDatabaseOn(serverUrl, 'sp_cluster');
+  const knex = createKnex(database.url);
   const drop = async (): Promise<void> => {
     await knex.destroy();
-    const dropper = createKnex(serverUrl);
-    try {
-      // WITH (FORCE): a killed instance's connections may linger for a moment.
-      await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    } finally {
-      await dropper.destroy();
-    }
+    await database.drop();
   };
   try {
     await runMigrations(knex);
@@ -54,7 +34,7 @@ export async function createClusterDatabase(serverUrl: string): Promise<ClusterD
     await drop();
     throw error;
   }
-  return { url, name, knex, stores: createStores(knex), drop };
+  return { url: database.url, name: database.name, knex, stores: createStores(knex), drop };
 }
 
 /** A port nobody listens on right now. */

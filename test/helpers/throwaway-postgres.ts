@@ -1,17 +1,17 @@
-/** A fresh PostgreSQL database per test on the server of SANDPIPER_TEST_PG_URL, dropped afterwards. */
+/** A fresh PostgreSQL database per test on a given server (by default SANDPIPER_TEST_PG_URL's), dropped afterwards. */
 import { newHexId } from '../../src/shared/ids.js';
 import { createKnex } from '../../src/storage/index.js';
 import { testPostgresUrl } from './test-stores.js';
 
 export interface ThrowawayDatabase {
+  name: string;
   url: string;
+  /** Drops it; WITH (FORCE), as a killed instance's connections may linger for a moment. */
   drop(): Promise<void>;
 }
 
-/** Creates `<prefix>_<hex>`; undefined when no PostgreSQL is configured (the caller skips). */
-export async function createThrowawayDatabase(prefix: string): Promise<ThrowawayDatabase | undefined> {
-  const serverUrl = testPostgresUrl();
-  if (serverUrl === undefined) return undefined;
+/** Creates `<prefix>_<hex>` on the server `serverUrl` points at. */
+export async function createDatabaseOn(serverUrl: string, prefix: string): Promise<ThrowawayDatabase> {
   const name = `${prefix}_${newHexId(4)}`;
   const admin = createKnex(serverUrl);
   try {
@@ -22,6 +22,7 @@ export async function createThrowawayDatabase(prefix: string): Promise<Throwaway
   const parsed = new URL(serverUrl);
   parsed.pathname = `/${name}`;
   return {
+    name,
     url: parsed.toString(),
     async drop() {
       const dropper = createKnex(serverUrl);
@@ -32,4 +33,10 @@ export async function createThrowawayDatabase(prefix: string): Promise<Throwaway
       }
     },
   };
+}
+
+/** Creates `<prefix>_<hex>` on SANDPIPER_TEST_PG_URL's server; undefined when no PostgreSQL is configured (skip). */
+export async function createThrowawayDatabase(prefix: string): Promise<ThrowawayDatabase | undefined> {
+  const serverUrl = testPostgresUrl();
+  return serverUrl === undefined ? undefined : createDatabaseOn(serverUrl, prefix);
 }

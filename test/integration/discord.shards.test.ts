@@ -7,8 +7,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createKnex } from '../../src/storage/index.js';
-import { newHexId } from '../../src/shared/ids.js';
 import { FakeDiscord, type FakeUser } from '../fakes/fake-discord.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
 import { waitFor } from '../fakes/mcp-servers.js';
@@ -16,26 +14,10 @@ import { answerByTag, answerCounts } from '../helpers/echo-answers.js';
 import { GatewayProcesses } from '../helpers/gateway-process.js';
 import { runBinAsync } from '../helpers/run-bin.js';
 import { testPostgresUrl } from '../helpers/test-stores.js';
+import { createDatabaseOn } from '../helpers/throwaway-postgres.js';
 
 const pgUrl = testPostgresUrl();
 const CLUSTER = ['[cluster]', 'heartbeat_s = 1', 'lease_ttl_s = 3', ''].join('\n');
-
-/** A fresh database on the test server (the instances share it, as a cluster does). */
-async function createDatabase(base: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `sp_shards_${newHexId(4)}`;
-  const admin = createKnex(base);
-  await admin.raw(`CREATE DATABASE ${name}`);
-  await admin.destroy();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const dropper = createKnex(base);
-      await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => dropper.destroy());
-    },
-  };
-}
 
 describe('discord shards across instances', { skip: pgUrl === undefined && 'SANDPIPER_TEST_PG_URL is not set' }, () => {
   let discord: FakeDiscord;
@@ -46,7 +28,7 @@ describe('discord shards across instances', { skip: pgUrl === undefined && 'SAND
   let user: FakeUser;
 
   before(async () => {
-    [discord, llm, database] = await Promise.all([FakeDiscord.start({ shards: 2, guilds: 2 }), startFakeLlmServer(), createDatabase(pgUrl ?? '')]);
+    [discord, llm, database] = await Promise.all([FakeDiscord.start({ shards: 2, guilds: 2 }), startFakeLlmServer(), createDatabaseOn(pgUrl ?? '', 'sp_shards')]);
     answerByTag(llm);
     const options = { llm, discord, databaseUrl: database.url, extraToml: CLUSTER };
     a = new GatewayProcesses(options);

@@ -9,10 +9,9 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { mintServiceToken } from '../../src/gateway/http/auth.js';
-import { newHexId } from '../../src/shared/ids.js';
-import { createKnex } from '../../src/storage/index.js';
 import { BinProcess, cleanEnv, runBin, runBinAsync, type BinResult } from '../helpers/run-bin.js';
 import { testPostgresUrl } from '../helpers/test-stores.js';
+import { createDatabaseOn, type ThrowawayDatabase } from '../helpers/throwaway-postgres.js';
 
 const SECRET = 'instance-lock-test-secret-instance-lock-test';
 const jwt = { secret: SECRET, audience: 'turnstone-channel' };
@@ -130,21 +129,15 @@ describe('one gateway per SQLite file', () => {
 
 const pgUrl = testPostgresUrl();
 describe('several gateways on one PostgreSQL', { skip: pgUrl === undefined ? 'SANDPIPER_TEST_PG_URL not set' : false }, () => {
-  const database = `sp_lock_${newHexId(4)}`;
+  let database: ThrowawayDatabase | undefined;
   let url: string;
 
   before(async () => {
-    const admin = createKnex(pgUrl ?? '');
-    await admin.raw(`CREATE DATABASE ${database}`);
-    await admin.destroy();
-    const parsed = new URL(pgUrl ?? '');
-    parsed.pathname = `/${database}`;
-    url = parsed.toString();
+    database = await createDatabaseOn(pgUrl ?? '', 'sp_lock');
+    url = database.url;
   });
   after(async () => {
-    const admin = createKnex(pgUrl ?? '');
-    await admin.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.destroy();
+    await database?.drop();
   });
 
   it('runs two instances and status lists both as alive', async () => {

@@ -6,20 +6,19 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { newHexId } from '../../src/shared/ids.js';
-import { createKnex } from '../../src/storage/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
 import { BOT_USER_ID, FakeSlack, type FakeSlackMessage, type FakeSlackUser } from '../fakes/fake-slack.js';
 import { answerByTag, answerCounts } from '../helpers/echo-answers.js';
 import { GatewayProcesses } from '../helpers/gateway-process.js';
 import { testPostgresUrl } from '../helpers/test-stores.js';
+import { createDatabaseOn, type ThrowawayDatabase } from '../helpers/throwaway-postgres.js';
 
 const CHANNEL = 'C0001';
 const QUESTIONS = 20;
 const pgUrl = testPostgresUrl();
 
 describe('two gateways on one PostgreSQL share the Slack app', { skip: pgUrl === undefined ? 'SANDPIPER_TEST_PG_URL not set' : false }, () => {
-  const database = `sp_slack_${newHexId(4)}`;
+  let database: ThrowawayDatabase | undefined;
   let slack: FakeSlack;
   let llm: FakeLlmServer;
   const gateways: GatewayProcesses[] = [];
@@ -28,16 +27,13 @@ describe('two gateways on one PostgreSQL share the Slack app', { skip: pgUrl ===
   let mallory: FakeSlackUser;
 
   before(async () => {
-    const admin = createKnex(pgUrl ?? '');
-    await admin.raw(`CREATE DATABASE ${database}`);
-    await admin.destroy();
-    const url = new URL(pgUrl ?? '');
-    url.pathname = `/${database}`;
+    database = await createDatabaseOn(pgUrl ?? '', 'sp_slack');
+    const url = database.url;
     [slack, llm] = await Promise.all([FakeSlack.start(), startFakeLlmServer()]);
     answerByTag(llm);
     // One after the other, so connection 1 is the first gateway's and connection 2 the second's.
     for (let index = 0; index < 2; index += 1) {
-      const gateway = new GatewayProcesses({ llm, slack, databaseUrl: url.toString(), gatewayToml: 'user_rate_limit = 100000' });
+      const gateway = new GatewayProcesses({ llm, slack, databaseUrl: url, gatewayToml: 'user_rate_limit = 100000' });
       gateways.push(gateway);
       pids.push((await gateway.start()).pid);
       await slack.waitFor(() => slack.connected === index + 1, 30_000, `connection ${index + 1}`);
@@ -57,9 +53,7 @@ describe('two gateways on one PostgreSQL share the Slack app', { skip: pgUrl ===
     }
     await Promise.allSettled(gateways.map((gateway) => gateway.close()));
     await Promise.allSettled([slack?.close(), llm?.close()]);
-    const admin = createKnex(pgUrl ?? '');
-    await admin.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.destroy();
+    await database?.drop();
   });
 
   const answers = (threadTs: string): Map<string, number> =>
