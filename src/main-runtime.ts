@@ -2,7 +2,8 @@
 import type { Sandbox } from './agent/sandbox/sandbox.js';
 import type { Config } from './config/index.js';
 import { createGateway, type Gateway } from './gateway/index.js';
-import { createCluster, isClustered } from './gateway/cluster/create-cluster.js';
+import { createCluster } from './gateway/cluster/create-cluster.js';
+import { isClustered } from './gateway/cluster/cluster-mode.js';
 import type { LiveParts, ShutdownStack } from './main.js';
 import { assembleAgent } from './main-agent.js';
 import { createGatewayWatchRunner } from './main-watch.js';

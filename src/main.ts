@@ -16,6 +16,7 @@ import { DEFAULT_MAX_BODY_BYTES } from './gateway/http/body-limit.js';
 import type { Gateway } from './gateway/index.js';
 import { newServiceId, registerService } from './gateway/registry.js';
 import { discordClusterOptions, registryMetadata } from './gateway/cluster/discord-shard-cluster.js';
+import { isClustered } from './gateway/cluster/cluster-mode.js';
 import type { AgentRuntime } from './main-agent.js';
 import { createNotifyParts, type NotifyParts } from './main-notify.js';
 import type { ToolContainment } from './agent/tools/index.js';
@@ -82,7 +83,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     const notify = createNotifyParts(config, storage.stores, live.adapters, logger);
     const httpUrl = await startHttp(config, logger, storage.stores, live, stack, notify);
     // On PostgreSQL the registry beats with the leases, so `sandpiper status` sees a dead instance as soon as its leases expire.
-    const heartbeatMs = lock ? undefined : config.cluster.heartbeat_s * 1000;
+    const heartbeatMs = isClustered(config) ? config.cluster.heartbeat_s * 1000 : undefined;
     const url = config.gateway.advertise_url ?? httpUrl;
     const registration = await registerService({ services: storage.stores.services, url, logger, serviceId: instanceId, metadata: registryMetadata(config), ...(heartbeatMs === undefined ? {} : { heartbeatMs }) });
     stack.push('registry', () => registration.stop());

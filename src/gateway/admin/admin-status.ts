@@ -7,6 +7,7 @@ import type { Config } from '../../config/index.js';
 import { isoFromMs } from '../../shared/time.js';
 import type { ClusterSnapshot, ClusterStatusStore, DatabaseEngine, InstanceRow, ShardLeaseRow } from '../../storage/index.js';
 import { ageSeconds } from './admin-input.js';
+import { isClustered } from '../cluster/cluster-mode.js';
 
 /** Without `cluster.lease_ttl_s`: three beats of the registry's 30 s heartbeat. */
 const DEFAULT_STALE_AFTER_S = 90;
@@ -64,7 +65,7 @@ export interface ClusterStatusView {
 
 /** An instance counts as stale once its heartbeat is older than the lease TTL: its leases may be taken over by then. */
 export function instanceStaleAfterSeconds(config: Config): number {
-  return config.database.url?.startsWith('sqlite:') === false ? config.cluster.lease_ttl_s : DEFAULT_STALE_AFTER_S;
+  return isClustered(config) ? config.cluster.lease_ttl_s : DEFAULT_STALE_AFTER_S;
 }
 
 /** The host part of `channel-<host>-<hex>`; the URL's host for an id of another shape. */

@@ -20,11 +20,6 @@ export interface ClusterParts {
   attach(gateway: GatewayHooks): void;
 }
 
-/** Whether this configuration runs as part of a cluster: PostgreSQL (SQLite is single-instance, ADR 0023). */
-export function isClustered(config: Config): boolean {
-  return /^postgres(ql)?:\/\//.test(config.database.url ?? '');
-}
-
 export function createCluster(input: { config: Config; stores: Stores; logger: Logger; instanceId: string; inner: DefaultWorkstreamManager }): ClusterParts {
   const { config, stores, instanceId, inner } = input;
   const logger = input.logger.child({ component: 'cluster' });

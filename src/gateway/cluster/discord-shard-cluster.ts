@@ -7,14 +7,10 @@ import type { DiscordClusterOptions } from '../../channels/discord/index.js';
 import type { Config } from '../../config/index.js';
 import type { Stores } from '../../storage/stores.js';
 import { SERVICE_TYPE } from '../registry.js';
+import { isClustered } from './cluster-mode.js';
 
 /** The registry metadata key saying an instance leases Discord shards. */
 export const SHARD_LEASING_KEY = 'discord_shards';
-
-/** Cluster mode: the database is PostgreSQL (SQLite is single-instance, ADR 0023). */
-export function isClustered(config: Config): boolean {
-  return config.database.url?.startsWith('sqlite:') === false;
-}
 
 /** Whether this instance leases Discord shards: cluster mode, Discord configured, no fixed `discord.shards`. */
 export function leasesDiscordShards(config: Config): boolean {
