@@ -34,12 +34,11 @@ export interface Gateway {
   /** Per-adapter connection state, for /health. */
   status(): GatewayStatus;
   /**
-   * Sends a message that no person typed (a watch result) into a workstream, restoring it when evicted; the turn it
-   * starts renders into the workstream's thread, in order with the thread's own messages. False when the workstream is gone.
+   * Sends content into a workstream run here, restoring it when evicted: a message no person typed (a watch result),
+   * or one handed over by the instance that received it (ADR 0021). The turn it starts renders into `target` when given,
+   * else into the workstream's thread, in order with the thread's own messages. False when the workstream is gone.
    */
-  deliver(wsId: string, text: string, options: SendOptions): Promise<boolean>;
-  /** `deliver` for any content, rendered into `target` when given (a message handed over by another instance, ADR 0021). */
-  deliverContent(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean>;
+  deliver(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean>;
   /** Settles a workstream taken over from a dead instance as a restart would (interrupted turn noted and resumed). */
   settleTakenOver(wsId: string): Promise<void>;
   /** Runs `work` with the workstream rendered into its home thread (a click handed over from another instance). */

@@ -19,7 +19,7 @@ import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted
 import { admitMessage, InboundLimits } from './inbound-limits.js';
 import { ModelChoice } from './model-choice.js';
 import { Router, type LinkedUser } from './router.js';
-import { Subscriptions } from './subscriptions.js';
+import { Subscriptions, timingOf } from './subscriptions.js';
 import { LinkHints } from './link-hints.js';
 import { isInteraction, refuseWhileStopping } from './interaction-events.js';
 import type { RenderTarget } from './cluster/handoffs.js';
@@ -86,7 +86,7 @@ class ChannelGateway implements Gateway {
       windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event) => this.dispatch(adapter, event),
     });
     this.subs = new Subscriptions({
-      logger: this.logger, desk: () => this.desk, ...pickTiming(deps.options),
+      logger: this.logger, desk: () => this.desk, ...timingOf(deps.options),
       saveLiveState: (platform, channelId, state) => deps.stores.routes.setLiveState(platform, channelId, state),
     });
     const signal = this.controller.signal;
@@ -176,15 +176,7 @@ class ChannelGateway implements Gateway {
     return { adapters, workstreams: this.subs.size };
   }
 
-  deliver(wsId: string, text: string, options: SendOptions): Promise<boolean> {
-    return this.deliverContent(wsId, text, options);
-  }
-
-  /**
-   * Content for a workstream run here, rendered into `target` (a message handed over by the instance that received
-   * it, ADR 0021) or, without one, into the workstream's home thread.
-   */
-  async deliverContent(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean> {
+  async deliver(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean> {
     const ws = await this.router.open(wsId);
     if (!ws) return false;
     const home = target ?? (await this.router.homeOf(wsId));
@@ -194,9 +186,7 @@ class ChannelGateway implements Gateway {
       !home || !adapter || this.stopped
         ? await ws.send(content, options)
         : await this.lanes.run(`${home.platform}:${home.channelId}`, () => this.sendContent(adapter, home.channelId, ws, content, target?.messageId, options));
-    if (outcome.status === 'refused') {
-      this.logger.warn({ wsId, limit: outcome.limit }, 'message refused: the workstream queue is full');
-    }
+    if (outcome.status === 'refused') this.logger.warn({ wsId, limit: outcome.limit }, 'message refused: the workstream queue is full');
     return true;
   }
 
@@ -402,11 +392,4 @@ class ChannelGateway implements Gateway {
   private logFailure(what: string, error: unknown): void {
     this.logger.error({ error: describeError(error) }, `${what} failed`);
   }
-}
-
-function pickTiming(options: GatewayDeps['options']): { editIntervalMs?: number; typingIntervalMs?: number } {
-  const timing: { editIntervalMs?: number; typingIntervalMs?: number } = {};
-  if (options?.editIntervalMs !== undefined) timing.editIntervalMs = options.editIntervalMs;
-  if (options?.typingIntervalMs !== undefined) timing.typingIntervalMs = options.typingIntervalMs;
-  return timing;
 }

@@ -33,6 +33,16 @@ export interface SubscriptionOptions {
   typingIntervalMs?: number;
 }
 
+type Timing = Pick<SubscriptionOptions, 'editIntervalMs' | 'typingIntervalMs'>;
+
+/** The renderer timings set in `options` (tests), without the unset ones. */
+export function timingOf(options: { editIntervalMs?: number | undefined; typingIntervalMs?: number | undefined } | undefined): Timing {
+  const timing: Timing = {};
+  if (options?.editIntervalMs !== undefined) timing.editIntervalMs = options.editIntervalMs;
+  if (options?.typingIntervalMs !== undefined) timing.typingIntervalMs = options.typingIntervalMs;
+  return timing;
+}
+
 /**
  * Holding a subscription keeps the Workstream object (and its whole history) reachable, so a binding lives only
  * while the workstream has something to show: the workstream says it is busy (`isBusy()`: a turn running or queued,

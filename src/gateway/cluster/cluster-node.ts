@@ -8,7 +8,7 @@ import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Stores } from '../../storage/stores.js';
 import type { ClusteredWorkstreamManager } from './clustered-manager.js';
-import type { ControlHandoff, HandoffInbox, InboundHandoff } from './handoffs.js';
+import type { HandoffInbox } from './handoffs.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 
 /** Expired leases looked at per heartbeat. */
@@ -103,13 +103,4 @@ export class ClusterNode {
     const released = await keeper.release(idle);
     this.options.logger.info({ released, kept: keeper.heldCount() }, 'workstream leases released');
   }
-}
-
-/** Parses a handoff row's payload; a row that cannot be read is logged by the caller and dropped. */
-export function parseInbound(payload: string): InboundHandoff {
-  return JSON.parse(payload) as InboundHandoff;
-}
-
-export function parseControl(payload: string): ControlHandoff {
-  return JSON.parse(payload) as ControlHandoff;
 }

@@ -6,12 +6,12 @@ import type { Logger } from '../../shared/logger.js';
 import type { Handoff } from '../../storage/handoff-store.js';
 import type { Stores } from '../../storage/stores.js';
 import type { Gateway } from '../gateway-types.js';
-import { ClusterNode, parseControl, parseInbound } from './cluster-node.js';
+import { ClusterNode } from './cluster-node.js';
 import { ClusteredWorkstreamManager } from './clustered-manager.js';
-import { HandoffInbox, HandoffSender } from './handoffs.js';
+import { HandoffInbox, HandoffSender, parseControl, parseInbound } from './handoffs.js';
 import { LeaseKeeper } from './lease-keeper.js';
 
-type GatewayHooks = Pick<Gateway, 'deliverContent' | 'settleTakenOver' | 'renderWhile'>;
+type GatewayHooks = Pick<Gateway, 'deliver' | 'settleTakenOver' | 'renderWhile'>;
 
 export interface ClusterParts {
   manager: ClusteredWorkstreamManager;
@@ -36,7 +36,7 @@ export function createCluster(input: { config: Config; stores: Stores; logger: L
       return manager.applyControl(handoff.wsId, control);
     }
     const inbound = parseInbound(handoff.payload);
-    if (!(await gateway.deliverContent(handoff.wsId, inbound.content, inbound.options ?? {}, inbound.target))) {
+    if (!(await gateway.deliver(handoff.wsId, inbound.content, inbound.options ?? {}, inbound.target))) {
       logger.warn({ wsId: handoff.wsId, handoffId: handoff.id }, 'a handed-off message found its workstream closed or gone');
     }
   };

@@ -8,7 +8,7 @@ import type { ContentPart } from '../../agent/messages.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { KeyedSerialLanes, SerialLane } from '../../shared/serial-lane.js';
-import type { Handoff, HandoffStore } from '../../storage/handoff-store.js';
+import type { Handoff, HandoffKind, HandoffStore } from '../../storage/handoff-store.js';
 
 /** Where the holder shows the answer: the conversation the message came from, and the message to react to. */
 export interface RenderTarget {
@@ -46,15 +46,27 @@ export class HandoffSender {
     this.now = options.now ?? Date.now;
   }
 
-  async inbound(target: string, wsId: string, payload: InboundHandoff): Promise<string> {
-    const row = await this.options.store.create({ target, wsId, kind: 'inbound', payload: JSON.stringify(payload), createdAt: this.now() });
-    return row.id;
+  inbound(target: string, wsId: string, payload: InboundHandoff): Promise<string> {
+    return this.send(target, wsId, 'inbound', payload);
   }
 
-  async control(target: string, wsId: string, payload: ControlHandoff): Promise<string> {
-    const row = await this.options.store.create({ target, wsId, kind: 'interaction', payload: JSON.stringify(payload), createdAt: this.now() });
-    return row.id;
+  control(target: string, wsId: string, payload: ControlHandoff): Promise<string> {
+    return this.send(target, wsId, 'interaction', payload);
   }
+
+  private async send(target: string, wsId: string, kind: HandoffKind, payload: InboundHandoff | ControlHandoff): Promise<string> {
+    return (await this.options.store.create({ target, wsId, kind, payload: JSON.stringify(payload), createdAt: this.now() })).id;
+  }
+}
+
+/** The payload of an `inbound` row (written by `HandoffSender.inbound`, so trusted to have this shape). */
+export function parseInbound(payload: string): InboundHandoff {
+  return JSON.parse(payload) as InboundHandoff;
+}
+
+/** The payload of an `interaction` row (written by `HandoffSender.control`). */
+export function parseControl(payload: string): ControlHandoff {
+  return JSON.parse(payload) as ControlHandoff;
 }
 
 export interface HandoffInboxOptions {

@@ -55,7 +55,7 @@ export class RemoteWorkstream implements Workstream {
   }
 
   async info(): Promise<WorkstreamInfo> {
-    const pending = (await this.stores.approvals.listPending()).filter((row) => row.wsId === this.wsId).length;
+    const pending = (await this.stores.approvals.listPending(this.wsId)).length;
     const { row } = this;
     return {
       wsId: row.wsId,
