@@ -41,9 +41,14 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
 
   async create(input: Parameters<WorkstreamManager['create']>[0]): Promise<Workstream> {
     const ws = await this.inner.create(input);
-    // Nobody else knows the new id before its route commits, so this claim is normally uncontested.
-    const claim = await this.keeper.claim(ws.wsId);
-    if (!claim.own) this.options.logger.error({ wsId: ws.wsId, holder: claim.holder }, 'a new workstream was claimed by another instance first');
+    // Nobody else knows the new id before its route commits (also in the background, ADR 0020), so the claim is
+    // uncontested and need not hold up the first turn; calls for the workstream meanwhile share this claim.
+    void this.keeper.claim(ws.wsId).then(
+      (claim) => {
+        if (!claim.own) this.options.logger.error({ wsId: ws.wsId, holder: claim.holder }, 'a new workstream was claimed by another instance first');
+      },
+      (error: unknown) => this.options.logger.error({ wsId: ws.wsId, err: describeError(error) }, 'claiming a new workstream failed; the next message claims it'),
+    );
     return ws;
   }
 
