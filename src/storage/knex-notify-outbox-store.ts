@@ -64,7 +64,9 @@ export class KnexNotifyOutboxStore implements NotifyOutboxStore {
     if (claim !== undefined) {
       const existing = await this.#existing(trx, claim, input.keyNotBefore);
       if (existing !== undefined) return existing;
-      await trx('notify_idempotency').where({ subject: claim.subject, idempotency_key: claim.key }).delete();
+      // Only an expired key is removed: under READ COMMITTED a racing request's fresh key may have
+      // committed since the read above, and must survive so this insert fails as a duplicate.
+      await trx('notify_idempotency').where({ subject: claim.subject, idempotency_key: claim.key }).andWhere('created', '<', input.keyNotBefore).delete();
       await trx('notify_idempotency').insert({ subject: claim.subject, idempotency_key: claim.key, fingerprint: claim.fingerprint, request_id: requestId, created: now });
     }
     const lease = leaseAt(Date.now() + input.leaseMs);
