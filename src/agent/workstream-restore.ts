@@ -1,5 +1,5 @@
 /** Rebuilds a live workstream from its row, its stored history and any approval that was pending at a crash. */
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { TurnJournalRow } from '../storage/turn-journal-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
@@ -15,7 +15,9 @@ export function workstreamDir(env: WorkstreamEnv, wsId: string): string {
 /** A new live object for a row; the working directory is created when missing. */
 export async function instantiate(env: WorkstreamEnv, row: WorkstreamRow, restoring: boolean, stored?: Promise<void>): Promise<LiveWorkstream> {
   const cwd = workstreamDir(env, row.wsId);
-  await mkdir(cwd, { recursive: true });
+  // One mkdir syscall (tens of µs) beats a hop through libuv's thread pool, which the SQLite driver shares: under a
+  // burst of new threads the async form waited behind queued queries on the first message's waiting path.
+  mkdirSync(cwd, { recursive: true });
   const history = restoring ? await env.stores.conversations.load(row.wsId) : [];
   return new LiveWorkstream({ row, history, cwd, env, ...(stored === undefined ? {} : { stored }) });
 }

@@ -14,7 +14,10 @@ export const LEDGER_MARGIN_MS = 3_600_000;
 const PRUNE_INTERVAL_MS = 3_600_000;
 
 export class InboundLedger {
-  /** Claims of one conversation are made one after another, so routing keeps the arrival order. */
+  /**
+   * Claims of one conversation answer in arrival order, so routing keeps it. The claims themselves are made at once
+   * (a burst in one channel becomes one grouped INSERT, see BatchedInboundClaims); only their answers wait in line.
+   */
   private readonly order = new KeyedSerialLanes();
 
   constructor(
@@ -35,7 +38,9 @@ export class InboundLedger {
         this.logger.warn({ platform, error: describeError(error) }, 'inbound ledger write failed; handling the event anyway');
         return true;
       });
-    return claim.channelId === undefined ? record() : this.order.run(`${platform}:${claim.channelId}`, record);
+    if (claim.channelId === undefined) return record();
+    const recorded = record();
+    return this.order.run(`${platform}:${claim.channelId}`, () => recorded);
   }
 
   /** Prunes now and every hour (beyond the catch-up window plus a margin nothing replays a row); returns the timer. */
