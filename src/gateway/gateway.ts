@@ -11,6 +11,7 @@ import { ApprovalDesk } from './approvals.js';
 import { AttachmentIntake } from './attachments/attachment-intake.js';
 import { CatchUp } from './catch-up.js';
 import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
+import { isClustered } from './cluster/cluster-mode.js';
 import { CommandHandler } from './commands.js';
 import { DirectConversations } from './direct-conversations.js';
 import { NotificationReplies } from './notification-replies.js';
@@ -80,7 +81,7 @@ class ChannelGateway implements Gateway {
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
     this.router = new Router(deps.stores, deps.manager, this.now);
     this.hints = new LinkHints(this.now, this.controller.signal);
-    this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger);
+    this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger, { singleInstance: !isClustered(deps.config) });
     this.catchUp = new CatchUp({
       stores: deps.stores, logger: this.logger, now: this.now, signal: this.controller.signal,
       windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event) => this.dispatch(adapter, event),
@@ -128,6 +129,7 @@ class ChannelGateway implements Gateway {
     this.pruneTimer = this.ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS);
     // Everything recorded before this moment was handled by an earlier run; what came after is caught up below.
     const startedAt = this.now();
+    await this.ledger.loadFloors([...this.adapters.keys()]);
     await Promise.all(
       [...this.adapters.values()].map(async (adapter) => {
         try {
@@ -318,9 +320,11 @@ class ChannelGateway implements Gateway {
 
   /** The route of a thread; a message that races the creation of its own thread waits for the creations in flight. */
   private async threadRoute(platform: string, threadId: string): Promise<string | undefined> {
+    // The creations in flight before the lookup: one that finishes during it is gone from `opening` afterwards.
+    const opening = [...this.opening];
     const wsId = await this.router.routeFor(platform, threadId);
-    if (wsId !== undefined || this.opening.size === 0) return wsId;
-    await Promise.allSettled([...this.opening]);
+    if (wsId !== undefined || opening.length === 0) return wsId;
+    await Promise.allSettled(opening);
     return this.router.routeFor(platform, threadId);
   }
 

@@ -6,6 +6,7 @@ import type { InboundEvent } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
+import { RecentClaims } from './recent-claims.js';
 import type { InboundClaim, InboundEventStore } from '../storage/inbound-event-store.js';
 
 /** Rows are kept this much longer than the catch-up window (and at least this long when catch-up is off). */
@@ -20,27 +21,60 @@ export class InboundLedger {
    */
   private readonly order = new KeyedSerialLanes();
 
+  /** Present when this is the only gateway on its database (SQLite): new messages are admitted from memory. */
+  private readonly recent: RecentClaims | undefined;
+
   constructor(
     private readonly store: InboundEventStore,
     private readonly now: () => number,
     private readonly logger: Logger,
-  ) {}
+    options: { singleInstance?: boolean } = {},
+  ) {
+    this.recent = options.singleInstance === true ? new RecentClaims() : undefined;
+  }
+
+  /**
+   * Single instance only: reads each platform's floor (the newest message recorded by earlier runs), so messages
+   * above it are admitted without waiting for their insert. A platform whose floor cannot be read keeps the
+   * database path. Called before the adapters start.
+   */
+  async loadFloors(platforms: readonly string[]): Promise<void> {
+    const recent = this.recent;
+    if (recent === undefined) return;
+    await Promise.all(
+      platforms.map(async (platform) => {
+        try {
+          recent.setFloor(platform, await this.store.messageFloor(platform));
+        } catch (error) {
+          this.logger.warn({ platform, error: describeError(error) }, 'inbound ledger floor unreadable; every message waits for its ledger row');
+        }
+      }),
+    );
+  }
 
   /**
    * True when the event is new (recorded now) or carries no id; false for a duplicate. One insert. When the database
    * fails, the event is let through: answering twice is better than never.
+   *
+   * A message known to be new (see RecentClaims) is admitted at once and its row written behind: on the one SQLite
+   * connection that insert is queued before anything the message leads to, so it commits no later than the user's
+   * message and before any answer (ADR 0028).
    */
   admit(platform: string, event: InboundEvent): Promise<boolean> {
     const claim = claimOf(platform, event, this.now());
     if (!claim) return Promise.resolve(true);
-    const record = (): Promise<boolean> =>
-      this.store.claim(claim).catch((error: unknown) => {
-        this.logger.warn({ platform, error: describeError(error) }, 'inbound ledger write failed; handling the event anyway');
-        return true;
-      });
-    if (claim.channelId === undefined) return record();
-    const recorded = record();
-    return this.order.run(`${platform}:${claim.channelId}`, () => recorded);
+    const known = this.recent?.check(claim) ?? 'unknown';
+    if (known === 'new') void this.record(claim);
+    const admitted = known === 'unknown' ? this.record(claim).then((first) => first && (this.recent?.granted(claim) ?? true)) : Promise.resolve(known === 'new');
+    if (claim.channelId === undefined) return admitted;
+    return this.order.run(`${platform}:${claim.channelId}`, () => admitted);
+  }
+
+  private record(claim: InboundClaim): Promise<boolean> {
+    return this.store.claim(claim).catch((error: unknown) => {
+      this.logger.warn({ platform: claim.platform, error: describeError(error) }, 'inbound ledger write failed; handling the event anyway');
+      return true;
+    });
   }
 
   /** Prunes now and every hour (beyond the catch-up window plus a margin nothing replays a row); returns the timer. */

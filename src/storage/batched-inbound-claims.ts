@@ -40,6 +40,10 @@ export class BatchedInboundClaims implements InboundEventStore {
     return this.store.recentConversations(platform, sinceMs);
   }
 
+  messageFloor(platform: string): Promise<string> {
+    return this.store.messageFloor(platform);
+  }
+
   prune(beforeMs: number): Promise<number> {
     return this.store.prune(beforeMs);
   }

@@ -28,6 +28,8 @@ export interface InboundEventStore {
   cursor(platform: string, channelId: string, beforeMs: number): Promise<InboundCursor | undefined>;
   /** Conversations with messages recorded after `sinceMs` (catch-up covers them even when not configured). */
   recentConversations(platform: string, sinceMs: number): Promise<string[]>;
+  /** The highest `messageSortKey` of the platform's recorded messages ('' when none): nothing above it was handled. */
+  messageFloor(platform: string): Promise<string>;
   /** Deletes rows recorded before `beforeMs`; resolves with how many. */
   prune(beforeMs: number): Promise<number>;
 }

@@ -70,6 +70,13 @@ export class KnexInboundEventStore implements InboundEventStore {
     });
   }
 
+  messageFloor(platform: string): Promise<string> {
+    return guard('inboundEvents.messageFloor', async () => {
+      const row = (await this.knex(TABLE).max({ floor: 'sort_key' }).where({ platform }).andWhere('message_id', '<>', '').first()) as DbRow | undefined;
+      return row?.floor === null || row?.floor === undefined ? '' : text(row.floor);
+    });
+  }
+
   prune(beforeMs: number): Promise<number> {
     return guard('inboundEvents.prune', async () => toNumber(await this.knex(TABLE).where('received_at', '<', beforeMs).delete()));
   }

@@ -42,6 +42,17 @@ export function inboundEventStoreContract(label: string, factory: StoresFactory)
       assert.deepEqual(await inbound.recentConversations('discord', 150), ['c'], 'only conversations with messages since the time');
     });
 
+    it('names the highest message key of a platform as its floor, numerically, interactions aside', async () => {
+      const inbound = stores().inboundEvents;
+      assert.equal(await inbound.messageFloor('floor-test'), '', 'no messages: no floor');
+      await inbound.claim({ platform: 'floor-test', eventKey: 'ix:99999999', receivedAt: 1 });
+      assert.equal(await inbound.messageFloor('floor-test'), '', 'interactions carry no message key');
+      await inbound.claim({ platform: 'floor-test', eventKey: 'msg:a:1000', channelId: 'a', messageId: '1000', receivedAt: 1 });
+      await inbound.claim({ platform: 'floor-test', eventKey: 'msg:b:999', channelId: 'b', messageId: '999', receivedAt: 2 });
+      assert.equal(await inbound.messageFloor('floor-test'), messageSortKey('1000'));
+      assert.equal(await inbound.messageFloor('floor-other'), '', 'floors are per platform');
+    });
+
     it('prunes rows recorded before a time and then grants their keys again', async () => {
       const inbound = stores().inboundEvents;
       await inbound.claim({ platform: 'slack', eventKey: 'msg:C1:1.000001', channelId: 'C1', messageId: '1.000001', receivedAt: 10 });

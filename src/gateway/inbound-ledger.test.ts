@@ -1,0 +1,102 @@
+/** InboundLedger on a real SQLite store: new messages admitted from memory, replays and old messages by the database. */
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { InboundEvent } from '../channels/channel-adapter.js';
+import { createSilentLogger } from '../shared/logger.js';
+import { createTestStores, type TestStores } from '../../test/helpers/test-stores.js';
+import { InboundLedger } from './inbound-ledger.js';
+import { RecentClaims } from './recent-claims.js';
+
+const message = (channelId: string, messageId: string): InboundEvent => ({
+  type: 'message',
+  user: { id: 'u1', name: 'ada' },
+  conversation: { kind: 'thread', channelId },
+  messageId,
+  text: 'hello',
+  mentioned: false,
+});
+
+describe('InboundLedger', () => {
+  let db: TestStores;
+  beforeEach(async () => {
+    db = await createTestStores();
+  });
+  afterEach(async () => {
+    await db.close();
+  });
+
+  const ledger = (singleInstance: boolean): InboundLedger => new InboundLedger(db.stores.inboundEvents, Date.now, createSilentLogger(), { singleInstance });
+  const stored = async (): Promise<number> => Number((await db.knex('inbound_events').where({ platform: 'discord' }).count({ n: '*' }).first())?.n);
+  /** Resolves once every claim handed to the store before it has committed (claims are written in order). */
+  let flushes = 0;
+  const written = (): Promise<boolean> => db.stores.inboundEvents.claim({ platform: 'flush', eventKey: `ix:${(flushes += 1)}`, receivedAt: 1 });
+
+  it('admits a message above the floor at once, drops its replay, and writes its row behind, ahead of later writes', async () => {
+    const single = ledger(true);
+    await single.loadFloors(['discord']);
+    assert.equal(await single.admit('discord', message('t1', '1000')), true);
+    assert.equal(await single.admit('discord', message('t1', '1000')), false, 'a replay in the same process');
+    await written();
+    assert.equal(await stored(), 1, 'the row is in the database');
+  });
+
+  it('after a restart, claims messages at or below the stored floor in the database', async () => {
+    const before = ledger(true);
+    await before.loadFloors(['discord']);
+    assert.equal(await before.admit('discord', message('t1', '1000')), true);
+    assert.equal(await before.admit('discord', message('t2', '900')), true);
+    await written();
+    const after = ledger(true);
+    await after.loadFloors(['discord']);
+    assert.equal(await after.admit('discord', message('t2', '900')), false, 'handled by the earlier run (below the floor)');
+    assert.equal(await after.admit('discord', message('t1', '1000')), false, 'the floor itself');
+    assert.equal(await after.admit('discord', message('t2', '950')), true, 'below the floor but never seen: the database grants it');
+    assert.equal(await after.admit('discord', message('t2', '950')), false);
+    assert.equal(await after.admit('discord', message('t1', '1001')), true);
+  });
+
+  it('without a floor (not loaded, or a cluster) every claim is the database\'s', async () => {
+    const first = ledger(false);
+    const second = ledger(false);
+    assert.equal(await first.admit('discord', message('t1', '5')), true);
+    assert.equal(await second.admit('discord', message('t1', '5')), false, 'another instance claimed it');
+    const unloaded = ledger(true);
+    assert.equal(await unloaded.admit('discord', message('t1', '5')), false);
+  });
+
+  it('answers the claims of one channel in arrival order, whichever path each takes', async () => {
+    await db.stores.inboundEvents.claim({ platform: 'discord', eventKey: 'msg:t9:500', channelId: 't9', messageId: '500', receivedAt: 1 });
+    const single = ledger(true);
+    await single.loadFloors(['discord']);
+    const order: string[] = [];
+    await Promise.all(
+      ['400', '600', '450', '700'].map((id) => single.admit('discord', message('t9', id)).then((admitted) => order.push(`${id}:${admitted}`))),
+    );
+    assert.deepEqual(order, ['400:true', '600:true', '450:true', '700:true']);
+  });
+});
+
+describe('RecentClaims', () => {
+  const claim = (messageId: string, platform = 'discord') => ({ platform, eventKey: `msg:c:${messageId}`, channelId: 'c', messageId, receivedAt: 1 });
+
+  it('lets go of the oldest keys only by raising the floor above them', () => {
+    const recent = new RecentClaims(2);
+    recent.setFloor('discord', '');
+    assert.equal(recent.check(claim('10')), 'new');
+    assert.equal(recent.check(claim('11')), 'new');
+    assert.equal(recent.check(claim('12')), 'new');
+    assert.equal(recent.size, 2);
+    assert.equal(recent.check(claim('10')), 'unknown', 'forgotten: only the database knows');
+    assert.equal(recent.check(claim('11')), 'duplicate');
+    assert.equal(recent.check(claim('10', 'slack')), 'unknown', 'a platform without a floor');
+  });
+
+  it('refuses a database grant for a message already admitted from memory', () => {
+    const recent = new RecentClaims();
+    recent.setFloor('discord', '');
+    assert.equal(recent.check(claim('20')), 'new');
+    assert.equal(recent.granted(claim('20')), false);
+    assert.equal(recent.granted(claim('21')), true);
+    assert.equal(recent.check(claim('21')), 'duplicate');
+  });
+});
