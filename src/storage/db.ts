@@ -120,10 +120,35 @@ export function isPostgres(knex: Knex): boolean {
 // Network and PostgreSQL connection-phase codes (28xxx: authentication, 3D000: no such database).
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', '28P01', '28000', '3D000']);
 
+interface PgSession {
+  query(sql: string): Promise<unknown>;
+}
+
+/**
+ * Runs `work` while holding a PostgreSQL advisory lock of the current schema on a connection of its own, so instances
+ * starting at once on a fresh database migrate one after another (the later ones find nothing to do) instead of racing
+ * to create knex's own tables (42P07). SQLite needs none: a second instance is refused there (ADR 0023).
+ */
+async function oneMigratorAtATime<T>(knex: Knex, work: () => Promise<T>): Promise<T> {
+  if (!isPostgres(knex)) return work();
+  const client = knex.client as { acquireConnection(): Promise<PgSession>; releaseConnection(connection: PgSession): Promise<unknown> };
+  const session = await client.acquireConnection();
+  try {
+    await session.query('SELECT pg_advisory_lock(hashtext(current_schema()))');
+    try {
+      return await work();
+    } finally {
+      await session.query('SELECT pg_advisory_unlock(hashtext(current_schema()))');
+    }
+  } finally {
+    await client.releaseConnection(session);
+  }
+}
+
 /** Applies every pending migration (a no-op when up to date); returns the names applied. */
 export async function runMigrations(knex: Knex): Promise<string[]> {
   try {
-    const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
+    const [, applied] = (await oneMigratorAtATime(knex, () => knex.migrate.latest({ migrationSource }))) as [number, string[]];
     return applied;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
