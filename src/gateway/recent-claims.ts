@@ -6,15 +6,14 @@
  * let go of; a replay or retry of it within this process is then found here. Anything else (an older message, a
  * platform whose floor is not read yet) is claimed in the database as before.
  */
-import { claimId } from '../storage/knex-inbound-event-store.js';
-import { messageSortKey, type InboundClaim } from '../storage/inbound-event-store.js';
+import { claimId, messageSortKey, type InboundClaim } from '../storage/inbound-event-store.js';
 
 /** Keys remembered; the oldest beyond this are let go (their platform's floor rises above them). */
 export const REMEMBERED_CLAIMS = 50_000;
 
 export class RecentClaims {
-  /** claimId → sort key, oldest first. */
-  private readonly claimed = new Map<string, string>();
+  /** claimId → its platform and sort key, oldest first. */
+  private readonly claimed = new Map<string, { platform: string; key: string }>();
   /** Per platform: nothing at or below it is known to be new here (the stored floor, raised by what was let go). */
   private readonly floors = new Map<string, string>();
 
@@ -58,13 +57,12 @@ export class RecentClaims {
   }
 
   private remember(platform: string, id: string, key: string): void {
-    this.claimed.set(id, key);
+    this.claimed.set(id, { platform, key });
     if (this.claimed.size <= this.limit) return;
     const oldest = this.claimed.entries().next().value;
     if (oldest === undefined) return;
     this.claimed.delete(oldest[0]);
     // Let go of a key only by raising the floor above it: a replay of it is then claimed in the database again.
-    const [oldestPlatform] = oldest[0].split('\u0000');
-    this.setFloor(oldestPlatform ?? platform, oldest[1]);
+    this.setFloor(oldest[1].platform, oldest[1].key);
   }
 }

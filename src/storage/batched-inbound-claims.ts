@@ -4,8 +4,7 @@
  * SQLite connection instead of one each, and the claims stop queueing behind each other. Each claim still resolves
  * only after its row is committed (ADR 0015): nothing is handled before its ledger row is durable.
  */
-import type { InboundClaim, InboundCursor, InboundEventStore } from './inbound-event-store.js';
-import { claimId } from './knex-inbound-event-store.js';
+import { claimId, type InboundClaim, type InboundCursor, type InboundEventStore } from './inbound-event-store.js';
 
 export interface ClaimingManyStore extends InboundEventStore {
   /** Records the claims; resolves with the `claimId`s this call recorded first. */

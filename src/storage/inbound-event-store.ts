@@ -34,6 +34,9 @@ export interface InboundEventStore {
   prune(beforeMs: number): Promise<number>;
 }
 
+/** The identity of a claim across platforms. */
+export const claimId = (platform: string, eventKey: string): string => `${platform}\u0000${eventKey}`;
+
 /**
  * A text key whose order is the numeric order of platform message ids: Discord snowflakes (decimal, varying length)
  * and Slack timestamps (`1700000000.000123`). Anything else keeps its text.

@@ -1,6 +1,6 @@
 /** InboundEventStore on knex: `INSERT … ON CONFLICT DO NOTHING` on both dialects (atomic across instances). */
 import type { Knex } from 'knex';
-import { messageSortKey, type InboundClaim, type InboundCursor, type InboundEventStore } from './inbound-event-store.js';
+import { claimId, messageSortKey, type InboundClaim, type InboundCursor, type InboundEventStore } from './inbound-event-store.js';
 import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 
@@ -8,8 +8,6 @@ const TABLE = 'inbound_events';
 /** Rows per INSERT (6 bound values each, well under SQLite's and PostgreSQL's parameter limits). */
 const CLAIM_CHUNK = 500;
 
-/** The identity of a claim across platforms. */
-export const claimId = (platform: string, eventKey: string): string => `${platform}\u0000${eventKey}`;
 
 export class KnexInboundEventStore implements InboundEventStore {
   constructor(private readonly knex: Knex) {}
