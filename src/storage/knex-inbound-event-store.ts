@@ -8,7 +8,6 @@ const TABLE = 'inbound_events';
 /** Rows per INSERT (6 bound values each, well under SQLite's and PostgreSQL's parameter limits). */
 const CLAIM_CHUNK = 500;
 
-
 export class KnexInboundEventStore implements InboundEventStore {
   constructor(private readonly knex: Knex) {}
 
