@@ -240,7 +240,7 @@ export class SlackAdapter implements ChannelAdapter {
     receiver.client.on('disconnected', () => this.setState('reconnecting'));
     this.history.watch(receiver.client);
     const retryConfig = { retries: this.options.webRetries ?? 2, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
-    return new App({
+    const app = new App({
       token,
       receiver,
       logger,
@@ -248,6 +248,12 @@ export class SlackAdapter implements ChannelAdapter {
       tokenVerificationEnabled: false,
       clientOptions: { ...url, retryConfig, rejectRateLimitedCalls: true, timeout: 15_000 },
     });
+    // bolt acknowledges an Events API envelope before any listener runs. Once inbound is stopped (the socket is still
+    // closing) an envelope must not be acknowledged at all, so Slack gives it to another connection instead of it
+    // being acknowledged here and then dropped.
+    const processEvent = app.processEvent.bind(app);
+    app.processEvent = (event) => (this.inboundStopped ? Promise.resolve() : processEvent(event));
+    return app;
   }
 
   private listen(app: App, scope: SlackScope): void {
@@ -356,7 +362,7 @@ export class SlackAdapter implements ChannelAdapter {
 
   /** Hands an event to the gateway. */
   private deliver(event: InboundEvent): void {
-    // After stopInbound nothing new is handled here: its ack could not be sent, so Slack gives it to another instance.
+    // After stopInbound nothing new is handled here: it was not acknowledged (see createApp), so Slack gives it to another instance.
     if (this.inboundStopped && event.type !== 'rate-limited') return;
     const handler = this.handler;
     if (!handler) {
