@@ -1,7 +1,8 @@
 /**
  * Benchmark child: a bare discord.js bot doing the same I/O as Sandpiper for a mention or a thread message: open
- * the thread (new conversations), typing, the same streaming LLM request through the openai SDK (Sandpiper's own
- * request body, with this bot's messages), post at the first token, edit at the same cadence, final edit. No
+ * the thread (new conversations), typing (sent, as Sandpiper sends it, once the model request is under way), the
+ * same streaming LLM request through the openai SDK (Sandpiper's own request body, with this bot's messages), post
+ * at the first token, edit at the same cadence, final edit. No
  * database, no routing, no agent loop: what is left over in Sandpiper's figures is Sandpiper.
  */
 import { Client, Events, GatewayIntentBits, Partials, Routes, SnowflakeUtil, type Message } from 'discord.js';
@@ -21,7 +22,8 @@ const client = new Client({
 const threads = new Map<string, ChatMessage[]>();
 
 async function answer(threadId: string, history: ChatMessage[], text: string): Promise<void> {
-  void client.rest.post(Routes.channelTyping(threadId)).catch(() => undefined);
+  // As Sandpiper does: the indicator goes out once the model request is under way (it is cosmetic; the request is not).
+  setImmediate(() => void client.rest.post(Routes.channelTyping(threadId)).catch(() => undefined));
   let messageId: string | undefined;
   await streamAnswer(history, text, async (_delta, content) => {
     if (messageId === undefined) messageId = ((await client.rest.post(Routes.channelMessages(threadId), { body: { content } })) as { id: string }).id;

@@ -35,8 +35,10 @@ function feed(renderer: StreamRenderer, events: AgentEvent[]): Promise<void> {
 describe('StreamRenderer', () => {
   it('shows the complete answer after the turn ends even when the cadence never fired', async () => {
     const { adapter, renderer } = setup();
+    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+    // The model works for a moment (the indicator goes out once the work already under way has run).
+    await new Promise((resolve) => setTimeout(resolve, 5));
     await feed(renderer, [
-      { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
       { type: 'text-delta', text: 'Hello ' },
       { type: 'text-delta', text: 'world' },
       { type: 'turn-end', turnId: 't1', text: 'Hello world', reason: 'done' },
@@ -44,6 +46,19 @@ describe('StreamRenderer', () => {
     await renderer.idle();
     assert.deepEqual(adapter.texts(), ['Hello world']);
     assert.ok(adapter.typing >= 1, 'typing shown while the model works');
+    renderer.dispose();
+  });
+
+  it('sends no typing indicator after an answer that ended before the indicator went out', async () => {
+    const { adapter, renderer } = setup();
+    await feed(renderer, [
+      { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
+      { type: 'text-delta', text: 'At once' },
+      { type: 'turn-end', turnId: 't1', text: 'At once', reason: 'done' },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(adapter.texts(), ['At once']);
+    assert.equal(adapter.typing, 0, 'an indicator now would show "typing…" under a finished answer for seconds');
     renderer.dispose();
   });
 

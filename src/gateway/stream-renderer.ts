@@ -44,6 +44,7 @@ export class StreamRenderer {
   private readonly toolMessages = new Map<string, { messageId: string; name: string; preview: string }>();
   private flushTimer: NodeJS.Timeout | undefined;
   private typingTimer: NodeJS.Timeout | undefined;
+  private typingKick: NodeJS.Immediate | undefined;
   private lastFlush = 0;
   private intervalMs: number;
   private postedThisTurn = false;
@@ -316,14 +317,18 @@ export class StreamRenderer {
     const tick = (): void => {
       void this.options.adapter.setTyping(this.options.channelId, this.controller.signal).catch(() => undefined);
     };
-    tick();
+    // The first indicator goes out after the work already under way (a starting turn's model request): the request
+    // is what the writer waits for, the indicator is cosmetic and shows a fraction of a millisecond later.
+    this.typingKick = setImmediate(tick);
     this.typingTimer = setInterval(tick, this.options.typingIntervalMs ?? TYPING_REFRESH_MS);
     this.typingTimer.unref();
   }
 
   private stopTyping(): void {
     if (this.typingTimer !== undefined) clearInterval(this.typingTimer);
+    if (this.typingKick !== undefined) clearImmediate(this.typingKick);
     this.typingTimer = undefined;
+    this.typingKick = undefined;
   }
 
   private clearTimers(): void {

@@ -5,6 +5,7 @@ import knexPkg from 'knex';
 import type { Knex } from 'knex';
 import { StorageError } from '../shared/errors.js';
 import { migrationSource } from './migration-source.js';
+import { finalizePrepared, type SqliteConnection as PreparingConnection } from './sqlite-statements.js';
 import { toStorageError } from './storage-errors.js';
 
 export type { Knex } from 'knex';
@@ -21,7 +22,7 @@ export interface CreateKnexOptions {
 }
 
 /** The minimal surface of a node-sqlite3 connection that the pool hook needs. */
-interface SqliteConnection {
+interface SqliteConnection extends PreparingConnection {
   run(sql: string, callback: (error: Error | null) => void): void;
 }
 
@@ -47,8 +48,13 @@ function runSteps(connection: SqliteConnection, steps: string[], done: PoolDone)
  */
 export const SQLITE_PRAGMAS = ['PRAGMA busy_timeout=5000', 'PRAGMA journal_mode=WAL', 'PRAGMA synchronous=NORMAL', 'PRAGMA foreign_keys=ON'];
 
-/** Per-connection setup of a new SQLite connection (knex pool `afterCreate`). */
+/**
+ * Per-connection setup of a new SQLite connection (knex pool `afterCreate`). Its close first finalizes the statements
+ * the hot path keeps prepared on it (sqlite-statements.ts): SQLite refuses to close a connection with live statements.
+ */
 function setUpSqliteConnection(connection: SqliteConnection, done: PoolDone): void {
+  const close = connection.close.bind(connection);
+  connection.close = (callback) => void finalizePrepared(connection).then(() => close(callback));
   runSteps(connection, SQLITE_PRAGMAS, done);
 }
 

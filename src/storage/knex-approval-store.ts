@@ -54,7 +54,7 @@ export class KnexApprovalStore implements ApprovalStore {
         created: isoNow(),
         decided: null,
       };
-      await this.writer.write((db) => db('approvals').insert(dbRow), { oneStatement: true });
+      await this.writer.write((db) => db.table('approvals').insert(dbRow), { oneStatement: true });
       return toApproval(dbRow);
     });
   }

@@ -72,7 +72,7 @@ export class KnexConversationStore implements ConversationStore {
     return guard('conversations.append', async () => {
       if (!isStored(message)) return 0;
       const row = toConversationRow(wsId, isoNow(), message);
-      const inserted = (await this.writer.write((db) => db('conversations').insert(row).returning('id'), { oneStatement: true })) as Array<{ id: unknown }>;
+      const inserted = (await this.writer.write((db) => db.table('conversations').insert(row).returning('id'), { oneStatement: true })) as Array<{ id: unknown }>;
       return toNumber(inserted[0]?.id);
     });
   }

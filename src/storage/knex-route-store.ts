@@ -73,7 +73,7 @@ export class KnexRouteStore implements RouteStore {
 
   setLiveState(channelType: string, channelId: string, state: string | null): Promise<void> {
     return guard('routes.setLiveState', async () => {
-      await this.writer.write((db) => db('channel_routes').where({ channel_type: channelType, channel_id: channelId }).update({ live_state: state }), { oneStatement: true });
+      await this.writer.write((db) => db.table('channel_routes').where({ channel_type: channelType, channel_id: channelId }).update({ live_state: state }), { oneStatement: true });
     });
   }
 

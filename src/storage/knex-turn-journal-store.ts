@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import { fromDbBool, text, toDbBool, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
+import type { BatchDb } from './batch-db.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import type { TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
@@ -18,11 +19,11 @@ function toRow(row: DbRow): TurnJournalRow {
   };
 }
 
-async function applyOne(trx: Knex, change: TurnJournalChange, now: string): Promise<void> {
+async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Promise<void> {
   switch (change.kind) {
     case 'begin':
-      await trx('turn_journal').where({ ws_id: change.wsId }).delete();
-      await trx('turn_journal').insert({
+      await db.run(db.table('turn_journal').where({ ws_id: change.wsId }).delete());
+      await db.run(db.table('turn_journal').insert({
         turn_id: change.turnId,
         ws_id: change.wsId,
         resumed: toDbBool(change.resumed),
@@ -30,13 +31,13 @@ async function applyOne(trx: Knex, change: TurnJournalChange, now: string): Prom
         settled: toDbBool(false),
         started: now,
         updated: now,
-      });
+      }));
       return;
     case 'partial':
-      await trx('turn_journal').where({ turn_id: change.turnId }).update({ partial_text: change.partialText, updated: now });
+      await db.run(db.table('turn_journal').where({ turn_id: change.turnId }).update({ partial_text: change.partialText, updated: now }));
       return;
     case 'end':
-      await trx('turn_journal').where({ turn_id: change.turnId }).delete();
+      await db.run(db.table('turn_journal').where({ turn_id: change.turnId }).delete());
       return;
   }
 }

@@ -80,13 +80,16 @@ export class KnexWorkstreamStore implements WorkstreamStore {
       };
       const route = options.route;
       try {
-        if (route === undefined) await this.writer.write((db) => db('workstreams').insert(dbRow), { oneStatement: true });
+        if (route === undefined) await this.writer.write((db) => db.table('workstreams').insert(dbRow), { oneStatement: true });
         else await this.writer.write(async (db) => {
-          await db('workstreams').insert(dbRow);
-          await db('channel_routes')
-            .insert({ channel_type: route.channelType, channel_id: route.channelId, ws_id: row.wsId, node_id: '', owner_user_id: row.userId, created: now })
-            .onConflict(['channel_type', 'channel_id'])
-            .ignore();
+          await db.run(db.table('workstreams').insert(dbRow));
+          await db.run(
+            db
+              .table('channel_routes')
+              .insert({ channel_type: route.channelType, channel_id: route.channelId, ws_id: row.wsId, node_id: '', owner_user_id: row.userId, created: now })
+              .onConflict(['channel_type', 'channel_id'])
+              .ignore(),
+          );
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw conflictError('a workstream with this id exists', error);
@@ -130,7 +133,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
     return guard('workstreams.applyChanges', () =>
       this.writer.write(
         async (db) => {
-          for (const { wsId, columns } of updates) await db('workstreams').where({ ws_id: wsId }).update(columns);
+          for (const { wsId, columns } of updates) await db.run(db.table('workstreams').where({ ws_id: wsId }).update(columns));
         },
         { oneStatement: updates.length === 1 },
       ),

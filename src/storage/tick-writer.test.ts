@@ -95,7 +95,7 @@ describe('TickWriter', () => {
       if (outside === undefined && /^begin/i.test(query.sql)) outside = db.knex('tick_probe').count({ n: '*' }).then((rows) => rows);
     };
     db.knex.on('query', onQuery);
-    const writes = [1, 2, 3, 4, 5, 6].map((n) => writer.write((trx) => trx('tick_probe').insert({ n })));
+    const writes = [1, 2, 3, 4, 5, 6].map((n) => writer.write((db) => db.table('tick_probe').insert({ n })));
     await Promise.all(writes);
     db.knex.off('query', onQuery);
     assert.equal(Number((await outside)?.[0]?.n), 2);

@@ -1,7 +1,7 @@
 /**
  * One write transaction per event-loop turn for the hot path's writers (turn journal, workstream state and usage,
  * `live_state`, history appends, new workstreams, approval rows): every write handed in before the next
- * `setImmediate` runs, in order, inside one knex transaction, and each caller's promise settles only after that
+ * `setImmediate` runs, in order, inside one transaction (prepared statements on SQLite's one connection, ADR 0029), and each caller's promise settles only after that
  * transaction committed. On the one SQLite connection a turn's dozen separate commits become two or three, and the
  * statements other callers wait for (the inbound claim) stop queueing behind a dozen transactions.
  *
@@ -12,13 +12,20 @@
  * own caller and the others still land. Nothing is dropped silently. ADR 0026.
  */
 import type { Knex } from 'knex';
+import { BatchRunner, isStatement, type BatchDb, type Statement } from './batch-db.js';
 import { guard } from './storage-errors.js';
 
 /**
  * A write inside the shared transaction (or, for a one-statement write alone in its batch, on the connection
- * itself): it must only touch the database, since it may run twice (see above).
+ * itself): it runs its statements through `db.run`, or hands back its one statement, and it must only touch the
+ * database, since it may run twice (see above).
  */
-export type TickWrite<T> = (db: Knex) => Promise<T>;
+export type TickWrite<T> = (db: BatchDb) => Promise<T> | Statement;
+
+function execute(write: TickWrite<unknown>, db: BatchDb): Promise<unknown> {
+  const out = write(db);
+  return isStatement(out) ? db.run(out) : out;
+}
 
 export interface TickWriteOptions {
   /** The write is one statement: alone in a batch it needs no BEGIN/COMMIT of its own (two round trips fewer). */
@@ -40,14 +47,13 @@ export class TickWriter {
   private scheduled = false;
   private running: Promise<void> | undefined;
   private readonly maxWrites: number;
+  private readonly runner: BatchRunner;
   /** Writes handed in and not settled yet; `tail` settles with the last of them (batches settle in order). */
   private unsettled = 0;
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly knex: Knex,
-    options: { maxWrites?: number } = {},
-  ) {
+  constructor(knex: Knex, options: { maxWrites?: number } = {}) {
+    this.runner = new BatchRunner(knex);
     this.maxWrites = Math.max(1, options.maxWrites ?? DEFAULT_TICK_BATCH);
   }
 
@@ -113,9 +119,9 @@ export class TickWriter {
     if (batch.length === 1) return this.runAlone(batch[0] as Queued);
     let results: unknown[];
     try {
-      results = await this.knex.transaction(async (trx) => {
+      results = await this.runner.transaction(async (db) => {
         const values: unknown[] = [];
-        for (const entry of batch) values.push(await entry.write(trx));
+        for (const entry of batch) values.push(await execute(entry.write, db));
         return values;
       });
     } catch {
@@ -128,7 +134,8 @@ export class TickWriter {
 
   private async runAlone(entry: Queued): Promise<void> {
     try {
-      entry.resolve(entry.oneStatement ? await entry.write(this.knex) : await this.knex.transaction((trx) => entry.write(trx)));
+      const work = (db: BatchDb): Promise<unknown> => execute(entry.write, db);
+      entry.resolve(entry.oneStatement ? await this.runner.alone(work) : await this.runner.transaction(work));
     } catch (error) {
       entry.reject(error);
     }
