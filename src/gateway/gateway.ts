@@ -15,6 +15,7 @@ import { isClustered } from './cluster/cluster-mode.js';
 import { CommandHandler } from './commands.js';
 import { DirectConversations } from './direct-conversations.js';
 import { NotificationReplies } from './notification-replies.js';
+import { OpeningThreads } from './opening-threads.js';
 import { ElicitationDesk } from './elicitations.js';
 import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted-turns.js';
 import { admitMessage, InboundLimits } from './inbound-limits.js';
@@ -61,7 +62,7 @@ class ChannelGateway implements Gateway {
   private readonly adapters: Map<string, ChannelAdapter>;
   private readonly hints: LinkHints;
   /** Threads being opened (thread, route, first message); a message in a brand-new thread waits for them. */
-  private readonly opening = new Set<Promise<void>>();
+  private readonly opening = new OpeningThreads();
   private readonly controller = new AbortController();
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -79,7 +80,7 @@ class ChannelGateway implements Gateway {
     setMaxListeners(0, this.controller.signal);
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
-    this.router = new Router(deps.stores, deps.manager, this.now);
+    this.router = new Router(deps.stores, deps.manager, this.now, { singleInstance: !isClustered(deps.config), logger: this.logger });
     this.hints = new LinkHints(this.now, this.controller.signal);
     this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger, { singleInstance: !isClustered(deps.config) });
     this.catchUp = new CatchUp({
@@ -129,7 +130,7 @@ class ChannelGateway implements Gateway {
     this.pruneTimer = this.ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS);
     // Everything recorded before this moment was handled by an earlier run; what came after is caught up below.
     const startedAt = this.now();
-    await this.ledger.loadFloors([...this.adapters.keys()]);
+    await Promise.all([this.ledger.loadFloors([...this.adapters.keys()]), this.router.startDirectory(this.controller.signal)]);
     await Promise.all(
       [...this.adapters.values()].map(async (adapter) => {
         try {
@@ -313,19 +314,12 @@ class ChannelGateway implements Gateway {
       const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name, model);
       await this.sendToThread(adapter, threadId, ws, text, undefined, {}, attachments);
     })();
-    this.opening.add(work);
-    void work.finally(() => this.opening.delete(work)).catch(() => undefined);
-    return work;
+    return this.opening.track(work);
   }
 
   /** The route of a thread; a message that races the creation of its own thread waits for the creations in flight. */
-  private async threadRoute(platform: string, threadId: string): Promise<string | undefined> {
-    // The creations in flight before the lookup: one that finishes during it is gone from `opening` afterwards.
-    const opening = [...this.opening];
-    const wsId = await this.router.routeFor(platform, threadId);
-    if (wsId !== undefined || opening.length === 0) return wsId;
-    await Promise.allSettled(opening);
-    return this.router.routeFor(platform, threadId);
+  private threadRoute(platform: string, threadId: string): Promise<string | undefined> {
+    return this.opening.routeOf(() => this.router.routeFor(platform, threadId));
   }
 
   /**

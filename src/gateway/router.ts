@@ -4,6 +4,8 @@ import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import type { Stores } from '../storage/stores.js';
 import type { User } from '../storage/user-store.js';
 import { TickBatch } from '../shared/tick-batch.js';
+import type { Logger } from '../shared/logger.js';
+import { linkDirectoryFor, type LinkDirectory } from './link-directory.js';
 
 const CACHE_LIMIT = 4096;
 /**
@@ -28,24 +30,40 @@ export class Router {
   private readonly users = new LRUCache<string, { user: LinkedUser; at: number }>({ max: CACHE_LIMIT });
   /** Lookups of one platform made in the same event-loop turn share one query (a burst of new writers). */
   private readonly lookups = new Map<string, TickBatch<User>>();
+  private readonly directory: LinkDirectory | undefined;
 
   constructor(
     private readonly stores: Stores,
     private readonly manager: WorkstreamManager,
     private readonly now: () => number = Date.now,
-  ) {}
+    /** A single instance on SQLite keeps all links in memory; lookups it cannot answer go to the database uncached. */
+    directory?: { singleInstance: boolean; logger: Logger },
+  ) {
+    this.directory = directory === undefined ? undefined : linkDirectoryFor(stores, directory.singleInstance, directory.logger);
+  }
+
+  /** Loads the link directory, when there is one (gateway start; it stops with `signal`). */
+  async startDirectory(signal: AbortSignal): Promise<void> {
+    await this.directory?.start(signal);
+  }
 
   /** The linked user behind a platform identity, or undefined when the identity is not linked. */
   async linkedUser(platform: string, platformUserId: string): Promise<LinkedUser | undefined> {
+    const known = this.directory?.lookup(platform, platformUserId);
+    if (known !== undefined) return known;
+    if (this.directory?.active === true) return this.readLinkedUser(platform, platformUserId);
     const key = `${platform}:${platformUserId}`;
     const cached = this.users.get(key);
     if (cached !== undefined && this.now() - cached.at < LINK_CACHE_TTL_MS) return cached.user;
     this.users.delete(key);
-    const user = await this.lookupsOf(platform).load(platformUserId);
-    if (!user) return undefined;
-    const linked = { userId: user.userId, username: user.username, isAdmin: user.isAdmin };
-    this.users.set(key, { user: linked, at: this.now() });
+    const linked = await this.readLinkedUser(platform, platformUserId);
+    if (linked !== undefined) this.users.set(key, { user: linked, at: this.now() });
     return linked;
+  }
+
+  private async readLinkedUser(platform: string, platformUserId: string): Promise<LinkedUser | undefined> {
+    const user = await this.lookupsOf(platform).load(platformUserId);
+    return user ? { userId: user.userId, username: user.username, isAdmin: user.isAdmin } : undefined;
   }
 
   private lookupsOf(platform: string): TickBatch<User> {

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import { BatchedInboundClaims } from './batched-inbound-claims.js';
 import { CachedMemoryCounts } from './cached-memory-counts.js';
+import { LinkChanges } from './external-changes.js';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexClusterStatusStore } from './knex-cluster-status-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
@@ -29,8 +30,10 @@ export function createStores(knex: Knex): Stores {
   const memories = new CachedMemoryCounts(new KnexMemoryStore(knex));
   // The hot path's writes of one event-loop turn (journal, state, live_state, history, new rows) share a commit.
   const writer = new TickWriter(knex);
+  // SQLite: the gateway keeps every link in memory and hears of changes (its own writes, other processes' commits).
+  const linkChanges = LinkChanges.forDatabase(knex);
   return {
-    users: new KnexUserStore(knex),
+    users: new KnexUserStore(knex, () => linkChanges?.changed()),
     routes: new KnexRouteStore(knex, writer),
     services: new KnexServiceStore(knex),
     workstreams: new KnexWorkstreamStore(knex, (wsId) => memories.workstreamCreated(wsId), writer),
@@ -50,5 +53,7 @@ export function createStores(knex: Knex): Stores {
     workstreamLeases: new KnexWorkstreamLeaseStore(knex),
     handoffs: new KnexHandoffStore(knex),
     shardLeases: new KnexShardLeaseStore(knex),
+    ...(linkChanges === undefined ? {} : { linkChanges }),
   };
 }
+

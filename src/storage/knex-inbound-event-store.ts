@@ -1,5 +1,6 @@
 /** InboundEventStore on knex: `INSERT … ON CONFLICT DO NOTHING` on both dialects (atomic across instances). */
 import type { Knex } from 'knex';
+import { BatchRunner } from './batch-db.js';
 import { claimId, messageSortKey, type InboundClaim, type InboundCursor, type InboundEventStore } from './inbound-event-store.js';
 import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
@@ -9,7 +10,12 @@ const TABLE = 'inbound_events';
 const CLAIM_CHUNK = 500;
 
 export class KnexInboundEventStore implements InboundEventStore {
-  constructor(private readonly knex: Knex) {}
+  /** The claims are on every message's path: prepared statements on SQLite (ADR 0029). */
+  private readonly runner: BatchRunner;
+
+  constructor(private readonly knex: Knex) {
+    this.runner = new BatchRunner(knex);
+  }
 
   claim(claim: InboundClaim): Promise<boolean> {
     return guard('inboundEvents.claim', async () => (await this.insertIgnoring([claim])).has(claimId(claim.platform, claim.eventKey)));
@@ -39,7 +45,9 @@ export class KnexInboundEventStore implements InboundEventStore {
       };
     });
     // Keys are unique per platform; a batch may mix platforms, so the returned rows carry both.
-    const inserted = (await this.knex(TABLE).insert(rows).onConflict(['platform', 'event_key']).ignore().returning(['platform', 'event_key'])) as DbRow[];
+    const inserted = await this.runner.alone((db) =>
+      db.run<DbRow[]>(db.table(TABLE).insert(rows).onConflict(['platform', 'event_key']).ignore().returning(['platform', 'event_key'])),
+    );
     return new Set(inserted.map((row) => claimId(text(row.platform), text(row.event_key))));
   }
 

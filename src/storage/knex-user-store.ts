@@ -4,7 +4,7 @@ import { newHexId, newUuid } from '../shared/ids.js';
 import { isoNow } from '../shared/time.js';
 import { fromDbBool, nullableText, text, toDbBool, type DbRow } from './rows.js';
 import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
-import type { ApiToken, ChannelLink, User, UserStore } from './user-store.js';
+import type { ApiToken, ChannelLink, LinkedIdentity, User, UserStore } from './user-store.js';
 
 /** Identities per lookup query (well under the bound-parameter limits). */
 const LOOKUP_CHUNK = 500;
@@ -39,7 +39,11 @@ function toLink(row: DbRow): ChannelLink {
 }
 
 export class KnexUserStore implements UserStore {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** Called after a link or unlink through this store committed (the gateway's link directory reloads). */
+    private readonly onLinksChanged: () => void = () => undefined,
+  ) {}
 
   createUser(username: string, options: { isAdmin?: boolean } = {}): Promise<User> {
     return guard('users.createUser', async () => {
@@ -118,6 +122,7 @@ export class KnexUserStore implements UserStore {
         .onConflict(['channel_type', 'channel_user_id'])
         .ignore()
         .returning('channel_type');
+      if (inserted.length > 0) this.onLinksChanged();
       return inserted.length > 0;
     });
   }
@@ -127,6 +132,7 @@ export class KnexUserStore implements UserStore {
       const removed = await this.knex('channel_users')
         .where({ channel_type: channelType, channel_user_id: channelUserId })
         .delete();
+      if (removed > 0) this.onLinksChanged();
       return removed > 0;
     });
   }
@@ -171,6 +177,17 @@ export class KnexUserStore implements UserStore {
         .where({ user_id: userId })
         .orderBy([{ column: 'created', order: 'desc' }, { column: 'channel_type' }, { column: 'channel_user_id' }])) as DbRow[];
       return rows.map(toLink);
+    });
+  }
+
+  listLinkedUsers(limit: number): Promise<LinkedIdentity[]> {
+    return guard('users.listLinkedUsers', async () => {
+      const rows = (await this.knex('channel_users')
+        .join('users', 'users.user_id', 'channel_users.user_id')
+        .select('channel_users.channel_type', 'channel_users.channel_user_id', 'users.user_id', 'users.username', 'users.is_admin', 'users.created')
+        .orderBy([{ column: 'channel_users.channel_type' }, { column: 'channel_users.channel_user_id' }])
+        .limit(limit)) as DbRow[];
+      return rows.map((row) => ({ channelType: text(row.channel_type), channelUserId: text(row.channel_user_id), user: toUser(row) }));
     });
   }
 }

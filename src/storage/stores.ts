@@ -2,6 +2,7 @@
 import type { ApprovalStore } from './approval-store.js';
 import type { ClusterStatusStore } from './cluster-status-store.js';
 import type { ConversationStore } from './conversation-store.js';
+import type { ChangeFeed } from './external-changes.js';
 import type { HandoffStore } from './handoff-store.js';
 import type { InboundEventStore } from './inbound-event-store.js';
 import type { McpServerStore } from './mcp-server-store.js';
@@ -42,4 +43,6 @@ export interface Stores {
   handoffs: HandoffStore;
   /** Discord shard leases of the instances sharing the database (ADR 0022). */
   shardLeases: ShardLeaseStore;
+  /** When platform links change, here or in another process (SQLite only). */
+  linkChanges?: ChangeFeed;
 }

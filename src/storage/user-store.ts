@@ -50,4 +50,12 @@ export interface UserStore {
   getLinkedUsers(channelType: string, channelUserIds: readonly string[]): Promise<Map<string, User>>;
   /** Links of a user, newest first. */
   listLinks(userId: string): Promise<ChannelLink[]>;
+  /** Every platform identity with its linked user, at most `limit` of them (the gateway's link directory). */
+  listLinkedUsers(limit: number): Promise<LinkedIdentity[]>;
+}
+
+export interface LinkedIdentity {
+  channelType: string;
+  channelUserId: string;
+  user: User;
 }

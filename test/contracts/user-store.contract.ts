@@ -67,6 +67,19 @@ export function userStoreContract(label: string, factory: StoresFactory): void {
       assert.equal(await stores().users.link('discord', '111', erin.userId), true);
     });
 
+    it('lists every linked identity with its user, up to a limit', async () => {
+      const hugo = await stores().users.createUser('directory-hugo');
+      await stores().users.link('discord', 'g1', hugo.userId);
+      await stores().users.link('slack', 'U-G', hugo.userId);
+      const all = await stores().users.listLinkedUsers(100_000);
+      const mine = all.filter((identity) => identity.user.userId === hugo.userId);
+      assert.deepEqual(mine.map((identity) => `${identity.channelType}:${identity.channelUserId}`).sort(), ['discord:g1', 'slack:U-G']);
+      assert.deepEqual(mine[0]?.user, hugo);
+      assert.equal((await stores().users.listLinkedUsers(1)).length, 1);
+      await stores().users.unlink('slack', 'U-G');
+      assert.equal((await stores().users.listLinkedUsers(100_000)).filter((identity) => identity.user.userId === hugo.userId).length, 1);
+    });
+
     it('lists the links of a user', async () => {
       const frank = await stores().users.createUser('frank');
       await stores().users.link('discord', 'f1', frank.userId);
