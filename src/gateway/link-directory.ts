@@ -10,20 +10,15 @@
  *
  * Above `DIRECTORY_LIMIT` identities it stays off (the database path serves, as on PostgreSQL). ADR 0029.
  */
-import type { ChangeFeed } from '../storage/external-changes.js';
+import type { ChangeFeed } from '../storage/link-changes.js';
 import type { UserStore } from '../storage/user-store.js';
 import type { Logger } from '../shared/logger.js';
 import { describeError } from '../shared/errors.js';
+import type { LinkedUser } from './router.js';
 
 export const DIRECTORY_LIMIT = 50_000;
 /** How often another process's commits are looked for (they show within this time). */
 export const POLL_MS = 1_000;
-
-export interface DirectoryUser {
-  userId: string;
-  username: string;
-  isAdmin: boolean;
-}
 
 /** The directory of a single instance whose database tells about other processes' commits (SQLite), else none. */
 export function linkDirectoryFor(stores: { users: Pick<UserStore, 'listLinkedUsers'>; linkChanges?: ChangeFeed }, singleInstance: boolean, logger: Logger): LinkDirectory | undefined {
@@ -32,7 +27,7 @@ export function linkDirectoryFor(stores: { users: Pick<UserStore, 'listLinkedUse
 
 export class LinkDirectory {
   /** `platform:platformUserId` → user; undefined while stale, loading or off. */
-  private links: Map<string, DirectoryUser> | undefined;
+  private links: Map<string, LinkedUser> | undefined;
   /** Bumped by every invalidation: a load that started before one is not trusted. */
   private generation = 0;
   private off = false;
@@ -70,7 +65,7 @@ export class LinkDirectory {
    * The linked user, or undefined when the directory cannot say: not loaded, stale, or an identity it does not hold
    * (the database is asked then, so a link made a moment ago by another process works at once).
    */
-  lookup(platform: string, platformUserId: string): DirectoryUser | undefined {
+  lookup(platform: string, platformUserId: string): LinkedUser | undefined {
     return this.links?.get(`${platform}:${platformUserId}`);
   }
 
@@ -92,7 +87,7 @@ export class LinkDirectory {
         this.stop();
         return;
       }
-      const links = new Map<string, DirectoryUser>();
+      const links = new Map<string, LinkedUser>();
       for (const { channelType, channelUserId, user } of identities) {
         links.set(`${channelType}:${channelUserId}`, { userId: user.userId, username: user.username, isAdmin: user.isAdmin });
       }

@@ -41,12 +41,11 @@ function sqliteBatchDb(knex: Knex, connection: SqliteConnection): BatchDb {
 
 /** Runs batches of statements on one database, in a transaction or (one statement) without. */
 export class BatchRunner {
-  private readonly sqlite: boolean;
+  /** SQLite only: the transaction statements, kept prepared. */
   private readonly control: { begin: Knex.Raw; commit: Knex.Raw; rollback: Knex.Raw } | undefined;
 
   constructor(private readonly knex: Knex) {
-    this.sqlite = isSqlite(knex);
-    this.control = this.sqlite ? { begin: knex.raw('BEGIN'), commit: knex.raw('COMMIT'), rollback: knex.raw('ROLLBACK') } : undefined;
+    this.control = isSqlite(knex) ? { begin: knex.raw('BEGIN'), commit: knex.raw('COMMIT'), rollback: knex.raw('ROLLBACK') } : undefined;
   }
 
   /** `work` inside one transaction: committed when it resolves, rolled back when it throws. */
@@ -69,7 +68,7 @@ export class BatchRunner {
 
   /** `work` outside a transaction (one statement commits by itself). */
   alone<T>(work: (db: BatchDb) => Promise<T>): Promise<T> {
-    if (!this.sqlite) return work(knexBatchDb(this.knex));
+    if (this.control === undefined) return work(knexBatchDb(this.knex));
     return withSqliteConnection(this.knex, (connection) => work(sqliteBatchDb(this.knex, connection)));
   }
 }

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import { BatchedInboundClaims } from './batched-inbound-claims.js';
 import { CachedMemoryCounts } from './cached-memory-counts.js';
-import { LinkChanges } from './external-changes.js';
+import { LinkChanges } from './link-changes.js';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexClusterStatusStore } from './knex-cluster-status-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';

@@ -2,7 +2,7 @@
 import type { ApprovalStore } from './approval-store.js';
 import type { ClusterStatusStore } from './cluster-status-store.js';
 import type { ConversationStore } from './conversation-store.js';
-import type { ChangeFeed } from './external-changes.js';
+import type { ChangeFeed } from './link-changes.js';
 import type { HandoffStore } from './handoff-store.js';
 import type { InboundEventStore } from './inbound-event-store.js';
 import type { McpServerStore } from './mcp-server-store.js';
