@@ -50,6 +50,11 @@ export class KnexWorkstreamLeaseStore implements WorkstreamLeaseStore {
     return guard('workstreamLeases.releaseExpired', async () => toNumber(await this.knex(TABLE).where({ holder }).andWhere('expires_at', '<', now).delete()));
   }
 
+  expireNow(holder: string, wsIds: readonly string[]): Promise<number> {
+    if (wsIds.length === 0) return Promise.resolve(0);
+    return guard('workstreamLeases.expireNow', async () => toNumber(await this.knex(TABLE).where({ holder }).whereIn('workstream_id', [...wsIds]).update({ expires_at: 0 })));
+  }
+
   get(wsId: string): Promise<WorkstreamLease | undefined> {
     return guard('workstreamLeases.get', async () => {
       const row = (await this.knex(TABLE).where({ workstream_id: wsId }).first()) as DbRow | undefined;

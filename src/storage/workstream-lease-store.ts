@@ -28,6 +28,12 @@ export interface WorkstreamLeaseStore {
    * claims them afresh); a lease renewed or taken over meanwhile stays. Resolves with how many.
    */
   releaseExpired(holder: string, now: number): Promise<number>;
+  /**
+   * Marks these leases of `holder` expired at once (expiry 0, so no clock skew delays it), keeping the holder: a graceful
+   * stop hands its interrupted turns to the next takeover scan instead of leaving them until the TTL runs out. Resolves
+   * with how many.
+   */
+  expireNow(holder: string, wsIds: readonly string[]): Promise<number>;
   get(wsId: string): Promise<WorkstreamLease | undefined>;
   /** Leases of other instances that expired before `now` (the takeover scan's candidates), oldest first, at most `limit`. */
   listExpired(now: number, limit: number): Promise<WorkstreamLease[]>;

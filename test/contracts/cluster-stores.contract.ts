@@ -43,6 +43,21 @@ export function clusterStoresContract(label: string, factory: StoresFactory): vo
       assert.equal(await leases.release('dead', []), 0);
     });
 
+    it('expires leases of one holder at once, keeping the holder, so the takeover scan lists them', async () => {
+      const leases = stores().workstreamLeases;
+      await leases.claim('h1', 'stopping', 0, 1_000_000);
+      await leases.claim('h2', 'stopping', 0, 1_000_000);
+      await leases.claim('h3', 'other', 0, 1_000_000);
+      const mine = async (): Promise<string[][]> =>
+        (await leases.listExpired(500, 100)).filter((lease) => lease.wsId.startsWith('h')).map((lease) => [lease.wsId, lease.holder]);
+      assert.deepEqual(await mine(), []);
+      assert.equal(await leases.expireNow('stopping', ['h1', 'h3']), 1, 'only the leases of that holder');
+      assert.equal(await leases.expireNow('stopping', []), 0);
+      assert.deepEqual(await mine(), [['h1', 'stopping']]);
+      assert.equal((await leases.claim('h1', 'taker', 500, 2000)).takenFrom, 'stopping', 'another instance takes it over');
+      assert.equal((await leases.get('h2'))?.expiresAt, 1_000_000);
+    });
+
     it('lets exactly one instance claim a handoff and lists what is unclaimed', async () => {
       const handoffs = stores().handoffs;
       const row = await handoffs.create({ target: 'a', wsId: 'w', kind: 'inbound', payload: '{"x":1}', createdAt: 1 });

@@ -2,8 +2,8 @@
  * Two real `sandpiper start` processes on one PostgreSQL (ADR 0021), both connected to the same fake Discord shard,
  * so every event reaches both and the dedup ledger gives each to one of them at random. A workstream still runs on
  * one instance: messages and clicks that land on the other are handed to the lease holder, each answered once and in
- * order; a click is answered once and its approved call runs once; after a SIGKILL of the holder the other instance
- * takes the workstream over and answers the interrupted question once.
+ * order; a click is answered once and its approved call runs once; after a graceful stop of the holder (at once) or
+ * a SIGKILL (once its lease expires) the other instance takes the workstream over and answers the interrupted question once.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -129,6 +129,29 @@ describe('two instances on one PostgreSQL share the workstreams through leases',
     assert.deepEqual(ran, ['call_q-c0-tool', 'call_q-c1-tool', 'call_q-c2-tool'], 'each approved call ran once; the rejected one never');
     // Both instances hold the one shard here, so both acknowledge each click (Discord gives it to both); with shards
     // leased (one holder each) only one instance gets it. What counts is that the decision was applied once.
+  });
+
+  it('a graceful stop of the holder hands the interrupted turn over at once; the other instance answers it once', async () => {
+    const threadId = await mention('q-g0-long');
+    await discord.waitFor(() => botTexts(discord, threadId).some((text) => text.includes('w5 ')), 30_000, 'the streaming answer');
+    const db = instances[0]?.db();
+    const route = await instances[0]?.stores().routes.getRoute('discord', threadId);
+    const leaseOf = async (): Promise<{ holder: string; expires_at: number | string } | undefined> =>
+      (await db?.('workstream_leases').where({ workstream_id: route?.wsId }).first()) as { holder: string; expires_at: number | string } | undefined;
+    const holder = (await leaseOf())?.holder ?? '';
+    const holderIndex = await indexOfHolder(holder);
+    const stoppedAt = Date.now();
+    assert.equal(await instances[holderIndex]?.stop(), 0);
+    // Not left to run out its TTL (it was renewed under a second ago): expired by the stop, or taken over already.
+    const handed = await leaseOf();
+    assert.ok(handed !== undefined && (handed.holder !== holder || Number(handed.expires_at) <= Date.now()), `lease after the stop: ${JSON.stringify(handed)}`);
+    await discord.waitFor(() => botTexts(discord, threadId).some((text) => /Interrupted by a restart/.test(text)), 30_000, 'the note from the taker-over');
+    console.log(`graceful stop: the interrupted turn was taken over ${Date.now() - stoppedAt} ms after SIGTERM (lease_ttl_s = 3, heartbeat_s = 1)`);
+    await waitFor(async () => (await db?.('turn_journal').where({ ws_id: route?.wsId }).select('turn_id'))?.length === 0, 'the resumed turn to finish', 30_000);
+    assert.notEqual((await leaseOf())?.holder, holder, 'the other instance holds it now');
+    assert.equal(botTexts(discord, threadId).filter((text) => text === 'answer to untagged').length, 1, 'the resumed answer, once');
+    // Back to two instances for the next test.
+    urls[holderIndex] = (await instances[holderIndex]?.start())?.url ?? '';
   });
 
   it('takes over the workstream of a killed holder and answers the interrupted question once', async () => {

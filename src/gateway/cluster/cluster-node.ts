@@ -86,7 +86,7 @@ export class ClusterNode {
 
   /**
    * Graceful stop: no more handoffs are taken; the leases of workstreams without an interrupted turn are given back at
-   * once (their next message goes anywhere), those with one expire and are taken over with the turn.
+   * once (their next message goes anywhere), those with one are expired at once and taken over with the turn.
    */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -95,12 +95,16 @@ export class ClusterNode {
     await this.options.inbox.stop();
   }
 
-  /** After the workstreams stopped: releases what nothing is left running for. */
+  /**
+   * After the workstreams stopped: releases what nothing is left running for, and hands over at once the workstreams
+   * whose turn the stop interrupted (the next takeover scan of another instance resumes them, not the TTL's end).
+   */
   async releaseOnStop(): Promise<void> {
     const { stores, keeper } = this.options;
     const journalled = new Set((await stores.turnJournal.list()).map((row) => row.wsId));
-    const idle = keeper.heldSince(Number.POSITIVE_INFINITY).filter((wsId) => !journalled.has(wsId));
-    const released = await keeper.release(idle);
-    this.options.logger.info({ released, kept: keeper.heldCount() }, 'workstream leases released');
+    const held = keeper.heldSince(Number.POSITIVE_INFINITY);
+    const released = await keeper.release(held.filter((wsId) => !journalled.has(wsId)));
+    const handedOver = await keeper.handOver(held.filter((wsId) => journalled.has(wsId)));
+    this.options.logger.info({ released, handedOver }, 'workstream leases released');
   }
 }

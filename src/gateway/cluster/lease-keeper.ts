@@ -1,6 +1,6 @@
 /**
  * The workstream leases this instance holds (ADR 0021): claimed when a workstream is opened, renewed together every
- * heartbeat, released when idle or at a graceful stop. The table is the truth; this map is a cache in front of it
+ * heartbeat, released when idle or at a graceful stop (handed over, expired at once, when a turn was interrupted). The table is the truth; this map is a cache in front of it
  * whose entries are trusted only until the expiry last written for them (a renewal that fails does not extend them).
  */
 import type { WorkstreamLeaseStore } from '../../storage/workstream-lease-store.js';
@@ -87,6 +87,16 @@ export class LeaseKeeper {
     const mine = wsIds.filter((wsId) => this.held.has(wsId) && !this.claiming.has(wsId));
     for (const wsId of mine) this.held.delete(wsId);
     return mine.length === 0 ? 0 : this.options.store.release(this.instanceId, mine);
+  }
+
+  /**
+   * Hands these leases over (graceful stop with their turns interrupted): the rows stay, expired at once, so another
+   * instance takes the workstreams over with their turns at its next heartbeat. Resolves with how many.
+   */
+  async handOver(wsIds: readonly string[]): Promise<number> {
+    const mine = wsIds.filter((wsId) => this.held.has(wsId));
+    for (const wsId of mine) this.held.delete(wsId);
+    return mine.length === 0 ? 0 : this.options.store.expireNow(this.instanceId, mine);
   }
 
   /** Forgets a lease without touching the row (it is gone or another instance has it). */
