@@ -136,8 +136,8 @@ describe('two instances on one PostgreSQL share the workstreams through leases',
     await discord.waitFor(() => botTexts(discord, threadId).some((text) => text.includes('w5 ')), 30_000, 'the streaming answer');
     const db = instances[0]?.db();
     const route = await instances[0]?.stores().routes.getRoute('discord', threadId);
-    const leaseOf = async (): Promise<{ holder: string; expires_at: number | string } | undefined> =>
-      (await db?.('workstream_leases').where({ workstream_id: route?.wsId }).first()) as { holder: string; expires_at: number | string } | undefined;
+    type LeaseRow = { holder: string; expires_at: number | string };
+    const leaseOf = async (): Promise<LeaseRow | undefined> => (await db?.('workstream_leases').where({ workstream_id: route?.wsId }).first()) as LeaseRow | undefined;
     const holder = (await leaseOf())?.holder ?? '';
     const holderIndex = await indexOfHolder(holder);
     const stoppedAt = Date.now();

@@ -1,6 +1,6 @@
 /** The Slack adapter: a bolt app in Socket Mode translated to and from the ChannelAdapter port. */
 import { LRUCache } from 'lru-cache';
-import { App, LogLevel, SocketModeReceiver, type Logger as BoltLogger } from '@slack/bolt';
+import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import { attachmentOrigins } from '../attachment-origins.js';
 import type {
   AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, ReactionCode, ThreadOrigin,
@@ -17,6 +17,7 @@ import { StreamSupport } from './slack-stream-support.js';
 import { isDirect, parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEvent, type SlackScope } from './slack-events.js';
 import { escapeSlackText, slackCommandHints, toMrkdwn } from './slack-format.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
+import { boltLogger } from './slack-bolt-logger.js';
 import { SlackHistory } from './slack-history.js';
 import { onBangCommand, onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
 import { postToResponseUrl, rateLimitedMs, slackCancelled, toSlackError } from './slack-web.js';
@@ -167,7 +168,7 @@ export class SlackAdapter implements ChannelAdapter {
   /** An ephemeral message for one person, in the thread the message they wrote is in. */
   async whisper(channelId: string, userId: string, _replyTo: string, text: string, signal: AbortSignal): Promise<void> {
     const { channel, threadTs } = parseTarget(channelId);
-    const mrkdwn = truncate(toMrkdwn(slackCommandHints(text, this.config.slash_command)), 3_000);
+    const mrkdwn = this.privateText(text);
     const args = { channel, user: userId, text: mrkdwn, ...(threadTs ? { thread_ts: threadTs } : {}) };
     await this.bestEffort('whisper', () => this.call('chat.postEphemeral', args, undefined, signal));
   }
@@ -314,9 +315,14 @@ export class SlackAdapter implements ChannelAdapter {
     };
   }
 
+  /** A private message's mrkdwn: command hints for this app's slash command, within Slack's ephemeral text limit. */
+  private privateText(text: string): string {
+    return truncate(toMrkdwn(slackCommandHints(text, this.config.slash_command)), 3_000);
+  }
+
   /** A private answer: through the interaction's response_url, else an ephemeral message. Never throws. */
   private async privateReply(target: ReplyTarget, text: string): Promise<void> {
-    const mrkdwn = truncate(toMrkdwn(slackCommandHints(text, this.config.slash_command)), 3_000);
+    const mrkdwn = this.privateText(text);
     const signal = this.controller.signal;
     if (target.responseUrl && (await postToResponseUrl(target.responseUrl, mrkdwn, this.logger, signal))) return;
     if (!target.channelId) return;
@@ -382,22 +388,4 @@ export class SlackAdapter implements ChannelAdapter {
       this.logger.debug({ what, error: describeError(error) }, 'slack best-effort call failed');
     }
   }
-}
-
-/** bolt's logger interface on top of ours: warnings and errors only, shortened (bolt never needs to say more). */
-function boltLogger(logger: Logger): BoltLogger {
-  let level = LogLevel.WARN;
-  const text = (messages: unknown[]): string =>
-    truncate(messages.map((m) => (m instanceof Error ? m.message : typeof m === 'string' ? m : '[object]')).join(' '), 300);
-  return {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (...messages: unknown[]) => logger.warn({ source: 'bolt' }, text(messages)),
-    error: (...messages: unknown[]) => logger.warn({ source: 'bolt' }, text(messages)),
-    setLevel: (next) => {
-      level = next;
-    },
-    getLevel: () => level,
-    setName: () => undefined,
-  };
 }

@@ -1,7 +1,8 @@
 /**
  * The workstream leases this instance holds (ADR 0021): claimed when a workstream is opened, renewed together every
- * heartbeat, released when idle or at a graceful stop (handed over, expired at once, when a turn was interrupted). The table is the truth; this map is a cache in front of it
- * whose entries are trusted only until the expiry last written for them (a renewal that fails does not extend them).
+ * heartbeat, released when idle or at a graceful stop (handed over, expired at once, when a turn was interrupted). The
+ * table is the truth; this map is a cache in front of it whose entries are trusted only until the expiry last written
+ * for them (a renewal that fails does not extend them).
  */
 import type { WorkstreamLeaseStore } from '../../storage/workstream-lease-store.js';
 
@@ -84,8 +85,7 @@ export class LeaseKeeper {
 
   /** Gives these leases back (their workstreams are idle here; the next message claims afresh, on any instance). */
   async release(wsIds: readonly string[]): Promise<number> {
-    const mine = wsIds.filter((wsId) => this.held.has(wsId) && !this.claiming.has(wsId));
-    for (const wsId of mine) this.held.delete(wsId);
+    const mine = this.letGo(wsIds);
     return mine.length === 0 ? 0 : this.options.store.release(this.instanceId, mine);
   }
 
@@ -94,9 +94,15 @@ export class LeaseKeeper {
    * instance takes the workstreams over with their turns at its next heartbeat. Resolves with how many.
    */
   async handOver(wsIds: readonly string[]): Promise<number> {
-    const mine = wsIds.filter((wsId) => this.held.has(wsId));
-    for (const wsId of mine) this.held.delete(wsId);
+    const mine = this.letGo(wsIds);
     return mine.length === 0 ? 0 : this.options.store.expireNow(this.instanceId, mine);
+  }
+
+  /** Stops holding those of `wsIds` held here and not being claimed again; returns them. */
+  private letGo(wsIds: readonly string[]): string[] {
+    const mine = wsIds.filter((wsId) => this.held.has(wsId) && !this.claiming.has(wsId));
+    for (const wsId of mine) this.held.delete(wsId);
+    return mine;
   }
 
   /** Forgets a lease without touching the row (it is gone or another instance has it). */
