@@ -27,13 +27,14 @@ import { isInteraction, refuseWhileStopping } from './interaction-events.js';
 import type { RenderTarget } from './cluster/handoffs.js';
 import { isRemote } from './cluster/remote-workstream.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
+import { InFlight } from '../shared/in-flight.js';
 import type { Gateway, GatewayDeps, GatewayStatus } from './gateway-types.js';
 
 export type { Gateway, GatewayDeps, GatewayStatus } from './gateway-types.js';
 
 /** How often quiet subscriptions are swept (a safety net; they are normally released at `turn-end`). */
 const SWEEP_INTERVAL_MS = 60_000;
-/** How long a stop waits for the platform calls of live answers in flight (ADR 0013). */
+/** How long a stop waits for inbound events being handled, then for the platform calls of live answers (ADR 0013). */
 const STOP_GRACE_MS = 3000;
 
 export function createGateway(deps: GatewayDeps): Gateway {
@@ -63,6 +64,8 @@ class ChannelGateway implements Gateway {
   private readonly hints: LinkHints;
   /** Threads being opened (thread, route, first message); a message in a brand-new thread waits for them. */
   private readonly opening = new OpeningThreads();
+  /** Inbound events being handled; a stop lets them finish (within its grace) before the drain. */
+  private readonly handling = new InFlight();
   private readonly controller = new AbortController();
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -165,6 +168,9 @@ class ChannelGateway implements Gateway {
       this.forms.stop();
       // Events stop first (Slack then sends them to the other instances), replies go on while the renderers drain.
       await Promise.all([...this.adapters.values()].map((adapter) => adapter.stopInbound?.().catch((error: unknown) => this.logFailure('adapter stop inbound', error))));
+      // An event already claimed in the ledger is handed to its workstream (thread, route, journalled turn), or it is lost.
+      const unfinished = await this.handling.settle(STOP_GRACE_MS);
+      if (unfinished > 0) this.logger.warn({ unfinished }, 'inbound events still being handled when the stop grace ended');
       // Before the adapters stop: a live message being posted right now is recorded, so the restart can edit it.
       await this.subs.drainAll(STOP_GRACE_MS);
       await Promise.all([...this.adapters.values()].map((adapter) => adapter.stop().catch((error: unknown) => this.logFailure('adapter stop', error))));
@@ -207,8 +213,11 @@ class ChannelGateway implements Gateway {
     await settleInterruptedTurns(this.recoveryDeps(), wsId);
   }
 
-  private async dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
-    if (this.stopped) return refuseWhileStopping(event);
+  private dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
+    return this.stopped ? refuseWhileStopping(event) : this.handling.track(this.handle(adapter, event));
+  }
+
+  private async handle(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
     // The dedup ledger, before any work: a replay, a retry or a catch-up overlap stops here.
     if (!(await this.ledger.admit(adapter.platform, event))) return;
     try {
@@ -328,12 +337,7 @@ class ChannelGateway implements Gateway {
    * Attachments are downloaded and saved into the workstream folder first (ADR 0017).
    */
   private async sendToThread(
-    adapter: ChannelAdapter,
-    threadId: string,
-    ws: Workstream,
-    text: string,
-    messageId: string | undefined,
-    options: SendOptions = {},
+    adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, messageId: string | undefined, options: SendOptions = {},
     attachments: readonly InboundAttachment[] = [],
   ): Promise<SendOutcome> {
     const content = await this.intake.contentFor(adapter, threadId, ws.wsId, text, attachments, this.controller.signal);

@@ -145,6 +145,31 @@ describe('kill -9 of the gateway on Discord', () => {
     assert.equal(llm.requests.length, requestsBefore + 2);
   });
 
+  it('SIGTERM while a mention\'s thread is being opened: the stop finishes handing it over, the next start answers it', async () => {
+    const question = 'a question asked as the gateway stops';
+    const resumed = (body: unknown): boolean => JSON.stringify(body).includes('the gateway restarted while you were answering');
+    // The stopping instance's turn (if it gets that far) streams slowly and is cut; the resumed turn is answered.
+    llm.fallback = (body) => (resumed(body) ? { text: 'Answered after the stop.' } : { text: words('cut', 60), delayMs: 200 });
+    try {
+      discord.holdReply('POST', /\/messages\/\d+\/threads$/);
+      const message = discord.state.injectMessage(CHANNEL_ID, user, question, true);
+      await discord.waitFor(() => discord.heldCount === 1, 20_000, 'the thread creation, its reply held');
+      const stopped = gateways.stop();
+      // The stop has begun while the thread's creation still waits for its reply.
+      await waitFor(() => gateways.output().includes('"msg":"shutting down"'), 'the stop to begin', 15_000);
+      discord.releaseHeld();
+      assert.equal(await stopped, 0);
+      await gateways.start();
+      const answer = (): FakeMessage[] => botMessages(discord, message.id).filter((m) => m.content === 'Answered after the stop.');
+      await discord.waitFor(() => answer().length === 1, 30_000, 'the answer after the restart');
+      const asked = llm.requests.filter((request) => resumed(request.body));
+      assert.equal(asked.length, 1, 'answered once, by one resumed turn');
+      assert.match(JSON.stringify(asked[0]?.body), new RegExp(question), 'the resumed turn has the question');
+    } finally {
+      llm.fallback = undefined;
+    }
+  });
+
   it('killed the moment the approval card is posted: the row is stored, and the card approves the call after the restart', async () => {
     const requestsBefore = llm.requests.length;
     llm.enqueue({ toolCalls: [{ id: 'call_card1', name: 'bash', arguments: JSON.stringify({ command: 'echo card-survived' }) }] });
