@@ -1,5 +1,5 @@
 /** Owns the live workstreams: creation, restore from the database, approvals, close, idle eviction, shutdown. */
-import { describeError } from '../shared/errors.js';
+import { describeError, GatewayError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
 import type { InterruptedTurn } from './interrupted-turn.js';
@@ -41,6 +41,8 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
   }
 
   async create(input: Parameters<WorkstreamManager['create']>[0]): Promise<Workstream> {
+    // After shutdown nothing may start a turn: its message would not be stored, and nobody would run it.
+    if (this.stopped) throw new GatewayError('CONFLICT', 'the agent is shutting down');
     const alias = input.modelAlias !== undefined && this.env.resolveModel(input.modelAlias) ? input.modelAlias : this.env.defaultModelAlias;
     const fields = { wsId: newHexId(), userId: input.ownerUserId, name: input.name, modelAlias: alias };
     const ws = input.route === undefined ? await instantiate(this.env, await this.env.stores.workstreams.create(fields), false) : await this.createRouted(fields, input.route);
@@ -80,6 +82,8 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
         const readopted = this.live.get(wsId);
         if (readopted !== undefined) return readopted;
         if (ws !== undefined && !this.stopped) this.live.set(wsId, ws);
+        // Restored after shutdown: it refuses messages like the live ones that were stopped.
+        else ws?.stopForShutdown();
         return ws;
       });
       this.restoring.set(wsId, pending);
@@ -95,6 +99,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     ws.setEvicted(false);
     ws.lastActiveMs = this.env.now();
     if (!this.stopped) this.live.set(ws.wsId, ws);
+    else ws.stopForShutdown();
     return ws;
   }
 

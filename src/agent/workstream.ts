@@ -84,13 +84,14 @@ export class LiveWorkstream implements Workstream {
   }
 
   send(message: string | ContentPart[], options: SendOptions = {}): Promise<SendOutcome> {
-    if (this.closed) return Promise.reject(new GatewayError('CONFLICT', 'workstream is closed'));
-    if (this.evicted) {
+    if (this.evicted && !this.closed) {
       // A caller still held this object when it was evicted: put it back (or hand over to the live one),
       // so one workstream never has two live objects running turns on the same history.
       const live = this.env.readopt(this);
       if (live !== this) return live.send(message, options);
     }
+    // Closed, or stopped for shutdown (readopt stops an object taken back after the manager's shutdown).
+    if (this.closed) return Promise.reject(new GatewayError('CONFLICT', 'workstream is closed'));
     // The one bound of the per-thread queue (ADR 0006): messages waiting behind the running turn.
     const limit = this.env.agent.max_queued_messages;
     if (this.queuedUserMessages() >= limit) return Promise.resolve({ status: 'refused', reason: 'queue-full', limit });

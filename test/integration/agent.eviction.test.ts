@@ -186,4 +186,23 @@ describe('idle workstream eviction', () => {
       await s.close();
     }
   });
+  it('after shutdown nothing starts a turn: no new workstream, and evicted or restored ones refuse messages', async () => {
+    const s = await setup(db, { max_active_workstreams: 10, idle_evict_minutes: 1 });
+    try {
+      const evicted = await s.manager.create({ ownerUserId: s.ownerId, name: 'evicted' });
+      const stored = await s.manager.create({ ownerUserId: s.ownerId, name: 'stored' });
+      s.clock.now += 2 * MINUTE;
+      assert.equal(await s.manager.evictIdle(), 2);
+      await s.manager.shutdown();
+      await assert.rejects(s.manager.create({ ownerUserId: s.ownerId, name: 'late' }), /shutting down/);
+      await assert.rejects(evicted.send('a message for the evicted object'), /closed/);
+      const restored = await s.manager.get(stored.wsId);
+      assert.ok(restored, 'the row is still there');
+      await assert.rejects(restored.send('a message after shutdown'), /closed/);
+      assert.equal(s.provider.requests.length, 0, 'no model call was made');
+      assert.deepEqual(await db.stores.conversations.load(stored.wsId), [], 'nothing was queued or stored');
+    } finally {
+      await s.close();
+    }
+  });
 });
