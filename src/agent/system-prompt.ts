@@ -1,4 +1,5 @@
 /** The system message: date, working directory, tool guidance, configured instructions, and sections from plug-ins. */
+import { contentText, type Message } from './messages.js';
 
 /** What a section provider may use to build its part of the system message. */
 export interface SystemPromptContext {
@@ -65,4 +66,14 @@ export async function collectSections(
     }),
   );
   return results.filter((text) => text !== '');
+}
+
+/** Text of the last `count` user messages, newest first. */
+export function recentUserMessages(history: readonly Message[], count: number): string[] {
+  const texts: string[] = [];
+  for (let index = history.length - 1; index >= 0 && texts.length < count; index--) {
+    const message = history[index];
+    if (message?.role === 'user') texts.push(contentText(message.content));
+  }
+  return texts;
 }

@@ -71,4 +71,30 @@ describe('TurnJournal', () => {
     await journal.flush();
     assert.equal(calls, 2);
   });
+  it('keeps a waiting message until its turn begins, in acceptance order; one started within the batch is never written', async () => {
+    const { store, batches } = counting();
+    const journal = new TurnJournal({ store, logger: createSilentLogger() });
+    journal.begin('ws-q', 'turn-running', false);
+    journal.queue('ws-q', 'turn-second', JSON.stringify('second'), 'user');
+    journal.queue('ws-q', 'turn-third', JSON.stringify([{ type: 'text', text: 'third' }]), 'watch');
+    journal.queue('ws-q', 'turn-quick', JSON.stringify('started at once'), 'user');
+    journal.begin('ws-q', 'turn-quick', false);
+    await journal.flush();
+    assert.equal(batches.length, 1, 'one transaction for all of it');
+    const waiting = await db.stores.turnJournal.queued('ws-q');
+    assert.deepEqual(waiting.map((row) => [row.turnId, JSON.parse(row.content) as unknown, row.origin]), [
+      ['turn-second', 'second', 'user'],
+      ['turn-third', [{ type: 'text', text: 'third' }], 'watch'],
+    ]);
+    assert.ok(waiting[0] !== undefined && waiting[1] !== undefined && waiting[0].seq < waiting[1].seq);
+    assert.deepEqual(await db.stores.turnJournal.queuedWorkstreams(), ['ws-q']);
+    journal.begin('ws-q', 'turn-second', false);
+    await journal.flush();
+    assert.deepEqual((await db.stores.turnJournal.queued('ws-q')).map((row) => row.turnId), ['turn-third'], 'its begin removed it');
+    journal.queue('ws-q', 'turn-fourth', JSON.stringify('fourth'), 'user');
+    journal.drop('ws-q');
+    await journal.flush();
+    assert.deepEqual(await db.stores.turnJournal.queued('ws-q'), [], 'a closed workstream keeps none');
+    assert.deepEqual(await db.stores.turnJournal.queuedWorkstreams(), []);
+  });
 });

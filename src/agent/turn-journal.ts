@@ -11,6 +11,7 @@ import type { TurnJournalChange, TurnJournalStore } from '../storage/turn-journa
 export const DEFAULT_JOURNAL_INTERVAL_MS = 1000;
 
 interface Entry {
+  queue?: Extract<TurnJournalChange, { kind: 'queue' }>;
   begin?: Extract<TurnJournalChange, { kind: 'begin' }>;
   partial?: string;
   end?: boolean;
@@ -24,6 +25,10 @@ export interface TurnJournalOptions {
 
 export class TurnJournal {
   private pending = new Map<string, Entry>();
+  /** Workstreams whose waiting messages go (closed); applied before the entries of the same flush. */
+  private drops = new Set<string>();
+  /** Acceptance order of waiting messages (milliseconds, then a counter within one). */
+  private lastSeq = 0;
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
@@ -32,6 +37,20 @@ export class TurnJournal {
 
   constructor(private readonly options: TurnJournalOptions) {
     this.intervalMs = options.intervalMs ?? DEFAULT_JOURNAL_INTERVAL_MS;
+  }
+
+  /** A message was accepted while a turn ran: stored until its own turn begins (or the workstream closes). */
+  queue(wsId: string, turnId: string, content: string, origin: 'user' | 'watch'): void {
+    this.lastSeq = Math.max(this.lastSeq + 1, Date.now() * 1000);
+    this.entry(turnId).queue = { kind: 'queue', turnId, wsId, content, origin, seq: this.lastSeq };
+    this.schedule(true);
+  }
+
+  /** The workstream closed: its waiting messages will never run. */
+  drop(wsId: string): void {
+    for (const [turnId, entry] of this.pending) if (entry.queue?.wsId === wsId && entry.begin === undefined) this.pending.delete(turnId);
+    this.drops.add(wsId);
+    this.schedule(true);
   }
 
   /** A turn started; `resumed` marks the resumption of an interrupted turn (it is never resumed again). */
@@ -54,7 +73,7 @@ export class TurnJournal {
 
   /** Resolves when everything queued before the call is written (or its failure logged). Never rejects. */
   async flush(): Promise<void> {
-    while (this.running !== undefined || this.pending.size > 0) {
+    while (this.running !== undefined || this.pending.size > 0 || this.drops.size > 0) {
       if (this.running === undefined) this.start();
       await this.running;
     }
@@ -109,19 +128,23 @@ export class TurnJournal {
   }
 
   private start(): void {
-    if (this.running !== undefined || this.pending.size === 0) return;
+    if (this.running !== undefined || (this.pending.size === 0 && this.drops.size === 0)) return;
     const batch = [...this.pending.entries()];
+    const drops = [...this.drops];
     this.pending = new Map();
+    this.drops = new Set();
     this.urgent = false;
-    this.running = this.write(batch).finally(() => {
+    this.running = this.write(drops, batch).finally(() => {
       this.running = undefined;
-      if (this.pending.size > 0) this.schedule(this.urgent);
+      if (this.pending.size > 0 || this.drops.size > 0) this.schedule(this.urgent);
     });
   }
 
-  private async write(batch: Array<[string, Entry]>): Promise<void> {
-    const changes: TurnJournalChange[] = [];
+  private async write(drops: readonly string[], batch: Array<[string, Entry]>): Promise<void> {
+    const changes: TurnJournalChange[] = drops.map((wsId) => ({ kind: 'drop', wsId }));
     for (const [turnId, entry] of batch) {
+      // A message queued and started within one batch never waits in a row (its begin removes none).
+      if (entry.queue !== undefined && entry.begin === undefined && entry.end !== true) changes.push(entry.queue);
       // A turn that began and ended within one batch never needs a row.
       if (entry.begin !== undefined && entry.end === true) continue;
       if (entry.begin !== undefined) changes.push(entry.begin);

@@ -122,8 +122,13 @@ export interface WorkstreamManager {
    * `only` limits it to some workstreams (those this instance may run, or one taken over from a dead instance).
    */
   interruptedTurns(only?: (wsId: string) => Promise<boolean>): Promise<InterruptedTurn[]>;
-  /** Resumes the interrupted turn once (`resume`, when it was not a resumption itself), or just closes it. */
+  /**
+   * Resumes the interrupted turn once (`resume`, when it was not a resumption itself), or just closes it; then the
+   * messages that were waiting behind it run (ADR 0030). With no interrupted turn only those run.
+   */
   finishInterrupted(wsId: string, resume: boolean): Promise<'resumed' | 'noted'>;
+  /** Workstreams with messages the previous process accepted and never started (`only` as for `interruptedTurns`). */
+  waitingWorkstreams(only?: (wsId: string) => Promise<boolean>): Promise<string[]>;
   /** Evicts idle workstreams beyond the configured limits (history stays in the database). */
   evictIdle(): Promise<number>;
   /** Stops every workstream (shutdown): cancels turns and waits for them to settle. */

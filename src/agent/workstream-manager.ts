@@ -134,6 +134,8 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     const ws = this.live.get(wsId);
     this.live.delete(wsId);
     await ws?.close(reason);
+    // Its waiting messages never run (ADR 0030).
+    this.env.journal.drop(wsId);
     // A queued state change of the last turn must not land after (and undo) the `closed` below.
     await this.env.writes.flush();
     await this.env.stores.approvals.cancelPending(wsId);
@@ -158,9 +160,20 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     return turns;
   }
 
+  async waitingWorkstreams(only?: (wsId: string) => Promise<boolean>): Promise<string[]> {
+    const waiting: string[] = [];
+    for (const wsId of await this.env.stores.turnJournal.queuedWorkstreams()) {
+      if (only === undefined || (await only(wsId))) waiting.push(wsId);
+    }
+    return waiting;
+  }
+
   async finishInterrupted(wsId: string, resume: boolean): Promise<'resumed' | 'noted'> {
     const ws = await this.getLive(wsId);
-    return ws === undefined ? 'noted' : ws.finishInterrupted(resume);
+    if (ws !== undefined) return ws.finishInterrupted(resume);
+    // Closed or deleted: messages still waiting in it never run, and are not read again at every start.
+    this.env.journal.drop(wsId);
+    return 'noted';
   }
 
   evictIdle(): Promise<number> {

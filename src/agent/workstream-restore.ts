@@ -1,11 +1,13 @@
 /** Rebuilds a live workstream from its row, its stored history and any approval that was pending at a crash. */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { TurnJournalRow } from '../storage/turn-journal-store.js';
+import type { QueuedMessageRow, TurnJournalRow } from '../storage/turn-journal-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
 import { decodeApprovalItems } from './approval-record.js';
 import { interruptedCallIds, partialAnswerMessage, withoutPendingBatch } from './interrupted-turn.js';
+import type { ContentPart } from './messages.js';
 import { LiveWorkstream } from './workstream.js';
+import type { WaitingMessage } from './workstream-jobs.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 
 export function workstreamDir(env: WorkstreamEnv, wsId: string): string {
@@ -42,6 +44,7 @@ export async function restoreWorkstream(env: WorkstreamEnv, wsId: string): Promi
   const journal = await env.stores.turnJournal.forWorkstream(wsId);
   // A turn that waits for a pending approval is not interrupted: the click resumes it as before.
   if (journal !== undefined && journal.turnId !== latest?.turnId) await settleJournalled(env, ws, journal);
+  ws.setWaiting(waitingMessages(env, await env.stores.turnJournal.queued(wsId)));
   if (latest === undefined && (row.state === 'thinking' || row.state === 'running' || row.state === 'attention')) {
     // The process stopped mid-turn; the stored history was repaired on load.
     await ws.setState('idle');
@@ -61,4 +64,19 @@ async function settleJournalled(env: WorkstreamEnv, ws: LiveWorkstream, row: Tur
   if (!row.settled) await env.stores.turnJournal.markSettled(row.turnId);
   ws.setInterrupted({ wsId: ws.wsId, turnId: row.turnId, partialText: row.partialText, interruptedCallIds: callIds, wasResumed: row.resumed });
   env.logger.info({ wsId: ws.wsId, turnId: row.turnId, partial: row.partialText.length, interruptedCalls: callIds.length }, 'interrupted turn settled');
+}
+
+/** The stored waiting messages; one that cannot be read is logged and left out (never run half-read). */
+function waitingMessages(env: WorkstreamEnv, rows: readonly QueuedMessageRow[]): WaitingMessage[] {
+  const messages: WaitingMessage[] = [];
+  for (const row of rows) {
+    try {
+      const content = JSON.parse(row.content) as unknown;
+      if (typeof content !== 'string' && !Array.isArray(content)) throw new Error('not a message');
+      messages.push({ turnId: row.turnId, content: content as string | ContentPart[], origin: row.origin });
+    } catch {
+      env.logger.warn({ wsId: row.wsId, turnId: row.turnId }, 'a waiting message could not be read; it is left out');
+    }
+  }
+  return messages;
 }

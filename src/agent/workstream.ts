@@ -5,16 +5,17 @@ import { newHexId } from '../shared/ids.js';
 import type { ApprovalRow } from '../storage/approval-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
 import { decodeApprovalItems, SYSTEM_DECIDER } from './approval-record.js';
-import type { AgentEvent, MessageOrigin } from './events.js';
+import type { AgentEvent } from './events.js';
 import type { InterruptedTurn } from './interrupted-turn.js';
 import { contentText, type ContentPart, type Message } from './messages.js';
 import { WorkstreamToolSearch } from './search/workstream-tool-search.js';
-import { buildSystemPrompt, collectSections } from './system-prompt.js';
+import { buildSystemPrompt, collectSections, recentUserMessages } from './system-prompt.js';
 import { listAllTools } from './turn/build-request.js';
 import { createSubAgentPort } from './subagents/sub-agent-port.js';
 import { runTurn } from './turn/run-turn.js';
 import { isShutdown, shutdownReason } from './turn/shutdown.js';
-import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel, TurnStart } from './turn/turn-types.js';
+import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel } from './turn/turn-types.js';
+import { turnStartOf, type Job, type WaitingMessage } from './workstream-jobs.js';
 import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
@@ -25,11 +26,6 @@ export const MAX_WATCH_CHAIN = 5;
 
 /** What the thread shows (as the turn's answer) when a watch result is held back by the chain limit. */
 export const WATCH_HELD_NOTE = `A watch result arrived, but ${MAX_WATCH_CHAIN} watch-triggered turns already ran in a row without a message from you. It is kept in the conversation and will be read with your next message.`;
-
-type Job =
-  /** `resumed`: the resumption of a turn a restart interrupted (ADR 0013); it is journalled so it never resumes twice. */
-  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin; resumed?: boolean }
-  | { kind: 'resume'; turnId: string; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
 
 export interface LiveWorkstreamInit {
   row: WorkstreamRow;
@@ -63,6 +59,8 @@ export class LiveWorkstream implements Workstream {
   private evicted = false;
   /** Watch-triggered turns since the last message from a person (in memory: a restart starts a new chain). */
   private watchChain = 0;
+  /** Messages the previous process had accepted but not started (ADR 0030); they run once the restart settled. */
+  private waiting: WaitingMessage[] = [];
   /** The turn the previous process left unfinished, until the gateway settles it (ADR 0013). */
   private interrupted: InterruptedTurn | undefined;
 
@@ -97,7 +95,10 @@ export class LiveWorkstream implements Workstream {
     if (this.queuedUserMessages() >= limit) return Promise.resolve({ status: 'refused', reason: 'queue-full', limit });
     const queued = this.isBusy();
     const turnId = newHexId();
-    this.jobs.push({ kind: 'user', turnId, content: message, origin: options.origin ?? 'user' });
+    const origin = options.origin ?? 'user';
+    // A message that waits is stored until its turn begins: a restart or a takeover still answers it (ADR 0030).
+    if (queued) this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin);
+    this.jobs.push({ kind: 'user', turnId, content: message, origin });
     this.kick();
     return Promise.resolve({ status: 'accepted', turnId, queued });
   }
@@ -283,6 +284,18 @@ export class LiveWorkstream implements Workstream {
     await context.host.settled();
   }
 
+  /** Set by the restore: messages the previous process accepted and never started, in order. */
+  setWaiting(messages: WaitingMessage[]): void {
+    this.waiting = messages;
+  }
+
+  /** Queues the messages the previous process left waiting (once), behind whatever is queued now. */
+  runWaiting(): void {
+    const known = new Set(this.jobs.map((job) => job.turnId));
+    for (const message of this.waiting.splice(0)) if (!known.has(message.turnId)) this.jobs.push({ kind: 'user', ...message });
+    this.kick();
+  }
+
   /** Set by the restore when the previous process left a turn of this workstream unfinished. */
   setInterrupted(turn: InterruptedTurn): void {
     this.interrupted = turn;
@@ -294,19 +307,20 @@ export class LiveWorkstream implements Workstream {
 
   /**
    * Ends the settlement of the interrupted turn: with `resume` (and when it was not itself a resumption and no newer
-   * turn runs) the question is answered by a resumed turn; otherwise its journal row is removed. Returns what happened.
+   * turn runs) the question is answered by a resumed turn; otherwise its journal row is removed. Then the messages that
+   * were waiting behind it run (also when no turn was interrupted). Returns what happened.
    */
   async finishInterrupted(resume: boolean): Promise<'resumed' | 'noted'> {
     const turn = this.interrupted;
     this.interrupted = undefined;
-    if (turn === undefined) return 'noted';
-    if (resume && !turn.wasResumed && !this.isBusy() && !this.closed) {
+    if (turn !== undefined && resume && !turn.wasResumed && !this.isBusy() && !this.closed) {
       // The job's journal row replaces the interrupted turn's row when it is written (begin supersedes it).
       this.jobs.unshift({ kind: 'user', turnId: newHexId(), content: RESUME_PROMPT, origin: 'user', resumed: true });
-      this.kick();
+      this.runWaiting();
       return 'resumed';
     }
-    await this.env.stores.turnJournal.remove(turn.turnId).catch((error: unknown) => this.logError('removing a settled turn', error));
+    if (turn !== undefined) await this.env.stores.turnJournal.remove(turn.turnId).catch((error: unknown) => this.logError('removing a settled turn', error));
+    this.runWaiting();
     return 'noted';
   }
 
@@ -375,20 +389,4 @@ export class LiveWorkstream implements Workstream {
   private logError(what: string, error: unknown): void {
     this.env.logger.error({ wsId: this.wsId, err: describeError(error) }, `${what} failed`);
   }
-}
-
-function turnStartOf(job: Job): TurnStart {
-  return job.kind === 'user'
-    ? { kind: 'user', message: { role: 'user', content: job.content } }
-    : { kind: 'resume', approvalId: job.approvalId, stored: job.stored, decision: job.decision };
-}
-
-/** Text of the last `count` user messages, newest first. */
-function recentUserMessages(history: readonly Message[], count: number): string[] {
-  const texts: string[] = [];
-  for (let index = history.length - 1; index >= 0 && texts.length < count; index--) {
-    const message = history[index];
-    if (message?.role === 'user') texts.push(contentText(message.content));
-  }
-  return texts;
 }

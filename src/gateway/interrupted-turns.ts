@@ -1,7 +1,8 @@
 /**
  * At start-up, every turn the previous process left unfinished is settled in its thread (ADR 0013): the live answer
  * is edited to the text the history keeps plus a note, running tool cards and approved cards say "interrupted", and
- * the turn is resumed once (`gateway.resume_interrupted`), rendered into the same thread.
+ * the turn is resumed once (`gateway.resume_interrupted`), rendered into the same thread. Messages that were waiting
+ * behind it (or behind a turn that had ended) then run there too (ADR 0030).
  */
 import type { InterruptedTurn, WorkstreamManager } from '../agent/index.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
@@ -55,8 +56,14 @@ export async function settleInterruptedTurns(deps: InterruptedTurnsDeps, onlyWsI
       deps.logger.error({ wsId: turn.wsId, turnId: turn.turnId, error: describeError(error) }, 'settling an interrupted turn failed');
     }
   }
-  // A route whose workstream still has a journal row we did not settle belongs to a turn running on another instance.
   const settledWs = new Set(turns.map((turn) => turn.wsId));
+  // Messages left waiting behind a turn that ended (or in a workstream waiting for a click) run now, rendered (ADR 0030).
+  const waiting = await deps.manager.waitingWorkstreams(only).catch((error: unknown) => {
+    deps.logger.error({ error: describeError(error) }, 'listing waiting messages failed');
+    return [] as string[];
+  });
+  for (const wsId of waiting.filter((id) => !settledWs.has(id))) await runWaiting(deps, wsId);
+  // A route whose workstream still has a journal row we did not settle belongs to a turn running on another instance.
   const running = new Set((await deps.stores.turnJournal.list().catch(() => [])).map((row) => row.wsId).filter((wsId) => !settledWs.has(wsId)));
   for (const route of left) if (!running.has(route.wsId)) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
   if (settled > 0) deps.logger.info({ settled, resumed }, 'interrupted turns settled');
@@ -81,6 +88,19 @@ async function settleOne(deps: InterruptedTurnsDeps, turn: InterruptedTurn): Pro
     return await deps.manager.finishInterrupted(turn.wsId, deps.resume);
   } finally {
     release?.();
+  }
+}
+
+async function runWaiting(deps: InterruptedTurnsDeps, wsId: string): Promise<void> {
+  try {
+    const release = await deps.ensureRendered(wsId);
+    try {
+      await deps.manager.finishInterrupted(wsId, false);
+    } finally {
+      release?.();
+    }
+  } catch (error) {
+    deps.logger.error({ wsId, error: describeError(error) }, 'running the waiting messages failed');
   }
 }
 

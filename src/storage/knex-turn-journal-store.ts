@@ -5,7 +5,7 @@ import { fromDbBool, text, toDbBool, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 import type { BatchDb } from './batch-db.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
-import type { TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
+import type { QueuedMessageRow, TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
 function toRow(row: DbRow): TurnJournalRow {
   return {
@@ -19,9 +19,14 @@ function toRow(row: DbRow): TurnJournalRow {
   };
 }
 
+function toQueuedRow(row: DbRow): QueuedMessageRow {
+  return { turnId: text(row.turn_id), wsId: text(row.ws_id), content: text(row.content), origin: row.origin === 'watch' ? 'watch' : 'user', seq: Number(row.seq) };
+}
+
 async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Promise<void> {
   switch (change.kind) {
     case 'begin':
+      await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
       await db.run(db.table('turn_journal').where({ ws_id: change.wsId }).delete());
       await db.run(db.table('turn_journal').insert({
         turn_id: change.turnId,
@@ -38,6 +43,14 @@ async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Pr
       return;
     case 'end':
       await db.run(db.table('turn_journal').where({ turn_id: change.turnId }).delete());
+      return;
+    case 'queue': {
+      const { turnId, wsId, content, origin, seq } = change;
+      await db.run(db.table('queued_messages').insert({ turn_id: turnId, ws_id: wsId, content, origin, seq, created: now }));
+      return;
+    }
+    case 'drop':
+      await db.run(db.table('queued_messages').where({ ws_id: change.wsId }).delete());
       return;
   }
 }
@@ -82,6 +95,20 @@ export class KnexTurnJournalStore implements TurnJournalStore {
   remove(turnId: string): Promise<void> {
     return guardAfter(this.writer, 'turnJournal.remove', async () => {
       await this.knex('turn_journal').where({ turn_id: turnId }).delete();
+    });
+  }
+
+  queued(wsId: string): Promise<QueuedMessageRow[]> {
+    return guardAfter(this.writer, 'turnJournal.queued', async () => {
+      const rows = (await this.knex('queued_messages').where({ ws_id: wsId }).orderBy([{ column: 'seq' }, { column: 'turn_id' }])) as DbRow[];
+      return rows.map(toQueuedRow);
+    });
+  }
+
+  queuedWorkstreams(): Promise<string[]> {
+    return guardAfter(this.writer, 'turnJournal.queuedWorkstreams', async () => {
+      const rows = (await this.knex('queued_messages').distinct('ws_id').orderBy('ws_id')) as DbRow[];
+      return rows.map((row) => text(row.ws_id));
     });
   }
 }

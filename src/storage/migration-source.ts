@@ -19,6 +19,7 @@ import * as m0202_01 from '../../migrations/20260202000001_create_notify_outbox.
 import * as m20260203_01 from '../../migrations/20260203000001_create_inbound_events.js';
 import * as m20260301_01 from '../../migrations/20260301000001_create_cluster_leases.js';
 import * as m201 from '../../migrations/20260201000001_create_turn_journal.js';
+import * as m20260401_01 from '../../migrations/20260401000001_create_queued_messages.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -40,6 +41,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260203000001_create_inbound_events': m20260203_01,
   '20260301000001_create_cluster_leases': m20260301_01,
   '20260201000001_create_turn_journal': m201,
+  '20260401000001_create_queued_messages': m20260401_01,
 };
 
 /** Migration names in order; a name, once released, never changes. */

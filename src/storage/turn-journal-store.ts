@@ -13,11 +13,27 @@ export interface TurnJournalRow {
   updated: string;
 }
 
-/** One write-behind change of a turn's row; `begin` replaces every other row of the workstream (a newer turn supersedes them). */
+/** A message accepted while a turn ran, not started yet (`queued_messages`). */
+export interface QueuedMessageRow {
+  turnId: string;
+  wsId: string;
+  /** The message as JSON (a string or content parts). */
+  content: string;
+  origin: 'user' | 'watch';
+  seq: number;
+}
+
+/**
+ * One write-behind change. `begin` replaces every other turn row of the workstream (a newer turn supersedes them) and
+ * removes the turn's queued message; `queue` stores a waiting message; `drop` removes every waiting message of a
+ * workstream (it was closed).
+ */
 export type TurnJournalChange =
   | { kind: 'begin'; turnId: string; wsId: string; resumed: boolean }
   | { kind: 'partial'; turnId: string; partialText: string }
-  | { kind: 'end'; turnId: string };
+  | { kind: 'end'; turnId: string }
+  | ({ kind: 'queue' } & QueuedMessageRow)
+  | { kind: 'drop'; wsId: string };
 
 export interface TurnJournalStore {
   /** Applies changes in order, in one transaction. A `partial` for a row that is gone changes nothing. */
@@ -29,4 +45,8 @@ export interface TurnJournalStore {
   /** Marks a row settled (its partial text is in the history). */
   markSettled(turnId: string): Promise<void>;
   remove(turnId: string): Promise<void>;
+  /** The messages waiting in a workstream, in acceptance order. */
+  queued(wsId: string): Promise<QueuedMessageRow[]>;
+  /** Workstreams with waiting messages. */
+  queuedWorkstreams(): Promise<string[]>;
 }

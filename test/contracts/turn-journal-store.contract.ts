@@ -26,6 +26,25 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
       assert.equal(await journal.forWorkstream('ws-j'), undefined);
     });
 
+    it('keeps waiting messages in acceptance order until their turn begins or the workstream drops them', async () => {
+      const journal = stores().turnJournal;
+      const seq = Date.now() * 1000;
+      await journal.apply([
+        { kind: 'queue', turnId: 'q2', wsId: 'ws-q', content: '"second"', origin: 'watch', seq: seq + 1 },
+        { kind: 'queue', turnId: 'q1', wsId: 'ws-q', content: '"first"', origin: 'user', seq },
+        { kind: 'queue', turnId: 'q9', wsId: 'ws-other', content: '"elsewhere"', origin: 'user', seq: seq + 2 },
+      ]);
+      assert.deepEqual((await journal.queued('ws-q')).map((row) => [row.turnId, row.content, row.origin, row.seq]), [
+        ['q1', '"first"', 'user', seq],
+        ['q2', '"second"', 'watch', seq + 1],
+      ]);
+      assert.deepEqual(await journal.queuedWorkstreams(), ['ws-other', 'ws-q']);
+      await journal.apply([{ kind: 'begin', turnId: 'q1', wsId: 'ws-q', resumed: false }]);
+      assert.deepEqual((await journal.queued('ws-q')).map((row) => row.turnId), ['q2']);
+      await journal.apply([{ kind: 'drop', wsId: 'ws-q' }, { kind: 'drop', wsId: 'ws-other' }, { kind: 'end', turnId: 'q1' }]);
+      assert.deepEqual(await journal.queuedWorkstreams(), []);
+    });
+
     it('records and clears the live state of a thread, and lists the threads that have one', async () => {
       await stores().routes.putRoute({ channelType: 'discord', channelId: 'live-1', wsId: 'ws-live' });
       await stores().routes.putRoute({ channelType: 'discord', channelId: 'live-2', wsId: 'ws-quiet' });

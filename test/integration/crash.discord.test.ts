@@ -170,6 +170,29 @@ describe('kill -9 of the gateway on Discord', () => {
     }
   });
 
+  for (const how of ['kill -9', 'SIGTERM'] as const) {
+    it(`${how} while a follow-up waits behind the answer: the restart resumes the answer, then answers the follow-up`, async () => {
+      const requestsBefore = llm.requests.length;
+      llm.enqueue({ text: words('zeta', 60), delayMs: 120 });
+      const threadId = await mention(`a long story (${how})`);
+      await discord.waitFor(() => botMessages(discord, threadId).find((message) => message.content.includes('zeta3 ')), 30_000, 'the streaming answer');
+      const followUp = `and a follow-up that waits (${how})`;
+      discord.state.injectMessage(threadId, user, followUp);
+      await waitFor(async () => (await gateways.db()('queued_messages').select('content')).some((row: { content: string }) => row.content.includes(followUp)), 'the waiting follow-up to be stored', 30_000);
+      if (how === 'kill -9') await gateways.kill();
+      else assert.equal(await gateways.stop(), 0);
+      llm.enqueue({ text: `Resumed answer (${how}).` }, { text: `Follow-up answer (${how}).` });
+      await gateways.start();
+      const texts = (): string[] => botMessages(discord, threadId).map((message) => message.content);
+      await discord.waitFor(() => texts().includes(`Follow-up answer (${how}).`), 30_000, 'the follow-up answered');
+      assert.ok(texts().indexOf(`Resumed answer (${how}).`) < texts().indexOf(`Follow-up answer (${how}).`), 'the interrupted question first, then the follow-up');
+      assert.equal(llm.requests.length, requestsBefore + 3, 'one resumed turn, one follow-up turn');
+      const lastUser = sentMessages(llm, requestsBefore + 2).filter((message) => message.role === 'user').at(-1);
+      assert.match(JSON.stringify(lastUser?.content), new RegExp(followUp.replace(/[()]/g, '\\$&')));
+      assert.deepEqual(await gateways.db()('queued_messages').select('turn_id'), [], 'nothing is left waiting');
+    });
+  }
+
   it('killed the moment the approval card is posted: the row is stored, and the card approves the call after the restart', async () => {
     const requestsBefore = llm.requests.length;
     llm.enqueue({ toolCalls: [{ id: 'call_card1', name: 'bash', arguments: JSON.stringify({ command: 'echo card-survived' }) }] });

@@ -157,6 +157,11 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
     return this.inner.finishInterrupted(wsId, resume);
   }
 
+  /** Like `interruptedTurns`: only workstreams this instance may run. */
+  waitingWorkstreams(only?: (wsId: string) => Promise<boolean>): Promise<string[]> {
+    return this.inner.waitingWorkstreams(async (wsId) => (only === undefined || (await only(wsId))) && (await this.keeper.claim(wsId)).own);
+  }
+
   /** Lost leases: their workstreams stop here at once (the new holder resumes them). */
   forgetLost(wsIds: readonly string[]): void {
     for (const wsId of wsIds) {

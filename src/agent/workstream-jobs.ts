@@ -1,0 +1,23 @@
+/** The jobs of a workstream's queue: a message to answer, or a turn resumed from its pending approval. */
+import type { MessageOrigin } from './events.js';
+import type { ContentPart } from './messages.js';
+import type { StoredApprovalItems, TurnApprovalDecision, TurnStart } from './turn/turn-types.js';
+
+/** A message accepted while a turn ran, as stored for a restart (ADR 0030). */
+export interface WaitingMessage {
+  turnId: string;
+  content: string | ContentPart[];
+  origin: MessageOrigin;
+}
+
+export type Job =
+  /** `resumed`: the resumption of a turn a restart interrupted (ADR 0013); it is journalled so it never resumes twice. */
+  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin; resumed?: boolean }
+  | { kind: 'resume'; turnId: string; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
+
+/** How a job's turn starts. */
+export function turnStartOf(job: Job): TurnStart {
+  return job.kind === 'user'
+    ? { kind: 'user', message: { role: 'user', content: job.content } }
+    : { kind: 'resume', approvalId: job.approvalId, stored: job.stored, decision: job.decision };
+}
