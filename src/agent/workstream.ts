@@ -243,7 +243,8 @@ export class LiveWorkstream implements Workstream {
   }
 
   private kick(): void {
-    if (this.drain !== undefined || this.closed) return;
+    // With nothing queued runQueue would finish before `drain` is assigned, and `drain` would never clear again.
+    if (this.drain !== undefined || this.closed || this.jobs.length === 0) return;
     this.drain = this.runQueue();
   }
 

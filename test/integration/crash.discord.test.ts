@@ -147,6 +147,7 @@ describe('kill -9 of the gateway on Discord', () => {
 
   it('SIGTERM while a mention\'s thread is being opened: the stop finishes handing it over, the next start answers it', async () => {
     const question = 'a question asked as the gateway stops';
+    const requestsBefore = llm.requests.length;
     const resumed = (body: unknown): boolean => JSON.stringify(body).includes('the gateway restarted while you were answering');
     // The stopping instance's turn (if it gets that far) streams slowly and is cut; the resumed turn is answered.
     llm.fallback = (body) => (resumed(body) ? { text: 'Answered after the stop.' } : { text: words('cut', 60), delayMs: 200 });
@@ -162,7 +163,7 @@ describe('kill -9 of the gateway on Discord', () => {
       await gateways.start();
       const answer = (): FakeMessage[] => botMessages(discord, message.id).filter((m) => m.content === 'Answered after the stop.');
       await discord.waitFor(() => answer().length === 1, 30_000, 'the answer after the restart');
-      const asked = llm.requests.filter((request) => resumed(request.body));
+      const asked = llm.requests.slice(requestsBefore).filter((request) => resumed(request.body));
       assert.equal(asked.length, 1, 'answered once, by one resumed turn');
       assert.match(JSON.stringify(asked[0]?.body), new RegExp(question), 'the resumed turn has the question');
     } finally {
