@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { compiledScript } from './support/compile-bot.js';
 import { openLoop } from './support/open-loop.js';
 import { mintServiceToken } from '../src/gateway/http/auth.js';
 import { createKnex, createStores, runMigrations } from '../src/storage/index.js';
@@ -69,8 +70,8 @@ interface RunningServer {
 
 function spawnServer(server: Server, launch: object): Promise<RunningServer> {
   const file = join(import.meta.dirname, 'support', server === 'bare' ? 'notify-bare.ts' : 'notify-sandpiper.ts');
-  const child = fork(file, [JSON.stringify(launch)], {
-    execArgv: ['--import', 'tsx', ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, server)}`] : [])],
+  const child = fork(compiledScript(file), [JSON.stringify(launch)], {
+    execArgv: [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, server)}`] : [])],
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
   });
   return new Promise((resolve, reject) => {

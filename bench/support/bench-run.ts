@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKnex, createStores, runMigrations } from '../../src/storage/index.js';
 import { startBenchLlm, type BenchLlm } from './bench-llm.js';
+import { compiledScript } from './compile-bot.js';
 
 export type Bot = 'bare' | 'sandpiper';
 
@@ -47,10 +48,10 @@ export interface BotProcess {
   stop: () => Promise<void>;
 }
 
-/** Forks bench/support/<script> with the launch JSON in argv[2]; output discarded, IPC kept. */
+/** Forks bench/support/<script>, compiled (compile-bot.ts), with the launch JSON in argv[2]; output discarded, IPC kept. */
 export function forkBot(script: string, launch: object, execArgv: string[] = []): { child: ChildProcess; stop: () => Promise<void> } {
-  const child = fork(join(import.meta.dirname, script), [JSON.stringify(launch)], {
-    execArgv: ['--import', 'tsx', ...execArgv],
+  const child = fork(compiledScript(join(import.meta.dirname, script)), [JSON.stringify(launch)], {
+    execArgv,
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
   });
   const stop = async (): Promise<void> => {
