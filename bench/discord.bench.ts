@@ -9,6 +9,7 @@
  *
  *   npm run bench:discord -- --sizes=1x40,100,1000 --rounds=3
  *   npm run bench:discord -- --sizes=1x40 --rounds=1 --profile=/tmp/prof   (then bench/support/profile-summary.ts)
+ *   npm run bench:discord -- --sizes=1x40 --rounds=3 --trace               (where the time to the model request goes)
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { FakeDiscord, type FakeUser } from '../test/fakes/fake-discord.js';
 import { arg, fmt, inRound, interleaved, parseSize, prepareDatabase, spawnBot, withTemplateFile, type Bot } from './support/bench-run.js';
 import type { BotLaunch } from './support/bot-launch.js';
 import { measureRound, printSize, type PhasePlatform, type RoundResult } from './support/latency-rounds.js';
+import { printTrace } from './support/trace-table.js';
 
 const CHANNEL = '300000000000000001';
 const GLOBAL_LIMIT = 1_000_000;
@@ -24,6 +26,9 @@ const sizes = arg('sizes', '1x40,100,1000').split(',');
 const rounds = Number(arg('rounds', '3'));
 /** `--profile=<dir>`: each bot process writes a V8 CPU profile to <dir>/<bot>/ (bench/support/profile-summary.ts reads them). */
 const profileDir = arg('profile', '');
+/** `--trace`: where each bot's time to the model request goes, point by point (bench/support/hot-path-trace.ts). */
+const trace = process.argv.includes('--trace');
+if (trace) process.env.SANDPIPER_BENCH_TRACE = '1';
 
 const userId = (k: number): string => String(500000000000000000n + BigInt(k));
 
@@ -77,6 +82,7 @@ async function main(): Promise<void> {
         `${size.padEnd(5)} | ${label.padEnd(15)} | ratio     | ${`${(ours.first / bare.first).toFixed(2)}x (+${fmt(ours.first - bare.first)})`.padEnd(19)} | ` +
           `${`${(ours.final / bare.final).toFixed(2)}x (+${fmt(ours.final - bare.final)})`.padEnd(19)} |`,
       );
+      if (trace) printTrace(size, results);
     }
   });
 }

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
+import { markHotPath } from '../../src/shared/hot-path-marks.js';
 
 export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
 
@@ -24,6 +25,7 @@ export function bareAnswerer(launch: BareAnswerLaunch): (history: ChatMessage[],
   const openai = new OpenAI({ apiKey: 'bench-key', baseURL: launch.llmUrl, maxRetries: 0 });
   return async (history, text, show) => {
     history.push({ role: 'user', content: text });
+    markHotPath('model-call');
     const stream = await openai.chat.completions.create({ ...template, messages: [...(system ? [system] : []), ...history], stream: true } as OpenAI.ChatCompletionCreateParamsStreaming);
     let content = '';
     let shown = '';

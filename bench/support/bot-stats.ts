@@ -1,11 +1,14 @@
 /** What a benchmarked bot process reports to the orchestrator over IPC: its own memory and event-loop lag. */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { resetTrace, startTrace, traceSummary, type TraceSummary } from './hot-path-trace.js';
 
 export interface BotStats {
   rssMb: number;
   heapMb: number;
   lagP99Ms: number;
   lagMaxMs: number;
+  /** With `--trace`: where the time to the model request goes (hot-path-trace.ts). */
+  trace?: TraceSummary;
 }
 
 export type OrchestratorMessage = { type: 'lag-start' } | { type: 'stats' } | { type: 'stop' };
@@ -13,6 +16,7 @@ export type OrchestratorMessage = { type: 'lag-start' } | { type: 'stats' } | { 
 /** Answers `lag-start` / `stats` / `stop` from the parent; `stop` runs `onStop` then exits. */
 export function serveStats(onStop: () => Promise<void>): void {
   let lag: IntervalHistogram | undefined;
+  const tracing = startTrace();
   // An orchestrator that dies takes its bots with it.
   process.on('disconnect', () => process.exit(0));
   process.on('message', (message: OrchestratorMessage) => {
@@ -20,6 +24,7 @@ export function serveStats(onStop: () => Promise<void>): void {
       lag?.disable();
       lag = monitorEventLoopDelay({ resolution: 10 });
       lag.enable();
+      resetTrace();
     } else if (message.type === 'stats') {
       lag?.disable();
       const memory = process.memoryUsage();
@@ -28,6 +33,7 @@ export function serveStats(onStop: () => Promise<void>): void {
         heapMb: memory.heapUsed / 2 ** 20,
         lagP99Ms: lag ? lag.percentile(99) / 1e6 : 0,
         lagMaxMs: lag ? lag.max / 1e6 : 0,
+        ...(tracing ? { trace: traceSummary() } : {}),
       };
       process.send?.({ type: 'stats', stats });
     } else {

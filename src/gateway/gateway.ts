@@ -1,4 +1,5 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
+import { markHotPath } from '../shared/hot-path-marks.js';
 import { SPAN, withSpan } from '../shared/telemetry.js';
 import { setMaxListeners } from 'node:events';
 import type { ContentPart } from '../agent/messages.js';
@@ -45,10 +46,7 @@ type MessageEvent = Extract<InboundEvent, { type: 'message' }>;
 
 class ChannelGateway implements Gateway {
   private readonly router: Router;
-  /**
-   * Routing order per thread: inbound messages of one thread are routed in arrival order. It is not a queue of turns:
-   * the workstream owns that one, with its bound (ADR 0006).
-   */
+  /** Routing order per thread (arrival order); not a queue of turns: the workstream owns that, with its bound (ADR 0006). */
   private readonly lanes = new KeyedSerialLanes();
   private readonly subs: Subscriptions;
   private readonly desk: ApprovalDesk;
@@ -319,8 +317,10 @@ class ChannelGateway implements Gateway {
   ): Promise<void> {
     const work = (async () => {
       const threadId = await adapter.startThread(channelId, name, origin, this.controller.signal);
+      markHotPath('thread-opened');
       const model = modelAlias ?? this.models.channelDefault(adapter.platform, channelId);
       const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name, model);
+      markHotPath('routed');
       await this.sendToThread(adapter, threadId, ws, text, undefined, {}, attachments);
     })();
     return this.opening.track(work);

@@ -1,4 +1,5 @@
 /** Builds one model request: the system message, the history, and the tool schemas (narrowed by tool search when active). */
+import { markHotPath } from '../../shared/hot-path-marks.js';
 import type { Message } from '../messages.js';
 import type { ModelRequest, ToolSchema } from '../providers/model-provider.js';
 import { TOOL_SEARCH_HINT } from '../search/tool-search.js';
@@ -34,6 +35,7 @@ export function toToolSchema(tool: ToolDefinition): ToolSchema {
 
 /** The request for the next call of this turn. */
 export async function buildRequest(ctx: TurnContext): Promise<ModelRequest> {
+  markHotPath('request-build');
   const [system, all, history] = await Promise.all([
     ctx.systemPrompt(ctx.signal),
     listAllTools(ctx),

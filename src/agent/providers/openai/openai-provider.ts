@@ -1,4 +1,5 @@
 /** ModelProvider for OpenAI Chat Completions and compatible servers (vLLM, llama.cpp) through the openai SDK. */
+import { markHotPath } from '../../../shared/hot-path-marks.js';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { OPENAI_DEFAULT_CAPABILITIES, createCapabilityLookup, type CapabilitySource } from '../capability-lookup.js';
@@ -77,6 +78,7 @@ export class OpenAIProvider implements ModelProvider {
     const watchdog = new StreamWatchdog('openai', signal, this.#timeouts);
     try {
       watchdog.throwIfStopped();
+      markHotPath('model-call');
       const chunks = await this.#client.chat.completions.create(this.buildParams(request), { signal: watchdog.signal });
       // The SDK ends iteration quietly when the signal aborts mid-stream; never report that as finished.
       for await (const part of fromOpenAIStream(watchdog.track(chunks))) {
