@@ -12,11 +12,7 @@ export type Bot = 'bare' | 'sandpiper';
 /** `--name=value` from the command line, or `fallback`. */
 export const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 
-export const pct = (values: readonly number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-};
-export const median = (values: readonly number[]): number => pct(values, 50);
+export { median, pct } from './percentiles.js';
 export const fmt = (value: number): string => (Number.isFinite(value) ? value.toFixed(1) : '-');
 export const signed = (value: number): string => `${value >= 0 ? '+' : ''}${fmt(value)}`;
 

@@ -5,6 +5,7 @@
  * the socket). Medians per conversation kind (a message that opened a thread, or one in an existing thread).
  */
 import { subscribe } from 'node:diagnostics_channel';
+import { median } from './percentiles.js';
 
 export type TraceKind = 'new thread' | 'existing thread';
 /** Median offset from `inbound` (ms) of each point, per kind. */
@@ -51,11 +52,7 @@ export function traceSummary(): TraceSummary {
         offsets.set(point, [...(offsets.get(point) ?? []), at - start]);
       }
     }
-    if (offsets.size > 0) summary[kind] = Object.fromEntries([...offsets].map(([point, values]) => [point, medianOf(values)]));
+    if (offsets.size > 0) summary[kind] = Object.fromEntries([...offsets].map(([point, values]) => [point, median(values)]));
   }
   return summary;
-}
-
-function medianOf(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 }
