@@ -27,9 +27,9 @@ describe('InboundLedger', () => {
 
   const ledger = (singleInstance: boolean): InboundLedger => new InboundLedger(db.stores.inboundEvents, Date.now, createSilentLogger(), { singleInstance });
   const stored = async (): Promise<number> => Number((await db.knex('inbound_events').where({ platform: 'discord' }).count({ n: '*' }).first())?.n);
-  /** Resolves once every claim handed to the store before it has committed (claims are written in order). */
+  /** Resolves once every claim written behind before it has committed (the write batches commit in order). */
   let flushes = 0;
-  const written = (): Promise<boolean> => db.stores.inboundEvents.claim({ platform: 'flush', eventKey: `ix:${(flushes += 1)}`, receivedAt: 1 });
+  const written = (): Promise<boolean> => db.stores.inboundEvents.claimBehind({ platform: 'flush', eventKey: `ix:${(flushes += 1)}`, receivedAt: 1 });
 
   it('admits a message above the floor at once, drops its replay, and writes its row behind, ahead of later writes', async () => {
     const single = ledger(true);

@@ -56,22 +56,23 @@ export class InboundLedger {
    * True when the event is new (recorded now) or carries no id; false for a duplicate. One insert. When the database
    * fails, the event is let through: answering twice is better than never.
    *
-   * A message known to be new (see RecentClaims) is admitted at once and its row written behind: on the one SQLite
-   * connection that insert is queued before anything the message leads to, so it commits no later than the user's
-   * message and before any answer (ADR 0028).
+   * A message known to be new (see RecentClaims) is admitted at once and its row written behind, with the hot path's
+   * next write batch: it is handed in before anything the message leads to, so it commits in the same transaction as
+   * the user's message or an earlier one, and before any answer (ADR 0028, 0031).
    */
   admit(platform: string, event: InboundEvent): Promise<boolean> {
     const claim = claimOf(platform, event, this.now());
     if (!claim) return Promise.resolve(true);
     const known = this.recent?.check(claim) ?? 'unknown';
-    if (known === 'new') void this.record(claim);
+    if (known === 'new') void this.record(claim, true);
     const admitted = known === 'unknown' ? this.record(claim).then((first) => first && (this.recent?.granted(claim) ?? true)) : Promise.resolve(known === 'new');
     if (claim.channelId === undefined) return admitted;
     return this.order.run(`${platform}:${claim.channelId}`, () => admitted);
   }
 
-  private record(claim: InboundClaim): Promise<boolean> {
-    return this.store.claim(claim).catch((error: unknown) => {
+  /** `behind`: nobody waits for the row, which joins the next write batch (ADR 0031). */
+  private record(claim: InboundClaim, behind = false): Promise<boolean> {
+    return (behind ? this.store.claimBehind(claim) : this.store.claim(claim)).catch((error: unknown) => {
       this.logger.warn({ platform: claim.platform, error: describeError(error) }, 'inbound ledger write failed; handling the event anyway');
       return true;
     });

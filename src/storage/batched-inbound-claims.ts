@@ -31,6 +31,11 @@ export class BatchedInboundClaims implements InboundEventStore {
     });
   }
 
+  /** Not grouped here: the write batch it joins already shares one transaction. */
+  claimBehind(claim: InboundClaim): Promise<boolean> {
+    return this.store.claimBehind(claim);
+  }
+
   cursor(platform: string, channelId: string, beforeMs: number): Promise<InboundCursor | undefined> {
     return this.store.cursor(platform, channelId, beforeMs);
   }

@@ -46,8 +46,9 @@ export function createStores(knex: Knex): Stores {
     mcpServers: new KnexMcpServerStore(knex),
     notifyDeliveries: new KnexNotifyDeliveryStore(knex),
     notifyOutbox: new KnexNotifyOutboxStore(knex),
-    // Claims made in the same event-loop turn share one INSERT (each still resolves after its commit).
-    inboundEvents: new BatchedInboundClaims(new KnexInboundEventStore(knex)),
+    // Claims made in the same event-loop turn share one INSERT (each still resolves after its commit); claims
+    // nobody waits on join the hot path's write batch.
+    inboundEvents: new BatchedInboundClaims(new KnexInboundEventStore(knex, writer)),
     turnJournal: new KnexTurnJournalStore(knex, writer),
     clusterStatus: new KnexClusterStatusStore(knex),
     workstreamLeases: new KnexWorkstreamLeaseStore(knex),

@@ -24,6 +24,12 @@ export interface InboundEventStore {
    * catch-up overlap, another instance). One atomic insert-or-ignore on SQLite and PostgreSQL.
    */
   claim(claim: InboundClaim): Promise<boolean>;
+  /**
+   * Records an event already known to be new (the single-instance ledger admits it from memory, ADR 0028) with the
+   * hot path's next write batch (ADR 0031): in the same transaction as the writes the message leads to, or an
+   * earlier one, never a later one. Resolves as `claim` does, once committed.
+   */
+  claimBehind(claim: InboundClaim): Promise<boolean>;
   /** The newest message of a conversation recorded before `beforeMs` (the catch-up cursor), if any. */
   cursor(platform: string, channelId: string, beforeMs: number): Promise<InboundCursor | undefined>;
   /** Conversations with messages recorded after `sinceMs` (catch-up covers them even when not configured). */

@@ -4,6 +4,7 @@ import { BatchRunner } from './batch-db.js';
 import { claimId, messageSortKey, type InboundClaim, type InboundCursor, type InboundEventStore } from './inbound-event-store.js';
 import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
+import { TickWriter } from './tick-writer.js';
 
 const TABLE = 'inbound_events';
 /** Rows per INSERT (6 bound values each, well under SQLite's and PostgreSQL's parameter limits). */
@@ -13,12 +14,25 @@ export class KnexInboundEventStore implements InboundEventStore {
   /** The claims are on every message's path: prepared statements on SQLite (ADR 0029). */
   private readonly runner: BatchRunner;
 
-  constructor(private readonly knex: Knex) {
+  constructor(
+    private readonly knex: Knex,
+    /** The hot path's write batches (ADR 0026), which claims nobody waits on join. */
+    private readonly writer: TickWriter = new TickWriter(knex),
+  ) {
     this.runner = new BatchRunner(knex);
   }
 
   claim(claim: InboundClaim): Promise<boolean> {
     return guard('inboundEvents.claim', async () => (await this.insertIgnoring([claim])).has(claimId(claim.platform, claim.eventKey)));
+  }
+
+  claimBehind(claim: InboundClaim): Promise<boolean> {
+    return guard('inboundEvents.claimBehind', async () => {
+      const inserted = await this.writer.write((db) => db.table(TABLE).insert(rowOf(claim)).onConflict(['platform', 'event_key']).ignore().returning(['platform', 'event_key']), {
+        oneStatement: true,
+      });
+      return (inserted as DbRow[]).length > 0;
+    });
   }
 
   /** Records many events in one statement per CLAIM_CHUNK; resolves with the keys this call recorded first. */
@@ -33,17 +47,7 @@ export class KnexInboundEventStore implements InboundEventStore {
   }
 
   private async insertIgnoring(claims: readonly InboundClaim[]): Promise<Set<string>> {
-    const rows = claims.map((claim) => {
-      const messageId = claim.messageId ?? '';
-      return {
-        platform: claim.platform,
-        event_key: claim.eventKey,
-        channel_id: claim.channelId ?? '',
-        message_id: messageId,
-        sort_key: messageId === '' ? '' : messageSortKey(messageId),
-        received_at: claim.receivedAt,
-      };
-    });
+    const rows = claims.map(rowOf);
     // Keys are unique per platform; a batch may mix platforms, so the returned rows carry both.
     const inserted = await this.runner.alone((db) =>
       db.run<DbRow[]>(db.table(TABLE).insert(rows).onConflict(['platform', 'event_key']).ignore().returning(['platform', 'event_key'])),
@@ -85,4 +89,16 @@ export class KnexInboundEventStore implements InboundEventStore {
   prune(beforeMs: number): Promise<number> {
     return guard('inboundEvents.prune', async () => toNumber(await this.knex(TABLE).where('received_at', '<', beforeMs).delete()));
   }
+}
+
+function rowOf(claim: InboundClaim): DbRow {
+  const messageId = claim.messageId ?? '';
+  return {
+    platform: claim.platform,
+    event_key: claim.eventKey,
+    channel_id: claim.channelId ?? '',
+    message_id: messageId,
+    sort_key: messageId === '' ? '' : messageSortKey(messageId),
+    received_at: claim.receivedAt,
+  };
 }

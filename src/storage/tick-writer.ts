@@ -1,9 +1,10 @@
 /**
  * One write transaction per event-loop turn for the hot path's writers (turn journal, workstream state and usage,
- * `live_state`, history appends, new workstreams, approval rows): every write handed in before the next
- * `setImmediate` runs, in order, inside one transaction (prepared statements on SQLite's one connection, ADR 0029), and each caller's promise settles only after that
- * transaction committed. On the one SQLite connection a turn's dozen separate commits become two or three, and the
- * statements other callers wait for (the inbound claim) stop queueing behind a dozen transactions.
+ * `live_state`, history appends, new workstreams, approval rows, inbound claims nobody waits on): every write handed
+ * in before the next turn of the event loop runs, in order, inside one transaction (prepared statements on SQLite's
+ * one connection, ADR 0029), and each caller's promise settles only after that transaction committed. On the one
+ * SQLite connection a turn's dozen separate commits become two or three, and the statements other callers wait for
+ * (an inbound claim that is waited on) stop queueing behind a dozen transactions.
  *
  * A batch holds at most `maxWrites` writes, so a statement that is not part of it (the inbound claim, a read) waits
  * for one bounded batch at most: the pool hands the connection out in request order, and the next batch asks for it
@@ -96,14 +97,15 @@ export class TickWriter {
   private schedule(): void {
     if (this.scheduled || this.running !== undefined) return;
     this.scheduled = true;
-    // Two hops: the write-behind queues (journal, state) flush on `setImmediate` too, and whichever of them was
-    // scheduled after this write must still find the batch open.
-    setImmediate(() =>
-      setImmediate(() => {
-        this.scheduled = false;
-        if (this.running === undefined) this.start();
-      }),
-    );
+    // A timer, not `setImmediate`: the batch runs on the next turn of the event loop, after everything the current
+    // one set off. A message's way to its model request is a chain of callbacks whose last steps (the request's
+    // socket write) wait in the same queue as an immediate would, so a batch started there ran first and the request
+    // waited for its statements. The write-behind queues (journal, state), which flush on `setImmediate`, still
+    // join the batch. ADR 0031.
+    setTimeout(() => {
+      this.scheduled = false;
+      if (this.running === undefined) this.start();
+    }, 0);
   }
 
   private start(): void {

@@ -17,6 +17,16 @@ export function inboundEventStoreContract(label: string, factory: StoresFactory)
       assert.equal(await stores().inboundEvents.claim({ platform: 'discord', eventKey: 'ix:77', receivedAt: 1 }), true);
     });
 
+    it('records a claim written behind like any other: once, and a later claim of the event is refused', async () => {
+      const inbound = stores().inboundEvents;
+      const claim = { platform: 'discord', eventKey: 'msg:behind:20', channelId: 'behind', messageId: '20', receivedAt: 5 };
+      const results = await Promise.all([inbound.claimBehind(claim), inbound.claimBehind({ ...claim, receivedAt: 6 })]);
+      assert.deepEqual(results.sort(), [false, true], 'the same event twice in one batch is recorded once');
+      assert.equal(await inbound.claim(claim), false);
+      assert.equal(await inbound.claimBehind(claim), false);
+      assert.deepEqual(await inbound.cursor('discord', 'behind', 10), { messageId: '20', receivedAt: 5 });
+    });
+
     it('answers each claim of a burst (made at once, on several platforms) by whether its event was new', async () => {
       const inbound = stores().inboundEvents;
       const claim = (platform: string, k: number) => ({ platform, eventKey: `msg:burst:${k}`, channelId: 'burst', messageId: String(1000 + k), receivedAt: 1 });

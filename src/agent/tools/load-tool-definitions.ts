@@ -121,7 +121,17 @@ export function deriveToolSets(definitions: readonly ToolDefinition[]): ToolDefi
   };
 }
 
-/** The model-facing schema: metadata keys stripped. */
+const schemas = new WeakMap<ToolDefinition, ToolSchema>();
+
+/**
+ * The model-facing schema: metadata keys stripped. One object per definition (definitions are not changed once
+ * made), so what is derived from a schema on every model call (its size) can be remembered with it.
+ */
 export function toToolSchema(definition: ToolDefinition): ToolSchema {
-  return { name: definition.name, description: definition.description, parameters: definition.parameters };
+  let schema = schemas.get(definition);
+  if (schema === undefined) {
+    schema = { name: definition.name, description: definition.description, parameters: definition.parameters };
+    schemas.set(definition, schema);
+  }
+  return schema;
 }

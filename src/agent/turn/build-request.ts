@@ -4,6 +4,7 @@ import type { Message } from '../messages.js';
 import type { ModelRequest, ToolSchema } from '../providers/model-provider.js';
 import { TOOL_SEARCH_HINT } from '../search/tool-search.js';
 import type { ToolDefinition } from '../tools/tool.js';
+import { toToolSchema } from '../tools/load-tool-definitions.js';
 import type { TurnContext } from './turn-types.js';
 import { withAttachedImages } from './attached-images.js';
 
@@ -27,10 +28,6 @@ export async function listAllTools(ctx: Pick<TurnContext, 'toolSources' | 'logge
     }
   }
   return tools;
-}
-
-export function toToolSchema(tool: ToolDefinition): ToolSchema {
-  return { name: tool.name, description: tool.description, parameters: tool.parameters };
 }
 
 /** The request for the next call of this turn. */

@@ -1,6 +1,6 @@
 /** Rough token estimates (4 characters per token, 1000 per image) to decide when to compact. */
 import type { Message } from '../messages.js';
-import type { ModelRequest } from '../providers/model-provider.js';
+import type { ModelRequest, ToolSchema } from '../providers/model-provider.js';
 
 const CHARS_PER_TOKEN = 4;
 const IMAGE_TOKENS = 1000;
@@ -25,8 +25,20 @@ export function estimateTokens(messages: readonly Message[]): number {
   return messages.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
 }
 
+/** Serialized length of each tool schema: schemas are shared between calls (toToolSchema), their JSON is not. */
+const schemaChars = new WeakMap<ToolSchema, number>();
+
+function toolChars(tool: ToolSchema): number {
+  let chars = schemaChars.get(tool);
+  if (chars === undefined) {
+    chars = JSON.stringify(tool).length;
+    schemaChars.set(tool, chars);
+  }
+  return chars;
+}
+
 /** Messages plus tool schemas plus the reserved output budget. */
 export function estimateRequestTokens(request: ModelRequest): number {
-  const toolChars = request.tools.reduce((sum, tool) => sum + JSON.stringify(tool).length, 0);
-  return estimateTokens(request.messages) + Math.ceil(toolChars / CHARS_PER_TOKEN);
+  const toolTotal = request.tools.reduce((sum, tool) => sum + toolChars(tool), 0);
+  return estimateTokens(request.messages) + Math.ceil(toolTotal / CHARS_PER_TOKEN);
 }
