@@ -1,7 +1,7 @@
 /** Builds one model request: the system message, the history, and the tool schemas (narrowed by tool search when active). */
 import { markHotPath } from '../../shared/hot-path-marks.js';
 import type { Message } from '../messages.js';
-import type { ModelRequest, ToolSchema } from '../providers/model-provider.js';
+import type { ModelRequest } from '../providers/model-provider.js';
 import { TOOL_SEARCH_HINT } from '../search/tool-search.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import { toToolSchema } from '../tools/load-tool-definitions.js';
