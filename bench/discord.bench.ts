@@ -60,7 +60,7 @@ function runRound(bot: Bot, n: number, sequential: boolean, templateFile: string
       discordApiUrl: fake.apiUrl, discordToken: fake.token, llmUrl: llm.url, globalRequestsPerSecond: GLOBAL_LIMIT, dataDir: dir,
       databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'discord', userId) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
     };
-    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, bot)}`] : [];
+    const profile = profileDir ? ['--cpu-prof', '--cpu-prof-interval=25', `--cpu-prof-dir=${join(profileDir, bot)}`] : [];
     const child = await spawnBot(bot === 'bare' ? 'bare-discord-bot.ts' : 'sandpiper-bot.ts', launch, `${bot} bot`, profile);
     const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
     const result = await measureRound(discordPlatform(fake, users), llm, child, n, sequential);

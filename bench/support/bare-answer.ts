@@ -43,6 +43,7 @@ export function bareAnswerer(launch: BareAnswerLaunch): (history: ChatMessage[],
       content += delta;
       if (posting === undefined && Date.now() - lastFlush >= launch.editIntervalMs) posting = flush().finally(() => (posting = undefined));
     }
+    markHotPath('stream-end');
     await posting;
     if (shown !== content) await flush();
     history.push({ role: 'assistant', content });

@@ -1,21 +1,29 @@
-/** The `--trace` table: per conversation kind, each point's offset from the message's arrival, bare bot next to Sandpiper. */
+/**
+ * The `--trace` tables: per conversation kind and path (to the model request, from the message's arrival; to the
+ * final edit, from the end of the model stream), each point's offset, bare bot next to Sandpiper.
+ */
 import type { Bot } from './bench-run.js';
 import { fmt, median } from './bench-run.js';
-import type { TraceKind } from './hot-path-trace.js';
+import type { TraceKind, TracePath } from './hot-path-trace.js';
 import type { RoundResult } from './latency-rounds.js';
+
+const FROM: Record<TracePath, string> = { 'model request': 'the message arrived', 'final edit': 'the model stream ended' };
 
 export function printTrace(size: string, results: Record<Bot, RoundResult[]>): void {
   for (const kind of ['new thread', 'existing thread'] as const satisfies readonly TraceKind[]) {
-    const at = (bot: Bot, point: string): number => median(results[bot].map((round) => round.stats.trace?.[kind]?.[point]).filter((value): value is number => value !== undefined));
-    const points = [...new Set(results.sandpiper.flatMap((round) => Object.keys(round.stats.trace?.[kind] ?? {})))].sort((a, b) => at('sandpiper', a) - at('sandpiper', b));
-    if (points.length === 0) continue;
-    console.log(`\n${size} ${kind}: ms after the message arrived (medians over rounds of per-round medians)`);
-    console.log(`${'point'.padEnd(24)} | bare   | sandpiper | added`);
-    for (const point of points) {
-      const bare = at('bare', point);
-      const ours = at('sandpiper', point);
-      const added = Number.isFinite(bare) ? `${ours - bare >= 0 ? '+' : ''}${fmt(ours - bare)}` : '';
-      console.log(`${point.padEnd(24)} | ${fmt(bare).padEnd(6)} | ${fmt(ours).padEnd(9)} | ${added}`);
+    for (const path of ['model request', 'final edit'] as const satisfies readonly TracePath[]) {
+      const key = `${kind}|${path}` as const;
+      const at = (bot: Bot, point: string): number => median(results[bot].map((round) => round.stats.trace?.[key]?.[point]).filter((value): value is number => value !== undefined));
+      const points = [...new Set(results.sandpiper.flatMap((round) => Object.keys(round.stats.trace?.[key] ?? {})))].sort((a, b) => at('sandpiper', a) - at('sandpiper', b));
+      if (points.length === 0) continue;
+      console.log(`\n${size} ${kind}, ${path}: ms after ${FROM[path]} (medians over rounds of per-round medians)`);
+      console.log(`${'point'.padEnd(24)} | bare   | sandpiper | added`);
+      for (const point of points) {
+        const bare = at('bare', point);
+        const ours = at('sandpiper', point);
+        const added = Number.isFinite(bare) ? `${ours - bare >= 0 ? '+' : ''}${fmt(ours - bare)}` : '';
+        console.log(`${point.padEnd(24)} | ${fmt(bare).padEnd(6)} | ${fmt(ours).padEnd(9)} | ${added}`);
+      }
     }
   }
 }

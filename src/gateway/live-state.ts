@@ -40,7 +40,8 @@ export class LiveStateRecorder {
 
   constructor(
     private readonly save: (state: string | null) => Promise<void>,
-    private readonly logger: Logger,
+    /** Called only when something is logged (the renderer's logger is made on first use). */
+    private readonly logger: () => Logger,
   ) {}
 
   startTurn(turnId: string): void {
@@ -103,6 +104,6 @@ export class LiveStateRecorder {
         this.next = undefined;
         return this.save(latest);
       })
-      .catch((error: unknown) => this.logger.warn({ error: describeError(error) }, 'recording the live message failed'));
+      .catch((error: unknown) => this.logger().warn({ error: describeError(error) }, 'recording the live message failed'));
   }
 }

@@ -8,6 +8,7 @@ import { sleep } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
 import { LiveStateRecorder } from './live-state.js';
 import { openSegment, type AnswerSegment } from './streamed-message.js';
+import { markHotPath } from '../shared/hot-path-marks.js';
 
 export const DEFAULT_EDIT_INTERVAL_MS = 1500;
 const MAX_EDIT_INTERVAL_MS = 15_000;
@@ -62,7 +63,7 @@ export class StreamRenderer {
   constructor(private readonly options: StreamRendererOptions) {
     this.intervalMs = options.editIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS;
     const save = options.hooks.onLiveState;
-    this.live = save === undefined ? undefined : new LiveStateRecorder((state) => save(state), options.logger);
+    this.live = save === undefined ? undefined : new LiveStateRecorder((state) => save(state), () => options.logger);
     setMaxListeners(0, this.controller.signal);
   }
 
@@ -254,6 +255,7 @@ export class StreamRenderer {
   }
 
   private async endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): Promise<void> {
+    markHotPath('turn-end');
     if (!this.segment && !this.postedThisTurn && event.text.trim().length > 0) {
       this.appendText(event.text);
     }

@@ -1,11 +1,11 @@
 /**
- * Named points on a message's way to its model request, published on the diagnostics channel `sandpiper:hot-path`
+ * Named points on a message's way to its model request and from the model's last chunk to the final edit, published on the diagnostics channel `sandpiper:hot-path`
  * (`npm run bench:discord -- --trace` subscribes in both benchmarked bots). Without a subscriber a mark is one
  * property read: nothing is published.
  */
 import { channel } from 'node:diagnostics_channel';
 
-export type HotPathPoint = 'inbound' | 'thread-opened' | 'routed' | 'handed-over' | 'request-build' | 'model-call';
+export type HotPathPoint = 'inbound' | 'thread-opened' | 'routed' | 'handed-over' | 'request-build' | 'model-call' | 'stream-end' | 'turn-end';
 
 const marks = channel('sandpiper:hot-path');
 

@@ -27,6 +27,12 @@ describe('telemetry helpers', () => {
     await withSpan('sandpiper.test', {}, async () => logger.info('inside'));
     assert.equal(out.lines[0]?.['trace_id'], undefined);
     assert.deepEqual(traceFields(), {});
+    assert.equal(await withSpan('sandpiper.test', {}, async (span) => span.isRecording()), false, 'the span records nothing');
+    await assert.rejects(withSpan('sandpiper.test', {}, async () => Promise.reject(new Error('boom'))), /boom/, 'failures reach the caller');
+    const thrown = (): Promise<void> => {
+      throw new Error('sync boom');
+    };
+    await assert.rejects(withSpan('sandpiper.test', {}, thrown), /sync boom/, 'a synchronous throw becomes a rejection');
   });
 
   it('puts the active trace id on log lines, records failures and always ends the span', async () => {

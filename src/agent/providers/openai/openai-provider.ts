@@ -85,6 +85,7 @@ export class OpenAIProvider implements ModelProvider {
         watchdog.throwIfStopped();
         yield part;
       }
+      markHotPath('stream-end');
       watchdog.throwIfStopped();
     } catch (error) {
       throw watchdog.failure() ?? toOpenAIError(error, signal);
