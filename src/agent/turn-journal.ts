@@ -31,7 +31,7 @@ export class TurnJournal {
   private lastSeq = 0;
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private immediate: NodeJS.Immediate | undefined;
+  private soon: NodeJS.Timeout | undefined;
   private urgent = false;
   private readonly intervalMs: number;
 
@@ -83,8 +83,8 @@ export class TurnJournal {
   stop(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    clearImmediate(this.immediate);
-    this.immediate = undefined;
+    clearTimeout(this.soon);
+    this.soon = undefined;
   }
 
   private entry(turnId: string): Entry {
@@ -98,7 +98,7 @@ export class TurnJournal {
 
   /**
    * Urgent changes (start, end, a call's first empty text) go out on the next turn of the event loop, where they share
-   * the transaction of the turn's other writes (ADR 0026); streamed text waits for the interval.
+   * the transaction of the turn's other writes (ADR 0026, 0031); streamed text waits for the interval.
    */
   private schedule(urgent: boolean): void {
     this.urgent ||= urgent;
@@ -116,15 +116,16 @@ export class TurnJournal {
     this.timer.unref();
   }
 
+  /** On the next turn of the event loop, off the path of the request being sent now (ADR 0031). */
   private startSoon(): void {
-    if (this.immediate !== undefined) return;
-    this.immediate = setImmediate(() => {
-      this.immediate = undefined;
+    if (this.soon !== undefined) return;
+    this.soon = setTimeout(() => {
+      this.soon = undefined;
       clearTimeout(this.timer);
       this.timer = undefined;
       this.start();
-    });
-    this.immediate.unref();
+    }, 0);
+    this.soon.unref();
   }
 
   private start(): void {

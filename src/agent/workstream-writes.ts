@@ -75,14 +75,14 @@ export class WorkstreamWrites {
     return change;
   }
 
-  /** The first change after a quiet moment starts a flush on the next turn of the event loop. */
+  /** The first change after a quiet moment starts a flush on the next turn of the event loop (a timer, ADR 0031). */
   private schedule(): void {
     if (this.scheduled || this.running !== undefined) return;
     this.scheduled = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.scheduled = false;
       if (this.running === undefined) this.start();
-    });
+    }, 0);
   }
 
   private start(): void {

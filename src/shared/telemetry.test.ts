@@ -54,13 +54,18 @@ describe('telemetry helpers', () => {
     assert.equal(out.lines[1]?.['trace_id'], undefined);
   });
 
-  it('sends numbers to the installed sink and to nothing once it is removed', () => {
+  it('sends numbers to the installed sink (on the next turn of the event loop) and to nothing once it is removed', async () => {
     const seen: string[] = [];
     const sink = { ...metrics(), toolCall: (tool: string) => seen.push(tool) } as TelemetrySink;
     setTelemetrySink(sink);
     metrics().toolCall('bash', 0.1, false);
+    metrics().toolCall('grep', 0.1, false);
+    assert.deepEqual(seen, [], 'not on the caller\'s path');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(seen, ['bash', 'grep']);
     setTelemetrySink(undefined);
     metrics().toolCall('math', 0.1, false);
-    assert.deepEqual(seen, ['bash']);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(seen, ['bash', 'grep']);
   });
 });

@@ -40,9 +40,46 @@ const NO_SINK: TelemetrySink = {
 
 let sink: TelemetrySink = NO_SINK;
 
-/** Installs the metrics sink (composition root); `undefined` restores the no-op. */
+/** Installs the metrics sink (composition root); `undefined` restores the no-op. Records are applied deferred. */
 export function setTelemetrySink(next: TelemetrySink | undefined): void {
-  sink = next ?? NO_SINK;
+  sink = next === undefined ? NO_SINK : deferred(next);
+}
+
+/**
+ * A sink that applies each record on the next turn of the event loop. A histogram observation (labels, buckets)
+ * costs tens of microseconds, and the records fall at the moments a user waits on: a model stream's end, right
+ * before the final edit is sent (ADR 0031). A scrape sees a record about a millisecond later.
+ */
+function deferred(target: TelemetrySink): TelemetrySink {
+  let queue: Array<() => void> = [];
+  let timer: NodeJS.Timeout | undefined;
+  const apply = (): void => {
+    timer = undefined;
+    const records = queue;
+    queue = [];
+    for (const record of records) {
+      try {
+        record();
+      } catch {
+        // A sink never throws; a record that does is dropped rather than break the others.
+      }
+    }
+  };
+  const later = (record: () => void): void => {
+    queue.push(record);
+    if (timer === undefined) {
+      timer = setTimeout(apply, 0);
+      timer.unref();
+    }
+  };
+  return {
+    turnEnded: (...args) => later(() => target.turnEnded(...args)),
+    modelCall: (...args) => later(() => target.modelCall(...args)),
+    toolCall: (...args) => later(() => target.toolCall(...args)),
+    mcpCall: (...args) => later(() => target.mcpCall(...args)),
+    firstEdit: (...args) => later(() => target.firstEdit(...args)),
+    platformRateLimited: (...args) => later(() => target.platformRateLimited(...args)),
+  };
 }
 
 export function metrics(): TelemetrySink {

@@ -98,14 +98,15 @@ export class TickWriter {
     if (this.scheduled || this.running !== undefined) return;
     this.scheduled = true;
     // A timer, not `setImmediate`: the batch runs on the next turn of the event loop, after everything the current
-    // one set off. A message's way to its model request is a chain of callbacks whose last steps (the request's
-    // socket write) wait in the same queue as an immediate would, so a batch started there ran first and the request
-    // waited for its statements. The write-behind queues (journal, state), which flush on `setImmediate`, still
-    // join the batch. ADR 0031.
-    setTimeout(() => {
-      this.scheduled = false;
-      if (this.running === undefined) this.start();
-    }, 0);
+    // one set off. A message's way to its model request (and an answer's to its final edit) is a chain of callbacks
+    // whose last steps (the request's socket write) wait in the same queue as an immediate would, so a batch started
+    // there ran first and the request waited for its statements. The immediate after the timer lets the write-behind
+    // queues (journal, state), whose own timers were set in the same turn, join the batch. ADR 0031.
+    setTimeout(() =>
+      setImmediate(() => {
+        this.scheduled = false;
+        if (this.running === undefined) this.start();
+      }), 0);
   }
 
   private start(): void {
