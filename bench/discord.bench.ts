@@ -24,7 +24,10 @@ const GLOBAL_LIMIT = 1_000_000;
 /** `1x30` = 30 conversations one after another; `1000` = 1,000 at once. */
 const sizes = arg('sizes', '1x40,100,1000').split(',');
 const rounds = Number(arg('rounds', '3'));
-/** `--profile=<dir>`: each bot process writes a V8 CPU profile to <dir>/<bot>/ (bench/support/profile-summary.ts reads them). */
+/**
+ * `--profile=<dir>`: each bot process writes a V8 CPU profile to <dir>/<bot>/ (bench/support/profile-summary.ts reads
+ * them), sampled every 25 µs: a message's path is a few milliseconds, the default 1 ms interval sees little of it.
+ */
 const profileDir = arg('profile', '');
 /** `--trace`: where each bot's time to the model request goes, point by point (bench/support/hot-path-trace.ts). */
 const trace = process.argv.includes('--trace');
