@@ -47,12 +47,18 @@ export interface AgentRuntime {
   close(): Promise<void>;
 }
 
-/** The model behind an alias; providers are built on first use and cached. */
+/**
+ * The model behind an alias; providers are built on first use and cached, and so is each alias's model (it is
+ * resolved at every turn; the vision-family match is a dozen regular expressions).
+ */
 export function createModelResolver(config: Config, providers?: Readonly<Record<string, ModelProvider>>): (alias: string) => TurnModel | undefined {
   const cache = new Map<string, ModelProvider>();
+  const models = new Map<string, { entry: NonNullable<Config['models'][string]>; model: Readonly<TurnModel> }>();
   return (alias) => {
     const entry = config.models[alias];
     if (entry === undefined) return undefined;
+    const known = models.get(alias);
+    if (known !== undefined && known.entry === entry) return known.model;
     let provider = cache.get(alias);
     if (provider === undefined) {
       // Every model call becomes a span and feeds the model latency and token metrics.
@@ -67,6 +73,7 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
       supportsVision: resolveSupportsVision(entry),
     };
     if (entry.temperature !== undefined) model.temperature = entry.temperature;
+    models.set(alias, { entry, model });
     return model;
   };
 }

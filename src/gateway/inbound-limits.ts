@@ -35,7 +35,8 @@ export class InboundLimits {
   /** Checks (and, when admitted, counts) one message of `userKey` (`platform:userId`). Too long does not use a slot. */
   admit(userKey: string, text: string): Admission {
     const { maxChars, limit, windowMs, now } = this.options;
-    const length = [...text].length;
+    // Counted in characters (code points); a text with no more UTF-16 units than the limit cannot have more of them.
+    const length = text.length <= maxChars ? text.length : [...text].length;
     if (length > maxChars) {
       return { admitted: false, notice: `Message too long (${length} chars). Please keep messages under ${maxChars} characters.` };
     }

@@ -32,6 +32,8 @@ export interface StreamRendererOptions {
   adapter: ChannelAdapter;
   channelId: string;
   logger: Logger;
+  /** Bindings of the renderer's child logger, made the first time something is logged (most renderers log nothing). */
+  logBindings?: Record<string, string>;
   hooks: RendererHooks;
   /** Base cadence of live edits (default 1.5 s); rate limiting only ever stretches it. */
   editIntervalMs?: number;
@@ -59,12 +61,18 @@ export class StreamRenderer {
   private readonly live: LiveStateRecorder | undefined;
   /** Live edits made, for benchmarks and /metrics. */
   edits = 0;
+  #logger: Logger | undefined;
 
   constructor(private readonly options: StreamRendererOptions) {
     this.intervalMs = options.editIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS;
     const save = options.hooks.onLiveState;
-    this.live = save === undefined ? undefined : new LiveStateRecorder((state) => save(state), () => options.logger);
+    this.live = save === undefined ? undefined : new LiveStateRecorder((state) => save(state), () => this.logger);
     setMaxListeners(0, this.controller.signal);
+  }
+
+  private get logger(): Logger {
+    const { logger, logBindings } = this.options;
+    return (this.#logger ??= logBindings === undefined ? logger : logger.child(logBindings));
   }
 
   /** Accepts an event without blocking the agent; rendering happens on the renderer's own chain. */
@@ -119,7 +127,7 @@ export class StreamRenderer {
 
   private enqueue(step: () => Promise<void>): void {
     void this.lane.run(step).catch((error: unknown) => {
-      this.options.logger.error({ error: describeError(error) }, 'rendering failed');
+      this.logger.error({ error: describeError(error) }, 'rendering failed');
     });
   }
 
@@ -189,6 +197,7 @@ export class StreamRenderer {
     // a natively streamed segment cannot carry buttons, ADR 0019).
     this.segment ??= openSegment({
       ...this.options,
+      logger: this.logger,
       signal: this.controller.signal,
       onPosted: (ids) => this.live?.segment(ids),
       stoppable: this.options.adapter.capabilities.canEdit,
@@ -238,7 +247,7 @@ export class StreamRenderer {
       // The wait ends early when the renderer is disposed (shutdown), so no timer outlives it.
       await sleep(this.intervalMs * attempt, this.quiet.signal).catch(() => undefined);
     }
-    this.options.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
+    this.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
     await segment.close();
   }
 
@@ -248,7 +257,7 @@ export class StreamRenderer {
       await this.options.hooks.onApprovalCard(event);
       this.postedThisTurn = true;
     } catch (error) {
-      this.options.logger.error({ channelId: this.options.channelId, approvalId: event.approvalId, error: describeError(error) }, 'approval card could not be posted');
+      this.logger.error({ channelId: this.options.channelId, approvalId: event.approvalId, error: describeError(error) }, 'approval card could not be posted');
       // The adapter names its own cancel command (Slack has no `/cancel`).
       await this.post({ kind: 'notice', code: 'approval-card-failed' });
     }
@@ -297,7 +306,7 @@ export class StreamRenderer {
         await this.options.adapter.edit(this.options.channelId, shown.messageId, message, this.controller.signal);
         return;
       } catch (error) {
-        this.options.logger.warn({ error: describeError(error) }, 'tool card edit failed');
+        this.logger.warn({ error: describeError(error) }, 'tool card edit failed');
       }
     }
     await this.post({ kind: 'tool-result', name: event.name, output: event.output, isError: event.isError });
@@ -309,7 +318,7 @@ export class StreamRenderer {
       this.postedThisTurn = true;
       return id;
     } catch (error) {
-      this.options.logger.warn({ kind: message.kind, channelId: this.options.channelId, error: describeError(error) }, 'post failed');
+      this.logger.warn({ kind: message.kind, channelId: this.options.channelId, error: describeError(error) }, 'post failed');
       return undefined;
     }
   }

@@ -60,15 +60,11 @@ export class Subscriptions {
     const existing = this.bindings.get(ws.wsId);
     if (existing && existing.ws === ws && existing.channelId === channelId) return existing;
     if (existing) this.release(ws.wsId);
-    const parent = this.options.logger;
-    let logger: Logger | undefined;
     const renderer = new StreamRenderer({
       adapter,
       channelId,
-      // Made when first used: a binding is made for every message, and most renderers log nothing.
-      get logger(): Logger {
-        return (logger ??= parent.child({ wsId: ws.wsId }));
-      },
+      logger: this.options.logger,
+      logBindings: { wsId: ws.wsId },
       ...(this.options.editIntervalMs === undefined ? {} : { editIntervalMs: this.options.editIntervalMs }),
       ...(this.options.typingIntervalMs === undefined ? {} : { typingIntervalMs: this.options.typingIntervalMs }),
       hooks: {

@@ -17,9 +17,17 @@ export function isAllowed(scope: DiscordScope, guildId: string | null, parentCha
   return parentChannelId !== null && scope.channelIds.has(parentChannelId);
 }
 
-/** Removes `<@bot>` / `<@!bot>` mentions of the bot and trims. */
+/** The mention pattern of each bot id seen (one bot per adapter, so this holds one or a few entries). */
+const mentionPatterns = new Map<string, RegExp>();
+
+/** Removes `<@bot>` / `<@!bot>` mentions of the bot and trims (the pattern is compiled once per bot id). */
 export function stripBotMention(content: string, botId: string): string {
-  return content.replace(new RegExp(`<@!?${botId}>`, 'g'), '').trim();
+  let pattern = mentionPatterns.get(botId);
+  if (pattern === undefined) {
+    pattern = new RegExp(`<@!?${botId.replace(/\D/g, '')}>`, 'g');
+    mentionPatterns.set(botId, pattern);
+  }
+  return content.replace(pattern, '').trim();
 }
 
 /** The message's attachments as the port describes them (downloads happen in the gateway). */
