@@ -48,25 +48,19 @@ export interface AgentRuntime {
 }
 
 /**
- * The model behind an alias; providers are built on first use and cached, and so is each alias's model (it is
- * resolved at every turn; the vision-family match is a dozen regular expressions).
+ * The model behind an alias, made on first use and kept: each alias's provider is built once, and its model is not
+ * derived again at every turn (the vision-family match is a dozen regular expressions).
  */
 export function createModelResolver(config: Config, providers?: Readonly<Record<string, ModelProvider>>): (alias: string) => TurnModel | undefined {
-  const cache = new Map<string, ModelProvider>();
   const models = new Map<string, { entry: NonNullable<Config['models'][string]>; model: Readonly<TurnModel> }>();
   return (alias) => {
     const entry = config.models[alias];
     if (entry === undefined) return undefined;
     const known = models.get(alias);
-    if (known !== undefined && known.entry === entry) return known.model;
-    let provider = cache.get(alias);
-    if (provider === undefined) {
-      // Every model call becomes a span and feeds the model latency and token metrics.
-      provider = instrumentProvider(providers?.[alias] ?? createProvider(entry, { alias }), alias);
-      cache.set(alias, provider);
-    }
+    if (known?.entry === entry) return known.model;
     const model: TurnModel = {
-      provider,
+      // Every model call becomes a span and feeds the model latency and token metrics.
+      provider: known?.model.provider ?? instrumentProvider(providers?.[alias] ?? createProvider(entry, { alias }), alias),
       model: entry.model,
       contextWindow: entry.context_window,
       maxTokens: entry.max_tokens,

@@ -24,7 +24,7 @@ const mentionPatterns = new Map<string, RegExp>();
 export function stripBotMention(content: string, botId: string): string {
   let pattern = mentionPatterns.get(botId);
   if (pattern === undefined) {
-    pattern = new RegExp(`<@!?${botId.replace(/\D/g, '')}>`, 'g');
+    pattern = new RegExp(`<@!?${botId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}>`, 'g');
     mentionPatterns.set(botId, pattern);
   }
   return content.replace(pattern, '').trim();
