@@ -64,6 +64,8 @@ function runRound(bot: Bot, n: number, sequential: boolean, templateFile: string
       databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'discord', userId) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
     };
     const profile = profileDir ? ['--cpu-prof', '--cpu-prof-interval=25', `--cpu-prof-dir=${join(profileDir, bot)}`] : [];
+    // With --trace too, each bot process writes its traced windows beside its profile (profile-summary.ts --window).
+    if (profileDir && trace) process.env.SANDPIPER_BENCH_WINDOWS = join(profileDir, bot, 'windows-%p.json');
     const child = await spawnBot(bot === 'bare' ? 'bare-discord-bot.ts' : 'sandpiper-bot.ts', launch, `${bot} bot`, profile);
     const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
     const result = await measureRound(discordPlatform(fake, users), llm, child, n, sequential);

@@ -1,6 +1,6 @@
 /** What a benchmarked bot process reports to the orchestrator over IPC: its own memory and event-loop lag. */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { resetTrace, startTrace, traceSummary, type TraceSummary } from './hot-path-trace.js';
+import { resetTrace, startTrace, traceSummary, writeTraceWindows, type TraceSummary } from './hot-path-trace.js';
 
 export interface BotStats {
   rssMb: number;
@@ -35,6 +35,7 @@ export function serveStats(onStop: () => Promise<void>): void {
         lagMaxMs: lag ? lag.max / 1e6 : 0,
         ...(tracing ? { trace: traceSummary() } : {}),
       };
+      if (tracing) writeTraceWindows();
       process.send?.({ type: 'stats', stats });
     } else {
       void onStop().finally(() => process.exit(0));

@@ -3,11 +3,14 @@
  * - to the model request: offsets from the message's arrival (`inbound`) of the gateway's marks
  *   (src/shared/hot-path-marks.ts; the bare bot marks its own `inbound`, `thread-opened` and `model-call`) and of
  *   undici's, for the model request (`undici:request:create`, headers and body on the socket);
- * - to the final edit: offsets from the end of the model stream (`stream-end`, both bots) of the answer's last
+ * - to the final edit: offsets from the end of the model stream (`stream-end`, both bots) of the renderer's
+ *   `segment-end` and `turn-end` and of the answer's last
  *   platform request (created, headers and body on the socket).
  * Medians per conversation kind (a message that opened a thread, or one in an existing thread).
  */
 import { subscribe } from 'node:diagnostics_channel';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { median } from './percentiles.js';
 
 export type TraceKind = 'new thread' | 'existing thread';
@@ -19,11 +22,17 @@ const MODEL_PATH = /chat\/completions/;
 /** The answer's post or edit in the thread (Discord's REST path; Slack's chat.postMessage / chat.update). */
 const ANSWER_PATH = /\/channels\/\d+\/messages|chat\.(postMessage|update)/;
 const PATH_START: Record<TracePath, string> = { 'model request': 'inbound', 'final edit': 'stream-end' };
+/** Each message's points: name and `performance.now()` (ms); `process.hrtime` (µs, the clock of V8's CPU profiles) beside it. */
 let cycles: Array<Array<[string, number]>> = [];
+let monotonic: number[][] = [];
 
 function mark(point: string): void {
-  if (point === 'inbound') cycles.push([]);
+  if (point === 'inbound') {
+    cycles.push([]);
+    monotonic.push([]);
+  }
   cycles.at(-1)?.push([point, performance.now()]);
+  monotonic.at(-1)?.push(Number(process.hrtime.bigint() / 1000n));
 }
 
 function requestPath(message: unknown): string {
@@ -50,6 +59,7 @@ export function startTrace(): boolean {
 /** Forgets what was traced so far (the warm-up). */
 export function resetTrace(): void {
   cycles = [];
+  monotonic = [];
 }
 
 /** Offsets of each point's first occurrence at or after the path's start. */
@@ -60,7 +70,7 @@ function offsets(cycle: Array<[string, number]>, path: TracePath): Array<[string
   const seen = new Set<string>();
   const out: Array<[string, number]> = [];
   for (const [point, at] of cycle.slice(startAt)) {
-    const finalEdit = point === 'stream-end' || point === 'turn-end' || point.startsWith('edit:');
+    const finalEdit = point === 'stream-end' || point === 'segment-end' || point === 'turn-end' || point.startsWith('edit:');
     const inPath = path === 'final edit' ? finalEdit : !finalEdit;
     if (!inPath || seen.has(point)) continue;
     seen.add(point);
@@ -69,11 +79,44 @@ function offsets(cycle: Array<[string, number]>, path: TracePath): Array<[string
   return out;
 }
 
+/** Messages that reached the model, by kind (a message that opened a thread, or one in an existing thread). */
+function answeredOfKind(kind: TraceKind): number[] {
+  const indexes: number[] = [];
+  cycles.forEach((marks, index) => {
+    if (!marks.some(([point]) => point === 'model-call')) return;
+    if (marks.some(([point]) => point === 'thread-opened') === (kind === 'new thread')) indexes.push(index);
+  });
+  return indexes;
+}
+
+/**
+ * With `--profile` too: each traced message's points per path, as `process.hrtime` µs (the clock of V8's CPU
+ * profiles), written to `SANDPIPER_BENCH_WINDOWS`, so `profile-summary.ts --window=<kind>|<path>` keeps only the
+ * samples taken between two of them (by default from the path's start to its last request point).
+ */
+export function writeTraceWindows(): void {
+  const file = process.env.SANDPIPER_BENCH_WINDOWS;
+  if (!file) return;
+  const windows: Record<string, Array<Record<string, number>>> = {};
+  for (const kind of ['new thread', 'existing thread'] as const) {
+    for (const path of ['model request', 'final edit'] as const) {
+      windows[`${kind}|${path}`] = answeredOfKind(kind).flatMap((index) => {
+        const cycle = cycles[index] ?? [];
+        const start = monotonic[index]?.[cycle.findIndex(([point]) => point === PATH_START[path])];
+        if (start === undefined) return [];
+        return [Object.fromEntries(offsets(cycle, path).map(([point, offsetMs]) => [point, Math.round(start + offsetMs * 1000)]))];
+      });
+    }
+  }
+  // The profile's folder is made by node only at exit.
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file.replace('%p', String(process.pid)), JSON.stringify(windows));
+}
+
 export function traceSummary(): TraceSummary {
   const summary: TraceSummary = {};
-  const answered = cycles.filter((marks) => marks.some(([point]) => point === 'model-call'));
   for (const kind of ['new thread', 'existing thread'] as const) {
-    const ofKind = answered.filter((marks) => marks.some(([point]) => point === 'thread-opened') === (kind === 'new thread'));
+    const ofKind = answeredOfKind(kind).map((index) => cycles[index] ?? []);
     for (const path of ['model request', 'final edit'] as const) {
       const values = new Map<string, number[]>();
       for (const cycle of ofKind) for (const [point, offset] of offsets(cycle, path)) values.set(point, [...(values.get(point) ?? []), offset]);

@@ -5,9 +5,12 @@
  *   node --import tsx bench/support/profile-summary.ts <dir-or-file.cpuprofile> [--top=30] [--from=8]
  *
  * `--from=<s>` skips the first seconds of each profile (start-up), so what is left is the steady state.
+ * `--window=<kind>|<path>` (say `--window='existing thread|model request'`) keeps only the samples taken on that path,
+ * as a `bench:discord --trace --profile` run wrote its points beside each profile (`windows-<pid>.json`): from the
+ * path's start to its last request point, or between two named points with `--between='<from>,<to>'`.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 interface ProfileNode {
   id: number;
@@ -15,6 +18,7 @@ interface ProfileNode {
   children?: number[];
 }
 interface Profile {
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -23,6 +27,8 @@ interface Profile {
 const option = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const top = Number(option('top', '30'));
 const fromMicros = Number(option('from', '0')) * 1e6;
+const windowName = option('window', '');
+const between = option('between', '').split(',').filter(Boolean);
 const target = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? '.';
 const files = statSync(target).isDirectory()
   ? readdirSync(target).filter((name) => name.endsWith('.cpuprofile')).map((name) => join(target, name))
@@ -42,15 +48,47 @@ const byFunction = new Map<string, number>();
 const byBucket = new Map<string, number>();
 let total = 0;
 let idle = 0;
+let windowCount = 0;
+
+/** `[from, to]` of one message's traced points: the named pair, else the path's start to its last request point. */
+function boundsOf(points: Record<string, number>): [number, number] | undefined {
+  const names = Object.keys(points);
+  const from = between[0] ?? names[0];
+  const to = between[1] ?? names.findLast((name) => /^(undici|edit): /.test(name));
+  const bounds = [from === undefined ? undefined : points[from], to === undefined ? undefined : points[to]];
+  return bounds[0] === undefined || bounds[1] === undefined ? undefined : (bounds as [number, number]);
+}
+
+/** The windows (hrtime µs) the profile's process traced for `--window`, sorted; undefined keeps every sample. */
+function windowsOf(file: string): Array<[number, number]> | undefined {
+  if (!windowName) return undefined;
+  const pid = /^CPU\.\d+\.\d+\.(\d+)\./.exec(file.replace(/^.*\//, ''))?.[1];
+  const all = JSON.parse(readFileSync(join(dirname(file), `windows-${pid}.json`), 'utf8')) as Record<string, Array<Record<string, number>>>;
+  const traced = all[windowName];
+  if (traced === undefined) throw new Error(`no window named ${windowName}; the file has ${Object.keys(all).join(', ')}`);
+  const windows = traced.map(boundsOf).filter((bounds) => bounds !== undefined);
+  windowCount += windows.length;
+  return windows.sort((a, b) => a[0] - b[0]);
+}
+
 for (const file of files) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const windows = windowsOf(file);
   let elapsed = 0;
+  let at = profile.startTime;
+  let next = 0;
+  const inWindow = (time: number): boolean => {
+    if (windows === undefined) return true;
+    while (next < windows.length && (windows[next]?.[1] ?? 0) < time) next++;
+    return next < windows.length && (windows[next]?.[0] ?? Infinity) <= time;
+  };
   profile.samples.forEach((id, index) => {
     const node = nodes.get(id);
     const micros = profile.timeDeltas[index] ?? 0;
     elapsed += micros;
-    if (node === undefined || elapsed < fromMicros) return;
+    at += micros;
+    if (node === undefined || elapsed < fromMicros || !inWindow(at)) return;
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === '(idle)' || functionName === '(program)') {
       idle += micros;
@@ -70,6 +108,7 @@ const print = (title: string, table: Map<string, number>): void => {
     console.log(`${(micros / 1000).toFixed(1).padStart(9)} ms ${((100 * micros) / total).toFixed(1).padStart(5)} %  ${name}`);
   }
 };
-console.log(`${files.length} profile(s): ${(total / 1000).toFixed(0)} ms busy, ${(idle / 1000).toFixed(0)} ms idle/program`);
+const scope = windowName ? ` inside ${windowCount} '${windowName}' windows` : '';
+console.log(`${files.length} profile(s)${scope}: ${(total / 1000).toFixed(1)} ms busy, ${(idle / 1000).toFixed(1)} ms idle/program`);
 print('self time by package / folder', byBucket);
 print('self time by function', byFunction);

@@ -3,6 +3,12 @@ import type { MessageOrigin } from './events.js';
 import type { ContentPart } from './messages.js';
 import type { StoredApprovalItems, TurnApprovalDecision, TurnStart } from './turn/turn-types.js';
 
+/** Watch-triggered turns that may run in a row without a message from a person (reference §7.6). */
+export const MAX_WATCH_CHAIN = 5;
+
+/** What the thread shows (as the turn's answer) when a watch result is held back by the chain limit. */
+export const WATCH_HELD_NOTE = `A watch result arrived, but ${MAX_WATCH_CHAIN} watch-triggered turns already ran in a row without a message from you. It is kept in the conversation and will be read with your next message.`;
+
 /** A message accepted while a turn ran, as stored for a restart (ADR 0030). */
 export interface WaitingMessage {
   turnId: string;

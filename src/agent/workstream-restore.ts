@@ -1,5 +1,6 @@
 /** Rebuilds a live workstream from its row, its stored history and any approval that was pending at a crash. */
-import { mkdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { describeError } from '../shared/errors.js';
 import path from 'node:path';
 import type { QueuedMessageRow, TurnJournalRow } from '../storage/turn-journal-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
@@ -14,14 +15,19 @@ export function workstreamDir(env: WorkstreamEnv, wsId: string): string {
   return path.join(env.agent.workspace_dir, wsId);
 }
 
-/** A new live object for a row; the working directory is created when missing. */
+/**
+ * A new live object for a row. Its working directory is created in the background (libuv's thread pool): a mkdir is a
+ * fifth of a millisecond here, and nothing before the first tool call needs the folder (ADR 0032). A failure is logged;
+ * the tools then report the missing folder themselves.
+ */
 export async function instantiate(env: WorkstreamEnv, row: WorkstreamRow, restoring: boolean, stored?: Promise<void>): Promise<LiveWorkstream> {
   const cwd = workstreamDir(env, row.wsId);
-  // One mkdir syscall (tens of µs) beats a hop through libuv's thread pool, which the SQLite driver shares: under a
-  // burst of new threads the async form waited behind queued queries on the first message's waiting path.
-  mkdirSync(cwd, { recursive: true });
+  const folder = mkdir(cwd, { recursive: true }).then(
+    () => undefined,
+    (error: unknown) => env.logger.error({ wsId: row.wsId, err: describeError(error) }, 'could not create the workstream folder'),
+  );
   const history = restoring ? await env.stores.conversations.load(row.wsId) : [];
-  return new LiveWorkstream({ row, history, cwd, env, ...(stored === undefined ? {} : { stored }) });
+  return new LiveWorkstream({ row, history, cwd, folder, env, ...(stored === undefined ? {} : { stored }) });
 }
 
 function isSubAgentRequest(items: unknown): boolean {

@@ -16,22 +16,18 @@ import { createSubAgentPort } from './subagents/sub-agent-port.js';
 import { runTurn } from './turn/run-turn.js';
 import { isShutdown, shutdownReason } from './turn/shutdown.js';
 import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel } from './turn/turn-types.js';
-import { turnStartOf, type Job, type WaitingMessage } from './workstream-jobs.js';
+import { MAX_WATCH_CHAIN, turnStartOf, WATCH_HELD_NOTE, type Job, type WaitingMessage } from './workstream-jobs.js';
 import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
 import { createTurnHost } from './workstream-host.js';
 
-/** Watch-triggered turns that may run in a row without a message from a person (reference §7.6). */
-export const MAX_WATCH_CHAIN = 5;
-
-/** What the thread shows (as the turn's answer) when a watch result is held back by the chain limit. */
-export const WATCH_HELD_NOTE = `A watch result arrived, but ${MAX_WATCH_CHAIN} watch-triggered turns already ran in a row without a message from you. It is kept in the conversation and will be read with your next message.`;
-
 export interface LiveWorkstreamInit {
   row: WorkstreamRow;
   history: Message[];
   cwd: string;
+  /** Settles once the working directory exists (or could not be made); tools wait for it. */
+  folder: Promise<void>;
   env: WorkstreamEnv;
   /** Settles when the row is committed (a new workstream's insert may still run while its first turn starts). */
   stored?: Promise<void>;
@@ -49,6 +45,7 @@ export class LiveWorkstream implements Workstream {
   readonly toolSearch: WorkstreamToolSearch;
   lastActiveMs: number;
   private readonly env: WorkstreamEnv;
+  private readonly folder: Promise<void>;
   private modelAlias: string;
   private readonly autoApprove: Set<string>;
   private readonly bus: WorkstreamEventBus;
@@ -75,6 +72,7 @@ export class LiveWorkstream implements Workstream {
     this.history = init.history;
     this.stored = init.stored ?? Promise.resolve();
     this.cwd = init.cwd;
+    this.folder = init.folder;
     this.bus = new WorkstreamEventBus(this.wsId, init.env.logger);
     const { toolSources, logger } = init.env;
     this.toolSearch = new WorkstreamToolSearch(init.env.toolSearch, (signal) => listAllTools({ toolSources, logger, signal }));
@@ -364,6 +362,7 @@ export class LiveWorkstream implements Workstream {
       wsId: this.wsId,
       turnId,
       cwd: this.cwd,
+      folderReady: this.folder,
       history: this.history,
       model,
       toolSources: env.toolSources,

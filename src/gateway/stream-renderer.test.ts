@@ -92,6 +92,29 @@ describe('StreamRenderer', () => {
     renderer.dispose();
   });
 
+  it('shows the complete answer without the Stop control as soon as the model call ends, before the turn has ended', async () => {
+    const { adapter, renderer } = setup(5);
+    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+    renderer.handle({ type: 'text-delta', text: 'partial' });
+    const deadline = Date.now() + 10_000;
+    while (adapter.shown.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    const live = adapter.shown[0]?.message;
+    assert.equal(live?.kind === 'text' && live.stoppable, true, 'the live message carries Stop while the model streams');
+    await feed(renderer, [
+      { type: 'text-delta', text: ' and the rest' },
+      { type: 'model-call-end', finishReason: 'stop' },
+    ]);
+    assert.deepEqual(adapter.texts(), ['partial and the rest']);
+    const final = adapter.shown[0]?.message;
+    assert.equal(final?.kind === 'text' && final.stoppable === true, false, 'the final text no longer offers Stop');
+    // The turn's end adds nothing: the answer is already shown in full.
+    const edits = adapter.shown[0]?.edits;
+    await feed(renderer, [{ type: 'turn-end', turnId: 't1', text: 'partial and the rest', reason: 'done' }]);
+    assert.deepEqual(adapter.texts(), ['partial and the rest']);
+    assert.equal(adapter.shown[0]?.edits, edits);
+    renderer.dispose();
+  });
+
   it('stretches the cadence on rate limits and never shortens it', () => {
     const { renderer } = setup(1500);
     renderer.slowDown(200);

@@ -139,6 +139,12 @@ export class StreamRenderer {
       case 'text-delta':
         this.appendText(event.text);
         return;
+      case 'model-call-end':
+        // The call's text is complete: the final edit goes out now, not after the turn has wound down. Whatever follows
+        // (tool calls, an error, the turn's end) starts in a new segment anyway.
+        markHotPath('segment-end');
+        await this.finishSegment();
+        return;
       case 'tool-calls':
         await this.finishSegment();
         await this.postToolCalls(event.items);

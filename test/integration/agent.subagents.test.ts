@@ -1,9 +1,9 @@
 /** task and plan sub-agents through the real openai and @anthropic-ai/sdk clients: tool sets, approvals, plan reviews, cancel, watch chains. */
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { MAX_WATCH_CHAIN, WATCH_HELD_NOTE } from '../../src/agent/workstream.js';
+import { MAX_WATCH_CHAIN, WATCH_HELD_NOTE } from '../../src/agent/workstream-jobs.js';
 import type { RecordedRequest } from '../fakes/fake-llm-server.js';
 import { ofType, record, startHarness, toolIdsOf, turnEnd, VENDORS, waitFor, type AgentHarness, type Vendor } from './agent.harness.js';
 
@@ -51,7 +51,10 @@ for (const vendor of VENDORS) {
         { text: 'The task reported heron.' },
       );
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'task' });
-      await writeFile(path.join(h.config.agent.workspace_dir, ws.wsId, 'notes.txt'), 'heron\n');
+      // A file already in the workspace (the folder of a new workstream is made in the background).
+      const folder = path.join(h.config.agent.workspace_dir, ws.wsId);
+      await mkdir(folder, { recursive: true });
+      await writeFile(path.join(folder, 'notes.txt'), 'heron\n');
       const events = record(ws);
       await ws.send('please delegate this');
       await approveNext(events, 1);

@@ -41,6 +41,34 @@ describe('callModel', () => {
     assert.deepEqual(ctx.host.usage, [{ inputTokens: 3, outputTokens: 2 }]);
   });
 
+  it('reports the end of the call when its finish arrives, not after the stream has closed, and only once', async () => {
+    let close: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (close = resolve));
+    const ctx = {
+      ...createFakeTurnContext(),
+      streamModel: async function* () {
+        yield { type: 'text-delta', text: 'Done.' } as const;
+        yield { type: 'finish', finishReason: 'stop' } as const;
+        // The transport takes its time to close (the SDK's body ends, the watchdog stops).
+        await closed;
+      },
+    };
+    const call = callModel(ctx, request, { text: '' });
+    for (let spins = 0; ctx.host.events.length < 2 && spins < 1000; spins++) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(ctx.host.events.map((event) => event.type), ['text-delta', 'model-call-end'], 'the thread can show the whole answer now');
+    close();
+    const { message } = await call;
+    assert.equal(message.content, 'Done.');
+    assert.deepEqual(ctx.host.events.map((event) => event.type), ['text-delta', 'model-call-end']);
+  });
+
+  it('still reports the end of a call whose stream ended without a finish', async () => {
+    const ctx = createFakeTurnContext();
+    ctx.provider.enqueue({ parts: [{ type: 'text-delta', text: 'cut' }] });
+    await callModel(ctx, request, { text: '' });
+    assert.deepEqual(ctx.host.events.map((event) => event.type), ['text-delta', 'model-call-end']);
+  });
+
   it('drops partial tool calls of a truncated (length) response', async () => {
     const ctx = createFakeTurnContext();
     ctx.provider.enqueue({

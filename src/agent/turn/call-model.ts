@@ -15,13 +15,14 @@ export interface PartialText {
 
 /**
  * Streams one call through `ctx.streamModel` (which retries), emitting `text-delta` / `reasoning-delta`
- * and `model-call-end`. Throws provider errors once retries are exhausted, and abort errors on cancel.
+ * and `model-call-end` (as soon as the stream's `finish` part arrives). Throws provider errors once retries are exhausted, and abort errors on cancel.
  */
 export async function callModel(ctx: TurnContext, request: ModelRequest, partial: PartialText): Promise<ModelCallResult> {
   let reasoning = '';
   const calls: ToolCall[] = [];
   let finishReason: FinishReason = 'other';
   let providerData: unknown;
+  let ended = false;
   partial.text = '';
   ctx.host.recordPartial?.('');
   const stream = ctx.streamModel(ctx.model.provider, request, {
@@ -46,6 +47,13 @@ export async function callModel(ctx: TurnContext, request: ModelRequest, partial
       case 'finish':
         finishReason = part.finishReason;
         providerData = part.providerData;
+        // The model's stream is over: the thread's final edit need not wait for the stream layers to unwind.
+        ended = true;
+        ctx.host.emit({ type: 'model-call-end', finishReason });
+        // What follows (the stream layers unwinding, the answer stored, the turn ending) waits two turns of the event
+        // loop, so the final edit that event starts is on its socket first: its write runs from an immediate set after
+        // this point, and work resumed by an earlier immediate would run before it (ADR 0032).
+        await afterTwoImmediates();
         if (part.usage) await ctx.host.addUsage(part.usage);
         break;
     }
@@ -55,12 +63,16 @@ export async function callModel(ctx: TurnContext, request: ModelRequest, partial
     ctx.logger.warn({ wsId: ctx.wsId, dropped: calls.length }, 'response truncated; partial tool calls discarded');
     calls.length = 0;
   }
-  ctx.host.emit({ type: 'model-call-end', finishReason });
+  if (!ended) ctx.host.emit({ type: 'model-call-end', finishReason });
   const message: AssistantMessage = { role: 'assistant', content: partial.text };
   if (calls.length > 0) message.toolCalls = calls;
   if (reasoning) message.reasoning = reasoning;
   if (providerData !== undefined) message.providerData = providerData;
   return { message, finishReason };
+}
+
+function afterTwoImmediates(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /** Stands in for a missing or non-string tool name, so the history stays valid for every provider. */

@@ -34,6 +34,7 @@ interface TurnText extends PartialText {
 async function resumeBatch(ctx: TurnContext, resume: ResumeStart): Promise<ToolBatch> {
   ctx.history.push(resume.stored.assistant);
   await ctx.host.replaceHistory(ctx.history);
+  await ctx.folderReady;
   const batch = restorePreparedCalls(ctx, resume.stored.calls);
   await ctx.host.setState('attention');
   const decision = await untilAborted(resume.decision, ctx.signal);
@@ -60,6 +61,8 @@ async function modelStep(ctx: TurnContext, partial: TurnText, steps: number): Pr
   // The text is in the stored message now: a restart during the tools must not add it a second time.
   ctx.host.recordPartial?.('');
   await ctx.host.setState('running');
+  // Tools resolve paths against the working directory: a new workstream's folder may still be in the making.
+  await ctx.folderReady;
   const batch = await prepareToolCalls(ctx, (received as Required<AssistantMessage>).toolCalls);
   return { batch, approval: await approveToolCalls(ctx, batch, message) };
 }

@@ -110,6 +110,8 @@ export interface TurnContext {
   wsId: string;
   turnId: string;
   cwd: string;
+  /** Settles once `cwd` exists (a new workstream's folder is made in the background); tool calls wait for it. */
+  folderReady?: Promise<void>;
   history: Message[];
   model: TurnModel;
   toolSources: readonly ToolSource[];

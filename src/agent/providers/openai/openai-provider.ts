@@ -83,9 +83,10 @@ export class OpenAIProvider implements ModelProvider {
       // The SDK ends iteration quietly when the signal aborts mid-stream; never report that as finished.
       for await (const part of fromOpenAIStream(watchdog.track(chunks))) {
         watchdog.throwIfStopped();
+        // `finish` comes once the SDK's stream is over: the moment the bare benchmark bot's loop ends.
+        if (part.type === 'finish') markHotPath('stream-end');
         yield part;
       }
-      markHotPath('stream-end');
       watchdog.throwIfStopped();
     } catch (error) {
       throw watchdog.failure() ?? toOpenAIError(error, signal);
