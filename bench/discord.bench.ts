@@ -10,6 +10,8 @@
  *   npm run bench:discord -- --sizes=1x40,100,1000 --rounds=3
  *   npm run bench:discord -- --sizes=1x40 --rounds=1 --profile=/tmp/prof   (then bench/support/profile-summary.ts)
  *   npm run bench:discord -- --sizes=1x40 --rounds=3 --trace               (where the time to the model request goes)
+ *   npm run bench:discord -- --sizes=1x40 --rounds=2 --trace --profile=/tmp/prof
+ *     then: profile-summary.ts /tmp/prof/sandpiper --window='existing thread|final edit' [--between='<point>,<point>']
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
