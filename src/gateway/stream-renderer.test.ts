@@ -27,6 +27,16 @@ function setup(editIntervalMs = 1_000_000): { adapter: RecordingAdapter; rendere
   return { adapter, renderer, cancelled };
 }
 
+/** A turn whose first words ('partial') are shown in the live message, at a 5 ms cadence. */
+async function showingPartial(): Promise<{ adapter: RecordingAdapter; renderer: StreamRenderer }> {
+  const { adapter, renderer } = setup(5);
+  renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+  renderer.handle({ type: 'text-delta', text: 'partial' });
+  const deadline = Date.now() + 10_000;
+  while (adapter.shown.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  return { adapter, renderer };
+}
+
 function feed(renderer: StreamRenderer, events: AgentEvent[]): Promise<void> {
   for (const event of events) renderer.handle(event);
   return renderer.idle();
@@ -78,11 +88,7 @@ describe('StreamRenderer', () => {
   });
 
   it('retries the final edit until it succeeds', async () => {
-    const { adapter, renderer } = setup(5);
-    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
-    renderer.handle({ type: 'text-delta', text: 'partial' });
-    const deadline = Date.now() + 10_000;
-    while (adapter.shown.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    const { adapter, renderer } = await showingPartial();
     adapter.failEdits = 2;
     await feed(renderer, [
       { type: 'text-delta', text: ' and the rest' },
@@ -93,11 +99,7 @@ describe('StreamRenderer', () => {
   });
 
   it('shows the complete answer without the Stop control as soon as the model call ends, before the turn has ended', async () => {
-    const { adapter, renderer } = setup(5);
-    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
-    renderer.handle({ type: 'text-delta', text: 'partial' });
-    const deadline = Date.now() + 10_000;
-    while (adapter.shown.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    const { adapter, renderer } = await showingPartial();
     const live = adapter.shown[0]?.message;
     assert.equal(live?.kind === 'text' && live.stoppable, true, 'the live message carries Stop while the model streams');
     await feed(renderer, [
