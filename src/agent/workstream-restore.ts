@@ -1,7 +1,7 @@
 /** Rebuilds a live workstream from its row, its stored history and any approval that was pending at a crash. */
 import { mkdir } from 'node:fs/promises';
-import { describeError } from '../shared/errors.js';
 import path from 'node:path';
+import { describeError } from '../shared/errors.js';
 import type { QueuedMessageRow, TurnJournalRow } from '../storage/turn-journal-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
 import { decodeApprovalItems } from './approval-record.js';

@@ -14,8 +14,9 @@ export interface PartialText {
 }
 
 /**
- * Streams one call through `ctx.streamModel` (which retries), emitting `text-delta` / `reasoning-delta`
- * and `model-call-end` (as soon as the stream's `finish` part arrives). Throws provider errors once retries are exhausted, and abort errors on cancel.
+ * Streams one call through `ctx.streamModel` (which retries), emitting `text-delta` / `reasoning-delta` and
+ * `model-call-end` (as soon as the stream's `finish` part arrives). Throws provider errors once retries are exhausted,
+ * and abort errors on cancel.
  */
 export async function callModel(ctx: TurnContext, request: ModelRequest, partial: PartialText): Promise<ModelCallResult> {
   let reasoning = '';
@@ -71,6 +72,7 @@ export async function callModel(ctx: TurnContext, request: ModelRequest, partial
   return { message, finishReason };
 }
 
+/** Resolves in the event loop's check phase after the next one. */
 function afterTwoImmediates(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
