@@ -9,7 +9,7 @@
  * as a `bench:discord --trace --profile` run wrote its points beside each profile (`windows-<pid>.json`): from the
  * path's start to its last request point, or between two named points with `--between='<from>,<to>'`.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 interface ProfileNode {
@@ -63,7 +63,9 @@ function boundsOf(points: Record<string, number>): [number, number] | undefined 
 function windowsOf(file: string): Array<[number, number]> | undefined {
   if (!windowName) return undefined;
   const pid = /^CPU\.\d+\.\d+\.(\d+)\./.exec(file.replace(/^.*\//, ''))?.[1];
-  const all = JSON.parse(readFileSync(join(dirname(file), `windows-${pid}.json`), 'utf8')) as Record<string, Array<Record<string, number>>>;
+  const windowsFile = join(dirname(file), `windows-${pid}.json`);
+  if (!existsSync(windowsFile)) throw new Error(`${windowsFile} is missing: --window needs a bench:discord run with both --trace and --profile`);
+  const all = JSON.parse(readFileSync(windowsFile, 'utf8')) as Record<string, Array<Record<string, number>>>;
   const traced = all[windowName];
   if (traced === undefined) throw new Error(`no window named ${windowName}; the file has ${Object.keys(all).join(', ')}`);
   const windows = traced.map(boundsOf).filter((bounds) => bounds !== undefined);
