@@ -22,17 +22,12 @@ const MODEL_PATH = /chat\/completions/;
 /** The answer's post or edit in the thread (Discord's REST path; Slack's chat.postMessage / chat.update). */
 const ANSWER_PATH = /\/channels\/\d+\/messages|chat\.(postMessage|update)/;
 const PATH_START: Record<TracePath, string> = { 'model request': 'inbound', 'final edit': 'stream-end' };
-/** Each message's points: name and `performance.now()` (ms); `process.hrtime` (µs, the clock of V8's CPU profiles) beside it. */
+/** Each message's points: name and `process.hrtime` in µs (the clock of V8's CPU profiles). */
 let cycles: Array<Array<[string, number]>> = [];
-let monotonic: number[][] = [];
 
 function mark(point: string): void {
-  if (point === 'inbound') {
-    cycles.push([]);
-    monotonic.push([]);
-  }
-  cycles.at(-1)?.push([point, performance.now()]);
-  monotonic.at(-1)?.push(Number(process.hrtime.bigint() / 1000n));
+  if (point === 'inbound') cycles.push([]);
+  cycles.at(-1)?.push([point, Number(process.hrtime.bigint()) / 1000]);
 }
 
 function requestPath(message: unknown): string {
@@ -59,10 +54,9 @@ export function startTrace(): boolean {
 /** Forgets what was traced so far (the warm-up). */
 export function resetTrace(): void {
   cycles = [];
-  monotonic = [];
 }
 
-/** Offsets of each point's first occurrence at or after the path's start. */
+/** Offsets (ms) of each point's first occurrence at or after the path's start. */
 function offsets(cycle: Array<[string, number]>, path: TracePath): Array<[string, number]> {
   const startAt = cycle.findIndex(([point]) => point === PATH_START[path]);
   if (startAt < 0) return [];
@@ -74,19 +68,14 @@ function offsets(cycle: Array<[string, number]>, path: TracePath): Array<[string
     const inPath = path === 'final edit' ? finalEdit : !finalEdit;
     if (!inPath || seen.has(point)) continue;
     seen.add(point);
-    out.push([point, at - start]);
+    out.push([point, (at - start) / 1000]);
   }
   return out;
 }
 
 /** Messages that reached the model, by kind (a message that opened a thread, or one in an existing thread). */
-function answeredOfKind(kind: TraceKind): number[] {
-  const indexes: number[] = [];
-  cycles.forEach((marks, index) => {
-    if (!marks.some(([point]) => point === 'model-call')) return;
-    if (marks.some(([point]) => point === 'thread-opened') === (kind === 'new thread')) indexes.push(index);
-  });
-  return indexes;
+function answeredOfKind(kind: TraceKind): Array<Array<[string, number]>> {
+  return cycles.filter((marks) => marks.some(([point]) => point === 'model-call') && marks.some(([point]) => point === 'thread-opened') === (kind === 'new thread'));
 }
 
 /**
@@ -100,9 +89,8 @@ export function writeTraceWindows(): void {
   const windows: Record<string, Array<Record<string, number>>> = {};
   for (const kind of ['new thread', 'existing thread'] as const) {
     for (const path of ['model request', 'final edit'] as const) {
-      windows[`${kind}|${path}`] = answeredOfKind(kind).flatMap((index) => {
-        const cycle = cycles[index] ?? [];
-        const start = monotonic[index]?.[cycle.findIndex(([point]) => point === PATH_START[path])];
+      windows[`${kind}|${path}`] = answeredOfKind(kind).flatMap((cycle) => {
+        const start = cycle.find(([point]) => point === PATH_START[path])?.[1];
         if (start === undefined) return [];
         return [Object.fromEntries(offsets(cycle, path).map(([point, offsetMs]) => [point, Math.round(start + offsetMs * 1000)]))];
       });
@@ -116,7 +104,7 @@ export function writeTraceWindows(): void {
 export function traceSummary(): TraceSummary {
   const summary: TraceSummary = {};
   for (const kind of ['new thread', 'existing thread'] as const) {
-    const ofKind = answeredOfKind(kind).map((index) => cycles[index] ?? []);
+    const ofKind = answeredOfKind(kind);
     for (const path of ['model request', 'final edit'] as const) {
       const values = new Map<string, number[]>();
       for (const cycle of ofKind) for (const [point, offset] of offsets(cycle, path)) values.set(point, [...(values.get(point) ?? []), offset]);
