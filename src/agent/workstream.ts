@@ -5,6 +5,7 @@ import { RESUME_PROMPT } from '../shared/interruption.js';
 import { newHexId } from '../shared/ids.js';
 import type { ApprovalRow } from '../storage/approval-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
+import { isAbandonedCreation } from './abandoned-creation.js';
 import { decodeApprovalItems, SYSTEM_DECIDER } from './approval-record.js';
 import type { AgentEvent } from './events.js';
 import type { InterruptedTurn } from './interrupted-turn.js';
@@ -37,6 +38,8 @@ export class LiveWorkstream implements Workstream {
   readonly wsId: string;
   readonly ownerUserId: string;
   readonly cwd: string;
+  /** Settles once the working directory was made (or its failure logged). */
+  readonly folder: Promise<void>;
   readonly history: Message[];
   /** The row's commit; history writes are ordered after it (rejected when the row could not be stored). */
   readonly stored: Promise<void>;
@@ -45,7 +48,6 @@ export class LiveWorkstream implements Workstream {
   readonly toolSearch: WorkstreamToolSearch;
   lastActiveMs: number;
   private readonly env: WorkstreamEnv;
-  private readonly folder: Promise<void>;
   private modelAlias: string;
   private readonly autoApprove: Set<string>;
   private readonly bus: WorkstreamEventBus;
@@ -252,7 +254,8 @@ export class LiveWorkstream implements Workstream {
     try {
       for (let job = this.jobs.shift(); job !== undefined; job = this.closed ? undefined : this.jobs.shift()) {
         this.lastActiveMs = this.env.now();
-        await this.runJob(job).catch((error: unknown) => this.logError('running a turn', error));
+        // A workstream whose thread was never opened ends its turn quietly: the gateway reported that failure.
+        await this.runJob(job).catch((error: unknown) => isAbandonedCreation(error) || this.logError('running a turn', error));
         this.lastActiveMs = this.env.now();
       }
     } finally {

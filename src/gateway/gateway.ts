@@ -1,5 +1,4 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
-import { markHotPath } from '../shared/hot-path-marks.js';
 import { SPAN, withSpan } from '../shared/telemetry.js';
 import { setMaxListeners } from 'node:events';
 import type { ContentPart } from '../agent/messages.js';
@@ -14,6 +13,7 @@ import { CatchUp } from './catch-up.js';
 import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
 import { isClustered } from './cluster/cluster-mode.js';
 import { CommandHandler } from './commands.js';
+import { ConversationStarts } from './conversation-start.js';
 import { DirectConversations } from './direct-conversations.js';
 import { NotificationReplies } from './notification-replies.js';
 import { OpeningThreads } from './opening-threads.js';
@@ -62,6 +62,7 @@ class ChannelGateway implements Gateway {
   private readonly hints: LinkHints;
   /** Threads being opened (thread, route, first message); a message in a brand-new thread waits for them. */
   private readonly opening = new OpeningThreads();
+  private readonly starts: ConversationStarts;
   /** Inbound events being handled; a stop lets them finish (within its grace) before the drain. */
   private readonly handling = new InFlight();
   private readonly controller = new AbortController();
@@ -102,6 +103,10 @@ class ChannelGateway implements Gateway {
     });
     this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
     this.models = new ModelChoice(deps.config);
+    this.starts = new ConversationStarts({
+      router: this.router, subs: this.subs, opening: this.opening, signal,
+      sendToThread: (adapter, threadId, ws, text, attachments) => this.sendToThread(adapter, threadId, ws, text, undefined, {}, attachments),
+    });
     const { max_message_chars: maxChars, user_rate_limit: limit, user_rate_window_s: windowS } = deps.config.gateway;
     this.limits = new InboundLimits({ maxChars, limit, windowMs: windowS * 1000, now: this.now });
     this.commands = new CommandHandler({
@@ -313,17 +318,10 @@ class ChannelGateway implements Gateway {
   /** Opens a thread, routes it to a new workstream and sends the first message; tracked so follow-ups wait for it. */
   private startConversation(
     adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string, modelAlias: string | undefined,
-    attachments?: readonly InboundAttachment[],
+    attachments: readonly InboundAttachment[] = [],
   ): Promise<void> {
-    const work = (async () => {
-      const threadId = await adapter.startThread(channelId, name, origin, this.controller.signal);
-      markHotPath('thread-opened');
-      const model = modelAlias ?? this.models.channelDefault(adapter.platform, channelId);
-      const ws = await this.router.createForThread(adapter.platform, threadId, ownerUserId, name, model);
-      markHotPath('routed');
-      await this.sendToThread(adapter, threadId, ws, text, undefined, {}, attachments);
-    })();
-    return this.opening.track(work);
+    const model = modelAlias ?? this.models.channelDefault(adapter.platform, channelId);
+    return this.starts.start(adapter, { channelId, name, origin, ownerUserId, text, modelAlias: model, attachments });
   }
 
   /** The route of a thread; a message that races the creation of its own thread waits for the creations in flight. */

@@ -24,6 +24,12 @@ export interface Binding {
   unsubscribe: () => void;
 }
 
+/** A subscription made before its thread exists (see Subscriptions.bindOpening). */
+export interface OpeningBinding {
+  open(channelId: string): Binding;
+  abandon(): void;
+}
+
 export interface SubscriptionOptions {
   logger: Logger;
   desk: () => ApprovalDesk;
@@ -59,7 +65,44 @@ export class Subscriptions {
   bind(ws: Workstream, adapter: ChannelAdapter, channelId: string): Binding {
     const existing = this.bindings.get(ws.wsId);
     if (existing && existing.ws === ws && existing.channelId === channelId) return existing;
-    if (existing) this.release(ws.wsId);
+    const binding = this.attach(ws, adapter, channelId);
+    binding.unsubscribe = ws.subscribe((event) => this.onEvent(binding, event));
+    return binding;
+  }
+
+  /**
+   * Subscribes to a workstream whose thread is still being opened (ADR 0033): its events wait, in order, until `open`
+   * names the thread (the binding it returns is held once, `unhold` it), or are dropped by `abandon`.
+   */
+  bindOpening(ws: Workstream, adapter: ChannelAdapter): OpeningBinding {
+    const early: AgentEvent[] = [];
+    let binding: Binding | undefined;
+    let abandoned = false;
+    const unsubscribe = ws.subscribe((event) => {
+      if (binding !== undefined) this.onEvent(binding, event);
+      else if (!abandoned) early.push(event);
+    });
+    return {
+      open: (channelId) => {
+        if (abandoned || binding !== undefined) throw new Error('an opening binding opens once, and not after it was abandoned');
+        const opened = this.attach(ws, adapter, channelId);
+        opened.unsubscribe = unsubscribe;
+        this.hold(opened);
+        for (const event of early.splice(0)) this.onEvent(opened, event);
+        binding = opened;
+        return opened;
+      },
+      abandon: () => {
+        abandoned = true;
+        early.length = 0;
+        unsubscribe();
+      },
+    };
+  }
+
+  /** A new binding with its renderer, replacing the workstream's current one; the caller subscribes it. */
+  private attach(ws: Workstream, adapter: ChannelAdapter, channelId: string): Binding {
+    if (this.bindings.has(ws.wsId)) this.release(ws.wsId);
     const renderer = new StreamRenderer({
       adapter,
       channelId,
@@ -76,7 +119,6 @@ export class Subscriptions {
       },
     });
     const binding: Binding = { ws, adapter, channelId, renderer, holds: 0, turnOpen: false, staleSweeps: 0, unsubscribe: () => undefined };
-    binding.unsubscribe = ws.subscribe((event) => this.onEvent(binding, event));
     this.bindings.set(ws.wsId, binding);
     this.byChannel.set(`${adapter.platform}:${channelId}`, binding);
     return binding;

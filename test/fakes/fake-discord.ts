@@ -141,6 +141,7 @@ export class FakeDiscord {
   /**
    * The next request matching `method` + `path` takes effect at once, but its reply is held back until
    * `releaseHeld()`: the platform shows the message while the client still waits (a stop or crash in that window).
+   * A request refused by `refuse` is held the same way: its refusal arrives when released.
    */
   holdReply(method: string, path: RegExp): void {
     this.holdRules.push({ method, path });
@@ -223,7 +224,7 @@ export class FakeDiscord {
       const failure = this.failures.find((f) => f.remaining > 0 && f.method === method && f.path.test(path));
       if (failure) {
         failure.remaining -= 1;
-        this.reply(res, failure.reply);
+        this.replyOrHold(res, method, path, failure.reply);
         return;
       }
       const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
@@ -239,14 +240,15 @@ export class FakeDiscord {
         return;
       }
       const reply = routeRest(this.state, { method, path, body, query }, { url: `ws://127.0.0.1:${this.port}/gateway`, shards: this.shardCount });
-      const hold = this.holdRules.findIndex((r) => r.method === method && r.path.test(path));
-      if (hold >= 0) {
-        this.holdRules.splice(hold, 1);
-        this.held.push(() => this.reply(res, reply));
-        return;
-      }
-      this.reply(res, reply);
+      this.replyOrHold(res, method, path, reply);
     });
+  }
+
+  private replyOrHold(res: ServerResponse, method: string, path: string, reply: RestReply): void {
+    const hold = this.holdRules.findIndex((r) => r.method === method && r.path.test(path));
+    if (hold < 0) return this.reply(res, reply);
+    this.holdRules.splice(hold, 1);
+    this.held.push(() => this.reply(res, reply));
   }
 
   private reply(res: ServerResponse, reply: RestReply): void {

@@ -1,4 +1,5 @@
 /** The turn loop: call the model, prepare/approve/execute its tool calls, append results, until it answers. */
+import { isAbandonedCreation } from '../abandoned-creation.js';
 import { traceTurn } from '../agent-telemetry.js';
 import { isAbortError, untilAborted } from '../../shared/abort.js';
 import { describeError, ProviderError } from '../../shared/errors.js';
@@ -135,10 +136,14 @@ async function runUserOrResume(ctx: TurnContext, start: TurnStart): Promise<Turn
   if (start.kind !== 'user') return runSteps(ctx, start);
   ctx.history.push(start.message);
   const saved = ctx.host.persist(start.message);
+  // Handled from the start: the commit can fail while the model call runs, before anything awaits it.
+  const logged = saved.catch((error: unknown) => {
+    if (!isAbandonedCreation(error)) ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message');
+  });
   try {
     return await runSteps({ ...ctx, streamModel: answerAfter(ctx.streamModel, saved) }, undefined);
   } finally {
-    await saved.catch((error: unknown) => ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message'));
+    await logged;
   }
 }
 
