@@ -8,6 +8,8 @@
  * `--window=<kind>|<path>` (say `--window='existing thread|model request'`) keeps only the samples taken on that path,
  * as a `bench:discord --trace --profile` run wrote its points beside each profile (`windows-<pid>.json`): from the
  * path's start to its last request point, or between two named points with `--between='<from>,<to>'`.
+ * `--inclusive` adds a table of time per function including what it called (a flat profile spreads the cost of one
+ * caller over many small callees; this shows the caller).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -29,6 +31,7 @@ const top = Number(option('top', '30'));
 const fromMicros = Number(option('from', '0')) * 1e6;
 const windowName = option('window', '');
 const between = option('between', '').split(',').filter(Boolean);
+const inclusive = process.argv.includes('--inclusive');
 const target = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? '.';
 const files = statSync(target).isDirectory()
   ? readdirSync(target).filter((name) => name.endsWith('.cpuprofile')).map((name) => join(target, name))
@@ -44,7 +47,14 @@ function bucketOf(url: string): string {
   return url === '' ? '(native / gc / idle)' : url.replace(/^.*\//, '');
 }
 
+/** `name file:line`, paths from node_modules/ or src/ on. */
+function frameName(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  return `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules|src|bench|test)\//, '$1/')}:${lineNumber + 1}`;
+}
+
 const byFunction = new Map<string, number>();
+const byCaller = new Map<string, number>();
 const byBucket = new Map<string, number>();
 let total = 0;
 let idle = 0;
@@ -76,6 +86,8 @@ function windowsOf(file: string): Array<[number, number]> | undefined {
 for (const file of files) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
   const windows = windowsOf(file);
   let elapsed = 0;
   let at = profile.startTime;
@@ -91,14 +103,20 @@ for (const file of files) {
     elapsed += micros;
     at += micros;
     if (node === undefined || elapsed < fromMicros || !inWindow(at)) return;
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { functionName, url } = node.callFrame;
     if (functionName === '(idle)' || functionName === '(program)') {
       idle += micros;
       return;
     }
     total += micros;
-    const name = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules|src|bench|test)\//, '$1/')}:${lineNumber + 1}`;
+    const name = frameName(node);
     byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
+    if (inclusive) {
+      // Each function on the sample's stack once (recursion counts once).
+      const stack = new Set<string>();
+      for (let at: ProfileNode | undefined = node; at !== undefined; at = nodes.get(parents.get(at.id) ?? -1)) stack.add(frameName(at));
+      for (const caller of stack) byCaller.set(caller, (byCaller.get(caller) ?? 0) + micros);
+    }
     const bucket = functionName === '(garbage collector)' ? '(garbage collector)' : bucketOf(url);
     byBucket.set(bucket, (byBucket.get(bucket) ?? 0) + micros);
   });
@@ -114,3 +132,4 @@ const scope = windowName ? ` inside ${windowCount} '${windowName}' windows` : ''
 console.log(`${files.length} profile(s)${scope}: ${(total / 1000).toFixed(1)} ms busy, ${(idle / 1000).toFixed(1)} ms idle/program`);
 print('self time by package / folder', byBucket);
 print('self time by function', byFunction);
+if (inclusive) print('time by function, including its callees', byCaller);

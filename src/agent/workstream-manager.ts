@@ -59,10 +59,8 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
    * A route still to come is awaited first: a rejection stores nothing and drops the workstream (AbandonedCreation).
    */
   private async createRouted(fields: NewWorkstream, route: RouteTarget | Promise<RouteTarget>): Promise<LiveWorkstream> {
-    const stored = Promise.resolve(route).then(
-      async (target) => void (await this.env.stores.workstreams.create(fields, { route: target })),
-      (error: unknown) => Promise.reject(new AbandonedCreation(error)),
-    );
+    const target = route instanceof Promise ? route.catch((error: unknown) => Promise.reject(new AbandonedCreation(error))) : route;
+    const stored = this.env.stores.workstreams.create(fields, { route: target }).then(() => undefined);
     this.env.writes.afterCreation(stored);
     const ws = await instantiate(this.env, draftRow(fields, this.env.now()), false, stored);
     stored.catch((error: unknown) => {

@@ -60,8 +60,14 @@ export class KnexWorkstreamStore implements WorkstreamStore {
     private readonly writer: TickWriter = new TickWriter(knex),
   ) {}
 
-  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options: { route?: WorkstreamRoute } = {}): Promise<WorkstreamRow> {
+  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options: { route?: WorkstreamRoute | Promise<WorkstreamRoute> } = {}): Promise<WorkstreamRow> {
+    // Told at once, also when the route is still to come: the first model call asks for the counts meanwhile.
     this.onCreate(row.wsId);
+    const route = options.route;
+    return route instanceof Promise ? route.then((target) => this.insert(row, target)) : this.insert(row, route);
+  }
+
+  private insert(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, route: WorkstreamRoute | undefined): Promise<WorkstreamRow> {
     return guard('workstreams.create', async () => {
       const now = isoNow();
       const dbRow = {
@@ -78,7 +84,6 @@ export class KnexWorkstreamStore implements WorkstreamStore {
         created: now,
         updated: now,
       };
-      const route = options.route;
       try {
         if (route === undefined) await this.writer.write((db) => db.table('workstreams').insert(dbRow), { oneStatement: true });
         else await this.writer.write(async (db) => {
