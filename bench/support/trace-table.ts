@@ -3,10 +3,12 @@
  * final edit, from the end of the model stream), each point's offset, bare bot next to Sandpiper.
  */
 import type { Bot } from './bench-run.js';
-import { fmt, median } from './bench-run.js';
+import { median } from './bench-run.js';
 import type { TraceKind, TracePath } from './hot-path-trace.js';
 import type { RoundResult } from './latency-rounds.js';
 
+/** Points are tens of microseconds apart: two decimals. */
+const fmt = (ms: number): string => (Number.isFinite(ms) ? ms.toFixed(2) : '-');
 const FROM: Record<TracePath, string> = { 'model request': 'the message arrived', 'final edit': 'the model stream ended' };
 
 export function printTrace(size: string, results: Record<Bot, RoundResult[]>): void {

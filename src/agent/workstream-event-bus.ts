@@ -22,11 +22,17 @@ export class WorkstreamEventBus {
     };
   }
 
-  /** Queues the event for every current subscriber; delivery order equals emit order. */
+  /**
+   * Queues the event for every current subscriber; delivery order equals emit order. `turn-start` (and so everything
+   * after it) is delivered after an immediate: it is emitted just before the turn builds its model request, and what
+   * subscribers do with it (the renderer's typing indicator, a platform call) would otherwise run between that
+   * request's creation and its bytes reaching the socket (ADR 0033).
+   */
   emit(event: AgentEvent): void {
     const targets = [...this.handlers];
     if (targets.length === 0) return;
     void this.lane.run(async () => {
+      if (event.type === 'turn-start') await new Promise<void>((resolve) => setImmediate(resolve));
       for (const handler of targets) {
         if (!this.handlers.has(handler)) continue;
         try {
