@@ -3,7 +3,9 @@
  * thread (ADR 0033): the model request overlaps the thread's round trip, the workstream's row and route commit once
  * the thread exists, and what the turn shows waits for the thread. When the thread cannot be opened, nothing is stored
  * or shown, and the caller reports the failure. A first message with attachments opens the thread first: its files
- * are saved before the turn starts, and a file that was skipped is named in the thread.
+ * are saved before the turn starts, and a file that was skipped is named in the thread. So does a conversation
+ * started while many threads are being opened (a burst): their thread round trips spread the work of starting the
+ * turns over time, where starting them all at once would hold the event loop for the whole burst.
  */
 import type { SendOutcome, Workstream } from '../agent/workstream-api.js';
 import type { ChannelAdapter, InboundAttachment, ThreadOrigin } from '../channels/channel-adapter.js';
@@ -11,6 +13,9 @@ import { markHotPath } from '../shared/hot-path-marks.js';
 import type { OpeningThreads } from './opening-threads.js';
 import type { Router } from './router.js';
 import type { Binding, Subscriptions } from './subscriptions.js';
+
+/** Threads being opened beyond which a new conversation waits for its thread before its turn starts. */
+export const MAX_OVERLAPPED_OPENINGS = 8;
 
 export interface NewConversation {
   /** The channel the thread opens in. */
@@ -38,7 +43,8 @@ export class ConversationStarts {
 
   /** Opens the thread and starts its workstream; tracked, so a message in the new thread waits for its route. */
   start(adapter: ChannelAdapter, conversation: NewConversation): Promise<void> {
-    const work = conversation.attachments.length > 0 ? this.openThenSend(adapter, conversation) : this.sendWhileOpening(adapter, conversation);
+    const overlap = conversation.attachments.length === 0 && this.deps.opening.size < MAX_OVERLAPPED_OPENINGS;
+    const work = overlap ? this.sendWhileOpening(adapter, conversation) : this.openThenSend(adapter, conversation);
     return this.deps.opening.track(work);
   }
 

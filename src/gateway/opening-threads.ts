@@ -7,6 +7,11 @@ import { InFlight } from '../shared/in-flight.js';
 export class OpeningThreads {
   private readonly inFlight = new InFlight();
 
+  /** Openings in flight. */
+  get size(): number {
+    return this.inFlight.size;
+  }
+
   /** Tracks an opening until it settles; returns it. */
   track(work: Promise<void>): Promise<void> {
     return this.inFlight.track(work);

@@ -5,6 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MAX_OVERLAPPED_OPENINGS } from '../../src/gateway/conversation-start.js';
 import { CHANNEL_ID, DiscordHarness } from '../fakes/fake-discord-harness.js';
 import { waitFor } from './agent.harness.js';
 
@@ -45,6 +47,25 @@ describe('discord: the first turn while the thread opens', () => {
     h.fake.state.injectMessage(message.id, user, 'and a follow-up');
     await h.fake.waitFor(() => h.textMessages(message.id).find((m) => m.content === 'Same conversation.'), 20_000, 'follow-up answer');
     assert.equal((await h.db.stores.workstreams.list({ userId })).length, 1, 'the follow-up went to the same workstream');
+  });
+
+  it('in a burst of new conversations, one beyond the limit of threads being opened waits for its thread before its turn', async () => {
+    const count = MAX_OVERLAPPED_OPENINGS + 1;
+    const users = await Promise.all(Array.from({ length: count }, (_, k) => h.linkedUser(String(400000000000000200n + BigInt(k)), `burst${k}`)));
+    h.llm.fallback = () => ({ text: 'Burst answer.' });
+    // discord.js sends one thread request of a channel at a time: holding the first reply keeps them all opening.
+    h.fake.holdReply('POST', THREAD_PATH);
+    const asked = h.llm.requests.length;
+    const messages = users.map(({ user }, k) => h.fake.state.injectMessage(CHANNEL_ID, user, `burst ${k}`, true));
+    await h.fake.waitFor(() => h.fake.heldCount === 1, 15_000, 'the first thread request');
+    await h.llm.waitFor((llm) => llm.requests.length - asked >= MAX_OVERLAPPED_OPENINGS, 15_000);
+    // Its request could only follow its thread; a short look confirms it did not go out meanwhile.
+    await sleep(300);
+    assert.equal(h.llm.requests.length - asked, MAX_OVERLAPPED_OPENINGS, 'the conversation beyond the limit waits for its thread');
+    h.fake.releaseHeld();
+    for (const message of messages) await h.fake.waitFor(() => h.textMessages(message.id).find((m) => m.content === 'Burst answer.'), 20_000, 'burst answer');
+    assert.equal(h.llm.requests.length - asked, count);
+    h.llm.fallback = undefined;
   });
 
   it('stores nothing, shows nothing in the thread and stops the turn when the thread cannot be opened', async () => {
