@@ -15,7 +15,7 @@ import type { Router } from './router.js';
 import type { Binding, Subscriptions } from './subscriptions.js';
 
 /** Threads being opened beyond which a new conversation waits for its thread before its turn starts. */
-export const MAX_OVERLAPPED_OPENINGS = 8;
+export const MAX_OVERLAPPED_OPENINGS = 4;
 
 export interface NewConversation {
   /** The channel the thread opens in. */
