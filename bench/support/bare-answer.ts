@@ -38,6 +38,7 @@ export function bareAnswerer(launch: BareAnswerLaunch): (history: ChatMessage[],
       shown = snapshot;
     };
     for await (const chunk of stream) {
+      if (chunk.choices[0]?.finish_reason) markHotPath('text-end');
       const delta = chunk.choices[0]?.delta.content ?? '';
       if (!delta) continue;
       content += delta;

@@ -3,8 +3,8 @@
  * - to the model request: offsets from the message's arrival (`inbound`) of the gateway's marks
  *   (src/shared/hot-path-marks.ts; the bare bot marks its own `inbound`, `thread-opened` and `model-call`) and of
  *   undici's, for the model request (`undici:request:create`, headers and body on the socket);
- * - to the final edit: offsets from the end of the model stream (`stream-end`, both bots) of the renderer's
- *   `segment-end` and `turn-end` and of the answer's last
+ * - to the final edit: offsets from the model's finish-reason chunk (`text-end`, both bots) of the stream's end
+ *   (`stream-end`: the SDK's iteration is over), the renderer's `segment-end` and `turn-end` and of the answer's last
  *   platform request (created, headers and body on the socket).
  * Medians per conversation kind (a message that opened a thread, or one in an existing thread).
  */
@@ -21,7 +21,7 @@ export type TraceSummary = Partial<Record<`${TraceKind}|${TracePath}`, Record<st
 const MODEL_PATH = /chat\/completions/;
 /** The answer's post or edit in the thread (Discord's REST path; Slack's chat.postMessage / chat.update). */
 const ANSWER_PATH = /\/channels\/\d+\/messages|chat\.(postMessage|update)/;
-const PATH_START: Record<TracePath, string> = { 'model request': 'inbound', 'final edit': 'stream-end' };
+const PATH_START: Record<TracePath, string> = { 'model request': 'inbound', 'final edit': 'text-end' };
 /** Each message's points: name and `process.hrtime` in µs (the clock of V8's CPU profiles). */
 let cycles: Array<Array<[string, number]>> = [];
 
@@ -42,8 +42,8 @@ export function startTrace(): boolean {
     subscribe(name, (message) => {
       const path = requestPath(message);
       if (MODEL_PATH.test(path)) mark(`undici: ${point}`);
-      // Only the answer's requests after the stream ended: the final edit (earlier ones are the streamed edits).
-      else if (ANSWER_PATH.test(path) && cycles.at(-1)?.some(([seen]) => seen === 'stream-end')) mark(`edit: ${point}`);
+      // Only the answer's requests after the text ended: the final edit (earlier ones are the streamed edits).
+      else if (ANSWER_PATH.test(path) && cycles.at(-1)?.some(([seen]) => seen === 'text-end')) mark(`edit: ${point}`);
     });
   undici('undici:request:create', 'request created');
   undici('undici:client:sendHeaders', 'headers sent');
@@ -64,7 +64,7 @@ function offsets(cycle: Array<[string, number]>, path: TracePath): Array<[string
   const seen = new Set<string>();
   const out: Array<[string, number]> = [];
   for (const [point, at] of cycle.slice(startAt)) {
-    const finalEdit = point === 'stream-end' || point === 'segment-end' || point === 'turn-end' || point.startsWith('edit:');
+    const finalEdit = point === 'text-end' || point === 'stream-end' || point === 'segment-end' || point === 'turn-end' || point.startsWith('edit:');
     const inPath = path === 'final edit' ? finalEdit : !finalEdit;
     if (!inPath || seen.has(point)) continue;
     seen.add(point);

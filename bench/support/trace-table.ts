@@ -9,7 +9,7 @@ import type { RoundResult } from './latency-rounds.js';
 
 /** Points are tens of microseconds apart: two decimals. */
 const fmt = (ms: number): string => (Number.isFinite(ms) ? ms.toFixed(2) : '-');
-const FROM: Record<TracePath, string> = { 'model request': 'the message arrived', 'final edit': 'the model stream ended' };
+const FROM: Record<TracePath, string> = { 'model request': 'the message arrived', 'final edit': "the model's finish-reason chunk was read" };
 
 export function printTrace(size: string, results: Record<Bot, RoundResult[]>): void {
   for (const kind of ['new thread', 'existing thread'] as const satisfies readonly TraceKind[]) {

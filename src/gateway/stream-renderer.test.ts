@@ -117,6 +117,37 @@ describe('StreamRenderer', () => {
     renderer.dispose();
   });
 
+  it('gives a segment\'s posts and edits one signal, which a stop aborts and which is let go when the segment ends', async () => {
+    const signals: AbortSignal[] = [];
+    class SignalAdapter extends RecordingAdapter {
+      override post(channelId: string, message: OutboundMessage, signal?: AbortSignal): Promise<string> {
+        if (message.kind === 'text' && signal) signals.push(signal);
+        return super.post(channelId, message);
+      }
+      override edit(channelId: string, messageId: string, message: OutboundMessage, signal?: AbortSignal): Promise<void> {
+        if (signal) signals.push(signal);
+        return super.edit(channelId, messageId, message);
+      }
+    }
+    const adapter = new SignalAdapter();
+    const hooks: RendererHooks = { onApprovalCard: async () => undefined, onApprovalResolved: async () => undefined, onTurnCancelled: async () => undefined, onClosed: () => undefined };
+    const renderer = new StreamRenderer({ adapter, channelId: 'c', logger: createSilentLogger(), hooks, editIntervalMs: 5, typingIntervalMs: 1_000_000 });
+    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+    renderer.handle({ type: 'text-delta', text: 'first' });
+    for (let waited = 0; adapter.shown.length === 0 && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    await feed(renderer, [{ type: 'text-delta', text: ' answer' }, { type: 'model-call-end', finishReason: 'tool-calls' }]);
+    const first = signals.length;
+    assert.ok(first >= 2, 'the post and the final edit');
+    assert.ok(signals.every((signal) => signal === signals[0]), 'one signal for the whole segment, none linked per call');
+    await feed(renderer, [{ type: 'text-delta', text: 'second' }]);
+    for (let waited = 0; signals.length === first && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = signals.at(-1);
+    assert.notEqual(second, signals[0], 'the next segment has a signal of its own');
+    renderer.dispose();
+    assert.equal(second?.aborted, true, 'a stop aborts the calls of the segment being shown');
+    assert.equal(signals[0]?.aborted, false, 'the finished segment\'s signal was unlinked from the renderer');
+  });
+
   it('stretches the cadence on rate limits and never shortens it', () => {
     const { renderer } = setup(1500);
     renderer.slowDown(200);

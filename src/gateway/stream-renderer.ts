@@ -2,6 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import type { AgentEvent } from '../agent/events.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
+import { scopedSignal, type LinkedSignal } from '../shared/abort.js';
 import { describeError } from '../shared/errors.js';
 import { SerialLane } from '../shared/serial-lane.js';
 import { sleep } from '../shared/time.js';
@@ -44,6 +45,8 @@ export interface StreamRendererOptions {
 export class StreamRenderer {
   private readonly lane = new SerialLane();
   private segment: AnswerSegment | undefined;
+  /** The current segment's signal: its posts and edits use it as it is, with no signal linked per call. */
+  private segmentScope: LinkedSignal | undefined;
   private readonly toolMessages = new Map<string, { messageId: string; name: string; preview: string }>();
   private flushTimer: NodeJS.Timeout | undefined;
   private typingTimer: NodeJS.Timeout | undefined;
@@ -201,10 +204,11 @@ export class StreamRenderer {
     this.startTyping();
     // The live message of a running turn carries the Stop control (where messages can be edited to remove it again;
     // a natively streamed segment cannot carry buttons, ADR 0019).
+    if (this.segment === undefined) this.segmentScope = scopedSignal(this.controller.signal);
     this.segment ??= openSegment({
       ...this.options,
       logger: this.logger,
-      signal: this.controller.signal,
+      signal: (this.segmentScope as LinkedSignal).signal,
       onPosted: (ids) => this.live?.segment(ids),
       stoppable: this.options.adapter.capabilities.canEdit,
     });
@@ -237,10 +241,20 @@ export class StreamRenderer {
   private async finishSegment(): Promise<void> {
     const segment = this.segment;
     if (!segment) return;
+    const scope = this.segmentScope;
     this.segment = undefined;
+    this.segmentScope = undefined;
     segment.seal();
     if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    try {
+      await this.showFinal(segment);
+    } finally {
+      scope?.release();
+    }
+  }
+
+  private async showFinal(segment: AnswerSegment): Promise<void> {
     for (let attempt = 1; attempt <= FINAL_ATTEMPTS && !this.closed; attempt += 1) {
       const before = segment.edits;
       const complete = await segment.sync();

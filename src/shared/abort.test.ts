@@ -2,7 +2,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { linkedSignal, untilAborted, withLinkedSignal } from './abort.js';
+import { linkedSignal, scopedSignal, untilAborted, withLinkedSignal } from './abort.js';
 
 describe('untilAborted', () => {
   it('resolves and rejects like the promise when the signal stays quiet, and removes its listener', async () => {
@@ -47,5 +47,24 @@ describe('linkedSignal', () => {
     const longLived = new AbortController();
     assert.equal(await withLinkedSignal(longLived.signal, async (own) => (own === longLived.signal ? 'same' : 'own')), 'own');
     assert.equal(getEventListeners(longLived.signal, 'abort').length, 0);
+  });
+});
+
+describe('scopedSignal', () => {
+  it('is handed to each call as it is, follows its parent until released, and still gets its own signal when a timeout is added', async () => {
+    const renderer = new AbortController();
+    const scope = scopedSignal(renderer.signal);
+    const seen: AbortSignal[] = [];
+    for (let call = 0; call < 3; call++) await withLinkedSignal(scope.signal, async (own) => void seen.push(own));
+    assert.deepEqual(seen, [scope.signal, scope.signal, scope.signal], 'no signal is linked per call');
+    assert.equal(getEventListeners(renderer.signal, 'abort').length, 1);
+    assert.notEqual(await withLinkedSignal(scope.signal, async (own) => own, { timeoutMs: 60_000 }), scope.signal);
+    renderer.abort(new Error('disposed'));
+    assert.equal((scope.signal.reason as Error).message, 'disposed');
+
+    const next = new AbortController();
+    const released = scopedSignal(next.signal);
+    released.release();
+    assert.equal(getEventListeners(next.signal, 'abort').length, 0, 'nothing stays on the parent once the scope ends');
   });
 });

@@ -63,8 +63,26 @@ export function linkedSignal(parent: AbortSignal | undefined, options: { timeout
   };
 }
 
-/** Runs `call` on a linked signal of its own (see `linkedSignal`), released when it settles. */
+/** Signals made by `scopedSignal`: short-lived already, so a call may be given one directly. */
+const scopes = new WeakSet<AbortSignal>();
+
+/**
+ * A linked signal for a bounded run of calls that ends together (one answer segment's posts and edits): the listeners
+ * a library leaves on it go with it once the run is over, so `withLinkedSignal` hands it to each call as it is rather
+ * than linking one more signal per call (on the path of an answer's final edit). Release it when the run ends.
+ */
+export function scopedSignal(parent: AbortSignal): LinkedSignal {
+  const linked = linkedSignal(parent);
+  scopes.add(linked.signal);
+  return linked;
+}
+
+/**
+ * Runs `call` on a linked signal of its own (see `linkedSignal`), released when it settles; a `scopedSignal` without a
+ * timeout to add is passed through as it is.
+ */
 export async function withLinkedSignal<T>(parent: AbortSignal | undefined, call: (own: AbortSignal) => Promise<T>, options: { timeoutMs?: number; timeoutReason?: () => unknown } = {}): Promise<T> {
+  if (parent !== undefined && options.timeoutMs === undefined && scopes.has(parent)) return call(parent);
   const linked = linkedSignal(parent, options);
   try {
     return await call(linked.signal);

@@ -5,7 +5,7 @@
  */
 import { channel } from 'node:diagnostics_channel';
 
-export type HotPathPoint = 'inbound' | 'thread-opened' | 'routed' | 'handed-over' | 'request-build' | 'model-call' | 'stream-end' | 'segment-end' | 'turn-end';
+export type HotPathPoint = 'inbound' | 'thread-opened' | 'routed' | 'handed-over' | 'request-build' | 'model-call' | 'text-end' | 'stream-end' | 'segment-end' | 'turn-end';
 
 const marks = channel('sandpiper:hot-path');
 

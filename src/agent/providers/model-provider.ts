@@ -27,6 +27,11 @@ export type ModelStreamPart =
   | { type: 'reasoning-delta'; text: string }
   /** A complete tool call (arguments fully streamed). */
   | { type: 'tool-call'; call: ToolCall }
+  /**
+   * The call's text is complete and its finish reason known (the provider sent its stop reason); tool calls, usage and
+   * `finish` may still follow. Optional: the final edit of an answer can start here instead of at the stream's end.
+   */
+  | { type: 'text-end'; finishReason: FinishReason }
   /** Always the last part of a successful stream. */
   | { type: 'finish'; finishReason: FinishReason; usage?: Usage; providerData?: unknown };
 

@@ -62,6 +62,31 @@ describe('callModel', () => {
     assert.deepEqual(ctx.host.events.map((event) => event.type), ['text-delta', 'model-call-end']);
   });
 
+  it('reports the end of the call at text-end, before the usage and the tool calls that follow it, and only once', async () => {
+    let usageSent: () => void = () => undefined;
+    const usage = new Promise<void>((resolve) => (usageSent = resolve));
+    const ctx = {
+      ...createFakeTurnContext(),
+      streamModel: async function* () {
+        yield { type: 'text-delta', text: 'Calling.' } as const;
+        yield { type: 'text-end', finishReason: 'tool-calls' } as const;
+        // The provider's usage chunk and the stream's end come later.
+        await usage;
+        yield { type: 'tool-call', call: { id: 'c1', name: 'bash', arguments: '{}' } } as const;
+        yield { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 5, outputTokens: 1 } } as const;
+      },
+    };
+    const call = callModel(ctx, request, { text: '' });
+    for (let spins = 0; ctx.host.events.length < 2 && spins < 1000; spins++) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(ctx.host.events, [{ type: 'text-delta', text: 'Calling.' }, { type: 'model-call-end', finishReason: 'tool-calls' }]);
+    usageSent();
+    const { message, finishReason } = await call;
+    assert.equal(finishReason, 'tool-calls');
+    assert.deepEqual(message.toolCalls, [{ id: 'c1', name: 'bash', arguments: '{}' }]);
+    assert.deepEqual(ctx.host.events.map((event) => event.type), ['text-delta', 'model-call-end']);
+    assert.deepEqual(ctx.host.usage, [{ inputTokens: 5, outputTokens: 1 }]);
+  });
+
   it('still reports the end of a call whose stream ended without a finish', async () => {
     const ctx = createFakeTurnContext();
     ctx.provider.enqueue({ parts: [{ type: 'text-delta', text: 'cut' }] });

@@ -1,6 +1,6 @@
 /** One model call: streams parts into events, collects the assistant message, reports usage and finish. */
 import type { AssistantMessage, ToolCall } from '../messages.js';
-import type { FinishReason, ModelRequest } from '../providers/model-provider.js';
+import type { FinishReason, ModelRequest, ModelStreamPart } from '../providers/model-provider.js';
 import type { TurnContext } from './turn-types.js';
 
 export interface ModelCallResult {
@@ -15,15 +15,11 @@ export interface PartialText {
 
 /**
  * Streams one call through `ctx.streamModel` (which retries), emitting `text-delta` / `reasoning-delta` and
- * `model-call-end` (as soon as the stream's `finish` part arrives). Throws provider errors once retries are exhausted,
+ * `model-call-end` (as soon as the stream's `text-end` part arrives, or its `finish` when there was none). Throws provider errors once retries are exhausted,
  * and abort errors on cancel.
  */
 export async function callModel(ctx: TurnContext, request: ModelRequest, partial: PartialText): Promise<ModelCallResult> {
-  let reasoning = '';
-  const calls: ToolCall[] = [];
-  let finishReason: FinishReason = 'other';
-  let providerData: unknown;
-  let ended = false;
+  const call: CallState = { reasoning: '', calls: [], finishReason: 'other', providerData: undefined, ended: false };
   partial.text = '';
   ctx.host.recordPartial?.('');
   const stream = ctx.streamModel(ctx.model.provider, request, {
@@ -32,39 +28,15 @@ export async function callModel(ctx: TurnContext, request: ModelRequest, partial
   });
   for await (const part of stream) {
     ctx.signal.throwIfAborted();
-    switch (part.type) {
-      case 'text-delta':
-        partial.text += part.text;
-        ctx.host.recordPartial?.(partial.text);
-        ctx.host.emit({ type: 'text-delta', text: part.text });
-        break;
-      case 'reasoning-delta':
-        reasoning += part.text;
-        ctx.host.emit({ type: 'reasoning-delta', text: part.text });
-        break;
-      case 'tool-call':
-        calls.push(normalizeCall(part.call, calls.length));
-        break;
-      case 'finish':
-        finishReason = part.finishReason;
-        providerData = part.providerData;
-        // The model's stream is over: the thread's final edit need not wait for the stream layers to unwind.
-        ended = true;
-        ctx.host.emit({ type: 'model-call-end', finishReason });
-        // What follows (the stream layers unwinding, the answer stored, the turn ending) waits two turns of the event
-        // loop, so the final edit that event starts is on its socket first: its write runs from an immediate set after
-        // this point, and work resumed by an earlier immediate would run before it (ADR 0032).
-        await afterTwoImmediates();
-        if (part.usage) await ctx.host.addUsage(part.usage);
-        break;
-    }
+    await applyPart(ctx, call, partial, part);
   }
   ctx.signal.throwIfAborted();
+  const { calls, finishReason, reasoning, providerData } = call;
   if (finishReason === 'length' && calls.length > 0) {
     ctx.logger.warn({ wsId: ctx.wsId, dropped: calls.length }, 'response truncated; partial tool calls discarded');
     calls.length = 0;
   }
-  if (!ended) ctx.host.emit({ type: 'model-call-end', finishReason });
+  if (!call.ended) ctx.host.emit({ type: 'model-call-end', finishReason });
   const message: AssistantMessage = { role: 'assistant', content: partial.text };
   if (calls.length > 0) message.toolCalls = calls;
   if (reasoning) message.reasoning = reasoning;
@@ -72,9 +44,53 @@ export async function callModel(ctx: TurnContext, request: ModelRequest, partial
   return { message, finishReason };
 }
 
-/** Resolves in the event loop's check phase after the next one. */
-function afterTwoImmediates(): Promise<void> {
-  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+/** What one call has streamed so far, besides its text. */
+interface CallState {
+  reasoning: string;
+  calls: ToolCall[];
+  finishReason: FinishReason;
+  providerData: unknown;
+  /** `model-call-end` was emitted. */
+  ended: boolean;
+}
+
+async function applyPart(ctx: TurnContext, call: CallState, partial: PartialText, part: ModelStreamPart): Promise<void> {
+  switch (part.type) {
+    case 'text-delta':
+      partial.text += part.text;
+      ctx.host.recordPartial?.(partial.text);
+      ctx.host.emit({ type: 'text-delta', text: part.text });
+      return;
+    case 'reasoning-delta':
+      call.reasoning += part.text;
+      ctx.host.emit({ type: 'reasoning-delta', text: part.text });
+      return;
+    case 'tool-call':
+      call.calls.push(normalizeCall(part.call, call.calls.length));
+      return;
+    case 'text-end':
+      // The text is complete: the thread's final edit need not wait for the usage chunk and the stream's end.
+      return endOfText(ctx, call, part.finishReason);
+    case 'finish':
+      call.finishReason = part.finishReason;
+      call.providerData = part.providerData;
+      await endOfText(ctx, call, part.finishReason);
+      if (part.usage) await ctx.host.addUsage(part.usage);
+      return;
+  }
+}
+
+/**
+ * Tells subscribers the call's text is complete. What follows (the rest of the stream read, the layers unwinding, the
+ * answer stored, the turn ending) waits two turns of the event loop, so the final edit the event starts is on its
+ * socket first: its write runs from an immediate set after this point, and work resumed by an earlier immediate would
+ * run before it (ADR 0032).
+ */
+async function endOfText(ctx: TurnContext, call: CallState, finishReason: FinishReason): Promise<void> {
+  if (call.ended) return;
+  call.ended = true;
+  ctx.host.emit({ type: 'model-call-end', finishReason });
+  await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /** Stands in for a missing or non-string tool name, so the history stays valid for every provider. */

@@ -345,7 +345,7 @@ export class DiscordAdapter implements ChannelAdapter {
 /**
  * Runs a REST call on a signal of its own, linked to the caller's. discord.js adds an abort listener to the signal it
  * is given and never removes it; the callers' signals live as long as the gateway, so passing them directly would
- * keep one listener (and its request) alive per call.
+ * keep one listener (and its request) alive per call. A renderer's segment signal (`scopedSignal`) is passed as it is.
  */
 export function withRequestSignal<T>(signal: AbortSignal, call: (own: AbortSignal) => Promise<T>): Promise<T> {
   return withLinkedSignal(signal, call);

@@ -38,6 +38,7 @@ describe('fromAnthropicStream', () => {
     assert.deepEqual(parts, [
       { type: 'reasoning-delta', text: 'plan' },
       { type: 'tool-call', call: { id: 't1', name: 'f', arguments: '{"a":1}' } },
+      { type: 'text-end', finishReason: 'tool-calls' },
       {
         type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 17, outputTokens: 9 },
         providerData: [
@@ -60,7 +61,8 @@ describe('fromAnthropicStream', () => {
       { type: 'message_stop' },
     ]);
     assert.deepEqual(parts[0], { type: 'tool-call', call: { id: 't', name: 'f', arguments: '{"a":' } });
-    const finish = parts[1];
+    assert.deepEqual(parts[1], { type: 'text-end', finishReason: 'tool-calls' });
+    const finish = parts[2];
     assert.ok(finish?.type === 'finish');
     assert.deepEqual(finish.providerData, [{ type: 'redacted_thinking', data: 'xyz' }, { type: 'tool_use', id: 't', name: 'f', input: {} }]);
   });

@@ -106,7 +106,8 @@ class StreamState {
         this.stopReason = event.delta.stop_reason ?? this.stopReason;
         this.outputTokens = event.usage.output_tokens ?? this.outputTokens;
         this.#applyDeltaUsage(event.usage);
-        return undefined;
+        // Every content block has closed before the message's stop reason arrives.
+        return event.delta.stop_reason ? { type: 'text-end', finishReason: mapAnthropicStop(event.delta.stop_reason) } : undefined;
       case 'message_stop':
         this.isStopped = true;
         return undefined;
@@ -128,8 +129,8 @@ class StreamState {
 }
 
 /**
- * Yields text and thinking deltas as they arrive, each tool call when its block closes, and one `finish`
- * whose `providerData` holds the raw blocks (thinking with signatures) when they must be replayed.
+ * Yields text and thinking deltas as they arrive, each tool call when its block closes, `text-end` with the message's
+ * stop reason, and one `finish` whose `providerData` holds the raw blocks (thinking with signatures) when they must be replayed.
  */
 export async function* fromAnthropicStream(events: AsyncIterable<RawMessageStreamEvent>): AsyncGenerator<ModelStreamPart, void, undefined> {
   const state = new StreamState();

@@ -26,6 +26,7 @@ describe('fromOpenAIStream', () => {
       chunk({}, 'tool_calls'),
     ]);
     assert.deepEqual(parts, [
+      { type: 'text-end', finishReason: 'tool-calls' },
       { type: 'tool-call', call: { id: 'a', name: 'one', arguments: '{}' } },
       { type: 'tool-call', call: { id: 'b', name: 'two', arguments: '{"y":2}' } },
       { type: 'finish', finishReason: 'tool-calls' },
@@ -38,8 +39,33 @@ describe('fromOpenAIStream', () => {
     assert.deepEqual(parts, [
       { type: 'reasoning-delta', text: 'hmm' },
       { type: 'text-delta', text: 'hi' },
+      { type: 'text-end', finishReason: 'stop' },
       { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 4 } },
     ]);
+  });
+
+  it('says the text is complete at the finish-reason chunk, before the usage chunk is read', async () => {
+    const read: string[] = [];
+    async function* source(): AsyncGenerator<ChatCompletionChunk> {
+      read.push('text');
+      yield chunk({ content: 'done' });
+      read.push('finish');
+      yield chunk({}, 'length');
+      read.push('usage');
+      yield { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } } as ChatCompletionChunk;
+    }
+    const parts = fromOpenAIStream(source());
+    assert.deepEqual((await parts.next()).value, { type: 'text-delta', text: 'done' });
+    assert.deepEqual((await parts.next()).value, { type: 'text-end', finishReason: 'length' });
+    assert.deepEqual(read, ['text', 'finish'], 'the usage chunk is not waited for');
+    const rest: ModelStreamPart[] = [];
+    for await (const part of parts) rest.push(part);
+    assert.deepEqual(rest, [{ type: 'finish', finishReason: 'length', usage: { inputTokens: 1, outputTokens: 1 } }]);
+  });
+
+  it('ends the text once, even when a server repeats the finish reason', async () => {
+    const parts = await run([chunk({ content: 'a' }, 'stop'), chunk({}, 'stop')]);
+    assert.deepEqual(parts.map((part) => part.type), ['text-delta', 'text-end', 'finish']);
   });
 
   it('survives garbled tool-call fields: a numeric name is dropped, object arguments become JSON, a missing index continues the call', async () => {

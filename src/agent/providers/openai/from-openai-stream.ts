@@ -78,22 +78,32 @@ function usageOf(chunk: ChatCompletionChunk): Usage | undefined {
   return { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
 }
 
-/** Yields text and reasoning deltas as they arrive, then every tool call complete, then one `finish`. */
+/**
+ * Yields text and reasoning deltas as they arrive, `text-end` at the chunk carrying the finish reason (the usage chunk
+ * and the stream's end follow it), then every tool call complete, then one `finish`.
+ */
 export async function* fromOpenAIStream(chunks: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<ModelStreamPart, void, undefined> {
   const pending = new Map<number, PendingCall>();
   let finish: string | null | undefined;
   let usage: Usage | undefined;
+  let ended = false;
   for await (const chunk of chunks) {
     usage = usageOf(chunk) ?? usage;
     const choice = chunk.choices[0];
     if (choice === undefined) continue;
-    if (choice.finish_reason !== null && choice.finish_reason !== undefined) finish = choice.finish_reason;
+    const finishing = choice.finish_reason !== null && choice.finish_reason !== undefined;
+    if (finishing) finish = choice.finish_reason;
     const delta = choice.delta as ChatCompletionChunk.Choice.Delta | undefined;
-    if (delta === undefined || delta === null) continue;
-    const reasoning = reasoningOf(delta);
-    if (reasoning !== '') yield { type: 'reasoning-delta', text: reasoning };
-    if (typeof delta.content === 'string' && delta.content !== '') yield { type: 'text-delta', text: delta.content };
-    accumulateToolCalls(pending, delta.tool_calls);
+    if (delta !== undefined && delta !== null) {
+      const reasoning = reasoningOf(delta);
+      if (reasoning !== '') yield { type: 'reasoning-delta', text: reasoning };
+      if (typeof delta.content === 'string' && delta.content !== '') yield { type: 'text-delta', text: delta.content };
+      accumulateToolCalls(pending, delta.tool_calls);
+    }
+    if (finishing && !ended) {
+      ended = true;
+      yield { type: 'text-end', finishReason: mapOpenAIFinish(finish, pending.size > 0) };
+    }
   }
   const calls = finishedCalls(pending);
   for (const call of calls) yield { type: 'tool-call', call };

@@ -83,8 +83,10 @@ export class OpenAIProvider implements ModelProvider {
       // The SDK ends iteration quietly when the signal aborts mid-stream; never report that as finished.
       for await (const part of fromOpenAIStream(watchdog.track(chunks))) {
         watchdog.throwIfStopped();
-        // `finish` comes once the SDK's stream is over: the moment the bare benchmark bot's loop ends.
-        if (part.type === 'finish') markHotPath('stream-end');
+        // `text-end` comes with the finish-reason chunk (where the bare benchmark bot marks it too), `finish` once the
+        // SDK's stream is over (the moment the bare bot's loop ends).
+        if (part.type === 'text-end') markHotPath('text-end');
+        else if (part.type === 'finish') markHotPath('stream-end');
         yield part;
       }
       watchdog.throwIfStopped();
