@@ -280,10 +280,10 @@ export class LiveWorkstream implements Workstream {
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
     this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
     // The journal's end is handed to the store after the answer, so it commits with it or later, never before: one
-    // transaction for both instead of waiting for the answer's commit (ADR 0026). At shutdown the row stays: the next
-    // start settles the turn like a crash (ADR 0013).
+    // transaction for both instead of waiting for the answer's commit (ADR 0026). At shutdown the row stays, unless the
+    // answer was complete before it (only usage was still streaming): the next start settles the turn like a crash (0013).
     await context.host.handedIn();
-    if (!isShutdown(controller.signal)) this.env.journal.end(job.turnId);
+    if (!isShutdown(controller.signal) || outcome.reason === 'done') this.env.journal.end(job.turnId);
     // The answer's commit may still run (see run-turn.ts); the next turn starts on a stored history.
     await context.host.settled();
   }

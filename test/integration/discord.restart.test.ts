@@ -43,6 +43,26 @@ describe('discord restart', () => {
     assert.equal(h.llm.requests.length, 2, 'the stored call ran exactly once');
   });
 
+  it('a stop while only the usage is still streaming keeps the shown answer: the restart neither notes it nor answers again', async () => {
+    const { user } = await h.linkedUser('400000000000000023', 'erin');
+    // 400 ms between frames: the finish-reason chunk, then the usage chunk, then the stream's end.
+    h.llm.enqueue({ text: 'Complete before the usage.', delayMs: 400 });
+    const { threadId } = await h.mention(user, 'answer slowly');
+    const answer = await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Complete before the usage.' && m.components.length === 0), 20_000, 'final answer');
+    assert.equal(h.llm.requests.at(-1)?.finished, false, 'the answer is final while the usage is still to come');
+    await h.crash();
+    await h.boot();
+    await h.fake.waitFor(() => h.fake.gateway.connected === 1, 15_000, 'reconnect');
+    h.llm.enqueue({ text: 'Still here.' });
+    h.fake.state.injectMessage(threadId, user, 'and now?');
+    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Still here.'), 20_000, 'follow-up answer');
+    assert.equal(h.botMessages(threadId).filter((m) => m.content.includes('Interrupted')).length, 0, 'no interruption note');
+    assert.equal(h.fake.state.messages.get(answer.id)?.content, 'Complete before the usage.');
+    const followUp = JSON.stringify(h.llm.requests.at(-1)?.body);
+    assert.equal(followUp.split('Complete before the usage.').length - 1, 1, 'the stored history has the answer once');
+    assert.equal(h.llm.requests.filter((request) => JSON.stringify(request.body).includes('answer slowly')).length, 2, 'the first message was not answered again');
+  });
+
   it('routes a follow-up in an existing thread to the restored workstream after a restart', async () => {
     const { user } = await h.linkedUser('400000000000000022', 'dave');
     h.llm.enqueue({ text: 'First answer.' });

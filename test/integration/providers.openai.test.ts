@@ -100,7 +100,7 @@ describe('openai provider request shape', () => {
     const parts = await collect(provider.stream({ model: 'local-vision', messages: [{ role: 'user', content: 'q' }], tools: [] }, { signal }));
     assert.deepEqual(
       parts.filter((part) => part.type !== 'finish'),
-      [{ type: 'reasoning-delta', text: 'thinking...' }, { type: 'text-delta', text: 'answer' }],
+      [{ type: 'reasoning-delta', text: 'thinking...' }, { type: 'text-delta', text: 'answer' }, { type: 'text-end', finishReason: 'stop' }],
     );
   });
 

@@ -87,6 +87,25 @@ describe('callModel', () => {
     assert.deepEqual(ctx.host.usage, [{ inputTokens: 5, outputTokens: 1 }]);
   });
 
+  it('keeps an answer whose text had ended when the stream then fails or is stopped; a call still owing tool calls fails', async () => {
+    const endingWith = (reason: 'stop' | 'tool-calls', failure: () => Error, controller?: AbortController) => ({
+      ...createFakeTurnContext(),
+      ...(controller ? { signal: controller.signal } : {}),
+      streamModel: async function* () {
+        yield { type: 'text-delta', text: 'All of it.' } as const;
+        yield { type: 'text-end', finishReason: reason } as const;
+        controller?.abort(new Error('shutting down'));
+        throw failure();
+      },
+    });
+    const dropped = () => new ProviderError('connection reset', { retryable: true });
+    const kept = await callModel(endingWith('stop', dropped), request, { text: '' });
+    assert.deepEqual(kept, { message: { role: 'assistant', content: 'All of it.' }, finishReason: 'stop' });
+    const stopped = await callModel(endingWith('stop', () => new Error('aborted'), new AbortController()), request, { text: '' });
+    assert.equal(stopped.message.content, 'All of it.', 'a stop after the answer was complete does not cut it');
+    await assert.rejects(callModel(endingWith('tool-calls', dropped), request, { text: '' }), /connection reset/);
+  });
+
   it('still reports the end of a call whose stream ended without a finish', async () => {
     const ctx = createFakeTurnContext();
     ctx.provider.enqueue({ parts: [{ type: 'text-delta', text: 'cut' }] });

@@ -1,4 +1,5 @@
 /** One model call: streams parts into events, collects the assistant message, reports usage and finish. */
+import { describeError } from '../../shared/errors.js';
 import type { AssistantMessage, ToolCall } from '../messages.js';
 import type { FinishReason, ModelRequest, ModelStreamPart } from '../providers/model-provider.js';
 import type { TurnContext } from './turn-types.js';
@@ -19,18 +20,25 @@ export interface PartialText {
  * and abort errors on cancel.
  */
 export async function callModel(ctx: TurnContext, request: ModelRequest, partial: PartialText): Promise<ModelCallResult> {
-  const call: CallState = { reasoning: '', calls: [], finishReason: 'other', providerData: undefined, ended: false };
+  const call: CallState = { reasoning: '', calls: [], finishReason: 'other', providerData: undefined, ended: false, textEnded: false };
   partial.text = '';
   ctx.host.recordPartial?.('');
   const stream = ctx.streamModel(ctx.model.provider, request, {
     signal: ctx.signal,
     onRetry: ({ attempt, delayMs }) => ctx.logger.warn({ wsId: ctx.wsId, attempt, delayMs }, 'model call failed; retrying'),
   });
-  for await (const part of stream) {
+  try {
+    for await (const part of stream) {
+      ctx.signal.throwIfAborted();
+      await applyPart(ctx, call, partial, part);
+    }
     ctx.signal.throwIfAborted();
-    await applyPart(ctx, call, partial, part);
+  } catch (error) {
+    if (!answered(call)) throw error;
+    // Only the usage and the stream's end were still to come: a stop, a shutdown or a dropped connection now leaves
+    // the answer as it was shown in full (it is not answered a second time after a restart).
+    if (!ctx.signal.aborted) ctx.logger.warn({ wsId: ctx.wsId, err: describeError(error) }, 'model stream failed after its answer was complete; its usage is not counted');
   }
-  ctx.signal.throwIfAborted();
   const { calls, finishReason, reasoning, providerData } = call;
   if (finishReason === 'length' && calls.length > 0) {
     ctx.logger.warn({ wsId: ctx.wsId, dropped: calls.length }, 'response truncated; partial tool calls discarded');
@@ -52,6 +60,13 @@ interface CallState {
   providerData: unknown;
   /** `model-call-end` was emitted. */
   ended: boolean;
+  /** `text-end` arrived: nothing but tool calls (when its reason says so), usage and the stream's end can follow. */
+  textEnded: boolean;
+}
+
+/** The call's answer is complete: its text ended with no tool call to come. */
+function answered(call: CallState): boolean {
+  return call.textEnded && call.finishReason !== 'tool-calls' && call.calls.length === 0;
 }
 
 async function applyPart(ctx: TurnContext, call: CallState, partial: PartialText, part: ModelStreamPart): Promise<void> {
@@ -70,6 +85,8 @@ async function applyPart(ctx: TurnContext, call: CallState, partial: PartialText
       return;
     case 'text-end':
       // The text is complete: the thread's final edit need not wait for the usage chunk and the stream's end.
+      call.textEnded = true;
+      call.finishReason = part.finishReason;
       return endOfText(ctx, call, part.finishReason);
     case 'finish':
       call.finishReason = part.finishReason;
