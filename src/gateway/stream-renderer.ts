@@ -204,14 +204,17 @@ export class StreamRenderer {
     this.startTyping();
     // The live message of a running turn carries the Stop control (where messages can be edited to remove it again;
     // a natively streamed segment cannot carry buttons, ADR 0019).
-    if (this.segment === undefined) this.segmentScope = scopedSignal(this.controller.signal);
-    this.segment ??= openSegment({
-      ...this.options,
-      logger: this.logger,
-      signal: (this.segmentScope as LinkedSignal).signal,
-      onPosted: (ids) => this.live?.segment(ids),
-      stoppable: this.options.adapter.capabilities.canEdit,
-    });
+    if (this.segment === undefined) {
+      const scope = scopedSignal(this.controller.signal);
+      this.segmentScope = scope;
+      this.segment = openSegment({
+        ...this.options,
+        logger: this.logger,
+        signal: scope.signal,
+        onPosted: (ids) => this.live?.segment(ids),
+        stoppable: this.options.adapter.capabilities.canEdit,
+      });
+    }
     this.segment.append(text);
     // Platforms without edits get the answer once, complete, when the segment ends.
     if (this.options.adapter.capabilities.canEdit) this.scheduleFlush();

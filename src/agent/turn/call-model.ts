@@ -16,8 +16,8 @@ export interface PartialText {
 
 /**
  * Streams one call through `ctx.streamModel` (which retries), emitting `text-delta` / `reasoning-delta` and
- * `model-call-end` (as soon as the stream's `text-end` part arrives, or its `finish` when there was none). Throws provider errors once retries are exhausted,
- * and abort errors on cancel.
+ * `model-call-end` (as soon as the stream's `text-end` part arrives, or its `finish` when there was none). Throws
+ * provider errors once retries are exhausted, and abort errors on cancel, except once the answer was complete.
  */
 export async function callModel(ctx: TurnContext, request: ModelRequest, partial: PartialText): Promise<ModelCallResult> {
   const call: CallState = { reasoning: '', calls: [], finishReason: 'other', providerData: undefined, ended: false, textEnded: false };
