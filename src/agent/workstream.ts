@@ -15,7 +15,7 @@ import { buildSystemPrompt, collectSections, recentUserMessages } from './system
 import { listAllTools } from './turn/build-request.js';
 import { createSubAgentPort } from './subagents/sub-agent-port.js';
 import { runTurn } from './turn/run-turn.js';
-import { isShutdown, shutdownReason } from './turn/shutdown.js';
+import { isShutdown, leftForRestart, shutdownReason } from './turn/shutdown.js';
 import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel } from './turn/turn-types.js';
 import { MAX_WATCH_CHAIN, turnStartOf, WATCH_HELD_NOTE, type Job, type WaitingMessage } from './workstream-jobs.js';
 import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
@@ -279,11 +279,10 @@ export class LiveWorkstream implements Workstream {
     if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
     this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
-    // The journal's end is handed to the store after the answer, so it commits with it or later, never before: one
-    // transaction for both instead of waiting for the answer's commit (ADR 0026). At shutdown the row stays, unless the
-    // answer was complete before it (only usage was still streaming): the next start settles the turn like a crash (0013).
+    // The journal's end is handed in after the answer, so it commits with it or later (one transaction, ADR 0026). At
+    // shutdown the row stays unless the answer was complete (`leftForRestart`); the next start settles it (ADR 0013).
     await context.host.handedIn();
-    if (!isShutdown(controller.signal) || outcome.reason === 'done') this.env.journal.end(job.turnId);
+    if (!leftForRestart(controller.signal, outcome)) this.env.journal.end(job.turnId);
     // The answer's commit may still run (see run-turn.ts); the next turn starts on a stored history.
     await context.host.settled();
   }

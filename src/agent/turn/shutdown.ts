@@ -9,3 +9,8 @@ export function isShutdown(signal: AbortSignal): boolean {
   const reason: unknown = signal.reason;
   return signal.aborted && reason instanceof GatewayError && reason.data?.['shutdown'] === true;
 }
+
+/** The turn was cut short by a shutdown: its journal row stays for the next start to settle (ADR 0013, 0034). */
+export function leftForRestart(signal: AbortSignal, outcome: { reason: string }): boolean {
+  return isShutdown(signal) && outcome.reason !== 'done';
+}
