@@ -149,7 +149,9 @@ describe('several gateways on one PostgreSQL', { skip: pgUrl === undefined ? 'SA
     const view = JSON.parse(status.stdout) as { database: { engine: string }; instances: Array<{ url: string; state: string }> };
     assert.equal(view.database.engine, 'postgresql');
     assert.deepEqual(view.instances.map((instance) => `${instance.state} ${instance.url}`).sort(), urls.map((entry) => `alive ${entry}`).sort());
-    assert.deepEqual(await Promise.all(pair.map((child) => child.stop())), [0, 0]);
+    const codes = await Promise.all(pair.map((child) => child.stop()));
+    // On a failure, what each instance logged while it stopped says why.
+    assert.deepEqual(codes, [0, 0], pair.map((child) => child.output.split('\n').slice(-15).join('\n')).join('\n---\n'));
     const after = JSON.parse((await runBinAsync(['status', '--json'], dir, { ...env, ...pgEnv })).stdout) as { instances: unknown[] };
     assert.deepEqual(after.instances, [], 'a graceful stop deregisters');
   });
