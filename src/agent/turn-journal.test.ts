@@ -97,21 +97,4 @@ describe('TurnJournal', () => {
     assert.deepEqual(await db.stores.turnJournal.queued('ws-q'), [], 'a closed workstream keeps none');
     assert.deepEqual(await db.stores.turnJournal.queuedWorkstreams(), []);
   });
-
-  it('says when a started turn is recorded: its waiting message is gone by then, and nothing is started early', async () => {
-    const journal = new TurnJournal({ store: db.stores.turnJournal, logger: createSilentLogger() });
-    journal.queue('ws-w', 'turn-waiting', JSON.stringify('waits behind the answer'), 'user');
-    await journal.written();
-    assert.equal((await db.stores.turnJournal.queued('ws-w')).length, 1);
-    journal.begin('ws-w', 'turn-waiting', false);
-    let recorded = false;
-    const written = journal.written().then(() => (recorded = true));
-    assert.equal(recorded, false, 'the begin goes out on the journal\'s own schedule');
-    await written;
-    assert.deepEqual(await db.stores.turnJournal.queued('ws-w'), [], 'the waiting row went with the record of its turn');
-    assert.equal((await db.stores.turnJournal.forWorkstream('ws-w'))?.turnId, 'turn-waiting');
-    assert.equal(await Promise.race([journal.written().then(() => 'at once'), new Promise((resolve) => setImmediate(() => resolve('later')))]), 'at once', 'nothing pending: at once');
-    journal.end('turn-waiting');
-    await journal.flush();
-  });
 });

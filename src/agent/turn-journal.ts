@@ -33,8 +33,6 @@ export class TurnJournal {
   private timer: NodeJS.Timeout | undefined;
   private soon: NodeJS.Timeout | undefined;
   private urgent = false;
-  /** Callers of `written()` waiting for the next batch to be written. */
-  private waiters: Array<() => void> = [];
   private readonly intervalMs: number;
 
   constructor(private readonly options: TurnJournalOptions) {
@@ -79,15 +77,6 @@ export class TurnJournal {
       if (this.running === undefined) this.start();
       await this.running;
     }
-  }
-
-  /**
-   * Resolves once the changes queued so far are written (or their failure logged), on the journal's own schedule: it
-   * starts nothing earlier. Never rejects.
-   */
-  written(): Promise<void> {
-    if (this.pending.size === 0 && this.drops.size === 0) return this.running ?? Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** Stops the timer (shutdown); queued changes stay until `flush`. */
@@ -143,14 +132,11 @@ export class TurnJournal {
     if (this.running !== undefined || (this.pending.size === 0 && this.drops.size === 0)) return;
     const batch = [...this.pending.entries()];
     const drops = [...this.drops];
-    const waiters = this.waiters;
     this.pending = new Map();
     this.drops = new Set();
-    this.waiters = [];
     this.urgent = false;
     this.running = this.write(drops, batch).finally(() => {
       this.running = undefined;
-      for (const resolve of waiters) resolve();
       if (this.pending.size > 0 || this.drops.size > 0) this.schedule(this.urgent);
     });
   }

@@ -50,7 +50,6 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
       }),
     settled: () => chain,
     handedIn: () => handed,
-    turnRecorded: () => env.journal.written(),
     recordPartial: (text: string) => env.journal.partial(turnId, text),
     setState: (state: WorkstreamStatus) => ws.setState(state),
     addUsage: (usage: Usage) => {

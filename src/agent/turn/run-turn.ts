@@ -135,11 +135,7 @@ export function runTurn(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome
 async function runUserOrResume(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
   if (start.kind !== 'user') return runSteps(ctx, start);
   ctx.history.push(start.message);
-  // The answer waits for the message's commit and for the journal's record of this turn: a waiting message's row goes
-  // with that record, and a crash after the answer was shown must not answer the message again.
-  const recorded = ctx.host.turnRecorded?.();
-  const stored = ctx.host.persist(start.message);
-  const saved = recorded === undefined ? stored : Promise.all([stored, recorded]).then(() => undefined);
+  const saved = ctx.host.persist(start.message);
   // Handled from the start: the commit can fail while the model call runs, before anything awaits it.
   const logged = saved.catch((error: unknown) => {
     if (!isAbandonedCreation(error)) ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message');

@@ -81,11 +81,6 @@ export interface TurnHost {
    * store commits the writes it is handed in order, so a write handed in after this commits no earlier (ADR 0026).
    */
   handedIn(): Promise<void>;
-  /**
-   * Resolves once the turn's start is in the turn journal (a waiting message's row is then gone with it), so nothing of
-   * the answer is shown that a restart would answer again. Never rejects.
-   */
-  turnRecorded?(): Promise<void>;
   /** The text the current model call has streamed so far, journalled (batched) so a restart keeps it; '' resets it. */
   recordPartial?(text: string): void;
   setState(state: WorkstreamStatus): Promise<void>;
