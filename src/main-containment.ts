@@ -39,7 +39,8 @@ export async function prepareContainment(config: Config, logger: Logger, options
     trees,
   });
   const sandbox = createSandbox(status, {
-    network: config.tools.sandbox_network,
+    network: config.tools.network,
+    egress: { allow: config.tools.network_allow, internal: config.tools.network_internal, gateway: { host: config.gateway.http_host, port: config.gateway.http_port } },
     hidden: [...access.protectedFiles, ...access.protectedTrees, ...homeCredentialPaths()],
     limits: {
       cpuSeconds: config.agent.tool_timeout_seconds + 1,

@@ -77,6 +77,14 @@ export const agentConfigSchema = z
   })
   .prefault({});
 
+/** `pypi.org`, `pypi.org:443`, `*.github.com`, `*.github.com:443`, `10.0.0.5:8080`, `[2001:db8::1]:443`. */
+const egressHostPattern = z
+  .string()
+  .regex(/^(\*\.)?([A-Za-z0-9-]+\.)*[A-Za-z0-9-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/, 'must be host, host:port, *.domain or *.domain:port');
+const egressHostPort = z
+  .string()
+  .regex(/^(([A-Za-z0-9-]+\.)*[A-Za-z0-9-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'must be host:port (no wildcard)');
+
 export const toolsConfigSchema = z
   .strictObject({
     search: z.enum(['auto', 'on', 'off']).default('auto'),
@@ -84,7 +92,16 @@ export const toolsConfigSchema = z
     search_max_results: z.number().int().positive().default(5),
     tavily_api_key: z.string().optional(),
     sandbox: z.enum(['auto', 'bwrap', 'off']).default('auto'),
-    sandbox_network: z.boolean().default(false),
+    /** Replaced by `network`; kept only to name the new key in the error. */
+    sandbox_network: z
+      .never({ error: 'tools.sandbox_network was removed: the sandbox has no network of its own; set tools.network = "ask" (egress through the gateway\'s proxy, new hosts need the owner\'s approval) or "off"' })
+      .optional(),
+    /** Network of sandboxed processes: "off" (none) or "ask" (only through the gateway's egress proxy, by approval). */
+    network: z.enum(['off', 'ask']).default('off'),
+    /** Destinations that pass the proxy without a card: `host`, `host:port`, `*.domain` or `*.domain:port`. */
+    network_allow: z.array(egressHostPattern).default([]),
+    /** Exact `host:port` destinations on private addresses the operator trusts (an internal mirror); still allowed or asked. */
+    network_internal: z.array(egressHostPort).default([]),
     sandbox_memory_mb: z.number().int().positive().default(4096),
     sandbox_max_processes: z.number().int().positive().default(256),
     sandbox_max_file_mb: z.number().int().positive().default(1024),

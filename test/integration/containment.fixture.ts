@@ -49,7 +49,7 @@ export async function createLayout(mode: SandboxMode): Promise<Layout> {
   const access = createToolAccess({ readRoots: [readRoot], configFile, databaseFile, trees: [dataDir, workspaces] });
   const status = await detectSandbox({ mode });
   const sandbox = createSandbox(status, {
-    network: false,
+    network: 'off',
     hidden: [...access.protectedFiles, ...access.protectedTrees],
     limits: { cpuSeconds: 20, memoryBytes: 4096 * 1024 * 1024, processes: 64, fileSizeBytes: 16 * 1024 * 1024 },
   });

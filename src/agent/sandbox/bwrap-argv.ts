@@ -2,14 +2,15 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../../shared/package-root.js';
+import { relayBwrapArgs } from './egress/egress-relay.js';
 
 export interface BwrapSpec {
   /** The only writable directory (the workstream folder); the process starts there. */
   writable: string;
   /** Files and directories that must look empty (directories) or be /dev/null (files), even under `writable`. */
   hidden: readonly string[];
-  /** Keep the host network (otherwise a private network namespace with only its own loopback). */
-  network: boolean;
+  /** The egress proxy's socket on the host, bound into the sandbox with the proxy variables set (`tools.network = "ask"`). */
+  egressSocket?: string;
 }
 
 /** Directories whose contents are replaced by an empty tmpfs: sockets (docker, dbus) and runtime state. */
@@ -27,12 +28,13 @@ export function buildBwrapArgs(spec: BwrapSpec): string[] {
   // Our own installation (node_modules: MCP servers from npm) and node stay readable even when they live under a
   // folder replaced above (a checkout in /tmp); hidden entries inside them are hidden again below.
   for (const entry of reexposedInstallPaths()) args.push('--ro-bind', entry, entry);
-  if (spec.network) args.push(...resolverBinds());
   // Hidden trees that hold the writable folder (data_dir, workspace_dir) go first; the bind then re-opens only it.
   for (const entry of hidden.filter(containsWritable)) args.push(...hide(entry));
   args.push('--bind', writable, writable);
   for (const entry of hidden.filter((item) => !containsWritable(item))) args.push(...hide(entry));
-  args.push('--chdir', writable, '--unshare-all', '--cap-drop', 'ALL', ...(spec.network ? ['--share-net'] : []), '--die-with-parent', '--hostname', 'sandbox');
+  // The sandbox never shares the host network: its only way out is the egress proxy's socket (its own /tmp holds it).
+  if (spec.egressSocket !== undefined) args.push(...relayBwrapArgs(spec.egressSocket));
+  args.push('--chdir', writable, '--unshare-all', '--cap-drop', 'ALL', '--die-with-parent', '--hostname', 'sandbox');
   return args;
 }
 
@@ -53,16 +55,6 @@ function realOrSelf(entry: string): string {
 
 function hide(entry: string): string[] {
   return statSync(entry).isDirectory() ? ['--tmpfs', entry] : ['--ro-bind', '/dev/null', entry];
-}
-
-/** /etc/resolv.conf often points into /run (systemd-resolved), which is hidden: bind its target back read-only. */
-function resolverBinds(): string[] {
-  try {
-    const target = realpathSync('/etc/resolv.conf');
-    return RUNTIME_DIRECTORIES.some((directory) => isWithin(target, directory)) ? ['--ro-bind', target, target] : [];
-  } catch {
-    return [];
-  }
 }
 
 function isRealDirectory(entry: string): boolean {

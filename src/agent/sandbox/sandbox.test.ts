@@ -21,14 +21,17 @@ describe('buildBwrapArgs', () => {
       mkdirSync(workspace, { recursive: true });
       const inside = path.join(workspace, 'config.toml');
       writeFileSync(inside, 'x');
-      const args = buildBwrapArgs({ writable: workspace, hidden: [data, inside, path.join(root, 'missing')], network: false });
+      const args = buildBwrapArgs({ writable: workspace, hidden: [data, inside, path.join(root, 'missing')] });
       const at = (...needle: string[]): number => args.findIndex((_, index) => needle.every((part, offset) => args[index + offset] === part));
       assert.ok(at('--tmpfs', data) < at('--bind', workspace, workspace), 'data_dir hidden first');
       assert.ok(at('--bind', workspace, workspace) < at('--ro-bind', '/dev/null', inside), 'a protected file inside the workspace is hidden after the bind');
       assert.equal(args.includes(path.join(root, 'missing')), false, 'paths that do not exist are left out');
       assert.ok(at('--cap-drop', 'ALL') > 0 && args.includes('--die-with-parent') && args.includes('--unshare-all'));
       assert.equal(args.includes('--share-net'), false);
-      assert.ok(buildBwrapArgs({ writable: workspace, hidden: [], network: true }).includes('--share-net'));
+      const egress = buildBwrapArgs({ writable: workspace, hidden: [], egressSocket: path.join(root, 'proxy.sock') });
+      assert.equal(egress.includes('--share-net'), false, 'with egress the sandbox still has no network of its own');
+      assert.ok(egress.includes(path.join(root, 'proxy.sock')), 'the proxy socket is bound in');
+      assert.ok(egress.join(' ').includes('--setenv HTTPS_PROXY http://127.0.0.1:'), 'clients find the relay through the proxy variables');
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -54,8 +57,8 @@ describe('approval reach line', () => {
       const context = createToolContext(workspace.directory);
       const sandboxed = await createBuiltinToolSource({ containment: { access: NO_EXTRA_ACCESS, sandbox: createSandbox(BWRAP_STATUS) } });
       assert.match((await sandboxed.prepare('bash', { command: 'ls' }, context)).header, /— reach: sandboxed · writes: workspace only · network: off$/);
-      const networked = await createBuiltinToolSource({ containment: { access: NO_EXTRA_ACCESS, sandbox: createSandbox(BWRAP_STATUS, { network: true }) } });
-      assert.match((await networked.prepare('bash', { command: 'ls' }, context)).header, /network: on \(host network, loopback included\)/);
+      const networked = await createBuiltinToolSource({ containment: { access: NO_EXTRA_ACCESS, sandbox: createSandbox(BWRAP_STATUS, { network: 'ask' }) } });
+      assert.match((await networked.prepare('bash', { command: 'ls' }, context)).header, /network: by approval \(new hosts ask you\)/);
       const open = await createBuiltinToolSource({ containment: { access: NO_EXTRA_ACCESS, sandbox: NO_SANDBOX } });
       assert.match((await open.prepare('bash', { command: 'ls' }, context)).header, /reach: NOT sandboxed/);
       assert.match((await open.prepare('write_file', { path: 'a.txt', content: 'x' }, context)).header, /reach: this file only/);

@@ -3,7 +3,8 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { processEnvironment } from '../../shared/environment.js';
-import { NO_SANDBOX } from '../sandbox/sandbox.js';
+import type { Logger } from '../../shared/logger.js';
+import { NO_SANDBOX, type EgressRequest } from '../sandbox/sandbox.js';
 import type { ResourceLimits } from '../sandbox/resource-limits.js';
 import { runProcess, type ProcessOutcome, type RunProcessOptions } from './run-process.js';
 import type { ToolContext } from './tool.js';
@@ -22,6 +23,9 @@ export async function findExecutable(program: string): Promise<string | undefine
   return undefined;
 }
 
+/** What a contained run needs of the call: the folder and sandbox; the rest only for the egress proxy. */
+export type ContainedContext = Pick<ToolContext, 'cwd' | 'sandbox'> & Partial<Pick<ToolContext, 'workstreamId' | 'logger' | 'network' | 'toolName'>>;
+
 /**
  * Like runProcess, but contained. A program that is not installed comes back as an ENOENT spawn error (as it would
  * without the wrapper), since bwrap and prlimit would otherwise report it as their own exit status.
@@ -29,15 +33,26 @@ export async function findExecutable(program: string): Promise<string | undefine
 export async function runContained(
   program: string,
   args: readonly string[],
-  context: Pick<ToolContext, 'cwd' | 'sandbox'>,
-  options: Omit<RunProcessOptions, 'cwd'> & { limits?: Partial<ResourceLimits> },
+  context: ContainedContext,
+  options: Omit<RunProcessOptions, 'cwd'> & { limits?: Partial<ResourceLimits>; withNetwork?: boolean },
 ): Promise<ProcessOutcome> {
   const executable = await findExecutable(program);
   if (executable === undefined) {
     const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), { code: 'ENOENT', path: program }) as NodeJS.ErrnoException;
     return { stdout: '', stderr: '', exitCode: null, exitSignal: null, timedOut: false, cancelled: false, outputCapped: false, spawnError };
   }
-  const { limits, ...runOptions } = options;
-  const wrapped = (context.sandbox ?? NO_SANDBOX).wrap(executable, args, { writable: context.cwd, ...(limits === undefined ? {} : { limits }) });
-  return runProcess(wrapped.command, wrapped.args, { ...runOptions, cwd: context.cwd });
+  const { limits, withNetwork, ...runOptions } = options;
+  const sandbox = context.sandbox ?? NO_SANDBOX;
+  // Only calls that may use the network get the egress proxy (`tools.network = "ask"`); the others have none at all.
+  const egress = withNetwork === true && context.logger !== undefined ? await sandbox.openEgress(egressRequest(program, context.logger, context, options.signal)) : undefined;
+  try {
+    const wrapped = sandbox.wrap(executable, args, { writable: context.cwd, ...(limits === undefined ? {} : { limits }), ...(egress === undefined ? {} : { egress }) });
+    return await runProcess(wrapped.command, wrapped.args, { ...runOptions, cwd: context.cwd });
+  } finally {
+    await egress?.close();
+  }
+}
+
+function egressRequest(program: string, logger: Logger, context: ContainedContext, signal: AbortSignal): EgressRequest {
+  return { tool: context.toolName ?? program, workstreamId: context.workstreamId ?? '', logger, signal, ...(context.network === undefined ? {} : { permissions: context.network }) };
 }

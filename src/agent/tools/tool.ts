@@ -2,6 +2,7 @@
 import type { Logger } from '../../shared/logger.js';
 import type { ContentPart } from '../messages.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import type { NetworkPermissions } from '../sandbox/egress/egress-session.js';
 import type { ToolAccess } from './tool-access.js';
 import type { SubAgentPort } from './sub-agent-port.js';
 
@@ -70,6 +71,10 @@ export interface ToolContext {
   sandbox?: Sandbox;
   /** Sub-agents and plan reviews (`task`, `plan`); absent inside sub-agents, which cannot spawn further agents. */
   subAgents?: SubAgentPort;
+  /** The called tool's name (network cards say who asks). */
+  toolName?: string;
+  /** Standing network decisions and the owner's network cards (`tools.network = "ask"`); absent = allowlist only. */
+  network?: NetworkPermissions;
 }
 
 /** A built-in tool's implementation, in `builtin/<tool_name>.ts`. */

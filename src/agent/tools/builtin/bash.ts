@@ -66,6 +66,7 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   const outcome = await runContained('bash', ['-c', command], context, {
     ...(cpuSeconds === undefined ? {} : { limits: { cpuSeconds } }),
     signal: context.signal,
+    withNetwork: true,
     ...(context.timeoutMs > 0 ? { timeoutMs: context.timeoutMs } : {}),
     ...(context.onOutput ? { onOutput: forwardChunk(context.onOutput) } : {}),
   });
