@@ -59,8 +59,30 @@ export function decodeApprovalItems(items: unknown): Result<StoredApprovalItems>
   return ok({ version, calls: calls as StoredCall[], assistant: assistant as unknown as AssistantMessage });
 }
 
-/** The items a card shows: the calls that wait for the decision (none for an undecodable or plan row). */
+/** Version 1 of a network request: a sandboxed process of one tool call asks to reach `host:port`. */
+const networkItemsV1Schema = z.object({
+  version: z.literal(1),
+  network: z.object({ tool: z.string(), host: z.string(), port: z.number().int(), label: z.string() }),
+  item: preparedItemSchema,
+});
+
+export type StoredNetworkRequest = z.infer<typeof networkItemsV1Schema>;
+
+/** Encodes a network request for `approvals.items` (validated). */
+export function encodeNetworkItems(stored: StoredNetworkRequest): StoredNetworkRequest {
+  return networkItemsV1Schema.parse(stored);
+}
+
+/** Decodes the network request of a `network` row; undefined for any other shape. */
+export function decodeNetworkItems(items: unknown): StoredNetworkRequest | undefined {
+  const parsed = networkItemsV1Schema.safeParse(items);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The items a card shows: the calls that wait for the decision, or the network request (none for a plan row). */
 export function cardItemsOf(items: unknown): PreparedItem[] {
+  const network = decodeNetworkItems(items);
+  if (network !== undefined) return [network.item as PreparedItem];
   const decoded = decodeApprovalItems(items);
   if (!decoded.ok) return [];
   return decoded.value.calls.filter((call) => call.status === 'ask').map((call) => call.item);

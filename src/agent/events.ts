@@ -23,7 +23,8 @@ export type AgentEvent =
   | { type: 'reasoning-delta'; text: string }
   | { type: 'model-call-end'; finishReason: string }
   | { type: 'tool-calls'; items: PreparedItem[] }
-  | { type: 'approval-request'; approvalId: string; items: PreparedItem[]; ownerUserId: string }
+  /** `kind: 'network'`: a sandboxed process asks to reach a host (one item; Allow once / Always here / Deny). */
+  | { type: 'approval-request'; approvalId: string; items: PreparedItem[]; ownerUserId: string; kind?: 'network' }
   | {
       type: 'approval-resolved';
       approvalId: string;

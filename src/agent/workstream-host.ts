@@ -3,11 +3,12 @@ import { traceApprovalWait } from './agent-telemetry.js';
 import { untilAborted } from '../shared/abort.js';
 import { describeError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
-import { encodeApprovalItems } from './approval-record.js';
+import { encodeApprovalItems, encodeNetworkItems } from './approval-record.js';
 import type { Message, Usage } from './messages.js';
 import { evaluateToolPolicies } from './policy/evaluate-tool-policies.js';
 import { isShutdown } from './turn/shutdown.js';
-import type { ApprovalRequestInput, TurnApprovalDecision, TurnHost } from './turn/turn-types.js';
+import type { ApprovalRequestInput, NetworkApprovalInput, TurnApprovalDecision, TurnHost } from './turn/turn-types.js';
+import type { PolicyAction } from '../storage/policy-store.js';
 import type { LiveWorkstream } from './workstream.js';
 import type { WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
@@ -67,9 +68,22 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
     },
     requestApproval: (input, signal) => requestApproval(ws, env, input, signal),
     requestPlanReview: (input, signal) => requestPlanReview(ws, env, input, signal),
+    requestNetworkApproval: (input, signal) => requestNetworkApproval(ws, env, input, signal),
+    evaluateNetworkPolicy: (label) => evaluateNetworkPolicy(env, wsId, label),
     addAutoApprove: (labels) => ws.addAutoApprove(labels),
     claimExecution: (approvalId) => stores.approvals.claimExecution(approvalId),
   };
+}
+
+/** Only `network:…` patterns apply to a destination (an allow-all `*` opens no network); a failure asks (fails closed). */
+async function evaluateNetworkPolicy(env: WorkstreamEnv, wsId: string, label: string): Promise<PolicyAction | undefined> {
+  try {
+    const policies = [...(await env.stores.policies.list())].filter((policy) => policy.toolPattern.startsWith('network:')).sort((a, b) => b.priority - a.priority);
+    return evaluateToolPolicies(policies, [label])[0];
+  } catch (error) {
+    env.logger.error({ wsId, err: describeError(error) }, 'evaluating network policies failed');
+    return 'ask';
+  }
 }
 
 /** Row first, then the event, then the wait. On cancel the row is marked cancelled. */
@@ -92,6 +106,22 @@ async function requestPlanReview(ws: LiveWorkstream, env: WorkstreamEnv, input: 
   await env.stores.approvals.create({ approvalId, wsId: ws.wsId, turnId: input.turnId, kind: 'plan', ownerUserId: ws.ownerUserId, items: { version: 1, plan: input.content } });
   const decision = ws.waitForDecision(approvalId, undefined);
   ws.emit({ type: 'plan-review', approvalId, content: input.content });
+  return awaitDecision(ws, env, approvalId, decision, signal);
+}
+
+/**
+ * A sandboxed process asks to reach a host: a `network` row (the same durable ledger, ownership checks and cards), then
+ * its card. Like a plan review it does not resume after a restart (the process that waited is gone).
+ */
+async function requestNetworkApproval(ws: LiveWorkstream, env: WorkstreamEnv, input: NetworkApprovalInput, signal: AbortSignal): Promise<TurnApprovalDecision> {
+  signal.throwIfAborted();
+  const approvalId = newHexId();
+  const shown = input.host.includes(':') ? `[${input.host}]:${input.port}` : `${input.host}:${input.port}`;
+  const item = { callId: input.callId, name: input.tool, approvalLabel: input.label, header: `${input.tool} wants to reach ${shown}`, preview: '', needsApproval: true };
+  const items = encodeNetworkItems({ version: 1, network: { tool: input.tool, host: input.host, port: input.port, label: input.label }, item });
+  await env.stores.approvals.create({ approvalId, wsId: ws.wsId, turnId: input.turnId, kind: 'network', ownerUserId: ws.ownerUserId, items });
+  const decision = ws.waitForDecision(approvalId, undefined);
+  ws.emit({ type: 'approval-request', approvalId, items: [item], ownerUserId: ws.ownerUserId, kind: 'network' });
   return awaitDecision(ws, env, approvalId, decision, signal);
 }
 

@@ -53,7 +53,8 @@ export interface AttachmentAccess {
 }
 
 export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model';
-export type ActionName = 'approve' | 'always' | 'reject' | 'plan-approve' | 'plan-changes';
+/** `deny`: a network card's Deny (a rejection without a feedback form). */
+export type ActionName = 'approve' | 'always' | 'reject' | 'deny' | 'plan-approve' | 'plan-changes';
 
 /** Everything an adapter reports to the gateway. Interactions are already acknowledged when they arrive (but see `form`). */
 export type InboundEvent =
@@ -184,7 +185,8 @@ export type CardOutcome =
 /** An approval or plan-review card; buttons carry `approvalId`. */
 export interface ApprovalCard {
   approvalId: string;
-  kind: 'tools' | 'plan';
+  /** `network`: one item, a sandboxed process asking to reach a host (buttons Allow once / Always here / Deny). */
+  kind: 'tools' | 'plan' | 'network';
   items: readonly PreparedItem[];
   /** Plan text for plan reviews. */
   content?: string;

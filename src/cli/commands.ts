@@ -5,7 +5,7 @@ import { approvalsListCommand } from './approvals-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { mcpReconnectCommand, mcpRefreshCommand, mcpReloadCommand, mcpStatusCommand } from './mcp-command.js';
 import { mcpAddCommand, mcpListCommand, mcpRemoveCommand } from './mcp-server-commands.js';
-import { policyAddCommand, policyListCommand, policyRemoveCommand } from './policy-commands.js';
+import { policyAddCommand, policyListCommand, policyNetworkCommand, policyRemoveCommand } from './policy-commands.js';
 import { tokenListCommand, tokenRevokeCommand, userListCommand } from './user-token-commands.js';
 import { notifyCommand } from './notify-command.js';
 import { statusCommand } from './status-command.js';
@@ -25,6 +25,7 @@ export const commands: readonly CliCommand[] = [
   linkCommand,
   unlinkCommand,
   policyListCommand,
+  policyNetworkCommand,
   policyAddCommand,
   policyRemoveCommand,
   approvalsListCommand,

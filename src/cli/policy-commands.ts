@@ -1,4 +1,5 @@
 /** `policy list | add PATTERN ACTION [--priority N] [--name NAME] | remove ID_OR_NAME`: tool policies in the database. */
+import { listNetworkDecisions } from '../gateway/admin/admin-network.js';
 import { addPolicy, listPolicies, removePolicy, type PolicyView } from '../gateway/admin/admin-policies.js';
 import { UsageError } from '../shared/errors.js';
 import { requirePositionals, withStores } from './admin-commands.js';
@@ -70,6 +71,25 @@ export const policyRemoveCommand: CliCommand = {
     const [key] = requirePositionals(context, 1, this.usage) as [string];
     const policy = await withStores(context, (stores) => removePolicy(stores.policies, key));
     printPolicy(context, 'removed', policy);
+    return 0;
+  },
+};
+
+const NETWORK_LIMIT = 200;
+
+export const policyNetworkCommand: CliCommand = {
+  name: 'policy network',
+  usage: 'sandpiper policy network [--json]',
+  summary: `list the newest ${NETWORK_LIMIT} network decisions of sandboxed tools (tools.network = "ask"), newest first`,
+  options: JSON_OPTION,
+  async run(context) {
+    requirePositionals(context, 0, this.usage);
+    const decisions = await withStores(context, (stores) => listNetworkDecisions(stores, NETWORK_LIMIT));
+    printList(context, 'decisions', decisions, {
+      headers: ['created', 'destination', 'tool', 'decision', 'decided_by', 'ws_id'],
+      row: (decision) => [decision.created, decision.destination, decision.tool, decision.decision, decision.decided_by, decision.ws_id],
+      empty: 'no network decisions (a sandboxed tool asks when tools.network = "ask" and a host is not on tools.network_allow)',
+    });
     return 0;
   },
 };

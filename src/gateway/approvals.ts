@@ -48,6 +48,7 @@ const DECISIONS: Record<ActionName, { approved: boolean; always: boolean; label:
   approve: { approved: true, always: false, label: 'Approved' },
   always: { approved: true, always: true, label: 'Always approved' },
   reject: { approved: false, always: false, label: 'Rejected' },
+  deny: { approved: false, always: false, label: 'Denied' },
   'plan-approve': { approved: true, always: false, label: 'Plan approved' },
   'plan-changes': { approved: false, always: false, label: 'Changes requested' },
 };
@@ -65,7 +66,7 @@ export class ApprovalDesk {
     const card: ApprovalCard =
       event.type === 'plan-review'
         ? { approvalId: event.approvalId, kind: 'plan', items: [], content: event.content, outcome: { status: 'pending' } }
-        : { approvalId: event.approvalId, kind: 'tools', items: event.items, outcome: { status: 'pending' } };
+        : { approvalId: event.approvalId, kind: event.kind ?? 'tools', items: event.items, outcome: { status: 'pending' } };
     const messageId = await adapter.post(channelId, { kind: 'approval', card }, this.deps.signal);
     this.cards.set(event.approvalId, { platform: adapter.platform, channelId, messageId, card });
     await this.deps.stores.approvals.setCard(event.approvalId, { channelType: adapter.platform, channelId, messageId });

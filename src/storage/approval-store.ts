@@ -1,7 +1,8 @@
 /** Durable approval requests (`approvals`): any process can resolve a click after a restart. */
 
 export type ApprovalState = 'pending' | 'approved' | 'denied' | 'executed' | 'cancelled';
-export type ApprovalKind = 'tools' | 'plan';
+/** `tools`: a batch of tool calls; `plan`: a plan review; `network`: a sandboxed process asks to reach a host. */
+export type ApprovalKind = 'tools' | 'plan' | 'network';
 
 export interface ApprovalRow {
   approvalId: string;
@@ -44,6 +45,8 @@ export interface ApprovalStore {
   setCard(approvalId: string, card: { channelType: string; channelId: string; messageId: string }): Promise<void>;
   /** Pending rows, of one workstream when given, oldest first. */
   listPending(wsId?: string): Promise<ApprovalRow[]>;
+  /** The newest rows of one kind, newest first (`sandpiper policy network` lists the network decisions). */
+  listByKind(kind: ApprovalKind, limit: number): Promise<ApprovalRow[]>;
   /** Every row asked during one turn, oldest first. */
   listForTurn(turnId: string): Promise<ApprovalRow[]>;
   /** Marks a workstream's pending rows cancelled (turn cancelled, workstream closed). */

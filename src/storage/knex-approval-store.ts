@@ -7,13 +7,14 @@ import { guard } from './storage-errors.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 
 const STATES: readonly ApprovalState[] = ['pending', 'approved', 'denied', 'executed', 'cancelled'];
+const KINDS: readonly ApprovalKind[] = ['tools', 'plan', 'network'];
 
 function toApproval(row: DbRow): ApprovalRow {
   return {
     approvalId: text(row.approval_id),
     wsId: text(row.ws_id),
     turnId: text(row.turn_id),
-    kind: (row.kind === 'plan' ? 'plan' : 'tools') satisfies ApprovalKind,
+    kind: KINDS.find((kind) => kind === row.kind) ?? 'tools',
     ownerUserId: text(row.owner_user_id),
     items: parseJsonOr<unknown>(row.items, null, (value): value is unknown => value !== undefined),
     state: STATES.find((state) => state === row.state) ?? 'pending',
@@ -106,6 +107,13 @@ export class KnexApprovalStore implements ApprovalStore {
       const query = this.knex('approvals').where({ state: 'pending' });
       if (wsId !== undefined) query.andWhere({ ws_id: wsId });
       const rows = (await query.orderBy('seq')) as DbRow[];
+      return rows.map(toApproval);
+    });
+  }
+
+  listByKind(kind: ApprovalKind, limit: number): Promise<ApprovalRow[]> {
+    return guardAfter(this.writer, 'approvals.listByKind', async () => {
+      const rows = (await this.knex('approvals').where({ kind }).orderBy('seq', 'desc').limit(limit)) as DbRow[];
       return rows.map(toApproval);
     });
   }

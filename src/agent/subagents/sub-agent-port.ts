@@ -111,6 +111,9 @@ function subAgentHost(parent: TurnHost, prefix: string, label: string, errors: s
     // Marked as a sub-agent's request: it cannot resume after a restart (the sub-agent is gone), so it is never resumed.
     requestApproval: (input, signal) =>
       parent.requestApproval({ ...input, items: input.items.map(item), stored: { ...input.stored, subAgent: label } }, signal),
+    // A sub-agent's bash asks the same owner about the network (the card says which tool asks).
+    ...(parent.requestNetworkApproval === undefined ? {} : { requestNetworkApproval: parent.requestNetworkApproval.bind(parent) }),
+    ...(parent.evaluateNetworkPolicy === undefined ? {} : { evaluateNetworkPolicy: parent.evaluateNetworkPolicy.bind(parent) }),
     addAutoApprove: (labels) => parent.addAutoApprove(labels),
     claimExecution: (approvalId) => parent.claimExecution(approvalId),
   };

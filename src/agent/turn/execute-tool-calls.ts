@@ -20,7 +20,7 @@ async function runOne(ctx: TurnContext, call: PreparedCall): Promise<ToolResult>
   const signal = untimed ? ctx.signal : AbortSignal.any([ctx.signal, timeout]);
   const { source, args } = call;
   try {
-    return await traceToolCall(call.name, call.callId, () => source.callTool(call.name, args, buildToolContext(ctx, call.callId, signal, untimed)));
+    return await traceToolCall(call.name, call.callId, () => source.callTool(call.name, args, buildToolContext(ctx, call.callId, signal, untimed, call.name)));
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     if (timeout.aborted || isAbortError(error)) {

@@ -1,5 +1,6 @@
 /** Builds the per-call ToolContext a tool source receives. */
 import type { ToolContext } from '../tools/tool.js';
+import { networkPermissionsFor } from './network-permissions.js';
 import type { TurnContext } from './turn-types.js';
 
 /** Roughly a quarter of the context window, in characters (4 chars per token), within sane bounds. */
@@ -7,7 +8,7 @@ export function outputLimitFor(contextWindow: number): number {
   return Math.min(200_000, Math.max(4_000, Math.floor(contextWindow)));
 }
 
-export function buildToolContext(ctx: TurnContext, callId: string, signal: AbortSignal, untimed = false): ToolContext {
+export function buildToolContext(ctx: TurnContext, callId: string, signal: AbortSignal, untimed = false, toolName?: string): ToolContext {
   const context: ToolContext = {
     signal,
     workstreamId: ctx.wsId,
@@ -22,6 +23,9 @@ export function buildToolContext(ctx: TurnContext, callId: string, signal: Abort
     askModel: (prompt: string, askSignal: AbortSignal) => askModel(ctx, prompt, askSignal),
   };
   if (ctx.subAgents !== undefined) context.subAgents = ctx.subAgents(ctx, callId);
+  if (toolName !== undefined) context.toolName = toolName;
+  const network = networkPermissionsFor(ctx, callId);
+  if (network !== undefined) context.network = network;
   return context;
 }
 

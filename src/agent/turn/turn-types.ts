@@ -66,6 +66,17 @@ export interface ApprovalRequestInput {
   stored: StoredApprovalItems;
 }
 
+/** A sandboxed process of one tool call asks to reach `host:port` (`tools.network = "ask"`). */
+export interface NetworkApprovalInput {
+  turnId: string;
+  callId: string;
+  tool: string;
+  host: string;
+  port: number;
+  /** `network:host:port`: what "Always here" remembers and `network:` tool policies match. */
+  label: string;
+}
+
 /** What a turn needs from the workstream around it. The loop knows no storage and no channels. */
 export interface TurnHost {
   /** Emits an event to the workstream's subscribers (in order). */
@@ -91,6 +102,10 @@ export interface TurnHost {
   requestApproval(input: ApprovalRequestInput, signal: AbortSignal): Promise<TurnApprovalDecision>;
   /** Writes a `plan` approval row, emits `plan-review`, waits for the owner's decision; rejects on abort. */
   requestPlanReview?(input: { turnId: string; content: string }, signal: AbortSignal): Promise<TurnApprovalDecision>;
+  /** Writes a `network` approval row, emits its card, waits for the owner's decision; rejects on abort. Absent = no cards. */
+  requestNetworkApproval?(input: NetworkApprovalInput, signal: AbortSignal): Promise<TurnApprovalDecision>;
+  /** The action of the first enabled `network:…` tool policy matching the label (other patterns never apply); fails closed to `ask`. */
+  evaluateNetworkPolicy?(label: string): Promise<PolicyAction | undefined>;
   /** Adds labels to the workstream's persisted auto-approve set ("always"). */
   addAutoApprove(labels: readonly string[]): Promise<void>;
   /** Claims an approved row for execution; true for exactly one caller. */

@@ -15,7 +15,7 @@ export function customId(action: ActionName | 'link' | 'stop', approvalId = ''):
   return approvalId ? `${PREFIX}:${action}:${approvalId}` : `${PREFIX}:${action}`;
 }
 
-const ACTIONS: readonly ActionName[] = ['approve', 'always', 'reject', 'plan-approve', 'plan-changes'];
+const ACTIONS: readonly ActionName[] = ['approve', 'always', 'reject', 'deny', 'plan-approve', 'plan-changes'];
 
 /** Parses a custom_id we issued; undefined for anything else (old or foreign components). */
 export function parseCustomId(id: string): { action: ActionName | 'link' | 'stop'; approvalId: string } | undefined {
@@ -46,7 +46,7 @@ export function stopRow(): unknown {
 /** The message body of a card: an embed plus (while pending) one row of buttons. */
 export function renderCard(card: ApprovalCard): { embeds: unknown[]; components: unknown[] } {
   const pending = card.outcome.status === 'pending';
-  const embed: Record<string, unknown> = card.kind === 'plan' ? planEmbed(card) : toolsEmbed(card);
+  const embed: Record<string, unknown> = card.kind === 'plan' ? planEmbed(card) : card.kind === 'network' ? networkEmbed(card) : toolsEmbed(card);
   if (!pending) {
     const outcome = card.outcome as Exclude<ApprovalCard['outcome'], { status: 'pending' }>;
     embed.title = `${String(embed.title)} — ${outcomeLabel(card, outcome.status)}`;
@@ -63,6 +63,13 @@ function buttonsFor(card: ApprovalCard): Button[] {
     return [
       button('Approve', STYLE.success, customId('plan-approve', card.approvalId)),
       button('Request changes', STYLE.secondary, customId('plan-changes', card.approvalId)),
+    ];
+  }
+  if (card.kind === 'network') {
+    return [
+      button('Allow once', STYLE.success, customId('approve', card.approvalId)),
+      button('Always here', STYLE.secondary, customId('always', card.approvalId)),
+      button('Deny', STYLE.danger, customId('deny', card.approvalId)),
     ];
   }
   return [
@@ -82,6 +89,13 @@ function toolsEmbed(card: ApprovalCard): Record<string, unknown> {
   return { title: 'Tool Approval Required', description, color: COLOR.pending };
 }
 
+/** "bash wants to reach pypi.org:443": the destination is the process's own text, shown as code. */
+function networkEmbed(card: ApprovalCard): Record<string, unknown> {
+  const lines = card.items.map((item) => `\`${truncate(item.header.replace(/`/g, "'"), 300)}\``);
+  const description = truncate(['**A sandboxed process asks for the network:**', ...lines, 'Loopback, private and metadata addresses are refused whatever you answer.'].join('\n'), 4000);
+  return { title: 'Network Access Requested', description, color: COLOR.pending };
+}
+
 function planEmbed(card: ApprovalCard): Record<string, unknown> {
   const description = truncate(`**Plan review requested:**\n\n${card.content ?? ''}`, 4000);
   return { title: 'Plan Review', description, color: COLOR.plan };
@@ -89,6 +103,7 @@ function planEmbed(card: ApprovalCard): Record<string, unknown> {
 
 function outcomeLabel(card: ApprovalCard, status: string): string {
   if (card.kind === 'plan') return status === 'rejected' ? 'Changes requested' : status === 'cancelled' ? 'Cancelled' : 'Approved';
+  if (card.kind === 'network') return { approved: 'Allowed once', always: 'Always allowed here', rejected: 'Denied', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[status] ?? status;
   return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[status] ?? status;
 }
 

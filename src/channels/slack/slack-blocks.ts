@@ -26,7 +26,7 @@ export function actionId(action: ActionName): string {
   return `${ACTION_PREFIX}${action}`;
 }
 
-const ACTIONS: readonly ActionName[] = ['approve', 'always', 'reject', 'plan-approve', 'plan-changes'];
+const ACTIONS: readonly ActionName[] = ['approve', 'always', 'reject', 'deny', 'plan-approve', 'plan-changes'];
 /** action_id of the Stop button on a running turn's live message; its `value` is the thread's route key. */
 export const STOP_ACTION = `${ACTION_PREFIX}stop`;
 
@@ -132,20 +132,17 @@ function button(label: string, action: ActionName, approvalId: string, style?: '
   return element;
 }
 
-/** An approval or plan-review card: a section with the request, then buttons while pending or who decided after. */
+/** An approval, network or plan-review card: a section with the request, then buttons while pending or who decided after. */
 export function renderCard(card: ApprovalCard): SlackMessageBody {
   const plan = card.kind === 'plan';
-  const title = plan ? 'Plan Review' : 'Tool Approval Required';
-  const body = plan ? `*Plan Review*\n${codeBlock(card.content ?? '', 200, 2_000)}` : `*Tool Approval Required*\n${toolLines(card)}`;
+  const title = plan ? 'Plan Review' : card.kind === 'network' ? 'Network Access Requested' : 'Tool Approval Required';
+  const body = plan ? `*Plan Review*\n${codeBlock(card.content ?? '', 200, 2_000)}` : `*${title}*\n${card.kind === 'network' ? networkLines(card) : toolLines(card)}`;
   const blocks: SlackBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: truncate(body, SECTION_CAP) } }];
   if (card.outcome.status === 'pending') {
-    const buttons = plan
-      ? [button('Approve', 'plan-approve', card.approvalId, 'primary'), button('Request changes', 'plan-changes', card.approvalId)]
-      : [button('Approve', 'approve', card.approvalId, 'primary'), button('Always', 'always', card.approvalId), button('Reject', 'reject', card.approvalId, 'danger')];
-    blocks.push({ type: 'actions', block_id: `sp_card_${card.approvalId}`.slice(0, 255), elements: buttons });
-    return { text: plan ? 'Plan review required' : 'Tool approval required', blocks };
+    blocks.push({ type: 'actions', block_id: `sp_card_${card.approvalId}`.slice(0, 255), elements: buttonsFor(card) });
+    return { text: plan ? 'Plan review required' : card.kind === 'network' ? 'Network access requested' : 'Tool approval required', blocks };
   }
-  const label = outcomeLabel(plan, card.outcome);
+  const label = outcomeLabel(card.kind, card.outcome);
   const decided = card.outcome;
   const who =
     decided.status === 'cancelled'
@@ -156,6 +153,19 @@ export function renderCard(card: ApprovalCard): SlackMessageBody {
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(who, 300) }] });
   if (decided.feedback) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Feedback:* ${codeBlock(decided.feedback, 40, 1_000)}` } });
   return { text: `${title}: ${label}`, blocks };
+}
+
+function buttonsFor(card: ApprovalCard): SlackBlock[] {
+  const id = card.approvalId;
+  if (card.kind === 'plan') return [button('Approve', 'plan-approve', id, 'primary'), button('Request changes', 'plan-changes', id)];
+  if (card.kind === 'network') return [button('Allow once', 'approve', id, 'primary'), button('Always here', 'always', id), button('Deny', 'deny', id, 'danger')];
+  return [button('Approve', 'approve', id, 'primary'), button('Always', 'always', id), button('Reject', 'reject', id, 'danger')];
+}
+
+/** "bash wants to reach pypi.org:443", as code (the destination is the process's own text). */
+function networkLines(card: ApprovalCard): string {
+  const lines = card.items.map((item) => codeBlock(item.header, 1, 300));
+  return [...lines, '_Loopback, private and metadata addresses are refused whatever you answer._'].join('\n');
 }
 
 function toolLines(card: ApprovalCard): string {
@@ -174,7 +184,8 @@ function toolLines(card: ApprovalCard): string {
   return lines.join('\n');
 }
 
-function outcomeLabel(plan: boolean, outcome: Exclude<CardOutcome, { status: 'pending' }>): string {
-  if (plan) return outcome.status === 'rejected' ? 'Changes requested' : outcome.status === 'cancelled' ? 'Cancelled' : 'Approved';
+function outcomeLabel(kind: ApprovalCard['kind'], outcome: Exclude<CardOutcome, { status: 'pending' }>): string {
+  if (kind === 'network') return { approved: 'Allowed once', always: 'Always allowed here', rejected: 'Denied', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[outcome.status];
+  if (kind === 'plan') return outcome.status === 'rejected' ? 'Changes requested' : outcome.status === 'cancelled' ? 'Cancelled' : 'Approved';
   return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[outcome.status];
 }

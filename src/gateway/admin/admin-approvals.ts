@@ -1,4 +1,5 @@
 /** Admin view of pending approvals, oldest first, with their age and the tools they wait on. */
+import { decodeNetworkItems } from '../../agent/approval-record.js';
 import type { ApprovalRow, ApprovalStore, UserStore } from '../../storage/index.js';
 import { ageSeconds } from './admin-input.js';
 
@@ -19,6 +20,8 @@ export interface ApprovalView {
 
 /** Reads the waiting calls' labels from the stored items, leniently (an unreadable row lists no tools). */
 function waitingTools(items: unknown): string[] {
+  const network = decodeNetworkItems(items);
+  if (network !== undefined) return [network.network.label];
   const calls = (items as { calls?: unknown } | null)?.calls;
   if (!Array.isArray(calls)) return [];
   return calls.flatMap((call: unknown) => {

@@ -46,12 +46,16 @@ export async function openEgressSession(options: EgressSessionOptions): Promise<
   const folder = await mkdtemp(path.join(os.tmpdir(), 'sandpiper-egress-'));
   const socketPath = path.join(folder, 'proxy.sock');
   const answers = new Map<string, Promise<EgressVerdict>>();
-  const decide = (destination: EgressDestination): Promise<EgressVerdict> => decideOnce(destination, options, answers);
+  // A card still open when the process ends (time-out, exit) is withdrawn: nobody would use the answer.
+  const ended = new AbortController();
+  const call = { ...options, signal: AbortSignal.any([options.signal, ended.signal]) };
+  const decide = (destination: EgressDestination): Promise<EgressVerdict> => decideOnce(destination, call, answers);
   try {
     const proxy = await startEgressProxy({ socketPath, decide });
     return {
       socketPath,
       close: async () => {
+        ended.abort(new Error('the call ended before a decision'));
         await proxy.close();
         await rm(folder, { recursive: true, force: true });
       },
