@@ -37,6 +37,8 @@ export interface AgentRuntimeExtras {
   notifyRetryDelaysMs?: readonly number[];
   /** Run `evictIdle` on this interval; 0 disables (default 60 s). */
   evictIntervalMs?: number;
+  /** The HTTP server's real port (when `gateway.http_port` is 0): the tools' egress proxy refuses it. */
+  httpPort?: number;
 }
 
 export interface AgentRuntime {
@@ -150,6 +152,8 @@ export interface AssembleOptions {
   signal: AbortSignal;
   /** Run `evictIdle` on this interval; 0 disables (default 60 s). */
   evictIntervalMs?: number;
+  /** The HTTP server's real port (when `gateway.http_port` is 0): the tools' egress proxy refuses it. */
+  httpPort?: number;
 }
 
 /** One assembly of the agent runtime for every entry point (ADR: start and chat never drift apart again). */
@@ -157,7 +161,7 @@ export async function assembleAgent(config: Config, stores: Stores, logger: Logg
   // tools/*.json is read once and shared by the built-in tool source and the MCP manager.
   const toolDefinitions = (await loadToolDefinitions()).all;
   // The sandbox is detected once; `tools.sandbox = "bwrap"` without a working bubblewrap stops the start here.
-  const containment = await prepareContainment(config, logger, { signal: options.signal });
+  const containment = await prepareContainment(config, logger, { signal: options.signal, ...(options.httpPort === undefined ? {} : { httpPort: options.httpPort }) });
   const mcp = await createConfiguredMcpManager(config, stores, logger, toolDefinitions, containment.sandbox);
   const started = mcp.start(options.signal);
   if (options.connectMcp === 'await') await started;

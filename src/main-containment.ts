@@ -18,8 +18,9 @@ export function sqliteFile(url: string): string | undefined {
  * Detects the sandbox (`tools.sandbox`), refusing to start when `bwrap` was asked for and does not work, and warning
  * once when `auto` falls back to none. The config file, data_dir, database and workspace_dir are protected paths.
  */
-export async function prepareContainment(config: Config, logger: Logger, options: { signal?: AbortSignal; bwrapCommand?: string } = {}): Promise<ToolContainment> {
-  const status = await detectSandbox({ mode: config.tools.sandbox, ...options });
+export async function prepareContainment(config: Config, logger: Logger, options: { signal?: AbortSignal; bwrapCommand?: string; httpPort?: number } = {}): Promise<ToolContainment> {
+  const { httpPort, ...probe } = options;
+  const status = await detectSandbox({ mode: config.tools.sandbox, ...probe });
   if (status.kind === 'off' && config.tools.sandbox === 'bwrap') {
     throw new ConfigError([`tools.sandbox: "bwrap" was asked for but ${status.reason}; install bubblewrap, or set tools.sandbox = "auto" or "off"`]);
   }
@@ -40,7 +41,7 @@ export async function prepareContainment(config: Config, logger: Logger, options
   });
   const sandbox = createSandbox(status, {
     network: config.tools.network,
-    egress: { allow: config.tools.network_allow, internal: config.tools.network_internal, gateway: { host: config.gateway.http_host, port: config.gateway.http_port } },
+    egress: { allow: config.tools.network_allow, internal: config.tools.network_internal, gateway: { host: config.gateway.http_host, port: httpPort ?? config.gateway.http_port } },
     hidden: [...access.protectedFiles, ...access.protectedTrees, ...homeCredentialPaths()],
     limits: {
       cpuSeconds: config.agent.tool_timeout_seconds + 1,

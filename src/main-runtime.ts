@@ -18,14 +18,20 @@ export interface RuntimeParts {
   stack: ShutdownStack;
   /** This instance's id in the registry, and its lease holder id on PostgreSQL (ADR 0021). */
   instanceId: string;
+  /** Where the HTTP server listens (its real port when 0 was configured): the tools' egress proxy refuses it. */
+  httpUrl?: string;
 }
 
 /** Starts MCP (in the background), the agent runtime and the gateway wiring; `ready` settles when the channels are up. */
-export async function startAgentAndChannels({ config, logger, stores, live, stack, instanceId }: RuntimeParts): Promise<{ ready: Promise<void> }> {
+export async function startAgentAndChannels({ config, logger, stores, live, stack, instanceId, httpUrl }: RuntimeParts): Promise<{ ready: Promise<void> }> {
   const controller = new AbortController();
   stack.push('abort', async () => controller.abort());
   // MCP servers connect in the background: a slow server never delays the channels.
-  const { runtime, mcp, containment } = await assembleAgent(config, stores, logger, { connectMcp: 'background', signal: controller.signal });
+  const { runtime, mcp, containment } = await assembleAgent(config, stores, logger, {
+    connectMcp: 'background',
+    signal: controller.signal,
+    ...(httpUrl === undefined ? {} : { httpPort: Number(new URL(httpUrl).port) }),
+  });
   live.containment = containment;
   live.mcp = mcp;
   stack.push('mcp', () => mcp.shutdown());

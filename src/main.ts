@@ -89,7 +89,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     stack.push('registry', () => registration.stop());
     // The agent, the tools and MCP load only now: /health answers (start-up readiness) without waiting for them.
     const { startAgentAndChannels } = await import('./main-runtime.js');
-    const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack, instanceId });
+    const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack, instanceId, httpUrl });
     // Outbox rows a previous process accepted but never sent are delivered once the channels are up.
     stack.push('notify outbox', () => notify.worker.stop());
     void ready.then(() => notify.worker.start());

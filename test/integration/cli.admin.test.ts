@@ -104,6 +104,8 @@ describe('admin commands on the database', () => {
     assert.equal(run('policy', 'remove', added.policy.policy_id).code, 0);
     assertFailure(run('policy', 'remove', 'shell'), /no policy with id or name "shell"/);
     assert.equal(json<{ policies: unknown[] }>(run('policy', 'list', '--json')).policies.length, 1);
+    assert.match(run('policy', 'network').stdout, /^no network decisions/);
+    assert.deepEqual(json<{ decisions: unknown[] }>(run('policy', 'network', '--json')).decisions, []);
   });
 
   it('defines MCP servers in the database without showing env or header values, rejecting bad input', () => {
