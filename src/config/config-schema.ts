@@ -92,10 +92,6 @@ export const toolsConfigSchema = z
     search_max_results: z.number().int().positive().default(5),
     tavily_api_key: z.string().optional(),
     sandbox: z.enum(['auto', 'bwrap', 'off']).default('auto'),
-    /** Replaced by `network`; kept only to name the new key in the error. */
-    sandbox_network: z
-      .never({ error: 'tools.sandbox_network was removed: the sandbox has no network of its own; set tools.network = "ask" (egress through the gateway\'s proxy, new hosts need the owner\'s approval) or "off"' })
-      .optional(),
     /** Network of sandboxed processes: "off" (none) or "ask" (only through the gateway's egress proxy, by approval). */
     network: z.enum(['off', 'ask']).default('off'),
     /** Destinations that pass the proxy without a card: `host`, `host:port`, `*.domain` or `*.domain:port`. */

@@ -99,6 +99,20 @@ describe('loadConfig', () => {
     assert.ok(issues.some((issue) => issue.includes('unknown key nonsense')));
   });
 
+  it('refuses the removed tools.sandbox_network and names what replaced it', () => {
+    const { file } = tempConfig('[tools]\nsandbox_network = true\n');
+    const issues = issuesOf(() => loadConfig({ file, env: {} }));
+    assert.equal(issues.length, 1);
+    assert.match(issues[0] ?? '', /unknown key tools\.sandbox_network .*set tools\.network = "ask"/);
+  });
+
+  it('checks the egress allowlist entries', () => {
+    const good = loadConfig({ file: tempConfig('[tools]\nnetwork = "ask"\nnetwork_allow = ["pypi.org", "*.github.com:443"]\nnetwork_internal = ["mirror.lan:8080"]\n').file, env: {} });
+    assert.deepEqual(good.tools.network_allow, ['pypi.org', '*.github.com:443']);
+    const issues = issuesOf(() => loadConfig({ file: tempConfig('[tools]\nnetwork = "host"\nnetwork_allow = ["http://pypi.org/"]\nnetwork_internal = ["*.lan:80"]\n').file, env: {} }));
+    assert.deepEqual(issues.map((issue) => issue.split(':')[0]).sort(), ['tools.network', 'tools.network_allow.0', 'tools.network_internal.0']);
+  });
+
   it('names the key and the variable for a wrong type from the environment', () => {
     const issues = issuesOf(() => loadConfig({ file: undefined, cwd: emptyDir(), env: { SANDPIPER_HTTP_PORT: 'eighty' } }));
     assert.equal(issues.length, 1);

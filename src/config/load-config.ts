@@ -149,12 +149,20 @@ function definedInFile(fromFile: Record<string, unknown>, keys: readonly string[
   return hasPath(fromFile, keys) || (keys.length > 1 && hasPath(fromFile, keys.slice(0, -1)));
 }
 
+/** Keys that were removed, and what replaced them (named in the error, so an old config says what to write). */
+const REPLACED_KEYS: Readonly<Record<string, string>> = {
+  'tools.sandbox_network':
+    'tools.sandbox_network was removed (it gave tools the whole host network, loopback included); the sandbox has no network of its own: set tools.network = "ask" (egress through the gateway\'s proxy, new hosts need the owner\'s approval) or "off"',
+};
+
 /** One issue as `section.key: problem (source)`; the source is the file, the variable or flag, or `not set`. */
 function describeIssue(issue: z.core.$ZodIssue, file: string | undefined, origin: (keys: readonly string[]) => string): string {
   const base = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((key) => [...base, key].join('.'));
-    return `unknown key ${keys.join(', ')}${file ? ` in ${file}` : ''}`;
+    const where = file ? ` in ${file}` : '';
+    const replaced = keys.map((key) => REPLACED_KEYS[key]).filter((hint) => hint !== undefined);
+    return `unknown key ${keys.join(', ')}${where}${replaced.length > 0 ? `: ${replaced.join('; ')}` : ''}`;
   }
   const key = base.join('.') || '(root)';
   return `${key}: ${issue.message} (${origin(base)})`;
