@@ -18,10 +18,21 @@ const ALICE = '400000000000000001';
 
 const call = (id: string, name: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name, arguments: JSON.stringify(args) }] });
 
-async function startServer(body: string): Promise<{ server: http.Server; port: number }> {
-  const server = http.createServer((request, response) => response.end(`${body} ${request.url}`));
+interface TestServer {
+  server: http.Server;
+  port: number;
+  /** Paths requested so far. */
+  hits: string[];
+}
+
+async function startServer(body: string): Promise<TestServer> {
+  const hits: string[] = [];
+  const server = http.createServer((request, response) => {
+    hits.push(request.url ?? '');
+    response.end(`${body} ${request.url}`);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port };
+  return { server, port: (server.address() as AddressInfo).port, hits };
 }
 
 describe('network cards through the running gateway', () => {
@@ -29,8 +40,8 @@ describe('network cards through the running gateway', () => {
   let llm: FakeLlmServer;
   let gateway: TestGateway;
   let alice: FakeUser;
-  let allowed: { server: http.Server; port: number };
-  let fresh: { server: http.Server; port: number };
+  let allowed: TestServer;
+  let fresh: TestServer;
   let sandboxed = false;
 
   before(async () => {
@@ -137,5 +148,24 @@ describe('network cards through the running gateway', () => {
     assert.match(result, /Blocked: URL resolves to private\/internal address \(10\.1\.2\.3\)/);
     assert.doesNotMatch(result, /"status":"ok"|adapters/);
     assert.equal(networkCards(mention.id).length, 0);
+  });
+
+  it('withdraws a card when the call ends before the owner answers; a late click runs nothing', async (t) => {
+    if (!sandboxed) return t.skip('bubblewrap is not usable on this host');
+    llm.enqueue(call('w1', 'bash', { command: `curl -sS --max-time 2 http://127.0.0.1:${fresh.port}/late; echo " exit=$?"` }), { text: 'late over' });
+    const mention = discord.state.injectMessage(CHANNEL_ID, alice, 'quick one', true);
+    const card = await nthCard(mention.id, 1);
+    const allowOnce = button(card, 'Allow once');
+    await answer(mention.id, 'late over');
+    assert.match(lastToolResult(), / exit=28/, 'curl gave up waiting');
+    const withdrawn = await discord.waitFor(() => {
+      const current = discord.state.messagesIn(mention.id).find((message) => message.id === card.id);
+      return current && JSON.stringify(current.embeds).includes('Cancelled') && (current.components as unknown[]).length === 0 ? current : undefined;
+    }, 30_000, 'withdrawn card');
+    assert.ok(withdrawn);
+    const click = discord.state.clickButton(card.id, allowOnce, alice);
+    const reply = await discord.waitFor(() => click.reply, 30_000, 'late click reply');
+    assert.match(reply, /already decided \(cancelled\)|no longer active/);
+    assert.equal(fresh.hits.filter((path) => path === '/late').length, 0, 'nothing reached the host');
   });
 });

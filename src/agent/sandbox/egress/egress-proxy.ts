@@ -56,15 +56,16 @@ async function tunnel(request: http.IncomingMessage, client: Duplex, head: Buffe
   const verdict = await options.decide(destination);
   if (!verdict.ok) return refuse(client, 403, verdict.reason);
   const upstream = connectChecked(verdict.addresses, destination.port);
+  let established = false;
   upstream.once('connect', () => {
+    established = true;
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length > 0) upstream.write(head);
     upstream.pipe(client);
     client.pipe(upstream);
   });
-  upstream.once('error', (error: NodeJS.ErrnoException) => {
-    if (upstream.connecting || !client.writableEnded) refuse(client, 502, `cannot connect (${error.code ?? 'error'})`);
-  });
+  // Before the tunnel stands the client hears why; inside it, only the connection drops.
+  upstream.once('error', (error: NodeJS.ErrnoException) => (established ? client.destroy() : refuse(client, 502, `cannot connect (${error.code ?? 'error'})`)));
   client.once('close', () => upstream.destroy());
 }
 
