@@ -24,6 +24,18 @@ describe('renderCard', () => {
     assert.ok(!section.includes('<@U1>'), 'mentions inside the preview are escaped');
   });
 
+  it('shows a network card with Allow once, Always here and Deny, and its decision afterwards', () => {
+    const network = card({ kind: 'network', items: [{ ...item('bash', ''), header: 'bash wants to reach pypi.org:443 <!channel>' }] });
+    const body = renderCard(network);
+    assert.equal(body.text, 'Network access requested');
+    const actions = body.blocks?.find((b) => b.type === 'actions') as { elements: { action_id: string; text: { text: string } }[] };
+    assert.deepEqual(actions.elements.map((e) => [e.text.text, e.action_id]), [['Allow once', 'sp:approve'], ['Always here', 'sp:always'], ['Deny', 'sp:deny']]);
+    assert.match(JSON.stringify(body.blocks?.[0]), /bash wants to reach pypi\.org:443/);
+    assert.ok(!JSON.stringify(body.blocks).includes('<!channel>'), 'the destination text is escaped');
+    assert.equal(parseAction('sp:deny', 'ap_1')?.action, 'deny');
+    assert.match(JSON.stringify(renderCard({ ...network, outcome: { status: 'always', decidedBy: 'alice', feedback: null } }).blocks), /Always allowed here by alice/);
+  });
+
   it('replaces the buttons with who decided, plus the feedback', () => {
     const body = renderCard(card({ outcome: { status: 'rejected', decidedBy: 'alice', feedback: 'not now' } }));
     assert.equal(body.blocks?.some((b) => b.type === 'actions'), false);
