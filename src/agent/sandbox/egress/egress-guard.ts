@@ -44,14 +44,12 @@ function destinationPolicy(port: number, trusted: boolean, gateway: EgressGuardO
   };
 }
 
-/** The gateway listens there: its exact address, or any of this host's addresses for a wildcard/loopback listen. */
+/** The gateway may listen there: its exact listen address, any loopback address, or one of this host's own addresses. */
 function isGatewayAddress(address: string, listenHost: string): boolean {
   const normal = normalise(address);
-  const listen = normalise(listenHost);
-  if (listen === normal) return true;
-  const wildcard = listen === '0.0.0.0' || listen === '::' || listen === undefined;
-  const loopback = ipaddr.isValid(normal ?? '') && ipaddr.parse(normal ?? '').range() === 'loopback';
-  return wildcard || loopback || isOwnAddress(address);
+  if (normal !== undefined && normalise(listenHost) === normal) return true;
+  const loopback = normal !== undefined && ipaddr.parse(normal).range() === 'loopback';
+  return loopback || isOwnAddress(address);
 }
 
 /** One of this machine's interface addresses (a public IP of the host is still the host). */
