@@ -146,4 +146,29 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
       assert.deepEqual(permissions.asked, [], `${target} asked nobody`);
     }
   });
+
+  it('opens at most five cards per call, one at a time; further new hosts are refused with the reason', async (t) => {
+    if (!usable) return t.skip('bubblewrap is not usable on this host');
+    const ports = Array.from({ length: 8 }, (_, index) => 40_101 + index);
+    const busy = createSandbox(sandbox.status, { network: 'ask', egress: { allow: [], internal: ports.map((port) => `127.0.0.1:${port}`) } });
+    let open = 0;
+    let mostOpen = 0;
+    const asked: string[] = [];
+    const permissions: NetworkPermissions = {
+      standing: () => Promise.resolve(undefined),
+      ask: async (request) => {
+        asked.push(request.label);
+        mostOpen = Math.max(mostOpen, ++open);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        open -= 1;
+        return 'deny';
+      },
+    };
+    const command = ports.slice(0, 7).map((port) => `curl -sS -o /dev/null --max-time 20 http://127.0.0.1:${port}/ 2>&1 &`).join('\n') + '\nwait; curl -sS -i --max-time 20 http://127.0.0.1:40108/last';
+    const context: ToolContext = createToolContext(workspace, { sandbox: busy, toolName: 'bash', timeoutMs: 30_000, network: permissions });
+    const output = String((await bashHandler.execute({ command }, context)).output);
+    assert.equal(asked.length, 5, `asked ${asked.join(', ')}`);
+    assert.equal(mostOpen, 1, 'one card at a time');
+    assert.match(output, /already asked about 5 hosts; add it to tools\.network_allow/);
+  });
 });

@@ -48,7 +48,8 @@ export async function openEgressSession(options: EgressSessionOptions): Promise<
   const answers = new Map<string, Promise<EgressVerdict>>();
   // A card still open when the process ends (time-out, exit) is withdrawn: nobody would use the answer.
   const ended = new AbortController();
-  const call = { ...options, signal: AbortSignal.any([options.signal, ended.signal]) };
+  const permissions = options.permissions === undefined ? undefined : oneCardAtATime(options.permissions);
+  const call = { ...options, signal: AbortSignal.any([options.signal, ended.signal]), ...(permissions === undefined ? {} : { permissions }) };
   const decide = (destination: EgressDestination): Promise<EgressVerdict> => decideOnce(destination, call, answers);
   try {
     const proxy = await startEgressProxy({ socketPath, decide });
@@ -64,6 +65,31 @@ export async function openEgressSession(options: EgressSessionOptions): Promise<
     await rm(folder, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** Cards one call may open: a process that asks about more new hosts is refused without another card. */
+export const MAX_CARDS_PER_CALL = 5;
+
+const CARD_LIMIT = 'EGRESS_CARD_LIMIT';
+
+/** One card open at a time per call, at most MAX_CARDS_PER_CALL of them (a looping process cannot flood the thread). */
+function oneCardAtATime(permissions: NetworkPermissions): NetworkPermissions {
+  let asked = 0;
+  let previous: Promise<unknown> = Promise.resolve();
+  return {
+    standing: (label) => permissions.standing(label),
+    ask: (request, signal) => {
+      if (asked >= MAX_CARDS_PER_CALL) return Promise.reject(Object.assign(new Error('card limit'), { code: CARD_LIMIT }));
+      asked += 1;
+      const answer = previous.then(() => permissions.ask(request, signal));
+      // Only the order is kept here; each caller handles its own answer or failure.
+      previous = answer.then(
+        () => undefined,
+        () => undefined,
+      );
+      return answer;
+    },
+  };
 }
 
 /** The address check runs on every connection (DNS may change); the decision about the host is made once per call. */
@@ -97,6 +123,9 @@ async function decideHost(destination: EgressDestination, label: string, options
     if (answer === 'deny') return logged(options, destination, 'refused', `the owner denied ${shown}`);
     return logged(options, destination, 'allowed', answer === 'always' ? 'owner: always here' : 'owner: once', allowed);
   } catch (error) {
+    if ((error as { code?: unknown }).code === CARD_LIMIT) {
+      return logged(options, destination, 'refused', `${shown} is new and this call already asked about ${MAX_CARDS_PER_CALL} hosts; add it to tools.network_allow or answer "Always here"`);
+    }
     options.logger.warn({ wsId: options.workstreamId, tool: options.tool, destination: shown, err: describeError(error) }, 'network approval failed');
     return logged(options, destination, 'refused', options.signal.aborted ? 'the call ended before a decision' : `no decision for ${shown}`);
   }
