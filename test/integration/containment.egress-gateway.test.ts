@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { findExecutable } from '../../src/agent/tools/run-contained.js';
 import { listNetworkDecisions } from '../../src/gateway/admin/admin-network.js';
 import { createKnex, createStores } from '../../src/storage/index.js';
 import { FakeDiscord, type FakeMessage, type FakeUser } from '../fakes/fake-discord.js';
@@ -60,7 +61,7 @@ describe('network cards through the running gateway', () => {
       users: [['discord', ALICE, 'alice']],
     });
     alice = discord.user(ALICE, 'alice');
-    sandboxed = ((await gateway.health()) as { sandbox?: string }).sandbox === 'bwrap';
+    sandboxed = ((await gateway.health()) as { sandbox?: string }).sandbox === 'bwrap' && (await findExecutable('curl')) !== undefined;
   });
   after(async () => {
     allowed?.server.close();
@@ -87,7 +88,7 @@ describe('network cards through the running gateway', () => {
   const curl = (port: number, path: string): string => `curl -sS -i --max-time 20 http://127.0.0.1:${port}${path}; echo " exit=$?"`;
 
   it('asks about a new host, and Allow once, Deny and Always here are each honoured', async (t) => {
-    if (!sandboxed) return t.skip('bubblewrap is not usable on this host');
+    if (!sandboxed) return t.skip('bubblewrap or curl is not usable on this host');
     llm.enqueue(call('n1', 'bash', { command: curl(fresh.port, '/once') }), { text: 'once over' });
     const mention = discord.state.injectMessage(CHANNEL_ID, alice, 'fetch it', true);
     const thread = mention.id;
@@ -136,7 +137,7 @@ describe('network cards through the running gateway', () => {
   });
 
   it('refuses loopback and metadata addresses without a card', async (t) => {
-    if (!sandboxed) return t.skip('bubblewrap is not usable on this host');
+    if (!sandboxed) return t.skip('bubblewrap or curl is not usable on this host');
     const gatewayPort = new URL(gateway.url).port;
     const command = [`curl -sS -i --max-time 20 ${gateway.url}/health`, 'curl -sS -i --max-time 20 http://169.254.169.254/latest/meta-data/', 'curl -sS -i --max-time 20 http://10.1.2.3/'].join('; ');
     llm.enqueue(call('r1', 'bash', { command }), { text: 'refusals over' });
@@ -151,7 +152,7 @@ describe('network cards through the running gateway', () => {
   });
 
   it('withdraws a card when the call ends before the owner answers; a late click runs nothing', async (t) => {
-    if (!sandboxed) return t.skip('bubblewrap is not usable on this host');
+    if (!sandboxed) return t.skip('bubblewrap or curl is not usable on this host');
     llm.enqueue(call('w1', 'bash', { command: `curl -sS --max-time 2 http://127.0.0.1:${fresh.port}/late; echo " exit=$?"` }), { text: 'late over' });
     const mention = discord.state.injectMessage(CHANNEL_ID, alice, 'quick one', true);
     const card = await nthCard(mention.id, 1);

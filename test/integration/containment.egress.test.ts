@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { findExecutable } from '../../src/agent/tools/run-contained.js';
 import { detectSandbox } from '../../src/agent/sandbox/detect-sandbox.js';
 import type { NetworkAnswer, NetworkPermissions } from '../../src/agent/sandbox/egress/egress-session.js';
 import { createSandbox, type Sandbox } from '../../src/agent/sandbox/sandbox.js';
@@ -52,7 +53,7 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   before(async () => {
     [allowed, fresh, gatewayPort, untrusted] = await Promise.all([startServer('ALLOWED-HOST'), startServer('NEW-HOST'), startServer('GATEWAY-ITSELF'), startServer('LOOPBACK-SERVICE')]);
     const status = await detectSandbox({ mode: 'auto' });
-    usable = status.kind === 'bwrap';
+    usable = status.kind === 'bwrap' && (await findExecutable('curl')) !== undefined;
     workspace = mkdtempSync(path.join('/var/tmp', 'sp-egress-'));
     sandbox = createSandbox(status, {
       network: 'ask',
@@ -77,7 +78,7 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   const curl = (url: string, extra = ''): string => `curl -sS --max-time 20 ${extra} '${url}'; echo " exit=$?"`;
 
   it('reaches an allowlisted host through the proxy (HTTP and CONNECT) without a card', async (t) => {
-    if (!usable) return t.skip('bubblewrap is not usable on this host');
+    if (!usable) return t.skip('bubblewrap or curl is not usable on this host');
     const permissions = recordingPermissions([]);
     const output = await bash(`${curl(`http://127.0.0.1:${allowed.port}/simple`)}; ${curl(`http://127.0.0.1:${allowed.port}/tunnel`, '--proxytunnel')}`, permissions);
     assert.match(output, /ALLOWED-HOST GET \/simple exit=0/);
@@ -86,14 +87,14 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   });
 
   it('has no network of its own: a connection around the proxy fails', async (t) => {
-    if (!usable) return t.skip('bubblewrap is not usable on this host');
+    if (!usable) return t.skip('bubblewrap or curl is not usable on this host');
     const output = await bash(curl(`http://127.0.0.1:${allowed.port}/direct`, "--noproxy '*'"));
     assert.doesNotMatch(output, /ALLOWED-HOST/);
     assert.match(output, /exit=7/, 'connection refused inside the sandbox');
   });
 
   it('asks the owner about a new host once per call, and an Allow once is honoured', async (t) => {
-    if (!usable) return t.skip('bubblewrap is not usable on this host');
+    if (!usable) return t.skip('bubblewrap or curl is not usable on this host');
     const permissions = recordingPermissions(['once']);
     const output = await bash(`${curl(`http://127.0.0.1:${fresh.port}/one`)}; ${curl(`http://127.0.0.1:${fresh.port}/two`)}`, permissions);
     assert.match(output, /NEW-HOST GET \/one exit=0/);
@@ -102,7 +103,7 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   });
 
   it('a Deny is honoured: the request fails with the reason and nothing reaches the host', async (t) => {
-    if (!usable) return t.skip('bubblewrap is not usable on this host');
+    if (!usable) return t.skip('bubblewrap or curl is not usable on this host');
     const permissions = recordingPermissions(['deny']);
     const output = await bash(curl(`http://127.0.0.1:${fresh.port}/denied`, '-i'), permissions);
     assert.doesNotMatch(output, /NEW-HOST/);
@@ -112,7 +113,7 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   });
 
   it('a standing decision (Always here, a network policy) passes without a card; without anyone to ask, only the allowlist passes', async (t) => {
-    if (!usable) return t.skip('bubblewrap is not usable on this host');
+    if (!usable) return t.skip('bubblewrap or curl is not usable on this host');
     const always = recordingPermissions([], { [`network:127.0.0.1:${fresh.port}`]: 'allow' });
     assert.match(await bash(curl(`http://127.0.0.1:${fresh.port}/always`), always), /NEW-HOST GET \/always exit=0/);
     assert.deepEqual(always.asked, []);
@@ -122,7 +123,7 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   });
 
   it('refuses loopback, private, link-local, metadata and the gateway itself without a card, whatever the answer would be', async (t) => {
-    if (!usable) return t.skip('bubblewrap is not usable on this host');
+    if (!usable) return t.skip('bubblewrap or curl is not usable on this host');
     const targets = [
       `http://127.0.0.1:${untrusted.port}/`,
       `http://localhost:${untrusted.port}/`,
@@ -148,7 +149,7 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   });
 
   it('opens at most five cards per call, one at a time; further new hosts are refused with the reason', async (t) => {
-    if (!usable) return t.skip('bubblewrap is not usable on this host');
+    if (!usable) return t.skip('bubblewrap or curl is not usable on this host');
     const ports = Array.from({ length: 8 }, (_, index) => 40_101 + index);
     const busy = createSandbox(sandbox.status, { network: 'ask', egress: { allow: [], internal: ports.map((port) => `127.0.0.1:${port}`) } });
     let open = 0;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { findExecutable } from '../../src/agent/tools/run-contained.js';
 import { detectSandbox } from '../../src/agent/sandbox/detect-sandbox.js';
 import { SlackHarness } from '../fakes/fake-slack-harness.js';
 import type { FakeSlackUser } from '../fakes/fake-slack.js';
@@ -19,7 +20,7 @@ describe('slack network cards', () => {
     server = http.createServer((request, response) => response.end(`REMOTE-HOST ${request.url}`));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
-    sandboxed = (await detectSandbox({ mode: 'auto' })).kind === 'bwrap';
+    sandboxed = (await detectSandbox({ mode: 'auto' })).kind === 'bwrap' && (await findExecutable('curl')) !== undefined;
     h = await SlackHarness.start({
       flags: { 'tools.network': 'ask', 'tools.network_internal': [`127.0.0.1:${port}`], 'agent.auto_approve_tools': ['bash'] },
     });
@@ -37,7 +38,7 @@ describe('slack network cards', () => {
 
   for (const [label, expected] of [['Allow once', /REMOTE-HOST \/slack/], ['Deny', /403 Forbidden[\s\S]*the owner denied/]] as const) {
     it(`honours ${label} on the card`, async (t) => {
-      if (!sandboxed) return t.skip('bubblewrap is not usable on this host');
+      if (!sandboxed) return t.skip('bubblewrap or curl is not usable on this host');
       h.llm.enqueue(bash(`call_${label.length}`, `curl -sS -i --max-time 20 http://127.0.0.1:${port}/slack`), { text: `${label} over` });
       const { threadTs } = h.mention(alice, 'fetch please');
       const card = await h.fake.waitFor(() => h.botReplies(threadTs).find((m) => m.text === 'Network access requested'), 30_000, 'network card');
