@@ -2,10 +2,10 @@
  * Calls a running gateway's HTTP API: notify with a token minted from the notify secret (`auth.jwt_secret`), the
  * admin API on `admin.listen` with a short-lived token minted from `auth.admin_secret` (ADR 0035).
  */
-import { userInfo } from 'node:os';
 import type { Config } from '../config/index.js';
 import { adminBaseUrl, ADMIN_OFF_HINT } from '../gateway/admin/admin-listen.js';
 import { ConfigError, GatewayError } from '../shared/errors.js';
+import { cliActor } from './cli-context.js';
 
 export function gatewayBaseUrl(config: Config): string {
   const { http_host: host, http_port: port, advertise_url: advertise } = config.gateway;
@@ -26,15 +26,6 @@ export async function callGateway(config: Config, path: string, options: CallOpt
   const { mintServiceToken } = await import('../gateway/http/auth.js');
   const token = await mintServiceToken({ secret: config.auth.jwt_secret, audience: config.auth.jwt_audience }, { scopes: options.scopes });
   return request(`${gatewayBaseUrl(config)}${path}`, token, options);
-}
-
-/** Who the CLI acts as in the admin audit: `cli:<OS user>`. */
-export function cliActor(): string {
-  try {
-    return `cli:${userInfo().username}`;
-  } catch {
-    return 'cli:unknown';
-  }
 }
 
 /** Calls the admin API with a five-minute token for `scope` (`admin:read` for status, `admin:write` for changes). */

@@ -1,7 +1,7 @@
 /** `policy list | add PATTERN ACTION [--priority N] [--name NAME] | remove ID_OR_NAME`: tool policies in the database. */
 import { addPolicy, listPolicies, removePolicy, type PolicyView } from '../gateway/admin/admin-policies.js';
 import { UsageError } from '../shared/errors.js';
-import { requirePositionals, withStores } from './admin-commands.js';
+import { requirePositionals, withAuditedStores, withStores } from './admin-commands.js';
 import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
 import { JSON_OPTION, printJson, printList, wantsJson } from './cli-output.js';
 
@@ -55,7 +55,7 @@ export const policyAddCommand: CliCommand = {
       ...(priorityFlag(context.flags['priority']) === undefined ? {} : { priority: priorityFlag(context.flags['priority']) }),
       ...(typeof name === 'string' ? { name } : {}),
     };
-    const policy = await withStores(context, (stores) => addPolicy(stores.policies, input, CLI_ACTOR));
+    const policy = await withAuditedStores(context, { action: 'policy.add', target: pattern, detail: `action=${action}` }, (stores) => addPolicy(stores.policies, input, CLI_ACTOR));
     printPolicy(context, 'added', policy);
     return 0;
   },
@@ -68,7 +68,7 @@ export const policyRemoveCommand: CliCommand = {
   options: JSON_OPTION,
   async run(context) {
     const [key] = requirePositionals(context, 1, this.usage) as [string];
-    const policy = await withStores(context, (stores) => removePolicy(stores.policies, key));
+    const policy = await withAuditedStores(context, { action: 'policy.remove', target: key }, (stores) => removePolicy(stores.policies, key));
     printPolicy(context, 'removed', policy);
     return 0;
   },

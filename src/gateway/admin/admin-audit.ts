@@ -74,3 +74,13 @@ export async function listAudit(store: Pick<AdminAuditStore, 'list'>, rawLimit: 
     created: row.created,
   }));
 }
+
+/** A server URL as the audit shows it: scheme, host and path only (no credentials, no query). */
+export function auditUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(invalid url)';
+  }
+}

@@ -6,7 +6,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { listPendingApprovals } from '../../admin/admin-approvals.js';
-import { audited, listAudit, type AuditTrail } from '../../admin/admin-audit.js';
+import { audited, auditUrl, listAudit, type AuditTrail } from '../../admin/admin-audit.js';
 import { readClusterStatus } from '../../admin/admin-status.js';
 import { addMcpServer, listMcpServers, removeMcpServer } from '../../admin/admin-mcp-servers.js';
 import { addPolicy, listPolicies, removePolicy } from '../../admin/admin-policies.js';
@@ -60,7 +60,7 @@ async function bodyField(context: Context, field: string, detail: (body: Record<
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 const policyDetail = (body: Record<string, unknown>): string => `action=${str(body['action'])}`;
 const serverDetail = (body: Record<string, unknown>): string =>
-  typeof body['url'] === 'string' ? `http: ${body['url'].replace(/\?.*$/, '')}` : `stdio: ${str(body['command'])}${Array.isArray(body['args']) ? ` (${body['args'].length} args)` : ''}`;
+  typeof body['url'] === 'string' ? `http: ${auditUrl(body['url'])}` : `stdio: ${str(body['command'])}${Array.isArray(body['args']) ? ` (${body['args'].length} args)` : ''}`;
 const named = (name: string) => (context: Context): Described => ({ target: param(context, name) });
 
 export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
