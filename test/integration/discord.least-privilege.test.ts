@@ -44,7 +44,9 @@ describe('least privilege between linked users', () => {
     } finally {
       await knex.destroy();
     }
-    [alice, bob, carol] = [['41', 'alice'], ['42', 'bob'], ['43', 'carol']].map(([id, name]) => discord.user(`4000000000000000${id}`, name as string));
+    alice = discord.user('400000000000000041', 'alice');
+    bob = discord.user('400000000000000042', 'bob');
+    carol = discord.user('400000000000000043', 'carol');
   });
   after(async () => {
     await gateway?.close();
