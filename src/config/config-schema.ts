@@ -57,9 +57,9 @@ export const adminConfigSchema = z
     /** Where the admin API listens (only when `auth.admin_secret` is set); loopback unless said otherwise. */
     listen: z
       .string()
-      .regex(LISTEN_PATTERN, 'must be host:port, e.g. 127.0.0.1:8092 or [::1]:8092')
+      .regex(LISTEN_PATTERN, 'must be host:port, e.g. 127.0.0.1:8191 or [::1]:8191')
       .refine((value) => Number(LISTEN_PATTERN.exec(value)?.[2]) <= 65535, 'port must be 0-65535')
-      .default('127.0.0.1:8092'),
+      .default('127.0.0.1:8191'),
   })
   .prefault({});
 

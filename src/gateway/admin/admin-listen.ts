@@ -6,7 +6,7 @@ export interface ListenAddress {
   port: number;
 }
 
-/** `127.0.0.1:8092` → {host: '127.0.0.1', port: 8092}; `[::1]:8092` → {host: '::1', …}. The schema checked the form. */
+/** `127.0.0.1:8191` → {host: '127.0.0.1', port: 8191}; `[::1]:8191` → {host: '::1', …}. The schema checked the form. */
 export function adminListenAddress(config: Pick<Config, 'admin'>): ListenAddress {
   const text = config.admin.listen;
   const at = text.lastIndexOf(':');
@@ -29,4 +29,4 @@ export function adminBaseUrl(config: Pick<Config, 'admin'>): string {
 /** What the CLI and the main listener say when the admin API is not configured. */
 export const ADMIN_OFF_HINT =
   'the admin API is off: set auth.admin_secret (or SANDPIPER_ADMIN_SECRET, at least 32 characters, different from auth.jwt_secret); ' +
-  'it then listens on admin.listen (default 127.0.0.1:8092)';
+  'it then listens on admin.listen (default 127.0.0.1:8191)';
