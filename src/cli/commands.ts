@@ -3,6 +3,7 @@ import { linkCommand, tokenCreateCommand, unlinkCommand, userAddCommand } from '
 import type { CliCommand } from './cli-context.js';
 import { approvalsListCommand } from './approvals-command.js';
 import { auditCommand } from './audit-command.js';
+import { adminTokenCommand } from './admin-token-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { mcpReconnectCommand, mcpRefreshCommand, mcpReloadCommand, mcpStatusCommand } from './mcp-command.js';
 import { mcpAddCommand, mcpListCommand, mcpRemoveCommand } from './mcp-server-commands.js';
@@ -30,6 +31,7 @@ export const commands: readonly CliCommand[] = [
   policyRemoveCommand,
   approvalsListCommand,
   auditCommand,
+  adminTokenCommand,
   notifyCommand,
   mcpListCommand,
   mcpAddCommand,

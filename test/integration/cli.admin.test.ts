@@ -249,6 +249,21 @@ describe('admin against a running gateway', () => {
     assert.match(((await onMain.json()) as { error: string }).error, /admin\.listen/);
   });
 
+  it('admin token prints a short-lived token for scripts: read by default, write with --write, minting audited', async () => {
+    const reader = run('admin', 'token');
+    assert.equal(reader.code, 0, reader.stderr);
+    assert.match(reader.stderr, /admin token \(admin:read, valid 15 min\)/);
+    const read = { authorization: `Bearer ${reader.stdout.trim()}`, 'content-type': 'application/json' };
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/users`, { headers: read })).status, 200);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers: read, body: '{"pattern":"*","action":"allow"}' })).status, 403);
+    const write = { authorization: `Bearer ${run('admin', 'token', '--write', '--minutes', '5').stdout.trim()}`, 'content-type': 'application/json' };
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers: write, body: '{"pattern":"bash","action":"ask"}' })).status, 201);
+    assert.equal((await fetch(`${url}/v1/api/notify`, { method: 'POST', headers: write, body: '{"target":{"username":"bob"},"message":"x"}' })).status, 401, 'an admin token opens no notify');
+    assertUsage(run('admin', 'token', '--minutes', '0'), /--minutes takes a whole number/);
+    const { audit } = json<{ audit: Array<{ actor: string; action: string; detail: string }> }>(run('audit', '--json', '--limit', '3'));
+    assert.deepEqual(audit.map((entry) => [entry.action, entry.detail]), [['policy.add', 'action=ask'], ['admin-token.mint', 'admin:write, 5 min'], ['admin-token.mint', 'admin:read, 15 min']]);
+  });
+
   it('mcp reload without a running gateway fails on one line', async () => {
     const stopped = await gateway.stop();
     assert.equal(stopped, 0);
