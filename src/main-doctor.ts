@@ -8,6 +8,7 @@ import { fail, guarded, ok, skip, warn, type CheckResult } from './doctor/doctor
 import { checkDiscord, checkModel, checkSlack } from './doctor/platform-checks.js';
 import { checkImages } from './doctor/images-check.js';
 import { checkSandbox } from './doctor/sandbox-check.js';
+import { prepareContainment } from './main-containment.js';
 import { processEnvironment } from './shared/environment.js';
 import { createSilentLogger } from './shared/logger.js';
 import { openStorage, type OpenStorage } from './storage-open.js';
@@ -34,7 +35,10 @@ async function checkDatabase(config: Config): Promise<{ result: CheckResult; sto
   }
 }
 
-/** Starts every configured MCP server (TOML, file, database) once, reports each, and stops them again. */
+/**
+ * Starts every configured MCP server (TOML, file, database) once, reports each, and stops them again. Servers that
+ * ask for the sandbox (all database ones, ADR 0035) start in it, as under `start`; without one they are refused.
+ */
 async function checkMcpServers(config: Config, storage: OpenStorage | undefined): Promise<CheckResult[]> {
   const merged = await loadMcpServerSpecs({
     mcp: config.mcp,
@@ -45,7 +49,16 @@ async function checkMcpServers(config: Config, storage: OpenStorage | undefined)
     fail(`mcp ${entry.name}`, `definition rejected (${entry.source}): ${entry.reason}`, 'fix the server definition'),
   );
   if (merged.servers.length === 0) return results.length > 0 ? results : [skip('mcp', 'no MCP servers configured')];
-  const manager = createMcpManager({ servers: merged.servers, parentEnv: processEnvironment(), connectTimeoutMs: 20_000, startWaitMs: 25_000 });
+  // A broken `tools.sandbox = "bwrap"` is the sandbox check's to report; here such servers are then refused.
+  const containment = await prepareContainment(config, createSilentLogger()).catch(() => undefined);
+  const sandbox = containment && { sandbox: containment.sandbox, workDir: (name: string) => path.join(config.gateway.data_dir, 'mcp', name) };
+  const manager = createMcpManager({
+    servers: merged.servers,
+    parentEnv: processEnvironment(),
+    connectTimeoutMs: 20_000,
+    startWaitMs: 25_000,
+    ...(sandbox ? { sandbox } : {}),
+  });
   try {
     await manager.start(AbortSignal.timeout(30_000));
     for (const server of manager.status().perServer) {

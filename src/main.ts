@@ -3,7 +3,9 @@ import type { McpManager } from './agent/mcp/mcp-manager.js';
 import type { ChannelAdapter } from './channels/channel-adapter.js';
 import type { DiscordClusterOptions } from './channels/discord/index.js';
 import type { Config } from './config/index.js';
-import { createHttpApp } from './gateway/http/app.js';
+import { createHttpApp, type HttpAppDeps } from './gateway/http/app.js';
+import { adminListenAddress, isLoopbackHost } from './gateway/admin/admin-listen.js';
+import { createAdminElsewhereRoutes } from './gateway/http/routes/admin-elsewhere.js';
 import { startHttpServer } from './gateway/http/http-server.js';
 import { createHttpMetrics } from './gateway/http/metrics.js';
 import { instanceStaleAfterSeconds } from './gateway/admin/admin-status.js';
@@ -30,6 +32,8 @@ import type { Stores } from './storage/stores.js';
 
 export interface RunningGateway {
   httpUrl: string;
+  /** The admin API's own listener (`admin.listen`), undefined while `auth.admin_secret` is unset (ADR 0035). */
+  adminUrl: string | undefined;
   /** Resolves when every adapter has connected or failed (tests wait on it). */
   ready: Promise<void>;
   /** Stops everything in reverse order of start; safe to call twice. */
@@ -81,7 +85,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     const adapters = await createAdapters(config, logger, discordClusterOptions(config, storage.stores, instanceId));
     const live: LiveParts = { adapters: adapters.map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
     const notify = createNotifyParts(config, storage.stores, live.adapters, logger);
-    const httpUrl = await startHttp(config, logger, storage.stores, live, stack, notify);
+    const { httpUrl, adminUrl } = await startHttp(config, logger, storage.stores, live, stack, notify);
     // On PostgreSQL the registry beats with the leases, so `sandpiper status` sees a dead instance as soon as its leases expire.
     const heartbeatMs = isClustered(config) ? config.cluster.heartbeat_s * 1000 : undefined;
     const url = config.gateway.advertise_url ?? httpUrl;
@@ -93,7 +97,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     // Outbox rows a previous process accepted but never sent are delivered once the channels are up.
     stack.push('notify outbox', () => notify.worker.stop());
     void ready.then(() => notify.worker.start());
-    return { httpUrl, ready, stop: () => stack.unwind() };
+    return { httpUrl, adminUrl, ready, stop: () => stack.unwind() };
   } catch (error) {
     await stack.unwind();
     throw error;
@@ -111,7 +115,14 @@ async function createAdapters(config: Config, logger: Logger, cluster: DiscordCl
   return adapters;
 }
 
-async function startHttp(config: Config, logger: Logger, stores: Stores, live: LiveParts, stack: ShutdownStack, notify: NotifyParts): Promise<string> {
+async function startHttp(
+  config: Config,
+  logger: Logger,
+  stores: Stores,
+  live: LiveParts,
+  stack: ShutdownStack,
+  notify: NotifyParts,
+): Promise<{ httpUrl: string; adminUrl: string | undefined }> {
   const jwt = { secret: config.auth.jwt_secret, audience: config.auth.jwt_audience };
   const metrics = createHttpMetrics({
     workstreams: () => live.runtime?.manager.stats() ?? { active: 0, running: 0 },
@@ -125,18 +136,46 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
   );
   stack.push('metrics', async () => setTelemetrySink(undefined));
   const notifyHandler = createNotifyHandler({ jwt, users: stores.users, ...notify.deps });
+  const health = {
+    adapters: () => live.gateway?.status().adapters ?? Object.fromEntries(live.adapters.map((adapter) => [adapter.platform, adapter.state()])),
+    mcp: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
+    sandbox: () => live.containment?.sandbox.kind ?? 'off',
+  };
+  // The admin API is never served here: this listener may face the network (the container binds 0.0.0.0).
+  const app = createHttpApp({ logger, metrics, health, routers: [notifyRoutesOf(notifyHandler), createAdminElsewhereRoutes(config)] });
+  const notifyFast = createFastRoute(notifyFastRouteOf(notifyHandler), { logger, metrics, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
+  const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port, [notifyFast]);
+  stack.push('http', () => server.close());
+  logger.info({ url: server.url }, `http listening on ${server.url}`);
+  const adminUrl = await startAdminHttp(config, logger, stores, live, stack, { metrics, health });
+  return { httpUrl: server.url, adminUrl };
+}
+
+/** The admin API on its own listener (`admin.listen`, loopback by default), only when `auth.admin_secret` is set. */
+async function startAdminHttp(
+  config: Config,
+  logger: Logger,
+  stores: Stores,
+  live: LiveParts,
+  stack: ShutdownStack,
+  shared: Pick<HttpAppDeps, 'metrics' | 'health'>,
+): Promise<string | undefined> {
+  const adminSecret = config.auth.admin_secret;
+  if (!adminSecret) {
+    logger.info('admin API off (set auth.admin_secret to serve it on admin.listen)');
+    return undefined;
+  }
+  const { host, port } = adminListenAddress(config);
+  if (!isLoopbackHost(host)) logger.warn({ listen: config.admin.listen }, 'the admin API listens on a non-loopback address (admin.listen)');
+  const audit = stores.adminAudit;
   const app = createHttpApp({
     logger,
-    metrics,
-    health: {
-      adapters: () => live.gateway?.status().adapters ?? Object.fromEntries(live.adapters.map((adapter) => [adapter.platform, adapter.state()])),
-      mcp: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
-      sandbox: () => live.containment?.sandbox.kind ?? 'off',
-    },
+    ...shared,
     routers: [
-      notifyRoutesOf(notifyHandler),
       createAdminMcpRoutes({
-        jwt,
+        adminSecret,
+        audit,
+        logger,
         mcp: {
           status: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
           refresh: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.refresh(server), true) : false),
@@ -144,13 +183,12 @@ async function startHttp(config: Config, logger: Logger, stores: Stores, live: L
           reload: async () => (live.mcp ? (await import('./main-mcp.js')).reloadMcpServers(config, stores, live.mcp, logger) : undefined),
         },
       }),
-      createAdminRoutes({ jwt, stores, staleAfterSeconds: instanceStaleAfterSeconds(config) }),
+      createAdminRoutes({ adminSecret, stores, logger, staleAfterSeconds: instanceStaleAfterSeconds(config) }),
     ],
   });
-  const notifyFast = createFastRoute(notifyFastRouteOf(notifyHandler), { logger, metrics, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
-  const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port, [notifyFast]);
-  stack.push('http', () => server.close());
-  logger.info({ url: server.url }, `http listening on ${server.url}`);
+  const server = await startHttpServer(app, host, port);
+  stack.push('admin http', () => server.close());
+  logger.info({ url: server.url }, `admin API listening on ${server.url}`);
   return server.url;
 }
 

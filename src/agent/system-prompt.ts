@@ -1,4 +1,5 @@
 /** The system message: date, working directory, tool guidance, configured instructions, and sections from plug-ins. */
+import { UNTRUSTED_FENCE_GUIDANCE } from '../shared/untrusted-fence.js';
 import { contentText, type Message } from './messages.js';
 
 /** What a section provider may use to build its part of the system message. */
@@ -30,6 +31,7 @@ const TOOL_GUIDANCE = [
   '- To keep a fact or preference for later conversations, use memory (save); to find what was said or done in earlier conversations, use recall.',
   'Some tool calls need the user\'s approval; if a call is denied, do not retry it unchanged: ask what the user wants instead.',
   'Keep answers short and concrete. Quote paths, commands and identifiers exactly.',
+  UNTRUSTED_FENCE_GUIDANCE,
 ].join('\n');
 
 /** Assembles the single system message (one `system` message only: some chat templates reject more). */

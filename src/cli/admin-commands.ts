@@ -3,7 +3,8 @@ import { generateApiToken, hashApiToken } from '../shared/api-token.js';
 import { GatewayError, UsageError } from '../shared/errors.js';
 import { isoFromMs } from '../shared/time.js';
 import type { Stores } from '../storage/index.js';
-import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
+import { audited, type AuditedChange } from '../gateway/admin/admin-audit.js';
+import { cliActor, writeLine, type CliCommand, type CliContext } from './cli-context.js';
 import { openAdminStorage } from './open-database.js';
 
 const VALID_SCOPES = ['read', 'write', 'approve', 'service'] as const;
@@ -17,6 +18,11 @@ export async function withStores<T>(context: CliContext, work: (stores: Stores) 
   } finally {
     await storage.close();
   }
+}
+
+/** `withStores` for a change: it is written to the admin audit (`sandpiper audit`) as made by `cli:<OS user>`. */
+export function withAuditedStores<T>(context: CliContext, change: Omit<AuditedChange, 'actor'>, work: (stores: Stores) => Promise<T>): Promise<T> {
+  return withStores(context, (stores) => audited({ store: stores.adminAudit }, { ...change, actor: cliActor() }, () => work(stores)));
 }
 
 export function requirePositionals(context: CliContext, count: number, usage: string): string[] {
@@ -62,7 +68,7 @@ export const userAddCommand: CliCommand = {
   options: { admin: { type: 'boolean' } },
   async run(context) {
     const [username] = requirePositionals(context, 1, this.usage);
-    const user = await withStores(context, (stores) =>
+    const user = await withAuditedStores(context, { action: 'user.add', target: username as string, detail: context.flags['admin'] === true ? 'admin' : '' }, (stores) =>
       stores.users.createUser(validateUsername(username as string), { isAdmin: context.flags['admin'] === true }),
     );
     writeLine(context.io.stdout, `created user ${user.username} (${user.userId})${user.isAdmin ? ' with admin rights' : ''}`);
@@ -80,7 +86,7 @@ export const tokenCreateCommand: CliCommand = {
     const scopes = parseScopes(context.flags['scopes']);
     const expires = parseExpiry(context.flags['expires']);
     const token = generateApiToken();
-    await withStores(context, async (stores) => {
+    await withAuditedStores(context, { action: 'token.create', target: username as string, detail: `scopes=${scopes.join(',')}` }, async (stores) => {
       const user = await stores.users.getUserByUsername(username as string);
       if (!user) throw new GatewayError('NOT_FOUND', `no user named "${username}" (create it with: sandpiper user add ${username})`);
       await stores.users.createToken({ userId: user.userId, tokenHash: hashApiToken(token), scopes, expires });
@@ -97,7 +103,7 @@ export const linkCommand: CliCommand = {
   summary: 'link a Discord or Slack user to a user',
   async run(context) {
     const [platform, platformUserId, username] = requirePositionals(context, 3, this.usage) as [string, string, string];
-    const message = await withStores(context, async (stores) => {
+    const message = await withAuditedStores(context, { action: 'link', target: `${platform}:${platformUserId}`, detail: username }, async (stores) => {
       const user = await stores.users.getUserByUsername(username);
       if (!user) throw new GatewayError('NOT_FOUND', `no user named "${username}"`);
       const existing = await stores.users.getLink(parsePlatform(platform), platformUserId);
@@ -118,8 +124,10 @@ export const unlinkCommand: CliCommand = {
   summary: 'remove a platform user link',
   async run(context) {
     const [platform, platformUserId] = requirePositionals(context, 2, this.usage) as [string, string];
-    const removed = await withStores(context, (stores) => stores.users.unlink(parsePlatform(platform), platformUserId));
-    if (!removed) throw new GatewayError('NOT_FOUND', `${platform} user ${platformUserId} is not linked`);
+    await withAuditedStores(context, { action: 'unlink', target: `${platform}:${platformUserId}` }, async (stores) => {
+      const removed = await stores.users.unlink(parsePlatform(platform), platformUserId);
+      if (!removed) throw new GatewayError('NOT_FOUND', `${platform} user ${platformUserId} is not linked`);
+    });
     writeLine(context.io.stdout, `unlinked ${platform} user ${platformUserId}`);
     return 0;
   },

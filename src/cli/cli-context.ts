@@ -1,4 +1,5 @@
 /** What every CLI command receives: parsed flags, positional arguments, streams, and config loading. */
+import { userInfo } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config/index.js';
 import { createLogger, type Logger } from '../shared/logger.js';
@@ -37,4 +38,13 @@ export function loadConfigAndLogger(context: CliContext): { config: Config; logg
 
 export function writeLine(stream: NodeJS.WritableStream, text: string): void {
   stream.write(`${text}\n`);
+}
+
+/** Who the CLI acts as in the admin audit: `cli:<OS user>`. */
+export function cliActor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return 'cli:unknown';
+  }
 }

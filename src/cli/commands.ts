@@ -2,6 +2,8 @@
 import { linkCommand, tokenCreateCommand, unlinkCommand, userAddCommand } from './admin-commands.js';
 import type { CliCommand } from './cli-context.js';
 import { approvalsListCommand } from './approvals-command.js';
+import { auditCommand } from './audit-command.js';
+import { adminTokenCommand } from './admin-token-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { mcpReconnectCommand, mcpRefreshCommand, mcpReloadCommand, mcpStatusCommand } from './mcp-command.js';
 import { mcpAddCommand, mcpListCommand, mcpRemoveCommand } from './mcp-server-commands.js';
@@ -29,6 +31,8 @@ export const commands: readonly CliCommand[] = [
   policyAddCommand,
   policyRemoveCommand,
   approvalsListCommand,
+  auditCommand,
+  adminTokenCommand,
   notifyCommand,
   mcpListCommand,
   mcpAddCommand,

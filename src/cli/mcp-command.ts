@@ -2,7 +2,7 @@
 import { UsageError } from '../shared/errors.js';
 import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
 import { JSON_OPTION, printJson, wantsJson } from './cli-output.js';
-import { callGateway } from './gateway-client.js';
+import { callAdmin } from './gateway-client.js';
 
 function atMostOne(context: CliContext, usage: string): string | undefined {
   if (context.positionals.length > 1) throw new UsageError(`unexpected argument "${context.positionals[1]}"; usage: ${usage}`);
@@ -16,7 +16,7 @@ export const mcpStatusCommand: CliCommand = {
   summary: "show a running gateway's MCP servers, tools, resources and prompts",
   async run(context) {
     if (context.positionals.length > 0) throw new UsageError(`usage: ${this.usage}`);
-    printJson(context, await callGateway(context.loadConfig(), '/v1/api/admin/mcp', { scopes: ['service'] }));
+    printJson(context, await callAdmin(context.loadConfig(), '/v1/api/admin/mcp', { scope: 'admin:read' }));
     return 0;
   },
 };
@@ -28,7 +28,7 @@ export const mcpRefreshCommand: CliCommand = {
   async run(context) {
     const server = atMostOne(context, this.usage);
     const body = server ? { server } : {};
-    printJson(context, await callGateway(context.loadConfig(), '/v1/api/admin/mcp/refresh', { body, scopes: ['service'] }));
+    printJson(context, await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/refresh', { body, scope: 'admin:write' }));
     return 0;
   },
 };
@@ -40,7 +40,7 @@ export const mcpReconnectCommand: CliCommand = {
   async run(context) {
     const server = atMostOne(context, this.usage);
     if (!server) throw new UsageError(`usage: ${this.usage}`);
-    printJson(context, await callGateway(context.loadConfig(), '/v1/api/admin/mcp/reconnect', { body: { server }, scopes: ['service'] }));
+    printJson(context, await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/reconnect', { body: { server }, scope: 'admin:write' }));
     return 0;
   },
 };
@@ -62,7 +62,7 @@ export const mcpReloadCommand: CliCommand = {
   options: JSON_OPTION,
   async run(context) {
     if (context.positionals.length > 0) throw new UsageError(`usage: ${this.usage}`);
-    const answer = (await callGateway(context.loadConfig(), '/v1/api/admin/mcp/reload', { body: {}, scopes: ['service'] })) as ReloadAnswer;
+    const answer = (await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/reload', { body: {}, scope: 'admin:write' })) as ReloadAnswer;
     if (wantsJson(context)) {
       printJson(context, answer);
     } else {

@@ -1,7 +1,8 @@
 /** `mcp list | add | remove`: MCP servers defined in the database (a running gateway applies them on `mcp reload`). */
 import { addMcpServer, listMcpServers, removeMcpServer, type McpServerView } from '../gateway/admin/admin-mcp-servers.js';
+import { auditUrl } from '../gateway/admin/admin-audit.js';
 import { UsageError } from '../shared/errors.js';
-import { requirePositionals, withStores } from './admin-commands.js';
+import { requirePositionals, withAuditedStores, withStores } from './admin-commands.js';
 import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
 import { JSON_OPTION, printJson, printList, wantsJson } from './cli-output.js';
 
@@ -91,7 +92,8 @@ export const mcpAddCommand: CliCommand = {
       auto_approve: context.flags['auto-approve'] === true,
       enabled: context.flags['disabled'] !== true,
     };
-    const server = await withStores(context, (stores) => addMcpServer(stores.mcpServers, input, 'cli'));
+    const detail = command === undefined ? `http: ${auditUrl(url ?? '')}` : `stdio: ${command} (${args.length} args)`;
+    const server = await withAuditedStores(context, { action: 'mcp-server.add', target: name, detail }, (stores) => addMcpServer(stores.mcpServers, input, 'cli'));
     printServer(context, 'added', server);
     return 0;
   },
@@ -104,7 +106,7 @@ export const mcpRemoveCommand: CliCommand = {
   options: JSON_OPTION,
   async run(context) {
     const [name] = requirePositionals(context, 1, this.usage) as [string];
-    const server = await withStores(context, (stores) => removeMcpServer(stores.mcpServers, name));
+    const server = await withAuditedStores(context, { action: 'mcp-server.remove', target: name }, (stores) => removeMcpServer(stores.mcpServers, name));
     printServer(context, 'removed', server);
     return 0;
   },

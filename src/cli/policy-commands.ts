@@ -2,7 +2,7 @@
 import { listNetworkDecisions } from '../gateway/admin/admin-network.js';
 import { addPolicy, listPolicies, removePolicy, type PolicyView } from '../gateway/admin/admin-policies.js';
 import { UsageError } from '../shared/errors.js';
-import { requirePositionals, withStores } from './admin-commands.js';
+import { requirePositionals, withAuditedStores, withStores } from './admin-commands.js';
 import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
 import { JSON_OPTION, printJson, printList, wantsJson } from './cli-output.js';
 
@@ -56,7 +56,7 @@ export const policyAddCommand: CliCommand = {
       ...(priorityFlag(context.flags['priority']) === undefined ? {} : { priority: priorityFlag(context.flags['priority']) }),
       ...(typeof name === 'string' ? { name } : {}),
     };
-    const policy = await withStores(context, (stores) => addPolicy(stores.policies, input, CLI_ACTOR));
+    const policy = await withAuditedStores(context, { action: 'policy.add', target: pattern, detail: `action=${action}` }, (stores) => addPolicy(stores.policies, input, CLI_ACTOR));
     printPolicy(context, 'added', policy);
     return 0;
   },
@@ -69,7 +69,7 @@ export const policyRemoveCommand: CliCommand = {
   options: JSON_OPTION,
   async run(context) {
     const [key] = requirePositionals(context, 1, this.usage) as [string];
-    const policy = await withStores(context, (stores) => removePolicy(stores.policies, key));
+    const policy = await withAuditedStores(context, { action: 'policy.remove', target: key }, (stores) => removePolicy(stores.policies, key));
     printPolicy(context, 'removed', policy);
     return 0;
   },

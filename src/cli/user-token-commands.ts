@@ -2,7 +2,7 @@
 import { formatAge, ageSeconds } from '../gateway/admin/admin-input.js';
 import { listTokens, listUsers, revokeToken } from '../gateway/admin/admin-users.js';
 import { UsageError } from '../shared/errors.js';
-import { requirePositionals, withStores } from './admin-commands.js';
+import { requirePositionals, withAuditedStores, withStores } from './admin-commands.js';
 import { writeLine, type CliCommand } from './cli-context.js';
 import { JSON_OPTION, printJson, printList, wantsJson } from './cli-output.js';
 
@@ -55,7 +55,7 @@ export const tokenRevokeCommand: CliCommand = {
   options: JSON_OPTION,
   async run(context) {
     const [tokenId] = requirePositionals(context, 1, this.usage) as [string];
-    const result = await withStores(context, (stores) => revokeToken(stores.users, tokenId));
+    const result = await withAuditedStores(context, { action: 'token.revoke', target: tokenId }, (stores) => revokeToken(stores.users, tokenId));
     if (wantsJson(context)) printJson(context, result);
     else writeLine(context.io.stdout, `revoked token ${result.token_id}`);
     return 0;

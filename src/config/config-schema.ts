@@ -41,8 +41,25 @@ export const databaseConfigSchema = z
 
 export const authConfigSchema = z
   .strictObject({
+    /** The notify secret (HS256) that Turnstone servers share: it signs notify tokens and nothing else. */
     jwt_secret: z.string().default(''),
     jwt_audience: nonEmpty.default('turnstone-channel'),
+    /** The admin API's own secret (ADR 0035); unset = the admin API is off. Never equal to `jwt_secret`. */
+    admin_secret: z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters')]).default(''),
+  })
+  .prefault({});
+
+/** `host:port` (`[v6]:port` for IPv6) of the admin API's own listener. */
+const LISTEN_PATTERN = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):(\d{1,5})$/;
+
+export const adminConfigSchema = z
+  .strictObject({
+    /** Where the admin API listens (only when `auth.admin_secret` is set); loopback unless said otherwise. */
+    listen: z
+      .string()
+      .regex(LISTEN_PATTERN, 'must be host:port, e.g. 127.0.0.1:8191 or [::1]:8191')
+      .refine((value) => Number(LISTEN_PATTERN.exec(value)?.[2]) <= 65535, 'port must be 0-65535')
+      .default('127.0.0.1:8191'),
   })
   .prefault({});
 
@@ -161,7 +178,7 @@ export const mcpServerConfigSchema = z.strictObject({
   url: z.url().optional(),
   headers: z.record(z.string(), z.string()).default({}),
   timeout_seconds: z.number().positive().optional(),
-  /** Run this stdio server inside the tool sandbox (absent = false). */
+  /** Run this stdio server inside the tool sandbox (absent = false; servers added at run time default to true). */
   sandbox: z.boolean().optional(),
 });
 
@@ -169,6 +186,11 @@ export const mcpConfigSchema = z
   .strictObject({
     servers: z.record(z.string(), mcpServerConfigSchema).default({}),
     config_file: z.string().optional(),
+    /**
+     * Servers added at run time (`sandpiper mcp add`, the admin API) run their command in the tool sandbox; when the
+     * sandbox is unavailable they are refused unless this is true. Read from the config file only (ADR 0035).
+     */
+    allow_unsandboxed_runtime_servers: z.boolean().default(false),
   })
   .prefault({});
 
@@ -201,6 +223,7 @@ export const configSchema = z
     gateway: gatewayConfigSchema,
     database: databaseConfigSchema,
     auth: authConfigSchema,
+    admin: adminConfigSchema,
     models: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'alias must be [A-Za-z0-9_.-]'), modelConfigSchema).default({}),
     agent: agentConfigSchema,
     tools: toolsConfigSchema,
@@ -214,6 +237,9 @@ export const configSchema = z
   })
   .superRefine((config, context) => {
     checkScaleOut(config, context);
+    if (config.auth.admin_secret !== '' && config.auth.admin_secret === config.auth.jwt_secret) {
+      context.addIssue({ code: 'custom', path: ['auth', 'admin_secret'], message: 'must differ from auth.jwt_secret (the notify secret must never open the admin API)' });
+    }
     const slack = config.slack;
     if (Boolean(slack.bot_token) !== Boolean(slack.app_token)) {
       const missing = slack.bot_token ? 'app_token' : 'bot_token';

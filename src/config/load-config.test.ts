@@ -224,6 +224,29 @@ describe('loadConfig', () => {
   });
 });
 
+describe('the admin credential and listener (ADR 0035)', () => {
+  const NOTIFY = 'n'.repeat(40);
+  const load = (text: string, env: Record<string, string> = {}) => loadConfig({ file: tempConfig(text).file, env });
+
+  it('is off by default and listens on loopback when a secret is set (also from SANDPIPER_ADMIN_SECRET)', () => {
+    const off = load('');
+    assert.deepEqual([off.auth.admin_secret, off.admin.listen, off.mcp.allow_unsandboxed_runtime_servers], ['', '127.0.0.1:8191', false]);
+    assert.equal(load('', { SANDPIPER_ADMIN_SECRET: 'a'.repeat(32) }).auth.admin_secret, 'a'.repeat(32));
+    assert.equal(load('[admin]\nlisten = "[::1]:9000"\n').admin.listen, '[::1]:9000');
+  });
+
+  it('refuses an admin secret equal to the notify secret, a short one, and a listen address without a port', () => {
+    const same = issuesOf(() => load(`[auth]\njwt_secret = "${NOTIFY}"\nadmin_secret = "${NOTIFY}"\n`));
+    assert.match(same.join('\n'), /auth\.admin_secret: must differ from auth\.jwt_secret/);
+    assert.ok(!same.join('\n').includes(NOTIFY), 'the secret is never echoed');
+    const fromEnv = issuesOf(() => load(`[auth]\njwt_secret = "${NOTIFY}"\n`, { SANDPIPER_ADMIN_SECRET: NOTIFY }));
+    assert.match(fromEnv.join('\n'), /must differ from auth\.jwt_secret/);
+    assert.match(issuesOf(() => load('[auth]\nadmin_secret = "short"\n')).join('\n'), /auth\.admin_secret: must be at least 32 characters/);
+    assert.match(issuesOf(() => load('[admin]\nlisten = "127.0.0.1"\n')).join('\n'), /admin\.listen: must be host:port/);
+    assert.match(issuesOf(() => load('[admin]\nlisten = "127.0.0.1:70000"\n')).join('\n'), /admin\.listen: port must be 0-65535/);
+  });
+});
+
 describe('config.example.toml', () => {
   const exampleFile = path.join(root, 'config.example.toml');
   const text = readFileSync(exampleFile, 'utf8');
@@ -238,7 +261,7 @@ describe('config.example.toml', () => {
     const missing: string[] = [];
     for (const [section, schema] of Object.entries(sections)) {
       const keys =
-        section === 'models' ? shapeKeys(modelConfigSchema) : section === 'mcp' ? ['config_file'] : shapeKeys(schema);
+        section === 'models' ? shapeKeys(modelConfigSchema) : section === 'mcp' ? ['config_file', 'allow_unsandboxed_runtime_servers'] : shapeKeys(schema);
       for (const key of keys) if (!new RegExp(`^#? ?${key} = `, 'm').test(text)) missing.push(`${section}.${key}`);
     }
     for (const key of shapeKeys(mcpServerConfigSchema)) {

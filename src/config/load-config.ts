@@ -41,6 +41,7 @@ const ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
   ['SANDPIPER_DATA_DIR', 'gateway.data_dir', 'string'],
   ['SANDPIPER_DATABASE_URL', 'database.url', 'string'],
   ['SANDPIPER_JWT_SECRET', 'auth.jwt_secret', 'string'],
+  ['SANDPIPER_ADMIN_SECRET', 'auth.admin_secret', 'string'],
   ['SANDPIPER_MODEL', 'agent.default_model', 'string'],
   ['TAVILY_API_KEY', 'tools.tavily_api_key', 'string'],
   ['SANDPIPER_DISCORD_TOKEN', 'discord.token', 'string'],

@@ -3,6 +3,9 @@
  * (a `notify_deliveries` row) is routed into that workstream, restored from the database when it is not in memory,
  * and answered where the reply was written. Every message of the answer is recorded as a delivery too, so the
  * exchange can go on; a reply to an expired delivery, to a closed workstream or by someone else is refused briefly.
+ * A notification's `ws_id` is only a claim of whoever sent it (ADR 0035): a reply enters that workstream only when its
+ * owner is the notification's recipient (or, for a channel notification, the owner or an admin answers). Otherwise the
+ * reply is handled as any other message of the replier, in a conversation of their own.
  */
 import type { Workstream } from '../agent/workstream-api.js';
 import { mayControl } from '../agent/ownership.js';
@@ -22,6 +25,8 @@ export interface NotificationReplyDeps extends ConversationDeps {
 
 /** Why a reply is not taken: the delivery is too old, the workstream is gone, or the writer is not the one notified. */
 type Refusal = 'expired' | 'closed' | 'stranger';
+/** The recipient's reply, but the notification named someone else's workstream: it goes to the replier's own conversation. */
+type Foreign = 'foreign';
 
 export class NotificationReplies {
   constructor(private readonly deps: NotificationReplyDeps) {}
@@ -35,6 +40,10 @@ export class NotificationReplies {
     if (!delivery) return false;
     const writer = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     const outcome = await this.check(delivery, event, writer);
+    if (outcome === 'foreign') {
+      this.deps.logger.warn({ platform: adapter.platform, wsId: delivery.wsId }, "notification named a workstream its recipient does not own; the reply starts the replier's own conversation");
+      return false;
+    }
     if (outcome === 'unlinked') {
       await this.deps.hintUnlinked(adapter, event);
       return true;
@@ -54,12 +63,14 @@ export class NotificationReplies {
     return delivery && sameConversation(delivery.channelId, event.conversation.channelId) ? delivery : undefined;
   }
 
-  private async check(delivery: NotifyDelivery, event: MessageEvent, writer: LinkedUser | undefined): Promise<Refusal | 'unlinked' | Workstream> {
+  private async check(delivery: NotifyDelivery, event: MessageEvent, writer: LinkedUser | undefined): Promise<Refusal | Foreign | 'unlinked' | Workstream> {
     if (this.deps.now() - msOf(delivery.created) > this.deps.replyDays * DAY_MS) return 'expired';
     if (delivery.recipient !== '' && delivery.recipient !== event.user.id) return 'stranger';
     if (!writer) return 'unlinked';
     const ws = await this.deps.router.open(delivery.wsId);
     if (!ws) return 'closed';
+    // Sent to a person: the workstream must be theirs (an admin recipient gets no one else's history either).
+    if (delivery.recipient !== '' && ws.ownerUserId !== writer.userId) return 'foreign';
     // Posted into a channel for nobody in particular: only the workstream's owner (or an admin) may answer it.
     if (delivery.recipient === '' && !mayControl(ws.ownerUserId, writer)) return 'stranger';
     return ws;

@@ -5,7 +5,7 @@
  * (more than writing the line), measured with bench:notify, whose every request logs one line. Child bindings are
  * censored at their top level (the keys our code binds are flat).
  */
-const SECRET_KEYS: ReadonlySet<string> = new Set(['token', 'secret', 'api_key', 'apiKey', 'authorization', 'password', 'jwt_secret', 'bot_token', 'app_token']);
+const SECRET_KEYS: ReadonlySet<string> = new Set(['token', 'secret', 'api_key', 'apiKey', 'authorization', 'password', 'jwt_secret', 'admin_secret', 'bot_token', 'app_token']);
 
 export const REDACTED = '[redacted]';
 /** Levels below the top that are searched (pino paths `*.key` and `*.*.key`). */

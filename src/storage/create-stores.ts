@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { BatchedInboundClaims } from './batched-inbound-claims.js';
 import { CachedMemoryCounts } from './cached-memory-counts.js';
 import { LinkChanges } from './link-changes.js';
+import { KnexAdminAuditStore } from './knex-admin-audit-store.js';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexClusterStatusStore } from './knex-cluster-status-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
@@ -40,6 +41,7 @@ export function createStores(knex: Knex): Stores {
     conversations: new KnexConversationStore(knex, writer),
     approvals: new KnexApprovalStore(knex, writer),
     policies: new KnexPolicyStore(knex),
+    adminAudit: new KnexAdminAuditStore(knex),
     memories,
     watches: new KnexWatchStore(knex),
     promptTemplates: new KnexPromptTemplateStore(knex),

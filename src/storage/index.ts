@@ -4,6 +4,7 @@ export { createStores } from './create-stores.js';
 export { migrationNames } from './migration-source.js';
 export { isUniqueViolation } from './storage-errors.js';
 export { lockSqliteInstance, type InstanceLock } from './instance-lock.js';
+export type * from './admin-audit-store.js';
 export type * from './approval-store.js';
 export type * from './cluster-status-store.js';
 export type * from './conversation-store.js';

@@ -10,7 +10,7 @@ const DEFAULT_LIMIT = 50;
 const TYPES: readonly MemoryType[] = ['user', 'project', 'feedback', 'reference'];
 const SCOPES: readonly MemoryScope[] = ['global', 'workstream', 'user'];
 
-type MemoryInput = Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'>;
+type MemoryInput = Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'> & { author?: string };
 
 function toMemory(row: DbRow): MemoryRow {
   return {
@@ -21,6 +21,7 @@ function toMemory(row: DbRow): MemoryRow {
     scope: SCOPES.find((scope) => scope === row.scope) ?? 'global',
     scopeId: text(row.scope_id),
     content: text(row.content),
+    author: text(row.author),
     created: text(row.created),
     updated: text(row.updated),
     lastAccessed: text(row.last_accessed),
@@ -59,6 +60,7 @@ export class KnexMemoryStore implements MemoryStore {
         scope: input.scope,
         scope_id: input.scopeId,
         content: input.content,
+        author: input.author ?? '',
         created: now,
         updated: now,
         last_accessed: now,
@@ -86,10 +88,10 @@ export class KnexMemoryStore implements MemoryStore {
     name: string,
     scope: MemoryScope,
     scopeId: string,
-    patch: Partial<Pick<MemoryRow, 'content' | 'description' | 'type'>>,
+    patch: Partial<Pick<MemoryRow, 'content' | 'description' | 'type' | 'author'>>,
   ): Promise<boolean> {
     return guard('memories.update', async () => {
-      const columns = definedOnly({ content: patch.content, description: patch.description, type: patch.type });
+      const columns = definedOnly({ content: patch.content, description: patch.description, type: patch.type, author: patch.author });
       if (Object.keys(columns).length === 0) return false;
       const now = isoNow();
       const changed = await this.knex('structured_memories')

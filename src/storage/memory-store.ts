@@ -11,6 +11,8 @@ export interface MemoryRow {
   scope: MemoryScope;
   scopeId: string;
   content: string;
+  /** Who last wrote it (a username; '' when unknown): shown to the model with the memory. */
+  author: string;
   created: string;
   updated: string;
   lastAccessed: string;
@@ -57,10 +59,10 @@ export interface VisibleMemoryQuery {
 
 export interface MemoryStore {
   /** Inserts; returns undefined when (name, scope, scopeId) already exists. */
-  create(input: Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'>): Promise<MemoryRow | undefined>;
+  create(input: Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'> & { author?: string }): Promise<MemoryRow | undefined>;
   get(name: string, scope: MemoryScope, scopeId: string): Promise<MemoryRow | undefined>;
   /** Updates content/description/type; false when missing. */
-  update(name: string, scope: MemoryScope, scopeId: string, patch: Partial<Pick<MemoryRow, 'content' | 'description' | 'type'>>): Promise<boolean>;
+  update(name: string, scope: MemoryScope, scopeId: string, patch: Partial<Pick<MemoryRow, 'content' | 'description' | 'type' | 'author'>>): Promise<boolean>;
   delete(name: string, scope: MemoryScope, scopeId: string): Promise<boolean>;
   /** Newest `updated` first. */
   list(filter?: MemoryFilter, limit?: number): Promise<MemoryRow[]>;

@@ -20,6 +20,8 @@ import * as m20260203_01 from '../../migrations/20260203000001_create_inbound_ev
 import * as m20260301_01 from '../../migrations/20260301000001_create_cluster_leases.js';
 import * as m201 from '../../migrations/20260201000001_create_turn_journal.js';
 import * as m20260401_01 from '../../migrations/20260401000001_create_queued_messages.js';
+import * as m20260501_37 from '../../migrations/20260501000037_create_admin_audit.js';
+import * as m20260501_38 from '../../migrations/20260501000038_add_memory_author.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -42,6 +44,8 @@ const migrations: Record<string, Knex.Migration> = {
   '20260301000001_create_cluster_leases': m20260301_01,
   '20260201000001_create_turn_journal': m201,
   '20260401000001_create_queued_messages': m20260401_01,
+  '20260501000037_create_admin_audit': m20260501_37,
+  '20260501000038_add_memory_author': m20260501_38,
 };
 
 /** Migration names in order; a name, once released, never changes. */

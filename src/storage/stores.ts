@@ -1,4 +1,5 @@
 /** The set of stores the application runs on, built once in main.ts from one knex instance. */
+import type { AdminAuditStore } from './admin-audit-store.js';
 import type { ApprovalStore } from './approval-store.js';
 import type { ClusterStatusStore } from './cluster-status-store.js';
 import type { ConversationStore } from './conversation-store.js';
@@ -28,6 +29,8 @@ export interface Stores {
   conversations: ConversationStore;
   approvals: ApprovalStore;
   policies: PolicyStore;
+  /** Every admin change, who made it and how it ended (ADR 0035). */
+  adminAudit: AdminAuditStore;
   memories: MemoryStore;
   watches: WatchStore;
   promptTemplates: PromptTemplateStore;

@@ -1,4 +1,5 @@
 /** Registers every store contract suite for one Stores factory. */
+import { adminAuditStoreContract } from './admin-audit-store.contract.js';
 import { approvalStoreContract } from './approval-store.contract.js';
 import { clusterStoresContract } from './cluster-stores.contract.js';
 import { conversationStoreContract } from './conversation-store.contract.js';
@@ -36,4 +37,5 @@ export function allStoreContracts(label: string, factory: StoresFactory): void {
   turnJournalStoreContract(label, factory);
   clusterStoresContract(label, factory);
   shardLeaseStoreContract(label, factory);
+  adminAuditStoreContract(label, factory);
 }

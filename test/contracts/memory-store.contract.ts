@@ -26,6 +26,17 @@ export function memoryStoreContract(label: string, factory: StoresFactory): void
       assert.equal(await stores().memories.get('build_cmd', 'user', 'u'), undefined);
     });
 
+    it('keeps who last wrote a memory ("" when not given)', async () => {
+      await stores().memories.create({ ...memory('author_note', 'first', { scope: 'user', scopeId: 'u-a' }), author: 'alice' });
+      assert.equal((await stores().memories.get('author_note', 'user', 'u-a'))?.author, 'alice');
+      assert.ok(await stores().memories.update('author_note', 'user', 'u-a', { content: 'second', author: 'carol' }));
+      assert.deepEqual(
+        [(await stores().memories.get('author_note', 'user', 'u-a'))?.author, (await stores().memories.listVisible({ wsId: 'x', userId: 'u-a' }))[0]?.author],
+        ['carol', 'carol'],
+      );
+      assert.equal((await stores().memories.get('build_cmd', 'global', ''))?.author, '');
+    });
+
     it('updates only content, description and type', async () => {
       await stores().memories.create(memory('style', 'tabs', { scope: 'user', scopeId: 'u-1' }));
       assert.equal(await stores().memories.update('style', 'user', 'u-1', { content: 'spaces', type: 'feedback', description: 'indent' }), true);

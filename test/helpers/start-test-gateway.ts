@@ -19,6 +19,8 @@ export interface TestGatewayOptions {
   mcpServers?: Record<string, string[]>;
   /** SANDPIPER_JWT_SECRET, for tests that mint service tokens. */
   jwtSecret?: string;
+  /** SANDPIPER_ADMIN_SECRET: serves the admin API on 127.0.0.1 (a free port unless `admin.listen` is in `flags`). */
+  adminSecret?: string;
   /** Further config flags (they win over the ones the helper sets). */
   flags?: Record<string, unknown>;
   /** Users created and linked before the gateway is ready: [platform, platform user id, username]. */
@@ -40,6 +42,8 @@ export interface TestGateway {
   dir: string;
   /** The gateway's HTTP base URL. */
   url: string;
+  /** The admin API's base URL (with `adminSecret`). */
+  adminUrl: string | undefined;
   /** The gateway's database (open your own knex on it for setup). */
   databaseUrl: string;
   health(): Promise<TestHealth>;
@@ -53,9 +57,11 @@ function configFor(dir: string, options: TestGatewayOptions): ReturnType<typeof 
   const { discord, slack, llm } = options;
   const env: Record<string, string> = { SANDPIPER_HTTP_PORT: '0' };
   if (options.jwtSecret !== undefined) env['SANDPIPER_JWT_SECRET'] = options.jwtSecret;
+  if (options.adminSecret !== undefined) env['SANDPIPER_ADMIN_SECRET'] = options.adminSecret;
   if (discord) env['SANDPIPER_DISCORD_TOKEN'] = discord.token;
   const flags: Record<string, unknown> = {
     'gateway.data_dir': dir,
+    'admin.listen': '127.0.0.1:0',
     'models.main.provider': 'openai',
     'models.main.base_url': llm.url,
     'models.main.api_key': 'sk-test',
@@ -90,6 +96,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
       running,
       dir,
       url,
+      adminUrl: running.adminUrl,
       databaseUrl: config.database.url,
       close,
       health: async () => (await (await fetch(`${url}/health`)).json()) as TestHealth,

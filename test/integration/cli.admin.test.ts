@@ -4,13 +4,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { mintServiceToken } from '../../src/gateway/http/auth.js';
+import { mintAdminToken, mintServiceToken } from '../../src/gateway/http/auth.js';
 import { createKnex, createStores } from '../../src/storage/index.js';
 import { EVERYTHING, freePort } from '../fakes/mcp-servers.js';
 import { BinProcess, cleanEnv, runBin } from '../helpers/run-bin.js';
 
 const SECRET = 'admin-cli-test-secret-admin-cli-test-secret';
+const ADMIN_SECRET = 'admin-cli-test-admin-secret-admin-cli-test';
 const jwt = { secret: SECRET, audience: 'turnstone-channel' };
+let adminUrl: string;
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -35,9 +37,15 @@ function assertFailure(result: ReturnType<typeof runBin>, pattern: RegExp): void
   assert.equal(result.stderr.trimEnd().split('\n').length, 1, result.stderr);
 }
 
-before(() => {
+before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'sp-admin-'));
-  writeFileSync(path.join(dir, 'config.toml'), `[gateway]\ndata_dir = "${path.join(dir, 'data')}"\n\n[auth]\njwt_secret = "${SECRET}"\n`);
+  adminUrl = `http://127.0.0.1:${await freePort()}`;
+  const toml = [
+    `[gateway]\ndata_dir = "${path.join(dir, 'data')}"`,
+    `[auth]\njwt_secret = "${SECRET}"\nadmin_secret = "${ADMIN_SECRET}"`,
+    `[admin]\nlisten = "${adminUrl.slice('http://'.length)}"`,
+  ];
+  writeFileSync(path.join(dir, 'config.toml'), `${toml.join('\n\n')}\n`);
   env = cleanEnv();
   assert.equal(run('migrate').code, 0);
 });
@@ -163,7 +171,8 @@ describe('admin against a running gateway', () => {
     env = cleanEnv({ SANDPIPER_HTTP_PORT: String(port) });
     gateway = new BinProcess(['start'], dir, env);
     url = (await gateway.waitFor(/http listening on (http:\/\/[0-9.:]+)/))[1] as string;
-    headers = { authorization: `Bearer ${await mintServiceToken(jwt, { scopes: ['service'] })}`, 'content-type': 'application/json' };
+    headers = { authorization: `Bearer ${await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:write'] })}`, 'content-type': 'application/json' };
+    await gateway.waitFor(/admin API listening on/);
   });
   after(async () => {
     await gateway.stop();
@@ -184,9 +193,9 @@ describe('admin against a running gateway', () => {
     assertUsage(run('mcp', 'reload', 'extra'), /usage: sandpiper mcp reload/);
   });
 
-  it('serves every admin operation over HTTP with the service scope', async () => {
+  it('serves every admin operation on the admin listener to admin tokens, and audits the changes', async () => {
     const get = async (route: string): Promise<Record<string, unknown[]>> => {
-      const response = await fetch(`${url}${route}`, { headers });
+      const response = await fetch(`${adminUrl}${route}`, { headers });
       assert.equal(response.status, 200, route);
       return (await response.json()) as Record<string, unknown[]>;
     };
@@ -194,28 +203,67 @@ describe('admin against a running gateway', () => {
     assert.equal((await get('/v1/api/admin/tokens?username=alice'))['tokens']?.length, 1);
     assert.equal((await get('/v1/api/admin/approvals'))['approvals']?.length, 1);
     assert.equal((await get('/v1/api/admin/mcp/servers'))['servers']?.length, 0);
-    const created = await fetch(`${url}/v1/api/admin/policies`, { method: 'POST', headers, body: JSON.stringify({ pattern: 'edit_file', action: 'ask', priority: 3 }) });
+    const created = await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers, body: JSON.stringify({ pattern: 'edit_file', action: 'ask', priority: 3 }) });
     assert.equal(created.status, 201);
     const { policy } = (await created.json()) as { policy: { policy_id: string; created_by: string } };
-    assert.equal(policy.created_by, 'api:system');
-    const bad = await fetch(`${url}/v1/api/admin/policies`, { method: 'POST', headers, body: JSON.stringify({ pattern: 'x', action: 'sometimes' }) });
+    assert.equal(policy.created_by, 'api:ops');
+    const bad = await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers, body: JSON.stringify({ pattern: 'x', action: 'sometimes' }) });
     assert.deepEqual([bad.status, await bad.json()], [400, { error: 'action: action must be allow, deny or ask' }]);
-    const extra = await fetch(`${url}/v1/api/admin/policies`, { method: 'POST', headers, body: JSON.stringify({ pattern: 'x', action: 'ask', colour: 'red' }) });
+    const extra = await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers, body: JSON.stringify({ pattern: 'x', action: 'ask', colour: 'red' }) });
     assert.equal(extra.status, 400);
-    assert.equal((await fetch(`${url}/v1/api/admin/policies`, { method: 'POST', headers, body: '[1]' })).status, 400);
-    assert.equal((await fetch(`${url}/v1/api/admin/policies/${policy.policy_id}`, { method: 'DELETE', headers })).status, 200);
-    assert.equal((await fetch(`${url}/v1/api/admin/policies/${policy.policy_id}`, { method: 'DELETE', headers })).status, 404);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers, body: '[1]' })).status, 400);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies/${policy.policy_id}`, { method: 'DELETE', headers })).status, 200);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies/${policy.policy_id}`, { method: 'DELETE', headers })).status, 404);
     const server = { name: 'remote', url: 'http://127.0.0.1:1/mcp', headers: { 'X-Key': 'hunter2' } };
-    const added = await fetch(`${url}/v1/api/admin/mcp/servers`, { method: 'POST', headers, body: JSON.stringify(server) });
+    const added = await fetch(`${adminUrl}/v1/api/admin/mcp/servers`, { method: 'POST', headers, body: JSON.stringify(server) });
     assert.equal(added.status, 201);
     assert.ok(!(await added.text()).includes('hunter2'));
-    assert.equal((await fetch(`${url}/v1/api/admin/mcp/servers`, { method: 'POST', headers, body: JSON.stringify(server) })).status, 409);
-    assert.equal((await fetch(`${url}/v1/api/admin/mcp/servers/remote`, { method: 'DELETE', headers })).status, 200);
-    assert.equal((await fetch(`${url}/v1/api/admin/tokens/nope`, { method: 'DELETE', headers })).status, 404);
-    assert.equal((await fetch(`${url}/v1/api/admin/users`)).status, 401);
-    const writer = { authorization: `Bearer ${await mintServiceToken(jwt, { scopes: ['write'] })}` };
-    assert.equal((await fetch(`${url}/v1/api/admin/users`, { headers: writer })).status, 403);
-    assert.equal((await fetch(`${url}/v1/api/admin/mcp/reload`, { method: 'POST', headers: writer })).status, 403);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/mcp/servers`, { method: 'POST', headers, body: JSON.stringify(server) })).status, 409);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/mcp/servers/remote`, { method: 'DELETE', headers })).status, 200);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/tokens/nope`, { method: 'DELETE', headers })).status, 404);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/users`)).status, 401);
+    const reader = { authorization: `Bearer ${await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:read'] })}` };
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/users`, { headers: reader })).status, 200);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/mcp/reload`, { method: 'POST', headers: reader })).status, 403);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers: reader, body: '{"pattern":"*","action":"allow"}' })).status, 403);
+    const { audit } = json<{ audit: Array<{ actor: string; action: string; target: string; outcome: string }> }>(run('audit', '--json'));
+    const api = audit.filter((entry) => entry.actor === 'api:ops').map((entry) => `${entry.action} ${entry.target} ${entry.outcome}`);
+    assert.deepEqual(api.slice(0, 10).reverse(), [
+      'policy.add edit_file ok',
+      'policy.add x BAD_REQUEST',
+      'policy.add x BAD_REQUEST',
+      'policy.add  BAD_REQUEST',
+      `policy.remove ${policy.policy_id} ok`,
+      `policy.remove ${policy.policy_id} NOT_FOUND`,
+      'mcp-server.add remote ok',
+      'mcp-server.add remote CONFLICT',
+      'mcp-server.remove remote ok',
+      'token.revoke nope NOT_FOUND',
+    ]);
+    assert.ok(audit.some((entry) => /^cli:/.test(entry.actor) && entry.action === 'mcp-server.add' && entry.target === 'tools'), 'CLI changes are audited too');
+    assert.ok(audit.some((entry) => /^api:cli:/.test(entry.actor) && entry.action === 'mcp.reload'), 'the CLI reload is audited by the gateway');
+    assert.match(run('audit').stdout, /^CREATED\s+ACTOR\s+ACTION\s+TARGET\s+OUTCOME\s+DETAIL\n/);
+    assertUsage(run('audit', '--limit', 'many'), /limit must be a number/);
+    const notifySigned = { authorization: `Bearer ${await mintServiceToken(jwt, { scopes: ['service'] })}` };
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/users`, { headers: notifySigned })).status, 401);
+    const onMain = await fetch(`${url}/v1/api/admin/users`, { headers });
+    assert.equal(onMain.status, 404, 'the main listener never serves the admin API');
+    assert.match(((await onMain.json()) as { error: string }).error, /admin\.listen/);
+  });
+
+  it('admin token prints a short-lived token for scripts: read by default, write with --write, minting audited', async () => {
+    const reader = run('admin', 'token');
+    assert.equal(reader.code, 0, reader.stderr);
+    assert.match(reader.stderr, /admin token \(admin:read, valid 15 min\)/);
+    const read = { authorization: `Bearer ${reader.stdout.trim()}`, 'content-type': 'application/json' };
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/users`, { headers: read })).status, 200);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers: read, body: '{"pattern":"*","action":"allow"}' })).status, 403);
+    const write = { authorization: `Bearer ${run('admin', 'token', '--write', '--minutes', '5').stdout.trim()}`, 'content-type': 'application/json' };
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers: write, body: '{"pattern":"bash","action":"ask"}' })).status, 201);
+    assert.equal((await fetch(`${url}/v1/api/notify`, { method: 'POST', headers: write, body: '{"target":{"username":"bob"},"message":"x"}' })).status, 401, 'an admin token opens no notify');
+    assertUsage(run('admin', 'token', '--minutes', '0'), /--minutes takes a whole number/);
+    const { audit } = json<{ audit: Array<{ actor: string; action: string; detail: string }> }>(run('audit', '--json', '--limit', '3'));
+    assert.deepEqual(audit.map((entry) => [entry.action, entry.detail]), [['policy.add', 'action=ask'], ['admin-token.mint', 'admin:write, 5 min'], ['admin-token.mint', 'admin:read, 15 min']]);
   });
 
   it('mcp reload without a running gateway fails on one line', async () => {

@@ -68,7 +68,7 @@ describe('memory and notify through the gateway and Discord', () => {
     llm.enqueue({ toolCalls: [{ id: 'call_search', name: 'memory', arguments: JSON.stringify(search) }] }, { text: 'Tuesdays.' });
     await ask(alice, 'When do releases ship?', 'Tuesdays.');
     let bodies = requestsSince(start);
-    assert.match(systemOf(bodies[0]), /<memory name="release_day" type="project" scope="user">Releases ship on Tuesdays after the canary<\/memory>/);
+    assert.match(systemOf(bodies[0]), /<untrusted source="memory" name="release_day" type="project" scope="user" author="alice">\nReleases ship on Tuesdays after the canary\n<\/untrusted>/);
     assert.match(lastToolResult(bodies[1]), /\[project:user\] release_day\n {4}Releases ship on Tuesdays/);
 
     start = llm.requests.length;

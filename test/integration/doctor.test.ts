@@ -1,6 +1,6 @@
 /** `sandpiper doctor` through the real bin against the fakes: everything healthy, then each check failing with its fix. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -74,6 +74,15 @@ describe('sandpiper doctor', () => {
     assert.match(result.stdout, /ok {3}discord\s+logged in as sandpiper/);
     assert.match(result.stdout, /ok {3}mcp everything\s+stdio, \d+ tools/);
     assert.match(result.stdout, /ok {3}images\s+sharp loaded/);
+    // A server added at run time starts in the sandbox, as under start (ADR 0035); it may not see the database.
+    const probe = path.join(dir, 'good-data', 'mcp', 'dbprobe');
+    const script = `head -c 16 ${path.join(dir, 'good-data', 'sandpiper.db')} > ${probe}/seen 2>&1; exec ${process.execPath} ${EVERYTHING} stdio`;
+    assert.equal(runBin(['mcp', 'add', 'dbprobe', '--config', file, '--command', 'sh', '--', '-c', script], dir).code, 0);
+    const withRuntime = await runBinAsync(['doctor', '--config', file], dir);
+    const sandboxed = /ok {3}sandbox\s+bubblewrap/.test(withRuntime.stdout);
+    assert.match(withRuntime.stdout, sandboxed ? /ok {3}mcp dbprobe\s+stdio, \d+ tools/ : /FAIL mcp dbprobe\s+did not start: .*added at run time/);
+    if (sandboxed) assert.doesNotMatch(readFileSync(path.join(probe, 'seen'), 'utf8'), /SQLite format/);
+    assert.equal(runBin(['mcp', 'remove', 'dbprobe', '--config', file], dir).code, 0);
     const json = await runBinAsync(['doctor', '--config', file, '--json'], dir);
     const parsed = JSON.parse(json.stdout) as { ok: boolean; checks: Check[] };
     assert.equal(parsed.ok, true);

@@ -1,7 +1,7 @@
 /** The composition root end to end: startGateway with the fake Discord and the fake LLM, over real sockets. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { mintServiceToken } from '../../src/gateway/http/auth.js';
+import { mintAdminToken, mintServiceToken } from '../../src/gateway/http/auth.js';
 import { FakeDiscord } from '../fakes/fake-discord.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
 import { EVERYTHING, waitFor } from '../fakes/mcp-servers.js';
@@ -9,6 +9,7 @@ import { startTestGateway, type TestGateway } from '../helpers/start-test-gatewa
 
 const CHANNEL_ID = '300000000000000001';
 const SECRET = 'startup-test-secret-startup-test-secret';
+const ADMIN_SECRET = 'startup-test-admin-secret-startup-test-admin';
 
 describe('startGateway with Discord and MCP', () => {
   let discord: FakeDiscord;
@@ -21,6 +22,7 @@ describe('startGateway with Discord and MCP', () => {
       discord,
       llm,
       jwtSecret: SECRET,
+      adminSecret: ADMIN_SECRET,
       mcpServers: { everything: [EVERYTHING, 'stdio'] },
       // server-everything pushes the count above the auto tool-search threshold; this test wants every tool sent.
       flags: { 'tools.search': 'off' },
@@ -41,10 +43,10 @@ describe('startGateway with Discord and MCP', () => {
     const health = (await gateway.health()).mcp;
     assert.equal(health.servers, 1);
     assert.ok(health.prompts > 0);
-    const headers = { authorization: `Bearer ${await mintServiceToken({ secret: SECRET, audience: 'turnstone-channel' }, { scopes: ['service'] })}` };
-    const refreshed = await fetch(`${gateway.url}/v1/api/admin/mcp/refresh`, { method: 'POST', headers, body: '{"server":"everything"}' });
+    const headers = { authorization: `Bearer ${await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:write'] })}` };
+    const refreshed = await fetch(`${gateway.adminUrl}/v1/api/admin/mcp/refresh`, { method: 'POST', headers, body: '{"server":"everything"}' });
     assert.equal(refreshed.status, 200);
-    const unknown = await fetch(`${gateway.url}/v1/api/admin/mcp/reconnect`, { method: 'POST', headers, body: '{"server":"nope"}' });
+    const unknown = await fetch(`${gateway.adminUrl}/v1/api/admin/mcp/reconnect`, { method: 'POST', headers, body: '{"server":"nope"}' });
     assert.equal(unknown.status, 404);
   });
 

@@ -8,12 +8,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { mintServiceToken } from '../../src/gateway/http/auth.js';
+import { mintAdminToken, mintServiceToken } from '../../src/gateway/http/auth.js';
 import { BinProcess, cleanEnv, runBin, runBinAsync, type BinResult } from '../helpers/run-bin.js';
 import { testPostgresUrl } from '../helpers/test-stores.js';
 import { createDatabaseOn, type ThrowawayDatabase } from '../helpers/throwaway-postgres.js';
 
 const SECRET = 'instance-lock-test-secret-instance-lock-test';
+const ADMIN_SECRET = 'instance-lock-admin-secret-instance-lock-admin';
 const jwt = { secret: SECRET, audience: 'turnstone-channel' };
 const LISTENING = /"pid":(\d+)[^\n]*"msg":"http listening on (http:\/\/[0-9.:]+)"/;
 
@@ -29,10 +30,11 @@ function start(extraEnv: Record<string, string> = {}): BinProcess {
 }
 
 /** Waits until the gateway serves HTTP and has registered itself in `services` (what `status` lists). */
-async function listening(child: BinProcess): Promise<{ pid: number; url: string }> {
+async function listening(child: BinProcess): Promise<{ pid: number; url: string; adminUrl: string }> {
   const [, pid, url] = (await child.waitFor(LISTENING, 60_000)) as unknown as [string, string, string];
+  const [, adminUrl] = (await child.waitFor(/"msg":"admin API listening on (http:\/\/[0-9.:]+)"/, 60_000)) as unknown as [string, string];
   await child.waitFor(/"msg":"registry\.registered"/, 60_000);
-  return { pid: Number(pid), url };
+  return { pid: Number(pid), url, adminUrl };
 }
 
 /** The refusal: exit 2, one line on stderr naming the database file, nothing on stdout. */
@@ -50,7 +52,7 @@ function assertRefused(result: BinResult, pid?: number): void {
 before(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'sp-lock-'));
   dbFile = path.join(dir, 'data', 'sandpiper.db');
-  writeFileSync(path.join(dir, 'config.toml'), `[gateway]\nhttp_port = 0\ndata_dir = "${path.join(dir, 'data')}"\n\n[auth]\njwt_secret = "${SECRET}"\n`);
+  writeFileSync(path.join(dir, 'config.toml'), `[gateway]\nhttp_port = 0\ndata_dir = "${path.join(dir, 'data')}"\n\n[auth]\njwt_secret = "${SECRET}"\nadmin_secret = "${ADMIN_SECRET}"\n\n[admin]\nlisten = "127.0.0.1:0"\n`);
   assert.equal(runBin(['migrate'], dir, env).code, 0);
 });
 after(() => {
@@ -61,11 +63,13 @@ after(() => {
 describe('one gateway per SQLite file', () => {
   let first: BinProcess;
   let firstUrl: string;
+  let adminUrl: string;
 
   it('refuses a second start naming the file and the running pid, while admin commands and status keep working', async () => {
     first = start();
-    const { pid, url } = await listening(first);
+    const { pid, url, adminUrl: admin } = await listening(first);
     firstUrl = url;
+    adminUrl = admin;
     assertRefused(await runBinAsync(['start'], dir, env), pid);
     assert.equal(runBin(['user', 'add', 'alice'], dir, env).code, 0);
     const status = runBin(['status', '--json'], dir, env);
@@ -79,16 +83,17 @@ describe('one gateway per SQLite file', () => {
     assert.match(table.stdout, /\ntotals: shards 0 held, 0 expired, 0 unheld; workstream leases 0 live, 0 expired\n$/);
   });
 
-  it('serves GET /v1/api/admin/status to a service token only', async () => {
-    const statusUrl = `${firstUrl}/v1/api/admin/status`;
+  it('serves GET /v1/api/admin/status to an admin token only, on the admin listener', async () => {
+    const statusUrl = `${adminUrl}/v1/api/admin/status`;
     assert.equal((await fetch(statusUrl)).status, 401);
     assert.equal((await fetch(statusUrl, { headers: { authorization: 'Bearer not-a-jwt' } })).status, 401);
     const forged = await mintServiceToken({ ...jwt, secret: 'another-secret-another-secret-another-secret' }, { scopes: ['service'] });
     assert.equal((await fetch(statusUrl, { headers: { authorization: `Bearer ${forged}` } })).status, 401);
-    const writer = await mintServiceToken(jwt, { scopes: ['write'] });
-    assert.equal((await fetch(statusUrl, { headers: { authorization: `Bearer ${writer}` } })).status, 403);
-    const service = await mintServiceToken(jwt, { scopes: ['service'] });
-    const response = await fetch(statusUrl, { headers: { authorization: `Bearer ${service}` } });
+    const notifySigned = await mintServiceToken(jwt, { scopes: ['service'] });
+    assert.equal((await fetch(statusUrl, { headers: { authorization: `Bearer ${notifySigned}` } })).status, 401);
+    const reader = await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:read'] });
+    assert.equal((await fetch(`${firstUrl}/v1/api/admin/status`, { headers: { authorization: `Bearer ${reader}` } })).status, 404);
+    const response = await fetch(statusUrl, { headers: { authorization: `Bearer ${reader}` } });
     assert.equal(response.status, 200);
     const view = (await response.json()) as { database: { engine: string }; instances: Array<{ url: string; state: string }>; totals: { alive: number } };
     assert.deepEqual([view.database.engine, view.instances.map((instance) => instance.url), view.totals.alive], ['sqlite', [firstUrl], 1]);

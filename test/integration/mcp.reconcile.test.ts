@@ -39,8 +39,11 @@ describe('MCP servers from TOML, JSON file and database rows', () => {
       toml: { everything: { type: 'stdio', command: 'does-not-exist', args: [], env: {}, headers: {} } },
       file: fileServers.value,
       database: await db.stores.mcpServers.list(),
+      // This manager has no sandbox: the runtime (database) server may run unsandboxed only because the config allows it.
+      allowUnsandboxedRuntime: true,
     });
     assert.deepEqual(merged.servers.map((server) => `${server.name}:${server.source}`), ['everything:database', 'fs:file']);
+    assert.deepEqual(merged.servers.map((server) => [server.sandbox === true, server.unsandboxedFallback === true]), [[true, true], [false, false]]);
     assert.deepEqual(merged.rejected.map((entry) => entry.name), ['bad__name']);
     await db.stores.promptTemplates.create({ name: 'mcp__everything__simple-prompt', content: 'mine', origin: 'manual' });
     await db.stores.promptTemplates.create({ name: 'mcp__elsewhere__kept', content: 'from another process', origin: 'mcp', mcpServer: 'elsewhere', readonly: true });

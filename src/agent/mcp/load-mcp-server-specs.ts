@@ -7,7 +7,7 @@ import { mergeMcpServerConfigs, readMcpConfigFile, type MergedMcpServers } from 
 
 export interface LoadMcpServerSpecsOptions {
   /** `config.mcp`. */
-  mcp: { servers: Readonly<Record<string, McpServerConfig>>; config_file?: string | undefined };
+  mcp: { servers: Readonly<Record<string, McpServerConfig>>; config_file?: string | undefined; allow_unsandboxed_runtime_servers?: boolean };
   /** Base for a relative `config_file` (the config file's directory or the working directory). */
   baseDir: string;
   store?: McpServerStore;
@@ -40,6 +40,7 @@ export async function loadMcpServerSpecs(options: LoadMcpServerSpecsOptions): Pr
     toml: options.mcp.servers,
     ...(file ? { file } : {}),
     database: rows,
+    allowUnsandboxedRuntime: options.mcp.allow_unsandboxed_runtime_servers === true,
     ...(logger ? { logger } : {}),
   });
 }

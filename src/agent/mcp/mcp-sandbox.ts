@@ -16,9 +16,11 @@ const SERVER_CPU_SECONDS = 24 * 60 * 60;
 
 /** The command, arguments and cwd a stdio server starts with; sandboxed ones go through bwrap or fail to start. */
 export async function stdioLaunch(spec: McpServerSpec, sandbox: McpSandbox | undefined): Promise<{ command: string; args: string[]; cwd?: string }> {
-  if (spec.sandbox !== true) return { command: spec.command, args: spec.args, ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}) };
+  const plain = { command: spec.command, args: spec.args, ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}) };
+  if (spec.sandbox !== true) return plain;
   if (sandbox === undefined || sandbox.sandbox.kind !== 'bwrap') {
-    throw new McpCallError('transport', `MCP server '${spec.name}' has sandbox = true but no sandbox is available on this host (bubblewrap); not started`);
+    if (spec.unsandboxedFallback === true) return plain;
+    throw new McpCallError('transport', unavailableReason(spec));
   }
   const executable = await findExecutable(spec.command);
   if (executable === undefined) throw new McpCallError('transport', `MCP server '${spec.name}': command '${spec.command}' not found`);
@@ -26,4 +28,14 @@ export async function stdioLaunch(spec: McpServerSpec, sandbox: McpSandbox | und
   await mkdir(cwd, { recursive: true });
   const wrapped = sandbox.sandbox.wrap(executable, spec.args, { writable: cwd, limits: { cpuSeconds: SERVER_CPU_SECONDS } });
   return { command: wrapped.command, args: wrapped.args, cwd };
+}
+
+function unavailableReason(spec: McpServerSpec): string {
+  if (spec.source === 'database') {
+    return (
+      `MCP server '${spec.name}' was added at run time and runs in the tool sandbox, but no sandbox is available on this host ` +
+      '(bubblewrap); not started (the config file may allow it unsandboxed: mcp.allow_unsandboxed_runtime_servers = true)'
+    );
+  }
+  return `MCP server '${spec.name}' has sandbox = true but no sandbox is available on this host (bubblewrap); not started`;
 }

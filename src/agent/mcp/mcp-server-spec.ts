@@ -21,6 +21,11 @@ export interface McpServerSpec {
   timeoutMs?: number;
   /** stdio only: run the server inside the tool sandbox; it refuses to start when there is none. */
   sandbox?: boolean;
+  /**
+   * stdio only, with `sandbox`: when no sandbox is available, start it unsandboxed instead of refusing (servers added
+   * at run time when the config file sets `mcp.allow_unsandboxed_runtime_servers`).
+   */
+  unsandboxedFallback?: boolean;
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -48,5 +53,6 @@ export function specFingerprint(spec: McpServerSpec): string {
     sorted(spec.headers),
     spec.timeoutMs ?? 0,
     spec.sandbox === true,
+    spec.unsandboxedFallback === true,
   ]);
 }

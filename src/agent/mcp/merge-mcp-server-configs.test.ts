@@ -46,6 +46,13 @@ describe('mergeMcpServerConfigs', () => {
       ],
     );
     assert.deepEqual(merged.servers[1]?.env, { K: 'v' });
+    assert.deepEqual(
+      merged.servers.map((server) => [server.name, server.sandbox === true, server.unsandboxedFallback === true]),
+      [['a', true, false], ['b', false, false], ['c', false, false], ['d', false, false]],
+      'a stdio server added at run time runs in the sandbox; the operator decides for the files',
+    );
+    const allowed = mergeMcpServerConfigs({ database: [row('a')], allowUnsandboxedRuntime: true });
+    assert.equal(allowed.servers[0]?.unsandboxedFallback, true);
   });
 
   it('rejects bad names and incomplete entries but keeps the others', () => {

@@ -14,6 +14,11 @@ export interface MergeMcpServerConfigsInput {
   file?: Readonly<Record<string, unknown>>;
   /** `mcp_servers` rows; disabled rows are ignored. */
   database?: readonly McpServerRow[];
+  /**
+   * `mcp.allow_unsandboxed_runtime_servers`: database (run-time) stdio servers always ask for the sandbox; with this
+   * they start unsandboxed where there is none instead of being refused.
+   */
+  allowUnsandboxedRuntime?: boolean;
   logger?: Logger;
 }
 
@@ -49,7 +54,7 @@ export function mergeMcpServerConfigs(input: MergeMcpServerConfigsInput): Merged
   for (const [name, config] of Object.entries(input.toml ?? {})) add(name, 'toml', specFromToml(name, config));
   for (const [name, entry] of Object.entries(input.file ?? {})) add(name, 'file', specFromJsonEntry(name, entry));
   for (const row of input.database ?? []) {
-    if (row.enabled) add(row.name, 'database', specFromRow(row));
+    if (row.enabled) add(row.name, 'database', specFromRow(row, input.allowUnsandboxedRuntime === true));
   }
   const servers = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const server of servers) {
@@ -120,7 +125,9 @@ function specFromJsonEntry(name: string, entry: unknown): Result<McpServerSpec> 
   });
 }
 
-function specFromRow(row: McpServerRow): Result<McpServerSpec> {
+/** A server added at run time (API or CLI): a stdio command runs in the tool sandbox (ADR 0035). */
+function specFromRow(row: McpServerRow, allowUnsandboxed: boolean): Result<McpServerSpec> {
+  const isStdio = row.transport === 'stdio';
   return finish({
     name: row.name,
     source: 'database',
@@ -130,6 +137,8 @@ function specFromRow(row: McpServerRow): Result<McpServerSpec> {
     env: { ...row.env },
     url: row.url,
     headers: { ...row.headers },
+    ...(isStdio ? { sandbox: true } : {}),
+    ...(isStdio && allowUnsandboxed ? { unsandboxedFallback: true } : {}),
   });
 }
 

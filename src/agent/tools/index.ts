@@ -50,7 +50,7 @@ export interface BuiltinToolSourceOptions {
   /** Read roots, protected paths and the process sandbox (default: the workspace only, no sandbox). */
   containment?: ToolContainment;
   /** Storage behind memory, recall, notify and watch; without it those tools answer that storage is not configured. */
-  stores?: Pick<Stores, 'memories' | 'conversations' | 'workstreams' | 'services' | 'watches'>;
+  stores?: Pick<Stores, 'memories' | 'conversations' | 'workstreams' | 'services' | 'watches' | 'users'>;
   /** `memory.max_content`. */
   memoryMaxContent?: number;
   /** The `Authorization` header notify sends to a channel gateway (a minted service token), if any. */
@@ -76,7 +76,15 @@ function storageHandlers(options: BuiltinToolSourceOptions): ToolHandler[] {
   if (stores === undefined) return ['memory', 'notify', 'recall', 'watch'].map(unconfigured);
   const ownerOf = async (wsId: string): Promise<string> => (await stores.workstreams.get(wsId))?.userId ?? '';
   return [
-    createMemoryHandler({ memories: stores.memories, ownerOf, ...(options.memoryMaxContent === undefined ? {} : { maxContent: options.memoryMaxContent }) }),
+    createMemoryHandler({
+      memories: stores.memories,
+      ownerOf,
+      userOf: async (userId) => {
+        const user = await stores.users.getUser(userId);
+        return user === undefined ? undefined : { username: user.username, isAdmin: user.isAdmin };
+      },
+      ...(options.memoryMaxContent === undefined ? {} : { maxContent: options.memoryMaxContent }),
+    }),
     createNotifyHandler({
       services: stores.services,
       authorization: options.notifyAuthorization ?? (() => Promise.resolve(undefined)),

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeJwt } from 'jose';
-import { createServiceTokenSource, verifyBearer } from './auth.js';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { createServiceTokenSource, expandAdminScopes, mintAdminToken, mintServiceToken, verifyAdminBearer, verifyBearer } from './auth.js';
+import type { HttpError } from './http-errors.js';
 
 const SETTINGS = { secret: 'token-source-secret-token-source-secret', audience: 'turnstone-channel' };
 
@@ -27,5 +28,31 @@ describe('createServiceTokenSource', () => {
     const renewed = await source();
     assert.ok(renewed);
     await verifyBearer(`Bearer ${renewed}`, SETTINGS, 'write');
+  });
+});
+
+describe('admin tokens (ADR 0035)', () => {
+  const ADMIN = 'admin-unit-secret-admin-unit-secret-admin';
+
+  it('grants admin:read with admin:write, and nothing for notify scopes', () => {
+    assert.deepEqual([...expandAdminScopes('admin:write')].sort(), ['admin:read', 'admin:write']);
+    assert.deepEqual([...expandAdminScopes(['admin:read'])], ['admin:read']);
+    assert.deepEqual([...expandAdminScopes('service,write,approve')], []);
+    assert.deepEqual([...expandAdminScopes(undefined)], []);
+  });
+
+  it('verifies its own tokens and refuses expired ones, other secrets and the notify shape', async () => {
+    const token = await mintAdminToken(ADMIN, { subject: 'cli:ops', scopes: ['admin:read'] });
+    const principal = await verifyAdminBearer(`Bearer ${token}`, ADMIN, 'admin:read');
+    assert.equal(principal.subject, 'cli:ops');
+    assert.deepEqual(decodeProtectedHeader(token).typ, 'admin+jwt');
+    await assert.rejects(verifyAdminBearer(`Bearer ${token}`, ADMIN, 'admin:write'), (error: HttpError) => error.status === 403);
+    const expired = await mintAdminToken(ADMIN, { subject: 'cli:ops', scopes: ['admin:write'], ttlSeconds: -120 });
+    await assert.rejects(verifyAdminBearer(`Bearer ${expired}`, ADMIN, 'admin:read'), (error: HttpError) => error.status === 401);
+    const other = await mintAdminToken('another-admin-secret-another-admin-secret', { subject: 'x', scopes: ['admin:write'] });
+    await assert.rejects(verifyAdminBearer(`Bearer ${other}`, ADMIN, 'admin:read'), (error: HttpError) => error.status === 401);
+    const notifyShaped = await mintServiceToken({ secret: ADMIN, audience: 'sandpiper-admin' }, { scopes: ['admin:write'] });
+    await assert.rejects(verifyAdminBearer(`Bearer ${notifyShaped}`, ADMIN, 'admin:read'), (error: HttpError) => error.status === 401, 'typ must be admin+jwt');
+    await assert.rejects(verifyBearer(`Bearer ${token}`, { secret: ADMIN, audience: 'turnstone-channel' }, 'write'), (error: HttpError) => error.status === 401, 'no notify with an admin token');
   });
 });

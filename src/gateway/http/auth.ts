@@ -103,3 +103,79 @@ export function createServiceTokenSource(
     return cached.token;
   };
 }
+
+/**
+ * Admin tokens (ADR 0035): HS256 under `auth.admin_secret` (never the notify secret), header `typ: admin+jwt`,
+ * audience `sandpiper-admin`, scopes `admin:read` (status and lists) or `admin:write` (changes; includes read).
+ */
+export const ADMIN_AUDIENCE = 'sandpiper-admin';
+const ADMIN_TYP = 'admin+jwt';
+export const ADMIN_SCOPES = ['admin:read', 'admin:write'] as const;
+export type AdminScope = (typeof ADMIN_SCOPES)[number];
+
+export interface AdminPrincipal {
+  subject: string;
+  scopes: ReadonlySet<AdminScope>;
+}
+
+/** `admin:write` includes `admin:read`; anything else (notify scopes such as `service`) grants nothing here. */
+export function expandAdminScopes(claim: unknown): Set<AdminScope> {
+  const listed = typeof claim === 'string' ? claim.split(',') : Array.isArray(claim) ? claim : [];
+  const granted = new Set<AdminScope>();
+  for (const raw of listed) {
+    const scope = typeof raw === 'string' ? raw.trim() : '';
+    if (scope === 'admin:write') granted.add('admin:write').add('admin:read');
+    if (scope === 'admin:read') granted.add('admin:read');
+  }
+  return granted;
+}
+
+const adminSettings = new Map<string, JwtSettings>();
+function adminSettingsOf(secret: string): JwtSettings {
+  let settings = adminSettings.get(secret);
+  if (settings === undefined) {
+    settings = { secret, audience: ADMIN_AUDIENCE };
+    adminSettings.clear();
+    adminSettings.set(secret, settings);
+  }
+  return settings;
+}
+
+/**
+ * Verifies an admin bearer token for `required`: 401 without a token, for a bad signature (a token signed with the
+ * notify secret fails here, whatever its scopes), another audience or type; 403 when the scope is missing.
+ */
+export async function verifyAdminBearer(header: string | undefined, adminSecret: string, required: AdminScope): Promise<AdminPrincipal> {
+  if (!adminSecret) throw new HttpError(404, 'the admin API is off: set auth.admin_secret (SANDPIPER_ADMIN_SECRET)');
+  const token = /^Bearer ([^\s]+)$/.exec(header ?? '')?.[1];
+  if (!token || !token.includes('.')) throw new HttpError(401, 'Unauthorized');
+  const settings = adminSettingsOf(adminSecret);
+  let payload: Record<string, unknown>;
+  try {
+    const verified = await jwtVerify(token, await verificationKey(settings), {
+      algorithms: ['HS256'],
+      audience: ADMIN_AUDIENCE,
+      typ: ADMIN_TYP,
+      clockTolerance: 30,
+      requiredClaims: ['exp', 'sub'],
+    });
+    payload = verified.payload;
+  } catch {
+    throw new HttpError(401, 'Unauthorized');
+  }
+  const scopes = expandAdminScopes(payload['scopes']);
+  if (!scopes.has(required)) throw new HttpError(403, `insufficient scope (needs ${required})`);
+  return { subject: typeof payload['sub'] === 'string' ? payload['sub'] : '', scopes };
+}
+
+/** Mints a short-lived admin token (the CLI's calls to the admin API, `sandpiper token create --admin`). */
+export async function mintAdminToken(adminSecret: string, options: { subject: string; scopes: readonly AdminScope[]; ttlSeconds?: number }): Promise<string> {
+  return new SignJWT({ scopes: [...options.scopes].sort().join(',') })
+    .setProtectedHeader({ alg: 'HS256', typ: ADMIN_TYP })
+    .setSubject(options.subject)
+    .setIssuer('sandpiper')
+    .setAudience(ADMIN_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + (options.ttlSeconds ?? 300))
+    .sign(new TextEncoder().encode(adminSecret));
+}

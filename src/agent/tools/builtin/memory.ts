@@ -1,8 +1,13 @@
-/** The `memory` tool: save, search (BM25), delete and list structured memories the workstream may see. */
+/**
+ * The `memory` tool: save, search (BM25), delete and list structured memories the workstream may see. A save or delete
+ * defaults to the owner's `user` scope (`workstream` without an owner); a `global` one reaches every user's model
+ * calls, so only an admin's workstream may write it, and only after the admin approves a card (ADR 0035).
+ */
 import { describeError } from '../../../shared/errors.js';
 import type { MemoryRow, MemoryScope, MemoryStore, MemoryType, MemoryVisibility } from '../../../storage/memory-store.js';
 import { candidateTerms, rankMemories } from '../../memory/memory-ranking.js';
 import { formatMemoryLine, normalizeMemoryName } from '../../memory/memory-text.js';
+import { fenceUntrusted } from '../../../shared/untrusted-fence.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 
 export const DEFAULT_MEMORY_MAX_CONTENT = 32_768;
@@ -18,6 +23,8 @@ export interface MemoryHandlerOptions {
   memories: MemoryStore;
   /** The user id owning a workstream ('' when unknown). */
   ownerOf: (wsId: string) => Promise<string>;
+  /** A user's name and admin flag (undefined when unknown): who may write `global` memories, and the author shown. */
+  userOf?: (userId: string) => Promise<{ username: string; isAdmin: boolean } | undefined>;
   /** `memory.max_content`. */
   maxContent?: number;
 }
@@ -55,7 +62,25 @@ function fail(error: string): ToolPreparation {
   return { header: `✗ memory: ${error.replace(/^Error:\s*/, '')}`, preview: '', needsApproval: false, approvalLabel: 'memory', error };
 }
 
-function prepare(args: Record<string, unknown>, maxContent: number): ToolPreparation {
+export const GLOBAL_NEEDS_ADMIN =
+  "Error: only an admin may write global memories (every user's conversations see them); nothing was changed. Use scope 'user' for this user's memories.";
+
+/** Checks the arguments; a `global` write is refused outside an admin's workstream and asks the admin otherwise. */
+async function prepare(args: Record<string, unknown>, maxContent: number, context: ToolContext, options: MemoryHandlerOptions): Promise<ToolPreparation> {
+  const checked = checkArgs(args, maxContent);
+  const a = readArgs(args);
+  if (checked.error !== undefined || a.scope !== 'global' || (a.action !== 'save' && a.action !== 'delete')) return checked;
+  const writer = await writerOf(context, options);
+  if (!writer?.isAdmin) return fail(GLOBAL_NEEDS_ADMIN);
+  return { ...checked, needsApproval: true, approvalLabel: 'memory_global' };
+}
+
+async function writerOf(context: ToolContext, options: MemoryHandlerOptions): Promise<{ username: string; isAdmin: boolean } | undefined> {
+  const owner = await options.ownerOf(context.workstreamId);
+  return owner === '' ? undefined : await options.userOf?.(owner);
+}
+
+function checkArgs(args: Record<string, unknown>, maxContent: number): ToolPreparation {
   const a = readArgs(args);
   if (!(ACTIONS as readonly string[]).includes(a.action)) return fail(`Error: action must be save/search/delete/list, got '${a.action}'`);
   if (a.action === 'save' && (a.name === '' || a.content === '')) return fail("Error: both 'name' and 'content' are required for save");
@@ -74,18 +99,24 @@ async function scopeId(scope: MemoryScope, context: ToolContext, options: Memory
   return owner === '' ? { error: "Error: 'user' scope requires authenticated user identity" } : owner;
 }
 
+/** The scope a save or delete names, or the default: the owner's `user` scope, `workstream` without an owner. */
+async function scopeOf(a: MemoryArgs, context: ToolContext, options: MemoryHandlerOptions): Promise<MemoryScope> {
+  return a.scope ?? ((await options.ownerOf(context.workstreamId)) === '' ? 'workstream' : 'user');
+}
+
 async function save(a: MemoryArgs, context: ToolContext, options: MemoryHandlerOptions): Promise<ToolResult> {
-  const scope = a.scope ?? 'global';
+  const scope = await scopeOf(a, context, options);
   const id = await scopeId(scope, context, options);
   if (typeof id !== 'string') return { output: id.error, isError: true };
   const type = a.type ?? 'project';
+  const author = (await writerOf(context, options))?.username ?? '';
   try {
     // Two rounds: a parallel delete may remove the row between the failed insert and the update.
     for (let round = 0; round < 2; round++) {
-      const created = await options.memories.create({ name: a.name, description: a.description, type, scope, scopeId: id, content: a.content });
+      const created = await options.memories.create({ name: a.name, description: a.description, type, scope, scopeId: id, content: a.content, author });
       if (created) return { output: `Saved memory '${a.name}' (type=${type}, scope=${scope})`, isError: false };
       // Exists: replace the content; keep description and type unless the call gives new ones.
-      const patch = { content: a.content, ...(a.description ? { description: a.description } : {}), ...(a.type ? { type: a.type } : {}) };
+      const patch = { content: a.content, author, ...(a.description ? { description: a.description } : {}), ...(a.type ? { type: a.type } : {}) };
       if (await options.memories.update(a.name, scope, id, patch)) {
         const row = await options.memories.get(a.name, scope, id);
         return { output: `Updated memory '${a.name}' (type=${row?.type ?? type}, scope=${scope})`, isError: false };
@@ -99,7 +130,7 @@ async function save(a: MemoryArgs, context: ToolContext, options: MemoryHandlerO
 }
 
 async function remove(a: MemoryArgs, context: ToolContext, options: MemoryHandlerOptions): Promise<ToolResult> {
-  const scope = a.scope ?? 'global';
+  const scope = await scopeOf(a, context, options);
   const id = await scopeId(scope, context, options);
   if (typeof id !== 'string') return { output: id.error, isError: true };
   const deleted = await options.memories.delete(a.name, scope, id);
@@ -139,16 +170,16 @@ async function searchOrList(a: MemoryArgs, context: ToolContext, options: Memory
   }
   await options.memories.touch(rows.map((row) => row.memoryId)).catch(() => undefined);
   const heading = a.action === 'search' ? `Memories (${rows.length} results):` : `Memories (${rows.length}):`;
-  return { output: [heading, ...rows.map(formatMemoryLine)].join('\n'), isError: false };
+  return { output: [heading, fenceUntrusted({ source: 'memory' }, rows.map(formatMemoryLine).join('\n'))].join('\n'), isError: false };
 }
 
 export function createMemoryHandler(options: MemoryHandlerOptions): ToolHandler {
   const maxContent = options.maxContent ?? DEFAULT_MEMORY_MAX_CONTENT;
   return {
     name: 'memory',
-    prepare: (args) => prepare(args, maxContent),
+    prepare: (args, context) => prepare(args, maxContent, context, options),
     async execute(args, context) {
-      const checked = prepare(args, maxContent);
+      const checked = await prepare(args, maxContent, context, options);
       if (checked.error !== undefined) return { output: checked.error, isError: true };
       const a = readArgs(args);
       if (a.action === 'save') return save(a, context, options);

@@ -1,8 +1,14 @@
-/** Admin endpoints for MCP servers: status, refresh (one or all), reconnect and reload, JWT with the `service` scope. */
+/**
+ * Admin endpoints for MCP servers: status (`admin:read`); refresh (one or all), reconnect and reload (`admin:write`,
+ * audited). Admin tokens only (ADR 0035).
+ */
 import { Hono } from 'hono';
+import { audited, type AuditTrail } from '../../admin/admin-audit.js';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
-import { verifyBearer, type JwtSettings } from '../auth.js';
+import type { Logger } from '../../../shared/logger.js';
+import type { AdminAuditStore } from '../../../storage/index.js';
 import { HttpError } from '../http-errors.js';
+import { withAdmin } from './admin.js';
 
 /** What the admin routes need from the MCP manager. */
 export interface McpAdmin {
@@ -40,27 +46,46 @@ async function serverName(text: string, required: boolean): Promise<string | und
   return server;
 }
 
-export function createAdminMcpRoutes(deps: { jwt: JwtSettings; mcp: McpAdmin }): Hono {
+export interface AdminMcpRoutesDeps {
+  adminSecret: string;
+  mcp: McpAdmin;
+  audit: Pick<AdminAuditStore, 'record'>;
+  logger?: Logger;
+}
+
+export function createAdminMcpRoutes(deps: AdminMcpRoutesDeps): Hono {
   const routes = new Hono();
-  routes.use('/v1/api/admin/*', async (context, next) => {
-    await verifyBearer(context.req.header('authorization'), deps.jwt, 'service');
-    await next();
-  });
-  routes.get('/v1/api/admin/mcp', (context) => context.json(deps.mcp.status() as object));
-  routes.post('/v1/api/admin/mcp/refresh', async (context) => {
-    const server = await serverName(await context.req.text(), false);
-    if (!(await deps.mcp.refresh(server))) throw new HttpError(404, `unknown MCP server "${server ?? ''}"`);
-    return context.json({ status: 'ok', refreshed: server ?? 'all' });
-  });
-  routes.post('/v1/api/admin/mcp/reconnect', async (context) => {
-    const server = (await serverName(await context.req.text(), true)) as string;
-    if (!(await deps.mcp.reconnect(server))) throw new HttpError(404, `unknown MCP server "${server}"`);
-    return context.json({ status: 'ok', reconnected: server });
-  });
-  routes.post('/v1/api/admin/mcp/reload', async (context) => {
-    const answer = await deps.mcp.reload();
-    if (!answer) throw new HttpError(503, 'MCP has not started yet; try again in a moment');
-    return context.json(answer);
-  });
+  const trail: AuditTrail = { store: deps.audit, ...(deps.logger ? { logger: deps.logger } : {}) };
+  routes.get('/v1/api/admin/mcp', withAdmin(deps.adminSecret, 'admin:read', async (context) => context.json(deps.mcp.status() as object)));
+  routes.post(
+    '/v1/api/admin/mcp/refresh',
+    withAdmin(deps.adminSecret, 'admin:write', async (context, actor) => {
+      const server = await serverName(await context.req.text(), false);
+      return audited(trail, { actor, action: 'mcp.refresh', target: server ?? 'all' }, async () => {
+        if (!(await deps.mcp.refresh(server))) throw new HttpError(404, `unknown MCP server "${server ?? ''}"`);
+        return context.json({ status: 'ok', refreshed: server ?? 'all' });
+      });
+    }),
+  );
+  routes.post(
+    '/v1/api/admin/mcp/reconnect',
+    withAdmin(deps.adminSecret, 'admin:write', async (context, actor) => {
+      const server = (await serverName(await context.req.text(), true)) as string;
+      return audited(trail, { actor, action: 'mcp.reconnect', target: server }, async () => {
+        if (!(await deps.mcp.reconnect(server))) throw new HttpError(404, `unknown MCP server "${server}"`);
+        return context.json({ status: 'ok', reconnected: server });
+      });
+    }),
+  );
+  routes.post(
+    '/v1/api/admin/mcp/reload',
+    withAdmin(deps.adminSecret, 'admin:write', async (context, actor) =>
+      audited(trail, { actor, action: 'mcp.reload', target: 'all' }, async () => {
+        const answer = await deps.mcp.reload();
+        if (!answer) throw new HttpError(503, 'MCP has not started yet; try again in a moment');
+        return context.json(answer);
+      }),
+    ),
+  );
   return routes;
 }

@@ -1,73 +1,97 @@
 /**
- * Admin endpoints on the database, JWT with the `service` scope: users, tokens, tool policies, database-defined MCP
- * servers, pending approvals and the cluster's status (instances, shards, leases). The same operations (and the same
- * validation) as the admin CLI commands.
+ * Admin endpoints on the database (ADR 0035): users, tokens, tool policies, database-defined MCP servers, pending
+ * approvals, the cluster's status and the audit trail. They take admin tokens only (signed with `auth.admin_secret`,
+ * never the notify secret): `admin:read` for status and lists, `admin:write` for changes, and every change is
+ * audited. The same operations (and the same validation) as the admin CLI commands.
  */
 import { Hono, type Context } from 'hono';
 import { listPendingApprovals } from '../../admin/admin-approvals.js';
+import { audited, auditUrl, listAudit, type AuditTrail } from '../../admin/admin-audit.js';
 import { readClusterStatus } from '../../admin/admin-status.js';
 import { addMcpServer, listMcpServers, removeMcpServer } from '../../admin/admin-mcp-servers.js';
 import { addPolicy, listPolicies, removePolicy } from '../../admin/admin-policies.js';
 import { listTokens, listUsers, revokeToken } from '../../admin/admin-users.js';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
+import type { Logger } from '../../../shared/logger.js';
 import type { Stores } from '../../../storage/index.js';
-import { verifyBearer, type JwtSettings } from '../auth.js';
+import { verifyAdminBearer, type AdminScope } from '../auth.js';
 import { HttpError } from '../http-errors.js';
 
 export interface AdminRoutesDeps {
-  jwt: JwtSettings;
-  stores: Pick<Stores, 'users' | 'policies' | 'mcpServers' | 'approvals' | 'clusterStatus'>;
+  /** `auth.admin_secret`. */
+  adminSecret: string;
+  stores: Pick<Stores, 'users' | 'policies' | 'mcpServers' | 'approvals' | 'clusterStatus' | 'adminAudit'>;
   /** Heartbeat age after which `status` calls an instance stale (`instanceStaleAfterSeconds(config)`). */
   staleAfterSeconds: number;
+  logger?: Logger;
 }
 
-async function jsonObject(context: Context): Promise<Record<string, unknown>> {
+export async function jsonObject(context: Context): Promise<Record<string, unknown>> {
   const parsed = safeParseJson(await context.req.text());
   if (!parsed.ok || !isPlainObject(parsed.value)) throw new HttpError(400, 'body must be a JSON object');
   return parsed.value;
 }
 
-type AdminHandler = (context: Context, actor: string) => Promise<Response>;
+export type AdminHandler = (context: Context, actor: string) => Promise<Response>;
 
-/** Wraps a handler: the bearer token must grant `service`; the handler gets who called (for `created_by`). */
-function withService(jwt: JwtSettings, handler: AdminHandler): (context: Context) => Promise<Response> {
+/** Wraps a handler: the bearer must be an admin token granting `scope`; the handler gets who called (`api:<sub>`). */
+export function withAdmin(adminSecret: string, scope: AdminScope, handler: AdminHandler): (context: Context) => Promise<Response> {
   return async (context) => {
-    const principal = await verifyBearer(context.req.header('authorization'), jwt, 'service');
-    return handler(context, `api:${principal.subject || 'service'}`);
+    const principal = await verifyAdminBearer(context.req.header('authorization'), adminSecret, scope);
+    return handler(context, `api:${principal.subject || 'admin'}`);
   };
 }
 
 const param = (context: Context, name: string): string => context.req.param(name) ?? '';
 
+interface Described {
+  target: string;
+  detail?: string;
+}
+
+/** Target and detail of an add from its body (Hono caches the body, so the handler reads it again); never env or headers. */
+async function bodyField(context: Context, field: string, detail: (body: Record<string, unknown>) => string): Promise<Described> {
+  const parsed = safeParseJson(await context.req.text());
+  const body = parsed.ok && isPlainObject(parsed.value) ? parsed.value : {};
+  const value = body[field];
+  return { target: typeof value === 'string' ? value.slice(0, 200) : '', detail: detail(body).slice(0, 200) };
+}
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+const policyDetail = (body: Record<string, unknown>): string => `action=${str(body['action'])}`;
+const serverDetail = (body: Record<string, unknown>): string =>
+  typeof body['url'] === 'string' ? `http: ${auditUrl(body['url'])}` : `stdio: ${str(body['command'])}${Array.isArray(body['args']) ? ` (${body['args'].length} args)` : ''}`;
+const named = (name: string) => (context: Context): Described => ({ target: param(context, name) });
+
 export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
   const routes = new Hono();
   const { users, policies, mcpServers, approvals } = deps.stores;
-  const admin = (handler: AdminHandler): ((context: Context) => Promise<Response>) => withService(deps.jwt, handler);
-  routes.get('/v1/api/admin/users', admin(async (context) => context.json({ users: await listUsers(users) })));
+  const trail: AuditTrail = { store: deps.stores.adminAudit, ...(deps.logger ? { logger: deps.logger } : {}) };
+  const read = (handler: AdminHandler) => withAdmin(deps.adminSecret, 'admin:read', handler);
+  const write = (action: string, describe: (context: Context) => Promise<Described> | Described, handler: AdminHandler) =>
+    withAdmin(deps.adminSecret, 'admin:write', async (context, actor) =>
+      audited(trail, { actor, action, ...(await describe(context)) }, () => handler(context, actor)),
+    );
+  routes.get('/v1/api/admin/users', read(async (context) => context.json({ users: await listUsers(users) })));
   routes.get(
     '/v1/api/admin/tokens',
-    admin(async (context) => {
+    read(async (context) => {
       const username = context.req.query('username');
       return context.json({ tokens: await listTokens(users, username === '' ? undefined : username) });
     }),
   );
-  routes.delete('/v1/api/admin/tokens/:tokenId', admin(async (context) => context.json(await revokeToken(users, param(context, 'tokenId')))));
-  routes.get('/v1/api/admin/policies', admin(async (context) => context.json({ policies: await listPolicies(policies) })));
-  routes.post(
-    '/v1/api/admin/policies',
-    admin(async (context, actor) => context.json({ policy: await addPolicy(policies, await jsonObject(context), actor) }, 201)),
-  );
-  routes.delete('/v1/api/admin/policies/:key', admin(async (context) => context.json({ policy: await removePolicy(policies, param(context, 'key')) })));
-  routes.get('/v1/api/admin/mcp/servers', admin(async (context) => context.json({ servers: await listMcpServers(mcpServers) })));
+  routes.delete('/v1/api/admin/tokens/:tokenId', write('token.revoke', named('tokenId'), async (c) => c.json(await revokeToken(users, param(c, 'tokenId')))));
+  routes.get('/v1/api/admin/policies', read(async (context) => context.json({ policies: await listPolicies(policies) })));
+  routes.post('/v1/api/admin/policies', write('policy.add', (c) => bodyField(c, 'pattern', policyDetail), async (c, actor) => c.json({ policy: await addPolicy(policies, await jsonObject(c), actor) }, 201)));
+  routes.delete('/v1/api/admin/policies/:key', write('policy.remove', named('key'), async (c) => c.json({ policy: await removePolicy(policies, param(c, 'key')) })));
+  routes.get('/v1/api/admin/mcp/servers', read(async (context) => context.json({ servers: await listMcpServers(mcpServers) })));
   routes.post(
     '/v1/api/admin/mcp/servers',
-    admin(async (context, actor) => context.json({ server: await addMcpServer(mcpServers, await jsonObject(context), actor) }, 201)),
+    write('mcp-server.add', (c) => bodyField(c, 'name', serverDetail), async (c, actor) => c.json({ server: await addMcpServer(mcpServers, await jsonObject(c), actor) }, 201)),
   );
-  routes.delete(
-    '/v1/api/admin/mcp/servers/:name',
-    admin(async (context) => context.json({ server: await removeMcpServer(mcpServers, param(context, 'name')) })),
-  );
-  routes.get('/v1/api/admin/status', admin(async (context) => context.json(await readClusterStatus(deps.stores.clusterStatus, deps.staleAfterSeconds))));
-  routes.get('/v1/api/admin/approvals', admin(async (context) => context.json({ approvals: await listPendingApprovals({ approvals, users }) })));
+  routes.delete('/v1/api/admin/mcp/servers/:name', write('mcp-server.remove', named('name'), async (c) => c.json({ server: await removeMcpServer(mcpServers, param(c, 'name')) })));
+  routes.get('/v1/api/admin/status', read(async (context) => context.json(await readClusterStatus(deps.stores.clusterStatus, deps.staleAfterSeconds))));
+  routes.get('/v1/api/admin/approvals', read(async (context) => context.json({ approvals: await listPendingApprovals({ approvals, users }) })));
+  routes.get('/v1/api/admin/audit', read(async (context) => context.json({ audit: await listAudit(deps.stores.adminAudit, context.req.query('limit')) })));
   return routes;
 }
