@@ -1,4 +1,4 @@
-/** Start-up containment: `bwrap` refuses without bubblewrap, `auto` warns once, protected paths come from the config. */
+/** Start-up containment: `bwrap` refuses without bubblewrap, `auto` fails closed with one error, protected paths come from the config. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,15 +41,19 @@ describe('prepareContainment', () => {
     }
   });
 
-  it('falls back with one clear warning under "auto", and protects config, data_dir and database', async () => {
+  it('fails closed under "auto" with one error saying how to fix it, and protects config, data_dir and database', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sp-containment-'));
     try {
       const { lines, logger } = recordingLogger();
       const containment = await prepareContainment(configIn(dir, 'auto'), logger, { bwrapCommand: path.join(dir, 'no-bwrap') });
-      assert.equal(containment.sandbox.kind, 'off');
-      const warnings = lines.filter((line) => line.includes('no sandbox'));
-      assert.equal(warnings.length, 1, lines.join('\n'));
-      assert.match(warnings[0] ?? '', /install bubblewrap/);
+      assert.equal(containment.sandbox.kind, 'unavailable', 'never unconfined by fallback');
+      assert.match(containment.sandbox.refusal ?? '', /no-bwrap is not installed/);
+      const errors = lines.filter((line) => line.includes('no sandbox'));
+      assert.equal(errors.length, 1, lines.join('\n'));
+      assert.equal((JSON.parse(errors[0] ?? '{}') as { level?: unknown }).level, 50, 'logged as an error');
+      assert.match(errors[0] ?? '', /are refused until you install bubblewrap/);
+      assert.match(errors[0] ?? '', /seccomp=deploy\/seccomp-bubblewrap\.json/);
+      assert.match(errors[0] ?? '', /tools\.sandbox = \\"off\\"/);
       assert.ok(containment.access.protectedFiles.some((file) => file.endsWith('config.toml')));
       assert.ok(containment.access.protectedFiles.some((file) => file.endsWith(path.join('data', 'sandpiper.db'))));
       assert.ok(containment.access.protectedTrees.some((tree) => tree.endsWith('data')));

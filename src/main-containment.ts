@@ -1,6 +1,6 @@
 /** Composition of tool containment: detects the sandbox once and lists the gateway paths no tool may reach. */
 import path from 'node:path';
-import { detectSandbox } from './agent/sandbox/detect-sandbox.js';
+import { detectSandbox, SANDBOX_FIX } from './agent/sandbox/detect-sandbox.js';
 import { createSandbox, homeCredentialPaths } from './agent/sandbox/sandbox.js';
 import { createToolAccess, type ToolContainment } from './agent/tools/index.js';
 import type { Config } from './config/index.js';
@@ -15,17 +15,21 @@ export function sqliteFile(url: string): string | undefined {
 }
 
 /**
- * Detects the sandbox (`tools.sandbox`), refusing to start when `bwrap` was asked for and does not work, and warning
- * once when `auto` falls back to none. The config file, data_dir, database and workspace_dir are protected paths.
+ * Detects the sandbox (`tools.sandbox`), refusing to start when `bwrap` was asked for and does not work, and logging
+ * an error with the fix when `auto` finds none (the process tools are then refused; unconfined only by `"off"`). The
+ * config file, data_dir, database and workspace_dir are protected paths.
  */
 export async function prepareContainment(config: Config, logger: Logger, options: { signal?: AbortSignal; bwrapCommand?: string; httpPort?: number } = {}): Promise<ToolContainment> {
   const { httpPort, ...probe } = options;
   const status = await detectSandbox({ mode: config.tools.sandbox, ...probe });
-  if (status.kind === 'off' && config.tools.sandbox === 'bwrap') {
-    throw new ConfigError([`tools.sandbox: "bwrap" was asked for but ${status.reason}; install bubblewrap, or set tools.sandbox = "auto" or "off"`]);
+  if (status.kind === 'unavailable' && config.tools.sandbox === 'bwrap') {
+    throw new ConfigError([`tools.sandbox: "bwrap" was asked for but ${status.reason}; ${SANDBOX_FIX}`]);
   }
-  if (status.kind === 'off' && config.tools.sandbox === 'auto') {
-    logger.warn({ sandbox: 'off', reason: status.reason }, `no sandbox: ${status.reason}; bash, math, man and search run with the gateway's full access (install bubblewrap)`);
+  if (status.kind === 'unavailable') {
+    logger.error({ sandbox: 'unavailable', reason: status.reason }, `no sandbox: ${status.reason}; bash, math, man, watch commands and sandboxed MCP servers are refused until you ${SANDBOX_FIX}`);
+  }
+  if (status.kind === 'off') {
+    logger.warn({ sandbox: 'off' }, 'tools.sandbox = "off": bash, math, man, search and watch commands run unconfined, with the gateway user\'s full access');
   }
   if (status.kind === 'bwrap' && status.runsAsRoot) {
     logger.warn({ sandbox: 'bwrap' }, 'the gateway runs as root: the kernel does not apply the sandbox process limit to uid 0 (run it as an unprivileged user)');

@@ -3,7 +3,7 @@
  * use). The older stand-in `detectSandbox` below stays exported for callers that still use it.
  */
 import { execFile } from 'node:child_process';
-import { detectSandbox as detectToolSandbox } from '../agent/sandbox/detect-sandbox.js';
+import { detectSandbox as detectToolSandbox, SANDBOX_FIX } from '../agent/sandbox/detect-sandbox.js';
 import { ok, warn, type CheckResult } from './doctor-check.js';
 
 export interface SandboxDetection {
@@ -48,5 +48,5 @@ export function setSandboxProbe(probe: () => Promise<SandboxDetection>): void {
 export async function checkSandbox(): Promise<CheckResult> {
   const found = await sandboxProbe();
   if (found.available) return ok('sandbox', found.detail);
-  return warn('sandbox', found.detail, 'install bubblewrap (apt-get install bubblewrap) and allow unprivileged user namespaces to run tools in a sandbox');
+  return warn('sandbox', `${found.detail}; with tools.sandbox = "auto" bash, math, man, watch commands and sandboxed MCP servers are refused`, SANDBOX_FIX);
 }

@@ -27,8 +27,11 @@ export interface Layout {
   remove(): void;
 }
 
-/** Builds the layout; `mode` picks the sandbox (`auto` = bubblewrap when the host has it). */
-export async function createLayout(mode: SandboxMode): Promise<Layout> {
+/**
+ * Builds the layout; `mode` picks the sandbox (`auto` = bubblewrap when the host has it, else process tools refused).
+ * `bwrapCommand` stands in a bubblewrap that is missing or broken.
+ */
+export async function createLayout(mode: SandboxMode, options: { bwrapCommand?: string } = {}): Promise<Layout> {
   // Not under /tmp: the sandbox has a private /tmp, which would hide the planted files for the wrong reason.
   const root = mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'sp-contain-'));
   const dataDir = path.join(root, 'data');
@@ -47,7 +50,7 @@ export async function createLayout(mode: SandboxMode): Promise<Layout> {
   writeFileSync(path.join(readRoot, 'guide.md'), 'read-only guide\n');
   writeFileSync(path.join(workspace, 'hello.txt'), 'hello from the workspace\n');
   const access = createToolAccess({ readRoots: [readRoot], configFile, databaseFile, trees: [dataDir, workspaces] });
-  const status = await detectSandbox({ mode });
+  const status = await detectSandbox({ mode, ...options });
   const sandbox = createSandbox(status, {
     network: 'off',
     hidden: [...access.protectedFiles, ...access.protectedTrees],

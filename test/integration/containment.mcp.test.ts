@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createMcpManager, type McpManager } from '../../src/agent/mcp/mcp-manager.js';
-import { NO_SANDBOX } from '../../src/agent/sandbox/sandbox.js';
+import { createSandbox } from '../../src/agent/sandbox/sandbox.js';
 import { FILESYSTEM, stdioSpec, toolContext, waitFor } from '../fakes/mcp-servers.js';
 import { createLayout, leaked, SECRETS, text, type Layout } from './containment.fixture.js';
 
@@ -41,16 +41,17 @@ describe('sandboxed stdio MCP servers', () => {
     assert.ok(existsSync(path.join(l.root, 'mcp', 'fs')), 'its own writable folder was made');
   });
 
-  it('refuses to start a sandbox = true server when there is no sandbox', async () => {
+  it('refuses to start a sandbox = true server when bubblewrap does not work, and says how to fix it', async () => {
+    const unavailable = createSandbox({ kind: 'unavailable', reason: 'bubblewrap unusable: bwrap is not installed', runsAsRoot: false });
     unsandboxed = createMcpManager({
       servers: [stdioSpec('fs2', [FILESYSTEM, l.root], { sandbox: true })],
       parentEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] },
-      sandbox: { sandbox: NO_SANDBOX, workDir: (name) => path.join(l.root, 'mcp', name) },
+      sandbox: { sandbox: unavailable, workDir: (name) => path.join(l.root, 'mcp', name) },
     });
     await unsandboxed.start();
     await waitFor(() => (unsandboxed?.status().perServer[0]?.error ?? '') !== '', 'start error');
     const status = unsandboxed.status().perServer[0];
     assert.equal(status?.connected, false);
-    assert.match(status?.error ?? '', /no sandbox is available/);
+    assert.match(status?.error ?? '', /no sandbox is available on this host \(bubblewrap unusable: bwrap is not installed\); not started\. To fix it, install bubblewrap/);
   });
 });

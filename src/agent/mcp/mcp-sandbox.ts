@@ -1,5 +1,6 @@
 /** Starts a stdio MCP server with `sandbox = true` inside the tool sandbox, with its own writable folder. */
 import { mkdir } from 'node:fs/promises';
+import { SANDBOX_FIX } from '../sandbox/detect-sandbox.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { findExecutable } from '../tools/run-contained.js';
 import { McpCallError } from './mcp-call-error.js';
@@ -20,7 +21,7 @@ export async function stdioLaunch(spec: McpServerSpec, sandbox: McpSandbox | und
   if (spec.sandbox !== true) return plain;
   if (sandbox === undefined || sandbox.sandbox.kind !== 'bwrap') {
     if (spec.unsandboxedFallback === true) return plain;
-    throw new McpCallError('transport', unavailableReason(spec));
+    throw new McpCallError('transport', unavailableReason(spec, sandbox?.sandbox.status.reason ?? 'no sandbox configured'));
   }
   const executable = await findExecutable(spec.command);
   if (executable === undefined) throw new McpCallError('transport', `MCP server '${spec.name}': command '${spec.command}' not found`);
@@ -30,12 +31,12 @@ export async function stdioLaunch(spec: McpServerSpec, sandbox: McpSandbox | und
   return { command: wrapped.command, args: wrapped.args, cwd };
 }
 
-function unavailableReason(spec: McpServerSpec): string {
+function unavailableReason(spec: McpServerSpec, why: string): string {
   if (spec.source === 'database') {
     return (
       `MCP server '${spec.name}' was added at run time and runs in the tool sandbox, but no sandbox is available on this host ` +
-      '(bubblewrap); not started (the config file may allow it unsandboxed: mcp.allow_unsandboxed_runtime_servers = true)'
+      `(${why}); not started (the config file may allow it unsandboxed: mcp.allow_unsandboxed_runtime_servers = true). To fix it, ${SANDBOX_FIX}`
     );
   }
-  return `MCP server '${spec.name}' has sandbox = true but no sandbox is available on this host (bubblewrap); not started`;
+  return `MCP server '${spec.name}' has sandbox = true but no sandbox is available on this host (${why}); not started. To fix it, ${SANDBOX_FIX}`;
 }

@@ -3,10 +3,14 @@ import { spawn } from 'node:child_process';
 
 export type SandboxMode = 'auto' | 'bwrap' | 'off';
 
-/** What the host offers: `bwrap` when a probe sandbox ran, else `off` with the reason. */
+/**
+ * What the host offers: `bwrap` when a probe sandbox ran; `unavailable` when a sandbox was wanted (`auto`, `bwrap`)
+ * and bubblewrap does not work, so the process tools are refused; `off` only when `tools.sandbox = "off"` chose
+ * unconfined tools. Unconfined is never a fallback.
+ */
 export interface SandboxStatus {
-  kind: 'bwrap' | 'off';
-  /** One line for logs, /health and doctor: why the sandbox is off, or what it is. */
+  kind: 'bwrap' | 'unavailable' | 'off';
+  /** One line for logs, /health and doctor: why the sandbox is unavailable or off, or what it is. */
   reason: string;
   /** The bubblewrap executable that worked. */
   bwrapPath?: string;
@@ -29,12 +33,18 @@ export interface DetectSandboxOptions {
   signal?: AbortSignal;
 }
 
+/** How to get a working sandbox, said wherever a process tool is refused for the lack of one. */
+export const SANDBOX_FIX =
+  'install bubblewrap (apt-get install bubblewrap); in a container, run it with rootless podman, or with docker run '
+  + '--security-opt seccomp=deploy/seccomp-bubblewrap.json --security-opt apparmor=unconfined (README, "Tool containment"); '
+  + 'or set tools.sandbox = "off" in config.toml to accept unconfined tools';
+
 /** The same isolation the tools get, on `true`: proves user/pid/net namespaces, /proc and /dev mounts all work. */
 const PROBE_ARGS = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-all', '--cap-drop', 'ALL', '--die-with-parent', '--', 'true'];
 
 /**
- * Probes the host. `off` mode never probes. Never throws: a missing or broken bubblewrap is an `off` status whose
- * reason says why (`bwrap` mode callers refuse to start on it).
+ * Probes the host. `off` mode never probes. Never throws: a missing or broken bubblewrap is an `unavailable` status
+ * whose reason says why (`bwrap` mode callers refuse to start on it; `auto` starts with the process tools refused).
  */
 export async function detectSandbox(options: DetectSandboxOptions): Promise<SandboxStatus> {
   const runsAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -46,11 +56,11 @@ export async function detectSandbox(options: DetectSandboxOptions): Promise<Sand
   ]);
   const base = { runsAsRoot, ...(prlimit.ok ? { prlimitPath: prlimitCommand } : {}), ...(setpriv.ok ? { setprivPath: setprivCommand } : {}) };
   if (options.mode === 'off') return { kind: 'off', reason: 'tools.sandbox = "off"', ...base };
-  if (process.platform !== 'linux') return { kind: 'off', reason: `bubblewrap needs Linux (this host is ${process.platform})`, ...base };
+  if (process.platform !== 'linux') return { kind: 'unavailable', reason: `bubblewrap needs Linux (this host is ${process.platform})`, ...base };
   const bwrap = options.bwrapCommand ?? 'bwrap';
   const result = await probe(bwrap, PROBE_ARGS, options.signal);
   if (result.ok) return { kind: 'bwrap', reason: 'bubblewrap', bwrapPath: bwrap, ...base };
-  return { kind: 'off', reason: `bubblewrap unusable: ${result.problem}`, ...base };
+  return { kind: 'unavailable', reason: `bubblewrap unusable: ${result.problem}`, ...base };
 }
 
 function probe(command: string, args: readonly string[], signal: AbortSignal | undefined): Promise<{ ok: true } | { ok: false; problem: string }> {

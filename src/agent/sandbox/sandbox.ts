@@ -2,7 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { buildBwrapArgs } from './bwrap-argv.js';
-import type { SandboxStatus } from './detect-sandbox.js';
+import { SANDBOX_FIX, type SandboxStatus } from './detect-sandbox.js';
 import { hostMatcher } from './egress/egress-hosts.js';
 import { relayCommand } from './egress/egress-relay.js';
 import { openEgressSession, type EgressSession, type NetworkPermissions } from './egress/egress-session.js';
@@ -53,18 +53,22 @@ export interface EgressRequest {
 }
 
 export interface Sandbox {
-  readonly kind: 'bwrap' | 'off';
+  readonly kind: SandboxStatus['kind'];
   /** `off`: no network inside; `ask`: through the egress proxy; `host`: no sandbox, the host network. */
   readonly network: SandboxNetwork | 'host';
   readonly status: SandboxStatus;
+  /** Why no process may start (kind `unavailable`), with the fix, for the tool result the model and user read. */
+  readonly refusal: string | undefined;
   /** The call's egress proxy when contained processes may reach the network (`ask`); undefined otherwise. */
   openEgress(request: EgressRequest): Promise<EgressSession | undefined>;
+  /** Throws on an `unavailable` sandbox: check `refusal` first. */
   wrap(command: string, args: readonly string[], options: WrapOptions): WrappedCommand;
 }
 
 class HostSandbox implements Sandbox {
-  readonly kind: 'bwrap' | 'off';
+  readonly kind: SandboxStatus['kind'];
   readonly network: SandboxNetwork | 'host';
+  readonly refusal: string | undefined;
   private readonly isAllowed: ReturnType<typeof hostMatcher>;
 
   constructor(
@@ -74,6 +78,7 @@ class HostSandbox implements Sandbox {
     this.kind = status.kind;
     this.network = status.kind === 'off' ? 'host' : settings.network;
     this.isAllowed = hostMatcher(settings.egress.allow);
+    this.refusal = status.kind === 'unavailable' ? refusalText(status.reason) : undefined;
   }
 
   async openEgress(request: EgressRequest): Promise<EgressSession | undefined> {
@@ -83,6 +88,7 @@ class HostSandbox implements Sandbox {
   }
 
   wrap(command: string, args: readonly string[], options: WrapOptions): WrappedCommand {
+    if (this.refusal !== undefined) throw new Error(this.refusal);
     const limits = { ...this.settings.limits, ...options.limits };
     const contained = this.status.kind === 'bwrap' && this.status.bwrapPath !== undefined;
     const prlimit = this.status.prlimitPath;
@@ -97,6 +103,11 @@ class HostSandbox implements Sandbox {
     const full = this.status.setprivPath === undefined ? line : [this.status.setprivPath, '--pdeathsig', 'KILL', '--', ...line];
     return { command: full[0] as string, args: full.slice(1) };
   }
+}
+
+/** The tool result of a process tool on a host without a working sandbox: what is wrong and the three ways out. */
+function refusalText(reason: string): string {
+  return `Refused: this tool runs a process, and processes run only inside the sandbox, which is unavailable on this host (${reason}). The gateway's operator can ${SANDBOX_FIX}.`;
 }
 
 /** A sandbox over a detected host status. */
@@ -120,6 +131,7 @@ export function homeCredentialPaths(home: string = os.homedir()): string[] {
 
 /** The reach of a contained process, one line for approval cards. */
 export function describeProcessReach(sandbox: Sandbox): string {
+  if (sandbox.kind === 'unavailable') return 'refused: no working sandbox on this host';
   if (sandbox.kind === 'off') return 'NOT sandboxed: runs with the gateway user\'s full access (files, network, processes)';
   const network = sandbox.network === 'ask' ? 'network: by approval (new hosts ask you)' : 'network: off';
   return `sandboxed · writes: workspace only · ${network}`;

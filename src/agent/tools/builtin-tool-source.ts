@@ -15,6 +15,8 @@ export interface ToolContainment {
 
 /** Tools whose approval card carries the reach of a contained process. */
 const PROCESS_TOOLS: ReadonlySet<string> = new Set(['bash', 'math', 'watch']);
+/** Tools that do nothing but start a process: refused before any card when the host has no working sandbox. */
+const PROCESS_ONLY_TOOLS: ReadonlySet<string> = new Set(['bash', 'math', 'man', 'watch']);
 const FILE_WRITE_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file']);
 
 /** Tools whose text output is cut to `context.outputLimit` (reference §3.0.6). */
@@ -64,6 +66,8 @@ export class BuiltinToolSource implements ToolSource {
     if (tool === undefined) return errorPreparation(name, `Unknown tool: ${name}`);
     const checked = validateArguments(tool, args);
     if (typeof checked === 'string') return errorPreparation(name, checked);
+    const refusal = (context.sandbox ?? this.#containment.sandbox).refusal;
+    if (refusal !== undefined && PROCESS_ONLY_TOOLS.has(name)) return errorPreparation(name, refusal);
     try {
       const prepared = await tool.handler.prepare(checked, this.#contain(context));
       return prepared.needsApproval && prepared.error === undefined ? { ...prepared, header: `${prepared.header}${this.#reach(name)}` } : prepared;

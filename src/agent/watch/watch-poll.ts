@@ -1,6 +1,6 @@
 /** Runs one poll of a watch's command with the same contained runner (shell, sandbox, limits) as the bash tool. */
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { runContained } from '../tools/run-contained.js';
+import { runContained, sandboxRefusal } from '../tools/run-contained.js';
 
 /** Output a watch keeps and reports per poll (reference §7.1), in characters. */
 export const MAX_WATCH_OUTPUT = 65_536;
@@ -19,6 +19,8 @@ export async function runWatchCommand(command: string, options: { cwd: string; t
     maxOutputChars: MAX_WATCH_OUTPUT + 1,
   });
   options.signal.throwIfAborted();
+  const refused = sandboxRefusal(outcome);
+  if (refused !== undefined) return { output: `[${refused}]`, exitCode: -1 };
   if (outcome.spawnError !== undefined) return { output: `[command failed: ${outcome.spawnError.code ?? outcome.spawnError.message}]`, exitCode: -1 };
   if (outcome.timedOut) return { output: `[command timed out after ${Math.round(options.timeoutMs / 1000)}s]`, exitCode: -1 };
   const combined = outcome.stdout ? (outcome.stderr ? `${outcome.stdout}\n[stderr]\n${outcome.stderr}` : outcome.stdout) : outcome.stderr;

@@ -1,7 +1,7 @@
 /** The `bash` tool: runs a shell script in the workstream's directory, streaming its output. */
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 import type { ProcessOutcome } from '../run-process.js';
-import { runContained } from '../run-contained.js';
+import { runContained, sandboxRefusal } from '../run-contained.js';
 
 /** Substrings that refuse a command outright. A soft guard only: approval is the real boundary. */
 export const BLOCKED_COMMAND_PATTERNS: readonly string[] = [
@@ -73,6 +73,8 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   if (outcome.cancelled) {
     context.signal.throwIfAborted();
   }
+  const refused = sandboxRefusal(outcome);
+  if (refused !== undefined) return { output: refused, isError: true };
   return describeOutcome(outcome, context.timeoutMs);
 }
 

@@ -43,6 +43,8 @@ async function execute(args: Record<string, unknown>, context: ToolContext): Pro
   const prepared = prepare(args);
   if (prepared.error !== undefined) return { output: prepared.error, isError: true };
   const { page, section } = readArgs(args);
+  const refused = context.sandbox?.refusal;
+  if (refused !== undefined) return { output: refused, isError: true };
   return lookupPage(page, section, context);
 }
 

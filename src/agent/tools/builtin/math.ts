@@ -2,7 +2,7 @@
 import { processEnvironment } from '../../../shared/environment.js';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
 import { MATH_ALLOWED_MODULES, MATH_SANDBOX_SCRIPT } from '../math-sandbox-script.js';
-import { runContained } from '../run-contained.js';
+import { runContained, sandboxRefusal } from '../run-contained.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 
 export interface MathHandlerOptions {
@@ -48,6 +48,8 @@ async function execute(args: Record<string, unknown>, context: ToolContext, opti
     maxOutputChars: 4 * 1024 * 1024,
   });
   if (outcome.cancelled) context.signal.throwIfAborted();
+  const refused = sandboxRefusal(outcome);
+  if (refused !== undefined) return { output: refused, isError: true };
   if (outcome.spawnError !== undefined) {
     const missing = outcome.spawnError.code === 'ENOENT';
     return { output: missing ? `Error: ${python} is not installed on this host, so the math tool is unavailable` : `Error: could not start ${python} (${outcome.spawnError.code ?? 'spawn error'})`, isError: true };

@@ -69,7 +69,9 @@ async function execute(args: Record<string, unknown>, context: ToolContext, opti
   const { absolute, target, workspace } = located;
   const filter: SearchFilter = { workspace, access };
   const engine = options.engine ?? (await detectEngine());
-  // Outside a sandbox rg/grep would read protected files under the target; the walk checks every file instead.
+  // Outside a sandbox rg/grep would read protected files under the target; the walk checks every file instead. With
+  // no working sandbox, no process starts at all: the in-process walk (every file checked) answers.
+  if (context.sandbox?.refusal !== undefined) return searchWithJavaScript(query, absolute, target, context.signal, filter);
   const exposed = context.sandbox?.kind !== 'bwrap' && [...access.protectedFiles, ...access.protectedTrees].some((entry) => isWithin(entry, absolute) && !isWithin(entry, workspace));
   if (engine === 'js' || exposed) return searchWithJavaScript(query, absolute, target, context.signal, filter);
   return runSearchProgram(engine, query, absolute, target, context, filter);

@@ -12,7 +12,7 @@ export interface HealthSources {
   adapters: () => Record<string, unknown>;
   mcp: () => McpHealth;
   /** The process sandbox the tools run in (`off` until detected, or when there is none). */
-  sandbox?: () => 'bwrap' | 'off';
+  sandbox?: () => 'bwrap' | 'unavailable' | 'off';
 }
 
 export const EMPTY_MCP_HEALTH: McpHealth = { servers: 0, tools: 0, resources: 0, prompts: 0 };
