@@ -7,7 +7,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { Workstream } from '../../src/agent/workstream-api.js';
 import { isoFromMs } from '../../src/shared/time.js';
 import { startFakeNotifyGateway, type FakeNotifyGateway } from '../fakes/fake-notify-gateway.js';
-import { ofType, record, startHarness, toolIdsOf, turnEnd, VENDORS, type AgentHarness } from './agent.harness.js';
+import { ofType, record, startHarness, toolIdsOf, turnEnd, VENDORS, waitFor, type AgentHarness } from './agent.harness.js';
 
 const SECRET = 'notify-tool-secret-notify-tool-secret';
 const JWT = { secret: SECRET, audience: 'turnstone-channel' };
@@ -22,6 +22,8 @@ for (const vendor of VENDORS) {
     before(async () => {
       h = await startHarness(vendor, { notifyRetryDelaysMs: [5, 5], flags: { 'auth.jwt_secret': SECRET } });
       [live, spare] = await Promise.all([startFakeNotifyGateway(JWT), startFakeNotifyGateway(JWT)]);
+      // The owner's own Discord account: a channel target naming it is a message to the owner.
+      await h.db.stores.users.link('discord', '123456', h.owner.userId);
       const dead = await startFakeNotifyGateway(JWT);
       deadUrl = dead.url;
       await dead.close();
@@ -124,6 +126,25 @@ for (const vendor of VENDORS) {
       const definite = live.requests.map((request) => request.idempotencyKey);
       assert.equal(new Set(definite).size, 3, 'after "not delivered" the next attempt is a new request');
       assert.ok(!definite.includes(unknown[0]), 'another call never reuses a key');
+    });
+
+    it('asks with a card before notifying anyone but the owner, and honours the answer', async () => {
+      await register(live.url);
+      await h.db.stores.users.createUser(`bob-${vendor}`);
+      const others = [{ message: 'hello bob', username: `bob-${vendor}` }, { message: 'to a channel', channel_type: 'slack', channel_id: 'C0123' }];
+      for (const [index, args] of others.entries()) {
+        h.llm.enqueue({ toolCalls: [{ id: `call_o${index}`, name: 'notify', arguments: JSON.stringify(args) }] }, { text: 'done' });
+        const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'notify-other' });
+        const events = record(ws);
+        await ws.send('tell them');
+        const request = await waitFor(() => ofType(events, 'approval-request')[0], 'approval-request');
+        assert.match(request.items[0]?.header ?? '', /not the conversation's owner/);
+        assert.equal(live.requests.length, index === 0 ? 0 : 1, 'nothing is sent before the answer');
+        await h.runtime.manager.resolveApproval(request.approvalId, { approved: index === 0, decidedBy: h.owner.userId });
+        await turnEnd(events);
+      }
+      assert.equal(live.requests.length, 1, 'the approved one was sent, the denied one not');
+      assert.deepEqual(live.requests[0]?.body['target'], { username: `bob-${vendor}` });
     });
 
     it('delivers at most five notifications per turn', async () => {

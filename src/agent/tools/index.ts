@@ -87,6 +87,12 @@ function storageHandlers(options: BuiltinToolSourceOptions): ToolHandler[] {
     }),
     createNotifyHandler({
       services: stores.services,
+      ownerOf: async (wsId) => {
+        const userId = await ownerOf(wsId);
+        const user = userId === '' ? undefined : await stores.users.getUser(userId);
+        if (user === undefined) return undefined;
+        return { username: user.username, links: await stores.users.listLinks(userId) };
+      },
       authorization: options.notifyAuthorization ?? (() => Promise.resolve(undefined)),
       ...(options.notifyRetryDelaysMs === undefined ? {} : { retryDelaysMs: options.notifyRetryDelaysMs }),
     }),

@@ -18,8 +18,17 @@ const REQUEST_TIMEOUT_MS = 10_000;
 /** Turns whose counters are kept (oldest dropped first). */
 const COUNTER_TURNS = 1000;
 
+/** The conversation's owner: the one target a notification goes to without a card. */
+export interface NotifyOwner {
+  username: string;
+  /** The owner's linked chat accounts (a channel target naming one is a direct message to the owner). */
+  links: readonly { channelType: string; channelUserId: string }[];
+}
+
 export interface NotifyHandlerOptions {
   services: Pick<ServiceStore, 'listHealthy'>;
+  /** The owner of a workstream; a target that is not the owner (or an unknown owner) needs an approval card. */
+  ownerOf?: (wsId: string) => Promise<NotifyOwner | undefined>;
   /** The `Authorization` header value (`Bearer <jwt>`), or undefined when no secret is configured. */
   authorization: () => Promise<string | undefined>;
   /** Pauses between attempts (tests shorten them); default 1 s then 3 s. */
@@ -54,14 +63,24 @@ function readArgs(args: Record<string, unknown>): NotifyArgs | string {
   return { message, title: str(args['title']), target };
 }
 
-function prepare(args: Record<string, unknown>): ToolPreparation {
+/** True when the notification goes to the conversation's owner only (by username, or to one of their own accounts). */
+function targetsOwner(target: Target, owner: NotifyOwner | undefined): boolean {
+  if (owner === undefined) return false;
+  if ('username' in target) return target.username === owner.username;
+  return owner.links.some((link) => link.channelType === target.channel_type && link.channelUserId === target.channel_id);
+}
+
+/** Auto-approved toward the conversation's owner; any other target (another person, a channel) asks with a card. */
+async function prepare(args: Record<string, unknown>, context: ToolContext, options: NotifyHandlerOptions): Promise<ToolPreparation> {
   const parsed = readArgs(args);
   if (typeof parsed === 'string') {
     return { header: `✗ notify: ${parsed.replace(/^Error:\s*/, '')}`, preview: '', needsApproval: false, approvalLabel: 'notify', error: parsed };
   }
   const to = 'username' in parsed.target ? `@${parsed.target.username}` : `${parsed.target.channel_type}:${parsed.target.channel_id}`;
   const preview = parsed.message.length > 120 ? `${parsed.message.slice(0, 120)}...` : parsed.message;
-  return { header: `✉ notify → ${to}`, preview, needsApproval: false, approvalLabel: 'notify' };
+  const owner = await options.ownerOf?.(context.workstreamId);
+  const toOwner = targetsOwner(parsed.target, owner);
+  return { header: `✉ notify → ${to}${toOwner ? '' : ' (not the conversation\'s owner)'}`, preview, needsApproval: !toOwner, approvalLabel: 'notify' };
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -144,7 +163,7 @@ export function createNotifyHandler(options: NotifyHandlerOptions): ToolHandler 
   const sentPerTurn = new Map<string, number>();
   return {
     name: 'notify',
-    prepare,
+    prepare: (args, context) => prepare(args, context, options),
     async execute(args, context): Promise<ToolResult> {
       const parsed = readArgs(args);
       if (typeof parsed === 'string') return { output: parsed, isError: true };
