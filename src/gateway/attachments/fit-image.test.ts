@@ -53,3 +53,17 @@ describe('fitImage', () => {
     assert.equal(svg.ok, false);
   });
 });
+
+describe('fitImage bounds', () => {
+  it('refuses from the header an image over the pixel limits, before decoding it', async () => {
+    const interlaced = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#000000' } }).png({ progressive: true, compressionLevel: 1 }).toBuffer();
+    const fitted = await fitImage(interlaced);
+    assert.deepEqual(fitted, { ok: false, error: 'it is too large to process: 4000×3000 pixels, over the limit of 10 megapixels for interlaced PNG images' });
+  });
+
+  it('stops the work after its time budget', async () => {
+    const jpeg = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#336699' } }).jpeg().toBuffer();
+    const fitted = await fitImage(jpeg, { timeBudgetMs: 1 });
+    assert.deepEqual(fitted, { ok: false, error: 'it took more than 1 s to process' });
+  });
+});

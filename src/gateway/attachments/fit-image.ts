@@ -1,13 +1,25 @@
 /**
  * Validates an image and shrinks it to what every vision provider accepts (ADR 0017): the long edge at most 1568 px
  * (Anthropic's recommended size; OpenAI scales to 2048) and at most 3.75 MB (Anthropic's 5 MB limit after base64).
- * sharp is imported on first use only, so start-up and text-only deployments never load libvips.
+ *
+ * Bounded (issue #32): the pixel count is checked from the header before anything is decoded, far below sharp's
+ * default (24 MP for images libvips streams, 10 MP for those it decodes whole: interlaced PNG, progressive JPEG, GIF,
+ * WebP); the work runs in a worker thread (never on the event loop) with a small heap, one libvips thread and a time
+ * budget, one image at a time. sharp is loaded by the worker only, so start-up and text-only deployments never load it.
  */
-import type SharpDefault from 'sharp';
+import { Worker } from 'node:worker_threads';
+import { SerialLane } from '../../shared/serial-lane.js';
 import { err, ok, type Result } from '../../shared/result.js';
+import { FIT_IMAGE_WORKER_SOURCE, type FitImageAnswer, type FitImageJob } from './fit-image-worker.js';
 
 export const IMAGE_MAX_EDGE = 1568;
 export const IMAGE_MAX_BYTES = 3_750_000;
+/** Pixels of an image libvips can stream (baseline JPEG, non-interlaced PNG). sharp's own default is 268 MP. */
+export const IMAGE_MAX_PIXELS = 24_000_000;
+/** Pixels of an image decoded whole into memory (interlaced PNG, progressive JPEG, GIF, WebP): about 40 MB at most. */
+export const IMAGE_MAX_FULL_DECODE_PIXELS = 10_000_000;
+/** Wall-clock budget of one image's work; the worker is stopped after it. */
+export const IMAGE_TIME_BUDGET_MS = 15_000;
 
 export interface FittedImage {
   bytes: Buffer;
@@ -18,72 +30,57 @@ export interface FittedImage {
   original?: { width: number; height: number };
 }
 
-type Sharp = typeof SharpDefault;
-let loaded: Promise<Sharp> | undefined;
+/** One image at a time: the memory bound holds for the whole gateway, not per image. */
+const lane = new SerialLane();
 
-function sharpModule(): Promise<Sharp> {
-  loaded ??= import('sharp').then((module) => {
-    // Each image is processed once: libvips' operation cache would only hold memory.
-    module.default.cache(false);
-    return module.default;
-  });
-  loaded.catch(() => {
-    loaded = undefined;
-  });
-  return loaded;
-}
-
-const FORMATS: Readonly<Record<string, string>> = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
-
-async function shrink(sharp: Sharp, bytes: Buffer, format: string, quality: number): Promise<{ data: Buffer; width: number; height: number; mediaType: string }> {
-  const pipeline = sharp(bytes, { failOn: 'error' }).rotate().resize(IMAGE_MAX_EDGE, IMAGE_MAX_EDGE, { fit: 'inside', withoutEnlargement: true });
-  const encoded =
-    (format === 'png' || format === 'gif') && quality >= 85
-      ? pipeline.png({ compressionLevel: 9 })
-      : format === 'webp'
-        ? pipeline.webp({ quality })
-        : pipeline.flatten({ background: '#ffffff' }).jpeg({ quality, mozjpeg: true });
-  const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
-  return { data, width: info.width, height: info.height, mediaType: FORMATS[info.format] ?? 'image/jpeg' };
-}
-
-async function loadSharp(): Promise<Sharp | undefined> {
+function sharpUrl(): string | undefined {
   try {
-    return await sharpModule();
+    return import.meta.resolve('sharp');
   } catch {
     return undefined;
   }
 }
 
-/** Format and size read from the bytes (never trusted from the name or the announced type); undefined when unreadable. */
-async function probe(sharp: Sharp, bytes: Buffer): Promise<{ format: string; mediaType: string; width: number; height: number; animated: boolean } | undefined> {
-  try {
-    const meta = await sharp(bytes, { failOn: 'error' }).metadata();
-    const mediaType = FORMATS[meta.format];
-    if (mediaType === undefined || !meta.width || !meta.height) return undefined;
-    return { format: meta.format, mediaType, width: meta.width, height: meta.height, animated: (meta.pages ?? 1) > 1 };
-  } catch {
-    return undefined;
-  }
+/** Runs the job in a fresh worker; a worker that fails, runs out of heap or over time is an error answer. */
+function runWorker(job: FitImageJob, timeBudgetMs: number): Promise<FitImageAnswer> {
+  return new Promise((resolve) => {
+    const worker = new Worker(FIT_IMAGE_WORKER_SOURCE, {
+      eval: true,
+      workerData: job,
+      resourceLimits: { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 },
+      stdout: true,
+      stderr: true,
+    });
+    let settled = false;
+    const finish = (answer: FitImageAnswer): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(answer);
+      void worker.terminate();
+    };
+    const timer = setTimeout(() => finish({ ok: false, error: `it took more than ${Math.max(1, Math.round(timeBudgetMs / 1000))} s to process` }), timeBudgetMs);
+    worker.once('message', (answer: FitImageAnswer) => finish(answer));
+    worker.once('error', (error: Error) => finish({ ok: false, error: `it could not be processed (${error.message.slice(0, 120)})` }));
+    worker.once('exit', () => finish({ ok: false, error: 'it could not be processed (the image worker stopped)' }));
+  });
 }
 
-/** The image as it may be sent to a model, or why it cannot be (not a PNG/JPEG/GIF/WebP image, undecodable). */
-export async function fitImage(bytes: Buffer): Promise<Result<FittedImage, string>> {
-  const sharp = await loadSharp();
-  if (!sharp) return err('images cannot be processed on this server (the sharp module did not load)');
-  const meta = await probe(sharp, bytes);
-  if (!meta) return err('it is not a readable PNG, JPEG, GIF or WebP image');
-  const { width, height } = meta;
-  // OpenAI takes only still GIFs: an animation is sent as its first frame.
-  const fits = width <= IMAGE_MAX_EDGE && height <= IMAGE_MAX_EDGE && bytes.length <= IMAGE_MAX_BYTES && !meta.animated;
-  if (fits) return ok({ bytes, mediaType: meta.mediaType, width, height });
-  try {
-    for (const quality of [85, 70, 50]) {
-      const out = await shrink(sharp, bytes, meta.format, quality);
-      if (out.data.length <= IMAGE_MAX_BYTES) return ok({ bytes: out.data, mediaType: out.mediaType, width: out.width, height: out.height, original: { width, height } });
-    }
-  } catch {
-    return err('it is not a readable image');
-  }
-  return err('it could not be made small enough for the model');
+/** The image as it may be sent to a model, or why it cannot be (not a PNG/JPEG/GIF/WebP image, undecodable, too large). */
+export async function fitImage(bytes: Buffer, options: { timeBudgetMs?: number } = {}): Promise<Result<FittedImage, string>> {
+  const url = sharpUrl();
+  if (url === undefined) return err('images cannot be processed on this server (the sharp module did not load)');
+  const job: FitImageJob = {
+    sharpUrl: url,
+    bytes,
+    maxEdge: IMAGE_MAX_EDGE,
+    maxBytes: IMAGE_MAX_BYTES,
+    maxPixels: IMAGE_MAX_PIXELS,
+    maxFullDecodePixels: IMAGE_MAX_FULL_DECODE_PIXELS,
+  };
+  const answer = await lane.run(() => runWorker(job, options.timeBudgetMs ?? IMAGE_TIME_BUDGET_MS));
+  if (!answer.ok) return err(answer.error);
+  const { mediaType, width, height } = answer;
+  const fitted = answer.bytes === undefined ? bytes : Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength);
+  return ok({ bytes: fitted, mediaType, width, height, ...(answer.original === undefined ? {} : { original: answer.original }) });
 }
