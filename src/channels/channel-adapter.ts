@@ -7,6 +7,8 @@ export interface PlatformUser {
   id: string;
   /** Display name, plain text (the gateway escapes it before echoing). */
   name: string;
+  /** Discord role ids of the member, when the event carries them (interactions in a server). */
+  roles?: readonly string[];
 }
 
 /** Where a message was written. */
@@ -358,6 +360,11 @@ export interface ChannelAdapter {
    * where the platform has them (Slack), else a short reply to that message. Best effort, never throws.
    */
   whisper?(channelId: string, userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Whether this person is a configured approver (a Discord role in `discord.approver_roles`, a member of a Slack user
+   * group in `slack.approver_groups`): they may decide any thread's approval cards, as admins may. False on failure.
+   */
+  isApprover?(user: PlatformUser, signal: AbortSignal): Promise<boolean>;
   /**
    * A natively streamed message for answer text in `channelId`, when the platform (and this workspace and channel) can
    * stream; undefined means post/edit. Tool lines and cards always go through `post`/`edit`.

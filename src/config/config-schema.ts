@@ -139,6 +139,8 @@ export const discordConfigSchema = z
     channel_ids: z.array(snowflake).default([]),
     api_url: z.url().optional(),
     thread_participants: z.enum(['owner', 'linked']).default('owner'),
+    /** Role ids whose members may decide any thread's approval cards (besides its owner and admins). */
+    approver_roles: z.array(snowflake).default([]),
     /** discord.js's global REST budget; Discord grants large bots more than the default 50. */
     global_requests_per_second: z.number().int().positive().default(50),
     /** Default model alias of new threads per parent channel id (`/ask model:` and `/model` override it). */
@@ -160,6 +162,8 @@ export const slackConfigSchema = z
     slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, 'must look like /name').default('/sandpiper'),
     api_url: z.url().optional(),
     thread_participants: z.enum(['owner', 'linked']).default('owner'),
+    /** User group ids (`S…`) whose members may decide any thread's approval cards (besides its owner and admins). */
+    approver_groups: z.array(z.string().regex(/^S[A-Z0-9]+$/, 'must be a Slack user group id (S…)')).default([]),
     /** Default model alias of new threads per channel id (`--model` and `model` override it). */
     channel_models: z.record(nonEmpty, nonEmpty).default({}),
     /** Stream answers with chat.startStream/appendStream/stopStream when the workspace takes them (ADR 0019). */

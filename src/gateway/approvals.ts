@@ -11,6 +11,7 @@ import type { ActionName, ApprovalCard, CardOutcome, ChannelAdapter, InboundEven
 import { describeError } from '../shared/errors.js';
 import { INTERRUPTED_TOOL_RESULT } from '../shared/interruption.js';
 import type { Logger } from '../shared/logger.js';
+import { maskSecrets } from '../shared/secret-masking.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
 import type { Stores } from '../storage/stores.js';
 import { notLinked } from './commands.js';
@@ -65,8 +66,8 @@ export class ApprovalDesk {
   async postCard(adapter: ChannelAdapter, channelId: string, event: CardEvent): Promise<void> {
     const card: ApprovalCard =
       event.type === 'plan-review'
-        ? { approvalId: event.approvalId, kind: 'plan', items: [], content: event.content, outcome: { status: 'pending' } }
-        : { approvalId: event.approvalId, kind: event.kind ?? 'tools', items: event.items, outcome: { status: 'pending' } };
+        ? { approvalId: event.approvalId, kind: 'plan', items: [], content: maskSecrets(event.content), outcome: { status: 'pending' } }
+        : { approvalId: event.approvalId, kind: event.kind ?? 'tools', items: maskedItems(event.items), outcome: { status: 'pending' } };
     const messageId = await adapter.post(channelId, { kind: 'approval', card }, this.deps.signal);
     this.cards.set(event.approvalId, { platform: adapter.platform, channelId, messageId, card });
     await this.deps.stores.approvals.setCard(event.approvalId, { channelType: adapter.platform, channelId, messageId });
@@ -112,7 +113,9 @@ export class ApprovalDesk {
   async onAction(adapter: ChannelAdapter, event: ActionEvent): Promise<void> {
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return event.respond.reply(notLinked(adapter));
-    if (event.openFeedback) return this.openFeedback(event, event.openFeedback, user);
+    // A configured approver (Discord role, Slack user group) decides any card, as an admin does (no lookup when none is configured).
+    const decider: LinkedUser = user.isAdmin ? user : { ...user, isAdmin: await this.approver(adapter, event) };
+    if (event.openFeedback) return this.openFeedback(event, event.openFeedback, decider);
     const release = await this.ensureRenderedFor(event.approvalId);
     try {
       const decision = DECISIONS[event.name];
@@ -120,8 +123,8 @@ export class ApprovalDesk {
         approved: decision.approved,
         always: decision.always,
         feedback: event.feedback,
-        decidedBy: user.userId,
-        isAdmin: user.isAdmin,
+        decidedBy: decider.userId,
+        isAdmin: decider.isAdmin,
       });
       await this.answer(event, outcome, decision.label);
     } finally {
@@ -156,6 +159,15 @@ export class ApprovalDesk {
       case 'decided':
         // The card is edited when the workstream's `approval-resolved` is rendered, in order with the turn.
         return event.respond.reply(`${label}.`);
+    }
+  }
+
+  private async approver(adapter: ChannelAdapter, event: ActionEvent): Promise<boolean> {
+    try {
+      return (await adapter.isApprover?.(event.user, this.deps.signal)) === true;
+    } catch (error) {
+      this.deps.logger.warn({ platform: adapter.platform, error: describeError(error) }, 'approver check failed');
+      return false;
     }
   }
 
@@ -198,11 +210,16 @@ export class ApprovalDesk {
     if (cached) return cached;
     const row = await this.deps.stores.approvals.get(approvalId);
     if (!row?.channelType || !row.channelId || !row.messageId) return undefined;
-    const card: ApprovalCard = { approvalId, kind: row.kind, items: cardItemsOf(row.items), outcome: { status: 'pending' } };
+    const card: ApprovalCard = { approvalId, kind: row.kind, items: maskedItems(cardItemsOf(row.items)), outcome: { status: 'pending' } };
     const location = { platform: row.channelType, channelId: row.channelId, messageId: row.messageId, card };
     this.cards.set(approvalId, location);
     return location;
   }
+}
+
+/** Cards are read by everyone in the thread: secret-looking values in a call's header and preview are masked. */
+function maskedItems(items: ApprovalCard['items']): ApprovalCard['items'] {
+  return items.map((item) => ({ ...item, header: maskSecrets(item.header), preview: maskSecrets(item.preview) }));
 }
 
 function cancelledNote(reason: 'stale' | 'turn-ended'): string {

@@ -33,6 +33,9 @@ export interface CommandDeps {
   signal: AbortSignal;
 }
 
+/** The whole answer to a `/status` by someone who neither owns the thread nor is an admin. */
+export const NOT_YOURS = 'Only the owner of this workstream (or an admin) can see its status.';
+
 /** The refusal for unlinked users; the adapter names its own link command. */
 export function notLinked(adapter: ChannelAdapter): string {
   return `Your account is not linked. Use ${adapter.commandText('link')} first.`;
@@ -107,7 +110,11 @@ export class CommandHandler {
       await event.removeControl?.();
       return event.respond.reply('This workstream is closed.');
     }
-    if (event.name === 'status') return event.respond.reply(await statusText(ws, this.deps.models.defaultAlias));
+    if (event.name === 'status') {
+      // Model, token use and pending approvals are the owner's business: anyone else learns nothing about the thread.
+      if (!mayControl(ws.ownerUserId, user)) return event.respond.reply(NOT_YOURS);
+      return event.respond.reply(await statusText(ws, this.deps.models.defaultAlias));
+    }
     if (event.name === 'model' && !event.args.model?.trim()) return event.respond.reply(await this.modelText(ws));
     if (!mayControl(ws.ownerUserId, user)) return event.respond.reply('Only the owner of this workstream can do that.');
     if (event.name === 'model') return this.switchModel(ws, event);

@@ -24,6 +24,7 @@ import { ModelChoice } from './model-choice.js';
 import { Router, type LinkedUser } from './router.js';
 import { Subscriptions, timingOf } from './subscriptions.js';
 import { LinkHints } from './link-hints.js';
+import { speakerText } from './speaker-text.js';
 import { isInteraction, refuseWhileStopping } from './interaction-events.js';
 import type { RenderTarget } from './cluster/handoffs.js';
 import { isRemote } from './cluster/remote-workstream.js';
@@ -119,7 +120,7 @@ class ChannelGateway implements Gateway {
     const conversationDeps = {
       stores: deps.stores, router: this.router, logger: this.logger, signal, now: this.now,
       send: async (adapter: ChannelAdapter, channelId: string, ws: Workstream, text: string, event: MessageEvent) =>
-        (await this.admit(adapter, event)) ? this.sendToThread(adapter, channelId, ws, text, event.messageId, {}, event.attachments) : undefined,
+        (await this.admit(adapter, event)) ? this.sendToThread(adapter, channelId, ws, await this.spoken(adapter, ws, event, text), event.messageId, {}, event.attachments) : undefined,
       hintUnlinked: (adapter: ChannelAdapter, event: MessageEvent) => this.hints.hint(adapter, event),
     };
     this.directs = new DirectConversations({ ...conversationDeps, idleHours: deps.config.gateway.dm_idle_hours });
@@ -272,9 +273,22 @@ class ChannelGateway implements Gateway {
     if (wsId === undefined) return (await this.admit(adapter, event)) ? this.startFromMention(adapter, event, user.userId) : undefined;
     const ws = await this.router.open(wsId);
     if (!ws) return (await this.admit(adapter, event)) ? this.reactivate(adapter, event, wsId, user) : undefined;
-    if (!this.router.mayWrite(ws, user, adapter.threadParticipants)) return;
+    if (!this.router.mayWrite(ws, user, adapter.threadParticipants)) return this.hints.notOwner(adapter, event);
     if (!(await this.admit(adapter, event))) return;
-    await this.sendToThread(adapter, conversation.channelId, ws, event.text, event.messageId, {}, event.attachments);
+    await this.sendFromThread(adapter, ws, user, event);
+  }
+
+  /** A message in a thread: the owner's words as they are, a participant's in a shared thread fenced with their name. */
+  private async sendFromThread(adapter: ChannelAdapter, ws: Workstream, user: LinkedUser, event: MessageEvent): Promise<void> {
+    const text = user.userId === ws.ownerUserId ? event.text : speakerText(ws.ownerUserId, user, event.user, event.text, 'message');
+    await this.sendToThread(adapter, event.conversation.channelId, ws, text, event.messageId, {}, event.attachments);
+  }
+
+  /** A DM or a notification reply: the owner's own words as they are, anyone else's fenced as data (`speaker-text.ts`). */
+  private async spoken(adapter: ChannelAdapter, ws: Workstream, event: MessageEvent, text: string): Promise<string> {
+    const writer = await this.router.linkedUser(adapter.platform, event.user.id);
+    if (writer?.userId === ws.ownerUserId) return text;
+    return speakerText(ws.ownerUserId, writer, event.user, text, event.replyTo === undefined ? 'message' : 'notification_reply');
   }
 
   /** A reply to a notification goes to the notification's workstream; any other DM to the DM conversation. */

@@ -31,6 +31,8 @@ export interface RecordingAdapterOptions {
   platform?: string;
   capabilities?: Partial<ChannelCapabilities>;
   threadParticipants?: 'owner' | 'linked';
+  /** Give the adapter `whisper` (private notes, recorded in `whispers`); absent by default, as on platforms without it. */
+  whisper?: boolean;
 }
 
 /** What one interaction's user saw privately. */
@@ -55,6 +57,11 @@ export class RecordingAdapter implements ChannelAdapter {
   /** The next N edits fail with a server error. */
   failEdits = 0;
   typing = 0;
+  /** Private notes sent with `whisper` (only with the `whisper` option). */
+  readonly whispers: Array<{ channelId: string; userId: string; text: string }> = [];
+  /** Platform user ids `isApprover` answers true for (a configured role or user group). */
+  readonly approvers = new Set<string>();
+  whisper?: (channelId: string, userId: string, replyTo: string, text: string) => Promise<void>;
   private handler: InboundHandler | undefined;
   private current: AdapterState = 'idle';
   private next = 0;
@@ -63,6 +70,16 @@ export class RecordingAdapter implements ChannelAdapter {
     this.platform = options.platform ?? 'fake';
     this.capabilities = { maxMessageLength: 2000, canEdit: true, canThread: true, maxFormFields: 5, ...options.capabilities };
     this.threadParticipants = options.threadParticipants ?? 'owner';
+    if (options.whisper === true) {
+      this.whisper = (channelId, userId, _replyTo, text) => {
+        this.whispers.push({ channelId, userId, text });
+        return Promise.resolve();
+      };
+    }
+  }
+
+  isApprover(user: PlatformUser): Promise<boolean> {
+    return Promise.resolve(this.approvers.has(user.id));
   }
 
   start(handler: InboundHandler): Promise<void> {

@@ -8,7 +8,7 @@ import type { GatewayDeps } from '../../src/gateway/gateway-types.js';
 import { createAgentRuntime, type AgentRuntime } from '../../src/main-agent.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
 import { FakeModelProvider } from '../fakes/fake-model-provider.js';
-import { RecordingAdapter } from '../fakes/recording-adapter.js';
+import { RecordingAdapter, type RecordingAdapterOptions } from '../fakes/recording-adapter.js';
 import { createTestStores, type TestStores } from './test-stores.js';
 
 export interface RecordingGateway {
@@ -23,7 +23,9 @@ export interface RecordingGateway {
 }
 
 /** Starts the gateway with config `flags` (besides its data folder and the `fake` model) and gateway `options`. */
-export async function startRecordingGateway(prefix: string, flags: Record<string, unknown>, options: NonNullable<GatewayDeps['options']>): Promise<RecordingGateway> {
+export async function startRecordingGateway(
+  prefix: string, flags: Record<string, unknown>, options: NonNullable<GatewayDeps['options']>, adapterOptions: RecordingAdapterOptions = {},
+): Promise<RecordingGateway> {
   const db = await createTestStores();
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const config = loadConfig({
@@ -33,7 +35,7 @@ export async function startRecordingGateway(prefix: string, flags: Record<string
   });
   const model = new FakeModelProvider();
   const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, providers: { fake: model } });
-  const adapter = new RecordingAdapter();
+  const adapter = new RecordingAdapter(adapterOptions);
   const gateway = createGateway({ config, adapters: [adapter], manager: runtime.manager, stores: db.stores, logger: createSilentLogger(), options });
   await gateway.start(new AbortController().signal);
   const close = async (): Promise<void> => {

@@ -6,7 +6,8 @@ import { markHotPath } from '../../shared/hot-path-marks.js';
 import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, type APIChannel, type APIMessage, type APIUser, type ClientOptions, type RateLimitData } from 'discord.js';
 import { attachmentOrigins } from '../attachment-origins.js';
 import type {
-  AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin,
+  AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, PlatformUser, ReactionCode,
+  ThreadOrigin,
 } from '../channel-adapter.js';
 import { toChannelError } from '../channel-errors.js';
 import { withEventId } from '../inbound-id.js';
@@ -36,6 +37,8 @@ export interface DiscordAdapterConfig {
   /** Global REST request budget per second (discord.js default 50). */
   global_requests_per_second?: number | undefined;
   thread_participants?: 'owner' | 'linked';
+  /** Role ids whose members may decide any approval card. */
+  approver_roles?: readonly string[];
   /** Direct messages are conversations (default true). */
   dm?: boolean;
   /** Total shards ('auto': Discord's recommendation) and the ids this instance always runs (empty: leased). */
@@ -239,6 +242,12 @@ export class DiscordAdapter implements ChannelAdapter {
   async whisper(channelId: string, _userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void> {
     const body = { ...renderMessage({ kind: 'text', text }), message_reference: { message_id: replyTo, fail_if_not_exists: false } };
     await this.bestEffort('whisper', () => withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelMessages(channelId), { body, signal: own })));
+  }
+
+  /** A configured approver: the clicking member holds one of `discord.approver_roles` (roles come with the interaction). */
+  isApprover(user: PlatformUser): Promise<boolean> {
+    const roles = this.config.approver_roles ?? [];
+    return Promise.resolve(roles.length > 0 && (user.roles ?? []).some((role) => roles.includes(role)));
   }
 
   async setTyping(channelId: string, signal: AbortSignal): Promise<void> {

@@ -2,7 +2,7 @@
 import {
   MessageFlags, Routes, type AutocompleteInteraction, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type ModalSubmitInteraction,
 } from 'discord.js';
-import type { ActionName, CommandName, Conversation, InboundEvent, Responder } from '../channel-adapter.js';
+import type { ActionName, CommandName, Conversation, InboundEvent, PlatformUser, Responder } from '../channel-adapter.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { deferPrivately, modalOrReplyClick } from './discord-acknowledge.js';
@@ -134,8 +134,15 @@ function acknowledge(interaction: Repliable, logger: Logger): Promise<Responder 
   return deferPrivately(interaction, logger, 'interaction');
 }
 
-function userOf(interaction: Repliable): { id: string; name: string } {
-  return { id: interaction.user.id, name: interaction.user.globalName ?? interaction.user.username };
+function userOf(interaction: Repliable): PlatformUser {
+  return { id: interaction.user.id, name: interaction.user.globalName ?? interaction.user.username, roles: rolesOf(interaction) };
+}
+
+/** The member's role ids: a cached GuildMember has a role manager, an uncached one the raw id list; none in a DM. */
+function rolesOf(interaction: Repliable): string[] {
+  const roles = interaction.member?.roles;
+  if (roles === undefined) return [];
+  return Array.isArray(roles) ? [...(roles as string[])] : [...roles.cache.keys()];
 }
 
 function conversationOf(interaction: Repliable): Conversation {

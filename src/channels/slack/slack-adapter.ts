@@ -3,7 +3,8 @@ import { LRUCache } from 'lru-cache';
 import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import { attachmentOrigins } from '../attachment-origins.js';
 import type {
-  AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, ReactionCode, ThreadOrigin,
+  AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, PlatformUser, ReactionCode,
+  ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
 import { withEventId } from '../inbound-id.js';
@@ -18,6 +19,7 @@ import { isDirect, parseTarget, RecentKeys, threadKey, toInboundMessage, type Ra
 import { escapeSlackText, slackCommandHints, toMrkdwn } from './slack-format.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
 import { boltLogger } from './slack-bolt-logger.js';
+import { SlackApprovers } from './slack-approvers.js';
 import { SlackHistory } from './slack-history.js';
 import { onBangCommand, onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
 import { postToResponseUrl, rateLimitedMs, slackCancelled, toSlackError } from './slack-web.js';
@@ -36,6 +38,8 @@ export interface SlackAdapterConfig {
   slash_command: string;
   api_url?: string | undefined;
   thread_participants?: 'owner' | 'linked';
+  /** User group ids whose members may decide any approval card. */
+  approver_groups?: readonly string[];
   /** Answers over chat.startStream/appendStream/stopStream when the workspace takes them (default true). */
   native_streaming?: boolean | undefined;
   /** Direct messages are conversations (default true). */
@@ -62,6 +66,7 @@ export class SlackAdapter implements ChannelAdapter {
   private current: AdapterState = 'idle';
   private handler: InboundHandler | undefined;
   private scope: SlackScope | undefined;
+  private approvers: SlackApprovers | undefined;
   private readonly controller = new AbortController();
   private readonly seen = new RecentKeys();
   /** `<channel>:<user>` → the user's latest thread there (slash commands carry no thread). A cache only. */
@@ -163,6 +168,12 @@ export class SlackAdapter implements ChannelAdapter {
     const body = renderSlackMessage(message, this.config.slash_command);
     const stoppable = message.kind === 'text' && message.stoppable === true && parseTarget(channelId).threadTs !== undefined;
     return stoppable ? withStopButton(body, channelId) : body;
+  }
+
+  /** A configured approver: a member of one of `slack.approver_groups`. */
+  isApprover(user: PlatformUser, signal: AbortSignal): Promise<boolean> {
+    this.approvers ??= new SlackApprovers(this.config.approver_groups ?? [], (method, args, own) => this.call(method, args, undefined, own), this.logger);
+    return this.approvers.isApprover(user.id, signal);
   }
 
   /** An ephemeral message for one person, in the thread the message they wrote is in. */
