@@ -91,12 +91,17 @@ export function compareSnowflakes(a: string, b: string): number {
 }
 const EPOCH = 1420070400000n;
 
+/** Roles every fake guild has besides @everyone (give them to members with `memberRoles`). */
+export const FAKE_ROLES = { approvers: '700000000000000001', members: '700000000000000002' } as const;
+
 export class FakeDiscordState {
   readonly bot: FakeUser = { id: '100000000000000001', username: 'sandpiper', discriminator: '0', global_name: 'sandpiper', avatar: null, public_flags: 0, flags: 0, primary_guild: null, bot: true };
   readonly applicationId = '100000000000000001';
   readonly channels = new Map<string, FakeChannel>();
   readonly messages = new Map<string, FakeMessage>();
   readonly interactions = new Map<string, FakeInteraction>();
+  /** Role ids of server members (user id → roles), sent in the `member` of their interactions. */
+  readonly memberRoles = new Map<string, string[]>();
   readonly guilds: FakeGuild[] = [];
   commands: unknown[] = [];
   private counter = 0n;
@@ -170,7 +175,10 @@ export class FakeDiscordState {
     return {
       id, name, icon: null, owner_id: '400000000000000099', afk_timeout: 300, verification_level: 0,
       default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0, nsfw_level: 0, premium_tier: 0, system_channel_flags: 0,
-      roles: [{ id, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+      roles: [
+        { id, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 },
+        ...Object.entries(FAKE_ROLES).map(([role, roleId], index) => ({ id: roleId, name: role, permissions: '0', position: index + 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 })),
+      ],
       channels: all.filter((c) => c.type !== 11 && c.type !== 1).map((c) => this.channelPayload(c)),
       threads: all.filter((c) => c.type === 11 && !c.archived).map((c) => this.channelPayload(c)),
       members: [], emojis: [], stickers: [], features: [], voice_states: [], presences: [], stage_instances: [], guild_scheduled_events: [],
@@ -281,7 +289,7 @@ export class FakeDiscordState {
         ? { user, authorizing_integration_owners: { 0: guild }, context: 1 }
         : {
             guild_id: guild, guild_locale: 'en-US', authorizing_integration_owners: { 0: guild }, context: 0,
-            member: { user, roles: [], permissions: '1071698660929', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+            member: { user, roles: this.memberRoles.get(user.id) ?? [], permissions: '1071698660929', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
           };
     this.dispatch('INTERACTION_CREATE', {
       id: interaction.id, application_id: this.applicationId, type, token: interaction.token, version: 1,

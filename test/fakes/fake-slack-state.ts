@@ -44,6 +44,8 @@ export class FakeSlackState {
   readonly messages: FakeSlackMessage[] = [];
   readonly views: FakeView[] = [];
   readonly ephemerals: FakeEphemeral[] = [];
+  /** User group id → member user ids (`usergroups.users.list`). */
+  readonly userGroups = new Map<string, string[]>();
   /** response_url key → the user it answers. */
   readonly responseUrls = new Map<string, string>();
   readonly triggers = new Map<string, { used: boolean }>();

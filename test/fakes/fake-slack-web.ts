@@ -42,6 +42,10 @@ export function handleWebApi(method: string, body: Record<string, unknown>, toke
       return history(body, ctx.state);
     case 'conversations.replies':
       return replies(body, ctx.state);
+    case 'usergroups.users.list': {
+      const users = ctx.state.userGroups.get(String(body.usergroup ?? ''));
+      return users === undefined ? { ok: false, error: 'no_such_subteam' } : { ok: true, users };
+    }
     case 'conversations.open':
       return { ok: true, channel: { id: `D${String(body.users ?? 'X').slice(1, 10)}` } };
     default:

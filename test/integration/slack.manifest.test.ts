@@ -34,6 +34,7 @@ const METHOD_SCOPES: Record<string, readonly string[]> = {
   'conversations.history': ['channels:history', 'groups:history', 'im:history'],
   'users.info': ['users:read'],
   'files.info': ['files:read'],
+  'usergroups.users.list': ['usergroups:read'],
 };
 /** Event the adapter listens to → the manifest's bot events it needs. */
 const EVENT_SUBSCRIPTIONS: Record<string, readonly string[]> = {
