@@ -22,6 +22,8 @@ export interface HarnessOptions {
   db?: TestStores;
   dataDir?: string;
   toolSources?: ToolSource[];
+  /** Replaces the built-in tool source (e.g. one whose web_fetch may reach the test's local server). */
+  builtinTools?: ToolSource;
   /** Pauses between notify attempts (default 1 s, 3 s). */
   notifyRetryDelaysMs?: readonly number[];
   /** Config flags beyond `agent.*` (e.g. `auth.jwt_secret`). */
@@ -63,6 +65,7 @@ export async function startHarness(vendor: Vendor, options: HarnessOptions = {},
   const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), {
     evictIntervalMs: 0,
     toolSources: options.toolSources ?? [],
+    ...(options.builtinTools === undefined ? {} : { builtinTools: options.builtinTools }),
     ...(options.notifyRetryDelaysMs === undefined ? {} : { notifyRetryDelaysMs: options.notifyRetryDelaysMs }),
   });
   const owner = (await db.stores.users.getUserByUsername('alice')) ?? (await db.stores.users.createUser('alice'));

@@ -95,7 +95,7 @@ describe('tool search through the real OpenAI client and server-everything', () 
     assert.match(searchResult, /^Found \d matching tool\(s\):/);
     assert.match(searchResult, /- \*\*mcp__everything__echo\*\*: /);
     assert.ok(toolNames(second).includes('mcp__everything__echo'));
-    assert.deepEqual(toolIdsOf('openai', third).resultTexts.slice(-1), ['Echo: hello search']);
+    assert.deepEqual(toolIdsOf('openai', third).resultTexts.slice(-1), ['<untrusted source="mcp" server="everything" tool="echo">\nEcho: hello search\n</untrusted>']);
     assert.ok(toolNames(third).includes('mcp__everything__echo'), 'expanded tools stay visible');
     assert.equal(ofType(events, 'approval-request').length, 0);
   });

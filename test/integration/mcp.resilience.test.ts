@@ -52,7 +52,7 @@ describe('MCP over streamable HTTP: breaker trips when the server dies and recov
     assert.match(down?.error ?? '', /unreachable at 127\.0\.0\.1:1/);
     assert.equal(down?.consecutiveFailures, 1);
     const echo = await manager.callTool('mcp__remote__echo', { message: 'over http' }, toolContext());
-    assert.equal(echo.output, 'Echo: over http');
+    assert.match(String(echo.output), /^<untrusted source="mcp" [^>]*>\nEcho: over http\n<\/untrusted>$/);
   });
 
   it('opens the circuit after three failed calls, refuses further calls, and recovers after a manual reconnect', async () => {
@@ -76,7 +76,7 @@ describe('MCP over streamable HTTP: breaker trips when the server dies and recov
     assert.equal(reconnected.circuitOpen, false);
     assert.equal(reconnected.error, '');
     const echo = await manager.callTool('mcp__remote__echo', { message: 'back' }, toolContext());
-    assert.equal(echo.output, 'Echo: back');
+    assert.match(String(echo.output), /^<untrusted source="mcp" [^>]*>\nEcho: back\n<\/untrusted>$/);
     status = manager.status().perServer.find((entry) => entry.name === 'remote');
     assert.equal(status?.consecutiveFailures, 0);
   });
@@ -88,7 +88,7 @@ describe('MCP over streamable HTTP: breaker trips when the server dies and recov
     server = await startEverythingHttp(server.port);
     clock += 30_000 * 1.1 + 1;
     const probe = await manager.callTool('mcp__remote__echo', { message: 'probe' }, toolContext());
-    assert.equal(probe.output, 'Echo: probe');
+    assert.match(String(probe.output), /^<untrusted source="mcp" [^>]*>\nEcho: probe\n<\/untrusted>$/);
     const status = manager.status().perServer.find((entry) => entry.name === 'remote');
     assert.equal(status?.connected, true);
     assert.equal(status?.circuitOpen, false);
@@ -166,7 +166,7 @@ describe('MCP over stdio: timeouts cancel on the server, dead children are repla
     const status = manager.status().perServer.find((entry) => entry.name === 'tapped');
     assert.equal(status?.connected, true);
     assert.equal(status?.consecutiveFailures, 1);
-    assert.equal((await manager.callTool('mcp__tapped__echo', { message: 'still here' }, toolContext())).output, 'Echo: still here');
+    assert.match(String((await manager.callTool('mcp__tapped__echo', { message: 'still here' }, toolContext())).output), /\nEcho: still here\n<\/untrusted>$/);
   });
 
   it('rethrows a caller abort without counting it against the server', async () => {
@@ -183,7 +183,7 @@ describe('MCP over stdio: timeouts cancel on the server, dead children are repla
     process.kill(before.pid, 'SIGKILL');
     await waitFor(() => manager.status().perServer.find((entry) => entry.name === 'plain')?.connected === false, 'the session to be evicted');
     const echo = await manager.callTool('mcp__plain__echo', { message: 'again' }, toolContext());
-    assert.equal(echo.output, 'Echo: again');
+    assert.match(String(echo.output), /^<untrusted source="mcp" [^>]*>\nEcho: again\n<\/untrusted>$/);
     const after = manager.status().perServer.find((entry) => entry.name === 'plain');
     assert.equal(after?.connected, true);
     assert.notEqual(after?.pid, before.pid);

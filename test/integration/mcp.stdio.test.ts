@@ -58,7 +58,8 @@ describe('MCP manager over stdio (server-everything + server-filesystem)', () =>
   });
 
   it('calls a tool and returns its text; isError results are marked', async () => {
-    assert.deepEqual(await manager.callTool('mcp__everything__echo', { message: 'hi' }, toolContext()), { output: 'Echo: hi', isError: false });
+    const echo = { output: '<untrusted source="mcp" server="everything" tool="echo">\nEcho: hi\n</untrusted>', isError: false };
+    assert.deepEqual(await manager.callTool('mcp__everything__echo', { message: 'hi' }, toolContext()), echo, 'the server\'s words are fenced as data');
     const sum = await manager.callTool('mcp__everything__get-sum', { a: 2, b: 3 }, toolContext());
     assert.match(String(sum.output), /The sum of 2 and 3 is 5/);
     const bad = await manager.callTool('mcp__everything__get-sum', { a: 'x' }, toolContext());
@@ -68,7 +69,7 @@ describe('MCP manager over stdio (server-everything + server-filesystem)', () =>
 
   it('reads and writes files through server-filesystem', async () => {
     const read = await manager.callTool('mcp__fs__read_text_file', { path: join(dir, 'hello.txt') }, toolContext());
-    assert.equal(read.output, 'hello from disk\n');
+    assert.equal(read.output, '<untrusted source="mcp" server="fs" tool="read_text_file">\nhello from disk\n\n</untrusted>');
     const written = await manager.callTool('mcp__fs__write_file', { path: join(dir, 'out.txt'), content: 'written' }, toolContext());
     assert.equal(written.isError, false);
     assert.equal(readFileSync(join(dir, 'out.txt'), 'utf8'), 'written');

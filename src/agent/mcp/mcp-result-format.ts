@@ -1,4 +1,5 @@
 /** Turns MCP tool results, resource contents and prompt messages into the text the model reads. */
+import { fenceUntrusted, type FenceOrigin } from '../../shared/untrusted-fence.js';
 import type { ToolResult } from '../tools/tool.js';
 import type { McpContentItem, McpPromptMessage, McpResourceContent, McpToolCallResult } from './mcp-types.js';
 
@@ -18,10 +19,14 @@ function contentItemText(item: McpContentItem): string {
   return JSON.stringify(item);
 }
 
-/** Items joined by newlines; `isError` results are prefixed with "Error: ". */
-export function formatToolResult(result: McpToolCallResult): ToolResult {
+/**
+ * Items joined by newlines; `isError` results are prefixed with "Error: ". With `origin`, the server's text is fenced as
+ * untrusted data (the prefix stays outside the fence).
+ */
+export function formatToolResult(result: McpToolCallResult, origin?: FenceOrigin): ToolResult {
   const text = result.content.map(contentItemText).join('\n');
-  const output = text === '' ? '(no output)' : text;
+  const plain = text === '' ? '(no output)' : text;
+  const output = origin === undefined ? plain : fenceUntrusted(origin, plain);
   return { output: result.isError ? `Error: ${output}` : output, isError: result.isError };
 }
 

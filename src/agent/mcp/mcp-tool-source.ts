@@ -1,4 +1,5 @@
 /** The model-facing side: MCP tools, `read_resource` and `use_prompt` as ToolDefinitions, their preparation and execution. */
+import { fenceUntrusted } from '../../shared/untrusted-fence.js';
 import { isAbortError } from '../../shared/abort.js';
 import type { ToolContext, ToolDefinition, ToolPreparation, ToolResult } from '../tools/tool.js';
 import { resolveResource, type McpCatalog } from './mcp-catalog.js';
@@ -157,7 +158,8 @@ async function callMcpTool(context: ManagerContext, name: string, args: Record<s
   const result = await withInFlight(context, tool.server, toolContext.workstreamId, () =>
     dispatch(context, tool.server, toolContext.signal, (connection) => connection.callTool(tool.originalName, args, { timeoutMs, signal: toolContext.signal })),
   );
-  return formatToolResult(result);
+  // A server's result is its words, not the user's: fenced as data (an error result too, since the server wrote it).
+  return formatToolResult(result, { source: 'mcp', attributes: { server: tool.server, tool: tool.originalName } });
 }
 
 async function readResource(context: ManagerContext, uri: string, toolContext: ToolContext): Promise<ToolResult> {
@@ -167,7 +169,7 @@ async function readResource(context: ManagerContext, uri: string, toolContext: T
   const contents = await withInFlight(context, target.server, toolContext.workstreamId, () =>
     dispatch(context, target.server, toolContext.signal, (connection) => connection.readResource(uri, { timeoutMs, signal: toolContext.signal })),
   );
-  return { output: formatResourceContents(contents), isError: false };
+  return { output: fenceUntrusted({ source: 'mcp_resource', attributes: { server: target.server, uri } }, formatResourceContents(contents)), isError: false };
 }
 
 async function usePrompt(context: ManagerContext, name: string, rawArgs: unknown, toolContext: ToolContext): Promise<ToolResult> {

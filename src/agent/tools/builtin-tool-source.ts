@@ -2,6 +2,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { isAbortError } from '../../shared/abort.js';
 import { describeError } from '../../shared/errors.js';
+import { fenceUntrusted, type FenceOrigin } from '../../shared/untrusted-fence.js';
 import { describeProcessReach, NO_SANDBOX, type Sandbox } from '../sandbox/sandbox.js';
 import type { ToolContext, ToolDefinition, ToolHandler, ToolPreparation, ToolResult, ToolSource } from './tool.js';
 import { NO_EXTRA_ACCESS, type ToolAccess } from './tool-access.js';
@@ -18,6 +19,12 @@ const PROCESS_TOOLS: ReadonlySet<string> = new Set(['bash', 'math', 'watch']);
 /** Tools that do nothing but start a process: refused before any card when the host has no working sandbox. */
 const PROCESS_ONLY_TOOLS: ReadonlySet<string> = new Set(['bash', 'math', 'man', 'watch']);
 const FILE_WRITE_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file']);
+
+/** Tools whose text results are someone else's words (a file, a web page): they reach the model fenced as data. */
+const FENCED_TOOLS: Readonly<Record<string, (args: Record<string, unknown>) => FenceOrigin>> = {
+  read_file: (args) => ({ source: 'file', attributes: { path: String(args['path'] ?? '') } }),
+  web_fetch: (args) => ({ source: 'web_fetch', attributes: { url: String(args['url'] ?? '') } }),
+};
 
 /** Tools whose text output is cut to `context.outputLimit` (reference §3.0.6). */
 const TRUNCATED_TOOLS: ReadonlySet<string> = new Set(['bash', 'read_file', 'search', 'math', 'man']);
@@ -85,10 +92,11 @@ export class BuiltinToolSource implements ToolSource {
     if (typeof checked === 'string') return { output: checked, isError: true };
     context.signal.throwIfAborted();
     const result = await runWithTimeout(tool.handler, checked, this.#contain(context));
-    if (TRUNCATED_TOOLS.has(name) && typeof result.output === 'string') {
-      return { output: truncateOutput(result.output, context.outputLimit), isError: result.isError };
-    }
-    return result;
+    const output = TRUNCATED_TOOLS.has(name) && typeof result.output === 'string' ? truncateOutput(result.output, context.outputLimit) : result.output;
+    // Fenced after the cut, so the closing tag is always there; our own error texts stay plain.
+    const fence = FENCED_TOOLS[name];
+    if (fence !== undefined && typeof output === 'string' && !result.isError) return { output: fenceUntrusted(fence(checked), output), isError: false };
+    return output === result.output ? result : { output, isError: result.isError };
   }
 
   /** The context a handler sees: the source's containment, unless the caller set its own. */
