@@ -94,6 +94,45 @@ describe('deploy/Containerfile', () => {
   });
 });
 
+describe('bubblewrap in the container (issue #32)', () => {
+  const final = stages(parseContainerfile(readFileSync(path.join(repoRoot, 'deploy', 'Containerfile'), 'utf8'))).at(-1) ?? [];
+  const profile = JSON.parse(readFileSync(path.join(repoRoot, 'deploy', 'seccomp-bubblewrap.json'), 'utf8')) as {
+    defaultAction: string;
+    syscalls: { names: string[]; action: string; errnoRet?: number }[];
+  };
+  const refused = profile.syscalls.filter((rule) => rule.action === 'SCMP_ACT_ERRNO').flatMap((rule) => rule.names);
+
+  it('the image installs bubblewrap in the final stage and keeps it', () => {
+    const install = final.find((instruction) => instruction.keyword === 'RUN' && /apt-get install[^&]*\bbubblewrap\b/.test(instruction.args));
+    assert.ok(install, 'apt-get install … bubblewrap in the final stage');
+    assert.doesNotMatch(install.args, /apt-get purge[^&]*\bbubblewrap\b/, 'not purged with the build tools');
+  });
+
+  it('the seccomp profile is valid, lets bubblewrap build its namespaces and refuses the dangerous calls', () => {
+    assert.ok(['SCMP_ACT_ALLOW', 'SCMP_ACT_ERRNO'].includes(profile.defaultAction));
+    for (const rule of profile.syscalls) {
+      assert.ok(Array.isArray(rule.names) && rule.names.length > 0 && rule.names.every((name) => /^[a-z_][a-z0-9_]*$/.test(name)), JSON.stringify(rule.names));
+      assert.match(rule.action, /^SCMP_ACT_(ALLOW|ERRNO|KILL_PROCESS|LOG)$/);
+    }
+    assert.equal(new Set(refused).size, refused.length, 'no syscall listed twice');
+    for (const needed of ['clone', 'clone3', 'unshare', 'mount', 'umount2', 'pivot_root', 'setns', 'prctl', 'setrlimit', 'prlimit64']) {
+      assert.ok(!refused.includes(needed), `${needed} is what bubblewrap and prlimit need`);
+    }
+    for (const dangerous of ['init_module', 'finit_module', 'kexec_load', 'bpf', 'keyctl', 'open_by_handle_at', 'io_uring_setup', 'reboot']) {
+      assert.ok(refused.includes(dangerous), `${dangerous} is refused`);
+    }
+  });
+
+  it('the README, the Containerfile and the start-up fix name the same options', async () => {
+    const { SANDBOX_FIX } = await import('../../src/agent/sandbox/detect-sandbox.js');
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const containerfile = readFileSync(path.join(repoRoot, 'deploy', 'Containerfile'), 'utf8');
+    for (const option of ['seccomp=deploy/seccomp-bubblewrap.json', 'apparmor=unconfined', 'systempaths=unconfined', 'unmask=/proc/*']) {
+      assert.ok(SANDBOX_FIX.includes(option) && readme.includes(option) && containerfile.includes(option), option);
+    }
+  });
+});
+
 describe('deploy/sandpiper.service', () => {
   const unit = parseUnit(readFileSync(path.join(repoRoot, 'deploy', 'sandpiper.service'), 'utf8'));
   const one = (key: string): string => {

@@ -35,8 +35,9 @@ export interface DetectSandboxOptions {
 
 /** How to get a working sandbox, said wherever a process tool is refused for the lack of one. */
 export const SANDBOX_FIX =
-  'install bubblewrap (apt-get install bubblewrap); in a container, run it with rootless podman, or with docker run '
-  + '--security-opt seccomp=deploy/seccomp-bubblewrap.json --security-opt apparmor=unconfined (README, "Tool containment"); '
+  'install bubblewrap (apt-get install bubblewrap); in a container, run it with rootless podman and --security-opt unmask=/proc/*, '
+  + 'or with docker run --security-opt seccomp=deploy/seccomp-bubblewrap.json --security-opt apparmor=unconfined '
+  + '--security-opt systempaths=unconfined (README, "Running in a container"); '
   + 'or set tools.sandbox = "off" in config.toml to accept unconfined tools';
 
 /** The same isolation the tools get, on `true`: proves user/pid/net namespaces, /proc and /dev mounts all work. */
