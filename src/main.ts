@@ -139,7 +139,8 @@ async function startHttp(
   const health = {
     adapters: () => live.gateway?.status().adapters ?? Object.fromEntries(live.adapters.map((adapter) => [adapter.platform, adapter.state()])),
     mcp: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
-    sandbox: () => live.containment?.sandbox.kind ?? 'off',
+    // Until the runtime has detected it, no process tool can run: never report "off" (unconfined) before that.
+    sandbox: () => live.containment?.sandbox.kind ?? 'unavailable',
   };
   // The admin API is never served here: this listener may face the network (the container binds 0.0.0.0).
   const app = createHttpApp({ logger, metrics, health, routers: [notifyRoutesOf(notifyHandler), createAdminElsewhereRoutes(config)] });
