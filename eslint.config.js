@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'dist.partial/**', 'scripts/**', 'data/**', 'bin/**', 'eslint.config.js'] },
+  { ignores: ['node_modules/**', 'dist/**', 'dist.partial/**', '.test-build/**', 'scripts/**', 'data/**', 'bin/**', 'eslint.config.js'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -6,8 +6,10 @@ import { after, describe, it } from 'node:test';
 import { ConfigError } from '../shared/errors.js';
 import { configSchema, mcpServerConfigSchema, modelConfigSchema } from './config-schema.js';
 import { loadConfig } from './load-config.js';
+import { packageRoot } from '../shared/package-root.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
+// The repository, also when the test runs as a compiled copy (scripts/run-tests.mjs).
+const root = packageRoot(import.meta.url);
 
 const tempDirs: string[] = [];
 after(() => {

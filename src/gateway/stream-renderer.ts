@@ -97,6 +97,12 @@ export class StreamRenderer {
     return this.lane.idle();
   }
 
+  /** Resolves once every event handed in so far has been rendered and what the thread shows has been recorded. */
+  async settled(): Promise<void> {
+    await this.lane.idle();
+    await this.live?.idle();
+  }
+
   /** Events handed in are still being rendered (or wait to be). */
   get busy(): boolean {
     return this.lane.size > 0;
@@ -119,11 +125,7 @@ export class StreamRenderer {
     // A retry wait of the final edit ends now (the loop stops once closed); an in-flight platform call does not.
     this.quiet.abort();
     const grace = new AbortController();
-    const done = (async () => {
-      await this.lane.idle();
-      await this.live?.idle();
-    })();
-    await Promise.race([done, sleep(graceMs, grace.signal).catch(() => undefined)]);
+    await Promise.race([this.settled(), sleep(graceMs, grace.signal).catch(() => undefined)]);
     grace.abort();
     this.dispose();
   }

@@ -57,6 +57,8 @@ export function timingOf(options: { editIntervalMs?: number | undefined; typingI
  */
 export class Subscriptions {
   private readonly bindings = new Map<string, Binding>();
+  /** Renderers released while their last live-state write may still run (see `settle`). */
+  private readonly settling = new Set<StreamRenderer>();
   private readonly byChannel = new Map<string, Binding>();
 
   constructor(private readonly options: SubscriptionOptions) {}
@@ -158,7 +160,15 @@ export class Subscriptions {
       binding.unsubscribe();
     } finally {
       binding.renderer.dispose();
+      this.settle(binding.renderer);
     }
+  }
+
+  /** A released renderer may still be recording its live message (the turn's end): `drainAll` waits for it too. */
+  private settle(renderer: StreamRenderer): void {
+    this.settling.add(renderer);
+    const forget = (): void => void this.settling.delete(renderer);
+    renderer.settled().then(forget, forget);
   }
 
   /**
@@ -177,6 +187,7 @@ export class Subscriptions {
         this.options.logger.warn({ error: describeError(error) }, 'unsubscribing at stop failed');
       }
     }
+    renderers.push(...this.settling);
     await Promise.all(renderers.map((renderer) => renderer.drain(graceMs)));
   }
 

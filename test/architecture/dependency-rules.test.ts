@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { packageRoot } from '../../src/shared/package-root.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
+// The repository, also when the test runs as a compiled copy (scripts/run-tests.mjs).
+const root = packageRoot(import.meta.url);
 const srcDir = path.join(root, 'src');
 
 interface ImportRef {

@@ -1,8 +1,10 @@
 /** Runs the real `sandpiper` bin as a child process with a clean environment, and follows a long-running one. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { packageRoot } from '../../src/shared/package-root.js';
 
-export const repoRoot = path.resolve(import.meta.dirname, '../..');
+/** The repository, also when the test runs as a compiled copy (scripts/run-tests.mjs). */
+export const repoRoot = packageRoot(import.meta.url);
 export const binPath = path.join(repoRoot, 'bin', 'sandpiper.js');
 
 /** PATH and HOME only (no SANDPIPER_* from the caller), JSON logs, plus `extra`; runBin and BinProcess add XDG_STATE_HOME. */

@@ -8,8 +8,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { slackConfigSchema } from '../../src/config/config-schema.js';
+import { packageRoot } from '../../src/shared/package-root.js';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = packageRoot(import.meta.url);
 const slackDir = join(root, 'src', 'channels', 'slack');
 
 /** Web API method → the bot scopes that allow it (any one; empty: no scope needed). Unknown methods fail the test. */

@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../shared/errors.js';
 import { READ_RESOURCE, USE_PROMPT } from '../mcp/mcp-tool-source.js';
 import { createBuiltinHandlers } from './index.js';
 import { DEFAULT_TOOLS_DIRECTORY, loadToolDefinitions, toToolSchema } from './load-tool-definitions.js';
+import { packageRoot } from '../../shared/package-root.js';
 
-const BUILTIN_DIRECTORY = fileURLToPath(new URL('./builtin/', import.meta.url));
+// The sources (the test may run as a compiled copy, scripts/run-tests.mjs).
+const BUILTIN_DIRECTORY = path.join(packageRoot(import.meta.url), 'src', 'agent', 'tools', 'builtin');
 
 describe('loadToolDefinitions', () => {
   it('loads the 17 seed tools sorted by name, each a valid object schema', async () => {

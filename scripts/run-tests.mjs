@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// Runs the test suite (or the test files named) as plain JavaScript: one esbuild pass compiles src/, test/ and
+// migrations/ into .test-build/ (about a second, with source maps), then node --test runs the compiled files, so no
+// test process loads tsx or transpiles anew. Every test process imports test/setup/open-handles.ts, which fails a
+// file that leaves a handle open (there is no --test-force-exit), and test/setup/file-times.ts, which records the
+// file's wall and CPU time: the closing lines list the slowest test files.
+//
+//   node scripts/run-tests.mjs                      the whole suite (src/**/*.test.ts and test/**/*.test.ts)
+//   node scripts/run-tests.mjs test/a.test.ts ...   chosen files (paths of the .ts sources)
+//   SANDPIPER_TEST_CONCURRENCY=1                   files run at once (default 2)
+//   SANDPIPER_TEST_LONG=1                          fault and crash tests run their long round counts
+//   SANDPIPER_SLOWEST=<n>                          how many of the slowest files to list (default 10)
+//   SANDPIPER_TEST_TIMES=<file>                    keep the per-file times (JSON lines) in that file
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const out = path.join(root, '.test-build');
+
+/** Tracked and new (not ignored) files under the given folders, relative to the root. */
+function sourceFiles(folders) {
+  const listed = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...folders], { cwd: root, encoding: 'utf8' });
+  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
+  return listed.stdout.split('\n').filter((file) => file !== '' && existsSync(path.join(root, file)));
+}
+
+async function compile() {
+  const started = Date.now();
+  rmSync(out, { recursive: true, force: true });
+  const files = sourceFiles(['src', 'test', 'migrations']);
+  const entryPoints = files.filter((file) => file.endsWith('.ts') && !file.startsWith('test/fixtures/')).map((file) => path.join(root, file));
+  await build({ entryPoints, outdir: out, outbase: root, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'warning' });
+  // What tests read next to their own file: the fakes' .mjs servers; fixtures stay where they are (a link).
+  for (const file of files.filter((name) => name.startsWith('test/') && /\.(mjs|cjs|js|json)$/.test(name) && !name.startsWith('test/fixtures/'))) {
+    mkdirSync(path.dirname(path.join(out, file)), { recursive: true });
+    cpSync(path.join(root, file), path.join(out, file));
+  }
+  symlinkSync(path.join(root, 'test', 'fixtures'), path.join(out, 'test', 'fixtures'), 'dir');
+  process.stderr.write(`compiled ${entryPoints.length} files into .test-build/ in ${Date.now() - started} ms\n`);
+}
+
+/** Every *.test.ts under src/ and test/ (as bash globstar would list them). */
+function allTestFiles() {
+  const found = [];
+  const walk = (folder) => {
+    for (const entry of readdirSync(path.join(root, folder), { withFileTypes: true })) {
+      const relative = path.join(folder, entry.name);
+      if (entry.isDirectory()) walk(relative);
+      else if (entry.name.endsWith('.test.ts')) found.push(relative);
+    }
+  };
+  walk('src');
+  walk('test');
+  return found.sort();
+}
+
+const compiled = (file) => path.join(out, path.relative(root, path.resolve(file)).replace(/\.ts$/, '.js'));
+
+await compile();
+const requested = process.argv.slice(2);
+const files = (requested.length > 0 ? requested : allTestFiles()).map(compiled);
+const timesDir = mkdtempSync(path.join(tmpdir(), 'sandpiper-test-times-'));
+const times = process.env.SANDPIPER_TEST_TIMES ?? path.join(timesDir, 'times.jsonl');
+const args = [
+  '--enable-source-maps',
+  '--import', path.join(out, 'test', 'setup', 'open-handles.js'),
+  '--import', path.join(out, 'test', 'setup', 'file-times.js'),
+  '--test',
+  `--test-concurrency=${process.env.SANDPIPER_TEST_CONCURRENCY ?? 2}`,
+  '--test-reporter=spec',
+  ...files,
+];
+const started = Date.now();
+const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, SANDPIPER_TEST_TIMES: times } });
+child.on('exit', (code, signal) => {
+  printSlowest(times, Number(process.env.SANDPIPER_SLOWEST ?? 10), Date.now() - started);
+  rmSync(timesDir, { recursive: true, force: true });
+  process.exit(code ?? (signal ? 1 : 0));
+});
+
+/** The slowest test files by wall time (process start to exit), with their CPU time. */
+function printSlowest(file, count, totalMs) {
+  if (!existsSync(file)) return;
+  const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  rows.sort((a, b) => b.wallMs - a.wallMs);
+  const seconds = (ms) => (ms / 1000).toFixed(1).padStart(6);
+  const lines = rows.slice(0, count).map((row) => `${seconds(row.wallMs)} ${seconds(row.cpuMs)}  ${path.relative(out, row.file).replace(/\.js$/, '.ts')}`);
+  process.stdout.write(`\nslowest ${Math.min(count, rows.length)} of ${rows.length} test files (wall s, CPU s); whole run ${seconds(totalMs).trim()} s:\n${lines.join('\n')}\n`);
+}
