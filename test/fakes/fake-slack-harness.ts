@@ -1,5 +1,5 @@
 /** End-to-end harness: fake Slack + fake LLM + real stores, agent runtime, Slack adapter (bolt) and gateway. */
-import { createSlackAdapter } from '../../src/channels/slack/index.js';
+import { createSlackAdapter, type SlackAdapterOptions } from '../../src/channels/slack/index.js';
 import type { Config } from '../../src/config/index.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { ChannelHarness, launchHarness, type ChannelHarnessOptions } from './channel-harness.js';
@@ -7,7 +7,10 @@ import { BOT_USER_ID, FakeSlack, type FakeSlackMessage, type FakeSlackUser } fro
 
 export const CHANNEL = 'C0001';
 
-export type SlackHarnessOptions = ChannelHarnessOptions;
+export interface SlackHarnessOptions extends ChannelHarnessOptions {
+  /** Adapter tuning (fault tests shorten Socket Mode's reconnect delay). */
+  adapterOptions?: Pick<SlackAdapterOptions, 'clientPingTimeoutMs'>;
+}
 
 export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
   protected readonly platform = 'slack';
@@ -21,7 +24,7 @@ export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
   }
 
   protected createAdapter(config: Config, logger: Logger): ReturnType<typeof createSlackAdapter> {
-    return createSlackAdapter(config.slack, logger, { webRetries: 0, socketRetries: 0 });
+    return createSlackAdapter(config.slack, logger, { webRetries: 0, socketRetries: 0, ...(this.options as SlackHarnessOptions).adapterOptions });
   }
 
   override async boot(): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Fault test (discord.js ↔ fake Discord): 20 disconnects of each kind while a user posts — a dropped socket
+ * Fault test (discord.js ↔ fake Discord): disconnects of each kind (4 in CI, 20 with SANDPIPER_TEST_LONG=1) while a user posts — a dropped socket
  * (RESUME replays), op 7 RECONNECT (RESUME replays) and op 9 INVALID SESSION (a new session: the events are lost
  * by the platform and only catch-up finds them). Every question must be answered exactly once.
  */
@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { CHANNEL_ID, DiscordHarness } from '../fakes/fake-discord-harness.js';
 import type { FakeUser } from '../fakes/fake-discord.js';
 import { answerByTag, answerCounts, tally } from '../helpers/echo-answers.js';
+import { testRounds } from '../helpers/test-rounds.js';
 
-const ROUNDS = 20;
+const ROUNDS = testRounds(4, 20);
 type Fault = 'drop' | 'op7' | 'op9';
 
 describe('discord faults: drops, op 7, op 9 while users post', () => {

@@ -1,15 +1,16 @@
 /**
- * Fault test (bolt ↔ fake Slack): 20 dropped sockets (events written meanwhile are lost by Slack; catch-up finds
- * them) and 20 `disconnect` refreshes with Slack's retries on (retried events overlap with catch-up), while a user
- * posts. Every question must be answered exactly once.
+ * Fault test (bolt ↔ fake Slack): dropped sockets (events written meanwhile are lost by Slack; catch-up finds them)
+ * and `disconnect` refreshes with Slack's retries on (retried events overlap with catch-up), while a user posts:
+ * 3 of each in CI, 20 with SANDPIPER_TEST_LONG=1. Every question must be answered exactly once.
  */
 import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHANNEL, SlackHarness } from '../fakes/fake-slack-harness.js';
 import { BOT_USER_ID, type FakeSlackUser } from '../fakes/fake-slack.js';
 import { answerByTag, answerCounts, tally } from '../helpers/echo-answers.js';
+import { testRounds } from '../helpers/test-rounds.js';
 
-const ROUNDS = 20;
+const ROUNDS = testRounds(3, 20);
 type Fault = 'drop' | 'refresh';
 
 describe('slack faults: socket drops and refreshes while users post', () => {
@@ -17,7 +18,8 @@ describe('slack faults: socket drops and refreshes while users post', () => {
   let user: FakeSlackUser;
   before(async () => {
     // One user writes 160 questions in a few minutes: lift the per-user rate limit.
-    h = await SlackHarness.start({ flags: { 'slack.channel_ids': [CHANNEL], 'gateway.user_rate_limit': 100_000 } });
+    // Socket Mode waits its ping timeout (5 s by default) before each reconnect: 1 s keeps the rounds short.
+    h = await SlackHarness.start({ flags: { 'slack.channel_ids': [CHANNEL], 'gateway.user_rate_limit': 100_000 }, adapterOptions: { clientPingTimeoutMs: 1_000 } });
     answerByTag(h.llm);
     user = (await h.linkedUser('U0FAY', 'fay')).user;
   });

@@ -52,6 +52,8 @@ export interface SlackAdapterOptions {
   socketRetries?: number;
   /** Native stream limits (tests lower them to force a rollover). */
   streamLimits?: Partial<StreamLimits>;
+  /** Socket Mode's pong wait, also the step of its reconnect delay (bolt's default 5 s; fault tests lower it). */
+  clientPingTimeoutMs?: number;
 }
 
 export class SlackAdapter implements ChannelAdapter {
@@ -246,7 +248,8 @@ export class SlackAdapter implements ChannelAdapter {
     const logger = boltLogger(this.logger);
     const url = this.config.api_url ? { slackApiUrl: this.config.api_url } : {};
     const socketRetry = this.options.socketRetries === undefined ? {} : { retryConfig: { retries: this.options.socketRetries } };
-    const receiver = new SocketModeReceiver({ appToken, logger, logLevel: LogLevel.WARN, installerOptions: { clientOptions: { ...url, ...socketRetry } } });
+    const ping = this.options.clientPingTimeoutMs === undefined ? {} : { clientPingTimeout: this.options.clientPingTimeoutMs };
+    const receiver = new SocketModeReceiver({ appToken, logger, logLevel: LogLevel.WARN, ...ping, installerOptions: { clientOptions: { ...url, ...socketRetry } } });
     receiver.client.on('connected', () => this.setState('connected'));
     receiver.client.on('reconnecting', () => this.setState('reconnecting'));
     receiver.client.on('disconnected', () => this.setState('reconnecting'));
