@@ -11,6 +11,7 @@
 //   SANDPIPER_TEST_LONG=1                          fault and crash tests run their long round counts
 //   SANDPIPER_SLOWEST=<n>                          how many of the slowest files to list (default 10)
 //   SANDPIPER_TEST_TIMES=<file>                    keep the per-file times (JSON lines) in that file
+//   SANDPIPER_TEST_REUSE_BUILD=1                   run .test-build/ as it is (scripts/flaky.mjs compiles once)
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,7 +61,7 @@ function allTestFiles() {
 
 const compiled = (file) => path.join(out, path.relative(root, path.resolve(file)).replace(/\.ts$/, '.js'));
 
-await compile();
+if (process.env.SANDPIPER_TEST_REUSE_BUILD !== '1' || !existsSync(out)) await compile();
 const requested = process.argv.slice(2);
 const files = (requested.length > 0 ? requested : allTestFiles()).map(compiled);
 const timesDir = mkdtempSync(path.join(tmpdir(), 'sandpiper-test-times-'));

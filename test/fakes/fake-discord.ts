@@ -17,6 +17,7 @@ import { FakeFileStore, type FakeFile } from './fake-file-host.js';
 import { FakeDiscordGateway, shardOf } from './fake-discord-gateway.js';
 import { routeRest, type RestReply } from './fake-discord-rest.js';
 import { FakeDiscordState, type FakeMessage, type FakeUser } from './fake-discord-state.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 export type { FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeUser } from './fake-discord-state.js';
 
@@ -180,16 +181,11 @@ export class FakeDiscord {
     return user;
   }
 
-  /** Polls `predicate` until truthy; rejects after `timeoutMs`. */
-  async waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = predicate();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+  /** Resolves with `predicate`'s first truthy value (test/helpers/wait-for.ts); rejects after `timeoutMs`. */
+  waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+    return waitFor(() => predicate() || undefined, `fake discord: ${what}`, timeoutMs);
   }
+
 
   async close(): Promise<void> {
     await this.gatewayServer?.close();

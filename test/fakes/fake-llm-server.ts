@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { anthropicFrames, encodeFrame, errorBody, openAiFrames, type ScriptedResponse, type SseFrame } from './fake-llm-sse.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 export type { ScriptedFinish, ScriptedResponse, ScriptedToolCall } from './fake-llm-sse.js';
 
@@ -208,14 +209,8 @@ export async function startFakeLlmServer(options: FakeLlmOptions = {}): Promise<
       queue.push(...responses);
     },
     fallback: undefined,
-    async waitFor(predicate, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = predicate(fake);
-        if (value !== undefined && value !== null && value !== false) return value;
-        if (Date.now() > deadline) throw new Error(`fake-llm: waitFor timed out after ${timeoutMs} ms`);
-        await wait(10);
-      }
+    waitFor(predicate, timeoutMs = 10_000) {
+      return waitFor(() => predicate(fake), 'fake-llm: condition', timeoutMs);
     },
     async close() {
       for (const socket of sockets) socket.destroy();

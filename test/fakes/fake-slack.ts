@@ -8,6 +8,7 @@ import { handleWebApi } from './fake-slack-web.js';
 import { FakeSlackStreams } from './fake-slack-stream.js';
 import { FakeFileStore, type FakeFile } from './fake-file-host.js';
 import { FakeSocketMode } from './fake-slack-socket.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 export type { FakeSlackMessage, FakeSlackUser, FakeView } from './fake-slack-state.js';
 export { BOT_USER_ID } from './fake-slack-state.js';
@@ -197,16 +198,11 @@ export class FakeSlack {
     this.socket.requestReconnect(connection);
   }
 
-  /** Resolves with the first truthy value of `probe`, polling; rejects after `timeoutMs` naming `what`. */
-  async waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = probe();
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`fake slack: timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  /** Resolves with `probe`'s first truthy value (test/helpers/wait-for.ts); rejects after `timeoutMs` naming `what`. */
+  waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+    return waitFor(() => probe() || undefined, `fake slack: ${what}`, timeoutMs);
   }
+
 
   /** Closes after the client's sockets have closed (or 2 s), so socket-mode's close handshake never hangs. */
   async close(): Promise<void> {

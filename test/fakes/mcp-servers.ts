@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createSilentLogger } from '../../src/shared/logger.js';
 import type { McpServerSpec } from '../../src/agent/mcp/mcp-server-spec.js';
 import type { ToolContext } from '../../src/agent/tools/tool.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const require = createRequire(import.meta.url);
 export const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -24,15 +25,7 @@ export function httpSpec(name: string, url: string, extra: Partial<McpServerSpec
   return { name, source: 'toml', transport: 'http', command: '', args: [], env: {}, url, headers: {}, ...extra };
 }
 
-/** Polls until `predicate` holds (generous default for a loaded 2-core machine). */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await predicate()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+export { waitFor };
 
 export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
   return {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ToolContext } from '../../src/agent/tools/tool.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
+import { waitFor } from './wait-for.js';
 
 /** A context whose `cwd` is `directory`; override any field. */
 export function createToolContext(directory: string, overrides: Partial<ToolContext> = {}): ToolContext {
@@ -26,11 +27,4 @@ export async function createTempWorkspace(prefix = 'sandpiper-tools-'): Promise<
   return { directory, remove: () => rm(directory, { recursive: true, force: true }) };
 }
 
-/** Polls `check` until it holds or `timeoutMs` passes (no timed assertions: generous limits only). */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 20_000, intervalMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
+export { waitFor };

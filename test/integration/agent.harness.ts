@@ -11,6 +11,7 @@ import { createSilentLogger } from '../../src/shared/logger.js';
 import type { User } from '../../src/storage/user-store.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
 import { createTestStores, type TestStores } from '../helpers/test-stores.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 export type Vendor = 'openai' | 'anthropic';
 export const VENDORS: readonly Vendor[] = ['openai', 'anthropic'];
@@ -102,15 +103,7 @@ export function record(ws: Workstream): AgentEvent[] {
   return events;
 }
 
-export async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, what = 'condition', timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
-}
+export { waitFor };
 
 export function ofType<T extends AgentEvent['type']>(events: readonly AgentEvent[], type: T): Array<Extract<AgentEvent, { type: T }>> {
   return events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type);
