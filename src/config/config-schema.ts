@@ -1,4 +1,4 @@
-/** The configuration schema (ARCHITECTURE.md §4), one zod slice per section; user input, so strict. */
+/** The configuration schema (docs/architecture.md §4), one zod slice per section; user input, so strict. */
 import { z } from 'zod';
 
 const nonEmpty = z.string().min(1);
@@ -218,9 +218,11 @@ export const clusterConfigSchema = z
     /** How often an instance renews its leases, polls handed-off work and looks for expired leases to take over. */
     heartbeat_s: z.number().positive().max(300).default(5),
     /** A lease not renewed for this long is taken over by another instance (failover time ≈ this + one heartbeat). */
-    lease_ttl_s: z.number().positive().max(3600).default(15),
+    lease_ttl_s: z.number().positive().max(3600).optional(),
   })
-  .prefault({});
+  .prefault({})
+  // Derived, not a second knob to keep in step: three heartbeats unless set.
+  .transform((cluster) => ({ ...cluster, lease_ttl_s: cluster.lease_ttl_s ?? 3 * cluster.heartbeat_s }));
 
 export const configSchema = z
   .strictObject({

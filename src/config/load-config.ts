@@ -34,7 +34,8 @@ export interface LoadConfigOptions {
 }
 
 type EnvKind = 'string' | 'int';
-const ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
+/** Environment variables that set a key (the reference lists them). */
+export const CONFIG_ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
   ['SANDPIPER_HTTP_HOST', 'gateway.http_host', 'string'],
   ['SANDPIPER_HTTP_PORT', 'gateway.http_port', 'int'],
   ['SANDPIPER_ADVERTISE_URL', 'gateway.advertise_url', 'string'],
@@ -52,7 +53,7 @@ const ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
   ['SANDPIPER_OTLP_ENDPOINT', 'telemetry.otlp_endpoint', 'string'],
 ];
 
-const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
+export const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
 
 
 export function loadConfig(options: LoadConfigOptions = {}): Config {
@@ -106,7 +107,7 @@ function readTomlFile(file: string): Record<string, unknown> {
 }
 
 function applyEnvironment(raw: Record<string, unknown>, env: Environment, sources: Map<string, string>): void {
-  for (const [variable, key, kind] of ENV_KEYS) {
+  for (const [variable, key, kind] of CONFIG_ENV_KEYS) {
     const value = env[variable];
     if (value === undefined || value === '') continue;
     const typed = kind === 'int' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
