@@ -1,4 +1,4 @@
-// Lint rules: typescript-eslint with type information, plus the house budgets (STYLE.md §10, §12).
+// Lint rules: typescript-eslint with type information, plus the house budgets (AGENTS.md).
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -21,9 +21,12 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/**/*.test.ts'],
     rules: {
-      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
-      'max-lines-per-function': ['warn', { max: 60, skipBlankLines: true, skipComments: true }],
-      complexity: ['warn', 15],
+      // Files split by responsibility past 300 lines. Four are still over it (gateway/gateway.ts 326,
+      // channels/slack/slack-adapter.ts 321, gateway/stream-renderer.ts 309, agent/workstream.ts 308): the limit
+      // stands at their size until they are split, and no file may grow past it.
+      'max-lines': ['error', { max: 330, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
+      complexity: ['error', 15],
     },
   },
 );

@@ -1,5 +1,5 @@
 /**
- * Creates the scale-out tables (ARCHITECTURE.md §9, ADR 0021): which instance runs a workstream
+ * Creates the scale-out tables (docs/architecture.md §9, ADR 0021): which instance runs a workstream
  * (`workstream_leases`), which instance holds a Discord shard (`shard_leases`), and the inbound work one instance
  * hands to the lease holder (`cluster_handoffs`; the row is the truth, a PostgreSQL NOTIFY only wakes the holder).
  * Times are epoch milliseconds; `holder` is the instance's service id (`services.service_id`).

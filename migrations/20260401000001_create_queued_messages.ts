@@ -1,7 +1,7 @@
 /**
  * Creates queued_messages: a message a workstream accepted while a turn ran (the writer saw it queued) and has not
  * started yet. The row goes when its turn begins (in the same transaction as the turn's journal row), so a restart or
- * a takeover runs exactly the messages that were still waiting, in order (docs/decisions/0030-queued-messages.md).
+ * a takeover runs exactly the messages that were still waiting, in order (docs/decisions/0030-queued-messages-and-stop-order.md).
  */
 import type { Knex } from 'knex';
 

@@ -1,6 +1,6 @@
-/** The AgentEvent union a workstream emits (names pinned in ARCHITECTURE.md §5). */
+/** The AgentEvent union a workstream emits (names pinned in docs/architecture.md §5). */
 
-/** A prepared tool call as shown to users (ARCHITECTURE.md §6). */
+/** A prepared tool call as shown to users (docs/architecture.md §6). */
 export interface PreparedItem {
   callId: string;
   name: string;

@@ -3,7 +3,7 @@ import type { MessageOrigin } from './events.js';
 import type { ContentPart } from './messages.js';
 import type { StoredApprovalItems, TurnApprovalDecision, TurnStart } from './turn/turn-types.js';
 
-/** Watch-triggered turns that may run in a row without a message from a person (reference §7.6). */
+/** Watch-triggered turns that may run in a row without a message from a person. */
 export const MAX_WATCH_CHAIN = 5;
 
 /** What the thread shows (as the turn's answer) when a watch result is held back by the chain limit. */

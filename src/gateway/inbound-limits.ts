@@ -1,5 +1,5 @@
 /**
- * Inbound limits on what people send to workstreams (reference §3.6): a length cap and a sliding-window rate per
+ * Inbound limits on what people send to workstreams: a length cap and a sliding-window rate per
  * platform user. A refused message is never dropped silently: the first refusal of a burst gets a private notice
  * (the next notice only after a message was accepted again), every refused message gets the `refused` reaction.
  */

@@ -1,5 +1,5 @@
 /**
- * Replies to notifications (reference §2.4, §3.10): a reply to a message the notify endpoint posted with a `ws_id`
+ * Replies to notifications: a reply to a message the notify endpoint posted with a `ws_id`
  * (a `notify_deliveries` row) is routed into that workstream, restored from the database when it is not in memory,
  * and answered where the reply was written. Every message of the answer is recorded as a delivery too, so the
  * exchange can go on; a reply to an expired delivery, to a closed workstream or by someone else is refused briefly.

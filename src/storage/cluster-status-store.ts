@@ -1,5 +1,5 @@
 /**
- * What `sandpiper status` reads (ARCHITECTURE.md §9, ADR 0023): the registered instances (`services` rows of type
+ * What `sandpiper status` reads (docs/architecture.md §9, ADR 0023): the registered instances (`services` rows of type
  * 'channel'), the Discord shard leases and the workstream lease counts per holder, in one consistent read. Read-only:
  * the leases are written by the cluster code (workstream leases) and the Discord adapter (shard leases).
  */

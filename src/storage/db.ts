@@ -12,7 +12,7 @@ export type { Knex } from 'knex';
 
 type KnexFactory = (config: Knex.Config) => Knex;
 
-// Under Node ESM the named `knex` export is undefined; the callable is the default export (TESTING.md §5.3).
+// Under Node ESM the named `knex` export is undefined; the callable is the default export.
 const knexFactory: KnexFactory =
   (knexPkg as unknown as { default?: KnexFactory }).default ?? (knexPkg as unknown as KnexFactory);
 

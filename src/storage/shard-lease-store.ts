@@ -1,5 +1,5 @@
 /**
- * Discord shard leases (`shard_leases`, ARCHITECTURE.md §9, ADR 0022): which instance runs which shard of a bot. A
+ * Discord shard leases (`shard_leases`, docs/architecture.md §9, ADR 0022): which instance runs which shard of a bot. A
  * lease is claimed when absent, released or expired (a compare-and-set, so two instances never both win), renewed
  * for all of a holder's rows with one UPDATE per heartbeat, and released (holder '' and expired) on a graceful stop.
  * Times are epoch milliseconds; a holder is the instance's service id.

@@ -90,7 +90,7 @@ const VENDORS: ReadonlyArray<[RegExp, string[]]> = [
   [/^@opentelemetry\/(?!api$)/, ['src/main-telemetry.ts']],
 ];
 
-describe('dependency rules (ARCHITECTURE.md §2)', () => {
+describe('dependency rules (docs/architecture.md §2)', () => {
   it('finds the source tree', () => {
     assert.ok(files.length > 10, 'expected source files under src/');
   });

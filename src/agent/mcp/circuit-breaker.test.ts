@@ -1,4 +1,4 @@
-/** Circuit breaker thresholds, cooldown escalation, half-open probes and decay (reference §5.1). */
+/** Circuit breaker thresholds, cooldown escalation, half-open probes and decay. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CircuitBreaker } from './circuit-breaker.js';

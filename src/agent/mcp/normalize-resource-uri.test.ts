@@ -1,4 +1,4 @@
-/** URI normalization vectors for resource approval labels (reference §7.4). */
+/** URI normalization vectors for resource approval labels. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { normalizeResourceUri } from './normalize-resource-uri.js';

@@ -1,4 +1,4 @@
-/** The plan quality gate (reference §3.11): long enough, structured, not an echo of the goal, not a refusal. */
+/** The plan quality gate: long enough, structured, not an echo of the goal, not a refusal. */
 import { PLAN_SECTIONS } from './agent-prompts.js';
 
 const REFUSAL_STARTS = ['i cannot', "i'm sorry", 'i am sorry', 'error:', "i can't"];

@@ -26,7 +26,7 @@ const FENCED_TOOLS: Readonly<Record<string, (args: Record<string, unknown>) => F
   web_fetch: (args) => ({ source: 'web_fetch', attributes: { url: String(args['url'] ?? '') } }),
 };
 
-/** Tools whose text output is cut to `context.outputLimit` (reference §3.0.6). */
+/** Tools whose text output is cut to `context.outputLimit`. */
 const TRUNCATED_TOOLS: ReadonlySet<string> = new Set(['bash', 'read_file', 'search', 'math', 'man']);
 
 interface RegisteredTool {

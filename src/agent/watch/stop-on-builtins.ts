@@ -1,4 +1,4 @@
-/** The builtins and methods a `stop_on` condition may call (reference §7.3's safe list, plus common str/dict/list methods). */
+/** The builtins and methods a `stop_on` condition may call (a safe list, plus common str/dict/list methods). */
 import { asNumber, Builtin, checkLength, display, fail, isDict, pyCompare, pyEquals, truthy, typeName, type Budget, type PyValue } from './stop-on-values.js';
 
 type Fn = (args: PyValue[], budget: Budget) => PyValue;

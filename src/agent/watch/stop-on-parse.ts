@@ -7,7 +7,7 @@ import jsep from 'jsep';
 import { err, ok, type Result } from '../../shared/result.js';
 import { BUILTIN_NAMES, METHOD_NAMES } from './stop-on-builtins.js';
 
-/** Variables a condition can read (reference §7.3). */
+/** Variables a condition can read. */
 export const CONDITION_VARIABLES: readonly string[] = ['output', 'data', 'exit_code', 'prev_output', 'changed'];
 /** Longest accepted condition, in characters. */
 export const MAX_CONDITION_LENGTH = 1000;

@@ -5,7 +5,7 @@ export const MIN_INTERVAL_SECONDS = 10;
 export const MAX_INTERVAL_SECONDS = 86_400;
 export const DEFAULT_INTERVAL = '5m';
 
-/** Seconds of a duration string; fractions are allowed for bare numbers (reference §7.2). */
+/** Seconds of a duration string; fractions are allowed for bare numbers. */
 export function parseDuration(input: string): Result<number> {
   const text = input.trim();
   if (text === '') return err('empty duration string');

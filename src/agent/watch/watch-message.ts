@@ -1,4 +1,4 @@
-/** The message a watch result becomes in its workstream (reference §7.5). */
+/** The message a watch result becomes in its workstream. */
 import { formatInterval } from './watch-durations.js';
 
 export interface WatchMessageInput {

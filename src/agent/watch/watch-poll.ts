@@ -2,7 +2,7 @@
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { runContained, sandboxRefusal } from '../tools/run-contained.js';
 
-/** Output a watch keeps and reports per poll (reference §7.1), in characters. */
+/** Output a watch keeps and reports per poll, in characters. */
 export const MAX_WATCH_OUTPUT = 65_536;
 
 export interface PollOutcome {

@@ -14,7 +14,7 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import { runWatchCommand, type PollOutcome } from './watch-poll.js';
 
 export const DEFAULT_WATCH_TICK_MS = 15_000;
-/** Due watches handled per tick (reference §7.4); the rest wait for the next tick. */
+/** Due watches handled per tick; the rest wait for the next tick. */
 const MAX_DUE_PER_TICK = 100;
 /** Polls running at once. */
 const PARALLEL_POLLS = 4;

@@ -47,7 +47,7 @@ interface NotifyArgs {
 
 const str = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
 
-/** Validated arguments, or the error text of reference/channels.md §5.5. */
+/** Validated arguments, or the error text the notify tool returns to the model. */
 function readArgs(args: Record<string, unknown>): NotifyArgs | string {
   const message = str(args['message']);
   const username = str(args['username']);

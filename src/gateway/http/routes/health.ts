@@ -1,4 +1,4 @@
-/** `GET /health`: liveness plus adapter and MCP summaries (ARCHITECTURE.md §7). */
+/** `GET /health`: liveness plus adapter and MCP summaries (docs/architecture.md §7). */
 import { Hono } from 'hono';
 
 export interface McpHealth {

@@ -1,4 +1,4 @@
-/** Parses and validates a notify request body into a typed request (reference/channels.md §5.3). */
+/** Parses and validates a notify request body into a typed request. */
 import { safeParseJson, isPlainObject } from '../../../shared/json.js';
 import { HttpError } from '../http-errors.js';
 
