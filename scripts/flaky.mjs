@@ -7,7 +7,7 @@
 // Each round runs the files through scripts/run-tests.mjs (compiled once, two files at a time unless
 // SANDPIPER_TEST_CONCURRENCY says otherwise); --long sets SANDPIPER_TEST_LONG=1 (the long fault and crash rounds).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,15 +28,17 @@ if (files.length === 0 || !Number.isInteger(rounds) || rounds < 1) {
   process.exit(2);
 }
 
+mkdirSync(path.join(root, '.test-build'), { recursive: true });
 const dir = mkdtempSync(path.join(tmpdir(), 'sandpiper-flaky-'));
+const build = mkdtempSync(path.join(root, '.test-build', 'flaky-'));
 const results = new Map(files.map((file) => [path.relative(root, path.resolve(file)), { runs: 0, failed: 0, walls: [] }]));
 for (let round = 1; round <= rounds; round += 1) {
   const times = path.join(dir, `round-${round}.jsonl`);
-  const env = { ...process.env, SANDPIPER_TEST_TIMES: times, SANDPIPER_TEST_REUSE_BUILD: round === 1 ? '0' : '1', ...(long ? { SANDPIPER_TEST_LONG: '1' } : {}) };
+  const env = { ...process.env, SANDPIPER_TEST_TIMES: times, SANDPIPER_TEST_BUILD_DIR: build, SANDPIPER_TEST_REUSE_BUILD: round === 1 ? '0' : '1', ...(long ? { SANDPIPER_TEST_LONG: '1' } : {}) };
   const run = spawnSync(process.execPath, [path.join(root, 'scripts', 'run-tests.mjs'), ...files], { cwd: root, env, encoding: 'utf8' });
   const rows = existsSync(times) ? readFileSync(times, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
   for (const row of rows) {
-    const name = path.relative(path.join(root, '.test-build'), row.file).replace(/\.js$/, '.ts');
+    const name = path.relative(build, row.file).replace(/\.js$/, '.ts');
     const entry = results.get(name);
     if (!entry) continue;
     entry.runs += 1;
@@ -48,6 +50,7 @@ for (let round = 1; round <= rounds; round += 1) {
   if (run.status !== 0) console.log(run.stdout.split('\n').filter((line) => /^\s*✖|not ok|open handles|Error/.test(line)).slice(0, 20).join('\n'));
 }
 rmSync(dir, { recursive: true, force: true });
+rmSync(build, { recursive: true, force: true });
 
 const seconds = (ms) => (ms / 1000).toFixed(1);
 console.log('\nfailed/runs  wall s min / median / max  file');

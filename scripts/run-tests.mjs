@@ -11,7 +11,8 @@
 //   SANDPIPER_TEST_LONG=1                          fault and crash tests run their long round counts
 //   SANDPIPER_SLOWEST=<n>                          how many of the slowest files to list (default 10)
 //   SANDPIPER_TEST_TIMES=<file>                    keep the per-file times (JSON lines) in that file
-//   SANDPIPER_TEST_REUSE_BUILD=1                   run .test-build/ as it is (scripts/flaky.mjs compiles once)
+//   SANDPIPER_TEST_BUILD_DIR=<dir>                 compile into <dir> and keep it (default: a fresh folder per run)
+//   SANDPIPER_TEST_REUSE_BUILD=1                   run that folder as it is (scripts/flaky.mjs compiles once)
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,11 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const out = path.join(root, '.test-build');
+// Each run compiles into its own folder under .test-build/ (removed at the end), so runs side by side never see
+// each other's half-written output; SANDPIPER_TEST_BUILD_DIR names a folder to keep and reuse (scripts/flaky.mjs).
+const kept = process.env.SANDPIPER_TEST_BUILD_DIR;
+mkdirSync(path.join(root, '.test-build'), { recursive: true });
+const out = kept ? path.resolve(kept) : mkdtempSync(path.join(root, '.test-build', 'run-'));
 
 /** Tracked and new (not ignored) files under the given folders, relative to the root. */
 function sourceFiles(folders) {
@@ -41,7 +46,7 @@ async function compile() {
     cpSync(path.join(root, file), path.join(out, file));
   }
   symlinkSync(path.join(root, 'test', 'fixtures'), path.join(out, 'test', 'fixtures'), 'dir');
-  process.stderr.write(`compiled ${entryPoints.length} files into .test-build/ in ${Date.now() - started} ms\n`);
+  process.stderr.write(`compiled ${entryPoints.length} files into ${path.relative(root, out)}/ in ${Date.now() - started} ms\n`);
 }
 
 /** Every *.test.ts under src/ and test/ (as bash globstar would list them). */
@@ -59,9 +64,11 @@ function allTestFiles() {
   return found.sort();
 }
 
+/** The .ts source of a compiled test file. */
+const sourceOf = (file) => path.relative(out, file).replace(/\.js$/, '.ts');
 const compiled = (file) => path.join(out, path.relative(root, path.resolve(file)).replace(/\.ts$/, '.js'));
 
-if (process.env.SANDPIPER_TEST_REUSE_BUILD !== '1' || !existsSync(out)) await compile();
+if (process.env.SANDPIPER_TEST_REUSE_BUILD !== '1' || !existsSync(path.join(out, 'test'))) await compile();
 const requested = process.argv.slice(2);
 const files = (requested.length > 0 ? requested : allTestFiles()).map(compiled);
 const timesDir = mkdtempSync(path.join(tmpdir(), 'sandpiper-test-times-'));
@@ -80,6 +87,7 @@ const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: 
 child.on('exit', (code, signal) => {
   printSlowest(times, Number(process.env.SANDPIPER_SLOWEST ?? 10), Date.now() - started);
   rmSync(timesDir, { recursive: true, force: true });
+  if (!kept) rmSync(out, { recursive: true, force: true });
   process.exit(code ?? (signal ? 1 : 0));
 });
 
@@ -89,6 +97,6 @@ function printSlowest(file, count, totalMs) {
   const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
   rows.sort((a, b) => b.wallMs - a.wallMs);
   const seconds = (ms) => (ms / 1000).toFixed(1).padStart(6);
-  const lines = rows.slice(0, count).map((row) => `${seconds(row.wallMs)} ${seconds(row.cpuMs)}  ${path.relative(out, row.file).replace(/\.js$/, '.ts')}`);
+  const lines = rows.slice(0, count).map((row) => `${seconds(row.wallMs)} ${seconds(row.cpuMs)}  ${sourceOf(row.file)}`);
   process.stdout.write(`\nslowest ${Math.min(count, rows.length)} of ${rows.length} test files (wall s, CPU s); whole run ${seconds(totalMs).trim()} s:\n${lines.join('\n')}\n`);
 }

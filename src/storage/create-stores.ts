@@ -57,6 +57,7 @@ export function createStores(knex: Knex): Stores {
     handoffs: new KnexHandoffStore(knex),
     shardLeases: new KnexShardLeaseStore(knex),
     ...(linkChanges === undefined ? {} : { linkChanges }),
+    settleWrites: () => writer.flush(),
   };
 }
 

@@ -48,4 +48,6 @@ export interface Stores {
   shardLeases: ShardLeaseStore;
   /** When platform links change, here or in another process (SQLite only). */
   linkChanges?: ChangeFeed;
+  /** Resolves once every write handed to the shared write batches so far has committed or failed (before closing). */
+  settleWrites?: () => Promise<void>;
 }

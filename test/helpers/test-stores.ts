@@ -23,8 +23,12 @@ async function createSqliteStores(): Promise<TestStores> {
   const dir = mkdtempSync(join(tmpdir(), 'sandpiper-test-db-'));
   const url = `sqlite:${join(dir, 'sandpiper.db')}`;
   const knex = createKnex(url);
+  const opened: { stores?: Stores } = {};
   const close = async (): Promise<void> => {
     try {
+      // A write handed in behind (a ledger row, a live state) commits before the pool goes; else its connection
+      // request waits out knex's 60 s acquire timeout and holds the process.
+      await opened.stores?.settleWrites?.();
       await knex.destroy();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -36,7 +40,9 @@ async function createSqliteStores(): Promise<TestStores> {
     await close();
     throw error;
   }
-  return { stores: createStores(knex), knex, url, close };
+  const stores = createStores(knex);
+  opened.stores = stores;
+  return { stores, knex, url, close };
 }
 
 async function createPostgresStores(url: string): Promise<TestStores> {
@@ -45,7 +51,9 @@ async function createPostgresStores(url: string): Promise<TestStores> {
   await admin.raw(`CREATE SCHEMA ${schema}`);
   await admin.destroy();
   const knex = createKnex(url, { searchPath: [schema] });
+  const opened: { stores?: Stores } = {};
   const close = async (): Promise<void> => {
+    await opened.stores?.settleWrites?.();
     await knex.destroy();
     const dropper = createKnex(url);
     try {
@@ -60,7 +68,9 @@ async function createPostgresStores(url: string): Promise<TestStores> {
     await close();
     throw error;
   }
-  return { stores: createStores(knex), knex, url, close };
+  const stores = createStores(knex);
+  opened.stores = stores;
+  return { stores, knex, url, close };
 }
 
 /** Opens and migrates a fresh database; always call `close()` (in `after`/`finally`) so the process can exit. */

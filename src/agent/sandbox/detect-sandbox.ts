@@ -64,19 +64,29 @@ export async function detectSandbox(options: DetectSandboxOptions): Promise<Sand
   return { kind: 'unavailable', reason: `bubblewrap unusable: ${result.problem}`, ...base };
 }
 
+/** A probe that neither exits nor fails within this long is killed and counts as unusable. */
+const PROBE_TIMEOUT_MS = 10_000;
+
 function probe(command: string, args: readonly string[], signal: AbortSignal | undefined): Promise<{ ok: true } | { ok: false; problem: string }> {
   return new Promise((resolve) => {
     let stderr = '';
-    const child = spawn(command, [...args], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000, ...(signal ? { signal } : {}) });
+    const child = spawn(command, [...args], { stdio: ['ignore', 'ignore', 'pipe'], ...(signal ? { signal } : {}) });
+    // Our own timer, not spawn's `timeout` option: that one is cleared only on 'exit', which a command that cannot
+    // start never emits, so it held the process for 10 s after a missing bwrap.
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+    const settle = (outcome: { ok: true } | { ok: false; problem: string }): void => {
+      clearTimeout(timer);
+      resolve(outcome);
+    };
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       if (stderr.length < 2000) stderr += chunk;
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
-      resolve({ ok: false, problem: error.code === 'ENOENT' ? `${command} is not installed` : `${command} could not start (${error.code ?? error.message})` });
+      settle({ ok: false, problem: error.code === 'ENOENT' ? `${command} is not installed` : `${command} could not start (${error.code ?? error.message})` });
     });
     child.on('close', (code, exitSignal) => {
-      if (code === 0) resolve({ ok: true });
-      else resolve({ ok: false, problem: firstLine(stderr) || `${command} exited with ${code ?? exitSignal ?? 'unknown'}` });
+      if (code === 0) settle({ ok: true });
+      else settle({ ok: false, problem: firstLine(stderr) || `${command} exited with ${code ?? exitSignal ?? 'unknown'}` });
     });
   });
 }
