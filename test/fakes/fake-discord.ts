@@ -18,6 +18,7 @@ import { FakeDiscordGateway, shardOf } from './fake-discord-gateway.js';
 import { routeRest, type RestReply } from './fake-discord-rest.js';
 import { FakeDiscordState, type FakeMessage, type FakeUser } from './fake-discord-state.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { Arrivals } from './arrivals.js';
 
 export type { FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeUser } from './fake-discord-state.js';
 
@@ -55,9 +56,15 @@ export interface FakeDiscordOptions {
   guilds?: number;
 }
 
+const DISCORD_KINDS: Record<'post' | 'edit', (request: RecordedRequest) => boolean> = {
+  post: (request) => request.method === 'POST' && /^\/channels\/\d+\/messages$/.test(request.path),
+  edit: (request) => request.method === 'PATCH' && /^\/channels\/\d+\/messages\/\d+$/.test(request.path),
+};
+
 export class FakeDiscord {
   readonly state: FakeDiscordState;
   readonly requests: RecordedRequest[] = [];
+  private readonly arrivals = new Arrivals<RecordedRequest>();
   private readonly rules: RateLimitRule[] = [];
   private readonly failures: FailureRule[] = [];
   private readonly holdRules: Array<{ method: string; path: RegExp }> = [];
@@ -181,6 +188,15 @@ export class FakeDiscord {
     return user;
   }
 
+  /**
+   * The next REST request of the bot, without polling: `'post'` a message posted to a channel or thread, `'edit'` a
+   * message edited, or any request `match` accepts. Only requests after the call count: set it up before acting.
+   */
+  next(kind: 'post' | 'edit' | ((request: RecordedRequest) => boolean), timeoutMs = 15_000): Promise<RecordedRequest> {
+    const match = typeof kind === 'function' ? kind : DISCORD_KINDS[kind];
+    return this.arrivals.next(match, `fake discord: the next ${typeof kind === 'string' ? kind : 'matching request'}`, timeoutMs);
+  }
+
   /** Resolves with `predicate`'s first truthy value (test/helpers/wait-for.ts); rejects after `timeoutMs`. */
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
     return waitFor(() => predicate() || undefined, `fake discord: ${what}`, timeoutMs);
@@ -209,7 +225,9 @@ export class FakeDiscord {
       const body: unknown = text && (req.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : undefined;
       const path = decodeURIComponent((req.url ?? '/').split('?')[0] ?? '/').replace(/^\/api\/v10/, '');
       const method = req.method ?? 'GET';
-      this.requests.push({ method, path, body, at: Date.now(), hr: performance.now() });
+      const recorded = { method, path, body, at: Date.now(), hr: performance.now() };
+      this.requests.push(recorded);
+      this.arrivals.record(recorded);
       const rule = this.rules.find((r) => r.remaining > 0 && r.method === method && r.path.test(path));
       if (rule) {
         rule.remaining -= 1;

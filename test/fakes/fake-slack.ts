@@ -9,6 +9,7 @@ import { FakeSlackStreams } from './fake-slack-stream.js';
 import { FakeFileStore, type FakeFile } from './fake-file-host.js';
 import { FakeSocketMode } from './fake-slack-socket.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { Arrivals } from './arrivals.js';
 
 export type { FakeSlackMessage, FakeSlackUser, FakeView } from './fake-slack-state.js';
 export { BOT_USER_ID } from './fake-slack-state.js';
@@ -34,6 +35,7 @@ export class FakeSlack {
   /** Native streaming; off unless a test turns `streams.rules.enabled` on (then Slack's limits apply). */
   readonly streams: FakeSlackStreams;
   readonly calls: RecordedCall[] = [];
+  private readonly arrivals = new Arrivals<RecordedCall>();
   /**
    * Socket Mode: several connections per app token, each envelope to one of them, retries of unacknowledged events
    * (`fake-slack-socket.ts`). Tests read deliveries, acks and open connections there.
@@ -198,6 +200,16 @@ export class FakeSlack {
     this.socket.requestReconnect(connection);
   }
 
+  /**
+   * The next Web API call of the app, without polling: `'post'` (chat.postMessage), `'edit'` (chat.update), or any
+   * call `match` accepts. Only calls after this one count: set it up before acting.
+   */
+  next(kind: 'post' | 'edit' | ((call: RecordedCall) => boolean), timeoutMs = 15_000): Promise<RecordedCall> {
+    const method = kind === 'post' ? 'chat.postMessage' : kind === 'edit' ? 'chat.update' : undefined;
+    const match = typeof kind === 'function' ? kind : (call: RecordedCall): boolean => call.method === method;
+    return this.arrivals.next(match, `fake slack: the next ${typeof kind === 'string' ? kind : 'matching call'}`, timeoutMs);
+  }
+
   /** Resolves with `probe`'s first truthy value (test/helpers/wait-for.ts); rejects after `timeoutMs` naming `what`. */
   waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
     return waitFor(() => probe() || undefined, `fake slack: ${what}`, timeoutMs);
@@ -244,7 +256,9 @@ export class FakeSlack {
       res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
       return;
     }
-    this.calls.push({ method, token, body, status: 200, hr: performance.now() });
+    const recorded = { method, token, body, status: 200, hr: performance.now() };
+    this.calls.push(recorded);
+    this.arrivals.record(recorded);
     const delay = this.delays.find((d) => d.method === method && d.remaining > 0);
     if (delay) {
       delay.remaining -= 1;

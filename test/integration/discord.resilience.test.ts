@@ -2,6 +2,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiscordHarness } from '../fakes/fake-discord-harness.js';
+import type { RecordedRequest } from '../fakes/fake-discord.js';
+
+/** A post or edit in `threadId` that shows `text` (awaited with `fake.next`, set up before the message is sent). */
+const shows = (threadId: string, text: string) => (request: RecordedRequest): boolean =>
+  request.path.startsWith(`/channels/${threadId}/messages`) && JSON.stringify(request.body ?? {}).includes(text);
 
 describe('discord resilience', () => {
   let h: DiscordHarness;
@@ -34,8 +39,9 @@ describe('discord resilience', () => {
     await h.fake.waitFor(() => h.fake.gateway.resumes >= 1 && h.fake.gateway.connected === 1, 20_000, 'resume');
     assert.equal(h.fake.gateway.identifies, identifies, 'the session was resumed, not re-identified');
     h.llm.enqueue({ text: 'After the drop.' });
+    const answered = h.fake.next(shows(threadId, 'After the drop.'), 20_000);
     h.fake.state.injectMessage(threadId, user, 'still there?');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'After the drop.'), 20_000, 'answer after resume');
+    await answered;
     assert.equal(h.gateway.status().adapters.discord, 'connected');
   });
 
