@@ -17,9 +17,20 @@ import { binPath, cleanEnv, repoRoot } from '../helpers/run-bin.js';
 const dirs: string[] = [];
 const launches: Launched[] = [];
 after(() => {
-  for (const { child } of launches) if (child.exitCode === null) child.kill('SIGKILL');
+  // The whole process group (launches are detached): a gateway that npx or sh started outlives its launcher, and
+  // its stdio pipes would hold this test process open.
+  for (const { child } of launches) killGroup(child.pid);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
 
 function setUp(extra = ''): { dir: string; config: string; database: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'sp-signals-'));
