@@ -8,6 +8,8 @@
 //   node scripts/run-tests.mjs                      the whole suite (src/**/*.test.ts and test/**/*.test.ts)
 //   node scripts/run-tests.mjs test/a.test.ts ...   chosen files (paths of the .ts sources)
 //   SANDPIPER_TEST_CONCURRENCY=1                   files run at once (default 2)
+//   SANDPIPER_TEST_NO_BUILD=1                      skip `scripts/build.js --if-stale` (tests that start the bin then run
+//                                                  the sources through tsx when dist/ is older than them: slower)
 //   SANDPIPER_TEST_LONG=1                          fault and crash tests run their long round counts
 //   SANDPIPER_SLOWEST=<n>                          how many of the slowest files to list (default 10)
 //   SANDPIPER_TEST_TIMES=<file>                    keep the per-file times (JSON lines) in that file
@@ -68,6 +70,12 @@ function allTestFiles() {
 const sourceOf = (file) => path.relative(out, file).replace(/\.js$/, '.ts');
 const compiled = (file) => path.join(out, path.relative(root, path.resolve(file)).replace(/\.ts$/, '.js'));
 
+// Tests that start the real bin (CLI, signals, crash, cluster) run dist/ when it is current, else the sources through
+// tsx, which costs each start about a second: bring dist/ up to date first, as `npm ci` does in CI (a no-op there).
+if (process.env.SANDPIPER_TEST_NO_BUILD !== '1') {
+  const built = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.js'), '--if-stale'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+}
 if (process.env.SANDPIPER_TEST_REUSE_BUILD !== '1' || !existsSync(path.join(out, 'test'))) await compile();
 const requested = process.argv.slice(2);
 const files = (requested.length > 0 ? requested : allTestFiles()).map(compiled);
