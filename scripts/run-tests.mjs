@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the test suite (or the test files named) as plain JavaScript: one esbuild pass compiles src/, test/ and
 // migrations/ into .test-build/ (about a second, with source maps), then node --test runs the compiled files, so no
-// test process loads tsx or transpiles anew. Every test process imports test/setup/open-handles.ts, which fails a
+// test process loads tsx or transpiles anew; the files that took longest last run start first. Every test process imports test/setup/open-handles.ts, which fails a
 // file that leaves a handle open (there is no --test-force-exit), and test/setup/file-times.ts, which records the
 // file's wall and CPU time: the closing lines list the slowest test files.
 //
@@ -16,7 +16,7 @@
 //   SANDPIPER_TEST_BUILD_DIR=<dir>                 compile into <dir> and keep it (default: a fresh folder per run)
 //   SANDPIPER_TEST_REUSE_BUILD=1                   run that folder as it is (scripts/flaky.mjs compiles once)
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // each other's half-written output; SANDPIPER_TEST_BUILD_DIR names a folder to keep and reuse (scripts/flaky.mjs).
 const kept = process.env.SANDPIPER_TEST_BUILD_DIR;
 mkdirSync(path.join(root, '.test-build'), { recursive: true });
+const LAST_TIMES = path.join(root, '.test-build', 'last-times.json');
 const out = kept ? path.resolve(kept) : mkdtempSync(path.join(root, '.test-build', 'run-'));
 
 /** Tracked and new (not ignored) files under the given folders, relative to the root. */
@@ -78,7 +79,7 @@ if (process.env.SANDPIPER_TEST_NO_BUILD !== '1') {
 }
 if (process.env.SANDPIPER_TEST_REUSE_BUILD !== '1' || !existsSync(path.join(out, 'test'))) await compile();
 const requested = process.argv.slice(2);
-const files = (requested.length > 0 ? requested : allTestFiles()).map(compiled);
+const files = heaviestFirst(requested.length > 0 ? requested : allTestFiles()).map(compiled);
 const timesDir = mkdtempSync(path.join(tmpdir(), 'sandpiper-test-times-'));
 const times = process.env.SANDPIPER_TEST_TIMES ?? path.join(timesDir, 'times.jsonl');
 const args = [
@@ -94,10 +95,42 @@ const started = Date.now();
 const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, SANDPIPER_TEST_TIMES: times } });
 child.on('exit', (code, signal) => {
   printSlowest(times, Number(process.env.SANDPIPER_SLOWEST ?? 10), Date.now() - started);
+  rememberTimes(times);
   rmSync(timesDir, { recursive: true, force: true });
   if (!kept) rmSync(out, { recursive: true, force: true });
   process.exit(code ?? (signal ? 1 : 0));
 });
+
+/**
+ * The files that took longest last time start first, so no long file is left running alone at the end (the
+ * previous run's times are kept in .test-build/last-times.json); without that record, integration tests first.
+ */
+function heaviestFirst(sources) {
+  let last = {};
+  try {
+    last = JSON.parse(readFileSync(LAST_TIMES, 'utf8'));
+  } catch {
+    last = {};
+  }
+  const weight = (file) => last[file] ?? (file.startsWith('test/integration/') ? 5_000 : 500);
+  return [...sources].sort((a, b) => weight(b) - weight(a));
+}
+
+/** Merges this run's wall times into .test-build/last-times.json. */
+function rememberTimes(file) {
+  if (!existsSync(file)) return;
+  let last = {};
+  try {
+    last = JSON.parse(readFileSync(LAST_TIMES, 'utf8'));
+  } catch {
+    last = {};
+  }
+  for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+    const row = JSON.parse(line);
+    last[sourceOf(row.file)] = row.wallMs;
+  }
+  writeFileSync(LAST_TIMES, JSON.stringify(last, null, 1));
+}
 
 /** The slowest test files by wall time (process start to exit), with their CPU time. */
 function printSlowest(file, count, totalMs) {
