@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Runs the test suite (or the test files named) as plain JavaScript: one esbuild pass compiles src/, test/ and
-// migrations/ into .test-build/ (about a second, with source maps), then node --test runs the compiled files, so no
-// test process loads tsx or transpiles anew; the files that took longest last run start first. Every test process imports test/setup/open-handles.ts, which fails a
-// file that leaves a handle open (there is no --test-force-exit), and test/setup/file-times.ts, which records the
-// file's wall and CPU time: the closing lines list the slowest test files.
+// Runs the test suite (or the test files named) as plain JavaScript. It brings dist/ up to date (tests that start
+// the bin run it), compiles src/, test/ and migrations/ in one esbuild pass into a fresh folder under .test-build/
+// (about a second, with source maps), and runs the compiled files with node --test, so no test process loads tsx or
+// transpiles anew; the files that took longest last run start first. Every test process imports
+// test/setup/open-handles.ts, which fails a file that leaves a handle open (there is no --test-force-exit), and
+// test/setup/file-times.ts, which records the file's wall and CPU time: the closing lines list the slowest files.
 //
 //   node scripts/run-tests.mjs                      the whole suite (src/**/*.test.ts and test/**/*.test.ts)
 //   node scripts/run-tests.mjs test/a.test.ts ...   chosen files (paths of the .ts sources)
