@@ -21,7 +21,7 @@ describe('no working bubblewrap and the default config (tools.sandbox = "auto")'
     process.env['PATH'] = '/nonexistent';
     try {
       gateway = await startTestGateway({ discord, llm, users: [['discord', '400000000000000001', 'alice']] });
-      await waitFor(async () => ((await (await fetch(`${gateway.url}/health`)).json()) as { sandbox?: string }).sandbox === 'unavailable', 20_000);
+      await waitFor(async () => ((await (await fetch(`${gateway.url}/health`)).json()) as { sandbox?: string }).sandbox === 'unavailable', '/health to say the sandbox is unavailable', 20_000);
     } finally {
       process.env['PATH'] = path;
     }
