@@ -25,6 +25,9 @@ export interface ShardClientsDeps {
   logger: Logger;
 }
 
+/** How long a shard may take from login to READY before it is given up (its lease goes back; a later round retries). */
+const READY_TIMEOUT_MS = 60_000;
+
 export class DiscordShardClients implements HistorySource {
   private readonly clients = new Map<number, Client>();
   private readonly ready = new Map<number, Promise<void>>();
@@ -49,9 +52,12 @@ export class DiscordShardClients implements HistorySource {
       client.once(Events.ClientReady, () => resolve(true));
       this.cancelReady.set(shardId, () => resolve(false));
     });
-    const work = client
-      .login(deps.token)
-      .then(() => ready)
+    let timeout: NodeJS.Timeout | undefined;
+    // Timeout: a shard that never becomes READY (login included) must not hold the start, or a round, for good.
+    const late = new Promise<never>((_resolve, reject) => {
+      timeout = setTimeout(() => reject(new Error(`shard ${shardId} not ready after ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
+    });
+    const work = Promise.race([client.login(deps.token).then(() => ready), late])
       .then((connected) => {
         if (!connected || this.clients.get(shardId) !== client) return;
         deps.onReady(client);
@@ -60,7 +66,8 @@ export class DiscordShardClients implements HistorySource {
       .catch((error: unknown) => {
         deps.logger.error({ shard: shardId, error: describeError(error) }, 'discord shard could not connect');
         if (this.clients.get(shardId) === client) void this.disconnect(shardId).then(() => deps.onFailed(shardId));
-      });
+      })
+      .finally(() => clearTimeout(timeout));
     this.ready.set(shardId, work);
   }
 
