@@ -380,4 +380,13 @@ export interface ChannelAdapter {
    * instead of this one acknowledging and dropping them (ADR 0027). Absent: events stop with `stop`.
    */
   stopInbound?(): Promise<void>;
+  /**
+   * The thread's session status where the platform shows one (Slack agent sessions): `processing` while a turn runs
+   * (`title` names a session being created), `suspended` while a card or form waits for the user, `active` between
+   * turns, `closed` once the workstream is closed. Best effort, never throws.
+   */
+  sessionStatus?(channelId: string, status: SessionStatus, title: string | undefined, signal: AbortSignal): Promise<void>;
 }
+
+/** A conversation's state as a platform's agent session shows it. */
+export type SessionStatus = 'processing' | 'active' | 'suspended' | 'closed';

@@ -112,6 +112,7 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'slack.channel_models': advanced('default model alias of new threads per channel id, e.g. { "C0123456789" = "fast" }'),
   'slack.native_streaming': advanced('stream answers natively (chat.startStream) where the workspace can; false = message edits'),
   'slack.dm': common('direct messages are conversations; false answers them with a hint (notification replies still work)'),
+  'slack.agent_sessions': common('threads show Slack agent sessions (status, title, native Stop button); needs the app declared as an agent'),
   'mcp.servers.<name>.type': common('"stdio" (default) or "http" (streamable HTTP)'),
   'mcp.servers.<name>.command': common('stdio: executable', '"npx"'),
   'mcp.servers.<name>.args': common('stdio: arguments'),

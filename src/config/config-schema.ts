@@ -170,6 +170,8 @@ export const slackConfigSchema = z
     native_streaming: z.boolean().default(true),
     /** Direct messages are conversations; false answers them with a hint instead. */
     dm: z.boolean().default(true),
+    /** Threads show Slack agent sessions (status, title, native Stop) when the app is declared as an agent. */
+    agent_sessions: z.boolean().default(true),
   })
   .prefault({});
 

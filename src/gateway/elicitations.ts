@@ -140,6 +140,7 @@ export class ElicitationDesk {
       outcome: built.ok ? { status: 'pending' } : { status: 'unsupported', reason: built.error },
     };
     const messageId = await target.adapter.post(target.channelId, { kind: 'form', card }, this.deps.signal);
+    if (built.ok) await target.adapter.sessionStatus?.(target.channelId, 'suspended', undefined, this.deps.signal);
     if (!built.ok) {
       this.deps.logger.info({ elicitationId: request.id, server: request.server }, 'elicitation declined: form cannot be shown');
       return DECLINE;
@@ -177,8 +178,10 @@ export class ElicitationDesk {
   private async settle(entry: PendingForm, answer: ElicitationAnswer, outcome: Exclude<FormOutcome, { status: 'pending' }>): Promise<void> {
     if (this.pending.get(entry.request.id) !== entry) return;
     this.forget(entry, lateClickText(outcome));
-    entry.resolve(answer);
     const adapter = this.deps.adapters.get(entry.platform);
+    // The session shows work again before the turn goes on (its end sets `active`).
+    await adapter?.sessionStatus?.(entry.channelId, 'processing', undefined, this.deps.signal);
+    entry.resolve(answer);
     if (!adapter) return;
     entry.card = { ...entry.card, outcome };
     try {

@@ -1,7 +1,7 @@
 /** Agent events → throttled posts and edits through the channel port, the same for every platform. */
 import { setMaxListeners } from 'node:events';
 import type { AgentEvent } from '../agent/events.js';
-import type { ChannelAdapter } from '../channels/channel-adapter.js';
+import type { ChannelAdapter, SessionStatus } from '../channels/channel-adapter.js';
 import { scopedSignal, type LinkedSignal } from '../shared/abort.js';
 import { describeError } from '../shared/errors.js';
 import { SerialLane } from '../shared/serial-lane.js';
@@ -164,10 +164,12 @@ export class StreamRenderer {
         // Nobody is typing while the owner decides (which may take an hour).
         this.stopTyping();
         await this.postCard(event);
+        await this.sessionStatus('suspended');
         return;
       case 'approval-resolved':
         if (event.approved) this.approvedThisTurn.add(event.approvalId);
         await this.options.hooks.onApprovalResolved(event);
+        await this.sessionStatus('processing');
         if (event.approved) this.startTyping();
         return;
       case 'error':
@@ -176,10 +178,12 @@ export class StreamRenderer {
         return;
       case 'turn-end':
         await this.endTurn(event);
+        await this.sessionStatus('active');
         return;
       case 'workstream-closed':
         await this.finishSegment();
         this.clearTimers();
+        await this.sessionStatus('closed');
         this.options.hooks.onClosed();
         return;
       default:
@@ -193,6 +197,7 @@ export class StreamRenderer {
     this.postedThisTurn = false;
     this.approvedThisTurn.clear();
     this.ranThisTurn.clear();
+    await this.sessionStatus('processing', event.userMessage);
     // A watch result started this turn: nobody typed it, so the thread shows it before the answer.
     if (event.origin === 'watch') {
       await this.post({ kind: 'tool-result', name: 'watch', output: event.userMessage, isError: false });
@@ -274,6 +279,11 @@ export class StreamRenderer {
     }
     this.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
     await segment.close();
+  }
+
+  /** The thread's session status where the platform shows one (Slack agent sessions); never throws. */
+  private async sessionStatus(status: SessionStatus, title?: string): Promise<void> {
+    await this.options.adapter.sessionStatus?.(this.options.channelId, status, title, this.controller.signal);
   }
 
   /** Posts an approval card; when that fails the owner is told how to unblock the waiting turn. */

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { BOT_ID, BOT_USER_ID, TEAM_ID, type FakeSlackMessage, type FakeSlackState } from './fake-slack-state.js';
 import type { FakeSlackStreams } from './fake-slack-stream.js';
+import type { FakeSlackSessions } from './fake-slack-sessions.js';
 
 export interface WebContext {
   state: FakeSlackState;
@@ -11,6 +12,8 @@ export interface WebContext {
   wsUrl: string;
   /** chat.startStream / appendStream / stopStream. */
   streams?: FakeSlackStreams;
+  /** agents.sessions.setStatus / rename. */
+  sessions?: FakeSlackSessions;
 }
 
 type Reply = Record<string, unknown>;
@@ -49,7 +52,7 @@ export function handleWebApi(method: string, body: Record<string, unknown>, toke
     case 'conversations.open':
       return { ok: true, channel: { id: `D${String(body.users ?? 'X').slice(1, 10)}` } };
     default:
-      return ctx.streams?.handle(method, body) ?? { ok: false, error: 'unknown_method' };
+      return ctx.sessions?.handle(method, body) ?? ctx.streams?.handle(method, body) ?? { ok: false, error: 'unknown_method' };
   }
 }
 

@@ -6,6 +6,7 @@ import { WebSocketServer } from 'ws';
 import { APP_ID, BOT_ID, FakeSlackState, TEAM_ID, type FakeSlackMessage, type FakeSlackUser } from './fake-slack-state.js';
 import { handleWebApi } from './fake-slack-web.js';
 import { FakeSlackStreams } from './fake-slack-stream.js';
+import { FakeSlackSessions } from './fake-slack-sessions.js';
 import { FakeFileStore, type FakeFile } from './fake-file-host.js';
 import { FakeSocketMode } from './fake-slack-socket.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -34,6 +35,8 @@ export class FakeSlack {
   readonly state: FakeSlackState;
   /** Native streaming; off unless a test turns `streams.rules.enabled` on (then Slack's limits apply). */
   readonly streams: FakeSlackStreams;
+  /** Agent sessions (`agents.sessions.*`); `sessions.refuse` makes the workspace refuse them. */
+  readonly sessions = new FakeSlackSessions();
   readonly calls: RecordedCall[] = [];
   private readonly arrivals = new Arrivals<RecordedCall>();
   /**
@@ -267,7 +270,7 @@ export class FakeSlack {
     const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
     if (failure) failure.remaining -= 1;
     const wsUrl = `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}`;
-    const reply = failure ? { ok: false, error: failure.error } : handleWebApi(method, body, token, { state: this.state, botToken: this.botToken, appToken: this.appToken, wsUrl, streams: this.streams });
+    const reply = failure ? { ok: false, error: failure.error } : handleWebApi(method, body, token, { state: this.state, botToken: this.botToken, appToken: this.appToken, wsUrl, streams: this.streams, sessions: this.sessions });
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(reply));
   }

@@ -4,7 +4,7 @@ import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import { attachmentOrigins } from '../attachment-origins.js';
 import type {
   AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, PlatformUser, ReactionCode,
-  ThreadOrigin,
+  SessionStatus, ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
 import { withEventId } from '../inbound-id.js';
@@ -21,7 +21,8 @@ import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
 import { boltLogger } from './slack-bolt-logger.js';
 import { SlackApprovers } from './slack-approvers.js';
 import { SlackHistory } from './slack-history.js';
-import { onBangCommand, onBlockAction, onSlashCommand, onViewSubmission, type InteractionDeps, type ReplyTarget } from './slack-interactions.js';
+import { onBangCommand, onBlockAction, onSessionStopped, onSlashCommand, onViewSubmission, type InteractionDeps, type RawSessionStopped, type ReplyTarget } from './slack-interactions.js';
+import { SlackSessions } from './slack-sessions.js';
 import { postToResponseUrl, rateLimitedMs, slackCancelled, toSlackError } from './slack-web.js';
 
 const RATE_LIMIT_ATTEMPTS = 3;
@@ -44,6 +45,8 @@ export interface SlackAdapterConfig {
   native_streaming?: boolean | undefined;
   /** Direct messages are conversations (default true). */
   dm?: boolean;
+  /** Threads show Slack agent sessions (status, title, the native Stop button) when the app is an agent (default true). */
+  agent_sessions?: boolean | undefined;
 }
 
 /** Tuning for tests: Web API and Socket Mode retries (tests turn them off). */
@@ -79,6 +82,7 @@ export class SlackAdapter implements ChannelAdapter {
   private inboundStopped = false;
   private readonly streaming: StreamSupport;
   readonly history: SlackHistory;
+  readonly sessions: SlackSessions;
 
   constructor(
     private readonly config: SlackAdapterConfig,
@@ -86,6 +90,7 @@ export class SlackAdapter implements ChannelAdapter {
     private readonly options: SlackAdapterOptions = {},
   ) {
     this.streaming = new StreamSupport(config.native_streaming ?? true, logger);
+    this.sessions = new SlackSessions(config.agent_sessions ?? true, (method, args, signal) => this.call(method, args, undefined, signal), logger);
     this.history = new SlackHistory((method, args, signal) => this.call(method, args, undefined, signal), () => this.scope, config.channel_ids);
   }
 
@@ -203,6 +208,9 @@ export class SlackAdapter implements ChannelAdapter {
     });
   }
 
+  /** The thread's agent session status (Slack agent sessions); never throws. */
+  readonly sessionStatus = (channelId: string, status: SessionStatus, title: string | undefined, signal: AbortSignal): Promise<void> => this.sessions.setStatus(channelId, status, title, signal);
+
   /** Slack has no typing indicator for bot messages in channels: nothing to do. */
   async setTyping(_channelId: string, _signal: AbortSignal): Promise<void> {
     return Promise.resolve();
@@ -277,6 +285,7 @@ export class SlackAdapter implements ChannelAdapter {
     const stamped = (triggerId: string | undefined): InteractionDeps => ({ ...deps, deliver: (event) => this.deliver(withEventId(event, triggerId)) });
     app.event('message', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope, deps));
     app.event('app_mention', async ({ event }) => this.onMessageEvent(event as RawMessageEvent, scope, deps));
+    app.event('agent_session_stopped', async ({ event, body }) => onSessionStopped(event as RawSessionStopped, stamped(body.event_id)));
     app.command(this.config.slash_command, async ({ command, ack }) => {
       await ack();
       await onSlashCommand(command, stamped(command.trigger_id));

@@ -177,6 +177,27 @@ function onStop(body: RawBlockActions, routeKey: string | undefined, user: Platf
   deps.deliver({ type: 'command', name: 'cancel', user, conversation, args: {}, respond: responder(deps, target), removeControl });
 }
 
+/** The fields of an `agent_session_stopped` event we read (a click on a session's native Stop button). */
+export interface RawSessionStopped {
+  channel?: string;
+  thread_ts?: string;
+  user?: string;
+}
+
+/**
+ * Slack's native Stop of an agent session: the cancel command of that thread, as the Stop button's (the gateway lets
+ * only the owner or an admin stop a turn); a refusal is answered privately in the thread.
+ */
+export function onSessionStopped(event: RawSessionStopped, deps: InteractionDeps): void {
+  const { channel, thread_ts: threadTs, user: userId } = event;
+  if (!channel || !threadTs || !userId) return;
+  const direct = isDirect(channel);
+  if (!direct && !isAllowedChannel(deps.scope, channel)) return;
+  const conversation: Conversation = { kind: direct ? 'direct' : 'thread', channelId: threadKey(channel, threadTs) };
+  const respond = responder(deps, { responseUrl: '', channelId: channel, userId, threadTs });
+  deps.deliver({ type: 'command', name: 'cancel', user: { id: userId, name: userId }, conversation, args: {}, respond });
+}
+
 function replyTargetOf(body: RawBlockActions, userId: string): ReplyTarget {
   return { responseUrl: body.response_url ?? '', channelId: body.channel?.id ?? body.container?.channel_id ?? '', userId };
 }
