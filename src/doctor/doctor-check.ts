@@ -28,7 +28,7 @@ export async function guarded(name: string, fix: string, run: () => Promise<Chec
 }
 
 /** A GET/POST with a timeout; a connection failure is a short reason (`ECONNREFUSED`, `timed out`), never a stack. */
-export async function probe(url: string, init: RequestInit, timeoutMs = 10_000): Promise<{ status: number; body: unknown } | { error: string }> {
+export async function probe(url: string, init: RequestInit, timeoutMs = 10_000): Promise<{ status: number; body: unknown; headers: Headers } | { error: string }> {
   try {
     const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
     const text = await response.text();
@@ -38,7 +38,7 @@ export async function probe(url: string, init: RequestInit, timeoutMs = 10_000):
     } catch {
       // Not JSON: keep the text (some servers answer errors in plain text).
     }
-    return { status: response.status, body };
+    return { status: response.status, body, headers: response.headers };
   } catch (error) {
     if ((error as { name?: string }).name === 'TimeoutError') return { error: `no answer within ${Math.round(timeoutMs / 1000)} s` };
     const cause = (error as { cause?: { code?: string } }).cause;

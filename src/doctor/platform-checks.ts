@@ -1,6 +1,6 @@
 /** Doctor checks that call the outside world with one cheap request each: model endpoints, Discord, Slack. */
 import type { Config, ModelConfig } from '../config/index.js';
-import { fail, ok, probe, skip, type CheckResult } from './doctor-check.js';
+import { fail, ok, probe, skip, warn, type CheckResult } from './doctor-check.js';
 
 const OPENAI_BASE = 'https://api.openai.com/v1';
 const ANTHROPIC_BASE = 'https://api.anthropic.com';
@@ -42,11 +42,15 @@ export async function checkDiscord(config: Config['discord']): Promise<CheckResu
   return ok('discord', `logged in as ${bot.username ?? '?'} (${bot.id ?? '?'})`);
 }
 
-async function slackCall(base: string, method: string, token: string): Promise<{ ok: boolean; error?: string; user?: string; team?: string } | { transport: string }> {
+type SlackAnswer = { ok: boolean; error?: string; user?: string; team?: string; scopes?: string[] | undefined };
+
+async function slackCall(base: string, method: string, token: string): Promise<SlackAnswer | { transport: string }> {
   const answer = await probe(`${base}${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' } });
   if ('error' in answer) return { transport: answer.error };
   if (answer.status >= 400) return { transport: statusText(answer.status) };
-  return answer.body as { ok: boolean; error?: string };
+  // Slack names the token's scopes in a header of every answer.
+  const scopes = answer.headers.get('x-oauth-scopes')?.split(',').map((scope) => scope.trim());
+  return { ...(answer.body as SlackAnswer), scopes };
 }
 
 /** `auth.test` with the bot token, and `apps.connections.open` with the app token (Socket Mode). */
@@ -61,5 +65,12 @@ export async function checkSlack(config: Config['slack']): Promise<CheckResult> 
   if (!socket.ok) {
     return fail('slack', `app token refused (${socket.error ?? 'error'})`, 'set an xapp- token with connections:write in slack.app_token or SANDPIPER_SLACK_APP_TOKEN, and enable Socket Mode');
   }
-  return ok('slack', `bot ${auth.user ?? '?'} in ${auth.team ?? '?'}; Socket Mode available`);
+  return sessionsCheck(`bot ${auth.user ?? '?'} in ${auth.team ?? '?'}; Socket Mode available`, config.agent_sessions, auth.scopes);
+}
+
+/** Agent sessions need the app declared as an agent, which grants assistant:write (Slack refuses setStatus without). */
+function sessionsCheck(found: string, wanted: boolean, scopes: readonly string[] | undefined): CheckResult {
+  if (!wanted || scopes === undefined) return ok('slack', found);
+  if (scopes.includes('assistant:write')) return ok('slack', `${found}; agent sessions available`);
+  return warn('slack', `${found}; agent sessions refused: the bot token lacks assistant:write`, 'declare the app as an agent (agent_view in slack-app-manifest.yaml) and reinstall it, or set slack.agent_sessions = false');
 }

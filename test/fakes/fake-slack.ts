@@ -37,6 +37,8 @@ export class FakeSlack {
   readonly streams: FakeSlackStreams;
   /** Agent sessions (`agents.sessions.*`); `sessions.refuse` makes the workspace refuse them. */
   readonly sessions = new FakeSlackSessions();
+  /** The bot token's scopes, named in every answer's `x-oauth-scopes` header as Slack does. */
+  scopes = ['app_mentions:read', 'assistant:write', 'channels:history', 'chat:write', 'commands', 'im:history', 'reactions:write'];
   readonly calls: RecordedCall[] = [];
   private readonly arrivals = new Arrivals<RecordedCall>();
   /**
@@ -271,7 +273,7 @@ export class FakeSlack {
     if (failure) failure.remaining -= 1;
     const wsUrl = `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}`;
     const reply = failure ? { ok: false, error: failure.error } : handleWebApi(method, body, token, { state: this.state, botToken: this.botToken, appToken: this.appToken, wsUrl, streams: this.streams, sessions: this.sessions });
-    res.writeHead(200, { 'content-type': 'application/json' });
+    res.writeHead(200, { 'content-type': 'application/json', 'x-oauth-scopes': this.scopes.join(',') });
     res.end(JSON.stringify(reply));
   }
 

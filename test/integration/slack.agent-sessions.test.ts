@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { CHANNEL, SlackHarness } from '../fakes/fake-slack-harness.js';
 import type { FakeSlackUser } from '../fakes/fake-slack.js';
 import { sessionStoppedPayload } from '../fakes/fake-slack-sessions.js';
+import { slackConfigSchema } from '../../src/config/config-schema.js';
+import { checkSlack } from '../../src/doctor/platform-checks.js';
 
 const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
 
@@ -80,6 +82,21 @@ describe('slack agent sessions', () => {
       assert.equal(h.fake.sessions.calls - before, 1, 'no call after the refusal');
     } finally {
       h.fake.sessions.refuse = undefined;
+    }
+  });
+
+  it('doctor says when the bot token cannot have sessions (no assistant:write: the app is no agent)', async () => {
+    const config = slackConfigSchema.parse({ bot_token: h.fake.botToken, app_token: h.fake.appToken, api_url: h.fake.apiUrl });
+    assert.match((await checkSlack(config)).detail, /agent sessions available/);
+    const scopes = h.fake.scopes;
+    h.fake.scopes = scopes.filter((scope) => scope !== 'assistant:write');
+    try {
+      const result = await checkSlack(config);
+      assert.equal(result.status, 'warn');
+      assert.match(result.detail, /agent sessions refused: the bot token lacks assistant:write/);
+      assert.equal((await checkSlack({ ...config, agent_sessions: false })).status, 'ok', 'not asked for when sessions are off');
+    } finally {
+      h.fake.scopes = scopes;
     }
   });
 });

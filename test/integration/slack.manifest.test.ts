@@ -36,11 +36,13 @@ const METHOD_SCOPES: Record<string, readonly string[]> = {
   'users.info': ['users:read'],
   'files.info': ['files:read'],
   'usergroups.users.list': ['usergroups:read'],
+  'agents.sessions.setStatus': ['chat:write'],
 };
 /** Event the adapter listens to → the manifest's bot events it needs. */
 const EVENT_SUBSCRIPTIONS: Record<string, readonly string[]> = {
   message: ['message.channels', 'message.groups', 'message.im'],
   app_mention: ['app_mention'],
+  agent_session_stopped: ['agent_session_stopped'],
 };
 /** Bot event → the scope Slack requires for it. */
 const EVENT_SCOPES: Record<string, string> = {
@@ -49,10 +51,12 @@ const EVENT_SCOPES: Record<string, string> = {
   'message.groups': 'groups:history',
   'message.im': 'im:history',
   'message.mpim': 'mpim:history',
+  // Needs no scope of its own beyond being an agent (agent_view adds assistant:write).
+  agent_session_stopped: 'assistant:write',
 };
 
 interface Manifest {
-  features: { bot_user?: unknown; slash_commands: { command: string }[]; app_home?: { messages_tab_enabled?: boolean; messages_tab_read_only_enabled?: boolean } };
+  features: { bot_user?: unknown; agent_view?: unknown; slash_commands: { command: string }[]; app_home?: { messages_tab_enabled?: boolean; messages_tab_read_only_enabled?: boolean } };
   oauth_config: { scopes: { bot: string[] } };
   settings: { event_subscriptions: { bot_events: string[] }; interactivity: { is_enabled: boolean }; socket_mode_enabled: boolean };
 }
@@ -112,6 +116,7 @@ describe('slack app manifest', () => {
       assert.ok(allowed.length === 0 || allowed.some((scope) => scopes.has(scope)), `${method} needs one of ${allowed.join(', ')}`);
     }
     if (/url_private/.test(source)) assert.ok(scopes.has('files:read'), 'file downloads need files:read');
+    if (called.has('agents.sessions.setStatus')) assert.ok(manifest.features.agent_view && scopes.has('assistant:write'), 'agent sessions need the app declared as an agent');
   });
 
   it('is where the README says', () => {
