@@ -7,6 +7,7 @@ import { createHttpApp, type HttpAppDeps } from './gateway/http/app.js';
 import { adminListenAddress, isLoopbackHost } from './gateway/admin/admin-listen.js';
 import { createAdminElsewhereRoutes } from './gateway/http/routes/admin-elsewhere.js';
 import { startHttpServer } from './gateway/http/http-server.js';
+import { createSlackEventsRoutes, slackEventsTarget } from './gateway/http/routes/slack-events.js';
 import { createHttpMetrics } from './gateway/http/metrics.js';
 import { instanceStaleAfterSeconds } from './gateway/admin/admin-status.js';
 import { createAdminRoutes } from './gateway/http/routes/admin.js';
@@ -108,7 +109,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
 async function createAdapters(config: Config, logger: Logger, cluster: DiscordClusterOptions | undefined): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
   if (config.discord.token) adapters.push((await import('./channels/discord/index.js')).createDiscordAdapter(config.discord, logger, cluster ? { cluster } : {}));
-  if (config.slack.bot_token && config.slack.app_token) adapters.push((await import('./channels/slack/index.js')).createSlackAdapter(config.slack, logger));
+  if (config.slack.bot_token && (config.slack.app_token || config.slack.mode === 'http')) adapters.push((await import('./channels/slack/index.js')).createSlackAdapter(config.slack, logger));
   if (adapters.length === 0) {
     logger.warn('no channel adapter is configured (set discord.token, or slack.bot_token and slack.app_token); serving HTTP only');
   }
@@ -143,7 +144,8 @@ async function startHttp(
     sandbox: () => live.containment?.sandbox.kind ?? 'unavailable',
   };
   // The admin API is never served here: this listener may face the network (the container binds 0.0.0.0).
-  const app = createHttpApp({ logger, metrics, health, routers: [notifyRoutesOf(notifyHandler), createAdminElsewhereRoutes(config)] });
+  const slackEvents = createSlackEventsRoutes(() => slackEventsTarget(live.adapters.find((adapter) => adapter.platform === 'slack')));
+  const app = createHttpApp({ logger, metrics, health, routers: [notifyRoutesOf(notifyHandler), createAdminElsewhereRoutes(config), slackEvents] });
   const notifyFast = createFastRoute(notifyFastRouteOf(notifyHandler), { logger, metrics, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
   const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port, [notifyFast]);
   stack.push('http', () => server.close());

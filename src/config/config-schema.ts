@@ -154,10 +154,29 @@ export const discordConfigSchema = z
   })
   .prefault({});
 
+/** Socket Mode needs both tokens; HTTP mode the bot token and the signing secret (no app token). */
+function checkSlack(slack: z.infer<typeof slackConfigSchema>, context: z.RefinementCtx): void {
+  if (slack.mode === 'http') {
+    if (Boolean(slack.bot_token) !== Boolean(slack.signing_secret)) {
+      const missing = slack.bot_token ? 'signing_secret' : 'bot_token';
+      context.addIssue({ code: 'custom', path: ['slack', missing], message: 'slack.bot_token and slack.signing_secret are required when slack.mode = "http"' });
+    }
+    return;
+  }
+  if (Boolean(slack.bot_token) !== Boolean(slack.app_token)) {
+    const missing = slack.bot_token ? 'app_token' : 'bot_token';
+    context.addIssue({ code: 'custom', path: ['slack', missing], message: 'both slack.bot_token and slack.app_token are required to enable Slack' });
+  }
+}
+
 export const slackConfigSchema = z
   .strictObject({
     bot_token: z.string().optional(),
     app_token: z.string().optional(),
+    /** How Slack delivers events: `socket` (Socket Mode, app_token) or `http` (POST /slack/events, signing_secret). */
+    mode: z.enum(['socket', 'http']).default('socket'),
+    /** The app's signing secret: every HTTP request from Slack is verified with it (mode = "http"). */
+    signing_secret: z.string().optional(),
     channel_ids: z.array(nonEmpty).default([]),
     slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, 'must look like /name').default('/sandpiper'),
     api_url: z.url().optional(),
@@ -248,11 +267,7 @@ export const configSchema = z
     if (config.auth.admin_secret !== '' && config.auth.admin_secret === config.auth.jwt_secret) {
       context.addIssue({ code: 'custom', path: ['auth', 'admin_secret'], message: 'must differ from auth.jwt_secret (the notify secret must never open the admin API)' });
     }
-    const slack = config.slack;
-    if (Boolean(slack.bot_token) !== Boolean(slack.app_token)) {
-      const missing = slack.bot_token ? 'app_token' : 'bot_token';
-      context.addIssue({ code: 'custom', path: ['slack', missing], message: 'both slack.bot_token and slack.app_token are required to enable Slack' });
-    }
+    checkSlack(config.slack, context);
     const aliases = Object.keys(config.models);
     if (config.agent.default_model !== undefined && !aliases.includes(config.agent.default_model)) {
       context.addIssue({ code: 'custom', path: ['agent', 'default_model'], message: `no model alias "${config.agent.default_model}" in [models]` });

@@ -48,6 +48,7 @@ export const CONFIG_ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
   ['SANDPIPER_DISCORD_TOKEN', 'discord.token', 'string'],
   ['SANDPIPER_SLACK_BOT_TOKEN', 'slack.bot_token', 'string'],
   ['SANDPIPER_SLACK_APP_TOKEN', 'slack.app_token', 'string'],
+  ['SANDPIPER_SLACK_SIGNING_SECRET', 'slack.signing_secret', 'string'],
   ['SANDPIPER_LOG_LEVEL', 'log.level', 'string'],
   ['SANDPIPER_LOG_FORMAT', 'log.format', 'string'],
   ['SANDPIPER_OTLP_ENDPOINT', 'telemetry.otlp_endpoint', 'string'],

@@ -4,13 +4,22 @@ import type { Config } from '../../src/config/index.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { ChannelHarness, launchHarness, type ChannelHarnessOptions } from './channel-harness.js';
 import { BOT_USER_ID, FakeSlack, type FakeSlackMessage, type FakeSlackUser } from './fake-slack.js';
+import { FakeSlackHttp } from './fake-slack-http.js';
+import { Hono } from 'hono';
+import type { ChannelAdapter } from '../../src/channels/channel-adapter.js';
+import { startHttpServer, type RunningHttpServer } from '../../src/gateway/http/http-server.js';
+import { createSlackEventsRoutes, slackEventsTarget } from '../../src/gateway/http/routes/slack-events.js';
 
 export const CHANNEL = 'C0001';
 
 export interface SlackHarnessOptions extends ChannelHarnessOptions {
   /** Adapter tuning (fault tests shorten Socket Mode's reconnect delay). */
   adapterOptions?: Pick<SlackAdapterOptions, 'clientPingTimeoutMs'>;
+  /** slack.mode = "http": the fake POSTs signed requests to `POST /slack/events` on a gateway HTTP server. */
+  http?: boolean;
 }
+
+export const SIGNING_SECRET = 'fake-signing-secret-0123456789';
 
 export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
   protected readonly platform = 'slack';
@@ -19,20 +28,42 @@ export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
     return launchHarness(() => FakeSlack.start(), 'sandpiper-slack-', (parts) => new SlackHarness(parts, options));
   }
 
+  private slackAdapter: ChannelAdapter | undefined;
+  private server: RunningHttpServer | undefined;
+
+  private get httpMode(): boolean {
+    return (this.options as SlackHarnessOptions).http === true;
+  }
+
   protected fakeFlags(): Record<string, unknown> {
-    return { 'slack.bot_token': this.fake.botToken, 'slack.app_token': this.fake.appToken, 'slack.api_url': this.fake.apiUrl };
+    const delivery = this.httpMode ? { 'slack.mode': 'http', 'slack.signing_secret': SIGNING_SECRET } : { 'slack.app_token': this.fake.appToken };
+    return { 'slack.bot_token': this.fake.botToken, 'slack.api_url': this.fake.apiUrl, ...delivery };
   }
 
   protected createAdapter(config: Config, logger: Logger): ReturnType<typeof createSlackAdapter> {
-    return createSlackAdapter(config.slack, logger, { webRetries: 0, socketRetries: 0, ...(this.options as SlackHarnessOptions).adapterOptions });
+    this.slackAdapter = createSlackAdapter(config.slack, logger, { webRetries: 0, socketRetries: 0, ...(this.options as SlackHarnessOptions).adapterOptions });
+    return this.slackAdapter;
   }
 
   override async boot(): Promise<void> {
     await super.boot();
     if (this.gateway.status().adapters.slack !== 'connected') throw new Error('slack adapter did not connect');
+    if (this.httpMode && !this.server) {
+      // The gateway's route, on a server of its own (the harness runs no main()): it answers with the current adapter.
+      const app = new Hono().route('/', createSlackEventsRoutes(() => slackEventsTarget(this.slackAdapter)));
+      this.server = await startHttpServer(app, '127.0.0.1', 0);
+      this.fake.http = new FakeSlackHttp(`${this.server.url}/slack/events`, SIGNING_SECRET);
+    }
+  }
+
+  override async close(): Promise<void> {
+    await this.fake.http?.settled();
+    await super.close();
+    await this.server?.close(1_000);
   }
 
   protected override async platformDisconnected(): Promise<void> {
+    if (this.httpMode) return;
     await this.fake.waitFor(() => this.fake.connected === 0, 10_000, 'the Socket Mode connection to close');
   }
 

@@ -7,6 +7,7 @@ import { APP_ID, BOT_ID, FakeSlackState, TEAM_ID, type FakeSlackMessage, type Fa
 import { handleWebApi } from './fake-slack-web.js';
 import { FakeSlackStreams } from './fake-slack-stream.js';
 import { FakeSlackSessions } from './fake-slack-sessions.js';
+import type { FakeSlackHttp, HttpKind } from './fake-slack-http.js';
 import { FakeFileStore, type FakeFile } from './fake-file-host.js';
 import { FakeSocketMode } from './fake-slack-socket.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -37,6 +38,8 @@ export class FakeSlack {
   readonly streams: FakeSlackStreams;
   /** Agent sessions (`agents.sessions.*`); `sessions.refuse` makes the workspace refuse them. */
   readonly sessions = new FakeSlackSessions();
+  /** When set, events, interactions and commands are POSTed (signed) to the app's Request URL instead of the socket. */
+  http: FakeSlackHttp | undefined;
   /** The bot token's scopes, named in every answer's `x-oauth-scopes` header as Slack does. */
   scopes = ['app_mentions:read', 'assistant:write', 'channels:history', 'chat:write', 'commands', 'im:history', 'reactions:write'];
   readonly calls: RecordedCall[] = [];
@@ -139,6 +142,7 @@ export class FakeSlack {
 
   /** Sends one envelope to one open Socket Mode connection (see `FakeSocketMode.send`); returns its envelope id. */
   send(type: string, payload: Record<string, unknown>, acceptsResponsePayload = type !== 'events_api'): string {
+    if (this.http) return this.http.send(type as HttpKind, payload);
     return this.socket.send(type, payload, acceptsResponsePayload);
   }
 

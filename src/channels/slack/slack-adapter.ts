@@ -1,6 +1,6 @@
 /** The Slack adapter: a bolt app in Socket Mode translated to and from the ChannelAdapter port. */
 import { LRUCache } from 'lru-cache';
-import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { attachmentOrigins } from '../attachment-origins.js';
 import type {
   AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, PlatformUser, ReactionCode,
@@ -18,7 +18,8 @@ import { StreamSupport } from './slack-stream-support.js';
 import { isDirect, parseTarget, RecentKeys, threadKey, toInboundMessage, type RawMessageEvent, type SlackScope } from './slack-events.js';
 import { escapeSlackText, slackCommandHints, toMrkdwn } from './slack-format.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
-import { boltLogger } from './slack-bolt-logger.js';
+import { createSlackApp } from './slack-app.js';
+import type { SlackHttpReceiver, SlackHttpRequest, SlackHttpResponse } from './slack-http-receiver.js';
 import { SlackApprovers } from './slack-approvers.js';
 import { SlackHistory } from './slack-history.js';
 import { onBangCommand, onBlockAction, onSessionStopped, onSlashCommand, onViewSubmission, type InteractionDeps, type RawSessionStopped, type ReplyTarget } from './slack-interactions.js';
@@ -35,6 +36,9 @@ const REACTIONS: Record<ReactionCode, string> = { queued: 'hourglass_flowing_san
 export interface SlackAdapterConfig {
   bot_token?: string | undefined;
   app_token?: string | undefined;
+  /** `socket` (Socket Mode, an app token) or `http` (Slack POSTs to /slack/events, signed with `signing_secret`). */
+  mode?: 'socket' | 'http' | undefined;
+  signing_secret?: string | undefined;
   channel_ids: readonly string[];
   slash_command: string;
   api_url?: string | undefined;
@@ -68,6 +72,7 @@ export class SlackAdapter implements ChannelAdapter {
     maxFormFields: SLACK_MAX_FORM_FIELDS,
   };
   private app: App | undefined;
+  private http: SlackHttpReceiver | undefined;
   private current: AdapterState = 'idle';
   private handler: InboundHandler | undefined;
   private scope: SlackScope | undefined;
@@ -113,13 +118,14 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   async start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
-    const { bot_token: token, app_token: appToken } = this.config;
-    if (!token || !appToken) throw new ChannelError('slack.bot_token and slack.app_token are required', { code: 'CONFIG_INVALID' });
+    const token = this.config.bot_token;
+    if (!token) throw new ChannelError('slack.bot_token is required', { code: 'CONFIG_INVALID' });
+    const { app, http } = this.createApp(token);
     this.handler = handler;
     this.current = 'connecting';
     signal.addEventListener('abort', () => void this.stop().catch(() => undefined), { once: true });
-    const app = this.createApp(token, appToken);
     this.app = app;
+    this.http = http;
     try {
       const auth = await untilAborted(app.client.auth.test(), signal, () => slackCancelled('start'));
       this.teamId = String(auth.team_id ?? '');
@@ -252,31 +258,21 @@ export class SlackAdapter implements ChannelAdapter {
     return channel.id;
   }
 
-  private createApp(token: string, appToken: string): App {
-    const logger = boltLogger(this.logger);
-    const url = this.config.api_url ? { slackApiUrl: this.config.api_url } : {};
-    const socketRetry = this.options.socketRetries === undefined ? {} : { retryConfig: { retries: this.options.socketRetries } };
-    const ping = this.options.clientPingTimeoutMs === undefined ? {} : { clientPingTimeout: this.options.clientPingTimeoutMs };
-    const receiver = new SocketModeReceiver({ appToken, logger, logLevel: LogLevel.WARN, ...ping, installerOptions: { clientOptions: { ...url, ...socketRetry } } });
-    receiver.client.on('connected', () => this.setState('connected'));
-    receiver.client.on('reconnecting', () => this.setState('reconnecting'));
-    receiver.client.on('disconnected', () => this.setState('reconnecting'));
-    this.history.watch(receiver.client);
-    const retryConfig = { retries: this.options.webRetries ?? 2, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
-    const app = new App({
-      token,
-      receiver,
-      logger,
-      logLevel: LogLevel.WARN,
-      tokenVerificationEnabled: false,
-      clientOptions: { ...url, retryConfig, rejectRateLimitedCalls: true, timeout: 15_000 },
-    });
-    // bolt acknowledges an Events API envelope before any listener runs. Once inbound is stopped (the socket is still
-    // closing) an envelope must not be acknowledged at all, so Slack gives it to another connection instead of it
-    // being acknowledged here and then dropped.
-    const processEvent = app.processEvent.bind(app);
-    app.processEvent = (event) => (this.inboundStopped ? Promise.resolve() : processEvent(event));
-    return app;
+  private createApp(token: string): ReturnType<typeof createSlackApp> {
+    const { config, options } = this;
+    const settings = {
+      mode: config.mode ?? 'socket', botToken: token, appToken: config.app_token, signingSecret: config.signing_secret, apiUrl: config.api_url,
+      webRetries: options.webRetries, socketRetries: options.socketRetries, clientPingTimeoutMs: options.clientPingTimeoutMs,
+    };
+    return createSlackApp(settings, this.logger, { setState: (state) => this.setState(state), history: this.history, inboundStopped: () => this.inboundStopped });
+  }
+
+  /** One `POST /slack/events` (slack.mode = "http"): verified, acknowledged, handled. 503 before the adapter started. */
+  async handleHttp(request: SlackHttpRequest): Promise<SlackHttpResponse> {
+    const http = this.http;
+    if ((this.config.mode ?? 'socket') !== 'http') return { status: 404, body: 'slack.mode is not "http"', contentType: 'text/plain; charset=utf-8' };
+    if (!http || this.inboundStopped || this.current === 'stopped') return { status: 503, body: 'not ready', contentType: 'text/plain; charset=utf-8' };
+    return http.handle(request);
   }
 
   private listen(app: App, scope: SlackScope): void {
