@@ -5,7 +5,9 @@
  * appendStream + stopStream (`stream`), or chat.postMessage and chat.update (`edit`). No database, no routing, no
  * agent loop: what is left over in Sandpiper's figures is Sandpiper.
  */
-import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import { bareAnswerer, type ChatMessage } from './bare-answer.js';
 import { serveStats } from './bot-stats.js';
 import type { SlackBotLaunch } from './slack-bot-launch.js';
@@ -22,7 +24,10 @@ interface RawEvent {
 
 const launch = JSON.parse(process.argv[2] ?? '{}') as SlackBotLaunch;
 const streamAnswer = bareAnswerer(launch);
-const receiver = new SocketModeReceiver({ appToken: launch.appToken, logLevel: LogLevel.ERROR, installerOptions: { clientOptions: { slackApiUrl: launch.slackApiUrl } } });
+const receiver =
+  launch.delivery === 'http'
+    ? new HTTPReceiver({ signingSecret: launch.signingSecret, endpoints: '/slack/events', logLevel: LogLevel.ERROR })
+    : new SocketModeReceiver({ appToken: launch.appToken, logLevel: LogLevel.ERROR, installerOptions: { clientOptions: { slackApiUrl: launch.slackApiUrl } } });
 const app = new App({
   token: launch.botToken,
   receiver,
@@ -70,8 +75,9 @@ app.event('message', async ({ event }) => {
 });
 
 teamId = String((await app.client.auth.test()).team_id ?? '');
-await app.start();
+const server = (launch.delivery === 'http' ? await app.start({ port: 0, host: '127.0.0.1' }) : await app.start()) as Server | undefined;
 serveStats(async () => {
   await app.stop();
 });
-process.send?.({ type: 'ready' });
+const port = launch.delivery === 'http' ? (server?.address() as AddressInfo | null)?.port : undefined;
+process.send?.({ type: 'ready', ...(port === undefined ? {} : { url: `http://127.0.0.1:${port}` }) });

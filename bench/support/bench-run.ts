@@ -42,6 +42,8 @@ export interface BotProcess {
   send: (message: object) => void;
   ask: <T>(message: object, reply: string) => Promise<T>;
   stop: () => Promise<void>;
+  /** What the bot reported when it was ready (an HTTP bot names its `url`). */
+  ready: { type: string; url?: string };
 }
 
 /** Forks bench/support/<script>, compiled (compile-bot.ts), with the launch JSON in argv[2]; output discarded, IPC kept. */
@@ -75,9 +77,9 @@ export function spawnBot(script: string, launch: object, what: string, execArgv:
     });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${what} exited early (${code})`)));
-    void ask({}, 'ready').then(() => {
+    void ask<BotProcess['ready']>({}, 'ready').then((ready) => {
       child.removeAllListeners('exit');
-      resolve({ send: (message) => child.send(message), ask, stop });
+      resolve({ send: (message) => child.send(message), ask, stop, ready });
     });
   });
 }

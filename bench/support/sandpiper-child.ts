@@ -33,5 +33,5 @@ export async function runSandpiperChild(launch: SandpiperChildLaunch, platformFl
   const running = await startGateway(config, logger);
   await running.ready;
   serveStats(() => running.stop());
-  process.send?.({ type: 'ready' });
+  process.send?.({ type: 'ready', url: running.httpUrl });
 }

@@ -12,4 +12,7 @@ export interface SlackBotLaunch {
   /** Bare app only: the file holding the LLM request body Sandpiper sent (replayed with the bare app's messages). */
   requestTemplateFile: string;
   editIntervalMs: number;
+  /** How Slack delivers: Socket Mode, or signed HTTP requests to the bot's `/slack/events` (the bot reports its url). */
+  delivery: 'socket' | 'http';
+  signingSecret: string;
 }
