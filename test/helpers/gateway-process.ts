@@ -22,6 +22,8 @@ export interface GatewayProcessOptions {
   gatewayToml?: string;
   /** Lines added to the `[discord]` table (e.g. fixed `shards`). */
   discordToml?: string;
+  /** Lines added to the `[slack]` table (e.g. `mode = "http"`). */
+  slackToml?: string;
   /** A shared database (PostgreSQL: several instances, ADR 0021) instead of this data directory's SQLite file. */
   databaseUrl?: string;
 }
@@ -48,7 +50,7 @@ export class GatewayProcesses {
     if (this.options.databaseUrl !== undefined) lines.push('[database]', `url = "${this.options.databaseUrl}"`, '');
     lines.push('[models.main]', 'provider = "openai"', `base_url = "${llm.url}"`, 'api_key = "sk-test"', 'model = "gpt-fake"', '');
     if (discord) lines.push('[discord]', `token = "${discord.token}"`, `api_url = "${discord.apiUrl}"`, this.options.discordToml ?? '', '');
-    if (slack) lines.push('[slack]', `bot_token = "${slack.botToken}"`, `app_token = "${slack.appToken}"`, `api_url = "${slack.apiUrl}"`, '');
+    if (slack) lines.push('[slack]', `bot_token = "${slack.botToken}"`, `app_token = "${slack.appToken}"`, `api_url = "${slack.apiUrl}"`, this.options.slackToml ?? '', '');
     lines.push('[log]', 'format = "json"', '', this.options.extraToml ?? '');
     return lines.join('\n');
   }
