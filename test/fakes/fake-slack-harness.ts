@@ -5,6 +5,7 @@ import type { Logger } from '../../src/shared/logger.js';
 import { ChannelHarness, launchHarness, type ChannelHarnessOptions } from './channel-harness.js';
 import { BOT_USER_ID, FakeSlack, type FakeSlackMessage, type FakeSlackUser } from './fake-slack.js';
 import { FakeSlackHttp } from './fake-slack-http.js';
+import { sessionStoppedPayload } from './fake-slack-sessions.js';
 import { Hono } from 'hono';
 import type { ChannelAdapter } from '../../src/channels/channel-adapter.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/gateway/http/http-server.js';
@@ -71,6 +72,16 @@ export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
   mention(user: FakeSlackUser, text: string): { message: FakeSlackMessage; threadTs: string; envelopes: string[] } {
     const { message, envelopes } = this.fake.userMessage(user, CHANNEL, `<@${BOT_USER_ID}> ${text}`);
     return { message, threadTs: message.ts, envelopes };
+  }
+
+  /**
+   * A click on the thread's agent-session Stop button: as Slack does, the app's open streams in the thread stop at once
+   * (listed in `streaming_message_ts`) and `agent_session_stopped` is sent. Returns the delivery id.
+   */
+  sessionStop(user: FakeSlackUser, threadTs: string, channel = CHANNEL): string {
+    const streaming = this.botReplies(threadTs, channel).filter((message) => this.fake.streams.isOpen(message));
+    for (const message of streaming) this.fake.streams.expire(message);
+    return this.fake.send('events_api', sessionStoppedPayload(user.id, channel, threadTs, streaming.map((message) => message.ts)), false);
   }
 
   /** Bot replies in a thread, oldest first. */

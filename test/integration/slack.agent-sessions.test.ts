@@ -7,7 +7,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHANNEL, SlackHarness } from '../fakes/fake-slack-harness.js';
 import type { FakeSlackUser } from '../fakes/fake-slack.js';
-import { sessionStoppedPayload } from '../fakes/fake-slack-sessions.js';
 import { slackConfigSchema } from '../../src/config/config-schema.js';
 import { checkSlack } from '../../src/doctor/platform-checks.js';
 
@@ -29,7 +28,6 @@ describe('slack agent sessions', () => {
   });
 
   const statuses = (threadTs: string): string[] => h.fake.sessions.session(CHANNEL, threadTs)?.statuses ?? [];
-  const stop = (user: FakeSlackUser, threadTs: string): string => h.fake.send('events_api', sessionStoppedPayload(user.id, CHANNEL, threadTs), false);
 
   it('shows processing, suspended while the approval card waits, active after the turn and closed on close', async () => {
     const question = `run echo please ${'and tell me everything '.repeat(12)}`.trim();
@@ -50,24 +48,34 @@ describe('slack agent sessions', () => {
     await h.fake.waitFor(() => statuses(threadTs).at(-1) === 'closed' || undefined, 15_000, 'closed session');
   });
 
-  it("the owner's native Stop stops a streaming turn within 2 s; a stranger's stops nothing", async () => {
+  it("a stranger's native Stop stops nothing: Slack ends the streamed message, the answer goes on in a new one", async () => {
+    const words = Array.from({ length: 16 }, (_, index) => `word${index} `);
+    h.llm.enqueue({ text: words, delayMs: 100 });
+    const { threadTs } = h.mention(alice, 'count slowly');
+    await h.fake.waitFor(() => h.fake.callsOf('chat.startStream').find((call) => call.body.thread_ts === threadTs), 15_000, 'stream started');
+    h.sessionStop(mallory, threadTs);
+    const refusal = await h.fake.waitFor(() => h.fake.state.privateTo(mallory.id).at(-1), 15_000, 'refusal');
+    assert.match(refusal, /only|owner/i);
+    await h.fake.waitFor(() => statuses(threadTs).at(-1) === 'active' || undefined, 15_000, 'turn ended');
+    const shown = h.textReplies(threadTs).map((message) => message.text).join('');
+    assert.equal(shown.replace(/\s+/g, ' ').trim(), words.join('').trim(), 'the whole answer is shown');
+    assert.ok(h.textReplies(threadTs).length >= 2, 'continued in a new message after Slack stopped the first');
+    assert.ok(!h.textReplies(threadTs).some((message) => /Cancelled/.test(message.text)), 'not cancelled');
+  });
+
+  it("the owner's native Stop stops a streaming turn within 2 s", async (t) => {
     h.llm.enqueue({ text: ['Streaming along'], hang: true });
     const { threadTs } = h.mention(alice, 'write a long story');
     await h.fake.waitFor(() => h.fake.callsOf('chat.startStream').find((call) => call.body.thread_ts === threadTs), 15_000, 'stream started');
     assert.equal(statuses(threadTs).at(-1), 'processing');
-
-    stop(mallory, threadTs);
-    const refusal = await h.fake.waitFor(() => h.fake.state.privateTo(mallory.id).at(-1), 15_000, 'refusal');
-    assert.match(refusal, /only|owner/i);
-    assert.equal(statuses(threadTs).at(-1), 'processing', "a stranger's Stop leaves the turn running");
-    assert.equal(h.llm.requests.at(-1)?.finished, false, 'the model call still streams');
-
     const started = performance.now();
-    stop(alice, threadTs);
+    h.sessionStop(alice, threadTs);
     await h.fake.waitFor(() => statuses(threadTs).at(-1) === 'active' || undefined, 2_000, 'turn stopped');
     const took = performance.now() - started;
     assert.ok(took < 2_000, `stopped in ${Math.round(took)} ms`);
+    t.diagnostic(`stopped in ${Math.round(took)} ms`);
     await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => /Cancelled/.test(m.text)), 15_000, 'cancelled notice');
+    assert.equal(h.llm.requests.at(-1)?.finished, false, 'the model was not asked again');
   });
 
   it('a workspace that refuses sessions is asked once and still gets its answers', async () => {
