@@ -44,6 +44,8 @@ export interface StreamRendererOptions {
 /** Renders one workstream's events into one thread. Events are processed strictly in order on a private chain. */
 export class StreamRenderer {
   private readonly lane = new SerialLane();
+  /** Session statuses (`sessionStatus`), in order, apart from the rendering lane. */
+  private readonly sessions = new SerialLane();
   private segment: AnswerSegment | undefined;
   /** The current segment's signal: its posts and edits use it as it is, with no signal linked per call. */
   private segmentScope: LinkedSignal | undefined;
@@ -93,19 +95,20 @@ export class StreamRenderer {
   }
 
   /** Resolves once every event handed in so far has been rendered. */
-  idle(): Promise<void> {
-    return this.lane.idle();
+  async idle(): Promise<void> {
+    await this.lane.idle();
+    await this.sessions.idle();
   }
 
   /** Resolves once every event handed in so far has been rendered and what the thread shows has been recorded. */
   async settled(): Promise<void> {
-    await this.lane.idle();
+    await this.idle();
     await this.live?.idle();
   }
 
   /** Events handed in are still being rendered (or wait to be). */
   get busy(): boolean {
-    return this.lane.size > 0;
+    return this.lane.size > 0 || this.sessions.size > 0;
   }
 
   dispose(): void {
@@ -164,12 +167,12 @@ export class StreamRenderer {
         // Nobody is typing while the owner decides (which may take an hour).
         this.stopTyping();
         await this.postCard(event);
-        await this.sessionStatus('suspended');
+        this.sessionStatus('suspended');
         return;
       case 'approval-resolved':
         if (event.approved) this.approvedThisTurn.add(event.approvalId);
         await this.options.hooks.onApprovalResolved(event);
-        await this.sessionStatus('processing');
+        this.sessionStatus('processing');
         if (event.approved) this.startTyping();
         return;
       case 'error':
@@ -178,12 +181,14 @@ export class StreamRenderer {
         return;
       case 'turn-end':
         await this.endTurn(event);
-        await this.sessionStatus('active');
+        this.sessionStatus('active');
         return;
       case 'workstream-closed':
         await this.finishSegment();
         this.clearTimers();
-        await this.sessionStatus('closed');
+        // Sent before the renderer is let go (its signal ends with it).
+        this.sessionStatus('closed');
+        await this.sessions.idle();
         this.options.hooks.onClosed();
         return;
       default:
@@ -197,7 +202,7 @@ export class StreamRenderer {
     this.postedThisTurn = false;
     this.approvedThisTurn.clear();
     this.ranThisTurn.clear();
-    await this.sessionStatus('processing', event.userMessage);
+    this.sessionStatus('processing', event.userMessage);
     // A watch result started this turn: nobody typed it, so the thread shows it before the answer.
     if (event.origin === 'watch') {
       await this.post({ kind: 'tool-result', name: 'watch', output: event.userMessage, isError: false });
@@ -281,9 +286,16 @@ export class StreamRenderer {
     await segment.close();
   }
 
-  /** The thread's session status where the platform shows one (Slack agent sessions); never throws. */
-  private async sessionStatus(status: SessionStatus, title?: string): Promise<void> {
-    await this.options.adapter.sessionStatus?.(this.options.channelId, status, title, this.controller.signal);
+  /**
+   * The thread's session status where the platform shows one (Slack agent sessions). Statuses go out in order on a
+   * lane of their own, so they never hold up the answer (a platform round trip before the first token otherwise).
+   */
+  private sessionStatus(status: SessionStatus, title?: string): void {
+    const { adapter, channelId } = this.options;
+    if (!adapter.sessionStatus) return;
+    void this.sessions
+      .run(async () => adapter.sessionStatus?.(channelId, status, title, this.controller.signal))
+      .catch((error: unknown) => this.logger.warn({ channelId, status, error: describeError(error) }, 'session status failed'));
   }
 
   /** Posts an approval card; when that fails the owner is told how to unblock the waiting turn. */
