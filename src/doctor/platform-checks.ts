@@ -53,19 +53,23 @@ async function slackCall(base: string, method: string, token: string): Promise<S
   return { ...(answer.body as SlackAnswer), scopes };
 }
 
-/** `auth.test` with the bot token, and `apps.connections.open` with the app token (Socket Mode). */
+/** `auth.test` with the bot token, and `apps.connections.open` with the app token (Socket Mode; not in HTTP mode). */
 export async function checkSlack(config: Config['slack']): Promise<CheckResult> {
-  if (!config.bot_token || !config.app_token) return skip('slack', 'not configured (slack.bot_token and slack.app_token)');
+  const http = config.mode === 'http';
+  const second = http ? 'signing_secret' : 'app_token';
+  if (!config.bot_token || !config[second]) return skip('slack', `not configured (slack.bot_token and slack.${second})`);
   const base = config.api_url ?? SLACK_API;
   const auth = await slackCall(base, 'auth.test', config.bot_token);
   if ('transport' in auth) return fail('slack', `${base}auth.test: ${auth.transport}`, 'check the network or slack.api_url');
   if (!auth.ok) return fail('slack', `bot token refused (${auth.error ?? 'error'})`, 'set the xoxb- token in slack.bot_token or SANDPIPER_SLACK_BOT_TOKEN');
-  const socket = await slackCall(base, 'apps.connections.open', config.app_token);
+  const bot = `bot ${auth.user ?? '?'} in ${auth.team ?? '?'}`;
+  if (http) return sessionsCheck(`${bot}; HTTP mode: Slack's request URL is <gateway>/slack/events`, config.agent_sessions, auth.scopes);
+  const socket = await slackCall(base, 'apps.connections.open', config.app_token ?? '');
   if ('transport' in socket) return fail('slack', `${base}apps.connections.open: ${socket.transport}`, 'check the network or slack.api_url');
   if (!socket.ok) {
     return fail('slack', `app token refused (${socket.error ?? 'error'})`, 'set an xapp- token with connections:write in slack.app_token or SANDPIPER_SLACK_APP_TOKEN, and enable Socket Mode');
   }
-  return sessionsCheck(`bot ${auth.user ?? '?'} in ${auth.team ?? '?'}; Socket Mode available`, config.agent_sessions, auth.scopes);
+  return sessionsCheck(`${bot}; Socket Mode available`, config.agent_sessions, auth.scopes);
 }
 
 /** Agent sessions need the app declared as an agent, which grants assistant:write (Slack refuses setStatus without). */
