@@ -28,7 +28,8 @@ export interface SendOptions {
 }
 
 /** Receives a workstream's events strictly in order; a throw is logged and does not unsubscribe. */
-export type AgentEventHandler = (event: AgentEvent) => void | Promise<void>;
+/** Resolving with `false` tells the turn log the event could not be shown completely (see WorkstreamEventBus.deliver). */
+export type AgentEventHandler = (event: AgentEvent) => void | Promise<void | boolean>;
 
 export interface Workstream {
   readonly wsId: string;

@@ -29,18 +29,30 @@ export class WorkstreamEventBus {
    * request's creation and its bytes reaching the socket (ADR 0033).
    */
   emit(event: AgentEvent): void {
+    void this.deliver(event);
+  }
+
+  /**
+   * `emit`, resolving once every subscriber handled the event: false when one of them reports (by resolving with
+   * `false`) that it could not show it completely, or failed. A subscriber may resolve only once its output is shown
+   * (the renderer does for `turn-end`: the answer's final edit landed), which is what the turn log waits for.
+   */
+  deliver(event: AgentEvent): Promise<boolean> {
     const targets = [...this.handlers];
-    if (targets.length === 0) return;
-    void this.lane.run(async () => {
+    if (targets.length === 0) return Promise.resolve(true);
+    return this.lane.run(async () => {
       if (event.type === 'turn-start') await new Promise<void>((resolve) => setImmediate(resolve));
+      let complete = true;
       for (const handler of targets) {
         if (!this.handlers.has(handler)) continue;
         try {
-          await handler(event);
+          if ((await handler(event)) === false) complete = false;
         } catch (error) {
+          complete = false;
           this.logger.error({ wsId: this.wsId, event: event.type, err: error }, 'event handler failed');
         }
       }
+      return complete;
     });
   }
 

@@ -75,14 +75,17 @@ export class WorkstreamWrites {
     return change;
   }
 
-  /** The first change after a quiet moment starts a flush on the next turn of the event loop (a timer, ADR 0031). */
+  /**
+   * The first change after a quiet moment starts a flush once the code that made it reached its next `await` (a
+   * microtask), so the changes of one moment merge; changes made while a flush runs go in the next one.
+   */
   private schedule(): void {
     if (this.scheduled || this.running !== undefined) return;
     this.scheduled = true;
-    setTimeout(() => {
+    queueMicrotask(() => {
       this.scheduled = false;
       if (this.running === undefined) this.start();
-    }, 0);
+    });
   }
 
   private start(): void {

@@ -59,6 +59,8 @@ export class LiveWorkstream implements Workstream {
   private evicted = false;
   /** Watch-triggered turns since the last message from a person (in memory: a restart starts a new chain). */
   private watchChain = 0;
+  /** The log entries of ended turns, removed once the thread shows each turn's end (never rejects). */
+  private ending: Promise<void> = Promise.resolve();
   /** Messages the previous process had accepted but not started (ADR 0030); they run once the restart settled. */
   private waiting: WaitingMessage[] = [];
   /** The turn the previous process left unfinished, until the gateway settles it (ADR 0013). */
@@ -99,7 +101,7 @@ export class LiveWorkstream implements Workstream {
     const turnId = newHexId();
     const origin = options.origin ?? 'user';
     // A message that waits is stored until its turn begins: a restart or a takeover still answers it (ADR 0030).
-    if (queued) this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin);
+    if (queued) void this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin);
     this.jobs.push({ kind: 'user', turnId, content: message, origin });
     this.kick();
     return Promise.resolve({ status: 'accepted', turnId, queued });
@@ -166,10 +168,11 @@ export class LiveWorkstream implements Workstream {
     this.emit({ type: 'approval-resolved', approvalId, outcome: 'cancelled', approved: false, always: false, feedback: 'Cancelled', decidedBy: SYSTEM_DECIDER });
   }
 
-  /** Resolves when the queue is empty and every event was delivered. */
+  /** Resolves when the queue is empty, every event was delivered and the ended turns' log entries were written. */
   async settle(): Promise<void> {
     while (this.drain !== undefined) await this.drain;
     await this.bus.flush();
+    await this.ending;
   }
 
   /** Changes the state at once in memory; the row follows through the write-behind (never on the waiting path). */
@@ -268,23 +271,28 @@ export class LiveWorkstream implements Workstream {
     if (job.kind === 'user') this.watchChain = job.origin === 'watch' ? this.watchChain + 1 : 0;
     const controller = new AbortController();
     this.controller = controller;
-    this.env.journal.begin(this.wsId, job.turnId, job.kind === 'user' && job.resumed === true);
     if (job.kind === 'user') this.emitTurnStart(job);
     const model = this.env.resolveModel(this.modelAlias) ?? this.env.resolveModel(this.env.defaultModelAlias);
     if (model === undefined) return this.endWithoutModel(job);
     const start = turnStartOf(job);
-    const context = this.turnContext(job.turnId, model, controller.signal);
+    // The turn's *accepted* commit point (its message and its log entry in one write) is the turn's first step.
+    const context = this.turnContext(job.turnId, model, controller.signal, job.kind === 'user' && job.resumed === true);
     const outcome = await runTurn(context, start);
     this.controller = undefined;
     if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
-    this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
-    // The journal's end is handed in after the answer, so it commits with it or later (one transaction, ADR 0026). At
-    // shutdown the row stays unless the answer was complete (`leftForRestart`); the next start settles it (ADR 0013).
-    await context.host.handedIn();
-    if (!leftForRestart(controller.signal, outcome)) this.env.journal.end(job.turnId);
-    // The answer's commit may still run (see run-turn.ts); the next turn starts on a stored history.
+    const shown = this.bus.deliver({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
+    // Every durable write of the turn settled (the answer was committed before its final edit). The log entry goes once
+    // the thread shows the turn's end: until then a restart edits the committed answer into place (never answers
+    // again). At shutdown it stays unless the answer was committed (`leftForRestart`); the next start settles it.
     await context.host.settled();
+    if (!leftForRestart(controller.signal, outcome)) this.endWhenShown(job.turnId, shown);
+  }
+
+  /** Ends the turn's log entry once its end is shown; not shown (closed first): a restart shows the committed answer. */
+  private endWhenShown(turnId: string, shown: Promise<boolean>): void {
+    const ending = shown.then((done) => (done ? this.env.journal.end(turnId) : undefined));
+    this.ending = this.ending.then(() => ending);
   }
 
   /** Set by the restore: messages the previous process accepted and never started, in order. */
@@ -316,7 +324,7 @@ export class LiveWorkstream implements Workstream {
   async finishInterrupted(resume: boolean): Promise<'resumed' | 'noted'> {
     const turn = this.interrupted;
     this.interrupted = undefined;
-    if (turn !== undefined && resume && !turn.wasResumed && !this.isBusy() && !this.closed) {
+    if (turn !== undefined && turn.answer === undefined && resume && !turn.wasResumed && !this.isBusy() && !this.closed) {
       // The job's journal row replaces the interrupted turn's row when it is written (begin supersedes it).
       this.jobs.unshift({ kind: 'user', turnId: newHexId(), content: RESUME_PROMPT, origin: 'user', resumed: true });
       this.runWaiting();
@@ -333,7 +341,10 @@ export class LiveWorkstream implements Workstream {
     this.controller = undefined;
     this.emit({ type: 'error', message: 'No model is configured for this workstream.' });
     this.emit({ type: 'turn-end', turnId: job.turnId, text: '', reason: 'error' });
-    this.env.journal.end(job.turnId);
+    // Nothing was accepted: a waiting message's row goes (it has been answered with the error above).
+    await this.env.stores.turnJournal
+      .apply([{ kind: 'begin', turnId: job.turnId, wsId: this.wsId, resumed: false }, { kind: 'end', turnId: job.turnId }])
+      .catch((error: unknown) => this.logError('removing a waiting message', error));
   }
 
   private emitTurnStart(job: Extract<Job, { kind: 'user' }>): void {
@@ -358,7 +369,7 @@ export class LiveWorkstream implements Workstream {
     if (waited) this.emitApprovalCancelled(approvalId);
   }
 
-  private turnContext(turnId: string, model: TurnModel, signal: AbortSignal): TurnContext {
+  private turnContext(turnId: string, model: TurnModel, signal: AbortSignal, resumed: boolean): TurnContext {
     const env = this.env;
     return {
       wsId: this.wsId,
@@ -377,7 +388,7 @@ export class LiveWorkstream implements Workstream {
       toolTimeoutMs: env.agent.tool_timeout_seconds * 1000,
       readFiles: this.readFiles,
       logger: env.logger,
-      host: createTurnHost(this, env, turnId),
+      host: createTurnHost(this, env, turnId, resumed),
       signal,
       subAgents: (parent, callId) => createSubAgentPort(parent, callId, { maxSteps: env.agent.sub_agent_max_steps }),
     };

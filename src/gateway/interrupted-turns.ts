@@ -77,8 +77,12 @@ async function settleOne(deps: InterruptedTurnsDeps, turn: InterruptedTurn): Pro
     const route = await deps.stores.routes.getRoute(home.platform, home.channelId);
     const recorded = parseLiveState(route?.liveState ?? null);
     const live = recorded?.turnId === turn.turnId ? recorded : undefined;
-    const note = deps.resume && !turn.wasResumed ? RESUMING_NOTE : INTERRUPTED_NOTE;
-    await showNote(deps, adapter, home.channelId, turn, live, note);
+    if (turn.answer !== undefined) {
+      await showAnswer(deps, adapter, home.channelId, turn.answer, live);
+    } else {
+      const note = deps.resume && !turn.wasResumed ? RESUMING_NOTE : INTERRUPTED_NOTE;
+      await showNote(deps, adapter, home.channelId, turn, live, note);
+    }
     await markToolCards(deps, adapter, home.channelId, live);
     await deps.desk.markInterrupted(turn.turnId, turn.interruptedCallIds);
     await clearIfUnchanged(deps, home.platform, home.channelId, route?.liveState ?? null);
@@ -102,6 +106,19 @@ async function runWaiting(deps: InterruptedTurnsDeps, wsId: string): Promise<voi
   } catch (error) {
     deps.logger.error({ wsId, error: describeError(error) }, 'running the waiting messages failed');
   }
+}
+
+/**
+ * A committed answer whose end was not shown: edited into the messages the thread shows of it, or posted when none was
+ * recorded; nothing when its final edit was recorded as landed. The text is the committed one, never generated again.
+ */
+async function showAnswer(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, channelId: string, answer: string, live: LiveState | undefined): Promise<void> {
+  if (answer.trim() === '' || live?.answerShown === true) return;
+  const message = new LiveMessage({ adapter, channelId, logger: deps.logger, signal: deps.signal });
+  if (live !== undefined && adapter.capabilities.canEdit) message.adopt(live.segment);
+  message.append(answer);
+  message.seal();
+  if (!(await message.sync())) deps.logger.warn({ channelId }, 'showing a committed answer after a restart failed');
 }
 
 /** The live answer shows the kept text and the note; without one (nothing streamed yet) the note is a new message. */

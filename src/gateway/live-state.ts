@@ -17,6 +17,8 @@ const liveStateSchema = z.object({
   segment: z.array(z.string()),
   /** Tool cards posted as running, by call id. */
   tools: z.record(z.string(), toolCardSchema),
+  /** The final edit of the turn's committed answer landed (docs/design/durability.md): a restart shows nothing again. */
+  answerShown: z.boolean().optional(),
 });
 
 export type LiveState = z.infer<typeof liveStateSchema>;
@@ -54,9 +56,11 @@ export class LiveStateRecorder {
     this.write();
   }
 
-  segmentEnded(): void {
+  /** A segment's final edit landed; `answer`: it was the turn's committed answer. */
+  segmentEnded(answer = false): void {
     if (this.state === undefined || this.state.segment.length === 0) return;
     this.state.segment = [];
+    if (answer) this.state.answerShown = true;
     this.write();
   }
 

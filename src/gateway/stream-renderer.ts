@@ -54,6 +54,8 @@ export class StreamRenderer {
   private lastFlush = 0;
   private intervalMs: number;
   private postedThisTurn = false;
+  /** The last segment this turn ended was shown in full (false: its final edit kept failing or was cut off). */
+  private answerShown = true;
   /** Approvals granted during the current turn, and the calls that produced a result. */
   private readonly approvedThisTurn = new Set<string>();
   private readonly ranThisTurn = new Set<string>();
@@ -79,8 +81,12 @@ export class StreamRenderer {
   }
 
   /** Accepts an event without blocking the agent; rendering happens on the renderer's own chain. */
-  handle(event: AgentEvent): void {
-    this.enqueue(() => this.process(event));
+  /**
+   * Renders the event after the ones handed in before it. Resolves true once a `turn-end` is shown in full (the
+   * answer's final edit landed), false when it could not be (the renderer was closed, a final edit kept failing).
+   */
+  handle(event: AgentEvent): Promise<boolean> {
+    return this.enqueue(() => this.process(event)).then((shown) => shown === true);
   }
 
   /** The platform signalled rate limiting: stretch the cadence (never shorten it). */
@@ -130,14 +136,15 @@ export class StreamRenderer {
     this.dispose();
   }
 
-  private enqueue(step: () => Promise<void>): void {
-    void this.lane.run(step).catch((error: unknown) => {
+  private enqueue(step: () => Promise<boolean | void>): Promise<boolean | void> {
+    return this.lane.run(step).catch((error: unknown) => {
       this.logger.error({ error: describeError(error) }, 'rendering failed');
+      return false;
     });
   }
 
-  private async process(event: AgentEvent): Promise<void> {
-    if (this.closed) return;
+  private async process(event: AgentEvent): Promise<boolean | void> {
+    if (this.closed) return false;
     switch (event.type) {
       case 'turn-start':
         return this.startTurn(event);
@@ -148,7 +155,7 @@ export class StreamRenderer {
         // The call's text is complete: the final edit goes out now, not after the turn has wound down. Whatever follows
         // (tool calls, an error, the turn's end) starts in a new segment anyway.
         markHotPath('segment-end');
-        await this.finishSegment();
+        await this.finishSegment(event.answered === true);
         return;
       case 'tool-calls':
         await this.finishSegment();
@@ -175,8 +182,7 @@ export class StreamRenderer {
         await this.post({ kind: 'error', message: event.message });
         return;
       case 'turn-end':
-        await this.endTurn(event);
-        return;
+        return this.endTurn(event);
       case 'workstream-closed':
         await this.finishSegment();
         this.clearTimers();
@@ -227,7 +233,7 @@ export class StreamRenderer {
     const wait = Math.max(0, this.lastFlush + this.intervalMs - Date.now());
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      this.enqueue(() => this.flush());
+      void this.enqueue(() => this.flush());
     }, wait);
   }
 
@@ -242,10 +248,14 @@ export class StreamRenderer {
     if (segment === this.segment && segment.dirty) this.scheduleFlush();
   }
 
-  /** Final edit of the current segment: retried until the messages show the complete text. */
-  private async finishSegment(): Promise<void> {
+  /**
+   * Final edit of the current segment: retried until the messages show the complete text. `answer`: the segment is
+   * the turn's committed answer (recorded with the segment's end, so a restart knows it was shown). False when the
+   * segment could not be shown in full.
+   */
+  private async finishSegment(answer = false): Promise<boolean> {
     const segment = this.segment;
-    if (!segment) return;
+    if (!segment) return true;
     const scope = this.segmentScope;
     this.segment = undefined;
     this.segmentScope = undefined;
@@ -253,13 +263,13 @@ export class StreamRenderer {
     if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     try {
-      await this.showFinal(segment);
+      return (this.answerShown = await this.showFinal(segment, answer));
     } finally {
       scope?.release();
     }
   }
 
-  private async showFinal(segment: AnswerSegment): Promise<void> {
+  private async showFinal(segment: AnswerSegment, answer: boolean): Promise<boolean> {
     for (let attempt = 1; attempt <= FINAL_ATTEMPTS && !this.closed; attempt += 1) {
       const before = segment.edits;
       const complete = await segment.sync();
@@ -267,13 +277,15 @@ export class StreamRenderer {
       if (segment.messageCount > 0) this.postedThisTurn = true;
       if (complete) {
         await segment.close();
-        return this.live?.segmentEnded();
+        this.live?.segmentEnded(answer);
+        return true;
       }
-      // The wait ends early when the renderer is disposed (shutdown), so no timer outlives it.
+      // Purpose: backoff between attempts of the final edit; the wait ends early when the renderer is disposed.
       await sleep(this.intervalMs * attempt, this.quiet.signal).catch(() => undefined);
     }
     this.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
     await segment.close();
+    return false;
   }
 
   /** Posts an approval card; when that fails the owner is told how to unblock the waiting turn. */
@@ -288,12 +300,15 @@ export class StreamRenderer {
     }
   }
 
-  private async endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): Promise<void> {
+  /** True when the turn's answer is shown in full (its final edit landed, and what it records is handed in). */
+  private async endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): Promise<boolean> {
     markHotPath('turn-end');
     if (!this.segment && !this.postedThisTurn && event.text.trim().length > 0) {
       this.appendText(event.text);
     }
-    await this.finishSegment();
+    const ended = await this.finishSegment();
+    const shown = ended && this.answerShown && !this.closed;
+    this.answerShown = true;
     this.stopTyping();
     if (event.reason === 'cancelled') {
       await this.post({ kind: 'notice', code: 'cancelled' });
@@ -308,6 +323,7 @@ export class StreamRenderer {
     this.approvedThisTurn.clear();
     this.ranThisTurn.clear();
     this.live?.endTurn();
+    return shown;
   }
 
   private async postToolCalls(items: Extract<AgentEvent, { type: 'tool-calls' }>['items']): Promise<void> {
