@@ -50,7 +50,6 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
       }),
     answered: (message: Message) =>
       ordered(async () => {
-        env.writes.touch(wsId);
         await durably('the answer', () => stores.conversations.append(wsId, message));
       }),
     replaceHistory: (messages) =>

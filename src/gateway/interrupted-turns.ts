@@ -11,7 +11,7 @@ import { INTERRUPTED_TOOL_RESULT } from '../shared/interruption.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import type { ApprovalDesk } from './approvals.js';
-import { LiveMessage } from './live-message.js';
+import { answerNonce, LiveMessage } from './live-message.js';
 import { parseLiveState, type LiveState } from './live-state.js';
 import type { Router } from './router.js';
 
@@ -78,7 +78,7 @@ async function settleOne(deps: InterruptedTurnsDeps, turn: InterruptedTurn): Pro
     const recorded = parseLiveState(route?.liveState ?? null);
     const live = recorded?.turnId === turn.turnId ? recorded : undefined;
     if (turn.answer !== undefined) {
-      await showAnswer(deps, adapter, home.channelId, turn.answer, live);
+      await showAnswer(deps, adapter, home.channelId, turn, live);
     } else {
       const note = deps.resume && !turn.wasResumed ? RESUMING_NOTE : INTERRUPTED_NOTE;
       await showNote(deps, adapter, home.channelId, turn, live, note);
@@ -112,9 +112,11 @@ async function runWaiting(deps: InterruptedTurnsDeps, wsId: string): Promise<voi
  * A committed answer whose end was not shown: edited into the messages the thread shows of it, or posted when none was
  * recorded; nothing when its final edit was recorded as landed. The text is the committed one, never generated again.
  */
-async function showAnswer(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, channelId: string, answer: string, live: LiveState | undefined): Promise<void> {
+async function showAnswer(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, channelId: string, turn: InterruptedTurn, live: LiveState | undefined): Promise<void> {
+  const answer = turn.answer ?? '';
   if (answer.trim() === '' || live?.answerShown === true) return;
-  const message = new LiveMessage({ adapter, channelId, logger: deps.logger, signal: deps.signal });
+  // Posted with the live renderer's keys: a post that landed before the kill but was not recorded is returned, not doubled.
+  const message = new LiveMessage({ adapter, channelId, logger: deps.logger, signal: deps.signal, nonce: answerNonce(turn.turnId) });
   if (live !== undefined && adapter.capabilities.canEdit) message.adopt(live.segment);
   message.append(answer);
   message.seal();

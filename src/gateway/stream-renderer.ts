@@ -7,6 +7,7 @@ import { describeError } from '../shared/errors.js';
 import { SerialLane } from '../shared/serial-lane.js';
 import { sleep } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
+import { answerNonce } from './live-message.js';
 import { LiveStateRecorder } from './live-state.js';
 import { openSegment, type AnswerSegment } from './streamed-message.js';
 import { markHotPath } from '../shared/hot-path-marks.js';
@@ -54,6 +55,10 @@ export class StreamRenderer {
   private lastFlush = 0;
   private intervalMs: number;
   private postedThisTurn = false;
+  /** The turn being rendered. */
+  private turnId: string | undefined;
+  /** Set while the committed answer's final edit runs: the keys of its posts. */
+  private answerKey: ((index: number, chunk: string) => string) | undefined;
   /** The last segment this turn ended was shown in full (false: its final edit kept failing or was cut off). */
   private answerShown = true;
   /** Approvals granted during the current turn, and the calls that produced a result. */
@@ -195,6 +200,8 @@ export class StreamRenderer {
 
   private async startTurn(event: Extract<AgentEvent, { type: 'turn-start' }>): Promise<void> {
     await this.finishSegment();
+    this.turnId = event.turnId;
+    this.answerKey = undefined;
     this.live?.startTurn(event.turnId);
     this.postedThisTurn = false;
     this.approvedThisTurn.clear();
@@ -220,6 +227,9 @@ export class StreamRenderer {
         logger: this.logger,
         signal: scope.signal,
         onPosted: (ids) => this.live?.segment(ids),
+        // The committed answer's posts at its final edit are keyed by turn: a restart that shows the answer gets the same
+        // message back, not a second one (other posts are not keyed: two segments may hold the same text).
+        nonce: (index, chunk) => this.answerKey?.(index, chunk),
         stoppable: this.options.adapter.capabilities.canEdit,
       });
     }
@@ -262,9 +272,11 @@ export class StreamRenderer {
     segment.seal();
     if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    if (answer && this.turnId !== undefined) this.answerKey = answerNonce(this.turnId);
     try {
       return (this.answerShown = await this.showFinal(segment, answer));
     } finally {
+      this.answerKey = undefined;
       scope?.release();
     }
   }
