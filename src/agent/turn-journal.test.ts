@@ -67,7 +67,7 @@ describe('TurnJournal', () => {
     let calls = 0;
     const journal = new TurnJournal({ store: { apply: () => (calls++, Promise.reject(new Error('disk full'))) }, logger: createSilentLogger() });
     await journal.end('turn-d');
-    journal.partial('turn-d', '');
+    journal.partial('turn-d', 'some text');
     await journal.flush();
     assert.equal(calls, 2);
   });
@@ -85,7 +85,7 @@ describe('TurnJournal', () => {
     ]);
     assert.ok(waiting[0] !== undefined && waiting[1] !== undefined && waiting[0].seq < waiting[1].seq);
     assert.deepEqual(await db.stores.turnJournal.queuedWorkstreams(), ['ws-q']);
-    await db.stores.turnJournal.apply([{ kind: 'begin', wsId: 'ws-q', turnId: 'turn-second', resumed: false, message: { role: 'user', content: 'second' } }]);
+    await db.stores.turnJournal.apply([{ kind: 'begin', wsId: 'ws-q', turnId: 'turn-second', resumed: false, waited: true, message: { role: 'user', content: 'second' } }]);
     assert.deepEqual((await db.stores.turnJournal.queued('ws-q')).map((row) => row.turnId), ['turn-third'], 'its accepted write removed it');
     assert.deepEqual((await db.stores.conversations.load('ws-q')).map((message) => message.content), ['second'], 'and stored the message');
     void journal.queue('ws-q', 'turn-fourth', JSON.stringify('fourth'), 'user');

@@ -22,6 +22,8 @@ export interface TurnJournalOptions {
 export class TurnJournal {
   /** Streamed text not yet written, by turn. */
   private texts = new Map<string, string>();
+  /** Turns whose row may hold text (set by a non-empty text, cleared by a reset or the end). */
+  private readonly texted = new Set<string>();
   /** Acceptance order of waiting messages (milliseconds, then a counter within one). */
   private lastSeq = 0;
   /** Every write handed to the store and not settled yet (`flush` waits for them). */
@@ -49,11 +51,15 @@ export class TurnJournal {
    * is written at once (text of an earlier call must not be taken for this call's); streamed text waits for the timer.
    */
   partial(turnId: string, text: string): void {
-    this.texts.set(turnId, text);
     if (text === '') {
+      // A row starts with no text: a reset is written only after text was recorded for the turn.
+      if (!this.texted.delete(turnId)) return;
+      this.texts.set(turnId, text);
       this.writeTexts();
       return;
     }
+    this.texted.add(turnId);
+    this.texts.set(turnId, text);
     if (this.timer !== undefined) return;
     // Purpose: throttling. Streamed text is written at most once per interval; shutdown flushes what is left.
     this.timer = setTimeout(() => {
@@ -66,6 +72,7 @@ export class TurnJournal {
   /** The turn ended (answered, cancelled, failed) and was shown: nothing is left to settle. */
   end(turnId: string): Promise<void> {
     this.texts.delete(turnId);
+    this.texted.delete(turnId);
     return this.write([{ kind: 'end', turnId }], 'ending a turn in the journal');
   }
 

@@ -23,13 +23,21 @@ async function durably(what: string, write: () => Promise<unknown>): Promise<voi
   }
 }
 
+/** What the turn's log entry records at its *accepted* write. */
+export interface TurnLogEntry {
+  /** The turn resumes one a restart interrupted (it is never resumed again). */
+  resumed: boolean;
+  /** Its message was stored as waiting: that row goes in the same write. */
+  waited: boolean;
+}
+
 /**
- * `resumed`: the turn resumes one a restart interrupted (its log entry says so, and it is never resumed again). The
+ * `log`: what the turn's *accepted* write records (see TurnLogEntry). The
  * turn's durable writes (its commit points and history appends) run one after another in call order; a write that
  * fails rejects its caller and every write of the turn after it, so the turn ends (with a note) and nothing later is
  * stored over a gap.
  */
-export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: string, resumed = false): TurnHost {
+export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: string, log: TurnLogEntry = { resumed: false, waited: false }): TurnHost {
   const { stores, logger } = env;
   const wsId = ws.wsId;
   const logFailure = (what: string) => (error: unknown) => logger.error({ wsId, err: describeError(error) }, `${what} failed`);
@@ -45,7 +53,7 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
     accept: (message) =>
       ordered(async () => {
         if (message !== undefined) env.writes.touch(wsId);
-        const begin = { kind: 'begin', turnId, wsId, resumed } as const;
+        const begin = { kind: 'begin', turnId, wsId, ...log } as const;
         await durably('your message', () => stores.turnJournal.apply([message === undefined ? begin : { ...begin, message }]));
       }),
     answered: (message: Message) =>

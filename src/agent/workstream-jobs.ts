@@ -18,7 +18,8 @@ export interface WaitingMessage {
 
 export type Job =
   /** `resumed`: the resumption of a turn a restart interrupted (ADR 0013); it is journalled so it never resumes twice. */
-  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin; resumed?: boolean }
+  /** `waited`: the message was stored as waiting (ADR 0030); its row goes with the turn's *accepted* write. */
+  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin; resumed?: boolean; waited?: boolean }
   | { kind: 'resume'; turnId: string; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
 
 /** How a job's turn starts. */

@@ -35,7 +35,7 @@ export class WorkstreamWrites {
     const change = this.change(wsId);
     change.inputTokens = (change.inputTokens ?? 0) + Math.max(0, Math.trunc(inputTokens));
     change.outputTokens = (change.outputTokens ?? 0) + Math.max(0, Math.trunc(outputTokens));
-    this.schedule();
+    // No flush of its own: a turn's usage goes with the state change that ends it (one UPDATE), or with `flush`.
   }
 
   /** A message of the workstream was stored: its `updated` time moves. */

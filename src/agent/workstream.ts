@@ -21,7 +21,7 @@ import { MAX_WATCH_CHAIN, turnStartOf, WATCH_HELD_NOTE, type Job, type WaitingMe
 import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
-import { createTurnHost } from './workstream-host.js';
+import { createTurnHost, type TurnLogEntry } from './workstream-host.js';
 
 export interface LiveWorkstreamInit {
   row: WorkstreamRow;
@@ -102,7 +102,7 @@ export class LiveWorkstream implements Workstream {
     const origin = options.origin ?? 'user';
     // A message that waits is stored until its turn begins: a restart or a takeover still answers it (ADR 0030).
     if (queued) void this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin);
-    this.jobs.push({ kind: 'user', turnId, content: message, origin });
+    this.jobs.push(queued ? { kind: 'user', turnId, content: message, origin, waited: true } : { kind: 'user', turnId, content: message, origin });
     this.kick();
     return Promise.resolve({ status: 'accepted', turnId, queued });
   }
@@ -276,7 +276,8 @@ export class LiveWorkstream implements Workstream {
     if (model === undefined) return this.endWithoutModel(job);
     const start = turnStartOf(job);
     // The turn's *accepted* commit point (its message and its log entry in one write) is the turn's first step.
-    const context = this.turnContext(job.turnId, model, controller.signal, job.kind === 'user' && job.resumed === true);
+    const log = { resumed: job.kind === 'user' && job.resumed === true, waited: job.kind === 'user' && job.waited === true };
+    const context = this.turnContext(job.turnId, model, controller.signal, log);
     const outcome = await runTurn(context, start);
     this.controller = undefined;
     if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
@@ -303,7 +304,7 @@ export class LiveWorkstream implements Workstream {
   /** Queues the messages the previous process left waiting (once), behind whatever is queued now. */
   runWaiting(): void {
     const known = new Set(this.jobs.map((job) => job.turnId));
-    for (const message of this.waiting.splice(0)) if (!known.has(message.turnId)) this.jobs.push({ kind: 'user', ...message });
+    for (const message of this.waiting.splice(0)) if (!known.has(message.turnId)) this.jobs.push({ kind: 'user', ...message, waited: true });
     this.kick();
   }
 
@@ -343,7 +344,7 @@ export class LiveWorkstream implements Workstream {
     this.emit({ type: 'turn-end', turnId: job.turnId, text: '', reason: 'error' });
     // Nothing was accepted: a waiting message's row goes (it has been answered with the error above).
     await this.env.stores.turnJournal
-      .apply([{ kind: 'begin', turnId: job.turnId, wsId: this.wsId, resumed: false }, { kind: 'end', turnId: job.turnId }])
+      .apply([{ kind: 'begin', turnId: job.turnId, wsId: this.wsId, resumed: false, waited: true }, { kind: 'end', turnId: job.turnId }])
       .catch((error: unknown) => this.logError('removing a waiting message', error));
   }
 
@@ -369,7 +370,7 @@ export class LiveWorkstream implements Workstream {
     if (waited) this.emitApprovalCancelled(approvalId);
   }
 
-  private turnContext(turnId: string, model: TurnModel, signal: AbortSignal, resumed: boolean): TurnContext {
+  private turnContext(turnId: string, model: TurnModel, signal: AbortSignal, log: TurnLogEntry): TurnContext {
     const env = this.env;
     return {
       wsId: this.wsId,
@@ -388,7 +389,7 @@ export class LiveWorkstream implements Workstream {
       toolTimeoutMs: env.agent.tool_timeout_seconds * 1000,
       readFiles: this.readFiles,
       logger: env.logger,
-      host: createTurnHost(this, env, turnId, resumed),
+      host: createTurnHost(this, env, turnId, log),
       signal,
       subAgents: (parent, callId) => createSubAgentPort(parent, callId, { maxSteps: env.agent.sub_agent_max_steps }),
     };

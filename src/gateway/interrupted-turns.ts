@@ -12,7 +12,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import type { ApprovalDesk } from './approvals.js';
 import { answerNonce, LiveMessage } from './live-message.js';
-import { parseLiveState, type LiveState } from './live-state.js';
+import { leavesWork, parseLiveState, type LiveState } from './live-state.js';
 import type { Router } from './router.js';
 
 /** The note of a turn that is not resumed (resuming is off, or it was a resumption itself). */
@@ -65,7 +65,9 @@ export async function settleInterruptedTurns(deps: InterruptedTurnsDeps, onlyWsI
   for (const wsId of waiting.filter((id) => !settledWs.has(id))) await runWaiting(deps, wsId);
   // A route whose workstream still has a journal row we did not settle belongs to a turn running on another instance.
   const running = new Set((await deps.stores.turnJournal.list().catch(() => [])).map((row) => row.wsId).filter((wsId) => !settledWs.has(wsId)));
-  for (const route of left) if (!running.has(route.wsId)) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
+  // Values with nothing left to finish (a turn that ended here) stay as they are: clearing them would cost a write each.
+  const unfinished = left.filter((route) => !running.has(route.wsId) && leavesWork(parseLiveState(route.liveState)));
+  for (const route of unfinished) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
   if (settled > 0) deps.logger.info({ settled, resumed }, 'interrupted turns settled');
   return { settled, resumed };
 }

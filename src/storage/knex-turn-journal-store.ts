@@ -30,7 +30,7 @@ async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Pr
       if (change.message !== undefined && change.message.role !== 'system') {
         await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
       }
-      await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
+      if (change.waited === true) await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
       await db.run(db.table('turn_journal').where({ ws_id: change.wsId }).delete());
       await db.run(db.table('turn_journal').insert({
         turn_id: change.turnId,
@@ -70,9 +70,11 @@ export class KnexTurnJournalStore implements TurnJournalStore {
     return guard('turnJournal.apply', async () => {
       if (changes.length === 0) return;
       const now = isoNow();
+      // One change that is one statement needs no transaction of its own (two round trips fewer).
+      const oneStatement = changes.length === 1 && changes[0]?.kind !== 'begin';
       await this.writer.write(async (db) => {
         for (const change of changes) await applyOne(db, change, now);
-      });
+      }, { oneStatement });
     });
   }
 

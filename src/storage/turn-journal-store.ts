@@ -31,7 +31,8 @@ export interface QueuedMessageRow {
  * message of a workstream (it was closed).
  */
 export type TurnJournalChange =
-  | { kind: 'begin'; turnId: string; wsId: string; resumed: boolean; message?: Message }
+  /** `waited`: the message waited behind another turn (its `queue` row goes now). */
+  | { kind: 'begin'; turnId: string; wsId: string; resumed: boolean; message?: Message; waited?: boolean }
   | { kind: 'partial'; turnId: string; partialText: string }
   | { kind: 'end'; turnId: string }
   | ({ kind: 'queue' } & QueuedMessageRow)
