@@ -28,3 +28,8 @@ export function turnStartOf(job: Job): TurnStart {
     ? { kind: 'user', message: { role: 'user', content: job.content } }
     : { kind: 'resume', approvalId: job.approvalId, stored: job.stored, decision: job.decision };
 }
+
+/** What the job's turn records in the turn log at its *accepted* write. */
+export function logEntryOf(job: Job): { resumed: boolean; waited: boolean } {
+  return job.kind === 'user' ? { resumed: job.resumed === true, waited: job.waited === true } : { resumed: false, waited: false };
+}

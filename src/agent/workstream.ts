@@ -17,7 +17,7 @@ import { createSubAgentPort } from './subagents/sub-agent-port.js';
 import { runTurn } from './turn/run-turn.js';
 import { isShutdown, leftForRestart, shutdownReason } from './turn/shutdown.js';
 import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel } from './turn/turn-types.js';
-import { MAX_WATCH_CHAIN, turnStartOf, WATCH_HELD_NOTE, type Job, type WaitingMessage } from './workstream-jobs.js';
+import { logEntryOf, MAX_WATCH_CHAIN, turnStartOf, WATCH_HELD_NOTE, type Job, type WaitingMessage } from './workstream-jobs.js';
 import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
@@ -276,8 +276,7 @@ export class LiveWorkstream implements Workstream {
     if (model === undefined) return this.endWithoutModel(job);
     const start = turnStartOf(job);
     // The turn's *accepted* commit point (its message and its log entry in one write) is the turn's first step.
-    const log = { resumed: job.kind === 'user' && job.resumed === true, waited: job.kind === 'user' && job.waited === true };
-    const context = this.turnContext(job.turnId, model, controller.signal, log);
+    const context = this.turnContext(job.turnId, model, controller.signal, logEntryOf(job));
     const outcome = await runTurn(context, start);
     this.controller = undefined;
     if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
