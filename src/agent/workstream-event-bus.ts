@@ -33,27 +33,28 @@ export class WorkstreamEventBus {
   }
 
   /**
-   * `emit`, resolving once every subscriber handled the event: false when one of them reports (by resolving with
-   * `false`) that it could not show it completely, or failed. A subscriber may resolve only once its output is shown
-   * (the renderer does for `turn-end`: the answer's final edit landed), which is what the turn log waits for.
+   * `emit`, resolving once every subscriber has shown the event: a subscriber that shows it later (the renderer's
+   * final edit of a turn's end) hands back `{ shown }`, which the lane does not wait for (the next events are delivered
+   * meanwhile). False when one of them could not show it completely, or failed.
    */
   deliver(event: AgentEvent): Promise<boolean> {
     const targets = [...this.handlers];
     if (targets.length === 0) return Promise.resolve(true);
-    return this.lane.run(async () => {
+    const shown: Array<Promise<boolean>> = [];
+    const delivered = this.lane.run(async () => {
       if (event.type === 'turn-start') await new Promise<void>((resolve) => setImmediate(resolve));
-      let complete = true;
       for (const handler of targets) {
         if (!this.handlers.has(handler)) continue;
         try {
-          if ((await handler(event)) === false) complete = false;
+          const out = await handler(event);
+          if (typeof out === 'object' && out !== null) shown.push(out.shown.catch(() => false));
         } catch (error) {
-          complete = false;
+          shown.push(Promise.resolve(false));
           this.logger.error({ wsId: this.wsId, event: event.type, err: error }, 'event handler failed');
         }
       }
-      return complete;
     });
+    return delivered.then(async () => (await Promise.all(shown)).every(Boolean));
   }
 
   /** Resolves once every event emitted so far was delivered. */

@@ -59,8 +59,6 @@ export class LiveWorkstream implements Workstream {
   private evicted = false;
   /** Watch-triggered turns since the last message from a person (in memory: a restart starts a new chain). */
   private watchChain = 0;
-  /** The log entries of ended turns, removed once the thread shows each turn's end (never rejects). */
-  private ending: Promise<void> = Promise.resolve();
   /** Messages the previous process had accepted but not started (ADR 0030); they run once the restart settled. */
   private waiting: WaitingMessage[] = [];
   /** The turn the previous process left unfinished, until the gateway settles it (ADR 0013). */
@@ -168,11 +166,10 @@ export class LiveWorkstream implements Workstream {
     this.emit({ type: 'approval-resolved', approvalId, outcome: 'cancelled', approved: false, always: false, feedback: 'Cancelled', decidedBy: SYSTEM_DECIDER });
   }
 
-  /** Resolves when the queue is empty, every event was delivered and the ended turns' log entries were written. */
+  /** Resolves when the queue is empty and every event was delivered. */
   async settle(): Promise<void> {
     while (this.drain !== undefined) await this.drain;
     await this.bus.flush();
-    await this.ending;
   }
 
   /** Changes the state at once in memory; the row follows through the write-behind (never on the waiting path). */
@@ -281,18 +278,11 @@ export class LiveWorkstream implements Workstream {
     this.controller = undefined;
     if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
-    const shown = this.bus.deliver({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
-    // Every durable write of the turn settled (the answer was committed before its final edit). The log entry goes once
-    // the thread shows the turn's end: until then a restart edits the committed answer into place (never answers
-    // again). At shutdown it stays unless the answer was committed (`leftForRestart`); the next start settles it.
+    this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
+    // Every durable write of the turn settled (the answer was committed before its final edit); then the log entry goes.
+    // At shutdown it stays unless the answer was committed (`leftForRestart`); the next start settles it.
     await context.host.settled();
-    if (!leftForRestart(controller.signal, outcome)) this.endWhenShown(job.turnId, shown);
-  }
-
-  /** Ends the turn's log entry once its end is shown; not shown (closed first): a restart shows the committed answer. */
-  private endWhenShown(turnId: string, shown: Promise<boolean>): void {
-    const ending = shown.then((done) => (done ? this.env.journal.end(turnId) : undefined));
-    this.ending = this.ending.then(() => ending);
+    if (!leftForRestart(controller.signal, outcome)) await this.env.journal.end(job.turnId);
   }
 
   /** Set by the restore: messages the previous process accepted and never started, in order. */

@@ -83,8 +83,8 @@ export class Subscriptions {
     const unsubscribe = ws.subscribe((event) => {
       if (binding !== undefined) return this.onEvent(binding, event);
       if (abandoned) return undefined;
-      // A turn-end that waits for the thread is shown once the thread opened (false when it never does).
-      return new Promise<boolean>((shown) => early.push({ event, shown }));
+      // An event that waits for the thread is shown once the thread opened (false when it never does).
+      return { shown: new Promise<boolean>((shown) => early.push({ event, shown })) };
     });
     return {
       open: (channelId) => {
@@ -92,7 +92,11 @@ export class Subscriptions {
         const opened = this.attach(ws, adapter, channelId);
         opened.unsubscribe = unsubscribe;
         this.hold(opened);
-        for (const { event, shown } of early.splice(0)) void Promise.resolve(this.onEvent(opened, event)).then((value) => shown(value !== false));
+        for (const { event, shown } of early.splice(0)) {
+          const out = this.onEvent(opened, event);
+          shown(true);
+          if (out !== undefined) void out.shown.then(shown);
+        }
         binding = opened;
         return opened;
       },
@@ -214,7 +218,7 @@ export class Subscriptions {
   }
 
   /** Bus handler: rendering runs on the renderer's chain; a binding may go once the workstream stops being busy. */
-  private onEvent(binding: Binding, event: AgentEvent): Promise<boolean> | undefined {
+  private onEvent(binding: Binding, event: AgentEvent): { shown: Promise<boolean> } | undefined {
     if (event.type === 'turn-start') binding.turnOpen = true;
     const rendered = binding.renderer.handle(event);
     if (event.type === 'turn-end' || event.type === 'workstream-closed') {
@@ -222,7 +226,7 @@ export class Subscriptions {
       this.releaseWhenQuiet(binding);
     }
     // Only a turn's end is waited for (the turn log ends the turn once its answer is shown); other events stream on.
-    return event.type === 'turn-end' ? rendered : undefined;
+    return event.type === 'turn-end' ? { shown: rendered } : undefined;
   }
 
   /**
