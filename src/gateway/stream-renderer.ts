@@ -315,7 +315,9 @@ export class StreamRenderer {
   /** True when the turn's answer is shown in full (its final edit landed, and what it records is handed in). */
   private async endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): Promise<boolean> {
     markHotPath('turn-end');
-    if (!this.segment && !this.postedThisTurn && event.text.trim().length > 0) {
+    // Only a renderer that showed the turn from its start posts its text at the end: one bound mid-turn (the
+    // conversation moved to another place) did not, and the text was shown where the turn began.
+    if (!this.segment && !this.postedThisTurn && this.turnId === event.turnId && event.text.trim().length > 0) {
       this.appendText(event.text);
     }
     const ended = await this.finishSegment();
