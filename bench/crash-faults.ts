@@ -3,8 +3,12 @@
  * and again, at a random point of a streamed answer ("mid-stream") or while an approved bash call runs ("mid-tool"),
  * then started again. Per fault kind it counts questions lost (never answered after the restart), answered twice, the
  * partial answer missing from the history, tool calls run twice, and tool processes that outlived the gateway.
+ * "answered" kills at the turn log's commit points (docs/design/durability.md): right after the final edit of a
+ * complete answer (the stream then hangs before its usage), or at a random moment from the mention to a little after
+ * the answer; it counts questions with no complete answer, questions answered twice (two complete answers) and
+ * duplicate history rows.
  *
- *   npm run bench:crash -- --rounds=10
+ *   npm run bench:crash -- --rounds=10 [--kinds=stream,tool,answered]
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +22,7 @@ import { GatewayProcesses } from '../test/helpers/gateway-process.js';
 const CHANNEL = '300000000000000001';
 const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const rounds = Number(arg('rounds', '10'));
+const kinds = new Set(arg('kinds', 'stream,tool,answered').split(','));
 
 interface Tally {
   rounds: number;
@@ -63,10 +68,45 @@ async function main(): Promise<void> {
   };
   const stream = blank();
   const tool = blank();
+  const answered = blank();
+  /** Rows of the thread's history with the same role and text as an earlier row. */
+  const duplicateRows = async (threadId: string): Promise<number> => {
+    const route = await gateways.stores().routes.getRoute('discord', threadId);
+    const rows = (await gateways.db()('conversations').where({ ws_id: route?.wsId ?? '' }).select('role', 'content')) as Array<{ role: string; content: string }>;
+    return rows.length - new Set(rows.map((row) => `${row.role}\n${row.content}`)).size;
+  };
+  const answeredRound = async (round: number): Promise<void> => {
+    const words = Array.from({ length: 20 }, (_, index) => `a${round}x${index} `);
+    const full = words.join('');
+    const again = `answered again ${round}`;
+    llm.fallback = () => ({ text: again });
+    const afterEdit = round % 2 === 0;
+    llm.enqueue({ text: words, delayMs: 10, ...(afterEdit ? { hangAfterStop: true } : {}) });
+    const threadId = await mention(`answered round ${round}`);
+    const complete = (message: FakeMessage): boolean => message.content === full && message.components.length === 0;
+    // Not shown within the wait (the gateway did not answer before the kill): counted below like any other round.
+    if (afterEdit) await discord.waitFor(() => bot(threadId).find(complete), 30_000, 'the final edit').catch(() => undefined);
+    else await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 400)));
+    await gateways.kill();
+    await gateways.start();
+    await waitFor(async () => (await gateways.db()('turn_journal').count({ n: '*' }))[0]?.n === 0, 'journal settled', 30_000).catch(() => undefined);
+    await waitFor(() => bot(threadId).some((message) => complete(message) || message.content === again), 'an answer', 30_000).catch(() => undefined);
+    const shown = bot(threadId).filter((message) => complete(message) || message.content === again).length;
+    answered.rounds++;
+    if (shown === 0) answered.lost++;
+    if (shown > 1) answered.duplicated++;
+    answered.partialMissing += await duplicateRows(threadId);
+    llm.fallback = undefined;
+  };
   try {
     await gateways.start();
     await gateways.linkUser('discord', '400000000000000041', 'gus');
     for (let round = 0; round < rounds; round++) {
+      if (kinds.has('answered')) await answeredRound(round);
+      if (!kinds.has('stream') && !kinds.has('tool')) {
+        process.stderr.write(`round ${round + 1}/${rounds} done\n`);
+        continue;
+      }
       // Mid-stream: killed after a random number of words reached the thread.
       const shownWords = 2 + Math.floor(Math.random() * 20);
       const first = llm.requests.length;
@@ -116,7 +156,9 @@ async function main(): Promise<void> {
   }
   console.log('fault kind  | rounds | lost | answered twice | not in history | tool ran twice | tool outlived the gateway');
   console.log('----------- | ------ | ---- | -------------- | -------------- | -------------- | -------------------------');
-  for (const [name, tally] of [['mid-stream', stream], ['mid-tool', tool]] as const) {
+  console.log('(answered: "not in history" counts duplicate history rows instead)');
+  for (const [name, tally] of [['mid-stream', stream], ['mid-tool', tool], ['answered', answered]] as const) {
+    if (tally.rounds === 0) continue;
     console.log(`${name.padEnd(11)} | ${String(tally.rounds).padStart(6)} | ${String(tally.lost).padStart(4)} | ${String(tally.duplicated).padStart(14)} | ${String(tally.partialMissing).padStart(14)} | ${String(tally.toolRanTwice).padStart(14)} | ${String(tally.orphans).padStart(25)}`);
   }
 }

@@ -21,7 +21,8 @@ export type AgentEvent =
   | { type: 'turn-start'; turnId: string; userMessage: string; origin?: MessageOrigin }
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
-  | { type: 'model-call-end'; finishReason: string }
+  /** `answered`: the call's text is the turn's complete answer, already committed to the history. */
+  | { type: 'model-call-end'; finishReason: string; answered?: boolean }
   | { type: 'tool-calls'; items: PreparedItem[] }
   /** `kind: 'network'`: a sandboxed process asks to reach a host (one item; Allow once / Always here / Deny). */
   | { type: 'approval-request'; approvalId: string; items: PreparedItem[]; ownerUserId: string; kind?: 'network' }

@@ -18,6 +18,11 @@ export interface InterruptedTurn {
   interruptedCallIds: string[];
   /** The turn was itself a resumption: it is not resumed again. */
   wasResumed: boolean;
+  /**
+   * The turn's answer was committed (the *answered* commit point) but its end was not shown: its text, which the
+   * gateway edits into place. Such a turn is never resumed or answered again.
+   */
+  answer?: string;
 }
 
 function isSynthesized(message: Message): boolean {
@@ -33,6 +38,18 @@ export function interruptedCallIds(history: readonly Message[]): string[] {
     if (isSynthesized(message)) ids.unshift(message.toolCallId);
   }
   return ids;
+}
+
+/**
+ * The committed answer of the journalled turn, when the history ends with it: an assistant message without tool calls
+ * after the turn's message (the *accepted* write stores the message with the row, so an answer after it is this
+ * turn's). Undefined when the turn was settled before (its kept text carries the interruption marker).
+ */
+export function committedAnswer(history: readonly Message[], row: TurnJournalRow): AssistantMessage | undefined {
+  if (row.settled) return undefined;
+  const last = history.at(-1);
+  if (last?.role !== 'assistant' || (last.toolCalls?.length ?? 0) > 0 || last.content.endsWith(INTERRUPTED_MARKER)) return undefined;
+  return last;
 }
 
 /**

@@ -1,4 +1,7 @@
-/** The turn journal's write-behind: a streaming answer costs a few batched writes, not one per token; nothing lost at flush. */
+/**
+ * The turn log's entries outside a turn's commit points: a streaming answer costs a few writes, not one per token; a
+ * waiting message is stored when accepted and goes with its turn's *accepted* write; nothing is lost at flush.
+ */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestStores, type TestStores } from '../../test/helpers/test-stores.js';
@@ -21,43 +24,41 @@ describe('TurnJournal', () => {
     return { batches, store: { apply: (changes) => (batches.push([...changes]), db.stores.turnJournal.apply(changes)) } };
   }
 
-  it('writes the start at once and a streaming text in batches, keeping the latest text', async () => {
+  const begin = (wsId: string, turnId: string, resumed = false): Promise<void> => db.stores.turnJournal.apply([{ kind: 'begin', wsId, turnId, resumed }]);
+
+  it('writes a streaming text in few writes, keeping the latest text; the end removes the row', async () => {
     const { store, batches } = counting();
     const journal = new TurnJournal({ store, logger: createSilentLogger(), intervalMs: 60_000 });
-    journal.begin('ws-a', 'turn-a', false);
+    await begin('ws-a', 'turn-a');
     let text = '';
     for (let index = 0; index < 500; index++) {
       text += `token${index} `;
       journal.partial('turn-a', text);
     }
     await journal.flush();
-    assert.ok(batches.length <= 2, `500 tokens took ${batches.length} writes`);
+    assert.ok(batches.length <= 1, `500 tokens took ${batches.length} writes`);
     const row = await db.stores.turnJournal.forWorkstream('ws-a');
     assert.equal(row?.partialText, text);
     assert.equal(row?.resumed, false);
-    journal.end('turn-a');
-    await journal.flush();
+    await journal.end('turn-a');
     assert.equal(await db.stores.turnJournal.forWorkstream('ws-a'), undefined);
   });
 
-  it('never writes a turn that began and ended within one batch', async () => {
+  it('drops the text not yet written of a turn that ended', async () => {
     const { store, batches } = counting();
-    const journal = new TurnJournal({ store, logger: createSilentLogger() });
-    journal.begin('ws-b', 'turn-b', false);
+    const journal = new TurnJournal({ store, logger: createSilentLogger(), intervalMs: 60_000 });
     journal.partial('turn-b', 'quick answer');
-    journal.end('turn-b');
+    await journal.end('turn-b');
     await journal.flush();
-    assert.equal(batches.length, 0, 'no write at all');
-    assert.equal(await db.stores.turnJournal.forWorkstream('ws-b'), undefined);
+    assert.deepEqual(batches, [[{ kind: 'end', turnId: 'turn-b' }]]);
   });
 
   it('a new turn of a workstream replaces the row of the one before it (a resumed turn supersedes the interrupted one)', async () => {
     const journal = new TurnJournal({ store: db.stores.turnJournal, logger: createSilentLogger() });
-    journal.begin('ws-c', 'turn-old', false);
+    await begin('ws-c', 'turn-old');
     journal.partial('turn-old', 'half an answer');
     await journal.flush();
-    journal.begin('ws-c', 'turn-new', true);
-    await journal.flush();
+    await begin('ws-c', 'turn-new', true);
     const rows = (await db.stores.turnJournal.list()).filter((row) => row.wsId === 'ws-c');
     assert.deepEqual(rows.map((row) => [row.turnId, row.resumed, row.partialText]), [['turn-new', true, '']]);
   });
@@ -65,22 +66,18 @@ describe('TurnJournal', () => {
   it('logs a failed write and keeps going', async () => {
     let calls = 0;
     const journal = new TurnJournal({ store: { apply: () => (calls++, Promise.reject(new Error('disk full'))) }, logger: createSilentLogger() });
-    journal.begin('ws-d', 'turn-d', false);
-    await journal.flush();
-    journal.partial('turn-d', 'x');
+    await journal.end('turn-d');
+    journal.partial('turn-d', 'some text');
     await journal.flush();
     assert.equal(calls, 2);
   });
-  it('keeps a waiting message until its turn begins, in acceptance order; one started within the batch is never written', async () => {
-    const { store, batches } = counting();
-    const journal = new TurnJournal({ store, logger: createSilentLogger() });
-    journal.begin('ws-q', 'turn-running', false);
-    journal.queue('ws-q', 'turn-second', JSON.stringify('second'), 'user');
-    journal.queue('ws-q', 'turn-third', JSON.stringify([{ type: 'text', text: 'third' }]), 'watch');
-    journal.queue('ws-q', 'turn-quick', JSON.stringify('started at once'), 'user');
-    journal.begin('ws-q', 'turn-quick', false);
+
+  it('keeps a waiting message until its turn is accepted, in acceptance order; a closed workstream keeps none', async () => {
+    const journal = new TurnJournal({ store: db.stores.turnJournal, logger: createSilentLogger() });
+    await begin('ws-q', 'turn-running');
+    void journal.queue('ws-q', 'turn-second', JSON.stringify('second'), 'user');
+    void journal.queue('ws-q', 'turn-third', JSON.stringify([{ type: 'text', text: 'third' }]), 'watch');
     await journal.flush();
-    assert.equal(batches.length, 1, 'one transaction for all of it');
     const waiting = await db.stores.turnJournal.queued('ws-q');
     assert.deepEqual(waiting.map((row) => [row.turnId, JSON.parse(row.content) as unknown, row.origin]), [
       ['turn-second', 'second', 'user'],
@@ -88,11 +85,11 @@ describe('TurnJournal', () => {
     ]);
     assert.ok(waiting[0] !== undefined && waiting[1] !== undefined && waiting[0].seq < waiting[1].seq);
     assert.deepEqual(await db.stores.turnJournal.queuedWorkstreams(), ['ws-q']);
-    journal.begin('ws-q', 'turn-second', false);
-    await journal.flush();
-    assert.deepEqual((await db.stores.turnJournal.queued('ws-q')).map((row) => row.turnId), ['turn-third'], 'its begin removed it');
-    journal.queue('ws-q', 'turn-fourth', JSON.stringify('fourth'), 'user');
-    journal.drop('ws-q');
+    await db.stores.turnJournal.apply([{ kind: 'begin', wsId: 'ws-q', turnId: 'turn-second', resumed: false, waited: true, message: { role: 'user', content: 'second' } }]);
+    assert.deepEqual((await db.stores.turnJournal.queued('ws-q')).map((row) => row.turnId), ['turn-third'], 'its accepted write removed it');
+    assert.deepEqual((await db.stores.conversations.load('ws-q')).map((message) => message.content), ['second'], 'and stored the message');
+    void journal.queue('ws-q', 'turn-fourth', JSON.stringify('fourth'), 'user');
+    void journal.drop('ws-q');
     await journal.flush();
     assert.deepEqual(await db.stores.turnJournal.queued('ws-q'), [], 'a closed workstream keeps none');
     assert.deepEqual(await db.stores.turnJournal.queuedWorkstreams(), []);

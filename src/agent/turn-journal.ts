@@ -1,7 +1,10 @@
 /**
- * Write-behind of the turn journal (`turn_journal`): a turn's start and end are written at once (on the next turn of
- * the event loop), the text it streams at most once per `intervalMs`, all changes of a flush in one transaction. A
- * restart reads the rows left behind to settle the turns the process did not finish (docs/decisions/0013).
+ * The turn log's entries outside a turn's own commit points (docs/design/durability.md): a waiting message is stored
+ * when it is accepted, a workstream's waiting messages go when it closes, a turn's row goes when it ended, and the
+ * text a streaming answer has shown is written at most once per `intervalMs` (never per token). The commit points of
+ * the turn itself (*accepted*, *answered*) are written by the turn host. Every write here is handed to the store at
+ * once, so the store's one write engine commits them in the order they were made; a failed write is logged with what
+ * it lost (nobody waits on these: the turn's own commit points carry what a user must hear about).
  */
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -10,13 +13,6 @@ import type { TurnJournalChange, TurnJournalStore } from '../storage/turn-journa
 /** How often a streaming answer's text is written: a crash loses at most about this much of what was shown. */
 export const DEFAULT_JOURNAL_INTERVAL_MS = 1000;
 
-interface Entry {
-  queue?: Extract<TurnJournalChange, { kind: 'queue' }>;
-  begin?: Extract<TurnJournalChange, { kind: 'begin' }>;
-  partial?: string;
-  end?: boolean;
-}
-
 export interface TurnJournalOptions {
   store: Pick<TurnJournalStore, 'apply'>;
   logger: Logger;
@@ -24,141 +20,92 @@ export interface TurnJournalOptions {
 }
 
 export class TurnJournal {
-  private pending = new Map<string, Entry>();
-  /** Workstreams whose waiting messages go (closed); applied before the entries of the same flush. */
-  private drops = new Set<string>();
+  /** Streamed text not yet written, by turn. */
+  private texts = new Map<string, string>();
+  /** Turns whose row may hold text (set by a non-empty text, cleared by a reset or the end). */
+  private readonly texted = new Set<string>();
   /** Acceptance order of waiting messages (milliseconds, then a counter within one). */
   private lastSeq = 0;
-  private running: Promise<void> | undefined;
+  /** Every write handed to the store and not settled yet (`flush` waits for them). */
+  private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
-  private soon: NodeJS.Timeout | undefined;
-  private urgent = false;
   private readonly intervalMs: number;
 
   constructor(private readonly options: TurnJournalOptions) {
     this.intervalMs = options.intervalMs ?? DEFAULT_JOURNAL_INTERVAL_MS;
   }
 
-  /** A message was accepted while a turn ran: stored until its own turn begins (or the workstream closes). */
-  queue(wsId: string, turnId: string, content: string, origin: 'user' | 'watch'): void {
+  /** A message was accepted while a turn ran: stored until its own turn is accepted (or the workstream closes). */
+  queue(wsId: string, turnId: string, content: string, origin: 'user' | 'watch'): Promise<void> {
     this.lastSeq = Math.max(this.lastSeq + 1, Date.now() * 1000);
-    this.entry(turnId).queue = { kind: 'queue', turnId, wsId, content, origin, seq: this.lastSeq };
-    this.schedule(true);
+    return this.write([{ kind: 'queue', turnId, wsId, content, origin, seq: this.lastSeq }], 'storing a waiting message');
   }
 
   /** The workstream closed: its waiting messages will never run. */
-  drop(wsId: string): void {
-    for (const [turnId, entry] of this.pending) if (entry.queue?.wsId === wsId && entry.begin === undefined) this.pending.delete(turnId);
-    this.drops.add(wsId);
-    this.schedule(true);
-  }
-
-  /** A turn started; `resumed` marks the resumption of an interrupted turn (it is never resumed again). */
-  begin(wsId: string, turnId: string, resumed: boolean): void {
-    this.entry(turnId).begin = { kind: 'begin', turnId, wsId, resumed };
-    this.schedule(true);
-  }
-
-  /** The text the current model call has streamed so far ('' when a call starts or its message was stored). */
-  partial(turnId: string, text: string): void {
-    this.entry(turnId).partial = text;
-    this.schedule(text === '');
-  }
-
-  /** The turn ended (answered, cancelled, failed): nothing is left to settle. */
-  end(turnId: string): void {
-    this.entry(turnId).end = true;
-    this.schedule(true);
-  }
-
-  /** Resolves when everything queued before the call is written (or its failure logged). Never rejects. */
-  async flush(): Promise<void> {
-    while (this.running !== undefined || this.pending.size > 0 || this.drops.size > 0) {
-      if (this.running === undefined) this.start();
-      await this.running;
-    }
-  }
-
-  /** Stops the timer (shutdown); queued changes stay until `flush`. */
-  stop(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    clearTimeout(this.soon);
-    this.soon = undefined;
-  }
-
-  private entry(turnId: string): Entry {
-    let entry = this.pending.get(turnId);
-    if (entry === undefined) {
-      entry = {};
-      this.pending.set(turnId, entry);
-    }
-    return entry;
+  drop(wsId: string): Promise<void> {
+    return this.write([{ kind: 'drop', wsId }], 'dropping the waiting messages of a closed workstream');
   }
 
   /**
-   * Urgent changes (start, end, a call's first empty text) go out on the next turn of the event loop, where they share
-   * the transaction of the turn's other writes (ADR 0026, 0031); streamed text waits for the interval.
+   * The text the current model call has streamed so far ('' when a call starts or its message was stored). A reset
+   * is written at once (text of an earlier call must not be taken for this call's); streamed text waits for the timer.
    */
-  private schedule(urgent: boolean): void {
-    this.urgent ||= urgent;
-    if (this.running !== undefined) return;
-    if (this.urgent) {
-      this.startSoon();
+  partial(turnId: string, text: string): void {
+    if (text === '') {
+      // A row starts with no text: a reset is written only after text was recorded for the turn.
+      if (!this.texted.delete(turnId)) return;
+      this.texts.set(turnId, text);
+      this.writeTexts();
       return;
     }
+    this.texted.add(turnId);
+    this.texts.set(turnId, text);
     if (this.timer !== undefined) return;
+    // Purpose: throttling. Streamed text is written at most once per interval; shutdown flushes what is left.
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.start();
+      this.writeTexts();
     }, this.intervalMs);
-    // Shutdown flushes what is queued; a pending write never keeps the process alive on its own.
     this.timer.unref();
   }
 
-  /** On the next turn of the event loop, off the path of the request being sent now (ADR 0031). */
-  private startSoon(): void {
-    if (this.soon !== undefined) return;
-    this.soon = setTimeout(() => {
-      this.soon = undefined;
-      clearTimeout(this.timer);
-      this.timer = undefined;
-      this.start();
-    }, 0);
-    this.soon.unref();
+  /** The turn ended (answered, cancelled, failed) and was shown: nothing is left to settle. */
+  end(turnId: string): Promise<void> {
+    this.texts.delete(turnId);
+    this.texted.delete(turnId);
+    return this.write([{ kind: 'end', turnId }], 'ending a turn in the journal');
   }
 
-  private start(): void {
-    if (this.running !== undefined || (this.pending.size === 0 && this.drops.size === 0)) return;
-    const batch = [...this.pending.entries()];
-    const drops = [...this.drops];
-    this.pending = new Map();
-    this.drops = new Set();
-    this.urgent = false;
-    this.running = this.write(drops, batch).finally(() => {
-      this.running = undefined;
-      if (this.pending.size > 0 || this.drops.size > 0) this.schedule(this.urgent);
-    });
+  /** Resolves when everything handed in before the call is written (or its failure logged). Never rejects. */
+  async flush(): Promise<void> {
+    this.writeTexts();
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
-  private async write(drops: readonly string[], batch: Array<[string, Entry]>): Promise<void> {
-    const changes: TurnJournalChange[] = drops.map((wsId) => ({ kind: 'drop', wsId }));
-    for (const [turnId, entry] of batch) {
-      // A message queued and started within one batch never waits in a row (its begin removes none).
-      if (entry.queue !== undefined && entry.begin === undefined && entry.end !== true) changes.push(entry.queue);
-      // A turn that began and ended within one batch never needs a row.
-      if (entry.begin !== undefined && entry.end === true) continue;
-      if (entry.begin !== undefined) changes.push(entry.begin);
-      // A new row starts with no text: an empty partial in the same batch would be a second statement for nothing.
-      const redundant = entry.begin !== undefined && entry.partial === '';
-      if (entry.partial !== undefined && entry.end !== true && !redundant) changes.push({ kind: 'partial', turnId, partialText: entry.partial });
-      if (entry.end === true) changes.push({ kind: 'end', turnId });
-    }
-    if (changes.length === 0) return;
-    try {
-      await this.options.store.apply(changes);
-    } catch (error) {
-      this.options.logger.error({ err: describeError(error), turns: batch.map(([turnId]) => turnId) }, 'writing the turn journal failed');
-    }
+  /** Stops the timer (shutdown); streamed text not written yet stays until `flush`. */
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private writeTexts(): void {
+    if (this.texts.size === 0) return;
+    const changes: TurnJournalChange[] = [...this.texts].map(([turnId, partialText]) => ({ kind: 'partial', turnId, partialText }));
+    this.texts = new Map();
+    void this.write(changes, 'writing the streamed text to the turn journal');
+  }
+
+  private write(changes: TurnJournalChange[], what: string): Promise<void> {
+    const written = this.options.store.apply(changes).then(
+      () => undefined,
+      (error: unknown) => {
+        // A write nobody waits on: the loss is named, so an operator sees which turns a restart cannot settle exactly.
+        const turns = changes.map((change) => ('turnId' in change ? change.turnId : change.wsId));
+        this.options.logger.error({ err: describeError(error), turns }, `${what} failed`);
+      },
+    );
+    this.inFlight.add(written);
+    void written.then(() => this.inFlight.delete(written));
+    return written;
   }
 }

@@ -28,7 +28,11 @@ export interface SendOptions {
 }
 
 /** Receives a workstream's events strictly in order; a throw is logged and does not unsubscribe. */
-export type AgentEventHandler = (event: AgentEvent) => void | Promise<void>;
+/**
+ * A handler that shows an event later (the renderer's turn end) returns `{ shown }`, resolving false when it could not
+ * show it completely; the turn log waits for it, the event stream does not (see WorkstreamEventBus.deliver).
+ */
+export type AgentEventHandler = (event: AgentEvent) => void | Promise<void> | { shown: Promise<boolean> };
 
 export interface Workstream {
   readonly wsId: string;

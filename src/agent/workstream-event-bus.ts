@@ -29,19 +29,32 @@ export class WorkstreamEventBus {
    * request's creation and its bytes reaching the socket (ADR 0033).
    */
   emit(event: AgentEvent): void {
+    void this.deliver(event);
+  }
+
+  /**
+   * `emit`, resolving once every subscriber has shown the event: a subscriber that shows it later (the renderer's
+   * final edit of a turn's end) hands back `{ shown }`, which the lane does not wait for (the next events are delivered
+   * meanwhile). False when one of them could not show it completely, or failed.
+   */
+  deliver(event: AgentEvent): Promise<boolean> {
     const targets = [...this.handlers];
-    if (targets.length === 0) return;
-    void this.lane.run(async () => {
+    if (targets.length === 0) return Promise.resolve(true);
+    const shown: Array<Promise<boolean>> = [];
+    const delivered = this.lane.run(async () => {
       if (event.type === 'turn-start') await new Promise<void>((resolve) => setImmediate(resolve));
       for (const handler of targets) {
         if (!this.handlers.has(handler)) continue;
         try {
-          await handler(event);
+          const out = await handler(event);
+          if (typeof out === 'object' && out !== null) shown.push(out.shown.catch(() => false));
         } catch (error) {
+          shown.push(Promise.resolve(false));
           this.logger.error({ wsId: this.wsId, event: event.type, err: error }, 'event handler failed');
         }
       }
     });
+    return delivered.then(async () => (await Promise.all(shown)).every(Boolean));
   }
 
   /** Resolves once every event emitted so far was delivered. */

@@ -6,6 +6,7 @@ import { newHexId } from '../shared/ids.js';
 import { encodeApprovalItems, encodeNetworkItems } from './approval-record.js';
 import type { Message, Usage } from './messages.js';
 import { evaluateToolPolicies } from './policy/evaluate-tool-policies.js';
+import { DurableWriteError } from './turn/durable-write.js';
 import { isShutdown } from './turn/shutdown.js';
 import type { ApprovalRequestInput, NetworkApprovalInput, TurnApprovalDecision, TurnHost } from './turn/turn-types.js';
 import type { PolicyAction } from '../storage/policy-store.js';
@@ -13,44 +14,58 @@ import type { LiveWorkstream } from './workstream.js';
 import type { WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 
-export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: string): TurnHost {
+/** A store write of the turn: its failure becomes a `DurableWriteError` naming what was lost (the turn ends with a note). */
+async function durably(what: string, write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    throw new DurableWriteError(what, error);
+  }
+}
+
+/** What the turn's log entry records at its *accepted* write. */
+export interface TurnLogEntry {
+  /** The turn resumes one a restart interrupted (it is never resumed again). */
+  resumed: boolean;
+  /** Its message was stored as waiting: that row goes in the same write. */
+  waited: boolean;
+}
+
+/**
+ * `log`: what the turn's *accepted* write records (see TurnLogEntry). The
+ * turn's durable writes (its commit points and history appends) run one after another in call order; a write that
+ * fails rejects its caller and every write of the turn after it, so the turn ends (with a note) and nothing later is
+ * stored over a gap.
+ */
+export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: string, log: TurnLogEntry = { resumed: false, waited: false }): TurnHost {
   const { stores, logger } = env;
   const wsId = ws.wsId;
   const logFailure = (what: string) => (error: unknown) => logger.error({ wsId, err: describeError(error) }, `${what} failed`);
-  // History writes run one after another in call order, also when a caller does not await one (the user's message
-  // is saved while the model request is in flight), so a compaction's replace never overtakes an append.
-  // A new workstream's row may still be committing: every history write of the workstream comes after it.
-  let chain: Promise<void> = ws.stored;
-  let handed: Promise<void> = Promise.resolve();
-  const ordered = (write: () => Promise<void>): Promise<void> => {
-    let started = (): void => undefined;
-    handed = new Promise<void>((resolve) => (started = resolve));
-    chain = chain.then(
-      () => {
-        started();
-        return write();
-      },
-      (error: unknown) => {
-        started();
-        throw error;
-      },
-    );
-    return chain;
-  };
+  const ordered = writeChain(ws.stored);
   return {
     emit: (event) => ws.emit(event),
     persist: (message: Message) =>
       ordered(async () => {
         // Touched when handed in, so the time joins the state change of the same moment (one UPDATE, ADR 0026).
         env.writes.touch(wsId);
-        await stores.conversations.append(wsId, message).catch(logFailure('persisting a message'));
+        await durably('a message of this turn', () => stores.conversations.append(wsId, message));
+      }),
+    accept: (message) =>
+      ordered(async () => {
+        if (message !== undefined) env.writes.touch(wsId);
+        const begin = { kind: 'begin', turnId, wsId, ...log } as const;
+        await durably('your message', () => stores.turnJournal.apply([message === undefined ? begin : { ...begin, message }]));
+      }),
+    answered: (message: Message) =>
+      ordered(async () => {
+        await durably('the answer', () => stores.conversations.append(wsId, message));
       }),
     replaceHistory: (messages) =>
       ordered(async () => {
-        await stores.conversations.replace(wsId, messages).catch(logFailure('replacing the history'));
+        await durably('the compacted history', () => stores.conversations.replace(wsId, messages));
       }),
-    settled: () => chain,
-    handedIn: () => handed,
+    // The turn has reported a failed write (its note in the thread); the next turn starts on what is stored.
+    settled: () => ordered.settled(),
     recordPartial: (text: string) => env.journal.partial(turnId, text),
     setState: (state: WorkstreamStatus) => ws.setState(state),
     addUsage: (usage: Usage) => {
@@ -84,6 +99,19 @@ async function evaluateNetworkPolicy(env: WorkstreamEnv, wsId: string, label: st
     env.logger.error({ wsId, err: describeError(error) }, 'evaluating network policies failed');
     return 'ask';
   }
+}
+
+/**
+ * The turn's durable writes, one after another in call order, also when a caller does not await one (the user's
+ * message commits while the model request is in flight), so a compaction's replace never overtakes an append. A new
+ * workstream's row may still be committing (`first`): every write of the workstream comes after it.
+ */
+function writeChain(first: Promise<void>): ((write: () => Promise<void>) => Promise<void>) & { settled(): Promise<void> } {
+  let chain = first;
+  const ordered = (write: () => Promise<void>): Promise<void> => (chain = chain.then(write));
+  // The turn has reported a failed write (its note in the thread); the next turn starts on what is stored.
+  const settledAnyway = (): void => undefined;
+  return Object.assign(ordered, { settled: () => chain.then(settledAnyway, settledAnyway) });
 }
 
 /** Row first, then the event, then the wait. On cancel the row is marked cancelled. */

@@ -18,7 +18,8 @@ export interface WaitingMessage {
 
 export type Job =
   /** `resumed`: the resumption of a turn a restart interrupted (ADR 0013); it is journalled so it never resumes twice. */
-  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin; resumed?: boolean }
+  /** `waited`: the message was stored as waiting (ADR 0030); its row goes with the turn's *accepted* write. */
+  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin; resumed?: boolean; waited?: boolean }
   | { kind: 'resume'; turnId: string; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
 
 /** How a job's turn starts. */
@@ -26,4 +27,9 @@ export function turnStartOf(job: Job): TurnStart {
   return job.kind === 'user'
     ? { kind: 'user', message: { role: 'user', content: job.content } }
     : { kind: 'resume', approvalId: job.approvalId, stored: job.stored, decision: job.decision };
+}
+
+/** What the job's turn records in the turn log at its *accepted* write. */
+export function logEntryOf(job: Job): { resumed: boolean; waited: boolean } {
+  return job.kind === 'user' ? { resumed: job.resumed === true, waited: job.waited === true } : { resumed: false, waited: false };
 }

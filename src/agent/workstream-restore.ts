@@ -5,7 +5,7 @@ import { describeError } from '../shared/errors.js';
 import type { QueuedMessageRow, TurnJournalRow } from '../storage/turn-journal-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
 import { decodeApprovalItems } from './approval-record.js';
-import { interruptedCallIds, partialAnswerMessage, withoutPendingBatch } from './interrupted-turn.js';
+import { committedAnswer, interruptedCallIds, partialAnswerMessage, withoutPendingBatch } from './interrupted-turn.js';
 import type { ContentPart } from './messages.js';
 import { LiveWorkstream } from './workstream.js';
 import type { WaitingMessage } from './workstream-jobs.js';
@@ -63,6 +63,13 @@ export async function restoreWorkstream(env: WorkstreamEnv, wsId: string): Promi
 
 /** Puts the interrupted turn's streamed text into the history (once) and hands the turn to the gateway to settle. */
 async function settleJournalled(env: WorkstreamEnv, ws: LiveWorkstream, row: TurnJournalRow): Promise<void> {
+  const answer = committedAnswer(ws.history, row);
+  if (answer !== undefined) {
+    // Answered: the turn is done; only its final edit may be missing from the thread.
+    ws.setInterrupted({ wsId: ws.wsId, turnId: row.turnId, partialText: '', interruptedCallIds: [], wasResumed: row.resumed, answer: answer.content });
+    env.logger.info({ wsId: ws.wsId, turnId: row.turnId }, 'answered turn found; its answer is shown, not generated again');
+    return;
+  }
   const callIds = interruptedCallIds(ws.history);
   const message = partialAnswerMessage(ws.history, row);
   if (message !== undefined) {

@@ -35,7 +35,7 @@ export class WorkstreamWrites {
     const change = this.change(wsId);
     change.inputTokens = (change.inputTokens ?? 0) + Math.max(0, Math.trunc(inputTokens));
     change.outputTokens = (change.outputTokens ?? 0) + Math.max(0, Math.trunc(outputTokens));
-    this.schedule();
+    // No flush of its own: a turn's usage goes with the state change that ends it (one UPDATE), or with `flush`.
   }
 
   /** A message of the workstream was stored: its `updated` time moves. */
@@ -75,14 +75,17 @@ export class WorkstreamWrites {
     return change;
   }
 
-  /** The first change after a quiet moment starts a flush on the next turn of the event loop (a timer, ADR 0031). */
+  /**
+   * The first change after a quiet moment starts a flush once the code that made it reached its next `await` (a
+   * microtask), so the changes of one moment merge; changes made while a flush runs go in the next one.
+   */
   private schedule(): void {
     if (this.scheduled || this.running !== undefined) return;
     this.scheduled = true;
-    setTimeout(() => {
+    queueMicrotask(() => {
       this.scheduled = false;
       if (this.running === undefined) this.start();
-    }, 0);
+    });
   }
 
   private start(): void {

@@ -17,11 +17,11 @@ import { createSubAgentPort } from './subagents/sub-agent-port.js';
 import { runTurn } from './turn/run-turn.js';
 import { isShutdown, leftForRestart, shutdownReason } from './turn/shutdown.js';
 import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel } from './turn/turn-types.js';
-import { MAX_WATCH_CHAIN, turnStartOf, WATCH_HELD_NOTE, type Job, type WaitingMessage } from './workstream-jobs.js';
+import { logEntryOf, MAX_WATCH_CHAIN, turnStartOf, WATCH_HELD_NOTE, type Job, type WaitingMessage } from './workstream-jobs.js';
 import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
-import { createTurnHost } from './workstream-host.js';
+import { createTurnHost, type TurnLogEntry } from './workstream-host.js';
 
 export interface LiveWorkstreamInit {
   row: WorkstreamRow;
@@ -99,8 +99,8 @@ export class LiveWorkstream implements Workstream {
     const turnId = newHexId();
     const origin = options.origin ?? 'user';
     // A message that waits is stored until its turn begins: a restart or a takeover still answers it (ADR 0030).
-    if (queued) this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin);
-    this.jobs.push({ kind: 'user', turnId, content: message, origin });
+    if (queued) void this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin);
+    this.jobs.push(queued ? { kind: 'user', turnId, content: message, origin, waited: true } : { kind: 'user', turnId, content: message, origin });
     this.kick();
     return Promise.resolve({ status: 'accepted', turnId, queued });
   }
@@ -268,23 +268,21 @@ export class LiveWorkstream implements Workstream {
     if (job.kind === 'user') this.watchChain = job.origin === 'watch' ? this.watchChain + 1 : 0;
     const controller = new AbortController();
     this.controller = controller;
-    this.env.journal.begin(this.wsId, job.turnId, job.kind === 'user' && job.resumed === true);
     if (job.kind === 'user') this.emitTurnStart(job);
     const model = this.env.resolveModel(this.modelAlias) ?? this.env.resolveModel(this.env.defaultModelAlias);
     if (model === undefined) return this.endWithoutModel(job);
     const start = turnStartOf(job);
-    const context = this.turnContext(job.turnId, model, controller.signal);
+    // The turn's *accepted* commit point (its message and its log entry in one write) is the turn's first step.
+    const context = this.turnContext(job.turnId, model, controller.signal, logEntryOf(job));
     const outcome = await runTurn(context, start);
     this.controller = undefined;
     if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
     this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
-    // The journal's end is handed in after the answer, so it commits with it or later (one transaction, ADR 0026). At
-    // shutdown the row stays unless the answer was complete (`leftForRestart`); the next start settles it (ADR 0013).
-    await context.host.handedIn();
-    if (!leftForRestart(controller.signal, outcome)) this.env.journal.end(job.turnId);
-    // The answer's commit may still run (see run-turn.ts); the next turn starts on a stored history.
+    // Every durable write of the turn settled (the answer was committed before its final edit); then the log entry goes.
+    // At shutdown it stays unless the answer was committed (`leftForRestart`); the next start settles it.
     await context.host.settled();
+    if (!leftForRestart(controller.signal, outcome)) await this.env.journal.end(job.turnId);
   }
 
   /** Set by the restore: messages the previous process accepted and never started, in order. */
@@ -295,7 +293,7 @@ export class LiveWorkstream implements Workstream {
   /** Queues the messages the previous process left waiting (once), behind whatever is queued now. */
   runWaiting(): void {
     const known = new Set(this.jobs.map((job) => job.turnId));
-    for (const message of this.waiting.splice(0)) if (!known.has(message.turnId)) this.jobs.push({ kind: 'user', ...message });
+    for (const message of this.waiting.splice(0)) if (!known.has(message.turnId)) this.jobs.push({ kind: 'user', ...message, waited: true });
     this.kick();
   }
 
@@ -316,7 +314,7 @@ export class LiveWorkstream implements Workstream {
   async finishInterrupted(resume: boolean): Promise<'resumed' | 'noted'> {
     const turn = this.interrupted;
     this.interrupted = undefined;
-    if (turn !== undefined && resume && !turn.wasResumed && !this.isBusy() && !this.closed) {
+    if (turn !== undefined && turn.answer === undefined && resume && !turn.wasResumed && !this.isBusy() && !this.closed) {
       // The job's journal row replaces the interrupted turn's row when it is written (begin supersedes it).
       this.jobs.unshift({ kind: 'user', turnId: newHexId(), content: RESUME_PROMPT, origin: 'user', resumed: true });
       this.runWaiting();
@@ -333,7 +331,10 @@ export class LiveWorkstream implements Workstream {
     this.controller = undefined;
     this.emit({ type: 'error', message: 'No model is configured for this workstream.' });
     this.emit({ type: 'turn-end', turnId: job.turnId, text: '', reason: 'error' });
-    this.env.journal.end(job.turnId);
+    // Nothing was accepted: a waiting message's row goes (it has been answered with the error above).
+    await this.env.stores.turnJournal
+      .apply([{ kind: 'begin', turnId: job.turnId, wsId: this.wsId, resumed: false, waited: true }, { kind: 'end', turnId: job.turnId }])
+      .catch((error: unknown) => this.logError('removing a waiting message', error));
   }
 
   private emitTurnStart(job: Extract<Job, { kind: 'user' }>): void {
@@ -358,7 +359,7 @@ export class LiveWorkstream implements Workstream {
     if (waited) this.emitApprovalCancelled(approvalId);
   }
 
-  private turnContext(turnId: string, model: TurnModel, signal: AbortSignal): TurnContext {
+  private turnContext(turnId: string, model: TurnModel, signal: AbortSignal, log: TurnLogEntry): TurnContext {
     const env = this.env;
     return {
       wsId: this.wsId,
@@ -377,7 +378,7 @@ export class LiveWorkstream implements Workstream {
       toolTimeoutMs: env.agent.tool_timeout_seconds * 1000,
       readFiles: this.readFiles,
       logger: env.logger,
-      host: createTurnHost(this, env, turnId),
+      host: createTurnHost(this, env, turnId, log),
       signal,
       subAgents: (parent, callId) => createSubAgentPort(parent, callId, { maxSteps: env.agent.sub_agent_max_steps }),
     };

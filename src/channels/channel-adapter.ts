@@ -277,9 +277,10 @@ export type OutboundMessage =
   /**
    * `stoppable`: the text is the live message of a running turn and carries a Stop control; a click arrives as the
    * `cancel` command in the thread the message is in (with `removeControl`). The control goes with the next edit
-   * without `stoppable`.
+   * without `stoppable`. `nonce` (posts only): an idempotency key; a platform that has one (Discord's `enforce_nonce`)
+   * creates one message per key, so a post repeated after a crash returns the message the first one made.
    */
-  | { kind: 'text'; text: string; stoppable?: boolean }
+  | { kind: 'text'; text: string; stoppable?: boolean; nonce?: string }
   | { kind: 'tool-call'; name: string; preview: string; status: 'running' | 'done' | 'error'; output?: string }
   | { kind: 'tool-result'; name: string; output: string; isError: boolean }
   | { kind: 'error'; message: string }

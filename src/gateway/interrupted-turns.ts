@@ -11,8 +11,8 @@ import { INTERRUPTED_TOOL_RESULT } from '../shared/interruption.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import type { ApprovalDesk } from './approvals.js';
-import { LiveMessage } from './live-message.js';
-import { parseLiveState, type LiveState } from './live-state.js';
+import { answerNonce, LiveMessage } from './live-message.js';
+import { leavesWork, parseLiveState, type LiveState } from './live-state.js';
 import type { Router } from './router.js';
 
 /** The note of a turn that is not resumed (resuming is off, or it was a resumption itself). */
@@ -65,7 +65,9 @@ export async function settleInterruptedTurns(deps: InterruptedTurnsDeps, onlyWsI
   for (const wsId of waiting.filter((id) => !settledWs.has(id))) await runWaiting(deps, wsId);
   // A route whose workstream still has a journal row we did not settle belongs to a turn running on another instance.
   const running = new Set((await deps.stores.turnJournal.list().catch(() => [])).map((row) => row.wsId).filter((wsId) => !settledWs.has(wsId)));
-  for (const route of left) if (!running.has(route.wsId)) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
+  // Values with nothing left to finish (a turn that ended here) stay as they are: clearing them would cost a write each.
+  const unfinished = left.filter((route) => !running.has(route.wsId) && leavesWork(parseLiveState(route.liveState)));
+  for (const route of unfinished) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
   if (settled > 0) deps.logger.info({ settled, resumed }, 'interrupted turns settled');
   return { settled, resumed };
 }
@@ -77,8 +79,12 @@ async function settleOne(deps: InterruptedTurnsDeps, turn: InterruptedTurn): Pro
     const route = await deps.stores.routes.getRoute(home.platform, home.channelId);
     const recorded = parseLiveState(route?.liveState ?? null);
     const live = recorded?.turnId === turn.turnId ? recorded : undefined;
-    const note = deps.resume && !turn.wasResumed ? RESUMING_NOTE : INTERRUPTED_NOTE;
-    await showNote(deps, adapter, home.channelId, turn, live, note);
+    if (turn.answer !== undefined) {
+      await showAnswer(deps, adapter, home.channelId, turn, live);
+    } else {
+      const note = deps.resume && !turn.wasResumed ? RESUMING_NOTE : INTERRUPTED_NOTE;
+      await showNote(deps, adapter, home.channelId, turn, live, note);
+    }
     await markToolCards(deps, adapter, home.channelId, live);
     await deps.desk.markInterrupted(turn.turnId, turn.interruptedCallIds);
     await clearIfUnchanged(deps, home.platform, home.channelId, route?.liveState ?? null);
@@ -102,6 +108,27 @@ async function runWaiting(deps: InterruptedTurnsDeps, wsId: string): Promise<voi
   } catch (error) {
     deps.logger.error({ wsId, error: describeError(error) }, 'running the waiting messages failed');
   }
+}
+
+/**
+ * A committed answer whose end was not shown: edited into the messages the thread shows of it, or posted when none was
+ * recorded; nothing when its final edit was recorded as landed. The text is the committed one, never generated again.
+ */
+async function showAnswer(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, channelId: string, turn: InterruptedTurn, live: LiveState | undefined): Promise<void> {
+  const answer = turn.answer ?? '';
+  if (answer.trim() === '' || live?.answerShown === true) return;
+  if (live === undefined || live.segment.length === 0 || !adapter.capabilities.canEdit) {
+    // No message of the answer is recorded: it may have been posted and not recorded (a post repeated now could show
+    // it twice), so the thread is left as it is; the history holds the answer either way.
+    deps.logger.warn({ channelId, turnId: turn.turnId }, 'a committed answer has no recorded message; it is not posted again');
+    return;
+  }
+  // Posted with the live renderer's keys: a post that landed before the kill but was not recorded is returned, not doubled.
+  const message = new LiveMessage({ adapter, channelId, logger: deps.logger, signal: deps.signal, nonce: answerNonce(turn.turnId) });
+  message.adopt(live.segment);
+  message.append(answer);
+  message.seal();
+  if (!(await message.sync())) deps.logger.warn({ channelId }, 'showing a committed answer after a restart failed');
 }
 
 /** The live answer shows the kept text and the note; without one (nothing streamed yet) the note is a new message. */

@@ -17,10 +17,17 @@ const liveStateSchema = z.object({
   segment: z.array(z.string()),
   /** Tool cards posted as running, by call id. */
   tools: z.record(z.string(), toolCardSchema),
+  /** The final edit of the turn's committed answer landed (docs/design/durability.md): a restart shows nothing again. */
+  answerShown: z.boolean().optional(),
 });
 
 export type LiveState = z.infer<typeof liveStateSchema>;
 export type LiveToolCard = z.infer<typeof toolCardSchema>;
+
+/** The recorded state leaves something for a restart to finish: a segment not ended, or a card still running. */
+export function leavesWork(state: LiveState | undefined): boolean {
+  return state !== undefined && (state.segment.length > 0 || Object.keys(state.tools).length > 0);
+}
 
 /** The recorded state, or undefined for none or an unreadable value. */
 export function parseLiveState(text: string | null): LiveState | undefined {
@@ -54,9 +61,11 @@ export class LiveStateRecorder {
     this.write();
   }
 
-  segmentEnded(): void {
+  /** A segment's final edit landed; `answer`: it was the turn's committed answer. */
+  segmentEnded(answer = false): void {
     if (this.state === undefined || this.state.segment.length === 0) return;
     this.state.segment = [];
+    if (answer) this.state.answerShown = true;
     this.write();
   }
 
@@ -72,12 +81,13 @@ export class LiveStateRecorder {
     this.write();
   }
 
-  /** The turn ended in this process: nothing is left for a restart to finish. */
+  /**
+   * The turn ended in this process. Nothing is written: what was recorded last holds no message left to finish (its
+   * segments ended, its cards were marked done), and a restart ignores such a value (one statement less per turn).
+   */
   endTurn(): void {
-    const hadWritten = this.written;
     this.state = undefined;
     this.written = false;
-    if (hadWritten) this.enqueue(null);
   }
 
   /** Resolves when every write handed in so far has settled. */

@@ -1,13 +1,15 @@
 /** Agent events → throttled posts and edits through the channel port, the same for every platform. */
 import { setMaxListeners } from 'node:events';
 import type { AgentEvent } from '../agent/events.js';
-import type { ChannelAdapter, SessionStatus } from '../channels/channel-adapter.js';
+import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { scopedSignal, type LinkedSignal } from '../shared/abort.js';
 import { describeError } from '../shared/errors.js';
 import { SerialLane } from '../shared/serial-lane.js';
 import { sleep } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
+import { answerNonce } from './live-message.js';
 import { LiveStateRecorder } from './live-state.js';
+import { SessionStatusLane } from './session-status-lane.js';
 import { openSegment, type AnswerSegment } from './streamed-message.js';
 import { markHotPath } from '../shared/hot-path-marks.js';
 
@@ -45,7 +47,7 @@ export interface StreamRendererOptions {
 export class StreamRenderer {
   private readonly lane = new SerialLane();
   /** Session statuses (`sessionStatus`), in order, apart from the rendering lane. */
-  private readonly sessions = new SerialLane();
+  private readonly sessions: SessionStatusLane;
   private segment: AnswerSegment | undefined;
   /** The current segment's signal: its posts and edits use it as it is, with no signal linked per call. */
   private segmentScope: LinkedSignal | undefined;
@@ -56,6 +58,12 @@ export class StreamRenderer {
   private lastFlush = 0;
   private intervalMs: number;
   private postedThisTurn = false;
+  /** The turn being rendered. */
+  private turnId: string | undefined;
+  /** Set while the committed answer's final edit runs: the keys of its posts. */
+  private answerKey: ((index: number, chunk: string) => string) | undefined;
+  /** The last segment this turn ended was shown in full (false: its final edit kept failing or was cut off). */
+  private answerShown = true;
   /** Approvals granted during the current turn, and the calls that produced a result. */
   private readonly approvedThisTurn = new Set<string>();
   private readonly ranThisTurn = new Set<string>();
@@ -73,6 +81,7 @@ export class StreamRenderer {
     const save = options.hooks.onLiveState;
     this.live = save === undefined ? undefined : new LiveStateRecorder((state) => save(state), () => this.logger);
     setMaxListeners(0, this.controller.signal);
+    this.sessions = new SessionStatusLane(options.adapter, options.channelId, this.controller.signal, () => this.logger);
   }
 
   private get logger(): Logger {
@@ -81,8 +90,12 @@ export class StreamRenderer {
   }
 
   /** Accepts an event without blocking the agent; rendering happens on the renderer's own chain. */
-  handle(event: AgentEvent): void {
-    this.enqueue(() => this.process(event));
+  /**
+   * Renders the event after the ones handed in before it. Resolves true once a `turn-end` is shown in full (the
+   * answer's final edit landed), false when it could not be (the renderer was closed, a final edit kept failing).
+   */
+  handle(event: AgentEvent): Promise<boolean> {
+    return this.enqueue(() => this.process(event)).then((shown) => shown === true);
   }
 
   /** The platform signalled rate limiting: stretch the cadence (never shorten it). */
@@ -133,14 +146,15 @@ export class StreamRenderer {
     this.dispose();
   }
 
-  private enqueue(step: () => Promise<void>): void {
-    void this.lane.run(step).catch((error: unknown) => {
+  private enqueue(step: () => Promise<boolean | void>): Promise<boolean | void> {
+    return this.lane.run(step).catch((error: unknown) => {
       this.logger.error({ error: describeError(error) }, 'rendering failed');
+      return false;
     });
   }
 
-  private async process(event: AgentEvent): Promise<void> {
-    if (this.closed) return;
+  private async process(event: AgentEvent): Promise<boolean | void> {
+    if (this.closed) return false;
     switch (event.type) {
       case 'turn-start':
         return this.startTurn(event);
@@ -151,7 +165,7 @@ export class StreamRenderer {
         // The call's text is complete: the final edit goes out now, not after the turn has wound down. Whatever follows
         // (tool calls, an error, the turn's end) starts in a new segment anyway.
         markHotPath('segment-end');
-        await this.finishSegment();
+        await this.finishSegment(event.answered === true);
         return;
       case 'tool-calls':
         await this.finishSegment();
@@ -167,27 +181,28 @@ export class StreamRenderer {
         // Nobody is typing while the owner decides (which may take an hour).
         this.stopTyping();
         await this.postCard(event);
-        this.sessionStatus('suspended');
+        this.sessions.send('suspended');
         return;
       case 'approval-resolved':
         if (event.approved) this.approvedThisTurn.add(event.approvalId);
         await this.options.hooks.onApprovalResolved(event);
-        this.sessionStatus('processing');
+        this.sessions.send('processing');
         if (event.approved) this.startTyping();
         return;
       case 'error':
         await this.finishSegment();
         await this.post({ kind: 'error', message: event.message });
         return;
-      case 'turn-end':
-        await this.endTurn(event);
-        this.sessionStatus('active');
-        return;
+      case 'turn-end': {
+        const shown = await this.endTurn(event);
+        this.sessions.send('active');
+        return shown;
+      }
       case 'workstream-closed':
         await this.finishSegment();
         this.clearTimers();
         // Sent before the renderer is let go (its signal ends with it).
-        this.sessionStatus('closed');
+        this.sessions.send('closed');
         await this.sessions.idle();
         this.options.hooks.onClosed();
         return;
@@ -198,11 +213,13 @@ export class StreamRenderer {
 
   private async startTurn(event: Extract<AgentEvent, { type: 'turn-start' }>): Promise<void> {
     await this.finishSegment();
+    this.turnId = event.turnId;
+    this.answerKey = undefined;
     this.live?.startTurn(event.turnId);
     this.postedThisTurn = false;
     this.approvedThisTurn.clear();
     this.ranThisTurn.clear();
-    this.sessionStatus('processing', event.userMessage);
+    this.sessions.send('processing', event.userMessage);
     // A watch result started this turn: nobody typed it, so the thread shows it before the answer.
     if (event.origin === 'watch') {
       await this.post({ kind: 'tool-result', name: 'watch', output: event.userMessage, isError: false });
@@ -224,6 +241,9 @@ export class StreamRenderer {
         logger: this.logger,
         signal: scope.signal,
         onPosted: (ids) => this.live?.segment(ids),
+        // The committed answer's posts at its final edit are keyed by turn: a restart that shows the answer gets the same
+        // message back, not a second one (other posts are not keyed: two segments may hold the same text).
+        nonce: (index, chunk) => this.answerKey?.(index, chunk),
         stoppable: this.options.adapter.capabilities.canEdit,
       });
     }
@@ -237,7 +257,7 @@ export class StreamRenderer {
     const wait = Math.max(0, this.lastFlush + this.intervalMs - Date.now());
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      this.enqueue(() => this.flush());
+      void this.enqueue(() => this.flush());
     }, wait);
   }
 
@@ -252,24 +272,30 @@ export class StreamRenderer {
     if (segment === this.segment && segment.dirty) this.scheduleFlush();
   }
 
-  /** Final edit of the current segment: retried until the messages show the complete text. */
-  private async finishSegment(): Promise<void> {
+  /**
+   * Final edit of the current segment: retried until the messages show the complete text. `answer`: the segment is
+   * the turn's committed answer (recorded with the segment's end, so a restart knows it was shown). False when the
+   * segment could not be shown in full.
+   */
+  private async finishSegment(answer = false): Promise<boolean> {
     const segment = this.segment;
-    if (!segment) return;
+    if (!segment) return true;
     const scope = this.segmentScope;
     this.segment = undefined;
     this.segmentScope = undefined;
     segment.seal();
     if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    if (answer && this.turnId !== undefined) this.answerKey = answerNonce(this.turnId);
     try {
-      await this.showFinal(segment);
+      return (this.answerShown = await this.showFinal(segment, answer));
     } finally {
+      this.answerKey = undefined;
       scope?.release();
     }
   }
 
-  private async showFinal(segment: AnswerSegment): Promise<void> {
+  private async showFinal(segment: AnswerSegment, answer: boolean): Promise<boolean> {
     for (let attempt = 1; attempt <= FINAL_ATTEMPTS && !this.closed; attempt += 1) {
       const before = segment.edits;
       const complete = await segment.sync();
@@ -277,25 +303,15 @@ export class StreamRenderer {
       if (segment.messageCount > 0) this.postedThisTurn = true;
       if (complete) {
         await segment.close();
-        return this.live?.segmentEnded();
+        this.live?.segmentEnded(answer);
+        return true;
       }
-      // The wait ends early when the renderer is disposed (shutdown), so no timer outlives it.
+      // Purpose: backoff between attempts of the final edit; the wait ends early when the renderer is disposed.
       await sleep(this.intervalMs * attempt, this.quiet.signal).catch(() => undefined);
     }
     this.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
     await segment.close();
-  }
-
-  /**
-   * The thread's session status where the platform shows one (Slack agent sessions). Statuses go out in order on a
-   * lane of their own, so they never hold up the answer (a platform round trip before the first token otherwise).
-   */
-  private sessionStatus(status: SessionStatus, title?: string): void {
-    const { adapter, channelId } = this.options;
-    if (!adapter.sessionStatus) return;
-    void this.sessions
-      .run(async () => adapter.sessionStatus?.(channelId, status, title, this.controller.signal))
-      .catch((error: unknown) => this.logger.warn({ channelId, status, error: describeError(error) }, 'session status failed'));
+    return false;
   }
 
   /** Posts an approval card; when that fails the owner is told how to unblock the waiting turn. */
@@ -310,12 +326,17 @@ export class StreamRenderer {
     }
   }
 
-  private async endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): Promise<void> {
+  /** True when the turn's answer is shown in full (its final edit landed, and what it records is handed in). */
+  private async endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): Promise<boolean> {
     markHotPath('turn-end');
-    if (!this.segment && !this.postedThisTurn && event.text.trim().length > 0) {
+    // Only a renderer that showed the turn from its start posts its text at the end: one bound mid-turn (the
+    // conversation moved to another place) did not, and the text was shown where the turn began.
+    if (!this.segment && !this.postedThisTurn && this.turnId === event.turnId && event.text.trim().length > 0) {
       this.appendText(event.text);
     }
-    await this.finishSegment();
+    const ended = await this.finishSegment();
+    const shown = ended && this.answerShown && !this.closed;
+    this.answerShown = true;
     this.stopTyping();
     if (event.reason === 'cancelled') {
       await this.post({ kind: 'notice', code: 'cancelled' });
@@ -330,6 +351,7 @@ export class StreamRenderer {
     this.approvedThisTurn.clear();
     this.ranThisTurn.clear();
     this.live?.endTurn();
+    return shown;
   }
 
   private async postToolCalls(items: Extract<AgentEvent, { type: 'tool-calls' }>['items']): Promise<void> {

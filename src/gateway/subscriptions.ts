@@ -77,12 +77,14 @@ export class Subscriptions {
    * names the thread (the binding it returns is held once, `unhold` it), or are dropped by `abandon`.
    */
   bindOpening(ws: Workstream, adapter: ChannelAdapter): OpeningBinding {
-    const early: AgentEvent[] = [];
+    const early: Array<{ event: AgentEvent; shown: (value: boolean) => void }> = [];
     let binding: Binding | undefined;
     let abandoned = false;
     const unsubscribe = ws.subscribe((event) => {
-      if (binding !== undefined) this.onEvent(binding, event);
-      else if (!abandoned) early.push(event);
+      if (binding !== undefined) return this.onEvent(binding, event);
+      if (abandoned) return undefined;
+      // An event that waits for the thread is shown once the thread opened (false when it never does).
+      return { shown: new Promise<boolean>((shown) => early.push({ event, shown })) };
     });
     return {
       open: (channelId) => {
@@ -90,13 +92,17 @@ export class Subscriptions {
         const opened = this.attach(ws, adapter, channelId);
         opened.unsubscribe = unsubscribe;
         this.hold(opened);
-        for (const event of early.splice(0)) this.onEvent(opened, event);
+        for (const { event, shown } of early.splice(0)) {
+          const out = this.onEvent(opened, event);
+          shown(true);
+          if (out !== undefined) void out.shown.then(shown);
+        }
         binding = opened;
         return opened;
       },
       abandon: () => {
         abandoned = true;
-        early.length = 0;
+        for (const { shown } of early.splice(0)) shown(false);
         unsubscribe();
       },
     };
@@ -212,13 +218,15 @@ export class Subscriptions {
   }
 
   /** Bus handler: rendering runs on the renderer's chain; a binding may go once the workstream stops being busy. */
-  private onEvent(binding: Binding, event: AgentEvent): void {
+  private onEvent(binding: Binding, event: AgentEvent): { shown: Promise<boolean> } | undefined {
     if (event.type === 'turn-start') binding.turnOpen = true;
-    binding.renderer.handle(event);
+    const rendered = binding.renderer.handle(event);
     if (event.type === 'turn-end' || event.type === 'workstream-closed') {
       binding.turnOpen = false;
       this.releaseWhenQuiet(binding);
     }
+    // Only a turn's end is waited for (the turn log ends the turn once its answer is shown); other events stream on.
+    return event.type === 'turn-end' ? { shown: rendered } : undefined;
   }
 
   /**

@@ -4,6 +4,7 @@ import { isoNow } from '../shared/time.js';
 import { fromDbBool, text, toDbBool, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 import type { BatchDb } from './batch-db.js';
+import { toConversationRow } from './conversation-rows.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import type { QueuedMessageRow, TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
@@ -26,7 +27,10 @@ function toQueuedRow(row: DbRow): QueuedMessageRow {
 async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Promise<void> {
   switch (change.kind) {
     case 'begin':
-      await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
+      if (change.message !== undefined && change.message.role !== 'system') {
+        await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
+      }
+      if (change.waited === true) await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
       await db.run(db.table('turn_journal').where({ ws_id: change.wsId }).delete());
       await db.run(db.table('turn_journal').insert({
         turn_id: change.turnId,
@@ -66,9 +70,11 @@ export class KnexTurnJournalStore implements TurnJournalStore {
     return guard('turnJournal.apply', async () => {
       if (changes.length === 0) return;
       const now = isoNow();
+      // One change that is one statement needs no transaction of its own (two round trips fewer).
+      const oneStatement = changes.length === 1 && changes[0]?.kind !== 'begin';
       await this.writer.write(async (db) => {
         for (const change of changes) await applyOne(db, change, now);
-      });
+      }, { oneStatement });
     });
   }
 

@@ -94,19 +94,18 @@ export class TickWriter {
     }
   }
 
+  /**
+   * Group commit: with no batch running, one starts once the code that handed the write in has run to its next
+   * `await` (a microtask), so writes handed in together share it; while one runs, the writes handed in wait for it and
+   * go together in the next. Batching comes from concurrent callers sharing a flush, never from a timer.
+   */
   private schedule(): void {
     if (this.scheduled || this.running !== undefined) return;
     this.scheduled = true;
-    // A timer, not `setImmediate`: the batch runs on the next turn of the event loop, after everything the current
-    // one set off. A message's way to its model request (and an answer's to its final edit) is a chain of callbacks
-    // whose last steps (the request's socket write) wait in the same queue as an immediate would, so a batch started
-    // there ran first and the request waited for its statements. The immediate after the timer lets the write-behind
-    // queues (journal, state), whose own timers were set in the same turn, join the batch. ADR 0031.
-    setTimeout(() =>
-      setImmediate(() => {
-        this.scheduled = false;
-        if (this.running === undefined) this.start();
-      }), 0);
+    queueMicrotask(() => {
+      this.scheduled = false;
+      if (this.running === undefined) this.start();
+    });
   }
 
   private start(): void {

@@ -1,4 +1,5 @@
 /** Turns in flight (`turn_journal`): what a restart needs to settle a turn the process did not finish. */
+import type { Message } from '../agent/messages.js';
 
 export interface TurnJournalRow {
   turnId: string;
@@ -24,12 +25,14 @@ export interface QueuedMessageRow {
 }
 
 /**
- * One write-behind change. `begin` replaces every other turn row of the workstream (a newer turn supersedes them) and
- * removes the turn's queued message; `queue` stores a waiting message; `drop` removes every waiting message of a
- * workstream (it was closed).
+ * One change of the turn log. `begin` (the *accepted* commit point, docs/design/durability.md) stores the turn's user
+ * message when it has one, replaces every other turn row of the workstream (a newer turn supersedes them) and removes
+ * the turn's waiting message, all in one transaction; `queue` stores a waiting message; `drop` removes every waiting
+ * message of a workstream (it was closed).
  */
 export type TurnJournalChange =
-  | { kind: 'begin'; turnId: string; wsId: string; resumed: boolean }
+  /** `waited`: the message waited behind another turn (its `queue` row goes now). */
+  | { kind: 'begin'; turnId: string; wsId: string; resumed: boolean; message?: Message; waited?: boolean }
   | { kind: 'partial'; turnId: string; partialText: string }
   | { kind: 'end'; turnId: string }
   | ({ kind: 'queue' } & QueuedMessageRow)

@@ -39,7 +39,7 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
         ['q2', '"second"', 'watch', seq + 1],
       ]);
       assert.deepEqual(await journal.queuedWorkstreams(), ['ws-other', 'ws-q']);
-      await journal.apply([{ kind: 'begin', turnId: 'q1', wsId: 'ws-q', resumed: false }]);
+      await journal.apply([{ kind: 'begin', turnId: 'q1', wsId: 'ws-q', resumed: false, waited: true }]);
       assert.deepEqual((await journal.queued('ws-q')).map((row) => row.turnId), ['q2']);
       await journal.apply([{ kind: 'drop', wsId: 'ws-q' }, { kind: 'drop', wsId: 'ws-other' }, { kind: 'end', turnId: 'q1' }]);
       assert.deepEqual(await journal.queuedWorkstreams(), []);

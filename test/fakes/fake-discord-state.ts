@@ -50,6 +50,8 @@ export interface FakeMessage {
   replyTo: string | undefined;
   createdAt: number;
   editedAt: number;
+  /** The post's nonce when it asked for `enforce_nonce` (one message per nonce and author, as on Discord). */
+  nonce?: string;
 }
 
 export interface FakeInteraction {
@@ -191,17 +193,24 @@ export class FakeDiscordState {
       id: message.id, channel_id: message.channel_id, author: message.author, content: message.content,
       timestamp: new Date(message.createdAt).toISOString(), edited_timestamp: message.edits ? new Date(message.editedAt).toISOString() : null,
       tts: false, mention_everyone: false, mentions: message.content.includes(`<@${this.bot.id}>`) ? [this.bot] : [], mention_roles: [], attachments: [], embeds: message.embeds,
-      components: message.components, pinned: false, type: 0, flags: 0,
+      components: withComponentIds(message.components), pinned: false, type: 0, flags: 0,
     };
   }
 
   createMessage(channelId: string, author: FakeUser, body: Record<string, unknown>): FakeMessage {
+    const nonce = body.enforce_nonce === true && typeof body.nonce === 'string' ? body.nonce : undefined;
+    if (nonce !== undefined) {
+      // Discord: "another message created by the same author with the same nonce ... will be returned".
+      const earlier = [...this.messages.values()].find((entry) => entry.nonce === nonce && entry.author.id === author.id && entry.channel_id === channelId);
+      if (earlier !== undefined) return earlier;
+    }
     const content = typeof body.content === 'string' ? body.content : '';
     const message: FakeMessage = {
       id: this.snowflake(), channel_id: channelId, author, content,
       embeds: (body.embeds as Record<string, unknown>[] | undefined) ?? [], components: (body.components as Record<string, unknown>[] | undefined) ?? [],
       history: [content], edits: 0, reactions: [], createdAt: Date.now(), editedAt: Date.now(),
       replyTo: (body.message_reference as { message_id?: string } | undefined)?.message_id,
+      ...(nonce === undefined ? {} : { nonce }),
     };
     this.messages.set(message.id, message);
     return message;
@@ -299,4 +308,15 @@ export class FakeDiscordState {
     });
     return interaction;
   }
+}
+
+/** Discord numbers a message's components (1, 2, … depth first) when the sender gave them no `id`, and returns them so. */
+function withComponentIds(components: Record<string, unknown>[]): Record<string, unknown>[] {
+  let next = 0;
+  const number = (component: Record<string, unknown>): Record<string, unknown> => {
+    next += 1;
+    const children = Array.isArray(component.components) ? { components: (component.components as Record<string, unknown>[]).map(number) } : {};
+    return { ...component, id: component.id ?? next, ...children };
+  };
+  return components.map(number);
 }

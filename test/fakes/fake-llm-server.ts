@@ -134,9 +134,10 @@ export async function startFakeLlmServer(options: FakeLlmOptions = {}): Promise<
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     res.flushHeaders();
     const partial = script.hang === true || script.breakAfterText === true;
-    const frames = partial ? built.frames.slice(0, built.textFrames) : built.frames;
-    const completed = await writeFrames(res, frames, script.delayMs ?? 0);
+    const end = script.hangAfterStop === true ? built.stopFrames : partial ? built.textFrames : built.frames.length;
+    const completed = await writeFrames(res, built.frames.slice(0, end), script.delayMs ?? 0);
     if (!completed) return;
+    if (script.hangAfterStop === true) return;
     if (script.breakAfterText === true) {
       await wait(20);
       res.socket?.destroy();

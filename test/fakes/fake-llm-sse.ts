@@ -43,6 +43,12 @@ export interface ScriptedResponse {
   hang?: boolean;
   /** Read the request and never answer, not even the headers: a request hanging before headers (first-token timeout). */
   hangBeforeHeaders?: boolean;
+  /**
+   * Send everything up to and including the stop reason (OpenAI's `finish_reason` chunk, Anthropic's `message_delta`),
+   * then keep the connection open: the answer is complete and shown, the usage and the stream's end never come (a kill
+   * right after the final edit of a complete answer).
+   */
+  hangAfterStop?: boolean;
   /** Send the text deltas, then destroy the socket mid-stream (for "no retry after output" tests). */
   breakAfterText?: boolean;
   /** Delay before each SSE frame, in milliseconds. */
@@ -90,7 +96,7 @@ export function openAiFrames(
   seq: number,
   model: string,
   includeUsage: boolean,
-): { frames: SseFrame[]; textFrames: number } {
+): { frames: SseFrame[]; textFrames: number; stopFrames: number } {
   const base = { id: `chatcmpl-fake${seq}`, object: 'chat.completion.chunk', created: 1700000000, model, system_fingerprint: null };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): SseFrame => ({
     data: { ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] },
@@ -108,6 +114,7 @@ export function openAiFrames(
     }
   });
   frames.push(chunk({}, script.rawFinishReason ?? OPENAI_FINISH[finishOf(script)]));
+  const stopFrames = frames.length;
   if (includeUsage) {
     const usage = script.usage ?? { inputTokens: 10, outputTokens: 5 };
     frames.push({
@@ -123,7 +130,7 @@ export function openAiFrames(
     });
   }
   frames.push({ data: '[DONE]' });
-  return { frames, textFrames };
+  return { frames, textFrames, stopFrames };
 }
 
 function anthropicBlock(index: number, block: Record<string, unknown>, deltas: Record<string, unknown>[]): SseFrame[] {
@@ -135,7 +142,7 @@ function anthropicBlock(index: number, block: Record<string, unknown>, deltas: R
 }
 
 /** Frames of one Anthropic streaming response; `textFrames` counts the leading frames up to the text block's end. */
-export function anthropicFrames(script: ScriptedResponse, seq: number, model: string): { frames: SseFrame[]; textFrames: number } {
+export function anthropicFrames(script: ScriptedResponse, seq: number, model: string): { frames: SseFrame[]; textFrames: number; stopFrames: number } {
   const usage = script.usage ?? { inputTokens: 10, outputTokens: 5 };
   const frames: SseFrame[] = [
     {
@@ -177,8 +184,9 @@ export function anthropicFrames(script: ScriptedResponse, seq: number, model: st
       usage: { output_tokens: usage.outputTokens },
     },
   });
+  const stopFrames = frames.length;
   frames.push({ event: 'message_stop', data: { type: 'message_stop' } });
-  return { frames, textFrames };
+  return { frames, textFrames, stopFrames };
 }
 
 /** Serialises one frame as SSE text. */

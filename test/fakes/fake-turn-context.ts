@@ -12,6 +12,8 @@ import { FakeModelProvider } from './fake-model-provider.js';
 export interface RecordingHost extends TurnHost {
   events: AgentEvent[];
   persisted: Message[];
+  /** Answers committed at the *answered* commit point (also in `persisted`). */
+  answers: Message[];
   replaced: Message[][];
   states: WorkstreamStatus[];
   usage: Usage[];
@@ -27,6 +29,7 @@ export function createRecordingHost(): RecordingHost {
   const host: RecordingHost = {
     events: [],
     persisted: [],
+    answers: [],
     replaced: [],
     states: [],
     usage: [],
@@ -41,12 +44,16 @@ export function createRecordingHost(): RecordingHost {
       host.persisted.push(message);
       return Promise.resolve();
     },
+    answered: (message) => {
+      host.answers.push(message);
+      host.persisted.push(message);
+      return Promise.resolve();
+    },
     replaceHistory: (messages) => {
       host.replaced.push([...messages]);
       return Promise.resolve();
     },
     settled: () => Promise.resolve(),
-    handedIn: () => Promise.resolve(),
     setState: (state) => {
       host.states.push(state);
       return Promise.resolve();

@@ -30,8 +30,10 @@ export type ModelStreamPart =
   /**
    * The call's text is complete and its finish reason known (the provider sent its stop reason); tool calls, usage and
    * `finish` may still follow. Optional: the final edit of an answer can start here instead of at the stream's end.
+   * `providerData` is what `finish` would carry for the message (it is complete here when the provider knows it), so
+   * a complete answer can be committed at this point (docs/design/durability.md).
    */
-  | { type: 'text-end'; finishReason: FinishReason }
+  | { type: 'text-end'; finishReason: FinishReason; providerData?: unknown }
   /** Always the last part of a successful stream. */
   | { type: 'finish'; finishReason: FinishReason; usage?: Usage; providerData?: unknown };
 

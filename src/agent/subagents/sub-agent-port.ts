@@ -103,7 +103,6 @@ function subAgentHost(parent: TurnHost, prefix: string, label: string, errors: s
     persist: () => Promise.resolve(),
     replaceHistory: () => Promise.resolve(),
     settled: () => Promise.resolve(),
-    handedIn: () => Promise.resolve(),
     // Only waiting for the owner is worth showing; the parent turn stays "running" while its sub-agent thinks.
     setState: (state) => (state === 'attention' || state === 'running' ? parent.setState(state) : Promise.resolve()),
     addUsage: (usage) => parent.addUsage(usage),

@@ -100,10 +100,38 @@ describe('callModel', () => {
     });
     const dropped = () => new ProviderError('connection reset', { retryable: true });
     const kept = await callModel(endingWith('stop', dropped), request, { text: '' });
-    assert.deepEqual(kept, { message: { role: 'assistant', content: 'All of it.' }, finishReason: 'stop' });
+    assert.deepEqual(kept, { message: { role: 'assistant', content: 'All of it.' }, finishReason: 'stop', committed: true });
     const stopped = await callModel(endingWith('stop', () => new Error('aborted'), new AbortController()), request, { text: '' });
     assert.equal(stopped.message.content, 'All of it.', 'a stop after the answer was complete does not cut it');
     await assert.rejects(callModel(endingWith('tool-calls', dropped), request, { text: '' }), /connection reset/);
+  });
+
+  it('commits a complete answer at its stop reason, before the final edit starts, and only an answer', async () => {
+    const ctx = createFakeTurnContext();
+    const committedAtEnd: number[] = [];
+    const emit = ctx.host.emit;
+    ctx.host.emit = (event) => {
+      if (event.type === 'model-call-end') committedAtEnd.push(ctx.host.answers.length);
+      emit(event);
+    };
+    ctx.provider.enqueue({ parts: [{ type: 'text-delta', text: 'Done.' }, { type: 'text-end', finishReason: 'stop' }, { type: 'finish', finishReason: 'stop' }] });
+    const result = await callModel(ctx, request, { text: '' });
+    assert.equal(result.committed, true);
+    assert.equal(result.message, ctx.host.answers[0], 'the committed message is the one the turn keeps');
+    assert.deepEqual(committedAtEnd, [1], 'stored before model-call-end (which starts the final edit)');
+    assert.deepEqual(ctx.host.events.find((event) => event.type === 'model-call-end'), { type: 'model-call-end', finishReason: 'stop', answered: true });
+    ctx.provider.enqueue({ parts: [{ type: 'text-delta', text: 'Let me look.' }, { type: 'text-end', finishReason: 'tool-calls' }, { type: 'tool-call', call: { id: 'c1', name: 'bash', arguments: '{}' } }, { type: 'finish', finishReason: 'tool-calls' }] });
+    const tools = await callModel(ctx, request, { text: '' });
+    assert.equal(tools.committed, false, 'a call owing tool calls is not an answer');
+    assert.equal(ctx.host.answers.length, 1);
+  });
+
+  it('ends the call with a storage failure when the answer cannot be committed, before anything shows it as final', async () => {
+    const ctx = createFakeTurnContext();
+    ctx.host.answered = () => Promise.reject(new Error('disk full'));
+    ctx.provider.enqueue({ parts: [{ type: 'text-delta', text: 'Done.' }, { type: 'text-end', finishReason: 'stop' }, { type: 'finish', finishReason: 'stop' }] });
+    await assert.rejects(callModel(ctx, request, { text: '' }), /storing the answer failed/);
+    assert.equal(ctx.host.events.some((event) => event.type === 'model-call-end' && event.answered === true), false);
   });
 
   it('still reports the end of a call whose stream ended without a finish', async () => {

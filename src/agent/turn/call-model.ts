@@ -2,11 +2,14 @@
 import { describeError } from '../../shared/errors.js';
 import type { AssistantMessage, ToolCall } from '../messages.js';
 import type { FinishReason, ModelRequest, ModelStreamPart } from '../providers/model-provider.js';
+import { DurableWriteError, isDurableWriteError } from './durable-write.js';
 import type { TurnContext } from './turn-types.js';
 
 export interface ModelCallResult {
   message: AssistantMessage;
   finishReason: FinishReason;
+  /** The message is the turn's complete answer and was committed at the stop reason (`host.answered`). */
+  committed: boolean;
 }
 
 /** Text streamed so far, kept by the caller so a cancelled call can keep its partial answer. */
@@ -16,11 +19,13 @@ export interface PartialText {
 
 /**
  * Streams one call through `ctx.streamModel` (which retries), emitting `text-delta` / `reasoning-delta` and
- * `model-call-end` (as soon as the stream's `text-end` part arrives, or its `finish` when there was none). Throws
- * provider errors once retries are exhausted, and abort errors on cancel, except once the answer was complete.
+ * `model-call-end` (as soon as the stream's `text-end` part arrives, or its `finish` when there was none). A complete
+ * answer is committed (`host.answered`, the *answered* commit point) before `model-call-end` starts the final edit.
+ * Throws provider errors once retries are exhausted, abort errors on cancel (except once the answer was committed),
+ * and a `DurableWriteError` when the answer could not be committed.
  */
 export async function callModel(ctx: TurnContext, request: ModelRequest, partial: PartialText): Promise<ModelCallResult> {
-  const call: CallState = { reasoning: '', calls: [], finishReason: 'other', providerData: undefined, ended: false, textEnded: false };
+  const call: CallState = { reasoning: '', calls: [], finishReason: 'other', providerData: undefined, ended: false, textEnded: false, committed: undefined };
   partial.text = '';
   ctx.host.recordPartial?.('');
   const stream = ctx.streamModel(ctx.model.provider, request, {
@@ -34,7 +39,7 @@ export async function callModel(ctx: TurnContext, request: ModelRequest, partial
     }
     ctx.signal.throwIfAborted();
   } catch (error) {
-    if (!answered(call)) throw error;
+    if (isDurableWriteError(error) || !answered(call)) throw error;
     // Only the usage and the stream's end were still to come: a stop, a shutdown or a dropped connection now leaves
     // the answer as it was shown in full (it is not answered a second time after a restart).
     if (!ctx.signal.aborted) ctx.logger.warn({ wsId: ctx.wsId, err: describeError(error) }, 'model stream failed after its answer was complete; its usage is not counted');
@@ -45,11 +50,12 @@ export async function callModel(ctx: TurnContext, request: ModelRequest, partial
     calls.length = 0;
   }
   if (!call.ended) ctx.host.emit({ type: 'model-call-end', finishReason });
+  if (call.committed !== undefined) return { message: call.committed, finishReason, committed: true };
   const message: AssistantMessage = { role: 'assistant', content: partial.text };
   if (calls.length > 0) message.toolCalls = calls;
   if (reasoning) message.reasoning = reasoning;
   if (providerData !== undefined) message.providerData = providerData;
-  return { message, finishReason };
+  return { message, finishReason, committed: false };
 }
 
 /** What one call has streamed so far, besides its text. */
@@ -62,11 +68,18 @@ interface CallState {
   ended: boolean;
   /** `text-end` arrived: nothing but tool calls (when its reason says so), usage and the stream's end can follow. */
   textEnded: boolean;
+  /** The complete answer as committed at the stop reason. */
+  committed: AssistantMessage | undefined;
 }
 
 /** The call's answer is complete: its text ended with no tool call to come. */
 function answered(call: CallState): boolean {
   return call.textEnded && call.finishReason !== 'tool-calls' && call.calls.length === 0;
+}
+
+/** No tool call is owed: the finish reason does not ask for one and none arrived. */
+function owesNoTool(call: CallState): boolean {
+  return call.finishReason !== 'tool-calls' && call.calls.length === 0;
 }
 
 async function applyPart(ctx: TurnContext, call: CallState, partial: PartialText, part: ModelStreamPart): Promise<void> {
@@ -87,27 +100,38 @@ async function applyPart(ctx: TurnContext, call: CallState, partial: PartialText
       // The text is complete: the thread's final edit need not wait for the usage chunk and the stream's end.
       call.textEnded = true;
       call.finishReason = part.finishReason;
-      return endOfText(ctx, call, part.finishReason);
+      if (part.providerData !== undefined) call.providerData = part.providerData;
+      return endOfText(ctx, call, partial);
     case 'finish':
       call.finishReason = part.finishReason;
-      call.providerData = part.providerData;
-      await endOfText(ctx, call, part.finishReason);
+      if (part.providerData !== undefined) call.providerData = part.providerData;
+      await endOfText(ctx, call, partial);
       if (part.usage) await ctx.host.addUsage(part.usage);
       return;
   }
 }
 
 /**
- * Tells subscribers the call's text is complete. What follows (the rest of the stream read, the layers unwinding, the
- * answer stored, the turn ending) waits two turns of the event loop, so the final edit the event starts is on its
- * socket first: its write runs from an immediate set after this point, and work resumed by an earlier immediate would
- * run before it (ADR 0032).
+ * The call's text is complete. When no tool call is owed it is the turn's answer: it is committed first (the
+ * *answered* commit point), so a kill after the final edit never makes a restart answer it again; then subscribers are
+ * told, and the final edit starts.
  */
-async function endOfText(ctx: TurnContext, call: CallState, finishReason: FinishReason): Promise<void> {
+async function endOfText(ctx: TurnContext, call: CallState, partial: PartialText): Promise<void> {
   if (call.ended) return;
   call.ended = true;
-  ctx.host.emit({ type: 'model-call-end', finishReason });
-  await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  const complete = owesNoTool(call) && ctx.host.answered !== undefined;
+  if (complete) {
+    const message: AssistantMessage = { role: 'assistant', content: partial.text };
+    if (call.reasoning) message.reasoning = call.reasoning;
+    if (call.providerData !== undefined) message.providerData = call.providerData;
+    try {
+      await ctx.host.answered?.(message);
+    } catch (error) {
+      throw isDurableWriteError(error) ? error : new DurableWriteError('the answer', error);
+    }
+    call.committed = message;
+  }
+  ctx.host.emit(complete ? { type: 'model-call-end', finishReason: call.finishReason, answered: true } : { type: 'model-call-end', finishReason: call.finishReason });
 }
 
 /** Stands in for a missing or non-string tool name, so the history stays valid for every provider. */

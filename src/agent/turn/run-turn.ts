@@ -7,6 +7,7 @@ import type { AssistantMessage, ToolMessage } from '../messages.js';
 import { applyDecision, approveToolCalls, type ApprovalOutcome } from './approve-tool-calls.js';
 import type { PartialText } from './call-model.js';
 import { callWithCompaction, isContextLengthError } from './call-with-compaction.js';
+import { durableWriteNote, isDurableWriteError } from './durable-write.js';
 import { timeoutNote } from './timeout-note.js';
 import { CANCELLED_RESULT, executeToolCalls } from './execute-tool-calls.js';
 import { appendMessage, closeOpenToolCalls } from './finish-turn.js';
@@ -33,6 +34,8 @@ interface TurnText extends PartialText {
 
 /** After a restart: put the stored assistant message back, wait for the click, apply it. */
 async function resumeBatch(ctx: TurnContext, resume: ResumeStart): Promise<ToolBatch> {
+  // Accepted: the turn's start is logged (no message: the question is in the history already).
+  await ctx.host.accept?.(undefined);
   ctx.history.push(resume.stored.assistant);
   await ctx.host.replaceHistory(ctx.history);
   await ctx.folderReady;
@@ -47,15 +50,15 @@ async function resumeBatch(ctx: TurnContext, resume: ResumeStart): Promise<ToolB
 async function modelStep(ctx: TurnContext, partial: TurnText, steps: number): Promise<ToolBatch | undefined> {
   ctx.signal.throwIfAborted();
   await ctx.host.setState('thinking');
-  const { message: received } = await callWithCompaction(ctx, partial);
+  const { message: received, committed } = await callWithCompaction(ctx, partial);
   partial.text = '';
   if (received.content.trim()) partial.answer = received.content;
   const message = withStorableArguments(received);
   if (anyOf(noToolCalls)({ steps, last: message })) {
-    // The answer was already streamed to the thread; its commit runs alongside the final edit and the workstream
-    // waits for it (host.settled) before its next turn.
     ctx.history.push(message);
-    ctx.host.persist(message).catch((error: unknown) => ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the answer'));
+    // Answered: committed at the stop reason, before the final edit (callModel). A call whose answer was not complete
+    // there (its tool calls were dropped as truncated) commits it now.
+    if (!committed) await (ctx.host.answered ? ctx.host.answered(message) : ctx.host.persist(message));
     return undefined;
   }
   await appendMessage(ctx, message);
@@ -69,6 +72,7 @@ async function modelStep(ctx: TurnContext, partial: TurnText, steps: number): Pr
 }
 
 function userSafeMessage(error: unknown, streamed: boolean): string {
+  if (isDurableWriteError(error)) return durableWriteNote(error);
   const timedOut = timeoutNote(error, streamed);
   if (timedOut !== undefined) return timedOut;
   if (isContextLengthError(error)) {
@@ -135,7 +139,8 @@ export function runTurn(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome
 async function runUserOrResume(ctx: TurnContext, start: TurnStart): Promise<TurnOutcome> {
   if (start.kind !== 'user') return runSteps(ctx, start);
   ctx.history.push(start.message);
-  const saved = ctx.host.persist(start.message);
+  // Accepted: the message and the turn's start, in one write; nothing of the answer is shown before it committed.
+  const saved = ctx.host.accept ? ctx.host.accept(start.message) : ctx.host.persist(start.message);
   // Handled from the start: the commit can fail while the model call runs, before anything awaits it.
   const logged = saved.catch((error: unknown) => {
     if (!isAbandonedCreation(error)) ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message');

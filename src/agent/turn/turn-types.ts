@@ -83,15 +83,21 @@ export interface TurnHost {
   emit(event: AgentEvent): void;
   /** Persists one message as it is appended to the history. */
   persist(message: Message): Promise<void>;
+  /**
+   * The *accepted* commit point (docs/design/durability.md): the user's message (none for a turn resumed from its
+   * approval) and the turn's start, in one write. Rejects with a `DurableWriteError`. Hosts without a turn log (a
+   * sub-agent's) leave it out: the message is then persisted as any other.
+   */
+  accept?(message: Message | undefined): Promise<void>;
+  /**
+   * The *answered* commit point: the complete answer, committed at the model's stop reason and before the final edit,
+   * so a restart or a takeover never answers the turn again. Rejects with a `DurableWriteError`.
+   */
+  answered?(message: Message): Promise<void>;
   /** Replaces the persisted history (compaction, resume after restart). */
   replaceHistory(messages: readonly Message[]): Promise<void>;
   /** Resolves when every history write started so far has settled (they run in call order). */
   settled(): Promise<void>;
-  /**
-   * Resolves once every history write started so far has been handed to the store (its commit may still run). The
-   * store commits the writes it is handed in order, so a write handed in after this commits no earlier (ADR 0026).
-   */
-  handedIn(): Promise<void>;
   /** The text the current model call has streamed so far, journalled (batched) so a restart keeps it; '' resets it. */
   recordPartial?(text: string): void;
   setState(state: WorkstreamStatus): Promise<void>;

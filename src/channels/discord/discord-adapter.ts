@@ -231,7 +231,8 @@ export class DiscordAdapter implements ChannelAdapter {
   async edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void> {
     const body = renderMessage(message);
     try {
-      const patch = { body: { ...body, components: body.components ?? [] } };
+      const { nonce: _nonce, enforce_nonce: _enforce, ...editable } = body;
+      const patch = { body: { ...editable, components: body.components ?? [] } };
       await withRequestSignal(signal, (own) => this.client.rest.patch(Routes.channelMessage(channelId, messageId), { ...patch, signal: own }));
     } catch (error) {
       throw toChannelError('discord edit', error);

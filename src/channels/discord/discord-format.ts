@@ -16,6 +16,9 @@ export interface DiscordMessageBody {
   embeds: unknown[];
   components?: unknown[];
   allowed_mentions: { parse: string[] };
+  /** With `enforce_nonce`, Discord creates one message per nonce (a repeated post returns the first one). */
+  nonce?: string;
+  enforce_nonce?: boolean;
 }
 
 const NOTICES: Record<NoticeCode, string> = {
@@ -44,6 +47,7 @@ export function renderMessage(message: OutboundMessage): DiscordMessageBody {
   switch (message.kind) {
     case 'text': {
       const body: DiscordMessageBody = { content: truncate(message.text, DISCORD_MAX_MESSAGE_LENGTH), embeds: [], allowed_mentions: NO_MENTIONS };
+      if (message.nonce !== undefined) Object.assign(body, { nonce: message.nonce, enforce_nonce: true });
       return message.stoppable ? { ...body, components: [stopRow()] } : body;
     }
     case 'notice':

@@ -107,7 +107,7 @@ class StreamState {
         this.outputTokens = event.usage.output_tokens ?? this.outputTokens;
         this.#applyDeltaUsage(event.usage);
         // Every content block has closed before the message's stop reason arrives.
-        return event.delta.stop_reason ? { type: 'text-end', finishReason: mapAnthropicStop(event.delta.stop_reason) } : undefined;
+        return event.delta.stop_reason ? { type: 'text-end', finishReason: mapAnthropicStop(event.delta.stop_reason), ...this.replayData() } : undefined;
       case 'message_stop':
         this.isStopped = true;
         return undefined;
@@ -118,13 +118,13 @@ class StreamState {
 
   finish(): ModelStreamPart {
     const usage: Usage = { inputTokens: this.inputTokens, outputTokens: this.outputTokens };
+    return { type: 'finish', finishReason: mapAnthropicStop(this.stopReason), usage, ...this.replayData() };
+  }
+
+  /** The raw blocks (thinking with signatures) when they must be replayed; every block has closed by the stop reason. */
+  private replayData(): { providerData?: unknown } {
     const blocks = this.blocks.filter((block) => block !== undefined);
-    return {
-      type: 'finish',
-      finishReason: mapAnthropicStop(this.stopReason),
-      usage,
-      ...(needsReplay(blocks) ? { providerData: blocks } : {}),
-    };
+    return needsReplay(blocks) ? { providerData: blocks } : {};
   }
 }
 
