@@ -29,6 +29,13 @@ async function connectRecording(context: ManagerContext, state: ServerState, sig
     return true;
   } catch (error) {
     if (context.servers.get(state.spec.name) !== state) return false;
+    if (state.spec.oauth && error instanceof McpCallError && error.kind === 'unauthorized') {
+      // Its tools are unknown until someone authorizes: the model gets an `authorize` tool instead (mcp-oauth-tools).
+      state.needsAuthorization = true;
+      state.lastError = 'needs authorization';
+      notifyListeners(context, 'tools');
+      return false;
+    }
     const kind = error instanceof McpCallError ? error.kind : error instanceof Error ? error.name : 'Error';
     state.lastError = failureText(kind, error);
     context.breaker.recordFailure(state.spec.name);
