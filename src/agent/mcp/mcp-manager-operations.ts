@@ -2,6 +2,7 @@
 import { combineSignals } from '../../shared/abort.js';
 import { McpCallError } from './mcp-call-error.js';
 import { createServerState, emptyServerCatalog, failureText, notifyListeners, track, type ManagerContext, type ServerState } from './mcp-manager-context.js';
+import { discoverWithStoredToken } from './mcp-oauth-calls.js';
 import { schedulePromptSync } from './mcp-prompt-sync.js';
 import { specFingerprint, type McpServerSpec } from './mcp-server-spec.js';
 import { connectServer, rebuildCatalog, refreshServer, teardownServer } from './mcp-server-lifecycle.js';
@@ -33,8 +34,9 @@ async function connectRecording(context: ManagerContext, state: ServerState, sig
       // Its tools are unknown until someone authorizes: the model gets an `authorize` tool instead (mcp-oauth-tools).
       state.needsAuthorization = true;
       state.lastError = 'needs authorization';
+      await discoverWithStoredToken(context, state, signal);
       notifyListeners(context, 'tools');
-      return false;
+      return !state.needsAuthorization;
     }
     const kind = error instanceof McpCallError ? error.kind : error instanceof Error ? error.name : 'Error';
     state.lastError = failureText(kind, error);

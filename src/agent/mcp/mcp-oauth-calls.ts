@@ -138,6 +138,24 @@ async function adoptCatalog(context: ManagerContext, state: ServerState, connect
   }
 }
 
+/**
+ * At start-up an OAuth server that will not list without a token learns its catalog from a stored authorization (the
+ * first user's, kept across restarts); without one it waits for the first user. Never sends a link; never throws.
+ */
+export async function discoverWithStoredToken(context: ManagerContext, state: ServerState, signal?: AbortSignal): Promise<void> {
+  const runtime = context.oauth;
+  if (!runtime) return;
+  try {
+    for (const entry of await runtime.vault.list({ server: state.spec.name })) {
+      const provider = providerFor(runtime, state, { server: entry.server, userId: entry.userId, conversationId: '' });
+      const connected = await connectUser(context, state, entry.userId, provider, signal ?? new AbortController().signal).then(() => true, () => false);
+      if (connected && !state.needsAuthorization) return;
+    }
+  } catch (error) {
+    context.settings.logger.warn({ server: state.spec.name, err: errorMessage(error) }, 'MCP OAuth stored authorizations could not be read');
+  }
+}
+
 /** The `/v1/oauth/callback` work: a known, unexpired, unused `state` and the code exchange store the user's token. */
 export async function completeAuthorization(context: ManagerContext, stateParam: string, code: string): Promise<McpAuthorizationOutcome> {
   const runtime = context.oauth;

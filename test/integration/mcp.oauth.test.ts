@@ -1,0 +1,177 @@
+/**
+ * Per-user OAuth for a remote MCP server (docs/design/mcp-oauth.md), against a protected MCP server and a fake OAuth
+ * authorization server built on the MCP SDK's server classes: each user authorizes through their own private link and
+ * every call carries its caller's identity, across a restart and an access-token expiry; forged and replayed `state`s
+ * authorize nothing; the database file never holds a raw token.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createMcpManager, type McpManager } from '../../src/agent/mcp/mcp-manager.js';
+import type { McpAuthorizationRequest } from '../../src/agent/mcp/mcp-manager-context.js';
+import type { ToolResult } from '../../src/agent/tools/tool.js';
+import { startFakeOAuthMcpServer, type FakeOAuthMcpServer } from '../fakes/fake-oauth-mcp-server.js';
+import { httpSpec, toolContext } from '../fakes/mcp-servers.js';
+import { createTestStores, type TestStores } from '../helpers/test-stores.js';
+
+const PUBLIC_URL = 'https://sandpiper.example.test';
+const TOKEN_KEY = 'test-token-key-0123456789abcdef';
+
+function outputText(result: ToolResult): string {
+  return typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
+}
+
+/** The links sent so far, and a promise for each one still to come (resolved by the handler, not by polling). */
+class LinkInbox {
+  readonly links: McpAuthorizationRequest[] = [];
+  private readonly waiting = new Map<number, (link: McpAuthorizationRequest) => void>();
+
+  deliver(link: McpAuthorizationRequest): void {
+    this.links.push(link);
+    this.waiting.get(this.links.length)?.(link);
+    this.waiting.delete(this.links.length);
+  }
+
+  /** The `count`-th link (1-based), now or when it arrives. */
+  number(count: number): Promise<McpAuthorizationRequest> {
+    const link = this.links[count - 1];
+    if (link) return Promise.resolve(link);
+    return new Promise((resolve) => this.waiting.set(count, resolve));
+  }
+}
+
+/** A manager whose private links land in `inbox`. */
+function startManager(fake: FakeOAuthMcpServer, db: TestStores, inbox: LinkInbox): McpManager {
+  const manager = createMcpManager({
+    servers: [httpSpec('remote', fake.url, { oauth: { scopes: [] } })],
+    parentEnv: {},
+    oauth: {
+      credentials: db.stores.mcpCredentials,
+      tokenKey: TOKEN_KEY,
+      publicUrl: PUBLIC_URL,
+      authorizationTimeoutMs: 20_000,
+      callerOf: (workstreamId) => Promise.resolve({ userId: workstreamId.replace(/^ws-/, ''), conversationId: workstreamId }),
+    },
+  });
+  manager.onAuthorization((request) => {
+    inbox.deliver(request);
+    return Promise.resolve();
+  });
+  return manager;
+}
+
+/** Plays the user's browser: sign in at the link, then follow the redirect to the gateway's callback. */
+async function authorizeInBrowser(fake: FakeOAuthMcpServer, manager: McpManager, link: McpAuthorizationRequest, user: string): Promise<string> {
+  const callback = await fake.signIn(link.url, user);
+  assert.equal(`${callback.origin}${callback.pathname}`, `${PUBLIC_URL}/v1/oauth/callback`);
+  const state = callback.searchParams.get('state') ?? '';
+  const outcome = await manager.completeAuthorization(state, callback.searchParams.get('code') ?? '');
+  assert.equal(outcome.ok, true, JSON.stringify(outcome));
+  return state;
+}
+
+function call(manager: McpManager, tool: string, user: string): Promise<ToolResult> {
+  return manager.callTool(tool, {}, toolContext({ workstreamId: `ws-${user}` }));
+}
+
+describe('MCP OAuth: two users, each with their own token', () => {
+  let fake: FakeOAuthMcpServer;
+  let db: TestStores;
+  let manager: McpManager;
+  const inbox = new LinkInbox();
+  let aliceState = '';
+
+  before(async () => {
+    fake = await startFakeOAuthMcpServer();
+    db = await createTestStores();
+    manager = startManager(fake, db, inbox);
+    await manager.start();
+  });
+
+  after(async () => {
+    await manager.shutdown();
+    await db.close();
+    await fake.close();
+  });
+
+  it('tells the model the server needs authorization until someone authorizes', async () => {
+    const names = (await manager.listTools()).map((tool) => tool.name);
+    assert.deepEqual(names, ['mcp__remote__authorize']);
+    assert.match(manager.systemPromptSection(), /remote: call mcp__remote__authorize/);
+  });
+
+  it('sends alice a private link, waits, and proceeds with her token once she authorizes', async () => {
+    const pending = call(manager, 'mcp__remote__authorize', 'alice');
+    const link = await inbox.number(1);
+    assert.equal(link.userId, 'alice');
+    assert.equal(link.conversationId, 'ws-alice');
+    const url = new URL(link.url);
+    assert.equal(url.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(url.searchParams.get('redirect_uri'), `${PUBLIC_URL}/v1/oauth/callback`);
+    assert.equal(url.searchParams.get('resource'), fake.url);
+    assert.ok((url.searchParams.get('state') ?? '').length >= 16);
+    aliceState = await authorizeInBrowser(fake, manager, link, 'alice');
+    const result = await pending;
+    assert.equal(result.isError, false, outputText(result));
+    assert.match(outputText(result), /mcp__remote__whoami/);
+    assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'alice')), /user=alice/);
+  });
+
+  it('gives bob his own link and his calls carry his identity, alice keeps hers', async () => {
+    const pending = call(manager, 'mcp__remote__whoami', 'bob');
+    const link = await inbox.number(2);
+    assert.equal(link.userId, 'bob');
+    await authorizeInBrowser(fake, manager, link, 'bob');
+    assert.match(outputText(await pending), /user=bob/);
+    assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'alice')), /user=alice/);
+    assert.equal(inbox.links.length, 2);
+  });
+
+  it('refuses a forged state and a replayed one with a 4xx, authorizing nothing', async () => {
+    const forged = await manager.completeAuthorization('forged-state-0123456789abcdef', 'some-code');
+    assert.deepEqual([forged.ok, forged.ok ? 0 : forged.status], [false, 400]);
+    const replayed = await manager.completeAuthorization(aliceState, 'some-code');
+    assert.deepEqual([replayed.ok, replayed.ok ? 0 : replayed.status], [false, 400]);
+    assert.equal((await manager.listAuthorizations({})).length, 2);
+  });
+
+  it('refreshes an expired access token without a new link', async () => {
+    fake.expireAccessTokens();
+    const before = fake.provider.refreshes;
+    assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'alice')), /user=alice/);
+    assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'bob')), /user=bob/);
+    assert.ok(fake.provider.refreshes >= before + 2, `refreshes: ${fake.provider.refreshes}`);
+    assert.equal(inbox.links.length, 2);
+  });
+
+  it('keeps both authorizations across a restart (catalog known, no new link)', async () => {
+    await manager.shutdown();
+    manager = startManager(fake, db, inbox);
+    await manager.start();
+    assert.ok((await manager.listTools()).some((tool) => tool.name === 'mcp__remote__whoami'));
+    assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'bob')), /user=bob/);
+    assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'alice')), /user=alice/);
+    assert.equal(inbox.links.length, 2);
+  });
+
+  it('never writes a raw token into the database file', async () => {
+    await db.stores.settleWrites?.();
+    const file = db.url.replace(/^sqlite:/, '');
+    const bytes = readdirSync(dirname(file)).map((name) => readFileSync(join(dirname(file), name)).toString('latin1')).join('');
+    const secrets = fake.issuedSecrets();
+    assert.ok(secrets.length >= 4);
+    for (const secret of secrets) assert.equal(bytes.includes(secret), false, 'a raw token is in the database file');
+    assert.ok((await db.stores.mcpCredentials.list({})).length >= 3);
+  });
+
+  it('revokes one user: their next call asks for a new link, the other user is untouched', async () => {
+    assert.equal(await manager.revokeAuthorizations('remote', 'bob'), 1);
+    const pending = call(manager, 'mcp__remote__whoami', 'bob');
+    const link = await inbox.number(3);
+    assert.equal(link.userId, 'bob');
+    await authorizeInBrowser(fake, manager, link, 'bob');
+    assert.match(outputText(await pending), /user=bob/);
+    assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'alice')), /user=alice/);
+  });
+});
