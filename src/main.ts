@@ -12,6 +12,7 @@ import { createHttpMetrics } from './gateway/http/metrics.js';
 import { instanceStaleAfterSeconds } from './gateway/admin/admin-status.js';
 import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
+import { createOAuthCallbackRoutes } from './gateway/http/routes/oauth-callback.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
 import { createNotifyHandler, notifyFastRouteOf, notifyRoutesOf } from './gateway/http/routes/notify.js';
 import { createFastRoute } from './gateway/http/node-fast-route.js';
@@ -145,7 +146,12 @@ async function startHttp(
   };
   // The admin API is never served here: this listener may face the network (the container binds 0.0.0.0).
   const slackEvents = createSlackEventsRoutes(() => slackEventsTarget(live.adapters.find((adapter) => adapter.platform === 'slack')));
-  const app = createHttpApp({ logger, metrics, health, routers: [notifyRoutesOf(notifyHandler), createAdminElsewhereRoutes(config), slackEvents] });
+  const oauthCallback = createOAuthCallbackRoutes({
+    complete: (state, code) => live.mcp?.completeAuthorization(state, code) ?? Promise.resolve({ ok: false, status: 400, message: 'MCP is not running yet; try the link again shortly.' }),
+    decline: (state) => live.mcp?.declineAuthorization(state),
+  });
+  const routers = [notifyRoutesOf(notifyHandler), createAdminElsewhereRoutes(config), slackEvents, oauthCallback];
+  const app = createHttpApp({ logger, metrics, health, routers });
   const notifyFast = createFastRoute(notifyFastRouteOf(notifyHandler), { logger, metrics, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
   const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port, [notifyFast]);
   stack.push('http', () => server.close());

@@ -8,7 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Hono } from 'hono';
 import { createMcpManager, type McpManager } from '../../src/agent/mcp/mcp-manager.js';
+import { createOAuthCallbackRoutes } from '../../src/gateway/http/routes/oauth-callback.js';
 import type { McpAuthorizationRequest } from '../../src/agent/mcp/mcp-manager-context.js';
 import type { ToolResult } from '../../src/agent/tools/tool.js';
 import { startFakeOAuthMcpServer, type FakeOAuthMcpServer } from '../fakes/fake-oauth-mcp-server.js';
@@ -61,14 +63,18 @@ function startManager(fake: FakeOAuthMcpServer, db: TestStores, inbox: LinkInbox
   return manager;
 }
 
-/** Plays the user's browser: sign in at the link, then follow the redirect to the gateway's callback. */
+/** The gateway's real callback route in front of `manager`. */
+function callbackApp(manager: McpManager): Hono {
+  return createOAuthCallbackRoutes({ complete: (state, code) => manager.completeAuthorization(state, code), decline: (state) => manager.declineAuthorization(state) });
+}
+
+/** Plays the user's browser: sign in at the link, then follow the redirect to the gateway's callback route. */
 async function authorizeInBrowser(fake: FakeOAuthMcpServer, manager: McpManager, link: McpAuthorizationRequest, user: string): Promise<string> {
   const callback = await fake.signIn(link.url, user);
   assert.equal(`${callback.origin}${callback.pathname}`, `${PUBLIC_URL}/v1/oauth/callback`);
-  const state = callback.searchParams.get('state') ?? '';
-  const outcome = await manager.completeAuthorization(state, callback.searchParams.get('code') ?? '');
-  assert.equal(outcome.ok, true, JSON.stringify(outcome));
-  return state;
+  const response = await callbackApp(manager).request(`${callback.pathname}${callback.search}`);
+  assert.equal(response.status, 200, await response.text());
+  return callback.searchParams.get('state') ?? '';
 }
 
 function call(manager: McpManager, tool: string, user: string): Promise<ToolResult> {
@@ -128,11 +134,13 @@ describe('MCP OAuth: two users, each with their own token', () => {
     assert.equal(inbox.links.length, 2);
   });
 
-  it('refuses a forged state and a replayed one with a 4xx, authorizing nothing', async () => {
-    const forged = await manager.completeAuthorization('forged-state-0123456789abcdef', 'some-code');
-    assert.deepEqual([forged.ok, forged.ok ? 0 : forged.status], [false, 400]);
-    const replayed = await manager.completeAuthorization(aliceState, 'some-code');
-    assert.deepEqual([replayed.ok, replayed.ok ? 0 : replayed.status], [false, 400]);
+  it('refuses a forged, a replayed and a missing state with a 4xx, authorizing nothing', async () => {
+    const app = callbackApp(manager);
+    const forged = await app.request('/v1/oauth/callback?state=forged-state-0123456789abcdef&code=some-code');
+    const replayed = await app.request(`/v1/oauth/callback?state=${encodeURIComponent(aliceState)}&code=some-code`);
+    const missing = await app.request('/v1/oauth/callback?code=some-code');
+    assert.deepEqual([forged.status, replayed.status, missing.status], [400, 400, 400]);
+    assert.doesNotMatch(await replayed.text(), /some-code/);
     assert.equal((await manager.listAuthorizations({})).length, 2);
   });
 
@@ -173,5 +181,25 @@ describe('MCP OAuth: two users, each with their own token', () => {
     await authorizeInBrowser(fake, manager, link, 'bob');
     assert.match(outputText(await pending), /user=bob/);
     assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'alice')), /user=alice/);
+  });
+
+  it('a waiting call does not hold up other users, and is cancelable', async () => {
+    const controller = new AbortController();
+    const pending = manager.callTool('mcp__remote__whoami', {}, toolContext({ workstreamId: 'ws-carol', signal: controller.signal }));
+    assert.equal((await inbox.number(4)).userId, 'carol');
+    assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'alice')), /user=alice/);
+    controller.abort();
+    await assert.rejects(pending, { name: 'AbortError' });
+  });
+
+  it('a declined authorization ends the waiting call with a clear error', async () => {
+    const pending = call(manager, 'mcp__remote__whoami', 'dave');
+    const link = await inbox.number(5);
+    const state = new URL(link.url).searchParams.get('state') ?? '';
+    const response = await callbackApp(manager).request(`/v1/oauth/callback?state=${encodeURIComponent(state)}&error=access_denied`);
+    assert.equal(response.status, 400);
+    const result = await pending;
+    assert.equal(result.isError, true);
+    assert.match(outputText(result), /declined/);
   });
 });

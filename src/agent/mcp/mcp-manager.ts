@@ -17,7 +17,7 @@ import {
   type McpElicitationHandler,
   type McpOAuthRuntime,
 } from './mcp-manager-context.js';
-import { completeAuthorization, revokeAuthorizations, type McpAuthorizationOutcome } from './mcp-oauth-calls.js';
+import { completeAuthorization, declineAuthorization, revokeAuthorizations, type McpAuthorizationOutcome } from './mcp-oauth-calls.js';
 import { AuthorizationStates } from './mcp-oauth-states.js';
 import {
   authorizationPromptSection,
@@ -119,6 +119,8 @@ export interface McpManager extends ToolSource {
   onAuthorization(handler: McpAuthorizationHandler): () => void;
   /** The OAuth callback: 4xx for an unknown, used, expired or foreign `state`. */
   completeAuthorization(state: string, code: string): Promise<McpAuthorizationOutcome>;
+  /** The callback said `error=` (the user declined): spends the state and stops that user's waiting calls. */
+  declineAuthorization(state: string): void;
   /** Stored authorizations (no secrets). */
   listAuthorizations(filter: { server?: string; userId?: string }): Promise<McpAuthorizationEntry[]>;
   /** Forgets tokens (and closes the sessions using them); returns how many went. */
@@ -200,7 +202,7 @@ function toolSourceMethods(context: ManagerContext, schemas: McpBuiltinSchemas):
   };
 }
 
-function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorization' | 'completeAuthorization' | 'listAuthorizations' | 'revokeAuthorizations' | 'rekeyAuthorizations'> {
+function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorization' | 'completeAuthorization' | 'declineAuthorization' | 'listAuthorizations' | 'revokeAuthorizations' | 'rekeyAuthorizations'> {
   return {
     onAuthorization: (handler) => {
       const runtime = context.oauth;
@@ -211,6 +213,7 @@ function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorizatio
       };
     },
     completeAuthorization: (state, code) => completeAuthorization(context, state, code),
+    declineAuthorization: (state) => declineAuthorization(context, state),
     listAuthorizations: (filter) => requireOAuth(context).vault.list(filter),
     revokeAuthorizations: (server, userId) => revokeAuthorizations(context, server, userId),
     rekeyAuthorizations: () => requireOAuth(context).vault.rekey(),

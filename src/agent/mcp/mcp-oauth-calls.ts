@@ -180,6 +180,12 @@ export async function completeAuthorization(context: ManagerContext, stateParam:
   return { ok: true, server: pending.server, userId: pending.userId };
 }
 
+/** The user declined at the authorization server: the state is spent and their waiting calls stop. */
+export function declineAuthorization(context: ManagerContext, stateParam: string): void {
+  const pending = context.oauth?.states.consume(stateParam);
+  if (pending) context.oauth?.states.completed(pending.server, pending.userId, new Error('the user declined the authorization'));
+}
+
 /** Revokes stored tokens and closes the matching sessions; returns how many token rows went. */
 export async function revokeAuthorizations(context: ManagerContext, server: string | undefined, userId: string | undefined): Promise<number> {
   const count = await runtimeOf(context).vault.revoke(server, userId);

@@ -25,7 +25,7 @@ function waitKey(server: string, userId: string): string {
 
 export class AuthorizationStates {
   private readonly pending = new Map<string, PendingAuthorization>();
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<(failure?: Error) => void>>();
 
   constructor(
     private readonly ttlMs: number,
@@ -53,19 +53,19 @@ export class AuthorizationStates {
     return entry;
   }
 
-  /** Wakes every call waiting for this user's authorization of this server. */
-  completed(server: string, userId: string): void {
+  /** Wakes every call waiting for this user's authorization of this server (with `failure`: they fail with it). */
+  completed(server: string, userId: string, failure?: Error): void {
     const key = waitKey(server, userId);
     const waiting = this.waiters.get(key);
     this.waiters.delete(key);
-    for (const wake of waiting ?? []) wake();
+    for (const wake of waiting ?? []) wake(failure);
   }
 
   /** Resolves when the user finishes authorizing; rejects on abort or after `timeoutMs`. */
   waitFor(server: string, userId: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
     const key = waitKey(server, userId);
     return new Promise<void>((resolve, reject) => {
-      const set = this.waiters.get(key) ?? new Set<() => void>();
+      const set = this.waiters.get(key) ?? new Set<(failure?: Error) => void>();
       this.waiters.set(key, set);
       const cleanup = (): void => {
         clearTimeout(timer);
@@ -73,9 +73,10 @@ export class AuthorizationStates {
         set.delete(wake);
         if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
       };
-      const wake = (): void => {
+      const wake = (failure?: Error): void => {
         cleanup();
-        resolve();
+        if (failure) reject(failure);
+        else resolve();
       };
       const onAbort = (): void => {
         cleanup();
