@@ -13,6 +13,7 @@ import { instanceStaleAfterSeconds } from './gateway/admin/admin-status.js';
 import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { createOAuthCallbackRoutes } from './gateway/http/routes/oauth-callback.js';
+import { HttpError } from './gateway/http/http-errors.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
 import { createNotifyHandler, notifyFastRouteOf, notifyRoutesOf } from './gateway/http/routes/notify.js';
 import { createFastRoute } from './gateway/http/node-fast-route.js';
@@ -190,6 +191,11 @@ async function startAdminHttp(
           refresh: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.refresh(server), true) : false),
           reconnect: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.reconnect(server), true) : false),
           reload: async () => (live.mcp ? (await import('./main-mcp.js')).reloadMcpServers(config, stores, live.mcp, logger) : undefined),
+          login: async (server, username) => {
+            const user = await stores.users.getUserByUsername(username);
+            if (!user || !live.mcp) throw new HttpError(404, user ? 'MCP has not started yet' : `no user named ${username.slice(0, 64)}`);
+            return live.mcp.startLogin(server, user.userId, AbortSignal.timeout(60_000));
+          },
         },
       }),
       createAdminRoutes({ adminSecret, stores, logger, staleAfterSeconds: instanceStaleAfterSeconds(config) }),

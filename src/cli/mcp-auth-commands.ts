@@ -8,6 +8,7 @@ import type { Stores } from '../storage/index.js';
 import { requirePositionals, withAuditedStores, withStores } from './admin-commands.js';
 import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
 import { JSON_OPTION, printList } from './cli-output.js';
+import { callAdmin } from './gateway-client.js';
 
 const USER_OPTION = { user: { type: 'string' as const } };
 
@@ -78,6 +79,22 @@ export const mcpAuthRekeyCommand: CliCommand = {
       return changed;
     });
     writeLine(context.io.stdout, `re-encrypted ${count} credential${count === 1 ? '' : 's'}; mcp.token_key_previous can now be emptied`);
+    return 0;
+  },
+};
+
+export const mcpAuthLoginCommand: CliCommand = {
+  name: 'mcp auth login',
+  usage: 'sandpiper mcp auth login SERVER --user NAME',
+  summary: "authorize an OAuth MCP server ahead of time as a user (prints the sign-in link; makes the server's tools known)",
+  options: USER_OPTION,
+  async run(context) {
+    const [server] = requirePositionals(context, 1, this.usage);
+    const user = context.flags['user'];
+    if (typeof user !== 'string' || user.trim() === '') throw new UsageError(`usage: ${this.usage}`);
+    const answer = (await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/auth/login', { body: { server, user: user.trim() }, scope: 'admin:write' })) as { authorized?: boolean; url?: string };
+    if (answer.authorized) writeLine(context.io.stdout, `${user.trim()} has already authorized ${server ?? ''}`);
+    else writeLine(context.io.stdout, `open this link in a browser, signed in as ${user.trim()} (it works once):\n${answer.url ?? ''}`);
     return 0;
   },
 };

@@ -203,3 +203,42 @@ describe('MCP OAuth: two users, each with their own token', () => {
     assert.match(outputText(result), /declined/);
   });
 });
+
+describe('MCP OAuth: an operator authorizes ahead of time', () => {
+  let fake: FakeOAuthMcpServer;
+  let db: TestStores;
+  let manager: McpManager;
+  const inbox = new LinkInbox();
+
+  before(async () => {
+    fake = await startFakeOAuthMcpServer();
+    db = await createTestStores();
+    manager = startManager(fake, db, inbox);
+    await manager.start();
+  });
+
+  after(async () => {
+    await manager.shutdown();
+    await db.close();
+    await fake.close();
+  });
+
+  it('makes the catalog known after the login link is used, without any link sent to a channel', async () => {
+    const started = await manager.startLogin('remote', 'admin', AbortSignal.timeout(10_000));
+    assert.ok('url' in started);
+    const toolsKnown = new Promise<void>((resolve) => {
+      const stop = manager.onChange((kind) => {
+        if (kind === 'tools' && manager.catalog().toolMap.has('mcp__remote__whoami')) {
+          stop();
+          resolve();
+        }
+      });
+    });
+    const callback = await fake.signIn(started.url, 'admin');
+    assert.equal((await callbackApp(manager).request(`${callback.pathname}${callback.search}`)).status, 200);
+    await toolsKnown;
+    assert.deepEqual((await manager.listTools()).map((tool) => tool.name), ['mcp__remote__whoami']);
+    assert.deepEqual(await manager.startLogin('remote', 'admin', AbortSignal.timeout(10_000)), { authorized: true });
+    assert.equal(inbox.links.length, 0);
+  });
+});

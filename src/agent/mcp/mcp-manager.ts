@@ -17,7 +17,7 @@ import {
   type McpElicitationHandler,
   type McpOAuthRuntime,
 } from './mcp-manager-context.js';
-import { completeAuthorization, declineAuthorization, revokeAuthorizations, type McpAuthorizationOutcome } from './mcp-oauth-calls.js';
+import { completeAuthorization, declineAuthorization, revokeAuthorizations, startLogin, type McpAuthorizationOutcome } from './mcp-oauth-calls.js';
 import { AuthorizationStates } from './mcp-oauth-states.js';
 import {
   authorizationPromptSection,
@@ -127,6 +127,8 @@ export interface McpManager extends ToolSource {
   revokeAuthorizations(server: string | undefined, userId: string | undefined): Promise<number>;
   /** Re-encrypts credentials written with an earlier `mcp.token_key`; returns how many changed. */
   rekeyAuthorizations(): Promise<number>;
+  /** An operator authorizes `server` as `userId` ahead of time: the sign-in link, or `authorized` when a token works. */
+  startLogin(server: string, userId: string, signal: AbortSignal): Promise<{ authorized: true } | { url: string }>;
 }
 
 export function createMcpManager(options: McpManagerOptions): McpManager {
@@ -202,7 +204,7 @@ function toolSourceMethods(context: ManagerContext, schemas: McpBuiltinSchemas):
   };
 }
 
-function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorization' | 'completeAuthorization' | 'declineAuthorization' | 'listAuthorizations' | 'revokeAuthorizations' | 'rekeyAuthorizations'> {
+function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorization' | 'completeAuthorization' | 'declineAuthorization' | 'startLogin' | 'listAuthorizations' | 'revokeAuthorizations' | 'rekeyAuthorizations'> {
   return {
     onAuthorization: (handler) => {
       const runtime = context.oauth;
@@ -217,6 +219,7 @@ function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorizatio
     listAuthorizations: (filter) => requireOAuth(context).vault.list(filter),
     revokeAuthorizations: (server, userId) => revokeAuthorizations(context, server, userId),
     rekeyAuthorizations: () => requireOAuth(context).vault.rekey(),
+    startLogin: (server, userId, signal) => startLogin(context, server, userId, signal),
   };
 }
 

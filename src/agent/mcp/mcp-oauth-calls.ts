@@ -176,8 +176,37 @@ export async function completeAuthorization(context: ManagerContext, stateParam:
     track(context, previous.close(), 'connection close');
   }
   runtime.states.completed(pending.server, pending.userId);
+  learnCatalogAfterLogin(context, runtime, state, pending.userId);
   context.settings.logger.info({ server: pending.server, userId: pending.userId }, 'MCP OAuth authorization completed');
   return { ok: true, server: pending.server, userId: pending.userId };
+}
+
+/**
+ * `sandpiper mcp auth login`: an operator authorizes a server ahead of time as `userId`; the link comes back to them
+ * (not through a channel). After the callback the server's catalog becomes known.
+ */
+export async function startLogin(context: ManagerContext, serverName: string, userId: string, signal: AbortSignal): Promise<{ authorized: true } | { url: string }> {
+  const runtime = runtimeOf(context);
+  const state = context.servers.get(serverName);
+  if (!state?.spec.oauth) throw new McpCallError('unknown-target', `no OAuth MCP server named ${serverName.slice(0, 64)}`);
+  const provider = providerFor(runtime, state, { server: serverName, userId, conversationId: '' });
+  try {
+    await userMutex(state, userId).run(() => connectUser(context, state, userId, provider, signal));
+    return { authorized: true };
+  } catch (error) {
+    if (error instanceof McpCallError && error.kind === 'unauthorized' && provider.authorizationUrl) return { url: provider.authorizationUrl.toString() };
+    throw error;
+  }
+}
+
+/** After a callback nobody waits on (a login ahead of time): connect as that user so an unknown catalog is learned. */
+function learnCatalogAfterLogin(context: ManagerContext, runtime: McpOAuthRuntime, state: ServerState, userId: string): void {
+  if (!state.needsAuthorization) return;
+  const provider = providerFor(runtime, state, { server: state.spec.name, userId, conversationId: '' });
+  const work = userMutex(state, userId).run(async () => {
+    if (!state.userConnections.has(userId)) await connectUser(context, state, userId, provider, new AbortController().signal);
+  });
+  track(context, work, 'catalog discovery after authorization');
 }
 
 /** The user declined at the authorization server: the state is spent and their waiting calls stop. */
