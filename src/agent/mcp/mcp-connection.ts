@@ -1,5 +1,4 @@
 /** The only importer of @modelcontextprotocol/sdk: connects one server and maps the SDK onto our own types and errors. */
-import { connect as netConnect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -30,6 +29,7 @@ import type {
   McpToolCallResult,
   McpToolInfo,
 } from './mcp-types.js';
+import { probeTcp } from './probe-tcp.js';
 import { scrubbedEnvironment } from './scrubbed-environment.js';
 import { stdioLaunch, type McpSandbox } from './mcp-sandbox.js';
 import { StdioProcessTransport } from './stdio-process-transport.js';
@@ -261,26 +261,6 @@ async function closeQuietly(client: Client, transport: Transport): Promise<void>
   }
   await bounded(client.close());
   await bounded(transport.close());
-}
-
-/** Fails fast with "unreachable" before the HTTP transport starts (note: bypasses HTTP proxies). */
-function probeTcp(name: string, url: string, timeoutMs: number): Promise<void> {
-  const parsed = new URL(url);
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
-  return new Promise((resolve, reject) => {
-    const socket = netConnect({ host, port });
-    const fail = (reason: string): void => {
-      socket.destroy();
-      reject(new McpCallError('transport', `MCP server '${name}' unreachable at ${host}:${port}: ${reason}`));
-    };
-    socket.setTimeout(timeoutMs, () => fail('timed out'));
-    socket.once('error', (error: NodeJS.ErrnoException) => fail(error.code ?? 'connection failed'));
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve();
-    });
-  });
 }
 
 function toToolInfo(tool: { name: string; title?: string | undefined; description?: string | undefined; inputSchema: unknown; annotations?: unknown }): McpToolInfo {
