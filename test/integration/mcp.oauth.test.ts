@@ -103,7 +103,7 @@ describe('MCP OAuth: two users, each with their own token', () => {
 
   it('tells the model the server needs authorization until someone authorizes', async () => {
     const names = (await manager.listTools()).map((tool) => tool.name);
-    assert.deepEqual(names, ['mcp__remote__authorize']);
+    assert.deepEqual(names, ['mcp__remote__sign_out', 'mcp__remote__authorize']);
     assert.match(manager.systemPromptSection(), /remote: call mcp__remote__authorize/);
   });
 
@@ -173,8 +173,9 @@ describe('MCP OAuth: two users, each with their own token', () => {
     assert.ok((await db.stores.mcpCredentials.list({})).length >= 3);
   });
 
-  it('revokes one user: their next call asks for a new link, the other user is untouched', async () => {
-    assert.equal(await manager.revokeAuthorizations('remote', 'bob'), 1);
+  it('lets a user sign out from chat: their next call asks for a new link, the other user is untouched', async () => {
+    assert.match(outputText(await call(manager, 'mcp__remote__sign_out', 'bob')), /Signed out of remote/);
+    assert.deepEqual((await manager.listAuthorizations({ server: 'remote' })).map((entry) => entry.userId), ['alice']);
     const pending = call(manager, 'mcp__remote__whoami', 'bob');
     const link = await inbox.number(3);
     assert.equal(link.userId, 'bob');
@@ -237,7 +238,7 @@ describe('MCP OAuth: an operator authorizes ahead of time', () => {
     const callback = await fake.signIn(started.url, 'admin');
     assert.equal((await callbackApp(manager).request(`${callback.pathname}${callback.search}`)).status, 200);
     await toolsKnown;
-    assert.deepEqual((await manager.listTools()).map((tool) => tool.name), ['mcp__remote__whoami']);
+    assert.deepEqual((await manager.listTools()).map((tool) => tool.name), ['mcp__remote__whoami', 'mcp__remote__sign_out']);
     assert.deepEqual(await manager.startLogin('remote', 'admin', AbortSignal.timeout(10_000)), { authorized: true });
     assert.equal(inbox.links.length, 0);
   });

@@ -24,7 +24,10 @@ import {
   authorizationToolDefinitions,
   authorizationToolServer,
   prepareAuthorizationTool,
+  prepareSignOutTool,
   runAuthorizationTool,
+  runSignOutTool,
+  signOutToolServer,
 } from './mcp-oauth-tools.js';
 import { McpOAuthVault, type McpAuthorizationEntry } from './mcp-oauth-vault.js';
 import { createTokenCipher } from './mcp-token-cipher.js';
@@ -194,12 +197,15 @@ function toolSourceMethods(context: ManagerContext, schemas: McpBuiltinSchemas):
   return {
     listTools: (): Promise<ToolDefinition[]> =>
       Promise.resolve([...listMcpToolDefinitions(context.catalog, schemas), ...authorizationToolDefinitions(context)]),
-    hasTool: (name) => catalogHasTool(context.catalog, name) || authorizationToolServer(context, name) !== undefined,
+    hasTool: (name) => catalogHasTool(context.catalog, name) || authorizationToolServer(context, name) !== undefined || signOutToolServer(context, name) !== undefined,
     prepare: (name, args): Promise<ToolPreparation> => Promise.resolve(prepareCall(context, name, args)),
     callTool: (name, args, toolContext: ToolContext): Promise<ToolResult> => {
-      const server = catalogHasTool(context.catalog, name) ? undefined : authorizationToolServer(context, name);
-      if (server === undefined) return executeMcpCall(context, name, args, toolContext);
-      return executeMcpCall(context, name, args, toolContext, () => runAuthorizationTool(context, server, toolContext));
+      const isCatalog = catalogHasTool(context.catalog, name);
+      const authorize = isCatalog ? undefined : authorizationToolServer(context, name);
+      const signOut = isCatalog ? undefined : signOutToolServer(context, name);
+      if (authorize !== undefined) return executeMcpCall(context, name, args, toolContext, () => runAuthorizationTool(context, authorize, toolContext));
+      if (signOut !== undefined) return executeMcpCall(context, name, args, toolContext, () => runSignOutTool(context, signOut, toolContext));
+      return executeMcpCall(context, name, args, toolContext);
     },
   };
 }
@@ -242,8 +248,11 @@ function requireOAuth(context: ManagerContext): McpOAuthRuntime {
 
 /** OAuth servers' calls wait for people (a sign-in), so only cancel and the request's own time-out bound them. */
 function prepareCall(context: ManagerContext, name: string, args: Record<string, unknown>): ToolPreparation {
-  const authorizeFor = catalogHasTool(context.catalog, name) ? undefined : authorizationToolServer(context, name);
+  const isCatalog = catalogHasTool(context.catalog, name);
+  const authorizeFor = isCatalog ? undefined : authorizationToolServer(context, name);
   if (authorizeFor !== undefined) return prepareAuthorizationTool(authorizeFor);
+  const signOutOf = isCatalog ? undefined : signOutToolServer(context, name);
+  if (signOutOf !== undefined) return prepareSignOutTool(signOutOf);
   const preparation = prepareMcpCall(context.catalog, name, args);
   const server = context.catalog.toolMap.get(name)?.server;
   return server !== undefined && context.servers.get(server)?.spec.oauth ? { ...preparation, untimed: true } : preparation;

@@ -5,23 +5,53 @@
 import type { ToolContext, ToolDefinition, ToolPreparation, ToolResult } from '../tools/tool.js';
 import { mcpToolName } from './mcp-catalog.js';
 import type { ManagerContext } from './mcp-manager-context.js';
-import { callAsUser } from './mcp-oauth-calls.js';
+import { callAsUser, revokeAuthorizations } from './mcp-oauth-calls.js';
 
 const AUTHORIZE = 'authorize';
+const SIGN_OUT = 'sign_out';
+
+function oauthServers(context: ManagerContext): string[] {
+  return context.oauth ? [...context.servers.values()].filter((state) => state.spec.oauth).map((state) => state.spec.name) : [];
+}
 
 function waitingServers(context: ManagerContext): string[] {
   return [...context.servers.values()].filter((state) => state.spec.oauth && state.needsAuthorization).map((state) => state.spec.name);
 }
 
 export function authorizationToolDefinitions(context: ManagerContext): ToolDefinition[] {
-  return waitingServers(context).map((server) => ({
+  const signOut = oauthServers(context).map((server) => ({
+    name: mcpToolName(server, SIGN_OUT),
+    description: `Forget the user's own authorization of the MCP server "${server}" (their stored token); their next call to it asks them to sign in again. Only when the user asks for it.`,
+    parameters: { type: 'object', properties: {} },
+    agent: false,
+    taskAgent: false,
+    autoApprove: false,
+  }));
+  return [...signOut, ...waitingServers(context).map((server) => ({
     name: mcpToolName(server, AUTHORIZE),
     description: `The MCP server "${server}" needs each user's authorization before its tools are known. Calling this sends the user a private sign-in link and waits until they finish; then the server's tools appear.`,
     parameters: { type: 'object', properties: {} },
     agent: false,
     taskAgent: true,
     autoApprove: false,
-  }));
+  }))];
+}
+
+/** The server a `sign_out` tool name stands for. */
+export function signOutToolServer(context: ManagerContext, name: string): string | undefined {
+  return oauthServers(context).find((server) => mcpToolName(server, SIGN_OUT) === name);
+}
+
+export function prepareSignOutTool(server: string): ToolPreparation {
+  return { header: `⚙ mcp:${server} sign out`, preview: '    (forgets your own token for this server)', needsApproval: false, approvalLabel: mcpToolName(server, SIGN_OUT) };
+}
+
+/** Revokes the caller's own tokens for `server` (never anyone else's). */
+export async function runSignOutTool(context: ManagerContext, server: string, toolContext: ToolContext): Promise<ToolResult> {
+  const caller = await context.oauth?.callerOf(toolContext.workstreamId);
+  if (!caller) return { output: 'There is no user to sign out in this conversation.', isError: true };
+  const count = await revokeAuthorizations(context, server, caller.userId);
+  return { output: count > 0 ? `Signed out of ${server}; the next call will ask for a new authorization.` : `You had not authorized ${server}.`, isError: false };
 }
 
 /** The server an `authorize` tool name stands for, when that server is waiting for authorization. */
