@@ -15,7 +15,7 @@ import type { McpAuthorizationRequest } from '../../src/agent/mcp/mcp-manager-co
 import type { ToolResult } from '../../src/agent/tools/tool.js';
 import { startFakeOAuthMcpServer, type FakeOAuthMcpServer } from '../fakes/fake-oauth-mcp-server.js';
 import { httpSpec, toolContext } from '../fakes/mcp-servers.js';
-import { createTestStores, type TestStores } from '../helpers/test-stores.js';
+import { createTestStores, testPostgresUrl, type TestStores } from '../helpers/test-stores.js';
 
 const PUBLIC_URL = 'https://sandpiper.example.test';
 const TOKEN_KEY = 'test-token-key-0123456789abcdef';
@@ -241,5 +241,38 @@ describe('MCP OAuth: an operator authorizes ahead of time', () => {
     assert.deepEqual((await manager.listTools()).map((tool) => tool.name), ['mcp__remote__whoami', 'mcp__remote__sign_out']);
     assert.deepEqual(await manager.startLogin('remote', 'admin', AbortSignal.timeout(10_000)), { authorized: true });
     assert.equal(inbox.links.length, 0);
+  });
+});
+
+describe('MCP OAuth on PostgreSQL: a token stored by one instance serves the others', { skip: testPostgresUrl() === undefined ? 'SANDPIPER_TEST_PG_URL not set' : false }, () => {
+  let fake: FakeOAuthMcpServer;
+  let db: TestStores;
+  let first: McpManager;
+  let second: McpManager;
+  const inbox = new LinkInbox();
+
+  before(async () => {
+    fake = await startFakeOAuthMcpServer();
+    db = await createTestStores({ url: testPostgresUrl() ?? '' });
+    first = startManager(fake, db, inbox);
+    second = startManager(fake, db, inbox);
+    await Promise.all([first.start(), second.start()]);
+  });
+
+  after(async () => {
+    await Promise.all([first.shutdown(), second.shutdown()]);
+    await db.close();
+    await fake.close();
+  });
+
+  it('alice authorizes through one instance and calls through the other without a new link', async () => {
+    const pending = call(first, 'mcp__remote__authorize', 'alice');
+    await authorizeInBrowser(fake, first, await inbox.number(1), 'alice');
+    assert.equal((await pending).isError, false);
+    assert.deepEqual(await second.startLogin('remote', 'alice', AbortSignal.timeout(10_000)), { authorized: true });
+    assert.match(outputText(await call(second, 'mcp__remote__whoami', 'alice')), /user=alice/);
+    assert.equal(inbox.links.length, 1);
+    const rows = await db.stores.mcpCredentials.list({});
+    for (const secret of fake.issuedSecrets()) assert.equal(rows.some((row) => row.secret.includes(secret)), false);
   });
 });
