@@ -11,7 +11,12 @@ function isLocal(host: string): boolean {
   return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
 }
 
-export async function checkMcpOAuth(config: Pick<Config, 'gateway' | 'mcp'>): Promise<CheckResult[]> {
+export interface McpOAuthCheckConfig {
+  gateway: Pick<Config['gateway'], 'public_url'>;
+  mcp: Pick<Config['mcp'], 'servers' | 'token_key' | 'token_key_previous'>;
+}
+
+export async function checkMcpOAuth(config: McpOAuthCheckConfig): Promise<CheckResult[]> {
   const servers = Object.entries(config.mcp.servers).filter(([, server]) => server.auth === 'oauth').map(([name]) => name);
   if (servers.length === 0) return [skip(NAME, 'no MCP server uses auth = "oauth"')];
   const results: CheckResult[] = [];
