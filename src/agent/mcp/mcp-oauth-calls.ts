@@ -46,6 +46,9 @@ export async function callAsUser<T>(
   } catch (error) {
     if (!(error instanceof McpCallError) || (error.kind !== 'unauthorized' && error.kind !== 'transport')) throw error;
     await dropUserConnection(state, caller.userId, connection);
+    // A refused token never reached the tool, so asking for a new authorization and running it once more is safe;
+    // after a transport failure the call may have run: the next call opens a new session instead.
+    if (error.kind === 'transport') throw error;
     return run(await userConnection(context, runtime, state, caller, signal));
   }
 }
