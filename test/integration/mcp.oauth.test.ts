@@ -44,7 +44,7 @@ class LinkInbox {
 }
 
 /** A manager whose private links land in `inbox`. */
-function startManager(fake: FakeOAuthMcpServer, db: TestStores, inbox: LinkInbox): McpManager {
+function startManager(fake: FakeOAuthMcpServer, db: TestStores, inbox: LinkInbox, authorizationTimeoutMs = 20_000): McpManager {
   const manager = createMcpManager({
     servers: [httpSpec('remote', fake.url, { oauth: { scopes: [] } })],
     parentEnv: {},
@@ -52,7 +52,7 @@ function startManager(fake: FakeOAuthMcpServer, db: TestStores, inbox: LinkInbox
       credentials: db.stores.mcpCredentials,
       tokenKey: TOKEN_KEY,
       publicUrl: PUBLIC_URL,
-      authorizationTimeoutMs: 20_000,
+      authorizationTimeoutMs,
       callerOf: (workstreamId) => Promise.resolve({ userId: workstreamId.replace(/^ws-/, ''), conversationId: workstreamId }),
     },
   });
@@ -274,5 +274,34 @@ describe('MCP OAuth on PostgreSQL: a token stored by one instance serves the oth
     assert.equal(inbox.links.length, 1);
     const rows = await db.stores.mcpCredentials.list({});
     for (const secret of fake.issuedSecrets()) assert.equal(rows.some((row) => row.secret.includes(secret)), false);
+  });
+});
+
+describe('MCP OAuth: a link nobody uses', () => {
+  let fake: FakeOAuthMcpServer;
+  let db: TestStores;
+  let manager: McpManager;
+  const inbox = new LinkInbox();
+
+  before(async () => {
+    fake = await startFakeOAuthMcpServer();
+    db = await createTestStores();
+    manager = startManager(fake, db, inbox, 500);
+    await manager.start();
+  });
+
+  after(async () => {
+    await manager.shutdown();
+    await db.close();
+    await fake.close();
+  });
+
+  it('ends the waiting call after the time-out, and the expired link authorizes nothing', async () => {
+    const result = await call(manager, 'mcp__remote__authorize', 'erin');
+    assert.equal(result.isError, true);
+    assert.match(outputText(result), /not completed within/);
+    const callback = await fake.signIn((await inbox.number(1)).url, 'erin');
+    assert.equal((await callbackApp(manager).request(`${callback.pathname}${callback.search}`)).status, 400);
+    assert.deepEqual(await manager.listAuthorizations({}), []);
   });
 });
