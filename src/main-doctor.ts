@@ -7,6 +7,7 @@ import type { Config } from './config/index.js';
 import { fail, guarded, ok, skip, warn, type CheckResult } from './doctor/doctor-check.js';
 import { checkDiscord, checkModel, checkSlack } from './doctor/platform-checks.js';
 import { checkImages } from './doctor/images-check.js';
+import { checkMcpOAuth } from './doctor/mcp-oauth-check.js';
 import { checkSandbox } from './doctor/sandbox-check.js';
 import { prepareContainment } from './main-containment.js';
 import { processEnvironment } from './shared/environment.js';
@@ -64,6 +65,7 @@ async function checkMcpServers(config: Config, storage: OpenStorage | undefined)
     for (const server of manager.status().perServer) {
       const name = `mcp ${server.name}`;
       if (server.connected) results.push(ok(name, `${server.transport}, ${server.tools} tools, ${server.resources} resources, ${server.prompts} prompts`));
+      else if (server.error === 'needs authorization') results.push(ok(name, `${server.transport}, asks each user to authorize (OAuth discovery answered)`));
       else results.push(fail(name, `did not start: ${server.error ?? 'no answer'}`, `check the command/url of MCP server "${server.name}" (${server.source})`));
     }
   } finally {
@@ -87,6 +89,7 @@ export async function runDoctor(config: Config): Promise<CheckResult[]> {
     ];
     results.push(...(await Promise.all(platformChecks)));
     results.push(...(await checkMcpServers(config, database.storage).catch((error: unknown) => [fail('mcp', String(error), 'check the [mcp] settings')])));
+    results.push(...(await checkMcpOAuth(config)));
     results.push(await guarded('sandbox', 'check bubblewrap', checkSandbox));
     results.push(await guarded('images', 'reinstall with npm ci', checkImages));
   } finally {

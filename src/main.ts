@@ -12,6 +12,8 @@ import { createHttpMetrics } from './gateway/http/metrics.js';
 import { instanceStaleAfterSeconds } from './gateway/admin/admin-status.js';
 import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
+import { createOAuthCallbackRoutes } from './gateway/http/routes/oauth-callback.js';
+import { HttpError } from './gateway/http/http-errors.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
 import { createNotifyHandler, notifyFastRouteOf, notifyRoutesOf } from './gateway/http/routes/notify.js';
 import { createFastRoute } from './gateway/http/node-fast-route.js';
@@ -145,7 +147,12 @@ async function startHttp(
   };
   // The admin API is never served here: this listener may face the network (the container binds 0.0.0.0).
   const slackEvents = createSlackEventsRoutes(() => slackEventsTarget(live.adapters.find((adapter) => adapter.platform === 'slack')));
-  const app = createHttpApp({ logger, metrics, health, routers: [notifyRoutesOf(notifyHandler), createAdminElsewhereRoutes(config), slackEvents] });
+  const oauthCallback = createOAuthCallbackRoutes({
+    complete: (state, code) => live.mcp?.completeAuthorization(state, code) ?? Promise.resolve({ ok: false, status: 400, message: 'MCP is not running yet; try the link again shortly.' }),
+    decline: (state) => live.mcp?.declineAuthorization(state),
+  });
+  const routers = [notifyRoutesOf(notifyHandler), createAdminElsewhereRoutes(config), slackEvents, oauthCallback];
+  const app = createHttpApp({ logger, metrics, health, routers });
   const notifyFast = createFastRoute(notifyFastRouteOf(notifyHandler), { logger, metrics, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
   const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port, [notifyFast]);
   stack.push('http', () => server.close());
@@ -184,6 +191,11 @@ async function startAdminHttp(
           refresh: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.refresh(server), true) : false),
           reconnect: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.reconnect(server), true) : false),
           reload: async () => (live.mcp ? (await import('./main-mcp.js')).reloadMcpServers(config, stores, live.mcp, logger) : undefined),
+          login: async (server, username) => {
+            const user = await stores.users.getUserByUsername(username);
+            if (!user || !live.mcp) throw new HttpError(404, user ? 'MCP has not started yet' : `no user named ${username.slice(0, 64)}`);
+            return live.mcp.startLogin(server, user.userId, AbortSignal.timeout(60_000));
+          },
         },
       }),
       createAdminRoutes({ adminSecret, stores, logger, staleAfterSeconds: instanceStaleAfterSeconds(config) }),

@@ -7,6 +7,7 @@ import { adminTokenCommand } from './admin-token-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { mcpReconnectCommand, mcpRefreshCommand, mcpReloadCommand, mcpStatusCommand } from './mcp-command.js';
 import { mcpAddCommand, mcpListCommand, mcpRemoveCommand } from './mcp-server-commands.js';
+import { mcpAuthListCommand, mcpAuthLoginCommand, mcpAuthRekeyCommand, mcpAuthRevokeCommand } from './mcp-auth-commands.js';
 import { policyAddCommand, policyListCommand, policyNetworkCommand, policyRemoveCommand } from './policy-commands.js';
 import { tokenListCommand, tokenRevokeCommand, userListCommand } from './user-token-commands.js';
 import { notifyCommand } from './notify-command.js';
@@ -38,6 +39,10 @@ export const commands: readonly CliCommand[] = [
   mcpAddCommand,
   mcpRemoveCommand,
   mcpReloadCommand,
+  mcpAuthListCommand,
+  mcpAuthRevokeCommand,
+  mcpAuthRekeyCommand,
+  mcpAuthLoginCommand,
   mcpStatusCommand,
   mcpRefreshCommand,
   mcpReconnectCommand,

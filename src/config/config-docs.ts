@@ -23,6 +23,7 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'gateway.http_host': common('bind address of the HTTP server (notify, health, metrics, admin)'),
   'gateway.http_port': common('HTTP port; 0 = any free port, the bound port is logged'),
   'gateway.advertise_url': advanced('URL written to the services table for other instances; default: the bound URL'),
+  'gateway.public_url': advanced('how people reach this gateway from a browser (OAuth callback: `<public_url>/v1/oauth/callback`)'),
   'gateway.data_dir': common(
     'SQLite file and workspaces; relative to the config file. Default: `data` next to the config file; without one, `$XDG_STATE_HOME/sandpiper` or `~/.local/state/sandpiper`, never the current folder',
     '"./data"',
@@ -123,6 +124,13 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'mcp.servers.<name>.url': common('http: endpoint', '"http://127.0.0.1:3001/mcp"'),
   'mcp.servers.<name>.headers': advanced('http: request headers'),
   'mcp.servers.<name>.timeout_seconds': advanced('per call'),
+  'mcp.servers.<name>.auth': advanced('http: "oauth" = each user authorizes the server as themselves (per-user tokens, needs gateway.public_url); "none" (default) = static headers only'),
+  'mcp.servers.<name>.client_id': advanced('oauth: a pre-registered client id; without it the gateway registers itself (dynamic client registration)'),
+  'mcp.servers.<name>.client_secret': advanced('oauth: the pre-registered client\'s secret (confidential clients)'),
+  'mcp.servers.<name>.scopes': advanced('oauth: scopes to ask for; default: what the server advertises'),
+  'mcp.token_key': advanced('key that encrypts OAuth tokens at rest (AES-256-GCM); or SANDPIPER_MCP_TOKEN_KEY. At least 16 characters; `openssl rand -base64 32`'),
+  'mcp.token_key_previous': advanced('earlier token keys, still read; rotate by moving the old key here, setting a new token_key and running `sandpiper mcp auth rekey`'),
+  'mcp.authorization_timeout_seconds': advanced('how long a tool call waits for its caller to finish an OAuth authorization'),
   'mcp.servers.<name>.sandbox': advanced('stdio: run the server in the tool sandbox (writable: its cwd, else `<data_dir>/mcp/<name>`)'),
   'mcp.allow_unsandboxed_runtime_servers': advanced(
     'servers added at run time (sandpiper mcp add, the admin API) run in the tool sandbox; without a sandbox they are refused unless this is true; only the config file can set it, never the API',

@@ -8,6 +8,8 @@ export const gatewayConfigSchema = z
     http_host: nonEmpty.default('127.0.0.1'),
     http_port: z.number().int().min(0).max(65535).default(8091),
     advertise_url: z.url().optional(),
+    /** How people reach this gateway from a browser; OAuth redirects to `<public_url>/v1/oauth/callback`. */
+    public_url: z.url().optional(),
     // Default (resolved in load-config.ts): <config file folder>/data, or the platform state folder without a file.
     data_dir: nonEmpty.optional(),
     shutdown_timeout_s: z.number().positive().max(3600).default(20),
@@ -205,6 +207,13 @@ export const mcpServerConfigSchema = z.strictObject({
   timeout_seconds: z.number().positive().optional(),
   /** Run this stdio server inside the tool sandbox (absent = false; servers added at run time default to true). */
   sandbox: z.boolean().optional(),
+  /** `oauth`: each user authorizes this HTTP server as themselves (per-user tokens; needs `gateway.public_url`). */
+  auth: z.enum(['none', 'oauth']).optional(),
+  /** Pre-registered OAuth client; without it the client registers itself (dynamic client registration). */
+  client_id: z.string().min(1).optional(),
+  client_secret: z.string().min(1).optional(),
+  /** OAuth scopes to ask for (default: what the server advertises). */
+  scopes: z.array(z.string().min(1)).optional(),
 });
 
 export const mcpConfigSchema = z
@@ -216,6 +225,12 @@ export const mcpConfigSchema = z
      * sandbox is unavailable they are refused unless this is true. Read from the config file only (ADR 0035).
      */
     allow_unsandboxed_runtime_servers: z.boolean().default(false),
+    /** Key that encrypts OAuth tokens at rest (or SANDPIPER_MCP_TOKEN_KEY); needed by `auth = "oauth"` servers. */
+    token_key: z.string().min(16).optional(),
+    /** Earlier keys, still read (rotation: new key in token_key, old one here, then `sandpiper mcp auth rekey`). */
+    token_key_previous: z.array(z.string().min(16)).default([]),
+    /** How long a tool call waits for its caller to finish an OAuth authorization. */
+    authorization_timeout_seconds: z.number().positive().max(3600).default(300),
   })
   .prefault({});
 
@@ -278,14 +293,7 @@ export const configSchema = z
         context.addIssue({ code: 'custom', path: [platform, 'channel_models', channel], message: `no model alias "${alias}" in [models]` });
       }
     }
-    for (const [name, server] of Object.entries(config.mcp.servers)) {
-      if (server.type === 'stdio' && !server.command) {
-        context.addIssue({ code: 'custom', path: ['mcp', 'servers', name, 'command'], message: 'stdio servers need a command' });
-      }
-      if (server.type === 'http' && !server.url) {
-        context.addIssue({ code: 'custom', path: ['mcp', 'servers', name, 'url'], message: 'http servers need a url' });
-      }
-    }
+    checkMcpServers(config, context);
   });
 
 /** Lease timings that survive a missed renewal, and fixed shard ids within the shard count. */
@@ -302,3 +310,21 @@ function checkScaleOut(config: Pick<z.infer<typeof configSchema>, 'cluster' | 'd
 export type RawConfig = z.infer<typeof configSchema>;
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
+
+/** Each MCP server names what it needs (a command, a url; OAuth also gateway.public_url). */
+function checkMcpServers(config: Pick<z.infer<typeof configSchema>, 'mcp' | 'gateway'>, context: z.RefinementCtx): void {
+  for (const [name, server] of Object.entries(config.mcp.servers)) {
+    if (server.type === 'stdio' && !server.command) {
+      context.addIssue({ code: 'custom', path: ['mcp', 'servers', name, 'command'], message: 'stdio servers need a command' });
+    }
+    if (server.type === 'http' && !server.url) {
+      context.addIssue({ code: 'custom', path: ['mcp', 'servers', name, 'url'], message: 'http servers need a url' });
+    }
+    if (server.auth === 'oauth' && server.url === undefined) {
+      context.addIssue({ code: 'custom', path: ['mcp', 'servers', name, 'auth'], message: 'auth = "oauth" needs an http server (url)' });
+    }
+    if (server.auth === 'oauth' && config.gateway.public_url === undefined) {
+      context.addIssue({ code: 'custom', path: ['gateway', 'public_url'], message: `MCP server "${name}" uses OAuth: set gateway.public_url (the callback is <public_url>/v1/oauth/callback)` });
+    }
+  }
+}

@@ -39,6 +39,8 @@ export const CONFIG_ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
   ['SANDPIPER_HTTP_HOST', 'gateway.http_host', 'string'],
   ['SANDPIPER_HTTP_PORT', 'gateway.http_port', 'int'],
   ['SANDPIPER_ADVERTISE_URL', 'gateway.advertise_url', 'string'],
+  ['SANDPIPER_PUBLIC_URL', 'gateway.public_url', 'string'],
+  ['SANDPIPER_MCP_TOKEN_KEY', 'mcp.token_key', 'string'],
   ['SANDPIPER_DATA_DIR', 'gateway.data_dir', 'string'],
   ['SANDPIPER_DATABASE_URL', 'database.url', 'string'],
   ['SANDPIPER_JWT_SECRET', 'auth.jwt_secret', 'string'],

@@ -9,6 +9,7 @@ import { KnexClusterStatusStore } from './knex-cluster-status-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
 import { KnexHandoffStore } from './knex-handoff-store.js';
 import { KnexInboundEventStore } from './knex-inbound-event-store.js';
+import { KnexMcpCredentialStore } from './knex-mcp-credential-store.js';
 import { KnexMcpServerStore } from './knex-mcp-server-store.js';
 import { KnexMemoryStore } from './knex-memory-store.js';
 import { KnexNotifyDeliveryStore } from './knex-notify-delivery-store.js';
@@ -46,6 +47,7 @@ export function createStores(knex: Knex): Stores {
     watches: new KnexWatchStore(knex),
     promptTemplates: new KnexPromptTemplateStore(knex),
     mcpServers: new KnexMcpServerStore(knex),
+    mcpCredentials: new KnexMcpCredentialStore(knex),
     notifyDeliveries: new KnexNotifyDeliveryStore(knex),
     notifyOutbox: new KnexNotifyOutboxStore(knex),
     // Claims made in the same event-loop turn share one INSERT (each still resolves after its commit); claims

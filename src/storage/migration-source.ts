@@ -22,6 +22,7 @@ import * as m201 from '../../migrations/20260201000001_create_turn_journal.js';
 import * as m20260401_01 from '../../migrations/20260401000001_create_queued_messages.js';
 import * as m20260501_37 from '../../migrations/20260501000037_create_admin_audit.js';
 import * as m20260501_38 from '../../migrations/20260501000038_add_memory_author.js';
+import * as m20260501_50 from '../../migrations/20260501000050_create_mcp_oauth_credentials.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -46,6 +47,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260401000001_create_queued_messages': m20260401_01,
   '20260501000037_create_admin_audit': m20260501_37,
   '20260501000038_add_memory_author': m20260501_38,
+  '20260501000050_create_mcp_oauth_credentials': m20260501_50,
 };
 
 /** Migration names in order; a name, once released, never changes. */

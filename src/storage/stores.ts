@@ -1,5 +1,6 @@
 /** The set of stores the application runs on, built once in main.ts from one knex instance. */
 import type { AdminAuditStore } from './admin-audit-store.js';
+import type { McpCredentialStore } from './mcp-credential-store.js';
 import type { ApprovalStore } from './approval-store.js';
 import type { ClusterStatusStore } from './cluster-status-store.js';
 import type { ConversationStore } from './conversation-store.js';
@@ -35,6 +36,8 @@ export interface Stores {
   watches: WatchStore;
   promptTemplates: PromptTemplateStore;
   mcpServers: McpServerStore;
+  /** Encrypted per-user OAuth tokens of MCP servers. */
+  mcpCredentials: McpCredentialStore;
   notifyDeliveries: NotifyDeliveryStore;
   notifyOutbox: NotifyOutboxStore;
   inboundEvents: InboundEventStore;

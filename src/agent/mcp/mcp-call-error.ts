@@ -8,9 +8,10 @@ import { McpError } from '../../shared/errors.js';
  * - `circuit-open`: refused locally by the breaker.
  * - `not-connected`: no session and reconnecting failed.
  * - `unknown-target`: no such tool, resource or prompt.
+ * - `unauthorized`: an OAuth server wants (fresh) credentials from the caller; not counted.
  * - `other`: anything else; counts, session kept.
  */
-export type McpFailureKind = 'transport' | 'timeout' | 'protocol' | 'circuit-open' | 'not-connected' | 'unknown-target' | 'other';
+export type McpFailureKind = 'transport' | 'timeout' | 'protocol' | 'circuit-open' | 'not-connected' | 'unknown-target' | 'unauthorized' | 'other';
 
 export class McpCallError extends McpError {
   readonly kind: McpFailureKind;

@@ -1,7 +1,7 @@
 /** The only importer of @modelcontextprotocol/sdk: connects one server and maps the SDK onto our own types and errors. */
-import { connect as netConnect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ElicitRequestSchema,
@@ -29,6 +29,7 @@ import type {
   McpToolCallResult,
   McpToolInfo,
 } from './mcp-types.js';
+import { probeTcp } from './probe-tcp.js';
 import { scrubbedEnvironment } from './scrubbed-environment.js';
 import { stdioLaunch, type McpSandbox } from './mcp-sandbox.js';
 import { StdioProcessTransport } from './stdio-process-transport.js';
@@ -48,6 +49,8 @@ export interface McpConnectOptions {
   /** The transport closed (child exited, HTTP session lost). Not called after close(). */
   onClose(): void;
   onElicitation(request: McpElicitationParams, signal: AbortSignal): Promise<McpElicitationAnswer>;
+  /** HTTP with OAuth: the user's credentials (the SDK discovers, refreshes and starts authorizations through it). */
+  authProvider?: OAuthClientProvider;
 }
 
 /** One live session with one MCP server. Every request takes an explicit timeout (the SDK default is 60 s). */
@@ -76,7 +79,10 @@ export async function connectMcpServer(options: McpConnectOptions): Promise<McpC
   let transport: Transport & { pid?: number | undefined };
   if (spec.transport === 'http') {
     await probeTcp(spec.name, spec.url, Math.min(options.timeoutMs, 5000));
-    transport = new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
+    transport = new StreamableHTTPClientTransport(new URL(spec.url), {
+      requestInit: { headers: spec.headers },
+      ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+    });
   } else {
     const launch = await stdioLaunch(spec, options.sandbox);
     transport = new StdioProcessTransport({
@@ -215,8 +221,14 @@ async function guarded<T>(options: McpRequestOptions, run: (requestOptions: McpR
   }
 }
 
+/** The server wants (other) credentials: no token, or one refreshing could not revive. */
+function isUnauthorized(error: unknown): boolean {
+  return error instanceof UnauthorizedError || (error instanceof StreamableHTTPError && error.code === 401);
+}
+
 function classifyError(error: unknown, timeoutMs: number): McpCallError {
   if (error instanceof McpCallError) return error;
+  if (isUnauthorized(error)) return new McpCallError('unauthorized', 'MCP server needs authorization', error);
   if (error instanceof SdkMcpError) {
     if (error.code === ErrorCode.RequestTimeout) {
       return new McpCallError('timeout', `MCP request timed out after ${Math.round(timeoutMs / 1000)}s`, error);
@@ -232,6 +244,7 @@ function classifyError(error: unknown, timeoutMs: number): McpCallError {
 function connectError(name: string, error: unknown, options: McpConnectOptions): unknown {
   if (options.signal?.aborted) return options.signal.reason ?? error;
   if (error instanceof McpCallError) return error;
+  if (isUnauthorized(error)) return new McpCallError('unauthorized', `MCP server '${name}' needs authorization`, error);
   if (error instanceof SdkMcpError && error.code === ErrorCode.RequestTimeout) {
     return new McpCallError('timeout', `MCP handshake timed out after ${Math.round(options.timeoutMs / 1000)}s`, error);
   }
@@ -248,26 +261,6 @@ async function closeQuietly(client: Client, transport: Transport): Promise<void>
   }
   await bounded(client.close());
   await bounded(transport.close());
-}
-
-/** Fails fast with "unreachable" before the HTTP transport starts (note: bypasses HTTP proxies). */
-function probeTcp(name: string, url: string, timeoutMs: number): Promise<void> {
-  const parsed = new URL(url);
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
-  return new Promise((resolve, reject) => {
-    const socket = netConnect({ host, port });
-    const fail = (reason: string): void => {
-      socket.destroy();
-      reject(new McpCallError('transport', `MCP server '${name}' unreachable at ${host}:${port}: ${reason}`));
-    };
-    socket.setTimeout(timeoutMs, () => fail('timed out'));
-    socket.once('error', (error: NodeJS.ErrnoException) => fail(error.code ?? 'connection failed'));
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve();
-    });
-  });
 }
 
 function toToolInfo(tool: { name: string; title?: string | undefined; description?: string | undefined; inputSchema: unknown; annotations?: unknown }): McpToolInfo {

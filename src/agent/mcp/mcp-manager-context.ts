@@ -6,6 +6,8 @@ import type { McpSandbox } from './mcp-sandbox.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import type { McpCatalog, ServerCatalog } from './mcp-catalog.js';
 import type { McpConnection } from './mcp-connection.js';
+import type { McpOAuthVault } from './mcp-oauth-vault.js';
+import type { AuthorizationStates } from './mcp-oauth-states.js';
 import type { McpServerSpec } from './mcp-server-spec.js';
 import type { McpElicitationAnswer, McpListKind } from './mcp-types.js';
 
@@ -25,6 +27,34 @@ export type McpElicitationHandler = (request: McpElicitationRequest, signal: Abo
 
 export type McpChangeKind = McpListKind | 'servers';
 
+/** Who a call acts for: the conversation owner (sub-agents and watches of a conversation act for its owner too). */
+export interface McpCaller {
+  userId: string;
+  conversationId: string;
+}
+
+/** A user must authorize an OAuth server: send them `url` privately and show the waiting call in the conversation. */
+export interface McpAuthorizationRequest {
+  server: string;
+  userId: string;
+  /** '' when an operator starts it (`sandpiper mcp auth login`). */
+  conversationId: string;
+  url: string;
+  expiresAt: string;
+}
+
+/** Delivers the link (rejects when it cannot reach the user); `signal` aborts when the wait ends either way. */
+export type McpAuthorizationHandler = (request: McpAuthorizationRequest, signal: AbortSignal) => Promise<void>;
+
+export interface McpOAuthRuntime {
+  vault: McpOAuthVault;
+  states: AuthorizationStates;
+  redirectUrl: string;
+  timeoutMs: number;
+  callerOf(workstreamId: string): Promise<McpCaller | undefined>;
+  handler: McpAuthorizationHandler | undefined;
+}
+
 export interface ServerState {
   spec: McpServerSpec;
   connection: McpConnection | undefined;
@@ -39,6 +69,11 @@ export interface ServerState {
   generation: number;
   /** Workstream id → number of calls in flight. */
   readonly inFlight: Map<string, number>;
+  /** OAuth servers: each user's own session (calls carry the caller's token, never another's). */
+  readonly userConnections: Map<string, McpConnection>;
+  readonly userMutexes: Map<string, AsyncMutex>;
+  /** OAuth server whose tools are unknown until someone authorizes. */
+  needsAuthorization: boolean;
 }
 
 export interface ManagerSettings {
@@ -66,6 +101,8 @@ export interface ManagerContext {
   readonly tasks: Set<Promise<unknown>>;
   readonly syncMutex: AsyncMutex;
   isShutdown: boolean;
+  /** Per-user OAuth (servers with `auth = "oauth"`); absent when not configured. */
+  oauth?: McpOAuthRuntime;
 }
 
 export function emptyServerCatalog(): ServerCatalog {
@@ -84,6 +121,9 @@ export function createServerState(spec: McpServerSpec): ServerState {
     lastRefreshAt: new Map(),
     generation: 0,
     inFlight: new Map(),
+    userConnections: new Map(),
+    userMutexes: new Map(),
+    needsAuthorization: false,
   };
 }
 

@@ -2,6 +2,7 @@
 import { combineSignals } from '../../shared/abort.js';
 import { McpCallError } from './mcp-call-error.js';
 import { createServerState, emptyServerCatalog, failureText, notifyListeners, track, type ManagerContext, type ServerState } from './mcp-manager-context.js';
+import { discoverWithStoredToken } from './mcp-oauth-calls.js';
 import { schedulePromptSync } from './mcp-prompt-sync.js';
 import { specFingerprint, type McpServerSpec } from './mcp-server-spec.js';
 import { connectServer, rebuildCatalog, refreshServer, teardownServer } from './mcp-server-lifecycle.js';
@@ -29,6 +30,14 @@ async function connectRecording(context: ManagerContext, state: ServerState, sig
     return true;
   } catch (error) {
     if (context.servers.get(state.spec.name) !== state) return false;
+    if (state.spec.oauth && error instanceof McpCallError && error.kind === 'unauthorized') {
+      // Its tools are unknown until someone authorizes: the model gets an `authorize` tool instead (mcp-oauth-tools).
+      state.needsAuthorization = true;
+      state.lastError = 'needs authorization';
+      await discoverWithStoredToken(context, state, signal);
+      notifyListeners(context, 'tools');
+      return !state.needsAuthorization;
+    }
     const kind = error instanceof McpCallError ? error.kind : error instanceof Error ? error.name : 'Error';
     state.lastError = failureText(kind, error);
     context.breaker.recordFailure(state.spec.name);

@@ -1,6 +1,7 @@
 /** The MCP client manager: connections to every configured server, merged catalogs, and the MCP ToolSource. */
 import { GatewayError } from '../../shared/errors.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
+import type { McpCredentialStore } from '../../storage/mcp-credential-store.js';
 import type { PromptTemplateStore } from '../../storage/prompt-template-store.js';
 import type { ToolContext, ToolDefinition, ToolPreparation, ToolResult, ToolSource } from '../tools/tool.js';
 import { AsyncMutex } from './async-mutex.js';
@@ -10,9 +11,26 @@ import { EMPTY_CATALOG, type McpCatalog } from './mcp-catalog.js';
 import {
   createServerState,
   type ManagerContext,
+  type McpAuthorizationHandler,
+  type McpCaller,
   type McpChangeKind,
   type McpElicitationHandler,
+  type McpOAuthRuntime,
 } from './mcp-manager-context.js';
+import { completeAuthorization, declineAuthorization, revokeAuthorizations, startLogin, type McpAuthorizationOutcome } from './mcp-oauth-calls.js';
+import { AuthorizationStates } from './mcp-oauth-states.js';
+import {
+  authorizationPromptSection,
+  authorizationToolDefinitions,
+  authorizationToolServer,
+  prepareAuthorizationTool,
+  prepareSignOutTool,
+  runAuthorizationTool,
+  runSignOutTool,
+  signOutToolServer,
+} from './mcp-oauth-tools.js';
+import { McpOAuthVault, type McpAuthorizationEntry } from './mcp-oauth-vault.js';
+import { createTokenCipher } from './mcp-token-cipher.js';
 import { reconcileServers, reconnectServer, refreshServers, startServers, type McpReconcileResult, type McpRefreshOutcome } from './mcp-manager-operations.js';
 import { syncPromptTemplates, type PromptSyncResult } from './mcp-prompt-sync.js';
 import { invalidServerNameReason, type McpServerSpec } from './mcp-server-spec.js';
@@ -54,6 +72,26 @@ export interface McpManagerOptions {
   now?: () => number;
   /** Sandbox for servers with `sandbox = true` (absent: such servers refuse to start). */
   sandbox?: McpSandbox;
+  /** Per-user OAuth for servers with `auth = "oauth"` (docs/design/mcp-oauth.md). */
+  oauth?: McpOAuthOptions;
+}
+
+export interface McpOAuthOptions {
+  credentials: McpCredentialStore;
+  /** `mcp.token_key` / SANDPIPER_MCP_TOKEN_KEY, and `mcp.token_key_previous`. */
+  tokenKey: string | undefined;
+  previousTokenKeys?: readonly string[];
+  /** `gateway.public_url`; the redirect URI is exactly `<public_url>/v1/oauth/callback`. */
+  publicUrl: string;
+  /** How long a call waits for its caller's authorization; default 300 s. */
+  authorizationTimeoutMs?: number;
+  /** Who a workstream's calls act for (its owner). */
+  callerOf(workstreamId: string): Promise<McpCaller | undefined>;
+}
+
+/** `<public_url>/v1/oauth/callback`, whatever trailing slash `public_url` has. */
+export function oauthRedirectUrl(publicUrl: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/v1/oauth/callback`;
 }
 
 /** The MCP manager; as a ToolSource it is read per model call, so catalog changes reach running workstreams. */
@@ -80,6 +118,20 @@ export interface McpManager extends ToolSource {
   onElicitation(handler: McpElicitationHandler): () => void;
   /** Runs the prompt-template sync now (it also runs after every prompt change). */
   syncPromptTemplates(): Promise<PromptSyncResult>;
+  /** Sets the handler that sends users their private authorization links; returns an unsubscribe function. */
+  onAuthorization(handler: McpAuthorizationHandler): () => void;
+  /** The OAuth callback: 4xx for an unknown, used, expired or foreign `state`. */
+  completeAuthorization(state: string, code: string): Promise<McpAuthorizationOutcome>;
+  /** The callback said `error=` (the user declined): spends the state and stops that user's waiting calls. */
+  declineAuthorization(state: string): void;
+  /** Stored authorizations (no secrets). */
+  listAuthorizations(filter: { server?: string; userId?: string }): Promise<McpAuthorizationEntry[]>;
+  /** Forgets tokens (and closes the sessions using them); returns how many went. */
+  revokeAuthorizations(server: string | undefined, userId: string | undefined): Promise<number>;
+  /** Re-encrypts credentials written with an earlier `mcp.token_key`; returns how many changed. */
+  rekeyAuthorizations(): Promise<number>;
+  /** An operator authorizes `server` as `userId` ahead of time: the sign-in link, or `authorized` when a token works. */
+  startLogin(server: string, userId: string, signal: AbortSignal): Promise<{ authorized: true } | { url: string }>;
 }
 
 export function createMcpManager(options: McpManagerOptions): McpManager {
@@ -106,13 +158,11 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     tasks: new Set(),
     syncMutex: new AsyncMutex(),
     isShutdown: false,
+    ...(options.oauth ? { oauth: oauthRuntime(options.oauth) } : {}),
   };
   const schemas = options.builtinSchemas ?? DEFAULT_BUILTIN_SCHEMAS;
   return {
-    listTools: (): Promise<ToolDefinition[]> => Promise.resolve(listMcpToolDefinitions(context.catalog, schemas)),
-    hasTool: (name) => catalogHasTool(context.catalog, name),
-    prepare: (name, args): Promise<ToolPreparation> => Promise.resolve(prepareMcpCall(context.catalog, name, args)),
-    callTool: (name, args, toolContext: ToolContext): Promise<ToolResult> => executeMcpCall(context, name, args, toolContext),
+    ...toolSourceMethods(context, schemas),
     start: (signal) => startServers(context, signal),
     shutdown: () => shutdownManager(context),
     refresh: (serverName, signal) => {
@@ -125,7 +175,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     reconnect: (serverName, signal) => reconnectServer(context, serverName, signal),
     reconcile: (servers, signal) => reconcileServers(context, validSpecs(servers, context.settings.logger), signal),
     status: () => buildMcpStatus(context),
-    systemPromptSection: () => buildMcpSystemPromptSection(context.catalog),
+    systemPromptSection: () => [buildMcpSystemPromptSection(context.catalog), authorizationPromptSection(context)].filter(Boolean).join('\n\n'),
     catalog: () => context.catalog,
     onChange: (listener) => {
       context.listeners.add(listener);
@@ -138,7 +188,74 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       };
     },
     syncPromptTemplates: () => syncPromptTemplates(context),
+    ...oauthMethods(context),
   };
+}
+
+/** The ToolSource side: catalog tools plus the `authorize` tools of OAuth servers still waiting for a first user. */
+function toolSourceMethods(context: ManagerContext, schemas: McpBuiltinSchemas): ToolSource {
+  return {
+    listTools: (): Promise<ToolDefinition[]> =>
+      Promise.resolve([...listMcpToolDefinitions(context.catalog, schemas), ...authorizationToolDefinitions(context)]),
+    hasTool: (name) => catalogHasTool(context.catalog, name) || authorizationToolServer(context, name) !== undefined || signOutToolServer(context, name) !== undefined,
+    prepare: (name, args): Promise<ToolPreparation> => Promise.resolve(prepareCall(context, name, args)),
+    callTool: (name, args, toolContext: ToolContext): Promise<ToolResult> => {
+      const isCatalog = catalogHasTool(context.catalog, name);
+      const authorize = isCatalog ? undefined : authorizationToolServer(context, name);
+      const signOut = isCatalog ? undefined : signOutToolServer(context, name);
+      if (authorize !== undefined) return executeMcpCall(context, name, args, toolContext, () => runAuthorizationTool(context, authorize, toolContext));
+      if (signOut !== undefined) return executeMcpCall(context, name, args, toolContext, () => runSignOutTool(context, signOut, toolContext));
+      return executeMcpCall(context, name, args, toolContext);
+    },
+  };
+}
+
+function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorization' | 'completeAuthorization' | 'declineAuthorization' | 'startLogin' | 'listAuthorizations' | 'revokeAuthorizations' | 'rekeyAuthorizations'> {
+  return {
+    onAuthorization: (handler) => {
+      const runtime = context.oauth;
+      if (!runtime) return () => undefined;
+      runtime.handler = handler;
+      return () => {
+        if (runtime.handler === handler) runtime.handler = undefined;
+      };
+    },
+    completeAuthorization: (state, code) => completeAuthorization(context, state, code),
+    declineAuthorization: (state) => declineAuthorization(context, state),
+    listAuthorizations: (filter) => requireOAuth(context).vault.list(filter),
+    revokeAuthorizations: (server, userId) => revokeAuthorizations(context, server, userId),
+    rekeyAuthorizations: () => requireOAuth(context).vault.rekey(),
+    startLogin: (server, userId, signal) => startLogin(context, server, userId, signal),
+  };
+}
+
+function oauthRuntime(options: McpOAuthOptions): McpOAuthRuntime {
+  const timeoutMs = options.authorizationTimeoutMs ?? 300_000;
+  return {
+    vault: new McpOAuthVault(options.credentials, createTokenCipher(options.tokenKey, options.previousTokenKeys)),
+    states: new AuthorizationStates(timeoutMs),
+    redirectUrl: oauthRedirectUrl(options.publicUrl),
+    timeoutMs,
+    callerOf: options.callerOf,
+    handler: undefined,
+  };
+}
+
+function requireOAuth(context: ManagerContext): McpOAuthRuntime {
+  if (!context.oauth) throw new GatewayError('USAGE', 'MCP OAuth is not configured: set mcp.token_key (or SANDPIPER_MCP_TOKEN_KEY) and gateway.public_url');
+  return context.oauth;
+}
+
+/** OAuth servers' calls wait for people (a sign-in), so only cancel and the request's own time-out bound them. */
+function prepareCall(context: ManagerContext, name: string, args: Record<string, unknown>): ToolPreparation {
+  const isCatalog = catalogHasTool(context.catalog, name);
+  const authorizeFor = isCatalog ? undefined : authorizationToolServer(context, name);
+  if (authorizeFor !== undefined) return prepareAuthorizationTool(authorizeFor);
+  const signOutOf = isCatalog ? undefined : signOutToolServer(context, name);
+  if (signOutOf !== undefined) return prepareSignOutTool(signOutOf);
+  const preparation = prepareMcpCall(context.catalog, name, args);
+  const server = context.catalog.toolMap.get(name)?.server;
+  return server !== undefined && context.servers.get(server)?.spec.oauth ? { ...preparation, untimed: true } : preparation;
 }
 
 /** Drops definitions whose name cannot form tool names (`__`, odd characters); the others still connect. */

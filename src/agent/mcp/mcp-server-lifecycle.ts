@@ -66,7 +66,7 @@ export async function connectServer(context: ManagerContext, state: ServerState,
   });
 }
 
-async function discover(context: ManagerContext, connection: McpConnection, signal?: AbortSignal): Promise<ServerCatalog> {
+export async function discover(context: ManagerContext, connection: McpConnection, signal?: AbortSignal): Promise<ServerCatalog> {
   const options = { timeoutMs: context.settings.listTimeoutMs, ...(signal ? { signal } : {}) };
   const caps = connection.capabilities;
   const [tools, resources, templates, prompts] = await Promise.all([
@@ -116,6 +116,9 @@ export async function teardownServer(state: ServerState): Promise<void> {
   state.debounceTimers.clear();
   state.generation += 1;
   await state.mutex.run(() => closeConnection(state));
+  const userConnections = [...state.userConnections.values()];
+  state.userConnections.clear();
+  await Promise.all(userConnections.map((connection) => connection.close()));
   state.catalog = emptyServerCatalog();
 }
 

@@ -26,6 +26,15 @@ export interface McpServerSpec {
    * at run time when the config file sets `mcp.allow_unsandboxed_runtime_servers`).
    */
   unsandboxedFallback?: boolean;
+  /** HTTP only: each user authorizes the server with OAuth; calls carry the caller's token (mcp-oauth.md). */
+  oauth?: McpOAuthSettings;
+}
+
+export interface McpOAuthSettings {
+  /** Pre-registered client; absent = dynamic client registration. */
+  clientId?: string;
+  clientSecret?: string;
+  scopes: string[];
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -54,5 +63,6 @@ export function specFingerprint(spec: McpServerSpec): string {
     spec.timeoutMs ?? 0,
     spec.sandbox === true,
     spec.unsandboxedFallback === true,
+    spec.oauth ?? null,
   ]);
 }

@@ -4,8 +4,10 @@ import { isAbortError } from '../../shared/abort.js';
 import type { ToolContext, ToolDefinition, ToolPreparation, ToolResult } from '../tools/tool.js';
 import { resolveResource, type McpCatalog } from './mcp-catalog.js';
 import { McpCallError } from './mcp-call-error.js';
+import type { McpConnection } from './mcp-connection.js';
 import { dispatch } from './mcp-dispatch.js';
 import type { ManagerContext } from './mcp-manager-context.js';
+import { callAsUser } from './mcp-oauth-calls.js';
 import { formatPromptMessages, formatResourceContents, formatToolResult } from './mcp-result-format.js';
 import { normalizeResourceUri } from './normalize-resource-uri.js';
 
@@ -106,8 +108,15 @@ export function prepareMcpCall(catalog: McpCatalog, name: string, args: Record<s
 }
 
 /** Runs a prepared call; failures become `isError` results the model can read. Aborts propagate. */
-export async function executeMcpCall(context: ManagerContext, name: string, args: Record<string, unknown>, toolContext: ToolContext): Promise<ToolResult> {
+export async function executeMcpCall(
+  context: ManagerContext,
+  name: string,
+  args: Record<string, unknown>,
+  toolContext: ToolContext,
+  special?: () => Promise<ToolResult>,
+): Promise<ToolResult> {
   try {
+    if (special) return await special();
     if (name === READ_RESOURCE) return await readResource(context, String(args['uri'] ?? ''), toolContext);
     if (name === USE_PROMPT) return await usePrompt(context, String(args['name'] ?? ''), args['arguments'], toolContext);
     return await callMcpTool(context, name, args, toolContext);
@@ -139,6 +148,12 @@ function timeoutFor(context: ManagerContext, server: string, toolContext: ToolCo
   return context.servers.get(server)?.spec.timeoutMs ?? toolContext.timeoutMs;
 }
 
+/** OAuth servers: the caller's own session and token; others: the shared session through the breaker. */
+function route<T>(context: ManagerContext, server: string, toolContext: ToolContext, run: (connection: McpConnection) => Promise<T>): Promise<T> {
+  if (context.servers.get(server)?.spec.oauth) return callAsUser(context, server, toolContext.workstreamId, toolContext.signal, run);
+  return dispatch(context, server, toolContext.signal, run);
+}
+
 async function withInFlight<T>(context: ManagerContext, server: string, workstreamId: string, work: () => Promise<T>): Promise<T> {
   const inFlight = context.servers.get(server)?.inFlight;
   inFlight?.set(workstreamId, (inFlight.get(workstreamId) ?? 0) + 1);
@@ -156,7 +171,7 @@ async function callMcpTool(context: ManagerContext, name: string, args: Record<s
   if (!tool) throw new McpCallError('unknown-target', `Unknown MCP tool: ${name.slice(0, 200)}`);
   const timeoutMs = timeoutFor(context, tool.server, toolContext);
   const result = await withInFlight(context, tool.server, toolContext.workstreamId, () =>
-    dispatch(context, tool.server, toolContext.signal, (connection) => connection.callTool(tool.originalName, args, { timeoutMs, signal: toolContext.signal })),
+    route(context, tool.server, toolContext, (connection) => connection.callTool(tool.originalName, args, { timeoutMs, signal: toolContext.signal })),
   );
   // A server's result is its words, not the user's: fenced as data (an error result too, since the server wrote it).
   return formatToolResult(result, { source: 'mcp', attributes: { server: tool.server, tool: tool.originalName } });
@@ -167,7 +182,7 @@ async function readResource(context: ManagerContext, uri: string, toolContext: T
   if (!target) throw new McpCallError('unknown-target', 'unknown resource (not in the resource catalog)');
   const timeoutMs = timeoutFor(context, target.server, toolContext);
   const contents = await withInFlight(context, target.server, toolContext.workstreamId, () =>
-    dispatch(context, target.server, toolContext.signal, (connection) => connection.readResource(uri, { timeoutMs, signal: toolContext.signal })),
+    route(context, target.server, toolContext, (connection) => connection.readResource(uri, { timeoutMs, signal: toolContext.signal })),
   );
   return { output: fenceUntrusted({ source: 'mcp_resource', attributes: { server: target.server, uri } }, formatResourceContents(contents)), isError: false };
 }
@@ -181,7 +196,7 @@ async function usePrompt(context: ManagerContext, name: string, rawArgs: unknown
   }
   const timeoutMs = timeoutFor(context, prompt.server, toolContext);
   const messages = await withInFlight(context, prompt.server, toolContext.workstreamId, () =>
-    dispatch(context, prompt.server, toolContext.signal, (connection) => connection.getPrompt(prompt.originalName, args, { timeoutMs, signal: toolContext.signal })),
+    route(context, prompt.server, toolContext, (connection) => connection.getPrompt(prompt.originalName, args, { timeoutMs, signal: toolContext.signal })),
   );
   return { output: formatPromptMessages(messages), isError: false };
 }

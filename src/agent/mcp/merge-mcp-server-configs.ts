@@ -95,6 +95,7 @@ function specFromToml(name: string, config: McpServerConfig): Result<McpServerSp
     headers: { ...config.headers },
     ...(config.timeout_seconds !== undefined ? { timeoutMs: config.timeout_seconds * 1000 } : {}),
     ...(config.sandbox === true ? { sandbox: true } : {}),
+    ...(config.auth === 'oauth' ? { oauth: oauthSettings(config) } : {}),
   });
 }
 
@@ -166,4 +167,12 @@ function stringRecord(value: unknown): Result<Record<string, string>> {
     out[key] = item;
   }
   return ok(out);
+}
+
+function oauthSettings(config: McpServerConfig): NonNullable<McpServerSpec['oauth']> {
+  return {
+    ...(config.client_id !== undefined ? { clientId: config.client_id } : {}),
+    ...(config.client_secret !== undefined ? { clientSecret: config.client_secret } : {}),
+    scopes: [...(config.scopes ?? [])],
+  };
 }

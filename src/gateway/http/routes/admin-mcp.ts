@@ -22,6 +22,8 @@ export interface McpAdmin {
    * connections; undefined while MCP has not started yet.
    */
   reload(): Promise<McpReloadAnswer | undefined>;
+  /** Authorizes an OAuth server ahead of time as a user: the sign-in link, or `authorized` when their token works. */
+  login?(server: string, username: string): Promise<{ authorized: true } | { url: string }>;
 }
 
 /** What a reload did, by server name; `rejected` lists definitions that could not be used. */
@@ -86,6 +88,19 @@ export function createAdminMcpRoutes(deps: AdminMcpRoutesDeps): Hono {
         return context.json(answer);
       }),
     ),
+  );
+  routes.post(
+    '/v1/api/admin/mcp/auth/login',
+    withAdmin(deps.adminSecret, 'admin:write', async (context, actor) => {
+      const body = safeParseJson(await context.req.text());
+      const fields = body.ok && isPlainObject(body.value) ? body.value : {};
+      const server = fields['server'];
+      const user = fields['user'];
+      if (typeof server !== 'string' || !server || typeof user !== 'string' || !user) throw new HttpError(400, 'server and user must be non-empty strings');
+      const login = deps.mcp.login;
+      if (!login) throw new HttpError(503, 'MCP OAuth is not configured (gateway.public_url, mcp.token_key)');
+      return audited(trail, { actor, action: 'mcp.auth.login', target: server }, async () => context.json(await login(server, user)));
+    }),
   );
   return routes;
 }

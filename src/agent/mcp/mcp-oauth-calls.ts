@@ -1,0 +1,233 @@
+/**
+ * Calls to OAuth servers: each caller's own session with their own token. A caller without a valid token gets a
+ * private link and the call waits (cancelable, bounded) until the callback stores the token (docs/design/mcp-oauth.md).
+ */
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { AsyncMutex } from './async-mutex.js';
+import { McpCallError } from './mcp-call-error.js';
+import { connectMcpServer, type McpConnection } from './mcp-connection.js';
+import { handleElicitation } from './mcp-elicitation.js';
+import { errorMessage, track, type ManagerContext, type McpCaller, type McpOAuthRuntime, type ServerState } from './mcp-manager-context.js';
+import { UserOAuthProvider } from './mcp-oauth-provider.js';
+import type { AuthorizationBinding } from './mcp-oauth-states.js';
+import { discover, rebuildCatalog } from './mcp-server-lifecycle.js';
+
+export type McpAuthorizationOutcome = { ok: true; server: string; userId: string } | { ok: false; status: 400 | 502; message: string };
+
+function runtimeOf(context: ManagerContext): McpOAuthRuntime {
+  if (!context.oauth) throw new McpCallError('not-connected', 'MCP OAuth is not configured (mcp.token_key and gateway.public_url)');
+  return context.oauth;
+}
+
+function providerFor(runtime: McpOAuthRuntime, state: ServerState, binding: AuthorizationBinding, codeVerifier?: string): UserOAuthProvider {
+  const settings = state.spec.oauth ?? { scopes: [] };
+  return new UserOAuthProvider({
+    binding, settings, vault: runtime.vault, states: runtime.states, redirectUrl: runtime.redirectUrl,
+    ...(codeVerifier !== undefined ? { codeVerifier } : {}),
+  });
+}
+
+/** Runs one request on the caller's own session; an `unauthorized` answer starts (at most one) new authorization. */
+export async function callAsUser<T>(
+  context: ManagerContext,
+  serverName: string,
+  workstreamId: string,
+  signal: AbortSignal,
+  run: (connection: McpConnection) => Promise<T>,
+): Promise<T> {
+  const runtime = runtimeOf(context);
+  const state = context.servers.get(serverName);
+  if (!state) throw new McpCallError('not-connected', `MCP server '${serverName}' is not configured`);
+  const caller = await runtime.callerOf(workstreamId);
+  if (!caller) throw new McpCallError('not-connected', `MCP server '${serverName}' needs a user's authorization, and this call has no user`);
+  const connection = await userConnection(context, runtime, state, caller, signal);
+  try {
+    return await run(connection);
+  } catch (error) {
+    if (!(error instanceof McpCallError) || (error.kind !== 'unauthorized' && error.kind !== 'transport')) throw error;
+    await dropUserConnection(state, caller.userId, connection);
+    // A refused token never reached the tool, so asking for a new authorization and running it once more is safe;
+    // after a transport failure the call may have run: the next call opens a new session instead.
+    if (error.kind === 'transport') throw error;
+    return run(await userConnection(context, runtime, state, caller, signal));
+  }
+}
+
+async function dropUserConnection(state: ServerState, userId: string, connection: McpConnection): Promise<void> {
+  if (state.userConnections.get(userId) === connection) state.userConnections.delete(userId);
+  await connection.close();
+}
+
+function userMutex(state: ServerState, userId: string): AsyncMutex {
+  const existing = state.userMutexes.get(userId);
+  if (existing) return existing;
+  const created = new AsyncMutex();
+  state.userMutexes.set(userId, created);
+  return created;
+}
+
+/** The caller's live session, connecting (and, without a usable token, authorizing first) under a per-user mutex. */
+async function userConnection(context: ManagerContext, runtime: McpOAuthRuntime, state: ServerState, caller: McpCaller, signal: AbortSignal): Promise<McpConnection> {
+  return userMutex(state, caller.userId).run(async () => {
+    const existing = state.userConnections.get(caller.userId);
+    if (existing) return existing;
+    const binding: AuthorizationBinding = { server: state.spec.name, userId: caller.userId, conversationId: caller.conversationId };
+    const first = providerFor(runtime, state, binding);
+    try {
+      return await connectUser(context, state, caller.userId, first, signal);
+    } catch (error) {
+      if (!(error instanceof McpCallError) || error.kind !== 'unauthorized' || !first.authorizationUrl) throw error;
+    }
+    await requestAuthorization(runtime, binding, first.authorizationUrl, signal);
+    return connectUser(context, state, caller.userId, providerFor(runtime, state, binding), signal);
+  });
+}
+
+/** Sends the link through the channel handler and waits for the callback (or the abort, or the time-out). */
+async function requestAuthorization(runtime: McpOAuthRuntime, binding: AuthorizationBinding, url: URL, signal: AbortSignal): Promise<void> {
+  const handler = runtime.handler;
+  if (!handler) throw new McpCallError('unauthorized', `MCP server '${binding.server}' needs authorization, and there is no channel to send the link through`);
+  const waiting = new AbortController();
+  const onAbort = (): void => waiting.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const expiresAt = new Date(Date.now() + runtime.timeoutMs).toISOString();
+  const wait = runtime.states.waitFor(binding.server, binding.userId, runtime.timeoutMs, waiting.signal);
+  try {
+    await handler({ ...binding, url: url.toString(), expiresAt }, waiting.signal);
+    await wait;
+  } catch (error) {
+    waiting.abort(error);
+    await wait.catch(() => undefined); // the wait is over either way; the handler's or the wait's failure is the one to report
+    if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : error;
+    throw new McpCallError('unauthorized', `MCP server '${binding.server}': ${errorMessage(error)}`, error);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    waiting.abort(new Error('authorization wait ended'));
+  }
+}
+
+async function connectUser(context: ManagerContext, state: ServerState, userId: string, provider: UserOAuthProvider, signal: AbortSignal): Promise<McpConnection> {
+  const name = state.spec.name;
+  const opened: { connection?: McpConnection } = {};
+  const connection = await connectMcpServer({
+    spec: state.spec,
+    parentEnv: context.settings.parentEnv,
+    timeoutMs: context.settings.connectTimeoutMs,
+    signal,
+    logger: context.settings.logger,
+    clientVersion: context.settings.clientVersion,
+    authProvider: provider,
+    onListChanged: () => undefined,
+    onClose: () => {
+      if (opened.connection && state.userConnections.get(userId) === opened.connection) state.userConnections.delete(userId);
+    },
+    onElicitation: (request, elicitationSignal) => handleElicitation(context, name, request, elicitationSignal),
+  });
+  opened.connection = connection;
+  state.userConnections.set(userId, connection);
+  if (state.needsAuthorization) await adoptCatalog(context, state, connection, signal);
+  return connection;
+}
+
+/** The first authorized session makes an unknown catalog known (it is cached; calls still use each caller's token). */
+async function adoptCatalog(context: ManagerContext, state: ServerState, connection: McpConnection, signal: AbortSignal): Promise<void> {
+  try {
+    state.catalog = await discover(context, connection, signal);
+    state.needsAuthorization = false;
+    state.lastError = '';
+    rebuildCatalog(context, ['tools', 'resources', 'prompts']);
+  } catch (error) {
+    context.settings.logger.warn({ server: state.spec.name, err: errorMessage(error) }, 'MCP OAuth server catalog could not be listed');
+  }
+}
+
+/**
+ * At start-up an OAuth server that will not list without a token learns its catalog from a stored authorization (the
+ * first user's, kept across restarts); without one it waits for the first user. Never sends a link; never throws.
+ */
+export async function discoverWithStoredToken(context: ManagerContext, state: ServerState, signal?: AbortSignal): Promise<void> {
+  const runtime = context.oauth;
+  if (!runtime) return;
+  try {
+    for (const entry of await runtime.vault.list({ server: state.spec.name })) {
+      const provider = providerFor(runtime, state, { server: entry.server, userId: entry.userId, conversationId: '' });
+      const connected = await connectUser(context, state, entry.userId, provider, signal ?? new AbortController().signal).then(() => true, () => false);
+      if (connected && !state.needsAuthorization) return;
+    }
+  } catch (error) {
+    context.settings.logger.warn({ server: state.spec.name, err: errorMessage(error) }, 'MCP OAuth stored authorizations could not be read');
+  }
+}
+
+/** The `/v1/oauth/callback` work: a known, unexpired, unused `state` and the code exchange store the user's token. */
+export async function completeAuthorization(context: ManagerContext, stateParam: string, code: string): Promise<McpAuthorizationOutcome> {
+  const runtime = context.oauth;
+  const pending = runtime?.states.consume(stateParam);
+  if (!runtime || !pending) return { ok: false, status: 400, message: 'This authorization link is unknown, used or expired.' };
+  const state = context.servers.get(pending.server);
+  if (!state?.spec.oauth) return { ok: false, status: 400, message: 'This authorization link is for a server that is no longer configured.' };
+  const provider = providerFor(runtime, state, pending, pending.codeVerifier);
+  try {
+    await auth(provider, { serverUrl: state.spec.url, authorizationCode: code });
+  } catch (error) {
+    context.settings.logger.warn({ server: pending.server, err: errorMessage(error).slice(0, 200) }, 'MCP OAuth code exchange failed');
+    return { ok: false, status: 502, message: 'The authorization server refused the code; start again from a new link.' };
+  }
+  const previous = state.userConnections.get(pending.userId);
+  if (previous) {
+    state.userConnections.delete(pending.userId);
+    track(context, previous.close(), 'connection close');
+  }
+  runtime.states.completed(pending.server, pending.userId);
+  learnCatalogAfterLogin(context, runtime, state, pending.userId);
+  context.settings.logger.info({ server: pending.server, userId: pending.userId }, 'MCP OAuth authorization completed');
+  return { ok: true, server: pending.server, userId: pending.userId };
+}
+
+/**
+ * `sandpiper mcp auth login`: an operator authorizes a server ahead of time as `userId`; the link comes back to them
+ * (not through a channel). After the callback the server's catalog becomes known.
+ */
+export async function startLogin(context: ManagerContext, serverName: string, userId: string, signal: AbortSignal): Promise<{ authorized: true } | { url: string }> {
+  const runtime = runtimeOf(context);
+  const state = context.servers.get(serverName);
+  if (!state?.spec.oauth) throw new McpCallError('unknown-target', `no OAuth MCP server named ${serverName.slice(0, 64)}`);
+  const provider = providerFor(runtime, state, { server: serverName, userId, conversationId: '' });
+  try {
+    await userMutex(state, userId).run(() => connectUser(context, state, userId, provider, signal));
+    return { authorized: true };
+  } catch (error) {
+    if (error instanceof McpCallError && error.kind === 'unauthorized' && provider.authorizationUrl) return { url: provider.authorizationUrl.toString() };
+    throw error;
+  }
+}
+
+/** After a callback nobody waits on (a login ahead of time): connect as that user so an unknown catalog is learned. */
+function learnCatalogAfterLogin(context: ManagerContext, runtime: McpOAuthRuntime, state: ServerState, userId: string): void {
+  if (!state.needsAuthorization) return;
+  const provider = providerFor(runtime, state, { server: state.spec.name, userId, conversationId: '' });
+  const work = userMutex(state, userId).run(async () => {
+    if (!state.userConnections.has(userId)) await connectUser(context, state, userId, provider, new AbortController().signal);
+  });
+  track(context, work, 'catalog discovery after authorization');
+}
+
+/** The user declined at the authorization server: the state is spent and their waiting calls stop. */
+export function declineAuthorization(context: ManagerContext, stateParam: string): void {
+  const pending = context.oauth?.states.consume(stateParam);
+  if (pending) context.oauth?.states.completed(pending.server, pending.userId, new Error('the user declined the authorization'));
+}
+
+/** Revokes stored tokens and closes the matching sessions; returns how many token rows went. */
+export async function revokeAuthorizations(context: ManagerContext, server: string | undefined, userId: string | undefined): Promise<number> {
+  const count = await runtimeOf(context).vault.revoke(server, userId);
+  for (const state of context.servers.values()) {
+    if (server !== undefined && state.spec.name !== server) continue;
+    for (const [user, connection] of [...state.userConnections]) {
+      if (userId !== undefined && user !== userId) continue;
+      state.userConnections.delete(user);
+      await connection.close();
+    }
+  }
+  return count;
+}

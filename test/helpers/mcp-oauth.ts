@@ -1,0 +1,74 @@
+/** Shared by the MCP OAuth tests: a manager on the fake OAuth MCP server, a link inbox, a browser, the callback route. */
+import assert from 'node:assert/strict';
+import type { Hono } from 'hono';
+import { createMcpManager, type McpManager } from '../../src/agent/mcp/mcp-manager.js';
+import type { McpAuthorizationRequest } from '../../src/agent/mcp/mcp-manager-context.js';
+import type { ToolResult } from '../../src/agent/tools/tool.js';
+import { createOAuthCallbackRoutes } from '../../src/gateway/http/routes/oauth-callback.js';
+import type { FakeOAuthMcpServer } from '../fakes/fake-oauth-mcp-server.js';
+import { httpSpec, toolContext } from '../fakes/mcp-servers.js';
+import type { TestStores } from './test-stores.js';
+
+export const PUBLIC_URL = 'https://sandpiper.example.test';
+const TOKEN_KEY = 'test-token-key-0123456789abcdef';
+
+export function outputText(result: ToolResult): string {
+  return typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
+}
+
+/** The links sent so far, and a promise for each one still to come (resolved by the handler, not by polling). */
+export class LinkInbox {
+  readonly links: McpAuthorizationRequest[] = [];
+  private readonly waiting = new Map<number, (link: McpAuthorizationRequest) => void>();
+
+  deliver(link: McpAuthorizationRequest): void {
+    this.links.push(link);
+    this.waiting.get(this.links.length)?.(link);
+    this.waiting.delete(this.links.length);
+  }
+
+  /** The `count`-th link (1-based), now or when it arrives. */
+  number(count: number): Promise<McpAuthorizationRequest> {
+    const link = this.links[count - 1];
+    if (link) return Promise.resolve(link);
+    return new Promise((resolve) => this.waiting.set(count, resolve));
+  }
+}
+
+/** A manager whose private links land in `inbox`. */
+export function startManager(fake: FakeOAuthMcpServer, db: TestStores, inbox: LinkInbox, authorizationTimeoutMs = 20_000): McpManager {
+  const manager = createMcpManager({
+    servers: [httpSpec('remote', fake.url, { oauth: { scopes: [] } })],
+    parentEnv: {},
+    oauth: {
+      credentials: db.stores.mcpCredentials,
+      tokenKey: TOKEN_KEY,
+      publicUrl: PUBLIC_URL,
+      authorizationTimeoutMs,
+      callerOf: (workstreamId) => Promise.resolve({ userId: workstreamId.replace(/^ws-/, ''), conversationId: workstreamId }),
+    },
+  });
+  manager.onAuthorization((request) => {
+    inbox.deliver(request);
+    return Promise.resolve();
+  });
+  return manager;
+}
+
+/** The gateway's real callback route in front of `manager`. */
+export function callbackApp(manager: McpManager): Hono {
+  return createOAuthCallbackRoutes({ complete: (state, code) => manager.completeAuthorization(state, code), decline: (state) => manager.declineAuthorization(state) });
+}
+
+/** Plays the user's browser: sign in at the link, then follow the redirect to the gateway's callback route. */
+export async function authorizeInBrowser(fake: FakeOAuthMcpServer, manager: McpManager, link: McpAuthorizationRequest, user: string): Promise<string> {
+  const callback = await fake.signIn(link.url, user);
+  assert.equal(`${callback.origin}${callback.pathname}`, `${PUBLIC_URL}/v1/oauth/callback`);
+  const response = await callbackApp(manager).request(`${callback.pathname}${callback.search}`);
+  assert.equal(response.status, 200, await response.text());
+  return callback.searchParams.get('state') ?? '';
+}
+
+export function call(manager: McpManager, tool: string, user: string): Promise<ToolResult> {
+  return manager.callTool(tool, {}, toolContext({ workstreamId: `ws-${user}` }));
+}
