@@ -37,14 +37,14 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'gateway.max_message_chars': advanced('longest message a person may send to a conversation; longer ones get a private notice'),
   'gateway.user_rate_limit': common('messages one platform user may send to conversations per window; more get one notice'),
   'gateway.user_rate_window_s': advanced('the sliding window of `gateway.user_rate_limit`, in seconds'),
-  'gateway.max_attachment_mb': common("largest file or image downloaded from a user's message; larger ones get a notice"),
+  'gateway.max_attachment_mb': advanced("largest file or image downloaded from a user's message; larger ones get a notice"),
   'database.url': common(
     'default: `sqlite:<data_dir>/sandpiper.db` (a relative file is relative to the config file); or `postgres://user:pass@host/db`',
     '"sqlite:./data/sandpiper.db"',
   ),
   'auth.jwt_secret': common('HS256 secret for `POST /v1/api/notify`; empty = notify answers 401'),
   'auth.jwt_audience': advanced('audience required on notify tokens'),
-  'auth.admin_secret': advanced(
+  'auth.admin_secret': common(
     "the admin API's own secret (at least 32 characters, never equal to jwt_secret); empty = the admin API is off. The CLI mints five-minute admin tokens from it (ADR 0035)",
   ),
   'admin.listen': advanced("the admin API's own listener (loopback; another address exposes it to that network)"),
@@ -65,7 +65,7 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'agent.workspace_dir': advanced('default: `<data_dir>/workspaces`; each workstream works in its own subfolder'),
   'agent.auto_approve': common('approve every tool call without asking'),
   'agent.auto_approve_tools': common('approval labels approved without asking; entries with * are globs, e.g. ["read_*", "mcp__docs__*"]'),
-  'agent.tool_timeout_seconds': common('per tool call'),
+  'agent.tool_timeout_seconds': advanced('per tool call'),
   'agent.max_active_workstreams': advanced('idle workstreams beyond this are evicted from memory (history stays in the database)'),
   'agent.idle_evict_minutes': advanced('workstreams idle this long are evicted from memory'),
   'agent.max_steps': common('model calls per user turn before the agent stops and says so'),
@@ -115,7 +115,7 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'slack.channel_models': advanced('default model alias of new threads per channel id, e.g. { "C0123456789" = "fast" }'),
   'slack.native_streaming': advanced('stream answers natively (chat.startStream) where the workspace can; false = message edits'),
   'slack.dm': common('direct messages are conversations; false answers them with a hint (notification replies still work)'),
-  'slack.agent_sessions': common('threads show Slack agent sessions (status, title, native Stop button); needs the app declared as an agent'),
+  'slack.agent_sessions': advanced('threads show Slack agent sessions (status, title, native Stop button); needs the app declared as an agent'),
   'mcp.servers.<name>.type': common('"stdio" (default) or "http" (streamable HTTP)'),
   'mcp.servers.<name>.command': common('stdio: executable', '"npx"'),
   'mcp.servers.<name>.args': common('stdio: arguments'),
@@ -135,10 +135,10 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'mcp.allow_unsandboxed_runtime_servers': advanced(
     'servers added at run time (sandpiper mcp add, the admin API) run in the tool sandbox; without a sandbox they are refused unless this is true; only the config file can set it, never the API',
   ),
-  'mcp.config_file': common('a standard {"mcpServers": {...}} JSON file', '"./mcp.json"'),
+  'mcp.config_file': advanced('a standard {"mcpServers": {...}} JSON file', '"./mcp.json"'),
   'log.level': common('fatal, error, warn, info, debug, trace, silent'),
   'log.format': advanced('"auto" = pretty on a terminal, JSON otherwise; or "json", "pretty"'),
-  'telemetry.otlp_endpoint': common('OpenTelemetry traces over OTLP/HTTP to this collector; unset = no tracing', '"http://127.0.0.1:4318"'),
+  'telemetry.otlp_endpoint': advanced('OpenTelemetry traces over OTLP/HTTP to this collector; unset = no tracing', '"http://127.0.0.1:4318"'),
   'cluster.heartbeat_s': advanced('how often leases are renewed, handed-off work polled and dead instances\' leases taken over'),
   'cluster.lease_ttl_s': advanced(
     'a lease not renewed this long is taken over (failover ≈ lease_ttl_s + heartbeat_s); at least 2 × heartbeat_s. Default: 3 × heartbeat_s',
