@@ -149,7 +149,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     this.live.delete(wsId);
     await ws?.close(reason);
     // Its waiting messages never run (ADR 0030).
-    this.env.journal.drop(wsId);
+    await this.env.journal.drop(wsId);
     // A queued state change of the last turn must not land after (and undo) the `closed` below.
     await this.env.writes.flush();
     await this.env.stores.approvals.cancelPending(wsId);
@@ -186,7 +186,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     const ws = await this.getLive(wsId);
     if (ws !== undefined) return ws.finishInterrupted(resume);
     // Closed or deleted: messages still waiting in it never run, and are not read again at every start.
-    this.env.journal.drop(wsId);
+    await this.env.journal.drop(wsId);
     return 'noted';
   }
 

@@ -135,10 +135,10 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'mcp.allow_unsandboxed_runtime_servers': advanced(
     'servers added at run time (sandpiper mcp add, the admin API) run in the tool sandbox; without a sandbox they are refused unless this is true; only the config file can set it, never the API',
   ),
-  'mcp.config_file': advanced('a standard {"mcpServers": {...}} JSON file', '"./mcp.json"'),
+  'mcp.config_file': advanced('a standard {"mcpServers": {...}} JSON file, e.g. "./mcp.json"'),
   'log.level': common('fatal, error, warn, info, debug, trace, silent'),
   'log.format': advanced('"auto" = pretty on a terminal, JSON otherwise; or "json", "pretty"'),
-  'telemetry.otlp_endpoint': advanced('OpenTelemetry traces over OTLP/HTTP to this collector; unset = no tracing', '"http://127.0.0.1:4318"'),
+  'telemetry.otlp_endpoint': advanced('OpenTelemetry traces over OTLP/HTTP to this collector, e.g. "http://127.0.0.1:4318"; unset = no tracing'),
   'cluster.heartbeat_s': advanced('how often leases are renewed, handed-off work polled and dead instances\' leases taken over'),
   'cluster.lease_ttl_s': advanced(
     'a lease not renewed this long is taken over (failover ≈ lease_ttl_s + heartbeat_s); at least 2 × heartbeat_s. Default: 3 × heartbeat_s',

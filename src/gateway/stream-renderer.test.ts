@@ -30,22 +30,22 @@ function setup(editIntervalMs = 1_000_000): { adapter: RecordingAdapter; rendere
 /** A turn whose first words ('partial') are shown in the live message, at a 5 ms cadence. */
 async function showingPartial(): Promise<{ adapter: RecordingAdapter; renderer: StreamRenderer }> {
   const { adapter, renderer } = setup(5);
-  renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
-  renderer.handle({ type: 'text-delta', text: 'partial' });
+  void renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+  void renderer.handle({ type: 'text-delta', text: 'partial' });
   const deadline = Date.now() + 10_000;
   while (adapter.shown.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
   return { adapter, renderer };
 }
 
 function feed(renderer: StreamRenderer, events: AgentEvent[]): Promise<void> {
-  for (const event of events) renderer.handle(event);
+  for (const event of events) void renderer.handle(event);
   return renderer.idle();
 }
 
 describe('StreamRenderer', () => {
   it('shows the complete answer after the turn ends even when the cadence never fired', async () => {
     const { adapter, renderer } = setup();
-    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+    void renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
     // The model works for a moment (the indicator goes out once the work already under way has run).
     await new Promise((resolve) => setTimeout(resolve, 5));
     await feed(renderer, [
@@ -132,8 +132,8 @@ describe('StreamRenderer', () => {
     const adapter = new SignalAdapter();
     const hooks: RendererHooks = { onApprovalCard: async () => undefined, onApprovalResolved: async () => undefined, onTurnCancelled: async () => undefined, onClosed: () => undefined };
     const renderer = new StreamRenderer({ adapter, channelId: 'c', logger: createSilentLogger(), hooks, editIntervalMs: 5, typingIntervalMs: 1_000_000 });
-    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
-    renderer.handle({ type: 'text-delta', text: 'first' });
+    void renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+    void renderer.handle({ type: 'text-delta', text: 'first' });
     for (let waited = 0; adapter.shown.length === 0 && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
     await feed(renderer, [{ type: 'text-delta', text: ' answer' }, { type: 'model-call-end', finishReason: 'tool-calls' }]);
     const first = signals.length;
@@ -208,8 +208,8 @@ describe('StreamRenderer', () => {
 
   it('posts the text again when a moderator deleted the live message', async () => {
     const { adapter, renderer } = setup(5);
-    renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
-    renderer.handle({ type: 'text-delta', text: 'first part' });
+    void renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+    void renderer.handle({ type: 'text-delta', text: 'first part' });
     const deadline = Date.now() + 10_000;
     while (adapter.shown.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     adapter.deleted.add(adapter.shown[0]?.id ?? '');
@@ -241,8 +241,8 @@ describe('StreamRenderer', () => {
     // first tick; once it has, the first renderer's cadence would have fired too.
     const editing = setup(0);
     for (const subject of [renderer, editing.renderer]) {
-      subject.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
-      for (const word of ['one ', 'two ']) subject.handle({ type: 'text-delta', text: word });
+      void subject.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+      for (const word of ['one ', 'two ']) void subject.handle({ type: 'text-delta', text: word });
     }
     const deadline = Date.now() + 10_000;
     while (editing.adapter.shown.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -267,8 +267,8 @@ describe('StreamRenderer', () => {
         onLiveState: async (state) => void states.push(state),
       };
       const renderer = new StreamRenderer({ adapter, channelId: 'c', logger: createSilentLogger(), hooks, editIntervalMs: 0, typingIntervalMs: 1_000_000 });
-      renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
-      renderer.handle({ type: 'text-delta', text: 'Thinking hard' });
+      void renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
+      void renderer.handle({ type: 'text-delta', text: 'Thinking hard' });
       await adapter.posting;
       const drained = renderer.drain(answers ? 60_000 : 20);
       if (answers) adapter.answer();
