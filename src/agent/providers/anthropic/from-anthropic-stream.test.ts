@@ -38,7 +38,13 @@ describe('fromAnthropicStream', () => {
     assert.deepEqual(parts, [
       { type: 'reasoning-delta', text: 'plan' },
       { type: 'tool-call', call: { id: 't1', name: 'f', arguments: '{"a":1}' } },
-      { type: 'text-end', finishReason: 'tool-calls' },
+      {
+        type: 'text-end', finishReason: 'tool-calls',
+        providerData: [
+          { type: 'thinking', thinking: 'plan', signature: 'SIG' },
+          { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } },
+        ],
+      },
       {
         type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 17, outputTokens: 9 },
         providerData: [
@@ -61,7 +67,10 @@ describe('fromAnthropicStream', () => {
       { type: 'message_stop' },
     ]);
     assert.deepEqual(parts[0], { type: 'tool-call', call: { id: 't', name: 'f', arguments: '{"a":' } });
-    assert.deepEqual(parts[1], { type: 'text-end', finishReason: 'tool-calls' });
+    assert.deepEqual(parts[1], {
+      type: 'text-end', finishReason: 'tool-calls',
+      providerData: [{ type: 'redacted_thinking', data: 'xyz' }, { type: 'tool_use', id: 't', name: 'f', input: {} }],
+    });
     const finish = parts[2];
     assert.ok(finish?.type === 'finish');
     assert.deepEqual(finish.providerData, [{ type: 'redacted_thinking', data: 'xyz' }, { type: 'tool_use', id: 't', name: 'f', input: {} }]);
