@@ -118,7 +118,11 @@ function heaviestFirst(sources) {
   } catch {
     last = {};
   }
-  const weight = (file) => last[file] ?? (file.startsWith('test/integration/') ? 5_000 : 500);
+  // Without a record (a fresh clone, as in CI): the package test (packs, installs, builds the SQLite driver: over a
+  // minute) first, then the process tests (crash, cluster), then the other integration tests, then the rest.
+  const guess = (file) =>
+    file.endsWith('package-install.test.ts') ? 100_000 : /\/(crash|cluster)\./.test(file) ? 30_000 : file.startsWith('test/integration/') ? 5_000 : 500;
+  const weight = (file) => last[file] ?? guess(file);
   return [...sources].sort((a, b) => weight(b) - weight(a));
 }
 
