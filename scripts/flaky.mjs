@@ -31,7 +31,7 @@ if (files.length === 0 || !Number.isInteger(rounds) || rounds < 1) {
 mkdirSync(path.join(root, '.test-build'), { recursive: true });
 const dir = mkdtempSync(path.join(tmpdir(), 'sandpiper-flaky-'));
 const build = mkdtempSync(path.join(root, '.test-build', 'flaky-'));
-const results = new Map(files.map((file) => [path.relative(root, path.resolve(file)), { runs: 0, failed: 0, walls: [] }]));
+const results = new Map(files.map((file) => [path.relative(root, path.resolve(file)), { runs: 0, failed: 0, unfinished: 0, walls: [] }]));
 for (let round = 1; round <= rounds; round += 1) {
   const times = path.join(dir, `round-${round}.jsonl`);
   const env = { ...process.env, SANDPIPER_TEST_TIMES: times, SANDPIPER_TEST_BUILD_DIR: build, SANDPIPER_TEST_REUSE_BUILD: round === 1 ? '0' : '1', ...(long ? { SANDPIPER_TEST_LONG: '1' } : {}) };
@@ -45,8 +45,18 @@ for (let round = 1; round <= rounds; round += 1) {
     entry.walls.push(row.wallMs);
     if (row.code !== 0) entry.failed += 1;
   }
-  const failing = rows.filter((row) => row.code !== 0).length;
-  console.log(`round ${round}/${rounds}: exit ${run.status}, ${failing} file(s) failed`);
+  // A file without a row never finished: it hung past the test time-out or its process died. That is a failure too.
+  const recorded = new Set(rows.map((row) => path.relative(build, row.file).replace(/\.js$/, '.ts')));
+  const missing = [...results.keys()].filter((file) => !recorded.has(file));
+  for (const file of missing) {
+    const entry = results.get(file);
+    entry.runs += 1;
+    entry.failed += 1;
+    entry.unfinished += 1;
+  }
+  const failing = rows.filter((row) => row.code !== 0).length + missing.length;
+  const unfinished = missing.length > 0 ? ` (${missing.length} did not finish: ${missing.join(', ')})` : '';
+  console.log(`round ${round}/${rounds}: exit ${run.status}, ${failing} file(s) failed${unfinished}`);
   if (run.status !== 0) console.log(run.stdout.split('\n').filter((line) => /^\s*✖|not ok|open handles|Error/.test(line)).slice(0, 20).join('\n'));
 }
 rmSync(dir, { recursive: true, force: true });
@@ -54,9 +64,10 @@ rmSync(build, { recursive: true, force: true });
 
 const seconds = (ms) => (ms / 1000).toFixed(1);
 console.log('\nfailed/runs  wall s min / median / max  file');
-for (const [file, { runs, failed, walls }] of results) {
+for (const [file, { runs, failed, unfinished, walls }] of results) {
   const sorted = [...walls].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
-  console.log(`${`${failed}/${runs}`.padStart(11)}  ${seconds(sorted[0] ?? 0)} / ${seconds(median)} / ${seconds(sorted.at(-1) ?? 0)}  ${file}`);
+  const hung = unfinished > 0 ? ` (${unfinished} did not finish)` : '';
+  console.log(`${`${failed}/${runs}`.padStart(11)}  ${seconds(sorted[0] ?? 0)} / ${seconds(median)} / ${seconds(sorted.at(-1) ?? 0)}  ${file}${hung}`);
 }
 process.exit([...results.values()].some((entry) => entry.failed > 0 || entry.runs < rounds) ? 1 : 0);

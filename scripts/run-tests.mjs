@@ -12,7 +12,7 @@
 //   SANDPIPER_TEST_NO_BUILD=1                      skip `scripts/build.js --if-stale` (tests that start the bin then run
 //                                                  the sources through tsx when dist/ is older than them: slower)
 //   SANDPIPER_TEST_LONG=1                          fault and crash tests run their long round counts
-//   SANDPIPER_TEST_TIMEOUT_MS=<ms>                 one test's limit (default 120000): a hung test fails, naming itself
+//   SANDPIPER_TEST_TIMEOUT_MS=<ms>                 one test file's limit (default 240000): a hung file fails, naming itself
 //   SANDPIPER_SLOWEST=<n>                          how many of the slowest files to list (default 10)
 //   SANDPIPER_TEST_TIMES=<file>                    keep the per-file times (JSON lines) in that file
 //   SANDPIPER_TEST_BUILD_DIR=<dir>                 compile into <dir> and keep it (default: a fresh folder per run)
@@ -90,8 +90,10 @@ const args = [
   '--import', path.join(out, 'test', 'setup', 'file-times.js'),
   '--test',
   `--test-concurrency=${process.env.SANDPIPER_TEST_CONCURRENCY ?? 2}`,
-  // A test that hangs fails after this long, naming itself, instead of holding the run until CI's own limit.
-  `--test-timeout=${process.env.SANDPIPER_TEST_TIMEOUT_MS ?? 120_000}`,
+  // A file that hangs fails after this long, naming itself, instead of holding the run until CI's own limit. node --test
+  // applies it to each file's process as a whole (and to every test in it): the package test installs the package and
+  // builds the SQLite driver, which takes minutes on a loaded machine, so the limit is not much below CI's.
+  `--test-timeout=${process.env.SANDPIPER_TEST_TIMEOUT_MS ?? 240_000}`,
   '--test-reporter=spec',
   ...files,
 ];
@@ -116,7 +118,11 @@ function heaviestFirst(sources) {
   } catch {
     last = {};
   }
-  const weight = (file) => last[file] ?? (file.startsWith('test/integration/') ? 5_000 : 500);
+  // Without a record (a fresh clone, as in CI): the package test (packs, installs, builds the SQLite driver: over a
+  // minute) first, then the process tests (crash, cluster), then the other integration tests, then the rest.
+  const guess = (file) =>
+    file.endsWith('package-install.test.ts') ? 100_000 : /\/(crash|cluster)\./.test(file) ? 30_000 : file.startsWith('test/integration/') ? 5_000 : 500;
+  const weight = (file) => last[file] ?? guess(file);
   return [...sources].sort((a, b) => weight(b) - weight(a));
 }
 

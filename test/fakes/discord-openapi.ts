@@ -5,11 +5,17 @@
  * permissive fake accepts payloads Discord refuses: button styles, modal lengths, archive durations, flags.
  * Bots are also limited to 2,000 characters of content, which the spec does not say.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import standalone from 'ajv/dist/standalone/index.js';
+import { packageRoot } from '../../src/shared/package-root.js';
 
-const SPEC_PATH = fileURLToPath(new URL('../fixtures/discord/openapi.json', import.meta.url));
+const ROOT = packageRoot(import.meta.url);
+const SPEC_PATH = path.join(ROOT, 'test', 'fixtures', 'discord', 'openapi.json');
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, code: { source: true } } as const;
 const MAX_CONTENT = 2000;
 
 interface QueryParameter {
@@ -38,12 +44,15 @@ export interface BodyProblem {
 
 /** Lazily compiled validators for the operations the fake is asked about. */
 export class DiscordBodyValidator {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
   private readonly operations: Operation[] = [];
   private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly cache: ValidatorCache;
 
-  private constructor(spec: Record<string, unknown>) {
-    this.ajv.addSchema({ ...spec, $id: 'discord' });
+  private constructor(
+    private readonly spec: Record<string, unknown>,
+    specText: string,
+  ) {
+    this.cache = new ValidatorCache(specText);
     const paths = (spec.paths ?? {}) as Record<string, Record<string, SpecOperation>>;
     for (const [template, item] of Object.entries(paths)) {
       const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
@@ -60,7 +69,8 @@ export class DiscordBodyValidator {
   /** The validator, or undefined when the vendored spec is not on this machine (then nothing is checked). */
   static load(): DiscordBodyValidator | undefined {
     try {
-      return new DiscordBodyValidator(JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as Record<string, unknown>);
+      const text = readFileSync(SPEC_PATH, 'utf8');
+      return new DiscordBodyValidator(JSON.parse(text) as Record<string, unknown>, text);
     } catch {
       return undefined;
     }
@@ -71,12 +81,7 @@ export class DiscordBodyValidator {
    * (`MessageResponse`, `PrivateChannelResponse`): a fake that sends what Discord never would tests nothing.
    */
   checkSchema(name: string, value: unknown): string[] {
-    const pointer = `discord#/components/schemas/${name}`;
-    let validate = this.compiled.get(pointer);
-    if (validate === undefined) {
-      validate = this.ajv.compile({ $ref: pointer });
-      this.compiled.set(pointer, validate);
-    }
+    const validate = this.validatorFor(`discord#/components/schemas/${name}`);
     return validate(value) ? [] : (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'invalid'}`);
   }
 
@@ -88,11 +93,7 @@ export class DiscordBodyValidator {
     const content = (body as { content?: unknown }).content;
     if (typeof content === 'string' && content.length > MAX_CONTENT) problems.push(`/content: longer than ${MAX_CONTENT} characters`);
     if (operation?.pointer === undefined) return problems;
-    let validate = this.compiled.get(operation.pointer);
-    if (validate === undefined) {
-      validate = this.ajv.compile({ $ref: operation.pointer });
-      this.compiled.set(operation.pointer, validate);
-    }
+    const validate = this.validatorFor(operation.pointer);
     if (!validate(body)) problems.push(...(validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'invalid'}`));
     return problems;
   }
@@ -118,10 +119,50 @@ export class DiscordBodyValidator {
   private validatorFor(pointer: string): ValidateFunction {
     let validate = this.compiled.get(pointer);
     if (validate === undefined) {
-      validate = this.ajv.compile({ $ref: pointer });
+      validate = this.cache.get(pointer, this.spec);
       this.compiled.set(pointer, validate);
     }
     return validate;
+  }
+}
+
+/**
+ * Compiled validators kept on disk across test processes. Compiling a schema of the 1.2 MB spec costs Ajv up to a
+ * second of CPU, and every process that starts the fake Discord compiles the same few: the first compiles and writes
+ * the validator as a standalone module (`.test-build/discord-ajv/<spec and Ajv version hash>/`), the others load it.
+ * Written to a temporary name and renamed, so processes racing on one validator never read half a file.
+ */
+class ValidatorCache {
+  private readonly dir: string;
+  private readonly require = createRequire(import.meta.url);
+  private ajv: Ajv2020 | undefined;
+
+  constructor(specText: string) {
+    const ajvVersion = (this.require('ajv/package.json') as { version: string }).version;
+    const key = createHash('sha256').update(specText).update(ajvVersion).update(JSON.stringify(AJV_OPTIONS)).digest('hex');
+    this.dir = path.join(ROOT, '.test-build', 'discord-ajv', key.slice(0, 16));
+  }
+
+  get(pointer: string, spec: Record<string, unknown>): ValidateFunction {
+    const file = path.join(this.dir, `${createHash('sha256').update(pointer).digest('hex').slice(0, 24)}.cjs`);
+    if (existsSync(file)) return this.require(file) as ValidateFunction;
+    this.ajv ??= this.createAjv(spec);
+    const validate = this.ajv.compile({ $ref: pointer });
+    try {
+      mkdirSync(this.dir, { recursive: true });
+      const partial = `${file}.${process.pid}.tmp`;
+      writeFileSync(partial, standalone.default(this.ajv, validate));
+      renameSync(partial, file);
+    } catch {
+      // A cache that cannot be written only costs the next process the compile.
+    }
+    return validate;
+  }
+
+  private createAjv(spec: Record<string, unknown>): Ajv2020 {
+    const ajv = new Ajv2020(AJV_OPTIONS);
+    ajv.addSchema({ ...spec, $id: 'discord' });
+    return ajv;
   }
 }
 

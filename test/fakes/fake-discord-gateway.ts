@@ -74,6 +74,9 @@ export class FakeDiscordGateway {
    * IDENTIFY right after READY, before GUILD_CREATE (so they reach discord.js while it is still getting ready).
    */
   holdUntilIdentify = false;
+  /** When set, an IDENTIFY is answered (READY, GUILD_CREATE) only at `releaseReady()`: a shard stays in its handshake. */
+  holdReady = false;
+  private readonly heldReadies: Array<() => void> = [];
 
   constructor(server: Server, private readonly hooks: GatewayHooks, private readonly heartbeatMs = 41_250, readonly shardCount = 1) {
     this.shards = Array.from({ length: shardCount }, (_, id) => new ShardSession(id));
@@ -201,6 +204,18 @@ export class FakeDiscordGateway {
     }
     this.identifies += 1;
     if ([...shard.ready].some((other) => other !== socket && other.readyState === other.OPEN)) this.duplicateIdentifies += 1;
+    if (this.holdReady) this.heldReadies.push(() => this.sendReady(socket, shard));
+    else this.sendReady(socket, shard);
+  }
+
+  /** Answers the IDENTIFYs held by `holdReady` (those whose socket is still open) and stops holding. */
+  releaseReady(): void {
+    this.holdReady = false;
+    for (const send of this.heldReadies.splice(0)) send();
+  }
+
+  private sendReady(socket: WebSocket, shard: ShardSession): void {
+    if (socket.readyState !== socket.OPEN) return;
     this.sessionCounter += 1;
     shard.sessionId = `fake-session-${this.sessionCounter}`;
     shard.history.length = 0;

@@ -127,6 +127,9 @@ describe('discord model choice and Stop', () => {
     h.llm.enqueue({ text: 'Done.' });
     const { threadId } = await h.mention(user, 'quick one');
     await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Done.'), 15_000, 'answer');
+    // The answer's text shows before the edit that takes its own Stop away: a crash in between would leave that Stop
+    // too (a second stale button this test does not click), so the turn must be over first.
+    await h.fake.waitFor(() => !stopOn(threadId), 15_000, 'the answer without its Stop');
     const stop = [{ type: 1, components: [{ type: 2, style: 4, label: 'Stop', custom_id: 'sp:stop' }] }];
     // A live message the previous process posted but never recorded (killed between the post and its record).
     const stale = h.fake.state.createMessage(threadId, h.fake.state.bot, { content: 'Half an answer', components: stop });

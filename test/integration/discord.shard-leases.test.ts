@@ -81,4 +81,31 @@ describe('discord leased shards on three adapters', () => {
     assert.equal((await holders()).size, 0, 'stopped instances hold no lease');
     await discord.waitFor(() => discord.gateway.connected === 0, 10_000, 'every connection closed');
   });
+
+  it('a stop while its shards wait for READY closes them once the handshake is over, and they never connect again', async () => {
+    // @discordjs/ws 1.2: a destroy during the wait for READY made the shard destroy itself again to reconnect; the
+    // stop never returned and the shard identified again on its own (a loaded CI run hung here for 9 minutes).
+    discord.gateway.holdReady = true;
+    const identifiesBefore = discord.gateway.identifies;
+    live.add('d');
+    const cluster = { leases: db.stores.shardLeases, instanceId: 'd', heartbeatMs: HEARTBEAT_MS, ttlMs: TTL_MS, peers: () => Promise.resolve([...live]) };
+    const adapter = createDiscordAdapter({ token: discord.token, api_url: discord.apiUrl, channel_ids: [], shards: [] }, createSilentLogger(), { identifyThrottle: false, cluster });
+    const starting = adapter.start(async () => undefined, new AbortController().signal).then(
+      () => 'started',
+      () => 'start refused',
+    );
+    await discord.waitFor(() => discord.gateway.identifies === identifiesBefore + 2, 15_000, 'both shards identifying');
+    live.delete('d');
+    const stopping = adapter.stop();
+    discord.gateway.releaseReady();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve('still stopping after 20 s'), 20_000);
+    });
+    assert.equal(await Promise.race([stopping.then(() => 'stopped'), late]).finally(() => clearTimeout(timer)), 'stopped');
+    assert.equal(await starting, 'start refused', 'a start cut short by a stop says so');
+    await discord.waitFor(() => discord.gateway.connected === 0, 10_000, 'every connection closed');
+    assert.equal(discord.gateway.identifies, identifiesBefore + 2, 'no shard identified again after the stop');
+    assert.equal((await holders()).size, 0, 'the stopped instance holds no lease');
+  });
 });

@@ -89,23 +89,28 @@ export function runProcess(command: string, args: readonly string[], options: Ru
     options.signal.addEventListener('abort', onAbort, { once: true });
     if (options.timeoutMs !== undefined && options.timeoutMs > 0) timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
 
-    attachCollectors(child.stdout, child.stderr, outcome, options);
-    if (options.input !== undefined && child.stdin) {
-      child.stdin.on('error', () => undefined); // EPIPE when the program exits without reading; its outcome says why.
-      child.stdin.end(options.input);
-    }
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      outcome.spawnError = error;
-      finish();
-    });
-    child.on('exit', (code, signal) => {
-      outcome.exitCode = code;
-      outcome.exitSignal = signal;
-      // The leader is gone; anything left in its group (background jobs) goes too when we were stopping it.
-      if (outcome.timedOut || outcome.cancelled) killGroup(child.pid, 'SIGKILL');
-    });
-    child.on('close', finish);
+    attachChild(child, outcome, options, finish);
   });
+}
+
+/** Collects the child's output, feeds its input, and settles the run once it has exited and its pipes closed. */
+function attachChild(child: ChildProcess, outcome: ProcessOutcome, options: RunProcessOptions, finish: () => void): void {
+  attachCollectors(child.stdout, child.stderr, outcome, options);
+  if (options.input !== undefined && child.stdin) {
+    child.stdin.on('error', () => undefined); // EPIPE when the program exits without reading; its outcome says why.
+    child.stdin.end(options.input);
+  }
+  child.on('error', (error: NodeJS.ErrnoException) => {
+    outcome.spawnError = error;
+    finish();
+  });
+  child.on('exit', (code, signal) => {
+    outcome.exitCode = code;
+    outcome.exitSignal = signal;
+    // The leader is gone; anything left in its group (background jobs) goes too when we were stopping it.
+    if (outcome.timedOut || outcome.cancelled) killGroup(child.pid, 'SIGKILL');
+  });
+  child.on('close', finish);
 }
 
 function attachCollectors(stdout: Readable | null, stderr: Readable | null, outcome: ProcessOutcome, options: RunProcessOptions): void {

@@ -56,22 +56,25 @@ function findSource(ctx: TurnContext, name: string): ToolSource | undefined {
   return ctx.toolSources.find((candidate) => candidate.hasTool(name)) ?? (ctx.toolSearch?.hasTool(name) ? ctx.toolSearch : undefined);
 }
 
-async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: ReadonlyMap<string, ToolDefinition>): Promise<PreparedCall> {
-  const rejection = rejectionOf(call);
-  if (rejection !== undefined) return failed({ ...call, arguments: isOversized(call) ? OMITTED_ARGUMENTS : call.arguments }, undefined, undefined, rejection);
-  const source = findSource(ctx, call.name);
-  const definition = definitions.get(call.name);
-  if (source === undefined) {
-    return failed(call, undefined, undefined, `Error: unknown tool "${call.name}". Use one of the tools you were given.`);
-  }
-  const parsed = parseToolArguments(call.arguments, definition?.primaryKey);
-  if (!parsed.ok) {
-    const prep = argumentErrorPreparation(call.name, call.arguments, parsed.error);
-    const item: PreparedItem = { callId: call.id, name: call.name, approvalLabel: call.name, header: prep.header, preview: prep.preview, needsApproval: false, error: parsed.error };
-    return { callId: call.id, name: call.name, arguments: call.arguments, args: undefined, source, item, status: { output: parsed.error, isError: true } };
-  }
+/** A call whose arguments are not valid JSON (or miss the primary key): answered with the parser's error. */
+function badArguments(call: ToolCall, source: ToolSource, error: string): PreparedCall {
+  const prep = argumentErrorPreparation(call.name, call.arguments, error);
+  const item: PreparedItem = {
+    callId: call.id,
+    name: call.name,
+    approvalLabel: call.name,
+    header: prep.header,
+    preview: prep.preview,
+    needsApproval: false,
+    error,
+  };
+  return { callId: call.id, name: call.name, arguments: call.arguments, args: undefined, source, item, status: { output: error, isError: true } };
+}
+
+/** Lets the owning source build the call's header, preview and approval facts; a thrown error becomes the result. */
+async function prepareWithSource(ctx: TurnContext, call: ToolCall, source: ToolSource, args: Record<string, unknown>): Promise<PreparedCall> {
   try {
-    const prep = await source.prepare(call.name, parsed.value, buildToolContext(ctx, call.id, ctx.signal));
+    const prep = await source.prepare(call.name, args, buildToolContext(ctx, call.id, ctx.signal));
     const item: PreparedItem = {
       callId: call.id,
       name: call.name,
@@ -80,19 +83,33 @@ async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: Readonl
       preview: prep.preview,
       needsApproval: prep.error === undefined && prep.needsApproval,
     };
+    const common = { callId: call.id, name: call.name, arguments: call.arguments, args, source, item };
     if (prep.error !== undefined) {
       item.error = prep.error;
-      return { callId: call.id, name: call.name, arguments: call.arguments, args: parsed.value, source, item, status: { output: prep.error, isError: true } };
+      return { ...common, status: { output: prep.error, isError: true } };
     }
-    const status = item.needsApproval ? 'ask' : 'run';
-    const prepared: PreparedCall = { callId: call.id, name: call.name, arguments: call.arguments, args: parsed.value, source, item, status };
+    const prepared: PreparedCall = { ...common, status: item.needsApproval ? 'ask' : 'run' };
     if (prep.untimed === true) prepared.untimed = true;
     return prepared;
   } catch (error) {
     ctx.signal.throwIfAborted();
     ctx.logger.warn({ err: error, tool: call.name }, 'tool preparation failed');
-    return failed(call, parsed.value, source, `Error: could not prepare ${call.name}: ${describeError(error)}`);
+    return failed(call, args, source, `Error: could not prepare ${call.name}: ${describeError(error)}`);
   }
+}
+
+async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: ReadonlyMap<string, ToolDefinition>): Promise<PreparedCall> {
+  const rejection = rejectionOf(call);
+  if (rejection !== undefined) {
+    return failed({ ...call, arguments: isOversized(call) ? OMITTED_ARGUMENTS : call.arguments }, undefined, undefined, rejection);
+  }
+  const source = findSource(ctx, call.name);
+  if (source === undefined) {
+    return failed(call, undefined, undefined, `Error: unknown tool "${call.name}". Use one of the tools you were given.`);
+  }
+  const parsed = parseToolArguments(call.arguments, definitions.get(call.name)?.primaryKey);
+  if (!parsed.ok) return badArguments(call, source, parsed.error);
+  return prepareWithSource(ctx, call, source, parsed.value);
 }
 
 /** Prepares every call of one assistant message, in order. Never throws except on abort. */

@@ -31,6 +31,8 @@ const READY_TIMEOUT_MS = 60_000;
 export class DiscordShardClients implements HistorySource {
   private readonly clients = new Map<number, Client>();
   private readonly ready = new Map<number, Promise<void>>();
+  /** Each shard's login: it settles when the gateway handshake is over (READY, or failed for good). */
+  private readonly handshakes = new Map<number, Promise<unknown>>();
   /** Ends a shard's wait for READY when it is closed before (a start must not wait for a shard given up). */
   private readonly cancelReady = new Map<number, () => void>();
 
@@ -57,7 +59,9 @@ export class DiscordShardClients implements HistorySource {
     const late = new Promise<never>((_resolve, reject) => {
       timeout = setTimeout(() => reject(new Error(`shard ${shardId} not ready after ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
     });
-    const work = Promise.race([client.login(deps.token).then(() => ready), late])
+    const login = client.login(deps.token);
+    this.handshakes.set(shardId, login.catch(() => undefined));
+    const work = Promise.race([login.then(() => ready), late])
       .then((connected) => {
         if (!connected || this.clients.get(shardId) !== client) return;
         deps.onReady(client);
@@ -80,12 +84,19 @@ export class DiscordShardClients implements HistorySource {
   async disconnect(shardId: number): Promise<void> {
     const client = this.clients.get(shardId);
     if (!client) return;
+    const handshake = this.handshakes.get(shardId);
     this.clients.delete(shardId);
     this.ready.delete(shardId);
+    this.handshakes.delete(shardId);
     this.cancelReady.get(shardId)?.();
     this.cancelReady.delete(shardId);
     // No more events of any kind: a deliberate close must not read as "reconnecting" or as a gap.
     client.removeAllListeners();
+    // @discordjs/ws 1.2: a destroy while the shard waits for HELLO or READY aborts that wait, whose handler destroys the
+    // shard once more to reconnect; the first destroy then never resolves and the shard connects again on its own (it
+    // would identify beside the shard's next holder). So a shard still in its handshake is closed when the handshake
+    // is over: READY, or failed (at most READY_TIMEOUT_MS).
+    if (!client.isReady() && handshake) await boundedWait(handshake, READY_TIMEOUT_MS);
     await client.destroy().catch((error: unknown) => this.deps.logger.debug({ shard: shardId, error: describeError(error) }, 'discord shard close failed'));
   }
 
@@ -110,4 +121,13 @@ export class DiscordShardClients implements HistorySource {
     if (guildId === undefined) return this.clients.get(0);
     return this.gatewayClients().find((client) => client.guilds.cache.has(guildId));
   }
+}
+
+/** Waits for `promise` to settle, or `ms`, whichever comes first. */
+async function boundedWait(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([promise, limit]).finally(() => clearTimeout(timer));
 }

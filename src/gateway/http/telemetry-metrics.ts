@@ -35,17 +35,30 @@ function gauges(registry: Registry, sources: TelemetryGaugeSources): void {
   }
 }
 
+/** The histograms and counters the sink feeds, registered on `registry`. */
+function createSeries(registry: Registry) {
+  const registers = [registry];
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Histogram<L>({ name, help, labelNames, buckets: LATENCY_BUCKETS, registers });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter<L>({ name, help, labelNames, registers });
+  return {
+    firstEdit: histogram('sandpiper_message_first_edit_seconds', 'Inbound message to the first post or edit of the answer', [
+      'platform',
+    ]),
+    turn: histogram('sandpiper_turn_duration_seconds', 'Turn latency by end reason', ['reason']),
+    model: histogram('sandpiper_model_call_duration_seconds', 'Model call latency by model and outcome', ['model', 'outcome']),
+    tokens: counter('sandpiper_model_tokens_total', 'Tokens by model and kind (input, output)', ['model', 'kind']),
+    tool: histogram('sandpiper_tool_duration_seconds', 'Tool call duration by tool', ['tool']),
+    toolFailures: counter('sandpiper_tool_failures_total', 'Tool calls that failed, by tool', ['tool']),
+    mcp: counter('sandpiper_mcp_calls_total', 'Requests to MCP servers by server and outcome', ['server', 'outcome']),
+    rateLimited: counter('sandpiper_platform_rate_limited_total', 'HTTP 429 answers from a chat platform', ['platform']),
+  };
+}
+
 /** Registers the series on `registry` and returns the sink that feeds them. */
 export function createTelemetryMetrics(registry: Registry, sources: TelemetryGaugeSources = {}): TelemetrySink {
-  const registers = [registry];
-  const firstEdit = new Histogram({ name: 'sandpiper_message_first_edit_seconds', help: 'Inbound message to the first post or edit of the answer', labelNames: ['platform'] as const, buckets: LATENCY_BUCKETS, registers });
-  const turn = new Histogram({ name: 'sandpiper_turn_duration_seconds', help: 'Turn latency by end reason', labelNames: ['reason'] as const, buckets: LATENCY_BUCKETS, registers });
-  const model = new Histogram({ name: 'sandpiper_model_call_duration_seconds', help: 'Model call latency by model and outcome', labelNames: ['model', 'outcome'] as const, buckets: LATENCY_BUCKETS, registers });
-  const tokens = new Counter({ name: 'sandpiper_model_tokens_total', help: 'Tokens by model and kind (input, output)', labelNames: ['model', 'kind'] as const, registers });
-  const tool = new Histogram({ name: 'sandpiper_tool_duration_seconds', help: 'Tool call duration by tool', labelNames: ['tool'] as const, buckets: LATENCY_BUCKETS, registers });
-  const toolFailures = new Counter({ name: 'sandpiper_tool_failures_total', help: 'Tool calls that failed, by tool', labelNames: ['tool'] as const, registers });
-  const mcp = new Counter({ name: 'sandpiper_mcp_calls_total', help: 'Requests to MCP servers by server and outcome', labelNames: ['server', 'outcome'] as const, registers });
-  const rateLimited = new Counter({ name: 'sandpiper_platform_rate_limited_total', help: 'HTTP 429 answers from a chat platform', labelNames: ['platform'] as const, registers });
+  const { firstEdit, turn, model, tokens, tool, toolFailures, mcp, rateLimited } = createSeries(registry);
   gauges(registry, sources);
   return {
     turnEnded: (seconds, reason) => turn.observe({ reason }, seconds),

@@ -65,65 +65,81 @@ function describeWatch(watch: WatchRow): string {
   return `  ${watch.name} (${watch.watchId.slice(0, 8)}): every ${formatInterval(watch.intervalSecs)}, poll #${watch.pollCount}/${watch.maxPolls}, condition: ${watch.stopOn ?? 'on change'}, cmd: ${watch.command.slice(0, 60)}`;
 }
 
+async function prepareWatch(store: WatchStore, args: Record<string, unknown>, context: ToolContext): Promise<ToolPreparation> {
+  const action = text(args['action']).toLowerCase();
+  if (action === 'list') return { header: '⏱ watch list', preview: '', needsApproval: false, approvalLabel: 'watch' };
+  if (action === 'cancel') {
+    const name = text(args['name']);
+    if (name === '') return failed("Error: 'name' is required for cancel");
+    return { header: `⏱ watch cancel: ${name}`, preview: '', needsApproval: false, approvalLabel: 'watch' };
+  }
+  if (action !== 'create') return failed(`Error: unknown action '${action}'. Use create, list, or cancel.`);
+  const spec = checkCreate(args, await store.listForWorkstream(context.workstreamId));
+  if (typeof spec === 'string') return failed(spec);
+  const firstLine = spec.command.split('\n', 1)[0] ?? '';
+  return {
+    header: `⏱ watch: "${spec.name ?? '(unnamed)'}" every ${spec.pollEvery}`,
+    preview: `${firstLine}${spec.stopOn === null ? ', on change' : `, stop_on=${spec.stopOn}`}`,
+    needsApproval: true,
+    approvalLabel: 'watch',
+  };
+}
+
+async function cancelWatch(store: WatchStore, active: readonly WatchRow[], wanted: string): Promise<ToolResult> {
+  const found = active.find((watch) => watch.name === wanted) ?? active.find((watch) => watch.watchId.startsWith(wanted));
+  if (found === undefined) return { output: `Watch "${wanted}" not found.`, isError: true };
+  await store.update(found.watchId, { active: false, nextPoll: null });
+  return { output: `Watch "${found.name}" cancelled.`, isError: false };
+}
+
+/** Stores the watch the create request describes (checked again at execute) and answers what it will do. */
+async function createWatch(store: WatchStore, nowMs: number, spec: CreateSpec, wsId: string): Promise<ToolResult> {
+  const name = spec.name ?? `watch-${newHexId(2)}`;
+  const watchId = newHexId();
+  await store.create({
+    watchId,
+    wsId,
+    name,
+    command: spec.command,
+    intervalSecs: spec.intervalSeconds,
+    stopOn: spec.stopOn,
+    maxPolls: spec.maxPolls,
+    nextPoll: isoFromMs(nowMs + spec.intervalSeconds * 1000),
+    createdBy: 'model',
+  });
+  const lines = [
+    `Watch "${name}" created (${watchId.slice(0, 8)}).`,
+    `  every: ${formatInterval(spec.intervalSeconds)} (first poll in ${formatInterval(spec.intervalSeconds)})`,
+    `  max polls: ${spec.maxPolls}`,
+    `  command: ${spec.command}`,
+    `  condition: ${spec.stopOn ?? 'fire on output change'}`,
+    'Results arrive in this conversation as messages.',
+  ];
+  return { output: lines.join('\n'), isError: false };
+}
+
+async function executeWatch(store: WatchStore, nowMs: () => number, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const action = text(args['action']).toLowerCase();
+  const active = await store.listForWorkstream(context.workstreamId);
+  if (action === 'list') {
+    const output = active.length === 0 ? 'No active watches.' : ['Active watches:', ...active.map(describeWatch)].join('\n');
+    return { output, isError: false };
+  }
+  if (action === 'cancel') return cancelWatch(store, active, text(args['name']));
+  if (action !== 'create') return { output: `Error: unknown action '${action}'. Use create, list, or cancel.`, isError: true };
+  // Checked again: other watches may have been created while the approval was pending.
+  const spec = checkCreate(args, active);
+  if (typeof spec === 'string') return { output: spec, isError: true };
+  return createWatch(store, nowMs(), spec, context.workstreamId);
+}
+
 export function createWatchHandler(options: WatchToolOptions = {}): ToolHandler {
   const now = options.now ?? Date.now;
   const store = options.store;
-
-  async function prepare(args: Record<string, unknown>, context: ToolContext): Promise<ToolPreparation> {
-    const action = text(args['action']).toLowerCase();
-    if (store === undefined) return failed('Error: storage unavailable');
-    if (action === 'list') return { header: '⏱ watch list', preview: '', needsApproval: false, approvalLabel: 'watch' };
-    if (action === 'cancel') {
-      const name = text(args['name']);
-      if (name === '') return failed("Error: 'name' is required for cancel");
-      return { header: `⏱ watch cancel: ${name}`, preview: '', needsApproval: false, approvalLabel: 'watch' };
-    }
-    if (action !== 'create') return failed(`Error: unknown action '${action}'. Use create, list, or cancel.`);
-    const spec = checkCreate(args, await store.listForWorkstream(context.workstreamId));
-    if (typeof spec === 'string') return failed(spec);
-    const firstLine = spec.command.split('\n', 1)[0] ?? '';
-    return {
-      header: `⏱ watch: "${spec.name ?? '(unnamed)'}" every ${spec.pollEvery}`,
-      preview: `${firstLine}${spec.stopOn === null ? ', on change' : `, stop_on=${spec.stopOn}`}`,
-      needsApproval: true,
-      approvalLabel: 'watch',
-    };
-  }
-
-  async function execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
-    if (store === undefined) return { output: 'Error: storage unavailable', isError: true };
-    const action = text(args['action']).toLowerCase();
-    const active = await store.listForWorkstream(context.workstreamId);
-    if (action === 'list') {
-      return { output: active.length === 0 ? 'No active watches.' : ['Active watches:', ...active.map(describeWatch)].join('\n'), isError: false };
-    }
-    if (action === 'cancel') {
-      const wanted = text(args['name']);
-      const found = active.find((watch) => watch.name === wanted) ?? active.find((watch) => watch.watchId.startsWith(wanted));
-      if (found === undefined) return { output: `Watch "${wanted}" not found.`, isError: true };
-      await store.update(found.watchId, { active: false, nextPoll: null });
-      return { output: `Watch "${found.name}" cancelled.`, isError: false };
-    }
-    if (action !== 'create') return { output: `Error: unknown action '${action}'. Use create, list, or cancel.`, isError: true };
-    // Checked again: other watches may have been created while the approval was pending.
-    const spec = checkCreate(args, active);
-    if (typeof spec === 'string') return { output: spec, isError: true };
-    const name = spec.name ?? `watch-${newHexId(2)}`;
-    const watchId = newHexId();
-    await store.create({
-      watchId, wsId: context.workstreamId, name, command: spec.command, intervalSecs: spec.intervalSeconds, stopOn: spec.stopOn, maxPolls: spec.maxPolls,
-      nextPoll: isoFromMs(now() + spec.intervalSeconds * 1000), createdBy: 'model',
-    });
-    const lines = [
-      `Watch "${name}" created (${watchId.slice(0, 8)}).`,
-      `  every: ${formatInterval(spec.intervalSeconds)} (first poll in ${formatInterval(spec.intervalSeconds)})`,
-      `  max polls: ${spec.maxPolls}`,
-      `  command: ${spec.command}`,
-      `  condition: ${spec.stopOn ?? 'fire on output change'}`,
-      'Results arrive in this conversation as messages.',
-    ];
-    return { output: lines.join('\n'), isError: false };
-  }
-
-  return { name: 'watch', prepare, execute };
+  return {
+    name: 'watch',
+    prepare: async (args, context) => (store === undefined ? failed('Error: storage unavailable') : prepareWatch(store, args, context)),
+    execute: async (args, context) =>
+      store === undefined ? { output: 'Error: storage unavailable', isError: true } : executeWatch(store, now, args, context),
+  };
 }

@@ -63,15 +63,15 @@ const serverDetail = (body: Record<string, unknown>): string =>
   typeof body['url'] === 'string' ? `http: ${auditUrl(body['url'])}` : `stdio: ${str(body['command'])}${Array.isArray(body['args']) ? ` (${body['args'].length} args)` : ''}`;
 const named = (name: string) => (context: Context): Described => ({ target: param(context, name) });
 
-export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
-  const routes = new Hono();
-  const { users, policies, mcpServers, approvals } = deps.stores;
-  const trail: AuditTrail = { store: deps.stores.adminAudit, ...(deps.logger ? { logger: deps.logger } : {}) };
-  const read = (handler: AdminHandler) => withAdmin(deps.adminSecret, 'admin:read', handler);
-  const write = (action: string, describe: (context: Context) => Promise<Described> | Described, handler: AdminHandler) =>
-    withAdmin(deps.adminSecret, 'admin:write', async (context, actor) =>
-      audited(trail, { actor, action, ...(await describe(context)) }, () => handler(context, actor)),
-    );
+type Describe = (context: Context) => Promise<Described> | Described;
+
+/** The two guards every admin route goes through: `read` checks the scope, `write` also audits the change. */
+interface Guards {
+  read: (handler: AdminHandler) => (context: Context) => Promise<Response>;
+  write: (action: string, describe: Describe, handler: AdminHandler) => (context: Context) => Promise<Response>;
+}
+
+function addUserRoutes(routes: Hono, users: AdminRoutesDeps['stores']['users'], { read, write }: Guards): void {
   routes.get('/v1/api/admin/users', read(async (context) => context.json({ users: await listUsers(users) })));
   routes.get(
     '/v1/api/admin/tokens',
@@ -80,18 +80,65 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
       return context.json({ tokens: await listTokens(users, username === '' ? undefined : username) });
     }),
   );
-  routes.delete('/v1/api/admin/tokens/:tokenId', write('token.revoke', named('tokenId'), async (c) => c.json(await revokeToken(users, param(c, 'tokenId')))));
+  routes.delete(
+    '/v1/api/admin/tokens/:tokenId',
+    write('token.revoke', named('tokenId'), async (c) => c.json(await revokeToken(users, param(c, 'tokenId')))),
+  );
+}
+
+function addPolicyRoutes(routes: Hono, policies: AdminRoutesDeps['stores']['policies'], { read, write }: Guards): void {
   routes.get('/v1/api/admin/policies', read(async (context) => context.json({ policies: await listPolicies(policies) })));
-  routes.post('/v1/api/admin/policies', write('policy.add', (c) => bodyField(c, 'pattern', policyDetail), async (c, actor) => c.json({ policy: await addPolicy(policies, await jsonObject(c), actor) }, 201)));
-  routes.delete('/v1/api/admin/policies/:key', write('policy.remove', named('key'), async (c) => c.json({ policy: await removePolicy(policies, param(c, 'key')) })));
-  routes.get('/v1/api/admin/mcp/servers', read(async (context) => context.json({ servers: await listMcpServers(mcpServers) })));
+  routes.post(
+    '/v1/api/admin/policies',
+    write(
+      'policy.add',
+      (c) => bodyField(c, 'pattern', policyDetail),
+      async (c, actor) => c.json({ policy: await addPolicy(policies, await jsonObject(c), actor) }, 201),
+    ),
+  );
+  routes.delete(
+    '/v1/api/admin/policies/:key',
+    write('policy.remove', named('key'), async (c) => c.json({ policy: await removePolicy(policies, param(c, 'key')) })),
+  );
+}
+
+function addMcpServerRoutes(routes: Hono, servers: AdminRoutesDeps['stores']['mcpServers'], { read, write }: Guards): void {
+  routes.get('/v1/api/admin/mcp/servers', read(async (context) => context.json({ servers: await listMcpServers(servers) })));
   routes.post(
     '/v1/api/admin/mcp/servers',
-    write('mcp-server.add', (c) => bodyField(c, 'name', serverDetail), async (c, actor) => c.json({ server: await addMcpServer(mcpServers, await jsonObject(c), actor) }, 201)),
+    write(
+      'mcp-server.add',
+      (c) => bodyField(c, 'name', serverDetail),
+      async (c, actor) => c.json({ server: await addMcpServer(servers, await jsonObject(c), actor) }, 201),
+    ),
   );
-  routes.delete('/v1/api/admin/mcp/servers/:name', write('mcp-server.remove', named('name'), async (c) => c.json({ server: await removeMcpServer(mcpServers, param(c, 'name')) })));
-  routes.get('/v1/api/admin/status', read(async (context) => context.json(await readClusterStatus(deps.stores.clusterStatus, deps.staleAfterSeconds))));
-  routes.get('/v1/api/admin/approvals', read(async (context) => context.json({ approvals: await listPendingApprovals({ approvals, users }) })));
-  routes.get('/v1/api/admin/audit', read(async (context) => context.json({ audit: await listAudit(deps.stores.adminAudit, context.req.query('limit')) })));
+  routes.delete(
+    '/v1/api/admin/mcp/servers/:name',
+    write('mcp-server.remove', named('name'), async (c) => c.json({ server: await removeMcpServer(servers, param(c, 'name')) })),
+  );
+}
+
+/** The read-only views: the cluster's status, pending approvals and the audit trail. */
+function addStatusRoutes(routes: Hono, deps: AdminRoutesDeps, { read }: Guards): void {
+  const { clusterStatus, approvals, users, adminAudit } = deps.stores;
+  routes.get('/v1/api/admin/status', read(async (c) => c.json(await readClusterStatus(clusterStatus, deps.staleAfterSeconds))));
+  routes.get('/v1/api/admin/approvals', read(async (c) => c.json({ approvals: await listPendingApprovals({ approvals, users }) })));
+  routes.get('/v1/api/admin/audit', read(async (c) => c.json({ audit: await listAudit(adminAudit, c.req.query('limit')) })));
+}
+
+export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
+  const routes = new Hono();
+  const trail: AuditTrail = { store: deps.stores.adminAudit, ...(deps.logger ? { logger: deps.logger } : {}) };
+  const guards: Guards = {
+    read: (handler) => withAdmin(deps.adminSecret, 'admin:read', handler),
+    write: (action, describe, handler) =>
+      withAdmin(deps.adminSecret, 'admin:write', async (context, actor) =>
+        audited(trail, { actor, action, ...(await describe(context)) }, () => handler(context, actor)),
+      ),
+  };
+  addUserRoutes(routes, deps.stores.users, guards);
+  addPolicyRoutes(routes, deps.stores.policies, guards);
+  addMcpServerRoutes(routes, deps.stores.mcpServers, guards);
+  addStatusRoutes(routes, deps, guards);
   return routes;
 }
