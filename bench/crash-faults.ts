@@ -75,6 +75,14 @@ async function main(): Promise<void> {
     const rows = (await gateways.db()('conversations').where({ ws_id: route?.wsId ?? '' }).select('role', 'content')) as Array<{ role: string; content: string }>;
     return rows.length - new Set(rows.map((row) => `${row.role}\n${row.content}`)).size;
   };
+  /** What a lost round left behind: the ledger row of the mention, the thread's route and its history. */
+  const lostState = async (threadId: string): Promise<Record<string, unknown>> => {
+    const db = gateways.db();
+    const claims = (await db('inbound_events').where({ message_id: threadId }).count({ n: '*' }))[0]?.n;
+    const route = await gateways.stores().routes.getRoute('discord', threadId);
+    const rows = (await db('conversations').where({ ws_id: route?.wsId ?? '' }).select('role')) as Array<{ role: string }>;
+    return { claims, routed: route !== undefined, history: rows.map((row) => row.role).join(','), botMessages: bot(threadId).length };
+  };
   const answeredRound = async (round: number): Promise<void> => {
     const words = Array.from({ length: 20 }, (_, index) => `a${round}x${index} `);
     const full = words.join('');
@@ -93,7 +101,10 @@ async function main(): Promise<void> {
     await waitFor(() => bot(threadId).some((message) => complete(message) || message.content === again), 'an answer', 30_000).catch(() => undefined);
     const shown = bot(threadId).filter((message) => complete(message) || message.content === again).length;
     answered.rounds++;
-    if (shown === 0) answered.lost++;
+    if (shown === 0) {
+      answered.lost++;
+      process.stderr.write(`round ${round}: lost; ${JSON.stringify(await lostState(threadId))}\n`);
+    }
     if (shown > 1) answered.duplicated++;
     answered.partialMissing += await duplicateRows(threadId);
     llm.fallback = undefined;

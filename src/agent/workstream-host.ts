@@ -5,6 +5,7 @@ import { describeError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
 import { encodeApprovalItems, encodeNetworkItems } from './approval-record.js';
 import type { Message, Usage } from './messages.js';
+import type { InboundClaim } from '../storage/inbound-event-store.js';
 import { evaluateToolPolicies } from './policy/evaluate-tool-policies.js';
 import { DurableWriteError } from './turn/durable-write.js';
 import { isShutdown } from './turn/shutdown.js';
@@ -29,6 +30,8 @@ export interface TurnLogEntry {
   resumed: boolean;
   /** Its message was stored as waiting: that row goes in the same write. */
   waited: boolean;
+  /** The message's inbound ledger row, not written yet: it goes in the same write. */
+  receipt?: InboundClaim;
 }
 
 /**

@@ -99,8 +99,9 @@ export class LiveWorkstream implements Workstream {
     const turnId = newHexId();
     const origin = options.origin ?? 'user';
     // A message that waits is stored until its turn begins: a restart or a takeover still answers it (ADR 0030).
-    if (queued) void this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin);
-    this.jobs.push(queued ? { kind: 'user', turnId, content: message, origin, waited: true } : { kind: 'user', turnId, content: message, origin });
+    const { receipt } = options;
+    if (queued) void this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin, receipt);
+    this.jobs.push(queued ? { kind: 'user', turnId, content: message, origin, waited: true } : { kind: 'user', turnId, content: message, origin, ...(receipt ? { receipt } : {}) });
     this.kick();
     return Promise.resolve({ status: 'accepted', turnId, queued });
   }
