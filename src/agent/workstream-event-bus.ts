@@ -42,7 +42,6 @@ export class WorkstreamEventBus {
     if (targets.length === 0) return Promise.resolve(true);
     const shown: Array<Promise<boolean>> = [];
     const delivered = this.lane.run(async () => {
-      if (event.type === 'turn-start') await new Promise<void>((resolve) => setImmediate(resolve));
       for (const handler of targets) {
         if (!this.handlers.has(handler)) continue;
         try {

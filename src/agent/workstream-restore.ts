@@ -16,18 +16,15 @@ export function workstreamDir(env: WorkstreamEnv, wsId: string): string {
 }
 
 /**
- * A new live object for a row. Its working directory is created on the next turn of the event loop: even the
- * asynchronous mkdir costs the event loop about a tenth of a millisecond here, and nothing before the first tool call
- * needs the folder (ADR 0032). A failure is logged; the tools then report the missing folder themselves.
+ * A new live object for a row. Its working directory is created meanwhile (nothing before the first tool call needs
+ * the folder, which tools wait for). A failure is logged; the tools then report the missing folder themselves.
  */
 export async function instantiate(env: WorkstreamEnv, row: WorkstreamRow, restoring: boolean, stored?: Promise<void>): Promise<LiveWorkstream> {
   const cwd = workstreamDir(env, row.wsId);
-  const folder = new Promise<void>((resolve) => setTimeout(resolve, 0))
-    .then(() => mkdir(cwd, { recursive: true }))
-    .then(
-      () => undefined,
-      (error: unknown) => env.logger.error({ wsId: row.wsId, err: describeError(error) }, 'could not create the workstream folder'),
-    );
+  const folder = mkdir(cwd, { recursive: true }).then(
+    () => undefined,
+    (error: unknown) => env.logger.error({ wsId: row.wsId, err: describeError(error) }, 'could not create the workstream folder'),
+  );
   const history = restoring ? await env.stores.conversations.load(row.wsId) : [];
   return new LiveWorkstream({ row, history, cwd, folder, env, ...(stored === undefined ? {} : { stored }) });
 }

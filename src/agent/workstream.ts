@@ -204,8 +204,7 @@ export class LiveWorkstream implements Workstream {
   waitForDecision(approvalId: string, resumedTurnId: string | undefined): Promise<TurnApprovalDecision> {
     return this.env.waiters.register(approvalId, this.wsId).then(async (decision) => {
       if (resumedTurnId !== undefined) {
-        // Let a subscriber that attaches right after manager.get() see the whole resumed turn.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        // The decision arrives after the click's handler bound the thread (ApprovalDesk: ensureRendered first).
         const lastUser = this.history.findLast((message) => message.role === 'user');
         this.emit({ type: 'turn-start', turnId: resumedTurnId, userMessage: lastUser ? contentText(lastUser.content) : '' });
       }

@@ -397,9 +397,10 @@ export class StreamRenderer {
     const tick = (): void => {
       void this.options.adapter.setTyping(this.options.channelId, this.controller.signal).catch(() => undefined);
     };
-    // The first indicator goes out after the work already under way (a starting turn's model request): the request
-    // is what the writer waits for, the indicator is cosmetic and shows a fraction of a millisecond later.
+    // Purpose: deprioritising, not ordering. The first indicator goes out after the work already under way (a starting
+    // turn's model request): the request is what the writer waits for, the indicator is cosmetic.
     this.typingKick = setImmediate(tick);
+    // Purpose: heartbeat (the platform shows the indicator for a few seconds only).
     this.typingTimer = setInterval(tick, this.options.typingIntervalMs ?? TYPING_REFRESH_MS);
     this.typingTimer.unref();
   }
