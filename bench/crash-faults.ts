@@ -139,7 +139,14 @@ async function main(): Promise<void> {
       const toolFirst = llm.requests.length;
       llm.enqueue({ toolCalls: [{ id: `call_r${round}`, name: 'bash', arguments: JSON.stringify({ command: `echo start >> runs.log; sleep ${marker}; echo end >> runs.log` }) }] });
       const toolThread = await mention(`tool round ${round}`);
-      const card = await discord.waitFor(() => bot(toolThread).find((message) => JSON.stringify(message.components).includes('Approve')), 30_000, 'card');
+      const card = await discord.waitFor(() => bot(toolThread).find((message) => JSON.stringify(message.components).includes('Approve')), 30_000, 'card').catch(() => undefined);
+      if (card === undefined) {
+        // The question went unanswered before any kill of this round: counted as lost, and the round goes on.
+        tool.rounds++;
+        tool.lost++;
+        process.stderr.write(`round ${round}: no approval card for the tool question; ${JSON.stringify(await lostState(toolThread))}\n`);
+        continue;
+      }
       const approve = JSON.stringify(card.components).match(/"custom_id":"([^"]*approve[^"]*)"/)?.[1] ?? '';
       discord.state.clickButton(card.id, approve, user);
       const route = await gateways.stores().routes.getRoute('discord', toolThread);

@@ -296,6 +296,9 @@ export class StreamRenderer {
   }
 
   private async showFinal(segment: AnswerSegment, answer: boolean): Promise<boolean> {
+    // The messages streamed so far are recorded before the committed answer is edited into them: a restart that finds
+    // no record knows no part of the answer's final edit landed, and posts the answer (docs/design/durability.md).
+    if (answer && segment.messageCount > 0) await this.live?.idle();
     for (let attempt = 1; attempt <= FINAL_ATTEMPTS && !this.closed; attempt += 1) {
       const before = segment.edits;
       const complete = await segment.sync();
