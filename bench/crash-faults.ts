@@ -8,7 +8,9 @@
  * the answer; it counts questions with no complete answer, questions answered twice (two complete answers) and
  * duplicate history rows.
  *
- *   npm run bench:crash -- --rounds=10 [--kinds=stream,tool,answered]
+ *   npm run bench:crash -- --rounds=10 [--kinds=stream,tool,answered] [--database=postgres://…]
+ *
+ * `--database` runs the one gateway on PostgreSQL (restarted on the same data; no second instance takes over).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,7 +53,8 @@ function sleeps(marker: string): number {
 
 async function main(): Promise<void> {
   const [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
-  const gateways = new GatewayProcesses({ llm, discord, extraToml: '[tools]\nsandbox = "off"\n' });
+  const database = arg('database', '');
+  const gateways = new GatewayProcesses({ llm, discord, extraToml: '[tools]\nsandbox = "off"\n', ...(database === '' ? {} : { databaseUrl: database }) });
   const user = discord.user('400000000000000041', 'gus');
   const bot = (threadId: string): FakeMessage[] => discord.state.messagesIn(threadId).filter((message) => message.author.id === discord.state.bot.id);
   const sent = (index: number): string => JSON.stringify(llm.requests[index]?.body ?? {});
