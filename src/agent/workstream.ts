@@ -22,6 +22,7 @@ import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, Workstrea
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
 import { createTurnHost, type TurnLogEntry } from './workstream-host.js';
+import { TurnQueue } from './turn-queue.js';
 
 export interface LiveWorkstreamInit {
   row: WorkstreamRow;
@@ -51,16 +52,13 @@ export class LiveWorkstream implements Workstream {
   private modelAlias: string;
   private readonly autoApprove: Set<string>;
   private readonly bus: WorkstreamEventBus;
-  private readonly jobs: Job[] = [];
-  private drain: Promise<void> | undefined;
+  private readonly queue: TurnQueue;
   private controller: AbortController | undefined;
   private state: WorkstreamStatus;
   private closed = false;
   private evicted = false;
   /** Watch-triggered turns since the last message from a person (in memory: a restart starts a new chain). */
   private watchChain = 0;
-  /** Messages the previous process had accepted but not started (ADR 0030); they run once the restart settled. */
-  private waiting: WaitingMessage[] = [];
   /** The turn the previous process left unfinished, until the gateway settles it (ADR 0013). */
   private interrupted: InterruptedTurn | undefined;
 
@@ -80,6 +78,12 @@ export class LiveWorkstream implements Workstream {
     this.toolSearch = new WorkstreamToolSearch(init.env.toolSearch, (signal) => listAllTools({ toolSources, logger, signal }));
     this.toolSearch.restoreFrom(init.history);
     this.lastActiveMs = init.env.now();
+    this.queue = new TurnQueue({
+      run: (job) => this.runJob(job),
+      // A workstream whose thread was never opened ends its turn quietly: the gateway reported that failure.
+      failed: (error) => isAbandonedCreation(error) || this.logError('running a turn', error),
+      active: () => (this.lastActiveMs = this.env.now()),
+    });
   }
 
   send(message: string | ContentPart[], options: SendOptions = {}): Promise<SendOutcome> {
@@ -101,18 +105,17 @@ export class LiveWorkstream implements Workstream {
     // A message that waits is stored until its turn begins: a restart or a takeover still answers it (ADR 0030).
     const { receipt } = options;
     if (queued) void this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin, receipt);
-    this.jobs.push(queued ? { kind: 'user', turnId, content: message, origin, waited: true } : { kind: 'user', turnId, content: message, origin, ...(receipt ? { receipt } : {}) });
-    this.kick();
+    this.queue.push(queued ? { kind: 'user', turnId, content: message, origin, waited: true } : { kind: 'user', turnId, content: message, origin, ...(receipt ? { receipt } : {}) });
     return Promise.resolve({ status: 'accepted', turnId, queued });
   }
 
   /** A turn runs, is queued, or waits for a decision (ADR 0007). */
   isBusy(): boolean {
-    return this.controller !== undefined || this.jobs.length > 0 || this.env.waiters.countFor(this.wsId) > 0;
+    return this.controller !== undefined || this.queue.size > 0 || this.env.waiters.countFor(this.wsId) > 0;
   }
 
   private queuedUserMessages(): number {
-    return this.jobs.filter((job) => job.kind === 'user').length;
+    return this.queue.waitingMessages;
   }
 
   subscribe(handler: AgentEventHandler): () => void {
@@ -126,7 +129,7 @@ export class LiveWorkstream implements Workstream {
   /** Stops the running turn for shutdown: durable state (pending approvals, stored history) is left as is. */
   stopForShutdown(): void {
     this.closed = true;
-    this.jobs.length = 0;
+    this.queue.clear(true);
     this.controller?.abort(shutdownReason());
   }
 
@@ -169,7 +172,7 @@ export class LiveWorkstream implements Workstream {
 
   /** Resolves when the queue is empty and every event was delivered. */
   async settle(): Promise<void> {
-    while (this.drain !== undefined) await this.drain;
+    await this.queue.settled();
     await this.bus.flush();
   }
 
@@ -223,8 +226,7 @@ export class LiveWorkstream implements Workstream {
     // The job awaits the decision. When the job never gets to it (no model, closed first), close() rejects
     // the waiter and nobody else listens: that rejection is expected and must not become an unhandled one.
     void decision.catch(() => undefined);
-    this.jobs.unshift({ kind: 'resume', turnId: row.turnId, approvalId: row.approvalId, stored, decision });
-    this.kick();
+    this.queue.pushFirst({ kind: 'resume', turnId: row.turnId, approvalId: row.approvalId, stored, decision });
     return true;
   }
 
@@ -234,7 +236,7 @@ export class LiveWorkstream implements Workstream {
    */
   async close(reason: string): Promise<void> {
     this.closed = true;
-    this.jobs.length = 0;
+    this.queue.clear(true);
     this.cancel();
     // The waiters go first, so the turn's own cancel path finds none and does not report them a second time.
     for (const approvalId of this.env.waiters.cancelWorkstream(this.wsId)) this.emitApprovalCancelled(approvalId);
@@ -242,25 +244,6 @@ export class LiveWorkstream implements Workstream {
     this.state = 'closed';
     this.emit({ type: 'workstream-closed', reason });
     await this.bus.flush();
-  }
-
-  private kick(): void {
-    // With nothing queued runQueue would finish before `drain` is assigned, and `drain` would never clear again.
-    if (this.drain !== undefined || this.closed || this.jobs.length === 0) return;
-    this.drain = this.runQueue();
-  }
-
-  private async runQueue(): Promise<void> {
-    try {
-      for (let job = this.jobs.shift(); job !== undefined; job = this.closed ? undefined : this.jobs.shift()) {
-        this.lastActiveMs = this.env.now();
-        // A workstream whose thread was never opened ends its turn quietly: the gateway reported that failure.
-        await this.runJob(job).catch((error: unknown) => isAbandonedCreation(error) || this.logError('running a turn', error));
-        this.lastActiveMs = this.env.now();
-      }
-    } finally {
-      this.drain = undefined;
-    }
   }
 
   private async runJob(job: Job): Promise<void> {
@@ -287,14 +270,12 @@ export class LiveWorkstream implements Workstream {
 
   /** Set by the restore: messages the previous process accepted and never started, in order. */
   setWaiting(messages: WaitingMessage[]): void {
-    this.waiting = messages;
+    this.queue.setWaiting(messages);
   }
 
   /** Queues the messages the previous process left waiting (once), behind whatever is queued now. */
   runWaiting(): void {
-    const known = new Set(this.jobs.map((job) => job.turnId));
-    for (const message of this.waiting.splice(0)) if (!known.has(message.turnId)) this.jobs.push({ kind: 'user', ...message, waited: true });
-    this.kick();
+    this.queue.runWaiting();
   }
 
   /** Set by the restore when the previous process left a turn of this workstream unfinished. */
@@ -316,7 +297,7 @@ export class LiveWorkstream implements Workstream {
     this.interrupted = undefined;
     if (turn !== undefined && turn.answer === undefined && resume && !turn.wasResumed && !this.isBusy() && !this.closed) {
       // The job's journal row replaces the interrupted turn's row when it is written (begin supersedes it).
-      this.jobs.unshift({ kind: 'user', turnId: newHexId(), content: RESUME_PROMPT, origin: 'user', resumed: true });
+      this.queue.pushFirst({ kind: 'user', turnId: newHexId(), content: RESUME_PROMPT, origin: 'user', resumed: true });
       this.runWaiting();
       return 'resumed';
     }
