@@ -8,7 +8,6 @@ import type { WorkstreamRow } from '../storage/workstream-store.js';
 import { isAbandonedCreation } from './abandoned-creation.js';
 import { decodeApprovalItems, SYSTEM_DECIDER } from './approval-record.js';
 import type { AgentEvent } from './events.js';
-import type { InterruptedTurn } from './interrupted-turn.js';
 import { contentText, type ContentPart, type Message } from './messages.js';
 import { WorkstreamToolSearch } from './search/workstream-tool-search.js';
 import { buildSystemPrompt, collectSections, recentUserMessages } from './system-prompt.js';
@@ -59,8 +58,6 @@ export class LiveWorkstream implements Workstream {
   private evicted = false;
   /** Watch-triggered turns since the last message from a person (in memory: a restart starts a new chain). */
   private watchChain = 0;
-  /** The turn the previous process left unfinished, until the gateway settles it (ADR 0013). */
-  private interrupted: InterruptedTurn | undefined;
 
   constructor(init: LiveWorkstreamInit) {
     this.env = init.env;
@@ -278,32 +275,14 @@ export class LiveWorkstream implements Workstream {
     this.queue.runWaiting();
   }
 
-  /** Set by the restore when the previous process left a turn of this workstream unfinished. */
-  setInterrupted(turn: InterruptedTurn): void {
-    this.interrupted = turn;
-  }
-
-  interruptedTurn(): InterruptedTurn | undefined {
-    return this.interrupted;
-  }
-
-  /**
-   * Ends the settlement of the interrupted turn: with `resume` (and when it was not itself a resumption and no newer
-   * turn runs) the question is answered by a resumed turn; otherwise its journal row is removed. Then the messages that
-   * were waiting behind it run (also when no turn was interrupted). Returns what happened.
-   */
-  async finishInterrupted(resume: boolean): Promise<'resumed' | 'noted'> {
-    const turn = this.interrupted;
-    this.interrupted = undefined;
-    if (turn !== undefined && turn.answer === undefined && resume && !turn.wasResumed && !this.isBusy() && !this.closed) {
-      // The job's journal row replaces the interrupted turn's row when it is written (begin supersedes it).
-      this.queue.pushFirst({ kind: 'user', turnId: newHexId(), content: RESUME_PROMPT, origin: 'user', resumed: true });
-      this.runWaiting();
-      return 'resumed';
-    }
-    if (turn !== undefined) await this.env.stores.turnJournal.remove(turn.turnId).catch((error: unknown) => this.logError('removing a settled turn', error));
+  /** Recovery resumes the turn a restart interrupted (once): ahead of the waiting messages, which follow it. */
+  resumeInterrupted(): void {
+    this.queue.pushFirst({ kind: 'user', turnId: newHexId(), content: RESUME_PROMPT, origin: 'user', resumed: true });
     this.runWaiting();
-    return 'noted';
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   private async endWithoutModel(job: Job): Promise<void> {
