@@ -9,19 +9,16 @@ import { isAbandonedCreation } from './abandoned-creation.js';
 import { decodeApprovalItems, SYSTEM_DECIDER } from './approval-record.js';
 import type { AgentEvent } from './events.js';
 import { contentText, type ContentPart, type Message } from './messages.js';
-import { WorkstreamToolSearch } from './search/workstream-tool-search.js';
-import { buildSystemPrompt, collectSections, recentUserMessages } from './system-prompt.js';
-import { listAllTools } from './turn/build-request.js';
-import { createSubAgentPort } from './subagents/sub-agent-port.js';
 import { runTurn } from './turn/run-turn.js';
 import { isShutdown, leftForRestart, shutdownReason } from './turn/shutdown.js';
-import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel } from './turn/turn-types.js';
+import type { StoredApprovalItems, TurnApprovalDecision } from './turn/turn-types.js';
 import { logEntryOf, MAX_WATCH_CHAIN, turnStartOf, WATCH_HELD_NOTE, type Job, type WaitingMessage } from './workstream-jobs.js';
 import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
-import { createTurnHost, type TurnLogEntry } from './workstream-host.js';
+import { createTurnContext } from './workstream-host.js';
 import { TurnQueue } from './turn-queue.js';
+import { ConversationState } from './conversation-state.js';
 
 export interface LiveWorkstreamInit {
   row: WorkstreamRow;
@@ -43,13 +40,10 @@ export class LiveWorkstream implements Workstream {
   readonly history: Message[];
   /** The row's commit; history writes are ordered after it (rejected when the row could not be stored). */
   readonly stored: Promise<void>;
-  readonly readFiles = new Set<string>();
-  /** Expanded tool-search names live in memory; after eviction or restart they are rebuilt from the history. */
-  readonly toolSearch: WorkstreamToolSearch;
+  /** History, model, auto-approve set, files read, tool-search names and the system prompt. */
+  readonly conversation: ConversationState;
   lastActiveMs: number;
   private readonly env: WorkstreamEnv;
-  private modelAlias: string;
-  private readonly autoApprove: Set<string>;
   private readonly bus: WorkstreamEventBus;
   private readonly queue: TurnQueue;
   private controller: AbortController | undefined;
@@ -63,17 +57,13 @@ export class LiveWorkstream implements Workstream {
     this.env = init.env;
     this.wsId = init.row.wsId;
     this.ownerUserId = init.row.userId;
-    this.modelAlias = init.row.modelAlias;
-    this.autoApprove = new Set(init.row.autoApproveTools);
     this.state = init.row.state;
     this.history = init.history;
     this.stored = init.stored ?? Promise.resolve();
     this.cwd = init.cwd;
     this.folder = init.folder;
     this.bus = new WorkstreamEventBus(this.wsId, init.env.logger);
-    const { toolSources, logger } = init.env;
-    this.toolSearch = new WorkstreamToolSearch(init.env.toolSearch, (signal) => listAllTools({ toolSources, logger, signal }));
-    this.toolSearch.restoreFrom(init.history);
+    this.conversation = new ConversationState(init.env, init.row, init.history, init.cwd);
     this.lastActiveMs = init.env.now();
     this.queue = new TurnQueue({
       run: (job) => this.runJob(job),
@@ -138,7 +128,7 @@ export class LiveWorkstream implements Workstream {
       wsId: this.wsId,
       ownerUserId: this.ownerUserId,
       name: row?.name ?? '',
-      modelAlias: this.modelAlias,
+      modelAlias: this.conversation.modelAlias,
       state: this.closed ? 'closed' : this.reportedState(),
       inputTokens: row?.inputTokens ?? 0,
       outputTokens: row?.outputTokens ?? 0,
@@ -186,18 +176,12 @@ export class LiveWorkstream implements Workstream {
    * Switches the model for the turns that start from now on (a running turn keeps its model); written at once, so
    * the choice survives eviction and restarts. False (nothing changes) when the alias is not configured.
    */
-  async setModel(alias: string): Promise<boolean> {
-    if (this.closed || this.env.resolveModel(alias) === undefined) return false;
-    await this.env.stores.workstreams.update(this.wsId, { modelAlias: alias });
-    this.modelAlias = alias;
-    return true;
+  setModel(alias: string): Promise<boolean> {
+    return this.closed ? Promise.resolve(false) : this.conversation.setModel(alias);
   }
 
-  async addAutoApprove(labels: readonly string[]): Promise<void> {
-    for (const label of labels) this.autoApprove.add(label);
-    await this.env.stores.workstreams
-      .update(this.wsId, { autoApproveTools: [...this.autoApprove] })
-      .catch((error: unknown) => this.logError('saving the auto-approve set', error));
+  addAutoApprove(labels: readonly string[]): Promise<void> {
+    return this.conversation.addAutoApprove(labels);
   }
 
   /** Registers for a decision; the resolved-event goes out when it arrives (after a restart, preceded by turn-start). */
@@ -249,11 +233,11 @@ export class LiveWorkstream implements Workstream {
     const controller = new AbortController();
     this.controller = controller;
     if (job.kind === 'user') this.emitTurnStart(job);
-    const model = this.env.resolveModel(this.modelAlias) ?? this.env.resolveModel(this.env.defaultModelAlias);
+    const model = this.conversation.model();
     if (model === undefined) return this.endWithoutModel(job);
     const start = turnStartOf(job);
     // The turn's *accepted* commit point (its message and its log entry in one write) is the turn's first step.
-    const context = this.turnContext(job.turnId, model, controller.signal, logEntryOf(job));
+    const context = createTurnContext(this, this.env, { turnId: job.turnId, model, signal: controller.signal, log: logEntryOf(job) });
     const outcome = await runTurn(context, start);
     this.controller = undefined;
     if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
@@ -317,38 +301,6 @@ export class LiveWorkstream implements Workstream {
     this.env.waiters.drop(approvalId);
     await this.env.stores.approvals.cancelPending(this.wsId).catch((error: unknown) => this.logError('cancelling an approval', error));
     if (waited) this.emitApprovalCancelled(approvalId);
-  }
-
-  private turnContext(turnId: string, model: TurnModel, signal: AbortSignal, log: TurnLogEntry): TurnContext {
-    const env = this.env;
-    return {
-      wsId: this.wsId,
-      turnId,
-      cwd: this.cwd,
-      folderReady: this.folder,
-      history: this.history,
-      model,
-      toolSources: env.toolSources,
-      toolSearch: this.toolSearch,
-      streamModel: env.streamModel,
-      systemPrompt: (promptSignal) => this.systemPrompt(promptSignal),
-      autoApproveAll: env.agent.auto_approve,
-      autoApproveLabels: () => [...env.agent.auto_approve_tools, ...this.autoApprove],
-      maxSteps: env.agent.max_steps,
-      toolTimeoutMs: env.agent.tool_timeout_seconds * 1000,
-      readFiles: this.readFiles,
-      logger: env.logger,
-      host: createTurnHost(this, env, turnId, log),
-      signal,
-      subAgents: (parent, callId) => createSubAgentPort(parent, callId, { maxSteps: env.agent.sub_agent_max_steps }),
-    };
-  }
-
-  private async systemPrompt(signal: AbortSignal): Promise<string> {
-    const recentUserTexts = recentUserMessages(this.history, 3);
-    const context = { wsId: this.wsId, ownerUserId: this.ownerUserId, cwd: this.cwd, lastUserText: recentUserTexts[0] ?? '', recentUserTexts, signal };
-    const sections = await collectSections(this.env.systemPromptSections, context, (error) => this.logError('a system prompt section', error));
-    return buildSystemPrompt({ now: new Date(this.env.now()), cwd: this.cwd, instructions: this.env.agent.instructions, sections });
   }
 
   private logError(what: string, error: unknown): void {
