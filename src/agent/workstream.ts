@@ -46,6 +46,8 @@ export class LiveWorkstream implements Workstream {
   private readonly env: WorkstreamEnv;
   private readonly bus: WorkstreamEventBus;
   private readonly queue: TurnQueue;
+  /** The *ended* writes of turns whose end is still being shown. */
+  private ending: Promise<void> = Promise.resolve();
   private controller: AbortController | undefined;
   private state: WorkstreamStatus;
   private closed = false;
@@ -161,6 +163,7 @@ export class LiveWorkstream implements Workstream {
   async settle(): Promise<void> {
     await this.queue.settled();
     await this.bus.flush();
+    await this.ending;
   }
 
   /** Changes the state at once in memory; the row follows through the write-behind (never on the waiting path). */
@@ -242,11 +245,15 @@ export class LiveWorkstream implements Workstream {
     this.controller = undefined;
     if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
-    this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
-    // Every durable write of the turn settled (the answer was committed before its final edit); then the log entry goes.
-    // At shutdown it stays unless the answer was committed (`leftForRestart`); the next start settles it.
+    const shown = this.bus.deliver({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
+    // Every durable write of the turn settled (the answer was committed before its final edit), and the thread shows
+    // the turn's end (its final edit landed, or was given up): then the log entry goes (*ended*), behind the queue's
+    // next turn, whose *accepted* write replaces the row anyway. A kill before it leaves the row, and the restart shows
+    // the committed answer. At shutdown it stays unless the answer was committed (`leftForRestart`).
     await context.host.settled();
-    if (!leftForRestart(controller.signal, outcome)) await this.env.journal.end(job.turnId);
+    if (leftForRestart(controller.signal, outcome)) return;
+    const end = (): Promise<void> => this.env.journal.end(job.turnId);
+    this.ending = Promise.all([this.ending, shown.then(end, end)]).then(() => undefined);
   }
 
   /** Set by the restore: messages the previous process accepted and never started, in order. */
