@@ -144,10 +144,11 @@ async function main(): Promise<void> {
       const toolThread = await mention(`tool round ${round}`);
       const card = await discord.waitFor(() => bot(toolThread).find((message) => JSON.stringify(message.components).includes('Approve')), 30_000, 'card').catch(() => undefined);
       if (card === undefined) {
-        // The question went unanswered before any kill of this round: counted as lost, and the round goes on.
-        tool.rounds++;
-        tool.lost++;
-        process.stderr.write(`round ${round}: no approval card for the tool question; ${JSON.stringify(await lostState(toolThread))}\n`);
+        // No card: lost when nothing answered the question; answered otherwise (the scripted tool call went to another
+        // turn, a resumed one of the round before). Either way the round goes on without its kill.
+        const state = await lostState(toolThread);
+        if (!String(state.history).includes('assistant')) tool.lost++;
+        process.stderr.write(`round ${round}: no approval card for the tool question; ${JSON.stringify(state)}\n`);
         continue;
       }
       const approve = JSON.stringify(card.components).match(/"custom_id":"([^"]*approve[^"]*)"/)?.[1] ?? '';
