@@ -12,12 +12,13 @@ import { contentText, type ContentPart, type Message } from './messages.js';
 import { runTurn } from './turn/run-turn.js';
 import { isShutdown, leftForRestart, shutdownReason } from './turn/shutdown.js';
 import type { StoredApprovalItems, TurnApprovalDecision } from './turn/turn-types.js';
-import { logEntryOf, MAX_WATCH_CHAIN, turnStartOf, WATCH_HELD_NOTE, type Job, type WaitingMessage } from './workstream-jobs.js';
+import { logEntryOf, MAX_WATCH_CHAIN, turnStartOf, type Job, type WaitingMessage } from './workstream-jobs.js';
 import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
 import { createTurnContext } from './workstream-host.js';
 import { TurnQueue } from './turn-queue.js';
+import { dropResumed, endWithoutModel, holdWatchResult } from './turn-endings.js';
 import { ConversationState } from './conversation-state.js';
 
 export interface LiveWorkstreamInit {
@@ -231,19 +232,22 @@ export class LiveWorkstream implements Workstream {
   }
 
   private async runJob(job: Job): Promise<void> {
-    if (job.kind === 'user' && job.origin === 'watch' && this.watchChain >= MAX_WATCH_CHAIN) return this.holdWatchResult(job);
+    if (job.kind === 'user' && job.origin === 'watch' && this.watchChain >= MAX_WATCH_CHAIN) return holdWatchResult(this, this.env, job, this.watchChain);
     if (job.kind === 'user') this.watchChain = job.origin === 'watch' ? this.watchChain + 1 : 0;
     const controller = new AbortController();
     this.controller = controller;
     if (job.kind === 'user') this.emitTurnStart(job);
     const model = this.conversation.model();
-    if (model === undefined) return this.endWithoutModel(job);
+    if (model === undefined) {
+      this.controller = undefined;
+      return endWithoutModel(this, this.env, job);
+    }
     const start = turnStartOf(job);
     // The turn's *accepted* commit point (its message and its log entry in one write) is the turn's first step.
     const context = createTurnContext(this, this.env, { turnId: job.turnId, model, signal: controller.signal, log: logEntryOf(job) });
     const outcome = await runTurn(context, start);
     this.controller = undefined;
-    if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
+    if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await dropResumed(this, this.env, job.approvalId);
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
     const shown = this.bus.deliver({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
     // Every durable write of the turn settled (the answer was committed before its final edit), and the thread shows
@@ -276,38 +280,9 @@ export class LiveWorkstream implements Workstream {
     return this.closed;
   }
 
-  private async endWithoutModel(job: Job): Promise<void> {
-    // A restored approval can never run without a model: end it rather than leave a click nobody acts on.
-    if (job.kind === 'resume') await this.dropResumed(job.approvalId);
-    this.controller = undefined;
-    this.emit({ type: 'error', message: 'No model is configured for this workstream.' });
-    this.emit({ type: 'turn-end', turnId: job.turnId, text: '', reason: 'error' });
-    // Nothing was accepted: a waiting message's row goes (it has been answered with the error above).
-    await this.env.stores.turnJournal
-      .apply([{ kind: 'begin', turnId: job.turnId, wsId: this.wsId, resumed: false, waited: true }, { kind: 'end', turnId: job.turnId }])
-      .catch((error: unknown) => this.logError('removing a waiting message', error));
-  }
-
   private emitTurnStart(job: Extract<Job, { kind: 'user' }>): void {
     const start: AgentEvent = { type: 'turn-start', turnId: job.turnId, userMessage: contentText(job.content) };
     this.emit(job.origin === 'watch' ? { ...start, origin: 'watch' } : start);
-  }
-
-  /** Beyond the chain limit a watch result starts no model call: it is stored, and the thread says so. */
-  private async holdWatchResult(job: Extract<Job, { kind: 'user' }>): Promise<void> {
-    const message = { role: 'user' as const, content: job.content };
-    this.history.push(message);
-    await this.env.stores.conversations.append(this.wsId, message).catch((error: unknown) => this.logError('persisting a held watch result', error));
-    this.env.logger.warn({ wsId: this.wsId, chain: this.watchChain }, 'watch chain limit reached; result held for the next message');
-    this.emit({ type: 'turn-start', turnId: job.turnId, userMessage: contentText(job.content), origin: 'watch' });
-    this.emit({ type: 'turn-end', turnId: job.turnId, text: WATCH_HELD_NOTE, reason: 'done' });
-  }
-
-  private async dropResumed(approvalId: string): Promise<void> {
-    const waited = this.env.waiters.has(approvalId);
-    this.env.waiters.drop(approvalId);
-    await this.env.stores.approvals.cancelPending(this.wsId).catch((error: unknown) => this.logError('cancelling an approval', error));
-    if (waited) this.emitApprovalCancelled(approvalId);
   }
 
   private logError(what: string, error: unknown): void {
