@@ -1,4 +1,8 @@
-/** One live conversation: history, a queue of turns run one at a time, cancellation, and an ordered event stream. */
+/**
+ * One live conversation: it accepts messages into its turn queue (`TurnQueue`), runs each job's turn, cancels, holds
+ * its state and approval waiters, and delivers its events in order. Its conversation state (history, model,
+ * auto-approve) is `ConversationState`; recovery after a restart and eviction are the manager's.
+ */
 import { markHotPath } from '../shared/hot-path-marks.js';
 import { GatewayError, describeError } from '../shared/errors.js';
 import { RESUME_PROMPT } from '../shared/interruption.js';
