@@ -39,16 +39,14 @@ async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Pr
         await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
       }
       if (change.waited === true) await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
-      await db.run(db.table('turn_journal').where({ ws_id: change.wsId }).delete());
-      await db.run(db.table('turn_journal').insert({
-        turn_id: change.turnId,
-        ws_id: change.wsId,
-        resumed: toDbBool(change.resumed),
-        partial_text: '',
-        settled: toDbBool(false),
-        started: now,
-        updated: now,
-      }));
+      // The workstream's older row (a turn this one supersedes) is replaced: one row per workstream.
+      await db.run(
+        db
+          .table('turn_journal')
+          .insert({ turn_id: change.turnId, ws_id: change.wsId, resumed: toDbBool(change.resumed), partial_text: '', settled: toDbBool(false), started: now, updated: now })
+          .onConflict('ws_id')
+          .merge(['turn_id', 'resumed', 'partial_text', 'settled', 'started', 'updated']),
+      );
       return;
     case 'partial':
       await db.run(db.table('turn_journal').where({ turn_id: change.turnId }).update({ partial_text: change.partialText, updated: now }));
