@@ -20,7 +20,7 @@ export interface WaitingMessage {
 export type Job =
   /** `resumed`: the resumption of a turn a restart interrupted (ADR 0013); it is journalled so it never resumes twice. */
   /** `waited`: the message was stored as waiting (ADR 0030); its row goes with the turn's *accepted* write. */
-  /** `receipt`: the message's inbound ledger row, written with its *accepted* write (when it did not wait). */
+  /** `receipt`: the message's inbound ledger row, written with its *waiting* write and its *accepted* write (ignored when present). */
   | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin; resumed?: boolean; waited?: boolean; receipt?: InboundClaim }
   | { kind: 'resume'; turnId: string; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
 

@@ -99,7 +99,9 @@ export class LiveWorkstream implements Workstream {
     // A message that waits is stored until its turn begins: a restart or a takeover still answers it (ADR 0030).
     const { receipt } = options;
     if (queued) void this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin, receipt);
-    this.queue.push(queued ? { kind: 'user', turnId, content: message, origin, waited: true } : { kind: 'user', turnId, content: message, origin, ...(receipt ? { receipt } : {}) });
+    // The receipt goes with the *accepted* write as well when the message waited: a waiting row that could not be
+    // stored (logged) must not leave a message answered here without its ledger row (catch-up would answer it again).
+    this.queue.push({ kind: 'user', turnId, content: message, origin, ...(queued ? { waited: true } : {}), ...(receipt ? { receipt } : {}) });
     return Promise.resolve({ status: 'accepted', turnId, queued });
   }
 
