@@ -117,11 +117,15 @@ async function runWaiting(deps: InterruptedTurnsDeps, wsId: string): Promise<voi
 async function showAnswer(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, channelId: string, turn: InterruptedTurn, live: LiveState | undefined): Promise<void> {
   const answer = turn.answer ?? '';
   if (answer.trim() === '' || live?.answerShown === true) return;
+  if (live === undefined || live.segment.length === 0 || !adapter.capabilities.canEdit) {
+    // No message of the answer is recorded here: it may have been shown in another place (a notification reply moves
+    // a conversation), or posted and not recorded, so the thread is left as it is; the history holds the answer.
+    deps.logger.warn({ channelId, turnId: turn.turnId }, 'a committed answer has no recorded message; it is not posted again');
+    return;
+  }
   // Posted with the live renderer's keys: a post that landed before the kill but was not recorded is returned, not doubled.
   const message = new LiveMessage({ adapter, channelId, logger: deps.logger, signal: deps.signal, nonce: answerNonce(turn.turnId) });
-  // With no message of it recorded, none was edited to the answer (the renderer records a segment's messages before
-  // the answer's final edit): a streamed start may stand unrecorded above it, the complete answer is posted below.
-  if (live !== undefined && live.segment.length > 0 && adapter.capabilities.canEdit) message.adopt(live.segment);
+  message.adopt(live.segment);
   message.append(answer);
   message.seal();
   if (!(await message.sync())) deps.logger.warn({ channelId }, 'showing a committed answer after a restart failed');
