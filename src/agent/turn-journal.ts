@@ -8,6 +8,7 @@
  */
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import type { InboundClaim } from '../storage/inbound-event-store.js';
 import type { TurnJournalChange, TurnJournalStore } from '../storage/turn-journal-store.js';
 
 /** How often a streaming answer's text is written: a crash loses at most about this much of what was shown. */
@@ -36,9 +37,10 @@ export class TurnJournal {
   }
 
   /** A message was accepted while a turn ran: stored until its own turn is accepted (or the workstream closes). */
-  queue(wsId: string, turnId: string, content: string, origin: 'user' | 'watch'): Promise<void> {
+  queue(wsId: string, turnId: string, content: string, origin: 'user' | 'watch', receipt?: InboundClaim): Promise<void> {
     this.lastSeq = Math.max(this.lastSeq + 1, Date.now() * 1000);
-    return this.write([{ kind: 'queue', turnId, wsId, content, origin, seq: this.lastSeq }], 'storing a waiting message');
+    const row = { kind: 'queue', turnId, wsId, content, origin, seq: this.lastSeq, ...(receipt === undefined ? {} : { receipt }) } as const;
+    return this.write([row], 'storing a waiting message');
   }
 
   /** The workstream closed: its waiting messages will never run. */

@@ -2,6 +2,7 @@
 import type { AgentEvent, MessageOrigin } from './events.js';
 import type { InterruptedTurn } from './interrupted-turn.js';
 import type { ContentPart } from './messages.js';
+import type { InboundClaim } from '../storage/inbound-event-store.js';
 
 export type WorkstreamStatus = 'idle' | 'thinking' | 'running' | 'attention' | 'error' | 'closed';
 
@@ -25,6 +26,11 @@ export interface SendOptions {
    * without a message from a person; beyond that the result is stored in the history and read with the next message.
    */
   origin?: MessageOrigin;
+  /**
+   * The message's inbound ledger row when the gateway has not written it yet (single instance): it is stored with the
+   * message's *waiting* or *accepted* write, so a kill before that leaves no row and catch-up delivers it again.
+   */
+  receipt?: InboundClaim;
 }
 
 /** Receives a workstream's events strictly in order; a throw is logged and does not unsubscribe. */

@@ -23,10 +23,8 @@ export class WorkstreamEventBus {
   }
 
   /**
-   * Queues the event for every current subscriber; delivery order equals emit order. `turn-start` (and so everything
-   * after it) is delivered after an immediate: it is emitted just before the turn builds its model request, and what
-   * subscribers do with it (the renderer's typing indicator, a platform call) would otherwise run between that
-   * request's creation and its bytes reaching the socket (ADR 0033).
+   * Queues the event for every current subscriber; delivery order equals emit order, with no timer in between (the
+   * renderer defers its own cosmetic work, the typing indicator).
    */
   emit(event: AgentEvent): void {
     void this.deliver(event);
@@ -42,7 +40,6 @@ export class WorkstreamEventBus {
     if (targets.length === 0) return Promise.resolve(true);
     const shown: Array<Promise<boolean>> = [];
     const delivered = this.lane.run(async () => {
-      if (event.type === 'turn-start') await new Promise<void>((resolve) => setImmediate(resolve));
       for (const handler of targets) {
         if (!this.handlers.has(handler)) continue;
         try {

@@ -5,10 +5,12 @@ import { describeError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
 import { encodeApprovalItems, encodeNetworkItems } from './approval-record.js';
 import type { Message, Usage } from './messages.js';
+import type { InboundClaim } from '../storage/inbound-event-store.js';
 import { evaluateToolPolicies } from './policy/evaluate-tool-policies.js';
 import { DurableWriteError } from './turn/durable-write.js';
 import { isShutdown } from './turn/shutdown.js';
-import type { ApprovalRequestInput, NetworkApprovalInput, TurnApprovalDecision, TurnHost } from './turn/turn-types.js';
+import type { ApprovalRequestInput, NetworkApprovalInput, TurnApprovalDecision, TurnContext, TurnHost, TurnModel } from './turn/turn-types.js';
+import { createSubAgentPort } from './subagents/sub-agent-port.js';
 import type { PolicyAction } from '../storage/policy-store.js';
 import type { LiveWorkstream } from './workstream.js';
 import type { WorkstreamStatus } from './workstream-api.js';
@@ -29,6 +31,8 @@ export interface TurnLogEntry {
   resumed: boolean;
   /** Its message was stored as waiting: that row goes in the same write. */
   waited: boolean;
+  /** The message's inbound ledger row, not written yet: it goes in the same write. */
+  receipt?: InboundClaim;
 }
 
 /**
@@ -87,6 +91,37 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
     evaluateNetworkPolicy: (label) => evaluateNetworkPolicy(env, wsId, label),
     addAutoApprove: (labels) => ws.addAutoApprove(labels),
     claimExecution: (approvalId) => stores.approvals.claimExecution(approvalId),
+  };
+}
+
+/** What a turn of the workstream runs with: its history and conversation state, the model, the host, the limits. */
+export function createTurnContext(
+  ws: LiveWorkstream,
+  env: WorkstreamEnv,
+  turn: { turnId: string; model: TurnModel; signal: AbortSignal; log: TurnLogEntry },
+): TurnContext {
+  const { turnId, model, signal, log } = turn;
+  const conversation = ws.conversation;
+  return {
+    wsId: ws.wsId,
+    turnId,
+    cwd: ws.cwd,
+    folderReady: ws.folder,
+    history: ws.history,
+    model,
+    toolSources: env.toolSources,
+    toolSearch: conversation.toolSearch,
+    streamModel: env.streamModel,
+    systemPrompt: (promptSignal) => conversation.systemPrompt(promptSignal),
+    autoApproveAll: env.agent.auto_approve,
+    autoApproveLabels: () => conversation.autoApproveLabels(),
+    maxSteps: env.agent.max_steps,
+    toolTimeoutMs: env.agent.tool_timeout_seconds * 1000,
+    readFiles: conversation.readFiles,
+    logger: env.logger,
+    host: createTurnHost(ws, env, turnId, log),
+    signal,
+    subAgents: (parent, callId) => createSubAgentPort(parent, callId, { maxSteps: env.agent.sub_agent_max_steps }),
   };
 }
 

@@ -1,6 +1,7 @@
 /** The jobs of a workstream's queue: a message to answer, or a turn resumed from its pending approval. */
 import type { MessageOrigin } from './events.js';
 import type { ContentPart } from './messages.js';
+import type { InboundClaim } from '../storage/inbound-event-store.js';
 import type { StoredApprovalItems, TurnApprovalDecision, TurnStart } from './turn/turn-types.js';
 
 /** Watch-triggered turns that may run in a row without a message from a person. */
@@ -19,7 +20,8 @@ export interface WaitingMessage {
 export type Job =
   /** `resumed`: the resumption of a turn a restart interrupted (ADR 0013); it is journalled so it never resumes twice. */
   /** `waited`: the message was stored as waiting (ADR 0030); its row goes with the turn's *accepted* write. */
-  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin; resumed?: boolean; waited?: boolean }
+  /** `receipt`: the message's inbound ledger row, written with its *waiting* write and its *accepted* write (ignored when present). */
+  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin; resumed?: boolean; waited?: boolean; receipt?: InboundClaim }
   | { kind: 'resume'; turnId: string; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
 
 /** How a job's turn starts. */
@@ -30,6 +32,7 @@ export function turnStartOf(job: Job): TurnStart {
 }
 
 /** What the job's turn records in the turn log at its *accepted* write. */
-export function logEntryOf(job: Job): { resumed: boolean; waited: boolean } {
-  return job.kind === 'user' ? { resumed: job.resumed === true, waited: job.waited === true } : { resumed: false, waited: false };
+export function logEntryOf(job: Job): { resumed: boolean; waited: boolean; receipt?: InboundClaim } {
+  if (job.kind !== 'user') return { resumed: false, waited: false };
+  return { resumed: job.resumed === true, waited: job.waited === true, ...(job.receipt === undefined ? {} : { receipt: job.receipt }) };
 }

@@ -15,11 +15,14 @@ import { instantiate, restoreWorkstream } from './workstream-restore.js';
 import type { LiveWorkstream } from './workstream.js';
 import { TurnJournal } from './turn-journal.js';
 import { WorkstreamWrites } from './workstream-writes.js';
+import { WorkstreamRecovery } from './workstream-recovery.js';
 
 export class DefaultWorkstreamManager implements WorkstreamManager {
   private readonly env: WorkstreamEnv;
   private readonly live = new Map<string, LiveWorkstream>();
   private readonly restoring = new Map<string, Promise<LiveWorkstream | undefined>>();
+  /** Turns a previous process left unfinished, until the gateway settles them. */
+  private readonly recovery: WorkstreamRecovery;
   private stopped = false;
 
   constructor(options: WorkstreamManagerOptions) {
@@ -40,6 +43,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
       now,
       readopt: (ws) => this.readopt(ws),
     };
+    this.recovery = new WorkstreamRecovery(this.env);
   }
 
   async create(input: Parameters<WorkstreamManager['create']>[0]): Promise<Workstream> {
@@ -91,7 +95,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     }
     let pending = this.restoring.get(wsId);
     if (pending === undefined) {
-      pending = restoreWorkstream(this.env, wsId).then((ws) => {
+      pending = restoreWorkstream(this.env, wsId, (turn) => this.recovery.found(turn)).then((ws) => {
         // An evicted object taken back while this restore ran wins; the restored copy is dropped unused.
         const readopted = this.live.get(wsId);
         if (readopted !== undefined) return readopted;
@@ -168,7 +172,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
       });
       // A closed or deleted workstream has nothing to resume; its row would only be read again at every start.
       if (ws === undefined) await this.env.stores.turnJournal.remove(row.turnId);
-      const turn = ws?.interruptedTurn();
+      const turn = ws === undefined ? undefined : this.recovery.interrupted(row.wsId);
       if (turn !== undefined && turn.turnId === row.turnId) turns.push(turn);
     }
     return turns;
@@ -184,7 +188,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
 
   async finishInterrupted(wsId: string, resume: boolean): Promise<'resumed' | 'noted'> {
     const ws = await this.getLive(wsId);
-    if (ws !== undefined) return ws.finishInterrupted(resume);
+    if (ws !== undefined) return this.recovery.finish(ws, resume);
     // Closed or deleted: messages still waiting in it never run, and are not read again at every start.
     await this.env.journal.drop(wsId);
     return 'noted';

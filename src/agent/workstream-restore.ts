@@ -5,7 +5,7 @@ import { describeError } from '../shared/errors.js';
 import type { QueuedMessageRow, TurnJournalRow } from '../storage/turn-journal-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
 import { decodeApprovalItems } from './approval-record.js';
-import { committedAnswer, interruptedCallIds, partialAnswerMessage, withoutPendingBatch } from './interrupted-turn.js';
+import { committedAnswer, interruptedCallIds, partialAnswerMessage, withoutPendingBatch, type InterruptedTurn } from './interrupted-turn.js';
 import type { ContentPart } from './messages.js';
 import { LiveWorkstream } from './workstream.js';
 import type { WaitingMessage } from './workstream-jobs.js';
@@ -16,18 +16,15 @@ export function workstreamDir(env: WorkstreamEnv, wsId: string): string {
 }
 
 /**
- * A new live object for a row. Its working directory is created on the next turn of the event loop: even the
- * asynchronous mkdir costs the event loop about a tenth of a millisecond here, and nothing before the first tool call
- * needs the folder (ADR 0032). A failure is logged; the tools then report the missing folder themselves.
+ * A new live object for a row. Its working directory is created meanwhile (nothing before the first tool call needs
+ * the folder, which tools wait for). A failure is logged; the tools then report the missing folder themselves.
  */
 export async function instantiate(env: WorkstreamEnv, row: WorkstreamRow, restoring: boolean, stored?: Promise<void>): Promise<LiveWorkstream> {
   const cwd = workstreamDir(env, row.wsId);
-  const folder = new Promise<void>((resolve) => setTimeout(resolve, 0))
-    .then(() => mkdir(cwd, { recursive: true }))
-    .then(
-      () => undefined,
-      (error: unknown) => env.logger.error({ wsId: row.wsId, err: describeError(error) }, 'could not create the workstream folder'),
-    );
+  const folder = mkdir(cwd, { recursive: true }).then(
+    () => undefined,
+    (error: unknown) => env.logger.error({ wsId: row.wsId, err: describeError(error) }, 'could not create the workstream folder'),
+  );
   const history = restoring ? await env.stores.conversations.load(row.wsId) : [];
   return new LiveWorkstream({ row, history, cwd, folder, env, ...(stored === undefined ? {} : { stored }) });
 }
@@ -36,8 +33,11 @@ function isSubAgentRequest(items: unknown): boolean {
   return typeof items === 'object' && items !== null && typeof (items as { subAgent?: unknown }).subAgent === 'string';
 }
 
-/** Restores a workstream: undefined when the row is missing or closed. */
-export async function restoreWorkstream(env: WorkstreamEnv, wsId: string): Promise<LiveWorkstream | undefined> {
+/**
+ * Restores a workstream: undefined when the row is missing or closed. A turn the previous process left unfinished is
+ * handed to `onInterrupted` (the manager's recovery), which settles it.
+ */
+export async function restoreWorkstream(env: WorkstreamEnv, wsId: string, onInterrupted: (turn: InterruptedTurn) => void): Promise<LiveWorkstream | undefined> {
   const row = await env.stores.workstreams.get(wsId);
   if (row === undefined || row.state === 'closed') return undefined;
   const ws = await instantiate(env, row, true);
@@ -51,7 +51,7 @@ export async function restoreWorkstream(env: WorkstreamEnv, wsId: string): Promi
   }
   const journal = await env.stores.turnJournal.forWorkstream(wsId);
   // A turn that waits for a pending approval is not interrupted: the click resumes it as before.
-  if (journal !== undefined && journal.turnId !== latest?.turnId) await settleJournalled(env, ws, journal);
+  if (journal !== undefined && journal.turnId !== latest?.turnId) onInterrupted(await settleJournalled(env, ws, journal));
   ws.setWaiting(waitingMessages(env, await env.stores.turnJournal.queued(wsId)));
   if (latest === undefined && (row.state === 'thinking' || row.state === 'running' || row.state === 'attention')) {
     // The process stopped mid-turn; the stored history was repaired on load.
@@ -62,13 +62,12 @@ export async function restoreWorkstream(env: WorkstreamEnv, wsId: string): Promi
 }
 
 /** Puts the interrupted turn's streamed text into the history (once) and hands the turn to the gateway to settle. */
-async function settleJournalled(env: WorkstreamEnv, ws: LiveWorkstream, row: TurnJournalRow): Promise<void> {
+async function settleJournalled(env: WorkstreamEnv, ws: LiveWorkstream, row: TurnJournalRow): Promise<InterruptedTurn> {
   const answer = committedAnswer(ws.history, row);
   if (answer !== undefined) {
     // Answered: the turn is done; only its final edit may be missing from the thread.
-    ws.setInterrupted({ wsId: ws.wsId, turnId: row.turnId, partialText: '', interruptedCallIds: [], wasResumed: row.resumed, answer: answer.content });
     env.logger.info({ wsId: ws.wsId, turnId: row.turnId }, 'answered turn found; its answer is shown, not generated again');
-    return;
+    return { wsId: ws.wsId, turnId: row.turnId, partialText: '', interruptedCallIds: [], wasResumed: row.resumed, answer: answer.content };
   }
   const callIds = interruptedCallIds(ws.history);
   const message = partialAnswerMessage(ws.history, row);
@@ -77,8 +76,8 @@ async function settleJournalled(env: WorkstreamEnv, ws: LiveWorkstream, row: Tur
     await env.stores.conversations.append(ws.wsId, message);
   }
   if (!row.settled) await env.stores.turnJournal.markSettled(row.turnId);
-  ws.setInterrupted({ wsId: ws.wsId, turnId: row.turnId, partialText: row.partialText, interruptedCallIds: callIds, wasResumed: row.resumed });
   env.logger.info({ wsId: ws.wsId, turnId: row.turnId, partial: row.partialText.length, interruptedCalls: callIds.length }, 'interrupted turn settled');
+  return { wsId: ws.wsId, turnId: row.turnId, partialText: row.partialText, interruptedCallIds: callIds, wasResumed: row.resumed };
 }
 
 /** The stored waiting messages; one that cannot be read is logged and left out (never run half-read). */

@@ -4,6 +4,7 @@
  * and what stays synchronous is recorded in docs/decisions/0011-hot-path-writes.md.
  */
 import { describeError } from '../shared/errors.js';
+import { GroupCommit, type Schedule } from '../shared/group-commit.js';
 import type { Logger } from '../shared/logger.js';
 import type { WorkstreamChange, WorkstreamState, WorkstreamStore } from '../storage/workstream-store.js';
 
@@ -11,24 +12,30 @@ export interface WorkstreamWritesOptions {
   store: Pick<WorkstreamStore, 'applyChanges'>;
   logger: Logger;
   now?: () => number;
+  schedule?: Schedule;
 }
 
-/** Coalesces per-workstream changes; one flush runs at a time, the next one starts when it ends. */
+/** Coalesces per-workstream changes; written by the one write-behind engine, one group at a time. */
 export class WorkstreamWrites {
   private pending = new Map<string, WorkstreamChange>();
-  private running: Promise<void> | undefined;
-  private scheduled = false;
+  /**
+   * The first change after a quiet moment starts a write once the code that made it reached its next `await`, so the
+   * changes of one moment merge; changes made while a write runs go in the next one.
+   */
+  private readonly engine: GroupCommit;
   /** Rows being inserted (a new workstream commits while its first turn starts): a flush waits for them. */
   private readonly creating = new Set<Promise<unknown>>();
   private readonly now: () => number;
 
   constructor(private readonly options: WorkstreamWritesOptions) {
     this.now = options.now ?? Date.now;
+    const source = { hasPending: () => this.pending.size > 0, commitNext: () => this.writeNext() };
+    this.engine = new GroupCommit(source, options.schedule === undefined ? {} : { schedule: options.schedule });
   }
 
   setState(wsId: string, state: WorkstreamState): void {
     this.change(wsId).state = state;
-    this.schedule();
+    this.engine.kick();
   }
 
   addUsage(wsId: string, inputTokens: number, outputTokens: number): void {
@@ -41,7 +48,7 @@ export class WorkstreamWrites {
   /** A message of the workstream was stored: its `updated` time moves. */
   touch(wsId: string): void {
     this.change(wsId).touched = new Date(this.now()).toISOString();
-    this.schedule();
+    this.engine.kick();
   }
 
   /** A new row is being inserted; changes to it are written only after that insert has settled. */
@@ -59,11 +66,8 @@ export class WorkstreamWrites {
   }
 
   /** Resolves when everything queued before the call is written (or its failure was logged). Never rejects. */
-  async flush(): Promise<void> {
-    while (this.running !== undefined || this.pending.size > 0) {
-      if (this.running === undefined) this.start();
-      await this.running;
-    }
+  flush(): Promise<void> {
+    return this.engine.committed();
   }
 
   private change(wsId: string): WorkstreamChange {
@@ -75,27 +79,10 @@ export class WorkstreamWrites {
     return change;
   }
 
-  /**
-   * The first change after a quiet moment starts a flush once the code that made it reached its next `await` (a
-   * microtask), so the changes of one moment merge; changes made while a flush runs go in the next one.
-   */
-  private schedule(): void {
-    if (this.scheduled || this.running !== undefined) return;
-    this.scheduled = true;
-    queueMicrotask(() => {
-      this.scheduled = false;
-      if (this.running === undefined) this.start();
-    });
-  }
-
-  private start(): void {
-    if (this.pending.size === 0) return;
+  private writeNext(): Promise<void> {
     const batch = [...this.pending.values()];
     this.pending = new Map();
-    this.running = this.write(batch).finally(() => {
-      this.running = undefined;
-      if (this.pending.size > 0) this.schedule();
-    });
+    return this.write(batch);
   }
 
   private async write(batch: WorkstreamChange[]): Promise<void> {

@@ -1,4 +1,8 @@
-/** One live conversation: history, a queue of turns run one at a time, cancellation, and an ordered event stream. */
+/**
+ * One live conversation: it accepts messages into its turn queue (`TurnQueue`), runs each job's turn, cancels, holds
+ * its state and approval waiters, and delivers its events in order. Its conversation state (history, model,
+ * auto-approve) is `ConversationState`; recovery after a restart and eviction are the manager's.
+ */
 import { markHotPath } from '../shared/hot-path-marks.js';
 import { GatewayError, describeError } from '../shared/errors.js';
 import { RESUME_PROMPT } from '../shared/interruption.js';
@@ -8,20 +12,18 @@ import type { WorkstreamRow } from '../storage/workstream-store.js';
 import { isAbandonedCreation } from './abandoned-creation.js';
 import { decodeApprovalItems, SYSTEM_DECIDER } from './approval-record.js';
 import type { AgentEvent } from './events.js';
-import type { InterruptedTurn } from './interrupted-turn.js';
 import { contentText, type ContentPart, type Message } from './messages.js';
-import { WorkstreamToolSearch } from './search/workstream-tool-search.js';
-import { buildSystemPrompt, collectSections, recentUserMessages } from './system-prompt.js';
-import { listAllTools } from './turn/build-request.js';
-import { createSubAgentPort } from './subagents/sub-agent-port.js';
 import { runTurn } from './turn/run-turn.js';
 import { isShutdown, leftForRestart, shutdownReason } from './turn/shutdown.js';
-import type { StoredApprovalItems, TurnApprovalDecision, TurnContext, TurnModel } from './turn/turn-types.js';
-import { logEntryOf, MAX_WATCH_CHAIN, turnStartOf, WATCH_HELD_NOTE, type Job, type WaitingMessage } from './workstream-jobs.js';
+import type { StoredApprovalItems, TurnApprovalDecision } from './turn/turn-types.js';
+import { logEntryOf, MAX_WATCH_CHAIN, turnStartOf, type Job, type WaitingMessage } from './workstream-jobs.js';
 import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
-import { createTurnHost, type TurnLogEntry } from './workstream-host.js';
+import { createTurnContext } from './workstream-host.js';
+import { TurnQueue } from './turn-queue.js';
+import { dropResumed, endWithoutModel, holdWatchResult } from './turn-endings.js';
+import { ConversationState } from './conversation-state.js';
 
 export interface LiveWorkstreamInit {
   row: WorkstreamRow;
@@ -43,43 +45,39 @@ export class LiveWorkstream implements Workstream {
   readonly history: Message[];
   /** The row's commit; history writes are ordered after it (rejected when the row could not be stored). */
   readonly stored: Promise<void>;
-  readonly readFiles = new Set<string>();
-  /** Expanded tool-search names live in memory; after eviction or restart they are rebuilt from the history. */
-  readonly toolSearch: WorkstreamToolSearch;
+  /** History, model, auto-approve set, files read, tool-search names and the system prompt. */
+  readonly conversation: ConversationState;
   lastActiveMs: number;
   private readonly env: WorkstreamEnv;
-  private modelAlias: string;
-  private readonly autoApprove: Set<string>;
   private readonly bus: WorkstreamEventBus;
-  private readonly jobs: Job[] = [];
-  private drain: Promise<void> | undefined;
+  private readonly queue: TurnQueue;
+  /** The *ended* writes of turns whose end is still being shown. */
+  private ending: Promise<void> = Promise.resolve();
   private controller: AbortController | undefined;
   private state: WorkstreamStatus;
   private closed = false;
   private evicted = false;
   /** Watch-triggered turns since the last message from a person (in memory: a restart starts a new chain). */
   private watchChain = 0;
-  /** Messages the previous process had accepted but not started (ADR 0030); they run once the restart settled. */
-  private waiting: WaitingMessage[] = [];
-  /** The turn the previous process left unfinished, until the gateway settles it (ADR 0013). */
-  private interrupted: InterruptedTurn | undefined;
 
   constructor(init: LiveWorkstreamInit) {
     this.env = init.env;
     this.wsId = init.row.wsId;
     this.ownerUserId = init.row.userId;
-    this.modelAlias = init.row.modelAlias;
-    this.autoApprove = new Set(init.row.autoApproveTools);
     this.state = init.row.state;
     this.history = init.history;
     this.stored = init.stored ?? Promise.resolve();
     this.cwd = init.cwd;
     this.folder = init.folder;
     this.bus = new WorkstreamEventBus(this.wsId, init.env.logger);
-    const { toolSources, logger } = init.env;
-    this.toolSearch = new WorkstreamToolSearch(init.env.toolSearch, (signal) => listAllTools({ toolSources, logger, signal }));
-    this.toolSearch.restoreFrom(init.history);
+    this.conversation = new ConversationState(init.env, init.row, init.history, init.cwd);
     this.lastActiveMs = init.env.now();
+    this.queue = new TurnQueue({
+      run: (job) => this.runJob(job),
+      // A workstream whose thread was never opened ends its turn quietly: the gateway reported that failure.
+      failed: (error) => isAbandonedCreation(error) || this.logError('running a turn', error),
+      active: () => (this.lastActiveMs = this.env.now()),
+    });
   }
 
   send(message: string | ContentPart[], options: SendOptions = {}): Promise<SendOutcome> {
@@ -99,19 +97,21 @@ export class LiveWorkstream implements Workstream {
     const turnId = newHexId();
     const origin = options.origin ?? 'user';
     // A message that waits is stored until its turn begins: a restart or a takeover still answers it (ADR 0030).
-    if (queued) void this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin);
-    this.jobs.push(queued ? { kind: 'user', turnId, content: message, origin, waited: true } : { kind: 'user', turnId, content: message, origin });
-    this.kick();
+    const { receipt } = options;
+    if (queued) void this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin, receipt);
+    // The receipt goes with the *accepted* write as well when the message waited: a waiting row that could not be
+    // stored (logged) must not leave a message answered here without its ledger row (catch-up would answer it again).
+    this.queue.push({ kind: 'user', turnId, content: message, origin, ...(queued ? { waited: true } : {}), ...(receipt ? { receipt } : {}) });
     return Promise.resolve({ status: 'accepted', turnId, queued });
   }
 
   /** A turn runs, is queued, or waits for a decision (ADR 0007). */
   isBusy(): boolean {
-    return this.controller !== undefined || this.jobs.length > 0 || this.env.waiters.countFor(this.wsId) > 0;
+    return this.controller !== undefined || this.queue.size > 0 || this.env.waiters.countFor(this.wsId) > 0;
   }
 
   private queuedUserMessages(): number {
-    return this.jobs.filter((job) => job.kind === 'user').length;
+    return this.queue.waitingMessages;
   }
 
   subscribe(handler: AgentEventHandler): () => void {
@@ -125,7 +125,7 @@ export class LiveWorkstream implements Workstream {
   /** Stops the running turn for shutdown: durable state (pending approvals, stored history) is left as is. */
   stopForShutdown(): void {
     this.closed = true;
-    this.jobs.length = 0;
+    this.queue.clear(true);
     this.controller?.abort(shutdownReason());
   }
 
@@ -137,7 +137,7 @@ export class LiveWorkstream implements Workstream {
       wsId: this.wsId,
       ownerUserId: this.ownerUserId,
       name: row?.name ?? '',
-      modelAlias: this.modelAlias,
+      modelAlias: this.conversation.modelAlias,
       state: this.closed ? 'closed' : this.reportedState(),
       inputTokens: row?.inputTokens ?? 0,
       outputTokens: row?.outputTokens ?? 0,
@@ -168,8 +168,9 @@ export class LiveWorkstream implements Workstream {
 
   /** Resolves when the queue is empty and every event was delivered. */
   async settle(): Promise<void> {
-    while (this.drain !== undefined) await this.drain;
+    await this.queue.settled();
     await this.bus.flush();
+    await this.ending;
   }
 
   /** Changes the state at once in memory; the row follows through the write-behind (never on the waiting path). */
@@ -185,26 +186,19 @@ export class LiveWorkstream implements Workstream {
    * Switches the model for the turns that start from now on (a running turn keeps its model); written at once, so
    * the choice survives eviction and restarts. False (nothing changes) when the alias is not configured.
    */
-  async setModel(alias: string): Promise<boolean> {
-    if (this.closed || this.env.resolveModel(alias) === undefined) return false;
-    await this.env.stores.workstreams.update(this.wsId, { modelAlias: alias });
-    this.modelAlias = alias;
-    return true;
+  setModel(alias: string): Promise<boolean> {
+    return this.closed ? Promise.resolve(false) : this.conversation.setModel(alias);
   }
 
-  async addAutoApprove(labels: readonly string[]): Promise<void> {
-    for (const label of labels) this.autoApprove.add(label);
-    await this.env.stores.workstreams
-      .update(this.wsId, { autoApproveTools: [...this.autoApprove] })
-      .catch((error: unknown) => this.logError('saving the auto-approve set', error));
+  addAutoApprove(labels: readonly string[]): Promise<void> {
+    return this.conversation.addAutoApprove(labels);
   }
 
   /** Registers for a decision; the resolved-event goes out when it arrives (after a restart, preceded by turn-start). */
   waitForDecision(approvalId: string, resumedTurnId: string | undefined): Promise<TurnApprovalDecision> {
     return this.env.waiters.register(approvalId, this.wsId).then(async (decision) => {
       if (resumedTurnId !== undefined) {
-        // Let a subscriber that attaches right after manager.get() see the whole resumed turn.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        // The decision arrives after the click's handler bound the thread (ApprovalDesk: ensureRendered first).
         const lastUser = this.history.findLast((message) => message.role === 'user');
         this.emit({ type: 'turn-start', turnId: resumedTurnId, userMessage: lastUser ? contentText(lastUser.content) : '' });
       }
@@ -223,8 +217,7 @@ export class LiveWorkstream implements Workstream {
     // The job awaits the decision. When the job never gets to it (no model, closed first), close() rejects
     // the waiter and nobody else listens: that rejection is expected and must not become an unhandled one.
     void decision.catch(() => undefined);
-    this.jobs.unshift({ kind: 'resume', turnId: row.turnId, approvalId: row.approvalId, stored, decision });
-    this.kick();
+    this.queue.pushFirst({ kind: 'resume', turnId: row.turnId, approvalId: row.approvalId, stored, decision });
     return true;
   }
 
@@ -234,7 +227,7 @@ export class LiveWorkstream implements Workstream {
    */
   async close(reason: string): Promise<void> {
     this.closed = true;
-    this.jobs.length = 0;
+    this.queue.clear(true);
     this.cancel();
     // The waiters go first, so the turn's own cancel path finds none and does not report them a second time.
     for (const approvalId of this.env.waiters.cancelWorkstream(this.wsId)) this.emitApprovalCancelled(approvalId);
@@ -244,151 +237,58 @@ export class LiveWorkstream implements Workstream {
     await this.bus.flush();
   }
 
-  private kick(): void {
-    // With nothing queued runQueue would finish before `drain` is assigned, and `drain` would never clear again.
-    if (this.drain !== undefined || this.closed || this.jobs.length === 0) return;
-    this.drain = this.runQueue();
-  }
-
-  private async runQueue(): Promise<void> {
-    try {
-      for (let job = this.jobs.shift(); job !== undefined; job = this.closed ? undefined : this.jobs.shift()) {
-        this.lastActiveMs = this.env.now();
-        // A workstream whose thread was never opened ends its turn quietly: the gateway reported that failure.
-        await this.runJob(job).catch((error: unknown) => isAbandonedCreation(error) || this.logError('running a turn', error));
-        this.lastActiveMs = this.env.now();
-      }
-    } finally {
-      this.drain = undefined;
-    }
-  }
-
   private async runJob(job: Job): Promise<void> {
-    if (job.kind === 'user' && job.origin === 'watch' && this.watchChain >= MAX_WATCH_CHAIN) return this.holdWatchResult(job);
+    if (job.kind === 'user' && job.origin === 'watch' && this.watchChain >= MAX_WATCH_CHAIN) return holdWatchResult(this, this.env, job, this.watchChain);
     if (job.kind === 'user') this.watchChain = job.origin === 'watch' ? this.watchChain + 1 : 0;
     const controller = new AbortController();
     this.controller = controller;
     if (job.kind === 'user') this.emitTurnStart(job);
-    const model = this.env.resolveModel(this.modelAlias) ?? this.env.resolveModel(this.env.defaultModelAlias);
-    if (model === undefined) return this.endWithoutModel(job);
+    const model = this.conversation.model();
+    if (model === undefined) {
+      this.controller = undefined;
+      return endWithoutModel(this, this.env, job);
+    }
     const start = turnStartOf(job);
     // The turn's *accepted* commit point (its message and its log entry in one write) is the turn's first step.
-    const context = this.turnContext(job.turnId, model, controller.signal, logEntryOf(job));
+    const context = createTurnContext(this, this.env, { turnId: job.turnId, model, signal: controller.signal, log: logEntryOf(job) });
     const outcome = await runTurn(context, start);
     this.controller = undefined;
-    if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await this.dropResumed(job.approvalId);
+    if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await dropResumed(this, this.env, job.approvalId);
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
-    this.emit({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
-    // Every durable write of the turn settled (the answer was committed before its final edit); then the log entry goes.
-    // At shutdown it stays unless the answer was committed (`leftForRestart`); the next start settles it.
+    const shown = this.bus.deliver({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
+    // Every durable write of the turn settled (the answer was committed before its final edit), and the thread shows
+    // the turn's end (its final edit landed, or was given up): then the log entry goes (*ended*), behind the queue's
+    // next turn, whose *accepted* write replaces the row anyway. A kill before it leaves the row, and the restart shows
+    // the committed answer. At shutdown it stays unless the answer was committed (`leftForRestart`).
     await context.host.settled();
-    if (!leftForRestart(controller.signal, outcome)) await this.env.journal.end(job.turnId);
+    if (leftForRestart(controller.signal, outcome)) return;
+    const end = (): Promise<void> => this.env.journal.end(job.turnId);
+    this.ending = Promise.all([this.ending, shown.then(end, end)]).then(() => undefined);
   }
 
   /** Set by the restore: messages the previous process accepted and never started, in order. */
   setWaiting(messages: WaitingMessage[]): void {
-    this.waiting = messages;
+    this.queue.setWaiting(messages);
   }
 
   /** Queues the messages the previous process left waiting (once), behind whatever is queued now. */
   runWaiting(): void {
-    const known = new Set(this.jobs.map((job) => job.turnId));
-    for (const message of this.waiting.splice(0)) if (!known.has(message.turnId)) this.jobs.push({ kind: 'user', ...message, waited: true });
-    this.kick();
+    this.queue.runWaiting();
   }
 
-  /** Set by the restore when the previous process left a turn of this workstream unfinished. */
-  setInterrupted(turn: InterruptedTurn): void {
-    this.interrupted = turn;
-  }
-
-  interruptedTurn(): InterruptedTurn | undefined {
-    return this.interrupted;
-  }
-
-  /**
-   * Ends the settlement of the interrupted turn: with `resume` (and when it was not itself a resumption and no newer
-   * turn runs) the question is answered by a resumed turn; otherwise its journal row is removed. Then the messages that
-   * were waiting behind it run (also when no turn was interrupted). Returns what happened.
-   */
-  async finishInterrupted(resume: boolean): Promise<'resumed' | 'noted'> {
-    const turn = this.interrupted;
-    this.interrupted = undefined;
-    if (turn !== undefined && turn.answer === undefined && resume && !turn.wasResumed && !this.isBusy() && !this.closed) {
-      // The job's journal row replaces the interrupted turn's row when it is written (begin supersedes it).
-      this.jobs.unshift({ kind: 'user', turnId: newHexId(), content: RESUME_PROMPT, origin: 'user', resumed: true });
-      this.runWaiting();
-      return 'resumed';
-    }
-    if (turn !== undefined) await this.env.stores.turnJournal.remove(turn.turnId).catch((error: unknown) => this.logError('removing a settled turn', error));
+  /** Recovery resumes the turn a restart interrupted (once): ahead of the waiting messages, which follow it. */
+  resumeInterrupted(): void {
+    this.queue.pushFirst({ kind: 'user', turnId: newHexId(), content: RESUME_PROMPT, origin: 'user', resumed: true });
     this.runWaiting();
-    return 'noted';
   }
 
-  private async endWithoutModel(job: Job): Promise<void> {
-    // A restored approval can never run without a model: end it rather than leave a click nobody acts on.
-    if (job.kind === 'resume') await this.dropResumed(job.approvalId);
-    this.controller = undefined;
-    this.emit({ type: 'error', message: 'No model is configured for this workstream.' });
-    this.emit({ type: 'turn-end', turnId: job.turnId, text: '', reason: 'error' });
-    // Nothing was accepted: a waiting message's row goes (it has been answered with the error above).
-    await this.env.stores.turnJournal
-      .apply([{ kind: 'begin', turnId: job.turnId, wsId: this.wsId, resumed: false, waited: true }, { kind: 'end', turnId: job.turnId }])
-      .catch((error: unknown) => this.logError('removing a waiting message', error));
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   private emitTurnStart(job: Extract<Job, { kind: 'user' }>): void {
     const start: AgentEvent = { type: 'turn-start', turnId: job.turnId, userMessage: contentText(job.content) };
     this.emit(job.origin === 'watch' ? { ...start, origin: 'watch' } : start);
-  }
-
-  /** Beyond the chain limit a watch result starts no model call: it is stored, and the thread says so. */
-  private async holdWatchResult(job: Extract<Job, { kind: 'user' }>): Promise<void> {
-    const message = { role: 'user' as const, content: job.content };
-    this.history.push(message);
-    await this.env.stores.conversations.append(this.wsId, message).catch((error: unknown) => this.logError('persisting a held watch result', error));
-    this.env.logger.warn({ wsId: this.wsId, chain: this.watchChain }, 'watch chain limit reached; result held for the next message');
-    this.emit({ type: 'turn-start', turnId: job.turnId, userMessage: contentText(job.content), origin: 'watch' });
-    this.emit({ type: 'turn-end', turnId: job.turnId, text: WATCH_HELD_NOTE, reason: 'done' });
-  }
-
-  private async dropResumed(approvalId: string): Promise<void> {
-    const waited = this.env.waiters.has(approvalId);
-    this.env.waiters.drop(approvalId);
-    await this.env.stores.approvals.cancelPending(this.wsId).catch((error: unknown) => this.logError('cancelling an approval', error));
-    if (waited) this.emitApprovalCancelled(approvalId);
-  }
-
-  private turnContext(turnId: string, model: TurnModel, signal: AbortSignal, log: TurnLogEntry): TurnContext {
-    const env = this.env;
-    return {
-      wsId: this.wsId,
-      turnId,
-      cwd: this.cwd,
-      folderReady: this.folder,
-      history: this.history,
-      model,
-      toolSources: env.toolSources,
-      toolSearch: this.toolSearch,
-      streamModel: env.streamModel,
-      systemPrompt: (promptSignal) => this.systemPrompt(promptSignal),
-      autoApproveAll: env.agent.auto_approve,
-      autoApproveLabels: () => [...env.agent.auto_approve_tools, ...this.autoApprove],
-      maxSteps: env.agent.max_steps,
-      toolTimeoutMs: env.agent.tool_timeout_seconds * 1000,
-      readFiles: this.readFiles,
-      logger: env.logger,
-      host: createTurnHost(this, env, turnId, log),
-      signal,
-      subAgents: (parent, callId) => createSubAgentPort(parent, callId, { maxSteps: env.agent.sub_agent_max_steps }),
-    };
-  }
-
-  private async systemPrompt(signal: AbortSignal): Promise<string> {
-    const recentUserTexts = recentUserMessages(this.history, 3);
-    const context = { wsId: this.wsId, ownerUserId: this.ownerUserId, cwd: this.cwd, lastUserText: recentUserTexts[0] ?? '', recentUserTexts, signal };
-    const sections = await collectSections(this.env.systemPromptSections, context, (error) => this.logError('a system prompt section', error));
-    return buildSystemPrompt({ now: new Date(this.env.now()), cwd: this.cwd, instructions: this.env.agent.instructions, sections });
   }
 
   private logError(what: string, error: unknown): void {

@@ -7,7 +7,7 @@
  * started while many threads are being opened (a burst): their thread round trips spread the work of starting the
  * turns over time, where starting them all at once would hold the event loop for the whole burst.
  */
-import type { SendOutcome, Workstream } from '../agent/workstream-api.js';
+import type { SendOptions, SendOutcome, Workstream } from '../agent/workstream-api.js';
 import type { ChannelAdapter, InboundAttachment, ThreadOrigin } from '../channels/channel-adapter.js';
 import { markHotPath } from '../shared/hot-path-marks.js';
 import type { OpeningThreads } from './opening-threads.js';
@@ -27,6 +27,8 @@ export interface NewConversation {
   /** The model alias asked for, else the channel's default; undefined: the agent's default. */
   modelAlias: string | undefined;
   attachments: readonly InboundAttachment[];
+  /** Options of the first message's send (its ledger row, `SendOptions.receipt`). */
+  send?: SendOptions;
 }
 
 export interface ConversationStartDeps {
@@ -35,7 +37,7 @@ export interface ConversationStartDeps {
   opening: OpeningThreads;
   signal: AbortSignal;
   /** Hands a message to a workstream rendered into an open thread (attachments saved first). */
-  sendToThread(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, attachments: readonly InboundAttachment[]): Promise<SendOutcome>;
+  sendToThread(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, attachments: readonly InboundAttachment[], options: SendOptions): Promise<SendOutcome>;
 }
 
 export class ConversationStarts {
@@ -54,7 +56,7 @@ export class ConversationStarts {
     markHotPath('thread-opened');
     const ws = await this.deps.router.createForThread(adapter.platform, threadId, ownerUserId, name, modelAlias);
     markHotPath('routed');
-    await this.deps.sendToThread(adapter, threadId, ws, conversation.text, conversation.attachments);
+    await this.deps.sendToThread(adapter, threadId, ws, conversation.text, conversation.attachments, conversation.send ?? {});
   }
 
   private async sendWhileOpening(adapter: ChannelAdapter, conversation: NewConversation): Promise<void> {
@@ -73,7 +75,7 @@ export class ConversationStarts {
     let binding: Binding | undefined;
     try {
       // A new workstream accepts its first message and starts the turn now; its events wait for the thread.
-      await ws.send(conversation.text);
+      await ws.send(conversation.text, conversation.send ?? {});
       const threadId = await thread;
       markHotPath('thread-opened');
       this.deps.router.routed(adapter.platform, threadId, ws.wsId);

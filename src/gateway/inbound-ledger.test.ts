@@ -31,20 +31,46 @@ describe('InboundLedger', () => {
   let flushes = 0;
   const written = (): Promise<boolean> => db.stores.inboundEvents.claimBehind({ platform: 'flush', eventKey: `ix:${(flushes += 1)}`, receivedAt: 1 });
 
-  it('admits a message above the floor at once, drops its replay, and writes its row behind, ahead of later writes', async () => {
+  it('admits a message above the floor at once, drops its replay, and writes its row once its handling ended', async () => {
     const single = ledger(true);
     await single.loadFloors(['discord']);
-    assert.equal(await single.admit('discord', message('t1', '1000')), true);
+    const event = message('t1', '1000');
+    assert.equal(await single.admit('discord', event), true);
     assert.equal(await single.admit('discord', message('t1', '1000')), false, 'a replay in the same process');
     await written();
+    assert.equal(await stored(), 0, 'no row while the message is handled: a kill now leaves it to catch-up');
+    await single.settle(event);
+    await written();
     assert.equal(await stored(), 1, 'the row is in the database');
+  });
+
+  it('hands the row of a message admitted from memory to the write that stores the message, once', async () => {
+    const single = ledger(true);
+    await single.loadFloors(['discord']);
+    const event = message('t1', '1000');
+    assert.equal(await single.admit('discord', event), true);
+    const receipt = single.take(event);
+    assert.equal(receipt?.eventKey, 'msg:t1:1000');
+    assert.equal(single.take(event), undefined, 'taken once');
+    await single.settle(event);
+    await written();
+    assert.equal(await stored(), 0, 'settling writes nothing the message write took');
+    const kept = message('t1', '1001');
+    await db.stores.turnJournal.apply([{ kind: 'begin', turnId: 'turn-1', wsId: 'ws-1', resumed: false, receipt: receipt as NonNullable<typeof receipt> }]);
+    assert.equal(await stored(), 1, 'written with the turn\'s accepted write');
+    const cluster = ledger(false);
+    assert.equal(await cluster.admit('discord', kept), true);
+    assert.equal(cluster.take(kept), undefined, 'a claim granted by the database is written already');
   });
 
   it('after a restart, claims messages at or below the stored floor in the database', async () => {
     const before = ledger(true);
     await before.loadFloors(['discord']);
-    assert.equal(await before.admit('discord', message('t1', '1000')), true);
-    assert.equal(await before.admit('discord', message('t2', '900')), true);
+    const first = message('t1', '1000');
+    const second = message('t2', '900');
+    assert.equal(await before.admit('discord', first), true);
+    assert.equal(await before.admit('discord', second), true);
+    await Promise.all([before.settle(first), before.settle(second)]);
     await written();
     const after = ledger(true);
     await after.loadFloors(['discord']);

@@ -24,6 +24,9 @@ export class InboundLedger {
   /** Present when this is the only gateway on its database (SQLite): new messages are admitted from memory. */
   private readonly recent: RecentClaims | undefined;
 
+  /** Rows of events admitted from memory, not written yet (see `take`). */
+  private readonly deferred = new WeakMap<InboundEvent, InboundClaim>();
+
   constructor(
     private readonly store: InboundEventStore,
     private readonly now: () => number,
@@ -56,18 +59,43 @@ export class InboundLedger {
    * True when the event is new (recorded now) or carries no id; false for a duplicate. One insert. When the database
    * fails, the event is let through: answering twice is better than never.
    *
-   * A message known to be new (see RecentClaims) is admitted at once and its row written behind, with the hot path's
-   * next write batch: it is handed in before anything the message leads to, so it commits in the same transaction as
-   * the user's message or an earlier one, and before any answer (ADR 0028, 0031).
+   * A message known to be new (see RecentClaims) is admitted at once; its row is written with the message itself (see
+   * `take`), or behind once its handling ended (`settle`), so a kill before the message was stored leaves no row and
+   * catch-up delivers it again (docs/design/durability.md).
    */
   admit(platform: string, event: InboundEvent): Promise<boolean> {
     const claim = claimOf(platform, event, this.now());
     if (!claim) return Promise.resolve(true);
     const known = this.recent?.check(claim) ?? 'unknown';
-    if (known === 'new') void this.record(claim, true);
+    if (known === 'new') this.deferred.set(event, claim);
     const admitted = known === 'unknown' ? this.record(claim).then((first) => first && (this.recent?.granted(claim) ?? true)) : Promise.resolve(known === 'new');
     if (claim.channelId === undefined) return admitted;
     return this.order.run(`${platform}:${claim.channelId}`, () => admitted);
+  }
+
+  /**
+   * The ledger row of a message admitted from memory and not written yet, handed to the message's *waiting* or
+   * *accepted* write (`SendOptions.receipt`): a kill before that write leaves no row, and catch-up delivers the
+   * message again. Taken once; undefined when the row is (being) written otherwise.
+   */
+  take(event: InboundEvent): InboundClaim | undefined {
+    const claim = this.deferred.get(event);
+    this.deferred.delete(event);
+    return claim;
+  }
+
+  /** A receipt taken and then not stored with a message (refused, failed): its row is written behind now. */
+  release(claim: InboundClaim): Promise<void> {
+    return this.record(claim, true).then(() => undefined);
+  }
+
+  /**
+   * The event's handling ended: a row nobody took (the message was ignored, refused or failed) is written behind now,
+   * so a later catch-up does not handle it again.
+   */
+  settle(event: InboundEvent): Promise<void> {
+    const claim = this.take(event);
+    return claim === undefined ? Promise.resolve() : this.release(claim);
   }
 
   /** `behind`: nobody waits for the row, which joins the next write batch (ADR 0031). */

@@ -118,8 +118,8 @@ async function showAnswer(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, c
   const answer = turn.answer ?? '';
   if (answer.trim() === '' || live?.answerShown === true) return;
   if (live === undefined || live.segment.length === 0 || !adapter.capabilities.canEdit) {
-    // No message of the answer is recorded: it may have been posted and not recorded (a post repeated now could show
-    // it twice), so the thread is left as it is; the history holds the answer either way.
+    // No message of the answer is recorded here: it may have been shown in another place (a notification reply moves
+    // a conversation), or posted and not recorded, so the thread is left as it is; the history holds the answer.
     deps.logger.warn({ channelId, turnId: turn.turnId }, 'a committed answer has no recorded message; it is not posted again');
     return;
   }

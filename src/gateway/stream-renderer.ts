@@ -296,6 +296,9 @@ export class StreamRenderer {
   }
 
   private async showFinal(segment: AnswerSegment, answer: boolean): Promise<boolean> {
+    // The messages streamed so far are recorded before the committed answer is edited into them: a restart that finds
+    // no record knows no part of the answer's final edit landed, and posts the answer (docs/design/durability.md).
+    if (answer && segment.messageCount > 0) await this.live?.idle();
     for (let attempt = 1; attempt <= FINAL_ATTEMPTS && !this.closed; attempt += 1) {
       const before = segment.edits;
       const complete = await segment.sync();
@@ -397,9 +400,10 @@ export class StreamRenderer {
     const tick = (): void => {
       void this.options.adapter.setTyping(this.options.channelId, this.controller.signal).catch(() => undefined);
     };
-    // The first indicator goes out after the work already under way (a starting turn's model request): the request
-    // is what the writer waits for, the indicator is cosmetic and shows a fraction of a millisecond later.
+    // Purpose: deprioritising, not ordering. The first indicator goes out after the work already under way (a starting
+    // turn's model request): the request is what the writer waits for, the indicator is cosmetic.
     this.typingKick = setImmediate(tick);
+    // Purpose: heartbeat (the platform shows the indicator for a few seconds only).
     this.typingTimer = setInterval(tick, this.options.typingIntervalMs ?? TYPING_REFRESH_MS);
     this.typingTimer.unref();
   }

@@ -68,6 +68,7 @@ function deferred(target: TelemetrySink): TelemetrySink {
   const later = (record: () => void): void => {
     queue.push(record);
     if (timer === undefined) {
+      // Purpose: deprioritising metrics, not ordering (nothing waits for a record; a scrape sees it later).
       timer = setTimeout(apply, 0);
       timer.unref();
     }

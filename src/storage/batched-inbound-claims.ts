@@ -1,9 +1,10 @@
 /**
- * An InboundEventStore whose claims are grouped: every claim made while the event loop is on one turn (and while the
- * previous group is being written) goes into one INSERT, so a burst of messages costs one statement on the one
+ * An InboundEventStore whose claims are grouped by the one write-behind engine's loop (`GroupCommit`): every claim made
+ * before the group starts (the next microtask, or the end of the group being written) goes into one INSERT, so a burst of messages costs one statement on the one
  * SQLite connection instead of one each, and the claims stop queueing behind each other. Each claim still resolves
  * only after its row is committed (ADR 0015): nothing is handled before its ledger row is durable.
  */
+import { GroupCommit, type Schedule } from '../shared/group-commit.js';
 import { claimId, type InboundClaim, type InboundCursor, type InboundEventStore } from './inbound-event-store.js';
 
 export interface ClaimingManyStore extends InboundEventStore {
@@ -19,15 +20,20 @@ interface Waiting {
 
 export class BatchedInboundClaims implements InboundEventStore {
   private waiting: Waiting[] = [];
-  private scheduled = false;
-  private writing = false;
+  /** The one write-behind engine's loop: one group at a time, claims made meanwhile share the next. */
+  private readonly engine: GroupCommit;
 
-  constructor(private readonly store: ClaimingManyStore) {}
+  constructor(
+    private readonly store: ClaimingManyStore,
+    options: { schedule?: Schedule } = {},
+  ) {
+    this.engine = new GroupCommit({ hasPending: () => this.waiting.length > 0, commitNext: () => this.write() }, options);
+  }
 
   claim(claim: InboundClaim): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ claim, resolve, reject });
-      this.schedule();
+      this.engine.kick();
     });
   }
 
@@ -52,21 +58,11 @@ export class BatchedInboundClaims implements InboundEventStore {
     return this.store.prune(beforeMs);
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.writing) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.write();
-    });
-  }
-
   /** One group at a time; claims arriving meanwhile form the next group. A failure rejects the group's claims only. */
   private async write(): Promise<void> {
     const group = this.waiting;
     this.waiting = [];
     if (group.length === 0) return;
-    this.writing = true;
     // The same event twice in one group: the first is the claim, the others are duplicates of it.
     const first = new Map<string, Waiting>();
     const duplicates: Waiting[] = [];
@@ -81,9 +77,6 @@ export class BatchedInboundClaims implements InboundEventStore {
       for (const entry of duplicates) entry.resolve(false);
     } catch (error) {
       for (const entry of group) entry.reject(error);
-    } finally {
-      this.writing = false;
-      if (this.waiting.length > 0) this.schedule();
     }
   }
 }

@@ -91,6 +91,11 @@ export class KnexInboundEventStore implements InboundEventStore {
   }
 }
 
+/** The ledger row of a claim, written with the message's *waiting* or *accepted* commit point (turn journal). */
+export function inboundRowOf(claim: InboundClaim): DbRow {
+  return rowOf(claim);
+}
+
 function rowOf(claim: InboundClaim): DbRow {
   const messageId = claim.messageId ?? '';
   return {

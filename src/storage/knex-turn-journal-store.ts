@@ -5,6 +5,8 @@ import { fromDbBool, text, toDbBool, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 import type { BatchDb } from './batch-db.js';
 import { toConversationRow } from './conversation-rows.js';
+import type { InboundClaim } from './inbound-event-store.js';
+import { inboundRowOf } from './knex-inbound-event-store.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import type { QueuedMessageRow, TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
@@ -24,23 +26,27 @@ function toQueuedRow(row: DbRow): QueuedMessageRow {
   return { turnId: text(row.turn_id), wsId: text(row.ws_id), content: text(row.content), origin: row.origin === 'watch' ? 'watch' : 'user', seq: Number(row.seq) };
 }
 
+/** The message's ledger row, in the write that stores the message (ignored when an earlier run recorded it). */
+async function writeReceipt(db: BatchDb, receipt: InboundClaim | undefined): Promise<void> {
+  if (receipt !== undefined) await db.run(db.table('inbound_events').insert(inboundRowOf(receipt)).onConflict(['platform', 'event_key']).ignore());
+}
+
 async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Promise<void> {
   switch (change.kind) {
     case 'begin':
+      await writeReceipt(db, change.receipt);
       if (change.message !== undefined && change.message.role !== 'system') {
         await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
       }
       if (change.waited === true) await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
-      await db.run(db.table('turn_journal').where({ ws_id: change.wsId }).delete());
-      await db.run(db.table('turn_journal').insert({
-        turn_id: change.turnId,
-        ws_id: change.wsId,
-        resumed: toDbBool(change.resumed),
-        partial_text: '',
-        settled: toDbBool(false),
-        started: now,
-        updated: now,
-      }));
+      // The workstream's older row (a turn this one supersedes) is replaced: one row per workstream.
+      await db.run(
+        db
+          .table('turn_journal')
+          .insert({ turn_id: change.turnId, ws_id: change.wsId, resumed: toDbBool(change.resumed), partial_text: '', settled: toDbBool(false), started: now, updated: now })
+          .onConflict('ws_id')
+          .merge(['turn_id', 'resumed', 'partial_text', 'settled', 'started', 'updated']),
+      );
       return;
     case 'partial':
       await db.run(db.table('turn_journal').where({ turn_id: change.turnId }).update({ partial_text: change.partialText, updated: now }));
@@ -50,6 +56,7 @@ async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Pr
       return;
     case 'queue': {
       const { turnId, wsId, content, origin, seq } = change;
+      await writeReceipt(db, change.receipt);
       await db.run(db.table('queued_messages').insert({ turn_id: turnId, ws_id: wsId, content, origin, seq, created: now }));
       return;
     }
@@ -71,7 +78,7 @@ export class KnexTurnJournalStore implements TurnJournalStore {
       if (changes.length === 0) return;
       const now = isoNow();
       // One change that is one statement needs no transaction of its own (two round trips fewer).
-      const oneStatement = changes.length === 1 && changes[0]?.kind !== 'begin';
+      const oneStatement = changes.length === 1 && changes[0]?.kind !== 'begin' && !(changes[0]?.kind === 'queue' && changes[0].receipt !== undefined);
       await this.writer.write(async (db) => {
         for (const change of changes) await applyOne(db, change, now);
       }, { oneStatement });

@@ -92,8 +92,9 @@ export class KnexWorkstreamStore implements WorkstreamStore {
             db
               .table('channel_routes')
               .insert({ channel_type: route.channelType, channel_id: route.channelId, ws_id: row.wsId, node_id: '', owner_user_id: row.userId, created: now })
+              // A route left by an earlier handling of the same message (killed before it was accepted) moves here.
               .onConflict(['channel_type', 'channel_id'])
-              .ignore(),
+              .merge(['ws_id', 'owner_user_id']),
           );
         });
       } catch (error) {

@@ -102,4 +102,37 @@ describe('TickWriter', () => {
     assert.equal(writer.pending, 0);
     await writer.flush();
   });
+
+  it('a kill between any two steps of a turn leaves an ordered prefix of its commit points in the database, each told truly', async () => {
+    await workstream('ws-tick-crash');
+    const points = ['accepted', 'tool started', 'tool finished', 'answered', 'ended'];
+    type Step = { hand: string } | 'moment' | 'commit';
+    const script: Step[] = [{ hand: 'accepted' }, 'moment', { hand: 'tool started' }, 'commit', 'moment', { hand: 'tool finished' }, { hand: 'answered' }, 'commit', 'moment', { hand: 'ended' }, 'commit', 'moment', 'commit'];
+    for (let cut = 0; cut <= script.length; cut++) {
+      const moments: Array<() => void> = [];
+      const writer = new TickWriter(db.knex, { schedule: (start) => moments.push(start) });
+      const told = new Map<string, 'committed' | 'failed'>();
+      const turnId = `crash-${cut}`;
+      // 'commit': the batch in flight (holding the oldest write not settled yet) commits.
+      const unsettled: Array<Promise<unknown>> = [];
+      for (const step of script.slice(0, cut)) {
+        if (step === 'moment') moments.shift()?.();
+        else if (step === 'commit') {
+          await unsettled.shift();
+          // The engine sees the batch end and asks for its next moment.
+          for (let i = 0; i < 10; i++) await Promise.resolve();
+        } else {
+          const written = writer.write((handle) => handle.table('turn_journal').insert({ turn_id: `${turnId}-${step.hand}`, ws_id: 'ws-tick-crash', resumed: 0, partial_text: step.hand, settled: 0, started: '', updated: '' }), { oneStatement: true });
+          unsettled.push(written.then(() => told.set(step.hand, 'committed'), () => told.set(step.hand, 'failed')));
+        }
+      }
+      // The kill: no batch starts any more; the one running ends as SQLite ends it (committed or not at all).
+      writer.stop();
+      await writer.committed();
+      const stored = ((await reader('turn_journal').where('turn_id', 'like', `${turnId}-%`).select('partial_text').orderByRaw('rowid')) as Array<{ partial_text: string }>).map((row) => row.partial_text);
+      assert.deepEqual(stored, points.slice(0, stored.length), `cut ${cut}: an ordered prefix, nothing twice`);
+      for (const point of points) assert.equal(told.get(point) === 'committed', stored.includes(point), `cut ${cut}: ${point} told truly`);
+    }
+  });
 });
+

@@ -1,7 +1,8 @@
 /**
- * One write transaction per event-loop turn for the hot path's writers (turn journal, workstream state and usage,
- * `live_state`, history appends, new workstreams, approval rows, inbound claims nobody waits on): every write handed
- * in before the next turn of the event loop runs, in order, inside one transaction (prepared statements on SQLite's
+ * The stores' side of the one write-behind engine (`GroupCommit`, src/shared/group-commit.ts): one write transaction per
+ * group for the hot path's writers (turn journal, workstream state and usage, `live_state`, history appends, new
+ * workstreams, approval rows, inbound claims nobody waits on): the writes handed in before a group starts (while the
+ * previous one runs, or before the next microtask) run in order inside one transaction (prepared statements on SQLite's
  * one connection, ADR 0029), and each caller's promise settles only after that transaction committed. On the one
  * SQLite connection a turn's dozen separate commits become two or three, and the statements other callers wait for
  * (an inbound claim that is waited on) stop queueing behind a dozen transactions.
@@ -14,6 +15,7 @@
  */
 import type { Knex } from 'knex';
 import { BatchRunner, isStatement, type BatchDb, type Statement } from './batch-db.js';
+import { GroupCommit, type Schedule } from '../shared/group-commit.js';
 import { guard } from './storage-errors.js';
 
 /**
@@ -45,24 +47,26 @@ export const DEFAULT_TICK_BATCH = 64;
 
 export class TickWriter {
   private queue: Queued[] = [];
-  private scheduled = false;
-  private running: Promise<void> | undefined;
   private readonly maxWrites: number;
   private readonly runner: BatchRunner;
+  /** The one write-behind engine: one batch at a time, the writes handed in meanwhile share the next. */
+  private readonly engine: GroupCommit;
   /** Writes handed in and not settled yet; `tail` settles with the last of them (batches settle in order). */
   private unsettled = 0;
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(knex: Knex, options: { maxWrites?: number } = {}) {
+  constructor(knex: Knex, options: { maxWrites?: number; schedule?: Schedule } = {}) {
     this.runner = new BatchRunner(knex);
     this.maxWrites = Math.max(1, options.maxWrites ?? DEFAULT_TICK_BATCH);
+    const source = { hasPending: () => this.queue.length > 0, commitNext: () => this.run(this.queue.splice(0, this.maxWrites)) };
+    this.engine = new GroupCommit(source, options.schedule === undefined ? {} : { schedule: options.schedule });
   }
 
   /** Queues a write for the next shared transaction; resolves with its result once that transaction committed. */
   write<T>(write: TickWrite<T>, options: TickWriteOptions = {}): Promise<T> {
     const written = new Promise<T>((resolve, reject) => {
       this.queue.push({ write, oneStatement: options.oneStatement === true, resolve: resolve as (value: unknown) => void, reject });
-      this.schedule();
+      this.engine.kick();
     });
     this.unsettled += 1;
     const done = (): void => {
@@ -86,35 +90,19 @@ export class TickWriter {
     return this.queue.length;
   }
 
-  /** Resolves when every write queued before the call has settled. Never rejects (each caller has its own promise). */
-  async flush(): Promise<void> {
-    while (this.running !== undefined || this.queue.length > 0) {
-      if (this.running === undefined) this.start();
-      await this.running;
-    }
+  /** The barrier: resolves when every write queued before the call has settled. Never rejects (each caller has its own promise). */
+  committed(): Promise<void> {
+    return this.engine.committed();
   }
 
-  /**
-   * Group commit: with no batch running, one starts once the code that handed the write in has run to its next
-   * `await` (a microtask), so writes handed in together share it; while one runs, the writes handed in wait for it and
-   * go together in the next. Batching comes from concurrent callers sharing a flush, never from a timer.
-   */
-  private schedule(): void {
-    if (this.scheduled || this.running !== undefined) return;
-    this.scheduled = true;
-    queueMicrotask(() => {
-      this.scheduled = false;
-      if (this.running === undefined) this.start();
-    });
+  /** Same as `committed` (the stores' name for it). */
+  flush(): Promise<void> {
+    return this.engine.committed();
   }
 
-  private start(): void {
-    if (this.queue.length === 0) return;
-    const batch = this.queue.splice(0, this.maxWrites);
-    this.running = this.run(batch).finally(() => {
-      this.running = undefined;
-      if (this.queue.length > 0) this.schedule();
-    });
+  /** Starts no batch from now on; writes handed in later are never committed (tests: a kill between two batches). */
+  stop(): void {
+    this.engine.stop();
   }
 
   private async run(batch: Queued[]): Promise<void> {

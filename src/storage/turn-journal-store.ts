@@ -1,5 +1,6 @@
 /** Turns in flight (`turn_journal`): what a restart needs to settle a turn the process did not finish. */
 import type { Message } from '../agent/messages.js';
+import type { InboundClaim } from './inbound-event-store.js';
 
 export interface TurnJournalRow {
   turnId: string;
@@ -32,10 +33,11 @@ export interface QueuedMessageRow {
  */
 export type TurnJournalChange =
   /** `waited`: the message waited behind another turn (its `queue` row goes now). */
-  | { kind: 'begin'; turnId: string; wsId: string; resumed: boolean; message?: Message; waited?: boolean }
+  /** `receipt`: the inbound ledger row of the message (a single-instance gateway writes it here, not before). */
+  | { kind: 'begin'; turnId: string; wsId: string; resumed: boolean; message?: Message; waited?: boolean; receipt?: InboundClaim }
   | { kind: 'partial'; turnId: string; partialText: string }
   | { kind: 'end'; turnId: string }
-  | ({ kind: 'queue' } & QueuedMessageRow)
+  | ({ kind: 'queue'; receipt?: InboundClaim } & QueuedMessageRow)
   | { kind: 'drop'; wsId: string };
 
 export interface TurnJournalStore {

@@ -80,6 +80,7 @@ function channelRoute(state: FakeDiscordState, method: string, parts: string[], 
   const message = messageId === undefined ? undefined : state.messages.get(messageId);
   if (!message || message.channel_id !== channelId) return unknown('Message');
   if (action === 'threads' && method === 'POST') {
+    if (state.channels.has(message.id)) return { status: 400, body: { message: 'A thread has already been created for this message', code: 160004 } };
     return { status: 201, body: state.channelPayload(state.createThread(channelId, String(data.name ?? 'thread'), message.id)) };
   }
   if (action === 'reactions' && method === 'PUT') {

@@ -28,11 +28,12 @@ for (const vendor of VENDORS) {
         const second = await startHarness(vendor, { db: { ...db1, stores: stores2, knex: knex2, close: async () => undefined }, dataDir: first.dataDir }, llm);
         assert.equal((await stores2.approvals.get(request.approvalId))?.state, 'pending');
         llm.enqueue({ text: 'counted once' });
-        const outcome = await second.runtime.manager.resolveApproval(request.approvalId, { approved: true, decidedBy: first.owner.userId });
-        assert.deepEqual(outcome, { status: 'decided', wsId: ws.wsId, approved: true, always: false, feedback: null });
+        // Subscribed before the click, as the gateway binds the thread first: the resumed turn is seen from its start.
         const restored = await second.runtime.manager.get(ws.wsId);
         assert.ok(restored);
         const after = record(restored);
+        const outcome = await second.runtime.manager.resolveApproval(request.approvalId, { approved: true, decidedBy: first.owner.userId });
+        assert.deepEqual(outcome, { status: 'decided', wsId: ws.wsId, approved: true, always: false, feedback: null });
         const end = await turnEnd(after);
         assert.equal(end.reason, 'done');
         assert.equal(end.text, 'counted once');

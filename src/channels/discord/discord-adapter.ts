@@ -26,6 +26,9 @@ import { shardCountOf, singleSharding, type ShardConfig } from './discord-shardi
 
 const AUTO_ARCHIVE_MINUTES = 1440;
 const REACTIONS: Record<ReactionCode, string> = { queued: '⏳', refused: '🚫' };
+/** Discord's error code for a thread started from a message that already has one. */
+const THREAD_ALREADY_CREATED = 160004;
+
 /** Discord's attachment hosts; attachment URLs are signed, so no token is sent. */
 const FILE_ORIGINS = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];
 
@@ -270,6 +273,8 @@ export class DiscordAdapter implements ChannelAdapter {
       const thread = (await withRequestSignal(signal, (own) => this.client.rest.post(Routes.threads(channelId, fromMessageId), { body, signal: own }))) as APIChannel;
       return thread.id;
     } catch (error) {
+      // The message has its thread already (a message handled again after a restart): a message's thread has its id.
+      if (fromMessageId !== undefined && (error as { code?: unknown }).code === THREAD_ALREADY_CREATED) return fromMessageId;
       throw toChannelError('discord start thread', error);
     }
   }
