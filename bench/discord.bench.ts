@@ -13,8 +13,8 @@
  *   npm run bench:discord -- --sizes=1x40 --rounds=2 --trace --profile=/tmp/prof
  *     then: profile-summary.ts /tmp/prof/sandpiper --window='existing thread|final edit' [--between='<point>,<point>']
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { FakeDiscord, type FakeUser } from '../test/fakes/fake-discord.js';
 import { arg, fmt, inRound, interleaved, parseSize, prepareDatabase, spawnBot, withTemplateFile, type Bot } from './support/bench-run.js';
 import type { BotLaunch } from './support/bot-launch.js';
@@ -31,9 +31,14 @@ const rounds = Number(arg('rounds', '3'));
  * them), sampled every 25 µs: a message's path is a few milliseconds, the default 1 ms interval sees little of it.
  */
 const profileDir = arg('profile', '');
-/** `--trace`: where each bot's time to the model request goes, point by point (bench/support/hot-path-trace.ts). */
+/** `--trace` (sequential sizes): where each bot's time goes, point by point (bench/support/trace-assembly.ts). */
 const trace = process.argv.includes('--trace');
 if (trace) process.env.SANDPIPER_BENCH_TRACE = '1';
+
+function writeTraceWindows(file: string, windows: object): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(windows));
+}
 
 const userId = (k: number): string => String(500000000000000000n + BigInt(k));
 
@@ -66,11 +71,11 @@ function runRound(bot: Bot, n: number, sequential: boolean, templateFile: string
       databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'discord', userId) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
     };
     const profile = profileDir ? ['--cpu-prof', '--cpu-prof-interval=25', `--cpu-prof-dir=${join(profileDir, bot)}`] : [];
-    // With --trace too, each bot process writes its traced windows beside its profile (profile-summary.ts --window).
-    if (profileDir && trace) process.env.SANDPIPER_BENCH_WINDOWS = join(profileDir, bot, 'windows-%p.json');
     const child = await spawnBot(bot === 'bare' ? 'bare-discord-bot.ts' : 'sandpiper-bot.ts', launch, `${bot} bot`, profile);
     const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
     const result = await measureRound(discordPlatform(fake, users), llm, child, n, sequential);
+    // With --profile too, each message's traced points go beside the bot's profile (profile-summary.ts --window).
+    if (profileDir && result.trace) writeTraceWindows(join(profileDir, bot, `windows-${result.stats.pid}.json`), result.trace.windows);
     return { ...result, template: llm.firstBody };
   });
 }

@@ -3,14 +3,19 @@ import type { BenchLlm } from './bench-llm.js';
 import { answerFor } from './bench-llm.js';
 import { fmt, median, pct, waitUntil, type Bot, type BotProcess } from './bench-run.js';
 import type { BotStats } from './bot-stats.js';
+import { assembleTrace, summarizeTrace, type MessageTimes, type TraceSummary, type TraceWindows } from './trace-assembly.js';
 
 export interface PhaseResult {
   firstMs: number[];
   finalMs: number[];
+  /** Each message as the fakes saw it (`--trace`). */
+  messages: MessageTimes[];
 }
 export interface RoundResult {
   phases: [PhaseResult, PhaseResult];
   stats: BotStats;
+  /** With `--trace` on a sequential size: medians per point (trace-assembly.ts), and each message's points. */
+  trace?: { summary: TraceSummary; windows: TraceWindows };
 }
 
 export interface PhasePlatform {
@@ -41,10 +46,12 @@ export async function phase(platform: PhasePlatform, llm: BenchLlm, users: numbe
     if (sequential) await arrived(k + 1);
   }
   await arrived(users);
-  const result: PhaseResult = { firstMs: [], finalMs: [] };
+  const result: PhaseResult = { firstMs: [], finalMs: [], messages: [] };
   for (const [key, sent] of sentAt) {
     result.firstMs.push((llm.requestAt.get(key) ?? Number.NaN) - sent);
     result.finalMs.push((finalAt.get(key) ?? Number.NaN) - (llm.lastTokenAt.get(key) ?? Number.NaN));
+    const kind = index === 0 ? 'new thread' : 'existing thread';
+    result.messages.push({ kind, sent, request: llm.requestAt.get(key), lastToken: llm.lastTokenAt.get(key), final: finalAt.get(key) });
   }
   return result;
 }
@@ -60,7 +67,10 @@ export async function measureRound(platform: PhasePlatform, llm: BenchLlm, child
   const followed = await phase(platform, llm, n, threads, 1, sequential);
   const { stats } = await child.ask<{ stats: BotStats }>({ type: 'stats' }, 'stats');
   await child.stop();
-  return { phases: [created, followed], stats };
+  // A bot point belongs to the message sent last before it: only one message at a time can be traced.
+  if (stats.trace === undefined || !sequential) return { phases: [created, followed], stats };
+  const windows = assembleTrace(stats.trace, [...created.messages, ...followed.messages]);
+  return { phases: [created, followed], stats, trace: { summary: summarizeTrace(windows), windows } };
 }
 
 export interface RowLayout {

@@ -1,5 +1,4 @@
 /** One live conversation: history, a queue of turns run one at a time, cancellation, and an ordered event stream. */
-import { markHotPath } from '../shared/hot-path-marks.js';
 import { GatewayError, describeError } from '../shared/errors.js';
 import { RESUME_PROMPT } from '../shared/interruption.js';
 import { newHexId } from '../shared/ids.js';
@@ -83,7 +82,6 @@ export class LiveWorkstream implements Workstream {
   }
 
   send(message: string | ContentPart[], options: SendOptions = {}): Promise<SendOutcome> {
-    markHotPath('handed-over');
     if (this.evicted && !this.closed) {
       // A caller still held this object when it was evicted: put it back (or hand over to the live one),
       // so one workstream never has two live objects running turns on the same history.
