@@ -22,9 +22,7 @@ export interface CreateKnexOptions {
 }
 
 /** The minimal surface of a node-sqlite3 connection that the pool hook needs. */
-interface SqliteConnection extends PreparingConnection {
-  run(sql: string, callback: (error: Error | null) => void): void;
-}
+type SqliteConnection = PreparingConnection;
 
 type PoolDone = (error: Error | null, connection: unknown) => void;
 

@@ -28,6 +28,7 @@ interface PreparedStatement {
 /** The node-sqlite3 connection of a SQLite knex instance (its pool holds one). */
 export interface SqliteConnection {
   prepare(sql: string, callback: (error: Error | null) => void): PreparedStatement;
+  run(sql: string, callback: (error: Error | null) => void): void;
   close(callback: (error: Error | null) => void): void;
 }
 
@@ -46,9 +47,18 @@ export function isSqlite(knex: Knex): boolean {
   return (knex.client as { dialect?: string }).dialect === 'sqlite3';
 }
 
-/** Records where `knex`'s SQLite connection is kept (createKnex; the pool's `afterCreate` fills the slot). */
+/**
+ * Records where `knex`'s SQLite connection is kept (createKnex; the pool's `afterCreate` fills the slot). A failed
+ * COMMIT (a lock another process holds past busy_timeout, a full disk) leaves the transaction open and knex does not
+ * end it: the ROLLBACK goes to the connection from knex's `query-error` event, which fires before knex releases the
+ * connection, so no later statement can join the failed transaction.
+ */
 export function registerSqliteConnection(knex: Knex, slot: SqliteConnectionSlot): void {
   slots.set(knex, slot);
+  knex.on('query-error', (_error: unknown, query: { sql?: unknown }) => {
+    // After a COMMIT that SQLite rolled back itself, this ROLLBACK fails harmlessly.
+    if (typeof query.sql === 'string' && /^commit\b/i.test(query.sql)) slot.current?.run('ROLLBACK', () => undefined);
+  });
 }
 
 /**
@@ -56,19 +66,12 @@ export function registerSqliteConnection(knex: Knex, slot: SqliteConnectionSlot)
  * while knex's transaction holds it, it is the one `afterCreate` recorded, and nothing else runs on it. Statements
  * run on it as prepared statements (`runPrepared`); other statements queue in knex's pool meanwhile, in request order.
  */
-export async function inSqliteTransaction<T>(knex: Knex, work: (connection: SqliteConnection) => Promise<T>): Promise<T> {
-  try {
-    return await knex.transaction(() => {
-      const connection = slots.get(knex)?.current;
-      if (connection === undefined) throw new Error('the SQLite connection of this knex instance was not recorded (createKnex)');
-      return work(connection);
-    });
-  } catch (error) {
-    // A failed COMMIT (a lock another process holds past busy_timeout) leaves the transaction open: end it. After
-    // any other failure knex has rolled back already, and this ROLLBACK fails harmlessly.
-    await knex.raw('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
+export function inSqliteTransaction<T>(knex: Knex, work: (connection: SqliteConnection) => Promise<T>): Promise<T> {
+  return knex.transaction(() => {
+    const connection = slots.get(knex)?.current;
+    if (connection === undefined) throw new Error('the SQLite connection of this knex instance was not recorded (createKnex)');
+    return work(connection);
+  });
 }
 
 /** Runs one statement on a held connection; resolves with what knex would have returned for it. */
