@@ -9,19 +9,21 @@
  *
  *   npm run bench:discord -- --sizes=1x40,100,1000 --rounds=3
  *   npm run bench:discord -- --sizes=1x40 --rounds=1 --profile=/tmp/prof   (then bench/support/profile-summary.ts)
+ *   npm run bench:discord -- --sizes=1000 --rounds=2 --apart               (fake Discord and fake LLM in processes of their own)
  *   npm run bench:discord -- --sizes=1x40 --rounds=3 --trace               (where the time to the model request goes)
  *   npm run bench:discord -- --sizes=1x40 --rounds=2 --trace --profile=/tmp/prof
  *     then: profile-summary.ts /tmp/prof/sandpiper --window='existing thread|final edit' [--between='<point>,<point>']
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { FakeDiscord, type FakeUser } from '../test/fakes/fake-discord.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { FakeDiscord } from '../test/fakes/fake-discord.js';
+import { discordPlatform, userId } from './support/discord-platform.js';
 import { arg, fmt, inRound, interleaved, parseSize, prepareDatabase, spawnBot, withTemplateFile, type Bot } from './support/bench-run.js';
 import type { BotLaunch } from './support/bot-launch.js';
-import { measureRound, printSize, type PhasePlatform, type RoundResult } from './support/latency-rounds.js';
+import { measureApartRound } from './support/apart-round.js';
+import { measureRound, printSize, type RoundResult } from './support/latency-rounds.js';
 import { printTrace } from './support/trace-table.js';
 
-const CHANNEL = '300000000000000001';
 const GLOBAL_LIMIT = 1_000_000;
 /** `1x30` = 30 conversations one after another; `1000` = 1,000 at once. */
 const sizes = arg('sizes', '1x40,100,1000').split(',');
@@ -31,48 +33,44 @@ const rounds = Number(arg('rounds', '3'));
  * them), sampled every 25 µs: a message's path is a few milliseconds, the default 1 ms interval sees little of it.
  */
 const profileDir = arg('profile', '');
-/** `--trace`: where each bot's time to the model request goes, point by point (bench/support/hot-path-trace.ts). */
+/** `--trace` (sequential sizes): where each bot's time goes, point by point (bench/support/trace-assembly.ts). */
 const trace = process.argv.includes('--trace');
 if (trace) process.env.SANDPIPER_BENCH_TRACE = '1';
 
-const userId = (k: number): string => String(500000000000000000n + BigInt(k));
+function writeTraceWindows(file: string, windows: object): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(windows));
+}
 
-/** Messages injected into the fake; a final answer is a message post or edit carrying the whole answer. */
-function discordPlatform(fake: FakeDiscord, users: FakeUser[]): PhasePlatform {
+
+/** `--apart`: the fake Discord (with the driver) and the fake LLM each in its own process (apart-round.ts). */
+const apart = process.argv.includes('--apart');
+
+async function launchFor(bot: Bot, n: number, dir: string, apiUrl: string, token: string, llmUrl: string, templateFile: string): Promise<BotLaunch> {
   return {
-    what: 'final edits',
-    send: (k, key, index, threads) => {
-      const message = fake.state.injectMessage(index === 0 ? CHANNEL : (threads[k] as string), users[k] as FakeUser, `bench-${key} please answer`, index === 0);
-      if (index === 0) threads[k] = message.id;
-    },
-    scanner: (expected, finalAt) => {
-      let scanned = 0;
-      return () => {
-        for (; scanned < fake.requests.length; scanned++) {
-          const request = fake.requests[scanned];
-          const content = (request?.body as { content?: unknown } | undefined)?.content;
-          const key = typeof content === 'string' ? expected.get(content) : undefined;
-          if (key !== undefined && request !== undefined && /\/messages/.test(request.path)) finalAt.set(key, request.hr);
-        }
-      };
-    },
+    discordApiUrl: apiUrl, discordToken: token, llmUrl, globalRequestsPerSecond: GLOBAL_LIMIT, dataDir: dir,
+    databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'discord', userId) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
   };
 }
 
+const botScript = (bot: Bot): string => (bot === 'bare' ? 'bare-discord-bot.ts' : 'sandpiper-bot.ts');
+
 function runRound(bot: Bot, n: number, sequential: boolean, templateFile: string): Promise<RoundResult & { template?: unknown }> {
   return inRound(() => FakeDiscord.start(), 'sandpiper-bench-', async (fake, llm, dir) => {
-    const launch: BotLaunch = {
-      discordApiUrl: fake.apiUrl, discordToken: fake.token, llmUrl: llm.url, globalRequestsPerSecond: GLOBAL_LIMIT, dataDir: dir,
-      databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'discord', userId) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
-    };
+    const launch = await launchFor(bot, n, dir, fake.apiUrl, fake.token, llm.url, templateFile);
     const profile = profileDir ? ['--cpu-prof', '--cpu-prof-interval=25', `--cpu-prof-dir=${join(profileDir, bot)}`] : [];
-    // With --trace too, each bot process writes its traced windows beside its profile (profile-summary.ts --window).
-    if (profileDir && trace) process.env.SANDPIPER_BENCH_WINDOWS = join(profileDir, bot, 'windows-%p.json');
-    const child = await spawnBot(bot === 'bare' ? 'bare-discord-bot.ts' : 'sandpiper-bot.ts', launch, `${bot} bot`, profile);
+    const child = await spawnBot(botScript(bot), launch, `${bot} bot`, profile);
     const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
     const result = await measureRound(discordPlatform(fake, users), llm, child, n, sequential);
+    // With --profile too, each message's traced points go beside the bot's profile (profile-summary.ts --window).
+    if (profileDir && result.trace) writeTraceWindows(join(profileDir, bot, `windows-${result.stats.pid}.json`), result.trace.windows);
     return { ...result, template: llm.firstBody };
   });
+}
+
+function measuredRound(bot: Bot, n: number, sequential: boolean, templateFile: string): Promise<RoundResult> {
+  if (!apart) return runRound(bot, n, sequential, templateFile);
+  return measureApartRound(bot, n, sequential, botScript(bot), (fakes) => launchFor(bot, n, fakes.dir, fakes.apiUrl, fakes.token, fakes.llmUrl, templateFile));
 }
 
 async function main(): Promise<void> {
@@ -80,11 +78,11 @@ async function main(): Promise<void> {
   await withTemplateFile('sandpiper-bench-template-', {}, async (templateFile) => {
     const warm = await runRound('sandpiper', 1, true, templateFile);
     writeFileSync(templateFile, JSON.stringify(warm.template));
-    console.log(`discord: ${rounds} interleaved rounds per size; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`);
+    console.log(`discord${apart ? ' (fakes apart)' : ''}: ${rounds} interleaved rounds per size; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`);
     console.log('N    | conversation    | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
     for (const size of sizes) {
       const { n, sequential } = parseSize(size);
-      const results = await interleaved(rounds, (bot) => runRound(bot, n, sequential, templateFile));
+      const results = await interleaved(rounds, (bot) => measuredRound(bot, n, sequential, templateFile));
       printSize({ labelWidth: 15, lagWidth: 15 }, size, '', results, (label, ours, bare) =>
         `${size.padEnd(5)} | ${label.padEnd(15)} | ratio     | ${`${(ours.first / bare.first).toFixed(2)}x (+${fmt(ours.first - bare.first)})`.padEnd(19)} | ` +
           `${`${(ours.final / bare.final).toFixed(2)}x (+${fmt(ours.final - bare.final)})`.padEnd(19)} |`,

@@ -15,9 +15,7 @@ import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { createOAuthCallbackRoutes } from './gateway/http/routes/oauth-callback.js';
 import { HttpError } from './gateway/http/http-errors.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
-import { createNotifyHandler, notifyFastRouteOf, notifyRoutesOf } from './gateway/http/routes/notify.js';
-import { createFastRoute } from './gateway/http/node-fast-route.js';
-import { DEFAULT_MAX_BODY_BYTES } from './gateway/http/body-limit.js';
+import { createNotifyRoutes } from './gateway/http/routes/notify.js';
 import type { Gateway } from './gateway/index.js';
 import { newServiceId, registerService } from './gateway/registry.js';
 import { discordClusterOptions, registryMetadata } from './gateway/cluster/discord-shard-cluster.js';
@@ -138,7 +136,6 @@ async function startHttp(
     }),
   );
   stack.push('metrics', async () => setTelemetrySink(undefined));
-  const notifyHandler = createNotifyHandler({ jwt, users: stores.users, ...notify.deps });
   const health = {
     adapters: () => live.gateway?.status().adapters ?? Object.fromEntries(live.adapters.map((adapter) => [adapter.platform, adapter.state()])),
     mcp: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
@@ -151,10 +148,9 @@ async function startHttp(
     complete: (state, code) => live.mcp?.completeAuthorization(state, code) ?? Promise.resolve({ ok: false, status: 400, message: 'MCP is not running yet; try the link again shortly.' }),
     decline: (state) => live.mcp?.declineAuthorization(state),
   });
-  const routers = [notifyRoutesOf(notifyHandler), createAdminElsewhereRoutes(config), slackEvents, oauthCallback];
+  const routers = [createNotifyRoutes({ jwt, users: stores.users, ...notify.deps }), createAdminElsewhereRoutes(config), slackEvents, oauthCallback];
   const app = createHttpApp({ logger, metrics, health, routers });
-  const notifyFast = createFastRoute(notifyFastRouteOf(notifyHandler), { logger, metrics, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
-  const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port, [notifyFast]);
+  const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port);
   stack.push('http', () => server.close());
   logger.info({ url: server.url }, `http listening on ${server.url}`);
   const adminUrl = await startAdminHttp(config, logger, stores, live, stack, { metrics, health });

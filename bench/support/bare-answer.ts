@@ -5,7 +5,6 @@
  */
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
-import { markHotPath } from '../../src/shared/hot-path-marks.js';
 
 export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
 
@@ -25,7 +24,6 @@ export function bareAnswerer(launch: BareAnswerLaunch): (history: ChatMessage[],
   const openai = new OpenAI({ apiKey: 'bench-key', baseURL: launch.llmUrl, maxRetries: 0 });
   return async (history, text, show) => {
     history.push({ role: 'user', content: text });
-    markHotPath('model-call');
     const stream = await openai.chat.completions.create({ ...template, messages: [...(system ? [system] : []), ...history], stream: true } as OpenAI.ChatCompletionCreateParamsStreaming);
     let content = '';
     let shown = '';
@@ -38,13 +36,11 @@ export function bareAnswerer(launch: BareAnswerLaunch): (history: ChatMessage[],
       shown = snapshot;
     };
     for await (const chunk of stream) {
-      if (chunk.choices[0]?.finish_reason) markHotPath('text-end');
       const delta = chunk.choices[0]?.delta.content ?? '';
       if (!delta) continue;
       content += delta;
       if (posting === undefined && Date.now() - lastFlush >= launch.editIntervalMs) posting = flush().finally(() => (posting = undefined));
     }
-    markHotPath('stream-end');
     await posting;
     if (shown !== content) await flush();
     history.push({ role: 'assistant', content });

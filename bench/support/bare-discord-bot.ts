@@ -8,7 +8,6 @@
 import { Client, Events, GatewayIntentBits, Partials, Routes, SnowflakeUtil, type Message } from 'discord.js';
 import { bareAnswerer, type ChatMessage } from './bare-answer.js';
 import { serveStats } from './bot-stats.js';
-import { markHotPath } from '../../src/shared/hot-path-marks.js';
 import type { BotLaunch } from './bot-launch.js';
 
 const launch = JSON.parse(process.argv[2] ?? '{}') as BotLaunch;
@@ -34,7 +33,6 @@ async function answer(threadId: string, history: ChatMessage[], text: string): P
 
 function onMessage(message: Message): void {
   if (message.author.bot || !client.user) return;
-  markHotPath('inbound');
   const history = threads.get(message.channelId);
   const mentioned = message.mentions.users.has(client.user.id);
   if (history === undefined && !mentioned) return;
@@ -42,7 +40,6 @@ function onMessage(message: Message): void {
   void (async () => {
     if (history !== undefined) return answer(message.channelId, history, text);
     const thread = (await client.rest.post(Routes.threads(message.channelId, message.id), { body: { name: text.slice(0, 100), auto_archive_duration: 1440 } })) as { id: string };
-    markHotPath('thread-opened');
     const fresh: ChatMessage[] = [];
     threads.set(thread.id, fresh);
     return answer(thread.id, fresh, text);

@@ -1,14 +1,15 @@
 /** What a benchmarked bot process reports to the orchestrator over IPC: its own memory and event-loop lag. */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { resetTrace, startTrace, traceSummary, writeTraceWindows, type TraceSummary } from './hot-path-trace.js';
+import { resetTrace, startTrace, tracePoints, type TracePoint } from './hot-path-trace.js';
 
 export interface BotStats {
   rssMb: number;
   heapMb: number;
   lagP99Ms: number;
   lagMaxMs: number;
-  /** With `--trace`: where the time to the model request goes (hot-path-trace.ts). */
-  trace?: TraceSummary;
+  pid: number;
+  /** With `--trace`: the bot's HTTP requests, point by point (hot-path-trace.ts). */
+  trace?: TracePoint[];
 }
 
 export type OrchestratorMessage = { type: 'lag-start' } | { type: 'stats' } | { type: 'stop' };
@@ -33,9 +34,9 @@ export function serveStats(onStop: () => Promise<void>): void {
         heapMb: memory.heapUsed / 2 ** 20,
         lagP99Ms: lag ? lag.percentile(99) / 1e6 : 0,
         lagMaxMs: lag ? lag.max / 1e6 : 0,
-        ...(tracing ? { trace: traceSummary() } : {}),
+        pid: process.pid,
+        ...(tracing ? { trace: tracePoints() } : {}),
       };
-      if (tracing) writeTraceWindows();
       process.send?.({ type: 'stats', stats });
     } else {
       void onStop().finally(() => process.exit(0));

@@ -3,14 +3,19 @@ import type { BenchLlm } from './bench-llm.js';
 import { answerFor } from './bench-llm.js';
 import { fmt, median, pct, waitUntil, type Bot, type BotProcess } from './bench-run.js';
 import type { BotStats } from './bot-stats.js';
+import { assembleTrace, summarizeTrace, type MessageTimes, type TraceSummary, type TraceWindows } from './trace-assembly.js';
 
 export interface PhaseResult {
   firstMs: number[];
   finalMs: number[];
+  /** Each message as the fakes saw it (`--trace`). */
+  messages: MessageTimes[];
 }
 export interface RoundResult {
   phases: [PhaseResult, PhaseResult];
   stats: BotStats;
+  /** With `--trace` on a sequential size: medians per point (trace-assembly.ts), and each message's points. */
+  trace?: { summary: TraceSummary; windows: TraceWindows };
 }
 
 export interface PhasePlatform {
@@ -21,12 +26,19 @@ export interface PhasePlatform {
   what: string;
 }
 
+/** When each message was sent and its final answer arrived (ms of one clock), by key. */
+export interface DrivenPhase {
+  sentAt: Map<string, number>;
+  finalAt: Map<string, number>;
+}
+
+export const phaseKey = (tag: string, k: number, index: 0 | 1): string => `${tag}${k}-${index}`;
+
 /** Sends one message per thread (all at once, or one after another) and waits for every final answer. */
-export async function phase(platform: PhasePlatform, llm: BenchLlm, users: number, threads: string[], index: 0 | 1, sequential: boolean, tag = ''): Promise<PhaseResult> {
+export async function drivePhase(platform: PhasePlatform, users: number, threads: string[], index: 0 | 1, sequential: boolean, tag = ''): Promise<DrivenPhase> {
   const sentAt = new Map<string, number>();
   const finalAt = new Map<string, number>();
-  const keyOf = (k: number): string => `${tag}${k}-${index}`;
-  const expected = new Map(Array.from({ length: users }, (_, k) => [answerFor(keyOf(k)), keyOf(k)] as const));
+  const expected = new Map(Array.from({ length: users }, (_, k) => [answerFor(phaseKey(tag, k, index)), phaseKey(tag, k, index)] as const));
   const scan = platform.scanner(expected, finalAt);
   const arrived = (count: number): Promise<void> =>
     waitUntil(() => {
@@ -34,19 +46,31 @@ export async function phase(platform: PhasePlatform, llm: BenchLlm, users: numbe
       return finalAt.size >= count;
     }, 600_000, platform.what);
   for (let k = 0; k < users; k++) {
-    const key = keyOf(k);
+    const key = phaseKey(tag, k, index);
     sentAt.set(key, performance.now());
     platform.send(k, key, index, threads);
     // Sequential mode: one conversation at a time, so the figures are per-message overhead without queueing.
     if (sequential) await arrived(k + 1);
   }
   await arrived(users);
-  const result: PhaseResult = { firstMs: [], finalMs: [] };
-  for (const [key, sent] of sentAt) {
+  return { sentAt, finalAt };
+}
+
+/** Per message: sent → model request arrived, and last token written → final answer arrived (all on one clock). */
+export function phaseResult(driven: DrivenPhase, llm: Pick<BenchLlm, 'requestAt' | 'lastTokenAt'>, index: 0 | 1): PhaseResult {
+  const result: PhaseResult = { firstMs: [], finalMs: [], messages: [] };
+  for (const [key, sent] of driven.sentAt) {
     result.firstMs.push((llm.requestAt.get(key) ?? Number.NaN) - sent);
-    result.finalMs.push((finalAt.get(key) ?? Number.NaN) - (llm.lastTokenAt.get(key) ?? Number.NaN));
+    result.finalMs.push((driven.finalAt.get(key) ?? Number.NaN) - (llm.lastTokenAt.get(key) ?? Number.NaN));
+    const kind = index === 0 ? 'new thread' : 'existing thread';
+    result.messages.push({ kind, sent, request: llm.requestAt.get(key), lastToken: llm.lastTokenAt.get(key), final: driven.finalAt.get(key) });
   }
   return result;
+}
+
+/** Sends one message per thread (all at once, or one after another) and waits for every final answer. */
+export async function phase(platform: PhasePlatform, llm: BenchLlm, users: number, threads: string[], index: 0 | 1, sequential: boolean, tag = ''): Promise<PhaseResult> {
+  return phaseResult(await drivePhase(platform, users, threads, index, sequential, tag), llm, index);
 }
 
 /** One measured round against a started bot: warm-up, new threads, follow-ups, the bot's stats; stops the bot. */
@@ -60,7 +84,10 @@ export async function measureRound(platform: PhasePlatform, llm: BenchLlm, child
   const followed = await phase(platform, llm, n, threads, 1, sequential);
   const { stats } = await child.ask<{ stats: BotStats }>({ type: 'stats' }, 'stats');
   await child.stop();
-  return { phases: [created, followed], stats };
+  // A bot point belongs to the message sent last before it: only one message at a time can be traced.
+  if (stats.trace === undefined || !sequential) return { phases: [created, followed], stats };
+  const windows = assembleTrace(stats.trace, [...created.messages, ...followed.messages]);
+  return { phases: [created, followed], stats, trace: { summary: summarizeTrace(windows), windows } };
 }
 
 export interface RowLayout {

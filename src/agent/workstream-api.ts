@@ -118,10 +118,8 @@ export interface WorkstreamManager {
    * the row and the thread's route are one transaction that commits while the first turn starts, off the path the
    * user waits on: the workstream's history writes, and so anything of its first answer, come after that commit; when
    * it fails, the turn fails with an error and the workstream is dropped (the thread's next message starts over).
-   * A route still to come (a thread being opened, ADR 0033) is committed once it resolves; when it rejects, nothing of
-   * the workstream is stored, its writes end with `AbandonedCreation` and the workstream is dropped.
    */
-  create(input: { ownerUserId: string; name: string; modelAlias?: string; route?: RouteTarget | Promise<RouteTarget> }): Promise<Workstream>;
+  create(input: { ownerUserId: string; name: string; modelAlias?: string; route?: RouteTarget }): Promise<Workstream>;
   /** The live workstream, restored from the database when evicted or after a restart; undefined when unknown or closed. */
   get(wsId: string): Promise<Workstream | undefined>;
   /**

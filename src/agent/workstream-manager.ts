@@ -1,5 +1,4 @@
 /** Owns the live workstreams: creation, restore from the database, approvals, close, idle eviction, shutdown. */
-import { rm } from 'node:fs/promises';
 import { describeError, GatewayError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
@@ -7,7 +6,6 @@ import type { InterruptedTurn } from './interrupted-turn.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { DEFAULT_TOOL_SEARCH_SETTINGS } from './search/tool-search.js';
 import { retryingStreamModel } from './turn/default-stream-model.js';
-import { AbandonedCreation, isAbandonedCreation } from './abandoned-creation.js';
 import type { ApprovalDecisionInput, DecisionCheck, ResolveOutcome, RouteTarget, Workstream, WorkstreamManager } from './workstream-api.js';
 import { checkApprovalRow, resolveApprovalRow } from './workstream-approvals.js';
 import type { WorkstreamEnv, WorkstreamManagerOptions } from './workstream-env.js';
@@ -58,26 +56,14 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     return ws;
   }
 
-  /**
-   * The row and its route commit in the background (see WorkstreamManager.create); the live object is ready at once.
-   * A route still to come is awaited first: a rejection stores nothing and drops the workstream (AbandonedCreation).
-   */
-  private async createRouted(fields: NewWorkstream, route: RouteTarget | Promise<RouteTarget>): Promise<LiveWorkstream> {
-    const target = route instanceof Promise ? route.catch((error: unknown) => Promise.reject(new AbandonedCreation(error))) : route;
-    const stored = this.env.stores.workstreams.create(fields, { route: target }).then(() => undefined);
+  /** The row and its route commit in the background (see WorkstreamManager.create); the live object is ready at once. */
+  private async createRouted(fields: NewWorkstream, route: RouteTarget): Promise<LiveWorkstream> {
+    const stored = this.env.stores.workstreams.create(fields, { route }).then(() => undefined);
     this.env.writes.afterCreation(stored);
     const ws = await instantiate(this.env, draftRow(fields, this.env.now()), false, stored);
     stored.catch((error: unknown) => {
       if (this.live.get(ws.wsId) === ws) this.live.delete(ws.wsId);
-      if (!isAbandonedCreation(error)) {
-        this.env.logger.error({ wsId: ws.wsId, err: describeError(error) }, 'storing a new workstream failed; it is dropped');
-        return;
-      }
-      // Its turn stops before its writes see the error; its folder goes too (made after a timer, so await it).
-      ws.cancel();
-      void ws.folder.then(() => rm(ws.cwd, { recursive: true, force: true })).catch((rmError: unknown) =>
-        this.env.logger.warn({ wsId: ws.wsId, err: describeError(rmError) }, 'could not remove the folder of an abandoned workstream'),
-      );
+      this.env.logger.error({ wsId: ws.wsId, err: describeError(error) }, 'storing a new workstream failed; it is dropped');
     });
     return ws;
   }

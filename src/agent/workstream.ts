@@ -3,7 +3,6 @@
  * its state and approval waiters, and delivers its events in order. Its conversation state (history, model,
  * auto-approve) is `ConversationState`; recovery after a restart and eviction are the manager's.
  */
-import { markHotPath } from '../shared/hot-path-marks.js';
 import { GatewayError, describeError } from '../shared/errors.js';
 import { RESUME_PROMPT } from '../shared/interruption.js';
 import { newHexId } from '../shared/ids.js';
@@ -81,7 +80,6 @@ export class LiveWorkstream implements Workstream {
   }
 
   send(message: string | ContentPart[], options: SendOptions = {}): Promise<SendOutcome> {
-    markHotPath('handed-over');
     if (this.evicted && !this.closed) {
       // A caller still held this object when it was evicted: put it back (or hand over to the live one),
       // so one workstream never has two live objects running turns on the same history.

@@ -108,7 +108,7 @@ class ChannelGateway implements Gateway {
     this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
     this.models = new ModelChoice(deps.config);
     this.starts = new ConversationStarts({
-      router: this.router, subs: this.subs, opening: this.opening, signal,
+      router: this.router, opening: this.opening, signal,
       sendToThread: (adapter, threadId, ws, text, attachments, options) => this.delivery.sendToThread(adapter, threadId, ws, text, undefined, options, attachments),
     });
     const { max_message_chars: maxChars, user_rate_limit: limit, user_rate_window_s: windowS } = deps.config.gateway;

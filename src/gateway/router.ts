@@ -99,22 +99,6 @@ export class Router {
     return ws;
   }
 
-  /**
-   * Creates a workstream for a thread the platform is still opening (ADR 0033), so its first turn can start at once.
-   * Its row and route commit once `threadId` resolves (then call `routed`); when it rejects, nothing is stored.
-   */
-  createForOpeningThread(platform: string, threadId: Promise<string>, ownerUserId: string, name: string, modelAlias?: string): Promise<Workstream> {
-    const route = threadId.then((channelId) => ({ channelType: platform, channelId }));
-    // The manager sees a rejection; this keeps it from counting as unhandled when the manager never got the route.
-    route.catch(() => undefined);
-    return this.manager.create({ ownerUserId, name, route, ...(modelAlias === undefined ? {} : { modelAlias }) });
-  }
-
-  /** The thread of a workstream made by `createForOpeningThread` is open: messages in it find the workstream now. */
-  routed(platform: string, channelId: string, wsId: string): void {
-    this.remember(`${platform}:${channelId}`, wsId);
-  }
-
   /** Routes a conversation to a new workstream in place of its current one (a DM conversation closed or gone idle). */
   async replaceRoute(platform: string, channelId: string, ownerUserId: string, name: string): Promise<Workstream> {
     await this.stores.routes.deleteRoute(platform, channelId);

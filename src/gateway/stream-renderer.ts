@@ -11,7 +11,6 @@ import { answerNonce } from './live-message.js';
 import { LiveStateRecorder } from './live-state.js';
 import { SessionStatusLane } from './session-status-lane.js';
 import { openSegment, type AnswerSegment } from './streamed-message.js';
-import { markHotPath } from '../shared/hot-path-marks.js';
 
 export const DEFAULT_EDIT_INTERVAL_MS = 1500;
 const MAX_EDIT_INTERVAL_MS = 15_000;
@@ -164,7 +163,6 @@ export class StreamRenderer {
       case 'model-call-end':
         // The call's text is complete: the final edit goes out now, not after the turn has wound down. Whatever follows
         // (tool calls, an error, the turn's end) starts in a new segment anyway.
-        markHotPath('segment-end');
         await this.finishSegment(event.answered === true);
         return;
       case 'tool-calls':
@@ -331,7 +329,6 @@ export class StreamRenderer {
 
   /** True when the turn's answer is shown in full (its final edit landed, and what it records is handed in). */
   private async endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): Promise<boolean> {
-    markHotPath('turn-end');
     // Only a renderer that showed the turn from its start posts its text at the end: one bound mid-turn (the
     // conversation moved to another place) did not, and the text was shown where the turn began.
     if (!this.segment && !this.postedThisTurn && this.turnId === event.turnId && event.text.trim().length > 0) {

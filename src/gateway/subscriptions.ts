@@ -24,12 +24,6 @@ export interface Binding {
   unsubscribe: () => void;
 }
 
-/** A subscription made before its thread exists (see Subscriptions.bindOpening). */
-export interface OpeningBinding {
-  open(channelId: string): Binding;
-  abandon(): void;
-}
-
 export interface SubscriptionOptions {
   logger: Logger;
   desk: () => ApprovalDesk;
@@ -70,42 +64,6 @@ export class Subscriptions {
     const binding = this.attach(ws, adapter, channelId);
     binding.unsubscribe = ws.subscribe((event) => this.onEvent(binding, event));
     return binding;
-  }
-
-  /**
-   * Subscribes to a workstream whose thread is still being opened (ADR 0033): its events wait, in order, until `open`
-   * names the thread (the binding it returns is held once, `unhold` it), or are dropped by `abandon`.
-   */
-  bindOpening(ws: Workstream, adapter: ChannelAdapter): OpeningBinding {
-    const early: Array<{ event: AgentEvent; shown: (value: boolean) => void }> = [];
-    let binding: Binding | undefined;
-    let abandoned = false;
-    const unsubscribe = ws.subscribe((event) => {
-      if (binding !== undefined) return this.onEvent(binding, event);
-      if (abandoned) return undefined;
-      // An event that waits for the thread is shown once the thread opened (false when it never does).
-      return { shown: new Promise<boolean>((shown) => early.push({ event, shown })) };
-    });
-    return {
-      open: (channelId) => {
-        if (abandoned || binding !== undefined) throw new Error('an opening binding opens once, and not after it was abandoned');
-        const opened = this.attach(ws, adapter, channelId);
-        opened.unsubscribe = unsubscribe;
-        this.hold(opened);
-        for (const { event, shown } of early.splice(0)) {
-          const out = this.onEvent(opened, event);
-          shown(true);
-          if (out !== undefined) void out.shown.then(shown);
-        }
-        binding = opened;
-        return opened;
-      },
-      abandon: () => {
-        abandoned = true;
-        for (const { shown } of early.splice(0)) shown(false);
-        unsubscribe();
-      },
-    };
   }
 
   /** A new binding with its renderer, replacing the workstream's current one; the caller subscribes it. */

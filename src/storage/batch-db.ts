@@ -1,11 +1,11 @@
 /**
  * What a hot-path write gets to run its statements: builders made with `table`/`raw` and run with `run`. On
- * PostgreSQL that is a knex transaction; on SQLite the batch holds the one connection and runs prepared statements
- * (sqlite-statements.ts, ADR 0029). A write must run every statement through `run`: a builder awaited by itself
- * would queue for the connection the batch holds.
+ * PostgreSQL that is a knex transaction; on SQLite a knex transaction holds the one connection and the statements run
+ * on it as prepared statements (sqlite-statements.ts). A write must run every statement through `run`: a builder
+ * awaited by itself would queue for the connection the batch holds.
  */
 import type { Knex } from 'knex';
-import { isSqlite, runPrepared, withSqliteConnection, type SqliteConnection, type Statement } from './sqlite-statements.js';
+import { inSqliteTransaction, isSqlite, runPrepared, type SqliteConnection, type Statement } from './sqlite-statements.js';
 
 export type { Statement } from './sqlite-statements.js';
 
@@ -41,34 +41,20 @@ function sqliteBatchDb(knex: Knex, connection: SqliteConnection): BatchDb {
 
 /** Runs batches of statements on one database, in a transaction or (one statement) without. */
 export class BatchRunner {
-  /** SQLite only: the transaction statements, kept prepared. */
-  private readonly control: { begin: Knex.Raw; commit: Knex.Raw; rollback: Knex.Raw } | undefined;
+  private readonly sqlite: boolean;
 
   constructor(private readonly knex: Knex) {
-    this.control = isSqlite(knex) ? { begin: knex.raw('BEGIN'), commit: knex.raw('COMMIT'), rollback: knex.raw('ROLLBACK') } : undefined;
+    this.sqlite = isSqlite(knex);
   }
 
   /** `work` inside one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (db: BatchDb) => Promise<T>): Promise<T> {
-    const control = this.control;
-    if (control === undefined) return this.knex.transaction((trx) => work(knexBatchDb(trx)));
-    return withSqliteConnection(this.knex, async (connection) => {
-      await runPrepared(this.knex, connection, control.begin);
-      try {
-        const value = await work(sqliteBatchDb(this.knex, connection));
-        await runPrepared(this.knex, connection, control.commit);
-        return value;
-      } catch (error) {
-        // A failed COMMIT (a lock another process holds past busy_timeout) leaves the transaction open: end it.
-        await runPrepared(this.knex, connection, control.rollback).catch(() => undefined);
-        throw error;
-      }
-    });
+    if (!this.sqlite) return this.knex.transaction((trx) => work(knexBatchDb(trx)));
+    return inSqliteTransaction(this.knex, (connection) => work(sqliteBatchDb(this.knex, connection)));
   }
 
-  /** `work` outside a transaction (one statement commits by itself). */
+  /** `work` outside a transaction (one statement commits by itself), through knex's pool like any other query. */
   alone<T>(work: (db: BatchDb) => Promise<T>): Promise<T> {
-    if (this.control === undefined) return work(knexBatchDb(this.knex));
-    return withSqliteConnection(this.knex, (connection) => work(sqliteBatchDb(this.knex, connection)));
+    return work(knexBatchDb(this.knex));
   }
 }

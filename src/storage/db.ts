@@ -5,7 +5,7 @@ import knexPkg from 'knex';
 import type { Knex } from 'knex';
 import { StorageError } from '../shared/errors.js';
 import { migrationSource } from './migration-source.js';
-import { finalizePrepared, type SqliteConnection as PreparingConnection } from './sqlite-statements.js';
+import { finalizePrepared, registerSqliteConnection, type SqliteConnection as PreparingConnection, type SqliteConnectionSlot } from './sqlite-statements.js';
 import { toStorageError } from './storage-errors.js';
 
 export type { Knex } from 'knex';
@@ -22,9 +22,7 @@ export interface CreateKnexOptions {
 }
 
 /** The minimal surface of a node-sqlite3 connection that the pool hook needs. */
-interface SqliteConnection extends PreparingConnection {
-  run(sql: string, callback: (error: Error | null) => void): void;
-}
+type SqliteConnection = PreparingConnection;
 
 type PoolDone = (error: Error | null, connection: unknown) => void;
 
@@ -49,10 +47,12 @@ function runSteps(connection: SqliteConnection, steps: string[], done: PoolDone)
 export const SQLITE_PRAGMAS = ['PRAGMA busy_timeout=5000', 'PRAGMA journal_mode=WAL', 'PRAGMA synchronous=NORMAL', 'PRAGMA foreign_keys=ON'];
 
 /**
- * Per-connection setup of a new SQLite connection (knex pool `afterCreate`). Its close first finalizes the statements
- * the hot path keeps prepared on it (sqlite-statements.ts): SQLite refuses to close a connection with live statements.
+ * Per-connection setup of a new SQLite connection (knex pool `afterCreate`, public API): recorded in `slot`, the
+ * connection the hot path runs prepared statements on (sqlite-statements.ts). Its close first finalizes those
+ * statements: SQLite refuses to close a connection with live statements.
  */
-function setUpSqliteConnection(connection: SqliteConnection, done: PoolDone): void {
+function setUpSqliteConnection(slot: SqliteConnectionSlot, connection: SqliteConnection, done: PoolDone): void {
+  slot.current = connection;
   const close = connection.close.bind(connection);
   connection.close = (callback) => void finalizePrepared(connection).then(() => close(callback));
   runSteps(connection, SQLITE_PRAGMAS, done);
@@ -71,7 +71,7 @@ export function createDatabaseDirectory(directory: string): void {
   }
 }
 
-function sqliteConfig(databaseUrl: string): Knex.Config {
+function sqliteConfig(databaseUrl: string, slot: SqliteConnectionSlot): Knex.Config {
   const path = databaseUrl.slice('sqlite:'.length);
   if (path === '') throw new StorageError('CONFIG_INVALID', 'database.url: sqlite URL has no file path');
   const isMemory = path === ':memory:';
@@ -85,7 +85,7 @@ function sqliteConfig(databaseUrl: string): Knex.Config {
     pool: {
       min: 1,
       max: 1,
-      afterCreate: setUpSqliteConnection,
+      afterCreate: (connection: SqliteConnection, done: PoolDone) => setUpSqliteConnection(slot, connection, done),
       // An in-memory database lives and dies with its one connection.
       ...(isMemory ? { idleTimeoutMillis: Number.MAX_SAFE_INTEGER } : {}),
     },
@@ -108,11 +108,14 @@ function postgresConfig(databaseUrl: string, options: CreateKnexOptions): Knex.C
  */
 export function createKnex(databaseUrl: string, options: CreateKnexOptions = {}): Knex {
   let config: Knex.Config;
-  if (databaseUrl.startsWith('sqlite:')) config = sqliteConfig(databaseUrl);
+  const slot: SqliteConnectionSlot | undefined = databaseUrl.startsWith('sqlite:') ? { current: undefined } : undefined;
+  if (slot !== undefined) config = sqliteConfig(databaseUrl, slot);
   else if (/^postgres(ql)?:\/\//.test(databaseUrl)) config = postgresConfig(databaseUrl, options);
   else throw new StorageError('CONFIG_INVALID', 'database.url: expected sqlite:<path> or postgres://…');
   try {
-    return knexFactory(config);
+    const knex = knexFactory(config);
+    if (slot !== undefined) registerSqliteConnection(knex, slot);
+    return knex;
   } catch (error) {
     throw toStorageError(error, 'open database');
   }

@@ -60,11 +60,10 @@ export class KnexWorkstreamStore implements WorkstreamStore {
     private readonly writer: TickWriter = new TickWriter(knex),
   ) {}
 
-  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options: { route?: WorkstreamRoute | Promise<WorkstreamRoute> } = {}): Promise<WorkstreamRow> {
-    // Told at once, also when the route is still to come: the first model call asks for the counts meanwhile.
+  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options: { route?: WorkstreamRoute } = {}): Promise<WorkstreamRow> {
+    // Told at once: the first model call asks for the counts while the row commits.
     this.onCreate(row.wsId);
-    const route = options.route;
-    return route instanceof Promise ? route.then((target) => this.insert(row, target)) : this.insert(row, route);
+    return this.insert(row, options.route);
   }
 
   private insert(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, route: WorkstreamRoute | undefined): Promise<WorkstreamRow> {

@@ -1,9 +1,11 @@
 /**
  * Statements built with knex and run on SQLite's one connection as prepared statements, kept per connection. For a
- * hot-path write, knex's runner (pool round trip, query object, response handling) and its transaction objects cost
- * about twice the statement itself; here a batch holds the connection once and runs each statement through a cached
- * `sqlite3.Statement`. The results are knex's own (rows with `returning`, `[lastID]` for a plain insert, the changed
- * row count for an update or delete), so a store reads the same values on either path. ADR 0029.
+ * hot-path write, knex's runner (pool round trip, query object, response handling) costs about as much as the
+ * statement itself; here a batch holds the connection through a public `knex.transaction` and runs each statement
+ * through a cached `sqlite3.Statement` on the connection the storage layer recorded when the pool created it (the
+ * pool's `afterCreate` hook, db.ts). No private knex API is used. The results are knex's own (rows with `returning`,
+ * `[lastID]` for a plain insert, the changed row count for an update or delete), so a store reads the same values
+ * on either path.
  */
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
@@ -23,37 +25,53 @@ interface PreparedStatement {
   finalize(callback?: () => void): void;
 }
 
-/** The node-sqlite3 connection, as knex's pool hands it out. */
+/** The node-sqlite3 connection of a SQLite knex instance (its pool holds one). */
 export interface SqliteConnection {
-  __knexUid?: string;
   prepare(sql: string, callback: (error: Error | null) => void): PreparedStatement;
+  run(sql: string, callback: (error: Error | null) => void): void;
   close(callback: (error: Error | null) => void): void;
 }
 
-interface PoolClient {
-  acquireConnection(): Promise<SqliteConnection>;
-  releaseConnection(connection: SqliteConnection): Promise<unknown>;
-  emit(event: 'query', query: object): boolean;
+/** Where a SQLite knex instance's one connection is recorded by the pool's `afterCreate` hook (db.ts). */
+export interface SqliteConnectionSlot {
+  current: SqliteConnection | undefined;
 }
 
 /** Distinct statements kept prepared per connection (the hot path has a few dozen shapes). */
 const PREPARED_LIMIT = 128;
 const prepared = new WeakMap<SqliteConnection, LRUCache<string, Promise<PreparedStatement>>>();
+const slots = new WeakMap<Knex, SqliteConnectionSlot>();
 
 /** Whether `knex` talks to SQLite through node-sqlite3 (the one-connection pool this module runs on). */
 export function isSqlite(knex: Knex): boolean {
   return (knex.client as { dialect?: string }).dialect === 'sqlite3';
 }
 
-/** Holds SQLite's one connection for `work` (other statements queue in knex's pool meanwhile, in request order). */
-export async function withSqliteConnection<T>(knex: Knex, work: (connection: SqliteConnection) => Promise<T>): Promise<T> {
-  const client = knex.client as PoolClient;
-  const connection = await client.acquireConnection();
-  try {
-    return await work(connection);
-  } finally {
-    await client.releaseConnection(connection);
-  }
+/**
+ * Records where `knex`'s SQLite connection is kept (createKnex; the pool's `afterCreate` fills the slot). A failed
+ * COMMIT (a lock another process holds past busy_timeout, a full disk) leaves the transaction open and knex does not
+ * end it: the ROLLBACK goes to the connection from knex's `query-error` event, which fires before knex releases the
+ * connection, so no later statement can join the failed transaction.
+ */
+export function registerSqliteConnection(knex: Knex, slot: SqliteConnectionSlot): void {
+  slots.set(knex, slot);
+  knex.on('query-error', (_error: unknown, query: { sql?: unknown }) => {
+    // After a COMMIT that SQLite rolled back itself, this ROLLBACK fails harmlessly.
+    if (typeof query.sql === 'string' && /^commit\b/i.test(query.sql)) slot.current?.run('ROLLBACK', () => undefined);
+  });
+}
+
+/**
+ * `work` inside one knex transaction, given the connection that transaction holds: the pool has one connection, so
+ * while knex's transaction holds it, it is the one `afterCreate` recorded, and nothing else runs on it. Statements
+ * run on it as prepared statements (`runPrepared`); other statements queue in knex's pool meanwhile, in request order.
+ */
+export function inSqliteTransaction<T>(knex: Knex, work: (connection: SqliteConnection) => Promise<T>): Promise<T> {
+  return knex.transaction(() => {
+    const connection = slots.get(knex)?.current;
+    if (connection === undefined) throw new Error('the SQLite connection of this knex instance was not recorded (createKnex)');
+    return work(connection);
+  });
 }
 
 /** Runs one statement on a held connection; resolves with what knex would have returned for it. */
@@ -64,7 +82,7 @@ export async function runPrepared(knex: Knex, connection: SqliteConnection, stat
   const method = compiled.method;
   const returning = (compiled as { returning?: unknown }).returning !== undefined;
   // Observers of knex's `query` event (statement counts in tests and benches) see these statements too.
-  (knex.client as PoolClient).emit('query', { __knexUid: connection.__knexUid, method, sql, bindings });
+  knex.emit('query', { method, sql, bindings });
   const prepared = await preparedStatement(connection, sql);
   return new Promise((resolve, reject) => {
     const done: StatementCallback = function (error, rows) {

@@ -44,10 +44,9 @@ export interface WorkstreamStore {
   /**
    * Inserts a new row; throws StorageError CONFLICT when the id exists. With `route`, the thread's route to it (owned
    * by the row's user) is inserted in the same transaction, so there is never a workstream without its thread or a
-   * route to a missing workstream; an existing route of that thread is kept. A route still to come (a thread being
-   * opened) is awaited first; its rejection is returned as is, and nothing is inserted.
+   * route to a missing workstream; an existing route of that thread is kept.
    */
-  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options?: { route?: WorkstreamRoute | Promise<WorkstreamRoute> }): Promise<WorkstreamRow>;
+  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options?: { route?: WorkstreamRoute }): Promise<WorkstreamRow>;
   get(wsId: string): Promise<WorkstreamRow | undefined>;
   /** Applies a patch and bumps `updated`; false when the row is missing. */
   update(wsId: string, patch: WorkstreamPatch): Promise<boolean>;

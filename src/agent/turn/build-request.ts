@@ -1,5 +1,4 @@
 /** Builds one model request: the system message, the history, and the tool schemas (narrowed by tool search when active). */
-import { markHotPath } from '../../shared/hot-path-marks.js';
 import type { Message } from '../messages.js';
 import type { ModelRequest } from '../providers/model-provider.js';
 import { TOOL_SEARCH_HINT } from '../search/tool-search.js';
@@ -32,7 +31,6 @@ export async function listAllTools(ctx: Pick<TurnContext, 'toolSources' | 'logge
 
 /** The request for the next call of this turn. */
 export async function buildRequest(ctx: TurnContext): Promise<ModelRequest> {
-  markHotPath('request-build');
   const [system, all, history] = await Promise.all([
     ctx.systemPrompt(ctx.signal),
     listAllTools(ctx),

@@ -2,7 +2,6 @@
  * The Discord adapter: discord.js translated to and from the ChannelAdapter port. One client for REST and the gateway,
  * or, with leased shards (ADR 0022), a REST-only client plus one gateway client per shard this instance holds.
  */
-import { markHotPath } from '../../shared/hot-path-marks.js';
 import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, type APIChannel, type APIMessage, type APIUser, type ClientOptions, type RateLimitData } from 'discord.js';
 import { attachmentOrigins } from '../attachment-origins.js';
 import type {
@@ -294,7 +293,6 @@ export class DiscordAdapter implements ChannelAdapter {
 
   private listen(client: Client): void {
     client.on(Events.MessageCreate, (message) => {
-      if (!message.author.bot) markHotPath('inbound');
       if (!this.scope) return;
       try {
         const event = toInboundMessage(message, this.scope);

@@ -7,7 +7,7 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 
-/** Largest accepted request body when none is configured (1 MiB), for the Hono app and the Node fast routes alike. */
+/** Largest accepted request body when none is configured (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**

@@ -33,7 +33,7 @@ export class HttpError extends GatewayError {
   }
 }
 
-/** The status and JSON body for an error thrown while serving a request (shared by Hono and the Node fast path). */
+/** The status and JSON body for an error thrown while serving a request (the error handler of the Hono app). */
 export function errorAnswer(error: unknown, logger: Logger, path: string): { status: ContentfulStatusCode; body: { error: string } } {
   if (error instanceof HttpError) return { status: error.status, body: { error: error.message } };
   if (error instanceof HTTPException) {

@@ -1,9 +1,8 @@
 /** Runs the HTTP app on a Node server with graceful shutdown (stop accepting, finish in-flight, close). */
 import type { AddressInfo } from 'node:net';
-import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
+import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { FastRequestListener } from './node-fast-route.js';
 
 export interface RunningHttpServer {
   /** `http://host:port` actually bound. */
@@ -13,15 +12,10 @@ export interface RunningHttpServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Serves `app`; each of `fastRoutes` (node-fast-route.ts) may take a request first, the rest go to Hono. */
-export async function startHttpServer(app: Hono, host: string, port: number, fastRoutes: readonly FastRequestListener[] = []): Promise<RunningHttpServer> {
+/** Serves `app` (every route, notify included, is answered by Hono). */
+export async function startHttpServer(app: Hono, host: string, port: number): Promise<RunningHttpServer> {
   const server = await new Promise<Server>((resolve, reject) => {
-    const withFastRoutes = ((serverOptions: ServerOptions, honoListener: RequestListener) =>
-      createServer(serverOptions, (req, res) => {
-        for (const fast of fastRoutes) if (fast(req, res)) return;
-        honoListener(req, res);
-      })) as typeof createServer;
-    const created = serve({ fetch: app.fetch, hostname: host, port, createServer: withFastRoutes }, () => resolve(created as Server)) as Server;
+    const created = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(created as Server)) as Server;
     created.once('error', reject);
   });
   const address = server.address() as AddressInfo;

@@ -1,5 +1,4 @@
 /** ModelProvider for OpenAI Chat Completions and compatible servers (vLLM, llama.cpp) through the openai SDK. */
-import { markHotPath } from '../../../shared/hot-path-marks.js';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { OPENAI_DEFAULT_CAPABILITIES, createCapabilityLookup, type CapabilitySource } from '../capability-lookup.js';
@@ -78,15 +77,10 @@ export class OpenAIProvider implements ModelProvider {
     const watchdog = new StreamWatchdog('openai', signal, this.#timeouts);
     try {
       watchdog.throwIfStopped();
-      markHotPath('model-call');
       const chunks = await this.#client.chat.completions.create(this.buildParams(request), { signal: watchdog.signal });
       // The SDK ends iteration quietly when the signal aborts mid-stream; never report that as finished.
       for await (const part of fromOpenAIStream(watchdog.track(chunks))) {
         watchdog.throwIfStopped();
-        // `text-end` comes with the finish-reason chunk (where the bare benchmark bot marks it too), `finish` once the
-        // SDK's stream is over (the moment the bare bot's loop ends).
-        if (part.type === 'text-end') markHotPath('text-end');
-        else if (part.type === 'finish') markHotPath('stream-end');
         yield part;
       }
       watchdog.throwIfStopped();

@@ -7,7 +7,6 @@ import { deliverThroughOutbox, idempotencyClaim, type OutboxRequest } from '../.
 import type { ChannelLink, UserStore } from '../../../storage/user-store.js';
 import { verifyBearer, type JwtSettings } from '../auth.js';
 import { HttpError } from '../http-errors.js';
-import type { FastRouteSpec } from '../node-fast-route.js';
 import { parseNotifyRequest, type NotifyTarget } from './notify-request.js';
 
 /** Where a notification goes: a channel/thread by id, or a platform user (direct message). */
@@ -77,67 +76,26 @@ function cachedLinks(users: UserStore, now: () => number): LinkLookup {
   };
 }
 
-/** What the notify endpoint reads from a request, whichever server parsed it (Hono or the Node fast path). */
-export interface NotifyCall {
-  authorization: string | undefined;
-  idempotencyKey: string | undefined;
-  /** The request body as text. */
-  body: string;
-}
-
-export interface NotifyAnswer {
-  results: NotifyResult[];
-  /** True when an `Idempotency-Key` replay answered (header `Idempotent-Replayed: true`). */
-  replayed: boolean;
-}
-
-/** The endpoint's whole behaviour (auth, validation, outbox delivery, log line); throws HttpError for bad input. */
-export type NotifyHandler = (call: NotifyCall) => Promise<NotifyAnswer>;
-
 export const NOTIFY_PATH = '/v1/api/notify';
 
-export function createNotifyHandler(deps: NotifyRouteDeps): NotifyHandler {
+/** The route: auth, validation, outbox delivery and a log line; an HttpError for bad input. */
+export function createNotifyRoutes(deps: NotifyRouteDeps): Hono {
   const linksOf = cachedLinks(deps.users, deps.now ?? Date.now);
   const outboxDeps = { ...deps, timeoutMs: deps.timeoutMs ?? 30_000 };
-  return async (call) => {
-    const principal = await verifyBearer(call.authorization, deps.jwt);
-    const request = parseNotifyRequest(call.body);
-    const claim = idempotencyClaim(call.idempotencyKey, principal.subject, request);
+  const routes = new Hono();
+  routes.post(NOTIFY_PATH, async (context) => {
+    const principal = await verifyBearer(context.req.header('authorization'), deps.jwt);
+    const request = parseNotifyRequest(await context.req.text());
+    const claim = idempotencyClaim(context.req.header('idempotency-key'), principal.subject, request);
     const outboxRequest: OutboxRequest = { targets: await resolveTargets(request.target, linksOf), content: request.content, wsId: request.wsId };
     const { results, replayed } = await deliverThroughOutbox(outboxRequest, claim, outboxDeps);
     let sent = 0;
     for (const result of results) if (result.status === 'sent') sent += 1;
     deps.logger.info({ subject: principal.subject, targets: results.length, sent, replayed }, 'notify.delivered');
-    return { results, replayed };
-  };
-}
-
-/** The Hono route of a handler (tests, chunked bodies, and any request the Node fast path leaves to Hono). */
-export function notifyRoutesOf(handle: NotifyHandler): Hono {
-  const routes = new Hono();
-  routes.post(NOTIFY_PATH, async (context) => {
-    const { results, replayed } = await handle({ authorization: context.req.header('authorization'), idempotencyKey: context.req.header('idempotency-key'), body: await context.req.text() });
     if (replayed) context.header('Idempotent-Replayed', 'true');
     return context.json({ results });
   });
   return routes;
-}
-
-/** The Node fast path of a handler (src/gateway/http/node-fast-route.ts): same handler, same answers. */
-export function notifyFastRouteOf(handle: NotifyHandler): FastRouteSpec {
-  return {
-    method: 'POST',
-    path: NOTIFY_PATH,
-    handle: async (headers, body) => {
-      const key = headers['idempotency-key'];
-      const { results, replayed } = await handle({ authorization: headers.authorization, idempotencyKey: Array.isArray(key) ? key.join(', ') : key, body });
-      return { body: { results }, ...(replayed ? { headers: { 'Idempotent-Replayed': 'true' } } : {}) };
-    },
-  };
-}
-
-export function createNotifyRoutes(deps: NotifyRouteDeps): Hono {
-  return notifyRoutesOf(createNotifyHandler(deps));
 }
 
 async function resolveTargets(target: NotifyTarget, linksOf: LinkLookup): Promise<Resolved[]> {
