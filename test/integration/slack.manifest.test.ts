@@ -38,6 +38,7 @@ const METHOD_SCOPES: Record<string, readonly string[]> = {
   'files.info': ['files:read'],
   'usergroups.users.list': ['usergroups:read'],
   'agents.sessions.setStatus': ['chat:write'],
+  'agents.sessions.rename': ['chat:write'],
 };
 /** Event the adapter listens to → the manifest's bot events it needs. */
 const EVENT_SUBSCRIPTIONS: Record<string, readonly string[]> = {

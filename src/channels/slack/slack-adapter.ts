@@ -76,7 +76,7 @@ export class SlackAdapter implements ChannelAdapter {
     this.teams = new SlackTeams(installs?.store, logger);
     this.calls = new SlackCalls(this.teams, logger, (event) => this.deliver(event));
     this.replies = new SlackPrivateReplies(this.calls, config.slash_command, logger);
-    this.sessions = new SlackSessions(config.agent_sessions ?? true, this.calls.plain, logger);
+    this.sessions = new SlackSessions(config.agent_sessions ?? true, this.calls.plain, logger, (channel) => this.teams.cachedTeamOf(channel) ?? '');
     this.history = new SlackHistory(this.calls.plain, () => this.scope, config.channel_ids);
     if (installs && config.client_id && config.client_secret) {
       const settings = { clientId: config.client_id, clientSecret: config.client_secret, publicUrl: installs.publicUrl, apiUrl: config.api_url };
