@@ -57,6 +57,9 @@ async function slackCall(base: string, method: string, token: string): Promise<S
 export async function checkSlack(config: Config['slack']): Promise<CheckResult> {
   const http = config.mode === 'http';
   const second = http ? 'signing_secret' : 'app_token';
+  if (http && config.client_id !== undefined && !config.bot_token && config.signing_secret) {
+    return ok('slack', 'installs in many workspaces (slack.client_id): a workspace installs the app at <gateway.public_url>/slack/install; `sandpiper slack installs list` shows them');
+  }
   if (!config.bot_token || !config[second]) return skip('slack', `not configured (slack.bot_token and slack.${second})`);
   const base = config.api_url ?? SLACK_API;
   const auth = await slackCall(base, 'auth.test', config.bot_token);

@@ -12,6 +12,7 @@ import { CHANNEL, SlackHarness } from '../fakes/fake-slack-harness.js';
 import type { FakeSlackUser } from '../fakes/fake-slack.js';
 import type { FakeSlackHttp } from '../fakes/fake-slack-http.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { checkSlack } from '../../src/doctor/platform-checks.js';
 
 const SECOND = { team: 'T0002', channel: 'C0002', bot: 'U0BOT2' };
 
@@ -49,6 +50,12 @@ describe('slack installs in many workspaces (OAuth v2, one token per workspace)'
     return { redirect: slack.headers.get('location') ?? '', cookie, authorize: h.fake.oauth.authorizeRequests.at(-1) as URL };
   };
   const finish = (flow: Flow, cookie = flow.cookie): Promise<Response> => fetch(flow.redirect, { headers: cookie ? { cookie } : {} });
+
+  it('doctor names the install page instead of asking for a bot token', async () => {
+    const result = await checkSlack(h.config.slack);
+    assert.equal(result.status, 'ok');
+    assert.match(result.detail, /\/slack\/install/);
+  });
 
   it('installs two workspaces through the OAuth v2 flow', async () => {
     for (const team of ['T0001', SECOND.team]) {
