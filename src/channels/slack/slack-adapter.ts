@@ -1,6 +1,5 @@
 /** The Slack adapter: a bolt app (Socket Mode or HTTP) translated to and from the ChannelAdapter port. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LRUCache } from 'lru-cache';
 import type { App } from '@slack/bolt';
 import { attachmentOrigins } from '../attachment-origins.js';
 import type {
@@ -11,10 +10,9 @@ import { untilAborted } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { renderSlackMessage, SLACK_MAX_MESSAGE_LENGTH, withStopButton } from './slack-blocks.js';
-import { SlackNativeStream } from './slack-native-stream.js';
 import type { SlackAdapterConfig, SlackAdapterOptions } from './slack-adapter-config.js';
 import { StreamSupport } from './slack-stream-support.js';
-import { isDirect, parseTarget, RecentKeys, threadKey, type SlackScope } from './slack-events.js';
+import { parseTarget, RecentKeys, threadKey, type SlackScope } from './slack-events.js';
 import { escapeSlackText } from './slack-format.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
 import { createSlackApp } from './slack-app.js';
@@ -26,12 +24,12 @@ import { SlackInstaller } from './slack-install.js';
 import { listen } from './slack-listeners.js';
 import { SlackSessions } from './slack-sessions.js';
 import { SlackTeams } from './slack-teams.js';
+import { SlackThreadMemory } from './slack-threads.js';
 import { SlackPrivateReplies } from './slack-private.js';
 import { bestEffort, slackCancelled, toSlackError } from './slack-web.js';
 
 /** What an interaction that arrives before the gateway's handler is installed is told. */
 const NOT_READY = 'Starting up, try again in a moment.';
-const RECENT_THREADS = 4_096;
 const REACTIONS: Record<ReactionCode, string> = { queued: 'hourglass_flowing_sand', refused: 'no_entry_sign' };
 
 export type { SlackAdapterConfig, SlackAdapterOptions };
@@ -52,10 +50,7 @@ export class SlackAdapter implements ChannelAdapter {
   private approvers: SlackApprovers | undefined;
   private readonly controller = new AbortController();
   private readonly seen = new RecentKeys();
-  /** `<channel>:<user>` → the user's latest thread there (slash commands carry no thread). A cache only. */
-  private readonly recentThreads = new LRUCache<string, string>({ max: RECENT_THREADS });
-  /** Thread key → who last asked there: Slack streams only to a named recipient outside DMs. A cache only. */
-  private readonly threadUsers = new LRUCache<string, string>({ max: RECENT_THREADS });
+  private readonly threads = new SlackThreadMemory();
   private inboundStopped = false;
   private readonly streaming: StreamSupport;
   readonly history: SlackHistory;
@@ -183,22 +178,11 @@ export class SlackAdapter implements ChannelAdapter {
     await this.replies.whisper(channelId, userId, text, signal);
   }
 
-  /**
-   * A native stream for answer text in a thread, when the workspace streams; outside DMs only for a thread whose asker
-   * is known (Slack requires the recipient there), else undefined (chat.update).
-   */
+  /** A native stream for answer text in a thread, when the workspace streams (`slack-stream-support.ts`). */
   openStream(channelId: string): NativeStream | undefined {
-    const { channel, threadTs } = parseTarget(channelId);
-    if (!threadTs || !this.streaming.usable(channel)) return undefined;
-    const userId = this.threadUsers.get(channelId);
-    const teamId = this.teams.cachedTeamOf(channel);
-    const recipient = userId && teamId ? { userId, teamId } : undefined;
-    if (!recipient && !isDirect(channel)) return undefined;
     const call = (method: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> => this.calls.call(method, args, channelId, signal);
-    return new SlackNativeStream({ channel, threadTs, recipient }, call, this.options.streamLimits, (error) => {
-      if (error === undefined) this.streaming.started();
-      else this.streaming.startFailed(channel, error);
-    });
+    const teamId = this.teams.cachedTeamOf(parseTarget(channelId).channel);
+    return this.streaming.open(channelId, { asker: this.threads.asker(channelId), teamId, call, limits: this.options.streamLimits });
   }
 
   /** The thread's agent session status (Slack agent sessions); never throws. */
@@ -229,7 +213,7 @@ export class SlackAdapter implements ChannelAdapter {
       const result = await this.calls.call('chat.postMessage', { channel, text, unfurl_links: false, unfurl_media: false }, channel, signal);
       ts = String(result.ts ?? '');
     }
-    if (requester) this.rememberThread(channel, requester, ts);
+    if (requester) this.threads.remember(channel, requester, ts);
     return threadKey(channel, ts);
   }
 
@@ -274,16 +258,11 @@ export class SlackAdapter implements ChannelAdapter {
       slash: this.config.slash_command, logger: this.logger, signal: this.controller.signal, calls: this.calls, teams: this.teams, seen: this.seen,
       deliver: (event) => this.deliver(event),
       privateReply: (target, text) => this.replies.privateReply(target, text, this.controller.signal),
-      rememberThread: (channel, userId, threadTs) => this.rememberThread(channel, userId, threadTs),
-      recentThread: (channel, userId) => this.recentThreads.get(`${channel}:${userId}`),
+      rememberThread: (channel, userId, threadTs) => this.threads.remember(channel, userId, threadTs),
+      recentThread: (channel, userId) => this.threads.recent(channel, userId),
       bestEffort: (what, call) => bestEffort(this.logger, what, call),
       uninstalled: (teamId) => this.teams.uninstalled(teamId),
     };
-  }
-
-  private rememberThread(channel: string, userId: string, threadTs: string): void {
-    this.recentThreads.set(`${channel}:${userId}`, threadTs);
-    this.threadUsers.set(threadKey(channel, threadTs), userId);
   }
 
   private setState(state: AdapterState): void {
