@@ -88,6 +88,26 @@ describe('slack installs in many workspaces (OAuth v2, one token per workspace)'
     assert.equal(h.fake.calls.some((call) => call.status === 200 && call.token === h.fake.botToken), false, 'no call used a configured bot token');
   });
 
+  it("runs an approval in the second workspace with that workspace's token; the fake refuses the other's", async () => {
+    h.llm.enqueue({ toolCalls: [{ id: 'call_i1', name: 'bash', arguments: JSON.stringify({ command: 'echo two' }) }] }, { text: 'Printed two.' });
+    const message = h.fake.state.addMessage({ channel: SECOND.channel, user: bob.id, text: `<@${SECOND.bot}> run echo two` });
+    for (const payload of h.fake.state.messageEvents(message, 'channel')) h.fake.send('events_api', payload, false);
+    const card = await h.fake.waitFor(
+      () => h.fake.state.thread(SECOND.channel, message.ts).find((m) => /Tool Approval Required/.test(JSON.stringify(m.blocks))),
+      20_000,
+      'approval card in the second workspace',
+    );
+    h.fake.click(card, h.button(card, 'Approve') ?? '', bob);
+    await h.fake.waitFor(() => h.fake.state.thread(SECOND.channel, message.ts).find((m) => m.text === 'Printed two.'), 20_000, 'answer after the click');
+    const wrong = h.fake.calls.filter((call) => (call.body.channel ?? call.body.channel_id) === SECOND.channel && !call.token.startsWith('xoxb-T0002-'));
+    assert.deepEqual(wrong, []);
+    const firstToken = h.fake.calls.find((call) => call.body.channel === CHANNEL)?.token ?? '';
+    const answer = await fetch(`${h.fake.apiUrl}chat.postMessage`, {
+      method: 'POST', headers: { authorization: `Bearer ${firstToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ channel: SECOND.channel, text: 'x' }),
+    });
+    assert.deepEqual(await answer.json(), { ok: false, error: 'channel_not_found' }, "the fake refuses a token of another workspace");
+  });
+
   it('refuses a forged, foreign or replayed state with 400 and stores nothing', async () => {
     const before = await h.db.stores.slackInstalls.list();
     const issued = h.fake.oauth.issued;
