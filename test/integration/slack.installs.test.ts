@@ -118,10 +118,11 @@ describe('slack installs in many workspaces (OAuth v2, one token per workspace)'
       await fetch(forged, { headers: { cookie: 'slack-app-oauth-state=forged-state' } }),
       await finish(flow, ''),
       await finish(flow, 'slack-app-oauth-state=someone-elses'),
+      await fetch(`${h.serverUrl}/slack/oauth_redirect?error=access_denied&state=x`),
     ];
     const accepted = await finish(flow);
     const replayed = await finish(flow);
-    assert.deepEqual(refusals.map((answer) => answer.status), [400, 400, 400], 'forged, no cookie, another browser');
+    assert.deepEqual(refusals.map((answer) => answer.status), [400, 400, 400, 400], 'forged, no cookie, another browser, cancelled on Slack');
     assert.equal(accepted.status, 200);
     assert.equal(replayed.status, 400, 'a state is used once');
     assert.equal(h.fake.oauth.issued, issued + 1, 'only the one good redirect exchanged its code');

@@ -59,7 +59,7 @@ export class SlackInstaller {
     await this.provider.handleInstallPath(req, res, undefined, this.urlOptions);
   }
 
-  /** `GET /slack/oauth_redirect`: 200 with the install stored, 400 for a bad state or code, 502 when Slack refused. */
+  /** `GET /slack/oauth_redirect`: 200 with the install stored, 400 for a bad state or code, 500 when Slack or the store failed. */
   async handleRedirect(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const callbacks: CallbackOptions = {
       success: (installation, _options, _req, response) => page(response, 200, `Sandpiper is installed in ${installation.team?.name ?? 'your workspace'}.`),
@@ -67,7 +67,7 @@ export class SlackInstaller {
         const code = (error as { code?: string }).code ?? '';
         const isClientFault = /missing_state|invalid_state|missing_code|authorization/.test(code);
         this.logger.warn({ code, error: truncate(describeError(error), 200) }, 'slack install refused');
-        page(response, isClientFault ? 400 : 502, isClientFault ? 'This install link is not valid (expired, used, or from another browser). Start again from the install page.' : 'Slack did not complete the install. Try again.');
+        page(response, isClientFault ? 400 : 500, isClientFault ? 'This install link is not valid (expired, used, or from another browser). Start again from the install page.' : 'The install could not be completed. Try again.');
       },
     };
     await this.provider.handleCallback(req, res, callbacks, this.urlOptions);
