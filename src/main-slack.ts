@@ -9,7 +9,11 @@ import type { Config } from './config/index.js';
 import { createPurposeCipher, type TokenCipher } from './shared/token-cipher.js';
 import type { SlackInstallRow, SlackInstallStore } from './storage/slack-install-store.js';
 
-const SLACK_PURPOSE = { label: 'sandpiper-slack-token-key', setting: 'slack.token_key (or SANDPIPER_SLACK_TOKEN_KEY)', what: 'Slack bot token' };
+const SLACK_PURPOSE = {
+  label: 'sandpiper-slack-token-key',
+  setting: 'slack.token_key (or SANDPIPER_SLACK_TOKEN_KEY)',
+  what: 'Slack bot token',
+};
 
 /** The cipher of the installs' bot tokens; throws a ConfigError naming the setting when the key is missing or short. */
 export function slackTokenCipher(slack: Pick<Config['slack'], 'token_key' | 'token_key_previous'>): TokenCipher {
@@ -20,8 +24,15 @@ const hashState = (state: string): string => createHash('sha256').update(state).
 
 function fromRow(row: SlackInstallRow, cipher: TokenCipher): SlackInstallation {
   return {
-    teamId: row.teamId, teamName: row.teamName, enterpriseId: row.enterpriseId ?? undefined, appId: row.appId ?? undefined, botUserId: row.botUserId,
-    botId: row.botId, botToken: cipher.decrypt(row.botToken), botScopes: row.botScopes, installerUserId: row.installerUserId ?? undefined,
+    teamId: row.teamId,
+    teamName: row.teamName,
+    enterpriseId: row.enterpriseId ?? undefined,
+    appId: row.appId ?? undefined,
+    botUserId: row.botUserId,
+    botId: row.botId,
+    botToken: cipher.decrypt(row.botToken),
+    botScopes: row.botScopes,
+    installerUserId: row.installerUserId ?? undefined,
   };
 }
 
@@ -33,8 +44,15 @@ export function slackInstallations(store: SlackInstallStore, cipher: TokenCipher
     },
     save: (install) =>
       store.put({
-        teamId: install.teamId, enterpriseId: install.enterpriseId ?? null, teamName: install.teamName, appId: install.appId ?? null, botUserId: install.botUserId,
-        botId: install.botId, botToken: cipher.encrypt(install.botToken), botScopes: [...install.botScopes], installerUserId: install.installerUserId ?? null,
+        teamId: install.teamId,
+        enterpriseId: install.enterpriseId ?? null,
+        teamName: install.teamName,
+        appId: install.appId ?? null,
+        botUserId: install.botUserId,
+        botId: install.botId,
+        botToken: cipher.encrypt(install.botToken),
+        botScopes: [...install.botScopes],
+        installerUserId: install.installerUserId ?? null,
       }),
     remove: (teamId) => store.remove(teamId),
     teamOf: (key) => store.teamOf(key),

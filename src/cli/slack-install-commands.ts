@@ -18,8 +18,14 @@ export const slackInstallsListCommand: CliCommand = {
     requirePositionals(context, 0, this.usage);
     const rows = await withStores(context, (stores) => stores.slackInstalls.list());
     const entries = rows.map((row) => ({
-      team_id: row.teamId, team_name: row.teamName, enterprise_id: row.enterpriseId, bot_user_id: row.botUserId, scopes: row.botScopes,
-      installed_by: row.installerUserId, installed_at: row.installedAt, updated_at: row.updatedAt,
+      team_id: row.teamId,
+      team_name: row.teamName,
+      enterprise_id: row.enterpriseId,
+      bot_user_id: row.botUserId,
+      scopes: row.botScopes,
+      installed_by: row.installerUserId,
+      installed_at: row.installedAt,
+      updated_at: row.updatedAt,
     }));
     printList(context, 'installs', entries, {
       headers: ['team', 'name', 'bot user', 'installed by', 'installed'],
@@ -37,12 +43,22 @@ export const slackInstallsRemoveCommand: CliCommand = {
   async run(context) {
     const [teamId = ''] = requirePositionals(context, 1, this.usage);
     const team = teamId.trim();
-    if (!/^[TE][A-Z0-9]{2,20}$/.test(team)) throw new UsageError(`TEAM_ID is a Slack workspace id (T…); usage: ${this.usage}`);
-    const removed = await withAuditedStores(context, { action: 'slack.installs.remove', target: team }, async (stores) => {
-      if (!(await stores.slackInstalls.remove(team))) throw new GatewayError('NOT_FOUND', `no Slack install for workspace ${team.slice(0, 32)}`);
-      return true;
-    });
-    if (removed) writeLine(context.io.stdout, `removed the install of ${team}; uninstall the app in that workspace to revoke its token at Slack too`);
+    if (!/^[TE][A-Z0-9]{2,20}$/.test(team))
+      throw new UsageError(`TEAM_ID is a Slack workspace id (T…); usage: ${this.usage}`);
+    const removed = await withAuditedStores(
+      context,
+      { action: 'slack.installs.remove', target: team },
+      async (stores) => {
+        if (!(await stores.slackInstalls.remove(team)))
+          throw new GatewayError('NOT_FOUND', `no Slack install for workspace ${team.slice(0, 32)}`);
+        return true;
+      },
+    );
+    if (removed)
+      writeLine(
+        context.io.stdout,
+        `removed the install of ${team}; uninstall the app in that workspace to revoke its token at Slack too`,
+      );
     return 0;
   },
 };
@@ -54,8 +70,13 @@ export const slackInstallsRekeyCommand: CliCommand = {
   async run(context) {
     requirePositionals(context, 0, this.usage);
     const cipher = slackTokenCipher(context.loadConfig().slack);
-    const count = await withAuditedStores(context, { action: 'slack.installs.rekey' }, (stores) => rekeySlackInstalls(stores.slackInstalls, cipher));
-    writeLine(context.io.stdout, `re-encrypted ${count} token${count === 1 ? '' : 's'}; slack.token_key_previous can now be emptied`);
+    const count = await withAuditedStores(context, { action: 'slack.installs.rekey' }, (stores) =>
+      rekeySlackInstalls(stores.slackInstalls, cipher),
+    );
+    writeLine(
+      context.io.stdout,
+      `re-encrypted ${count} token${count === 1 ? '' : 's'}; slack.token_key_previous can now be emptied`,
+    );
     return 0;
   },
 };

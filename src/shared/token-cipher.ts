@@ -36,7 +36,11 @@ function deriveKey(label: string, material: string): Key {
   return { id, bytes };
 }
 
-export function createPurposeCipher(purpose: TokenCipherPurpose, current: string | undefined, previous: readonly string[] = []): TokenCipher {
+export function createPurposeCipher(
+  purpose: TokenCipherPurpose,
+  current: string | undefined,
+  previous: readonly string[] = [],
+): TokenCipher {
   if (current === undefined || current.length < 16) {
     throw new ConfigError([`${purpose.setting} is needed, at least 16 characters`]);
   }
@@ -47,7 +51,13 @@ export function createPurposeCipher(purpose: TokenCipherPurpose, current: string
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key.bytes, iv);
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return [PREFIX, key.id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join(':');
+      return [
+        PREFIX,
+        key.id,
+        iv.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+        body.toString('base64url'),
+      ].join(':');
     },
     decrypt(sealed) {
       const [prefix, id, iv, tag, body] = sealed.split(':');

@@ -39,8 +39,15 @@ export class KnexSlackInstallStore implements SlackInstallStore {
     return guard('slackInstalls.put', async () => {
       const now = isoNow();
       const values = {
-        enterprise_id: install.enterpriseId, team_name: install.teamName, app_id: install.appId, bot_user_id: install.botUserId, bot_id: install.botId,
-        bot_token: install.botToken, bot_scopes: JSON.stringify(install.botScopes), installer_user_id: install.installerUserId, updated_at: now,
+        enterprise_id: install.enterpriseId,
+        team_name: install.teamName,
+        app_id: install.appId,
+        bot_user_id: install.botUserId,
+        bot_id: install.botId,
+        bot_token: install.botToken,
+        bot_scopes: JSON.stringify(install.botScopes),
+        installer_user_id: install.installerUserId,
+        updated_at: now,
       };
       await this.knex(INSTALLS)
         .insert({ team_id: install.teamId, installed_at: now, ...values })
@@ -59,7 +66,9 @@ export class KnexSlackInstallStore implements SlackInstallStore {
   }
 
   list(): Promise<SlackInstallRow[]> {
-    return guard('slackInstalls.list', async () => ((await this.knex(INSTALLS).orderBy('team_id')) as DbRow[]).map(toRow));
+    return guard('slackInstalls.list', async () =>
+      ((await this.knex(INSTALLS).orderBy('team_id')) as DbRow[]).map(toRow),
+    );
   }
 
   teamOf(key: string): Promise<string | undefined> {
@@ -71,14 +80,21 @@ export class KnexSlackInstallStore implements SlackInstallStore {
 
   remember(key: string, teamId: string): Promise<void> {
     return guard('slackInstalls.remember', async () => {
-      await this.knex(KEYS).insert({ key, team_id: teamId, updated_at: isoNow() }).onConflict('key').merge(['team_id', 'updated_at']);
+      await this.knex(KEYS)
+        .insert({ key, team_id: teamId, updated_at: isoNow() })
+        .onConflict('key')
+        .merge(['team_id', 'updated_at']);
     });
   }
 
   putState(stateHash: string, installOptions: string, expiresAt: Date): Promise<void> {
     return guard('slackInstalls.putState', async () => {
       await this.knex(STATES).where('expires_at', '<', isoNow()).delete();
-      await this.knex(STATES).insert({ state_hash: stateHash, install_options: installOptions, expires_at: isoNow(expiresAt) });
+      await this.knex(STATES).insert({
+        state_hash: stateHash,
+        install_options: installOptions,
+        expires_at: isoNow(expiresAt),
+      });
     });
   }
 

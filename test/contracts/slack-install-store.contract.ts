@@ -5,7 +5,15 @@ import type { SlackInstallInput } from '../../src/storage/index.js';
 import { useStores, type StoresFactory } from './stores-factory.js';
 
 const install = (teamId: string, botToken = 'sealed-1'): SlackInstallInput => ({
-  teamId, enterpriseId: null, teamName: `team ${teamId}`, appId: 'A1', botUserId: 'U0BOT', botId: 'B1', botToken, botScopes: ['chat:write', 'commands'], installerUserId: 'U0ADMIN',
+  teamId,
+  enterpriseId: null,
+  teamName: `team ${teamId}`,
+  appId: 'A1',
+  botUserId: 'U0BOT',
+  botId: 'B1',
+  botToken,
+  botScopes: ['chat:write', 'commands'],
+  installerUserId: 'U0ADMIN',
 });
 
 export function slackInstallStoreContract(label: string, factory: StoresFactory): void {
@@ -22,7 +30,10 @@ export function slackInstallStoreContract(label: string, factory: StoresFactory)
       const again = await store.get('T1');
       assert.equal(again?.botToken, 'sealed-2');
       assert.equal(again?.installedAt, first?.installedAt);
-      assert.deepEqual((await store.list()).map((row) => row.teamId), ['T1', 'T2']);
+      assert.deepEqual(
+        (await store.list()).map((row) => row.teamId),
+        ['T1', 'T2'],
+      );
       await store.remember('C1', 'T1');
       await store.remember('C1', 'T2');
       await store.remember('U1', 'T1');

@@ -37,7 +37,12 @@ export class FakeSlackOAuth {
     if (url.searchParams.get('client_id') !== this.clientId) return { status: 400, body: 'invalid_client_id' };
     if (!/^https?:\/\//.test(redirectUri)) return { status: 400, body: 'bad_redirect_uri' };
     const code = `code-${randomUUID()}`;
-    this.codes.set(code, { teamId: this.nextTeam, redirectUri, scopes: url.searchParams.get('scope') ?? '', userId: 'U0INSTALLER' });
+    this.codes.set(code, {
+      teamId: this.nextTeam,
+      redirectUri,
+      scopes: url.searchParams.get('scope') ?? '',
+      userId: 'U0INSTALLER',
+    });
     const back = new URL(redirectUri);
     back.searchParams.set('code', code);
     const state = url.searchParams.get('state');
@@ -47,19 +52,29 @@ export class FakeSlackOAuth {
 
   /** `oauth.v2.access` (no token: the client id and secret are in the body). */
   access(body: Record<string, unknown>): Reply {
-    if (body.client_id !== this.clientId || body.client_secret !== this.clientSecret) return { ok: false, error: 'invalid_client' };
+    if (body.client_id !== this.clientId || body.client_secret !== this.clientSecret)
+      return { ok: false, error: 'invalid_client' };
     const pending = this.codes.get(String(body.code ?? ''));
     if (!pending) return { ok: false, error: 'invalid_code' };
     this.codes.delete(String(body.code));
-    if (body.redirect_uri !== undefined && body.redirect_uri !== pending.redirectUri) return { ok: false, error: 'bad_redirect_uri' };
+    if (body.redirect_uri !== undefined && body.redirect_uri !== pending.redirectUri)
+      return { ok: false, error: 'bad_redirect_uri' };
     const team = this.state.teams.get(pending.teamId);
     if (!team) return { ok: false, error: 'team_not_found' };
     const token = `xoxb-${team.id}-${randomUUID()}`;
     team.tokens.add(token);
     this.issued += 1;
     return {
-      ok: true, app_id: APP_ID, authed_user: { id: pending.userId }, scope: pending.scopes, token_type: 'bot', access_token: token, bot_user_id: team.botUserId,
-      team: { id: team.id, name: team.name }, enterprise: null, is_enterprise_install: false,
+      ok: true,
+      app_id: APP_ID,
+      authed_user: { id: pending.userId },
+      scope: pending.scopes,
+      token_type: 'bot',
+      access_token: token,
+      bot_user_id: team.botUserId,
+      team: { id: team.id, name: team.name },
+      enterprise: null,
+      is_enterprise_install: false,
     };
   }
 
@@ -73,10 +88,22 @@ export class FakeSlackOAuth {
   revoke(teamId: string): Record<string, unknown> {
     const team = this.state.teams.get(teamId);
     team?.tokens.clear();
-    return eventOf(teamId, { type: 'tokens_revoked', tokens: { oauth: [], bot: [team?.botUserId ?? 'U0BOT'] }, event_ts: '1700000000.000200' });
+    return eventOf(teamId, {
+      type: 'tokens_revoked',
+      tokens: { oauth: [], bot: [team?.botUserId ?? 'U0BOT'] },
+      event_ts: '1700000000.000200',
+    });
   }
 }
 
 function eventOf(teamId: string, event: Record<string, unknown>): Record<string, unknown> {
-  return { token: 'verif', team_id: teamId, api_app_id: APP_ID, type: 'event_callback', event_id: `Ev${randomUUID().slice(0, 8)}`, event_time: 1700000000, event };
+  return {
+    token: 'verif',
+    team_id: teamId,
+    api_app_id: APP_ID,
+    type: 'event_callback',
+    event_id: `Ev${randomUUID().slice(0, 8)}`,
+    event_time: 1700000000,
+    event,
+  };
 }

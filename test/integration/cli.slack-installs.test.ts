@@ -19,7 +19,10 @@ const TOKEN = 'xoxb-T0CLI1-secret-token';
 let dir: string;
 const run = (...args: string[]): ReturnType<typeof runBin> => runBin(args, dir, cleanEnv());
 const writeConfig = (slack: string): void =>
-  writeFileSync(path.join(dir, 'config.toml'), `[gateway]\ndata_dir = "${path.join(dir, 'data')}"\n\n[auth]\njwt_secret = "slack-installs-cli-secret-0123456789"\n\n[slack]\n${slack}\n`);
+  writeFileSync(
+    path.join(dir, 'config.toml'),
+    `[gateway]\ndata_dir = "${path.join(dir, 'data')}"\n\n[auth]\njwt_secret = "slack-installs-cli-secret-0123456789"\n\n[slack]\n${slack}\n`,
+  );
 const withDatabase = async <T>(work: (stores: ReturnType<typeof createStores>) => Promise<T>): Promise<T> => {
   const knex = createKnex(`sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
   try {
@@ -30,7 +33,15 @@ const withDatabase = async <T>(work: (stores: ReturnType<typeof createStores>) =
   }
 };
 const install = (teamId: string): Parameters<ReturnType<typeof slackInstallations>['save']>[0] => ({
-  teamId, teamName: `team ${teamId}`, enterpriseId: undefined, appId: 'A0001', botUserId: 'U0BOT', botId: 'B0001', botToken: TOKEN, botScopes: ['chat:write'], installerUserId: 'U0ADMIN',
+  teamId,
+  teamName: `team ${teamId}`,
+  enterpriseId: undefined,
+  appId: 'A0001',
+  botUserId: 'U0BOT',
+  botId: 'B0001',
+  botToken: TOKEN,
+  botScopes: ['chat:write'],
+  installerUserId: 'U0ADMIN',
 });
 
 before(async () => {
@@ -38,7 +49,10 @@ before(async () => {
   writeConfig(`token_key = "${OLD_KEY}"`);
   mkdirSync(path.join(dir, 'data'));
   await withDatabase(async (stores) => {
-    const store = slackInstallations(stores.slackInstalls, slackTokenCipher({ token_key: OLD_KEY, token_key_previous: [] }));
+    const store = slackInstallations(
+      stores.slackInstalls,
+      slackTokenCipher({ token_key: OLD_KEY, token_key_previous: [] }),
+    );
     for (const team of ['T0CLI1', 'T0CLI2']) await store.save(install(team));
   });
 });
@@ -49,7 +63,10 @@ describe('slack installs commands', () => {
     const listed = run('slack', 'installs', 'list', '--json');
     assert.equal(listed.code, 0, listed.stderr);
     assert.doesNotMatch(listed.stdout, /xoxb-|v1:/);
-    assert.deepEqual((JSON.parse(listed.stdout) as { installs: Array<{ team_id: string }> }).installs.map((entry) => entry.team_id), ['T0CLI1', 'T0CLI2']);
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as { installs: Array<{ team_id: string }> }).installs.map((entry) => entry.team_id),
+      ['T0CLI1', 'T0CLI2'],
+    );
     assert.equal(run('slack', 'installs', 'remove', 'T0CLI2').code, 0);
     const table = run('slack', 'installs', 'list').stdout;
     assert.match(table, /T0CLI1/);
@@ -68,7 +85,11 @@ describe('slack installs commands', () => {
     const rekeyed = run('slack', 'installs', 'rekey');
     assert.equal(rekeyed.code, 0, rekeyed.stderr);
     assert.match(rekeyed.stdout, /re-encrypted 1 token/);
-    const opened = await withDatabase(async (stores) => slackInstallations(stores.slackInstalls, slackTokenCipher({ token_key: NEW_KEY, token_key_previous: [] })).get('T0CLI1'));
+    const opened = await withDatabase(async (stores) =>
+      slackInstallations(stores.slackInstalls, slackTokenCipher({ token_key: NEW_KEY, token_key_previous: [] })).get(
+        'T0CLI1',
+      ),
+    );
     assert.equal(opened?.botToken, TOKEN, 'the new key alone opens the token');
   });
 });

@@ -47,9 +47,14 @@ describe('slack installs in many workspaces (OAuth v2, one token per workspace)'
     const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const slack = await fetch(install.headers.get('location') ?? '', { redirect: 'manual' });
     assert.equal(slack.status, 302, 'Slack sends the browser back with a code');
-    return { redirect: slack.headers.get('location') ?? '', cookie, authorize: h.fake.oauth.authorizeRequests.at(-1) as URL };
+    return {
+      redirect: slack.headers.get('location') ?? '',
+      cookie,
+      authorize: h.fake.oauth.authorizeRequests.at(-1) as URL,
+    };
   };
-  const finish = (flow: Flow, cookie = flow.cookie): Promise<Response> => fetch(flow.redirect, { headers: cookie ? { cookie } : {} });
+  const finish = (flow: Flow, cookie = flow.cookie): Promise<Response> =>
+    fetch(flow.redirect, { headers: cookie ? { cookie } : {} });
 
   it('doctor names the install page instead of asking for a bot token', async () => {
     const result = await checkSlack(h.config.slack);
@@ -66,46 +71,90 @@ describe('slack installs in many workspaces (OAuth v2, one token per workspace)'
       assert.equal(done.status, 200);
       assert.match(await done.text(), /installed in (fake|second)/);
     }
-    assert.deepEqual((await h.db.stores.slackInstalls.list()).map((row) => row.teamId), ['T0001', SECOND.team]);
+    assert.deepEqual(
+      (await h.db.stores.slackInstalls.list()).map((row) => row.teamId),
+      ['T0001', SECOND.team],
+    );
   });
 
   it('answers each workspace with its own token', async () => {
     h.llm.enqueue({ text: 'Answer for the first workspace.' }, { text: 'Answer for the second workspace.' });
     const first = h.mention(alice, 'hello from one');
-    await h.fake.waitFor(() => h.textReplies(first.threadTs).find((m) => m.text === 'Answer for the first workspace.'), 15_000, 'first answer');
-    const message = h.fake.state.addMessage({ channel: SECOND.channel, user: bob.id, text: `<@${SECOND.bot}> hello from two` });
+    await h.fake.waitFor(
+      () => h.textReplies(first.threadTs).find((m) => m.text === 'Answer for the first workspace.'),
+      15_000,
+      'first answer',
+    );
+    const message = h.fake.state.addMessage({
+      channel: SECOND.channel,
+      user: bob.id,
+      text: `<@${SECOND.bot}> hello from two`,
+    });
     for (const payload of h.fake.state.messageEvents(message, 'channel')) h.fake.send('events_api', payload, false);
     const second = await h.fake.waitFor(
-      () => h.fake.state.thread(SECOND.channel, message.ts).find((m) => m.user === SECOND.bot && m.text === 'Answer for the second workspace.'),
+      () =>
+        h.fake.state
+          .thread(SECOND.channel, message.ts)
+          .find((m) => m.user === SECOND.bot && m.text === 'Answer for the second workspace.'),
       15_000,
       'second answer',
     );
     assert.equal(second.botId, 'B0002');
     const tokensFor = (channel: string): Set<string> =>
-      new Set(h.fake.calls.filter((call) => call.body.channel === channel || call.body.channel_id === channel).map((call) => call.token.split('-').slice(0, 2).join('-')));
+      new Set(
+        h.fake.calls
+          .filter((call) => call.body.channel === channel || call.body.channel_id === channel)
+          .map((call) => call.token.split('-').slice(0, 2).join('-')),
+      );
     assert.deepEqual([...tokensFor(CHANNEL)], ['xoxb-T0001']);
     assert.deepEqual([...tokensFor(SECOND.channel)], ['xoxb-T0002']);
-    assert.equal(h.fake.calls.some((call) => call.status === 200 && call.token === h.fake.botToken), false, 'no call used a configured bot token');
+    assert.equal(
+      h.fake.calls.some((call) => call.status === 200 && call.token === h.fake.botToken),
+      false,
+      'no call used a configured bot token',
+    );
   });
 
   it("runs an approval in the second workspace with that workspace's token; the fake refuses the other's", async () => {
-    h.llm.enqueue({ toolCalls: [{ id: 'call_i1', name: 'bash', arguments: JSON.stringify({ command: 'echo two' }) }] }, { text: 'Printed two.' });
-    const message = h.fake.state.addMessage({ channel: SECOND.channel, user: bob.id, text: `<@${SECOND.bot}> run echo two` });
+    h.llm.enqueue(
+      { toolCalls: [{ id: 'call_i1', name: 'bash', arguments: JSON.stringify({ command: 'echo two' }) }] },
+      { text: 'Printed two.' },
+    );
+    const message = h.fake.state.addMessage({
+      channel: SECOND.channel,
+      user: bob.id,
+      text: `<@${SECOND.bot}> run echo two`,
+    });
     for (const payload of h.fake.state.messageEvents(message, 'channel')) h.fake.send('events_api', payload, false);
     const card = await h.fake.waitFor(
-      () => h.fake.state.thread(SECOND.channel, message.ts).find((m) => /Tool Approval Required/.test(JSON.stringify(m.blocks))),
+      () =>
+        h.fake.state
+          .thread(SECOND.channel, message.ts)
+          .find((m) => /Tool Approval Required/.test(JSON.stringify(m.blocks))),
       20_000,
       'approval card in the second workspace',
     );
     h.fake.click(card, h.button(card, 'Approve') ?? '', bob);
-    await h.fake.waitFor(() => h.fake.state.thread(SECOND.channel, message.ts).find((m) => m.text === 'Printed two.'), 20_000, 'answer after the click');
-    const wrong = h.fake.calls.filter((call) => (call.body.channel ?? call.body.channel_id) === SECOND.channel && !call.token.startsWith('xoxb-T0002-'));
+    await h.fake.waitFor(
+      () => h.fake.state.thread(SECOND.channel, message.ts).find((m) => m.text === 'Printed two.'),
+      20_000,
+      'answer after the click',
+    );
+    const wrong = h.fake.calls.filter(
+      (call) => (call.body.channel ?? call.body.channel_id) === SECOND.channel && !call.token.startsWith('xoxb-T0002-'),
+    );
     assert.deepEqual(wrong, []);
     const firstToken = h.fake.calls.find((call) => call.body.channel === CHANNEL)?.token ?? '';
     const answer = await fetch(`${h.fake.apiUrl}chat.postMessage`, {
-      method: 'POST', headers: { authorization: `Bearer ${firstToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ channel: SECOND.channel, text: 'x' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${firstToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: SECOND.channel, text: 'x' }),
     });
-    assert.deepEqual(await answer.json(), { ok: false, error: 'channel_not_found' }, "the fake refuses a token of another workspace");
+    assert.deepEqual(
+      await answer.json(),
+      { ok: false, error: 'channel_not_found' },
+      'the fake refuses a token of another workspace',
+    );
   });
 
   it('refuses a forged, foreign or replayed state with 400 and stores nothing', async () => {
@@ -122,7 +171,11 @@ describe('slack installs in many workspaces (OAuth v2, one token per workspace)'
     ];
     const accepted = await finish(flow);
     const replayed = await finish(flow);
-    assert.deepEqual(refusals.map((answer) => answer.status), [400, 400, 400, 400], 'forged, no cookie, another browser, cancelled on Slack');
+    assert.deepEqual(
+      refusals.map((answer) => answer.status),
+      [400, 400, 400, 400],
+      'forged, no cookie, another browser, cancelled on Slack',
+    );
     assert.equal(accepted.status, 200);
     assert.equal(replayed.status, 400, 'a state is used once');
     assert.equal(h.fake.oauth.issued, issued + 1, 'only the one good redirect exchanged its code');
@@ -144,19 +197,41 @@ describe('slack installs in many workspaces (OAuth v2, one token per workspace)'
 
   it('removes an uninstalled workspace and ignores its later events; a revoked token does the same', async () => {
     const id = h.fake.uninstall(SECOND.team);
-    await waitFor(async () => (await h.db.stores.slackInstalls.get(SECOND.team)) === undefined, 'the uninstalled workspace removed', 10_000);
+    await waitFor(
+      async () => (await h.db.stores.slackInstalls.get(SECOND.team)) === undefined,
+      'the uninstalled workspace removed',
+      10_000,
+    );
     const requests = h.llm.requests.length;
-    const message = h.fake.state.addMessage({ channel: SECOND.channel, user: bob.id, text: `<@${SECOND.bot}> still there?` });
-    const ids = h.fake.state.messageEvents(message, 'channel').map((payload) => h.fake.send('events_api', payload, false));
+    const message = h.fake.state.addMessage({
+      channel: SECOND.channel,
+      user: bob.id,
+      text: `<@${SECOND.bot}> still there?`,
+    });
+    const ids = h.fake.state
+      .messageEvents(message, 'channel')
+      .map((payload) => h.fake.send('events_api', payload, false));
     // The first workspace still works (and orders the check: its answer comes after the ignored events).
     h.llm.enqueue({ text: 'Still answering the first.' });
     const first = h.mention(alice, 'and you?');
-    await h.fake.waitFor(() => h.textReplies(first.threadTs).find((m) => m.text === 'Still answering the first.'), 15_000, 'first still answered');
+    await h.fake.waitFor(
+      () => h.textReplies(first.threadTs).find((m) => m.text === 'Still answering the first.'),
+      15_000,
+      'first still answered',
+    );
     await http.settled();
-    assert.deepEqual([id, ...ids].map((delivery) => http.answers.get(delivery)?.status), [200, 200, 200], 'acknowledged');
+    assert.deepEqual(
+      [id, ...ids].map((delivery) => http.answers.get(delivery)?.status),
+      [200, 200, 200],
+      'acknowledged',
+    );
     assert.equal(h.fake.state.thread(SECOND.channel, message.ts).length, 0, 'no answer in the uninstalled workspace');
     assert.equal(h.llm.requests.length, requests + 1, 'only the first workspace reached the model');
     h.fake.revokeTokens('T0001');
-    await waitFor(async () => (await h.db.stores.slackInstalls.list()).length === 0, 'the revoked install removed', 10_000);
+    await waitFor(
+      async () => (await h.db.stores.slackInstalls.list()).length === 0,
+      'the revoked install removed',
+      10_000,
+    );
   });
 });

@@ -6,7 +6,16 @@
  * expired state gets 400 and nothing is stored.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InstallProvider, InvalidStateError, LogLevel, type CallbackOptions, type Installation, type InstallationStore, type InstallURLOptions, type StateStore } from '@slack/oauth';
+import {
+  InstallProvider,
+  InvalidStateError,
+  LogLevel,
+  type CallbackOptions,
+  type Installation,
+  type InstallationStore,
+  type InstallURLOptions,
+  type StateStore,
+} from '@slack/oauth';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { truncate } from '../format/truncate.js';
@@ -15,8 +24,19 @@ import type { SlackInstallation, SlackInstallations } from './slack-installation
 
 /** The bot scopes an install asks for: those of slack-app-manifest.yaml (test/integration/slack.manifest.test.ts). */
 export const SLACK_BOT_SCOPES: readonly string[] = [
-  'app_mentions:read', 'channels:history', 'groups:history', 'im:history', 'im:read', 'im:write', 'assistant:write', 'chat:write',
-  'reactions:write', 'commands', 'files:read', 'users:read', 'usergroups:read',
+  'app_mentions:read',
+  'channels:history',
+  'groups:history',
+  'im:history',
+  'im:read',
+  'im:write',
+  'assistant:write',
+  'chat:write',
+  'reactions:write',
+  'commands',
+  'files:read',
+  'users:read',
+  'usergroups:read',
 ];
 const STATE_TTL_MS = 10 * 60_000;
 
@@ -50,7 +70,12 @@ export class SlackInstaller {
       directInstall: true,
       logger: boltLogger(logger),
       logLevel: LogLevel.WARN,
-      ...(settings.apiUrl ? { authorizationUrl: new URL('../oauth/v2/authorize', settings.apiUrl).toString(), clientOptions: { slackApiUrl: settings.apiUrl } } : {}),
+      ...(settings.apiUrl
+        ? {
+            authorizationUrl: new URL('../oauth/v2/authorize', settings.apiUrl).toString(),
+            clientOptions: { slackApiUrl: settings.apiUrl },
+          }
+        : {}),
     });
   }
 
@@ -62,12 +87,19 @@ export class SlackInstaller {
   /** `GET /slack/oauth_redirect`: 200 with the install stored, 400 for a bad state or code, 500 when Slack or the store failed. */
   async handleRedirect(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const callbacks: CallbackOptions = {
-      success: (installation, _options, _req, response) => page(response, 200, `Sandpiper is installed in ${installation.team?.name ?? 'your workspace'}.`),
+      success: (installation, _options, _req, response) =>
+        page(response, 200, `Sandpiper is installed in ${installation.team?.name ?? 'your workspace'}.`),
       failure: (error, _options, _req, response) => {
         const code = (error as { code?: string }).code ?? '';
         const isClientFault = /missing_state|invalid_state|missing_code|authorization/.test(code);
         this.logger.warn({ code, error: truncate(describeError(error), 200) }, 'slack install refused');
-        page(response, isClientFault ? 400 : 500, isClientFault ? 'This install link is not valid (expired, used, or from another browser). Start again from the install page.' : 'The install could not be completed. Try again.');
+        page(
+          response,
+          isClientFault ? 400 : 500,
+          isClientFault
+            ? 'This install link is not valid (expired, used, or from another browser). Start again from the install page.'
+            : 'The install could not be completed. Try again.',
+        );
       },
     };
     await this.provider.handleCallback(req, res, callbacks, this.urlOptions);
@@ -75,7 +107,8 @@ export class SlackInstaller {
 
   private stateStore(): StateStore {
     return {
-      generateStateParam: (installOptions, now) => this.installations.createState(JSON.stringify(installOptions), new Date(now.getTime() + STATE_TTL_MS)),
+      generateStateParam: (installOptions, now) =>
+        this.installations.createState(JSON.stringify(installOptions), new Date(now.getTime() + STATE_TTL_MS)),
       verifyStateParam: async (now, state) => {
         const options = await this.installations.takeState(state, now);
         if (options === undefined) throw new InvalidStateError('The state is unknown, used or expired.');
@@ -96,7 +129,17 @@ export class SlackInstaller {
         const install = await this.installations.get(query.teamId ?? query.enterpriseId ?? '');
         if (!install) throw new Error('slack workspace is not installed');
         const team = { id: install.teamId, name: install.teamName };
-        return { team, enterprise: undefined, user: { id: install.installerUserId ?? '', token: undefined, scopes: undefined }, bot: { token: install.botToken, userId: install.botUserId, id: install.botId, scopes: [...install.botScopes] } };
+        return {
+          team,
+          enterprise: undefined,
+          user: { id: install.installerUserId ?? '', token: undefined, scopes: undefined },
+          bot: {
+            token: install.botToken,
+            userId: install.botUserId,
+            id: install.botId,
+            scopes: [...install.botScopes],
+          },
+        };
       },
     };
   }
@@ -107,13 +150,22 @@ function toInstallation(installation: Installation): SlackInstallation {
   const teamId = installation.team?.id ?? installation.enterprise?.id;
   if (!bot || !teamId) throw new Error('slack install without a bot token or a workspace');
   return {
-    teamId, teamName: installation.team?.name ?? teamId, enterpriseId: installation.enterprise?.id, appId: installation.appId,
-    botUserId: bot.userId, botId: bot.id, botToken: bot.token, botScopes: bot.scopes, installerUserId: installation.user.id,
+    teamId,
+    teamName: installation.team?.name ?? teamId,
+    enterpriseId: installation.enterprise?.id,
+    appId: installation.appId,
+    botUserId: bot.userId,
+    botId: bot.id,
+    botToken: bot.token,
+    botScopes: bot.scopes,
+    installerUserId: installation.user.id,
   };
 }
 
 function page(response: ServerResponse, status: number, message: string): void {
   const escaped = message.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
   response.writeHead(status, { 'content-type': 'text/html; charset=utf-8' });
-  response.end(`<!doctype html><html><head><meta charset="utf-8"><title>Sandpiper</title></head><body><p>${escaped}</p></body></html>`);
+  response.end(
+    `<!doctype html><html><head><meta charset="utf-8"><title>Sandpiper</title></head><body><p>${escaped}</p></body></html>`,
+  );
 }

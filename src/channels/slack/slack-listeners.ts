@@ -10,8 +10,23 @@ import type { Logger } from '../../shared/logger.js';
 import { truncate } from '../format/truncate.js';
 import { withEventId } from '../inbound-id.js';
 import type { SlackCalls } from './slack-calls.js';
-import { parseTarget, toInboundMessage, type RawMessageEvent, type RecentKeys, type SlackScope } from './slack-events.js';
-import { onBangCommand, onBlockAction, onSessionStopped, onSlashCommand, onViewSubmission, type InteractionDeps, type RawSessionStopped, type ReplyTarget } from './slack-interactions.js';
+import {
+  parseTarget,
+  toInboundMessage,
+  type RawMessageEvent,
+  type RecentKeys,
+  type SlackScope,
+} from './slack-events.js';
+import {
+  onBangCommand,
+  onBlockAction,
+  onSessionStopped,
+  onSlashCommand,
+  onViewSubmission,
+  type InteractionDeps,
+  type RawSessionStopped,
+  type ReplyTarget,
+} from './slack-interactions.js';
 import type { SlackTeams } from './slack-teams.js';
 
 /** What the listeners need of the adapter. */
@@ -36,14 +51,21 @@ type Body = Record<string, unknown> & { event?: Record<string, unknown> };
 export function listen(app: App, base: SlackScope, host: ListenerHost): void {
   const depsOf = (context: Context): InteractionDeps => interactionDeps(scopeOf(base, context), host);
   // Each invocation's trigger id goes on its events: the gateway's dedup ledger records it first.
-  const stamped = (context: Context, triggerId: string | undefined): InteractionDeps => ({ ...depsOf(context), deliver: (event) => host.deliver(withEventId(event, triggerId)) });
+  const stamped = (context: Context, triggerId: string | undefined): InteractionDeps => ({
+    ...depsOf(context),
+    deliver: (event) => host.deliver(withEventId(event, triggerId)),
+  });
   app.use(async ({ body, context, next }) => {
     learnTeam(host.teams, body as Body, context);
     await next();
   });
   app.event('message', async ({ event, context }) => onMessageEvent(event as RawMessageEvent, depsOf(context), host));
-  app.event('app_mention', async ({ event, context }) => onMessageEvent(event as RawMessageEvent, depsOf(context), host));
-  app.event('agent_session_stopped', async ({ event, body, context }) => onSessionStopped(event as RawSessionStopped, stamped(context, body.event_id)));
+  app.event('app_mention', async ({ event, context }) =>
+    onMessageEvent(event as RawMessageEvent, depsOf(context), host),
+  );
+  app.event('agent_session_stopped', async ({ event, body, context }) =>
+    onSessionStopped(event as RawSessionStopped, stamped(context, body.event_id)),
+  );
   app.event('app_uninstalled', async ({ body }) => host.uninstalled(body.team_id));
   app.event('tokens_revoked', async ({ event, body }) => {
     if ((event.tokens.bot ?? []).length > 0) await host.uninstalled(body.team_id);
@@ -54,7 +76,8 @@ export function listen(app: App, base: SlackScope, host: ListenerHost): void {
   });
   app.action({ action_id: /^sp:/ }, async ({ body, action, ack, context }) => {
     await ack();
-    if (body.type === 'block_actions') await onBlockAction(body, action as { action_id?: string; value?: string }, stamped(context, body.trigger_id));
+    if (body.type === 'block_actions')
+      await onBlockAction(body, action as { action_id?: string; value?: string }, stamped(context, body.trigger_id));
   });
   app.view({ callback_id: /^sp:/, type: 'view_submission' }, async ({ body, ack, context }) => {
     await ack();
@@ -62,7 +85,8 @@ export function listen(app: App, base: SlackScope, host: ListenerHost): void {
   });
   app.error(async (error) => {
     // An event of a workspace that is not installed (any more): acknowledged and ignored.
-    if ((error as { code?: string }).code === 'slack_bolt_authorization_error') host.logger.info('slack event of a workspace that is not installed ignored');
+    if ((error as { code?: string }).code === 'slack_bolt_authorization_error')
+      host.logger.info('slack event of a workspace that is not installed ignored');
     else host.logger.warn({ error: truncate(describeError(error), 300) }, 'slack listener failed');
   });
 }
@@ -78,7 +102,14 @@ function learnTeam(teams: SlackTeams, body: Body, context: Context): void {
     const inner = (value ?? {}) as Record<string, unknown>;
     return typeof inner[key] === 'string' ? inner[key] : undefined;
   };
-  const keys = [field(body.event, 'channel'), field(body.event, 'user'), field(body, 'channel_id'), field(body, 'user_id'), field(body.channel, 'id'), field(body.user, 'id')];
+  const keys = [
+    field(body.event, 'channel'),
+    field(body.event, 'user'),
+    field(body, 'channel_id'),
+    field(body, 'user_id'),
+    field(body.channel, 'id'),
+    field(body.user, 'id'),
+  ];
   teams.learn(context.teamId, keys, field(body, 'trigger_id'));
 }
 
@@ -88,7 +119,11 @@ function onMessageEvent(event: RawMessageEvent, deps: InteractionDeps, host: Lis
   const inbound = toInboundMessage(event, deps.scope);
   if (!inbound) return;
   // A command typed as a message is deduplicated by that message (Slack retries it like any event).
-  const stamped = { ...deps, deliver: (command: InboundEvent) => host.deliver(withEventId(command, `msg:${inbound.conversation.channelId}:${inbound.messageId}`)) };
+  const stamped = {
+    ...deps,
+    deliver: (command: InboundEvent) =>
+      host.deliver(withEventId(command, `msg:${inbound.conversation.channelId}:${inbound.messageId}`)),
+  };
   if (onBangCommand(inbound.text, inbound.user, inbound.conversation, stamped)) return;
   if (inbound.conversation.kind === 'thread') {
     const { channel, threadTs } = parseTarget(inbound.conversation.channelId);
@@ -114,6 +149,8 @@ function interactionDeps(scope: SlackScope, host: ListenerHost): InteractionDeps
     privateReply: (target, text) => host.privateReply(target, text),
     recentThread: (channel, userId) => host.recentThread(channel, userId),
     replaceWithText: (channel, ts, text) =>
-      host.bestEffort('remove stop button', () => host.calls.call('chat.update', { channel, ts, text, blocks: [] }, undefined, host.signal)),
+      host.bestEffort('remove stop button', () =>
+        host.calls.call('chat.update', { channel, ts, text, blocks: [] }, undefined, host.signal),
+      ),
   };
 }

@@ -33,6 +33,8 @@ export class SlackPrivateReplies {
     if (!target.channelId) return;
     const thread = target.threadTs ? { thread_ts: target.threadTs } : {};
     const args = { channel: target.channelId, user: target.userId, text: mrkdwn, ...thread };
-    await bestEffort(this.logger, 'ephemeral reply', () => this.calls.call('chat.postEphemeral', args, undefined, signal));
+    await bestEffort(this.logger, 'ephemeral reply', () =>
+      this.calls.call('chat.postEphemeral', args, undefined, signal),
+    );
   }
 }

@@ -11,13 +11,19 @@ interface Recorded {
 }
 
 /** A Web API stand-in that records calls and refuses every call for the channels in `refusing` (as bolt's error). */
-function recorder(refusing: ReadonlySet<string> = new Set()): { calls: Recorded[]; call: (method: string, args: Record<string, unknown>) => Promise<Record<string, unknown>> } {
+function recorder(refusing: ReadonlySet<string> = new Set()): {
+  calls: Recorded[];
+  call: (method: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
+} {
   const calls: Recorded[] = [];
   return {
     calls,
     call: async (method, args) => {
       calls.push({ method, args });
-      if (refusing.has(String(args.channel_id))) throw new ChannelError('refused', { cause: { code: 'slack_webapi_platform_error', data: { error: 'not_allowed_token_type' } } });
+      if (refusing.has(String(args.channel_id)))
+        throw new ChannelError('refused', {
+          cause: { code: 'slack_webapi_platform_error', data: { error: 'not_allowed_token_type' } },
+        });
       return { ok: true };
     },
   };
@@ -34,8 +40,16 @@ describe('slack sessions', () => {
     await sessions.setStatus('C1:1.0', 'processing', 'What changed\nyesterday?', signal);
     await sessions.setStatus('C1:1.0', 'processing', 'Another question', signal);
     assert.deepEqual(
-      calls.map((entry) => `${entry.method} ${String(entry.args.status ?? '')} ${String(entry.args.title ?? '')}`.trim()),
-      ['agents.sessions.setStatus processing', 'agents.sessions.setStatus active', 'agents.sessions.setStatus processing', 'agents.sessions.rename  What changed yesterday?', 'agents.sessions.setStatus processing'],
+      calls.map((entry) =>
+        `${entry.method} ${String(entry.args.status ?? '')} ${String(entry.args.title ?? '')}`.trim(),
+      ),
+      [
+        'agents.sessions.setStatus processing',
+        'agents.sessions.setStatus active',
+        'agents.sessions.setStatus processing',
+        'agents.sessions.rename  What changed yesterday?',
+        'agents.sessions.setStatus processing',
+      ],
     );
   });
 
@@ -44,7 +58,10 @@ describe('slack sessions', () => {
     const sessions = new SlackSessions(true, call, createSilentLogger());
     await sessions.setStatus('C1:2.0', 'processing', 'First', signal);
     await sessions.setStatus('C1:2.0', 'processing', 'Second', signal);
-    assert.deepEqual(calls.map((entry) => entry.args.title), ['First', undefined]);
+    assert.deepEqual(
+      calls.map((entry) => entry.args.title),
+      ['First', undefined],
+    );
   });
 
   it('stops asking a workspace that refused, and goes on with the others', async () => {
@@ -54,7 +71,10 @@ describe('slack sessions', () => {
     await sessions.setStatus('C1:2.0', 'processing', 'b', signal);
     await sessions.setStatus('C2:1.0', 'processing', 'c', signal);
     await sessions.setStatus('C2:1.0', 'active', undefined, signal);
-    assert.deepEqual(calls.map((entry) => entry.args.channel_id), ['C1', 'C2', 'C2']);
+    assert.deepEqual(
+      calls.map((entry) => entry.args.channel_id),
+      ['C1', 'C2', 'C2'],
+    );
     assert.equal(sessions.state, 'refused (not_allowed_token_type)');
   });
 });

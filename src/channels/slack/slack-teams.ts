@@ -58,7 +58,9 @@ export class SlackTeams {
       install = await this.installations.get(teamId);
       if (install) this.installs.set(teamId, install);
     }
-    return install ? { teamId, token: install.botToken, botUserId: install.botUserId, botId: install.botId } : undefined;
+    return install
+      ? { teamId, token: install.botToken, botUserId: install.botUserId, botId: install.botId }
+      : undefined;
   }
 
   /** Records the workspace of the channels and users of an event (stored when new, so a restart still knows them). */
@@ -68,7 +70,11 @@ export class SlackTeams {
     for (const key of keys) {
       if (!key || this.keyTeams.get(key) === teamId) continue;
       this.keyTeams.set(key, teamId);
-      void this.installations.remember(key, teamId).catch((error: unknown) => this.logger.warn({ error: describeError(error) }, 'slack workspace of a channel not stored'));
+      void this.installations
+        .remember(key, teamId)
+        .catch((error: unknown) =>
+          this.logger.warn({ error: describeError(error) }, 'slack workspace of a channel not stored'),
+        );
     }
   }
 
@@ -82,7 +88,11 @@ export class SlackTeams {
     if (!this.installations) return undefined;
     const teamId = await this.teamOfCall(args, via);
     const bot = teamId === undefined ? this.home : await this.botOf(teamId);
-    if (!bot) throw new ChannelError(teamId === undefined ? 'slack: no workspace is known for this channel' : 'slack workspace is not installed', { code: 'NOT_FOUND' });
+    if (!bot)
+      throw new ChannelError(
+        teamId === undefined ? 'slack: no workspace is known for this channel' : 'slack workspace is not installed',
+        { code: 'NOT_FOUND' },
+      );
     return bot.token;
   }
 
@@ -94,7 +104,9 @@ export class SlackTeams {
   private async teamOfCall(args: Record<string, unknown>, via: string | undefined): Promise<string | undefined> {
     const trigger = typeof args.trigger_id === 'string' ? this.triggers.get(args.trigger_id) : undefined;
     if (trigger) return trigger;
-    const keys = [via, args.channel, args.channel_id, args.users, args.user].filter((key): key is string => typeof key === 'string' && key !== '');
+    const keys = [via, args.channel, args.channel_id, args.users, args.user].filter(
+      (key): key is string => typeof key === 'string' && key !== '',
+    );
     for (const key of keys) {
       const cached = this.keyTeams.get(key);
       if (cached) return cached;
