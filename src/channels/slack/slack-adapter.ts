@@ -169,7 +169,8 @@ export class SlackAdapter implements ChannelAdapter {
 
   /** A configured approver: a member of one of `slack.approver_groups`. */
   isApprover(user: PlatformUser, signal: AbortSignal): Promise<boolean> {
-    this.approvers ??= new SlackApprovers(this.config.approver_groups ?? [], this.calls.plain, this.logger);
+    const call = (method: string, args: Record<string, unknown>, own: AbortSignal, via: string): Promise<Record<string, unknown>> => this.calls.call(method, args, undefined, own, via);
+    this.approvers ??= new SlackApprovers(this.config.approver_groups ?? [], call, this.logger);
     return this.approvers.isApprover(user.id, signal);
   }
 
