@@ -2,6 +2,7 @@
 import type { McpManager } from './agent/mcp/mcp-manager.js';
 import type { ChannelAdapter } from './channels/channel-adapter.js';
 import type { DiscordClusterOptions } from './channels/discord/index.js';
+import type { SlackAdapterOptions } from './channels/slack/index.js';
 import type { Config } from './config/index.js';
 import { createHttpApp, type HttpAppDeps } from './gateway/http/app.js';
 import { adminListenAddress, isLoopbackHost } from './gateway/admin/admin-listen.js';
@@ -83,7 +84,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     const storage = await openStorage(config, logger);
     stack.push('storage', () => storage.close());
     const channelTelemetry = createChannelTelemetry();
-    const adapters = await createAdapters(config, logger, discordClusterOptions(config, storage.stores, instanceId));
+    const adapters = await createAdapters(config, logger, discordClusterOptions(config, storage.stores, instanceId), storage.stores);
     const live: LiveParts = { adapters: adapters.map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
     const notify = createNotifyParts(config, storage.stores, live.adapters, logger);
     const { httpUrl, adminUrl } = await startHttp(config, logger, storage.stores, live, stack, notify);
@@ -106,14 +107,25 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
 }
 
 /** The configured adapters; a platform's SDK (discord.js, bolt) is imported only when that platform is configured. */
-async function createAdapters(config: Config, logger: Logger, cluster: DiscordClusterOptions | undefined): Promise<ChannelAdapter[]> {
+async function createAdapters(config: Config, logger: Logger, cluster: DiscordClusterOptions | undefined, stores: Stores): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
   if (config.discord.token) adapters.push((await import('./channels/discord/index.js')).createDiscordAdapter(config.discord, logger, cluster ? { cluster } : {}));
-  if (config.slack.bot_token && (config.slack.app_token || config.slack.mode === 'http')) adapters.push((await import('./channels/slack/index.js')).createSlackAdapter(config.slack, logger));
+  const slackInstalls = config.slack.client_id !== undefined && config.slack.mode === 'http';
+  if ((config.slack.bot_token && (config.slack.app_token || config.slack.mode === 'http')) || slackInstalls) {
+    const options = slackInstalls ? await slackInstallOptions(config, stores) : {};
+    adapters.push((await import('./channels/slack/index.js')).createSlackAdapter(config.slack, logger, options));
+  }
   if (adapters.length === 0) {
     logger.warn('no channel adapter is configured (set discord.token, or slack.bot_token and slack.app_token); serving HTTP only');
   }
   return adapters;
+}
+
+/** Installs in many workspaces: the installation store (tokens encrypted with slack.token_key) and the public URL. */
+async function slackInstallOptions(config: Config, stores: Stores): Promise<SlackAdapterOptions> {
+  const { slackInstallations, slackTokenCipher } = await import('./main-slack.js');
+  const publicUrl = config.gateway.public_url ?? '';
+  return { installations: { store: slackInstallations(stores.slackInstalls, slackTokenCipher(config.slack)), publicUrl } };
 }
 
 async function startHttp(

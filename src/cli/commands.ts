@@ -8,6 +8,7 @@ import { doctorCommand } from './doctor-command.js';
 import { mcpReconnectCommand, mcpRefreshCommand, mcpReloadCommand, mcpStatusCommand } from './mcp-command.js';
 import { mcpAddCommand, mcpListCommand, mcpRemoveCommand } from './mcp-server-commands.js';
 import { mcpAuthListCommand, mcpAuthLoginCommand, mcpAuthRekeyCommand, mcpAuthRevokeCommand } from './mcp-auth-commands.js';
+import { slackInstallsListCommand, slackInstallsRekeyCommand, slackInstallsRemoveCommand } from './slack-install-commands.js';
 import { policyAddCommand, policyListCommand, policyNetworkCommand, policyRemoveCommand } from './policy-commands.js';
 import { tokenListCommand, tokenRevokeCommand, userListCommand } from './user-token-commands.js';
 import { notifyCommand } from './notify-command.js';
@@ -43,6 +44,9 @@ export const commands: readonly CliCommand[] = [
   mcpAuthRevokeCommand,
   mcpAuthRekeyCommand,
   mcpAuthLoginCommand,
+  slackInstallsListCommand,
+  slackInstallsRemoveCommand,
+  slackInstallsRekeyCommand,
   mcpStatusCommand,
   mcpRefreshCommand,
   mcpReconnectCommand,

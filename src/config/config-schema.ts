@@ -156,18 +156,29 @@ export const discordConfigSchema = z
   })
   .prefault({});
 
-/** Socket Mode needs both tokens; HTTP mode the bot token and the signing secret (no app token). */
-function checkSlack(slack: z.infer<typeof slackConfigSchema>, context: z.RefinementCtx): void {
+/**
+ * Socket Mode needs both tokens; HTTP mode the signing secret and a bot token, or (installs in many workspaces) a
+ * client id with its secret, a token key and `gateway.public_url` for the redirect URL.
+ */
+function checkSlack(slack: z.infer<typeof slackConfigSchema>, publicUrl: string | undefined, context: z.RefinementCtx): void {
+  const issue = (key: string, message: string): void => context.addIssue({ code: 'custom', path: ['slack', key], message });
+  if (slack.client_id !== undefined) {
+    if (slack.mode !== 'http') issue('mode', 'slack.client_id (installs in many workspaces) needs slack.mode = "http"');
+    if (!slack.client_secret) issue('client_secret', 'slack.client_id needs slack.client_secret (or SANDPIPER_SLACK_CLIENT_SECRET)');
+    if (!slack.token_key) issue('token_key', 'slack.client_id needs slack.token_key (or SANDPIPER_SLACK_TOKEN_KEY) to encrypt the installs\' tokens');
+    if (publicUrl === undefined) issue('client_id', 'slack.client_id needs gateway.public_url (the OAuth redirect URL is <public_url>/slack/oauth_redirect)');
+  }
   if (slack.mode === 'http') {
-    if (Boolean(slack.bot_token) !== Boolean(slack.signing_secret)) {
-      const missing = slack.bot_token ? 'signing_secret' : 'bot_token';
-      context.addIssue({ code: 'custom', path: ['slack', missing], message: 'slack.bot_token and slack.signing_secret are required when slack.mode = "http"' });
+    const hasToken = Boolean(slack.bot_token) || slack.client_id !== undefined;
+    if (hasToken !== Boolean(slack.signing_secret)) {
+      const missing = hasToken ? 'signing_secret' : 'bot_token';
+      issue(missing, 'slack.signing_secret and slack.bot_token (or slack.client_id) are required when slack.mode = "http"');
     }
     return;
   }
   if (Boolean(slack.bot_token) !== Boolean(slack.app_token)) {
     const missing = slack.bot_token ? 'app_token' : 'bot_token';
-    context.addIssue({ code: 'custom', path: ['slack', missing], message: 'both slack.bot_token and slack.app_token are required to enable Slack' });
+    issue(missing, 'both slack.bot_token and slack.app_token are required to enable Slack');
   }
 }
 
@@ -193,6 +204,12 @@ export const slackConfigSchema = z
     dm: z.boolean().default(true),
     /** Threads show Slack agent sessions (status, title, native Stop) when the app is declared as an agent. */
     agent_sessions: z.boolean().default(true),
+    /** Installs in many workspaces (mode = "http"): the app's OAuth client id; its installs answer with their own tokens. */
+    client_id: z.string().min(1).optional(),
+    client_secret: z.string().min(1).optional(),
+    /** Encrypts the installs' bot tokens at rest (AES-256-GCM); rotation: old key to token_key_previous, then `slack installs rekey`. */
+    token_key: z.string().min(16).optional(),
+    token_key_previous: z.array(z.string().min(16)).default([]),
   })
   .prefault({});
 
@@ -282,7 +299,7 @@ export const configSchema = z
     if (config.auth.admin_secret !== '' && config.auth.admin_secret === config.auth.jwt_secret) {
       context.addIssue({ code: 'custom', path: ['auth', 'admin_secret'], message: 'must differ from auth.jwt_secret (the notify secret must never open the admin API)' });
     }
-    checkSlack(config.slack, context);
+    checkSlack(config.slack, config.gateway.public_url, context);
     const aliases = Object.keys(config.models);
     if (config.agent.default_model !== undefined && !aliases.includes(config.agent.default_model)) {
       context.addIssue({ code: 'custom', path: ['agent', 'default_model'], message: `no model alias "${config.agent.default_model}" in [models]` });

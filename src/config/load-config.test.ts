@@ -241,6 +241,22 @@ describe('the admin credential and listener (ADR 0035)', () => {
   });
 });
 
+describe('slack installs in many workspaces (ADR 0042)', () => {
+  const load = (text: string, env: Record<string, string> = {}) => loadConfig({ file: tempConfig(text).file, env });
+  const KEY = 'k'.repeat(32);
+
+  it('takes the client secret and token key from the environment and needs no bot token', () => {
+    const text = '[gateway]\npublic_url = "https://sp.example.com"\n[slack]\nmode = "http"\nsigning_secret = "s"\nclient_id = "1.2"\n';
+    const config = load(text, { SANDPIPER_SLACK_CLIENT_SECRET: 'cs', SANDPIPER_SLACK_TOKEN_KEY: KEY });
+    assert.deepEqual([config.slack.client_secret, config.slack.token_key, config.slack.bot_token], ['cs', KEY, undefined]);
+  });
+
+  it('names every missing piece: HTTP mode, the client secret, the token key and gateway.public_url', () => {
+    const issues = issuesOf(() => load('[slack]\nclient_id = "1.2"\nbot_token = "xoxb-1"\napp_token = "xapp-1"\n')).join('\n');
+    for (const missing of [/slack\.mode: .*needs slack\.mode = "http"/, /slack\.client_secret/, /slack\.token_key/, /gateway\.public_url/]) assert.match(issues, missing);
+  });
+});
+
 describe('config.example.toml', () => {
   const exampleFile = path.join(root, 'config.example.toml');
 

@@ -51,6 +51,8 @@ export const CONFIG_ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
   ['SANDPIPER_SLACK_BOT_TOKEN', 'slack.bot_token', 'string'],
   ['SANDPIPER_SLACK_APP_TOKEN', 'slack.app_token', 'string'],
   ['SANDPIPER_SLACK_SIGNING_SECRET', 'slack.signing_secret', 'string'],
+  ['SANDPIPER_SLACK_CLIENT_SECRET', 'slack.client_secret', 'string'],
+  ['SANDPIPER_SLACK_TOKEN_KEY', 'slack.token_key', 'string'],
   ['SANDPIPER_LOG_LEVEL', 'log.level', 'string'],
   ['SANDPIPER_LOG_FORMAT', 'log.format', 'string'],
   ['SANDPIPER_OTLP_ENDPOINT', 'telemetry.otlp_endpoint', 'string'],

@@ -56,8 +56,8 @@ async function slackCall(base: string, method: string, token: string): Promise<S
 /** `auth.test` with the bot token, and `apps.connections.open` with the app token (Socket Mode; not in HTTP mode). */
 export async function checkSlack(config: Config['slack']): Promise<CheckResult> {
   const http = config.mode === 'http';
-  const second = http ? 'signing_secret' : 'app_token';
-  if (!config.bot_token || !config[second]) return skip('slack', `not configured (slack.bot_token and slack.${second})`);
+  const unchecked = withoutBotToken(config);
+  if (unchecked || !config.bot_token) return unchecked ?? skip('slack', 'not configured');
   const base = config.api_url ?? SLACK_API;
   const auth = await slackCall(base, 'auth.test', config.bot_token);
   if ('transport' in auth) return fail('slack', `${base}auth.test: ${auth.transport}`, 'check the network or slack.api_url');
@@ -70,6 +70,16 @@ export async function checkSlack(config: Config['slack']): Promise<CheckResult> 
     return fail('slack', `app token refused (${socket.error ?? 'error'})`, 'set an xapp- token with connections:write in slack.app_token or SANDPIPER_SLACK_APP_TOKEN, and enable Socket Mode');
   }
   return sessionsCheck(`${bot}; Socket Mode available`, config.agent_sessions, auth.scopes);
+}
+
+/** The result when there is no bot token to check: installs in many workspaces, or Slack not configured. */
+function withoutBotToken(config: Config['slack']): CheckResult | undefined {
+  const second = config.mode === 'http' ? 'signing_secret' : 'app_token';
+  if (config.mode === 'http' && config.client_id !== undefined && !config.bot_token && config.signing_secret) {
+    return ok('slack', 'installs in many workspaces (slack.client_id): a workspace installs the app at <gateway.public_url>/slack/install; `sandpiper slack installs list` shows them');
+  }
+  if (!config.bot_token || !config[second]) return skip('slack', `not configured (slack.bot_token and slack.${second})`);
+  return undefined;
 }
 
 /** Agent sessions need the app declared as an agent, which grants assistant:write (Slack refuses setStatus without). */

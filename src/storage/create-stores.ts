@@ -18,6 +18,7 @@ import { KnexPolicyStore } from './knex-policy-store.js';
 import { KnexPromptTemplateStore } from './knex-prompt-template-store.js';
 import { KnexRouteStore } from './knex-route-store.js';
 import { KnexServiceStore } from './knex-service-store.js';
+import { KnexSlackInstallStore } from './knex-slack-install-store.js';
 import { KnexShardLeaseStore } from './knex-shard-lease-store.js';
 import { KnexTurnJournalStore } from './knex-turn-journal-store.js';
 import { KnexUserStore } from './knex-user-store.js';
@@ -58,6 +59,7 @@ export function createStores(knex: Knex): Stores {
     workstreamLeases: new KnexWorkstreamLeaseStore(knex),
     handoffs: new KnexHandoffStore(knex),
     shardLeases: new KnexShardLeaseStore(knex),
+    slackInstalls: new KnexSlackInstallStore(knex),
     ...(linkChanges === undefined ? {} : { linkChanges }),
     settleWrites: () => writer.flush(),
   };

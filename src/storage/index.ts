@@ -19,6 +19,7 @@ export type * from './prompt-template-store.js';
 export type * from './route-store.js';
 export type * from './service-store.js';
 export type * from './shard-lease-store.js';
+export type * from './slack-install-store.js';
 export type * from './stores.js';
 export type * from './turn-journal-store.js';
 export type * from './user-store.js';

@@ -16,6 +16,7 @@ import type { PromptTemplateStore } from './prompt-template-store.js';
 import type { RouteStore } from './route-store.js';
 import type { ServiceStore } from './service-store.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
+import type { SlackInstallStore } from './slack-install-store.js';
 import type { TurnJournalStore } from './turn-journal-store.js';
 import type { UserStore } from './user-store.js';
 import type { WatchStore } from './watch-store.js';
@@ -49,6 +50,8 @@ export interface Stores {
   handoffs: HandoffStore;
   /** Discord shard leases of the instances sharing the database (ADR 0022). */
   shardLeases: ShardLeaseStore;
+  /** Slack workspaces that installed the app (HTTP mode, slack.client_id); tokens encrypted by the caller. */
+  slackInstalls: SlackInstallStore;
   /** When platform links change, here or in another process (SQLite only). */
   linkChanges?: ChangeFeed;
   /** Resolves once every write handed to the shared write batches so far has committed or failed (before closing). */

@@ -13,6 +13,7 @@ import { promptTemplateStoreContract } from './prompt-template-store.contract.js
 import { routeStoreContract } from './route-store.contract.js';
 import { serviceStoreContract } from './service-store.contract.js';
 import { shardLeaseStoreContract } from './shard-lease-store.contract.js';
+import { slackInstallStoreContract } from './slack-install-store.contract.js';
 import type { StoresFactory } from './stores-factory.js';
 import { turnJournalStoreContract } from './turn-journal-store.contract.js';
 import { userStoreContract } from './user-store.contract.js';
@@ -38,4 +39,5 @@ export function allStoreContracts(label: string, factory: StoresFactory): void {
   clusterStoresContract(label, factory);
   shardLeaseStoreContract(label, factory);
   adminAuditStoreContract(label, factory);
+  slackInstallStoreContract(label, factory);
 }

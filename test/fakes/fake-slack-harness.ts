@@ -7,6 +7,7 @@ import { BOT_USER_ID, FakeSlack, type FakeSlackMessage, type FakeSlackUser } fro
 import { FakeSlackHttp } from './fake-slack-http.js';
 import { sessionStoppedPayload } from './fake-slack-sessions.js';
 import { Hono } from 'hono';
+import { slackInstallations, slackTokenCipher } from '../../src/main-slack.js';
 import type { ChannelAdapter } from '../../src/channels/channel-adapter.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/gateway/http/http-server.js';
 import { createSlackEventsRoutes, slackEventsTarget } from '../../src/gateway/http/routes/slack-events.js';
@@ -18,7 +19,11 @@ export interface SlackHarnessOptions extends ChannelHarnessOptions {
   adapterOptions?: Pick<SlackAdapterOptions, 'clientPingTimeoutMs'>;
   /** slack.mode = "http": the fake POSTs signed requests to `POST /slack/events` on a gateway HTTP server. */
   http?: boolean;
+  /** Installs in many workspaces (slack.client_id, implies `http`): no bot token; workspaces install through the OAuth flow. */
+  installs?: boolean;
 }
+
+export const TOKEN_KEY = 'fake-slack-token-key-0123456789';
 
 export const SIGNING_SECRET = 'fake-signing-secret-0123456789';
 
@@ -33,28 +38,47 @@ export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
   private server: RunningHttpServer | undefined;
 
   private get httpMode(): boolean {
-    return (this.options as SlackHarnessOptions).http === true;
+    return (this.options as SlackHarnessOptions).http === true || this.installsMode;
+  }
+
+  private get installsMode(): boolean {
+    return (this.options as SlackHarnessOptions).installs === true;
+  }
+
+  /** The gateway's HTTP server (HTTP mode): `/slack/events`, `/slack/install`, `/slack/oauth_redirect`. */
+  get serverUrl(): string {
+    if (!this.server) throw new Error('slack harness: no HTTP server (not in HTTP mode)');
+    return this.server.url;
   }
 
   protected fakeFlags(): Record<string, unknown> {
     const delivery = this.httpMode ? { 'slack.mode': 'http', 'slack.signing_secret': SIGNING_SECRET } : { 'slack.app_token': this.fake.appToken };
-    return { 'slack.bot_token': this.fake.botToken, 'slack.api_url': this.fake.apiUrl, ...delivery };
+    const token = this.installsMode
+      ? {
+          'slack.client_id': this.fake.oauth.clientId, 'slack.client_secret': this.fake.oauth.clientSecret, 'slack.token_key': TOKEN_KEY,
+          'gateway.public_url': this.serverUrl,
+        }
+      : { 'slack.bot_token': this.fake.botToken };
+    return { ...token, 'slack.api_url': this.fake.apiUrl, ...delivery };
   }
 
   protected createAdapter(config: Config, logger: Logger): ReturnType<typeof createSlackAdapter> {
-    this.slackAdapter = createSlackAdapter(config.slack, logger, { webRetries: 0, socketRetries: 0, ...(this.options as SlackHarnessOptions).adapterOptions });
+    const installations = this.installsMode
+      ? { installations: { store: slackInstallations(this.db.stores.slackInstalls, slackTokenCipher(config.slack)), publicUrl: config.gateway.public_url ?? '' } }
+      : {};
+    this.slackAdapter = createSlackAdapter(config.slack, logger, { webRetries: 0, socketRetries: 0, ...installations, ...(this.options as SlackHarnessOptions).adapterOptions });
     return this.slackAdapter;
   }
 
   override async boot(): Promise<void> {
-    await super.boot();
-    if (this.gateway.status().adapters.slack !== 'connected') throw new Error('slack adapter did not connect');
     if (this.httpMode && !this.server) {
-      // The gateway's route, on a server of its own (the harness runs no main()): it answers with the current adapter.
+      // The gateway's routes, on a server of its own (the harness runs no main()): they answer with the current adapter.
       const app = new Hono().route('/', createSlackEventsRoutes(() => slackEventsTarget(this.slackAdapter)));
       this.server = await startHttpServer(app, '127.0.0.1', 0);
       this.fake.http = new FakeSlackHttp(`${this.server.url}/slack/events`, SIGNING_SECRET);
     }
+    await super.boot();
+    if (this.gateway.status().adapters.slack !== 'connected') throw new Error('slack adapter did not connect');
   }
 
   override async close(): Promise<void> {

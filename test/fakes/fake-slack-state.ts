@@ -6,6 +6,15 @@ export const APP_ID = 'A0001';
 export const BOT_USER_ID = 'U0BOT';
 export const BOT_ID = 'B0001';
 
+/** A workspace and the app's bot in it; `tokens` are its bot tokens (a token of another workspace is refused). */
+export interface FakeTeam {
+  id: string;
+  name: string;
+  botUserId: string;
+  botId: string;
+  tokens: Set<string>;
+}
+
 export interface FakeSlackUser {
   id: string;
   name: string;
@@ -49,6 +58,10 @@ export class FakeSlackState {
   /** response_url key → the user it answers. */
   readonly responseUrls = new Map<string, string>();
   readonly triggers = new Map<string, { used: boolean }>();
+  /** Workspaces by id: the first one's bot token is the fake's `botToken`; installs add tokens (`fake-slack-oauth.ts`). */
+  readonly teams = new Map<string, FakeTeam>([[TEAM_ID, { id: TEAM_ID, name: 'fake', botUserId: BOT_USER_ID, botId: BOT_ID, tokens: new Set() }]]);
+  /** Channel id → its workspace (absent: the first workspace). */
+  readonly channelTeams = new Map<string, string>();
   private clock = 0;
   /** conversations.history / replies calls answered. */
   historyReads = 0;
@@ -57,6 +70,24 @@ export class FakeSlackState {
 
   /** Seconds part of the first timestamp: the fake's start time, so timestamps fall inside catch-up windows. */
   private readonly epoch = Math.floor(Date.now() / 1000);
+
+  /** Adds a workspace whose bot is `botUserId`; `channels` are in it. */
+  addTeam(id: string, name: string, botUserId: string, botId: string, channels: readonly string[] = []): FakeTeam {
+    const team: FakeTeam = { id, name, botUserId, botId, tokens: new Set() };
+    this.teams.set(id, team);
+    for (const channel of channels) this.channelTeams.set(channel, id);
+    return team;
+  }
+
+  teamOfChannel(channel: string): FakeTeam {
+    const team = this.teams.get(this.channelTeams.get(channel) ?? TEAM_ID) ?? this.teams.get(TEAM_ID);
+    if (!team) throw new Error('fake slack: no workspace');
+    return team;
+  }
+
+  teamOfToken(token: string): FakeTeam | undefined {
+    return [...this.teams.values()].find((team) => team.tokens.has(token));
+  }
 
   nextTs(): string {
     this.clock += 1;
@@ -115,22 +146,23 @@ export class FakeSlackState {
     const event: Record<string, unknown> = { type: 'message', channel: message.channel, channel_type: channelType, user: message.user, text: message.text, ts: message.ts, event_ts: message.ts, ...extra };
     if (message.threadTs) event.thread_ts = message.threadTs;
     const events = [event];
-    if (message.text.includes(`<@${BOT_USER_ID}>`)) {
+    const team = this.teamOfChannel(message.channel);
+    if (message.text.includes(`<@${team.botUserId}>`)) {
       const mention: Record<string, unknown> = { ...event, type: 'app_mention' };
       delete mention.channel_type;
       delete mention.subtype;
       events.push(mention);
     }
     return events.map((inner) => ({
-      token: 'verif', team_id: TEAM_ID, api_app_id: APP_ID, type: 'event_callback', event_id: `Ev${randomUUID().slice(0, 8)}`, event_time: 1700000000,
-      authorizations: [{ enterprise_id: null, team_id: TEAM_ID, user_id: BOT_USER_ID, is_bot: true, is_enterprise_install: false }],
+      token: 'verif', team_id: team.id, api_app_id: APP_ID, type: 'event_callback', event_id: `Ev${randomUUID().slice(0, 8)}`, event_time: 1700000000,
+      authorizations: [{ enterprise_id: null, team_id: team.id, user_id: team.botUserId, is_bot: true, is_enterprise_install: false }],
       is_ext_shared_channel: false, event: inner,
     }));
   }
 
   commandPayload(command: string, text: string, channel: string, user: FakeSlackUser): Record<string, unknown> {
     return {
-      token: 'verif', team_id: TEAM_ID, team_domain: 'fake', channel_id: channel, channel_name: channel.startsWith('D') ? 'directmessage' : 'general',
+      token: 'verif', team_id: this.teamOfChannel(channel).id, team_domain: 'fake', channel_id: channel, channel_name: channel.startsWith('D') ? 'directmessage' : 'general',
       user_id: user.id, user_name: user.name, command, text, api_app_id: APP_ID, is_enterprise_install: 'false',
       response_url: this.newResponseUrl(user.id), trigger_id: this.newTrigger(),
     };
@@ -138,9 +170,10 @@ export class FakeSlackState {
 
   blockActionsPayload(message: FakeSlackMessage, actionId: string, user: FakeSlackUser, value?: string): Record<string, unknown> {
     const element = this.buttons(message).find((b) => b.action_id === actionId);
+    const teamId = this.teamOfChannel(message.channel).id;
     return {
-      type: 'block_actions', user: { id: user.id, username: user.name, name: user.name, team_id: TEAM_ID }, api_app_id: APP_ID, token: 'verif',
-      trigger_id: this.newTrigger(), team: { id: TEAM_ID, domain: 'fake' }, enterprise: null, is_enterprise_install: false,
+      type: 'block_actions', user: { id: user.id, username: user.name, name: user.name, team_id: teamId }, api_app_id: APP_ID, token: 'verif',
+      trigger_id: this.newTrigger(), team: { id: teamId, domain: 'fake' }, enterprise: null, is_enterprise_install: false,
       container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
       channel: { id: message.channel, name: 'general' }, message: { ts: message.ts, text: message.text, blocks: message.blocks }, state: { values: {} },
       response_url: this.newResponseUrl(user.id),

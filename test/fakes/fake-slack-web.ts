@@ -1,13 +1,15 @@
 /** The fake Slack's Web API methods: the replies bolt and the adapter need, applied to the fake workspace state. */
 import { randomUUID } from 'node:crypto';
-import { BOT_ID, BOT_USER_ID, TEAM_ID, type FakeSlackMessage, type FakeSlackState } from './fake-slack-state.js';
+import type { FakeSlackMessage, FakeSlackState, FakeTeam } from './fake-slack-state.js';
+import type { FakeSlackOAuth } from './fake-slack-oauth.js';
 import type { FakeSlackStreams } from './fake-slack-stream.js';
 import type { FakeSlackSessions } from './fake-slack-sessions.js';
 
 export interface WebContext {
   state: FakeSlackState;
-  botToken: string;
   appToken: string;
+  /** The install flow (`oauth.v2.access`). */
+  oauth?: FakeSlackOAuth;
   /** The Socket Mode URL handed out by apps.connections.open. */
   wsUrl: string;
   /** chat.startStream / appendStream / stopStream. */
@@ -23,14 +25,19 @@ export function handleWebApi(method: string, body: Record<string, unknown>, toke
   if (method === 'apps.connections.open') {
     return token === ctx.appToken ? { ok: true, url: ctx.wsUrl } : { ok: false, error: 'invalid_auth' };
   }
-  if (token !== ctx.botToken) return { ok: false, error: 'invalid_auth' };
+  if (method === 'oauth.v2.access') return ctx.oauth?.access(body) ?? { ok: false, error: 'unknown_method' };
+  const team = ctx.state.teamOfToken(token);
+  if (!team) return { ok: false, error: 'invalid_auth' };
+  // A workspace's token reaches only that workspace's channels.
+  const channel = body.channel ?? body.channel_id;
+  if (typeof channel === 'string' && channel !== '' && ctx.state.teamOfChannel(channel).id !== team.id) return { ok: false, error: 'channel_not_found' };
   switch (method) {
     case 'auth.test':
-      return { ok: true, url: 'https://fake.slack.com/', team: 'fake', user: 'sandpiper', team_id: TEAM_ID, user_id: BOT_USER_ID, bot_id: BOT_ID, is_enterprise_install: false };
+      return { ok: true, url: 'https://fake.slack.com/', team: team.name, user: 'sandpiper', team_id: team.id, user_id: team.botUserId, bot_id: team.botId, is_enterprise_install: false };
     case 'chat.postMessage':
-      return postMessage(body, ctx.state);
+      return postMessage(body, ctx.state, team);
     case 'chat.update':
-      return updateMessage(body, ctx.state);
+      return updateMessage(body, ctx.state, team);
     case 'chat.postEphemeral':
       ctx.state.ephemerals.push({
         via: `ephemeral:${String(body.channel)}:${String(body.user)}`, user: String(body.user ?? ''), text: String(body.text ?? ''),
@@ -100,20 +107,20 @@ function replies(body: Record<string, unknown>, state: FakeSlackState): Reply {
   return offset ? reply : { ...reply, messages: [shown(parent), ...(reply.messages as Reply[])] };
 }
 
-function postMessage(body: Record<string, unknown>, state: FakeSlackState): Reply {
+function postMessage(body: Record<string, unknown>, state: FakeSlackState, team: FakeTeam): Reply {
   const channel = String(body.channel ?? '');
   if (!channel) return { ok: false, error: 'channel_not_found' };
   const threadTs = typeof body.thread_ts === 'string' && body.thread_ts !== '' ? body.thread_ts : undefined;
   if (threadTs && !state.find(channel, threadTs)) return { ok: false, error: 'thread_not_found' };
   const blocks = Array.isArray(body.blocks) ? (body.blocks as Record<string, unknown>[]) : [];
-  const message = state.addMessage({ channel, user: BOT_USER_ID, botId: BOT_ID, text: String(body.text ?? ''), threadTs, blocks });
-  return { ok: true, channel, ts: message.ts, message: { type: 'message', text: message.text, user: BOT_USER_ID, bot_id: BOT_ID, ts: message.ts } };
+  const message = state.addMessage({ channel, user: team.botUserId, botId: team.botId, text: String(body.text ?? ''), threadTs, blocks });
+  return { ok: true, channel, ts: message.ts, message: { type: 'message', text: message.text, user: team.botUserId, bot_id: team.botId, ts: message.ts } };
 }
 
-function updateMessage(body: Record<string, unknown>, state: FakeSlackState): Reply {
+function updateMessage(body: Record<string, unknown>, state: FakeSlackState, team: FakeTeam): Reply {
   const message = state.find(String(body.channel ?? ''), String(body.ts ?? ''));
   if (!message) return { ok: false, error: 'message_not_found' };
-  if (message.botId !== BOT_ID) return { ok: false, error: 'cant_update_message' };
+  if (message.botId !== team.botId) return { ok: false, error: 'cant_update_message' };
   if (body.text !== undefined) message.text = String(body.text);
   if (Array.isArray(body.blocks)) message.blocks = body.blocks as Record<string, unknown>[];
   message.history.push(message.text);

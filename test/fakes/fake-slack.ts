@@ -7,6 +7,7 @@ import { APP_ID, BOT_ID, FakeSlackState, TEAM_ID, type FakeSlackMessage, type Fa
 import { handleWebApi } from './fake-slack-web.js';
 import { FakeSlackStreams } from './fake-slack-stream.js';
 import { FakeSlackSessions } from './fake-slack-sessions.js';
+import { FakeSlackOAuth } from './fake-slack-oauth.js';
 import type { FakeSlackHttp, HttpKind } from './fake-slack-http.js';
 import { FakeFileStore, type FakeFile } from './fake-file-host.js';
 import { FakeSocketMode } from './fake-slack-socket.js';
@@ -61,9 +62,14 @@ export class FakeSlack {
   private pinger: NodeJS.Timeout | undefined;
   private port = 0;
 
+  /** The OAuth v2 install flow (authorize page, oauth.v2.access) and uninstalls. */
+  readonly oauth: FakeSlackOAuth;
+
   private constructor(private readonly server: Server) {
     this.state = new FakeSlackState(() => `http://127.0.0.1:${this.port}`);
+    this.state.teams.get(TEAM_ID)?.tokens.add(this.botToken);
     this.streams = new FakeSlackStreams(this.state);
+    this.oauth = new FakeSlackOAuth(this.state);
   }
 
   static async start(): Promise<FakeSlack> {
@@ -144,6 +150,16 @@ export class FakeSlack {
   send(type: string, payload: Record<string, unknown>, acceptsResponsePayload = type !== 'events_api'): string {
     if (this.http) return this.http.send(type as HttpKind, payload);
     return this.socket.send(type, payload, acceptsResponsePayload);
+  }
+
+  /** The workspace uninstalls the app: its tokens stop working and `app_uninstalled` is sent; returns the delivery id. */
+  uninstall(teamId: string): string {
+    return this.send('events_api', this.oauth.uninstall(teamId), false);
+  }
+
+  /** The workspace revokes the bot token: it stops working and `tokens_revoked` is sent; returns the delivery id. */
+  revokeTokens(teamId: string): string {
+    return this.send('events_api', this.oauth.revoke(teamId), false);
   }
 
   /** Sends an envelope again with the next `retry_attempt`, as Slack does when an acknowledgement came late or never. */
@@ -254,6 +270,11 @@ export class FakeSlack {
     const url = req.url ?? '';
     if (this.files.serve(req, res, (header) => header === `Bearer ${this.botToken}`)) return;
     if (url.startsWith('/response_url/')) return this.onResponseUrl(url.slice('/response_url/'.length), raw, res);
+    if (url.startsWith('/oauth/v2/authorize')) {
+      const answer = this.oauth.authorize(new URL(url, `http://127.0.0.1:${this.port}`));
+      res.writeHead(answer.status, answer.location ? { location: answer.location } : { 'content-type': 'text/plain' }).end(answer.body ?? '');
+      return;
+    }
     const method = url.startsWith('/api/') ? url.slice('/api/'.length).split('?')[0] ?? '' : '';
     const body = parseBody(raw, String(req.headers['content-type'] ?? ''));
     const token = String(req.headers.authorization ?? '').replace(/^Bearer\s+/, '');
@@ -276,7 +297,7 @@ export class FakeSlack {
     const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
     if (failure) failure.remaining -= 1;
     const wsUrl = `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}`;
-    const reply = failure ? { ok: false, error: failure.error } : handleWebApi(method, body, token, { state: this.state, botToken: this.botToken, appToken: this.appToken, wsUrl, streams: this.streams, sessions: this.sessions });
+    const reply = failure ? { ok: false, error: failure.error } : handleWebApi(method, body, token, { state: this.state, appToken: this.appToken, oauth: this.oauth, wsUrl, streams: this.streams, sessions: this.sessions });
     res.writeHead(200, { 'content-type': 'application/json', 'x-oauth-scopes': this.scopes.join(',') });
     res.end(JSON.stringify(reply));
   }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { SLACK_BOT_SCOPES } from '../../src/channels/slack/slack-install.js';
 import { slackConfigSchema } from '../../src/config/config-schema.js';
 import { packageRoot } from '../../src/shared/package-root.js';
 
@@ -37,12 +38,15 @@ const METHOD_SCOPES: Record<string, readonly string[]> = {
   'files.info': ['files:read'],
   'usergroups.users.list': ['usergroups:read'],
   'agents.sessions.setStatus': ['chat:write'],
+  'agents.sessions.rename': ['chat:write'],
 };
 /** Event the adapter listens to → the manifest's bot events it needs. */
 const EVENT_SUBSCRIPTIONS: Record<string, readonly string[]> = {
   message: ['message.channels', 'message.groups', 'message.im'],
   app_mention: ['app_mention'],
   agent_session_stopped: ['agent_session_stopped'],
+  app_uninstalled: ['app_uninstalled'],
+  tokens_revoked: ['tokens_revoked'],
 };
 /** Bot event → the scope Slack requires for it. */
 const EVENT_SCOPES: Record<string, string> = {
@@ -53,6 +57,9 @@ const EVENT_SCOPES: Record<string, string> = {
   'message.mpim': 'mpim:history',
   // Needs no scope of its own beyond being an agent (agent_view adds assistant:write).
   agent_session_stopped: 'assistant:write',
+  // Every app may subscribe to these (installs in many workspaces remove the install on them).
+  app_uninstalled: '',
+  tokens_revoked: '',
 };
 
 interface Manifest {
@@ -103,7 +110,7 @@ describe('slack app manifest', () => {
     }
     for (const event of events) {
       const scope = EVENT_SCOPES[event];
-      assert.ok(scope && scopes.has(scope), `event ${event} needs scope ${String(scope)}`);
+      assert.ok(scope === '' || (scope !== undefined && scopes.has(scope)), `event ${event} needs scope ${String(scope)}`);
     }
   });
 
@@ -117,6 +124,10 @@ describe('slack app manifest', () => {
     }
     if (/url_private/.test(source)) assert.ok(scopes.has('files:read'), 'file downloads need files:read');
     if (called.has('agents.sessions.setStatus')) assert.ok(manifest.features.agent_view && scopes.has('assistant:write'), 'agent sessions need the app declared as an agent');
+  });
+
+  it('asks an install (OAuth v2, installs in many workspaces) for exactly its bot scopes', () => {
+    assert.deepEqual([...SLACK_BOT_SCOPES].sort(), [...scopes].sort());
   });
 
   it('is where the README says', () => {

@@ -1,5 +1,5 @@
 /** The bolt app of the Slack adapter: Socket Mode (an app token) or HTTP delivery through the gateway (a signing secret). */
-import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import { App, LogLevel, SocketModeReceiver, type AuthorizeResult, type AuthorizeSourceData } from '@slack/bolt';
 import type { AdapterState } from '../channel-adapter.js';
 import { ChannelError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -9,7 +9,9 @@ import { SlackHttpReceiver } from './slack-http-receiver.js';
 
 export interface SlackAppSettings {
   mode: 'socket' | 'http';
-  botToken: string;
+  /** The one workspace's bot token, used when there is no `authorize` (installs in many workspaces: each event's own). */
+  botToken: string | undefined;
+  authorize: ((source: AuthorizeSourceData<boolean>) => Promise<AuthorizeResult>) | undefined;
   appToken: string | undefined;
   signingSecret: string | undefined;
   apiUrl: string | undefined;
@@ -38,8 +40,9 @@ export function createSlackApp(settings: SlackAppSettings, logger: Logger, hooks
     receiver = socketReceiver(settings, bolt, url, hooks);
   }
   const retryConfig = { retries: settings.webRetries ?? 2, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
+  const auth = settings.authorize ? { authorize: settings.authorize } : { token: settings.botToken ?? '' };
   const app = new App({
-    token: settings.botToken,
+    ...auth,
     receiver,
     logger: bolt,
     logLevel: LogLevel.WARN,

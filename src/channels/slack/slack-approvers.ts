@@ -9,7 +9,8 @@ import type { Logger } from '../../shared/logger.js';
 
 const MEMBERS_TTL_MS = 60_000;
 
-type Call = (method: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
+/** A Web API call in the workspace of `via` (a user id). */
+type Call = (method: string, args: Record<string, unknown>, signal: AbortSignal, via: string) => Promise<Record<string, unknown>>;
 
 export class SlackApprovers {
   private readonly members = new LRUCache<string, ReadonlySet<string>>({ max: 64, ttl: MEMBERS_TTL_MS });
@@ -22,16 +23,17 @@ export class SlackApprovers {
 
   async isApprover(userId: string, signal: AbortSignal): Promise<boolean> {
     for (const group of this.groups) {
-      if ((await this.membersOf(group, signal)).has(userId)) return true;
+      if ((await this.membersOf(group, userId, signal)).has(userId)) return true;
     }
     return false;
   }
 
-  private async membersOf(group: string, signal: AbortSignal): Promise<ReadonlySet<string>> {
+  private async membersOf(group: string, userId: string, signal: AbortSignal): Promise<ReadonlySet<string>> {
     const cached = this.members.get(group);
     if (cached !== undefined) return cached;
     try {
-      const answer = await this.call('usergroups.users.list', { usergroup: group }, signal);
+      // Asked in the clicking user's workspace: a group of another workspace is unknown there (not an approver).
+      const answer = await this.call('usergroups.users.list', { usergroup: group }, signal, userId);
       const users = Array.isArray(answer['users']) ? answer['users'].filter((user): user is string => typeof user === 'string') : [];
       const members = new Set(users);
       this.members.set(group, members);

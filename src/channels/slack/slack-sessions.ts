@@ -1,8 +1,9 @@
 /**
  * Slack agent sessions (docs.slack.dev/ai/agent-sessions): a conversation's thread shows `processing` (with Slack's
- * native Stop button), `suspended`, `active` or `closed` through `agents.sessions.setStatus`. A workspace that refuses
- * the method (an app not declared as an agent, a missing scope, a wrong token type) is not asked again: one log line,
- * and everything else goes on working.
+ * native Stop button), `suspended`, `active` or `closed` through `agents.sessions.setStatus`. A session created without
+ * a title (a first message without text) gets one with `agents.sessions.rename` when a later turn brings one. A
+ * workspace that refuses the method (an app not declared as an agent, a missing scope, a wrong token type) is not
+ * asked again: one log line, and everything else goes on working (other workspaces keep their sessions).
  */
 import { LRUCache } from 'lru-cache';
 import type { SessionStatus } from '../channel-adapter.js';
@@ -28,41 +29,46 @@ export function sessionTitle(text: string | undefined): string | undefined {
 }
 
 export class SlackSessions {
-  /** The error with which the workspace refused sessions; no call is made after it. */
-  private refusal: string | undefined;
-  /** Threads whose session exists (its title was sent with the call that created it). A cache only. */
-  private readonly created = new LRUCache<string, true>({ max: TITLED_THREADS });
+  /** Workspace → the error with which it refused sessions; no call is made for it after that. */
+  private readonly refusals = new Map<string, string>();
+  /** Threads whose session exists → whether it has a title. A cache only. */
+  private readonly created = new LRUCache<string, boolean>({ max: TITLED_THREADS });
 
   constructor(
     private readonly enabled: boolean,
     private readonly call: SessionCall,
     private readonly logger: Logger,
+    /** The workspace of a channel ('' when there is one workspace). */
+    private readonly teamOf: (channel: string) => string = () => '',
   ) {}
 
   /** `on`, `off` (slack.agent_sessions = false) or `refused (<error>)`, for status and doctor. */
   get state(): string {
     if (!this.enabled) return 'off';
-    return this.refusal === undefined ? 'on' : `refused (${this.refusal})`;
+    const refusal = [...this.refusals.values()][0];
+    return refusal === undefined ? 'on' : `refused (${refusal})`;
   }
 
   /** Sets a thread's session status; never throws. Channels without a thread have no session. */
   async setStatus(channelId: string, status: SessionStatus, title: string | undefined, signal: AbortSignal): Promise<void> {
-    if (!this.enabled || this.refusal !== undefined) return;
     const { channel, threadTs } = parseTarget(channelId);
-    if (!threadTs) return;
-    const named = this.created.has(channelId) ? undefined : sessionTitle(title);
-    const args = { channel_id: channel, thread_ts: threadTs, status, ...(named === undefined ? {} : { title: named }) };
+    const team = this.teamOf(channel);
+    if (!this.enabled || this.refusals.has(team) || !threadTs) return;
+    const titled = this.created.get(channelId);
+    const named = titled === true ? undefined : sessionTitle(title);
+    const thread = { channel_id: channel, thread_ts: threadTs };
     try {
-      await this.call('agents.sessions.setStatus', args, signal);
-      this.created.set(channelId, true);
+      await this.call('agents.sessions.setStatus', { ...thread, status, ...(titled === undefined && named !== undefined ? { title: named } : {}) }, signal);
+      this.created.set(channelId, titled === true || named !== undefined);
+      if (titled === false && named !== undefined) await this.call('agents.sessions.rename', { ...thread, title: named }, signal);
     } catch (error) {
       const code = slackPlatformError(error);
       if (code === undefined || THREAD_ERRORS.has(code)) {
         this.logger.debug({ status, error: describeError(error) }, 'slack session status not set');
         return;
       }
-      this.refusal = code;
-      this.logger.warn({ error: code }, 'slack refused agent sessions: threads show no session status in this workspace (see sandpiper doctor)');
+      this.refusals.set(team, code);
+      this.logger.warn({ error: code, ...(team ? { team } : {}) }, 'slack refused agent sessions: threads show no session status in this workspace (see sandpiper doctor)');
     }
   }
 }

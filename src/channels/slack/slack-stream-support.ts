@@ -1,10 +1,13 @@
 /**
  * Whether this workspace (and channel) takes Slack's native streaming: on until a stream's first call says it cannot,
- * then off for good (the workspace) or for that channel. What is learnt lives in memory: after a restart it costs
+ * then off for good (that workspace) or for that channel. What is learnt lives in memory: after a restart it costs
  * one refused call to learn again. ADR 0019.
  */
 import { LRUCache } from 'lru-cache';
+import type { NativeStream } from '../channel-adapter.js';
 import type { Logger } from '../../shared/logger.js';
+import { isDirect, parseTarget } from './slack-events.js';
+import { SlackNativeStream, type StreamLimits } from './slack-native-stream.js';
 import { slackPlatformError } from './slack-web.js';
 
 /** The workspace or app cannot stream at all: every later answer uses chat.update. */
@@ -13,30 +16,52 @@ const WORKSPACE_ERRORS = new Set(['unknown_method', 'not_allowed', 'not_allowed_
 const CHANNEL_ERRORS = new Set(['channel_type_not_supported', 'method_not_supported_for_channel_type', 'not_in_channel']);
 const REMEMBERED_CHANNELS = 1_024;
 
+/** What opening a stream needs of the adapter. */
+export interface StreamOpening {
+  /** Who last asked in the thread (Slack streams only to a named recipient outside DMs). */
+  asker: string | undefined;
+  /** The channel's workspace, when known. */
+  teamId: string | undefined;
+  call(method: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
+  limits: Partial<StreamLimits> | undefined;
+}
+
 export class StreamSupport {
-  private workspace: 'unknown' | 'yes' | 'no';
+  /** Workspaces ('' when there is one) that cannot stream. */
+  private readonly refusedWorkspaces = new Set<string>();
   private readonly refusedChannels = new LRUCache<string, true>({ max: REMEMBERED_CHANNELS });
 
-  constructor(enabled: boolean, private readonly logger: Logger) {
-    this.workspace = enabled ? 'unknown' : 'no';
+  constructor(
+    private readonly enabled: boolean,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Whether a stream may be tried in `channel` of workspace `team`. */
+  usable(channel: string, team = ''): boolean {
+    return this.enabled && !this.refusedWorkspaces.has(team) && !this.refusedChannels.has(channel);
   }
 
-  /** Whether a stream may be tried in `channel`. */
-  usable(channel: string): boolean {
-    return this.workspace !== 'no' && !this.refusedChannels.has(channel);
-  }
-
-  /** A stream started: the workspace streams. */
-  started(): void {
-    this.workspace = 'yes';
+  /**
+   * A native stream for answer text in a thread (a route key), when the workspace streams; outside DMs only for a
+   * thread whose asker is known, else undefined (chat.update).
+   */
+  open(channelId: string, opening: StreamOpening): NativeStream | undefined {
+    const { channel, threadTs } = parseTarget(channelId);
+    const team = opening.teamId ?? '';
+    if (!threadTs || !this.usable(channel, team)) return undefined;
+    const recipient = opening.asker && opening.teamId ? { userId: opening.asker, teamId: opening.teamId } : undefined;
+    if (!recipient && !isDirect(channel)) return undefined;
+    return new SlackNativeStream({ channel, threadTs, recipient }, opening.call, opening.limits, (error) => {
+      if (error !== undefined) this.startFailed(channel, team, error);
+    });
   }
 
   /** The first call of a stream failed: remembers what the error says about the workspace or the channel. */
-  startFailed(channel: string, error: unknown): void {
+  startFailed(channel: string, team: string, error: unknown): void {
     const code = slackPlatformError(error) ?? '';
     if (WORKSPACE_ERRORS.has(code)) {
-      if (this.workspace !== 'no') this.logger.info({ error: code }, 'slack native streaming is not available in this workspace; answers are shown by message edits');
-      this.workspace = 'no';
+      if (!this.refusedWorkspaces.has(team)) this.logger.info({ error: code }, 'slack native streaming is not available in this workspace; answers are shown by message edits');
+      this.refusedWorkspaces.add(team);
     } else if (CHANNEL_ERRORS.has(code)) {
       this.refusedChannels.set(channel, true);
     }

@@ -85,3 +85,12 @@ export async function postToResponseUrl(url: string, text: string, logger: Logge
 function requestSignal(signal: AbortSignal, timeoutMs: number): LinkedSignal {
   return linkedSignal(signal, { timeoutMs, timeoutReason: () => new ChannelError('slack response_url timed out', { code: 'TIMEOUT' }) });
 }
+
+/** Runs a call whose failure only costs a nicety (a reaction, an ephemeral note); logs the failure at debug. */
+export async function bestEffort(logger: Logger, what: string, call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    logger.debug({ what, error: describeError(error) }, 'slack best-effort call failed');
+  }
+}
