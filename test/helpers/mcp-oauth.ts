@@ -42,6 +42,8 @@ export function startManager(fake: FakeOAuthMcpServer, db: TestStores, inbox: Li
     parentEnv: {},
     oauth: {
       credentials: db.stores.mcpCredentials,
+      states: db.stores.mcpOAuthStates,
+      pollMs: 50,
       tokenKey: TOKEN_KEY,
       publicUrl: PUBLIC_URL,
       authorizationTimeoutMs,
