@@ -231,9 +231,15 @@ export type FormOutcome =
   | { status: 'answered' | 'declined'; decidedBy: string }
   | { status: 'expired' | 'cancelled' };
 
-/** A card asking for input; while pending it carries Answer and Decline buttons with `formId`. */
+/**
+ * A card asking for input; while pending it carries Answer and Decline buttons with `formId`. With `purpose`
+ * `authorization` it shows a call waiting for someone's sign-in (an MCP OAuth link sent privately): `message` says what
+ * it waits for or how it ended, no fields, and one Cancel button (a click arrives as `decline`). Its outcomes read:
+ * `answered` authorized, `declined` cancelled, `expired` timed out, `cancelled` ended otherwise.
+ */
 export interface FormCard {
   formId: string;
+  purpose?: 'authorization';
   /** Who asks (the MCP server name), plain text. */
   source: string;
   /** The request text, plain text. */

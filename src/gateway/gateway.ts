@@ -131,7 +131,7 @@ class ChannelGateway implements Gateway {
     signal.addEventListener('abort', () => void this.stop().catch((error: unknown) => this.logFailure('stop', error)), { once: true });
     if (this.adapters.size === 0) this.logger.warn('no channel adapter is enabled');
     if (this.stopped) return;
-    this.unsubscribeForms = this.deps.elicitations?.onElicitation((request, formSignal) => this.forms.handle(request, formSignal));
+    this.unsubscribeForms = this.forms.subscribe(this.deps.elicitations, this.deps.authorizations);
     this.sweepTimer = setInterval(() => this.subs.sweep(), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
     this.pruneTimer = this.ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS);
