@@ -111,7 +111,7 @@ class ChannelGateway implements Gateway {
     const { max_message_chars: maxChars, user_rate_limit: limit, user_rate_window_s: windowS } = deps.config.gateway;
     this.limits = new InboundLimits({ maxChars, limit, windowMs: windowS * 1000, now: this.now });
     this.commands = new CommandHandler({
-      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now, models: this.models, limits: this.limits,
+      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now, models: this.models, limits: this.limits, authorizations: deps.authorizations,
       startConversation: (adapter, channelId, name, requester, ownerUserId, text, modelAlias) =>
         this.startConversation(adapter, channelId, name, { requester }, ownerUserId, text, modelAlias),
       ensureRendered: (wsId) => this.ensureRendered(wsId),

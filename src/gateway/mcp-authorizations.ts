@@ -25,6 +25,8 @@ export interface AuthorizationLinkSource {
   onAuthorization(handler: (request: AuthorizationLinkRequest, signal: AbortSignal) => Promise<void>): () => void;
   /** Ends a wait (on whichever instance it runs) when it is `userId`'s, or anyone's without; false when it is not waiting. */
   cancelAuthorization(waitId: string, userId: string | undefined): Promise<boolean>;
+  /** Forgets stored tokens: `userId`'s on `server` (on every server without it); resolves with how many went. */
+  revokeAuthorizations(server: string | undefined, userId: string | undefined): Promise<number>;
 }
 
 export interface AuthorizationDeskDeps {

@@ -100,4 +100,15 @@ describe('discord: a call waiting for the caller to sign in to an OAuth MCP serv
     assert.match(lastToolResult(), /Authorized/);
     await discord.waitFor(() => JSON.stringify(waitCard(threadId)?.embeds ?? []).includes('"Authorized"'), 15_000, 'card marked');
   });
+
+  it('/signout forgets only the caller\'s own sign-in: her next call asks her to sign in again', async () => {
+    const bobTry = discord.state.slashCommand('signout', CHANNEL_ID, bob, { server: 'remote' });
+    assert.match(await discord.waitFor(() => discord.state.interactions.get(bobTry.id)?.reply, 15_000, 'bob reply'), /not signed in to remote/);
+    const command = discord.state.slashCommand('signout', CHANNEL_ID, alice, { server: 'remote' });
+    assert.match(await discord.waitFor(() => discord.state.interactions.get(command.id)?.reply, 15_000, 'signout reply'), /Signed out of remote/);
+    llm.enqueue({ toolCalls: [{ id: 'call_a3', name: 'mcp__remote__whoami', arguments: '{}' }] });
+    const threadId = discord.state.injectMessage(CHANNEL_ID, alice, 'who am I there?', true).id;
+    await discord.waitFor(() => links()[2], 30_000, 'a new link after signing out');
+    await discord.waitFor(() => waitCard(threadId), 15_000, 'authorization card');
+  });
 });
