@@ -1,7 +1,8 @@
 /**
  * End to end on Discord: a call to a per-user OAuth MCP server waits like a pending approval. The caller gets the
  * sign-in link by DM; the thread shows a card with Cancel; a Cancel ends the wait with a tool error the model sees;
- * other conversations go on meanwhile; after a sign-in through the gateway's own callback the call proceeds.
+ * other conversations go on meanwhile; after a sign-in through the gateway's own callback the call proceeds; a task
+ * sub-agent acts with the conversation owner's token; /signout forgets only the caller's own sign-in.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -29,7 +30,7 @@ describe('discord: a call waiting for the caller to sign in to an OAuth MCP serv
       discord,
       llm,
       flags: {
-        'agent.auto_approve_tools': ['mcp__*'],
+        'agent.auto_approve_tools': ['mcp__*', 'task'],
         'gateway.public_url': PUBLIC_URL,
         'mcp.token_key': 'test-token-key-0123456789abcdef',
         'mcp.servers.remote.type': 'http',
@@ -99,6 +100,20 @@ describe('discord: a call waiting for the caller to sign in to an OAuth MCP serv
     await discord.waitFor(answered(threadId, 'signed in'), 30_000, 'the turn goes on');
     assert.match(lastToolResult(), /Authorized/);
     await discord.waitFor(() => JSON.stringify(waitCard(threadId)?.embeds ?? []).includes('"Authorized"'), 15_000, 'card marked');
+  });
+
+  it('a task sub-agent in alice\'s thread calls the server as alice (the conversation owner), without a new link', async () => {
+    llm.enqueue(
+      { toolCalls: [{ id: 'call_t1', name: 'task', arguments: JSON.stringify({ prompt: 'ask the tracker who I am' }) }] },
+      { toolCalls: [{ id: 'call_t2', name: 'mcp__remote__whoami', arguments: '{}' }] },
+      { text: 'the tracker knows you' },
+      { text: 'task finished' },
+    );
+    const threadId = discord.state.injectMessage(CHANNEL_ID, alice, 'delegate it', true).id;
+    await discord.waitFor(answered(threadId, 'task finished'), 30_000, 'the task result');
+    const seen = llm.requests.map((request) => JSON.stringify(request.body)).filter((body) => body.includes('user=alice'));
+    assert.ok(seen.length > 0, llm.requests.slice(-3).map((r) => JSON.stringify((r.body as { messages: unknown[] }).messages.slice(-2))).join('\n---\n'));
+    assert.equal(links().length, 2);
   });
 
   it('/signout forgets only the caller\'s own sign-in: her next call asks her to sign in again', async () => {
