@@ -57,6 +57,20 @@ describe('MCP authorization links', () => {
     assert.match(card()?.message ?? '', /Cancelled/);
   });
 
+  it('marks the card authorized, or timed out, as the wait ends', async () => {
+    for (const [ending, status, text] of [['authorized', 'answered', /Authorized/], ['expired', 'expired', /in time/]] as const) {
+      adapter.shown.length = 0;
+      const wait = new AbortController();
+      const expiresAt = new Date(Date.now() + 300_000).toISOString();
+      const handled = desk.handle({ server: 'tracker', userId: aliceId, conversationId: 'ws-1', url: LINK, expiresAt, waitId: WAIT_ID }, wait.signal);
+      await waitForShown(adapter, 'thread-1');
+      wait.abort(ending);
+      await handled;
+      assert.equal(card()?.outcome.status, status);
+      assert.match(card()?.message ?? '', text);
+    }
+  });
+
   it('fails (so the call ends with a clear error) for a user no private channel reaches', async () => {
     const expiresAt = new Date(Date.now() + 300_000).toISOString();
     await assert.rejects(
