@@ -89,8 +89,11 @@ export class McpAuthorizationDesk {
     };
     const messageId = await this.post(adapter, home.channelId, card);
     if (messageId === undefined) return;
+    // Like an approval card: the platform's agent session shows it waits for someone (Slack), then works again.
+    await adapter.sessionStatus?.(home.channelId, 'suspended', undefined, this.deps.signal);
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     const ending = ENDINGS[String(signal.reason)] ?? STOPPED;
+    await adapter.sessionStatus?.(home.channelId, 'processing', undefined, this.deps.signal);
     await this.edit(adapter, home.channelId, messageId, { ...card, message: ending.text, outcome: ending.outcome });
   }
 
