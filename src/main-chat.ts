@@ -75,6 +75,19 @@ function wireElicitation(mcp: McpManager, session: TerminalSession & { form(form
   );
 }
 
+/**
+ * MCP OAuth in the terminal: the sign-in link is printed (the terminal is private to its user). The callback is served
+ * by a gateway (`sandpiper start`) on the same database; the waiting call reads the outcome from the database, and
+ * Ctrl-C (stopping the turn) or the time-out ends the wait.
+ */
+function wireAuthorization(mcp: McpManager, output: Writable): () => void {
+  return mcp.onAuthorization((request) => {
+    const minutes = Math.max(1, Math.round((Date.parse(request.expiresAt) - Date.now()) / 60_000));
+    output.write(`🔐 ${request.server} needs your authorization. Open this link to sign in (it works once, for ${minutes} min):\n${request.url}\n`);
+    return Promise.resolve();
+  });
+}
+
 function createSession(runtime: AgentRuntime, stores: Stores, ownerUserId: string, modelAlias: string | undefined): TerminalSession & { start(): Promise<void>; form(form: TerminalForm): void } {
   let current: Workstream | undefined;
   let unsubscribe: (() => void) | undefined;
@@ -121,10 +134,12 @@ export async function runChat(options: RunChatOptions): Promise<void> {
     try {
       const session = createSession(agent.runtime, storage.stores, await localUserId(storage.stores), options.modelAlias);
       const unwire = wireElicitation(agent.mcp, session);
+      const unwireLinks = wireAuthorization(agent.mcp, options.output);
       try {
         await session.start();
         await runTerminalChat({ input: options.input, output: options.output, session });
       } finally {
+        unwireLinks();
         unwire();
       }
     } finally {

@@ -64,6 +64,7 @@ function mcpOAuthOptions(config: Config, stores: Stores, logger: Logger, isUsed:
   return {
     oauth: {
       credentials: stores.mcpCredentials,
+      states: stores.mcpOAuthStates,
       tokenKey,
       previousTokenKeys: config.mcp.token_key_previous,
       publicUrl,

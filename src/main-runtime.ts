@@ -6,7 +6,6 @@ import { createCluster } from './gateway/cluster/create-cluster.js';
 import { isClustered } from './gateway/cluster/cluster-mode.js';
 import type { LiveParts, ShutdownStack } from './main.js';
 import { assembleAgent } from './main-agent.js';
-import { McpAuthorizationDesk } from './gateway/mcp-authorizations.js';
 import { createGatewayWatchRunner } from './main-watch.js';
 import type { Logger } from './shared/logger.js';
 import type { Stores } from './storage/stores.js';
@@ -42,15 +41,12 @@ export async function startAgentAndChannels({ config, logger, stores, live, stac
   if (cluster) stack.push('cluster leases', () => cluster.node.releaseOnStop());
   stack.push('agent', () => runtime.close());
   logModels(config, logger);
-  // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them.
+  // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them; its
+  // OAuth sign-in links go to the caller privately, and the waiting call shows as a card with Cancel in that thread.
   const manager = cluster?.manager ?? runtime.manager;
-  const gateway = createGateway({ config, adapters: live.adapters, manager, stores, logger, elicitations: mcp });
+  const gateway = createGateway({ config, adapters: live.adapters, manager, stores, logger, elicitations: mcp, authorizations: mcp });
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
-  // MCP OAuth: the caller's private sign-in link goes out as a direct message; the thread shows the wait.
-  const desk = new McpAuthorizationDesk({ stores, adapters: new Map(live.adapters.map((adapter) => [adapter.platform, adapter])), logger, signal: controller.signal });
-  const stopLinks = mcp.onAuthorization((request, signal) => desk.handle(request, signal));
-  stack.push('mcp authorizations', () => Promise.resolve(stopLinks()));
   cluster?.attach(gateway);
   if (cluster) stack.push('cluster', () => cluster.node.stop());
   const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));

@@ -158,7 +158,7 @@ async function startHttp(
   const slackEvents = createSlackEventsRoutes(() => slackEventsTarget(live.adapters.find((adapter) => adapter.platform === 'slack')));
   const oauthCallback = createOAuthCallbackRoutes({
     complete: (state, code) => live.mcp?.completeAuthorization(state, code) ?? Promise.resolve({ ok: false, status: 400, message: 'MCP is not running yet; try the link again shortly.' }),
-    decline: (state) => live.mcp?.declineAuthorization(state),
+    decline: async (state) => live.mcp?.declineAuthorization(state),
   });
   const routers = [createNotifyRoutes({ jwt, users: stores.users, ...notify.deps }), createAdminElsewhereRoutes(config), slackEvents, oauthCallback];
   const app = createHttpApp({ logger, metrics, health, routers });

@@ -54,7 +54,8 @@ export interface AttachmentAccess {
   headers: Readonly<Record<string, string>>;
 }
 
-export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model';
+/** `signout`: forget the user's own sign-in to an MCP server (`server`; every server without it). */
+export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model' | 'signout';
 /** `deny`: a network card's Deny (a rejection without a feedback form). */
 export type ActionName = 'approve' | 'always' | 'reject' | 'deny' | 'plan-approve' | 'plan-changes';
 
@@ -82,8 +83,8 @@ export type InboundEvent =
       name: CommandName;
       user: PlatformUser;
       conversation: Conversation;
-      /** `message` for ask, `token` for link, `model` (an alias, as typed) for ask and model. */
-      args: { message?: string; token?: string; model?: string };
+      /** `message` for ask, `token` for link, `model` (an alias, as typed) for ask and model, `server` for signout. */
+      args: { message?: string; token?: string; model?: string; server?: string };
       respond: Responder;
       /** The platform's id of this invocation (interaction / trigger id); the dedup ledger records it first. */
       eventId?: string;
@@ -231,9 +232,15 @@ export type FormOutcome =
   | { status: 'answered' | 'declined'; decidedBy: string }
   | { status: 'expired' | 'cancelled' };
 
-/** A card asking for input; while pending it carries Answer and Decline buttons with `formId`. */
+/**
+ * A card asking for input; while pending it carries Answer and Decline buttons with `formId`. With `purpose`
+ * `authorization` it shows a call waiting for someone's sign-in (an MCP OAuth link sent privately): `message` says what
+ * it waits for or how it ended, no fields, and one Cancel button (a click arrives as `decline`). Its outcomes read:
+ * `answered` authorized, `declined` cancelled, `expired` timed out, `cancelled` ended otherwise.
+ */
 export interface FormCard {
   formId: string;
+  purpose?: 'authorization';
   /** Who asks (the MCP server name), plain text. */
   source: string;
   /** The request text, plain text. */

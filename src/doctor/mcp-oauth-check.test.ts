@@ -22,7 +22,7 @@ describe('doctor: MCP OAuth', () => {
   });
 
   it('passes when the callback answers as Sandpiper, fails for another server, and names a missing key', async () => {
-    const routes = createOAuthCallbackRoutes({ complete: () => Promise.resolve({ ok: false, status: 400, message: 'unknown' }), decline: () => undefined });
+    const routes = createOAuthCallbackRoutes({ complete: () => Promise.resolve({ ok: false, status: 400, message: 'unknown' }), decline: () => Promise.resolve() });
     const sandpiper = await startHttpServer(new Hono().route('/', routes), '127.0.0.1', 0);
     const other = await startHttpServer(new Hono().get('*', (context) => context.text('hello', 200)), '127.0.0.1', 0);
     try {

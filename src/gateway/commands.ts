@@ -1,4 +1,4 @@
-/** Slash-command behaviour shared by every platform: link, unlink, ask, status, close, cancel, model. */
+/** Slash-command behaviour shared by every platform: link, unlink, ask, status, close, cancel, model, signout. */
 import type { ChannelAdapter, InboundEvent, PlatformUser } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import { hashApiToken } from '../shared/api-token.js';
@@ -7,6 +7,7 @@ import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import { mayControl } from '../agent/ownership.js';
 import type { InboundLimits } from './inbound-limits.js';
 import { LinkLimiter } from './link-limiter.js';
+import type { AuthorizationLinkSource } from './mcp-authorizations.js';
 import type { ModelChoice } from './model-choice.js';
 import type { Router } from './router.js';
 
@@ -29,6 +30,8 @@ export interface CommandDeps {
   ensureRendered(wsId: string): Promise<(() => void) | undefined>;
   /** Marks the cards of approvals that were pending when their workstream closed as cancelled. */
   cancelCards(approvalIds: readonly string[]): Promise<void>;
+  /** MCP OAuth sign-ins (absent without MCP): `signout` forgets the user's own. */
+  authorizations?: Pick<AuthorizationLinkSource, 'revokeAuthorizations'> | undefined;
   now?: () => number;
   signal: AbortSignal;
 }
@@ -59,6 +62,8 @@ export class CommandHandler {
       }
       case 'ask':
         return this.ask(adapter, event);
+      case 'signout':
+        return event.respond.reply(await this.signOut(adapter, event));
       default:
         return this.threadCommand(adapter, event);
     }
@@ -81,6 +86,23 @@ export class CommandHandler {
     await users.link(platform, platformUserId, user.userId);
     this.deps.router.forgetUser(platform, platformUserId);
     return `Account linked! You are ${user.username}.`;
+  }
+
+  /** Forgets the user's own MCP OAuth tokens (one server's, or all of them); never anyone else's. */
+  private async signOut(adapter: ChannelAdapter, event: CommandEvent): Promise<string> {
+    const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
+    if (!user) return notLinked(adapter);
+    const server = event.args.server?.trim() || undefined;
+    if (!this.deps.authorizations) return 'No MCP server here uses sign-ins.';
+    let count: number;
+    try {
+      count = await this.deps.authorizations.revokeAuthorizations(server, user.userId);
+    } catch (error) {
+      // Expected when no server uses OAuth (the message names the missing settings; it holds no secret).
+      return `Could not sign out: ${truncate(error instanceof Error ? error.message : String(error), 200)}`;
+    }
+    if (count > 0) return `Signed out of ${server ?? `${count} MCP server(s)`}; the next call asks you to sign in again.`;
+    return server === undefined ? 'You were not signed in to any MCP server.' : `You were not signed in to ${server}.`;
   }
 
   private async ask(adapter: ChannelAdapter, event: CommandEvent): Promise<void> {

@@ -1,4 +1,7 @@
-/** MCP elicitation requests ↔ form cards in the triggering workstream's thread ↔ Answer / Decline / form submissions. */
+/**
+ * MCP elicitation requests ↔ form cards in the triggering workstream's thread ↔ Answer / Decline / form submissions.
+ * Also the door for the other form cards, MCP OAuth waits (`mcp-authorizations.ts`), whose clicks it hands over.
+ */
 import { LRUCache } from 'lru-cache';
 import type { ChannelAdapter, FormCard, FormOutcome, FormSpec, InboundEvent } from '../channels/channel-adapter.js';
 import { escapeMentions } from '../channels/format/escape-mentions.js';
@@ -6,6 +9,7 @@ import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import { buildElicitationForm, parseElicitationValues, type ElicitationField } from './elicitation-form.js';
+import { McpAuthorizationDesk, isAuthorizationForm, type AuthorizationLinkSource } from './mcp-authorizations.js';
 import type { Router } from './router.js';
 
 /** A server's request for structured input (mirrors the MCP manager's request, so the manager implements the port). */
@@ -74,9 +78,22 @@ export class ElicitationDesk {
   /** Recently settled requests → what a late click is told (bounded). */
   private readonly closed = new LRUCache<string, string>({ max: CLOSED_MEMORY });
   private readonly now: () => number;
+  /** MCP OAuth waits: the private link, and the waiting call's card in the thread. */
+  private readonly links: McpAuthorizationDesk;
 
   constructor(private readonly deps: ElicitationDeskDeps) {
     this.now = deps.now ?? Date.now;
+    this.links = new McpAuthorizationDesk(deps);
+  }
+
+  /** Takes the requests of both sources (either may be absent); returns the function that stops taking them. */
+  subscribe(elicitations: ElicitationSource | undefined, authorizations: AuthorizationLinkSource | undefined): () => void {
+    const stopForms = elicitations?.onElicitation((request, signal) => this.handle(request, signal));
+    const stopLinks = this.links.subscribe(authorizations);
+    return () => {
+      stopForms?.();
+      stopLinks();
+    };
   }
 
   /** The ElicitationHandler: posts the form card and waits for the owner's answer; never throws. */
@@ -91,6 +108,7 @@ export class ElicitationDesk {
 
   /** A click or submission on a form card. */
   async onForm(adapter: ChannelAdapter, event: FormEvent): Promise<void> {
+    if (isAuthorizationForm(event.formId)) return this.links.onForm(adapter, event);
     const entry = this.pending.get(event.formId);
     if (!entry || this.now() >= Date.parse(entry.request.expiresAt)) {
       return event.respond.reply(this.closed.get(event.formId) ?? 'This request has expired.');

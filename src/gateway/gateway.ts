@@ -114,7 +114,7 @@ class ChannelGateway implements Gateway {
     const { max_message_chars: maxChars, user_rate_limit: limit, user_rate_window_s: windowS } = deps.config.gateway;
     this.limits = new InboundLimits({ maxChars, limit, windowMs: windowS * 1000, now: this.now });
     this.commands = new CommandHandler({
-      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now, models: this.models, limits: this.limits,
+      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now, models: this.models, limits: this.limits, authorizations: deps.authorizations,
       startConversation: (adapter, channelId, name, requester, ownerUserId, text, modelAlias) =>
         this.startConversation(adapter, channelId, name, { requester }, ownerUserId, text, modelAlias),
       ensureRendered: (wsId) => this.delivery.ensureRendered(wsId),
@@ -136,7 +136,7 @@ class ChannelGateway implements Gateway {
     signal.addEventListener('abort', () => void this.stop().catch((error: unknown) => this.logFailure('stop', error)), { once: true });
     if (this.adapters.size === 0) this.logger.warn('no channel adapter is enabled');
     if (this.stopped) return;
-    this.unsubscribeForms = this.deps.elicitations?.onElicitation((request, formSignal) => this.forms.handle(request, formSignal));
+    this.unsubscribeForms = this.forms.subscribe(this.deps.elicitations, this.deps.authorizations);
     this.sweepTimer = setInterval(() => this.subs.sweep(), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
     this.pruneTimer = this.ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS);

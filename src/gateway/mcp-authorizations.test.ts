@@ -1,12 +1,18 @@
-/** The private sign-in link goes to the caller's DM only; the thread says the call waits, without the link. */
+/**
+ * The private sign-in link goes to the caller's DM only; the thread shows the waiting call as a card with Cancel
+ * (without the link), and the card says how the wait ended.
+ */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { FormCard } from '../channels/channel-adapter.js';
 import { createSilentLogger } from '../shared/logger.js';
-import { RecordingAdapter } from '../../test/fakes/recording-adapter.js';
+import { RecordingAdapter, type Shown } from '../../test/fakes/recording-adapter.js';
+import { waitFor } from '../../test/helpers/wait-for.js';
 import { createTestStores, type TestStores } from '../../test/helpers/test-stores.js';
-import { McpAuthorizationDesk } from './mcp-authorizations.js';
+import { McpAuthorizationDesk, isAuthorizationForm } from './mcp-authorizations.js';
 
 const LINK = 'https://auth.example.test/authorize?state=secret-state-0123456789';
+const WAIT_ID = 'wait-0123456789abcdef';
 
 describe('MCP authorization links', () => {
   let db: TestStores;
@@ -22,29 +28,58 @@ describe('MCP authorization links', () => {
     await db.stores.users.link('fake', 'U-alice', aliceId);
     await db.stores.routes.putRoute({ channelType: 'fake', channelId: 'thread-1', wsId: 'ws-1', ownerUserId: aliceId });
     adapter = new RecordingAdapter();
-    desk = new McpAuthorizationDesk({ stores: db.stores, adapters: new Map([['fake', adapter]]), logger: createSilentLogger(), signal: new AbortController().signal });
+    const router = { linkedUser: () => Promise.resolve(undefined) };
+    desk = new McpAuthorizationDesk({ stores: db.stores, adapters: new Map([['fake', adapter]]), router, logger: createSilentLogger(), signal: new AbortController().signal });
   });
 
   after(() => db.close());
 
-  it('sends the link by direct message and notes the wait in the thread without it', async () => {
+  function card(): FormCard | undefined {
+    const shown = adapter.shown.find((entry) => entry.channelId === 'thread-1' && entry.message.kind === 'form');
+    return shown?.message.kind === 'form' ? shown.message.card : undefined;
+  }
+
+  it('sends the link by direct message, shows the wait as a card with Cancel, and marks it when the wait ends', async () => {
     const expiresAt = new Date(Date.now() + 300_000).toISOString();
-    await desk.handle({ server: 'tracker', userId: aliceId, conversationId: 'ws-1', url: LINK, expiresAt }, new AbortController().signal);
-    const texts = adapter.shown.map((entry) => ({ channelId: entry.channelId, text: entry.message.kind === 'text' ? entry.message.text : '' }));
-    const direct = texts.filter((entry) => entry.channelId === 'dm-U-alice');
-    const thread = texts.filter((entry) => entry.channelId === 'thread-1');
-    assert.equal(direct.length, 1);
-    assert.ok(direct[0]?.text.includes(LINK));
-    assert.equal(thread.length, 1);
-    assert.match(thread[0]?.text ?? '', /Waiting for authorization of tracker/);
-    assert.equal(thread[0]?.text.includes('secret-state'), false);
+    const wait = new AbortController();
+    const handled = desk.handle({ server: 'tracker', userId: aliceId, conversationId: 'ws-1', url: LINK, expiresAt, waitId: WAIT_ID }, wait.signal);
+    const direct = await waitForShown(adapter, 'dm-U-alice');
+    assert.ok(direct.message.kind === 'text' && direct.message.text.includes(LINK));
+    await waitForShown(adapter, 'thread-1');
+    const pending = card();
+    assert.equal(pending?.purpose, 'authorization');
+    assert.equal(pending?.outcome.status, 'pending');
+    assert.ok(isAuthorizationForm(pending?.formId ?? ''));
+    assert.equal(JSON.stringify(pending).includes('secret-state'), false);
+    wait.abort('cancelled');
+    await handled;
+    assert.equal(card()?.outcome.status, 'declined');
+    assert.match(card()?.message ?? '', /Cancelled/);
+  });
+
+  it('marks the card authorized, or timed out, as the wait ends', async () => {
+    for (const [ending, status, text] of [['authorized', 'answered', /Authorized/], ['expired', 'expired', /in time/]] as const) {
+      adapter.shown.length = 0;
+      const wait = new AbortController();
+      const expiresAt = new Date(Date.now() + 300_000).toISOString();
+      const handled = desk.handle({ server: 'tracker', userId: aliceId, conversationId: 'ws-1', url: LINK, expiresAt, waitId: WAIT_ID }, wait.signal);
+      await waitForShown(adapter, 'thread-1');
+      wait.abort(ending);
+      await handled;
+      assert.equal(card()?.outcome.status, status);
+      assert.match(card()?.message ?? '', text);
+    }
   });
 
   it('fails (so the call ends with a clear error) for a user no private channel reaches', async () => {
     const expiresAt = new Date(Date.now() + 300_000).toISOString();
     await assert.rejects(
-      desk.handle({ server: 'tracker', userId: carolId, conversationId: '', url: LINK, expiresAt }, new AbortController().signal),
+      desk.handle({ server: 'tracker', userId: carolId, conversationId: '', url: LINK, expiresAt, waitId: WAIT_ID }, new AbortController().signal),
       /no direct-message channel reaches this user/,
     );
   });
 });
+
+function waitForShown(adapter: RecordingAdapter, channelId: string): Promise<Shown> {
+  return waitFor(() => adapter.shown.find((entry) => entry.channelId === channelId), `a message in ${channelId}`);
+}

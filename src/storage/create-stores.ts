@@ -10,6 +10,7 @@ import { KnexConversationStore } from './knex-conversation-store.js';
 import { KnexHandoffStore } from './knex-handoff-store.js';
 import { KnexInboundEventStore } from './knex-inbound-event-store.js';
 import { KnexMcpCredentialStore } from './knex-mcp-credential-store.js';
+import { KnexMcpOAuthStateStore } from './knex-mcp-oauth-state-store.js';
 import { KnexMcpServerStore } from './knex-mcp-server-store.js';
 import { KnexMemoryStore } from './knex-memory-store.js';
 import { KnexNotifyDeliveryStore } from './knex-notify-delivery-store.js';
@@ -49,6 +50,7 @@ export function createStores(knex: Knex): Stores {
     promptTemplates: new KnexPromptTemplateStore(knex),
     mcpServers: new KnexMcpServerStore(knex),
     mcpCredentials: new KnexMcpCredentialStore(knex),
+    mcpOAuthStates: new KnexMcpOAuthStateStore(knex),
     notifyDeliveries: new KnexNotifyDeliveryStore(knex),
     notifyOutbox: new KnexNotifyOutboxStore(knex),
     // Claims made in the same event-loop turn share one INSERT (each still resolves after its commit); claims

@@ -2,13 +2,14 @@
 import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import type { McpCredentialKind, McpCredentialRow, McpCredentialStore } from './mcp-credential-store.js';
-import { text, type DbRow } from './rows.js';
+import { text, toNullableNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 
 const TABLE = 'mcp_oauth_credentials';
 
 function toRow(row: DbRow): McpCredentialRow {
-  return { server: text(row.server), userId: text(row.user_id), kind: text(row.kind) as McpCredentialKind, secret: text(row.secret), updated: text(row.updated) };
+  return { server: text(row.server), userId: text(row.user_id), kind: text(row.kind) as McpCredentialKind, secret: text(row.secret), updated: text(row.updated),
+    expiresAt: toNullableNumber(row.expires_at) };
 }
 
 export class KnexMcpCredentialStore implements McpCredentialStore {
@@ -21,12 +22,13 @@ export class KnexMcpCredentialStore implements McpCredentialStore {
     });
   }
 
-  put(server: string, userId: string, kind: McpCredentialKind, secret: string): Promise<void> {
+  put(server: string, userId: string, kind: McpCredentialKind, secret: string, expiresAt?: number | null): Promise<void> {
     return guard('mcpCredentials.put', async () => {
+      const expiry = expiresAt === undefined ? {} : { expires_at: expiresAt };
       await this.knex(TABLE)
-        .insert({ server, user_id: userId, kind, secret, updated: isoNow() })
+        .insert({ server, user_id: userId, kind, secret, updated: isoNow(), ...expiry })
         .onConflict(['server', 'user_id', 'kind'])
-        .merge(['secret', 'updated']);
+        .merge(expiresAt === undefined ? ['secret', 'updated'] : ['secret', 'updated', 'expires_at']);
     });
   }
 

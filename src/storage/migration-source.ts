@@ -25,6 +25,7 @@ import * as m20260501_38 from '../../migrations/20260501000038_add_memory_author
 import * as m20260501_50 from '../../migrations/20260501000050_create_mcp_oauth_credentials.js';
 import * as m20260601_2901 from '../../migrations/20260601002901_unique_turn_journal_ws.js';
 import * as m20260601_3301 from '../../migrations/20260601003301_create_slack_installs.js';
+import * as m20260601_3401 from '../../migrations/20260601003401_create_mcp_oauth_states.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -52,6 +53,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260501000050_create_mcp_oauth_credentials': m20260501_50,
   '20260601002901_unique_turn_journal_ws': m20260601_2901,
   '20260601003301_create_slack_installs': m20260601_3301,
+  '20260601003401_create_mcp_oauth_states': m20260601_3401,
 };
 
 /** Migration names in order; a name, once released, never changes. */

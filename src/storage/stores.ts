@@ -1,6 +1,7 @@
 /** The set of stores the application runs on, built once in main.ts from one knex instance. */
 import type { AdminAuditStore } from './admin-audit-store.js';
 import type { McpCredentialStore } from './mcp-credential-store.js';
+import type { McpOAuthStateStore } from './mcp-oauth-state-store.js';
 import type { ApprovalStore } from './approval-store.js';
 import type { ClusterStatusStore } from './cluster-status-store.js';
 import type { ConversationStore } from './conversation-store.js';
@@ -39,6 +40,8 @@ export interface Stores {
   mcpServers: McpServerStore;
   /** Encrypted per-user OAuth tokens of MCP servers. */
   mcpCredentials: McpCredentialStore;
+  /** Pending MCP OAuth authorizations (their `state`s), so any instance takes the callback. */
+  mcpOAuthStates: McpOAuthStateStore;
   notifyDeliveries: NotifyDeliveryStore;
   notifyOutbox: NotifyOutboxStore;
   inboundEvents: InboundEventStore;

@@ -31,6 +31,8 @@ class FakeAuthProvider implements OAuthServerProvider {
   /** Every authorization request's parameters (state, PKCE challenge, resource). */
   readonly authorizations: AuthorizationParams[] = [];
   refreshes = 0;
+  /** `expires_in` of the access tokens issued from now on. */
+  lifetimeSeconds = 3600;
   readonly issued: string[] = [];
 
   get clientsStore(): OAuthRegisteredClientsStore {
@@ -90,10 +92,10 @@ class FakeAuthProvider implements OAuthServerProvider {
   private issue(user: string, clientId: string, resource: string): OAuthTokens {
     const accessToken = `at-${randomUUID()}`;
     const refreshToken = `rt-${randomUUID()}`;
-    this.access.set(accessToken, { user, clientId, expiresAt: Date.now() + 3_600_000, resource });
+    this.access.set(accessToken, { user, clientId, expiresAt: Date.now() + this.lifetimeSeconds * 1000, resource });
     this.refresh.set(refreshToken, { user, clientId, resource });
     this.issued.push(accessToken, refreshToken);
-    return { access_token: accessToken, token_type: 'bearer', expires_in: 3600, refresh_token: refreshToken };
+    return { access_token: accessToken, token_type: 'bearer', expires_in: this.lifetimeSeconds, refresh_token: refreshToken };
   }
 }
 
@@ -107,6 +109,8 @@ export interface FakeOAuthMcpServer {
   expireAccessTokens(): void;
   /** Every token string ever issued (to look for in the database file). */
   issuedSecrets(): string[];
+  /** How many MCP requests were refused with 401 so far. */
+  refusedRequests(): number;
   close(): Promise<void>;
 }
 
@@ -128,6 +132,13 @@ export async function startFakeOAuthMcpServer(): Promise<FakeOAuthMcpServer> {
   const mcpUrl = new URL('/mcp', base);
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl }));
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
+  let refused = 0;
+  app.use('/mcp', (_req, res, next) => {
+    res.on('finish', () => {
+      if (res.statusCode === 401) refused += 1;
+    });
+    next();
+  });
   app.post('/mcp', express.json(), bearer, async (req, res) => {
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     const server = mcpServerFor(req.auth);
@@ -149,6 +160,7 @@ export async function startFakeOAuthMcpServer(): Promise<FakeOAuthMcpServer> {
       for (const entry of provider.access.values()) entry.expiresAt = Date.now() - 1000;
     },
     issuedSecrets: () => [...provider.issued],
+    refusedRequests: () => refused,
     close: () => new Promise((resolve) => {
       http.closeAllConnections();
       http.close(() => resolve());

@@ -10,7 +10,7 @@ import { httpSpec, toolContext } from '../fakes/mcp-servers.js';
 import type { TestStores } from './test-stores.js';
 
 export const PUBLIC_URL = 'https://sandpiper.example.test';
-const TOKEN_KEY = 'test-token-key-0123456789abcdef';
+export const TOKEN_KEY = 'test-token-key-0123456789abcdef';
 
 export function outputText(result: ToolResult): string {
   return typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
@@ -42,6 +42,8 @@ export function startManager(fake: FakeOAuthMcpServer, db: TestStores, inbox: Li
     parentEnv: {},
     oauth: {
       credentials: db.stores.mcpCredentials,
+      states: db.stores.mcpOAuthStates,
+      pollMs: 50,
       tokenKey: TOKEN_KEY,
       publicUrl: PUBLIC_URL,
       authorizationTimeoutMs,

@@ -79,6 +79,62 @@ describe('MCP OAuth on PostgreSQL: a token stored by one instance serves the oth
     const rows = await db.stores.mcpCredentials.list({});
     for (const secret of fake.issuedSecrets()) assert.equal(rows.some((row) => row.secret.includes(secret)), false);
   });
+
+  it('carol opens the link issued by one instance, the callback lands on the other, and the waiting call proceeds', async () => {
+    const pending = call(first, 'mcp__remote__whoami', 'carol');
+    const link = await inbox.number(2);
+    assert.equal(link.userId, 'carol');
+    await authorizeInBrowser(fake, second, link, 'carol');
+    assert.match(outputText(await pending), /user=carol/);
+    const state = new URL(link.url).searchParams.get('state') ?? '';
+    const replayed = await callbackApp(first).request(`/v1/oauth/callback?state=${encodeURIComponent(state)}&code=again`);
+    assert.equal(replayed.status, 400);
+  });
+
+  it('a Cancel on another instance ends the waiting call of dave with a tool error; only dave (or an admin) may cancel it', async () => {
+    const pending = call(first, 'mcp__remote__whoami', 'dave');
+    const link = await inbox.number(3);
+    assert.equal(await second.cancelAuthorization(link.waitId, 'mallory'), false);
+    assert.equal(await second.cancelAuthorization(link.waitId, 'dave'), true);
+    const result = await pending;
+    assert.equal(result.isError, true);
+    assert.match(outputText(result), /cancelled/);
+    const callback = await fake.signIn(link.url, 'dave');
+    assert.equal((await callbackApp(second).request(`${callback.pathname}${callback.search}`)).status, 400);
+    assert.deepEqual((await first.listAuthorizations({ userId: 'dave' })).length, 0);
+  });
+});
+
+describe('MCP OAuth: a token about to expire', () => {
+  let fake: FakeOAuthMcpServer;
+  let db: TestStores;
+  let manager: McpManager;
+  const inbox = new LinkInbox();
+
+  before(async () => {
+    fake = await startFakeOAuthMcpServer();
+    fake.provider.lifetimeSeconds = 30;
+    db = await createTestStores();
+    manager = startManager(fake, db, inbox);
+    await manager.start();
+  });
+
+  after(async () => {
+    await manager.shutdown();
+    await db.close();
+    await fake.close();
+  });
+
+  it('is refreshed before the call uses it: no request is refused, no new link', async () => {
+    const pending = call(manager, 'mcp__remote__authorize', 'frank');
+    await authorizeInBrowser(fake, manager, await inbox.number(1), 'frank');
+    assert.equal((await pending).isError, false);
+    const [refreshes, refused] = [fake.provider.refreshes, fake.refusedRequests()];
+    assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'frank')), /user=frank/);
+    assert.equal(fake.provider.refreshes, refreshes + 1);
+    assert.equal(fake.refusedRequests(), refused);
+    assert.equal(inbox.links.length, 1);
+  });
 });
 
 describe('MCP OAuth: a link nobody uses', () => {

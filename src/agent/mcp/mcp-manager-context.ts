@@ -41,9 +41,17 @@ export interface McpAuthorizationRequest {
   conversationId: string;
   url: string;
   expiresAt: string;
+  /** Names this wait for a Cancel control (`McpManager.cancelAuthorization`); the SHA-256 of its state. */
+  waitId: string;
 }
 
-/** Delivers the link (rejects when it cannot reach the user); `signal` aborts when the wait ends either way. */
+/** How a wait for an authorization ended: the `reason` its handler's signal aborts with. */
+export type McpAuthorizationEnd = 'authorized' | 'declined' | 'cancelled' | 'failed' | 'expired' | 'stopped';
+
+/**
+ * Delivers the link and shows the wait; rejects when it cannot reach the user. It may stay pending until `signal`
+ * aborts (the wait ended, `signal.reason` an `McpAuthorizationEnd`), so it can update what it showed.
+ */
 export type McpAuthorizationHandler = (request: McpAuthorizationRequest, signal: AbortSignal) => Promise<void>;
 
 export interface McpOAuthRuntime {

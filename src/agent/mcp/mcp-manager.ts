@@ -2,6 +2,7 @@
 import { GatewayError } from '../../shared/errors.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import type { McpCredentialStore } from '../../storage/mcp-credential-store.js';
+import type { McpOAuthStateStore } from '../../storage/mcp-oauth-state-store.js';
 import type { PromptTemplateStore } from '../../storage/prompt-template-store.js';
 import type { ToolContext, ToolDefinition, ToolPreparation, ToolResult, ToolSource } from '../tools/tool.js';
 import { AsyncMutex } from './async-mutex.js';
@@ -78,6 +79,10 @@ export interface McpManagerOptions {
 
 export interface McpOAuthOptions {
   credentials: McpCredentialStore;
+  /** Pending authorizations, shared by the instances (the callback may land on any of them). */
+  states: McpOAuthStateStore;
+  /** How often a waiting call reads its pending authorization's row (another instance's callback); default 1 s. */
+  pollMs?: number;
   /** `mcp.token_key` / SANDPIPER_MCP_TOKEN_KEY, and `mcp.token_key_previous`. */
   tokenKey: string | undefined;
   previousTokenKeys?: readonly string[];
@@ -123,7 +128,9 @@ export interface McpManager extends ToolSource {
   /** The OAuth callback: 4xx for an unknown, used, expired or foreign `state`. */
   completeAuthorization(state: string, code: string): Promise<McpAuthorizationOutcome>;
   /** The callback said `error=` (the user declined): spends the state and stops that user's waiting calls. */
-  declineAuthorization(state: string): void;
+  declineAuthorization(state: string): Promise<void>;
+  /** Cancel on a waiting card: ends that wait (a tool error) when it is `userId`'s (any user's without). */
+  cancelAuthorization(waitId: string, userId: string | undefined): Promise<boolean>;
   /** Stored authorizations (no secrets). */
   listAuthorizations(filter: { server?: string; userId?: string }): Promise<McpAuthorizationEntry[]>;
   /** Forgets tokens (and closes the sessions using them); returns how many went. */
@@ -210,7 +217,7 @@ function toolSourceMethods(context: ManagerContext, schemas: McpBuiltinSchemas):
   };
 }
 
-function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorization' | 'completeAuthorization' | 'declineAuthorization' | 'startLogin' | 'listAuthorizations' | 'revokeAuthorizations' | 'rekeyAuthorizations'> {
+function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorization' | 'completeAuthorization' | 'declineAuthorization' | 'cancelAuthorization' | 'startLogin' | 'listAuthorizations' | 'revokeAuthorizations' | 'rekeyAuthorizations'> {
   return {
     onAuthorization: (handler) => {
       const runtime = context.oauth;
@@ -222,6 +229,7 @@ function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorizatio
     },
     completeAuthorization: (state, code) => completeAuthorization(context, state, code),
     declineAuthorization: (state) => declineAuthorization(context, state),
+    cancelAuthorization: async (waitId, userId) => (await context.oauth?.states.settle(waitId, 'cancelled', userId === undefined ? {} : { userId })) ?? false,
     listAuthorizations: (filter) => requireOAuth(context).vault.list(filter),
     revokeAuthorizations: (server, userId) => revokeAuthorizations(context, server, userId),
     rekeyAuthorizations: () => requireOAuth(context).vault.rekey(),
@@ -231,9 +239,10 @@ function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorizatio
 
 function oauthRuntime(options: McpOAuthOptions): McpOAuthRuntime {
   const timeoutMs = options.authorizationTimeoutMs ?? 300_000;
+  const vault = new McpOAuthVault(options.credentials, createTokenCipher(options.tokenKey, options.previousTokenKeys));
   return {
-    vault: new McpOAuthVault(options.credentials, createTokenCipher(options.tokenKey, options.previousTokenKeys)),
-    states: new AuthorizationStates(timeoutMs),
+    vault,
+    states: new AuthorizationStates({ store: options.states, vault, ttlMs: timeoutMs, pollMs: options.pollMs ?? 1_000 }),
     redirectUrl: oauthRedirectUrl(options.publicUrl),
     timeoutMs,
     callerOf: options.callerOf,

@@ -7,9 +7,9 @@ import { AsyncMutex } from './async-mutex.js';
 import { McpCallError } from './mcp-call-error.js';
 import { connectMcpServer, type McpConnection } from './mcp-connection.js';
 import { handleElicitation } from './mcp-elicitation.js';
-import { errorMessage, track, type ManagerContext, type McpCaller, type McpOAuthRuntime, type ServerState } from './mcp-manager-context.js';
+import { errorMessage, track, type ManagerContext, type McpAuthorizationEnd, type McpCaller, type McpOAuthRuntime, type ServerState } from './mcp-manager-context.js';
 import { UserOAuthProvider } from './mcp-oauth-provider.js';
-import type { AuthorizationBinding } from './mcp-oauth-states.js';
+import { AuthorizationWaitError, hashState, type AuthorizationBinding } from './mcp-oauth-states.js';
 import { discover, rebuildCatalog } from './mcp-server-lifecycle.js';
 
 export type McpAuthorizationOutcome = { ok: true; server: string; userId: string } | { ok: false; status: 400 | 502; message: string };
@@ -66,43 +66,76 @@ function userMutex(state: ServerState, userId: string): AsyncMutex {
   return created;
 }
 
+/** An access token expiring this soon is refreshed before it is used (not only after a 401). */
+const REFRESH_MARGIN_MS = 60_000;
+
 /** The caller's live session, connecting (and, without a usable token, authorizing first) under a per-user mutex. */
 async function userConnection(context: ManagerContext, runtime: McpOAuthRuntime, state: ServerState, caller: McpCaller, signal: AbortSignal): Promise<McpConnection> {
   return userMutex(state, caller.userId).run(async () => {
-    const existing = state.userConnections.get(caller.userId);
-    if (existing) return existing;
     const binding: AuthorizationBinding = { server: state.spec.name, userId: caller.userId, conversationId: caller.conversationId };
     const first = providerFor(runtime, state, binding);
-    try {
-      return await connectUser(context, state, caller.userId, first, signal);
-    } catch (error) {
-      if (!(error instanceof McpCallError) || error.kind !== 'unauthorized' || !first.authorizationUrl) throw error;
+    const usable = await refreshAhead(context, runtime, state, caller.userId, first);
+    const existing = state.userConnections.get(caller.userId);
+    if (existing && usable) return existing;
+    if (existing) await dropUserConnection(state, caller.userId, existing);
+    if (usable) {
+      try {
+        return await connectUser(context, state, caller.userId, first, signal);
+      } catch (error) {
+        if (!(error instanceof McpCallError) || error.kind !== 'unauthorized' || !first.authorizationUrl) throw error;
+      }
     }
-    await requestAuthorization(runtime, binding, first.authorizationUrl, signal);
+    await requestAuthorization(runtime, binding, first, signal);
     return connectUser(context, state, caller.userId, providerFor(runtime, state, binding), signal);
   });
 }
 
-/** Sends the link through the channel handler and waits for the callback (or the abort, or the time-out). */
-async function requestAuthorization(runtime: McpOAuthRuntime, binding: AuthorizationBinding, url: URL, signal: AbortSignal): Promise<void> {
+/**
+ * Refreshes the user's stored token when it expires within the margin (its expiry is stored beside it). False when the
+ * refresh was refused and a new authorization was started instead (`provider.authorizationUrl` is set).
+ */
+async function refreshAhead(context: ManagerContext, runtime: McpOAuthRuntime, state: ServerState, userId: string, provider: UserOAuthProvider): Promise<boolean> {
+  if (!(await runtime.vault.needsRefresh(state.spec.name, userId, Date.now() + REFRESH_MARGIN_MS))) return true;
+  try {
+    const result = await auth(provider, { serverUrl: state.spec.url });
+    return result === 'AUTHORIZED' || !provider.authorizationUrl;
+  } catch (error) {
+    // The request's own 401 path still refreshes or asks for a new authorization.
+    context.settings.logger.warn({ server: state.spec.name, err: errorMessage(error).slice(0, 200) }, 'MCP OAuth refresh before use failed');
+    return true;
+  }
+}
+
+/**
+ * Sends the link through the channel handler and waits for the callback (on any instance), a Cancel, the abort or the
+ * time-out. The handler may stay pending to show the wait; its signal aborts with how the wait ended.
+ */
+async function requestAuthorization(runtime: McpOAuthRuntime, binding: AuthorizationBinding, provider: UserOAuthProvider, signal: AbortSignal): Promise<void> {
   const handler = runtime.handler;
-  if (!handler) throw new McpCallError('unauthorized', `MCP server '${binding.server}' needs authorization, and there is no channel to send the link through`);
+  const url = provider.authorizationUrl;
+  if (!handler || !url || provider.issuedState === undefined) {
+    throw new McpCallError('unauthorized', `MCP server '${binding.server}' needs authorization, and there is no channel to send the link through`);
+  }
+  const waitId = hashState(provider.issuedState);
   const waiting = new AbortController();
-  const onAbort = (): void => waiting.abort(signal.reason);
+  const onAbort = (): void => waiting.abort('stopped' satisfies McpAuthorizationEnd);
   signal.addEventListener('abort', onAbort, { once: true });
   const expiresAt = new Date(Date.now() + runtime.timeoutMs).toISOString();
-  const wait = runtime.states.waitFor(binding.server, binding.userId, runtime.timeoutMs, waiting.signal);
+  const wait = runtime.states.waitFor(waitId, runtime.timeoutMs, waiting.signal);
+  const shown = handler({ ...binding, url: url.toString(), expiresAt, waitId }, waiting.signal);
+  let end: McpAuthorizationEnd = 'authorized';
   try {
-    await handler({ ...binding, url: url.toString(), expiresAt }, waiting.signal);
-    await wait;
+    await Promise.race([shown.then(() => wait), wait]);
   } catch (error) {
-    waiting.abort(error);
-    await wait.catch(() => undefined); // the wait is over either way; the handler's or the wait's failure is the one to report
+    end = error instanceof AuthorizationWaitError ? error.ending : 'stopped';
+    waiting.abort(end);
     if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : error;
+    if (error instanceof AuthorizationWaitError) throw new McpCallError('unauthorized', `MCP server '${binding.server}': ${error.message}`, error);
     throw new McpCallError('unauthorized', `MCP server '${binding.server}': ${errorMessage(error)}`, error);
   } finally {
     signal.removeEventListener('abort', onAbort);
-    waiting.abort(new Error('authorization wait ended'));
+    waiting.abort(end);
+    await Promise.allSettled([wait, shown]);
   }
 }
 
@@ -162,15 +195,19 @@ export async function discoverWithStoredToken(context: ManagerContext, state: Se
 /** The `/v1/oauth/callback` work: a known, unexpired, unused `state` and the code exchange store the user's token. */
 export async function completeAuthorization(context: ManagerContext, stateParam: string, code: string): Promise<McpAuthorizationOutcome> {
   const runtime = context.oauth;
-  const pending = runtime?.states.consume(stateParam);
+  const pending = await runtime?.states.consume(stateParam);
   if (!runtime || !pending) return { ok: false, status: 400, message: 'This authorization link is unknown, used or expired.' };
   const state = context.servers.get(pending.server);
-  if (!state?.spec.oauth) return { ok: false, status: 400, message: 'This authorization link is for a server that is no longer configured.' };
+  if (!state?.spec.oauth) {
+    await runtime.states.settle(pending.stateHash, 'failed');
+    return { ok: false, status: 400, message: 'This authorization link is for a server that is no longer configured.' };
+  }
   const provider = providerFor(runtime, state, pending, pending.codeVerifier);
   try {
     await auth(provider, { serverUrl: state.spec.url, authorizationCode: code });
   } catch (error) {
     context.settings.logger.warn({ server: pending.server, err: errorMessage(error).slice(0, 200) }, 'MCP OAuth code exchange failed');
+    await runtime.states.settle(pending.stateHash, 'failed');
     return { ok: false, status: 502, message: 'The authorization server refused the code; start again from a new link.' };
   }
   const previous = state.userConnections.get(pending.userId);
@@ -178,7 +215,7 @@ export async function completeAuthorization(context: ManagerContext, stateParam:
     state.userConnections.delete(pending.userId);
     track(context, previous.close(), 'connection close');
   }
-  runtime.states.completed(pending.server, pending.userId);
+  await runtime.states.settle(pending.stateHash, 'authorized');
   learnCatalogAfterLogin(context, runtime, state, pending.userId);
   context.settings.logger.info({ server: pending.server, userId: pending.userId }, 'MCP OAuth authorization completed');
   return { ok: true, server: pending.server, userId: pending.userId };
@@ -212,10 +249,10 @@ function learnCatalogAfterLogin(context: ManagerContext, runtime: McpOAuthRuntim
   track(context, work, 'catalog discovery after authorization');
 }
 
-/** The user declined at the authorization server: the state is spent and their waiting calls stop. */
-export function declineAuthorization(context: ManagerContext, stateParam: string): void {
-  const pending = context.oauth?.states.consume(stateParam);
-  if (pending) context.oauth?.states.completed(pending.server, pending.userId, new Error('the user declined the authorization'));
+/** The user declined at the authorization server: the state is spent and the waiting call (on any instance) stops. */
+export async function declineAuthorization(context: ManagerContext, stateParam: string): Promise<void> {
+  const pending = await context.oauth?.states.consume(stateParam);
+  if (pending) await context.oauth?.states.settle(pending.stateHash, 'declined');
 }
 
 /** Revokes stored tokens and closes the matching sessions; returns how many token rows went. */

@@ -19,7 +19,8 @@ export interface UserOAuthProviderOptions {
 export class UserOAuthProvider implements OAuthClientProvider {
   /** Where the user must go, set when the SDK starts a new authorization. */
   authorizationUrl: URL | undefined;
-  private issuedState: string | undefined;
+  /** The `state` of the authorization this provider started (set with `authorizationUrl`). */
+  issuedState: string | undefined;
 
   constructor(private readonly options: UserOAuthProviderOptions) {}
 
@@ -39,8 +40,8 @@ export class UserOAuthProvider implements OAuthClientProvider {
     };
   }
 
-  state(): string {
-    this.issuedState = this.options.states.issue(this.options.binding);
+  async state(): Promise<string> {
+    this.issuedState = await this.options.states.issue(this.options.binding);
     return this.issuedState;
   }
 
@@ -69,8 +70,8 @@ export class UserOAuthProvider implements OAuthClientProvider {
     this.authorizationUrl = authorizationUrl;
   }
 
-  saveCodeVerifier(codeVerifier: string): void {
-    if (this.issuedState !== undefined) this.options.states.attachVerifier(this.issuedState, codeVerifier);
+  async saveCodeVerifier(codeVerifier: string): Promise<void> {
+    if (this.issuedState !== undefined) await this.options.states.attachVerifier(this.issuedState, codeVerifier);
   }
 
   codeVerifier(): string {

@@ -1,8 +1,15 @@
 /**
  * Pending OAuth authorizations: each `state` is random (32 characters), bound to one user, server and conversation,
- * single-use and expiring. Calls waiting for a user's authorization of a server wait here until its callback lands.
+ * single-use and expiring. They live in the database (only the state's SHA-256), so the callback may land on any
+ * instance; a waiting call learns the outcome from its instance's callback at once, or from the row (another
+ * instance's callback, a Cancel clicked anywhere), which it reads every `pollMs` (the row is the truth; the poll only
+ * wakes, like the cluster's handoffs).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import type { McpOAuthOutcome, McpOAuthStateStore } from '../../storage/mcp-oauth-state-store.js';
+import { McpCallError } from './mcp-call-error.js';
+import type { McpAuthorizationEnd } from './mcp-manager-context.js';
+import type { McpOAuthVault } from './mcp-oauth-vault.js';
 
 export interface AuthorizationBinding {
   server: string;
@@ -12,93 +19,103 @@ export interface AuthorizationBinding {
 }
 
 export interface PendingAuthorization extends AuthorizationBinding {
-  state: string;
-  expiresAt: number;
-  codeVerifier: string | undefined;
+  stateHash: string;
+  codeVerifier: string;
 }
 
-const MAX_PENDING = 1000;
+/** Expired rows stay this long, so a late click or callback is told "expired" rather than "unknown" in the logs. */
+const PRUNE_AFTER_MS = 3_600_000;
 
-function waitKey(server: string, userId: string): string {
-  return `${server}\u0000${userId}`;
+export function hashState(state: string): string {
+  return createHash('sha256').update(state).digest('base64url');
+}
+
+const FAILURES: Record<Exclude<McpOAuthOutcome, 'authorized'>, string> = {
+  declined: 'the user declined the authorization',
+  cancelled: 'the authorization was cancelled',
+  failed: 'the authorization server refused the code',
+};
+
+/** A wait that ended without an authorization: the model sees the message as the call's error. */
+export class AuthorizationWaitError extends McpCallError {
+  constructor(
+    readonly ending: Exclude<McpAuthorizationEnd, 'authorized' | 'stopped'>,
+    message: string,
+  ) {
+    super('unauthorized', message);
+  }
+}
+
+export interface AuthorizationStatesOptions {
+  store: McpOAuthStateStore;
+  vault: McpOAuthVault;
+  ttlMs: number;
+  pollMs: number;
+  now?: () => number;
 }
 
 export class AuthorizationStates {
-  private readonly pending = new Map<string, PendingAuthorization>();
-  private readonly waiters = new Map<string, Set<(failure?: Error) => void>>();
+  private readonly waiters = new Map<string, (outcome: McpOAuthOutcome) => void>();
+  private readonly now: () => number;
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(private readonly options: AuthorizationStatesOptions) {
+    this.now = options.now ?? Date.now;
+  }
 
-  issue(binding: AuthorizationBinding): string {
-    this.prune();
+  async issue(binding: AuthorizationBinding): Promise<string> {
     const state = randomBytes(24).toString('base64url');
-    this.pending.set(state, { ...binding, state, expiresAt: this.now() + this.ttlMs, codeVerifier: undefined });
+    const now = this.now();
+    await this.options.store.create({ ...binding, stateHash: hashState(state), expiresAt: now + this.options.ttlMs }, now - PRUNE_AFTER_MS);
     return state;
   }
 
-  attachVerifier(state: string, codeVerifier: string): void {
-    const entry = this.pending.get(state);
-    if (entry) entry.codeVerifier = codeVerifier;
+  async attachVerifier(state: string, codeVerifier: string): Promise<void> {
+    await this.options.store.setVerifier(hashState(state), this.options.vault.seal(codeVerifier));
   }
 
-  /** Takes a state out (single use); undefined when unknown, expired or never given a verifier. */
-  consume(state: string): PendingAuthorization | undefined {
-    const entry = this.pending.get(state);
-    if (!entry) return undefined;
-    this.pending.delete(state);
-    if (entry.expiresAt <= this.now() || entry.codeVerifier === undefined) return undefined;
-    return entry;
+  /** Takes a state out (single use, across instances); undefined when unknown, used, expired, settled or without verifier. */
+  async consume(state: string): Promise<PendingAuthorization | undefined> {
+    const row = await this.options.store.consume(hashState(state), this.now());
+    if (!row?.verifier) return undefined;
+    const binding = { server: row.server, userId: row.userId, conversationId: row.conversationId };
+    return { ...binding, stateHash: row.stateHash, codeVerifier: this.options.vault.open(row.verifier) };
   }
 
-  /** Wakes every call waiting for this user's authorization of this server (with `failure`: they fail with it). */
-  completed(server: string, userId: string, failure?: Error): void {
-    const key = waitKey(server, userId);
-    const waiting = this.waiters.get(key);
-    this.waiters.delete(key);
-    for (const wake of waiting ?? []) wake(failure);
+  /** Records how an authorization ended and wakes its call when it waits here (elsewhere it reads the row). */
+  async settle(stateHash: string, outcome: McpOAuthOutcome, unsettled?: { userId?: string }): Promise<boolean> {
+    const changed = await this.options.store.settle(stateHash, outcome, unsettled);
+    if (changed) this.waiters.get(stateHash)?.(outcome);
+    return changed;
   }
 
-  /** Resolves when the user finishes authorizing; rejects on abort or after `timeoutMs`. */
-  waitFor(server: string, userId: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
-    const key = waitKey(server, userId);
-    return new Promise<void>((resolve, reject) => {
-      const set = this.waiters.get(key) ?? new Set<(failure?: Error) => void>();
-      this.waiters.set(key, set);
-      const cleanup = (): void => {
+  /** Resolves when the user finishes authorizing; rejects when it ends otherwise, on abort or after `timeoutMs`. */
+  async waitFor(stateHash: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+    const outcome = await new Promise<McpOAuthOutcome>((resolve, reject) => {
+      const finish = (settle: () => void): void => {
         clearTimeout(timer);
+        clearInterval(poll);
         signal.removeEventListener('abort', onAbort);
-        set.delete(wake);
-        if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
+        if (this.waiters.get(stateHash) === wake) this.waiters.delete(stateHash);
+        settle();
       };
-      const wake = (failure?: Error): void => {
-        cleanup();
-        if (failure) reject(failure);
-        else resolve();
-      };
-      const onAbort = (): void => {
-        cleanup();
-        reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`authorization not completed within ${Math.round(timeoutMs / 1000)}s`));
-      }, timeoutMs);
-      set.add(wake);
+      const wake = (value: McpOAuthOutcome): void => finish(() => resolve(value));
+      const onAbort = (): void => finish(() => reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled')));
+      const late = `authorization not completed within ${Math.round(timeoutMs / 1000)}s`;
+      const timer = setTimeout(() => finish(() => reject(new AuthorizationWaitError('expired', late))), timeoutMs);
+      // A failed read is retried at the next tick; the time-out still bounds the wait.
+      const poll = setInterval(() => void this.readOutcome(stateHash).then((value) => value !== undefined && wake(value)), this.options.pollMs);
+      this.waiters.set(stateHash, wake);
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });
+    if (outcome !== 'authorized') throw new AuthorizationWaitError(outcome, FAILURES[outcome]);
   }
 
-  private prune(): void {
-    const now = this.now();
-    for (const [state, entry] of this.pending) if (entry.expiresAt <= now) this.pending.delete(state);
-    while (this.pending.size >= MAX_PENDING) {
-      const oldest = this.pending.keys().next().value;
-      if (oldest === undefined) break;
-      this.pending.delete(oldest);
+  private async readOutcome(stateHash: string): Promise<McpOAuthOutcome | undefined> {
+    try {
+      return (await this.options.store.get(stateHash))?.outcome ?? undefined;
+    } catch {
+      return undefined;
     }
   }
 }

@@ -21,8 +21,27 @@ export class McpOAuthVault {
     return this.read(server, userId, 'tokens');
   }
 
-  saveTokens(server: string, userId: string, tokens: object): Promise<void> {
-    return this.store.put(server, userId, 'tokens', this.cipher.encrypt(JSON.stringify(tokens)));
+  /** Stores the tokens encrypted, with the access token's expiry (from `expires_in`) in the clear beside them. */
+  saveTokens(server: string, userId: string, tokens: { expires_in?: number | undefined }, now: number = Date.now()): Promise<void> {
+    const expiresAt = typeof tokens.expires_in === 'number' ? now + tokens.expires_in * 1000 : null;
+    return this.store.put(server, userId, 'tokens', this.cipher.encrypt(JSON.stringify(tokens)), expiresAt);
+  }
+
+  /** Whether the user's stored access token expires before `deadline` and a refresh token could renew it. */
+  async needsRefresh(server: string, userId: string, deadline: number): Promise<boolean> {
+    const row = await this.store.get(server, userId, 'tokens');
+    if (!row || row.expiresAt === null || row.expiresAt > deadline) return false;
+    const tokens = JSON.parse(this.cipher.decrypt(row.secret)) as { refresh_token?: unknown };
+    return typeof tokens.refresh_token === 'string';
+  }
+
+  /** Encrypts a value that must not sit in the database in the clear (a PKCE verifier). */
+  seal(plain: string): string {
+    return this.cipher.encrypt(plain);
+  }
+
+  open(sealed: string): string {
+    return this.cipher.decrypt(sealed);
   }
 
   client(server: string): Promise<Record<string, unknown> | undefined> {

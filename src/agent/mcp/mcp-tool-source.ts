@@ -133,7 +133,7 @@ const FAILURE_TEXT = {
 
 /** Tool errors carry the message; resource/prompt errors only carry our own safe messages (server text is logged). */
 function failureText(name: string, error: unknown, toolContext: ToolContext): string {
-  const seconds = Math.round(toolContext.timeoutMs / 1000);
+  const seconds = Math.round((toolContext.timeoutMs > 0 ? toolContext.timeoutMs : UNTIMED_REQUEST_MS) / 1000);
   const isTimeout = error instanceof McpCallError && error.kind === 'timeout';
   const message = error instanceof Error ? error.message : String(error);
   const texts = name === READ_RESOURCE || name === USE_PROMPT ? FAILURE_TEXT[name] : undefined;
@@ -144,8 +144,14 @@ function failureText(name: string, error: unknown, toolContext: ToolContext): st
   return isOwnMessage ? `${texts.prefix}${message}` : texts.generic;
 }
 
+/**
+ * Each request's own time-out. An untimed call (an OAuth server's: its wait for a sign-in is not bounded by the turn's
+ * per-call time-out, `timeoutMs` 0) still bounds its requests, by the default per-call time-out.
+ */
+const UNTIMED_REQUEST_MS = 120_000;
+
 function timeoutFor(context: ManagerContext, server: string, toolContext: ToolContext): number {
-  return context.servers.get(server)?.spec.timeoutMs ?? toolContext.timeoutMs;
+  return context.servers.get(server)?.spec.timeoutMs ?? (toolContext.timeoutMs > 0 ? toolContext.timeoutMs : UNTIMED_REQUEST_MS);
 }
 
 /** OAuth servers: the caller's own session and token; others: the shared session through the breaker. */

@@ -28,6 +28,12 @@ export const COMMANDS = [
   { name: 'status', description: 'Show the status of this thread’s workstream', type: 1 },
   { name: 'close', description: 'Close this thread’s workstream', type: 1 },
   { name: 'cancel', description: 'Cancel the running turn in this thread', type: 1 },
+  {
+    name: 'signout',
+    description: 'Forget your sign-in to an MCP server (all of them without a name)',
+    type: 1,
+    options: [{ name: 'server', description: 'The MCP server, as configured', type: STRING, required: false, max_length: 100 }],
+  },
 ] as const;
 
 /**

@@ -33,6 +33,7 @@ export function parseFormCustomId(id: string): { action: FormAction; formId: str
 
 /** The message body of a form card: an embed plus (while pending) the Answer and Decline buttons. */
 export function renderFormCard(card: FormCard): { embeds: unknown[]; components: unknown[] } {
+  if (card.purpose === 'authorization') return renderWaitCard(card);
   const lines = [truncate(neutraliseFences(escapeMentions(card.message)), 2000)];
   if (card.fieldLabels.length > 0) lines.push('', `**Fields:** ${card.fieldLabels.map(escapeDiscordMarkdown).join(', ')}`);
   const footer = { text: truncate(`Asked by the MCP server ${escapeMentions(card.source)}`, 200) };
@@ -71,6 +72,28 @@ function outcomeParts(card: FormCard, lines: string[]): Record<string, unknown> 
       lines.push('', `${source} withdrew the request.`);
       return { title: 'Input Requested — Withdrawn', color: COLOR.closed };
   }
+}
+
+const WAIT_TITLES: Record<FormCard['outcome']['status'], string> = {
+  pending: 'Authorization Needed',
+  answered: 'Authorized',
+  declined: 'Authorization Cancelled',
+  expired: 'Authorization Timed Out',
+  cancelled: 'Authorization Ended',
+  unsupported: 'Authorization Ended',
+};
+
+/** A call waiting for its owner's MCP OAuth sign-in: the message, and a Cancel button while it waits. */
+function renderWaitCard(card: FormCard): { embeds: unknown[]; components: unknown[] } {
+  const status = card.outcome.status;
+  const lines = [truncate(escapeMentions(card.message), 2000)];
+  const expires = Math.floor(Date.parse(card.expiresAt) / 1000);
+  if (status === 'pending' && Number.isFinite(expires)) lines.push('', `Cancel below, or the wait ends at <t:${expires}:t>.`);
+  const color = status === 'pending' || status === 'answered' || status === 'declined' ? COLOR[status] : COLOR.closed;
+  const footer = { text: truncate(`MCP server ${escapeMentions(card.source)}`, 200) };
+  const embed = { title: WAIT_TITLES[status], color, description: truncate(lines.join('\n'), 4000), footer };
+  const cancel = { type: ROW, components: [button('Cancel', STYLE.danger, formCustomId('form-decline', card.formId))] };
+  return { embeds: [embed], components: status === 'pending' ? [cancel] : [] };
 }
 
 function button(label: string, style: number, id: string): Record<string, unknown> {

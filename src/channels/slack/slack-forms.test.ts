@@ -15,6 +15,16 @@ const spec = (fields: readonly FormField[], title = 'Input for booking'): FormSp
 type Block = { type: string; block_id?: string; optional?: boolean; label?: { text: string }; hint?: { text: string }; element?: Record<string, unknown>; elements?: Record<string, unknown>[] };
 
 describe('renderFormCard', () => {
+  it('shows an authorization wait with one Cancel button (a decline click) while pending, and none after', () => {
+    const waiting = card({ formId: 'oauth-abc_123', purpose: 'authorization', message: 'This call waits until its owner signs in.', fieldLabels: [] });
+    const buttons = (renderFormCard(waiting).blocks as Block[]).find((b) => b.type === 'actions')?.elements ?? [];
+    assert.deepEqual(buttons.map((b) => [(b.text as { text: string }).text, b.action_id, b.value]), [['Cancel', 'sp:form-decline', 'oauth-abc_123']]);
+    assert.deepEqual(parseFormAction('sp:form-decline', 'oauth-abc_123'), { action: 'decline', formId: 'oauth-abc_123' });
+    const ended = renderFormCard({ ...waiting, outcome: { status: 'declined', decidedBy: '' } });
+    assert.equal(ended.text, 'Authorization cancelled');
+    assert.equal((ended.blocks as Block[]).some((b) => b.type === 'actions'), false);
+  });
+
   it('shows Answer and Decline buttons carrying the form id while pending, with the deadline and escaped text', () => {
     const body = renderFormCard(card());
     const blocks = body.blocks as Block[];

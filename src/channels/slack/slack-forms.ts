@@ -42,6 +42,7 @@ export function parseFormAction(id: string, value: string | undefined): { action
 
 /** The card: who asks and what, the fields, then Answer/Decline buttons while pending or the outcome after. */
 export function renderFormCard(card: FormCard): SlackMessageBody {
+  if (card.purpose === 'authorization') return renderWaitCard(card);
   const lines = [`*Input requested* by the MCP server ${escapeSlackText(card.source)}`, escapeSlackText(truncate(neutraliseFences(card.message), 2_000))];
   if (card.fieldLabels.length > 0) lines.push(`*Fields:* ${card.fieldLabels.map(escapeSlackText).join(', ')}`);
   lines.push(outcomeLine(card));
@@ -54,6 +55,26 @@ export function renderFormCard(card: FormCard): SlackMessageBody {
     });
   }
   return { text: card.outcome.status === 'pending' ? 'Input requested' : `Input requested: ${outcomeWord(card)}`, blocks };
+}
+
+const WAIT_TITLES: Record<FormCard['outcome']['status'], string> = {
+  pending: 'Authorization needed',
+  answered: 'Authorized',
+  declined: 'Authorization cancelled',
+  expired: 'Authorization timed out',
+  cancelled: 'Authorization ended',
+  unsupported: 'Authorization ended',
+};
+
+/** A call waiting for its owner's MCP OAuth sign-in: the message, and a Cancel button while it waits. */
+function renderWaitCard(card: FormCard): SlackMessageBody {
+  const title = WAIT_TITLES[card.outcome.status];
+  const text = `*${title}* (MCP server ${escapeSlackText(card.source)})\n${escapeSlackText(truncate(card.message, 2_000))}`;
+  const blocks: SlackBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, SECTION_CAP) } }];
+  if (card.outcome.status === 'pending') {
+    blocks.push({ type: 'actions', block_id: `sp_form_${card.formId}`.slice(0, 255), elements: [button('Cancel', DECLINE_ID, card.formId, 'danger')] });
+  }
+  return { text: title, blocks };
 }
 
 function outcomeLine(card: FormCard): string {

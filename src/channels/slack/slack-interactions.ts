@@ -42,7 +42,7 @@ export interface RawCommand {
   thread_ts?: string;
 }
 
-const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model'];
+const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout'];
 const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model'];
 /** `--model alias` (or `--model=alias`) at the start of an ask's text. */
 const MODEL_FLAG = /^--model(?:=|\s+)(\S+)\s*([\s\S]*)$/;
@@ -58,6 +58,7 @@ export function helpText(slash: string): string {
     `\`${slash} status\`, \`${slash} cancel\`, \`${slash} close\`, \`${slash} model [alias]\`: act on your latest thread in this channel`,
     'In a thread, `!status`, `!cancel`, `!close` and `!model [alias]` do the same.',
     `\`${slash} link\` / \`${slash} unlink\`: link your Slack account to Sandpiper`,
+    `\`${slash} signout [server]\`: forget your sign-in to an MCP server (all of them without a name)`,
     'Or @mention me in a channel to start a thread.',
   ].join('\n');
 }
@@ -90,12 +91,13 @@ export async function onSlashCommand(command: RawCommand, deps: InteractionDeps)
   deps.deliver({ type: 'command', name, user, conversation, args: commandArgs(name, rest), respond });
 }
 
-function commandArgs(name: CommandName, rest: string): { message?: string; token?: string; model?: string } {
+function commandArgs(name: CommandName, rest: string): { message?: string; token?: string; model?: string; server?: string } {
   if (name === 'ask') {
     const flag = MODEL_FLAG.exec(rest);
     return flag ? { message: (flag[2] ?? '').trim(), model: flag[1] ?? '' } : { message: rest };
   }
   if (name === 'model') return rest === '' ? {} : { model: rest };
+  if (name === 'signout') return rest === '' ? {} : { server: rest };
   return name === 'link' ? { token: rest } : {};
 }
 

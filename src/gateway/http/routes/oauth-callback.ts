@@ -11,7 +11,7 @@ export interface OAuthCallbackDeps {
   /** The MCP manager's completeAuthorization (absent while MCP has not started). */
   complete(state: string, code: string): Promise<OAuthCallbackOutcome>;
   /** The authorization server said no (`error=`): forget the state so the waiting call stops. */
-  decline(state: string): void;
+  decline(state: string): Promise<void>;
 }
 
 const MAX_PARAM = 2048;
@@ -31,7 +31,7 @@ export function createOAuthCallbackRoutes(deps: OAuthCallbackDeps): Hono {
       return context.html(page('This authorization link is not valid.'), 400);
     }
     if (error !== undefined) {
-      deps.decline(state);
+      await deps.decline(state);
       return context.html(page('Authorization was declined. You can close this page.'), 400);
     }
     if (code === '') return context.html(page('This authorization link is not valid.'), 400);
