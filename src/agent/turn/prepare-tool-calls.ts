@@ -41,6 +41,8 @@ function rejectionOf(call: ToolCall): string | undefined {
 /** One call of the batch, with its source and (later) its approval status. */
 export interface PreparedCall extends StoredCall {
   source: ToolSource | undefined;
+  /** The tool's primary argument, which a grant's argument glob is matched against (not stored). */
+  primaryKey?: string;
 }
 
 function errorItem(call: ToolCall, message: string): PreparedItem {
@@ -87,6 +89,7 @@ async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: Readonl
     const status = item.needsApproval ? 'ask' : 'run';
     const prepared: PreparedCall = { callId: call.id, name: call.name, arguments: call.arguments, args: parsed.value, source, item, status };
     if (prep.untimed === true) prepared.untimed = true;
+    if (definition?.primaryKey !== undefined) prepared.primaryKey = definition.primaryKey;
     return prepared;
   } catch (error) {
     ctx.signal.throwIfAborted();
