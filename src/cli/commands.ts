@@ -2,6 +2,7 @@
 import { linkCommand, tokenCreateCommand, unlinkCommand, userAddCommand } from './admin-commands.js';
 import type { CliCommand } from './cli-context.js';
 import { approvalsListCommand } from './approvals-command.js';
+import { approvalsHistoryCommand, grantsAddCommand, grantsListCommand, grantsRevokeCommand } from './grant-commands.js';
 import { auditCommand } from './audit-command.js';
 import { adminTokenCommand } from './admin-token-command.js';
 import { doctorCommand } from './doctor-command.js';
@@ -32,6 +33,10 @@ export const commands: readonly CliCommand[] = [
   policyAddCommand,
   policyRemoveCommand,
   approvalsListCommand,
+  approvalsHistoryCommand,
+  grantsListCommand,
+  grantsAddCommand,
+  grantsRevokeCommand,
   auditCommand,
   adminTokenCommand,
   notifyCommand,

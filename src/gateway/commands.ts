@@ -5,6 +5,7 @@ import { hashApiToken } from '../shared/api-token.js';
 import type { Stores } from '../storage/stores.js';
 import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import { mayControl } from '../agent/ownership.js';
+import { grantsCommand } from './grant-commands.js';
 import type { InboundLimits } from './inbound-limits.js';
 import { LinkLimiter } from './link-limiter.js';
 import type { ModelChoice } from './model-choice.js';
@@ -59,6 +60,8 @@ export class CommandHandler {
       }
       case 'ask':
         return this.ask(adapter, event);
+      case 'grants':
+        return event.respond.reply(await grantsCommand(this.deps, adapter, event, notLinked(adapter)));
       default:
         return this.threadCommand(adapter, event);
     }

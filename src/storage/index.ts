@@ -8,6 +8,7 @@ export type * from './admin-audit-store.js';
 export type * from './approval-store.js';
 export type * from './cluster-status-store.js';
 export type * from './conversation-store.js';
+export type * from './grant-store.js';
 export type * from './inbound-event-store.js';
 export { messageSortKey } from './inbound-event-store.js';
 export type * from './mcp-server-store.js';

@@ -28,6 +28,12 @@ export const COMMANDS = [
   { name: 'status', description: 'Show the status of this thread’s workstream', type: 1 },
   { name: 'close', description: 'Close this thread’s workstream', type: 1 },
   { name: 'cancel', description: 'Cancel the running turn in this thread', type: 1 },
+  {
+    name: 'grants',
+    description: 'List the standing approvals (Always) that apply here, or revoke one',
+    type: 1,
+    options: [{ name: 'revoke', description: 'Id of the grant to revoke', type: STRING, required: false, max_length: 64 }],
+  },
 ] as const;
 
 /**
