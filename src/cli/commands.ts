@@ -3,6 +3,7 @@ import { linkCommand, tokenCreateCommand, unlinkCommand, userAddCommand } from '
 import type { CliCommand } from './cli-context.js';
 import { approvalsListCommand } from './approvals-command.js';
 import { approvalsHistoryCommand, grantsAddCommand, grantsListCommand, grantsRevokeCommand } from './grant-commands.js';
+import { userDisableCommand, userEnableCommand, userRemoveCommand } from './user-lifecycle-commands.js';
 import { auditCommand } from './audit-command.js';
 import { adminTokenCommand } from './admin-token-command.js';
 import { doctorCommand } from './doctor-command.js';
@@ -23,6 +24,9 @@ export const commands: readonly CliCommand[] = [
   statusCommand,
   userAddCommand,
   userListCommand,
+  userDisableCommand,
+  userEnableCommand,
+  userRemoveCommand,
   tokenCreateCommand,
   tokenListCommand,
   tokenRevokeCommand,

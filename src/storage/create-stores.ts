@@ -7,6 +7,7 @@ import { KnexAdminAuditStore } from './knex-admin-audit-store.js';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexClusterStatusStore } from './knex-cluster-status-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
+import { KnexDataLifecycle } from './data-purge.js';
 import { KnexGrantStore } from './knex-grant-store.js';
 import { KnexHandoffStore } from './knex-handoff-store.js';
 import { KnexInboundEventStore } from './knex-inbound-event-store.js';
@@ -44,6 +45,7 @@ export function createStores(knex: Knex): Stores {
     approvals: new KnexApprovalStore(knex, writer),
     policies: new KnexPolicyStore(knex),
     grants: new KnexGrantStore(knex),
+    lifecycle: new KnexDataLifecycle(knex),
     adminAudit: new KnexAdminAuditStore(knex),
     memories,
     watches: new KnexWatchStore(knex),

@@ -9,6 +9,8 @@ export type * from './approval-store.js';
 export type * from './cluster-status-store.js';
 export type * from './conversation-store.js';
 export type * from './grant-store.js';
+export type { DataLifecycleStore, PurgeResult, RemovedUser, RetentionPolicy } from './data-purge.js';
+export { REMOVED_USER } from './data-purge.js';
 export type * from './inbound-event-store.js';
 export { messageSortKey } from './inbound-event-store.js';
 export type * from './mcp-server-store.js';

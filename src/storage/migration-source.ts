@@ -24,6 +24,7 @@ import * as m20260501_37 from '../../migrations/20260501000037_create_admin_audi
 import * as m20260501_38 from '../../migrations/20260501000038_add_memory_author.js';
 import * as m20260501_50 from '../../migrations/20260501000050_create_mcp_oauth_credentials.js';
 import * as m20260601_3510 from '../../migrations/20260601003510_create_approval_grants.js';
+import * as m20260601_3511 from '../../migrations/20260601003511_add_user_disabled.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -50,6 +51,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260501000038_add_memory_author': m20260501_38,
   '20260501000050_create_mcp_oauth_credentials': m20260501_50,
   '20260601003510_create_approval_grants': m20260601_3510,
+  '20260601003511_add_user_disabled': m20260601_3511,
 };
 
 /** Migration names in order; a name, once released, never changes. */
