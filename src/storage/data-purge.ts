@@ -34,7 +34,12 @@ async function deleteWorkstreams(trx: Knex.Transaction, wsIds: readonly string[]
   for (const ids of slices(wsIds)) {
     const routes = (await trx('channel_routes').select('channel_type', 'channel_id').whereIn('ws_id', ids)) as DbRow[];
     for (const route of routes) {
-      await trx('inbound_events').where({ platform: text(route.channel_type), channel_id: text(route.channel_id) }).delete();
+      // The thread's messages, and the message it was opened from (a Discord thread's id is that message's id).
+      const thread = text(route.channel_id);
+      await trx('inbound_events')
+        .where({ platform: text(route.channel_type) })
+        .andWhere((q) => q.where({ channel_id: thread }).orWhere({ message_id: thread }))
+        .delete();
     }
     await trx('channel_routes').whereIn('ws_id', ids).delete();
     for (const [table, column] of WORKSTREAM_TABLES) await trx(table).whereIn(column, ids).delete();
