@@ -8,10 +8,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { removeUser } from '../../src/gateway/admin/admin-user-lifecycle.js';
+import { removeUser, setUserDisabled } from '../../src/gateway/admin/admin-user-lifecycle.js';
 import { generateApiToken, hashApiToken } from '../../src/shared/api-token.js';
 import { isPostgres, type Knex, type Stores } from '../../src/storage/index.js';
-import { DiscordHarness } from '../fakes/fake-discord-harness.js';
+import { CHANNEL_ID, DiscordHarness } from '../fakes/fake-discord-harness.js';
 import { createTestStores, testPostgresUrl } from '../helpers/test-stores.js';
 
 /** Every row of every table (migration bookkeeping aside), as JSON text. */
@@ -86,6 +86,21 @@ describe('user remove', () => {
       }
     });
   }
+
+  it('a disabled user is refused on Discord and gets in again once enabled', async () => {
+    const h = await DiscordHarness.start();
+    try {
+      const { user } = await h.linkedUser('400000000000009201', 'paused');
+      await setUserDisabled(h.db.stores, 'paused', true);
+      const refused = h.fake.state.slashCommand('grants', CHANNEL_ID, user);
+      assert.match(await h.fake.waitFor(() => h.fake.state.interactions.get(refused.id)?.reply, 15_000, 'refusal'), /not linked/);
+      await setUserDisabled(h.db.stores, 'paused', false);
+      const allowed = h.fake.state.slashCommand('grants', CHANNEL_ID, user);
+      assert.match(await h.fake.waitFor(() => h.fake.state.interactions.get(allowed.id)?.reply, 15_000, 'answer'), /No standing approvals of yours/);
+    } finally {
+      await h.close();
+    }
+  });
 
   it('removes a user after a real Discord conversation: thread, approval, grant, folder, link', async () => {
     const h = await DiscordHarness.start();
