@@ -54,7 +54,7 @@ export interface AttachmentAccess {
   headers: Readonly<Record<string, string>>;
 }
 
-export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model' | 'grants';
+export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model' | 'grants' | 'forget';
 /** `deny`: a network card's Deny (a rejection without a feedback form). */
 export type ActionName = 'approve' | 'always' | 'reject' | 'deny' | 'plan-approve' | 'plan-changes';
 
@@ -82,8 +82,8 @@ export type InboundEvent =
       name: CommandName;
       user: PlatformUser;
       conversation: Conversation;
-      /** `message` for ask, `token` for link, `model` (an alias, as typed) for ask and model, `revoke` (a grant id) for grants. */
-      args: { message?: string; token?: string; model?: string; revoke?: string };
+      /** `message` for ask, `token` for link, `model` (an alias, as typed) for ask and model, `revoke` (a grant id) for grants, `memory` (a name) for forget. */
+      args: { message?: string; token?: string; model?: string; revoke?: string; memory?: string };
       respond: Responder;
       /** The platform's id of this invocation (interaction / trigger id); the dedup ledger records it first. */
       eventId?: string;

@@ -1,5 +1,5 @@
 /**
- * `/grants` in chat (ADR 0046): the standing approvals that apply in this thread (or, outside one, the person's own),
+ * `/grants` and `/forget` in chat (ADR 0046): the standing approvals that apply in this thread (or, outside one, the person's own),
  * and `/grants revoke:<id>` for a grant the person holds, made, or administers.
  */
 import { grantPlace } from '../agent/approval-grants.js';
@@ -12,7 +12,7 @@ import type { Router } from './router.js';
 type CommandEvent = Extract<InboundEvent, { type: 'command' }>;
 
 export interface GrantCommandDeps {
-  stores: Pick<Stores, 'grants' | 'routes' | 'workstreams'>;
+  stores: Pick<Stores, 'grants' | 'routes' | 'workstreams' | 'memories'>;
   router: Pick<Router, 'linkedUser' | 'routeFor'>;
 }
 
@@ -60,4 +60,18 @@ export async function grantsCommand(deps: GrantCommandDeps, adapter: ChannelAdap
   if (!mayControl(row.userId, person)) return 'Only the owner of this workstream (or an admin) can see its approvals.';
   const grants = await deps.stores.grants.active(await grantPlace(deps.stores, { wsId: row.wsId, ownerUserId: row.userId }), isoNow());
   return listing(grants, 'in this conversation', command);
+}
+
+/** `/forget [memory]`: deletes the person's own user-scoped memories (all, or the one named); others' are untouched. */
+export async function forgetCommand(deps: GrantCommandDeps, adapter: ChannelAdapter, event: CommandEvent, notLinked: string): Promise<string> {
+  const person = await deps.router.linkedUser(adapter.platform, event.user.id);
+  if (!person) return notLinked;
+  const name = event.args.memory?.trim();
+  if (name) {
+    const deleted = await deps.stores.memories.delete(name, 'user', person.userId);
+    return deleted ? `Forgot your memory \`${name}\`.` : `You have no memory named \`${name}\`.`;
+  }
+  const mine = await deps.stores.memories.list({ scope: 'user', scopeId: person.userId }, 10_000);
+  for (const memory of mine) await deps.stores.memories.delete(memory.name, 'user', person.userId);
+  return mine.length === 0 ? 'You have no memories to forget.' : `Forgot all ${mine.length} of your memories.`;
 }

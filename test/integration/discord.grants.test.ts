@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { addGrant } from '../../src/gateway/admin/admin-grants.js';
-import { DiscordHarness } from '../fakes/fake-discord-harness.js';
+import { CHANNEL_ID, DiscordHarness } from '../fakes/fake-discord-harness.js';
 import type { FakeUser } from '../fakes/fake-discord.js';
 
 const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
@@ -85,5 +85,20 @@ describe('discord approval grants', () => {
     await runsWithoutCard(alice, 'echo before-expiry', 'before expiry');
     await h.db.knex('approval_grants').where({ grant_id: expiring.grant_id }).update({ expires: '2000-01-01T00:00:00' });
     await asksFirst(alice, 'echo after-expiry', 'expired asked');
+  });
+
+  it('/forget deletes the person’s own memories, one by name or all, and nobody else’s', async () => {
+    const mem = (name: string, scopeId: string) => h.db.stores.memories.create({ name, description: '', type: 'user', scope: 'user', scopeId, content: name });
+    const malloryId = (await h.db.stores.users.getUserByUsername('mallory'))?.userId ?? '';
+    await mem('tea', aliceId);
+    await mem('editor', aliceId);
+    await mem('mallory-pref', malloryId);
+    const one = h.fake.state.slashCommand('forget', CHANNEL_ID, alice, { memory: 'tea' });
+    assert.match(await replyOf(one.id), /Forgot your memory `tea`/);
+    const missing = h.fake.state.slashCommand('forget', CHANNEL_ID, alice, { memory: 'mallory-pref' });
+    assert.match(await replyOf(missing.id), /no memory named/);
+    const all = h.fake.state.slashCommand('forget', CHANNEL_ID, alice);
+    assert.match(await replyOf(all.id), /Forgot all 1 of your memories/);
+    assert.deepEqual((await h.db.stores.memories.list({ scope: 'user' })).map((m) => m.name), ['mallory-pref']);
   });
 });

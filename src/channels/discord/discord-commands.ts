@@ -29,6 +29,12 @@ export const COMMANDS = [
   { name: 'close', description: 'Close this thread’s workstream', type: 1 },
   { name: 'cancel', description: 'Cancel the running turn in this thread', type: 1 },
   {
+    name: 'forget',
+    description: 'Delete your own memories (all of them, or one by name)',
+    type: 1,
+    options: [{ name: 'memory', description: 'Name of the memory to delete (default: all of yours)', type: STRING, required: false, max_length: 200 }],
+  },
+  {
     name: 'grants',
     description: 'List the standing approvals (Always) that apply here, or revoke one',
     type: 1,

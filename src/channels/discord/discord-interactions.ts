@@ -10,7 +10,7 @@ import { feedbackModal, linkModal, parseCustomId } from './discord-components.js
 import { isAllowed, type DiscordScope } from './discord-events.js';
 import { handleFormInteraction } from './discord-form-interactions.js';
 
-const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'grants'];
+const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'grants', 'forget'];
 /** The command options that name a model alias (and offer autocomplete). */
 const MODEL_OPTION: Partial<Record<CommandName, string>> = { ask: 'model', model: 'alias' };
 type Deliver = (event: InboundEvent) => void;
@@ -56,8 +56,10 @@ async function onCommand(interaction: ChatInputCommandInteraction, scope: Discor
   deliver({ type: 'command', name, user: userOf(interaction), conversation, args: commandArgs(interaction, name), respond });
 }
 
-function commandArgs(interaction: ChatInputCommandInteraction, name: CommandName): { message?: string; model?: string; revoke?: string } {
-  const args: { message?: string; model?: string; revoke?: string } = {};
+function commandArgs(interaction: ChatInputCommandInteraction, name: CommandName): { message?: string; model?: string; revoke?: string; memory?: string } {
+  const args: { message?: string; model?: string; revoke?: string; memory?: string } = {};
+  const memory = name === 'forget' ? interaction.options.getString('memory') : null;
+  if (memory !== null) args.memory = memory;
   if (name === 'ask') args.message = interaction.options.getString('message', true);
   const revoke = name === 'grants' ? interaction.options.getString('revoke') : null;
   if (revoke !== null) args.revoke = revoke;

@@ -42,7 +42,7 @@ export interface RawCommand {
   thread_ts?: string;
 }
 
-const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'grants'];
+const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'grants', 'forget'];
 const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model', 'grants'];
 /** `--model alias` (or `--model=alias`) at the start of an ask's text. */
 const MODEL_FLAG = /^--model(?:=|\s+)(\S+)\s*([\s\S]*)$/;
@@ -56,6 +56,7 @@ export function helpText(slash: string): string {
     `\`${slash} <question>\` or \`${slash} ask <question>\`: start a new thread`,
     `\`${slash} ask --model <alias> <question>\`: start a thread on another model`,
     `\`${slash} status\`, \`${slash} cancel\`, \`${slash} close\`, \`${slash} model [alias]\`: act on your latest thread in this channel`,
+    `\`${slash} forget [name]\`: delete your own memories (all, or one by name)`,
     `\`${slash} grants [revoke <id>]\`: list the standing approvals (Always) that apply, or revoke one`,
     'In a thread, `!status`, `!cancel`, `!close`, `!model [alias]` and `!grants [revoke <id>]` do the same.',
     `\`${slash} link\` / \`${slash} unlink\`: link your Slack account to Sandpiper`,
@@ -91,7 +92,8 @@ export async function onSlashCommand(command: RawCommand, deps: InteractionDeps)
   deps.deliver({ type: 'command', name, user, conversation, args: commandArgs(name, rest), respond });
 }
 
-function commandArgs(name: CommandName, rest: string): { message?: string; token?: string; model?: string; revoke?: string } {
+function commandArgs(name: CommandName, rest: string): { message?: string; token?: string; model?: string; revoke?: string; memory?: string } {
+  if (name === 'forget') return rest === '' ? {} : { memory: rest };
   if (name === 'grants') {
     const revoke = /^revoke\s+(\S+)$/i.exec(rest);
     return revoke ? { revoke: revoke[1] ?? '' } : {};
