@@ -7,6 +7,7 @@ import { isClustered } from './gateway/cluster/cluster-mode.js';
 import type { LiveParts, ShutdownStack } from './main.js';
 import { assembleAgent } from './main-agent.js';
 import { createGatewayWatchRunner } from './main-watch.js';
+import { startRetention } from './gateway/retention.js';
 import type { Logger } from './shared/logger.js';
 import type { Stores } from './storage/stores.js';
 
@@ -52,6 +53,9 @@ export async function startAgentAndChannels({ config, logger, stores, live, stac
   const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
   if (cluster) void ready.then(() => cluster.node.start()).catch((error: unknown) => logger.error({ err: error }, 'cluster start failed'));
   startWatchRunner(config, logger, stores, gateway, stack, containment.sandbox);
+  // Old conversations, folders and delivery records go hourly (gateway.retention_days, ADR 0046).
+  const retention = startRetention({ lifecycle: stores.lifecycle, workspaceDir: config.agent.workspace_dir, retentionDays: config.gateway.retention_days, notifyReplyDays: config.gateway.notify_reply_days, logger });
+  stack.push('retention', async () => clearInterval(retention));
   return { ready };
 }
 

@@ -15,7 +15,9 @@ import type { LiveWorkstream } from './workstream.js';
 export type AgentSettings = Config['agent'];
 
 /** The stores the agent core uses. */
-export type AgentStores = Pick<Stores, 'workstreams' | 'conversations' | 'approvals' | 'policies' | 'users' | 'turnJournal'>;
+/** `grants` and `routes` (standing approval grants, ADR 0046) are optional: without them "Always" stays in the workstream. */
+export type AgentStores = Pick<Stores, 'workstreams' | 'conversations' | 'approvals' | 'policies' | 'users' | 'turnJournal'> &
+  Partial<Pick<Stores, 'grants' | 'routes'>>;
 
 export interface WorkstreamManagerOptions {
   agent: AgentSettings;

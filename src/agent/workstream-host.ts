@@ -1,5 +1,6 @@
 /** The TurnHost of a live workstream: persistence, state, usage, policies and durable approvals through the stores. */
 import { traceApprovalWait } from './agent-telemetry.js';
+import { grantHostMethods } from './approval-grants.js';
 import { untilAborted } from '../shared/abort.js';
 import { describeError } from '../shared/errors.js';
 import { newHexId } from '../shared/ids.js';
@@ -90,6 +91,7 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
     requestNetworkApproval: (input, signal) => requestNetworkApproval(ws, env, input, signal),
     evaluateNetworkPolicy: (label) => evaluateNetworkPolicy(env, wsId, label),
     addAutoApprove: (labels) => ws.addAutoApprove(labels),
+    ...grantHostMethods(env, ws),
     claimExecution: (approvalId) => stores.approvals.claimExecution(approvalId),
   };
 }

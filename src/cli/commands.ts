@@ -2,6 +2,8 @@
 import { linkCommand, tokenCreateCommand, unlinkCommand, userAddCommand } from './admin-commands.js';
 import type { CliCommand } from './cli-context.js';
 import { approvalsListCommand } from './approvals-command.js';
+import { approvalsHistoryCommand, grantsAddCommand, grantsListCommand, grantsRevokeCommand } from './grant-commands.js';
+import { userDisableCommand, userEnableCommand, userRemoveCommand } from './user-lifecycle-commands.js';
 import { auditCommand } from './audit-command.js';
 import { adminTokenCommand } from './admin-token-command.js';
 import { doctorCommand } from './doctor-command.js';
@@ -23,6 +25,9 @@ export const commands: readonly CliCommand[] = [
   statusCommand,
   userAddCommand,
   userListCommand,
+  userDisableCommand,
+  userEnableCommand,
+  userRemoveCommand,
   tokenCreateCommand,
   tokenListCommand,
   tokenRevokeCommand,
@@ -33,6 +38,10 @@ export const commands: readonly CliCommand[] = [
   policyAddCommand,
   policyRemoveCommand,
   approvalsListCommand,
+  approvalsHistoryCommand,
+  grantsListCommand,
+  grantsAddCommand,
+  grantsRevokeCommand,
   auditCommand,
   adminTokenCommand,
   notifyCommand,

@@ -18,6 +18,8 @@ export const gatewayConfigSchema = z
     dm_idle_hours: z.number().positive().max(8760).default(24),
     /** How long a reply to a notification still reaches the notification's workstream. */
     notify_reply_days: z.number().positive().max(3650).default(7),
+    /** Conversations (with their workspace folders) idle or closed this many days are deleted; 0 keeps them (ADR 0046). */
+    retention_days: z.number().min(0).max(36500).default(0),
     /** Catch-up window after downtime and lossy reconnects (ADR 0015); 0 disables catch-up. */
     catch_up_hours: z.number().min(0).max(720).default(24),
     // A turn interrupted by a crash or restart is answered by resuming it once (false: only the note in the thread).

@@ -5,6 +5,7 @@ import { hashApiToken } from '../shared/api-token.js';
 import type { Stores } from '../storage/stores.js';
 import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
 import { mayControl } from '../agent/ownership.js';
+import { forgetCommand, grantsCommand } from './grant-commands.js';
 import type { InboundLimits } from './inbound-limits.js';
 import { LinkLimiter } from './link-limiter.js';
 import type { AuthorizationLinkSource } from './mcp-authorizations.js';
@@ -64,6 +65,10 @@ export class CommandHandler {
         return this.ask(adapter, event);
       case 'signout':
         return event.respond.reply(await this.signOut(adapter, event));
+      case 'grants':
+        return event.respond.reply(await grantsCommand(this.deps, adapter, event, notLinked(adapter)));
+      case 'forget':
+        return event.respond.reply(await forgetCommand(this.deps, adapter, event, notLinked(adapter)));
       default:
         return this.threadCommand(adapter, event);
     }

@@ -47,6 +47,8 @@ export interface ApprovalStore {
   listPending(wsId?: string): Promise<ApprovalRow[]>;
   /** The newest rows of one kind, newest first (`sandpiper policy network` lists the network decisions). */
   listByKind(kind: ApprovalKind, limit: number): Promise<ApprovalRow[]>;
+  /** Decided or cancelled rows, newest first: of one user (owner or decider) when given (`sandpiper approvals history`). */
+  listDecided(filter: { limit: number; userId?: string }): Promise<ApprovalRow[]>;
   /** Every row asked during one turn, oldest first. */
   listForTurn(turnId: string): Promise<ApprovalRow[]>;
   /** Marks a workstream's pending rows cancelled (turn cancelled, workstream closed). */

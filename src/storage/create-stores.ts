@@ -7,6 +7,8 @@ import { KnexAdminAuditStore } from './knex-admin-audit-store.js';
 import { KnexApprovalStore } from './knex-approval-store.js';
 import { KnexClusterStatusStore } from './knex-cluster-status-store.js';
 import { KnexConversationStore } from './knex-conversation-store.js';
+import { KnexDataLifecycle } from './data-purge.js';
+import { KnexGrantStore } from './knex-grant-store.js';
 import { KnexHandoffStore } from './knex-handoff-store.js';
 import { KnexInboundEventStore } from './knex-inbound-event-store.js';
 import { KnexMcpCredentialStore } from './knex-mcp-credential-store.js';
@@ -44,6 +46,8 @@ export function createStores(knex: Knex): Stores {
     conversations: new KnexConversationStore(knex, writer),
     approvals: new KnexApprovalStore(knex, writer),
     policies: new KnexPolicyStore(knex),
+    grants: new KnexGrantStore(knex),
+    lifecycle: new KnexDataLifecycle(knex),
     adminAudit: new KnexAdminAuditStore(knex),
     memories,
     watches: new KnexWatchStore(knex),

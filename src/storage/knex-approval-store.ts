@@ -118,6 +118,15 @@ export class KnexApprovalStore implements ApprovalStore {
     });
   }
 
+  listDecided(filter: { limit: number; userId?: string }): Promise<ApprovalRow[]> {
+    return guardAfter(this.writer, 'approvals.listDecided', async () => {
+      const query = this.knex('approvals').whereNot({ state: 'pending' });
+      if (filter.userId !== undefined) query.andWhere((q) => q.where({ owner_user_id: filter.userId }).orWhere({ decided_by: filter.userId }));
+      const rows = (await query.orderBy('seq', 'desc').limit(filter.limit)) as DbRow[];
+      return rows.map(toApproval);
+    });
+  }
+
   listForTurn(turnId: string): Promise<ApprovalRow[]> {
     return guardAfter(this.writer, 'approvals.listForTurn', async () => {
       const rows = (await this.knex('approvals').where({ turn_id: turnId }).orderBy('seq')) as DbRow[];

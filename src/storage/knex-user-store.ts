@@ -14,6 +14,7 @@ function toUser(row: DbRow): User {
     userId: text(row.user_id),
     username: text(row.username),
     isAdmin: fromDbBool(row.is_admin),
+    disabled: fromDbBool(row.disabled),
     created: text(row.created),
   };
 }
@@ -96,7 +97,11 @@ export class KnexUserStore implements UserStore {
 
   findTokenByHash(tokenHash: string): Promise<ApiToken | undefined> {
     return guard('users.findTokenByHash', async () => {
-      const row = (await this.knex('api_tokens').where({ token_hash: tokenHash }).first()) as DbRow | undefined;
+      // A disabled user's tokens link nothing.
+      const row = (await this.knex('api_tokens')
+        .join('users', 'users.user_id', 'api_tokens.user_id')
+        .where({ 'api_tokens.token_hash': tokenHash, 'users.disabled': 0 })
+        .first('api_tokens.token_id', 'api_tokens.user_id', 'api_tokens.scopes', 'api_tokens.expires', 'api_tokens.created')) as DbRow | undefined;
       return row ? toToken(row) : undefined;
     });
   }
@@ -107,6 +112,15 @@ export class KnexUserStore implements UserStore {
       if (userId !== undefined) query.where({ user_id: userId });
       const rows = (await query.orderBy([{ column: 'created' }, { column: 'token_id' }])) as DbRow[];
       return rows.map(toToken);
+    });
+  }
+
+  setDisabled(userId: string, disabled: boolean): Promise<boolean> {
+    return guard('users.setDisabled', async () => {
+      const changed = await this.knex('users').where({ user_id: userId }).update({ disabled: toDbBool(disabled) });
+      // Links of a disabled user no longer resolve: the gateway's link directory reloads.
+      if (changed > 0) this.onLinksChanged();
+      return changed > 0;
     });
   }
 
@@ -150,6 +164,7 @@ export class KnexUserStore implements UserStore {
     return guard('users.getLinkedUser', async () => {
       const row = (await this.knex('channel_users')
         .join('users', 'users.user_id', 'channel_users.user_id')
+        .where('users.disabled', 0)
         .where({ 'channel_users.channel_type': channelType, 'channel_users.channel_user_id': channelUserId })
         .first('users.user_id', 'users.username', 'users.is_admin', 'users.created')) as DbRow | undefined;
       return row ? toUser(row) : undefined;
@@ -162,6 +177,7 @@ export class KnexUserStore implements UserStore {
       for (let start = 0; start < channelUserIds.length; start += LOOKUP_CHUNK) {
         const rows = (await this.knex('channel_users')
           .join('users', 'users.user_id', 'channel_users.user_id')
+        .where('users.disabled', 0)
           .where('channel_users.channel_type', channelType)
           .whereIn('channel_users.channel_user_id', channelUserIds.slice(start, start + LOOKUP_CHUNK))
           .select('channel_users.channel_user_id', 'users.user_id', 'users.username', 'users.is_admin', 'users.created')) as DbRow[];
@@ -184,6 +200,7 @@ export class KnexUserStore implements UserStore {
     return guard('users.listLinkedUsers', async () => {
       const rows = (await this.knex('channel_users')
         .join('users', 'users.user_id', 'channel_users.user_id')
+        .where('users.disabled', 0)
         .select('channel_users.channel_type', 'channel_users.channel_user_id', 'users.user_id', 'users.username', 'users.is_admin', 'users.created')
         .orderBy([{ column: 'channel_users.channel_type' }, { column: 'channel_users.channel_user_id' }])
         .limit(limit)) as DbRow[];

@@ -26,6 +26,8 @@ import * as m20260501_50 from '../../migrations/20260501000050_create_mcp_oauth_
 import * as m20260601_2901 from '../../migrations/20260601002901_unique_turn_journal_ws.js';
 import * as m20260601_3301 from '../../migrations/20260601003301_create_slack_installs.js';
 import * as m20260601_3401 from '../../migrations/20260601003401_create_mcp_oauth_states.js';
+import * as m20260601_3510 from '../../migrations/20260601003510_create_approval_grants.js';
+import * as m20260601_3511 from '../../migrations/20260601003511_add_user_disabled.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -54,6 +56,8 @@ const migrations: Record<string, Knex.Migration> = {
   '20260601002901_unique_turn_journal_ws': m20260601_2901,
   '20260601003301_create_slack_installs': m20260601_3301,
   '20260601003401_create_mcp_oauth_states': m20260601_3401,
+  '20260601003510_create_approval_grants': m20260601_3510,
+  '20260601003511_add_user_disabled': m20260601_3511,
 };
 
 /** Migration names in order; a name, once released, never changes. */

@@ -6,6 +6,8 @@ import type { ApprovalStore } from './approval-store.js';
 import type { ClusterStatusStore } from './cluster-status-store.js';
 import type { ConversationStore } from './conversation-store.js';
 import type { ChangeFeed } from './link-changes.js';
+import type { DataLifecycleStore } from './data-purge.js';
+import type { GrantStore } from './grant-store.js';
 import type { HandoffStore } from './handoff-store.js';
 import type { InboundEventStore } from './inbound-event-store.js';
 import type { McpServerStore } from './mcp-server-store.js';
@@ -32,6 +34,10 @@ export interface Stores {
   conversations: ConversationStore;
   approvals: ApprovalStore;
   policies: PolicyStore;
+  /** Standing approvals with a scope, an argument glob and an expiry (ADR 0046). */
+  grants: GrantStore;
+  /** Removing a user's data and the retention purge (ADR 0046). */
+  lifecycle: DataLifecycleStore;
   /** Every admin change, who made it and how it ended (ADR 0035). */
   adminAudit: AdminAuditStore;
   memories: MemoryStore;

@@ -5,6 +5,8 @@ export interface User {
   username: string;
   isAdmin: boolean;
   created: string;
+  /** A disabled user keeps their data but counts as unlinked everywhere (`sandpiper user disable`). */
+  disabled?: boolean;
 }
 
 export interface ApiToken {
@@ -31,6 +33,8 @@ export interface UserStore {
   getUserByUsername(username: string): Promise<User | undefined>;
   /** Every user, by username. */
   listUsers(): Promise<User[]>;
+  /** Disables or enables a user; false when no such user. */
+  setDisabled(userId: string, disabled: boolean): Promise<boolean>;
   /** Stores a token by its SHA-256 hex hash; the plain token is never stored. */
   createToken(input: { userId: string; tokenHash: string; scopes: string[]; expires: string | null }): Promise<ApiToken>;
   /** The token with this hash, or undefined. Does not check expiry. */

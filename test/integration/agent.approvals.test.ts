@@ -105,7 +105,8 @@ for (const vendor of VENDORS) {
       const request = await waitFor(() => ofType(events, 'approval-request')[0], 'approval-request');
       await h.runtime.manager.resolveApproval(request.approvalId, { approved: true, always: true, decidedBy: h.owner.userId });
       await turnEnd(events);
-      assert.deepEqual((await h.db.stores.workstreams.get(ws.wsId))?.autoApproveTools, ['bash']);
+      const grants = await h.db.stores.grants.list({ userId: h.owner.userId, now: '2000-01-01T00:00:00' });
+      assert.deepEqual(grants.map((g) => [g.scope, g.scopeKey, g.label, g.createdBy, g.approvalId]), [['conversation', ws.wsId, 'bash', h.owner.userId, request.approvalId]]);
       h.llm.enqueue({ toolCalls: [{ name: 'bash', arguments: '{"command":"echo two"}' }] }, { text: 'second' });
       await ws.send('two');
       const end = await turnEnd(events, 2);

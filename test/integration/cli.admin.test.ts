@@ -157,6 +157,29 @@ describe('admin commands on the database', () => {
     assert.ok(approvals[0] !== undefined && approvals[0].age_seconds >= 0);
     assert.match(run('approvals', 'list').stdout, /^AGE\s+APPROVAL_ID\s+OWNER.*\n\d+s\s+ap1\s+alice\s+ws1\s+tools\s+bash/);
   });
+
+  it('adds, lists and revokes approval grants and shows who decided which approval', async () => {
+    const added = json<{ grant: { grant_id: string; target: string; status: string } }>(
+      run('approvals', 'grants', 'add', 'user', 'bob', 'bash', '--args', 'git *', '--expires', '7d', '--json'),
+    );
+    assert.deepEqual([added.grant.target, added.grant.status], ['bob', 'active']);
+    assert.match(run('approvals', 'grants', 'list').stdout, new RegExp(`^GRANT_ID.*\\n${added.grant.grant_id}\\s+active\\s+user\\s+bob\\s+bash\\s+git \\*`));
+    assertUsage(run('approvals', 'grants', 'add', 'team', 'bob', 'bash'), /scope must be conversation, user or channel/);
+    assert.match(run('approvals', 'grants', 'revoke', added.grant.grant_id).stdout, /^revoked grant /);
+
+    const knex = createKnex(`sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
+    try {
+      const stores = createStores(knex);
+      const alice = (await stores.users.getUserByUsername('alice'))?.userId ?? '';
+      const items = { version: 1, calls: [{ name: 'bash', status: 'ask', item: { approvalLabel: 'bash' } }] };
+      await stores.approvals.create({ approvalId: 'ap2', wsId: 'ws2', turnId: 't2', kind: 'tools', ownerUserId: alice, items });
+      await stores.approvals.resolve('ap2', { approved: true, always: true, feedback: null, decidedBy: alice });
+      assert.equal((await stores.grants.list({ all: true, now: '2000-01-01T00:00:00' }))[0]?.revokedBy, 'cli');
+    } finally {
+      await knex.destroy();
+    }
+    assert.match(run('approvals', 'history').stdout, /^DECIDED\s+OUTCOME\s+DECIDED_BY.*\n\S+\s+always\s+alice\s+alice\s+tools\s+bash\s+ap2/);
+  });
 });
 
 describe('admin against a running gateway', () => {

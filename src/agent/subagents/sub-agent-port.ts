@@ -114,6 +114,8 @@ function subAgentHost(parent: TurnHost, prefix: string, label: string, errors: s
     ...(parent.requestNetworkApproval === undefined ? {} : { requestNetworkApproval: parent.requestNetworkApproval.bind(parent) }),
     ...(parent.evaluateNetworkPolicy === undefined ? {} : { evaluateNetworkPolicy: parent.evaluateNetworkPolicy.bind(parent) }),
     addAutoApprove: (labels) => parent.addAutoApprove(labels),
+    ...(parent.grantedCalls === undefined ? {} : { grantedCalls: parent.grantedCalls.bind(parent) }),
+    ...(parent.grantAlways === undefined ? {} : { grantAlways: parent.grantAlways.bind(parent) }),
     claimExecution: (approvalId) => parent.claimExecution(approvalId),
   };
 }

@@ -33,6 +33,19 @@ export async function decideWithoutAsking(ctx: TurnContext, batch: PreparedCall[
     if (call.status !== 'ask') continue;
     if (ctx.autoApproveAll || matchesAutoApprove(call.item.approvalLabel, labels)) call.status = 'run';
   }
+  await applyGrants(ctx, batch);
+}
+
+/** Standing grants (ADR 0046) approve the calls they cover; read once per step, only when a call still asks. */
+async function applyGrants(ctx: TurnContext, batch: PreparedCall[]): Promise<void> {
+  const asking = batch.filter((call) => call.status === 'ask');
+  if (asking.length === 0 || ctx.host.grantedCalls === undefined) return;
+  const covered = await ctx.host.grantedCalls(
+    asking.map((call) => ({ label: call.item.approvalLabel, name: call.name, args: call.args, arguments: call.arguments, primaryKey: call.primaryKey })),
+  );
+  asking.forEach((call, index) => {
+    if (covered[index] === true) call.status = 'run';
+  });
 }
 
 /** Marks the waiting calls according to the decision; records "always" labels. */
@@ -49,8 +62,15 @@ export async function applyDecision(ctx: TurnContext, batch: PreparedCall[], dec
     return { feedback: null, approvalId: decision.approvalId };
   }
   for (const call of waiting) call.status = 'run';
-  if (decision.always) await ctx.host.addAutoApprove([...new Set(waiting.map((call) => call.item.approvalLabel))]);
+  if (decision.always) await rememberAlways(ctx, waiting, decision);
   return { feedback: decision.feedback || null, approvalId: decision.approvalId };
+}
+
+/** "Always": a conversation grant per label (revocable, listed) where the host keeps grants, else the workstream's set. */
+async function rememberAlways(ctx: TurnContext, waiting: PreparedCall[], decision: TurnApprovalDecision): Promise<void> {
+  const labels = [...new Set(waiting.map((call) => call.item.approvalLabel))];
+  if (ctx.host.grantAlways === undefined) return ctx.host.addAutoApprove(labels);
+  return ctx.host.grantAlways({ labels, approvalId: decision.approvalId, decidedBy: decision.decidedBy });
 }
 
 function toStored(call: PreparedCall): StoredCall {

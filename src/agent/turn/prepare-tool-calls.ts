@@ -41,6 +41,8 @@ function rejectionOf(call: ToolCall): string | undefined {
 /** One call of the batch, with its source and (later) its approval status. */
 export interface PreparedCall extends StoredCall {
   source: ToolSource | undefined;
+  /** The tool's primary argument, which a grant's argument glob is matched against (not stored). */
+  primaryKey?: string;
 }
 
 function errorItem(call: ToolCall, message: string): PreparedItem {
@@ -72,7 +74,13 @@ function badArguments(call: ToolCall, source: ToolSource, error: string): Prepar
 }
 
 /** Lets the owning source build the call's header, preview and approval facts; a thrown error becomes the result. */
-async function prepareWithSource(ctx: TurnContext, call: ToolCall, source: ToolSource, args: Record<string, unknown>): Promise<PreparedCall> {
+async function prepareWithSource(
+  ctx: TurnContext,
+  call: ToolCall,
+  source: ToolSource,
+  args: Record<string, unknown>,
+  primaryKey: string | undefined,
+): Promise<PreparedCall> {
   try {
     const prep = await source.prepare(call.name, args, buildToolContext(ctx, call.id, ctx.signal));
     const item: PreparedItem = {
@@ -90,6 +98,7 @@ async function prepareWithSource(ctx: TurnContext, call: ToolCall, source: ToolS
     }
     const prepared: PreparedCall = { ...common, status: item.needsApproval ? 'ask' : 'run' };
     if (prep.untimed === true) prepared.untimed = true;
+    if (primaryKey !== undefined) prepared.primaryKey = primaryKey;
     return prepared;
   } catch (error) {
     ctx.signal.throwIfAborted();
@@ -107,9 +116,10 @@ async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: Readonl
   if (source === undefined) {
     return failed(call, undefined, undefined, `Error: unknown tool "${call.name}". Use one of the tools you were given.`);
   }
-  const parsed = parseToolArguments(call.arguments, definitions.get(call.name)?.primaryKey);
+  const primaryKey = definitions.get(call.name)?.primaryKey;
+  const parsed = parseToolArguments(call.arguments, primaryKey);
   if (!parsed.ok) return badArguments(call, source, parsed.error);
-  return prepareWithSource(ctx, call, source, parsed.value);
+  return prepareWithSource(ctx, call, source, parsed.value, primaryKey);
 }
 
 /** Prepares every call of one assistant message, in order. Never throws except on abort. */

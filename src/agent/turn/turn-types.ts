@@ -2,6 +2,7 @@
 import type { Logger } from '../../shared/logger.js';
 import type { PolicyAction } from '../../storage/policy-store.js';
 import type { AgentEvent, PreparedItem } from '../events.js';
+import type { GrantedCall } from '../policy/grant-match.js';
 import type { AssistantMessage, Message, Usage } from '../messages.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../providers/model-provider.js';
 import type { SubAgentPort } from '../tools/sub-agent-port.js';
@@ -114,6 +115,10 @@ export interface TurnHost {
   evaluateNetworkPolicy?(label: string): Promise<PolicyAction | undefined>;
   /** Adds labels to the workstream's persisted auto-approve set ("always"). */
   addAutoApprove(labels: readonly string[]): Promise<void>;
+  /** Which calls a standing grant in force here covers (ADR 0046); absent = none. A failed read covers none (fails closed). */
+  grantedCalls?(calls: readonly GrantedCall[]): Promise<boolean[]>;
+  /** "Always" on a tool card: a conversation-scoped grant per label (ADR 0046); absent = `addAutoApprove`. */
+  grantAlways?(input: { labels: readonly string[]; approvalId: string; decidedBy: string }): Promise<void>;
   /** Claims an approved row for execution; true for exactly one caller. */
   claimExecution(approvalId: string): Promise<boolean>;
 }

@@ -34,6 +34,18 @@ export const COMMANDS = [
     type: 1,
     options: [{ name: 'server', description: 'The MCP server, as configured', type: STRING, required: false, max_length: 100 }],
   },
+  {
+    name: 'forget',
+    description: 'Delete your own memories (all of them, or one by name)',
+    type: 1,
+    options: [{ name: 'memory', description: 'Name of the memory to delete (default: all of yours)', type: STRING, required: false, max_length: 200 }],
+  },
+  {
+    name: 'grants',
+    description: 'List the standing approvals (Always) that apply here, or revoke one',
+    type: 1,
+    options: [{ name: 'revoke', description: 'Id of the grant to revoke', type: STRING, required: false, max_length: 64 }],
+  },
 ] as const;
 
 /**

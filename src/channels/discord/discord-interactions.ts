@@ -10,7 +10,7 @@ import { feedbackModal, linkModal, parseCustomId } from './discord-components.js
 import { isAllowed, type DiscordScope } from './discord-events.js';
 import { handleFormInteraction } from './discord-form-interactions.js';
 
-const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout'];
+const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget'];
 /** The command options that name a model alias (and offer autocomplete). */
 const MODEL_OPTION: Partial<Record<CommandName, string>> = { ask: 'model', model: 'alias' };
 type Deliver = (event: InboundEvent) => void;
@@ -56,11 +56,15 @@ async function onCommand(interaction: ChatInputCommandInteraction, scope: Discor
   deliver({ type: 'command', name, user: userOf(interaction), conversation, args: commandArgs(interaction, name), respond });
 }
 
-function commandArgs(interaction: ChatInputCommandInteraction, name: CommandName): { message?: string; model?: string; server?: string } {
-  const args: { message?: string; model?: string; server?: string } = {};
+type CommandArgs = { message?: string; model?: string; server?: string; revoke?: string; memory?: string };
+
+function commandArgs(interaction: ChatInputCommandInteraction, name: CommandName): CommandArgs {
+  const args: CommandArgs = {};
   if (name === 'ask') args.message = interaction.options.getString('message', true);
-  const server = name === 'signout' ? interaction.options.getString('server') : null;
-  if (server !== null) args.server = server;
+  const optional: Partial<Record<CommandName, 'server' | 'revoke' | 'memory'>> = { signout: 'server', grants: 'revoke', forget: 'memory' };
+  const key = optional[name];
+  const value = key === undefined ? null : interaction.options.getString(key);
+  if (key !== undefined && value !== null) args[key] = value;
   const option = MODEL_OPTION[name];
   const model = option === undefined ? null : interaction.options.getString(option);
   if (model !== null) args.model = model;

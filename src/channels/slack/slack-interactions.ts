@@ -42,8 +42,8 @@ export interface RawCommand {
   thread_ts?: string;
 }
 
-const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout'];
-const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model'];
+const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget'];
+const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model', 'grants'];
 /** `--model alias` (or `--model=alias`) at the start of an ask's text. */
 const MODEL_FLAG = /^--model(?:=|\s+)(\S+)\s*([\s\S]*)$/;
 
@@ -56,7 +56,9 @@ export function helpText(slash: string): string {
     `\`${slash} <question>\` or \`${slash} ask <question>\`: start a new thread`,
     `\`${slash} ask --model <alias> <question>\`: start a thread on another model`,
     `\`${slash} status\`, \`${slash} cancel\`, \`${slash} close\`, \`${slash} model [alias]\`: act on your latest thread in this channel`,
-    'In a thread, `!status`, `!cancel`, `!close` and `!model [alias]` do the same.',
+    `\`${slash} forget [name]\`: delete your own memories (all, or one by name)`,
+    `\`${slash} grants [revoke <id>]\`: list the standing approvals (Always) that apply, or revoke one`,
+    'In a thread, `!status`, `!cancel`, `!close`, `!model [alias]` and `!grants [revoke <id>]` do the same.',
     `\`${slash} link\` / \`${slash} unlink\`: link your Slack account to Sandpiper`,
     `\`${slash} signout [server]\`: forget your sign-in to an MCP server (all of them without a name)`,
     'Or @mention me in a channel to start a thread.',
@@ -91,7 +93,12 @@ export async function onSlashCommand(command: RawCommand, deps: InteractionDeps)
   deps.deliver({ type: 'command', name, user, conversation, args: commandArgs(name, rest), respond });
 }
 
-function commandArgs(name: CommandName, rest: string): { message?: string; token?: string; model?: string; server?: string } {
+function commandArgs(name: CommandName, rest: string): { message?: string; token?: string; model?: string; server?: string; revoke?: string; memory?: string } {
+  if (name === 'forget') return rest === '' ? {} : { memory: rest };
+  if (name === 'grants') {
+    const revoke = /^revoke\s+(\S+)$/i.exec(rest);
+    return revoke ? { revoke: revoke[1] ?? '' } : {};
+  }
   if (name === 'ask') {
     const flag = MODEL_FLAG.exec(rest);
     return flag ? { message: (flag[2] ?? '').trim(), model: flag[1] ?? '' } : { message: rest };
@@ -106,7 +113,7 @@ function commandArgs(name: CommandName, rest: string): { message?: string; token
  * the same command as the slash command, answered privately in that thread. False when the text is no such command.
  */
 export function onBangCommand(text: string, user: PlatformUser, conversation: Conversation, deps: InteractionDeps): boolean {
-  const match = /^!(status|cancel|close|model)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  const match = /^!(status|cancel|close|model|grants)(?:\s+([\s\S]*))?$/i.exec(text.trim());
   if (!match || conversation.kind === 'channel') return false;
   const name = (match[1] ?? '').toLowerCase() as CommandName;
   const { channel, threadTs } = parseTarget(conversation.channelId);

@@ -19,7 +19,7 @@ export interface ApprovalView {
 }
 
 /** Reads the waiting calls' labels from the stored items, leniently (an unreadable row lists no tools). */
-function waitingTools(items: unknown): string[] {
+export function waitingTools(items: unknown): string[] {
   const network = decodeNetworkItems(items);
   if (network !== undefined) return [network.network.label];
   const calls = (items as { calls?: unknown } | null)?.calls;
