@@ -4,6 +4,7 @@ import { instrumentProvider } from './agent/agent-telemetry.js';
 import { createProvider, preloadProviders } from './agent/providers/create-provider.js';
 import type { ModelProvider } from './agent/providers/model-provider.js';
 import { resolveSupportsVision } from './agent/providers/vision-models.js';
+import { resolveNativeTools } from './agent/providers/native-tools.js';
 import { createMemorySection } from './agent/memory/memory-section.js';
 import type { SystemPromptSection } from './agent/system-prompt.js';
 import { createBuiltinToolSource, type ToolContainment } from './agent/tools/index.js';
@@ -67,6 +68,7 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
       contextWindow: entry.context_window,
       maxTokens: entry.max_tokens,
       supportsVision: resolveSupportsVision(entry),
+      native: resolveNativeTools(entry),
     };
     if (entry.temperature !== undefined) model.temperature = entry.temperature;
     models.set(alias, { entry, model });

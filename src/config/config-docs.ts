@@ -61,6 +61,12 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'models.<alias>.temperature': advanced("sampling temperature; unset = the provider's default"),
   'models.<alias>.first_token_timeout_s': advanced('give a call up when no stream data arrives this long after the request; retried'),
   'models.<alias>.stream_idle_timeout_s': advanced('give a call up when its stream goes quiet this long; retried if nothing was streamed yet'),
+  'models.<alias>.native_tool_search': advanced(
+    'provider-side tool search: MCP tools sent with defer_loading and the provider loads them on demand; "auto" = Claude Opus/Sonnet 4.5 and later; "off" = the built-in BM25 tool_search (OpenAI: never)',
+  ),
+  'models.<alias>.native_web_search': advanced(
+    'the provider searches the web instead of the Tavily web_search (no approval card): "auto" = Claude 3.5+ and the OpenAI search models (gpt-5-search-api, gpt-4o-search-preview)',
+  ),
   'agent.default_model': common('model alias for new workstreams; default: the first alias', '"main"'),
   'agent.workspace_dir': advanced('default: `<data_dir>/workspaces`; each workstream works in its own subfolder'),
   'agent.auto_approve': common('approve every tool call without asking'),

@@ -77,6 +77,15 @@ export const modelConfigSchema = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
   first_token_timeout_s: z.number().positive().max(3600).default(60),
   stream_idle_timeout_s: z.number().positive().max(3600).default(60),
+  /** Provider-native tool search (deferred loading): `auto` from the model table (src/agent/providers/native-tools.ts). */
+  native_tool_search: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** Provider-native web search instead of the Tavily `web_search`: `auto` from the model table. */
+  native_web_search: z.enum(['auto', 'on', 'off']).default('auto'),
+}).superRefine((model, context) => {
+  // Chat Completions has no deferred loading: asking for it would silently send every tool.
+  if (model.provider === 'openai' && model.native_tool_search === 'on') {
+    context.addIssue({ code: 'custom', path: ['native_tool_search'], message: 'provider "openai" (Chat Completions) has no native tool search; use "auto" or "off"' });
+  }
 });
 
 export const agentConfigSchema = z
