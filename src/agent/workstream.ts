@@ -386,7 +386,7 @@ export class LiveWorkstream implements Workstream {
 
   private async systemPrompt(signal: AbortSignal): Promise<string> {
     const recentUserTexts = recentUserMessages(this.history, 3);
-    const context = { wsId: this.wsId, ownerUserId: this.ownerUserId, cwd: this.cwd, lastUserText: recentUserTexts[0] ?? '', recentUserTexts, signal };
+    const context = { wsId: this.wsId, ownerUserId: this.ownerUserId, cwd: this.cwd, lastUserText: recentUserTexts[0] ?? '', recentUserTexts, history: this.history, signal };
     const sections = await collectSections(this.env.systemPromptSections, context, (error) => this.logError('a system prompt section', error));
     return buildSystemPrompt({ now: new Date(this.env.now()), cwd: this.cwd, instructions: this.env.agent.instructions, sections });
   }

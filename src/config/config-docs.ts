@@ -98,6 +98,8 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'memory.max_content': advanced('characters per memory the memory tool accepts'),
   'memory.relevance_k': advanced('memories most relevant to the last user messages shown in the system message; 0 = none'),
   'memory.fetch_limit': advanced('candidate memories (matching a word of those messages, newest first) ranked per model call'),
+  'memory.nudges': advanced('a one-call note suggesting the model save or search memories after a correction, a denied tool call, a resumed conversation or a wrap-up'),
+  'memory.nudge_cooldown_s': advanced('least time between two nudges of one kind in one conversation (at most 10 per loaded conversation)'),
   'discord.token': required('bot token; enables Discord', '"..."'),
   'discord.guild_id': common('restrict to one guild; slash commands are registered there', '"123456789012345678"'),
   'discord.channel_ids': common('allow-list of channel ids; empty = every channel'),

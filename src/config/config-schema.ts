@@ -138,6 +138,10 @@ export const memoryConfigSchema = z
     max_content: z.number().int().positive().max(1_000_000).default(32768),
     relevance_k: z.number().int().nonnegative().max(50).default(5),
     fetch_limit: z.number().int().positive().max(10_000).default(50),
+    /** Short notes suggesting the model save or search memories after a correction, a denial, a resume or a wrap-up. */
+    nudges: z.boolean().default(true),
+    /** Least time between two nudges of one kind in one workstream. */
+    nudge_cooldown_s: z.number().min(0).max(86_400).default(300),
   })
   .prefault({});
 
