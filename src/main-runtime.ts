@@ -44,7 +44,7 @@ export async function startAgentAndChannels({ config, logger, stores, live, stac
   logModels(config, logger);
   // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them.
   const manager = cluster?.manager ?? runtime.manager;
-  const gateway = createGateway({ config, adapters: live.adapters, manager, stores, logger, elicitations: mcp });
+  const gateway = createGateway({ config, adapters: live.adapters, manager, stores, logger, elicitations: mcp, mcp });
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
   // MCP OAuth: the caller's private sign-in link goes out as a direct message; the thread shows the wait.

@@ -54,7 +54,7 @@ export interface AttachmentAccess {
   headers: Readonly<Record<string, string>>;
 }
 
-export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model';
+export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model' | 'mcp';
 /** `deny`: a network card's Deny (a rejection without a feedback form). */
 export type ActionName = 'approve' | 'always' | 'reject' | 'deny' | 'plan-approve' | 'plan-changes';
 
@@ -82,8 +82,8 @@ export type InboundEvent =
       name: CommandName;
       user: PlatformUser;
       conversation: Conversation;
-      /** `message` for ask, `token` for link, `model` (an alias, as typed) for ask and model. */
-      args: { message?: string; token?: string; model?: string };
+      /** `message` for ask, `token` for link, `model` (an alias, as typed) for ask and model, `action` for mcp (`refresh`). */
+      args: { message?: string; token?: string; model?: string; action?: string };
       respond: Responder;
       /** The platform's id of this invocation (interaction / trigger id); the dedup ledger records it first. */
       eventId?: string;

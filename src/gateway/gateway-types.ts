@@ -6,6 +6,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import type { ElicitationSource } from './elicitations.js';
+import type { GatewayMcp } from './mcp-command.js';
 import type { RenderTarget } from './cluster/handoffs.js';
 
 export interface GatewayDeps {
@@ -16,6 +17,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** MCP elicitation requests, shown as form cards in the thread of the workstream that triggered them. */
   elicitations?: ElicitationSource;
+  /** MCP for the in-conversation `/mcp` command (absent: the command says MCP is not running). */
+  mcp?: GatewayMcp;
   /** Tuning for tests and benchmarks; defaults follow the operational contract. */
   options?: { editIntervalMs?: number; typingIntervalMs?: number; now?: () => number };
 }

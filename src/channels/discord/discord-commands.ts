@@ -28,6 +28,12 @@ export const COMMANDS = [
   { name: 'status', description: 'Show the status of this thread’s workstream', type: 1 },
   { name: 'close', description: 'Close this thread’s workstream', type: 1 },
   { name: 'cancel', description: 'Cancel the running turn in this thread', type: 1 },
+  {
+    name: 'mcp',
+    description: 'Show the MCP servers and their tools, or refresh them',
+    type: 1,
+    options: [{ name: 'action', description: 'What to do', type: STRING, required: false, choices: [{ name: 'refresh', value: 'refresh' }] }],
+  },
 ] as const;
 
 /**

@@ -10,7 +10,7 @@ import { feedbackModal, linkModal, parseCustomId } from './discord-components.js
 import { isAllowed, type DiscordScope } from './discord-events.js';
 import { handleFormInteraction } from './discord-form-interactions.js';
 
-const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model'];
+const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'mcp'];
 /** The command options that name a model alias (and offer autocomplete). */
 const MODEL_OPTION: Partial<Record<CommandName, string>> = { ask: 'model', model: 'alias' };
 type Deliver = (event: InboundEvent) => void;
@@ -56,9 +56,10 @@ async function onCommand(interaction: ChatInputCommandInteraction, scope: Discor
   deliver({ type: 'command', name, user: userOf(interaction), conversation, args: commandArgs(interaction, name), respond });
 }
 
-function commandArgs(interaction: ChatInputCommandInteraction, name: CommandName): { message?: string; model?: string } {
-  const args: { message?: string; model?: string } = {};
+function commandArgs(interaction: ChatInputCommandInteraction, name: CommandName): { message?: string; model?: string; action?: string } {
+  const args: { message?: string; model?: string; action?: string } = {};
   if (name === 'ask') args.message = interaction.options.getString('message', true);
+  if (name === 'mcp') args.action = interaction.options.getString('action') ?? '';
   const option = MODEL_OPTION[name];
   const model = option === undefined ? null : interaction.options.getString(option);
   if (model !== null) args.model = model;

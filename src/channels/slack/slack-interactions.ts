@@ -42,8 +42,8 @@ export interface RawCommand {
   thread_ts?: string;
 }
 
-const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model'];
-const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model'];
+const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'mcp'];
+const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model', 'mcp'];
 /** `--model alias` (or `--model=alias`) at the start of an ask's text. */
 const MODEL_FLAG = /^--model(?:=|\s+)(\S+)\s*([\s\S]*)$/;
 
@@ -56,7 +56,8 @@ export function helpText(slash: string): string {
     `\`${slash} <question>\` or \`${slash} ask <question>\`: start a new thread`,
     `\`${slash} ask --model <alias> <question>\`: start a thread on another model`,
     `\`${slash} status\`, \`${slash} cancel\`, \`${slash} close\`, \`${slash} model [alias]\`: act on your latest thread in this channel`,
-    'In a thread, `!status`, `!cancel`, `!close` and `!model [alias]` do the same.',
+    `\`${slash} mcp\` / \`${slash} mcp refresh\`: show the MCP servers and their tools, or refresh them (thread owner or admin)`,
+    'In a thread, `!status`, `!cancel`, `!close`, `!model [alias]` and `!mcp [refresh]` do the same.',
     `\`${slash} link\` / \`${slash} unlink\`: link your Slack account to Sandpiper`,
     'Or @mention me in a channel to start a thread.',
   ].join('\n');
@@ -90,12 +91,13 @@ export async function onSlashCommand(command: RawCommand, deps: InteractionDeps)
   deps.deliver({ type: 'command', name, user, conversation, args: commandArgs(name, rest), respond });
 }
 
-function commandArgs(name: CommandName, rest: string): { message?: string; token?: string; model?: string } {
+function commandArgs(name: CommandName, rest: string): { message?: string; token?: string; model?: string; action?: string } {
   if (name === 'ask') {
     const flag = MODEL_FLAG.exec(rest);
     return flag ? { message: (flag[2] ?? '').trim(), model: flag[1] ?? '' } : { message: rest };
   }
   if (name === 'model') return rest === '' ? {} : { model: rest };
+  if (name === 'mcp') return { action: rest.toLowerCase() };
   return name === 'link' ? { token: rest } : {};
 }
 
@@ -104,7 +106,7 @@ function commandArgs(name: CommandName, rest: string): { message?: string; token
  * the same command as the slash command, answered privately in that thread. False when the text is no such command.
  */
 export function onBangCommand(text: string, user: PlatformUser, conversation: Conversation, deps: InteractionDeps): boolean {
-  const match = /^!(status|cancel|close|model)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  const match = /^!(status|cancel|close|model|mcp)(?:\s+([\s\S]*))?$/i.exec(text.trim());
   if (!match || conversation.kind === 'channel') return false;
   const name = (match[1] ?? '').toLowerCase() as CommandName;
   const { channel, threadTs } = parseTarget(conversation.channelId);
