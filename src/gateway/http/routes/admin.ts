@@ -10,17 +10,18 @@ import { audited, auditUrl, listAudit, type AuditTrail } from '../../admin/admin
 import { readClusterStatus } from '../../admin/admin-status.js';
 import { addMcpServer, listMcpServers, removeMcpServer } from '../../admin/admin-mcp-servers.js';
 import { addPolicy, listPolicies, removePolicy } from '../../admin/admin-policies.js';
+import { createTemplate, deleteTemplate, editTemplate, listTemplates, showTemplate } from '../../admin/admin-prompt-templates.js';
 import { listTokens, listUsers, revokeToken } from '../../admin/admin-users.js';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
 import type { Logger } from '../../../shared/logger.js';
-import type { Stores } from '../../../storage/index.js';
+import type { PromptTemplateStore, Stores } from '../../../storage/index.js';
 import { verifyAdminBearer, type AdminScope } from '../auth.js';
 import { HttpError } from '../http-errors.js';
 
 export interface AdminRoutesDeps {
   /** `auth.admin_secret`. */
   adminSecret: string;
-  stores: Pick<Stores, 'users' | 'policies' | 'mcpServers' | 'approvals' | 'clusterStatus' | 'adminAudit'>;
+  stores: Pick<Stores, 'users' | 'policies' | 'mcpServers' | 'approvals' | 'clusterStatus' | 'adminAudit' | 'promptTemplates'>;
   /** Heartbeat age after which `status` calls an instance stale (`instanceStaleAfterSeconds(config)`). */
   staleAfterSeconds: number;
   logger?: Logger;
@@ -63,6 +64,19 @@ const serverDetail = (body: Record<string, unknown>): string =>
   typeof body['url'] === 'string' ? `http: ${auditUrl(body['url'])}` : `stdio: ${str(body['command'])}${Array.isArray(body['args']) ? ` (${body['args'].length} args)` : ''}`;
 const named = (name: string) => (context: Context): Described => ({ target: param(context, name) });
 
+type Write = (action: string, describe: (context: Context) => Promise<Described> | Described, handler: AdminHandler) => (context: Context) => Promise<Response>;
+
+/** Prompt templates: list and show (`admin:read`); create, edit and delete manual ones (`admin:write`; MCP-owned: 403). */
+function mountTemplateRoutes(routes: Hono, store: PromptTemplateStore, read: (handler: AdminHandler) => (context: Context) => Promise<Response>, write: Write): void {
+  const path = '/v1/api/admin/templates';
+  routes.get(path, read(async (c) => c.json({ templates: await listTemplates(store) })));
+  routes.get(`${path}/:name`, read(async (c) => c.json({ template: await showTemplate(store, param(c, 'name')) })));
+  const created = (c: Context) => bodyField(c, 'name', () => '');
+  routes.post(path, write('template.create', created, async (c, actor) => c.json({ template: await createTemplate(store, await jsonObject(c), actor) }, 201)));
+  routes.patch(`${path}/:name`, write('template.edit', named('name'), async (c) => c.json({ template: await editTemplate(store, param(c, 'name'), await jsonObject(c)) })));
+  routes.delete(`${path}/:name`, write('template.delete', named('name'), async (c) => c.json({ template: await deleteTemplate(store, param(c, 'name')) })));
+}
+
 export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
   const routes = new Hono();
   const { users, policies, mcpServers, approvals } = deps.stores;
@@ -92,6 +106,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
   routes.delete('/v1/api/admin/mcp/servers/:name', write('mcp-server.remove', named('name'), async (c) => c.json({ server: await removeMcpServer(mcpServers, param(c, 'name')) })));
   routes.get('/v1/api/admin/status', read(async (context) => context.json(await readClusterStatus(deps.stores.clusterStatus, deps.staleAfterSeconds))));
   routes.get('/v1/api/admin/approvals', read(async (context) => context.json({ approvals: await listPendingApprovals({ approvals, users }) })));
+  mountTemplateRoutes(routes, deps.stores.promptTemplates, read, write);
   routes.get('/v1/api/admin/audit', read(async (context) => context.json({ audit: await listAudit(deps.stores.adminAudit, context.req.query('limit')) })));
   return routes;
 }
