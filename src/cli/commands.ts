@@ -8,6 +8,7 @@ import { doctorCommand } from './doctor-command.js';
 import { mcpReconnectCommand, mcpRefreshCommand, mcpReloadCommand, mcpStatusCommand } from './mcp-command.js';
 import { mcpAddCommand, mcpListCommand, mcpRemoveCommand } from './mcp-server-commands.js';
 import { mcpAuthListCommand, mcpAuthLoginCommand, mcpAuthRekeyCommand, mcpAuthRevokeCommand } from './mcp-auth-commands.js';
+import { mcpInstallCommand, mcpSearchCommand } from './mcp-registry-commands.js';
 import { templateCreateCommand, templateDeleteCommand, templateEditCommand, templateListCommand, templateShowCommand } from './template-commands.js';
 import { policyAddCommand, policyListCommand, policyNetworkCommand, policyRemoveCommand } from './policy-commands.js';
 import { tokenListCommand, tokenRevokeCommand, userListCommand } from './user-token-commands.js';
@@ -47,6 +48,8 @@ export const commands: readonly CliCommand[] = [
   mcpStatusCommand,
   mcpRefreshCommand,
   mcpReconnectCommand,
+  mcpSearchCommand,
+  mcpInstallCommand,
   templateListCommand,
   templateShowCommand,
   templateCreateCommand,

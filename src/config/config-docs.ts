@@ -139,6 +139,7 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'mcp.token_key': advanced('key that encrypts OAuth tokens at rest (AES-256-GCM); or SANDPIPER_MCP_TOKEN_KEY. At least 16 characters; `openssl rand -base64 32`'),
   'mcp.token_key_previous': advanced('earlier token keys, still read; rotate by moving the old key here, setting a new token_key and running `sandpiper mcp auth rekey`'),
   'mcp.authorization_timeout_seconds': advanced('how long a tool call waits for its caller to finish an OAuth authorization'),
+  'mcp.registry_url': advanced('the MCP registry `sandpiper mcp search` and `mcp install` use (its `/v0/servers` API)'),
   'mcp.servers.<name>.sandbox': advanced('stdio: run the server in the tool sandbox (writable: its cwd, else `<data_dir>/mcp/<name>`)'),
   'mcp.allow_unsandboxed_runtime_servers': advanced(
     'servers added at run time (sandpiper mcp add, the admin API) run in the tool sandbox; without a sandbox they are refused unless this is true; only the config file can set it, never the API',

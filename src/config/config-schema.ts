@@ -244,6 +244,8 @@ export const mcpConfigSchema = z
     token_key_previous: z.array(z.string().min(16)).default([]),
     /** How long a tool call waits for its caller to finish an OAuth authorization. */
     authorization_timeout_seconds: z.number().positive().max(3600).default(300),
+    /** The MCP registry `sandpiper mcp search | install` ask. */
+    registry_url: z.url().default('https://registry.modelcontextprotocol.io'),
   })
   .prefault({});
 
