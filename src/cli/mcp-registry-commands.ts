@@ -27,7 +27,6 @@ function envPairs(context: CliContext): Record<string, string> {
 
 /** Registry text is someone else's: control characters (terminal escapes) become spaces. */
 function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
 
