@@ -4,6 +4,8 @@ import { instrumentProvider } from './agent/agent-telemetry.js';
 import { createProvider, preloadProviders } from './agent/providers/create-provider.js';
 import type { ModelProvider } from './agent/providers/model-provider.js';
 import { resolveSupportsVision } from './agent/providers/vision-models.js';
+import { resolveNativeTools } from './agent/providers/native-tools.js';
+import { createMemoryNudgeSection } from './agent/memory/memory-nudges.js';
 import { createMemorySection } from './agent/memory/memory-section.js';
 import type { SystemPromptSection } from './agent/system-prompt.js';
 import { createBuiltinToolSource, type ToolContainment } from './agent/tools/index.js';
@@ -67,11 +69,18 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
       contextWindow: entry.context_window,
       maxTokens: entry.max_tokens,
       supportsVision: resolveSupportsVision(entry),
+      native: resolveNativeTools(entry),
     };
     if (entry.temperature !== undefined) model.temperature = entry.temperature;
     models.set(alias, { entry, model });
     return model;
   };
+}
+
+/** The memory nudges (last in the system message), unless `memory.nudges` is off. */
+function nudgeSections(config: Config, stores: Stores): SystemPromptSection[] {
+  if (!config.memory.nudges) return [];
+  return [createMemoryNudgeSection({ memories: stores.memories, cooldownMs: config.memory.nudge_cooldown_s * 1000 })];
 }
 
 /** `Bearer <service token>` for the notify tool's calls to channel gateways (none without auth.jwt_secret). */
@@ -108,7 +117,7 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
     toolSearch: { mode: config.tools.search, threshold: config.tools.search_threshold, maxResults: config.tools.search_max_results },
     logger: logger.child({ component: 'agent' }),
     ...(extras.streamModel === undefined ? {} : { streamModel: extras.streamModel }),
-    systemPromptSections: [...(extras.systemPromptSections ?? []), memorySection],
+    systemPromptSections: [...(extras.systemPromptSections ?? []), memorySection, ...nudgeSections(config, stores)],
   });
   const intervalMs = extras.evictIntervalMs ?? 60_000;
   const timer =

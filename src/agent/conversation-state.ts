@@ -62,7 +62,7 @@ export class ConversationState {
 
   async systemPrompt(signal: AbortSignal): Promise<string> {
     const recentUserTexts = recentUserMessages(this.history, 3);
-    const context = { wsId: this.row.wsId, ownerUserId: this.row.userId, cwd: this.cwd, lastUserText: recentUserTexts[0] ?? '', recentUserTexts, signal };
+    const context = { wsId: this.row.wsId, ownerUserId: this.row.userId, cwd: this.cwd, lastUserText: recentUserTexts[0] ?? '', recentUserTexts, history: this.history, signal };
     const sections = await collectSections(this.env.systemPromptSections, context, (error) => this.logError('a system prompt section', error));
     return buildSystemPrompt({ now: new Date(this.env.now()), cwd: this.cwd, instructions: this.env.agent.instructions, sections });
   }

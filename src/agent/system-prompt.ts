@@ -11,6 +11,8 @@ export interface SystemPromptContext {
   lastUserText: string;
   /** Text of the most recent user messages, newest first (at least the last three when there are that many). */
   recentUserTexts?: readonly string[];
+  /** The workstream's history as the next model call sends it (read only). */
+  history?: readonly Message[];
   signal: AbortSignal;
 }
 

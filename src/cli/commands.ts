@@ -11,6 +11,8 @@ import { mcpReconnectCommand, mcpRefreshCommand, mcpReloadCommand, mcpStatusComm
 import { mcpAddCommand, mcpListCommand, mcpRemoveCommand } from './mcp-server-commands.js';
 import { mcpAuthListCommand, mcpAuthLoginCommand, mcpAuthRekeyCommand, mcpAuthRevokeCommand } from './mcp-auth-commands.js';
 import { slackInstallsListCommand, slackInstallsRekeyCommand, slackInstallsRemoveCommand } from './slack-install-commands.js';
+import { mcpInstallCommand, mcpSearchCommand } from './mcp-registry-commands.js';
+import { templateCreateCommand, templateDeleteCommand, templateEditCommand, templateListCommand, templateShowCommand } from './template-commands.js';
 import { policyAddCommand, policyListCommand, policyNetworkCommand, policyRemoveCommand } from './policy-commands.js';
 import { tokenListCommand, tokenRevokeCommand, userListCommand } from './user-token-commands.js';
 import { notifyCommand } from './notify-command.js';
@@ -59,6 +61,13 @@ export const commands: readonly CliCommand[] = [
   mcpStatusCommand,
   mcpRefreshCommand,
   mcpReconnectCommand,
+  mcpSearchCommand,
+  mcpInstallCommand,
+  templateListCommand,
+  templateShowCommand,
+  templateCreateCommand,
+  templateEditCommand,
+  templateDeleteCommand,
 ];
 
 const COMMON_OPTIONS_LINE = [

@@ -62,6 +62,12 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'models.<alias>.temperature': advanced("sampling temperature; unset = the provider's default"),
   'models.<alias>.first_token_timeout_s': advanced('give a call up when no stream data arrives this long after the request; retried'),
   'models.<alias>.stream_idle_timeout_s': advanced('give a call up when its stream goes quiet this long; retried if nothing was streamed yet'),
+  'models.<alias>.native_tool_search': advanced(
+    'provider-side tool search: MCP tools sent with defer_loading and the provider loads them on demand; "auto" = Claude Opus/Sonnet 4.5 and later; "off" = the built-in BM25 tool_search (OpenAI: never)',
+  ),
+  'models.<alias>.native_web_search': advanced(
+    'the provider searches the web instead of the Tavily web_search (no approval card): "auto" = Claude 3.5+ and the OpenAI search models (gpt-5-search-api, gpt-4o-search-preview)',
+  ),
   'agent.default_model': common('model alias for new workstreams; default: the first alias', '"main"'),
   'agent.workspace_dir': advanced('default: `<data_dir>/workspaces`; each workstream works in its own subfolder'),
   'agent.auto_approve': common('approve every tool call without asking'),
@@ -93,6 +99,8 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'memory.max_content': advanced('characters per memory the memory tool accepts'),
   'memory.relevance_k': advanced('memories most relevant to the last user messages shown in the system message; 0 = none'),
   'memory.fetch_limit': advanced('candidate memories (matching a word of those messages, newest first) ranked per model call'),
+  'memory.nudges': advanced('a one-call note suggesting the model save or search memories after a correction, a denied tool call, a resumed conversation or a wrap-up'),
+  'memory.nudge_cooldown_s': advanced('least time between two nudges of one kind in one conversation (at most 10 per loaded conversation)'),
   'discord.token': required('bot token; enables Discord', '"..."'),
   'discord.guild_id': common('restrict to one guild; slash commands are registered there', '"123456789012345678"'),
   'discord.channel_ids': common('allow-list of channel ids; empty = every channel'),
@@ -136,6 +144,7 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'mcp.token_key': advanced('key that encrypts OAuth tokens at rest (AES-256-GCM); or SANDPIPER_MCP_TOKEN_KEY. At least 16 characters; `openssl rand -base64 32`'),
   'mcp.token_key_previous': advanced('earlier token keys, still read; rotate by moving the old key here, setting a new token_key and running `sandpiper mcp auth rekey`'),
   'mcp.authorization_timeout_seconds': advanced('how long a tool call waits for its caller to finish an OAuth authorization'),
+  'mcp.registry_url': advanced('the MCP registry `sandpiper mcp search` and `mcp install` use (its `/v0/servers` API)'),
   'mcp.servers.<name>.sandbox': advanced('stdio: run the server in the tool sandbox (writable: its cwd, else `<data_dir>/mcp/<name>`)'),
   'mcp.allow_unsandboxed_runtime_servers': advanced(
     'servers added at run time (sandpiper mcp add, the admin API) run in the tool sandbox; without a sandbox they are refused unless this is true; only the config file can set it, never the API',

@@ -79,6 +79,15 @@ export const modelConfigSchema = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
   first_token_timeout_s: z.number().positive().max(3600).default(60),
   stream_idle_timeout_s: z.number().positive().max(3600).default(60),
+  /** Provider-native tool search (deferred loading): `auto` from the model table (src/agent/providers/native-tools.ts). */
+  native_tool_search: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** Provider-native web search instead of the Tavily `web_search`: `auto` from the model table. */
+  native_web_search: z.enum(['auto', 'on', 'off']).default('auto'),
+}).superRefine((model, context) => {
+  // Chat Completions has no deferred loading: asking for it would silently send every tool.
+  if (model.provider === 'openai' && model.native_tool_search === 'on') {
+    context.addIssue({ code: 'custom', path: ['native_tool_search'], message: 'provider "openai" (Chat Completions) has no native tool search; use "auto" or "off"' });
+  }
 });
 
 export const agentConfigSchema = z
@@ -131,6 +140,10 @@ export const memoryConfigSchema = z
     max_content: z.number().int().positive().max(1_000_000).default(32768),
     relevance_k: z.number().int().nonnegative().max(50).default(5),
     fetch_limit: z.number().int().positive().max(10_000).default(50),
+    /** Short notes suggesting the model save or search memories after a correction, a denial, a resume or a wrap-up. */
+    nudges: z.boolean().default(true),
+    /** Least time between two nudges of one kind in one workstream. */
+    nudge_cooldown_s: z.number().min(0).max(86_400).default(300),
   })
   .prefault({});
 
@@ -250,6 +263,8 @@ export const mcpConfigSchema = z
     token_key_previous: z.array(z.string().min(16)).default([]),
     /** How long a tool call waits for its caller to finish an OAuth authorization. */
     authorization_timeout_seconds: z.number().positive().max(3600).default(300),
+    /** The MCP registry `sandpiper mcp search | install` ask. */
+    registry_url: z.url().default('https://registry.modelcontextprotocol.io'),
   })
   .prefault({});
 

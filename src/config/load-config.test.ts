@@ -39,6 +39,12 @@ function emptyDir(): string {
 }
 
 describe('loadConfig', () => {
+  it('refuses native tool search forced on for an OpenAI model (Chat Completions has no deferred loading)', () => {
+    const { file, dir } = tempConfig('[models.main]\nprovider = "openai"\nmodel = "gpt-4.1"\nnative_tool_search = "on"\n');
+    const issues = issuesOf(() => loadConfig({ file, cwd: dir, env: {} }));
+    assert.ok(issues.some((issue) => issue.includes('models.main.native_tool_search') && issue.includes('no native tool search')), issues.join('\n'));
+  });
+
   it('gives every default when no file and no environment are present, with data in the platform state folder', () => {
     const { dir } = tempConfig('');
     const config = loadConfig({ cwd: path.join(dir, 'nowhere'), env: { HOME: path.join(dir, 'home') } });

@@ -1,14 +1,15 @@
-/** Slash-command behaviour shared by every platform: link, unlink, ask, status, close, cancel, model, signout. */
+/** Slash-command behaviour shared by every platform: link, unlink, ask, status, close, cancel, model, signout, grants, forget, mcp. */
 import type { ChannelAdapter, InboundEvent, PlatformUser } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import { hashApiToken } from '../shared/api-token.js';
 import type { Stores } from '../storage/stores.js';
 import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
-import { mayControl } from '../agent/ownership.js';
+import { mayControl, type Person } from '../agent/ownership.js';
 import { forgetCommand, grantsCommand } from './grant-commands.js';
 import type { InboundLimits } from './inbound-limits.js';
 import { LinkLimiter } from './link-limiter.js';
 import type { AuthorizationLinkSource } from './mcp-authorizations.js';
+import { runMcpCommand, type GatewayMcp } from './mcp-command.js';
 import type { ModelChoice } from './model-choice.js';
 import type { Router } from './router.js';
 
@@ -33,6 +34,8 @@ export interface CommandDeps {
   cancelCards(approvalIds: readonly string[]): Promise<void>;
   /** MCP OAuth sign-ins (absent without MCP): `signout` forgets the user's own. */
   authorizations?: Pick<AuthorizationLinkSource, 'revokeAuthorizations'> | undefined;
+  /** MCP for `/mcp` (absent: the command says MCP is not running). */
+  mcp?: GatewayMcp | undefined;
   now?: () => number;
   signal: AbortSignal;
 }
@@ -137,13 +140,8 @@ export class CommandHandler {
       await event.removeControl?.();
       return event.respond.reply('This workstream is closed.');
     }
-    if (event.name === 'status') {
-      // Model, token use and pending approvals are the owner's business: anyone else learns nothing about the thread.
-      if (!mayControl(ws.ownerUserId, user)) return event.respond.reply(NOT_YOURS);
-      return event.respond.reply(await statusText(ws, this.deps.models.defaultAlias));
-    }
-    if (event.name === 'model' && !event.args.model?.trim()) return event.respond.reply(await this.modelText(ws));
-    if (!mayControl(ws.ownerUserId, user)) return event.respond.reply('Only the owner of this workstream can do that.');
+    const answer = await this.answerOnly(ws, user, event);
+    if (answer !== undefined) return event.respond.reply(answer);
     if (event.name === 'model') return this.switchModel(ws, event);
     // Subscribed while acting, so the cancelled turn and its approval cards are shown even if the thread was quiet.
     const release = await this.deps.ensureRendered(wsId);
@@ -158,6 +156,18 @@ export class CommandHandler {
     await event.respond.reply('Workstream closed.');
     await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'closed' }, this.deps.signal);
     if (event.conversation.kind === 'thread') await adapter.archiveThread(event.conversation.channelId, this.deps.signal);
+  }
+
+  /** The commands answered with text alone (status, model listing, mcp, and every refusal); undefined for the rest. */
+  private async answerOnly(ws: Workstream, user: Person, event: CommandEvent): Promise<string | undefined> {
+    if (event.name === 'status') {
+      // Model, token use and pending approvals are the owner's business: anyone else learns nothing about the thread.
+      return mayControl(ws.ownerUserId, user) ? statusText(ws, this.deps.models.defaultAlias) : NOT_YOURS;
+    }
+    if (event.name === 'model' && !event.args.model?.trim()) return this.modelText(ws);
+    if (!mayControl(ws.ownerUserId, user)) return 'Only the owner of this workstream can do that.';
+    if (event.name === 'mcp') return runMcpCommand(this.deps.mcp, event.args.action ?? '');
+    return undefined;
   }
 
   /** The workstream of a thread, or of a DM conversation (`/close` there ends it; the next DM starts a new one). */

@@ -7,6 +7,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import type { ElicitationSource } from './elicitations.js';
 import type { AuthorizationLinkSource } from './mcp-authorizations.js';
+import type { GatewayMcp } from './mcp-command.js';
 import type { RenderTarget } from './cluster/handoffs.js';
 
 export interface GatewayDeps {
@@ -19,6 +20,8 @@ export interface GatewayDeps {
   elicitations?: ElicitationSource;
   /** MCP OAuth sign-in links: sent privately, the waiting call shown as a card with Cancel in its thread. */
   authorizations?: AuthorizationLinkSource;
+  /** MCP for the in-conversation `/mcp` command (absent: the command says MCP is not running). */
+  mcp?: GatewayMcp;
   /** Tuning for tests and benchmarks; defaults follow the operational contract. */
   options?: { editIntervalMs?: number; typingIntervalMs?: number; now?: () => number };
 }

@@ -118,7 +118,7 @@ class ChannelGateway implements Gateway {
       startConversation: (adapter, channelId, name, requester, ownerUserId, text, modelAlias) =>
         this.startConversation(adapter, channelId, name, { requester }, ownerUserId, text, modelAlias),
       ensureRendered: (wsId) => this.delivery.ensureRendered(wsId),
-      cancelCards: (approvalIds) => this.desk.cancelCards(approvalIds),
+      cancelCards: (approvalIds) => this.desk.cancelCards(approvalIds), mcp: deps.mcp,
     });
     const conversationDeps = {
       stores: deps.stores, router: this.router, logger: this.logger, signal, now: this.now,

@@ -19,6 +19,7 @@ export type * from './notify-delivery-store.js';
 export type * from './notify-outbox-store.js';
 export type * from './policy-store.js';
 export type * from './prompt-template-store.js';
+export type * from './prompt-template-store.js';
 export type * from './route-store.js';
 export type * from './service-store.js';
 export type * from './shard-lease-store.js';

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { ChannelAdapter } from '../../src/channels/channel-adapter.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { createGateway, type Gateway } from '../../src/gateway/index.js';
+import type { GatewayMcp } from '../../src/gateway/mcp-command.js';
 import { mintServiceToken } from '../../src/gateway/http/auth.js';
 import { createNotifyRoutes } from '../../src/gateway/http/routes/notify.js';
 import { createAdapterNotifySender } from '../../src/gateway/notify-sender.js';
@@ -25,6 +26,8 @@ export interface ChannelHarnessOptions {
   models?: Record<string, string>;
   /** The wire format of the `fake` model (default openai); both are served by the fake LLM. */
   provider?: 'openai' | 'anthropic';
+  /** MCP for the in-conversation `/mcp` command (a real manager the test started). */
+  mcp?: GatewayMcp;
 }
 
 /** What the harness needs of a platform fake. */
@@ -105,6 +108,7 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
     this.adapter = this.createAdapter(this.config, logger);
     this.gateway = createGateway({
       config: this.config, adapters: [this.adapter], manager: this.runtime.manager, stores: this.db.stores, logger,
+      ...(this.options.mcp === undefined ? {} : { mcp: this.options.mcp }),
       options: { editIntervalMs: this.options.editIntervalMs ?? 100, typingIntervalMs: 60_000, now: () => Date.now() + this.clockOffsetMs },
     });
     await this.gateway.start(this.controller.signal);

@@ -53,6 +53,11 @@ export interface ScriptedResponse {
   breakAfterText?: boolean;
   /** Delay before each SSE frame, in milliseconds. */
   delayMs?: number;
+  /**
+   * A server-side web search before the text: Anthropic streams a `server_tool_use` and a `web_search_tool_result`
+   * block; OpenAI (search models) streams the results as `url_citation` annotations.
+   */
+  webSearch?: { query: string; results: Array<{ url: string; title: string }> };
 }
 
 export interface SseFrame {
@@ -105,6 +110,10 @@ export function openAiFrames(
   const field = script.reasoningField ?? 'reasoning_content';
   for (const piece of asChunks(script.reasoning)) frames.push(chunk({ [field]: piece }));
   for (const piece of asChunks(script.text)) frames.push(chunk({ content: piece }));
+  if (script.webSearch !== undefined) {
+    const annotations = script.webSearch.results.map((result) => ({ type: 'url_citation', url_citation: { ...result, start_index: 0, end_index: 1 } }));
+    frames.push(chunk({ annotations }));
+  }
   const textFrames = frames.length;
   (script.toolCalls ?? []).forEach((call, index) => {
     const id = call.id ?? `call_fake${seq}_${index}`;
@@ -141,6 +150,16 @@ function anthropicBlock(index: number, block: Record<string, unknown>, deltas: R
   ];
 }
 
+/** A server tool call and its result, as Anthropic streams a web search; returns the next block index. */
+function anthropicWebSearch(frames: SseFrame[], index: number, seq: number, search: NonNullable<ScriptedResponse['webSearch']>): number {
+  const id = `srvtoolu_fake${seq}`;
+  const input = [{ type: 'input_json_delta', partial_json: JSON.stringify({ query: search.query }) }];
+  frames.push(...anthropicBlock(index, { type: 'server_tool_use', id, name: 'web_search', input: {} }, input));
+  const content = search.results.map((result) => ({ type: 'web_search_result', ...result, encrypted_content: `enc-${seq}`, page_age: null }));
+  frames.push(...anthropicBlock(index + 1, { type: 'web_search_tool_result', tool_use_id: id, content }, []));
+  return index + 2;
+}
+
 /** Frames of one Anthropic streaming response; `textFrames` counts the leading frames up to the text block's end. */
 export function anthropicFrames(script: ScriptedResponse, seq: number, model: string): { frames: SseFrame[]; textFrames: number; stopFrames: number } {
   const usage = script.usage ?? { inputTokens: 10, outputTokens: 5 };
@@ -164,6 +183,7 @@ export function anthropicFrames(script: ScriptedResponse, seq: number, model: st
     deltas.push({ type: 'signature_delta', signature: script.thinkingSignature ?? `sig-fake-${seq}` });
     frames.push(...anthropicBlock(index++, { type: 'thinking', thinking: '', signature: '' }, deltas));
   }
+  if (script.webSearch !== undefined) index = anthropicWebSearch(frames, index, seq, script.webSearch);
   const text = asChunks(script.text);
   if (text.length > 0) {
     const deltas = text.map((piece) => ({ type: 'text_delta', text: piece }));

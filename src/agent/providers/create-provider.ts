@@ -78,8 +78,8 @@ class OnDemandProvider implements ModelProvider {
 }
 
 /** A `[models.<alias>]` entry; the timeouts may be left out (programmatic use) and then get their defaults. */
-export type ModelEntry = Omit<ModelConfig, 'first_token_timeout_s' | 'stream_idle_timeout_s'> &
-  Partial<Pick<ModelConfig, 'first_token_timeout_s' | 'stream_idle_timeout_s'>>;
+type OptionalModelKeys = 'first_token_timeout_s' | 'stream_idle_timeout_s' | 'native_tool_search' | 'native_web_search';
+export type ModelEntry = Omit<ModelConfig, OptionalModelKeys> & Partial<Pick<ModelConfig, OptionalModelKeys>>;
 
 function timeoutsOf(config: ModelEntry): StreamTimeouts {
   return {

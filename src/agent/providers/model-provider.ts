@@ -18,6 +18,13 @@ export interface ModelRequest {
   temperature?: number;
   /** Ask for reasoning output where the model supports it. */
   reasoningEffort?: 'low' | 'medium' | 'high';
+  /**
+   * Names of tools to send with deferred loading: the provider adds its own tool-search tool and the model loads
+   * them on demand (only set for models with native tool search, src/agent/providers/native-tools.ts).
+   */
+  deferredTools?: readonly string[];
+  /** Replace the `web_search` function with the provider's own web search (models with native web search). */
+  nativeWebSearch?: boolean;
 }
 
 export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'other';

@@ -17,6 +17,8 @@ import {
 export interface ToolSelection {
   tools: ToolDefinition[];
   active: boolean;
+  /** Native search: the tools the provider loads on demand (`defer_loading`); absent otherwise. */
+  deferred?: string[];
 }
 
 /** Lists every tool of every source (the same list a request is built from). */
@@ -45,10 +47,17 @@ export class WorkstreamToolSearch implements ToolSource {
     this.#listAll = listAll;
   }
 
-  /** Inactive: every tool. Active: always-on + expanded (discovery order) + `tool_search`. */
-  select(all: readonly ToolDefinition[]): ToolSelection {
+  /**
+   * Inactive: every tool. Active with a model that searches natively: every tool, the deferred ones named for
+   * `defer_loading` (the provider's own search replaces `tool_search` and its hint). Active otherwise: always-on +
+   * expanded (discovery order) + `tool_search`.
+   */
+  select(all: readonly ToolDefinition[], options: { native?: boolean } = {}): ToolSelection {
     if (!isToolSearchActive(this.#settings, all.length)) return { tools: [...all], active: false };
     const { alwaysOn, deferred } = partitionTools(all);
+    if (options.native === true) {
+      return deferred.length === 0 ? { tools: [...all], active: false } : { tools: [...all], active: false, deferred: deferred.map((tool) => tool.name) };
+    }
     return { tools: [...alwaysOn, ...this.expanded.visible(deferred), toolSearchDefinition(deferred)], active: true };
   }
 

@@ -7,6 +7,9 @@ import { toToolSchema } from '../tools/load-tool-definitions.js';
 import type { TurnContext } from './turn-types.js';
 import { withAttachedImages } from './attached-images.js';
 
+/** The built-in the provider's own web search replaces for models that have one. */
+const WEB_SEARCH_NAME = 'web_search';
+
 /** Tool definitions of all sources, first source wins on a name clash. */
 export async function listAllTools(ctx: Pick<TurnContext, 'toolSources' | 'logger' | 'signal'>): Promise<ToolDefinition[]> {
   const seen = new Set<string>();
@@ -36,7 +39,8 @@ export async function buildRequest(ctx: TurnContext): Promise<ModelRequest> {
     listAllTools(ctx),
     withAttachedImages(ctx.history, ctx.cwd, ctx.model.supportsVision, ctx.signal),
   ]);
-  const { tools, active } = ctx.toolSearch?.select(all) ?? { tools: all, active: false };
+  const native = ctx.model.native;
+  const { tools, active, deferred } = ctx.toolSearch?.select(all, { native: native?.toolSearch === true }) ?? { tools: all, active: false };
   const messages: Message[] = [{ role: 'system', content: active ? `${system}\n\n${TOOL_SEARCH_HINT}` : system }, ...history];
   const request: ModelRequest = {
     model: ctx.model.model,
@@ -45,5 +49,7 @@ export async function buildRequest(ctx: TurnContext): Promise<ModelRequest> {
     maxTokens: ctx.model.maxTokens,
   };
   if (ctx.model.temperature !== undefined) request.temperature = ctx.model.temperature;
+  if (deferred !== undefined) request.deferredTools = deferred;
+  if (native?.webSearch === true && tools.some((tool) => tool.name === WEB_SEARCH_NAME)) request.nativeWebSearch = true;
   return request;
 }

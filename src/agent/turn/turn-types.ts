@@ -5,6 +5,7 @@ import type { AgentEvent, PreparedItem } from '../events.js';
 import type { GrantedCall } from '../policy/grant-match.js';
 import type { AssistantMessage, Message, Usage } from '../messages.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../providers/model-provider.js';
+import type { NativeTools } from '../providers/native-tools.js';
 import type { SubAgentPort } from '../tools/sub-agent-port.js';
 import type { ToolDefinition, ToolSource } from '../tools/tool.js';
 import type { WorkstreamStatus } from '../workstream-api.js';
@@ -18,6 +19,8 @@ export interface TurnModel {
   maxTokens: number;
   temperature?: number;
   supportsVision: boolean;
+  /** Provider-native tool search and web search (src/agent/providers/native-tools.ts); unset = the fallbacks. */
+  native?: NativeTools;
 }
 
 /** Streams one model call with retries; `onRetry` reports each scheduled retry. */
@@ -125,8 +128,11 @@ export interface TurnHost {
 
 /** The workstream's tool search: narrows each request's tools and serves `tool_search` (see search/workstream-tool-search.ts). */
 export interface TurnToolSearch extends ToolSource {
-  /** The tools a request carries, and whether client-side search (and its system hint) is active. */
-  select(all: readonly ToolDefinition[]): { tools: ToolDefinition[]; active: boolean };
+  /**
+   * The tools a request carries, whether client-side search (and its system hint) is active, and with `native` (a model
+   * with provider-side tool search) the names to send with deferred loading.
+   */
+  select(all: readonly ToolDefinition[], options?: { native?: boolean }): { tools: ToolDefinition[]; active: boolean; deferred?: string[] };
   /** A called deferred tool becomes visible for the rest of the conversation. */
   noteCalled(name: string, all: readonly ToolDefinition[]): void;
 }

@@ -46,6 +46,12 @@ export const COMMANDS = [
     type: 1,
     options: [{ name: 'revoke', description: 'Id of the grant to revoke', type: STRING, required: false, max_length: 64 }],
   },
+  {
+    name: 'mcp',
+    description: 'Show the MCP servers and their tools, or refresh them',
+    type: 1,
+    options: [{ name: 'action', description: 'What to do', type: STRING, required: false, choices: [{ name: 'refresh', value: 'refresh' }] }],
+  },
 ] as const;
 
 /**

@@ -10,7 +10,7 @@ import { feedbackModal, linkModal, parseCustomId } from './discord-components.js
 import { isAllowed, type DiscordScope } from './discord-events.js';
 import { handleFormInteraction } from './discord-form-interactions.js';
 
-const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget'];
+const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget', 'mcp'];
 /** The command options that name a model alias (and offer autocomplete). */
 const MODEL_OPTION: Partial<Record<CommandName, string>> = { ask: 'model', model: 'alias' };
 type Deliver = (event: InboundEvent) => void;
@@ -56,7 +56,7 @@ async function onCommand(interaction: ChatInputCommandInteraction, scope: Discor
   deliver({ type: 'command', name, user: userOf(interaction), conversation, args: commandArgs(interaction, name), respond });
 }
 
-type CommandArgs = { message?: string; model?: string; server?: string; revoke?: string; memory?: string };
+type CommandArgs = { message?: string; model?: string; server?: string; revoke?: string; memory?: string; action?: string };
 
 function commandArgs(interaction: ChatInputCommandInteraction, name: CommandName): CommandArgs {
   const args: CommandArgs = {};
@@ -65,6 +65,7 @@ function commandArgs(interaction: ChatInputCommandInteraction, name: CommandName
   const key = optional[name];
   const value = key === undefined ? null : interaction.options.getString(key);
   if (key !== undefined && value !== null) args[key] = value;
+  if (name === 'mcp') args.action = interaction.options.getString('action') ?? '';
   const option = MODEL_OPTION[name];
   const model = option === undefined ? null : interaction.options.getString(option);
   if (model !== null) args.model = model;

@@ -57,5 +57,6 @@ describe('parseCommandText', () => {
     assert.deepEqual(parseCommandText('ask  why is the sky blue'), { name: 'ask', rest: 'why is the sky blue' });
     assert.deepEqual(parseCommandText('linking up the docs'), { name: 'ask', rest: 'linking up the docs' });
     assert.deepEqual(parseCommandText('  '), { name: 'help', rest: '' });
+    assert.deepEqual(parseCommandText('mcp refresh'), { name: 'mcp', rest: 'refresh' });
   });
 });

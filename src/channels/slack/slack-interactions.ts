@@ -42,8 +42,8 @@ export interface RawCommand {
   thread_ts?: string;
 }
 
-const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget'];
-const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model', 'grants'];
+const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget', 'mcp'];
+const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model', 'grants', 'mcp'];
 /** `--model alias` (or `--model=alias`) at the start of an ask's text. */
 const MODEL_FLAG = /^--model(?:=|\s+)(\S+)\s*([\s\S]*)$/;
 
@@ -58,7 +58,8 @@ export function helpText(slash: string): string {
     `\`${slash} status\`, \`${slash} cancel\`, \`${slash} close\`, \`${slash} model [alias]\`: act on your latest thread in this channel`,
     `\`${slash} forget [name]\`: delete your own memories (all, or one by name)`,
     `\`${slash} grants [revoke <id>]\`: list the standing approvals (Always) that apply, or revoke one`,
-    'In a thread, `!status`, `!cancel`, `!close`, `!model [alias]` and `!grants [revoke <id>]` do the same.',
+    `\`${slash} mcp\` / \`${slash} mcp refresh\`: show the MCP servers and their tools, or refresh them (thread owner or admin)`,
+    'In a thread, `!status`, `!cancel`, `!close`, `!model [alias]`, `!mcp [refresh]` and `!grants [revoke <id>]` do the same.',
     `\`${slash} link\` / \`${slash} unlink\`: link your Slack account to Sandpiper`,
     `\`${slash} signout [server]\`: forget your sign-in to an MCP server (all of them without a name)`,
     'Or @mention me in a channel to start a thread.',
@@ -93,8 +94,14 @@ export async function onSlashCommand(command: RawCommand, deps: InteractionDeps)
   deps.deliver({ type: 'command', name, user, conversation, args: commandArgs(name, rest), respond });
 }
 
-function commandArgs(name: CommandName, rest: string): { message?: string; token?: string; model?: string; server?: string; revoke?: string; memory?: string } {
-  if (name === 'forget') return rest === '' ? {} : { memory: rest };
+type CommandArgs = { message?: string; token?: string; model?: string; server?: string; revoke?: string; memory?: string; action?: string };
+
+/** The commands whose whole rest, when given, is one optional argument. */
+const REST_ARGUMENT: Partial<Record<CommandName, 'model' | 'server' | 'memory'>> = { model: 'model', signout: 'server', forget: 'memory' };
+
+function commandArgs(name: CommandName, rest: string): CommandArgs {
+  const key = REST_ARGUMENT[name];
+  if (key !== undefined) return rest === '' ? {} : { [key]: rest };
   if (name === 'grants') {
     const revoke = /^revoke\s+(\S+)$/i.exec(rest);
     return revoke ? { revoke: revoke[1] ?? '' } : {};
@@ -103,8 +110,7 @@ function commandArgs(name: CommandName, rest: string): { message?: string; token
     const flag = MODEL_FLAG.exec(rest);
     return flag ? { message: (flag[2] ?? '').trim(), model: flag[1] ?? '' } : { message: rest };
   }
-  if (name === 'model') return rest === '' ? {} : { model: rest };
-  if (name === 'signout') return rest === '' ? {} : { server: rest };
+  if (name === 'mcp') return { action: rest.toLowerCase() };
   return name === 'link' ? { token: rest } : {};
 }
 
@@ -113,7 +119,7 @@ function commandArgs(name: CommandName, rest: string): { message?: string; token
  * the same command as the slash command, answered privately in that thread. False when the text is no such command.
  */
 export function onBangCommand(text: string, user: PlatformUser, conversation: Conversation, deps: InteractionDeps): boolean {
-  const match = /^!(status|cancel|close|model|grants)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  const match = /^!(status|cancel|close|model|grants|mcp)(?:\s+([\s\S]*))?$/i.exec(text.trim());
   if (!match || conversation.kind === 'channel') return false;
   const name = (match[1] ?? '').toLowerCase() as CommandName;
   const { channel, threadTs } = parseTarget(conversation.channelId);

@@ -1,6 +1,12 @@
 /** ModelProvider for the Anthropic Messages API through @anthropic-ai/sdk (streaming, tools, extended thinking). */
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsStreaming, Tool } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  MessageCreateParamsStreaming,
+  Tool,
+  ToolSearchToolBm25_20251119,
+  ToolUnion,
+  WebSearchTool20250305,
+} from '@anthropic-ai/sdk/resources/messages';
 import { ANTHROPIC_DEFAULT_CAPABILITIES, createCapabilityLookup, type CapabilitySource } from '../capability-lookup.js';
 import { DEFAULT_STREAM_TIMEOUTS, sdkTimeoutMs, StreamWatchdog, type StreamTimeouts } from '../stream-watchdog.js';
 import type { ModelCapabilities, ModelProvider, ModelRequest, ModelStreamPart, ToolSchema } from '../model-provider.js';
@@ -27,12 +33,24 @@ export { ANTHROPIC_DEFAULT_CAPABILITIES };
 const THINKING_BUDGET = { low: 1024, medium: 4096, high: 16384 } as const;
 const MIN_THINKING_BUDGET = 1024;
 
-function toTools(tools: readonly ToolSchema[]): Tool[] {
-  return tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    input_schema: { ...tool.parameters, type: 'object' } as Tool.InputSchema,
-  }));
+/** Anthropic's server tools that stand in for our fallbacks (wire shapes of the Messages API). */
+export const ANTHROPIC_WEB_SEARCH_TOOL: WebSearchTool20250305 = { type: 'web_search_20250305', name: 'web_search', max_uses: 5 };
+export const ANTHROPIC_TOOL_SEARCH_TOOL: ToolSearchToolBm25_20251119 = { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' };
+
+/**
+ * Function tools, with the provider's own tools where the request asks for them: `web_search` becomes the web search
+ * server tool, deferred tools get `defer_loading` and the tool-search server tool is added (it is never deferred).
+ */
+function toTools(request: ModelRequest): ToolUnion[] {
+  const deferred = new Set(request.deferredTools ?? []);
+  const tools: ToolUnion[] = request.tools.map((tool: ToolSchema): ToolUnion => {
+    if (request.nativeWebSearch === true && tool.name === ANTHROPIC_WEB_SEARCH_TOOL.name) return { ...ANTHROPIC_WEB_SEARCH_TOOL };
+    const converted: Tool = { name: tool.name, description: tool.description, input_schema: { ...tool.parameters, type: 'object' } as Tool.InputSchema };
+    if (deferred.has(tool.name)) converted.defer_loading = true;
+    return converted;
+  });
+  if (request.tools.some((tool) => deferred.has(tool.name))) tools.push({ ...ANTHROPIC_TOOL_SEARCH_TOOL });
+  return tools;
 }
 
 /** Adds manual extended thinking for a reasoning effort; the budget must stay below max_tokens. */
@@ -76,7 +94,7 @@ export class AnthropicProvider implements ModelProvider {
       stream: true,
     };
     if (conversation.system !== undefined) params.system = conversation.system;
-    if (request.tools.length > 0) params.tools = toTools(request.tools);
+    if (request.tools.length > 0) params.tools = toTools(request);
     // `temperature` is not sent: the Messages API of SDK 1.x no longer has the parameter.
     applyThinking(params, request.reasoningEffort);
     return params;

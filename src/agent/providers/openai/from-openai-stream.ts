@@ -72,6 +72,37 @@ function finishedCalls(pending: Map<number, PendingCall>): ToolCall[] {
     }));
 }
 
+/** The `url_citation` annotations a search model streams (Chat Completions `delta.annotations`), deduplicated by URL. */
+class Citations {
+  readonly #byUrl = new Map<string, string>();
+
+  add(delta: object): void {
+    const annotations = (delta as Record<string, unknown>)['annotations'];
+    if (!Array.isArray(annotations)) return;
+    for (const annotation of annotations as unknown[]) {
+      const citation = (annotation as { url_citation?: { url?: unknown; title?: unknown } } | null)?.url_citation;
+      if (typeof citation?.url !== 'string' || this.#byUrl.has(citation.url)) continue;
+      this.#byUrl.set(citation.url, typeof citation.title === 'string' ? citation.title : '');
+    }
+  }
+
+  /** `\n\nSources:` and one markdown link a line; '' without citations. */
+  text(): string {
+    if (this.#byUrl.size === 0) return '';
+    const lines = [...this.#byUrl].map(([url, title]) => (title === '' ? `- ${url}` : `- [${title.replace(/[[\]]/g, '')}](${url})`));
+    return `\n\nSources:\n${lines.join('\n')}`;
+  }
+}
+
+/** The reasoning and text a delta carries. */
+function deltaParts(delta: ChatCompletionChunk.Choice.Delta): ModelStreamPart[] {
+  const parts: ModelStreamPart[] = [];
+  const reasoning = reasoningOf(delta);
+  if (reasoning !== '') parts.push({ type: 'reasoning-delta', text: reasoning });
+  if (typeof delta.content === 'string' && delta.content !== '') parts.push({ type: 'text-delta', text: delta.content });
+  return parts;
+}
+
 function usageOf(chunk: ChatCompletionChunk): Usage | undefined {
   const usage = chunk.usage;
   if (usage === undefined || usage === null) return undefined;
@@ -87,6 +118,7 @@ export async function* fromOpenAIStream(chunks: AsyncIterable<ChatCompletionChun
   let finish: string | null | undefined;
   let usage: Usage | undefined;
   let ended = false;
+  const citations = new Citations();
   for await (const chunk of chunks) {
     usage = usageOf(chunk) ?? usage;
     const choice = chunk.choices[0];
@@ -95,13 +127,15 @@ export async function* fromOpenAIStream(chunks: AsyncIterable<ChatCompletionChun
     if (finishing) finish = choice.finish_reason;
     const delta = choice.delta as ChatCompletionChunk.Choice.Delta | undefined;
     if (delta !== undefined && delta !== null) {
-      const reasoning = reasoningOf(delta);
-      if (reasoning !== '') yield { type: 'reasoning-delta', text: reasoning };
-      if (typeof delta.content === 'string' && delta.content !== '') yield { type: 'text-delta', text: delta.content };
+      yield* deltaParts(delta);
       accumulateToolCalls(pending, delta.tool_calls);
+      citations.add(delta);
     }
     if (finishing && !ended) {
       ended = true;
+      // A search model's sources end the answer (the thread shows them; the stored answer keeps them).
+      const sources = citations.text();
+      if (sources !== '') yield { type: 'text-delta', text: sources };
       yield { type: 'text-end', finishReason: mapOpenAIFinish(finish, pending.size > 0) };
     }
   }

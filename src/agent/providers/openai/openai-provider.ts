@@ -65,7 +65,10 @@ export class OpenAIProvider implements ModelProvider {
       stream: true,
       stream_options: { include_usage: true },
     };
-    if (request.tools.length > 0) params.tools = toTools(request.tools);
+    // A search model searches by itself when asked through `web_search_options`; the function would only duplicate it.
+    const tools = request.nativeWebSearch === true ? request.tools.filter((tool) => tool.name !== 'web_search') : request.tools;
+    if (request.nativeWebSearch === true) params.web_search_options = {};
+    if (tools.length > 0) params.tools = toTools(tools);
     if (request.maxTokens !== undefined) params[this.#tokenParam] = request.maxTokens;
     if (request.temperature !== undefined) params.temperature = request.temperature;
     if (request.reasoningEffort !== undefined) params.reasoning_effort = request.reasoningEffort;

@@ -10,17 +10,18 @@ import { audited, auditUrl, listAudit, type AuditTrail } from '../../admin/admin
 import { readClusterStatus } from '../../admin/admin-status.js';
 import { addMcpServer, listMcpServers, removeMcpServer } from '../../admin/admin-mcp-servers.js';
 import { addPolicy, listPolicies, removePolicy } from '../../admin/admin-policies.js';
+import { createTemplate, deleteTemplate, editTemplate, listTemplates, showTemplate } from '../../admin/admin-prompt-templates.js';
 import { listTokens, listUsers, revokeToken } from '../../admin/admin-users.js';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
 import type { Logger } from '../../../shared/logger.js';
-import type { Stores } from '../../../storage/index.js';
+import type { PromptTemplateStore, Stores } from '../../../storage/index.js';
 import { verifyAdminBearer, type AdminScope } from '../auth.js';
 import { HttpError } from '../http-errors.js';
 
 export interface AdminRoutesDeps {
   /** `auth.admin_secret`. */
   adminSecret: string;
-  stores: Pick<Stores, 'users' | 'policies' | 'mcpServers' | 'approvals' | 'clusterStatus' | 'adminAudit'>;
+  stores: Pick<Stores, 'users' | 'policies' | 'mcpServers' | 'approvals' | 'clusterStatus' | 'adminAudit' | 'promptTemplates'>;
   /** Heartbeat age after which `status` calls an instance stale (`instanceStaleAfterSeconds(config)`). */
   staleAfterSeconds: number;
   logger?: Logger;
@@ -69,6 +70,17 @@ type Describe = (context: Context) => Promise<Described> | Described;
 interface Guards {
   read: (handler: AdminHandler) => (context: Context) => Promise<Response>;
   write: (action: string, describe: Describe, handler: AdminHandler) => (context: Context) => Promise<Response>;
+}
+
+/** Prompt templates: list and show (`admin:read`); create, edit and delete manual ones (`admin:write`; MCP-owned: 403). */
+function addTemplateRoutes(routes: Hono, store: PromptTemplateStore, { read, write }: Guards): void {
+  const path = '/v1/api/admin/templates';
+  routes.get(path, read(async (c) => c.json({ templates: await listTemplates(store) })));
+  routes.get(`${path}/:name`, read(async (c) => c.json({ template: await showTemplate(store, param(c, 'name')) })));
+  const created = (c: Context) => bodyField(c, 'name', () => '');
+  routes.post(path, write('template.create', created, async (c, actor) => c.json({ template: await createTemplate(store, await jsonObject(c), actor) }, 201)));
+  routes.patch(`${path}/:name`, write('template.edit', named('name'), async (c) => c.json({ template: await editTemplate(store, param(c, 'name'), await jsonObject(c)) })));
+  routes.delete(`${path}/:name`, write('template.delete', named('name'), async (c) => c.json({ template: await deleteTemplate(store, param(c, 'name')) })));
 }
 
 function addUserRoutes(routes: Hono, users: AdminRoutesDeps['stores']['users'], { read, write }: Guards): void {
@@ -140,5 +152,6 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
   addPolicyRoutes(routes, deps.stores.policies, guards);
   addMcpServerRoutes(routes, deps.stores.mcpServers, guards);
   addStatusRoutes(routes, deps, guards);
+  addTemplateRoutes(routes, deps.stores.promptTemplates, guards);
   return routes;
 }
