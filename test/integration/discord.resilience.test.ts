@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiscordHarness } from '../fakes/fake-discord-harness.js';
 import type { RecordedRequest } from '../fakes/fake-discord.js';
+import { COMMANDS } from '../../src/channels/discord/discord-commands.js';
 
 /** A post or edit in `threadId` that shows `text` (awaited with `fake.next`, set up before the message is sent). */
 const shows = (threadId: string, text: string) => (request: RecordedRequest): boolean =>
@@ -52,7 +53,7 @@ describe('discord resilience', () => {
     h.fake.rateLimit('PUT', /\/commands$/, 1, 0.5);
     await h.boot();
     assert.equal(h.gateway.status().adapters.discord, 'connected');
-    await h.fake.waitFor(() => h.fake.state.commands.length === 7, 20_000, 'commands registered after the 429');
+    await h.fake.waitFor(() => h.fake.state.commands.length === COMMANDS.length, 20_000, 'commands registered after the 429');
     assert.equal(h.fake.rateLimited, before + 1);
   });
 });
