@@ -68,7 +68,7 @@ export class FakeSlack {
   private constructor(private readonly server: Server) {
     this.state = new FakeSlackState(() => `http://127.0.0.1:${this.port}`);
     this.state.teams.get(TEAM_ID)?.tokens.add(this.botToken);
-    this.streams = new FakeSlackStreams(this.state);
+    this.streams = new FakeSlackStreams(this.state, this.sessions);
     this.oauth = new FakeSlackOAuth(this.state);
   }
 

@@ -183,7 +183,8 @@ export class SlackAdapter implements ChannelAdapter {
   openStream(channelId: string): NativeStream | undefined {
     const call = (method: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> => this.calls.call(method, args, channelId, signal);
     const teamId = this.teams.cachedTeamOf(parseTarget(channelId).channel);
-    return this.streaming.open(channelId, { asker: this.threads.asker(channelId), teamId, call, limits: this.options.streamLimits });
+    const sessionStatus = (): SessionStatus | undefined => this.sessions.statusOf(channelId);
+    return this.streaming.open(channelId, { asker: this.threads.asker(channelId), teamId, call, limits: this.options.streamLimits, sessionStatus });
   }
 
   /** The thread's agent session status (Slack agent sessions); never throws. */
