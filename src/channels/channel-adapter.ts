@@ -378,8 +378,11 @@ export interface ChannelAdapter {
    * stream; undefined means post/edit. Tool lines and cards always go through `post`/`edit`.
    */
   openStream?(channelId: string): NativeStream | undefined;
-  /** Where and how attachments of inbound messages may be downloaded; absent = attachments are ignored. */
-  attachmentAccess?(): AttachmentAccess;
+  /**
+   * Where and how attachments of inbound messages written in `channelId` (a route key) may be downloaded (Slack: that
+   * channel's workspace's token); absent = attachments are ignored.
+   */
+  attachmentAccess?(channelId: string): AttachmentAccess | Promise<AttachmentAccess>;
   /** Opens (or finds) the direct-message channel with a platform user; resolves with its channel id. Throws ChannelError. */
   openDirect?(userId: string, signal: AbortSignal): Promise<string>;
   /**

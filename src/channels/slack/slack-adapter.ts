@@ -91,9 +91,12 @@ export class SlackAdapter implements ChannelAdapter {
     return `\`${this.config.slash_command} ${name}\``;
   }
 
-  /** Slack serves `url_private` files to the bot token (scope `files:read`), from files.slack.com only. */
-  attachmentAccess(): AttachmentAccess {
-    const headers: Record<string, string> = this.config.bot_token ? { authorization: `Bearer ${this.config.bot_token}` } : {};
+  /** Slack serves `url_private` files to a bot token of their workspace (scope `files:read`), from files.slack.com only. */
+  async attachmentAccess(channelId: string): Promise<AttachmentAccess> {
+    // A workspace that is not (or no longer) installed gets no token: its files are refused, and the notice says so.
+    const installed = () => this.teams.tokenFor({ channel: parseTarget(channelId).channel }).catch(() => undefined);
+    const token = this.teams.isMultiTeam ? await installed() : this.config.bot_token;
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
     return { origins: attachmentOrigins(['https://files.slack.com'], this.config.api_url), headers };
   }
 
