@@ -177,6 +177,7 @@ export class ApprovalDesk {
   }
 
   private async decidedOutcome(decision: { approved: boolean; always: boolean; feedback: string | null; decidedBy: string }): Promise<CardOutcome> {
+    // Only the card's "decided by" name: a failed read shows NOBODY there, the decision itself is already stored.
     const user = await this.deps.stores.users.getUser(decision.decidedBy).catch(() => undefined);
     const status = decision.approved ? (decision.always ? 'always' : 'approved') : 'rejected';
     return { status, decidedBy: user?.username ?? NOBODY, feedback: decision.feedback };

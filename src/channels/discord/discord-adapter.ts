@@ -126,6 +126,7 @@ export class DiscordAdapter implements ChannelAdapter {
     if (!token) throw new ChannelError('discord.token is not set', { code: 'CONFIG_INVALID' });
     this.handler = handler;
     this.current = 'connecting';
+    // An abort is the gateway shutting down: stopping is best effort, nothing is left to act on a failure.
     signal.addEventListener('abort', () => void this.stop().catch(() => undefined), { once: true });
     this.listenRest(this.client);
     try {

@@ -106,6 +106,7 @@ export class SlackAdapter implements ChannelAdapter {
     const { app, http } = this.createApp(token);
     this.handler = handler;
     this.current = 'connecting';
+    // An abort is the gateway shutting down: stopping is best effort, nothing is left to act on a failure.
     signal.addEventListener('abort', () => void this.stop().catch(() => undefined), { once: true });
     this.app = app;
     this.calls.app = app;
@@ -121,6 +122,7 @@ export class SlackAdapter implements ChannelAdapter {
       await untilAborted(app.start(), signal, () => slackCancelled('start'));
     } catch (error) {
       this.current = 'failed';
+      // The start's own error is what is reported (thrown below); stopping the half-started app is best effort.
       await app.stop().catch(() => undefined);
       throw toSlackError('start', error);
     }
@@ -284,6 +286,7 @@ export class SlackAdapter implements ChannelAdapter {
     if (!handler) {
       // Acknowledged already (every listener acks first); the user is told rather than left without an answer.
       if (this.current !== 'stopped' && (event.type === 'command' || event.type === 'action' || event.type === 'form')) {
+        // Best effort: an event arriving while the gateway starts or stops; the user may simply try again.
         void event.respond.reply(NOT_READY).catch(() => undefined);
       }
       return;

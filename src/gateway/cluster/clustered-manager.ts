@@ -58,7 +58,7 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
     if (holder === undefined) return this.inner.get(wsId);
     const row = await this.options.stores.workstreams.get(wsId);
     if (row === undefined || row.state === 'closed') return undefined;
-    return new RemoteWorkstream(row, holder, this.options.sender, this.options.stores);
+    return new RemoteWorkstream(row, holder, this.options.sender, this.options.stores, this.options.logger);
   }
 
   /** Undefined when this instance holds the lease now (taking it over first when it was a dead instance's). */

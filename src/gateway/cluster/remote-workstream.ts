@@ -7,6 +7,8 @@ import type { ContentPart } from '../../agent/messages.js';
 import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from '../../agent/workstream-api.js';
 import type { Stores } from '../../storage/stores.js';
 import type { WorkstreamRow } from '../../storage/workstream-store.js';
+import { describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
 import type { HandoffSender, RenderTarget } from './handoffs.js';
 
 export class RemoteWorkstream implements Workstream {
@@ -19,6 +21,7 @@ export class RemoteWorkstream implements Workstream {
     readonly holder: string,
     private readonly sender: HandoffSender,
     private readonly stores: Pick<Stores, 'approvals'>,
+    private readonly logger?: Logger,
   ) {
     this.wsId = row.wsId;
     this.ownerUserId = row.userId;
@@ -45,7 +48,10 @@ export class RemoteWorkstream implements Workstream {
   }
 
   cancel(): void {
-    void this.sender.control(this.holder, this.wsId, { op: 'cancel' }).catch(() => undefined);
+    // The port's cancel is fire-and-forget; a cancel that could not be handed to the holder is logged, not thrown.
+    void this.sender
+      .control(this.holder, this.wsId, { op: 'cancel' })
+      .catch((error: unknown) => this.logger?.warn({ wsId: this.wsId, error: describeError(error) }, 'cancel not handed to the holding instance'));
   }
 
   /** The holder checks the alias and persists it; the caller has already checked it is configured. */
