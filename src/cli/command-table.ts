@@ -9,18 +9,17 @@
  * - under them `withStores` / `withAuditedStores` (the database for one command) and `requirePositionals`.
  * Flags and arguments are parsed before the database is opened, so bad input never touches it (exit 2).
  */
-import type { AuditedChange } from '../gateway/admin/admin-audit.js';
-import type { Stores } from '../storage/index.js';
-import { audited } from '../gateway/admin/admin-audit.js';
+import { audited, type AuditedChange } from '../gateway/admin/admin-audit.js';
 import { GatewayError, UsageError } from '../shared/errors.js';
+import type { Stores } from '../storage/index.js';
 import { cliActor, writeLine, type CliCommand, type CliContext } from './cli-context.js';
-import { openAdminStorage } from './open-database.js';
 import { JSON_OPTION, printJson, printList, wantsJson, type TableSpec } from './cli-output.js';
+import { openAdminStorage } from './open-database.js';
 
 type StoreWork<T> = (stores: Stores) => Promise<T>;
 
 /** Loads the configuration, opens (and migrates) the database for `work`, and closes it again. */
-export async function withStores<T>(context: CliContext, work: (stores: Stores) => Promise<T>): Promise<T> {
+export async function withStores<T>(context: CliContext, work: StoreWork<T>): Promise<T> {
   const storage = await openAdminStorage(context);
   try {
     return await work(storage.stores);
@@ -30,10 +29,11 @@ export async function withStores<T>(context: CliContext, work: (stores: Stores) 
 }
 
 /** `withStores` for a change: it is written to the admin audit (`sandpiper audit`) as made by `cli:<OS user>`. */
-export function withAuditedStores<T>(context: CliContext, change: Omit<AuditedChange, 'actor'>, work: (stores: Stores) => Promise<T>): Promise<T> {
+export function withAuditedStores<T>(context: CliContext, change: Omit<AuditedChange, 'actor'>, work: StoreWork<T>): Promise<T> {
   return withStores(context, (stores) => audited({ store: stores.adminAudit }, { ...change, actor: cliActor() }, () => work(stores)));
 }
 
+/** Exactly `count` arguments, none empty (trimmed); anything else is a usage error naming `usage`. */
 export function requirePositionals(context: CliContext, count: number, usage: string): string[] {
   const values = context.positionals.slice(0, count);
   if (values.length < count || values.some((value) => value.trim() === '')) throw new UsageError(`usage: ${usage}`);
