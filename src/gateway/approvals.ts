@@ -14,6 +14,7 @@ import type { Logger } from '../shared/logger.js';
 import { maskSecrets } from '../shared/secret-masking.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
 import type { Stores } from '../storage/stores.js';
+import { isPlatformApprover } from './channel-features.js';
 import { notLinked } from './commands.js';
 import type { LinkedUser, Router } from './router.js';
 
@@ -164,7 +165,7 @@ export class ApprovalDesk {
 
   private async approver(adapter: ChannelAdapter, event: ActionEvent): Promise<boolean> {
     try {
-      return (await adapter.isApprover?.(event.user, this.deps.signal)) === true;
+      return isPlatformApprover(adapter, event.user, this.deps.signal);
     } catch (error) {
       this.deps.logger.warn({ platform: adapter.platform, error: describeError(error) }, 'approver check failed');
       return false;

@@ -10,6 +10,7 @@ import type { Logger } from '../shared/logger.js';
 import { ApprovalDesk } from './approvals.js';
 import { AttachmentIntake } from './attachments/attachment-intake.js';
 import { CatchUp } from './catch-up.js';
+import { stopInbound } from './channel-features.js';
 import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
 import { isClustered } from './cluster/cluster-mode.js';
 import { CommandHandler } from './commands.js';
@@ -84,7 +85,7 @@ class ChannelGateway implements Gateway {
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
     this.router = new Router(deps.stores, deps.manager, this.now, { singleInstance: !isClustered(deps.config), logger: this.logger });
-    this.hints = new LinkHints(this.now, this.controller.signal);
+    this.hints = new LinkHints(this.now, this.controller.signal, this.logger);
     this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger, { singleInstance: !isClustered(deps.config) });
     this.catchUp = new CatchUp({
       stores: deps.stores, logger: this.logger, now: this.now, signal: this.controller.signal,
@@ -141,7 +142,7 @@ class ChannelGateway implements Gateway {
     await Promise.all(
       [...this.adapters.values()].map(async (adapter) => {
         try {
-          const gaps = adapter.history?.onGap((lostAt) => void this.catchUp.run(adapter, lostAt));
+          const gaps = adapter.features.history?.onGap((lostAt) => void this.catchUp.run(adapter, lostAt));
           if (gaps) this.unsubscribeGaps.push(gaps);
           await adapter.start((event) => this.dispatch(adapter, event), this.controller.signal);
           this.logger.info({ platform: adapter.platform }, 'channel adapter connected');
@@ -171,7 +172,7 @@ class ChannelGateway implements Gateway {
       this.unsubscribeForms?.();
       this.forms.stop();
       // Events stop first (Slack then sends them to the other instances), replies go on while the renderers drain.
-      await Promise.all([...this.adapters.values()].map((adapter) => adapter.stopInbound?.().catch((error: unknown) => this.logFailure('adapter stop inbound', error))));
+      await Promise.all([...this.adapters.values()].map((adapter) => stopInbound(adapter).catch((error: unknown) => this.logFailure('adapter stop inbound', error))));
       // An event already claimed in the ledger is handed to its workstream (thread, route, journalled turn), or it is lost.
       const unfinished = await this.handling.settle(STOP_GRACE_MS);
       if (unfinished > 0) this.logger.warn({ unfinished }, 'inbound events still being handled when the stop grace ended');
@@ -367,7 +368,7 @@ class ChannelGateway implements Gateway {
       const outcome = await ws.send(content, options);
       const reaction = outcome.status === 'refused' ? 'refused' : outcome.queued ? 'queued' : undefined;
       if (reaction === 'refused') this.logger.info({ wsId: ws.wsId, limit: outcome.status === 'refused' ? outcome.limit : 0 }, 'message refused: the queue is full');
-      if (reaction !== undefined && messageId !== undefined) await adapter.react?.(threadId, messageId, reaction, this.controller.signal);
+      if (reaction !== undefined && messageId !== undefined) await adapter.react(threadId, messageId, reaction, this.controller.signal);
       return outcome;
     } finally {
       this.subs.unhold(binding);

@@ -5,6 +5,7 @@
  */
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
+import { canMessageDirectly, openDirect } from './channel-features.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 
@@ -53,9 +54,9 @@ export class McpAuthorizationDesk {
     const ordered = [...links.filter((link) => link.channelType === preferred), ...links.filter((link) => link.channelType !== preferred)];
     for (const link of ordered) {
       const adapter = this.deps.adapters.get(link.channelType);
-      if (!adapter?.openDirect || signal.aborted) continue;
+      if (!adapter || !canMessageDirectly(adapter) || signal.aborted) continue;
       try {
-        const channelId = await adapter.openDirect(link.channelUserId, signal);
+        const channelId = await openDirect(adapter, link.channelUserId, signal);
         await adapter.post(channelId, { kind: 'text', text }, signal);
         return link.channelType;
       } catch (error) {

@@ -2,9 +2,10 @@
 import { LRUCache } from 'lru-cache';
 import type { App } from '@slack/bolt';
 import { attachmentOrigins } from '../attachment-origins.js';
+import { AdapterBase } from '../adapter-base.js';
 import type {
-  AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, PlatformUser, ReactionCode,
-  SessionStatus, ThreadOrigin,
+  AttachmentAccess, ChannelAdapter, ChannelCapabilities, ChannelFeatures, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, PlatformUser, ReactionCode,
+  ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
 import { withEventId } from '../inbound-id.js';
@@ -27,8 +28,6 @@ import { SlackSessions } from './slack-sessions.js';
 import { postToResponseUrl, rateLimitedMs, slackCancelled, toSlackError } from './slack-web.js';
 
 const RATE_LIMIT_ATTEMPTS = 3;
-/** What an interaction that arrives before the gateway's handler is installed is told. */
-const NOT_READY = 'Starting up, try again in a moment.';
 const MAX_RATE_LIMIT_WAIT_MS = 30_000;
 const RECENT_THREADS = 4_096;
 const REACTIONS: Record<ReactionCode, string> = { queued: 'hourglass_flowing_sand', refused: 'no_entry_sign' };
@@ -63,18 +62,16 @@ export interface SlackAdapterOptions {
   clientPingTimeoutMs?: number;
 }
 
-export class SlackAdapter implements ChannelAdapter {
+export class SlackAdapter extends AdapterBase implements ChannelAdapter {
   readonly platform = 'slack';
   readonly capabilities: ChannelCapabilities = {
     maxMessageLength: SLACK_MAX_MESSAGE_LENGTH,
     canEdit: true,
     canThread: true,
-    maxFormFields: SLACK_MAX_FORM_FIELDS,
   };
+  readonly features: ChannelFeatures;
   private app: App | undefined;
   private http: SlackHttpReceiver | undefined;
-  private current: AdapterState = 'idle';
-  private handler: InboundHandler | undefined;
   private scope: SlackScope | undefined;
   private approvers: SlackApprovers | undefined;
   private readonly controller = new AbortController();
@@ -84,27 +81,34 @@ export class SlackAdapter implements ChannelAdapter {
   /** Thread key → who last asked there: Slack streams only to a named recipient outside DMs. A cache only. */
   private readonly threadUsers = new LRUCache<string, string>({ max: RECENT_THREADS });
   private teamId = '';
-  private inboundStopped = false;
   private readonly streaming: StreamSupport;
   readonly history: SlackHistory;
   readonly sessions: SlackSessions;
 
   constructor(
     private readonly config: SlackAdapterConfig,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly options: SlackAdapterOptions = {},
   ) {
+    super(logger, 'slack');
     this.streaming = new StreamSupport(config.native_streaming ?? true, logger);
     this.sessions = new SlackSessions(config.agent_sessions ?? true, (method, args, signal) => this.call(method, args, undefined, signal), logger);
     this.history = new SlackHistory((method, args, signal) => this.call(method, args, undefined, signal), () => this.scope, config.channel_ids);
+    this.features = {
+      forms: { maxFields: SLACK_MAX_FORM_FIELDS },
+      history: this.history,
+      streaming: { open: (channelId) => this.openStream(channelId) },
+      ephemeral: { whisper: (...args) => this.whisper(...args) },
+      attachments: { access: () => this.attachmentAccess() },
+      sessions: { status: (channelId, status, title, signal) => this.sessions.setStatus(channelId, status, title, signal) },
+      direct: { conversations: config.dm ?? true, open: (userId, signal) => this.openDirect(userId, signal) },
+      approvers: { isApprover: (user, signal) => this.isApprover(user, signal) },
+      drain: { stopInbound: () => this.stopInbound() },
+    };
   }
 
   get threadParticipants(): 'owner' | 'linked' {
     return this.config.thread_participants ?? 'owner';
-  }
-
-  get directMessages(): boolean {
-    return this.config.dm ?? true;
   }
 
   commandText(name: CommandName): string {
@@ -112,7 +116,7 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   /** Slack serves `url_private` files to the bot token (scope `files:read`), from files.slack.com only. */
-  attachmentAccess(): AttachmentAccess {
+  private attachmentAccess(): AttachmentAccess {
     const headers: Record<string, string> = this.config.bot_token ? { authorization: `Bearer ${this.config.bot_token}` } : {};
     return { origins: attachmentOrigins(['https://files.slack.com'], this.config.api_url), headers };
   }
@@ -141,7 +145,7 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   /** Closes the Socket Mode connection for the drain (Slack sends events to the app's other connections); Web API goes on. */
-  async stopInbound(): Promise<void> {
+  private async stopInbound(): Promise<void> {
     this.inboundStopped = true;
     await this.app?.stop().catch((error: unknown) => this.logger.debug({ error: describeError(error) }, 'slack socket close failed'));
   }
@@ -156,10 +160,6 @@ export class SlackAdapter implements ChannelAdapter {
     } catch (error) {
       this.logger.debug({ error: describeError(error) }, 'slack stop failed');
     }
-  }
-
-  state(): AdapterState {
-    return this.current;
   }
 
   async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
@@ -184,13 +184,13 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   /** A configured approver: a member of one of `slack.approver_groups`. */
-  isApprover(user: PlatformUser, signal: AbortSignal): Promise<boolean> {
+  private isApprover(user: PlatformUser, signal: AbortSignal): Promise<boolean> {
     this.approvers ??= new SlackApprovers(this.config.approver_groups ?? [], (method, args, own) => this.call(method, args, undefined, own), this.logger);
     return this.approvers.isApprover(user.id, signal);
   }
 
   /** An ephemeral message for one person, in the thread the message they wrote is in. */
-  async whisper(channelId: string, userId: string, _replyTo: string, text: string, signal: AbortSignal): Promise<void> {
+  private async whisper(channelId: string, userId: string, _replyTo: string, text: string, signal: AbortSignal): Promise<void> {
     const { channel, threadTs } = parseTarget(channelId);
     const mrkdwn = this.privateText(text);
     const args = { channel, user: userId, text: mrkdwn, ...(threadTs ? { thread_ts: threadTs } : {}) };
@@ -201,7 +201,7 @@ export class SlackAdapter implements ChannelAdapter {
    * A native stream for answer text in a thread, when the workspace streams; outside DMs only for a thread whose asker
    * is known (Slack requires the recipient there), else undefined (chat.update).
    */
-  openStream(channelId: string): NativeStream | undefined {
+  private openStream(channelId: string): NativeStream | undefined {
     const { channel, threadTs } = parseTarget(channelId);
     if (!threadTs || !this.streaming.usable(channel)) return undefined;
     const userId = this.threadUsers.get(channelId);
@@ -213,9 +213,6 @@ export class SlackAdapter implements ChannelAdapter {
       else this.streaming.startFailed(channel, error);
     });
   }
-
-  /** The thread's agent session status (Slack agent sessions); never throws. */
-  readonly sessionStatus = (channelId: string, status: SessionStatus, title: string | undefined, signal: AbortSignal): Promise<void> => this.sessions.setStatus(channelId, status, title, signal);
 
   /** Slack has no typing indicator for bot messages in channels: nothing to do. */
   async setTyping(_channelId: string, _signal: AbortSignal): Promise<void> {
@@ -251,7 +248,7 @@ export class SlackAdapter implements ChannelAdapter {
     return Promise.resolve();
   }
 
-  async openDirect(userId: string, signal: AbortSignal): Promise<string> {
+  private async openDirect(userId: string, signal: AbortSignal): Promise<string> {
     const result = await this.call('conversations.open', { users: userId }, undefined, signal);
     const channel = (result.channel ?? {}) as { id?: unknown };
     if (typeof channel.id !== 'string') throw new ChannelError('slack conversations.open returned no channel', { code: 'CHANNEL_ERROR' });
@@ -376,35 +373,6 @@ export class SlackAdapter implements ChannelAdapter {
         }
         await sleep(Math.min(retryAfterMs, MAX_RATE_LIMIT_WAIT_MS), signal).catch(() => undefined);
       }
-    }
-  }
-
-  private setState(state: AdapterState): void {
-    if (this.current === 'stopped' || this.current === 'idle' || this.current === 'failed') return;
-    if (this.current === 'connecting' && state !== 'connected') return;
-    this.current = state;
-  }
-
-  /** Hands an event to the gateway. */
-  private deliver(event: InboundEvent): void {
-    // After stopInbound nothing new is handled here: it was not acknowledged (see createApp), so Slack gives it to another instance.
-    if (this.inboundStopped && event.type !== 'rate-limited') return;
-    const handler = this.handler;
-    if (!handler) {
-      // Acknowledged already (every listener acks first); the user is told rather than left without an answer.
-      if (this.current !== 'stopped' && (event.type === 'command' || event.type === 'action' || event.type === 'form')) {
-        void event.respond.reply(NOT_READY).catch(() => undefined);
-      }
-      return;
-    }
-    void handler(event).catch((error: unknown) => this.logger.error({ error: describeError(error) }, 'inbound handler failed'));
-  }
-
-  private async bestEffort(what: string, call: () => Promise<unknown>): Promise<void> {
-    try {
-      await call();
-    } catch (error) {
-      this.logger.debug({ what, error: describeError(error) }, 'slack best-effort call failed');
     }
   }
 }
