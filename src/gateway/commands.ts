@@ -9,6 +9,7 @@ import type { InboundLimits } from './inbound-limits.js';
 import { LinkLimiter } from './link-limiter.js';
 import type { ModelChoice } from './model-choice.js';
 import type { Router } from './router.js';
+import type { ConversationRendering } from './conversations.js';
 
 type CommandEvent = Extract<InboundEvent, { type: 'command' }>;
 
@@ -25,8 +26,8 @@ export interface CommandDeps {
   startConversation(
     adapter: ChannelAdapter, channelId: string, name: string, requester: PlatformUser, ownerUserId: string, text: string, modelAlias: string | undefined,
   ): Promise<void>;
-  /** Renders the workstream into its thread while a command acts on it; resolves with the function ending that. */
-  ensureRendered(wsId: string): Promise<(() => void) | undefined>;
+  /** Makes sure the workstream is live and rendered into its thread while this acts on it (restores it after a restart). */
+  conversations: ConversationRendering;
   /** Marks the cards of approvals that were pending when their workstream closed as cancelled. */
   cancelCards(approvalIds: readonly string[]): Promise<void>;
   now?: () => number;
@@ -119,7 +120,7 @@ export class CommandHandler {
     if (!mayControl(ws.ownerUserId, user)) return event.respond.reply('Only the owner of this workstream can do that.');
     if (event.name === 'model') return this.switchModel(ws, event);
     // Subscribed while acting, so the cancelled turn and its approval cards are shown even if the thread was quiet.
-    const release = await this.deps.ensureRendered(wsId);
+    const release = await this.deps.conversations.ensureRendered(wsId);
     try {
       if (event.name === 'cancel') return await cancelTurn(ws, event);
       const pending = await this.deps.stores.approvals.listPending(wsId);

@@ -2,7 +2,7 @@
 import { SPAN, withSpan } from '../shared/telemetry.js';
 import { setMaxListeners } from 'node:events';
 import type { ContentPart } from '../agent/messages.js';
-import type { SendOptions, SendOutcome, Workstream } from '../agent/workstream-api.js';
+import type { SendOptions, Workstream } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter, InboundAttachment, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import { describeError } from '../shared/errors.js';
@@ -10,6 +10,7 @@ import type { Logger } from '../shared/logger.js';
 import { ApprovalDesk } from './approvals.js';
 import { AttachmentIntake } from './attachments/attachment-intake.js';
 import { CatchUp } from './catch-up.js';
+import { Conversations } from './conversations.js';
 import { stopInbound } from './channel-features.js';
 import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
 import { isClustered } from './cluster/cluster-mode.js';
@@ -28,7 +29,6 @@ import { LinkHints } from './link-hints.js';
 import { speakerText } from './speaker-text.js';
 import { isInteraction, refuseWhileStopping } from './interaction-events.js';
 import type { RenderTarget } from './cluster/handoffs.js';
-import { isRemote } from './cluster/remote-workstream.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
 import { InFlight } from '../shared/in-flight.js';
 import type { Gateway, GatewayDeps, GatewayStatus } from './gateway-types.js';
@@ -56,7 +56,7 @@ class ChannelGateway implements Gateway {
   private readonly forms: ElicitationDesk;
   private readonly models: ModelChoice;
   private readonly limits: InboundLimits;
-  private readonly intake: AttachmentIntake;
+  private readonly conversations: Conversations;
   private readonly directs: DirectConversations;
   private readonly replies: NotificationReplies;
   private unsubscribeForms: (() => void) | undefined;
@@ -96,18 +96,19 @@ class ChannelGateway implements Gateway {
       saveLiveState: (platform, channelId, state) => deps.stores.routes.setLiveState(platform, channelId, state),
     });
     const signal = this.controller.signal;
+    const intake = new AttachmentIntake({
+      workspaceDir: deps.config.agent.workspace_dir, maxBytes: deps.config.gateway.max_attachment_mb * 1024 * 1024, logger: this.logger,
+    });
+    this.conversations = new Conversations({ router: this.router, subs: this.subs, intake, adapters: this.adapters, lanes: this.lanes, logger: this.logger, signal });
     this.desk = new ApprovalDesk({
       stores: deps.stores, manager: deps.manager, router: this.router, logger: this.logger, adapters: this.adapters, signal,
-      ensureRendered: (wsId) => this.ensureRendered(wsId),
-    });
-    this.intake = new AttachmentIntake({
-      workspaceDir: deps.config.agent.workspace_dir, maxBytes: deps.config.gateway.max_attachment_mb * 1024 * 1024, logger: this.logger,
+      conversations: this.conversations,
     });
     this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
     this.models = new ModelChoice(deps.config);
     this.starts = new ConversationStarts({
       router: this.router, subs: this.subs, opening: this.opening, signal,
-      sendToThread: (adapter, threadId, ws, text, attachments) => this.sendToThread(adapter, threadId, ws, text, undefined, {}, attachments),
+      sendToThread: (adapter, threadId, ws, text, attachments) => this.conversations.sendToThread(adapter, threadId, ws, text, undefined, {}, attachments),
     });
     const { max_message_chars: maxChars, user_rate_limit: limit, user_rate_window_s: windowS } = deps.config.gateway;
     this.limits = new InboundLimits({ maxChars, limit, windowMs: windowS * 1000, now: this.now });
@@ -115,13 +116,13 @@ class ChannelGateway implements Gateway {
       stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now, models: this.models, limits: this.limits,
       startConversation: (adapter, channelId, name, requester, ownerUserId, text, modelAlias) =>
         this.startConversation(adapter, channelId, name, { requester }, ownerUserId, text, modelAlias),
-      ensureRendered: (wsId) => this.ensureRendered(wsId),
+      conversations: this.conversations,
       cancelCards: (approvalIds) => this.desk.cancelCards(approvalIds),
     });
     const conversationDeps = {
       stores: deps.stores, router: this.router, logger: this.logger, signal, now: this.now,
       send: async (adapter: ChannelAdapter, channelId: string, ws: Workstream, text: string, event: MessageEvent) =>
-        (await this.admit(adapter, event)) ? this.sendToThread(adapter, channelId, ws, await this.spoken(adapter, ws, event, text), event.messageId, {}, event.attachments) : undefined,
+        (await this.admit(adapter, event)) ? this.conversations.sendToThread(adapter, channelId, ws, await this.spoken(adapter, ws, event, text), event.messageId, {}, event.attachments) : undefined,
       hintUnlinked: (adapter: ChannelAdapter, event: MessageEvent) => this.hints.hint(adapter, event),
     };
     this.directs = new DirectConversations({ ...conversationDeps, idleHours: deps.config.gateway.dm_idle_hours });
@@ -159,12 +160,13 @@ class ChannelGateway implements Gateway {
   private recoveryDeps(): InterruptedTurnsDeps {
     const { manager, stores, config } = this.deps;
     const base = { manager, stores, router: this.router, adapters: this.adapters, desk: this.desk, logger: this.logger, signal: this.controller.signal };
-    return { ...base, resume: config.gateway.resume_interrupted, ensureRendered: (wsId) => this.ensureRendered(wsId) };
+    return { ...base, resume: config.gateway.resume_interrupted, conversations: this.conversations };
   }
 
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.conversations.stop();
     clearInterval(this.sweepTimer);
     clearInterval(this.pruneTimer);
     for (const unsubscribe of this.unsubscribeGaps.splice(0)) unsubscribe();
@@ -190,27 +192,12 @@ class ChannelGateway implements Gateway {
     return { adapters, workstreams: this.subs.size };
   }
 
-  async deliver(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean> {
-    const ws = await this.router.open(wsId);
-    if (!ws) return false;
-    const home = target ?? (await this.router.homeOf(wsId));
-    const adapter = home ? this.adapters.get(home.platform) : undefined;
-    // Without a thread to show it in (terminal workstream, platform not configured) the turn still runs and is stored.
-    const outcome =
-      !home || !adapter || this.stopped
-        ? await ws.send(content, options)
-        : await this.lanes.run(`${home.platform}:${home.channelId}`, () => this.sendContent(adapter, home.channelId, ws, content, target?.messageId, options));
-    if (outcome.status === 'refused') this.logger.warn({ wsId, limit: outcome.limit }, 'message refused: the workstream queue is full');
-    return true;
+  deliver(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean> {
+    return this.conversations.deliver(wsId, content, options, target);
   }
 
-  async renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T> {
-    const release = await this.ensureRendered(wsId);
-    try {
-      return await work();
-    } finally {
-      release?.();
-    }
+  renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T> {
+    return this.conversations.renderWhile(wsId, work);
   }
 
   /** Settles a workstream taken over from a dead instance, as a restart would (ADR 0013, 0021). */
@@ -282,7 +269,7 @@ class ChannelGateway implements Gateway {
   /** A message in a thread: the owner's words as they are, a participant's in a shared thread fenced with their name. */
   private async sendFromThread(adapter: ChannelAdapter, ws: Workstream, user: LinkedUser, event: MessageEvent): Promise<void> {
     const text = user.userId === ws.ownerUserId ? event.text : speakerText(ws.ownerUserId, user, event.user, event.text, 'message');
-    await this.sendToThread(adapter, event.conversation.channelId, ws, text, event.messageId, {}, event.attachments);
+    await this.conversations.sendToThread(adapter, event.conversation.channelId, ws, text, event.messageId, {}, event.attachments);
   }
 
   /** A DM or a notification reply: the owner's own words as they are, anyone else's fenced as data (`speaker-text.ts`). */
@@ -327,7 +314,7 @@ class ChannelGateway implements Gateway {
     const ws = outcome.ws;
     this.logger.info({ platform: adapter.platform, oldWsId, wsId: ws.wsId }, 'thread routed to a new workstream (the old one was deleted)');
     await adapter.post(threadId, { kind: 'notice', code: 'reactivated' }, this.controller.signal);
-    await this.sendToThread(adapter, threadId, ws, event.text || 'Hello', event.messageId, {}, event.attachments);
+    await this.conversations.sendToThread(adapter, threadId, ws, event.text || 'Hello', event.messageId, {}, event.attachments);
   }
 
   /** Opens a thread, routes it to a new workstream and sends the first message; tracked so follow-ups wait for it. */
@@ -342,59 +329,6 @@ class ChannelGateway implements Gateway {
   /** The route of a thread; a message that races the creation of its own thread waits for the creations in flight. */
   private threadRoute(platform: string, threadId: string): Promise<string | undefined> {
     return this.opening.routeOf(() => this.router.routeFor(platform, threadId));
-  }
-
-  /**
-   * Binds the workstream to the thread (before sending, so no event is missed) and hands it the message. The
-   * workstream answers whether it queued or refused it (its queue, its bound); the adapter shows that as a reaction.
-   * Attachments are downloaded and saved into the workstream folder first (ADR 0017).
-   */
-  private async sendToThread(
-    adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, messageId: string | undefined, options: SendOptions = {},
-    attachments: readonly InboundAttachment[] = [],
-  ): Promise<SendOutcome> {
-    const content = await this.intake.contentFor(adapter, threadId, ws.wsId, text, attachments, this.controller.signal);
-    return this.sendContent(adapter, threadId, ws, content, messageId, options);
-  }
-
-  /** Hands content to the workstream, rendered into the thread; a workstream run by another instance gets it there. */
-  private async sendContent(
-    adapter: ChannelAdapter, threadId: string, ws: Workstream, content: string | ContentPart[], messageId: string | undefined, options: SendOptions,
-  ): Promise<SendOutcome> {
-    if (isRemote(ws)) return ws.handOff(content, options, { platform: adapter.platform, channelId: threadId, ...(messageId === undefined ? {} : { messageId }) });
-    const binding = this.subs.bind(ws, adapter, threadId);
-    this.subs.hold(binding);
-    try {
-      const outcome = await ws.send(content, options);
-      const reaction = outcome.status === 'refused' ? 'refused' : outcome.queued ? 'queued' : undefined;
-      if (reaction === 'refused') this.logger.info({ wsId: ws.wsId, limit: outcome.status === 'refused' ? outcome.limit : 0 }, 'message refused: the queue is full');
-      if (reaction !== undefined && messageId !== undefined) await adapter.react(threadId, messageId, reaction, this.controller.signal);
-      return outcome;
-    } finally {
-      this.subs.unhold(binding);
-    }
-  }
-
-  /**
-   * Restores a workstream (after eviction or a restart) and renders it into its home thread while the caller
-   * works; resolves with the function that ends that hold (the binding stays while the workstream is busy).
-   */
-  private async ensureRendered(wsId: string): Promise<(() => void) | undefined> {
-    const ws = await this.router.open(wsId);
-    // Run by another instance (ADR 0021): it renders there.
-    if (ws && isRemote(ws)) return undefined;
-    // Rendering somewhere already (a DM answering a notification reply): it stays there.
-    const live = ws ? this.subs.get(wsId) : undefined;
-    if (live && live.ws === ws && !this.stopped) {
-      this.subs.hold(live);
-      return () => this.subs.unhold(live);
-    }
-    const home = await this.router.homeOf(wsId);
-    const adapter = home ? this.adapters.get(home.platform) : undefined;
-    if (!ws || !home || !adapter || this.stopped) return undefined;
-    const binding = this.subs.bind(ws, adapter, home.channelId);
-    this.subs.hold(binding);
-    return () => this.subs.unhold(binding);
   }
 
   /** A message could not be handled: logged, and the writer is told in the conversation instead of getting silence. */
