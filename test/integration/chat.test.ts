@@ -49,8 +49,8 @@ describe('sandpiper chat', () => {
     input.write('y\n');
     await waitFor(() => printed.includes('The command printed 42.'), 'final answer');
     assert.match(printed, /from-bash-42/);
-    input.write('/history\n');
-    await waitFor(() => printed.includes('user: run the command'), 'history');
+    input.write('/status\n');
+    await waitFor(() => printed.includes('Pending approvals: 0'), 'status');
     input.write('/quit\n');
     await done;
   });
