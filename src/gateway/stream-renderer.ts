@@ -11,11 +11,12 @@ import { answerNonce } from './live-message.js';
 import { LiveStateRecorder } from './live-state.js';
 import { SessionStatusLane } from './session-status-lane.js';
 import { openSegment, type AnswerSegment } from './streamed-message.js';
+import { ToolLines } from './tool-lines.js';
+import { TypingIndicator } from './typing-indicator.js';
 import { markHotPath } from '../shared/hot-path-marks.js';
 
 export const DEFAULT_EDIT_INTERVAL_MS = 1500;
 const MAX_EDIT_INTERVAL_MS = 15_000;
-const TYPING_REFRESH_MS = 8000;
 const FINAL_ATTEMPTS = 4;
 /** Shown when a turn ends without any visible output (the model answered nothing). */
 export const EMPTY_ANSWER_NOTE = '*No answer.*';
@@ -51,10 +52,9 @@ export class StreamRenderer {
   private segment: AnswerSegment | undefined;
   /** The current segment's signal: its posts and edits use it as it is, with no signal linked per call. */
   private segmentScope: LinkedSignal | undefined;
-  private readonly toolMessages = new Map<string, { messageId: string; name: string; preview: string }>();
+  private readonly tools: ToolLines;
+  private readonly typing: TypingIndicator;
   private flushTimer: NodeJS.Timeout | undefined;
-  private typingTimer: NodeJS.Timeout | undefined;
-  private typingKick: NodeJS.Immediate | undefined;
   private lastFlush = 0;
   private intervalMs: number;
   private postedThisTurn = false;
@@ -82,6 +82,9 @@ export class StreamRenderer {
     this.live = save === undefined ? undefined : new LiveStateRecorder((state) => save(state), () => this.logger);
     setMaxListeners(0, this.controller.signal);
     this.sessions = new SessionStatusLane(options.adapter, options.channelId, this.controller.signal, () => this.logger);
+    const { adapter, channelId } = options;
+    this.tools = new ToolLines({ adapter, channelId, signal: this.controller.signal, logger: () => this.logger, live: this.live });
+    this.typing = new TypingIndicator(adapter, channelId, this.controller.signal, options.typingIntervalMs);
   }
 
   private get logger(): Logger {
@@ -168,18 +171,16 @@ export class StreamRenderer {
         await this.finishSegment(event.answered === true);
         return;
       case 'tool-calls':
-        await this.finishSegment();
-        await this.postToolCalls(event.items);
+        await this.showToolCalls(event.items);
         return;
       case 'tool-result':
-        this.ranThisTurn.add(event.callId);
-        await this.postToolResult(event);
+        await this.showToolResult(event);
         return;
       case 'approval-request':
       case 'plan-review':
         await this.finishSegment();
         // Nobody is typing while the owner decides (which may take an hour).
-        this.stopTyping();
+        this.typing.stop();
         await this.postCard(event);
         this.sessions.send('suspended');
         return;
@@ -187,7 +188,7 @@ export class StreamRenderer {
         if (event.approved) this.approvedThisTurn.add(event.approvalId);
         await this.options.hooks.onApprovalResolved(event);
         this.sessions.send('processing');
-        if (event.approved) this.startTyping();
+        if (event.approved) this.typing.start();
         return;
       case 'error':
         await this.finishSegment();
@@ -225,12 +226,12 @@ export class StreamRenderer {
       await this.post({ kind: 'tool-result', name: 'watch', output: event.userMessage, isError: false });
       this.postedThisTurn = false;
     }
-    this.startTyping();
+    this.typing.start();
   }
 
   private appendText(text: string): void {
     if (text.length === 0) return;
-    this.startTyping();
+    this.typing.start();
     // The live message of a running turn carries the Stop control (where messages can be edited to remove it again;
     // a natively streamed segment cannot carry buttons, ADR 0019).
     if (this.segment === undefined) {
@@ -337,7 +338,7 @@ export class StreamRenderer {
     const ended = await this.finishSegment();
     const shown = ended && this.answerShown && !this.closed;
     this.answerShown = true;
-    this.stopTyping();
+    this.typing.stop();
     if (event.reason === 'cancelled') {
       await this.post({ kind: 'notice', code: 'cancelled' });
       if (this.approvedThisTurn.size > 0) {
@@ -347,38 +348,22 @@ export class StreamRenderer {
       // The model answered nothing: say so briefly instead of leaving the thread silent (never an empty message).
       await this.post({ kind: 'text', text: EMPTY_ANSWER_NOTE });
     }
-    this.toolMessages.clear();
+    this.tools.clear();
     this.approvedThisTurn.clear();
     this.ranThisTurn.clear();
     this.live?.endTurn();
     return shown;
   }
 
-  private async postToolCalls(items: Extract<AgentEvent, { type: 'tool-calls' }>['items']): Promise<void> {
-    for (const item of items) {
-      const messageId = await this.post({ kind: 'tool-call', name: item.name, preview: item.preview, status: 'running' });
-      if (messageId === undefined) continue;
-      this.toolMessages.set(item.callId, { messageId, name: item.name, preview: item.preview });
-      this.live?.toolPosted(item.callId, { messageId, name: item.name, preview: item.preview });
-    }
+  private async showToolCalls(items: Extract<AgentEvent, { type: 'tool-calls' }>['items']): Promise<void> {
+    await this.finishSegment();
+    if ((await this.tools.postCalls(items)) > 0) this.postedThisTurn = true;
   }
 
-  private async postToolResult(event: Extract<AgentEvent, { type: 'tool-result' }>): Promise<void> {
+  private async showToolResult(event: Extract<AgentEvent, { type: 'tool-result' }>): Promise<void> {
+    this.ranThisTurn.add(event.callId);
     await this.finishSegment();
-    const shown = this.toolMessages.get(event.callId);
-    this.toolMessages.delete(event.callId);
-    this.live?.toolDone(event.callId);
-    const status = event.isError ? 'error' : 'done';
-    if (shown) {
-      const message = { kind: 'tool-call', name: shown.name, preview: shown.preview, status, output: event.output } as const;
-      try {
-        await this.options.adapter.edit(this.options.channelId, shown.messageId, message, this.controller.signal);
-        return;
-      } catch (error) {
-        this.logger.warn({ error: describeError(error) }, 'tool card edit failed');
-      }
-    }
-    await this.post({ kind: 'tool-result', name: event.name, output: event.output, isError: event.isError });
+    if (await this.tools.postResult(event)) this.postedThisTurn = true;
   }
 
   private async post(message: Parameters<ChannelAdapter['post']>[1]): Promise<string | undefined> {
@@ -392,27 +377,8 @@ export class StreamRenderer {
     }
   }
 
-  private startTyping(): void {
-    if (this.typingTimer !== undefined || this.closed) return;
-    const tick = (): void => {
-      void this.options.adapter.setTyping(this.options.channelId, this.controller.signal).catch(() => undefined);
-    };
-    // The first indicator goes out after the work already under way (a starting turn's model request): the request
-    // is what the writer waits for, the indicator is cosmetic and shows a fraction of a millisecond later.
-    this.typingKick = setImmediate(tick);
-    this.typingTimer = setInterval(tick, this.options.typingIntervalMs ?? TYPING_REFRESH_MS);
-    this.typingTimer.unref();
-  }
-
-  private stopTyping(): void {
-    if (this.typingTimer !== undefined) clearInterval(this.typingTimer);
-    if (this.typingKick !== undefined) clearImmediate(this.typingKick);
-    this.typingTimer = undefined;
-    this.typingKick = undefined;
-  }
-
   private clearTimers(): void {
-    this.stopTyping();
+    this.typing.stop();
     if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
   }
