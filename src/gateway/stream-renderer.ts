@@ -2,22 +2,18 @@
 import { setMaxListeners } from 'node:events';
 import type { AgentEvent } from '../agent/events.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
-import { scopedSignal, type LinkedSignal } from '../shared/abort.js';
 import { describeError } from '../shared/errors.js';
 import { SerialLane } from '../shared/serial-lane.js';
 import { sleep } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
-import { answerNonce } from './live-message.js';
 import { LiveStateRecorder } from './live-state.js';
 import { SessionStatusLane } from './session-status-lane.js';
-import { openSegment, type AnswerSegment } from './streamed-message.js';
+import { AnswerText, DEFAULT_EDIT_INTERVAL_MS } from './answer-text.js';
 import { ToolLines } from './tool-lines.js';
 import { TypingIndicator } from './typing-indicator.js';
 import { markHotPath } from '../shared/hot-path-marks.js';
 
-export const DEFAULT_EDIT_INTERVAL_MS = 1500;
-const MAX_EDIT_INTERVAL_MS = 15_000;
-const FINAL_ATTEMPTS = 4;
+export { DEFAULT_EDIT_INTERVAL_MS } from './answer-text.js';
 /** Shown when a turn ends without any visible output (the model answered nothing). */
 export const EMPTY_ANSWER_NOTE = '*No answer.*';
 
@@ -49,19 +45,13 @@ export class StreamRenderer {
   private readonly lane = new SerialLane();
   /** Session statuses (`sessionStatus`), in order, apart from the rendering lane. */
   private readonly sessions: SessionStatusLane;
-  private segment: AnswerSegment | undefined;
-  /** The current segment's signal: its posts and edits use it as it is, with no signal linked per call. */
-  private segmentScope: LinkedSignal | undefined;
+  private readonly answer: AnswerText;
   private readonly tools: ToolLines;
   private readonly typing: TypingIndicator;
-  private flushTimer: NodeJS.Timeout | undefined;
-  private lastFlush = 0;
-  private intervalMs: number;
-  private postedThisTurn = false;
+  /** Posts other than the answer text this turn. */
+  private postedOther = false;
   /** The turn being rendered. */
   private turnId: string | undefined;
-  /** Set while the committed answer's final edit runs: the keys of its posts. */
-  private answerKey: ((index: number, chunk: string) => string) | undefined;
   /** The last segment this turn ended was shown in full (false: its final edit kept failing or was cut off). */
   private answerShown = true;
   /** Approvals granted during the current turn, and the calls that produced a result. */
@@ -72,12 +62,9 @@ export class StreamRenderer {
   private readonly quiet = new AbortController();
   private closed = false;
   private readonly live: LiveStateRecorder | undefined;
-  /** Live edits made, for benchmarks and /metrics. */
-  edits = 0;
   #logger: Logger | undefined;
 
   constructor(private readonly options: StreamRendererOptions) {
-    this.intervalMs = options.editIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS;
     const save = options.hooks.onLiveState;
     this.live = save === undefined ? undefined : new LiveStateRecorder((state) => save(state), () => this.logger);
     setMaxListeners(0, this.controller.signal);
@@ -85,11 +72,20 @@ export class StreamRenderer {
     const { adapter, channelId } = options;
     this.tools = new ToolLines({ adapter, channelId, signal: this.controller.signal, logger: () => this.logger, live: this.live });
     this.typing = new TypingIndicator(adapter, channelId, this.controller.signal, options.typingIntervalMs);
+    this.answer = new AnswerText({
+      adapter, channelId, logger: () => this.logger, signal: this.controller.signal, quiet: this.quiet.signal, live: this.live,
+      intervalMs: options.editIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS, enqueue: (step) => void this.enqueue(step), closed: () => this.closed,
+    });
   }
 
   private get logger(): Logger {
     const { logger, logBindings } = this.options;
     return (this.#logger ??= logBindings === undefined ? logger : logger.child(logBindings));
+  }
+
+  /** Live edits made, for benchmarks and /metrics. */
+  get edits(): number {
+    return this.answer.edits;
   }
 
   /** Accepts an event without blocking the agent; rendering happens on the renderer's own chain. */
@@ -103,11 +99,11 @@ export class StreamRenderer {
 
   /** The platform signalled rate limiting: stretch the cadence (never shorten it). */
   slowDown(retryAfterMs: number): void {
-    this.intervalMs = Math.min(MAX_EDIT_INTERVAL_MS, Math.max(this.intervalMs * 2, retryAfterMs));
+    this.answer.slowDown(retryAfterMs);
   }
 
   get currentIntervalMs(): number {
-    return this.intervalMs;
+    return this.answer.intervalMs;
   }
 
   /** Resolves once every event handed in so far has been rendered. */
@@ -215,16 +211,16 @@ export class StreamRenderer {
   private async startTurn(event: Extract<AgentEvent, { type: 'turn-start' }>): Promise<void> {
     await this.finishSegment();
     this.turnId = event.turnId;
-    this.answerKey = undefined;
     this.live?.startTurn(event.turnId);
-    this.postedThisTurn = false;
+    this.postedOther = false;
+    this.answer.shown = false;
     this.approvedThisTurn.clear();
     this.ranThisTurn.clear();
     this.sessions.send('processing', event.userMessage);
     // A watch result started this turn: nobody typed it, so the thread shows it before the answer.
     if (event.origin === 'watch') {
       await this.post({ kind: 'tool-result', name: 'watch', output: event.userMessage, isError: false });
-      this.postedThisTurn = false;
+      this.postedOther = false;
     }
     this.typing.start();
   }
@@ -232,94 +228,25 @@ export class StreamRenderer {
   private appendText(text: string): void {
     if (text.length === 0) return;
     this.typing.start();
-    // The live message of a running turn carries the Stop control (where messages can be edited to remove it again;
-    // a natively streamed segment cannot carry buttons, ADR 0019).
-    if (this.segment === undefined) {
-      const scope = scopedSignal(this.controller.signal);
-      this.segmentScope = scope;
-      this.segment = openSegment({
-        ...this.options,
-        logger: this.logger,
-        signal: scope.signal,
-        onPosted: (ids) => this.live?.segment(ids),
-        // The committed answer's posts at its final edit are keyed by turn: a restart that shows the answer gets the same
-        // message back, not a second one (other posts are not keyed: two segments may hold the same text).
-        nonce: (index, chunk) => this.answerKey?.(index, chunk),
-        stoppable: this.options.adapter.capabilities.canEdit,
-      });
-    }
-    this.segment.append(text);
-    // Platforms without edits get the answer once, complete, when the segment ends.
-    if (this.options.adapter.capabilities.canEdit) this.scheduleFlush();
+    this.answer.append(text);
   }
 
-  private scheduleFlush(): void {
-    if (this.flushTimer !== undefined || this.closed) return;
-    const wait = Math.max(0, this.lastFlush + this.intervalMs - Date.now());
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      void this.enqueue(() => this.flush());
-    }, wait);
-  }
-
-  private async flush(): Promise<void> {
-    const segment = this.segment;
-    if (!segment || this.closed) return;
-    this.lastFlush = Date.now();
-    const before = segment.edits;
-    await segment.sync();
-    this.edits += segment.edits - before;
-    if (segment.messageCount > 0) this.postedThisTurn = true;
-    if (segment === this.segment && segment.dirty) this.scheduleFlush();
-  }
-
-  /**
-   * Final edit of the current segment: retried until the messages show the complete text. `answer`: the segment is
-   * the turn's committed answer (recorded with the segment's end, so a restart knows it was shown). False when the
-   * segment could not be shown in full.
-   */
+  /** The final edit of the current segment (`answer`: the turn's committed answer); false when it was not shown in full. */
   private async finishSegment(answer = false): Promise<boolean> {
-    const segment = this.segment;
-    if (!segment) return true;
-    const scope = this.segmentScope;
-    this.segment = undefined;
-    this.segmentScope = undefined;
-    segment.seal();
-    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    if (answer && this.turnId !== undefined) this.answerKey = answerNonce(this.turnId);
-    try {
-      return (this.answerShown = await this.showFinal(segment, answer));
-    } finally {
-      this.answerKey = undefined;
-      scope?.release();
-    }
+    if (!this.answer.open) return true;
+    return (this.answerShown = await this.answer.finish(answer ? this.turnId : undefined));
   }
 
-  private async showFinal(segment: AnswerSegment, answer: boolean): Promise<boolean> {
-    for (let attempt = 1; attempt <= FINAL_ATTEMPTS && !this.closed; attempt += 1) {
-      const before = segment.edits;
-      const complete = await segment.sync();
-      this.edits += segment.edits - before;
-      if (segment.messageCount > 0) this.postedThisTurn = true;
-      if (complete) {
-        await segment.close();
-        this.live?.segmentEnded(answer);
-        return true;
-      }
-      // Purpose: backoff between attempts of the final edit; the wait ends early when the renderer is disposed.
-      await sleep(this.intervalMs * attempt, this.quiet.signal).catch(() => undefined);
-    }
-    this.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
-    await segment.close();
-    return false;
+  /** Something of the current turn reached the thread (text, a tool line, a card). */
+  private get postedThisTurn(): boolean {
+    return this.postedOther || this.answer.shown;
   }
 
   /** Posts an approval card; when that fails the owner is told how to unblock the waiting turn. */
   private async postCard(event: Extract<AgentEvent, { type: 'approval-request' | 'plan-review' }>): Promise<void> {
     try {
       await this.options.hooks.onApprovalCard(event);
-      this.postedThisTurn = true;
+      this.postedOther = true;
     } catch (error) {
       this.logger.error({ channelId: this.options.channelId, approvalId: event.approvalId, error: describeError(error) }, 'approval card could not be posted');
       // The adapter names its own cancel command (Slack has no `/cancel`).
@@ -332,7 +259,7 @@ export class StreamRenderer {
     markHotPath('turn-end');
     // Only a renderer that showed the turn from its start posts its text at the end: one bound mid-turn (the
     // conversation moved to another place) did not, and the text was shown where the turn began.
-    if (!this.segment && !this.postedThisTurn && this.turnId === event.turnId && event.text.trim().length > 0) {
+    if (!this.answer.open && !this.postedThisTurn && this.turnId === event.turnId && event.text.trim().length > 0) {
       this.appendText(event.text);
     }
     const ended = await this.finishSegment();
@@ -357,19 +284,19 @@ export class StreamRenderer {
 
   private async showToolCalls(items: Extract<AgentEvent, { type: 'tool-calls' }>['items']): Promise<void> {
     await this.finishSegment();
-    if ((await this.tools.postCalls(items)) > 0) this.postedThisTurn = true;
+    if ((await this.tools.postCalls(items)) > 0) this.postedOther = true;
   }
 
   private async showToolResult(event: Extract<AgentEvent, { type: 'tool-result' }>): Promise<void> {
     this.ranThisTurn.add(event.callId);
     await this.finishSegment();
-    if (await this.tools.postResult(event)) this.postedThisTurn = true;
+    if (await this.tools.postResult(event)) this.postedOther = true;
   }
 
   private async post(message: Parameters<ChannelAdapter['post']>[1]): Promise<string | undefined> {
     try {
       const id = await this.options.adapter.post(this.options.channelId, message, this.controller.signal);
-      this.postedThisTurn = true;
+      this.postedOther = true;
       return id;
     } catch (error) {
       this.logger.warn({ kind: message.kind, channelId: this.options.channelId, error: describeError(error) }, 'post failed');
@@ -379,7 +306,6 @@ export class StreamRenderer {
 
   private clearTimers(): void {
     this.typing.stop();
-    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
+    this.answer.stopTimer();
   }
 }
