@@ -79,6 +79,8 @@ function userSafeMessage(error: unknown, streamed: boolean): string {
     return 'The conversation no longer fits the model\'s context window, even after compacting it. Start a new conversation or send a shorter message.';
   }
   if (error instanceof ProviderError) {
+    const reason = error.data?.['reason'];
+    if (typeof reason === 'string') return `The model is unreachable (${reason}). Please try again later.`;
     const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
     return `The model request failed${status}. Please try again later.`;
   }
