@@ -47,6 +47,8 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
   const wsId = ws.wsId;
   const logFailure = (what: string) => (error: unknown) => logger.error({ wsId, err: describeError(error) }, `${what} failed`);
   const ordered = writeChain(ws.stored);
+  // A turn counts once per model it called (usage_daily.turns).
+  const modelsCalled = new Set<string>();
   return {
     emit: (event) => ws.emit(event),
     persist: (message: Message) =>
@@ -73,8 +75,11 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
     settled: () => ordered.settled(),
     recordPartial: (text: string) => env.journal.partial(turnId, text),
     setState: (state: WorkstreamStatus) => ws.setState(state),
-    addUsage: (usage: Usage) => {
-      env.writes.addUsage(wsId, usage.inputTokens, usage.outputTokens);
+    addUsage: (usage: Usage, model?: string) => {
+      const called = model ?? ws.conversation.model()?.model ?? 'unknown';
+      const detail = { model: called, newTurn: !modelsCalled.has(called), ...(usage.cachedTokens === undefined ? {} : { cachedTokens: usage.cachedTokens }) };
+      modelsCalled.add(called);
+      env.writes.addUsage(wsId, usage.inputTokens, usage.outputTokens, detail);
       return Promise.resolve();
     },
     evaluatePolicies: async (labels) => {

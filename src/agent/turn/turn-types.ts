@@ -105,7 +105,8 @@ export interface TurnHost {
   /** The text the current model call has streamed so far, journalled (batched) so a restart keeps it; '' resets it. */
   recordPartial?(text: string): void;
   setState(state: WorkstreamStatus): Promise<void>;
-  addUsage(usage: Usage): Promise<void>;
+  /** One model call's usage; `model` is the model actually called (usage per model and day). */
+  addUsage(usage: Usage, model?: string): Promise<void>;
   /** Policy actions for approval labels (undefined = no matching policy); fails open. */
   evaluatePolicies(labels: readonly string[]): Promise<Array<PolicyAction | undefined>>;
   /** Writes the approval row first, emits `approval-request`, then waits for the decision; rejects on abort. */

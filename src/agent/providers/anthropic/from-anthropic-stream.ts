@@ -38,6 +38,7 @@ class StreamState {
   readonly json = new Map<number, string>();
   inputTokens = 0;
   outputTokens = 0;
+  cachedTokens = 0;
   stopReason: string | null | undefined;
   isStopped = false;
 
@@ -46,6 +47,7 @@ class StreamState {
     if (input === null || input === undefined) return;
     const total = input + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
     this.inputTokens = Math.max(this.inputTokens, total);
+    this.cachedTokens = Math.max(this.cachedTokens, usage.cache_read_input_tokens ?? 0);
   }
 
   /** Applies one delta to its raw block; returns the part to yield, if any. */
@@ -90,6 +92,7 @@ class StreamState {
         const usage = event.message.usage;
         this.inputTokens = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
         this.outputTokens = usage.output_tokens;
+        this.cachedTokens = usage.cache_read_input_tokens ?? 0;
         return undefined;
       }
       case 'content_block_start':
@@ -118,6 +121,7 @@ class StreamState {
 
   finish(): ModelStreamPart {
     const usage: Usage = { inputTokens: this.inputTokens, outputTokens: this.outputTokens };
+    if (this.cachedTokens > 0) usage.cachedTokens = this.cachedTokens;
     return { type: 'finish', finishReason: mapAnthropicStop(this.stopReason), usage, ...this.replayData() };
   }
 
