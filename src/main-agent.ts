@@ -7,6 +7,7 @@ import { resolveSupportsVision } from './agent/providers/vision-models.js';
 import { resolveNativeTools } from './agent/providers/native-tools.js';
 import { createMemoryNudgeSection } from './agent/memory/memory-nudges.js';
 import { createMemorySection } from './agent/memory/memory-section.js';
+import { createTokenBudget, type TokenBudget } from './agent/token-budget.js';
 import type { SystemPromptSection } from './agent/system-prompt.js';
 import { createBuiltinToolSource, type ToolContainment } from './agent/tools/index.js';
 import { prepareContainment } from './main-containment.js';
@@ -77,6 +78,12 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
   };
 }
 
+/** The daily token budgets, when `[budgets]` sets any. */
+function budgetOption(config: Config, stores: Stores): { budget?: TokenBudget } {
+  const budget = createTokenBudget({ userDailyTokens: config.budgets.user_daily_tokens, users: config.budgets.users }, stores);
+  return budget === undefined ? {} : { budget };
+}
+
 /** The memory nudges (last in the system message), unless `memory.nudges` is off. */
 function nudgeSections(config: Config, stores: Stores): SystemPromptSection[] {
   if (!config.memory.nudges) return [];
@@ -118,6 +125,7 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
     logger: logger.child({ component: 'agent' }),
     ...(extras.streamModel === undefined ? {} : { streamModel: extras.streamModel }),
     systemPromptSections: [...(extras.systemPromptSections ?? []), memorySection, ...nudgeSections(config, stores)],
+    ...budgetOption(config, stores),
   });
   const intervalMs = extras.evictIntervalMs ?? 60_000;
   const timer =

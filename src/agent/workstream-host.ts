@@ -98,7 +98,19 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
     addAutoApprove: (labels) => ws.addAutoApprove(labels),
     ...grantHostMethods(env, ws),
     claimExecution: (approvalId) => stores.approvals.claimExecution(approvalId),
+    ...(env.budget === undefined ? {} : { budgetRefusal: () => budgetRefusal(env, ws) }),
   };
+}
+
+/** The owner's budget against today's usage, the usage handed to the write-behind included; a failed read refuses (fails closed). */
+async function budgetRefusal(env: WorkstreamEnv, ws: LiveWorkstream): Promise<string | undefined> {
+  try {
+    await env.writes.flush();
+    return await env.budget?.(ws.ownerUserId);
+  } catch (error) {
+    env.logger.error({ wsId: ws.wsId, err: describeError(error) }, 'checking the token budget failed');
+    return 'The token budget could not be checked, so this message was not sent to the model. Please try again in a moment.';
+  }
 }
 
 /** What a turn of the workstream runs with: its history and conversation state, the model, the host, the limits. */

@@ -123,6 +123,8 @@ export interface TurnHost {
   grantedCalls?(calls: readonly GrantedCall[]): Promise<boolean[]>;
   /** "Always" on a tool card: a conversation-scoped grant per label (ADR 0046); absent = `addAutoApprove`. */
   grantAlways?(input: { labels: readonly string[]; approvalId: string; decidedBy: string }): Promise<void>;
+  /** Why a new turn may not call the model (a spent token budget), or undefined; absent = no budget. */
+  budgetRefusal?(): Promise<string | undefined>;
   /** Claims an approved row for execution; true for exactly one caller. */
   claimExecution(approvalId: string): Promise<boolean>;
 }
