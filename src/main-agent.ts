@@ -58,7 +58,7 @@ export interface AgentRuntime {
  */
 export function createModelResolver(config: Config, providers?: Readonly<Record<string, ModelProvider>>): (alias: string) => TurnModel | undefined {
   const models = new Map<string, { entry: NonNullable<Config['models'][string]>; model: Readonly<TurnModel> }>();
-  return (alias) => {
+  const resolve = (alias: string): TurnModel | undefined => {
     const entry = config.models[alias];
     if (entry === undefined) return undefined;
     const known = models.get(alias);
@@ -71,11 +71,22 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
       maxTokens: entry.max_tokens,
       supportsVision: resolveSupportsVision(entry),
       native: resolveNativeTools(entry),
+      alias,
     };
     if (entry.temperature !== undefined) model.temperature = entry.temperature;
+    const fallbackAlias = entry.fallback;
+    // One hop: the fallback answers without a fallback of its own.
+    if (fallbackAlias !== undefined) model.fallback = () => withoutFallback(resolve(fallbackAlias));
     models.set(alias, { entry, model });
     return model;
   };
+  return resolve;
+}
+
+function withoutFallback(model: TurnModel | undefined): TurnModel | undefined {
+  if (model?.fallback === undefined) return model;
+  const { fallback: _ignored, ...rest } = model;
+  return rest;
 }
 
 /** The daily token budgets, when `[budgets]` sets any. */

@@ -21,6 +21,10 @@ export interface TurnModel {
   supportsVision: boolean;
   /** Provider-native tool search and web search (src/agent/providers/native-tools.ts); unset = the fallbacks. */
   native?: NativeTools;
+  /** The configured alias (`[models.<alias>]`), for notes. */
+  alias?: string;
+  /** `models.<alias>.fallback`: the model that answers when this one is unreachable (itself without a fallback). */
+  fallback?: () => TurnModel | undefined;
 }
 
 /** Streams one model call with retries; `onRetry` reports each scheduled retry. */
@@ -148,6 +152,7 @@ export interface TurnContext {
   /** Settles once `cwd` exists (a new workstream's folder is made in the background); tool calls wait for it. */
   folderReady?: Promise<void>;
   history: Message[];
+  /** The turn's model; replaced by its fallback for the rest of the turn when unreachable (model-fallback.ts). */
   model: TurnModel;
   toolSources: readonly ToolSource[];
   /** Tool search of the workstream; absent = every tool is sent. */
