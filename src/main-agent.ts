@@ -91,7 +91,8 @@ function withoutFallback(model: TurnModel | undefined): TurnModel | undefined {
 
 /** The daily token budgets, when `[budgets]` sets any. */
 function budgetOption(config: Config, stores: Stores): { budget?: TokenBudget } {
-  const budget = createTokenBudget({ userDailyTokens: config.budgets.user_daily_tokens, users: config.budgets.users }, stores);
+  const { user_daily_tokens: userDailyTokens, users, channel_daily_tokens: channelDailyTokens, channels } = config.budgets;
+  const budget = createTokenBudget({ userDailyTokens, users, channelDailyTokens, channels }, stores);
   return budget === undefined ? {} : { budget };
 }
 

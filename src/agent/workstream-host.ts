@@ -106,7 +106,7 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
 async function budgetRefusal(env: WorkstreamEnv, ws: LiveWorkstream): Promise<string | undefined> {
   try {
     await env.writes.flush();
-    return await env.budget?.(ws.ownerUserId);
+    return await env.budget?.({ userId: ws.ownerUserId, wsId: ws.wsId });
   } catch (error) {
     env.logger.error({ wsId: ws.wsId, err: describeError(error) }, 'checking the token budget failed');
     return 'The token budget could not be checked, so this message was not sent to the model. Please try again in a moment.';

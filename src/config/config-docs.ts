@@ -81,6 +81,10 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
     'tokens (input plus output) each user\'s conversations may use per UTC day; past it a new turn is refused with a note naming when it resets, admins included (0 = no budget)',
   ),
   'budgets.users': advanced('per-username daily budget instead of `budgets.user_daily_tokens`, e.g. { alice = 2000000, ops = 0 } (0 = no budget)'),
+  'budgets.channel_daily_tokens': advanced(
+    'tokens all conversations of one channel may use per UTC day (a Slack channel; on Discord each thread or DM is its own channel); past it a new turn there is refused (0 = no budget)',
+  ),
+  'budgets.channels': advanced('per-channel daily budget instead of `budgets.channel_daily_tokens`, e.g. { "slack:C0123" = 500000 } (0 = no budget)'),
   'agent.idle_evict_minutes': advanced('workstreams idle this long are evicted from memory'),
   'agent.max_steps': common('model calls per user turn before the agent stops and says so'),
   'agent.sub_agent_max_steps': advanced('model calls of one task/plan sub-agent before it must answer with what it has'),

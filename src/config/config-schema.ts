@@ -290,6 +290,10 @@ export const budgetsConfigSchema = z
     user_daily_tokens: z.number().int().min(0).default(0),
     /** Per-username budget instead of `user_daily_tokens` (0 = none for that user). */
     users: z.record(nonEmpty, z.number().int().min(0)).default({}),
+    /** Tokens of the conversations in one channel (`<platform>:<channel id>`) per UTC day; 0 = none. */
+    channel_daily_tokens: z.number().int().min(0).default(0),
+    /** Per-channel budget instead of `channel_daily_tokens` (0 = none for that channel). */
+    channels: z.record(z.string().regex(/^[a-z]+:.+$/, 'channel must be <platform>:<channel id>'), z.number().int().min(0)).default({}),
   })
   .prefault({});
 

@@ -64,3 +64,33 @@ describe('daily token budgets', () => {
     assert.ok(!adapter.texts(threadId).some((text) => text.includes('budget')));
   });
 });
+
+describe('daily token budgets per channel', () => {
+  let fixture: RecordingGateway;
+  let adapter: RecordingAdapter;
+  before(async () => {
+    // The recording adapter's first thread is `general/t1`: a route without `<channel>:` is its own channel.
+    fixture = await startRecordingGateway('sp-gw-budget-ch-', { 'budgets.channels': { 'fake:general/t1': 50 } }, { editIntervalMs: 10 });
+    adapter = fixture.adapter;
+    const user = await fixture.db.stores.users.createUser('spender');
+    await fixture.db.stores.users.link('fake', spender.id, user.userId);
+  });
+  after(() => fixture.close());
+
+  it('refuses new turns in a channel whose budget is spent, and only there', async () => {
+    fixture.model.enqueue({ parts: textParts('Channel answer.', { inputTokens: 40, outputTokens: 20 }) });
+    await adapter.deliver({ type: 'message', user: spender, conversation: { kind: 'channel', channelId: CHANNEL }, messageId: 'c1', text: 'hi', mentioned: true });
+    const threadId = adapter.threads.at(-1)?.id ?? '';
+    assert.equal(threadId, 'general/t1');
+    await until(() => adapter.texts(threadId).includes('Channel answer.'), 'the first answer');
+    const today = new Date().toISOString().slice(0, 10);
+    await waitFor(async () => (await fixture.db.stores.usage.channelTokensOn('fake:general/t1', today)) === 60, 'the channel usage');
+    await adapter.deliver({ type: 'message', user: spender, conversation: { kind: 'thread', channelId: threadId }, messageId: 'c2', text: 'more', mentioned: false });
+    const note = await until(() => adapter.texts(threadId).find((text) => text.includes('budget')), 'the channel budget note');
+    assert.match(note, /^This channel's daily token budget \(50 tokens\) is spent/);
+    fixture.model.enqueue({ parts: textParts('Other thread answer.') });
+    await adapter.deliver({ type: 'message', user: spender, conversation: { kind: 'channel', channelId: CHANNEL }, messageId: 'c3', text: 'hi again', mentioned: true });
+    const other = adapter.threads.at(-1)?.id ?? '';
+    await until(() => adapter.texts(other).includes('Other thread answer.'), 'the other thread\'s answer');
+  });
+});

@@ -12,17 +12,21 @@ const ROW_SQL =
   'SELECT CAST(? AS TEXT) AS day, CAST(? AS TEXT) AS ws_id, CAST(? AS TEXT) AS model, CAST(? AS INTEGER) AS turns, ' +
   'CAST(? AS BIGINT) AS input_tokens, CAST(? AS BIGINT) AS output_tokens, CAST(? AS BIGINT) AS cached_tokens, CAST(? AS INTEGER) AS k';
 
+/** The channel of a route in SQL, as `channelOfRoute` (src/shared/usage-channel.ts) computes it. */
+const SQLITE_CHANNEL = "CASE WHEN instr(r.channel_id, ':') > 0 THEN substr(r.channel_id, 1, instr(r.channel_id, ':') - 1) ELSE r.channel_id END";
+const PG_CHANNEL = "split_part(r.channel_id, ':', 1)";
+
 /**
  * One statement per (up to 100) rows: the owner and channel are read from the workstream and its route in the same
  * statement (a deleted workstream's usage is skipped), and an existing row of the day and model is added to.
  * `WHERE true` keeps SQLite's parser from reading `ON CONFLICT` as a join constraint.
  */
-function upsertSql(rows: number): string {
+function upsertSql(rows: number, postgres: boolean): string {
   const values = Array.from({ length: rows }, () => ROW_SQL).join(' UNION ALL ');
   return (
     'INSERT INTO usage_daily (day, ws_id, model, user_id, channel, turns, input_tokens, output_tokens, cached_tokens) ' +
     'SELECT v.day, v.ws_id, v.model, w.user_id, ' +
-    "COALESCE((SELECT MIN(r.channel_type || ':' || r.channel_id) FROM channel_routes r WHERE r.ws_id = v.ws_id), ''), " +
+    `COALESCE((SELECT MIN(r.channel_type || ':' || ${postgres ? PG_CHANNEL : SQLITE_CHANNEL}) FROM channel_routes r WHERE r.ws_id = v.ws_id), ''), ` +
     `v.turns, v.input_tokens, v.output_tokens, v.cached_tokens FROM (${values}) v JOIN workstreams w ON w.ws_id = v.ws_id WHERE true ` +
     'ON CONFLICT (day, ws_id, model) DO UPDATE SET turns = usage_daily.turns + excluded.turns, ' +
     'input_tokens = usage_daily.input_tokens + excluded.input_tokens, output_tokens = usage_daily.output_tokens + excluded.output_tokens, ' +
@@ -31,12 +35,12 @@ function upsertSql(rows: number): string {
 }
 
 /** Adds the usage of a write group's workstreams to `usage_daily`, inside that group's transaction. */
-export async function addUsageRows(db: BatchDb, rows: ReadonlyArray<{ wsId: string; usage: readonly UsageDelta[] }>): Promise<void> {
+export async function addUsageRows(db: BatchDb, postgres: boolean, rows: ReadonlyArray<{ wsId: string; usage: readonly UsageDelta[] }>): Promise<void> {
   const flat = rows.flatMap(({ wsId, usage }) => usage.map((delta) => ({ wsId, ...delta })));
   for (let i = 0; i < flat.length; i += ROWS_PER_STATEMENT) {
     const slice = flat.slice(i, i + ROWS_PER_STATEMENT);
     const bindings = slice.flatMap((row, k) => [row.day, row.wsId, row.model, row.turns, row.inputTokens, row.outputTokens, row.cachedTokens, k]);
-    await db.run(db.raw(upsertSql(slice.length), bindings));
+    await db.run(db.raw(upsertSql(slice.length, postgres), bindings));
   }
 }
 

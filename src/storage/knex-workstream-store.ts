@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import { definedOnly, parseStringArray, text, toNumber, type DbRow } from './rows.js';
 import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
+import { isPostgres } from './db.js';
 import { addUsageRows } from './knex-usage-store.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import type { WorkstreamChange, WorkstreamPatch, WorkstreamRoute, WorkstreamRow, WorkstreamState, WorkstreamStore } from './workstream-store.js';
@@ -142,7 +143,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
       this.writer.write(
         async (db) => {
           for (const { wsId, columns } of updates) await db.run(db.table('workstreams').where({ ws_id: wsId }).update(columns));
-          if (usage.length > 0) await addUsageRows(db, usage);
+          if (usage.length > 0) await addUsageRows(db, isPostgres(this.knex), usage);
         },
         { oneStatement: updates.length === 1 && usage.length === 0 },
       ),

@@ -62,6 +62,17 @@ export function usageStoreContract(label: string, factory: StoresFactory): void 
       assert.equal((await stores().workstreams.get('ws-a'))?.inputTokens, 120);
     });
 
+    it('counts a Slack thread (`<channel>:<thread ts>`) for its channel', async () => {
+      const dana = await stores().users.createUser('dana');
+      for (const [wsId, ts] of [['ws-s1', '1700.1'], ['ws-s2', '1700.2']] as const) {
+        await stores().workstreams.create({ wsId, userId: dana.userId, name: wsId, modelAlias: 'm' }, { route: { channelType: 'slack', channelId: `C9:${ts}` } });
+        await stores().workstreams.applyChanges([{ wsId, usage: [delta('2026-11-30', 'gpt-x', 1, 10, 1)] }]);
+      }
+      assert.equal(await stores().usage.channelTokensOn('slack:C9', '2026-11-30'), 22);
+      const lines = await stores().usage.report('channel', '2026-11-30');
+      assert.deepEqual(lines.filter((line) => line.day === '2026-11-30').map((line) => [line.key, line.turns]), [['slack:C9', 2]]);
+    });
+
     it('is purged by day with the retention and removed with its user', async () => {
       const carol = await stores().users.createUser('carol');
       await stores().workstreams.create({ wsId: 'ws-c', userId: carol.userId, name: 'c', modelAlias: 'm' });
