@@ -5,12 +5,12 @@ import { text, toNumber, type DbRow } from './rows.js';
 import { guardAfter, type TickWriter } from './tick-writer.js';
 import type { UsageDelta, UsageGrouping, UsageLine, UsageStore } from './usage-store.js';
 
-/** SQLite allows 999 bound values per statement; a row binds 8. */
+/** SQLite allows 999 bound values per statement; a row binds 7. */
 const ROWS_PER_STATEMENT = 100;
 
 const ROW_SQL =
   'SELECT CAST(? AS TEXT) AS day, CAST(? AS TEXT) AS ws_id, CAST(? AS TEXT) AS model, CAST(? AS INTEGER) AS turns, ' +
-  'CAST(? AS BIGINT) AS input_tokens, CAST(? AS BIGINT) AS output_tokens, CAST(? AS BIGINT) AS cached_tokens, CAST(? AS INTEGER) AS k';
+  'CAST(? AS BIGINT) AS input_tokens, CAST(? AS BIGINT) AS output_tokens, CAST(? AS BIGINT) AS cached_tokens';
 
 /** The channel of a route in SQL, as `channelOfRoute` (src/shared/usage-channel.ts) computes it. */
 const SQLITE_CHANNEL = "CASE WHEN instr(r.channel_id, ':') > 0 THEN substr(r.channel_id, 1, instr(r.channel_id, ':') - 1) ELSE r.channel_id END";
@@ -39,7 +39,7 @@ export async function addUsageRows(db: BatchDb, postgres: boolean, rows: Readonl
   const flat = rows.flatMap(({ wsId, usage }) => usage.map((delta) => ({ wsId, ...delta })));
   for (let i = 0; i < flat.length; i += ROWS_PER_STATEMENT) {
     const slice = flat.slice(i, i + ROWS_PER_STATEMENT);
-    const bindings = slice.flatMap((row, k) => [row.day, row.wsId, row.model, row.turns, row.inputTokens, row.outputTokens, row.cachedTokens, k]);
+    const bindings = slice.flatMap((row) => [row.day, row.wsId, row.model, row.turns, row.inputTokens, row.outputTokens, row.cachedTokens]);
     await db.run(db.raw(upsertSql(slice.length, postgres), bindings));
   }
 }
