@@ -5,6 +5,9 @@ import { isoFromMs } from '../shared/time.js';
 import { writeLine, type CliCommand } from './cli-context.js';
 import { found, requirePositionals, withAuditedStores } from './command-table.js';
 
+// These moved to command-table.ts; re-exported so commands written on other branches before the move still build.
+export { requirePositionals, withAuditedStores, withStores } from './command-table.js';
+
 const VALID_SCOPES = ['read', 'write', 'approve', 'service'] as const;
 const PLATFORMS = ['discord', 'slack'] as const;
 
