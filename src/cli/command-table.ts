@@ -29,15 +29,22 @@ export async function withStores<T>(context: CliContext, work: StoreWork<T>): Pr
 }
 
 /** `withStores` for a change: it is written to the admin audit (`sandpiper audit`) as made by `cli:<OS user>`. */
-export function withAuditedStores<T>(context: CliContext, change: Omit<AuditedChange, 'actor'>, work: StoreWork<T>): Promise<T> {
-  return withStores(context, (stores) => audited({ store: stores.adminAudit }, { ...change, actor: cliActor() }, () => work(stores)));
+export function withAuditedStores<T>(
+  context: CliContext,
+  change: Omit<AuditedChange, 'actor'>,
+  work: StoreWork<T>,
+): Promise<T> {
+  return withStores(context, (stores) =>
+    audited({ store: stores.adminAudit }, { ...change, actor: cliActor() }, () => work(stores)),
+  );
 }
 
 /** Exactly `count` arguments, none empty (trimmed); anything else is a usage error naming `usage`. */
 export function requirePositionals(context: CliContext, count: number, usage: string): string[] {
   const values = context.positionals.slice(0, count);
   if (values.length < count || values.some((value) => value.trim() === '')) throw new UsageError(`usage: ${usage}`);
-  if (context.positionals.length > count) throw new UsageError(`unexpected argument "${context.positionals[count]}"; usage: ${usage}`);
+  if (context.positionals.length > count)
+    throw new UsageError(`unexpected argument "${context.positionals[count]}"; usage: ${usage}`);
   return values.map((value) => value.trim());
 }
 
@@ -130,7 +137,10 @@ export function rekeyCommand(spec: RekeyCommandSpec): CliCommand {
     async run(context) {
       requirePositionals(context, 0, spec.usage);
       const count = await withAuditedStores(context, { action: spec.action }, spec.rekey(context));
-      writeLine(context.io.stdout, `re-encrypted ${count} ${spec.noun}${count === 1 ? '' : 's'}; ${spec.previousKey} can now be emptied`);
+      writeLine(
+        context.io.stdout,
+        `re-encrypted ${count} ${spec.noun}${count === 1 ? '' : 's'}; ${spec.previousKey} can now be emptied`,
+      );
       return 0;
     },
   };
@@ -138,7 +148,8 @@ export function rekeyCommand(spec: RekeyCommandSpec): CliCommand {
 
 /** A command's one optional argument (trimmed; undefined when absent or empty); a second one is a usage error. */
 export function optionalPositional(context: CliContext, usage: string): string | undefined {
-  if (context.positionals.length > 1) throw new UsageError(`unexpected argument "${context.positionals[1]}"; usage: ${usage}`);
+  if (context.positionals.length > 1)
+    throw new UsageError(`unexpected argument "${context.positionals[1]}"; usage: ${usage}`);
   return context.positionals[0]?.trim() || undefined;
 }
 

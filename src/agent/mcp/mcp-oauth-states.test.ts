@@ -48,7 +48,13 @@ describe('AuthorizationStates.waitFor when the row cannot be read', () => {
   function states(failures: { left: number; tried: number }, destination: Writable): AuthorizationStates {
     const vault = new McpOAuthVault(db.stores.mcpCredentials, createTokenCipher('test-key-0123456789abcdef'));
     const store = flakyReads(db.stores.mcpOAuthStates, failures);
-    return new AuthorizationStates({ store, vault, ttlMs: 60_000, pollMs: 1, logger: createLogger({ format: 'json', destination }) });
+    return new AuthorizationStates({
+      store,
+      vault,
+      ttlMs: 60_000,
+      pollMs: 1,
+      logger: createLogger({ format: 'json', destination }),
+    });
   }
 
   it('keeps waiting through failed reads, logs once without the state, and ends as another instance settled it', async () => {
