@@ -2,7 +2,7 @@
 import { SPAN, withSpan } from '../shared/telemetry.js';
 import { setMaxListeners } from 'node:events';
 import type { ContentPart } from '../agent/messages.js';
-import type { SendOptions, Workstream } from '../agent/workstream-api.js';
+import type { ApprovalDecisionInput, ResolveOutcome, SendOptions, Workstream } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter, InboundAttachment, InboundEvent, ThreadOrigin } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import { describeError } from '../shared/errors.js';
@@ -206,6 +206,10 @@ class ChannelGateway implements Gateway {
         : await this.lanes.run(`${home.platform}:${home.channelId}`, () => this.delivery.sendContent(adapter, home.channelId, ws, content, target?.messageId, options));
     if (outcome.status === 'refused') this.logger.warn({ wsId, limit: outcome.limit }, 'message refused: the workstream queue is full');
     return true;
+  }
+
+  decideApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
+    return this.desk.decide(approvalId, decision);
   }
 
   async renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T> {

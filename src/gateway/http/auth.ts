@@ -179,3 +179,12 @@ export async function mintAdminToken(adminSecret: string, options: { subject: st
     .setExpirationTime(Math.floor(Date.now() / 1000) + (options.ttlSeconds ?? 300))
     .sign(new TextEncoder().encode(adminSecret));
 }
+
+/** The context variable a console session's principal is kept in (set by the console's middleware, ADR 0047). */
+export const CONSOLE_PRINCIPAL = 'consolePrincipal';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    consolePrincipal?: AdminPrincipal;
+  }
+}
