@@ -10,7 +10,7 @@ export function el(tag, attributes = {}, ...children) {
     else if (name === 'text') node.textContent = String(value);
     else node.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     node.append(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
   }
@@ -46,5 +46,5 @@ export function badge(text, kind) {
 
 /** Replaces the children of `node`. */
 export function show(node, ...children) {
-  node.replaceChildren(...children.flat().filter((child) => child !== null && child !== undefined));
+  node.replaceChildren(...children.flat(Infinity).filter((child) => child !== null && child !== undefined));
 }

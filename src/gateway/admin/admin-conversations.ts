@@ -5,6 +5,7 @@
  */
 import { contentText, type Message } from '../../agent/messages.js';
 import { GatewayError } from '../../shared/errors.js';
+import { INTERRUPTED_TOOL_RESULT } from '../../shared/interruption.js';
 import { maskSecrets } from '../../shared/secret-masking.js';
 import type { ConversationStore, RouteStore, UserStore, WorkstreamRow, WorkstreamStore } from '../../storage/index.js';
 
@@ -89,5 +90,14 @@ export async function showConversation(stores: ConversationStores, wsId: string)
   const row = await stores.workstreams.get(wsId);
   if (row === undefined) throw new GatewayError('NOT_FOUND', `no conversation ${wsId.slice(0, 64)}`);
   const messages = (await stores.conversations.load(wsId)).filter((message) => message.role !== 'system');
-  return { conversation: await view(stores, row, new Map()), recent: messages.slice(-RECENT_MESSAGES).map(turnItem) };
+  const conversation = await view(stores, row, new Map());
+  const recent = messages.slice(-RECENT_MESSAGES).map(turnItem);
+  // Loading answers a call still waiting (for its approval, or running) as interrupted; while the turn is live it is not.
+  if (conversation.activity === 'running' || conversation.activity === 'waiting') {
+    for (let index = recent.length - 1; index >= 0 && recent[index]?.role === 'tool'; index -= 1) {
+      const item = recent[index] as TurnItemView;
+      if (item.text === INTERRUPTED_TOOL_RESULT) recent[index] = { ...item, text: '(not finished yet)', is_error: false };
+    }
+  }
+  return { conversation, recent };
 }
