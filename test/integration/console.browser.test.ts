@@ -78,7 +78,7 @@ describe('the console in a browser', { skip }, () => {
     await shot('02-conversations');
     await row.getByRole('button', { name: 'Open' }).click();
     await page.getByText(HOSTILE).waitFor();
-    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined, 'chat markup never runs');
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined, 'chat markup never runs');
     assert.equal(await page.locator('#view img, #view script').count(), 0, 'chat markup is not turned into elements');
     await shot('03-conversation');
 
