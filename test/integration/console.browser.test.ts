@@ -106,11 +106,24 @@ describe('the console in a browser', { skip }, () => {
     assert.deepEqual(grants.grants.map((grant) => grant.status), ['revoked']);
     await shot('06-policies-and-grants');
 
-    for (const [name, waitText] of [['Status', 'Sandbox'], ['Usage', 'Usage per user'], ['Errors', 'Recent errors and refusals']] as const) {
+    for (const [name, waitText] of [['Status', 'Sandbox'], ['Usage', 'Usage not available'], ['Errors', 'Recent errors and refusals']] as const) {
       await view(name);
       await page.getByText(waitText).first().waitFor();
       await shot(`07-${name.toLowerCase()}`);
     }
+    // The usage route comes from another change (GET /v1/api/admin/usage); the chart is drawn from a stub of its contract.
+    const day = (n: number) => `2026-06-0${n}`;
+    const usage = [1, 2, 3].flatMap((n) => [
+      { key: 'u1', label: 'alice', day: day(n), turns: n, input_tokens: 1000 * n, output_tokens: 200 },
+      { key: 'u2', label: 'bob', day: day(n), turns: 1, input_tokens: 500, output_tokens: 100 * n },
+    ]);
+    await page.route('**/v1/api/admin/usage?*', (route) => route.fulfill({ json: { usage } }));
+    await view('Conversations');
+    await view('Usage');
+    await page.locator('svg.chart rect').first().waitFor();
+    assert.equal(await page.locator('svg.chart rect').count(), 6, 'one bar part per user and day');
+    await page.getByText('■ alice').waitFor();
+    await shot('07-usage-chart');
     await page.setViewportSize({ width: 390, height: 844 });
     await view('Conversations');
     await page.getByRole('button', { name: 'Open' }).first().focus();

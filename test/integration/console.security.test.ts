@@ -109,6 +109,23 @@ describe('the console over HTTP', () => {
     assert.equal(audit.audit[0]?.actor, 'console:ops', 'a console change is audited under the console session');
   });
 
+  it('decides approvals and revokes grants only with valid input, through the session', async () => {
+    const change = (method: string, path: string, body?: unknown) =>
+      fetch(`${base}${path}`, { method, headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': csrf }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    assert.equal((await change('POST', '/v1/api/admin/approvals/nope/decision', { decision: 'maybe' })).status, 400);
+    assert.equal((await change('POST', '/v1/api/admin/approvals/nope/decision', { decision: 'approve' })).status, 404);
+    assert.equal((await change('POST', '/v1/api/admin/grants', { scope: 'user', target: 'nobody', tool: 'bash' })).status, 404);
+    assert.equal((await change('POST', '/v1/api/admin/grants', { scope: 'channel', target: 'discord:123', tool: 'bash', expires: '7d' })).status, 201);
+    const listed = (await (await fetch(`${base}/v1/api/admin/grants`, { headers: { cookie } })).json()) as { grants: Array<{ grant_id: string; status: string }> };
+    const grant = listed.grants[0];
+    assert.equal(grant?.status, 'active');
+    assert.equal((await change('DELETE', `/v1/api/admin/grants/${grant.grant_id}`)).status, 200);
+    assert.equal((await change('DELETE', `/v1/api/admin/grants/${grant.grant_id}`)).status, 409, 'already revoked');
+    assert.equal((await change('DELETE', '/v1/api/admin/grants/missing')).status, 404);
+    const detail = await fetch(`${base}/v1/api/admin/conversations/missing`, { headers: { cookie } });
+    assert.equal(detail.status, 404);
+  });
+
   it('shows no secret of the config or the environment in any page, answer or event', async () => {
     const seen: string[] = [];
     for (const path of ['/console', '/console/assets/app.js', '/console/assets/views.js', '/console/session', '/v1/api/admin/conversations', '/v1/api/admin/approvals', '/v1/api/admin/status', '/v1/api/admin/grants?all=1', '/v1/api/admin/mcp', '/v1/api/admin/audit']) {
