@@ -7,20 +7,12 @@
 import { hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { jwtVerify, SignJWT } from 'jose';
-import { expandAdminScopes, verifyAdminBearer, type AdminPrincipal } from '../http/auth.js';
+import { mintConsoleSession, verifyAdminBearer, verifyConsoleSession, type ConsoleSessionClaims } from '../http/auth.js';
 import { HttpError } from '../http/http-errors.js';
 
 export const SESSION_COOKIE = 'sandpiper_console';
 export const CSRF_HEADER = 'x-csrf-token';
-const SESSION_TYP = 'console+jwt';
-const SESSION_AUDIENCE = 'sandpiper-console';
-
-export interface ConsoleSession extends AdminPrincipal {
-  csrf: string;
-  /** Expiry, seconds since the epoch. */
-  expires: number;
-}
+export type ConsoleSession = ConsoleSessionClaims;
 
 const keys = new Map<string, Uint8Array>();
 
@@ -48,13 +40,8 @@ export async function signIn(context: Context, adminSecret: string, token: strin
   const principal = await verifyAdminBearer(`Bearer ${token}`, adminSecret, 'admin:read');
   const csrf = randomBytes(24).toString('base64url');
   const expires = Math.floor(Date.now() / 1000) + Math.round(hours * 3600);
-  const cookie = await new SignJWT({ scopes: [...principal.scopes].sort().join(','), csrf })
-    .setProtectedHeader({ alg: 'HS256', typ: SESSION_TYP })
-    .setSubject(principal.subject)
-    .setAudience(SESSION_AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime(expires)
-    .sign(sessionKey(adminSecret));
+  const session: ConsoleSession = { subject: principal.subject, scopes: principal.scopes, csrf, expires };
+  const cookie = await mintConsoleSession(sessionKey(adminSecret), session);
   setCookie(context, SESSION_COOKIE, cookie, {
     httpOnly: true,
     sameSite: 'Strict',
@@ -62,7 +49,7 @@ export async function signIn(context: Context, adminSecret: string, token: strin
     path: '/',
     expires: new Date(expires * 1000),
   });
-  return { ...principal, csrf, expires };
+  return session;
 }
 
 export function signOut(context: Context): void {
@@ -73,19 +60,7 @@ export function signOut(context: Context): void {
 export async function readSession(context: Context, adminSecret: string): Promise<ConsoleSession | undefined> {
   const cookie = getCookie(context, SESSION_COOKIE);
   if (!cookie || !adminSecret) return undefined;
-  try {
-    const { payload } = await jwtVerify(cookie, sessionKey(adminSecret), {
-      algorithms: ['HS256'],
-      audience: SESSION_AUDIENCE,
-      typ: SESSION_TYP,
-      requiredClaims: ['exp', 'sub'],
-    });
-    const csrf = payload['csrf'];
-    if (typeof csrf !== 'string' || csrf.length < 16) return undefined;
-    return { subject: payload.sub ?? '', scopes: expandAdminScopes(payload['scopes']), csrf, expires: payload.exp ?? 0 };
-  } catch {
-    return undefined;
-  }
+  return verifyConsoleSession(sessionKey(adminSecret), cookie);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
