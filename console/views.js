@@ -45,7 +45,7 @@ async function conversations(context) {
     el('h2', {}, 'Conversations'),
     table(
       [
-        ['State', (c) => activityBadge(c.activity)],
+        ['State', (c) => [activityBadge(c.activity), c.queued > 0 ? ` +${c.queued} queued` : '']],
         ['Name', (c) => c.title || c.name],
         ['Owner', (c) => c.owner],
         ['Model', (c) => c.model],

@@ -7,7 +7,7 @@ import { contentText, type Message } from '../../agent/messages.js';
 import { GatewayError } from '../../shared/errors.js';
 import { INTERRUPTED_TOOL_RESULT } from '../../shared/interruption.js';
 import { maskSecrets } from '../../shared/secret-masking.js';
-import type { ConversationStore, RouteStore, UserStore, WorkstreamRow, WorkstreamStore } from '../../storage/index.js';
+import type { ConversationStore, RouteStore, TurnJournalStore, UserStore, WorkstreamRow, WorkstreamStore } from '../../storage/index.js';
 
 export interface ConversationView {
   ws_id: string;
@@ -20,6 +20,8 @@ export interface ConversationView {
   model: string;
   input_tokens: number;
   output_tokens: number;
+  /** Messages accepted while a turn ran, waiting for their own turn. */
+  queued: number;
   /** `<platform>:<thread id>`, '' when the conversation has no thread (terminal, notify). */
   thread: string;
   instance: string;
@@ -37,7 +39,13 @@ export interface TurnItemView {
   is_error: boolean;
 }
 
-type ConversationStores = { workstreams: WorkstreamStore; users: UserStore; routes: RouteStore; conversations: ConversationStore };
+type ConversationStores = {
+  workstreams: WorkstreamStore;
+  users: UserStore;
+  routes: RouteStore;
+  conversations: ConversationStore;
+  turnJournal: Pick<TurnJournalStore, 'queued' | 'queuedWorkstreams'>;
+};
 
 const LIST_LIMIT = 100;
 const RECENT_MESSAGES = 40;
@@ -45,9 +53,10 @@ const TEXT_LIMIT = 2000;
 
 const ACTIVITY: Record<string, string> = { thinking: 'running', running: 'running', attention: 'waiting' };
 
-async function view(stores: ConversationStores, row: WorkstreamRow, owners: Map<string, string>): Promise<ConversationView> {
+async function view(stores: ConversationStores, row: WorkstreamRow, owners: Map<string, string>, queuing: ReadonlySet<string>): Promise<ConversationView> {
   if (!owners.has(row.userId)) owners.set(row.userId, (await stores.users.getUser(row.userId))?.username ?? '');
   const route = await stores.routes.getRouteByWorkstream(row.wsId);
+  const queued = queuing.has(row.wsId) ? (await stores.turnJournal.queued(row.wsId)).length : 0;
   return {
     ws_id: row.wsId,
     name: maskSecrets(row.name),
@@ -58,6 +67,7 @@ async function view(stores: ConversationStores, row: WorkstreamRow, owners: Map<
     model: row.modelAlias,
     input_tokens: row.inputTokens,
     output_tokens: row.outputTokens,
+    queued,
     thread: route ? `${route.channelType}:${route.channelId}` : '',
     instance: row.nodeId,
     created: row.created,
@@ -69,8 +79,9 @@ async function view(stores: ConversationStores, row: WorkstreamRow, owners: Map<
 export async function listConversations(stores: ConversationStores, options: { all?: boolean } = {}): Promise<ConversationView[]> {
   const rows = (await stores.workstreams.list()).filter((row) => options.all === true || row.state !== 'closed').slice(0, LIST_LIMIT);
   const owners = new Map<string, string>();
+  const queuing = new Set(await stores.turnJournal.queuedWorkstreams());
   const views: ConversationView[] = [];
-  for (const row of rows) views.push(await view(stores, row, owners));
+  for (const row of rows) views.push(await view(stores, row, owners, queuing));
   return views;
 }
 
@@ -90,7 +101,7 @@ export async function showConversation(stores: ConversationStores, wsId: string)
   const row = await stores.workstreams.get(wsId);
   if (row === undefined) throw new GatewayError('NOT_FOUND', `no conversation ${wsId.slice(0, 64)}`);
   const messages = (await stores.conversations.load(wsId)).filter((message) => message.role !== 'system');
-  const conversation = await view(stores, row, new Map());
+  const conversation = await view(stores, row, new Map(), new Set(await stores.turnJournal.queuedWorkstreams()));
   const recent = messages.slice(-RECENT_MESSAGES).map(turnItem);
   // Loading answers a call still waiting (for its approval, or running) as interrupted; while the turn is live it is not.
   if (conversation.activity === 'running' || conversation.activity === 'waiting') {

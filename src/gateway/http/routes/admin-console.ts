@@ -17,7 +17,7 @@ import { adminGuards, jsonObject, named, param, type Guards } from './admin.js';
 
 export interface AdminConsoleRoutesDeps {
   adminSecret: string;
-  stores: Pick<Stores, 'workstreams' | 'users' | 'routes' | 'conversations' | 'grants' | 'adminAudit' | 'approvals'>;
+  stores: Pick<Stores, 'workstreams' | 'users' | 'routes' | 'conversations' | 'turnJournal' | 'grants' | 'adminAudit' | 'approvals'>;
   /** The running gateway, undefined until the channels are up. */
   gateway: () => Gateway | undefined;
   logger?: Logger;
