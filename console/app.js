@@ -31,10 +31,13 @@ async function render() {
   }
   const approvals = state.live.approvals ?? [];
   $('approvals-count').textContent = approvals.length > 0 ? `(${approvals.length})` : '';
+  const focused = document.activeElement?.dataset?.focus;
   try {
     show($('view'), await view({ state, canWrite: canWrite(), rerender: render, say, admin }));
+    if (focused) document.querySelector(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
   } catch (error) {
-    say(error.message, true);
+    if (error.status === 401) signedOut('Your session ended; sign in again.');
+    else say(error.message, true);
   }
 }
 

@@ -17,9 +17,12 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-/** A button (a real <button>, so keyboard users reach and press it). */
-export function button(label, onclick, className) {
-  return el('button', { type: 'button', class: className, onclick }, label);
+/**
+ * A button (a real <button>, so keyboard users reach and press it). `focusKey` names it across redraws: a live
+ * update gives the focus back to the button with the same key.
+ */
+export function button(label, onclick, className, focusKey) {
+  return el('button', { type: 'button', class: className, onclick, 'data-focus': focusKey }, label);
 }
 
 /**

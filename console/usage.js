@@ -30,7 +30,7 @@ export function usageChart(rows) {
   const width = 720;
   const height = 260;
   const chartHeight = 200;
-  const barWidth = Math.max(8, Math.floor((width - 60) / Math.max(1, days.length)) - 6);
+  const barWidth = Math.min(60, Math.max(8, Math.floor((width - 60) / Math.max(1, days.length)) - 6));
   const chart = svg('svg', { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `Tokens per day, ${days.length} days` });
   chart.append(svg('text', { x: 0, y: 12 }, `max ${max.toLocaleString()} tokens/day`));
   const labels = [...top, 'other'];
@@ -53,11 +53,19 @@ export function usageChart(rows) {
 
 export async function usageView(context) {
   const by = context.state.usageBy ?? 'user';
-  const choose = (value) =>
-    button(value, () => {
-      context.state.usageBy = value;
-      void context.rerender();
-    }, value === by ? 'approve' : undefined);
+  const choose = (value) => {
+    const choice = button(
+      value,
+      () => {
+        context.state.usageBy = value;
+        void context.rerender();
+      },
+      undefined,
+      `usage:${value}`,
+    );
+    choice.setAttribute('aria-pressed', String(value === by));
+    return choice;
+  };
   const heading = [el('h2', {}, `Usage per ${by}, last 7 days`), el('p', {}, ['user', 'channel', 'model'].map((value) => [choose(value), ' ']))];
   let answer;
   try {

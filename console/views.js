@@ -37,10 +37,15 @@ async function conversationDetail(context) {
 async function conversations(context) {
   const rows = context.state.live.conversations ?? (await context.admin('/conversations')).conversations;
   const open = (row) =>
-    button('Open', () => {
-      context.state.opened = row.ws_id;
-      void context.rerender();
-    });
+    button(
+      'Open',
+      () => {
+        context.state.opened = row.ws_id;
+        void context.rerender();
+      },
+      undefined,
+      `open:${row.ws_id}`,
+    );
   return [
     el('h2', {}, 'Conversations'),
     table(
@@ -74,7 +79,11 @@ async function decide(context, approval, decision) {
 async function approvals(context) {
   const rows = context.state.live.approvals ?? (await context.admin('/approvals')).approvals;
   const actions = context.canWrite
-    ? (row) => [button('Approve', () => decide(context, row, 'approve'), 'approve'), ' ', button('Reject', () => decide(context, row, 'reject'), 'reject')]
+    ? (row) => [
+        button('Approve', () => decide(context, row, 'approve'), 'approve', `approve:${row.approval_id}`),
+        ' ',
+        button('Reject', () => decide(context, row, 'reject'), 'reject', `reject:${row.approval_id}`),
+      ]
     : undefined;
   return [
     el('h2', {}, 'Pending approvals'),
@@ -141,15 +150,21 @@ async function mcp(context) {
   const servers = (context.state.live.mcp ?? (await context.admin('/mcp'))).perServer ?? [];
   const actions = context.canWrite
     ? (s) => [
-        button('Refresh', () => mcpAction(context, 'refresh', { server: s.name }, () => `Refreshed ${s.name}.`)),
+        button('Refresh', () => mcpAction(context, 'refresh', { server: s.name }, () => `Refreshed ${s.name}.`), undefined, `refresh:${s.name}`),
         ' ',
-        button('Reconnect', () => mcpAction(context, 'reconnect', { server: s.name }, () => `Reconnected ${s.name}.`)),
+        button('Reconnect', () => mcpAction(context, 'reconnect', { server: s.name }, () => `Reconnected ${s.name}.`), undefined, `reconnect:${s.name}`),
       ]
     : undefined;
   return [
     el('h2', {}, 'MCP servers'),
     context.canWrite
-      ? el('p', {}, button('Reload definitions', () => mcpAction(context, 'reload', undefined, reloaded)), ' ', button('Refresh all', () => mcpAction(context, 'refresh', undefined, () => 'Refreshed all servers.')))
+      ? el(
+          'p',
+          {},
+          button('Reload definitions', () => mcpAction(context, 'reload', undefined, reloaded), undefined, 'mcp-reload'),
+          ' ',
+          button('Refresh all', () => mcpAction(context, 'refresh', undefined, () => 'Refreshed all servers.'), undefined, 'mcp-refresh'),
+        )
       : null,
     table(
       [
