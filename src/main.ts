@@ -182,6 +182,7 @@ async function startAdminHttp(
   const adminSecret = config.auth.admin_secret;
   if (!adminSecret) {
     logger.info('admin API off (set auth.admin_secret to serve it on admin.listen)');
+    if (config.console.enabled) logger.warn('console.enabled is set but the console needs the admin API: set auth.admin_secret');
     return undefined;
   }
   const { host, port } = adminListenAddress(config);

@@ -89,6 +89,16 @@ describe('the console over HTTP', () => {
     assert.equal((await post({ token: adminToken }, { origin: 'https://evil.example' })).status, 403);
     const form = await fetch(`${base}/console/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${adminToken}` });
     assert.equal(form.status, 415);
+    const behindTls = await post({ token: adminToken }, { 'x-forwarded-proto': 'https' });
+    assert.match(behindTls.headers.get('set-cookie') ?? '', /;\s*Secure/i, 'Secure behind a TLS proxy');
+    const readOnly = (behindTls.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const { csrf: readCsrf } = (await behindTls.json()) as { csrf: string };
+    const change = await fetch(`${base}/v1/api/admin/policies`, {
+      method: 'POST',
+      headers: { cookie: readOnly, 'content-type': 'application/json', 'x-csrf-token': readCsrf },
+      body: JSON.stringify({ pattern: 'x', action: 'deny' }),
+    });
+    assert.equal(change.status, 403, 'a read-only token gives a read-only session');
     const forged = `sandpiper_console=${adminToken}`;
     assert.equal((await fetch(`${base}/v1/api/admin/conversations`, { headers: { cookie: forged } })).status, 401, 'an admin token is not a session');
   });
