@@ -2,7 +2,7 @@
 import type { Hono } from 'hono';
 import type { Config } from './config/index.js';
 import { listPendingApprovals } from './gateway/admin/admin-approvals.js';
-import { listConversations } from './gateway/admin/admin-conversations.js';
+import { conversationLookups, listConversations } from './gateway/admin/admin-conversations.js';
 import { ConsoleFeed } from './gateway/console/console-feed.js';
 import { consoleMcpView } from './gateway/console/console-views.js';
 import { createConsoleRoutes } from './gateway/console/console-routes.js';
@@ -24,11 +24,12 @@ export function createConsoleParts(config: Config, logger: Logger, stores: Store
   const adminRoutes = createAdminConsoleRoutes({ adminSecret, stores, logger, gateway: () => live.gateway });
   if (!config.console.enabled) return { routers: [adminRoutes], stop: () => undefined };
   const controller = new AbortController();
+  const lookups = conversationLookups();
   const feed = new ConsoleFeed({
     logger,
     signal: controller.signal,
     sources: {
-      conversations: () => listConversations(stores),
+      conversations: () => listConversations(stores, { lookups }),
       approvals: () => listPendingApprovals(stores),
       mcp: async () => consoleMcpView(live.mcp?.status()),
       health: async () => ({ adapters: health.adapters(), sandbox: health.sandbox?.() ?? 'off' }),

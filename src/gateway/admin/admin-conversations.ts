@@ -7,7 +7,8 @@ import { contentText, type Message } from '../../agent/messages.js';
 import { GatewayError } from '../../shared/errors.js';
 import { INTERRUPTED_TOOL_RESULT } from '../../shared/interruption.js';
 import { maskSecrets } from '../../shared/secret-masking.js';
-import type { ConversationStore, RouteStore, TurnJournalStore, UserStore, WorkstreamRow, WorkstreamStore } from '../../storage/index.js';
+import { LRUCache } from 'lru-cache';
+import type { ConversationStore, RouteStore, TurnJournalStore, UserStore, WorkstreamRow, WorkstreamState, WorkstreamStore } from '../../storage/index.js';
 
 export interface ConversationView {
   ws_id: string;
@@ -53,9 +54,29 @@ const TEXT_LIMIT = 2000;
 
 const ACTIVITY: Record<string, string> = { thinking: 'running', running: 'running', attention: 'waiting' };
 
-async function view(stores: ConversationStores, row: WorkstreamRow, owners: Map<string, string>, queuing: ReadonlySet<string>): Promise<ConversationView> {
-  if (!owners.has(row.userId)) owners.set(row.userId, (await stores.users.getUser(row.userId))?.username ?? '');
-  const route = await stores.routes.getRouteByWorkstream(row.wsId);
+/**
+ * Owner names and threads by id, kept across the console feed's reads (both rarely change): a read of the list then
+ * costs a few statements, not several per conversation. Bounded; a stale name shows until it is evicted.
+ */
+export interface ConversationLookups {
+  owners: Map<string, string> | LRUCache<string, string>;
+  threads: Map<string, string> | LRUCache<string, string>;
+}
+
+export function conversationLookups(max = 2000): ConversationLookups {
+  return { owners: new LRUCache({ max }), threads: new LRUCache({ max }) };
+}
+
+async function view(stores: ConversationStores, row: WorkstreamRow, lookups: ConversationLookups, queuing: ReadonlySet<string>): Promise<ConversationView> {
+  let owner = lookups.owners.get(row.userId);
+  if (owner === undefined) lookups.owners.set(row.userId, (owner = (await stores.users.getUser(row.userId))?.username ?? ''));
+  let thread = lookups.threads.get(row.wsId);
+  if (thread === undefined) {
+    const route = await stores.routes.getRouteByWorkstream(row.wsId);
+    thread = route ? `${route.channelType}:${route.channelId}` : '';
+    // A conversation without a thread yet may get one: only a found thread is kept.
+    if (route) lookups.threads.set(row.wsId, thread);
+  }
   const queued = queuing.has(row.wsId) ? (await stores.turnJournal.queued(row.wsId)).length : 0;
   return {
     ws_id: row.wsId,
@@ -63,25 +84,35 @@ async function view(stores: ConversationStores, row: WorkstreamRow, owners: Map<
     title: maskSecrets(row.title),
     activity: ACTIVITY[row.state] ?? row.state,
     state: row.state,
-    owner: owners.get(row.userId) ?? '',
+    owner,
     model: row.modelAlias,
     input_tokens: row.inputTokens,
     output_tokens: row.outputTokens,
     queued,
-    thread: route ? `${route.channelType}:${route.channelId}` : '',
+    thread,
     instance: row.nodeId,
     created: row.created,
     updated: row.updated,
   };
 }
 
+const OPEN_STATES: readonly WorkstreamState[] = ['thinking', 'running', 'attention', 'error', 'idle'];
+const newestFirst = (a: WorkstreamRow, b: WorkstreamRow): number => (a.updated === b.updated ? 0 : a.updated < b.updated ? 1 : -1);
+
 /** Open conversations, the most recently active first (at most 100; closed ones only with `all`). */
-export async function listConversations(stores: ConversationStores, options: { all?: boolean } = {}): Promise<ConversationView[]> {
-  const rows = (await stores.workstreams.list()).filter((row) => options.all === true || row.state !== 'closed').slice(0, LIST_LIMIT);
-  const owners = new Map<string, string>();
+export async function listConversations(
+  stores: ConversationStores,
+  options: { all?: boolean; lookups?: ConversationLookups } = {},
+): Promise<ConversationView[]> {
+  // Closed conversations pile up over time: the open states are read one by one (indexed) rather than all rows.
+  const rows =
+    options.all === true
+      ? await stores.workstreams.list()
+      : (await Promise.all(OPEN_STATES.map((state) => stores.workstreams.list({ state })))).flat().sort(newestFirst);
+  const lookups = options.lookups ?? { owners: new Map(), threads: new Map() };
   const queuing = new Set(await stores.turnJournal.queuedWorkstreams());
   const views: ConversationView[] = [];
-  for (const row of rows) views.push(await view(stores, row, owners, queuing));
+  for (const row of rows.slice(0, LIST_LIMIT)) views.push(await view(stores, row, lookups, queuing));
   return views;
 }
 
@@ -101,7 +132,8 @@ export async function showConversation(stores: ConversationStores, wsId: string)
   const row = await stores.workstreams.get(wsId);
   if (row === undefined) throw new GatewayError('NOT_FOUND', `no conversation ${wsId.slice(0, 64)}`);
   const messages = (await stores.conversations.load(wsId)).filter((message) => message.role !== 'system');
-  const conversation = await view(stores, row, new Map(), new Set(await stores.turnJournal.queuedWorkstreams()));
+  const lookups = { owners: new Map(), threads: new Map() };
+  const conversation = await view(stores, row, lookups, new Set(await stores.turnJournal.queuedWorkstreams()));
   const recent = messages.slice(-RECENT_MESSAGES).map(turnItem);
   // Loading answers a call still waiting (for its approval, or running) as interrupted; while the turn is live it is not.
   if (conversation.activity === 'running' || conversation.activity === 'waiting') {
