@@ -5,10 +5,13 @@ import { INTERRUPTED_TOOL_RESULT } from '../../shared/interruption.js';
 import { createTestStores, type TestStores } from '../../../test/helpers/test-stores.js';
 import { listConversations, showConversation } from './admin-conversations.js';
 
-describe('admin conversations', () => {
+const PG_URL = process.env['SANDPIPER_TEST_PG_URL'];
+const ENGINES: Array<[string, string | undefined]> = [['sqlite', undefined], ...(PG_URL ? [['postgres', PG_URL] as [string, string]] : [])];
+
+for (const [engine, url] of ENGINES) describe(`admin conversations (${engine})`, () => {
   let db: TestStores;
   before(async () => {
-    db = await createTestStores();
+    db = await createTestStores(url === undefined ? {} : { url });
     const { userId } = await db.stores.users.createUser('carol');
     await db.stores.workstreams.create({ wsId: 'ws-open', userId, name: 'deploy notes', modelAlias: 'main' });
     await db.stores.workstreams.create({ wsId: 'ws-closed', userId, name: 'old', modelAlias: 'main' });
