@@ -183,10 +183,41 @@ async function mcp(context) {
 mcp.sources = ['mcp'];
 
 async function errors(context) {
-  const { audit } = await context.admin('/audit?limit=100');
+  const [{ audit }, { history }, { conversations: list }] = await Promise.all([
+    context.admin('/audit?limit=100'),
+    context.admin('/approvals/history?limit=100'),
+    context.admin('/conversations'),
+  ]);
   const failed = audit.filter((entry) => entry.outcome !== 'ok');
+  const refused = history.filter((entry) => entry.outcome === 'rejected' || entry.outcome === 'cancelled').slice(0, 30);
   return [
-    el('h2', {}, 'Recent errors and refusals'),
+    el('h2', {}, 'Conversations in error'),
+    table(
+      [
+        ['Name', (c) => c.title || c.name],
+        ['Owner', (c) => c.owner],
+        ['Thread', (c) => c.thread],
+        ['Updated', (c) => when(c.updated)],
+      ],
+      list.filter((c) => c.activity === 'error'),
+      undefined,
+      'No conversation is in error.',
+    ),
+    el('h2', {}, 'Rejected and cancelled approvals'),
+    table(
+      [
+        ['When', (a) => when(a.decided)],
+        ['Tools', (a) => a.tools.join(', ')],
+        ['Owner', (a) => a.owner],
+        ['Outcome', (a) => badge(a.outcome, 'bad')],
+        ['By', (a) => a.decided_by],
+        ['Feedback', (a) => a.feedback ?? ''],
+      ],
+      refused,
+      undefined,
+      'No approval was rejected or cancelled recently.',
+    ),
+    el('h2', {}, 'Recent errors and refusals of admin changes'),
     table(
       [
         ['When', (a) => when(a.created)],

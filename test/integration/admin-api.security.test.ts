@@ -39,6 +39,7 @@ const ROUTES: ReadonlyArray<readonly [string, string]> = [
   ['GET', '/v1/api/admin/conversations'],
   ['GET', '/v1/api/admin/conversations/x'],
   ['POST', '/v1/api/admin/approvals/x/decision'],
+  ['GET', '/v1/api/admin/approvals/history'],
   ['GET', '/v1/api/admin/grants'],
   ['POST', '/v1/api/admin/grants'],
   ['DELETE', '/v1/api/admin/grants/x'],

@@ -132,13 +132,16 @@ describe('the console over HTTP', () => {
     assert.equal((await change('DELETE', `/v1/api/admin/grants/${grant.grant_id}`)).status, 200);
     assert.equal((await change('DELETE', `/v1/api/admin/grants/${grant.grant_id}`)).status, 409, 'already revoked');
     assert.equal((await change('DELETE', '/v1/api/admin/grants/missing')).status, 404);
+    assert.equal((await fetch(`${base}/v1/api/admin/approvals/history?limit=0`, { headers: { cookie } })).status, 400);
+    const history = await fetch(`${base}/v1/api/admin/approvals/history`, { headers: { cookie } });
+    assert.deepEqual(await history.json(), { history: [] });
     const detail = await fetch(`${base}/v1/api/admin/conversations/missing`, { headers: { cookie } });
     assert.equal(detail.status, 404);
   });
 
   it('shows no secret of the config or the environment in any page, answer or event', async () => {
     const seen: string[] = [];
-    for (const path of ['/console', '/console/assets/app.js', '/console/assets/views.js', '/console/session', '/v1/api/admin/conversations', '/v1/api/admin/approvals', '/v1/api/admin/status', '/v1/api/admin/grants?all=1', '/v1/api/admin/mcp', '/v1/api/admin/audit']) {
+    for (const path of ['/console', '/console/assets/app.js', '/console/assets/views.js', '/console/session', '/v1/api/admin/conversations', '/v1/api/admin/approvals', '/v1/api/admin/approvals/history', '/v1/api/admin/status', '/v1/api/admin/grants?all=1', '/v1/api/admin/mcp', '/v1/api/admin/audit']) {
       const response = await fetch(`${base}${path}`, { headers: { cookie } });
       assert.equal(response.status, 200, path);
       seen.push(await response.text());

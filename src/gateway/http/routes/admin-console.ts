@@ -1,6 +1,6 @@
 /**
  * Admin endpoints the console needs beyond the CLI's (ADR 0047): conversations (list, one with its recent turns),
- * deciding a pending approval as a card click does, and approval grants (list, add, revoke). Admin tokens or a console
+ * deciding a pending approval as a card click does, the approvals history, and approval grants (list, add, revoke). Admin tokens or a console
  * session only; changes are audited like every admin change.
  */
 import { Hono, type Context } from 'hono';
@@ -9,7 +9,7 @@ import type { ResolveOutcome } from '../../../agent/workstream-api.js';
 import type { Logger } from '../../../shared/logger.js';
 import type { Stores } from '../../../storage/index.js';
 import { listConversations, showConversation } from '../../admin/admin-conversations.js';
-import { addGrant, listGrants, revokeGrant } from '../../admin/admin-grants.js';
+import { addGrant, approvalsHistory, listGrants, revokeGrant } from '../../admin/admin-grants.js';
 import { parseAdminInput } from '../../admin/admin-input.js';
 import type { Gateway } from '../../gateway-types.js';
 import { HttpError } from '../http-errors.js';
@@ -50,7 +50,16 @@ async function deciderOf(users: AdminConsoleRoutesDeps['stores']['users'], actor
   return (await users.getUserByUsername(subject))?.userId ?? `admin:${subject}`;
 }
 
-function addApprovalDecision(routes: Hono, deps: AdminConsoleRoutesDeps, { write }: Guards): void {
+const historyLimit = z.coerce.number({ error: 'limit must be a number' }).int().min(1, 'limit must be 1-500').max(500, 'limit must be 1-500').default(50);
+
+function addApprovalDecision(routes: Hono, deps: AdminConsoleRoutesDeps, { read, write }: Guards): void {
+  routes.get(
+    '/v1/api/admin/approvals/history',
+    read(async (c) => {
+      const limit = parseAdminInput(historyLimit, c.req.query('limit'));
+      return c.json({ history: await approvalsHistory(deps.stores, { limit }) });
+    }),
+  );
   routes.post(
     '/v1/api/admin/approvals/:approvalId/decision',
     write('approval.decide', named('approvalId'), async (context, actor) => {
