@@ -88,6 +88,8 @@ describe('the console in a browser', { skip }, () => {
     await shot('04-approvals');
     await approve.click();
     await discord.waitFor(() => botMessages(mention.id).find((m) => m.content === 'notes written'), 30_000, 'the turn to finish');
+    // The card in the thread shows the decision as a click would, naming the operator.
+    await discord.waitFor(() => botMessages(mention.id).find((m) => JSON.stringify(m.embeds).includes('admin:ops')), 30_000, 'the card edited');
     await page.getByText('Nothing waits for approval.').waitFor();
 
     await view('MCP');
