@@ -87,6 +87,9 @@ describe('the console over HTTP', () => {
     assert.equal((await post({ token: notifyToken })).status, 401);
     const adminToken = await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:read'] });
     assert.equal((await post({ token: adminToken }, { origin: 'https://evil.example' })).status, 403);
+    assert.equal((await post({ token: adminToken }, { origin: 'null' })).status, 403);
+    const proxied = await post({ token: adminToken }, { origin: 'https://console.example', 'x-forwarded-host': 'console.example' });
+    assert.equal(proxied.status, 200, 'behind a TLS proxy the forwarded host is the origin');
     const form = await fetch(`${base}/console/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${adminToken}` });
     assert.equal(form.status, 415);
     const behindTls = await post({ token: adminToken }, { 'x-forwarded-proto': 'https' });

@@ -95,10 +95,20 @@ const sessionView = (session: ConsoleSession) => ({
   expires: new Date(session.expires * 1000).toISOString(),
 });
 
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Sign-in takes a JSON body from this console only: a form posted from another site is refused before the token is read. */
 async function signInBody(context: Context): Promise<string> {
+  // The browser's Origin must name the host it asked (behind a TLS proxy, the host the proxy forwards).
   const origin = context.req.header('origin');
-  if (origin !== undefined && origin !== new URL(context.req.url).origin) throw new HttpError(403, 'cross-site sign-in refused');
+  const host = context.req.header('x-forwarded-host') ?? context.req.header('host') ?? new URL(context.req.url).host;
+  if (origin !== undefined && hostOf(origin) !== host) throw new HttpError(403, 'cross-site sign-in refused');
   if (!(context.req.header('content-type') ?? '').startsWith('application/json')) throw new HttpError(415, 'send JSON');
   const parsed = safeParseJson(await context.req.text());
   const token = parsed.ok && isPlainObject(parsed.value) ? parsed.value['token'] : undefined;
