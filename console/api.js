@@ -32,7 +32,8 @@ export async function call(path, { method = 'GET', body } = {}) {
   } catch {
     data = { error: text.slice(0, 200) };
   }
-  if (!response.ok) throw new ApiError(response.status, typeof data.error === 'string' ? data.error : `HTTP ${response.status}`);
+  if (!response.ok)
+    throw new ApiError(response.status, typeof data.error === 'string' ? data.error : `HTTP ${response.status}`);
   return data;
 }
 
@@ -43,6 +44,8 @@ export function openEvents(names, onEvent, onState) {
   const source = new EventSource('/console/events');
   for (const name of names) source.addEventListener(name, (event) => onEvent(name, JSON.parse(event.data)));
   source.addEventListener('open', () => onState('live'));
-  source.addEventListener('error', () => onState(source.readyState === EventSource.CLOSED ? 'disconnected' : 'reconnecting'));
+  source.addEventListener('error', () =>
+    onState(source.readyState === EventSource.CLOSED ? 'disconnected' : 'reconnecting'),
+  );
   return source;
 }

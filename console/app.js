@@ -55,7 +55,11 @@ function signedIn(session) {
   $('app').hidden = false;
   $('signout').hidden = false;
   $('who').textContent = `${session.subject} (${canWrite() ? 'admin' : 'read only'})`;
-  state.events = openEvents(['conversations', 'approvals', 'mcp', 'health'], onLive, (text) => ($('live').textContent = text));
+  state.events = openEvents(
+    ['conversations', 'approvals', 'mcp', 'health'],
+    onLive,
+    (text) => ($('live').textContent = text),
+  );
   void render();
 }
 
@@ -80,7 +84,12 @@ async function signIn(event) {
     say('');
     signedIn(session);
   } catch (error) {
-    say(error.status === 401 || error.status === 403 ? 'That token was refused: use an admin token (sandpiper admin token).' : error.message, true);
+    say(
+      error.status === 401 || error.status === 403
+        ? 'That token was refused: use an admin token (sandpiper admin token).'
+        : error.message,
+      true,
+    );
   }
 }
 

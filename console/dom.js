@@ -12,7 +12,9 @@ export function el(tag, attributes = {}, ...children) {
   }
   for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
-    node.append(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+    node.append(
+      typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child,
+    );
   }
   return node;
 }
@@ -31,7 +33,12 @@ export function button(label, onclick, className, focusKey) {
  */
 export function table(columns, rows, actions, emptyText = 'Nothing here.') {
   if (rows.length === 0) return el('p', { class: 'empty' }, emptyText);
-  const head = el('tr', {}, columns.map(([label]) => el('th', { scope: 'col' }, label)), actions ? el('th', { scope: 'col' }, 'Actions') : null);
+  const head = el(
+    'tr',
+    {},
+    columns.map(([label]) => el('th', { scope: 'col' }, label)),
+    actions ? el('th', { scope: 'col' }, 'Actions') : null,
+  );
   const body = rows.map((row) =>
     el(
       'tr',

@@ -16,7 +16,11 @@ function field(id, label, control) {
 }
 
 function select(id, options) {
-  return el('select', { id, name: id }, options.map((value) => el('option', { value }, value)));
+  return el(
+    'select',
+    { id, name: id },
+    options.map((value) => el('option', { value }, value)),
+  );
 }
 
 function grantForm(context) {
@@ -24,7 +28,11 @@ function grantForm(context) {
     'form',
     { class: 'inline', 'aria-label': 'Add a grant' },
     field('grant-scope', 'Scope', select('grant-scope', ['user', 'channel', 'conversation'])),
-    field('grant-target', 'Target (username, platform:channel or conversation id)', el('input', { id: 'grant-target', required: true })),
+    field(
+      'grant-target',
+      'Target (username, platform:channel or conversation id)',
+      el('input', { id: 'grant-target', required: true }),
+    ),
     field('grant-tool', 'Tool (glob)', el('input', { id: 'grant-tool', required: true })),
     field('grant-expires', 'Expires (e.g. 7d, optional)', el('input', { id: 'grant-expires' })),
     el('button', { type: 'submit' }, 'Add grant'),
@@ -49,7 +57,10 @@ function policyForm(context) {
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const body = { pattern: form.querySelector('#policy-pattern').value.trim(), action: form.querySelector('#policy-action').value };
+    const body = {
+      pattern: form.querySelector('#policy-pattern').value.trim(),
+      action: form.querySelector('#policy-action').value,
+    };
     void change(context, () => context.admin('/policies', { method: 'POST', body }), 'Policy added.');
   });
   return form;
@@ -58,10 +69,28 @@ function policyForm(context) {
 export async function policiesView(context) {
   const [{ policies }, { grants }] = await Promise.all([context.admin('/policies'), context.admin('/grants?all=1')]);
   const removePolicy = (p) =>
-    button('Remove', () => change(context, () => context.admin(`/policies/${encodeURIComponent(p.policy_id)}`, { method: 'DELETE' }), `Policy ${p.pattern} removed.`), 'danger');
+    button(
+      'Remove',
+      () =>
+        change(
+          context,
+          () => context.admin(`/policies/${encodeURIComponent(p.policy_id)}`, { method: 'DELETE' }),
+          `Policy ${p.pattern} removed.`,
+        ),
+      'danger',
+    );
   const revokeGrant = (g) =>
     g.status === 'active'
-      ? button('Revoke', () => change(context, () => context.admin(`/grants/${encodeURIComponent(g.grant_id)}`, { method: 'DELETE' }), `Grant ${g.tool} revoked.`), 'danger')
+      ? button(
+          'Revoke',
+          () =>
+            change(
+              context,
+              () => context.admin(`/grants/${encodeURIComponent(g.grant_id)}`, { method: 'DELETE' }),
+              `Grant ${g.tool} revoked.`,
+            ),
+          'danger',
+        )
       : '';
   return [
     el('h2', {}, 'Tool policies'),

@@ -15,8 +15,12 @@ function svg(tag, attributes, text) {
 /** Stacked bars per day, one colour per key (the five largest keys, the rest as "other"). */
 export function usageChart(rows) {
   const totals = new Map();
-  for (const row of rows) totals.set(row.label || row.key, (totals.get(row.label || row.key) ?? 0) + row.input_tokens + row.output_tokens);
-  const top = [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([label]) => label);
+  for (const row of rows)
+    totals.set(row.label || row.key, (totals.get(row.label || row.key) ?? 0) + row.input_tokens + row.output_tokens);
+  const top = [...totals.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([label]) => label);
   const days = [...new Set(rows.map((row) => row.day))].sort();
   const perDay = days.map((day) => {
     const parts = new Map();
@@ -31,7 +35,12 @@ export function usageChart(rows) {
   const height = 260;
   const chartHeight = 200;
   const barWidth = Math.min(60, Math.max(8, Math.floor((width - 60) / Math.max(1, days.length)) - 6));
-  const chart = svg('svg', { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `Tokens per day, ${days.length} days` });
+  const chart = svg('svg', {
+    class: 'chart',
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
+    'aria-label': `Tokens per day, ${days.length} days`,
+  });
   chart.append(svg('text', { x: 0, y: 12 }, `max ${max.toLocaleString()} tokens/day`));
   const labels = [...top, 'other'];
   perDay.forEach(({ day, parts }, index) => {
@@ -40,13 +49,25 @@ export function usageChart(rows) {
     for (const [label, value] of parts) {
       const h = Math.round((value / max) * chartHeight);
       y -= h;
-      const rect = svg('rect', { x, y, width: barWidth, height: h, fill: COLOURS[labels.indexOf(label) % COLOURS.length] });
+      const rect = svg('rect', {
+        x,
+        y,
+        width: barWidth,
+        height: h,
+        fill: COLOURS[labels.indexOf(label) % COLOURS.length],
+      });
       rect.append(svg('title', {}, `${day} · ${label}: ${value.toLocaleString()} tokens`));
       chart.append(rect);
     }
     chart.append(svg('text', { x, y: chartHeight + 36 }, day.slice(5)));
   });
-  const legend = el('ul', {}, labels.filter((label) => label !== 'other' || perDay.some(({ parts }) => parts.has('other'))).map((label) => el('li', {}, `■ ${label}`)));
+  const legend = el(
+    'ul',
+    {},
+    labels
+      .filter((label) => label !== 'other' || perDay.some(({ parts }) => parts.has('other')))
+      .map((label) => el('li', {}, `■ ${label}`)),
+  );
   legend.querySelectorAll('li').forEach((item, index) => (item.style.color = COLOURS[index % COLOURS.length]));
   return [chart, legend];
 }
@@ -66,7 +87,14 @@ export async function usageView(context) {
     choice.setAttribute('aria-pressed', String(value === by));
     return choice;
   };
-  const heading = [el('h2', {}, `Usage per ${by}, last 7 days`), el('p', {}, ['user', 'channel', 'model'].map((value) => [choose(value), ' ']))];
+  const heading = [
+    el('h2', {}, `Usage per ${by}, last 7 days`),
+    el(
+      'p',
+      {},
+      ['user', 'channel', 'model'].map((value) => [choose(value), ' ']),
+    ),
+  ];
   let answer;
   try {
     answer = await context.admin(`/usage?by=${by}&since=7d`);

@@ -6,7 +6,8 @@ import { policiesView } from './policies.js';
 
 const tokens = (c) => `${c.input_tokens.toLocaleString()} in / ${c.output_tokens.toLocaleString()} out`;
 const when = (stored) => (stored ? `${stored.replace('T', ' ').slice(0, 19)} UTC` : '');
-const activityBadge = (activity) => badge(activity, activity === 'error' ? 'bad' : activity === 'running' ? 'good' : undefined);
+const activityBadge = (activity) =>
+  badge(activity, activity === 'error' ? 'bad' : activity === 'running' ? 'good' : undefined);
 
 function turnNode(item) {
   const kind = item.role === 'tool' ? (item.is_error ? 'turn tool error' : 'turn tool') : 'turn';
@@ -16,7 +17,9 @@ function turnNode(item) {
     { class: kind },
     el('span', { class: 'role' }, role),
     item.text,
-    item.tool_calls.map((callItem) => el('div', {}, el('strong', {}, `→ ${callItem.name} `), el('code', {}, callItem.arguments))),
+    item.tool_calls.map((callItem) =>
+      el('div', {}, el('strong', {}, `→ ${callItem.name} `), el('code', {}, callItem.arguments)),
+    ),
   );
 }
 
@@ -25,7 +28,11 @@ async function conversationDetail(context) {
   return el(
     'section',
     { 'aria-labelledby': 'detail-title' },
-    el('h3', { id: 'detail-title' }, `${conversation.name || conversation.ws_id} · ${conversation.owner} · ${conversation.model}`),
+    el(
+      'h3',
+      { id: 'detail-title' },
+      `${conversation.name || conversation.ws_id} · ${conversation.owner} · ${conversation.model}`,
+    ),
     button('Close', () => {
       context.state.opened = undefined;
       void context.rerender();
@@ -69,8 +76,13 @@ conversations.sources = ['conversations'];
 
 async function decide(context, approval, decision) {
   try {
-    const answer = await context.admin(`/approvals/${encodeURIComponent(approval.approval_id)}/decision`, { method: 'POST', body: { decision } });
-    context.say(`${decision === 'approve' ? 'Approved' : 'Rejected'}: ${approval.tools.join(', ')} (${answer.status}).`);
+    const answer = await context.admin(`/approvals/${encodeURIComponent(approval.approval_id)}/decision`, {
+      method: 'POST',
+      body: { decision },
+    });
+    context.say(
+      `${decision === 'approve' ? 'Approved' : 'Rejected'}: ${approval.tools.join(', ')} (${answer.status}).`,
+    );
   } catch (error) {
     context.say(error.message, true);
   }
@@ -125,7 +137,10 @@ async function status(context) {
         ['Host', (i) => i.host],
         ['State', (i) => badge(i.state, i.state === 'alive' ? 'good' : 'bad')],
         ['Heartbeat', (i) => (i.heartbeat_age_seconds === null ? '' : `${i.heartbeat_age_seconds}s ago`)],
-        ['Shards', (i) => i.shards.map((s) => `${s.bot}#${s.shard_id}/${s.shard_count}${s.live ? '' : ' (expired)'}`).join(', ')],
+        [
+          'Shards',
+          (i) => i.shards.map((s) => `${s.bot}#${s.shard_id}/${s.shard_count}${s.live ? '' : ' (expired)'}`).join(', '),
+        ],
         ['Leases', (i) => `${i.workstream_leases.live} live, ${i.workstream_leases.expired} expired`],
       ],
       cluster.instances,
@@ -144,15 +159,27 @@ async function mcpAction(context, path, body, done) {
 }
 
 const reloaded = (a) =>
-  a.added === undefined ? 'Reloaded.' : `Reloaded: added ${a.added.length}, removed ${a.removed.length}, updated ${a.updated.length}, failed ${a.failed.length}.`;
+  a.added === undefined
+    ? 'Reloaded.'
+    : `Reloaded: added ${a.added.length}, removed ${a.removed.length}, updated ${a.updated.length}, failed ${a.failed.length}.`;
 
 async function mcp(context) {
   const servers = (context.state.live.mcp ?? (await context.admin('/mcp'))).perServer ?? [];
   const actions = context.canWrite
     ? (s) => [
-        button('Refresh', () => mcpAction(context, 'refresh', { server: s.name }, () => `Refreshed ${s.name}.`), undefined, `refresh:${s.name}`),
+        button(
+          'Refresh',
+          () => mcpAction(context, 'refresh', { server: s.name }, () => `Refreshed ${s.name}.`),
+          undefined,
+          `refresh:${s.name}`,
+        ),
         ' ',
-        button('Reconnect', () => mcpAction(context, 'reconnect', { server: s.name }, () => `Reconnected ${s.name}.`), undefined, `reconnect:${s.name}`),
+        button(
+          'Reconnect',
+          () => mcpAction(context, 'reconnect', { server: s.name }, () => `Reconnected ${s.name}.`),
+          undefined,
+          `reconnect:${s.name}`,
+        ),
       ]
     : undefined;
   return [
@@ -161,9 +188,19 @@ async function mcp(context) {
       ? el(
           'p',
           {},
-          button('Reload definitions', () => mcpAction(context, 'reload', undefined, reloaded), undefined, 'mcp-reload'),
+          button(
+            'Reload definitions',
+            () => mcpAction(context, 'reload', undefined, reloaded),
+            undefined,
+            'mcp-reload',
+          ),
           ' ',
-          button('Refresh all', () => mcpAction(context, 'refresh', undefined, () => 'Refreshed all servers.'), undefined, 'mcp-refresh'),
+          button(
+            'Refresh all',
+            () => mcpAction(context, 'refresh', undefined, () => 'Refreshed all servers.'),
+            undefined,
+            'mcp-refresh',
+          ),
         )
       : null,
     table(
@@ -171,7 +208,13 @@ async function mcp(context) {
         ['Server', (s) => s.name],
         ['Status', (s) => badge(s.connected ? 'connected' : 'down', s.connected ? 'good' : 'bad')],
         ['Tools', (s) => `${s.tools} tools, ${s.resources} resources, ${s.prompts} prompts`],
-        ['Breaker', (s) => (s.circuitOpen ? badge(`open (${s.consecutiveFailures} failures)`, 'bad') : `closed (${s.consecutiveFailures} failures)`)],
+        [
+          'Breaker',
+          (s) =>
+            s.circuitOpen
+              ? badge(`open (${s.consecutiveFailures} failures)`, 'bad')
+              : `closed (${s.consecutiveFailures} failures)`,
+        ],
         ['Last error', (s) => s.error],
       ],
       servers,

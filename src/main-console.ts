@@ -19,7 +19,13 @@ export interface ConsoleParts {
   stop(): void;
 }
 
-export function createConsoleParts(config: Config, logger: Logger, stores: Stores, live: LiveParts, health: HealthSources): ConsoleParts {
+export function createConsoleParts(
+  config: Config,
+  logger: Logger,
+  stores: Stores,
+  live: LiveParts,
+  health: HealthSources,
+): ConsoleParts {
   const adminSecret = config.auth.admin_secret;
   const adminRoutes = createAdminConsoleRoutes({ adminSecret, stores, logger, gateway: () => live.gateway });
   if (!config.console.enabled) return { routers: [adminRoutes], stop: () => undefined };
@@ -35,7 +41,12 @@ export function createConsoleParts(config: Config, logger: Logger, stores: Store
       health: async () => ({ adapters: health.adapters(), sandbox: health.sandbox?.() ?? 'off' }),
     },
   });
-  const routes = createConsoleRoutes({ adminSecret, sessionHours: config.console.session_hours, feed, signal: controller.signal });
+  const routes = createConsoleRoutes({
+    adminSecret,
+    sessionHours: config.console.session_hours,
+    feed,
+    signal: controller.signal,
+  });
   logger.info({ path: '/console' }, 'operator console enabled on admin.listen');
   return { routers: [routes, adminRoutes], stop: () => controller.abort() };
 }

@@ -51,7 +51,11 @@ describe('the console over HTTP', () => {
     });
     base = gateway.adminUrl as string;
     const token = await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:write'] });
-    const signedIn = await fetch(`${base}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const signedIn = await fetch(`${base}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
     assert.equal(signedIn.status, 200);
     const setCookie = signedIn.headers.get('set-cookie') ?? '';
     assert.match(setCookie, /HttpOnly/i);
@@ -82,15 +86,29 @@ describe('the console over HTTP', () => {
 
   it('refuses a notify token, a forged or expired session and a cross-site sign-in', async () => {
     const post = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${base}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    const notifyToken = await mintServiceToken({ secret: NOTIFY_SECRET, audience: 'turnstone-channel' }, { scopes: ['service'] });
+      fetch(`${base}/console/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    const notifyToken = await mintServiceToken(
+      { secret: NOTIFY_SECRET, audience: 'turnstone-channel' },
+      { scopes: ['service'] },
+    );
     assert.equal((await post({ token: notifyToken })).status, 401);
     const adminToken = await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:read'] });
     assert.equal((await post({ token: adminToken }, { origin: 'https://evil.example' })).status, 403);
     assert.equal((await post({ token: adminToken }, { origin: 'null' })).status, 403);
-    const proxied = await post({ token: adminToken }, { origin: 'https://console.example', 'x-forwarded-host': 'console.example' });
+    const proxied = await post(
+      { token: adminToken },
+      { origin: 'https://console.example', 'x-forwarded-host': 'console.example' },
+    );
     assert.equal(proxied.status, 200, 'behind a TLS proxy the forwarded host is the origin');
-    const form = await fetch(`${base}/console/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${adminToken}` });
+    const form = await fetch(`${base}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${adminToken}`,
+    });
     assert.equal(form.status, 415);
     const behindTls = await post({ token: adminToken }, { 'x-forwarded-proto': 'https' });
     assert.match(behindTls.headers.get('set-cookie') ?? '', /;\s*Secure/i, 'Secure behind a TLS proxy');
@@ -103,33 +121,70 @@ describe('the console over HTTP', () => {
     });
     assert.equal(change.status, 403, 'a read-only token gives a read-only session');
     const forged = `sandpiper_console=${adminToken}`;
-    assert.equal((await fetch(`${base}/v1/api/admin/conversations`, { headers: { cookie: forged } })).status, 401, 'an admin token is not a session');
+    assert.equal(
+      (await fetch(`${base}/v1/api/admin/conversations`, { headers: { cookie: forged } })).status,
+      401,
+      'an admin token is not a session',
+    );
   });
 
   it('refuses a change made with the session cookie but without the CSRF token (a forged cross-site POST)', async () => {
     const body = JSON.stringify({ pattern: 'bash', action: 'deny' });
-    const forged = await fetch(`${base}/v1/api/admin/policies`, { method: 'POST', headers: { cookie, 'content-type': 'text/plain' }, body });
+    const forged = await fetch(`${base}/v1/api/admin/policies`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'text/plain' },
+      body,
+    });
     assert.equal(forged.status, 403);
-    const wrong = await fetch(`${base}/v1/api/admin/policies`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': `${csrf.slice(1)}x` }, body });
+    const wrong = await fetch(`${base}/v1/api/admin/policies`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': `${csrf.slice(1)}x` },
+      body,
+    });
     assert.equal(wrong.status, 403);
     const signOut = await fetch(`${base}/console/signout`, { method: 'POST', headers: { cookie } });
     assert.equal(signOut.status, 403, 'even sign-out needs the CSRF token');
     const policies = await fetch(`${base}/v1/api/admin/policies`, { headers: { cookie } });
     assert.deepEqual(((await policies.json()) as { policies: unknown[] }).policies, [], 'nothing was changed');
-    const allowed = await fetch(`${base}/v1/api/admin/policies`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': csrf }, body });
+    const allowed = await fetch(`${base}/v1/api/admin/policies`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': csrf },
+      body,
+    });
     assert.equal(allowed.status, 201);
-    const audit = (await (await fetch(`${base}/v1/api/admin/audit`, { headers: { cookie } })).json()) as { audit: Array<{ actor: string; action: string }> };
+    const audit = (await (await fetch(`${base}/v1/api/admin/audit`, { headers: { cookie } })).json()) as {
+      audit: Array<{ actor: string; action: string }>;
+    };
     assert.equal(audit.audit[0]?.actor, 'console:ops', 'a console change is audited under the console session');
   });
 
   it('decides approvals and revokes grants only with valid input, through the session', async () => {
     const change = (method: string, path: string, body?: unknown) =>
-      fetch(`${base}${path}`, { method, headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': csrf }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      fetch(`${base}${path}`, {
+        method,
+        headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': csrf },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
     assert.equal((await change('POST', '/v1/api/admin/approvals/nope/decision', { decision: 'maybe' })).status, 400);
     assert.equal((await change('POST', '/v1/api/admin/approvals/nope/decision', { decision: 'approve' })).status, 404);
-    assert.equal((await change('POST', '/v1/api/admin/grants', { scope: 'user', target: 'nobody', tool: 'bash' })).status, 404);
-    assert.equal((await change('POST', '/v1/api/admin/grants', { scope: 'channel', target: 'discord:123', tool: 'bash', expires: '7d' })).status, 201);
-    const listed = (await (await fetch(`${base}/v1/api/admin/grants`, { headers: { cookie } })).json()) as { grants: Array<{ grant_id: string; status: string }> };
+    assert.equal(
+      (await change('POST', '/v1/api/admin/grants', { scope: 'user', target: 'nobody', tool: 'bash' })).status,
+      404,
+    );
+    assert.equal(
+      (
+        await change('POST', '/v1/api/admin/grants', {
+          scope: 'channel',
+          target: 'discord:123',
+          tool: 'bash',
+          expires: '7d',
+        })
+      ).status,
+      201,
+    );
+    const listed = (await (await fetch(`${base}/v1/api/admin/grants`, { headers: { cookie } })).json()) as {
+      grants: Array<{ grant_id: string; status: string }>;
+    };
     const grant = listed.grants[0];
     assert.equal(grant?.status, 'active');
     assert.equal((await change('DELETE', `/v1/api/admin/grants/${grant.grant_id}`)).status, 200);
@@ -144,14 +199,28 @@ describe('the console over HTTP', () => {
 
   it('shows no secret of the config or the environment in any page, answer or event', async () => {
     const seen: string[] = [];
-    for (const path of ['/console', '/console/assets/app.js', '/console/assets/views.js', '/console/session', '/v1/api/admin/conversations', '/v1/api/admin/approvals', '/v1/api/admin/approvals/history', '/v1/api/admin/status', '/v1/api/admin/grants?all=1', '/v1/api/admin/mcp', '/v1/api/admin/audit']) {
+    for (const path of [
+      '/console',
+      '/console/assets/app.js',
+      '/console/assets/views.js',
+      '/console/session',
+      '/v1/api/admin/conversations',
+      '/v1/api/admin/approvals',
+      '/v1/api/admin/approvals/history',
+      '/v1/api/admin/status',
+      '/v1/api/admin/grants?all=1',
+      '/v1/api/admin/mcp',
+      '/v1/api/admin/audit',
+    ]) {
       const response = await fetch(`${base}${path}`, { headers: { cookie } });
       assert.equal(response.status, 200, path);
       seen.push(await response.text());
     }
     seen.push(await readEvents(`${base}/console/events`, cookie, 4));
     assert.match(seen.at(-1) ?? '', /event: conversations/);
-    const fromEnv = Object.entries(process.env).flatMap(([name, value]) => (/secret|key|token|passw/i.test(name) && value !== undefined && value.length >= 8 ? [value] : []));
+    const fromEnv = Object.entries(process.env).flatMap(([name, value]) =>
+      /secret|key|token|passw/i.test(name) && value !== undefined && value.length >= 8 ? [value] : [],
+    );
     for (const secret of [...SECRETS, ...fromEnv]) {
       assert.ok(!seen.some((text) => text.includes(secret)), 'a secret appeared in the console');
     }

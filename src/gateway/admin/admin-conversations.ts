@@ -8,7 +8,15 @@ import { GatewayError } from '../../shared/errors.js';
 import { INTERRUPTED_TOOL_RESULT } from '../../shared/interruption.js';
 import { maskSecrets } from '../../shared/secret-masking.js';
 import { LRUCache } from 'lru-cache';
-import type { ConversationStore, RouteStore, TurnJournalStore, UserStore, WorkstreamRow, WorkstreamState, WorkstreamStore } from '../../storage/index.js';
+import type {
+  ConversationStore,
+  RouteStore,
+  TurnJournalStore,
+  UserStore,
+  WorkstreamRow,
+  WorkstreamState,
+  WorkstreamStore,
+} from '../../storage/index.js';
 
 export interface ConversationView {
   ws_id: string;
@@ -67,9 +75,15 @@ export function conversationLookups(max = 2000): ConversationLookups {
   return { owners: new LRUCache({ max }), threads: new LRUCache({ max }) };
 }
 
-async function view(stores: ConversationStores, row: WorkstreamRow, lookups: ConversationLookups, queuing: ReadonlySet<string>): Promise<ConversationView> {
+async function view(
+  stores: ConversationStores,
+  row: WorkstreamRow,
+  lookups: ConversationLookups,
+  queuing: ReadonlySet<string>,
+): Promise<ConversationView> {
   let owner = lookups.owners.get(row.userId);
-  if (owner === undefined) lookups.owners.set(row.userId, (owner = (await stores.users.getUser(row.userId))?.username ?? ''));
+  if (owner === undefined)
+    lookups.owners.set(row.userId, (owner = (await stores.users.getUser(row.userId))?.username ?? ''));
   let thread = lookups.threads.get(row.wsId);
   if (thread === undefined) {
     const route = await stores.routes.getRouteByWorkstream(row.wsId);
@@ -97,7 +111,8 @@ async function view(stores: ConversationStores, row: WorkstreamRow, lookups: Con
 }
 
 const OPEN_STATES: readonly WorkstreamState[] = ['thinking', 'running', 'attention', 'error', 'idle'];
-const newestFirst = (a: WorkstreamRow, b: WorkstreamRow): number => (a.updated === b.updated ? 0 : a.updated < b.updated ? 1 : -1);
+const newestFirst = (a: WorkstreamRow, b: WorkstreamRow): number =>
+  a.updated === b.updated ? 0 : a.updated < b.updated ? 1 : -1;
 
 /** Open conversations, the most recently active first (at most 100; closed ones only with `all`). */
 export async function listConversations(
@@ -119,16 +134,28 @@ export async function listConversations(
 const cut = (text: string): string => maskSecrets(text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}…` : text);
 
 function turnItem(message: Message): TurnItemView {
-  const base = { role: message.role, text: cut(contentText(message.content)), tool_calls: [], tool: '', is_error: false };
+  const base = {
+    role: message.role,
+    text: cut(contentText(message.content)),
+    tool_calls: [],
+    tool: '',
+    is_error: false,
+  };
   if (message.role === 'assistant') {
-    return { ...base, tool_calls: (message.toolCalls ?? []).map((call) => ({ name: call.name, arguments: cut(call.arguments) })) };
+    return {
+      ...base,
+      tool_calls: (message.toolCalls ?? []).map((call) => ({ name: call.name, arguments: cut(call.arguments) })),
+    };
   }
   if (message.role === 'tool') return { ...base, tool: message.name, is_error: message.isError === true };
   return base;
 }
 
 /** One conversation and its recent messages (system prompts left out), oldest first. */
-export async function showConversation(stores: ConversationStores, wsId: string): Promise<{ conversation: ConversationView; recent: TurnItemView[] }> {
+export async function showConversation(
+  stores: ConversationStores,
+  wsId: string,
+): Promise<{ conversation: ConversationView; recent: TurnItemView[] }> {
   const row = await stores.workstreams.get(wsId);
   if (row === undefined) throw new GatewayError('NOT_FOUND', `no conversation ${wsId.slice(0, 64)}`);
   const messages = (await stores.conversations.load(wsId)).filter((message) => message.role !== 'system');
@@ -139,7 +166,8 @@ export async function showConversation(stores: ConversationStores, wsId: string)
   if (conversation.activity === 'running' || conversation.activity === 'waiting') {
     for (let index = recent.length - 1; index >= 0 && recent[index]?.role === 'tool'; index -= 1) {
       const item = recent[index] as TurnItemView;
-      if (item.text === INTERRUPTED_TOOL_RESULT) recent[index] = { ...item, text: '(not finished yet)', is_error: false };
+      if (item.text === INTERRUPTED_TOOL_RESULT)
+        recent[index] = { ...item, text: '(not finished yet)', is_error: false };
     }
   }
   return { conversation, recent };

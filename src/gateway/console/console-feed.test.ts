@@ -34,7 +34,11 @@ describe('the console feed', () => {
     assert.deepEqual(JSON.parse(first[1]?.data ?? ''), [{ ws_id: 'w1' }]);
     const late: FeedEvent[] = [];
     const stopLate = feed.subscribe((event) => late.push(event));
-    assert.deepEqual(late.map((event) => event.name), ['conversations'], 'a late listener gets the latest answer at once');
+    assert.deepEqual(
+      late.map((event) => event.name),
+      ['conversations'],
+      'a late listener gets the latest answer at once',
+    );
     stopFirst();
     stopLate();
     controller.abort();

@@ -150,7 +150,9 @@ export function createConsoleRoutes(deps: ConsoleRoutesDeps): Hono {
   };
   routes.get('/console', (context) => page(context, 'index.html'));
   routes.get('/console/assets/:name', (context) => page(context, context.req.param('name')));
-  routes.get('/console/session', async (context) => context.json(sessionView(await requireSession(context, deps.adminSecret))));
+  routes.get('/console/session', async (context) =>
+    context.json(sessionView(await requireSession(context, deps.adminSecret))),
+  );
   routes.post('/console/session', async (context) => {
     const session = await signIn(context, deps.adminSecret, await signInBody(context), deps.sessionHours);
     return context.json(sessionView(session));

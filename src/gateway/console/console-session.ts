@@ -7,7 +7,12 @@
 import { hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { mintConsoleSession, verifyAdminBearer, verifyConsoleSession, type ConsoleSessionClaims } from '../http/auth.js';
+import {
+  mintConsoleSession,
+  verifyAdminBearer,
+  verifyConsoleSession,
+  type ConsoleSessionClaims,
+} from '../http/auth.js';
 import { HttpError } from '../http/http-errors.js';
 
 export const SESSION_COOKIE = 'sandpiper_console';
@@ -36,7 +41,12 @@ function isHttps(context: Context): boolean {
  * Verifies the admin token and sets the session cookie (HttpOnly, SameSite=Strict, Secure on https, expiring with the
  * session). Answers the CSRF token the page sends back with every change.
  */
-export async function signIn(context: Context, adminSecret: string, token: string, hours: number): Promise<ConsoleSession> {
+export async function signIn(
+  context: Context,
+  adminSecret: string,
+  token: string,
+  hours: number,
+): Promise<ConsoleSession> {
   const principal = await verifyAdminBearer(`Bearer ${token}`, adminSecret, 'admin:read');
   const csrf = randomBytes(24).toString('base64url');
   const expires = Math.floor(Date.now() / 1000) + Math.round(hours * 3600);
@@ -70,5 +80,6 @@ export function checkCsrf(context: Context, session: ConsoleSession): void {
   if (SAFE_METHODS.has(context.req.method)) return;
   const sent = Buffer.from(context.req.header(CSRF_HEADER) ?? '');
   const expected = Buffer.from(session.csrf);
-  if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) throw new HttpError(403, 'missing or wrong CSRF token');
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected))
+    throw new HttpError(403, 'missing or wrong CSRF token');
 }

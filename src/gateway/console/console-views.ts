@@ -6,6 +6,8 @@ export function consoleMcpView(status: McpStatus | undefined): McpStatus | { per
   if (status === undefined) return { perServer: [] };
   return {
     ...status,
-    perServer: status.perServer.map((server) => (server.error ? { ...server, error: maskSecrets(server.error) } : server)),
+    perServer: status.perServer.map((server) =>
+      server.error ? { ...server, error: maskSecrets(server.error) } : server,
+    ),
   };
 }

@@ -17,7 +17,10 @@ import { adminGuards, jsonObject, named, param, type Guards } from './admin.js';
 
 export interface AdminConsoleRoutesDeps {
   adminSecret: string;
-  stores: Pick<Stores, 'workstreams' | 'users' | 'routes' | 'conversations' | 'turnJournal' | 'grants' | 'adminAudit' | 'approvals'>;
+  stores: Pick<
+    Stores,
+    'workstreams' | 'users' | 'routes' | 'conversations' | 'turnJournal' | 'grants' | 'adminAudit' | 'approvals'
+  >;
   /** The running gateway, undefined until the channels are up. */
   gateway: () => Gateway | undefined;
   logger?: Logger;
@@ -50,7 +53,12 @@ async function deciderOf(users: AdminConsoleRoutesDeps['stores']['users'], actor
   return (await users.getUserByUsername(subject))?.userId ?? `admin:${subject}`;
 }
 
-const historyLimit = z.coerce.number({ error: 'limit must be a number' }).int().min(1, 'limit must be 1-500').max(500, 'limit must be 1-500').default(50);
+const historyLimit = z.coerce
+  .number({ error: 'limit must be a number' })
+  .int()
+  .min(1, 'limit must be 1-500')
+  .max(500, 'limit must be 1-500')
+  .default(50);
 
 function addApprovalDecision(routes: Hono, deps: AdminConsoleRoutesDeps, { read, write }: Guards): void {
   routes.get(
@@ -82,7 +90,9 @@ function addGrantRoutes(routes: Hono, stores: AdminConsoleRoutesDeps['stores'], 
     '/v1/api/admin/grants',
     read(async (c) => {
       const user = c.req.query('user');
-      return c.json({ grants: await listGrants(stores, { all: c.req.query('all') === '1', ...(user ? { user } : {}) }) });
+      return c.json({
+        grants: await listGrants(stores, { all: c.req.query('all') === '1', ...(user ? { user } : {}) }),
+      });
     }),
   );
   routes.post(
@@ -95,18 +105,28 @@ function addGrantRoutes(routes: Hono, stores: AdminConsoleRoutesDeps['stores'], 
   );
   routes.delete(
     '/v1/api/admin/grants/:grantId',
-    write('grant.revoke', named('grantId'), async (c, actor) => c.json({ grant: await revokeGrant(stores, param(c, 'grantId'), actor) })),
+    write('grant.revoke', named('grantId'), async (c, actor) =>
+      c.json({ grant: await revokeGrant(stores, param(c, 'grantId'), actor) }),
+    ),
   );
 }
 
 export function createAdminConsoleRoutes(deps: AdminConsoleRoutesDeps): Hono {
   const routes = new Hono();
-  const guards = adminGuards(deps.adminSecret, { store: deps.stores.adminAudit, ...(deps.logger ? { logger: deps.logger } : {}) });
+  const guards = adminGuards(deps.adminSecret, {
+    store: deps.stores.adminAudit,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
   routes.get(
     '/v1/api/admin/conversations',
-    guards.read(async (c) => c.json({ conversations: await listConversations(deps.stores, { all: c.req.query('all') === '1' }) })),
+    guards.read(async (c) =>
+      c.json({ conversations: await listConversations(deps.stores, { all: c.req.query('all') === '1' }) }),
+    ),
   );
-  routes.get('/v1/api/admin/conversations/:wsId', guards.read(async (c) => c.json(await showConversation(deps.stores, param(c, 'wsId')))));
+  routes.get(
+    '/v1/api/admin/conversations/:wsId',
+    guards.read(async (c) => c.json(await showConversation(deps.stores, param(c, 'wsId')))),
+  );
   addApprovalDecision(routes, deps, guards);
   addGrantRoutes(routes, deps.stores, guards);
   return routes;
