@@ -13,6 +13,7 @@ import { createHttpMetrics } from './gateway/http/metrics.js';
 import { instanceStaleAfterSeconds } from './gateway/admin/admin-status.js';
 import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
+import { createConsoleParts } from './main-console.js';
 import { createOAuthCallbackRoutes } from './gateway/http/routes/oauth-callback.js';
 import { HttpError } from './gateway/http/http-errors.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
@@ -181,15 +182,18 @@ async function startAdminHttp(
   const adminSecret = config.auth.admin_secret;
   if (!adminSecret) {
     logger.info('admin API off (set auth.admin_secret to serve it on admin.listen)');
+    if (config.console.enabled) logger.warn('console.enabled is set but the console needs the admin API: set auth.admin_secret');
     return undefined;
   }
   const { host, port } = adminListenAddress(config);
   if (!isLoopbackHost(host)) logger.warn({ listen: config.admin.listen }, 'the admin API listens on a non-loopback address (admin.listen)');
   const audit = stores.adminAudit;
+  const consoleParts = createConsoleParts(config, logger, stores, live, shared.health);
   const app = createHttpApp({
     logger,
     ...shared,
     routers: [
+      ...consoleParts.routers,
       createAdminMcpRoutes({
         adminSecret,
         audit,
@@ -211,6 +215,7 @@ async function startAdminHttp(
   });
   const server = await startHttpServer(app, host, port);
   stack.push('admin http', () => server.close());
+  stack.push('console streams', async () => consoleParts.stop());
   logger.info({ url: server.url }, `admin API listening on ${server.url}`);
   return server.url;
 }

@@ -67,6 +67,15 @@ export const adminConfigSchema = z
   })
   .prefault({});
 
+/** The operator console (ADR 0047), served on `admin.listen` beside the admin API. */
+export const consoleConfigSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** How long a console session lasts after signing in with an admin token. */
+    session_hours: z.number().positive().max(168).default(8),
+  })
+  .prefault({});
+
 export const modelConfigSchema = z.strictObject({
   provider: z.enum(['openai', 'anthropic']),
   base_url: z.url().optional(),
@@ -315,6 +324,7 @@ export const configSchema = z
     database: databaseConfigSchema,
     auth: authConfigSchema,
     admin: adminConfigSchema,
+    console: consoleConfigSchema,
     models: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'alias must be [A-Za-z0-9_.-]'), modelConfigSchema).default({}),
     agent: agentConfigSchema,
     budgets: budgetsConfigSchema,

@@ -1,6 +1,6 @@
 import type { ContentPart } from '../agent/messages.js';
 /** The gateway's public contract: what it is built from (GatewayDeps), what it reports, and what it offers. */
-import type { SendOptions, WorkstreamManager } from '../agent/workstream-api.js';
+import type { ApprovalDecisionInput, ResolveOutcome, SendOptions, WorkstreamManager } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter } from '../channels/channel-adapter.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../shared/logger.js';
@@ -49,4 +49,6 @@ export interface Gateway {
   settleTakenOver(wsId: string): Promise<void>;
   /** Runs `work` with the workstream rendered into its home thread (a click handed over from another instance). */
   renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T>;
+  /** Decides an approval as a card click does (the console's Approve / Reject): same rules, same outcome, card edited. */
+  decideApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome>;
 }

@@ -1,7 +1,7 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
 import { setMaxListeners } from 'node:events';
 import type { ContentPart } from '../agent/messages.js';
-import type { SendOptions } from '../agent/workstream-api.js';
+import type { ApprovalDecisionInput, ResolveOutcome, SendOptions } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -172,6 +172,10 @@ class ChannelGateway implements Gateway {
 
   deliver(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean> {
     return this.conversations.deliver(wsId, content, options, target);
+  }
+
+  decideApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
+    return this.desk.decide(approvalId, decision);
   }
 
   renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T> {
