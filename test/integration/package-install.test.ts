@@ -32,6 +32,8 @@ describe('npm pack + npm install -g', { skip: enabled ? false : 'set SANDPIPER_T
       const prebuilds = path.join(dir, 'prebuilds');
       await run(process.execPath, [path.join(repoRoot, 'scripts', 'sqlite-prebuild.mjs'), prebuilds], { cwd: repoRoot });
       npmEnv['npm_config_sqlite3_local_prebuilds'] = prebuilds;
+    } else {
+      delete npmEnv['npm_config_sqlite3_local_prebuilds'];
     }
     await run('npm', ['pack', '--pack-destination', dir], { cwd: repoRoot, env: npmEnv, timeout: 600_000 });
     const tarball = readdirSync(dir).find((file) => file.endsWith('.tgz'));
