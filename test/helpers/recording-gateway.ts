@@ -22,19 +22,25 @@ export interface RecordingGateway {
   close(): Promise<void>;
 }
 
-/** Starts the gateway with config `flags` (besides its data folder and the `fake` model) and gateway `options`. */
+/**
+ * Starts the gateway with config `flags` (besides its data folder and the `fake` model) and gateway `options`.
+ * `realModel` (the `fake` alias's settings, e.g. a provider and the base URL of test/fakes/fake-llm-server.ts) runs
+ * the real provider and its SDK instead of the scripted `model`.
+ */
 export async function startRecordingGateway(
   prefix: string, flags: Record<string, unknown>, options: NonNullable<GatewayDeps['options']>, adapterOptions: RecordingAdapterOptions = {},
+  realModel?: Record<string, unknown>,
 ): Promise<RecordingGateway> {
   const db = await createTestStores();
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const config = loadConfig({
     cwd: dir,
     env: {},
-    flags: { 'gateway.data_dir': dir, ...flags, models: { fake: { provider: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', model: 'm' } } },
+    flags: { 'gateway.data_dir': dir, ...flags, models: { fake: realModel ?? { provider: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', model: 'm' } } },
   });
   const model = new FakeModelProvider();
-  const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, providers: { fake: model } });
+  const providers = realModel ? {} : { providers: { fake: model } };
+  const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, ...providers });
   const adapter = new RecordingAdapter(adapterOptions);
   const gateway = createGateway({ config, adapters: [adapter], manager: runtime.manager, stores: db.stores, logger: createSilentLogger(), options });
   await gateway.start(new AbortController().signal);
