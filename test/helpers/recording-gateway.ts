@@ -10,6 +10,7 @@ import { createSilentLogger } from '../../src/shared/logger.js';
 import { FakeModelProvider } from '../fakes/fake-model-provider.js';
 import { RecordingAdapter, type RecordingAdapterOptions } from '../fakes/recording-adapter.js';
 import { createTestStores, type TestStores } from './test-stores.js';
+import { waitFor } from './wait-for.js';
 
 export interface RecordingGateway {
   db: TestStores;
@@ -53,12 +54,7 @@ export async function startRecordingGateway(
   return { db, runtime, gateway, model, adapter, close };
 }
 
-/** Polls `probe` every 5 ms (up to 10 s) until it returns a truthy value. */
-export async function until<T>(probe: () => T | undefined | false, what: string): Promise<T> {
-  for (let i = 0; i < 2000; i += 1) {
-    const value = probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+/** Resolves with `probe`'s first truthy value (the one polling helper, test/helpers/wait-for.ts, with its limit). */
+export function until<T>(probe: () => T | undefined | false, what: string): Promise<T> {
+  return waitFor(() => probe() || undefined, what);
 }
