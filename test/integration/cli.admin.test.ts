@@ -205,13 +205,13 @@ describe('admin commands on the database', () => {
     } finally {
       await knex.destroy();
     }
-    const { usage } = json<{ usage: Array<{ key: string; label: string; turns: number; input_tokens: number; output_tokens: number }> }>(run('usage', '--json'));
+    const { usage } = json<{ usage: Array<{ key: string; label: string; turns: number; input_tokens: number; output_tokens: number }> }>((await cli('usage', '--json')));
     assert.deepEqual(usage.map((line) => [line.label, line.turns, line.input_tokens, line.output_tokens]), [['bob', 2, 1200, 80]]);
-    assert.match(run('usage', '--by', 'conversation').stdout, /^DAY\s+KEY\s+LABEL\s+TURNS\s+INPUT\s+OUTPUT\s+CACHED\n\S+\s+ws-usage\s+Budget talk\s+2\s+1200\s+80\s+300/);
-    const all = json<{ usage: Array<{ key: string; day: string }> }>(run('usage', '--by', 'model', '--since', '2000-01-01', '--json'));
+    assert.match((await cli('usage', '--by', 'conversation')).stdout, /^DAY\s+KEY\s+LABEL\s+TURNS\s+INPUT\s+OUTPUT\s+CACHED\n\S+\s+ws-usage\s+Budget talk\s+2\s+1200\s+80\s+300/);
+    const all = json<{ usage: Array<{ key: string; day: string }> }>((await cli('usage', '--by', 'model', '--since', '2000-01-01', '--json')));
     assert.deepEqual(all.usage.map((line) => line.key), ['gpt-x', 'gpt-x']);
-    assertUsage(run('usage', '--by', 'team'), /by: /);
-    assertUsage(run('usage', '--since', 'yesterday'), /since: /);
+    assertUsage((await cli('usage', '--by', 'team')), /by: /);
+    assertUsage((await cli('usage', '--since', 'yesterday')), /since: /);
   });
 });
 
