@@ -1,4 +1,5 @@
 /** Builds the Stores bundle from one knex instance. */
+import { KnexIdentifySlotStore } from './identify-slot-store.js';
 import type { Knex } from 'knex';
 import { BatchedInboundClaims } from './batched-inbound-claims.js';
 import { CachedMemoryCounts } from './cached-memory-counts.js';
@@ -65,6 +66,7 @@ export function createStores(knex: Knex): Stores {
     workstreamLeases: new KnexWorkstreamLeaseStore(knex),
     handoffs: new KnexHandoffStore(knex),
     shardLeases: new KnexShardLeaseStore(knex),
+    identifySlots: new KnexIdentifySlotStore(knex),
     slackInstalls: new KnexSlackInstallStore(knex),
     ...(linkChanges === undefined ? {} : { linkChanges }),
     settleWrites: () => writer.flush(),
