@@ -22,6 +22,7 @@ import type { ShardLeaseStore } from './shard-lease-store.js';
 import type { SlackInstallStore } from './slack-install-store.js';
 import type { TurnJournalStore } from './turn-journal-store.js';
 import type { UserStore } from './user-store.js';
+import type { ElicitationFormStore } from './elicitation-form-store.js';
 import type { IdentifySlotStore } from './identify-slot-store.js';
 import type { WatchStore } from './watch-store.js';
 import type { WorkstreamLeaseStore } from './workstream-lease-store.js';
@@ -60,6 +61,8 @@ export interface Stores {
   handoffs: HandoffStore;
   /** Discord shard leases of the instances sharing the database (ADR 0022). */
   shardLeases: ShardLeaseStore;
+  /** Open MCP elicitation forms, so a submission on any instance reaches the waiting call (ADR 0052). */
+  elicitationForms: ElicitationFormStore;
   /** Discord identify slots shared by the instances on one database (ADR 0052). */
   identifySlots: IdentifySlotStore;
   /** Slack workspaces that installed the app (HTTP mode, slack.client_id); tokens encrypted by the caller. */
