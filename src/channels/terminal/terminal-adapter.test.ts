@@ -64,15 +64,15 @@ describe('terminal adapter', () => {
 
   it('waits for an MCP sign-in at the prompt: c cancels it; once signed in elsewhere the next line is a message again', async () => {
     const { adapter, input, printed, events } = started();
-    const wait = { formId: 'oauth-w1', purpose: 'authorization', source: 'linear', message: 'This call waits for a sign-in.', fieldLabels: [], outcome: { status: 'pending' } } as const;
+    const wait = { formId: 'oauth-w1', purpose: 'authorization', source: 'linear', message: 'This call waits for a sign-in.', fieldLabels: [], expiresAt: '2026-12-05T10:00:00.000Z', outcome: { status: 'pending' } } as const;
     const first = await adapter.post('terminal', { kind: 'form', card: wait });
     assert.match(printed(), /type c to cancel it: $/);
     input.write('not yet\nc\n');
     await waitFor(() => events.length === 1, 'the cancel');
     assert.equal(events[0]?.type === 'form' && `${events[0].action} ${events[0].formId}`, 'decline oauth-w1');
-    await adapter.edit('terminal', first, { kind: 'form', card: { ...wait, outcome: { status: 'declined', decidedBy: 'u1' } } }, AbortSignal.timeout(1000));
+    await adapter.edit('terminal', first, { kind: 'form', card: { ...wait, outcome: { status: 'declined', decidedBy: 'u1' } } });
     const second = await adapter.post('terminal', { kind: 'form', card: { ...wait, formId: 'oauth-w2' } });
-    await adapter.edit('terminal', second, { kind: 'form', card: { ...wait, formId: 'oauth-w2', outcome: { status: 'answered', decidedBy: 'u1' } } }, AbortSignal.timeout(1000));
+    await adapter.edit('terminal', second, { kind: 'form', card: { ...wait, formId: 'oauth-w2', outcome: { status: 'answered', decidedBy: 'u1' } } });
     input.write('thanks\n');
     await waitFor(() => events.length === 2, 'the message');
     assert.equal(events[1]?.type === 'message' && events[1].text, 'thanks');
