@@ -2,8 +2,7 @@
 import type { Sandbox } from './agent/sandbox/sandbox.js';
 import type { Config } from './config/index.js';
 import { createGateway, type Gateway } from './gateway/index.js';
-import { createCluster } from './gateway/cluster/create-cluster.js';
-import { isClustered } from './gateway/cluster/cluster-mode.js';
+import type { Coordination } from './gateway/cluster/coordination.js';
 import type { LiveParts, ShutdownStack } from './main.js';
 import { assembleAgent } from './main-agent.js';
 import { createGatewayWatchRunner } from './main-watch.js';
@@ -17,14 +16,14 @@ export interface RuntimeParts {
   stores: Stores;
   live: LiveParts;
   stack: ShutdownStack;
-  /** This instance's id in the registry, and its lease holder id on PostgreSQL (ADR 0021). */
-  instanceId: string;
+  /** Single instance or cluster (ADR 0052). */
+  coordination: Coordination;
   /** Where the HTTP server listens (its real port when 0 was configured): the tools' egress proxy refuses it. */
   httpUrl?: string;
 }
 
 /** Starts MCP (in the background), the agent runtime and the gateway wiring; `ready` settles when the channels are up. */
-export async function startAgentAndChannels({ config, logger, stores, live, stack, instanceId, httpUrl }: RuntimeParts): Promise<{ ready: Promise<void> }> {
+export async function startAgentAndChannels({ config, logger, stores, live, stack, coordination, httpUrl }: RuntimeParts): Promise<{ ready: Promise<void> }> {
   const controller = new AbortController();
   stack.push('abort', async () => controller.abort());
   // MCP servers connect in the background: a slow server never delays the channels.
@@ -37,21 +36,21 @@ export async function startAgentAndChannels({ config, logger, stores, live, stac
   live.mcp = mcp;
   stack.push('mcp', () => mcp.shutdown());
   live.runtime = runtime;
-  // On PostgreSQL a workstream runs on the one instance holding its lease (ADR 0021); leases go back after the agent stopped.
-  const cluster = isClustered(config) ? createCluster({ config, stores, logger, instanceId, inner: runtime.manager }) : undefined;
-  if (cluster) stack.push('cluster leases', () => cluster.node.releaseOnStop());
+  // In a cluster a workstream runs on the one instance holding its lease (ADR 0021); leases go back after the agent stopped.
+  const placement = coordination.placement(runtime.manager, logger);
+  stack.push('cluster leases', () => placement.releaseOnStop());
   stack.push('agent', () => runtime.close());
   logModels(config, logger);
   // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them; its
   // OAuth sign-in links go to the caller privately, and the waiting call shows as a card with Cancel in that thread.
-  const manager = cluster?.manager ?? runtime.manager;
-  const gateway = createGateway({ config, adapters: live.adapters, manager, stores, logger, elicitations: mcp, authorizations: mcp, mcp });
+  const { manager } = placement;
+  const gateway = createGateway({ config, adapters: live.adapters, manager, coordination: placement, stores, logger, elicitations: mcp, authorizations: mcp, mcp });
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
-  cluster?.attach(gateway);
-  if (cluster) stack.push('cluster', () => cluster.node.stop());
+  placement.attach(gateway);
+  stack.push('cluster', () => placement.stop());
   const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
-  if (cluster) void ready.then(() => cluster.node.start()).catch((error: unknown) => logger.error({ err: error }, 'cluster start failed'));
+  void ready.then(() => placement.start()).catch((error: unknown) => logger.error({ err: error }, 'cluster start failed'));
   startWatchRunner(config, logger, stores, gateway, stack, containment.sandbox);
   // Old conversations, folders and delivery records go hourly (gateway.retention_days, ADR 0046).
   const retention = startRetention({ lifecycle: stores.lifecycle, workspaceDir: config.agent.workspace_dir, retentionDays: config.gateway.retention_days, notifyReplyDays: config.gateway.notify_reply_days, logger });

@@ -1,7 +1,6 @@
 /** Composition root: builds storage, HTTP, registry, MCP, the agent and channel adapters from a Config; starts and stops them. */
 import type { McpManager } from './agent/mcp/mcp-manager.js';
 import type { ChannelAdapter } from './channels/channel-adapter.js';
-import type { DiscordClusterOptions } from './channels/discord/index.js';
 import type { SlackAdapterOptions } from './channels/slack/index.js';
 import type { Config } from './config/index.js';
 import { createHttpApp, type HttpAppDeps } from './gateway/http/app.js';
@@ -10,7 +9,8 @@ import { createAdminElsewhereRoutes } from './gateway/http/routes/admin-elsewher
 import { startHttpServer } from './gateway/http/http-server.js';
 import { createSlackEventsRoutes, slackEventsTarget } from './gateway/http/routes/slack-events.js';
 import { createHttpMetrics } from './gateway/http/metrics.js';
-import { instanceStaleAfterSeconds } from './gateway/admin/admin-status.js';
+import { createCoordination, instanceStaleAfterSeconds } from './main-coordination.js';
+import type { Coordination } from './gateway/cluster/coordination.js';
 import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
 import { createConsoleParts } from './main-console.js';
@@ -20,8 +20,6 @@ import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
 import { createNotifyRoutes } from './gateway/http/routes/notify.js';
 import type { Gateway } from './gateway/index.js';
 import { newServiceId, registerService } from './gateway/registry.js';
-import { discordClusterOptions, registryMetadata } from './gateway/cluster/discord-shard-cluster.js';
-import { isClustered } from './gateway/cluster/cluster-mode.js';
 import type { AgentRuntime } from './main-agent.js';
 import { createNotifyParts, type NotifyParts } from './main-notify.js';
 import type { ToolContainment } from './agent/tools/index.js';
@@ -85,18 +83,18 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     const storage = await openStorage(config, logger);
     stack.push('storage', () => storage.close());
     const channelTelemetry = createChannelTelemetry();
-    const adapters = await createAdapters(config, logger, discordClusterOptions(config, storage.stores, instanceId), storage.stores);
+    // Single instance or cluster (ADR 0052): shard ownership, identify pacing, placement and dedup follow from it.
+    const coordination = createCoordination(config, storage.stores, instanceId);
+    const adapters = await createAdapters(config, logger, coordination, storage.stores);
     const live: LiveParts = { adapters: adapters.map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
     const notify = createNotifyParts(config, storage.stores, live.adapters, logger);
     const { httpUrl, adminUrl } = await startHttp(config, logger, storage.stores, live, stack, notify);
-    // On PostgreSQL the registry beats with the leases, so `sandpiper status` sees a dead instance as soon as its leases expire.
-    const heartbeatMs = isClustered(config) ? config.cluster.heartbeat_s * 1000 : undefined;
     const url = config.gateway.advertise_url ?? httpUrl;
-    const registration = await registerService({ services: storage.stores.services, url, logger, serviceId: instanceId, metadata: registryMetadata(config), ...(heartbeatMs === undefined ? {} : { heartbeatMs }) });
+    const registration = await registerService({ services: storage.stores.services, url, logger, serviceId: instanceId, ...coordination.registration() });
     stack.push('registry', () => registration.stop());
     // The agent, the tools and MCP load only now: /health answers (start-up readiness) without waiting for them.
     const { startAgentAndChannels } = await import('./main-runtime.js');
-    const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack, instanceId, httpUrl });
+    const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack, coordination, httpUrl });
     // Outbox rows a previous process accepted but never sent are delivered once the channels are up.
     stack.push('notify outbox', () => notify.worker.stop());
     void ready.then(() => notify.worker.start());
@@ -108,9 +106,13 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
 }
 
 /** The configured adapters; a platform's SDK (discord.js, bolt) is imported only when that platform is configured. */
-async function createAdapters(config: Config, logger: Logger, cluster: DiscordClusterOptions | undefined, stores: Stores): Promise<ChannelAdapter[]> {
+async function createAdapters(config: Config, logger: Logger, coordination: Coordination, stores: Stores): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
-  if (config.discord.token) adapters.push((await import('./channels/discord/index.js')).createDiscordAdapter(config.discord, logger, cluster ? { cluster } : {}));
+  if (config.discord.token) {
+    const cluster = coordination.discordSharding();
+    const identify = (maxConcurrency: number) => coordination.identifyThrottle(maxConcurrency);
+    adapters.push((await import('./channels/discord/index.js')).createDiscordAdapter(config.discord, logger, { identify, ...(cluster ? { cluster } : {}) }));
+  }
   const slackInstalls = config.slack.client_id !== undefined && config.slack.mode === 'http';
   if ((config.slack.bot_token && (config.slack.app_token || config.slack.mode === 'http')) || slackInstalls) {
     const options = slackInstalls ? await slackInstallOptions(config, stores) : {};

@@ -1,6 +1,7 @@
 /** `sandpiper status`: the instances on this database, the Discord shards each holds and its workstream leases (ADR 0023). */
 import { formatAge } from '../gateway/admin/admin-input.js';
-import { instanceStaleAfterSeconds, readClusterStatus, type ClusterStatusView, type InstanceView } from '../gateway/admin/admin-status.js';
+import { instanceStaleAfterSeconds } from '../main-coordination.js';
+import { readClusterStatus, type ClusterStatusView, type InstanceView } from '../gateway/admin/admin-status.js';
 import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
 import { JSON_OPTION, printJson, printTable, wantsJson } from './cli-output.js';
 import { requirePositionals, withStores } from './command-table.js';

@@ -9,11 +9,14 @@ import type { ElicitationSource } from './elicitations.js';
 import type { AuthorizationLinkSource } from './mcp-authorizations.js';
 import type { GatewayMcp } from './mcp-command.js';
 import type { RenderTarget } from './cluster/handoffs.js';
+import type { GatewayCoordination } from './cluster/coordination.js';
 
 export interface GatewayDeps {
   config: Config;
   adapters: readonly ChannelAdapter[];
   manager: WorkstreamManager;
+  /** Dedup, link lookup and placement of this instance (ADR 0052); absent: a single instance around `manager`. */
+  coordination?: GatewayCoordination;
   stores: Stores;
   logger: Logger;
   /** MCP elicitation requests, shown as form cards in the thread of the workstream that triggered them. */

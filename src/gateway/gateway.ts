@@ -11,7 +11,7 @@ import { CatchUp } from './catch-up.js';
 import { Conversations } from './conversations.js';
 import { stopInbound } from './channel-features.js';
 import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
-import { isClustered } from './cluster/cluster-mode.js';
+import { localGatewayCoordination } from './cluster/local-coordination.js';
 import { CommandHandler } from './commands.js';
 import { ElicitationDesk } from './elicitations.js';
 import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted-turns.js';
@@ -70,8 +70,10 @@ class ChannelGateway implements Gateway {
     setMaxListeners(0, this.controller.signal);
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
-    this.router = new Router(deps.stores, deps.manager, this.now, { singleInstance: !isClustered(deps.config), logger: this.logger });
-    this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger, { singleInstance: !isClustered(deps.config) });
+    const coordination = deps.coordination ?? localGatewayCoordination(deps.manager);
+    const directory = coordination.linkDirectory(deps.stores, this.logger);
+    this.router = new Router(deps.stores, deps.manager, this.now, { directory, locate: (wsId) => coordination.locate(wsId) });
+    this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger, coordination.recentClaims());
     this.catchUp = new CatchUp({
       stores: deps.stores, logger: this.logger, now: this.now, signal: this.controller.signal,
       windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event) => this.dispatch(adapter, event),

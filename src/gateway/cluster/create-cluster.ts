@@ -5,19 +5,15 @@ import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Handoff } from '../../storage/handoff-store.js';
 import type { Stores } from '../../storage/stores.js';
-import type { Gateway } from '../gateway-types.js';
+import type { GatewayHooks, WorkstreamPlacement } from './coordination.js';
 import { ClusterNode } from './cluster-node.js';
 import { ClusteredWorkstreamManager } from './clustered-manager.js';
 import { HandoffInbox, HandoffSender, parseControl, parseInbound } from './handoffs.js';
 import { LeaseKeeper } from './lease-keeper.js';
 
-type GatewayHooks = Pick<Gateway, 'deliver' | 'settleTakenOver' | 'renderWhile'>;
-
-export interface ClusterParts {
+export interface ClusterParts extends Omit<WorkstreamPlacement, 'recentClaims' | 'linkDirectory'> {
   manager: ClusteredWorkstreamManager;
   node: ClusterNode;
-  /** Routes handed-off messages into the gateway and settles taken-over workstreams through it. */
-  attach(gateway: GatewayHooks): void;
 }
 
 export function createCluster(input: { config: Config; stores: Stores; logger: Logger; instanceId: string; inner: DefaultWorkstreamManager }): ClusterParts {
@@ -45,6 +41,10 @@ export function createCluster(input: { config: Config; stores: Stores; logger: L
   return {
     manager,
     node,
+    locate: (wsId) => manager.locate(wsId),
+    start: () => node.start(),
+    stop: () => node.stop(),
+    releaseOnStop: () => node.releaseOnStop(),
     attach(target) {
       gateway = target;
       manager.onTakeover = (wsId) => target.settleTakenOver(wsId);
