@@ -5,21 +5,10 @@ import type { ApprovalDecisionInput, ResolveOutcome, SendOptions } from '../agen
 import type { AdapterState, ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { ApprovalDesk } from './approvals.js';
-import { AttachmentIntake } from './attachments/attachment-intake.js';
-import { CatchUp } from './catch-up.js';
-import { Conversations } from './conversations.js';
 import { stopInbound } from './channel-features.js';
-import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
-import { localGatewayCoordination } from './cluster/local-coordination.js';
-import { CommandHandler } from './commands.js';
-import { ElicitationDesk } from './elicitations.js';
+import { LEDGER_MARGIN_MS } from './inbound-ledger.js';
+import { createGatewayParts, type GatewayParts } from './gateway-parts.js';
 import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted-turns.js';
-import { InboundLimits } from './inbound-limits.js';
-import { MessageRouting } from './message-routing.js';
-import { ModelChoice } from './model-choice.js';
-import { Router } from './router.js';
-import { Subscriptions, timingOf } from './subscriptions.js';
 import { isInteraction, refuseWhileStopping } from './interaction-events.js';
 import type { RenderTarget } from './cluster/handoffs.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
@@ -38,18 +27,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
 }
 
 class ChannelGateway implements Gateway {
-  private readonly router: Router;
+  private readonly parts: GatewayParts;
   /** Routing order per thread (arrival order); not a queue of turns: the workstream owns that, with its bound (ADR 0006). */
   private readonly lanes = new KeyedSerialLanes();
-  private readonly subs: Subscriptions;
-  private readonly desk: ApprovalDesk;
-  private readonly commands: CommandHandler;
-  private readonly forms: ElicitationDesk;
-  private readonly models: ModelChoice;
-  private readonly limits: InboundLimits;
-  private readonly conversations: Conversations;
-  private readonly messages: MessageRouting;
-  private unsubscribeForms: (() => void) | undefined;
   private readonly adapters: Map<string, ChannelAdapter>;
   /** Inbound events being handled; a stop lets them finish (within its grace) before the drain. */
   private readonly handling = new InFlight();
@@ -57,12 +37,10 @@ class ChannelGateway implements Gateway {
   private readonly logger: Logger;
   private readonly now: () => number;
   private stopped = false;
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private pruneTimer: NodeJS.Timeout | undefined;
-  /** Dedup ledger and catch-up (ADR 0015). */
-  private readonly ledger: InboundLedger;
-  private readonly catchUp: CatchUp;
-  private readonly unsubscribeGaps: Array<() => void> = [];
+  /** The sweep of quiet subscriptions and the ledger's pruning. */
+  private readonly timers: NodeJS.Timeout[] = [];
+  /** Forms, authorizations and the adapters' gap signals, ended by a stop. */
+  private readonly unsubscribes: Array<() => void> = [];
 
   constructor(private readonly deps: GatewayDeps) {
     this.logger = deps.logger.child({ component: 'gateway' });
@@ -70,64 +48,31 @@ class ChannelGateway implements Gateway {
     setMaxListeners(0, this.controller.signal);
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
-    const coordination = deps.coordination ?? localGatewayCoordination(deps.manager);
-    const directory = coordination.linkDirectory(deps.stores, this.logger);
-    this.router = new Router(deps.stores, deps.manager, this.now, { directory, locate: (wsId) => coordination.locate(wsId) });
-    this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger, coordination.recentClaims());
-    this.catchUp = new CatchUp({
-      stores: deps.stores, logger: this.logger, now: this.now, signal: this.controller.signal,
-      windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event) => this.dispatch(adapter, event),
-    });
-    this.subs = new Subscriptions({
-      logger: this.logger, desk: () => this.desk, ...timingOf(deps.options),
-      saveLiveState: (platform, channelId, state) => deps.stores.routes.setLiveState(platform, channelId, state),
-    });
-    const signal = this.controller.signal;
-    const intake = new AttachmentIntake({
-      workspaceDir: deps.config.agent.workspace_dir, maxBytes: deps.config.gateway.max_attachment_mb * 1024 * 1024, logger: this.logger,
-    });
-    this.conversations = new Conversations({
-      router: this.router, subs: this.subs, intake, ledger: this.ledger, adapters: this.adapters, lanes: this.lanes, logger: this.logger, signal,
-    });
-    this.desk = new ApprovalDesk({
-      stores: deps.stores, manager: deps.manager, router: this.router, logger: this.logger, adapters: this.adapters, signal,
-      conversations: this.conversations,
-    });
-    this.forms = new ElicitationDesk({ stores: deps.stores, router: this.router, logger: this.logger, adapters: this.adapters, signal, now: this.now });
-    this.models = new ModelChoice(deps.config);
-    const { max_message_chars: maxChars, user_rate_limit: limit, user_rate_window_s: windowS } = deps.config.gateway;
-    this.limits = new InboundLimits({ maxChars, limit, windowMs: windowS * 1000, now: this.now });
-    this.commands = new CommandHandler({
-      stores: deps.stores, manager: deps.manager, router: this.router, signal, now: this.now, models: this.models, limits: this.limits,
-      authorizations: deps.authorizations, mcp: deps.mcp,
-      startConversation: (adapter, channelId, name, requester, ownerUserId, text, modelAlias) =>
-        this.messages.startConversation(adapter, channelId, name, { requester }, ownerUserId, text, modelAlias),
-      conversations: this.conversations,
-      cancelCards: (approvalIds) => this.desk.cancelCards(approvalIds),
-    });
-    const routing = { config: deps.config, stores: deps.stores, router: this.router, subs: this.subs, conversations: this.conversations, models: this.models };
-    this.messages = new MessageRouting({ ...routing, ledger: this.ledger, limits: this.limits, lanes: this.lanes, logger: this.logger, signal, now: this.now });
+    const base = { logger: this.logger, now: this.now, adapters: this.adapters, lanes: this.lanes, signal: this.controller.signal };
+    this.parts = createGatewayParts(deps, { ...base, dispatch: (adapter, event) => this.dispatch(adapter, event) });
   }
 
   async start(signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', () => void this.stop().catch((error: unknown) => this.logFailure('stop', error)), { once: true });
     if (this.adapters.size === 0) this.logger.warn('no channel adapter is enabled');
     if (this.stopped) return;
-    this.unsubscribeForms = this.forms.subscribe(this.deps.elicitations, this.deps.authorizations);
-    this.sweepTimer = setInterval(() => this.subs.sweep(), SWEEP_INTERVAL_MS);
-    this.sweepTimer.unref();
-    this.pruneTimer = this.ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS);
+    const { forms, subs, ledger, router, catchUp } = this.parts;
+    this.unsubscribes.push(forms.subscribe(this.deps.elicitations, this.deps.authorizations));
+    // Purpose: a safety-net sweep of quiet subscriptions (they are normally released at turn end).
+    const sweep = setInterval(() => subs.sweep(), SWEEP_INTERVAL_MS);
+    sweep.unref();
+    this.timers.push(sweep, ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS));
     // Everything recorded before this moment was handled by an earlier run; what came after is caught up below.
     const startedAt = this.now();
-    await Promise.all([this.ledger.loadFloors([...this.adapters.keys()]), this.router.startDirectory(this.controller.signal)]);
+    await Promise.all([ledger.loadFloors([...this.adapters.keys()]), router.startDirectory(this.controller.signal)]);
     await Promise.all(
       [...this.adapters.values()].map(async (adapter) => {
         try {
-          const gaps = adapter.features.history?.onGap((lostAt) => void this.catchUp.run(adapter, lostAt));
-          if (gaps) this.unsubscribeGaps.push(gaps);
+          const gaps = adapter.features.history?.onGap((lostAt) => void catchUp.run(adapter, lostAt));
+          if (gaps) this.unsubscribes.push(gaps);
           await adapter.start((event) => this.dispatch(adapter, event), this.controller.signal);
           this.logger.info({ platform: adapter.platform }, 'channel adapter connected');
-          void this.catchUp.run(adapter, startedAt);
+          void catchUp.run(adapter, startedAt);
         } catch (error) {
           this.logFailure(`start ${adapter.platform}`, error);
         }
@@ -139,27 +84,26 @@ class ChannelGateway implements Gateway {
 
   private recoveryDeps(): InterruptedTurnsDeps {
     const { manager, stores, config } = this.deps;
-    const base = { manager, stores, router: this.router, adapters: this.adapters, desk: this.desk, logger: this.logger, signal: this.controller.signal };
-    return { ...base, resume: config.gateway.resume_interrupted, conversations: this.conversations };
+    const { router, desk, conversations } = this.parts;
+    const base = { manager, stores, router, adapters: this.adapters, desk, logger: this.logger, signal: this.controller.signal };
+    return { ...base, resume: config.gateway.resume_interrupted, conversations };
   }
 
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.conversations.stop();
-    clearInterval(this.sweepTimer);
-    clearInterval(this.pruneTimer);
-    for (const unsubscribe of this.unsubscribeGaps.splice(0)) unsubscribe();
+    this.parts.conversations.stop();
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
     try {
-      this.unsubscribeForms?.();
-      this.forms.stop();
+      this.parts.forms.stop();
       // Events stop first (Slack then sends them to the other instances), replies go on while the renderers drain.
       await Promise.all([...this.adapters.values()].map((adapter) => stopInbound(adapter).catch((error: unknown) => this.logFailure('adapter stop inbound', error))));
       // An event already claimed in the ledger is handed to its workstream (thread, route, journalled turn), or it is lost.
       const unfinished = await this.handling.settle(STOP_GRACE_MS);
       if (unfinished > 0) this.logger.warn({ unfinished }, 'inbound events still being handled when the stop grace ended');
       // Before the adapters stop: a live message being posted right now is recorded, so the restart can edit it.
-      await this.subs.drainAll(STOP_GRACE_MS);
+      await this.parts.subs.drainAll(STOP_GRACE_MS);
       await Promise.all([...this.adapters.values()].map((adapter) => adapter.stop().catch((error: unknown) => this.logFailure('adapter stop', error))));
     } finally {
       this.controller.abort();
@@ -169,19 +113,19 @@ class ChannelGateway implements Gateway {
   status(): GatewayStatus {
     const adapters: Record<string, AdapterState> = {};
     for (const [platform, adapter] of this.adapters) adapters[platform] = adapter.state();
-    return { adapters, workstreams: this.subs.size };
+    return { adapters, workstreams: this.parts.subs.size };
   }
 
   deliver(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean> {
-    return this.conversations.deliver(wsId, content, options, target);
+    return this.parts.conversations.deliver(wsId, content, options, target);
   }
 
   decideApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
-    return this.desk.decide(approvalId, decision);
+    return this.parts.desk.decide(approvalId, decision);
   }
 
   renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T> {
-    return this.conversations.renderWhile(wsId, work);
+    return this.parts.conversations.renderWhile(wsId, work);
   }
 
   /** Settles a workstream taken over from a dead instance, as a restart would (ADR 0013, 0021). */
@@ -195,35 +139,36 @@ class ChannelGateway implements Gateway {
 
   private async handle(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
     // The dedup ledger, before any work: a replay, a retry or a catch-up overlap stops here.
-    if (!(await this.ledger.admit(adapter.platform, event))) return;
+    if (!(await this.parts.ledger.admit(adapter.platform, event))) return;
     try {
       await this.handleAdmitted(adapter, event);
     } finally {
       // A ledger row no message write took (ignored, refused, failed) is written now.
-      await this.ledger.settle(event);
+      await this.parts.ledger.settle(event);
     }
   }
 
   private async handleAdmitted(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
+    const { messages, commands, desk, forms, models, subs } = this.parts;
     try {
       switch (event.type) {
         case 'message':
-          await this.messages.onMessage(adapter, event);
+          await messages.onMessage(adapter, event);
           return;
         case 'command':
-          await this.commands.handle(adapter, event);
+          await commands.handle(adapter, event);
           return;
         case 'action':
-          await this.desk.onAction(adapter, event);
+          await desk.onAction(adapter, event);
           return;
         case 'form':
-          await this.forms.onForm(adapter, event);
+          await forms.onForm(adapter, event);
           return;
         case 'suggest':
-          await event.respond(this.models.suggest(event.query));
+          await event.respond(models.suggest(event.query));
           return;
         case 'rate-limited':
-          this.subs.byChannelId(adapter.platform, event.channelId)?.renderer.slowDown(event.retryAfterMs);
+          subs.byChannelId(adapter.platform, event.channelId)?.renderer.slowDown(event.retryAfterMs);
           return;
       }
     } catch (error) {
