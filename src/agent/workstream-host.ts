@@ -65,6 +65,11 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
       ordered(async () => {
         await durably('the answer', () => stores.conversations.append(wsId, message));
       }),
+    joinSteer: (message, steerId) =>
+      ordered(async () => {
+        env.writes.touch(wsId);
+        await durably('your steer', () => stores.turnJournal.apply([{ kind: 'steer', turnId: steerId, wsId, message }]));
+      }),
     replaceHistory: (messages) =>
       ordered(async () => {
         await durably('the compacted history', () => stores.conversations.replace(wsId, messages));
@@ -123,6 +128,7 @@ export function createTurnContext(
     logger: env.logger,
     host: createTurnHost(ws, env, turnId, log),
     signal,
+    steers: ws.steers,
     subAgents: (parent, callId) => createSubAgentPort(parent, callId, { maxSteps: env.agent.sub_agent_max_steps }),
   };
 }

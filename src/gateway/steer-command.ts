@@ -1,0 +1,37 @@
+/**
+ * `/steer <text>` and the Steer button's form: guidance for the running turn, read at its next model call
+ * (src/agent/steer-inbox.ts). The caller checked the sender may control the thread (the rule of Stop); with no turn
+ * running the text is sent as an ordinary message, and the sender is told which happened.
+ */
+import type { SteerOutcome } from '../agent/steer-inbox.js';
+import type { Workstream } from '../agent/workstream-api.js';
+import type { InboundEvent } from '../channels/channel-adapter.js';
+import { truncate } from '../channels/format/truncate.js';
+
+type CommandEvent = Extract<InboundEvent, { type: 'command' }>;
+
+/** The longest steer kept (the forms allow 2,000 characters; a slash command may carry more). */
+export const MAX_STEER_CHARS = 4_000;
+
+/** What the sender is told for each outcome. */
+export function steerReply(outcome: SteerOutcome): string {
+  if (outcome.status === 'steered') return 'Steer sent: the running turn reads it before its next model call.';
+  if (outcome.status === 'refused') return `Not sent: ${outcome.limit} messages already wait in this thread. Try again when the turn has read them.`;
+  return outcome.queued
+    ? 'No turn was running, so your steer was sent as an ordinary message; it waits behind the turns queued in this thread.'
+    : 'No turn was running, so your steer was sent as an ordinary message.';
+}
+
+/** Steers the workstream (a workstream run by another instance gets an ordinary message). */
+export async function steerTurn(ws: Workstream, event: CommandEvent): Promise<void> {
+  const text = (event.args.message ?? '').trim();
+  if (text === '') return event.respond.reply('Write what the running turn should take into account, e.g. `/steer use the staging database`.');
+  const kept = truncate(text, MAX_STEER_CHARS);
+  let outcome: SteerOutcome;
+  if (ws.steer) outcome = await ws.steer(kept);
+  else {
+    const sent = await ws.send(kept);
+    outcome = sent.status === 'accepted' ? { status: 'sent-as-message', queued: sent.queued } : sent;
+  }
+  return event.respond.reply(steerReply(outcome));
+}
