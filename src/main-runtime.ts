@@ -1,9 +1,11 @@
 /** Composition root, second half: the agent runtime, MCP and the gateway wiring, loaded by main.ts once HTTP answers. */
+import type { McpManager } from './agent/mcp/mcp-manager.js';
 import type { Sandbox } from './agent/sandbox/sandbox.js';
 import type { Config } from './config/index.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import { createCluster } from './gateway/cluster/create-cluster.js';
 import { isClustered } from './gateway/cluster/cluster-mode.js';
+import type { McpControl } from './gateway/cluster/mcp-fanout.js';
 import type { LiveParts, ShutdownStack } from './main.js';
 import { assembleAgent } from './main-agent.js';
 import { createGatewayWatchRunner } from './main-watch.js';
@@ -23,6 +25,16 @@ export interface RuntimeParts {
   httpUrl?: string;
 }
 
+/** Applies an MCP control another instance sent (ADR 0050); an unknown server rejects. */
+async function applyMcpControl(config: Config, stores: Stores, mcp: McpManager, logger: Logger, control: McpControl): Promise<void> {
+  if (control.action === 'reload') {
+    await (await import('./main-mcp.js')).reloadMcpServers(config, stores, mcp, logger);
+    return;
+  }
+  if (control.server !== undefined && !mcp.status().perServer.some((entry) => entry.name === control.server)) throw new Error(`unknown MCP server "${control.server}"`);
+  await (control.action === 'refresh' ? mcp.refresh(control.server) : mcp.reconnect(control.server));
+}
+
 /** Starts MCP (in the background), the agent runtime and the gateway wiring; `ready` settles when the channels are up. */
 export async function startAgentAndChannels({ config, logger, stores, live, stack, instanceId, httpUrl }: RuntimeParts): Promise<{ ready: Promise<void> }> {
   const controller = new AbortController();
@@ -38,14 +50,18 @@ export async function startAgentAndChannels({ config, logger, stores, live, stac
   stack.push('mcp', () => mcp.shutdown());
   live.runtime = runtime;
   // On PostgreSQL a workstream runs on the one instance holding its lease (ADR 0021); leases go back after the agent stopped.
-  const cluster = isClustered(config) ? createCluster({ config, stores, logger, instanceId, inner: runtime.manager }) : undefined;
+  const applyMcp = (control: McpControl): Promise<void> => applyMcpControl(config, stores, mcp, logger, control);
+  const cluster = isClustered(config) ? createCluster({ config, stores, logger, instanceId, inner: runtime.manager, applyMcp }) : undefined;
+  if (cluster?.mcpFanout) live.mcpFanout = cluster.mcpFanout;
   if (cluster) stack.push('cluster leases', () => cluster.node.releaseOnStop());
   stack.push('agent', () => runtime.close());
   logModels(config, logger);
   // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them; its
   // OAuth sign-in links go to the caller privately, and the waiting call shows as a card with Cancel in that thread.
   const manager = cluster?.manager ?? runtime.manager;
-  const gateway = createGateway({ config, adapters: live.adapters, manager, stores, logger, elicitations: mcp, authorizations: mcp, mcp });
+  // `/mcp refresh` in a conversation reaches every live instance of a cluster (ADR 0050).
+  const gatewayMcp = { status: () => mcp.status(), refresh: async () => (await mcp.refresh(), await cluster?.mcpFanout?.fanOut({ action: 'refresh' })) };
+  const gateway = createGateway({ config, adapters: live.adapters, manager, stores, logger, elicitations: mcp, authorizations: mcp, mcp: gatewayMcp });
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
   cluster?.attach(gateway);
