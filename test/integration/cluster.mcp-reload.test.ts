@@ -81,6 +81,13 @@ describe('mcp reload reaches every instance of a cluster', { skip: pgUrl === und
     const tools = await Promise.all(instances.map(mcpTools));
     assert.ok(tools.every((count) => count > 0 && count === tools[0]), `every instance has the server's tools: ${tools.join(', ')}`);
 
+    // A refresh of one server goes to every instance as well; an unknown server is refused before anything is handed on.
+    const refresh = await fetch(`${instances[1]?.adminUrl}/v1/api/admin/mcp/refresh`, { method: 'POST', headers, body: '{"server":"everything"}' });
+    const refreshed = (await refresh.json()) as { refreshed: string; instances?: { applied: string[] } };
+    assert.deepEqual([refreshed.refreshed, refreshed.instances?.applied.length], ['everything', 3]);
+    const unknown = await fetch(`${instances[1]?.adminUrl}/v1/api/admin/mcp/refresh`, { method: 'POST', headers, body: '{"server":"nope"}' });
+    assert.equal(unknown.status, 404);
+
     const serverId = (await instances[0]?.process.stores().mcpServers.list())?.[0]?.serverId ?? '';
     await instances[0]?.process.stores().mcpServers.delete(serverId);
     // `sandpiper mcp reload` against the third instance's admin listener.
