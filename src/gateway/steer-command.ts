@@ -13,6 +13,9 @@ type CommandEvent = Extract<InboundEvent, { type: 'command' }>;
 /** The longest steer kept (the forms allow 2,000 characters; a slash command may carry more). */
 export const MAX_STEER_CHARS = 4_000;
 
+/** The answer when the conversation runs on another instance, which cannot take a steer. */
+export const REMOTE_STEER = 'This conversation runs on another instance, so your steer was sent to it as an ordinary message.';
+
 /** What the sender is told for each outcome. */
 export function steerReply(outcome: SteerOutcome): string {
   if (outcome.status === 'steered') return 'Steer sent: the running turn reads it before its next model call.';
@@ -27,11 +30,9 @@ export async function steerTurn(ws: Workstream, event: CommandEvent): Promise<vo
   const text = (event.args.message ?? '').trim();
   if (text === '') return event.respond.reply('Write what the running turn should take into account, e.g. `/steer use the staging database`.');
   const kept = truncate(text, MAX_STEER_CHARS);
-  let outcome: SteerOutcome;
-  if (ws.steer) outcome = await ws.steer(kept);
-  else {
-    const sent = await ws.send(kept);
-    outcome = sent.status === 'accepted' ? { status: 'sent-as-message', queued: sent.queued } : sent;
-  }
-  return event.respond.reply(steerReply(outcome));
+  if (ws.steer) return event.respond.reply(steerReply(await ws.steer(kept)));
+  // Another instance runs this conversation (ADR 0021): the text goes to it as a message.
+  const sent = await ws.send(kept);
+  if (sent.status === 'refused') return event.respond.reply(steerReply(sent));
+  return event.respond.reply(REMOTE_STEER);
 }

@@ -55,6 +55,7 @@ describe('steer on the recording adapter', () => {
     const threadId = adapter.threads.at(-1)?.id ?? '';
     const card = await until(() => adapter.approvalCards(threadId)[0], 'the approval card');
     assert.deepEqual((await steer(threadId, 'not prod', stranger)).replies, ['Only the owner of this workstream can do that.']);
+    assert.match((await steer(threadId, '   ')).replies[0] ?? '', /^Write what the running turn should take into account/);
     assert.deepEqual((await steer(threadId, 'use staging, not prod')).replies, ['Steer sent: the running turn reads it before its next model call.']);
     assert.deepEqual(await queuedRows(), [JSON.stringify('[steer] use staging, not prod')], 'stored as a waiting message');
     await adapter.deliver({ type: 'action', name: 'approve', approvalId: card.approvalId, user: owner, feedback: null });
