@@ -44,15 +44,15 @@ export class SteerInbox {
 }
 
 /**
- * Before a model call: the steers that arrived join the history (each a user message, committed with the removal of
- * its waiting row through the turn's ordered writes). Returns how many joined.
+ * Before a model call: the steers taken from the inbox join the history (each a user message, committed with the
+ * removal of its waiting row through the turn's ordered writes). Called only when there are some: an `await` with
+ * nothing to do would move the turn's next write-behind change (its state) out of the moment it shares with the
+ * *accepted* touch (one UPDATE, ADR 0026).
  */
-export async function joinSteers(ctx: Pick<TurnContext, 'steers' | 'history' | 'host'>): Promise<number> {
-  const steers = ctx.steers?.take() ?? [];
+export async function joinSteers(ctx: Pick<TurnContext, 'history' | 'host'>, steers: readonly PendingSteer[]): Promise<void> {
   for (const steer of steers) {
     const message: UserMessage = { role: 'user', content: steer.content };
     ctx.history.push(message);
     await (ctx.host.joinSteer ? ctx.host.joinSteer(message, steer.id) : ctx.host.persist(message));
   }
-  return steers.length;
 }

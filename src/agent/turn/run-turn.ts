@@ -51,7 +51,8 @@ async function resumeBatch(ctx: TurnContext, resume: ResumeStart): Promise<ToolB
 async function modelStep(ctx: TurnContext, partial: TurnText, steps: number): Promise<ToolBatch | undefined> {
   ctx.signal.throwIfAborted();
   // Steers sent while the turn worked join it here, at its next model call.
-  await joinSteers(ctx);
+  const steers = ctx.steers?.take() ?? [];
+  if (steers.length > 0) await joinSteers(ctx, steers);
   await ctx.host.setState('thinking');
   const { message: received, committed } = await callWithCompaction(ctx, partial);
   partial.text = '';
