@@ -18,7 +18,10 @@ export interface PendingSteer {
 }
 
 /** What `Workstream.steer` did: joined the running turn, or (no turn running) was sent as an ordinary message. */
-export type SteerOutcome = { status: 'steered' } | { status: 'sent-as-message'; queued: boolean } | { status: 'refused'; reason: 'queue-full'; limit: number };
+export type SteerOutcome =
+  | { status: 'steered' }
+  | { status: 'sent-as-message'; queued: boolean }
+  | { status: 'refused'; reason: 'queue-full'; limit: number };
 
 /** The text stored and shown to the model for a steer. */
 export function steerContent(text: string): string {
@@ -49,7 +52,10 @@ export class SteerInbox {
  * nothing to do would move the turn's next write-behind change (its state) out of the moment it shares with the
  * *accepted* touch (one UPDATE, ADR 0026).
  */
-export async function joinSteers(ctx: Pick<TurnContext, 'history' | 'host'>, steers: readonly PendingSteer[]): Promise<void> {
+export async function joinSteers(
+  ctx: Pick<TurnContext, 'history' | 'host'>,
+  steers: readonly PendingSteer[],
+): Promise<void> {
   for (const steer of steers) {
     const message: UserMessage = { role: 'user', content: steer.content };
     ctx.history.push(message);

@@ -14,12 +14,14 @@ type CommandEvent = Extract<InboundEvent, { type: 'command' }>;
 export const MAX_STEER_CHARS = 4_000;
 
 /** The answer when the conversation runs on another instance, which cannot take a steer. */
-export const REMOTE_STEER = 'This conversation runs on another instance, so your steer was sent to it as an ordinary message.';
+export const REMOTE_STEER =
+  'This conversation runs on another instance, so your steer was sent to it as an ordinary message.';
 
 /** What the sender is told for each outcome. */
 export function steerReply(outcome: SteerOutcome): string {
   if (outcome.status === 'steered') return 'Steer sent: the running turn reads it before its next model call.';
-  if (outcome.status === 'refused') return `Not sent: ${outcome.limit} messages already wait in this thread. Try again when the turn has read them.`;
+  if (outcome.status === 'refused')
+    return `Not sent: ${outcome.limit} messages already wait in this thread. Try again when the turn has read them.`;
   return outcome.queued
     ? 'No turn was running, so your steer was sent as an ordinary message; it waits behind the turns queued in this thread.'
     : 'No turn was running, so your steer was sent as an ordinary message.';
@@ -28,7 +30,10 @@ export function steerReply(outcome: SteerOutcome): string {
 /** Steers the workstream (a workstream run by another instance gets an ordinary message). */
 export async function steerTurn(ws: Workstream, event: CommandEvent): Promise<void> {
   const text = (event.args.message ?? '').trim();
-  if (text === '') return event.respond.reply('Write what the running turn should take into account, e.g. `/steer use the staging database`.');
+  if (text === '')
+    return event.respond.reply(
+      'Write what the running turn should take into account, e.g. `/steer use the staging database`.',
+    );
   const kept = truncate(text, MAX_STEER_CHARS);
   if (ws.steer) return event.respond.reply(steerReply(await ws.steer(kept)));
   // Another instance runs this conversation (ADR 0021): the text goes to it as a message.

@@ -14,7 +14,9 @@ import { waitFor } from '../../test/helpers/wait-for.js';
 const CHANNEL = 'general';
 
 function userTexts(request: { messages: readonly Message[] } | undefined): string[] {
-  return (request?.messages ?? []).flatMap((message) => (message.role === 'user' && typeof message.content === 'string' ? [message.content] : []));
+  return (request?.messages ?? []).flatMap((message) =>
+    message.role === 'user' && typeof message.content === 'string' ? [message.content] : [],
+  );
 }
 
 describe('steer on the recording adapter', () => {
@@ -26,7 +28,10 @@ describe('steer on the recording adapter', () => {
   before(async () => {
     fixture = await startRecordingGateway('sp-steer-', {}, { editIntervalMs: 10 });
     adapter = fixture.adapter;
-    for (const [who, name] of [[owner, 'owner'], [stranger, 'stranger']] as const) {
+    for (const [who, name] of [
+      [owner, 'owner'],
+      [stranger, 'stranger'],
+    ] as const) {
       const user = await fixture.db.stores.users.createUser(name);
       await fixture.db.stores.users.link('fake', who.id, user.userId);
     }
@@ -34,9 +39,22 @@ describe('steer on the recording adapter', () => {
   after(() => fixture.close());
 
   const mention = (text: string) =>
-    adapter.deliver({ type: 'message', user: owner, conversation: { kind: 'channel', channelId: CHANNEL }, messageId: `m-${text}`, text, mentioned: true });
+    adapter.deliver({
+      type: 'message',
+      user: owner,
+      conversation: { kind: 'channel', channelId: CHANNEL },
+      messageId: `m-${text}`,
+      text,
+      mentioned: true,
+    });
   const steer = (threadId: string, message: string, user = owner) =>
-    adapter.deliver({ type: 'command', name: 'steer', user, conversation: { kind: 'thread', channelId: threadId }, args: { message } });
+    adapter.deliver({
+      type: 'command',
+      name: 'steer',
+      user,
+      conversation: { kind: 'thread', channelId: threadId },
+      args: { message },
+    });
   const workstreamOf = async (threadId: string) => {
     const route = await fixture.db.stores.routes.getRoute('fake', threadId);
     return route === undefined ? undefined : fixture.runtime.manager.get(route.wsId);
@@ -49,16 +67,36 @@ describe('steer on the recording adapter', () => {
 
   it('joins the running turn at its next model call, stored as waiting until then; strangers are refused', async () => {
     const { model } = fixture;
-    model.enqueue({ parts: toolCallParts([{ id: 'c1', name: 'bash', args: { command: 'echo hi' } }]) }, { parts: textParts('Done, on staging.') });
+    model.enqueue(
+      { parts: toolCallParts([{ id: 'c1', name: 'bash', args: { command: 'echo hi' } }]) },
+      { parts: textParts('Done, on staging.') },
+    );
     const start = model.requests.length;
     await mention('deploy it');
     const threadId = adapter.threads.at(-1)?.id ?? '';
     const card = await until(() => adapter.approvalCards(threadId)[0], 'the approval card');
-    assert.deepEqual((await steer(threadId, 'not prod', stranger)).replies, ['Only the owner of this workstream can do that.']);
-    assert.match((await steer(threadId, '   ')).replies[0] ?? '', /^Write what the running turn should take into account/);
-    assert.deepEqual((await steer(threadId, 'use staging, not prod')).replies, ['Steer sent: the running turn reads it before its next model call.']);
-    assert.deepEqual(await queuedRows(), [JSON.stringify('[steer] use staging, not prod')], 'stored as a waiting message');
-    await adapter.deliver({ type: 'action', name: 'approve', approvalId: card.approvalId, user: owner, feedback: null });
+    assert.deepEqual((await steer(threadId, 'not prod', stranger)).replies, [
+      'Only the owner of this workstream can do that.',
+    ]);
+    assert.match(
+      (await steer(threadId, '   ')).replies[0] ?? '',
+      /^Write what the running turn should take into account/,
+    );
+    assert.deepEqual((await steer(threadId, 'use staging, not prod')).replies, [
+      'Steer sent: the running turn reads it before its next model call.',
+    ]);
+    assert.deepEqual(
+      await queuedRows(),
+      [JSON.stringify('[steer] use staging, not prod')],
+      'stored as a waiting message',
+    );
+    await adapter.deliver({
+      type: 'action',
+      name: 'approve',
+      approvalId: card.approvalId,
+      user: owner,
+      feedback: null,
+    });
     await until(() => adapter.texts(threadId).includes('Done, on staging.'), 'the answer');
     await waitFor(async () => (await workstreamOf(threadId))?.isBusy() === false, 'the turn to end');
     assert.equal(model.requests.length, start + 2, 'one turn of two model calls, no extra turn');
@@ -69,7 +107,11 @@ describe('steer on the recording adapter', () => {
     assert.deepEqual(await queuedRows(), [], 'its waiting row went with the history write');
     const wsId = (await fixture.db.stores.routes.getRoute('fake', threadId))?.wsId ?? '';
     const stored = await fixture.db.stores.conversations.load(wsId);
-    assert.deepEqual(userTexts({ messages: stored }), ['deploy it', '[steer] use staging, not prod'], 'stored in the history');
+    assert.deepEqual(
+      userTexts({ messages: stored }),
+      ['deploy it', '[steer] use staging, not prod'],
+      'stored in the history',
+    );
   });
 
   it('sends a steer as an ordinary message when no turn runs, and says so', async () => {
@@ -82,17 +124,32 @@ describe('steer on the recording adapter', () => {
     const seen = await steer(threadId, 'remember the tests');
     assert.deepEqual(seen.replies, ['No turn was running, so your steer was sent as an ordinary message.']);
     await until(() => adapter.texts(threadId).includes('Noted.'), 'the answer');
-    assert.equal(userTexts(model.requests.at(-1)).at(-1), 'remember the tests', 'an ordinary message, without the marker');
+    assert.equal(
+      userTexts(model.requests.at(-1)).at(-1),
+      'remember the tests',
+      'an ordinary message, without the marker',
+    );
   });
 
   it('runs a steer the turn never read as the next message', async () => {
     const { model } = fixture;
-    model.enqueue({ parts: [{ type: 'text-delta', text: 'thinking' }], hang: true }, { parts: textParts('Steered answer.') });
+    model.enqueue(
+      { parts: [{ type: 'text-delta', text: 'thinking' }], hang: true },
+      { parts: textParts('Steered answer.') },
+    );
     await mention('long answer');
     const threadId = adapter.threads.at(-1)?.id ?? '';
     await until(() => adapter.texts(threadId).some((text) => text.includes('thinking')), 'the streamed text');
-    assert.deepEqual((await steer(threadId, 'shorter please')).replies, ['Steer sent: the running turn reads it before its next model call.']);
-    await adapter.deliver({ type: 'command', name: 'cancel', user: owner, conversation: { kind: 'thread', channelId: threadId }, args: {} });
+    assert.deepEqual((await steer(threadId, 'shorter please')).replies, [
+      'Steer sent: the running turn reads it before its next model call.',
+    ]);
+    await adapter.deliver({
+      type: 'command',
+      name: 'cancel',
+      user: owner,
+      conversation: { kind: 'thread', channelId: threadId },
+      args: {},
+    });
     await until(() => adapter.texts(threadId).includes('Steered answer.'), 'the steer answered as the next message');
     assert.equal(userTexts(model.requests.at(-1)).at(-1), '[steer] shorter please');
     assert.deepEqual(await queuedRows(), []);

@@ -28,8 +28,15 @@ describe('steer across a restart', () => {
       await db1.knex.destroy();
 
       const stores2 = createStores(knex2);
-      const second = await startHarness('openai', { db: { ...db1, stores: stores2, knex: knex2, close: async () => undefined }, dataDir: first.dataDir }, llm);
-      assert.deepEqual((await stores2.turnJournal.queued(ws.wsId)).map((row) => row.content), [JSON.stringify('[steer] keep it short')]);
+      const second = await startHarness(
+        'openai',
+        { db: { ...db1, stores: stores2, knex: knex2, close: async () => undefined }, dataDir: first.dataDir },
+        llm,
+      );
+      assert.deepEqual(
+        (await stores2.turnJournal.queued(ws.wsId)).map((row) => row.content),
+        [JSON.stringify('[steer] keep it short')],
+      );
       // What the gateway's recovery does at start: the interrupted turn is noted (not resumed), then the waiting messages run.
       await second.runtime.manager.interruptedTurns();
       llm.enqueue({ text: 'Short report.' });

@@ -15,7 +15,8 @@ describe('discord steer', () => {
     await h.close();
   });
 
-  const replyOf = (id: string) => h.fake.waitFor(() => h.fake.state.interactions.get(id)?.reply, 15_000, 'interaction reply');
+  const replyOf = (id: string) =>
+    h.fake.waitFor(() => h.fake.state.interactions.get(id)?.reply, 15_000, 'interaction reply');
 
   it('Steer → form → submit: the running turn’s next model request carries the steer', async () => {
     const { user } = await h.linkedUser('400000000000000091', 'sue');
@@ -25,17 +26,27 @@ describe('discord steer', () => {
     const bash = [{ id: 'call_s1', name: 'bash', arguments: JSON.stringify({ command: 'echo deploy' }) }];
     h.llm.enqueue({ text, toolCalls: bash, delayMs: 150 }, { text: 'Deployed to staging.' });
     const { threadId } = await h.mention(user, 'deploy the app');
-    const live = await h.fake.waitFor(() => h.botMessages(threadId).find((message) => h.button(message, 'Steer') !== undefined), 15_000, 'Steer button');
+    const live = await h.fake.waitFor(
+      () => h.botMessages(threadId).find((message) => h.button(message, 'Steer') !== undefined),
+      15_000,
+      'Steer button',
+    );
     assert.ok(h.button(live, 'Stop'), 'Steer sits next to Stop');
     const steerId = h.button(live, 'Steer') ?? '';
     const card = await h.fake.waitFor(() => h.cards(threadId)[0], 20_000, 'approval card');
     const click = h.fake.state.clickButton(live.id, steerId, user);
     const modal = await h.fake.waitFor(() => h.fake.state.interactions.get(click.id)?.modal, 15_000, 'steer form');
-    const submit = h.fake.state.submitModal(String(modal.custom_id), threadId, user, { steer: 'use staging, not prod' });
+    const submit = h.fake.state.submitModal(String(modal.custom_id), threadId, user, {
+      steer: 'use staging, not prod',
+    });
     assert.equal(await replyOf(submit.id), 'Steer sent: the running turn reads it before its next model call.');
     assert.equal(h.llm.requests.length, 1, 'the steer waits for the next model call');
     h.fake.state.clickButton(card.id, h.button(card, 'Approve') ?? '', user);
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Deployed to staging.'), 20_000, 'final answer');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Deployed to staging.'),
+      20_000,
+      'final answer',
+    );
     assert.equal(h.llm.requests.length, 2);
     assert.match(JSON.stringify(h.llm.requests[1]?.body), /\[steer\] use staging, not prod/);
     assert.deepEqual(h.fake.invalidBodies, [], 'the form and the buttons match the API description');
@@ -44,6 +55,9 @@ describe('discord steer', () => {
   it('registers /steer with a required text', async () => {
     const commands = h.fake.state.commands as { name: string; options?: { name: string; required?: boolean }[] }[];
     const steer = commands.find((command) => command.name === 'steer');
-    assert.deepEqual(steer?.options?.map((option) => [option.name, option.required]), [['text', true]]);
+    assert.deepEqual(
+      steer?.options?.map((option) => [option.name, option.required]),
+      [['text', true]],
+    );
   });
 });

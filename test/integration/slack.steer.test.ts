@@ -20,7 +20,11 @@ describe('slack steer', () => {
   });
 
   const ephemeral = (user: FakeSlackUser, count: number) =>
-    h.fake.waitFor(() => h.fake.state.ephemerals.filter((entry) => entry.user === user.id)[count], 15_000, 'private answer');
+    h.fake.waitFor(
+      () => h.fake.state.ephemerals.filter((entry) => entry.user === user.id)[count],
+      15_000,
+      'private answer',
+    );
 
   it('/sandpiper steer joins the running turn at its next model call; a stranger is refused', async () => {
     const { user } = await h.linkedUser('U0STEER', 'steerer');
@@ -34,7 +38,11 @@ describe('slack steer', () => {
     assert.equal((await ephemeral(user, 0)).text, STEERED);
     assert.equal(h.llm.requests.length, 1, 'the steer waits for the next model call');
     h.fake.click(card, h.button(card, 'Approve') ?? '', user);
-    await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'Deployed to staging.'), 20_000, 'final answer');
+    await h.fake.waitFor(
+      () => h.textReplies(threadTs).find((m) => m.text === 'Deployed to staging.'),
+      20_000,
+      'final answer',
+    );
     assert.equal(h.llm.requests.length, 2);
     const body = JSON.stringify(h.llm.requests[1]?.body);
     assert.match(body, /\[steer\] use staging, not prod/);
@@ -47,10 +55,18 @@ describe('slack steer', () => {
     const text = ['Checking ', 'the ', 'deploy ', 'script ', 'first.'];
     h.llm.enqueue({ text, toolCalls: bash('call_s2'), delayMs: 150 }, { text: 'Done with the tests.' });
     const { threadTs } = h.mention(user, 'deploy again');
-    const live = await h.fake.waitFor(() => h.botReplies(threadTs).find((message) => h.button(message, 'Steer') !== undefined), 15_000, 'Steer button');
+    const live = await h.fake.waitFor(
+      () => h.botReplies(threadTs).find((message) => h.button(message, 'Steer') !== undefined),
+      15_000,
+      'Steer button',
+    );
     assert.ok(h.button(live, 'Stop'), 'Steer sits next to Stop');
     const steer = h.fake.state.buttons(live).find((button) => button.text?.text === 'Steer');
-    assert.equal(steer?.value, threadTs === undefined ? undefined : `${CHANNEL}:${threadTs}`, 'the button names its thread');
+    assert.equal(
+      steer?.value,
+      threadTs === undefined ? undefined : `${CHANNEL}:${threadTs}`,
+      'the button names its thread',
+    );
     const card = await h.fake.waitFor(() => h.cards(threadTs)[0], 20_000, 'approval card');
     // The form was opened while the text streamed; the live message lost its buttons since (the tool call sealed it).
     const { triggerId } = h.fake.click(live, steer?.action_id ?? '', user, steer?.value);
@@ -58,7 +74,11 @@ describe('slack steer', () => {
     h.fake.submitView(triggerId, user, { steer: 'run the tests first' });
     assert.equal((await ephemeral(user, 0)).text, STEERED);
     h.fake.click(card, h.button(card, 'Approve') ?? '', user);
-    await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'Done with the tests.'), 20_000, 'final answer');
+    await h.fake.waitFor(
+      () => h.textReplies(threadTs).find((m) => m.text === 'Done with the tests.'),
+      20_000,
+      'final answer',
+    );
     assert.match(JSON.stringify(h.llm.requests[start + 1]?.body), /\[steer\] run the tests first/);
   });
 });

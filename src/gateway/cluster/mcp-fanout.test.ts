@@ -11,12 +11,21 @@ describe('McpFanout', () => {
   let db: TestStores;
   before(async () => {
     db = await createTestStores();
-    for (const id of ['a', 'b', 'c', 'd']) await db.stores.services.register({ serviceType: SERVICE_TYPE, serviceId: id, url: `http://${id}` });
+    for (const id of ['a', 'b', 'c', 'd'])
+      await db.stores.services.register({ serviceType: SERVICE_TYPE, serviceId: id, url: `http://${id}` });
   });
   after(() => db.close());
 
   const fanout = (instanceId: string, apply: (control: McpControl) => Promise<void>, waitMs = 60_000) =>
-    new McpFanout({ handoffs: db.stores.handoffs, services: db.stores.services, instanceId, liveWithinS: 60, waitMs, apply, logger: createSilentLogger() });
+    new McpFanout({
+      handoffs: db.stores.handoffs,
+      services: db.stores.services,
+      instanceId,
+      liveWithinS: 60,
+      waitMs,
+      apply,
+      logger: createSilentLogger(),
+    });
 
   /** Delivers the rows addressed to each instance, as its inbox would (claim, then handle). */
   async function deliver(to: Record<string, McpFanout>): Promise<number> {
@@ -45,13 +54,22 @@ describe('McpFanout', () => {
     await deliver({ a });
     const result = await report;
     assert.deepEqual(applied, ['b:reconnect']);
-    assert.deepEqual(result, { applied: ['a', 'b'], failed: [{ instance: 'c', error: 'unknown MCP server "x"' }], missing: ['d'] });
+    assert.deepEqual(result, {
+      applied: ['a', 'b'],
+      failed: [{ instance: 'c', error: 'unknown MCP server "x"' }],
+      missing: ['d'],
+    });
   });
 
   it('answers at once with only itself when no other instance is live', async () => {
     const lone = new McpFanout({
-      handoffs: db.stores.handoffs, services: { listHealthy: () => Promise.resolve([]) }, instanceId: 'a', liveWithinS: 60, waitMs: 60_000,
-      apply: () => Promise.resolve(), logger: createSilentLogger(),
+      handoffs: db.stores.handoffs,
+      services: { listHealthy: () => Promise.resolve([]) },
+      instanceId: 'a',
+      liveWithinS: 60,
+      waitMs: 60_000,
+      apply: () => Promise.resolve(),
+      logger: createSilentLogger(),
     });
     assert.deepEqual(await lone.fanOut({ action: 'reload' }), { applied: ['a'], failed: [], missing: [] });
   });

@@ -16,7 +16,8 @@ import { SERVICE_TYPE } from '../registry.js';
 export const MCP_LANE = 'mcp-control';
 
 /** What every instance applies. */
-export type McpControl = { action: 'reload' } | { action: 'refresh'; server?: string } | { action: 'reconnect'; server: string };
+export type McpControl =
+  { action: 'reload' } | { action: 'refresh'; server?: string } | { action: 'reconnect'; server: string };
 
 /** Which instances applied a control (this one first), which failed (with a one-line reason) and which did not answer. */
 export interface InstancesReport {
@@ -69,7 +70,9 @@ export class McpFanout {
   /** Asks every other live instance to apply `control` (this one applied it already); resolves with who did. */
   async fanOut(control: McpControl): Promise<InstancesReport> {
     const { instanceId, services, liveWithinS } = this.options;
-    const peers = (await services.listHealthy(SERVICE_TYPE, liveWithinS)).map((row) => row.serviceId).filter((id) => id !== instanceId);
+    const peers = (await services.listHealthy(SERVICE_TYPE, liveWithinS))
+      .map((row) => row.serviceId)
+      .filter((id) => id !== instanceId);
     const report: InstancesReport = { applied: [instanceId], failed: [], missing: [] };
     if (peers.length === 0) return report;
     const requestId = newHexId();
@@ -100,7 +103,10 @@ export class McpFanout {
     try {
       await this.options.apply(request.control);
     } catch (error) {
-      this.options.logger.warn({ action: request.control.action, err: describeError(error) }, 'applying an MCP control from another instance failed');
+      this.options.logger.warn(
+        { action: request.control.action, err: describeError(error) },
+        'applying an MCP control from another instance failed',
+      );
       reply.error = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.slice(0, 200) ?? 'failed';
     }
     await this.write(request.replyTo, 'reply', reply);
@@ -115,6 +121,12 @@ export class McpFanout {
   }
 
   private async write(target: string, kind: 'interaction' | 'reply', payload: McpRequest | McpReply): Promise<void> {
-    await this.options.handoffs.create({ target, wsId: MCP_LANE, kind, payload: JSON.stringify(payload), createdAt: this.now() });
+    await this.options.handoffs.create({
+      target,
+      wsId: MCP_LANE,
+      kind,
+      payload: JSON.stringify(payload),
+      createdAt: this.now(),
+    });
   }
 }
