@@ -28,7 +28,9 @@ export interface RuntimeParts {
 /** Applies an MCP control another instance sent (ADR 0050); an unknown server rejects. */
 async function applyMcpControl(config: Config, stores: Stores, mcp: McpManager, logger: Logger, control: McpControl): Promise<void> {
   if (control.action === 'reload') {
-    await (await import('./main-mcp.js')).reloadMcpServers(config, stores, mcp, logger);
+    // Reloaded, but a server that did not connect here makes this instance a failure in the sender's answer.
+    const answer = await (await import('./main-mcp.js')).reloadMcpServers(config, stores, mcp, logger);
+    if (answer.failed.length > 0) throw new Error(`reloaded; failed to connect: ${answer.failed.join(', ')}`);
     return;
   }
   if (control.server !== undefined && !mcp.status().perServer.some((entry) => entry.name === control.server)) throw new Error(`unknown MCP server "${control.server}"`);

@@ -94,15 +94,17 @@ describe(
     it('a server added to the database is connected on all three by one reload, and dropped on all three by another', async () => {
       // Every instance is in the registry before the reload (it asks the live ones).
       await waitFor(async () => (await ids()).length === 3, 'three registered instances', 30_000);
+      // And each has read its MCP servers (HTTP answers before that): a server added earlier would be its own start-up's.
+      const started = (): boolean =>
+        instances.every((instance) => instance.process.output().includes('"msg":"agent enabled"'));
+      await waitFor(() => started(), 'every instance to start its agent and MCP', 30_000);
       assert.deepEqual(await Promise.all(instances.map(mcpTools)), [0, 0, 0]);
-      await instances[0]?.process
-        .stores()
-        .mcpServers.create({
-          name: 'everything',
-          transport: 'stdio',
-          command: process.execPath,
-          args: [EVERYTHING, 'stdio'],
-        });
+      await instances[0]?.process.stores().mcpServers.create({
+        name: 'everything',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [EVERYTHING, 'stdio'],
+      });
 
       const added = await reloadOn(instances[0] as Instance);
       assert.deepEqual(added.added, ['everything']);
