@@ -19,7 +19,7 @@
 //   SANDPIPER_TEST_REUSE_BUILD=1                   run that folder as it is (scripts/flaky.mjs compiles once)
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -142,12 +142,22 @@ function rememberTimes(file) {
   writeFileSync(LAST_TIMES, JSON.stringify(last, null, 1));
 }
 
-/** The slowest test files by wall time (process start to exit), with their CPU time. */
+/**
+ * The slowest test files by wall time (process start to exit), with their CPU time (their own, plus the child
+ * processes they waited for), and the whole run's CPU use against the time the cores had: how busy the run kept them.
+ */
 function printSlowest(file, count, totalMs) {
   if (!existsSync(file)) return;
   const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
   rows.sort((a, b) => b.wallMs - a.wallMs);
   const seconds = (ms) => (ms / 1000).toFixed(1).padStart(6);
-  const lines = rows.slice(0, count).map((row) => `${seconds(row.wallMs)} ${seconds(row.cpuMs)}  ${sourceOf(row.file)}`);
-  process.stdout.write(`\nslowest ${Math.min(count, rows.length)} of ${rows.length} test files (wall s, CPU s); whole run ${seconds(totalMs).trim()} s:\n${lines.join('\n')}\n`);
+  const cpu = (row) => row.cpuMs + (row.childCpuMs ?? 0);
+  const lines = rows.slice(0, count).map((row) => `${seconds(row.wallMs)} ${seconds(cpu(row))}  ${sourceOf(row.file)}`);
+  const wallSum = rows.reduce((sum, row) => sum + row.wallMs, 0);
+  const cpuSum = rows.reduce((sum, row) => sum + cpu(row), 0);
+  const cores = availableParallelism();
+  const busy = `files' wall ${(wallSum / 1000).toFixed(0)} s, CPU ${(cpuSum / 1000).toFixed(0)} s = ${((100 * cpuSum) / (totalMs * cores)).toFixed(0)}% of ${cores} cores`;
+  process.stdout.write(
+    `\nslowest ${Math.min(count, rows.length)} of ${rows.length} test files (wall s, CPU s with children); whole run ${seconds(totalMs).trim()} s; ${busy}:\n${lines.join('\n')}\n`,
+  );
 }

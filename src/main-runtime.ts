@@ -3,8 +3,7 @@ import type { McpManager } from './agent/mcp/mcp-manager.js';
 import type { Sandbox } from './agent/sandbox/sandbox.js';
 import type { Config } from './config/index.js';
 import { createGateway, type Gateway } from './gateway/index.js';
-import { createCluster } from './gateway/cluster/create-cluster.js';
-import { isClustered } from './gateway/cluster/cluster-mode.js';
+import type { Coordination } from './gateway/cluster/coordination.js';
 import type { McpControl } from './gateway/cluster/mcp-fanout.js';
 import type { LiveParts, ShutdownStack } from './main.js';
 import { assembleAgent } from './main-agent.js';
@@ -19,8 +18,8 @@ export interface RuntimeParts {
   stores: Stores;
   live: LiveParts;
   stack: ShutdownStack;
-  /** This instance's id in the registry, and its lease holder id on PostgreSQL (ADR 0021). */
-  instanceId: string;
+  /** Single instance or cluster (ADR 0052). */
+  coordination: Coordination;
   /** Where the HTTP server listens (its real port when 0 was configured): the tools' egress proxy refuses it. */
   httpUrl?: string;
 }
@@ -38,7 +37,7 @@ async function applyMcpControl(config: Config, stores: Stores, mcp: McpManager, 
 }
 
 /** Starts MCP (in the background), the agent runtime and the gateway wiring; `ready` settles when the channels are up. */
-export async function startAgentAndChannels({ config, logger, stores, live, stack, instanceId, httpUrl }: RuntimeParts): Promise<{ ready: Promise<void> }> {
+export async function startAgentAndChannels({ config, logger, stores, live, stack, coordination, httpUrl }: RuntimeParts): Promise<{ ready: Promise<void> }> {
   const controller = new AbortController();
   stack.push('abort', async () => controller.abort());
   // MCP servers connect in the background: a slow server never delays the channels.
@@ -51,25 +50,26 @@ export async function startAgentAndChannels({ config, logger, stores, live, stac
   live.mcp = mcp;
   stack.push('mcp', () => mcp.shutdown());
   live.runtime = runtime;
-  // On PostgreSQL a workstream runs on the one instance holding its lease (ADR 0021); leases go back after the agent stopped.
+  // In a cluster a workstream runs on the one instance holding its lease (ADR 0021); leases go back after the agent stopped.
+  // MCP controls other instances hand over are applied here (ADR 0050).
   const applyMcp = (control: McpControl): Promise<void> => applyMcpControl(config, stores, mcp, logger, control);
-  const cluster = isClustered(config) ? createCluster({ config, stores, logger, instanceId, inner: runtime.manager, applyMcp }) : undefined;
-  if (cluster?.mcpFanout) live.mcpFanout = cluster.mcpFanout;
-  if (cluster) stack.push('cluster leases', () => cluster.node.releaseOnStop());
+  const placement = coordination.placement(runtime.manager, logger, applyMcp);
+  if (placement.mcpFanout) live.mcpFanout = placement.mcpFanout;
+  stack.push('cluster leases', () => placement.releaseOnStop());
   stack.push('agent', () => runtime.close());
   logModels(config, logger);
   // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them; its
   // OAuth sign-in links go to the caller privately, and the waiting call shows as a card with Cancel in that thread.
-  const manager = cluster?.manager ?? runtime.manager;
+  const { manager } = placement;
   // `/mcp refresh` in a conversation reaches every live instance of a cluster (ADR 0050).
-  const gatewayMcp = { status: () => mcp.status(), refresh: async () => (await mcp.refresh(), await cluster?.mcpFanout?.fanOut({ action: 'refresh' })) };
-  const gateway = createGateway({ config, adapters: live.adapters, manager, stores, logger, elicitations: mcp, authorizations: mcp, mcp: gatewayMcp });
+  const gatewayMcp = { status: () => mcp.status(), refresh: async () => (await mcp.refresh(), await placement.mcpFanout?.fanOut({ action: 'refresh' })) };
+  const gateway = createGateway({ config, adapters: live.adapters, manager, coordination: placement, stores, logger, elicitations: mcp, authorizations: mcp, mcp: gatewayMcp });
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
-  cluster?.attach(gateway);
-  if (cluster) stack.push('cluster', () => cluster.node.stop());
+  placement.attach(gateway);
+  stack.push('cluster', () => placement.stop());
   const ready = gateway.start(controller.signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
-  if (cluster) void ready.then(() => cluster.node.start()).catch((error: unknown) => logger.error({ err: error }, 'cluster start failed'));
+  void ready.then(() => placement.start()).catch((error: unknown) => logger.error({ err: error }, 'cluster start failed'));
   startWatchRunner(config, logger, stores, gateway, stack, containment.sandbox);
   // Old conversations, folders and delivery records go hourly (gateway.retention_days, ADR 0046).
   const retention = startRetention({ lifecycle: stores.lifecycle, workspaceDir: config.agent.workspace_dir, retentionDays: config.gateway.retention_days, notifyReplyDays: config.gateway.notify_reply_days, logger });

@@ -2,7 +2,6 @@
 import type { McpManager } from './agent/mcp/mcp-manager.js';
 import type { McpFanout } from './gateway/cluster/mcp-fanout.js';
 import type { ChannelAdapter } from './channels/channel-adapter.js';
-import type { DiscordClusterOptions } from './channels/discord/index.js';
 import type { SlackAdapterOptions } from './channels/slack/index.js';
 import type { Config } from './config/index.js';
 import { createHttpApp, type HttpAppDeps } from './gateway/http/app.js';
@@ -11,17 +10,17 @@ import { createAdminElsewhereRoutes } from './gateway/http/routes/admin-elsewher
 import { startHttpServer } from './gateway/http/http-server.js';
 import { createSlackEventsRoutes, slackEventsTarget } from './gateway/http/routes/slack-events.js';
 import { createHttpMetrics } from './gateway/http/metrics.js';
-import { instanceStaleAfterSeconds } from './gateway/admin/admin-status.js';
+import { createCoordination, instanceStaleAfterSeconds } from './main-coordination.js';
+import type { Coordination } from './gateway/cluster/coordination.js';
 import { createAdminRoutes } from './gateway/http/routes/admin.js';
 import { createAdminMcpRoutes } from './gateway/http/routes/admin-mcp.js';
+import { createConsoleParts } from './main-console.js';
 import { createOAuthCallbackRoutes } from './gateway/http/routes/oauth-callback.js';
 import { HttpError } from './gateway/http/http-errors.js';
 import { EMPTY_MCP_HEALTH } from './gateway/http/routes/health.js';
 import { createNotifyRoutes } from './gateway/http/routes/notify.js';
 import type { Gateway } from './gateway/index.js';
 import { newServiceId, registerService } from './gateway/registry.js';
-import { discordClusterOptions, registryMetadata } from './gateway/cluster/discord-shard-cluster.js';
-import { isClustered } from './gateway/cluster/cluster-mode.js';
 import type { AgentRuntime } from './main-agent.js';
 import { createNotifyParts, type NotifyParts } from './main-notify.js';
 import type { ToolContainment } from './agent/tools/index.js';
@@ -87,18 +86,18 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     const storage = await openStorage(config, logger);
     stack.push('storage', () => storage.close());
     const channelTelemetry = createChannelTelemetry();
-    const adapters = await createAdapters(config, logger, discordClusterOptions(config, storage.stores, instanceId), storage.stores);
+    // Single instance or cluster (ADR 0052): shard ownership, identify pacing, placement and dedup follow from it.
+    const coordination = createCoordination(config, storage.stores, instanceId);
+    const adapters = await createAdapters(config, logger, coordination, storage.stores);
     const live: LiveParts = { adapters: adapters.map((adapter) => channelTelemetry.wrap(adapter)), channelTelemetry };
     const notify = createNotifyParts(config, storage.stores, live.adapters, logger);
     const { httpUrl, adminUrl } = await startHttp(config, logger, storage.stores, live, stack, notify);
-    // On PostgreSQL the registry beats with the leases, so `sandpiper status` sees a dead instance as soon as its leases expire.
-    const heartbeatMs = isClustered(config) ? config.cluster.heartbeat_s * 1000 : undefined;
     const url = config.gateway.advertise_url ?? httpUrl;
-    const registration = await registerService({ services: storage.stores.services, url, logger, serviceId: instanceId, metadata: registryMetadata(config), ...(heartbeatMs === undefined ? {} : { heartbeatMs }) });
+    const registration = await registerService({ services: storage.stores.services, url, logger, serviceId: instanceId, ...coordination.registration() });
     stack.push('registry', () => registration.stop());
     // The agent, the tools and MCP load only now: /health answers (start-up readiness) without waiting for them.
     const { startAgentAndChannels } = await import('./main-runtime.js');
-    const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack, instanceId, httpUrl });
+    const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack, coordination, httpUrl });
     // Outbox rows a previous process accepted but never sent are delivered once the channels are up.
     stack.push('notify outbox', () => notify.worker.stop());
     void ready.then(() => notify.worker.start());
@@ -110,9 +109,13 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
 }
 
 /** The configured adapters; a platform's SDK (discord.js, bolt) is imported only when that platform is configured. */
-async function createAdapters(config: Config, logger: Logger, cluster: DiscordClusterOptions | undefined, stores: Stores): Promise<ChannelAdapter[]> {
+async function createAdapters(config: Config, logger: Logger, coordination: Coordination, stores: Stores): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
-  if (config.discord.token) adapters.push((await import('./channels/discord/index.js')).createDiscordAdapter(config.discord, logger, cluster ? { cluster } : {}));
+  if (config.discord.token) {
+    const cluster = coordination.discordSharding();
+    const identify = (maxConcurrency: number) => coordination.identifyThrottle(maxConcurrency);
+    adapters.push((await import('./channels/discord/index.js')).createDiscordAdapter(config.discord, logger, { identify, ...(cluster ? { cluster } : {}) }));
+  }
   const slackInstalls = config.slack.client_id !== undefined && config.slack.mode === 'http';
   if ((config.slack.bot_token && (config.slack.app_token || config.slack.mode === 'http')) || slackInstalls) {
     const options = slackInstalls ? await slackInstallOptions(config, stores) : {};
@@ -184,15 +187,18 @@ async function startAdminHttp(
   const adminSecret = config.auth.admin_secret;
   if (!adminSecret) {
     logger.info('admin API off (set auth.admin_secret to serve it on admin.listen)');
+    if (config.console.enabled) logger.warn('console.enabled is set but the console needs the admin API: set auth.admin_secret');
     return undefined;
   }
   const { host, port } = adminListenAddress(config);
   if (!isLoopbackHost(host)) logger.warn({ listen: config.admin.listen }, 'the admin API listens on a non-loopback address (admin.listen)');
   const audit = stores.adminAudit;
+  const consoleParts = createConsoleParts(config, logger, stores, live, shared.health);
   const app = createHttpApp({
     logger,
     ...shared,
     routers: [
+      ...consoleParts.routers,
       createAdminMcpRoutes({
         adminSecret,
         audit,
@@ -215,6 +221,7 @@ async function startAdminHttp(
   });
   const server = await startHttpServer(app, host, port);
   stack.push('admin http', () => server.close());
+  stack.push('console streams', async () => consoleParts.stop());
   logger.info({ url: server.url }, `admin API listening on ${server.url}`);
   return server.url;
 }

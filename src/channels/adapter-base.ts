@@ -43,6 +43,7 @@ export abstract class AdapterBase {
     const handler = this.handler;
     if (!handler) {
       if (this.current !== 'stopped' && (event.type === 'command' || event.type === 'action' || event.type === 'form')) {
+        // Best effort: an interaction arriving while the gateway starts or stops; the person may simply try again.
         void event.respond.reply(NOT_READY).catch(() => undefined);
       }
       return;

@@ -327,7 +327,8 @@ export interface FormsFeature {
 
 /** Where and how attachments of inbound messages may be downloaded (ADR 0017). */
 export interface AttachmentsFeature {
-  access(): AttachmentAccess;
+  /** For messages written in `channelId` (a route key): Slack answers with that channel's workspace's token. */
+  access(channelId: string): AttachmentAccess | Promise<AttachmentAccess>;
 }
 
 /** A conversation's state shown by the platform (Slack agent sessions, ADR 0038). */

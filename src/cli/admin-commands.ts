@@ -2,35 +2,14 @@
 import { generateApiToken, hashApiToken } from '../shared/api-token.js';
 import { GatewayError, UsageError } from '../shared/errors.js';
 import { isoFromMs } from '../shared/time.js';
-import type { Stores } from '../storage/index.js';
-import { audited, type AuditedChange } from '../gateway/admin/admin-audit.js';
-import { cliActor, writeLine, type CliCommand, type CliContext } from './cli-context.js';
-import { openAdminStorage } from './open-database.js';
+import { writeLine, type CliCommand } from './cli-context.js';
+import { found, requirePositionals, withAuditedStores } from './command-table.js';
+
+// These moved to command-table.ts; re-exported so commands written on other branches before the move still build.
+export { requirePositionals, withAuditedStores, withStores } from './command-table.js';
 
 const VALID_SCOPES = ['read', 'write', 'approve', 'service'] as const;
 const PLATFORMS = ['discord', 'slack'] as const;
-
-/** Loads the configuration, opens (and migrates) the database for `work`, and closes it again. */
-export async function withStores<T>(context: CliContext, work: (stores: Stores) => Promise<T>): Promise<T> {
-  const storage = await openAdminStorage(context);
-  try {
-    return await work(storage.stores);
-  } finally {
-    await storage.close();
-  }
-}
-
-/** `withStores` for a change: it is written to the admin audit (`sandpiper audit`) as made by `cli:<OS user>`. */
-export function withAuditedStores<T>(context: CliContext, change: Omit<AuditedChange, 'actor'>, work: (stores: Stores) => Promise<T>): Promise<T> {
-  return withStores(context, (stores) => audited({ store: stores.adminAudit }, { ...change, actor: cliActor() }, () => work(stores)));
-}
-
-export function requirePositionals(context: CliContext, count: number, usage: string): string[] {
-  const values = context.positionals.slice(0, count);
-  if (values.length < count || values.some((value) => value.trim() === '')) throw new UsageError(`usage: ${usage}`);
-  if (context.positionals.length > count) throw new UsageError(`unexpected argument "${context.positionals[count]}"; usage: ${usage}`);
-  return values.map((value) => value.trim());
-}
 
 function validateUsername(username: string): string {
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(username)) {
@@ -87,8 +66,7 @@ export const tokenCreateCommand: CliCommand = {
     const expires = parseExpiry(context.flags['expires']);
     const token = generateApiToken();
     await withAuditedStores(context, { action: 'token.create', target: username as string, detail: `scopes=${scopes.join(',')}` }, async (stores) => {
-      const user = await stores.users.getUserByUsername(username as string);
-      if (!user) throw new GatewayError('NOT_FOUND', `no user named "${username}" (create it with: sandpiper user add ${username})`);
+      const user = found(await stores.users.getUserByUsername(username as string), `no user named "${username}" (create it with: sandpiper user add ${username})`);
       await stores.users.createToken({ userId: user.userId, tokenHash: hashApiToken(token), scopes, expires });
     });
     writeLine(context.io.stderr, `token for ${username} (scopes ${scopes.join(',')}${expires ? `, expires ${expires}Z` : ', no expiry'}); it is shown only once:`);
@@ -104,8 +82,7 @@ export const linkCommand: CliCommand = {
   async run(context) {
     const [platform, platformUserId, username] = requirePositionals(context, 3, this.usage) as [string, string, string];
     const message = await withAuditedStores(context, { action: 'link', target: `${platform}:${platformUserId}`, detail: username }, async (stores) => {
-      const user = await stores.users.getUserByUsername(username);
-      if (!user) throw new GatewayError('NOT_FOUND', `no user named "${username}"`);
+      const user = found(await stores.users.getUserByUsername(username), `no user named "${username}"`);
       const existing = await stores.users.getLink(parsePlatform(platform), platformUserId);
       if (existing && existing.userId !== user.userId) {
         throw new GatewayError('CONFLICT', `${platform} user ${platformUserId} is already linked to another user; unlink it first`);
@@ -125,8 +102,7 @@ export const unlinkCommand: CliCommand = {
   async run(context) {
     const [platform, platformUserId] = requirePositionals(context, 2, this.usage) as [string, string];
     await withAuditedStores(context, { action: 'unlink', target: `${platform}:${platformUserId}` }, async (stores) => {
-      const removed = await stores.users.unlink(parsePlatform(platform), platformUserId);
-      if (!removed) throw new GatewayError('NOT_FOUND', `${platform} user ${platformUserId} is not linked`);
+      found(await stores.users.unlink(parsePlatform(platform), platformUserId), `${platform} user ${platformUserId} is not linked`);
     });
     writeLine(context.io.stdout, `unlinked ${platform} user ${platformUserId}`);
     return 0;

@@ -4,8 +4,8 @@
  */
 import { ADMIN_OFF_HINT } from '../gateway/admin/admin-listen.js';
 import { ConfigError, UsageError } from '../shared/errors.js';
-import { requirePositionals, withAuditedStores } from './admin-commands.js';
 import { cliActor, writeLine, type CliCommand } from './cli-context.js';
+import { requirePositionals, withAuditedStores } from './command-table.js';
 
 const MAX_MINUTES = 24 * 60;
 

@@ -1,9 +1,9 @@
 /** `approvals list`: pending approvals in the database, oldest first, with their age. */
 import { formatAge } from '../gateway/admin/admin-input.js';
 import { listPendingApprovals } from '../gateway/admin/admin-approvals.js';
-import { requirePositionals, withStores } from './admin-commands.js';
 import type { CliCommand } from './cli-context.js';
 import { JSON_OPTION, printList } from './cli-output.js';
+import { requirePositionals, withStores } from './command-table.js';
 
 export const approvalsListCommand: CliCommand = {
   name: 'approvals list',

@@ -1,9 +1,9 @@
 /** `sandpiper audit`: the admin changes (API and CLI), newest first: who, what, target, outcome (ADR 0035). */
 import { listAudit } from '../gateway/admin/admin-audit.js';
 import { UsageError } from '../shared/errors.js';
-import { requirePositionals, withStores } from './admin-commands.js';
 import type { CliCommand } from './cli-context.js';
 import { JSON_OPTION, printList } from './cli-output.js';
+import { requirePositionals, withStores } from './command-table.js';
 
 export const auditCommand: CliCommand = {
   name: 'audit',

@@ -2,6 +2,7 @@
 import { userInfo } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../config/index.js';
+import { UsageError } from '../shared/errors.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 
 export interface CliIo {
@@ -34,6 +35,13 @@ export interface CliCommand {
 export function loadConfigAndLogger(context: CliContext): { config: Config; logger: Logger } {
   const config = context.loadConfig();
   return { config, logger: createLogger({ level: config.log.level, format: config.log.format }) };
+}
+
+/** A flag that takes a value: its text, undefined when absent; a usage error when given without one. */
+export function stringFlag(context: CliContext, flag: string): string | undefined {
+  const value = context.flags[flag];
+  if (value === true) throw new UsageError(`--${flag} takes a value`);
+  return typeof value === 'string' ? value : undefined;
 }
 
 export function writeLine(stream: NodeJS.WritableStream, text: string): void {

@@ -35,13 +35,15 @@ export function printTable(context: CliContext, headers: readonly string[], rows
   for (const row of cells) writeLine(context.io.stdout, line(row));
 }
 
+/** How a list prints as a table: its columns, one row per item, and the line shown when there is none. */
+export interface TableSpec<T> {
+  headers: readonly string[];
+  row: (item: T) => readonly unknown[];
+  empty: string;
+}
+
 /** A list result: JSON `{<key>: rows}` with --json, otherwise the table. */
-export function printList<T>(
-  context: CliContext,
-  key: string,
-  items: readonly T[],
-  table: { headers: readonly string[]; row: (item: T) => readonly unknown[]; empty: string },
-): void {
+export function printList<T>(context: CliContext, key: string, items: readonly T[], table: TableSpec<T>): void {
   if (wantsJson(context)) printJson(context, { [key]: items });
   else printTable(context, table.headers, items.map(table.row), table.empty);
 }

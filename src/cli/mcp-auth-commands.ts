@@ -3,11 +3,11 @@
  * encrypted there and never printed). A revoked user's next call asks them for a new authorization.
  */
 import { createTokenCipher } from '../agent/mcp/mcp-token-cipher.js';
-import { GatewayError, UsageError } from '../shared/errors.js';
+import { UsageError } from '../shared/errors.js';
 import type { Stores } from '../storage/index.js';
-import { requirePositionals, withAuditedStores, withStores } from './admin-commands.js';
 import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
 import { JSON_OPTION, printList } from './cli-output.js';
+import { found, rekeyCommand, requirePositionals, withAuditedStores, withStores } from './command-table.js';
 import { callAdmin } from './gateway-client.js';
 
 const USER_OPTION = { user: { type: 'string' as const } };
@@ -17,9 +17,7 @@ async function userIdOf(context: CliContext, stores: Stores): Promise<string | u
   const name = context.flags['user'];
   if (name === undefined) return undefined;
   if (typeof name !== 'string' || name.trim() === '') throw new UsageError('--user takes a username');
-  const user = await stores.users.getUserByUsername(name.trim());
-  if (!user) throw new GatewayError('NOT_FOUND', `no user named ${name.trim().slice(0, 64)}`);
-  return user.userId;
+  return found(await stores.users.getUserByUsername(name.trim()), `no user named ${name.trim().slice(0, 64)}`).userId;
 }
 
 export const mcpAuthListCommand: CliCommand = {
@@ -61,15 +59,18 @@ export const mcpAuthRevokeCommand: CliCommand = {
   },
 };
 
-export const mcpAuthRekeyCommand: CliCommand = {
+export const mcpAuthRekeyCommand = rekeyCommand({
   name: 'mcp auth rekey',
   usage: 'sandpiper mcp auth rekey',
   summary: 'after a mcp.token_key rotation: re-encrypt stored OAuth credentials with the new key',
-  async run(context) {
-    requirePositionals(context, 0, this.usage);
+  options: {},
+  action: 'mcp.auth.rekey',
+  noun: 'credential',
+  previousKey: 'mcp.token_key_previous',
+  rekey(context) {
     const config = context.loadConfig();
     const cipher = createTokenCipher(config.mcp.token_key, config.mcp.token_key_previous);
-    const count = await withAuditedStores(context, { action: 'mcp.auth.rekey' }, async (stores) => {
+    return async (stores) => {
       let changed = 0;
       for (const row of await stores.mcpCredentials.list({})) {
         if (cipher.isCurrent(row.secret)) continue;
@@ -77,11 +78,9 @@ export const mcpAuthRekeyCommand: CliCommand = {
         changed += 1;
       }
       return changed;
-    });
-    writeLine(context.io.stdout, `re-encrypted ${count} credential${count === 1 ? '' : 's'}; mcp.token_key_previous can now be emptied`);
-    return 0;
+    };
   },
-};
+});
 
 export const mcpAuthLoginCommand: CliCommand = {
   name: 'mcp auth login',

@@ -1,14 +1,9 @@
 /** MCP administration of a running gateway over its admin API: `mcp status`, `refresh [SERVER]`, `reconnect SERVER`, `reload`. */
 import { UsageError } from '../shared/errors.js';
-import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
+import { writeLine, type CliCommand } from './cli-context.js';
 import { JSON_OPTION, printJson, wantsJson } from './cli-output.js';
+import { optionalPositional } from './command-table.js';
 import { callAdmin } from './gateway-client.js';
-
-function atMostOne(context: CliContext, usage: string): string | undefined {
-  if (context.positionals.length > 1) throw new UsageError(`unexpected argument "${context.positionals[1]}"; usage: ${usage}`);
-  const server = context.positionals[0]?.trim();
-  return server === '' ? undefined : server;
-}
 
 export const mcpStatusCommand: CliCommand = {
   name: 'mcp status',
@@ -26,7 +21,7 @@ export const mcpRefreshCommand: CliCommand = {
   usage: 'sandpiper mcp refresh [SERVER]',
   summary: "re-read one or every MCP server's tools, resources and prompts",
   async run(context) {
-    const server = atMostOne(context, this.usage);
+    const server = optionalPositional(context, this.usage);
     const body = server ? { server } : {};
     printJson(context, await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/refresh', { body, scope: 'admin:write' }));
     return 0;
@@ -38,7 +33,7 @@ export const mcpReconnectCommand: CliCommand = {
   usage: 'sandpiper mcp reconnect SERVER',
   summary: "drop and re-open one MCP server's connection",
   async run(context) {
-    const server = atMostOne(context, this.usage);
+    const server = optionalPositional(context, this.usage);
     if (!server) throw new UsageError(`usage: ${this.usage}`);
     printJson(context, await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/reconnect', { body: { server }, scope: 'admin:write' }));
     return 0;

@@ -2,9 +2,9 @@
 import { addMcpServer } from '../gateway/admin/admin-mcp-servers.js';
 import { findRegistryServer, installOf, localName, searchRegistry } from '../gateway/admin/mcp-registry.js';
 import { UsageError } from '../shared/errors.js';
-import { requirePositionals, withAuditedStores } from './admin-commands.js';
 import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
 import { JSON_OPTION, printJson, printList, wantsJson } from './cli-output.js';
+import { requirePositionals, withAuditedStores } from './command-table.js';
 
 function stringFlag(context: CliContext, flag: string): string | undefined {
   const value = context.flags[flag];

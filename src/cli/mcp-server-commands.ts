@@ -2,9 +2,9 @@
 import { addMcpServer, listMcpServers, removeMcpServer, type McpServerView } from '../gateway/admin/admin-mcp-servers.js';
 import { auditUrl } from '../gateway/admin/admin-audit.js';
 import { UsageError } from '../shared/errors.js';
-import { requirePositionals, withAuditedStores, withStores } from './admin-commands.js';
-import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
-import { JSON_OPTION, printJson, printList, wantsJson } from './cli-output.js';
+import { stringFlag, type CliCommand } from './cli-context.js';
+import { JSON_OPTION } from './cli-output.js';
+import { type Confirmation, listCommand, printRecord, recordCommand, withAuditedStores } from './command-table.js';
 
 const RELOAD_HINT = 'a running gateway applies it on: sandpiper mcp reload';
 
@@ -20,49 +20,34 @@ function pairs(raw: string | boolean | string[] | undefined, flag: string): Reco
   return record;
 }
 
-function stringFlag(context: CliContext, flag: string): string | undefined {
-  const value = context.flags[flag];
-  if (value === true) throw new UsageError(`--${flag} takes a value`);
-  return typeof value === 'string' ? value : undefined;
-}
-
 function summary(server: McpServerView): string {
   return server.transport === 'stdio' ? `stdio: ${[server.command, ...server.args].join(' ')}` : `http: ${server.url}`;
 }
 
-function printServer(context: CliContext, verb: string, server: McpServerView): void {
-  if (wantsJson(context)) {
-    printJson(context, { server });
-    return;
-  }
-  writeLine(context.io.stdout, `${verb} MCP server ${server.name} (${summary(server)})`);
-  writeLine(context.io.stderr, RELOAD_HINT);
+function confirmServer(verb: string): Confirmation<McpServerView> {
+  return { key: 'server', line: (server) => `${verb} MCP server ${server.name} (${summary(server)})`, hint: RELOAD_HINT };
 }
 
-export const mcpListCommand: CliCommand = {
+export const mcpListCommand = listCommand({
   name: 'mcp list',
   usage: 'sandpiper mcp list [--json]',
   summary: 'list the MCP servers defined in the database (env and header values are not shown)',
-  options: JSON_OPTION,
-  async run(context) {
-    requirePositionals(context, 0, this.usage);
-    const servers = await withStores(context, (stores) => listMcpServers(stores.mcpServers));
-    printList(context, 'servers', servers, {
-      headers: ['name', 'transport', 'enabled', 'auto_approve', 'target', 'env', 'headers'],
-      row: (server) => [
-        server.name,
-        server.transport,
-        server.enabled ? 'yes' : 'no',
-        server.auto_approve ? 'yes' : 'no',
-        server.transport === 'stdio' ? [server.command, ...server.args].join(' ') : server.url,
-        server.env_keys,
-        server.header_keys,
-      ],
-      empty: 'no MCP servers in the database (servers from config.toml and mcp.config_file are not listed here)',
-    });
-    return 0;
+  key: 'servers',
+  read: () => (stores) => listMcpServers(stores.mcpServers),
+  table: {
+    headers: ['name', 'transport', 'enabled', 'auto_approve', 'target', 'env', 'headers'],
+    row: (server) => [
+      server.name,
+      server.transport,
+      server.enabled ? 'yes' : 'no',
+      server.auto_approve ? 'yes' : 'no',
+      server.transport === 'stdio' ? [server.command, ...server.args].join(' ') : server.url,
+      server.env_keys,
+      server.header_keys,
+    ],
+    empty: 'no MCP servers in the database (servers from config.toml and mcp.config_file are not listed here)',
   },
-};
+});
 
 export const mcpAddCommand: CliCommand = {
   name: 'mcp add',
@@ -94,20 +79,16 @@ export const mcpAddCommand: CliCommand = {
     };
     const detail = command === undefined ? `http: ${auditUrl(url ?? '')}` : `stdio: ${command} (${args.length} args)`;
     const server = await withAuditedStores(context, { action: 'mcp-server.add', target: name, detail }, (stores) => addMcpServer(stores.mcpServers, input, 'cli'));
-    printServer(context, 'added', server);
+    printRecord(context, confirmServer('added'), server);
     return 0;
   },
 };
 
-export const mcpRemoveCommand: CliCommand = {
+export const mcpRemoveCommand = recordCommand({
   name: 'mcp remove',
   usage: 'sandpiper mcp remove NAME [--json]',
   summary: 'delete an MCP server defined in the database',
-  options: JSON_OPTION,
-  async run(context) {
-    const [name] = requirePositionals(context, 1, this.usage) as [string];
-    const server = await withAuditedStores(context, { action: 'mcp-server.remove', target: name }, (stores) => removeMcpServer(stores.mcpServers, name));
-    printServer(context, 'removed', server);
-    return 0;
-  },
-};
+  arguments: 1,
+  change: ([name = '']) => ({ audit: { action: 'mcp-server.remove', target: name }, apply: (stores) => removeMcpServer(stores.mcpServers, name) }),
+  confirm: confirmServer('removed'),
+});

@@ -1,9 +1,10 @@
 /** `sandpiper status`: the instances on this database, the Discord shards each holds and its workstream leases (ADR 0023). */
 import { formatAge } from '../gateway/admin/admin-input.js';
-import { instanceStaleAfterSeconds, readClusterStatus, type ClusterStatusView, type InstanceView } from '../gateway/admin/admin-status.js';
-import { requirePositionals, withStores } from './admin-commands.js';
+import { instanceStaleAfterSeconds } from '../main-coordination.js';
+import { readClusterStatus, type ClusterStatusView, type InstanceView } from '../gateway/admin/admin-status.js';
 import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
 import { JSON_OPTION, printJson, printTable, wantsJson } from './cli-output.js';
+import { requirePositionals, withStores } from './command-table.js';
 import { describeDatabase } from './open-database.js';
 
 /** `0/2` per shard (`<bot>:0/2` when several bots share the database), marked when its lease has expired. */

@@ -7,9 +7,9 @@ import {
   createTemplate, deleteTemplate, editTemplate, listTemplates, showTemplate, type PromptTemplateView,
 } from '../gateway/admin/admin-prompt-templates.js';
 import { UsageError } from '../shared/errors.js';
-import { requirePositionals, withAuditedStores, withStores } from './admin-commands.js';
-import { writeLine, type CliCommand, type CliContext } from './cli-context.js';
-import { JSON_OPTION, printJson, printList, wantsJson } from './cli-output.js';
+import { stringFlag, writeLine, type CliCommand, type CliContext } from './cli-context.js';
+import { JSON_OPTION, printJson, wantsJson } from './cli-output.js';
+import { type Confirmation, listCommand, recordCommand, requirePositionals, withStores } from './command-table.js';
 
 const FIELD_OPTIONS = {
   ...JSON_OPTION,
@@ -21,12 +21,6 @@ const FIELD_OPTIONS = {
   default: { type: 'boolean' },
   'no-default': { type: 'boolean' },
 } as const;
-
-function stringFlag(context: CliContext, flag: string): string | undefined {
-  const value = context.flags[flag];
-  if (value === true) throw new UsageError(`--${flag} takes a value`);
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** The fields the flags set (`--content` or `--file`, not both); only the given ones. */
 async function fieldsOf(context: CliContext): Promise<Record<string, unknown>> {
@@ -47,27 +41,23 @@ async function fieldsOf(context: CliContext): Promise<Record<string, unknown>> {
   return fields;
 }
 
-function printTemplate(context: CliContext, verb: string, template: PromptTemplateView): void {
-  if (wantsJson(context)) printJson(context, { template });
-  else writeLine(context.io.stdout, `${verb} prompt template ${template.name} (${template.content.length} characters)`);
+/** A changed template's confirmation: `<verb> prompt template NAME (N characters)`, or `{template}` with --json. */
+function confirmTemplate(verb: string): Confirmation<PromptTemplateView> {
+  return { key: 'template', line: (template) => `${verb} prompt template ${template.name} (${template.content.length} characters)` };
 }
 
-export const templateListCommand: CliCommand = {
+export const templateListCommand = listCommand({
   name: 'template list',
   usage: 'sandpiper template list [--json]',
   summary: 'list the prompt templates (manual ones and read-only ones synced from MCP servers)',
-  options: JSON_OPTION,
-  async run(context) {
-    requirePositionals(context, 0, this.usage);
-    const templates = await withStores(context, (stores) => listTemplates(stores.promptTemplates));
-    printList(context, 'templates', templates, {
-      headers: ['name', 'origin', 'category', 'default', 'characters', 'description'],
-      row: (t) => [t.name, t.origin === 'mcp' ? `mcp (${t.mcp_server}, read-only)` : 'manual', t.category, t.is_default ? 'yes' : 'no', t.content.length, t.description],
-      empty: 'no prompt templates',
-    });
-    return 0;
+  key: 'templates',
+  read: () => (stores) => listTemplates(stores.promptTemplates),
+  table: {
+    headers: ['name', 'origin', 'category', 'default', 'characters', 'description'],
+    row: (t) => [t.name, t.origin === 'mcp' ? `mcp (${t.mcp_server}, read-only)` : 'manual', t.category, t.is_default ? 'yes' : 'no', t.content.length, t.description],
+    empty: 'no prompt templates',
   },
-};
+});
 
 export const templateShowCommand: CliCommand = {
   name: 'template show',
@@ -83,43 +73,37 @@ export const templateShowCommand: CliCommand = {
   },
 };
 
-export const templateCreateCommand: CliCommand = {
+export const templateCreateCommand = recordCommand({
   name: 'template create',
   usage: 'sandpiper template create NAME (--content TEXT | --file PATH) [--description D] [--category C] [--variable V]... [--default] [--json]',
   summary: 'write a new prompt template',
   options: FIELD_OPTIONS,
-  async run(context) {
-    const [name] = requirePositionals(context, 1, this.usage) as [string];
+  arguments: 1,
+  async change([name = ''], context) {
     const input = { name, ...(await fieldsOf(context)) };
-    const template = await withAuditedStores(context, { action: 'template.create', target: name }, (stores) => createTemplate(stores.promptTemplates, input, 'cli'));
-    printTemplate(context, 'created', template);
-    return 0;
+    return { audit: { action: 'template.create', target: name }, apply: (stores) => createTemplate(stores.promptTemplates, input, 'cli') };
   },
-};
+  confirm: confirmTemplate('created'),
+});
 
-export const templateEditCommand: CliCommand = {
+export const templateEditCommand = recordCommand({
   name: 'template edit',
   usage: 'sandpiper template edit NAME [--content TEXT | --file PATH] [--description D] [--category C] [--variable V]... [--default | --no-default] [--json]',
   summary: 'change a manual prompt template (MCP-owned ones are read-only)',
   options: FIELD_OPTIONS,
-  async run(context) {
-    const [name] = requirePositionals(context, 1, this.usage) as [string];
+  arguments: 1,
+  async change([name = ''], context) {
     const input = await fieldsOf(context);
-    const template = await withAuditedStores(context, { action: 'template.edit', target: name }, (stores) => editTemplate(stores.promptTemplates, name, input));
-    printTemplate(context, 'edited', template);
-    return 0;
+    return { audit: { action: 'template.edit', target: name }, apply: (stores) => editTemplate(stores.promptTemplates, name, input) };
   },
-};
+  confirm: confirmTemplate('edited'),
+});
 
-export const templateDeleteCommand: CliCommand = {
+export const templateDeleteCommand = recordCommand({
   name: 'template delete',
   usage: 'sandpiper template delete NAME [--json]',
   summary: 'delete a manual prompt template (MCP-owned ones are read-only)',
-  options: JSON_OPTION,
-  async run(context) {
-    const [name] = requirePositionals(context, 1, this.usage) as [string];
-    const template = await withAuditedStores(context, { action: 'template.delete', target: name }, (stores) => deleteTemplate(stores.promptTemplates, name));
-    printTemplate(context, 'deleted', template);
-    return 0;
-  },
-};
+  arguments: 1,
+  change: ([name = '']) => ({ audit: { action: 'template.delete', target: name }, apply: (stores) => deleteTemplate(stores.promptTemplates, name) }),
+  confirm: confirmTemplate('deleted'),
+});

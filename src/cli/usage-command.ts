@@ -1,7 +1,7 @@
 /** `sandpiper usage`: tokens per user, channel, model or conversation and UTC day (docs/design/usage.md). */
 import { listUsage } from '../gateway/admin/admin-usage.js';
 import { UsageError } from '../shared/errors.js';
-import { requirePositionals, withStores } from './admin-commands.js';
+import { requirePositionals, withStores } from './command-table.js';
 import type { CliCommand } from './cli-context.js';
 import { JSON_OPTION, printList } from './cli-output.js';
 

@@ -1,9 +1,9 @@
 /** `user disable|enable|remove USERNAME`: a user's access and data (ADR 0046). */
 import { removeUser, setUserDisabled } from '../gateway/admin/admin-user-lifecycle.js';
 import { UsageError } from '../shared/errors.js';
-import { requirePositionals, withAuditedStores } from './admin-commands.js';
 import { writeLine, type CliCommand } from './cli-context.js';
 import { JSON_OPTION, printJson, wantsJson } from './cli-output.js';
+import { requirePositionals, withAuditedStores } from './command-table.js';
 
 function toggle(name: 'disable' | 'enable'): CliCommand {
   return {

@@ -1,27 +1,22 @@
 /** `user list`, `token list [USERNAME]`, `token revoke TOKEN_ID`: users and API tokens, read from the database. */
 import { formatAge, ageSeconds } from '../gateway/admin/admin-input.js';
 import { listTokens, listUsers, revokeToken } from '../gateway/admin/admin-users.js';
-import { UsageError } from '../shared/errors.js';
-import { requirePositionals, withAuditedStores, withStores } from './admin-commands.js';
 import { writeLine, type CliCommand } from './cli-context.js';
 import { JSON_OPTION, printJson, printList, wantsJson } from './cli-output.js';
+import { listCommand, optionalPositional, requirePositionals, withAuditedStores, withStores } from './command-table.js';
 
-export const userListCommand: CliCommand = {
+export const userListCommand = listCommand({
   name: 'user list',
   usage: 'sandpiper user list [--json]',
   summary: 'list users with their admin flag and platform links',
-  options: JSON_OPTION,
-  async run(context) {
-    requirePositionals(context, 0, this.usage);
-    const users = await withStores(context, (stores) => listUsers(stores.users));
-    printList(context, 'users', users, {
-      headers: ['username', 'admin', 'links', 'created', 'user_id'],
-      row: (user) => [user.username, user.is_admin ? 'yes' : 'no', user.links, `${user.created}Z`, user.user_id],
-      empty: 'no users (create one with: sandpiper user add USERNAME)',
-    });
-    return 0;
+  key: 'users',
+  read: () => (stores) => listUsers(stores.users),
+  table: {
+    headers: ['username', 'admin', 'links', 'created', 'user_id'],
+    row: (user) => [user.username, user.is_admin ? 'yes' : 'no', user.links, `${user.created}Z`, user.user_id],
+    empty: 'no users (create one with: sandpiper user add USERNAME)',
   },
-};
+});
 
 export const tokenListCommand: CliCommand = {
   name: 'token list',
@@ -29,8 +24,7 @@ export const tokenListCommand: CliCommand = {
   summary: 'list API tokens (ids, scopes, expiry; never the tokens themselves)',
   options: JSON_OPTION,
   async run(context) {
-    if (context.positionals.length > 1) throw new UsageError(`unexpected argument "${context.positionals[1]}"; usage: ${this.usage}`);
-    const username = context.positionals[0]?.trim() || undefined;
+    const username = optionalPositional(context, this.usage);
     const tokens = await withStores(context, (stores) => listTokens(stores.users, username));
     const now = Date.now();
     printList(context, 'tokens', tokens, {

@@ -49,6 +49,8 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
     "the admin API's own secret (at least 32 characters, never equal to jwt_secret); empty = the admin API is off. The CLI mints five-minute admin tokens from it (ADR 0035)",
   ),
   'admin.listen': advanced("the admin API's own listener (loopback; another address exposes it to that network)"),
+  'console.enabled': advanced('serve the operator console at `/console` on admin.listen (needs auth.admin_secret; sign in with `sandpiper admin token`)'),
+  'console.session_hours': advanced('how long a console session lasts after signing in'),
   'models.<alias>.provider': required('"openai" (any OpenAI-compatible server) or "anthropic"', '"openai"'),
   'models.<alias>.base_url': common("default: the provider's API; OpenAI-compatible URLs include /v1", '"http://127.0.0.1:8000/v1"'),
   'models.<alias>.api_key': common('default: OPENAI_API_KEY or ANTHROPIC_API_KEY, by provider', '"sk-..."'),

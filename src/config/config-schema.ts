@@ -1,5 +1,9 @@
 /** The configuration schema (docs/architecture.md §4), one zod slice per section; user input, so strict. */
 import { z } from 'zod';
+import { checkSlack, discordConfigSchema, slackConfigSchema } from './channel-config-schema.js';
+import { checkMcpServers, mcpConfigSchema, mcpServerConfigSchema, type McpServerConfig } from './mcp-config-schema.js';
+
+export { discordConfigSchema, mcpConfigSchema, mcpServerConfigSchema, slackConfigSchema, type McpServerConfig };
 
 const nonEmpty = z.string().min(1);
 
@@ -64,6 +68,15 @@ export const adminConfigSchema = z
       .regex(LISTEN_PATTERN, 'must be host:port, e.g. 127.0.0.1:8191 or [::1]:8191')
       .refine((value) => Number(LISTEN_PATTERN.exec(value)?.[2]) <= 65535, 'port must be 0-65535')
       .default('127.0.0.1:8191'),
+  })
+  .prefault({});
+
+/** The operator console (ADR 0047), served on `admin.listen` beside the admin API. */
+export const consoleConfigSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** How long a console session lasts after signing in with an admin token. */
+    session_hours: z.number().positive().max(168).default(8),
   })
   .prefault({});
 
@@ -149,127 +162,6 @@ export const memoryConfigSchema = z
   })
   .prefault({});
 
-const snowflake = z.string().regex(/^\d{5,25}$/, 'must be a Discord id (digits)');
-
-export const discordConfigSchema = z
-  .strictObject({
-    token: z.string().optional(),
-    guild_id: snowflake.optional(),
-    channel_ids: z.array(snowflake).default([]),
-    api_url: z.url().optional(),
-    thread_participants: z.enum(['owner', 'linked']).default('owner'),
-    /** Role ids whose members may decide any thread's approval cards (besides its owner and admins). */
-    approver_roles: z.array(snowflake).default([]),
-    /** discord.js's global REST budget; Discord grants large bots more than the default 50. */
-    global_requests_per_second: z.number().int().positive().default(50),
-    /** Default model alias of new threads per parent channel id (`/ask model:` and `/model` override it). */
-    channel_models: z.record(snowflake, nonEmpty).default({}),
-    /** Direct messages are conversations; false answers them with a hint instead. */
-    dm: z.boolean().default(true),
-    /** Total shards of the bot ('auto': the count Discord recommends in `GET /gateway/bot`). */
-    shard_count: z.union([z.literal('auto'), z.number().int().positive().max(4096)]).default('auto'),
-    /** Shard ids this instance always holds; empty = leased from the shared database (one holder per shard, ADR 0022). */
-    shards: z.array(z.number().int().nonnegative().max(4095)).default([]),
-  })
-  .prefault({});
-
-/**
- * Socket Mode needs both tokens; HTTP mode the signing secret and a bot token, or (installs in many workspaces) a
- * client id with its secret, a token key and `gateway.public_url` for the redirect URL.
- */
-function checkSlack(slack: z.infer<typeof slackConfigSchema>, publicUrl: string | undefined, context: z.RefinementCtx): void {
-  const issue = (key: string, message: string): void => context.addIssue({ code: 'custom', path: ['slack', key], message });
-  if (slack.client_id !== undefined) {
-    if (slack.mode !== 'http') issue('mode', 'slack.client_id (installs in many workspaces) needs slack.mode = "http"');
-    if (!slack.client_secret) issue('client_secret', 'slack.client_id needs slack.client_secret (or SANDPIPER_SLACK_CLIENT_SECRET)');
-    if (!slack.token_key) issue('token_key', 'slack.client_id needs slack.token_key (or SANDPIPER_SLACK_TOKEN_KEY) to encrypt the installs\' tokens');
-    if (publicUrl === undefined) issue('client_id', 'slack.client_id needs gateway.public_url (the OAuth redirect URL is <public_url>/slack/oauth_redirect)');
-  }
-  if (slack.mode === 'http') {
-    const hasToken = Boolean(slack.bot_token) || slack.client_id !== undefined;
-    if (hasToken !== Boolean(slack.signing_secret)) {
-      const missing = hasToken ? 'signing_secret' : 'bot_token';
-      issue(missing, 'slack.signing_secret and slack.bot_token (or slack.client_id) are required when slack.mode = "http"');
-    }
-    return;
-  }
-  if (Boolean(slack.bot_token) !== Boolean(slack.app_token)) {
-    const missing = slack.bot_token ? 'app_token' : 'bot_token';
-    issue(missing, 'both slack.bot_token and slack.app_token are required to enable Slack');
-  }
-}
-
-export const slackConfigSchema = z
-  .strictObject({
-    bot_token: z.string().optional(),
-    app_token: z.string().optional(),
-    /** How Slack delivers events: `socket` (Socket Mode, app_token) or `http` (POST /slack/events, signing_secret). */
-    mode: z.enum(['socket', 'http']).default('socket'),
-    /** The app's signing secret: every HTTP request from Slack is verified with it (mode = "http"). */
-    signing_secret: z.string().optional(),
-    channel_ids: z.array(nonEmpty).default([]),
-    slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, 'must look like /name').default('/sandpiper'),
-    api_url: z.url().optional(),
-    thread_participants: z.enum(['owner', 'linked']).default('owner'),
-    /** User group ids (`S…`) whose members may decide any thread's approval cards (besides its owner and admins). */
-    approver_groups: z.array(z.string().regex(/^S[A-Z0-9]+$/, 'must be a Slack user group id (S…)')).default([]),
-    /** Default model alias of new threads per channel id (`--model` and `model` override it). */
-    channel_models: z.record(nonEmpty, nonEmpty).default({}),
-    /** Stream answers with chat.startStream/appendStream/stopStream when the workspace takes them (ADR 0019). */
-    native_streaming: z.boolean().default(true),
-    /** Direct messages are conversations; false answers them with a hint instead. */
-    dm: z.boolean().default(true),
-    /** Threads show Slack agent sessions (status, title, native Stop) when the app is declared as an agent. */
-    agent_sessions: z.boolean().default(true),
-    /** Installs in many workspaces (mode = "http"): the app's OAuth client id; its installs answer with their own tokens. */
-    client_id: z.string().min(1).optional(),
-    client_secret: z.string().min(1).optional(),
-    /** Encrypts the installs' bot tokens at rest (AES-256-GCM); rotation: old key to token_key_previous, then `slack installs rekey`. */
-    token_key: z.string().min(16).optional(),
-    token_key_previous: z.array(z.string().min(16)).default([]),
-  })
-  .prefault({});
-
-export const mcpServerConfigSchema = z.strictObject({
-  type: z.enum(['stdio', 'http']).default('stdio'),
-  command: z.string().optional(),
-  args: z.array(z.string()).default([]),
-  env: z.record(z.string(), z.string()).default({}),
-  cwd: z.string().optional(),
-  url: z.url().optional(),
-  headers: z.record(z.string(), z.string()).default({}),
-  timeout_seconds: z.number().positive().optional(),
-  /** Run this stdio server inside the tool sandbox (absent = false; servers added at run time default to true). */
-  sandbox: z.boolean().optional(),
-  /** `oauth`: each user authorizes this HTTP server as themselves (per-user tokens; needs `gateway.public_url`). */
-  auth: z.enum(['none', 'oauth']).optional(),
-  /** Pre-registered OAuth client; without it the client registers itself (dynamic client registration). */
-  client_id: z.string().min(1).optional(),
-  client_secret: z.string().min(1).optional(),
-  /** OAuth scopes to ask for (default: what the server advertises). */
-  scopes: z.array(z.string().min(1)).optional(),
-});
-
-export const mcpConfigSchema = z
-  .strictObject({
-    servers: z.record(z.string(), mcpServerConfigSchema).default({}),
-    config_file: z.string().optional(),
-    /**
-     * Servers added at run time (`sandpiper mcp add`, the admin API) run their command in the tool sandbox; when the
-     * sandbox is unavailable they are refused unless this is true. Read from the config file only (ADR 0035).
-     */
-    allow_unsandboxed_runtime_servers: z.boolean().default(false),
-    /** Key that encrypts OAuth tokens at rest (or SANDPIPER_MCP_TOKEN_KEY); needed by `auth = "oauth"` servers. */
-    token_key: z.string().min(16).optional(),
-    /** Earlier keys, still read (rotation: new key in token_key, old one here, then `sandpiper mcp auth rekey`). */
-    token_key_previous: z.array(z.string().min(16)).default([]),
-    /** How long a tool call waits for its caller to finish an OAuth authorization. */
-    authorization_timeout_seconds: z.number().positive().max(3600).default(300),
-    /** The MCP registry `sandpiper mcp search | install` ask. */
-    registry_url: z.url().default('https://registry.modelcontextprotocol.io'),
-  })
-  .prefault({});
-
 export const logConfigSchema = z
   .strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -315,6 +207,7 @@ export const configSchema = z
     database: databaseConfigSchema,
     auth: authConfigSchema,
     admin: adminConfigSchema,
+    console: consoleConfigSchema,
     models: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'alias must be [A-Za-z0-9_.-]'), modelConfigSchema).default({}),
     agent: agentConfigSchema,
     budgets: budgetsConfigSchema,
@@ -343,7 +236,7 @@ export const configSchema = z
         context.addIssue({ code: 'custom', path: [platform, 'channel_models', channel], message: `no model alias "${alias}" in [models]` });
       }
     }
-    checkMcpServers(config, context);
+    checkMcpServers(config.mcp, config.gateway.public_url, context);
     checkFallbacks(config.models, context);
   });
 
@@ -370,22 +263,3 @@ function checkScaleOut(config: Pick<z.infer<typeof configSchema>, 'cluster' | 'd
 
 export type RawConfig = z.infer<typeof configSchema>;
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
-export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
-
-/** Each MCP server names what it needs (a command, a url; OAuth also gateway.public_url). */
-function checkMcpServers(config: Pick<z.infer<typeof configSchema>, 'mcp' | 'gateway'>, context: z.RefinementCtx): void {
-  for (const [name, server] of Object.entries(config.mcp.servers)) {
-    if (server.type === 'stdio' && !server.command) {
-      context.addIssue({ code: 'custom', path: ['mcp', 'servers', name, 'command'], message: 'stdio servers need a command' });
-    }
-    if (server.type === 'http' && !server.url) {
-      context.addIssue({ code: 'custom', path: ['mcp', 'servers', name, 'url'], message: 'http servers need a url' });
-    }
-    if (server.auth === 'oauth' && server.url === undefined) {
-      context.addIssue({ code: 'custom', path: ['mcp', 'servers', name, 'auth'], message: 'auth = "oauth" needs an http server (url)' });
-    }
-    if (server.auth === 'oauth' && config.gateway.public_url === undefined) {
-      context.addIssue({ code: 'custom', path: ['gateway', 'public_url'], message: `MCP server "${name}" uses OAuth: set gateway.public_url (the callback is <public_url>/v1/oauth/callback)` });
-    }
-  }
-}

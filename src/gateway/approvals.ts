@@ -6,7 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import { cardItemsOf } from '../agent/approval-record.js';
 import type { AgentEvent } from '../agent/events.js';
-import type { ApprovalVerdict, ResolveOutcome, WorkstreamManager } from '../agent/workstream-api.js';
+import type { ApprovalDecisionInput, ApprovalVerdict, ResolveOutcome, WorkstreamManager } from '../agent/workstream-api.js';
 import type { ActionName, ApprovalCard, CardOutcome, ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
 import { INTERRUPTED_TOOL_RESULT } from '../shared/interruption.js';
@@ -118,17 +118,25 @@ export class ApprovalDesk {
     // A configured approver (Discord role, Slack user group) decides any card, as an admin does (no lookup when none is configured).
     const decider: LinkedUser = user.isAdmin ? user : { ...user, isAdmin: await this.approver(adapter, event) };
     if (event.openFeedback) return this.openFeedback(event, event.openFeedback, decider);
-    const release = await this.ensureRenderedFor(event.approvalId);
+    const decision = DECISIONS[event.name];
+    const outcome = await this.decide(event.approvalId, {
+      approved: decision.approved,
+      always: decision.always,
+      feedback: event.feedback,
+      decidedBy: decider.userId,
+      isAdmin: decider.isAdmin,
+    });
+    await this.answer(event, outcome, decision.label);
+  }
+
+  /**
+   * Decides an approval (a card click, or an admin in the console): the agent's rules (owner or admin, still pending)
+   * and outcome are the same whoever asks; the card is edited when the workstream reports the resolution.
+   */
+  async decide(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
+    const release = await this.ensureRenderedFor(approvalId);
     try {
-      const decision = DECISIONS[event.name];
-      const outcome = await this.deps.manager.resolveApproval(event.approvalId, {
-        approved: decision.approved,
-        always: decision.always,
-        feedback: event.feedback,
-        decidedBy: decider.userId,
-        isAdmin: decider.isAdmin,
-      });
-      await this.answer(event, outcome, decision.label);
+      return await this.deps.manager.resolveApproval(approvalId, decision);
     } finally {
       release?.();
     }
@@ -179,9 +187,12 @@ export class ApprovalDesk {
   }
 
   private async decidedOutcome(decision: { approved: boolean; always: boolean; feedback: string | null; decidedBy: string }): Promise<CardOutcome> {
+    // Only the card's "decided by" name: a failed read shows NOBODY there, the decision itself is already stored.
     const user = await this.deps.stores.users.getUser(decision.decidedBy).catch(() => undefined);
     const status = decision.approved ? (decision.always ? 'always' : 'approved') : 'rejected';
-    return { status, decidedBy: user?.username ?? NOBODY, feedback: decision.feedback };
+    // An operator who decided in the console without a user of their own shows as `admin:<subject>`.
+    const decider = user?.username ?? (decision.decidedBy.startsWith('admin:') ? decision.decidedBy : NOBODY);
+    return { status, decidedBy: decider, feedback: decision.feedback };
   }
 
   private verdictOutcome(verdict: ApprovalVerdict): Promise<CardOutcome> | CardOutcome {

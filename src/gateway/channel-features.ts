@@ -57,9 +57,9 @@ export function maxFormFields(adapter: ChannelAdapter): number {
   return adapter.features.forms?.maxFields ?? 0;
 }
 
-/** How attachments may be downloaded; undefined → they are ignored (named in the skipped notice). */
-export function attachmentAccess(adapter: ChannelAdapter): AttachmentAccess | undefined {
-  return adapter.features.attachments?.access();
+/** How attachments of a message in `channelId` may be downloaded; undefined → they are ignored (named in the skipped notice). */
+export async function attachmentAccess(adapter: ChannelAdapter, channelId: string): Promise<AttachmentAccess | undefined> {
+  return adapter.features.attachments?.access(channelId);
 }
 
 /** Shows a conversation's state where the platform has agent sessions; nothing elsewhere. Never throws. */

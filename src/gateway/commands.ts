@@ -3,7 +3,8 @@ import type { ChannelAdapter, InboundEvent, PlatformUser } from '../channels/cha
 import { truncate } from '../channels/format/truncate.js';
 import { hashApiToken } from '../shared/api-token.js';
 import type { Stores } from '../storage/stores.js';
-import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
+import type { WorkstreamManager } from '../agent/workstream-api.js';
+import { controlsOf, type Placement, type WorkstreamControls } from './cluster/coordination.js';
 import { mayControl, type Person } from '../agent/ownership.js';
 import { forgetCommand, grantsCommand } from './grant-commands.js';
 import type { InboundLimits } from './inbound-limits.js';
@@ -137,11 +138,12 @@ export class CommandHandler {
     if (wsId === undefined) return event.respond.reply('Use this command inside a Sandpiper thread.');
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return event.respond.reply(notLinked(adapter));
-    const ws = await this.deps.router.open(wsId);
-    if (!ws) {
+    const placement = await this.deps.router.open(wsId);
+    if (!placement) {
       await event.removeControl?.();
       return event.respond.reply('This workstream is closed.');
     }
+    const ws = controlsOf(placement);
     const answer = await this.answerOnly(ws, user, event);
     if (answer !== undefined) return event.respond.reply(answer);
     if (event.name === 'model') return this.switchModel(ws, event);
@@ -149,7 +151,7 @@ export class CommandHandler {
     const release = await this.deps.conversations.ensureRendered(wsId);
     try {
       if (event.name === 'cancel') return await cancelTurn(ws, event);
-      if (event.name === 'steer') return await this.steer(adapter, ws, event);
+      if (event.name === 'steer') return await this.steer(adapter, placement, event);
       const pending = await this.deps.stores.approvals.listPending(wsId);
       await this.deps.manager.close(wsId, 'closed by user');
       await this.deps.cancelCards(pending.map((row) => row.approvalId));
@@ -162,7 +164,7 @@ export class CommandHandler {
   }
 
   /** The commands answered with text alone (status, model listing, mcp, and every refusal); undefined for the rest. */
-  private async answerOnly(ws: Workstream, user: Person, event: CommandEvent): Promise<string | undefined> {
+  private async answerOnly(ws: WorkstreamControls, user: Person, event: CommandEvent): Promise<string | undefined> {
     if (event.name === 'status') {
       // Model, token use and pending approvals are the owner's business: anyone else learns nothing about the thread.
       return mayControl(ws.ownerUserId, user) ? statusText(ws, this.deps.models.defaultAlias) : NOT_YOURS;
@@ -174,10 +176,10 @@ export class CommandHandler {
   }
 
   /** A steer is held to the sender's message limit, as a message is. */
-  private async steer(adapter: ChannelAdapter, ws: Workstream, event: CommandEvent): Promise<void> {
+  private async steer(adapter: ChannelAdapter, placement: Placement, event: CommandEvent): Promise<void> {
     const admission = this.deps.limits.admit(`${adapter.platform}:${event.user.id}`, event.args.message ?? '');
     if (!admission.admitted) return event.respond.reply(admission.notice ?? 'Not sent: you are over the message limit; try again in a moment.');
-    return steerTurn(ws, event);
+    return steerTurn(placement, event);
   }
 
   /** The workstream of a thread, or of a DM conversation (`/close` there ends it; the next DM starts a new one). */
@@ -186,13 +188,13 @@ export class CommandHandler {
     return routed ? this.deps.router.routeFor(adapter.platform, event.conversation.channelId) : undefined;
   }
 
-  private async modelText(ws: Workstream): Promise<string> {
+  private async modelText(ws: WorkstreamControls): Promise<string> {
     const info = await ws.info();
     return `This thread uses \`${info.modelAlias || this.deps.models.defaultAlias}\`. ${this.deps.models.listing()}`;
   }
 
   /** `/model <alias>` by the owner or an admin: the next turn uses it (a running turn keeps its model). */
-  private async switchModel(ws: Workstream, event: CommandEvent): Promise<void> {
+  private async switchModel(ws: WorkstreamControls, event: CommandEvent): Promise<void> {
     const chosen = this.deps.models.resolve(event.args.model ?? '');
     if (!chosen.ok) return event.respond.reply(chosen.error);
     if (!(await ws.setModel(chosen.value))) return event.respond.reply(`The model \`${chosen.value}\` cannot be used right now.`);
@@ -202,7 +204,7 @@ export class CommandHandler {
 }
 
 /** `/cancel` and the Stop button: a Stop that no longer applies (nothing runs, e.g. after a restart) is removed. */
-async function cancelTurn(ws: Workstream, event: CommandEvent): Promise<void> {
+async function cancelTurn(ws: WorkstreamControls, event: CommandEvent): Promise<void> {
   if (!ws.isBusy()) {
     await event.removeControl?.();
     return event.respond.reply('Nothing is running.');
@@ -211,7 +213,7 @@ async function cancelTurn(ws: Workstream, event: CommandEvent): Promise<void> {
   return event.respond.reply('Cancelling the running turn.');
 }
 
-async function statusText(ws: Workstream, defaultAlias: string): Promise<string> {
+async function statusText(ws: WorkstreamControls, defaultAlias: string): Promise<string> {
   const info = await ws.info();
   return [
     `**Workstream** \`${info.wsId}\` (${info.state})`,

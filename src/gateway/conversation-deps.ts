@@ -1,5 +1,5 @@
 /** What the gateway lends the DM and notification-reply routers: stores, the router, and how to hand a message on. */
-import type { Workstream } from '../agent/workstream-api.js';
+import type { Placement } from './cluster/coordination.js';
 import type { ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
@@ -17,7 +17,7 @@ export interface ConversationDeps {
    * Binds `ws` to `channelId` (through `adapter`) and hands it `text` for `event`; the gateway applies the inbound
    * limits and takes the attachments.
    */
-  send(adapter: ChannelAdapter, channelId: string, ws: Workstream, text: string, event: MessageEvent): Promise<unknown>;
+  send(adapter: ChannelAdapter, channelId: string, ws: Placement, text: string, event: MessageEvent): Promise<unknown>;
   /** The link hint for an unlinked writer. */
   hintUnlinked(adapter: ChannelAdapter, event: MessageEvent): Promise<void>;
 }

@@ -6,14 +6,14 @@
  * (InboundLedger.take).
  */
 import type { ContentPart } from '../agent/messages.js';
-import type { SendOptions, SendOutcome, Workstream } from '../agent/workstream-api.js';
+import type { SendOptions, SendOutcome } from '../agent/workstream-api.js';
 import type { ChannelAdapter, InboundAttachment } from '../channels/channel-adapter.js';
 import type { Logger } from '../shared/logger.js';
 import type { KeyedSerialLanes } from '../shared/serial-lane.js';
 import type { AttachmentIntake } from './attachments/attachment-intake.js';
 import type { RenderTarget } from './cluster/handoffs.js';
 import type { InboundLedger } from './inbound-ledger.js';
-import { isRemote } from './cluster/remote-workstream.js';
+import type { Placement } from './cluster/coordination.js';
 import type { Router } from './router.js';
 import type { Subscriptions } from './subscriptions.js';
 
@@ -54,7 +54,7 @@ export class Conversations implements ConversationRendering {
    * Attachments are downloaded and saved into the workstream folder first (ADR 0017).
    */
   async sendToThread(
-    adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, messageId: string | undefined, options: SendOptions = {},
+    adapter: ChannelAdapter, threadId: string, ws: Placement, text: string, messageId: string | undefined, options: SendOptions = {},
     attachments: readonly InboundAttachment[] = [],
   ): Promise<SendOutcome> {
     let outcome: SendOutcome | undefined;
@@ -64,15 +64,18 @@ export class Conversations implements ConversationRendering {
       return outcome;
     } finally {
       // Not stored with a message (refused, failed, handed to another instance): the ledger row is written now.
-      if (options.receipt !== undefined && (outcome?.status !== 'accepted' || isRemote(ws))) await this.deps.ledger.release(options.receipt);
+      if (options.receipt !== undefined && (outcome?.status !== 'accepted' || ws.kind === 'remote')) await this.deps.ledger.release(options.receipt);
     }
   }
 
   /** Hands content to the workstream, rendered into the thread; a workstream run by another instance gets it there. */
   async sendContent(
-    adapter: ChannelAdapter, threadId: string, ws: Workstream, content: string | ContentPart[], messageId: string | undefined, options: SendOptions,
+    adapter: ChannelAdapter, threadId: string, placement: Placement, content: string | ContentPart[], messageId: string | undefined, options: SendOptions,
   ): Promise<SendOutcome> {
-    if (isRemote(ws)) return ws.handOff(content, options, { platform: adapter.platform, channelId: threadId, ...(messageId === undefined ? {} : { messageId }) });
+    if (placement.kind === 'remote') {
+      return placement.handOff(content, options, { platform: adapter.platform, channelId: threadId, ...(messageId === undefined ? {} : { messageId }) });
+    }
+    const { ws } = placement;
     const { subs, logger } = this.deps;
     const binding = subs.bind(ws, adapter, threadId);
     subs.hold(binding);
@@ -93,24 +96,25 @@ export class Conversations implements ConversationRendering {
    */
   async deliver(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean> {
     const { router, adapters, lanes, logger } = this.deps;
-    const ws = await router.open(wsId);
-    if (!ws) return false;
+    const placement = await router.open(wsId);
+    if (!placement) return false;
     const home = target ?? (await router.homeOf(wsId));
     const adapter = home ? adapters.get(home.platform) : undefined;
     // Without a thread to show it in (terminal workstream, platform not configured) the turn still runs and is stored.
     const outcome =
       !home || !adapter || this.stopped
-        ? await ws.send(content, options)
-        : await lanes.run(`${home.platform}:${home.channelId}`, () => this.sendContent(adapter, home.channelId, ws, content, target?.messageId, options));
+        ? await (placement.kind === 'local' ? placement.ws.send(content, options) : placement.handOff(content, options, undefined))
+        : await lanes.run(`${home.platform}:${home.channelId}`, () => this.sendContent(adapter, home.channelId, placement, content, target?.messageId, options));
     if (outcome.status === 'refused') logger.warn({ wsId, limit: outcome.limit }, 'message refused: the workstream queue is full');
     return true;
   }
 
   async ensureRendered(wsId: string): Promise<(() => void) | undefined> {
     const { router, subs, adapters } = this.deps;
-    const ws = await router.open(wsId);
+    const placement = await router.open(wsId);
     // Run by another instance (ADR 0021): it renders there.
-    if (ws && isRemote(ws)) return undefined;
+    if (placement?.kind === 'remote') return undefined;
+    const ws = placement?.ws;
     // Rendering somewhere already (a DM answering a notification reply): it stays there.
     const live = ws ? subs.get(wsId) : undefined;
     if (live && live.ws === ws && !this.stopped) {

@@ -5,7 +5,7 @@
  * a Slack DM thread is a conversation of its own, and it never goes idle. The old workstream is left as it is (it may
  * still be reached by replies to its notifications).
  */
-import type { Workstream } from '../agent/workstream-api.js';
+import { controlsOf, localPlacement, type Placement } from './cluster/coordination.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import { directConversations } from './channel-features.js';
@@ -39,19 +39,19 @@ export class DirectConversations {
   }
 
   /** The DM's live conversation, or a new one when there is none, it is closed, not the writer's, or went idle. */
-  private async conversation(platform: string, channelId: string, user: LinkedUser, text: string, topLevel: boolean): Promise<Workstream> {
+  private async conversation(platform: string, channelId: string, user: LinkedUser, text: string, topLevel: boolean): Promise<Placement> {
     const { router } = this.deps;
     const wsId = await router.routeFor(platform, channelId);
     const name = truncate(text.replace(/\s+/g, ' '), 100);
-    if (wsId === undefined) return router.createForThread(platform, channelId, user.userId, name);
+    if (wsId === undefined) return localPlacement(await router.createForThread(platform, channelId, user.userId, name));
     const ws = await router.open(wsId);
     if (ws && ws.ownerUserId === user.userId && !(topLevel && (await this.wentIdle(ws)))) return ws;
     this.deps.logger.info({ platform, oldWsId: wsId, reason: ws ? 'idle or another owner' : 'closed' }, 'starting a new DM conversation');
-    return router.replaceRoute(platform, channelId, user.userId, name);
+    return localPlacement(await router.replaceRoute(platform, channelId, user.userId, name));
   }
 
-  private async wentIdle(ws: Workstream): Promise<boolean> {
-    if (ws.isBusy()) return false;
+  private async wentIdle(ws: Placement): Promise<boolean> {
+    if (controlsOf(ws).isBusy()) return false;
     const row = await this.deps.stores.workstreams.get(ws.wsId);
     if (!row) return false;
     return this.deps.now() - Date.parse(`${row.updated.replace(/Z$/, '')}Z`) > this.deps.idleHours * HOUR_MS;

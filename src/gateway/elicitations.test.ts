@@ -54,6 +54,8 @@ describe('ElicitationDesk', () => {
     await stores.routes.putRoute({ channelType: 'discord', channelId: 'thread-1', wsId });
   });
   after(async () => {
+    // Forms still open stop looking for answers from other instances before the database goes.
+    desk.stop();
     await db.close();
   });
 

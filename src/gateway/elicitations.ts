@@ -3,7 +3,7 @@
  * Also the door for the other form cards, MCP OAuth waits (`mcp-authorizations.ts`), whose clicks it hands over.
  */
 import { LRUCache } from 'lru-cache';
-import type { ChannelAdapter, FormCard, FormOutcome, FormSpec, InboundEvent } from '../channels/channel-adapter.js';
+import type { ChannelAdapter, FormCard, FormSpec, InboundEvent } from '../channels/channel-adapter.js';
 import { escapeMentions } from '../channels/format/escape-mentions.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -13,6 +13,7 @@ import { notLinked } from './commands.js';
 import { buildElicitationForm, parseElicitationValues, type ElicitationField } from './elicitation-form.js';
 import { McpAuthorizationDesk, isAuthorizationForm, type AuthorizationLinkSource } from './mcp-authorizations.js';
 import type { Router } from './router.js';
+import { SharedForms, type SettledOutcome } from './shared-forms.js';
 
 /** A server's request for structured input (mirrors the MCP manager's request, so the manager implements the port). */
 export interface ElicitationRequest {
@@ -56,6 +57,8 @@ interface PendingForm {
   /** Last submitted text per platform user, pre-filled when they open the form again after an error. */
   drafts: Map<string, Readonly<Record<string, string>>>;
   resolve(answer: ElicitationAnswer): void;
+  /** Stops looking for an answer given on another instance. */
+  stopWatch?: () => void;
 }
 
 export interface ElicitationDeskDeps {
@@ -65,6 +68,8 @@ export interface ElicitationDeskDeps {
   adapters: ReadonlyMap<string, ChannelAdapter>;
   signal: AbortSignal;
   now?: () => number;
+  /** How often a waiting form looks for an answer given on another instance (FORM_POLL_MS). */
+  formPollMs?: number;
 }
 
 const DECLINE: ElicitationAnswer = { action: 'decline' };
@@ -72,9 +77,10 @@ const CLOSED_MEMORY = 256;
 
 export class ElicitationDesk {
   /**
-   * Open requests, in memory only: an elicitation is a short-lived request an MCP server is waiting on over a live
-   * connection. After a restart that connection and the waiting tool call are gone, so there is nothing to resume,
-   * and a click on an old card is answered "expired".
+   * Open requests this instance waits for: an elicitation is a short-lived request an MCP server is waiting on over a
+   * live connection. After a restart that connection and the waiting tool call are gone, so there is nothing to resume,
+   * and a click on an old card is answered "expired". Each is also stored (SharedForms), so a click that lands on
+   * another instance is answered there and reaches the call waiting here (ADR 0052).
    */
   private readonly pending = new Map<string, PendingForm>();
   /** Recently settled requests → what a late click is told (bounded). */
@@ -82,10 +88,13 @@ export class ElicitationDesk {
   private readonly now: () => number;
   /** MCP OAuth waits: the private link, and the waiting call's card in the thread. */
   private readonly links: McpAuthorizationDesk;
+  private readonly shared: SharedForms;
 
   constructor(private readonly deps: ElicitationDeskDeps) {
     this.now = deps.now ?? Date.now;
     this.links = new McpAuthorizationDesk(deps);
+    const { stores, router, logger, formPollMs } = deps;
+    this.shared = new SharedForms({ store: stores.elicitationForms, router, logger, now: this.now, ...(formPollMs === undefined ? {} : { pollMs: formPollMs }) });
   }
 
   /** Takes the requests of both sources (either may be absent); returns the function that stops taking them. */
@@ -112,16 +121,23 @@ export class ElicitationDesk {
   async onForm(adapter: ChannelAdapter, event: FormEvent): Promise<void> {
     if (isAuthorizationForm(event.formId)) return this.links.onForm(adapter, event);
     const entry = this.pending.get(event.formId);
+    // Waiting on another instance: answered from the stored form, and handed to that instance through it.
+    if (!entry && !this.closed.has(event.formId) && (await this.shared.onForm(adapter, event))) return;
     if (!entry || this.now() >= Date.parse(entry.request.expiresAt)) {
       return event.respond.reply(this.closed.get(event.formId) ?? 'This request has expired.');
     }
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return event.respond.reply(notLinked(adapter));
     if (user.userId !== entry.ownerUserId && !user.isAdmin) return event.respond.reply('Only the owner of this workstream can answer this.');
+    return this.answer(entry, event);
+  }
+
+  /** The owner's (or an admin's) click or submission on a form this instance waits for. */
+  private async answer(entry: PendingForm, event: FormEvent): Promise<void> {
     const who = escapeMentions(event.user.name);
     if (event.action === 'decline') {
-      await this.settle(entry, DECLINE, { status: 'declined', decidedBy: who });
-      return event.respond.reply('Declined.');
+      const won = await this.settle(entry, DECLINE, { status: 'declined', decidedBy: who });
+      return event.respond.reply(won ? 'Declined.' : 'This request was already answered.');
     }
     if (event.action === 'open' && entry.fields.length > 0) {
       if (await event.respond.showForm(this.formSpec(entry, event.user.id))) return;
@@ -132,8 +148,8 @@ export class ElicitationDesk {
       entry.drafts.set(event.user.id, event.values);
       return event.respond.reply(`Please fix the form and answer again:\n${parsed.error.map((problem) => `• ${problem}`).join('\n')}`);
     }
-    await this.settle(entry, { action: 'accept', content: parsed.value }, { status: 'answered', decidedBy: who });
-    return event.respond.reply('Answer sent.');
+    const won = await this.settle(entry, { action: 'accept', content: parsed.value }, { status: 'answered', decidedBy: who });
+    return event.respond.reply(won ? 'Answer sent.' : 'This request was already answered.');
   }
 
   /** Declines every open request (the gateway is stopping); cards are left as they are. */
@@ -159,22 +175,25 @@ export class ElicitationDesk {
       expiresAt: request.expiresAt,
       outcome: built.ok ? { status: 'pending' } : { status: 'unsupported', reason: built.error },
     };
+    const { ownerUserId, channelId } = target;
+    const platform = target.adapter.platform;
+    // Stored before the card shows, so a click on any instance finds it (ADR 0052).
+    if (built.ok) await this.shared.record({ formId: request.id, server: request.server, message: request.message, requestedSchema: request.requestedSchema, ownerUserId, platform, channelId, expiresAt: Date.parse(request.expiresAt) });
     const messageId = await target.adapter.post(target.channelId, { kind: 'form', card }, this.deps.signal);
-    if (built.ok) await sessionStatus(target.adapter, target.channelId, 'suspended', undefined, this.deps.signal);
     if (!built.ok) {
       this.deps.logger.info({ elicitationId: request.id, server: request.server }, 'elicitation declined: form cannot be shown');
       return DECLINE;
     }
-    return new Promise<ElicitationAnswer>((resolve) => {
-      const entry: PendingForm = {
-        request, fields: built.value, ownerUserId: target.ownerUserId, platform: target.adapter.platform,
-        channelId: target.channelId, messageId, card, drafts: new Map(), resolve,
-      };
+    const answer = new Promise<ElicitationAnswer>((resolve) => {
+      const entry: PendingForm = { request, fields: built.value, ownerUserId, platform, channelId, messageId, card, drafts: new Map(), resolve };
       this.pending.set(request.id, entry);
+      entry.stopWatch = this.shared.watch(request.id, (stored) => void this.settle(entry, stored.answer, stored.outcome, true).catch((error: unknown) => this.logFailure(entry, error)));
       const onAbort = (): void => void this.onAborted(entry).catch((error: unknown) => this.logFailure(entry, error));
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });
+    if (this.pending.has(request.id)) await sessionStatus(target.adapter, target.channelId, 'suspended', undefined, this.deps.signal);
+    return answer;
   }
 
   /** The first workstream (of those calling the server) that lives in a thread of a running adapter. */
@@ -195,23 +214,35 @@ export class ElicitationDesk {
     await this.settle(entry, DECLINE, { status: expired ? 'expired' : 'cancelled' });
   }
 
-  private async settle(entry: PendingForm, answer: ElicitationAnswer, outcome: Exclude<FormOutcome, { status: 'pending' }>): Promise<void> {
-    if (this.pending.get(entry.request.id) !== entry) return;
-    this.forget(entry, lateClickText(outcome));
+  /**
+   * Ends the form with `answer` (given here) or the answer stored by another instance (`stored`); false when another
+   * instance answered first (its answer settles the form then).
+   */
+  private async settle(entry: PendingForm, given: ElicitationAnswer, givenOutcome: SettledOutcome, stored = false): Promise<boolean> {
+    if (this.pending.get(entry.request.id) !== entry) return false;
+    this.forget(entry, lateClickText(givenOutcome));
+    let [answer, outcome, won] = [given, givenOutcome, true];
+    if (!stored && !(await this.shared.claim(entry.request.id, { answer, outcome }))) {
+      const first = await this.shared.read(entry.request.id);
+      if (first) [answer, outcome, won] = [first.answer, first.outcome, false];
+      this.closed.set(entry.request.id, lateClickText(outcome));
+    }
     const adapter = this.deps.adapters.get(entry.platform);
     // The session shows work again before the turn goes on (its end sets `active`).
     if (adapter) await sessionStatus(adapter, entry.channelId, 'processing', undefined, this.deps.signal);
     entry.resolve(answer);
-    if (!adapter) return;
+    if (!adapter) return won;
     entry.card = { ...entry.card, outcome };
     try {
       await adapter.edit(entry.channelId, entry.messageId, { kind: 'form', card: entry.card }, this.deps.signal);
     } catch (error) {
       this.logFailure(entry, error);
     }
+    return won;
   }
 
   private forget(entry: PendingForm, lateText: string): void {
+    entry.stopWatch?.();
     this.pending.delete(entry.request.id);
     this.closed.set(entry.request.id, lateText);
   }
@@ -227,7 +258,7 @@ export class ElicitationDesk {
   }
 }
 
-function lateClickText(outcome: Exclude<FormOutcome, { status: 'pending' }>): string {
+function lateClickText(outcome: SettledOutcome): string {
   switch (outcome.status) {
     case 'answered':
       return 'This request was already answered.';

@@ -1,6 +1,6 @@
 import type { ContentPart } from '../agent/messages.js';
 /** The gateway's public contract: what it is built from (GatewayDeps), what it reports, and what it offers. */
-import type { SendOptions, WorkstreamManager } from '../agent/workstream-api.js';
+import type { ApprovalDecisionInput, ResolveOutcome, SendOptions, WorkstreamManager } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter } from '../channels/channel-adapter.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../shared/logger.js';
@@ -9,11 +9,14 @@ import type { ElicitationSource } from './elicitations.js';
 import type { AuthorizationLinkSource } from './mcp-authorizations.js';
 import type { GatewayMcp } from './mcp-command.js';
 import type { RenderTarget } from './cluster/handoffs.js';
+import type { GatewayCoordination } from './cluster/coordination.js';
 
 export interface GatewayDeps {
   config: Config;
   adapters: readonly ChannelAdapter[];
   manager: WorkstreamManager;
+  /** Dedup, link lookup and placement of this instance (ADR 0052); absent: a single instance around `manager`. */
+  coordination?: GatewayCoordination;
   stores: Stores;
   logger: Logger;
   /** MCP elicitation requests, shown as form cards in the thread of the workstream that triggered them. */
@@ -49,4 +52,6 @@ export interface Gateway {
   settleTakenOver(wsId: string): Promise<void>;
   /** Runs `work` with the workstream rendered into its home thread (a click handed over from another instance). */
   renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T>;
+  /** Decides an approval as a card click does (the console's Approve / Reject): same rules, same outcome, card edited. */
+  decideApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome>;
 }

@@ -1,7 +1,7 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
 import { setMaxListeners } from 'node:events';
 import type { ContentPart } from '../agent/messages.js';
-import type { SendOptions } from '../agent/workstream-api.js';
+import type { ApprovalDecisionInput, ResolveOutcome, SendOptions } from '../agent/workstream-api.js';
 import type { AdapterState, ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -11,7 +11,7 @@ import { CatchUp } from './catch-up.js';
 import { Conversations } from './conversations.js';
 import { stopInbound } from './channel-features.js';
 import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
-import { isClustered } from './cluster/cluster-mode.js';
+import { localGatewayCoordination } from './cluster/local-coordination.js';
 import { CommandHandler } from './commands.js';
 import { ElicitationDesk } from './elicitations.js';
 import { settleInterruptedTurns, type InterruptedTurnsDeps } from './interrupted-turns.js';
@@ -70,8 +70,10 @@ class ChannelGateway implements Gateway {
     setMaxListeners(0, this.controller.signal);
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
-    this.router = new Router(deps.stores, deps.manager, this.now, { singleInstance: !isClustered(deps.config), logger: this.logger });
-    this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger, { singleInstance: !isClustered(deps.config) });
+    const coordination = deps.coordination ?? localGatewayCoordination(deps.manager);
+    const directory = coordination.linkDirectory(deps.stores, this.logger);
+    this.router = new Router(deps.stores, deps.manager, this.now, { directory, locate: (wsId) => coordination.locate(wsId) });
+    this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger, coordination.recentClaims());
     this.catchUp = new CatchUp({
       stores: deps.stores, logger: this.logger, now: this.now, signal: this.controller.signal,
       windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event) => this.dispatch(adapter, event),
@@ -172,6 +174,10 @@ class ChannelGateway implements Gateway {
 
   deliver(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean> {
     return this.conversations.deliver(wsId, content, options, target);
+  }
+
+  decideApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
+    return this.desk.decide(approvalId, decision);
   }
 
   renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T> {

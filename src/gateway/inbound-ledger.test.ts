@@ -25,7 +25,7 @@ describe('InboundLedger', () => {
     await db.close();
   });
 
-  const ledger = (singleInstance: boolean): InboundLedger => new InboundLedger(db.stores.inboundEvents, Date.now, createSilentLogger(), { singleInstance });
+  const ledger = (singleInstance: boolean): InboundLedger => new InboundLedger(db.stores.inboundEvents, Date.now, createSilentLogger(), singleInstance ? new RecentClaims() : undefined);
   const stored = async (): Promise<number> => Number((await db.knex('inbound_events').where({ platform: 'discord' }).count({ n: '*' }).first())?.n);
   /** Resolves once every claim written behind before it has committed (the write batches commit in order). */
   let flushes = 0;

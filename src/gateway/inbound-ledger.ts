@@ -6,7 +6,7 @@ import type { InboundEvent } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
-import { RecentClaims } from './recent-claims.js';
+import type { RecentClaims } from './recent-claims.js';
 import type { InboundClaim, InboundEventStore } from '../storage/inbound-event-store.js';
 
 /** Rows are kept this much longer than the catch-up window (and at least this long when catch-up is off). */
@@ -21,7 +21,7 @@ export class InboundLedger {
    */
   private readonly order = new KeyedSerialLanes();
 
-  /** Present when this is the only gateway on its database (SQLite): new messages are admitted from memory. */
+  /** Present when this is the only gateway on its database (LocalCoordination): new messages are admitted from memory. */
   private readonly recent: RecentClaims | undefined;
 
   /** Rows of events admitted from memory, not written yet (see `take`). */
@@ -31,13 +31,14 @@ export class InboundLedger {
     private readonly store: InboundEventStore,
     private readonly now: () => number,
     private readonly logger: Logger,
-    options: { singleInstance?: boolean } = {},
+    /** From the coordination port (ADR 0052): memory of this process's claims, or undefined (every claim stored first). */
+    recent?: RecentClaims,
   ) {
-    this.recent = options.singleInstance === true ? new RecentClaims() : undefined;
+    this.recent = recent;
   }
 
   /**
-   * Single instance only: reads each platform's floor (the newest message recorded by earlier runs), so messages
+   * With memory claims only (single instance): reads each platform's floor (the newest message recorded by earlier runs), so messages
    * above it are admitted without waiting for their insert. A platform whose floor cannot be read keeps the
    * database path. Called before the adapters start.
    */

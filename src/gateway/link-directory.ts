@@ -8,7 +8,8 @@
  *   (`POLL_MS`), which does the same: an unlink elsewhere applies within a second (the TTL cache took 30 s);
  * - while it is stale or loading, lookups go to the database as before (the caller's own path).
  *
- * Above `DIRECTORY_LIMIT` identities it stays off (the database path serves, as on PostgreSQL). ADR 0029.
+ * Above `DIRECTORY_LIMIT` identities it stays off (the database path serves, as in a cluster). ADR 0029. Whether
+ * there is one is the coordination port's call (LocalCoordination, ADR 0052).
  */
 import type { ChangeFeed } from '../storage/link-changes.js';
 import type { UserStore } from '../storage/user-store.js';
@@ -19,11 +20,6 @@ import type { LinkedUser } from './router.js';
 export const DIRECTORY_LIMIT = 50_000;
 /** How often another process's commits are looked for (they show within this time). */
 export const POLL_MS = 1_000;
-
-/** The directory of a single instance whose database tells about other processes' commits (SQLite), else none. */
-export function linkDirectoryFor(stores: { users: Pick<UserStore, 'listLinkedUsers'>; linkChanges?: ChangeFeed }, singleInstance: boolean, logger: Logger): LinkDirectory | undefined {
-  return singleInstance && stores.linkChanges !== undefined ? new LinkDirectory(stores.users, stores.linkChanges, logger) : undefined;
-}
 
 export class LinkDirectory {
   /** `platform:platformUserId` → user; undefined while stale, loading or off. */

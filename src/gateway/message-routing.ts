@@ -3,7 +3,8 @@
  * notification reply) → who may write → the inbound limits → the conversation (bind and send). Commands start
  * conversations through `startConversation`.
  */
-import type { SendOptions, Workstream } from '../agent/workstream-api.js';
+import type { SendOptions } from '../agent/workstream-api.js';
+import { localPlacement, type Placement } from './cluster/coordination.js';
 import type { ChannelAdapter, InboundAttachment, ThreadOrigin } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import { describeError } from '../shared/errors.js';
@@ -55,11 +56,11 @@ export class MessageRouting {
     this.hints = new LinkHints(now, signal, logger);
     this.starts = new ConversationStarts({
       router, opening: this.opening, signal,
-      sendToThread: (adapter, threadId, ws, text, attachments, options) => conversations.sendToThread(adapter, threadId, ws, text, undefined, options, attachments),
+      sendToThread: (adapter, threadId, ws, text, attachments, options) => conversations.sendToThread(adapter, threadId, localPlacement(ws), text, undefined, options, attachments),
     });
     const conversationDeps = {
       stores, router, logger, signal, now,
-      send: async (adapter: ChannelAdapter, channelId: string, ws: Workstream, text: string, event: MessageEvent) =>
+      send: async (adapter: ChannelAdapter, channelId: string, ws: Placement, text: string, event: MessageEvent) =>
         (await this.admit(adapter, event))
           ? conversations.sendToThread(adapter, channelId, ws, await this.spoken(adapter, ws, event, text), event.messageId, this.receiptOf(event), event.attachments)
           : undefined,
@@ -97,7 +98,7 @@ export class MessageRouting {
   }
 
   /** A message in a thread: the owner's words as they are, a participant's in a shared thread fenced with their name. */
-  private async sendFromThread(adapter: ChannelAdapter, ws: Workstream, user: LinkedUser, event: MessageEvent): Promise<void> {
+  private async sendFromThread(adapter: ChannelAdapter, ws: Placement, user: LinkedUser, event: MessageEvent): Promise<void> {
     const text = user.userId === ws.ownerUserId ? event.text : speakerText(ws.ownerUserId, user, event.user, event.text, 'message');
     await this.deps.conversations.sendToThread(adapter, event.conversation.channelId, ws, text, event.messageId, this.receiptOf(event), event.attachments);
   }
@@ -109,7 +110,7 @@ export class MessageRouting {
   }
 
   /** A DM or a notification reply: the owner's own words as they are, anyone else's fenced as data (`speaker-text.ts`). */
-  private async spoken(adapter: ChannelAdapter, ws: Workstream, event: MessageEvent, text: string): Promise<string> {
+  private async spoken(adapter: ChannelAdapter, ws: Placement, event: MessageEvent, text: string): Promise<string> {
     const writer = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (writer?.userId === ws.ownerUserId) return text;
     return speakerText(ws.ownerUserId, writer, event.user, text, event.replyTo === undefined ? 'message' : 'notification_reply');
@@ -157,7 +158,7 @@ export class MessageRouting {
     const ws = outcome.ws;
     this.deps.logger.info({ platform: adapter.platform, oldWsId, wsId: ws.wsId }, 'thread routed to a new workstream (the old one was deleted)');
     await adapter.post(threadId, { kind: 'notice', code: 'reactivated' }, this.deps.signal);
-    await this.deps.conversations.sendToThread(adapter, threadId, ws, event.text || 'Hello', event.messageId, this.receiptOf(event), event.attachments);
+    await this.deps.conversations.sendToThread(adapter, threadId, localPlacement(ws), event.text || 'Hello', event.messageId, this.receiptOf(event), event.attachments);
   }
 
   /** Opens a thread, routes it to a new workstream and sends the first message; tracked so follow-ups wait for it. */

@@ -7,7 +7,7 @@
  * owner is the notification's recipient (or, for a channel notification, the owner or an admin answers). Otherwise the
  * reply is handled as any other message of the replier, in a conversation of their own.
  */
-import type { Workstream } from '../agent/workstream-api.js';
+import type { Placement } from './cluster/coordination.js';
 import { mayControl } from '../agent/ownership.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
@@ -63,7 +63,7 @@ export class NotificationReplies {
     return delivery && sameConversation(delivery.channelId, event.conversation.channelId) ? delivery : undefined;
   }
 
-  private async check(delivery: NotifyDelivery, event: MessageEvent, writer: LinkedUser | undefined): Promise<Refusal | Foreign | 'unlinked' | Workstream> {
+  private async check(delivery: NotifyDelivery, event: MessageEvent, writer: LinkedUser | undefined): Promise<Refusal | Foreign | 'unlinked' | Placement> {
     if (this.deps.now() - msOf(delivery.created) > this.deps.replyDays * DAY_MS) return 'expired';
     if (delivery.recipient !== '' && delivery.recipient !== event.user.id) return 'stranger';
     if (!writer) return 'unlinked';
@@ -77,7 +77,7 @@ export class NotificationReplies {
   }
 
   /** Refreshes the delivery (its age counts from the latest reply) and sends the reply, tracking every answer post. */
-  private async route(adapter: ChannelAdapter, event: MessageEvent, delivery: NotifyDelivery, ws: Workstream): Promise<void> {
+  private async route(adapter: ChannelAdapter, event: MessageEvent, delivery: NotifyDelivery, ws: Placement): Promise<void> {
     const { notifyDeliveries } = this.deps.stores;
     const base = { wsId: ws.wsId, channelType: adapter.platform, recipient: delivery.recipient || event.user.id };
     await notifyDeliveries.record({ ...base, channelId: delivery.channelId, messageId: delivery.messageId });

@@ -95,6 +95,7 @@ export function createNotifyOutboxWorker(deps: OutboxDeliveryDeps, options: Outb
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      // Waits for the pass in flight; its failure is logged where it was started and its rows stay for the next sweep.
       await running?.catch(() => undefined);
     },
   };

@@ -1,11 +1,11 @@
 /** Thread ↔ workstream routes, platform-user links and ownership, with a cache in front of the tables. */
 import { LRUCache } from 'lru-cache';
 import type { Workstream, WorkstreamManager } from '../agent/workstream-api.js';
+import { localPlacement, type Placement } from './cluster/coordination.js';
 import type { Stores } from '../storage/stores.js';
 import type { User } from '../storage/user-store.js';
 import { TickBatch } from '../shared/tick-batch.js';
-import type { Logger } from '../shared/logger.js';
-import { linkDirectoryFor, type LinkDirectory } from './link-directory.js';
+import type { LinkDirectory } from './link-directory.js';
 
 const CACHE_LIMIT = 4096;
 /**
@@ -31,16 +31,22 @@ export class Router {
   /** Lookups of one platform made in the same event-loop turn share one query (a burst of new writers). */
   private readonly lookups = new Map<string, TickBatch<User>>();
   private readonly directory: LinkDirectory | undefined;
+  private readonly locate: (wsId: string) => Promise<Placement | undefined>;
 
   constructor(
     private readonly stores: Stores,
     private readonly manager: WorkstreamManager,
     private readonly now: () => number = Date.now,
-    /** A single instance on SQLite keeps all links in memory; lookups it cannot answer go to the database uncached. */
-    directory?: { singleInstance: boolean; logger: Logger },
+    /**
+     * Link lookup and placement from the coordination port (ADR 0052): a single instance keeps all links in memory
+     * (lookups it cannot answer go to the database uncached); without it, every workstream is local.
+     */
+    coordination?: { directory: LinkDirectory | undefined; locate(wsId: string): Promise<Placement | undefined> },
   ) {
-    this.directory = directory === undefined ? undefined : linkDirectoryFor(stores, directory.singleInstance, directory.logger);
+    this.directory = coordination?.directory;
+    this.locate = coordination?.locate ?? (async (wsId) => localPlacement(await this.manager.get(wsId)));
   }
+
 
   /** Loads the link directory, when there is one (gateway start; it stops with `signal`). */
   async startDirectory(signal: AbortSignal): Promise<void> {
@@ -128,9 +134,12 @@ export class Router {
     return (await this.stores.users.getUser(recorded)) ? recorded : undefined;
   }
 
-  /** The live workstream (restored from the database when evicted or after a restart), or undefined when closed. */
-  open(wsId: string): Promise<Workstream | undefined> {
-    return this.manager.get(wsId);
+  /**
+   * Where the workstream runs: live here (restored from the database when evicted or after a restart) or on another
+   * instance; undefined when closed or gone.
+   */
+  open(wsId: string): Promise<Placement | undefined> {
+    return this.locate(wsId);
   }
 
   /** The thread a workstream lives in, for rendering after a restart. */
@@ -140,7 +149,7 @@ export class Router {
   }
 
   /** Whether this user may drive the workstream from the thread. */
-  mayWrite(ws: Workstream, user: LinkedUser, participants: 'owner' | 'linked'): boolean {
+  mayWrite(ws: { ownerUserId: string }, user: LinkedUser, participants: 'owner' | 'linked'): boolean {
     return participants === 'linked' || ws.ownerUserId === user.userId;
   }
 

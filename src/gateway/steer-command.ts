@@ -4,9 +4,9 @@
  * running the text is sent as an ordinary message, and the sender is told which happened.
  */
 import type { SteerOutcome } from '../agent/steer-inbox.js';
-import type { Workstream } from '../agent/workstream-api.js';
 import type { InboundEvent } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
+import type { Placement } from './cluster/coordination.js';
 
 type CommandEvent = Extract<InboundEvent, { type: 'command' }>;
 
@@ -28,16 +28,16 @@ export function steerReply(outcome: SteerOutcome): string {
 }
 
 /** Steers the workstream (a workstream run by another instance gets an ordinary message). */
-export async function steerTurn(ws: Workstream, event: CommandEvent): Promise<void> {
+export async function steerTurn(placement: Placement, event: CommandEvent): Promise<void> {
   const text = (event.args.message ?? '').trim();
   if (text === '')
     return event.respond.reply(
       'Write what the running turn should take into account, e.g. `/steer use the staging database`.',
     );
   const kept = truncate(text, MAX_STEER_CHARS);
-  if (ws.steer) return event.respond.reply(steerReply(await ws.steer(kept)));
+  if (placement.kind === 'local' && placement.ws.steer) return event.respond.reply(steerReply(await placement.ws.steer(kept)));
   // Another instance runs this conversation (ADR 0021): the text goes to it as a message.
-  const sent = await ws.send(kept);
+  const sent = placement.kind === 'local' ? await placement.ws.send(kept) : await placement.handOff(kept, undefined, undefined);
   if (sent.status === 'refused') return event.respond.reply(steerReply(sent));
   return event.respond.reply(REMOTE_STEER);
 }

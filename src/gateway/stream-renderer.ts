@@ -139,6 +139,7 @@ export class StreamRenderer {
     // A retry wait of the final edit ends now (the loop stops once closed); an in-flight platform call does not.
     this.quiet.abort();
     const grace = new AbortController();
+    // Timeout: the grace bounds the wait; its sleep rejects only when aborted below, after the race is decided.
     await Promise.race([this.settled(), sleep(graceMs, grace.signal).catch(() => undefined)]);
     grace.abort();
     this.dispose();

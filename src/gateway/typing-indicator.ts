@@ -18,6 +18,7 @@ export class TypingIndicator {
   start(): void {
     if (this.timer !== undefined || this.signal.aborted) return;
     const tick = (): void => {
+      // Cosmetic: a failed or aborted indicator call changes nothing the user relies on; the next tick tries again.
       void this.adapter.setTyping(this.channelId, this.signal).catch(() => undefined);
     };
     // Purpose: deprioritising, not ordering. The first indicator goes out after the work already under way (a starting

@@ -9,6 +9,7 @@ export class InFlight {
   /** Tracks `work` until it settles; returns it unchanged (its rejection stays the caller's to handle). */
   track<T>(work: Promise<T>): Promise<T> {
     this.work.add(work);
+    // Only the bookkeeping chain: the caller holds `work` and handles its rejection; this copy must not raise another.
     void work.finally(() => this.work.delete(work)).catch(() => undefined);
     return work;
   }

@@ -1,4 +1,6 @@
 /** Builds the Stores bundle from one knex instance. */
+import { KnexElicitationFormStore } from './elicitation-form-store.js';
+import { KnexIdentifySlotStore } from './identify-slot-store.js';
 import type { Knex } from 'knex';
 import { BatchedInboundClaims } from './batched-inbound-claims.js';
 import { CachedMemoryCounts } from './cached-memory-counts.js';
@@ -67,6 +69,8 @@ export function createStores(knex: Knex): Stores {
     workstreamLeases: new KnexWorkstreamLeaseStore(knex),
     handoffs: new KnexHandoffStore(knex),
     shardLeases: new KnexShardLeaseStore(knex),
+    identifySlots: new KnexIdentifySlotStore(knex),
+    elicitationForms: new KnexElicitationFormStore(knex),
     slackInstalls: new KnexSlackInstallStore(knex),
     ...(linkChanges === undefined ? {} : { linkChanges }),
     settleWrites: () => writer.flush(),

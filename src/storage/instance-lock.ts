@@ -144,6 +144,7 @@ function heldLock(db: sqlite3.Database, file: string, instanceId: string): Insta
     file,
     release() {
       released ??= (async () => {
+        // Best effort: closing the connection below releases the OS lock whatever these two statements do.
         await exec(db, 'ROLLBACK').catch(() => undefined);
         await run(db, 'DELETE FROM holder WHERE instance_id = ?', [instanceId]).catch(() => undefined);
         await closeDatabase(db);

@@ -41,6 +41,7 @@ export async function listenForHandoffs(knex: Knex, onWake: (target: string, id:
       if (current === connection) current = undefined;
       if (closed) return;
       onError(error ?? new Error('the LISTEN connection ended'));
+      // The connection already failed (reported through onError above); releasing it is best effort.
       void client.releaseConnection(connection).catch(() => undefined);
       scheduleRetry();
     };
@@ -61,6 +62,7 @@ export async function listenForHandoffs(knex: Knex, onWake: (target: string, id:
     current = undefined;
     if (!connection) return;
     connection.removeAllListeners();
+    // Closing: a connection that cannot UNLISTEN or be released is dropped by the pool; nothing else depends on it.
     await connection.query(`UNLISTEN ${HANDOFF_CHANNEL}`).catch(() => undefined);
     await client.releaseConnection(connection).catch(() => undefined);
   };

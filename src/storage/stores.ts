@@ -23,6 +23,8 @@ import type { SlackInstallStore } from './slack-install-store.js';
 import type { TurnJournalStore } from './turn-journal-store.js';
 import type { UsageStore } from './usage-store.js';
 import type { UserStore } from './user-store.js';
+import type { ElicitationFormStore } from './elicitation-form-store.js';
+import type { IdentifySlotStore } from './identify-slot-store.js';
 import type { WatchStore } from './watch-store.js';
 import type { WorkstreamLeaseStore } from './workstream-lease-store.js';
 import type { WorkstreamStore } from './workstream-store.js';
@@ -62,6 +64,10 @@ export interface Stores {
   handoffs: HandoffStore;
   /** Discord shard leases of the instances sharing the database (ADR 0022). */
   shardLeases: ShardLeaseStore;
+  /** Open MCP elicitation forms, so a submission on any instance reaches the waiting call (ADR 0052). */
+  elicitationForms: ElicitationFormStore;
+  /** Discord identify slots shared by the instances on one database (ADR 0052). */
+  identifySlots: IdentifySlotStore;
   /** Slack workspaces that installed the app (HTTP mode, slack.client_id); tokens encrypted by the caller. */
   slackInstalls: SlackInstallStore;
   /** When platform links change, here or in another process (SQLite only). */

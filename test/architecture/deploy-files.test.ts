@@ -91,6 +91,7 @@ describe('deploy/Containerfile', () => {
     assert.match(env, /SANDPIPER_DATA_DIR=\/var\/lib\/sandpiper/);
     assert.match(env, /SANDPIPER_HTTP_HOST=0\.0\.0\.0/);
     assert.ok(packageJson.files.includes('dist/') && packageJson.files.includes('tools/'), 'the package ships the build and tools/');
+    assert.ok(packageJson.files.includes('console/'), 'the package ships the console (ADR 0047)');
   });
 });
 

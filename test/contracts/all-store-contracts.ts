@@ -2,6 +2,7 @@
 import { adminAuditStoreContract } from './admin-audit-store.contract.js';
 import { approvalStoreContract } from './approval-store.contract.js';
 import { clusterStoresContract } from './cluster-stores.contract.js';
+import { coordinationStoresContract } from './coordination-stores.contract.js';
 import { conversationStoreContract } from './conversation-store.contract.js';
 import { inboundEventStoreContract } from './inbound-event-store.contract.js';
 import { mcpServerStoreContract } from './mcp-server-store.contract.js';
@@ -38,6 +39,7 @@ export function allStoreContracts(label: string, factory: StoresFactory): void {
   turnJournalStoreContract(label, factory);
   clusterStoresContract(label, factory);
   shardLeaseStoreContract(label, factory);
+  coordinationStoresContract(label, factory);
   adminAuditStoreContract(label, factory);
   slackInstallStoreContract(label, factory);
 }

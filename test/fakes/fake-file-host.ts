@@ -39,13 +39,13 @@ export class FakeFileStore {
    * Answers a file request when `path` is one of ours (true), else leaves the response alone (false). `authorized`
    * false answers like Slack without a valid token: its sign-in page, HTTP 200, text/html.
    */
-  serve(req: IncomingMessage, res: ServerResponse, authorized: (header: string | undefined) => boolean = () => true): boolean {
+  serve(req: IncomingMessage, res: ServerResponse, authorized: (header: string | undefined, path: string) => boolean = () => true): boolean {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const file = this.files.get(path);
     if (!file) return false;
     const authorization = req.headers.authorization;
     this.requests.push({ path, authorization });
-    if (!authorized(authorization)) {
+    if (!authorized(authorization, path)) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>Sign in to your workspace</body></html>');
       return true;
     }

@@ -1,20 +1,21 @@
 /**
  * The fake Slack's agent sessions: `agents.sessions.setStatus` / `agents.sessions.rename` (docs.slack.dev/ai/agent-sessions),
- * strict about arguments, and a switch for a workspace that refuses them (an app not declared as an agent).
+ * strict about arguments, and a switch for a workspace that refuses them (an app not declared as an agent). Stopping a
+ * stream in a thread with a session sets its status too: `chat.stopStream`'s `session_status`, by default `active`.
  */
 import { randomUUID } from 'node:crypto';
 import { APP_ID, BOT_USER_ID, TEAM_ID } from './fake-slack-state.js';
 
 type Reply = Record<string, unknown>;
 
-const STATUSES = new Set(['processing', 'active', 'suspended', 'closed']);
+export const SESSION_STATUSES = new Set(['processing', 'active', 'suspended', 'closed']);
 const MAX_TITLE = 200;
 
 export interface FakeSession {
   channel: string;
   threadTs: string;
   title: string;
-  /** Every status set, oldest first. */
+  /** Every status the thread showed, oldest first (a status set again while shown is not repeated). */
   statuses: string[];
 }
 
@@ -48,12 +49,22 @@ export class FakeSlackSessions {
       return { ok: true };
     }
     const status = String(body.status ?? '');
-    if (!STATUSES.has(status)) return { ok: false, error: 'invalid_status' };
+    if (!SESSION_STATUSES.has(status)) return { ok: false, error: 'invalid_status' };
     const session = this.sessions.get(key) ?? { channel, threadTs, title: title ?? '', statuses: [] };
     this.sessions.set(key, session);
-    session.statuses.push(status);
+    show(session, status);
     return { ok: true, status, title: session.title };
   }
+
+  /** A stream in the thread was stopped with `session_status` (a valid one; Slack's default is `active`). */
+  streamStopped(channel: string, threadTs: string | undefined, status: string): void {
+    const session = threadTs === undefined ? undefined : this.session(channel, threadTs);
+    if (session) show(session, status);
+  }
+}
+
+function show(session: FakeSession, status: string): void {
+  if (session.statuses.at(-1) !== status) session.statuses.push(status);
 }
 
 /** The Events API payload of a click on Slack's native Stop button of a session (`agent_session_stopped`). */

@@ -2,6 +2,7 @@
  * The fake Slack's native streaming: chat.startStream / chat.appendStream / chat.stopStream, strict as Slack is
  * (unknown ts, a stream that ended, text limits) so the adapter's rollover and fallback are tested for real.
  */
+import { SESSION_STATUSES, type FakeSlackSessions } from './fake-slack-sessions.js';
 import { BOT_ID, BOT_USER_ID, type FakeSlackMessage, type FakeSlackState } from './fake-slack-state.js';
 
 type Reply = Record<string, unknown>;
@@ -22,7 +23,10 @@ export class FakeSlackStreams {
   /** `<channel>:<ts>` → whether the message is still streaming. */
   private readonly open = new Map<string, boolean>();
 
-  constructor(private readonly state: FakeSlackState) {}
+  constructor(
+    private readonly state: FakeSlackState,
+    private readonly sessions?: FakeSlackSessions,
+  ) {}
 
   /** Whether the message was streamed (open or stopped). */
   isStreamed(message: FakeSlackMessage): boolean {
@@ -77,6 +81,8 @@ export class FakeSlackStreams {
     const found = this.streaming(body);
     if ('error' in found) return found.error;
     const { message } = found;
+    const sessionStatus = body.session_status ?? 'active';
+    if (typeof sessionStatus !== 'string' || !SESSION_STATUSES.has(sessionStatus)) return { ok: false, error: 'invalid_arguments' };
     if (typeof body.markdown_text === 'string' && body.markdown_text !== '') {
       const tooLong = this.tooLong(message.text, body.markdown_text);
       if (tooLong) return tooLong;
@@ -84,6 +90,7 @@ export class FakeSlackStreams {
     }
     if (Array.isArray(body.blocks)) message.blocks = [...message.blocks, ...(body.blocks as Record<string, unknown>[])];
     this.open.set(key(message.channel, message.ts), false);
+    this.sessions?.streamStopped(message.channel, message.threadTs, sessionStatus);
     return { ok: true, channel: message.channel, ts: message.ts, message: { ts: message.ts, text: message.text } };
   }
 

@@ -57,7 +57,7 @@ export class FakeSlack {
   private readonly rules: RateLimitRule[] = [];
   private readonly failures: { method: string; error: string; remaining: number }[] = [];
   private readonly delays: { method: string; ms: number; remaining: number }[] = [];
-  /** Files shared in messages, served like files.slack.com: only to the bot token, else Slack's sign-in page. */
+  /** Files shared in messages, served like files.slack.com: only to a bot token of the file's workspace, else Slack's sign-in page. */
   readonly files = new FakeFileStore();
   private pinger: NodeJS.Timeout | undefined;
   private port = 0;
@@ -68,7 +68,7 @@ export class FakeSlack {
   private constructor(private readonly server: Server) {
     this.state = new FakeSlackState(() => `http://127.0.0.1:${this.port}`);
     this.state.teams.get(TEAM_ID)?.tokens.add(this.botToken);
-    this.streams = new FakeSlackStreams(this.state);
+    this.streams = new FakeSlackStreams(this.state, this.sessions);
     this.oauth = new FakeSlackOAuth(this.state);
   }
 
@@ -184,12 +184,19 @@ export class FakeSlack {
     return { message, envelopes };
   }
 
+  /** Whether `authorization` is `Bearer <a bot token of the workspace>` whose file `path` (`/files-pri/<team>-<id>/…`) is. */
+  private mayRead(authorization: string | undefined, path: string): boolean {
+    const team = /^\/files-pri\/([A-Z0-9]+)-/.exec(path)?.[1];
+    const token = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : '';
+    return team !== undefined && this.state.teamOfToken(token)?.id === team;
+  }
+
   /** A user shares files with a message (subtype `file_share`), served by the fake unless a file names its own URL. */
   userMessageWithFiles(user: FakeSlackUser, channel: string, text: string, files: readonly FakeFile[], threadTs?: string): { message: FakeSlackMessage; envelopes: string[] } {
     const message = this.state.addMessage({ channel, user: user.id, text, threadTs });
     const shared = files.map((file, index) => {
       const id = `F0${message.ts.replace('.', '')}${index}`;
-      const path = `/files-pri/${TEAM_ID}-${id}/${encodeURIComponent(file.name)}`;
+      const path = `/files-pri/${this.state.teamOfChannel(channel).id}-${id}/${encodeURIComponent(file.name)}`;
       this.files.put(path, file);
       const url = file.url ?? `http://127.0.0.1:${this.port}${path}`;
       // A file hidden by the free plan's limit comes without URLs.
@@ -268,7 +275,7 @@ export class FakeSlack {
       req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     });
     const url = req.url ?? '';
-    if (this.files.serve(req, res, (header) => header === `Bearer ${this.botToken}`)) return;
+    if (this.files.serve(req, res, (header, path) => this.mayRead(header, path))) return;
     if (url.startsWith('/response_url/')) return this.onResponseUrl(url.slice('/response_url/'.length), raw, res);
     if (url.startsWith('/oauth/v2/authorize')) {
       const answer = this.oauth.authorize(new URL(url, `http://127.0.0.1:${this.port}`));

@@ -1,13 +1,17 @@
-/** Shared by the MCP OAuth tests: a manager on the fake OAuth MCP server, a link inbox, a browser, the callback route. */
+/**
+ * Shared by the MCP OAuth tests: a manager on the fake OAuth MCP server, a link inbox, a browser, the callback route,
+ * and `useOAuthFixture`, the suite set-up of them all.
+ */
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import type { Hono } from 'hono';
 import { createMcpManager, type McpManager } from '../../src/agent/mcp/mcp-manager.js';
 import type { McpAuthorizationRequest } from '../../src/agent/mcp/mcp-manager-context.js';
 import type { ToolResult } from '../../src/agent/tools/tool.js';
 import { createOAuthCallbackRoutes } from '../../src/gateway/http/routes/oauth-callback.js';
-import type { FakeOAuthMcpServer } from '../fakes/fake-oauth-mcp-server.js';
+import { startFakeOAuthMcpServer, type FakeOAuthMcpServer } from '../fakes/fake-oauth-mcp-server.js';
 import { httpSpec, toolContext } from '../fakes/mcp-servers.js';
-import type { TestStores } from './test-stores.js';
+import { createTestStores, type TestStores } from './test-stores.js';
 
 export const PUBLIC_URL = 'https://sandpiper.example.test';
 export const TOKEN_KEY = 'test-token-key-0123456789abcdef';
@@ -73,4 +77,48 @@ export async function authorizeInBrowser(fake: FakeOAuthMcpServer, manager: McpM
 
 export function call(manager: McpManager, tool: string, user: string): Promise<ToolResult> {
   return manager.callTool(tool, {}, toolContext({ workstreamId: `ws-${user}` }));
+}
+
+export interface OAuthFixtureOptions {
+  /** A database URL for the stores (PostgreSQL for the instance tests); a temporary SQLite file without. */
+  url?: string;
+  /** How many managers (instances) share the fake and the database (default 1). */
+  instances?: number;
+  authorizationTimeoutMs?: number;
+  /** Adjusts the fake before any manager starts (e.g. a short token lifetime). */
+  prepare?: (fake: FakeOAuthMcpServer) => void;
+}
+
+/** What a test of the fixture uses; filled in by its `before`. */
+export interface OAuthFixture {
+  fake: FakeOAuthMcpServer;
+  db: TestStores;
+  inbox: LinkInbox;
+  /** The first instance; a test may replace it (a restart): `after` shuts down this one and every one of `managers`. */
+  manager: McpManager;
+  managers: McpManager[];
+}
+
+/**
+ * Registers `before`/`after` in the calling `describe`: a fake OAuth MCP server, fresh test stores, one link inbox and
+ * `instances` started managers on them; everything is closed again after the suite.
+ */
+export function useOAuthFixture(options: OAuthFixtureOptions = {}): OAuthFixture {
+  const fixture = { inbox: new LinkInbox(), managers: [] as McpManager[] } as OAuthFixture;
+  before(async () => {
+    fixture.fake = await startFakeOAuthMcpServer();
+    options.prepare?.(fixture.fake);
+    fixture.db = await createTestStores(options.url === undefined ? {} : { url: options.url });
+    for (let index = 0; index < (options.instances ?? 1); index += 1) {
+      fixture.managers.push(startManager(fixture.fake, fixture.db, fixture.inbox, options.authorizationTimeoutMs));
+    }
+    fixture.manager = fixture.managers[0] as McpManager;
+    await Promise.all(fixture.managers.map((manager) => manager.start()));
+  });
+  after(async () => {
+    await Promise.all([...new Set([fixture.manager, ...fixture.managers])].map((manager) => manager?.shutdown()));
+    await fixture.db?.close();
+    await fixture.fake?.close();
+  });
+  return fixture;
 }

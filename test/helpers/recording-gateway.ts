@@ -10,6 +10,7 @@ import { createSilentLogger } from '../../src/shared/logger.js';
 import { FakeModelProvider } from '../fakes/fake-model-provider.js';
 import { RecordingAdapter, type RecordingAdapterOptions } from '../fakes/recording-adapter.js';
 import { createTestStores, type TestStores } from './test-stores.js';
+import { waitFor } from './wait-for.js';
 
 export interface RecordingGateway {
   db: TestStores;
@@ -22,19 +23,25 @@ export interface RecordingGateway {
   close(): Promise<void>;
 }
 
-/** Starts the gateway with config `flags` (besides its data folder and the `fake` model) and gateway `options`. */
+/**
+ * Starts the gateway with config `flags` (besides its data folder and the `fake` model) and gateway `options`.
+ * `realModel` (the `fake` alias's settings, e.g. a provider and the base URL of test/fakes/fake-llm-server.ts) runs
+ * the real provider and its SDK instead of the scripted `model`.
+ */
 export async function startRecordingGateway(
   prefix: string, flags: Record<string, unknown>, options: NonNullable<GatewayDeps['options']>, adapterOptions: RecordingAdapterOptions = {},
+  realModel?: Record<string, unknown>,
 ): Promise<RecordingGateway> {
   const db = await createTestStores();
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const config = loadConfig({
     cwd: dir,
     env: {},
-    flags: { 'gateway.data_dir': dir, ...flags, models: { fake: { provider: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', model: 'm' } } },
+    flags: { 'gateway.data_dir': dir, ...flags, models: { fake: realModel ?? { provider: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', model: 'm' } } },
   });
   const model = new FakeModelProvider();
-  const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, providers: { fake: model } });
+  const providers = realModel ? {} : { providers: { fake: model } };
+  const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, ...providers });
   const adapter = new RecordingAdapter(adapterOptions);
   const gateway = createGateway({ config, adapters: [adapter], manager: runtime.manager, stores: db.stores, logger: createSilentLogger(), options });
   await gateway.start(new AbortController().signal);
@@ -47,12 +54,7 @@ export async function startRecordingGateway(
   return { db, runtime, gateway, model, adapter, close };
 }
 
-/** Polls `probe` every 5 ms (up to 10 s) until it returns a truthy value. */
-export async function until<T>(probe: () => T | undefined | false, what: string): Promise<T> {
-  for (let i = 0; i < 2000; i += 1) {
-    const value = probe();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+/** Resolves with `probe`'s first truthy value (the one polling helper, test/helpers/wait-for.ts, with its limit). */
+export function until<T>(probe: () => T | undefined | false, what: string): Promise<T> {
+  return waitFor(() => probe() || undefined, what);
 }

@@ -37,6 +37,13 @@ const ROUTES: ReadonlyArray<readonly [string, string]> = [
   ['POST', '/v1/api/admin/mcp/refresh'],
   ['POST', '/v1/api/admin/mcp/reconnect'],
   ['POST', '/v1/api/admin/mcp/reload'],
+  ['GET', '/v1/api/admin/conversations'],
+  ['GET', '/v1/api/admin/conversations/x'],
+  ['POST', '/v1/api/admin/approvals/x/decision'],
+  ['GET', '/v1/api/admin/approvals/history'],
+  ['GET', '/v1/api/admin/grants'],
+  ['POST', '/v1/api/admin/grants'],
+  ['DELETE', '/v1/api/admin/grants/x'],
 ];
 
 /** An IPv4 address of this machine other than loopback, or undefined. */

@@ -1,4 +1,8 @@
-/** Admin commands through the real bin (user/token/policy/mcp/approvals, --json, bad input) and their HTTP endpoints. */
+/**
+ * Admin commands (user/token/policy/mcp/approvals, --json, bad input) and their HTTP endpoints. The commands on the
+ * database run in this process through runCli, the code the bin runs (one node start-up per command cost this file
+ * most of its 29 s); the database is created, and the commands against a running gateway are run, through the real bin.
+ */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +12,7 @@ import { mintAdminToken, mintServiceToken } from '../../src/gateway/http/auth.js
 import { createKnex, createStores } from '../../src/storage/index.js';
 import { EVERYTHING, freePort } from '../fakes/mcp-servers.js';
 import { BinProcess, cleanEnv, runBin } from '../helpers/run-bin.js';
+import { runCliInProcess } from '../helpers/run-cli-in-process.js';
 
 const SECRET = 'admin-cli-test-secret-admin-cli-test-secret';
 const ADMIN_SECRET = 'admin-cli-test-admin-secret-admin-cli-test';
@@ -17,6 +22,11 @@ let adminUrl: string;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 const run = (...args: string[]): ReturnType<typeof runBin> => runBin(args, dir, env);
+/** The same command in this process (runCli, as the bin runs it) against the same configuration file. */
+const cli = (...args: string[]): ReturnType<typeof runCliInProcess> => {
+  const end = args.includes('--') ? args.indexOf('--') : args.length; // options go before a `--` and the arguments after it
+  return runCliInProcess([...args.slice(0, end), '--config', path.join(dir, 'config.toml'), ...args.slice(end)]);
+};
 const json = <T>(result: ReturnType<typeof runBin>): T => {
   assert.equal(result.code, 0, result.stderr);
   return JSON.parse(result.stdout) as T;
@@ -52,99 +62,99 @@ before(async () => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('admin commands on the database', () => {
-  it('lists users with their admin flag and links, as a table and as JSON', () => {
-    assert.match(run('user', 'list').stdout, /^no users/);
-    assert.equal(run('user', 'add', 'alice', '--admin').code, 0);
-    assert.equal(run('user', 'add', 'bob').code, 0);
-    assert.equal(run('link', 'discord', '400000000000000001', 'bob').code, 0);
-    const table = run('user', 'list');
+  it('lists users with their admin flag and links, as a table and as JSON', async () => {
+    assert.match((await cli('user', 'list')).stdout, /^no users/);
+    assert.equal((await cli('user', 'add', 'alice', '--admin')).code, 0);
+    assert.equal((await cli('user', 'add', 'bob')).code, 0);
+    assert.equal((await cli('link', 'discord', '400000000000000001', 'bob')).code, 0);
+    const table = (await cli('user', 'list'));
     assert.equal(table.code, 0);
     assert.match(table.stdout, /^USERNAME\s+ADMIN\s+LINKS/);
     assert.match(table.stdout, /\nalice\s+yes\s+-/);
-    const { users } = json<{ users: Array<{ username: string; is_admin: boolean; links: string[] }> }>(run('user', 'list', '--json'));
+    const { users } = json<{ users: Array<{ username: string; is_admin: boolean; links: string[] }> }>((await cli('user', 'list', '--json')));
     assert.deepEqual(
       users.map((user) => [user.username, user.is_admin, user.links]),
       [['alice', true, []], ['bob', false, ['discord:400000000000000001']]],
     );
-    assertUsage(run('user', 'list', 'extra'), /unexpected argument "extra"/);
+    assertUsage((await cli('user', 'list', 'extra')), /unexpected argument "extra"/);
   });
 
-  it('lists tokens without revealing them and revokes one', () => {
-    const created = run('token', 'create', 'bob', '--scopes', 'read', '--expires', '7');
+  it('lists tokens without revealing them and revokes one', async () => {
+    const created = (await cli('token', 'create', 'bob', '--scopes', 'read', '--expires', '7'));
     const token = created.stdout.trim().split('\n').pop() as string;
-    assert.equal(run('token', 'create', 'alice').code, 0);
-    const all = json<{ tokens: Array<{ token_id: string; username: string; scopes: string[]; expired: boolean }> }>(run('token', 'list', '--json'));
+    assert.equal((await cli('token', 'create', 'alice')).code, 0);
+    const all = json<{ tokens: Array<{ token_id: string; username: string; scopes: string[]; expired: boolean }> }>((await cli('token', 'list', '--json')));
     assert.deepEqual(all.tokens.map((entry) => entry.username).sort(), ['alice', 'bob']);
-    const bobs = json<{ tokens: Array<{ token_id: string; scopes: string[]; expires: string | null }> }>(run('token', 'list', 'bob', '--json'));
+    const bobs = json<{ tokens: Array<{ token_id: string; scopes: string[]; expires: string | null }> }>((await cli('token', 'list', 'bob', '--json')));
     assert.equal(bobs.tokens.length, 1);
     assert.deepEqual(bobs.tokens[0]?.scopes, ['read']);
     assert.match(bobs.tokens[0]?.expires ?? '', /^\d{4}-/);
-    const table = run('token', 'list');
+    const table = (await cli('token', 'list'));
     assert.ok(!`${table.stdout}${JSON.stringify(all)}`.includes(token), 'the token itself is never shown');
     const tokenId = bobs.tokens[0]?.token_id as string;
     assert.match(table.stdout, new RegExp(`${tokenId}\\s+bob\\s+read`));
-    assertFailure(run('token', 'list', 'nobody'), /no user named "nobody"/);
-    assert.match(run('token', 'revoke', tokenId).stdout, new RegExp(`revoked token ${tokenId}`));
-    assertFailure(run('token', 'revoke', tokenId), /no token with id/);
-    assertUsage(run('token', 'revoke'), /usage: sandpiper token revoke TOKEN_ID/);
-    assertUsage(run('token', 'revoke', 'bad id!'), /token_id must be the id shown by token list/);
-    assert.match(run('token', 'list', 'bob').stdout, /^no tokens for bob/);
+    assertFailure((await cli('token', 'list', 'nobody')), /no user named "nobody"/);
+    assert.match((await cli('token', 'revoke', tokenId)).stdout, new RegExp(`revoked token ${tokenId}`));
+    assertFailure((await cli('token', 'revoke', tokenId)), /no token with id/);
+    assertUsage((await cli('token', 'revoke')), /usage: sandpiper token revoke TOKEN_ID/);
+    assertUsage((await cli('token', 'revoke', 'bad id!')), /token_id must be the id shown by token list/);
+    assert.match((await cli('token', 'list', 'bob')).stdout, /^no tokens for bob/);
   });
 
-  it('adds, lists (highest priority first) and removes tool policies, rejecting bad input', () => {
+  it('adds, lists (highest priority first) and removes tool policies, rejecting bad input', async () => {
     const added = json<{ policy: { policy_id: string; action: string } }>(
-      run('policy', 'add', 'mcp__github__*', 'deny', '--priority', '10', '--json'),
+      (await cli('policy', 'add', 'mcp__github__*', 'deny', '--priority', '10', '--json')),
     );
     assert.equal(added.policy.action, 'deny');
-    assert.match(run('policy', 'add', 'bash', 'allow', '--name', 'shell').stdout, /^added policy allow "bash" \(priority 0, id /);
-    assert.equal(run('policy', 'add', 'web_*', 'ask', '--priority=-5').code, 0);
-    const { policies } = json<{ policies: Array<{ pattern: string; priority: number; name: string }> }>(run('policy', 'list', '--json'));
+    assert.match((await cli('policy', 'add', 'bash', 'allow', '--name', 'shell')).stdout, /^added policy allow "bash" \(priority 0, id /);
+    assert.equal((await cli('policy', 'add', 'web_*', 'ask', '--priority=-5')).code, 0);
+    const { policies } = json<{ policies: Array<{ pattern: string; priority: number; name: string }> }>((await cli('policy', 'list', '--json')));
     assert.deepEqual(policies.map((policy) => `${policy.priority}:${policy.pattern}`), ['10:mcp__github__*', '0:bash', '-5:web_*']);
-    assert.match(run('policy', 'list').stdout, /^PRIORITY\s+ACTION\s+PATTERN/);
-    assertUsage(run('policy', 'add', 'bash', 'maybe'), /action must be allow, deny or ask/);
-    assertUsage(run('policy', 'add', 'bash', 'allow', '--priority', 'high'), /priority must be a whole number/);
-    assertUsage(run('policy', 'add', 'bash', 'allow', '--priority', '1.5'), /priority must be a whole number/);
-    assertUsage(run('policy', 'add', 'bash', 'allow', '--priority', '99999999'), /priority must be between/);
-    assertUsage(run('policy', 'add', '  ', 'allow'), /usage: sandpiper policy add/);
-    assertUsage(run('policy', 'add', 'bash'), /usage: sandpiper policy add/);
-    assertUsage(run('policy', 'add', 'bash', 'allow', '--prio', '1'), /Unknown option '--prio'/);
-    assert.match(run('policy', 'remove', 'shell').stdout, /^removed policy allow "bash"/);
-    assert.equal(run('policy', 'remove', added.policy.policy_id).code, 0);
-    assertFailure(run('policy', 'remove', 'shell'), /no policy with id or name "shell"/);
-    assert.equal(json<{ policies: unknown[] }>(run('policy', 'list', '--json')).policies.length, 1);
-    assert.match(run('policy', 'network').stdout, /^no network decisions/);
-    assert.deepEqual(json<{ decisions: unknown[] }>(run('policy', 'network', '--json')).decisions, []);
+    assert.match((await cli('policy', 'list')).stdout, /^PRIORITY\s+ACTION\s+PATTERN/);
+    assertUsage((await cli('policy', 'add', 'bash', 'maybe')), /action must be allow, deny or ask/);
+    assertUsage((await cli('policy', 'add', 'bash', 'allow', '--priority', 'high')), /priority must be a whole number/);
+    assertUsage((await cli('policy', 'add', 'bash', 'allow', '--priority', '1.5')), /priority must be a whole number/);
+    assertUsage((await cli('policy', 'add', 'bash', 'allow', '--priority', '99999999')), /priority must be between/);
+    assertUsage((await cli('policy', 'add', '  ', 'allow')), /usage: sandpiper policy add/);
+    assertUsage((await cli('policy', 'add', 'bash')), /usage: sandpiper policy add/);
+    assertUsage((await cli('policy', 'add', 'bash', 'allow', '--prio', '1')), /Unknown option '--prio'/);
+    assert.match((await cli('policy', 'remove', 'shell')).stdout, /^removed policy allow "bash"/);
+    assert.equal((await cli('policy', 'remove', added.policy.policy_id)).code, 0);
+    assertFailure((await cli('policy', 'remove', 'shell')), /no policy with id or name "shell"/);
+    assert.equal(json<{ policies: unknown[] }>((await cli('policy', 'list', '--json'))).policies.length, 1);
+    assert.match((await cli('policy', 'network')).stdout, /^no network decisions/);
+    assert.deepEqual(json<{ decisions: unknown[] }>((await cli('policy', 'network', '--json'))).decisions, []);
   });
 
-  it('defines MCP servers in the database without showing env or header values, rejecting bad input', () => {
-    const stdio = run('mcp', 'add', 'tools', '--command', 'node', '--env', 'API_KEY=hunter2', '--', EVERYTHING, 'stdio');
+  it('defines MCP servers in the database without showing env or header values, rejecting bad input', async () => {
+    const stdio = (await cli('mcp', 'add', 'tools', '--command', 'node', '--env', 'API_KEY=hunter2', '--', EVERYTHING, 'stdio'));
     assert.equal(stdio.code, 0, stdio.stderr);
     assert.match(stdio.stdout, /^added MCP server tools \(stdio: node .*server-everything/);
     assert.match(stdio.stderr, /sandpiper mcp reload/);
     const http = json<{ server: { transport: string; header_keys: string[] } }>(
-      run('mcp', 'add', 'web', '--url', 'http://127.0.0.1:1/mcp', '--header', 'Authorization=Bearer hunter2', '--auto-approve', '--json'),
+      (await cli('mcp', 'add', 'web', '--url', 'http://127.0.0.1:1/mcp', '--header', 'Authorization=Bearer hunter2', '--auto-approve', '--json')),
     );
     assert.deepEqual([http.server.transport, http.server.header_keys], ['http', ['Authorization']]);
-    const listed = run('mcp', 'list', '--json');
+    const listed = (await cli('mcp', 'list', '--json'));
     const { servers } = json<{ servers: Array<{ name: string; env_keys: string[]; auto_approve: boolean; args: string[] }> }>(listed);
     assert.deepEqual(servers.map((server) => [server.name, server.env_keys, server.auto_approve]), [['tools', ['API_KEY'], false], ['web', [], true]]);
     assert.deepEqual(servers[0]?.args, [EVERYTHING, 'stdio']);
-    assert.ok(!`${listed.stdout}${run('mcp', 'list').stdout}`.includes('hunter2'), 'env and header values stay hidden');
-    assertUsage(run('mcp', 'add', 'bad__name', '--command', 'x'), /must not contain "__"/);
-    assertUsage(run('mcp', 'add', 'none'), /give either command .* or url/);
-    assertUsage(run('mcp', 'add', 'both', '--command', 'x', '--url', 'http://h/'), /give either command .* or url/);
-    assertUsage(run('mcp', 'add', 'ftp', '--url', 'ftp://h/'), /url must start with http/);
-    assertUsage(run('mcp', 'add', 'x', '--command', 'x', '--env', 'NOVALUE'), /--env takes KEY=VALUE/);
-    assertUsage(run('mcp', 'add', 'x', '--command', 'x', '--header', 'A=b'), /headers apply to http servers only/);
-    assertUsage(run('mcp', 'add'), /usage: sandpiper mcp add NAME/);
-    assertFailure(run('mcp', 'add', 'web', '--url', 'http://127.0.0.1:2/mcp'), /already defined/);
-    assert.match(run('mcp', 'remove', 'web').stdout, /^removed MCP server web/);
-    assertFailure(run('mcp', 'remove', 'web'), /no MCP server named "web"/);
-    assertUsage(run('mcp', 'remove'), /usage: sandpiper mcp remove NAME/);
+    assert.ok(!`${listed.stdout}${(await cli('mcp', 'list')).stdout}`.includes('hunter2'), 'env and header values stay hidden');
+    assertUsage((await cli('mcp', 'add', 'bad__name', '--command', 'x')), /must not contain "__"/);
+    assertUsage((await cli('mcp', 'add', 'none')), /give either command .* or url/);
+    assertUsage((await cli('mcp', 'add', 'both', '--command', 'x', '--url', 'http://h/')), /give either command .* or url/);
+    assertUsage((await cli('mcp', 'add', 'ftp', '--url', 'ftp://h/')), /url must start with http/);
+    assertUsage((await cli('mcp', 'add', 'x', '--command', 'x', '--env', 'NOVALUE')), /--env takes KEY=VALUE/);
+    assertUsage((await cli('mcp', 'add', 'x', '--command', 'x', '--header', 'A=b')), /headers apply to http servers only/);
+    assertUsage((await cli('mcp', 'add')), /usage: sandpiper mcp add NAME/);
+    assertFailure((await cli('mcp', 'add', 'web', '--url', 'http://127.0.0.1:2/mcp')), /already defined/);
+    assert.match((await cli('mcp', 'remove', 'web')).stdout, /^removed MCP server web/);
+    assertFailure((await cli('mcp', 'remove', 'web')), /no MCP server named "web"/);
+    assertUsage((await cli('mcp', 'remove')), /usage: sandpiper mcp remove NAME/);
   });
 
   it('lists pending approvals with their age and waiting tools', async () => {
-    assert.match(run('approvals', 'list').stdout, /^no pending approvals/);
+    assert.match((await cli('approvals', 'list')).stdout, /^no pending approvals/);
     const knex = createKnex(`sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
     try {
       const items = { version: 1, calls: [{ name: 'bash', status: 'ask', item: { approvalLabel: 'bash' } }, { name: 'read_file', status: 'run' }] };
@@ -152,20 +162,20 @@ describe('admin commands on the database', () => {
     } finally {
       await knex.destroy();
     }
-    const { approvals } = json<{ approvals: Array<{ approval_id: string; tools: string[]; age_seconds: number }> }>(run('approvals', 'list', '--json'));
+    const { approvals } = json<{ approvals: Array<{ approval_id: string; tools: string[]; age_seconds: number }> }>((await cli('approvals', 'list', '--json')));
     assert.deepEqual(approvals.map((approval) => [approval.approval_id, approval.tools]), [['ap1', ['bash']]]);
     assert.ok(approvals[0] !== undefined && approvals[0].age_seconds >= 0);
-    assert.match(run('approvals', 'list').stdout, /^AGE\s+APPROVAL_ID\s+OWNER.*\n\d+s\s+ap1\s+alice\s+ws1\s+tools\s+bash/);
+    assert.match((await cli('approvals', 'list')).stdout, /^AGE\s+APPROVAL_ID\s+OWNER.*\n\d+s\s+ap1\s+alice\s+ws1\s+tools\s+bash/);
   });
 
   it('adds, lists and revokes approval grants and shows who decided which approval', async () => {
     const added = json<{ grant: { grant_id: string; target: string; status: string } }>(
-      run('approvals', 'grants', 'add', 'user', 'bob', 'bash', '--args', 'git *', '--expires', '7d', '--json'),
+      (await cli('approvals', 'grants', 'add', 'user', 'bob', 'bash', '--args', 'git *', '--expires', '7d', '--json')),
     );
     assert.deepEqual([added.grant.target, added.grant.status], ['bob', 'active']);
-    assert.match(run('approvals', 'grants', 'list').stdout, new RegExp(`^GRANT_ID.*\\n${added.grant.grant_id}\\s+active\\s+user\\s+bob\\s+bash\\s+git \\*`));
-    assertUsage(run('approvals', 'grants', 'add', 'team', 'bob', 'bash'), /scope must be conversation, user or channel/);
-    assert.match(run('approvals', 'grants', 'revoke', added.grant.grant_id).stdout, /^revoked grant /);
+    assert.match((await cli('approvals', 'grants', 'list')).stdout, new RegExp(`^GRANT_ID.*\\n${added.grant.grant_id}\\s+active\\s+user\\s+bob\\s+bash\\s+git \\*`));
+    assertUsage((await cli('approvals', 'grants', 'add', 'team', 'bob', 'bash')), /scope must be conversation, user or channel/);
+    assert.match((await cli('approvals', 'grants', 'revoke', added.grant.grant_id)).stdout, /^revoked grant /);
 
     const knex = createKnex(`sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
     try {
@@ -178,7 +188,7 @@ describe('admin commands on the database', () => {
     } finally {
       await knex.destroy();
     }
-    assert.match(run('approvals', 'history').stdout, /^DECIDED\s+OUTCOME\s+DECIDED_BY.*\n\S+\s+always\s+alice\s+alice\s+tools\s+bash\s+ap2/);
+    assert.match((await cli('approvals', 'history')).stdout, /^DECIDED\s+OUTCOME\s+DECIDED_BY.*\n\S+\s+always\s+alice\s+alice\s+tools\s+bash\s+ap2/);
   });
   it('usage lists tokens per user, model or conversation and day, and refuses a bad grouping or time', async () => {
     const knex = createKnex(`sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
@@ -195,13 +205,13 @@ describe('admin commands on the database', () => {
     } finally {
       await knex.destroy();
     }
-    const { usage } = json<{ usage: Array<{ key: string; label: string; turns: number; input_tokens: number; output_tokens: number }> }>(run('usage', '--json'));
+    const { usage } = json<{ usage: Array<{ key: string; label: string; turns: number; input_tokens: number; output_tokens: number }> }>((await cli('usage', '--json')));
     assert.deepEqual(usage.map((line) => [line.label, line.turns, line.input_tokens, line.output_tokens]), [['bob', 2, 1200, 80]]);
-    assert.match(run('usage', '--by', 'conversation').stdout, /^DAY\s+KEY\s+LABEL\s+TURNS\s+INPUT\s+OUTPUT\s+CACHED\n\S+\s+ws-usage\s+Budget talk\s+2\s+1200\s+80\s+300/);
-    const all = json<{ usage: Array<{ key: string; day: string }> }>(run('usage', '--by', 'model', '--since', '2000-01-01', '--json'));
+    assert.match((await cli('usage', '--by', 'conversation')).stdout, /^DAY\s+KEY\s+LABEL\s+TURNS\s+INPUT\s+OUTPUT\s+CACHED\n\S+\s+ws-usage\s+Budget talk\s+2\s+1200\s+80\s+300/);
+    const all = json<{ usage: Array<{ key: string; day: string }> }>((await cli('usage', '--by', 'model', '--since', '2000-01-01', '--json')));
     assert.deepEqual(all.usage.map((line) => line.key), ['gpt-x', 'gpt-x']);
-    assertUsage(run('usage', '--by', 'team'), /by: /);
-    assertUsage(run('usage', '--since', 'yesterday'), /since: /);
+    assertUsage((await cli('usage', '--by', 'team')), /by: /);
+    assertUsage((await cli('usage', '--since', 'yesterday')), /since: /);
   });
 });
 

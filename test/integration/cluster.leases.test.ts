@@ -43,7 +43,9 @@ function scripted(workspaceLog: string): (body: unknown) => ScriptedResponse {
       const command = `echo call_${tag} >> ${workspaceLog}`;
       return { toolCalls: [{ id: `call_${tag}`, name: 'bash', arguments: JSON.stringify({ command }) }] };
     }
-    if (tag.endsWith('-long')) return { text: Array.from({ length: 80 }, (_, index) => `w${index} `).join(''), delayMs: 100 };
+    // A long answer that never finishes: on a loaded machine a finite one (8 s) could complete before the stop or the
+    // kill lands, and a committed answer is shown as it is (no note, no resumption), which is not what these test.
+    if (tag.endsWith('-long')) return { text: Array.from({ length: 80 }, (_, index) => `w${index} `).join(''), delayMs: 100, hang: true };
     return { text: `answer to ${tag}` };
   };
 }

@@ -2,33 +2,17 @@
  * Per-user MCP OAuth beyond the two-user flow: an operator's login ahead of time, tokens shared by instances on
  * PostgreSQL, and a link nobody uses (docs/design/mcp-oauth.md).
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { McpManager } from '../../src/agent/mcp/mcp-manager.js';
-import { startFakeOAuthMcpServer, type FakeOAuthMcpServer } from '../fakes/fake-oauth-mcp-server.js';
-import { LinkInbox, authorizeInBrowser, call, callbackApp, outputText, startManager } from '../helpers/mcp-oauth.js';
-import { createTestStores, testPostgresUrl, type TestStores } from '../helpers/test-stores.js';
+import { authorizeInBrowser, call, callbackApp, outputText, useOAuthFixture } from '../helpers/mcp-oauth.js';
+import { testPostgresUrl } from '../helpers/test-stores.js';
 
 describe('MCP OAuth: an operator authorizes ahead of time', () => {
-  let fake: FakeOAuthMcpServer;
-  let db: TestStores;
-  let manager: McpManager;
-  const inbox = new LinkInbox();
-
-  before(async () => {
-    fake = await startFakeOAuthMcpServer();
-    db = await createTestStores();
-    manager = startManager(fake, db, inbox);
-    await manager.start();
-  });
-
-  after(async () => {
-    await manager.shutdown();
-    await db.close();
-    await fake.close();
-  });
+  const f = useOAuthFixture();
 
   it('makes the catalog known after the login link is used, without any link sent to a channel', async () => {
+    const { fake, inbox, manager } = f;
     const started = await manager.startLogin('remote', 'admin', AbortSignal.timeout(10_000));
     assert.ok('url' in started);
     const toolsKnown = new Promise<void>((resolve) => {
@@ -49,27 +33,11 @@ describe('MCP OAuth: an operator authorizes ahead of time', () => {
 });
 
 describe('MCP OAuth on PostgreSQL: a token stored by one instance serves the others', { skip: testPostgresUrl() === undefined ? 'SANDPIPER_TEST_PG_URL not set' : false }, () => {
-  let fake: FakeOAuthMcpServer;
-  let db: TestStores;
-  let first: McpManager;
-  let second: McpManager;
-  const inbox = new LinkInbox();
-
-  before(async () => {
-    fake = await startFakeOAuthMcpServer();
-    db = await createTestStores({ url: testPostgresUrl() ?? '' });
-    first = startManager(fake, db, inbox);
-    second = startManager(fake, db, inbox);
-    await Promise.all([first.start(), second.start()]);
-  });
-
-  after(async () => {
-    await Promise.all([first.shutdown(), second.shutdown()]);
-    await db.close();
-    await fake.close();
-  });
+  const f = useOAuthFixture({ url: testPostgresUrl() ?? '', instances: 2 });
 
   it('alice authorizes through one instance and calls through the other without a new link', async () => {
+    const { fake, db, inbox } = f;
+    const [first, second] = f.managers as [McpManager, McpManager];
     const pending = call(first, 'mcp__remote__authorize', 'alice');
     await authorizeInBrowser(fake, first, await inbox.number(1), 'alice');
     assert.equal((await pending).isError, false);
@@ -81,6 +49,8 @@ describe('MCP OAuth on PostgreSQL: a token stored by one instance serves the oth
   });
 
   it('carol opens the link issued by one instance, the callback lands on the other, and the waiting call proceeds', async () => {
+    const { fake, inbox } = f;
+    const [first, second] = f.managers as [McpManager, McpManager];
     const pending = call(first, 'mcp__remote__whoami', 'carol');
     const link = await inbox.number(2);
     assert.equal(link.userId, 'carol');
@@ -92,6 +62,8 @@ describe('MCP OAuth on PostgreSQL: a token stored by one instance serves the oth
   });
 
   it('a Cancel on another instance ends the waiting call of dave with a tool error; only dave (or an admin) may cancel it', async () => {
+    const { fake, inbox } = f;
+    const [first, second] = f.managers as [McpManager, McpManager];
     const pending = call(first, 'mcp__remote__whoami', 'dave');
     const link = await inbox.number(3);
     assert.equal(await second.cancelAuthorization(link.waitId, 'mallory'), false);
@@ -106,26 +78,14 @@ describe('MCP OAuth on PostgreSQL: a token stored by one instance serves the oth
 });
 
 describe('MCP OAuth: a token about to expire', () => {
-  let fake: FakeOAuthMcpServer;
-  let db: TestStores;
-  let manager: McpManager;
-  const inbox = new LinkInbox();
-
-  before(async () => {
-    fake = await startFakeOAuthMcpServer();
-    fake.provider.lifetimeSeconds = 30;
-    db = await createTestStores();
-    manager = startManager(fake, db, inbox);
-    await manager.start();
-  });
-
-  after(async () => {
-    await manager.shutdown();
-    await db.close();
-    await fake.close();
+  const f = useOAuthFixture({
+    prepare: (fake) => {
+      fake.provider.lifetimeSeconds = 30;
+    },
   });
 
   it('is refreshed before the call uses it: no request is refused, no new link', async () => {
+    const { fake, inbox, manager } = f;
     const pending = call(manager, 'mcp__remote__authorize', 'frank');
     await authorizeInBrowser(fake, manager, await inbox.number(1), 'frank');
     assert.equal((await pending).isError, false);
@@ -138,25 +98,10 @@ describe('MCP OAuth: a token about to expire', () => {
 });
 
 describe('MCP OAuth: a link nobody uses', () => {
-  let fake: FakeOAuthMcpServer;
-  let db: TestStores;
-  let manager: McpManager;
-  const inbox = new LinkInbox();
-
-  before(async () => {
-    fake = await startFakeOAuthMcpServer();
-    db = await createTestStores();
-    manager = startManager(fake, db, inbox, 500);
-    await manager.start();
-  });
-
-  after(async () => {
-    await manager.shutdown();
-    await db.close();
-    await fake.close();
-  });
+  const f = useOAuthFixture({ authorizationTimeoutMs: 500 });
 
   it('ends the waiting call after the time-out, and the expired link authorizes nothing', async () => {
+    const { fake, inbox, manager } = f;
     const result = await call(manager, 'mcp__remote__authorize', 'erin');
     assert.equal(result.isError, true);
     assert.match(outputText(result), /not completed within/);

@@ -4,43 +4,26 @@
  * every call carries its caller's identity, across a restart and an access-token expiry; forged and replayed `state`s
  * authorize nothing; the database file never holds a raw token.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { McpManager } from '../../src/agent/mcp/mcp-manager.js';
-import { startFakeOAuthMcpServer, type FakeOAuthMcpServer } from '../fakes/fake-oauth-mcp-server.js';
 import { toolContext } from '../fakes/mcp-servers.js';
-import { PUBLIC_URL, LinkInbox, authorizeInBrowser, call, callbackApp, outputText, startManager } from '../helpers/mcp-oauth.js';
-import { createTestStores, type TestStores } from '../helpers/test-stores.js';
+import { PUBLIC_URL, authorizeInBrowser, call, callbackApp, outputText, startManager, useOAuthFixture } from '../helpers/mcp-oauth.js';
 
 describe('MCP OAuth: two users, each with their own token', () => {
-  let fake: FakeOAuthMcpServer;
-  let db: TestStores;
-  let manager: McpManager;
-  const inbox = new LinkInbox();
+  const f = useOAuthFixture();
   let aliceState = '';
 
-  before(async () => {
-    fake = await startFakeOAuthMcpServer();
-    db = await createTestStores();
-    manager = startManager(fake, db, inbox);
-    await manager.start();
-  });
-
-  after(async () => {
-    await manager.shutdown();
-    await db.close();
-    await fake.close();
-  });
-
   it('tells the model the server needs authorization until someone authorizes', async () => {
+    const { manager } = f;
     const names = (await manager.listTools()).map((tool) => tool.name);
     assert.deepEqual(names, ['mcp__remote__sign_out', 'mcp__remote__authorize']);
     assert.match(manager.systemPromptSection(), /remote: call mcp__remote__authorize/);
   });
 
   it('sends alice a private link, waits, and proceeds with her token once she authorizes', async () => {
+    const { fake, inbox, manager } = f;
     const pending = call(manager, 'mcp__remote__authorize', 'alice');
     const link = await inbox.number(1);
     assert.equal(link.userId, 'alice');
@@ -58,6 +41,7 @@ describe('MCP OAuth: two users, each with their own token', () => {
   });
 
   it('gives bob his own link and his calls carry his identity, alice keeps hers', async () => {
+    const { fake, inbox, manager } = f;
     const pending = call(manager, 'mcp__remote__whoami', 'bob');
     const link = await inbox.number(2);
     assert.equal(link.userId, 'bob');
@@ -68,6 +52,7 @@ describe('MCP OAuth: two users, each with their own token', () => {
   });
 
   it('refuses a forged, a replayed and a missing state with a 4xx, authorizing nothing', async () => {
+    const { manager } = f;
     const app = callbackApp(manager);
     const forged = await app.request('/v1/oauth/callback?state=forged-state-0123456789abcdef&code=some-code');
     const replayed = await app.request(`/v1/oauth/callback?state=${encodeURIComponent(aliceState)}&code=some-code`);
@@ -78,6 +63,7 @@ describe('MCP OAuth: two users, each with their own token', () => {
   });
 
   it('refreshes an expired access token without a new link', async () => {
+    const { fake, inbox, manager } = f;
     fake.expireAccessTokens();
     const before = fake.provider.refreshes;
     assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'alice')), /user=alice/);
@@ -87,8 +73,9 @@ describe('MCP OAuth: two users, each with their own token', () => {
   });
 
   it('keeps both authorizations across a restart (catalog known, no new link)', async () => {
-    await manager.shutdown();
-    manager = startManager(fake, db, inbox);
+    const { fake, db, inbox } = f;
+    await f.manager.shutdown();
+    const manager = (f.manager = startManager(fake, db, inbox));
     await manager.start();
     assert.ok((await manager.listTools()).some((tool) => tool.name === 'mcp__remote__whoami'));
     assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'bob')), /user=bob/);
@@ -97,6 +84,7 @@ describe('MCP OAuth: two users, each with their own token', () => {
   });
 
   it('never writes a raw token into the database file', async () => {
+    const { fake, db } = f;
     await db.stores.settleWrites?.();
     const file = db.url.replace(/^sqlite:/, '');
     const bytes = readdirSync(dirname(file)).map((name) => readFileSync(join(dirname(file), name)).toString('latin1')).join('');
@@ -107,6 +95,7 @@ describe('MCP OAuth: two users, each with their own token', () => {
   });
 
   it('lets a user sign out from chat: their next call asks for a new link, the other user is untouched', async () => {
+    const { fake, inbox, manager } = f;
     assert.match(outputText(await call(manager, 'mcp__remote__sign_out', 'bob')), /Signed out of remote/);
     assert.deepEqual((await manager.listAuthorizations({ server: 'remote' })).map((entry) => entry.userId), ['alice']);
     const pending = call(manager, 'mcp__remote__whoami', 'bob');
@@ -118,6 +107,7 @@ describe('MCP OAuth: two users, each with their own token', () => {
   });
 
   it('a waiting call does not hold up other users, and is cancelable', async () => {
+    const { inbox, manager } = f;
     const controller = new AbortController();
     const pending = manager.callTool('mcp__remote__whoami', {}, toolContext({ workstreamId: 'ws-carol', signal: controller.signal }));
     assert.equal((await inbox.number(4)).userId, 'carol');
@@ -127,6 +117,7 @@ describe('MCP OAuth: two users, each with their own token', () => {
   });
 
   it('a declined authorization ends the waiting call with a clear error', async () => {
+    const { inbox, manager } = f;
     const pending = call(manager, 'mcp__remote__whoami', 'dave');
     const link = await inbox.number(5);
     const state = new URL(link.url).searchParams.get('state') ?? '';

@@ -1,8 +1,10 @@
 /**
  * The installable package: `npm pack`, then `npm install -g --prefix <tmp>`, then `sandpiper` from another folder —
  * help, the platform state folder as data_dir, admin commands refusing to create a database, and SIGTERM to the
- * installed bin stopping the gateway with no process left. Installing compiles the SQLite driver (minutes), so it runs
- * when SANDPIPER_TEST_PACKAGE=1 (CI sets it, see .ci/run); otherwise one line says it was skipped.
+ * installed bin stopping the gateway with no process left. It runs when SANDPIPER_TEST_PACKAGE=1 (CI sets it, see
+ * .ci/run); otherwise one line says it was skipped. The install unpacks the SQLite driver this checkout compiled
+ * (scripts/sqlite-prebuild.mjs) instead of compiling its C sources again, a minute of one core that tests sqlite3's
+ * build, not our package; SANDPIPER_TEST_LONG=1 compiles it as a user without network to GitHub would.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -25,7 +27,14 @@ describe('npm pack + npm install -g', { skip: enabled ? false : 'set SANDPIPER_T
 
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'sp-package-'));
-    const npmEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
+    const npmEnv: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
+    if (process.env['SANDPIPER_TEST_LONG'] !== '1') {
+      const prebuilds = path.join(dir, 'prebuilds');
+      await run(process.execPath, [path.join(repoRoot, 'scripts', 'sqlite-prebuild.mjs'), prebuilds], { cwd: repoRoot });
+      npmEnv['npm_config_sqlite3_local_prebuilds'] = prebuilds;
+    } else {
+      delete npmEnv['npm_config_sqlite3_local_prebuilds'];
+    }
     await run('npm', ['pack', '--pack-destination', dir], { cwd: repoRoot, env: npmEnv, timeout: 600_000 });
     const tarball = readdirSync(dir).find((file) => file.endsWith('.tgz'));
     assert.ok(tarball, 'npm pack wrote a tarball');

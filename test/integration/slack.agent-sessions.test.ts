@@ -48,6 +48,20 @@ describe('slack agent sessions', () => {
     await h.fake.waitFor(() => statuses(threadTs).at(-1) === 'closed' || undefined, 15_000, 'closed session');
   });
 
+  it('a message streamed before a tool call keeps the session processing: chat.stopStream passes its status', async () => {
+    h.llm.enqueue({ text: 'Let me run it first.', ...bash('call_s2', 'echo kept-processing') }, { text: 'It printed kept-processing.' });
+    const { threadTs } = h.mention(alice, 'run echo and keep the stop button');
+    const card = await h.fake.waitFor(() => h.cards(threadTs)[0], 20_000, 'approval card');
+    await h.fake.waitFor(() => statuses(threadTs).at(-1) === 'suspended' || undefined, 15_000, 'suspended session');
+    const streamed = h.textReplies(threadTs).find((message) => message.text === 'Let me run it first.');
+    assert.ok(streamed && h.fake.streams.isStreamed(streamed) && !h.fake.streams.isOpen(streamed), 'the first text was streamed and stopped');
+    const stop = h.fake.callsOf('chat.stopStream').find((call) => call.body.ts === streamed.ts);
+    assert.equal(stop?.body.session_status, 'processing', 'the stop keeps the status the session shows');
+    h.fake.click(card, h.button(card, 'Approve') ?? '', alice);
+    await h.fake.waitFor(() => statuses(threadTs).at(-1) === 'active' || undefined, 20_000, 'active session');
+    assert.deepEqual(statuses(threadTs), ['processing', 'suspended', 'processing', 'active'], 'never active before the turn ended');
+  });
+
   it("a stranger's native Stop stops nothing: Slack ends the streamed message, the answer goes on in a new one", async () => {
     const words = Array.from({ length: 16 }, (_, index) => `word${index} `);
     h.llm.enqueue({ text: words, delayMs: 100 });

@@ -254,6 +254,7 @@ function connectError(name: string, error: unknown, options: McpConnectOptions):
 
 /** Bounded (5 s per step) and never throws: a stuck close must not wedge removal or shutdown. */
 async function closeQuietly(client: Client, transport: Transport): Promise<void> {
+  // Closing a connection being dropped: its errors have no one to act on them (the server is gone or going).
   const bounded = (work: Promise<unknown>): Promise<unknown> =>
     Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
   if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {

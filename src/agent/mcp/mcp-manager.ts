@@ -165,7 +165,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     tasks: new Set(),
     syncMutex: new AsyncMutex(),
     isShutdown: false,
-    ...(options.oauth ? { oauth: oauthRuntime(options.oauth) } : {}),
+    ...(options.oauth ? { oauth: oauthRuntime(options.oauth, options.logger) } : {}),
   };
   const schemas = options.builtinSchemas ?? DEFAULT_BUILTIN_SCHEMAS;
   return {
@@ -237,12 +237,12 @@ function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorizatio
   };
 }
 
-function oauthRuntime(options: McpOAuthOptions): McpOAuthRuntime {
+function oauthRuntime(options: McpOAuthOptions, logger: Logger | undefined): McpOAuthRuntime {
   const timeoutMs = options.authorizationTimeoutMs ?? 300_000;
   const vault = new McpOAuthVault(options.credentials, createTokenCipher(options.tokenKey, options.previousTokenKeys));
   return {
     vault,
-    states: new AuthorizationStates({ store: options.states, vault, ttlMs: timeoutMs, pollMs: options.pollMs ?? 1_000 }),
+    states: new AuthorizationStates({ store: options.states, vault, ttlMs: timeoutMs, pollMs: options.pollMs ?? 1_000, ...(logger ? { logger } : {}) }),
     redirectUrl: oauthRedirectUrl(options.publicUrl),
     timeoutMs,
     callerOf: options.callerOf,

@@ -3,9 +3,13 @@
  * single-use and expiring. They live in the database (only the state's SHA-256), so the callback may land on any
  * instance; a waiting call learns the outcome from its instance's callback at once, or from the row (another
  * instance's callback, a Cancel clicked anywhere), which it reads every `pollMs` (the row is the truth; the poll only
- * wakes, like the cluster's handoffs).
+ * wakes, like the cluster's handoffs). A failed read of the row does not end the wait: it is logged once per wait and
+ * read again at the next tick, while the own instance's callback still wakes the call at once and the time-out, a
+ * Cancel or the turn's abort still end it (a database blip must not cost the user a sign-in they are completing).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { describeError } from '../../shared/errors.js';
+import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import type { McpOAuthOutcome, McpOAuthStateStore } from '../../storage/mcp-oauth-state-store.js';
 import { McpCallError } from './mcp-call-error.js';
 import type { McpAuthorizationEnd } from './mcp-manager-context.js';
@@ -52,14 +56,18 @@ export interface AuthorizationStatesOptions {
   ttlMs: number;
   pollMs: number;
   now?: () => number;
+  /** Where a failed read of a waiting authorization's row is reported (once per wait). */
+  logger?: Logger;
 }
 
 export class AuthorizationStates {
   private readonly waiters = new Map<string, (outcome: McpOAuthOutcome) => void>();
   private readonly now: () => number;
+  private readonly logger: Logger;
 
   constructor(private readonly options: AuthorizationStatesOptions) {
     this.now = options.now ?? Date.now;
+    this.logger = options.logger ?? createSilentLogger();
   }
 
   async issue(binding: AuthorizationBinding): Promise<string> {
@@ -102,8 +110,9 @@ export class AuthorizationStates {
       const onAbort = (): void => finish(() => reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled')));
       const late = `authorization not completed within ${Math.round(timeoutMs / 1000)}s`;
       const timer = setTimeout(() => finish(() => reject(new AuthorizationWaitError('expired', late))), timeoutMs);
-      // A failed read is retried at the next tick; the time-out still bounds the wait.
-      const poll = setInterval(() => void this.readOutcome(stateHash).then((value) => value !== undefined && wake(value)), this.options.pollMs);
+      // Poll: wakes on another instance's callback or Cancel. A failed read keeps waiting (see the file comment).
+      const reader = this.outcomeReader(stateHash);
+      const poll = setInterval(() => void reader().then((value) => value !== undefined && wake(value)), this.options.pollMs);
       this.waiters.set(stateHash, wake);
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
@@ -111,11 +120,17 @@ export class AuthorizationStates {
     if (outcome !== 'authorized') throw new AuthorizationWaitError(outcome, FAILURES[outcome]);
   }
 
-  private async readOutcome(stateHash: string): Promise<McpOAuthOutcome | undefined> {
-    try {
-      return (await this.options.store.get(stateHash))?.outcome ?? undefined;
-    } catch {
-      return undefined;
-    }
+  /** Reads the row's outcome; a failed read is undefined (still pending), logged the first time in this wait only. */
+  private outcomeReader(stateHash: string): () => Promise<McpOAuthOutcome | undefined> {
+    let reported = false;
+    return async () => {
+      try {
+        return (await this.options.store.get(stateHash))?.outcome ?? undefined;
+      } catch (error) {
+        if (!reported) this.logger.warn({ err: describeError(error) }, 'MCP authorization state could not be read; still waiting');
+        reported = true;
+        return undefined;
+      }
+    };
   }
 }

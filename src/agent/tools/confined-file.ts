@@ -41,6 +41,7 @@ export async function openConfined(input: string, cwd: string, access: ToolAcces
   const problem = await verifyOpened(handle, input, cwd, access, mode);
   if (problem !== undefined) {
     await handle.close();
+    // Best-effort clean-up of the file this call just created; the refusal below is the result either way.
     if (created) await unlink(check.canonical).catch(() => undefined);
     return { ok: false, error: problem };
   }

@@ -66,6 +66,7 @@ export class WatchRunner {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.controller.abort();
+    // Stop waits for the tick in flight (aborted above); a failed tick is logged by its caller, not here.
     await this.running?.catch(() => undefined);
   }
 

@@ -2,7 +2,7 @@
  * The Discord adapter: discord.js translated to and from the ChannelAdapter port. One client for REST and the gateway,
  * or, with leased shards (ADR 0022), a REST-only client plus one gateway client per shard this instance holds.
  */
-import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, type APIChannel, type APIMessage, type APIUser, type ClientOptions, type RateLimitData } from 'discord.js';
+import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, SimpleIdentifyThrottler, type APIChannel, type APIMessage, type APIUser, type ClientOptions, type RateLimitData } from 'discord.js';
 import { attachmentOrigins } from '../attachment-origins.js';
 import { AdapterBase } from '../adapter-base.js';
 import type {
@@ -53,6 +53,11 @@ export interface DiscordAdapterOptions {
   identifyThrottle?: boolean;
   /** Cluster mode (PostgreSQL): with `discord.shards` empty, the shards are leased through these (ADR 0022). */
   cluster?: DiscordClusterOptions;
+  /**
+   * Identify pacing shared with other instances (ADR 0052), built from `max_concurrency` of /gateway/bot; absent or
+   * undefined: discord.js's own throttle (this process only).
+   */
+  identify?: (maxConcurrency: number) => { waitForIdentify(shardId: number, signal: AbortSignal): Promise<void> } | undefined;
 }
 
 export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
@@ -96,7 +101,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
 
   /** The discord.js options of every client of this adapter; a shard client adds its `shards` and `shardCount`. */
   private clientOptions(sharding: Partial<ClientOptions> = {}): ClientOptions {
-    const { config, options } = this;
+    const { config } = this;
     return {
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
       partials: [Partials.Channel],
@@ -107,8 +112,23 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
         version: '10',
         timeout: 15_000,
       },
-      ...(options.identifyThrottle === false ? { ws: { buildIdentifyThrottler: () => Promise.resolve({ waitForIdentify: () => Promise.resolve() }) } } : {}),
+      ...this.identifyOptions(),
       ...sharding,
+    };
+  }
+
+  /** Who paces identify calls: nobody (tests), the shared throttle (cluster), or discord.js itself. */
+  private identifyOptions(): Partial<ClientOptions> {
+    const { identifyThrottle, identify } = this.options;
+    if (identifyThrottle === false) return { ws: { buildIdentifyThrottler: () => Promise.resolve({ waitForIdentify: () => Promise.resolve() }) } };
+    if (identify === undefined) return {};
+    return {
+      ws: {
+        buildIdentifyThrottler: async (manager) => {
+          const maxConcurrency = (await manager.fetchGatewayInformation()).session_start_limit.max_concurrency;
+          return identify(maxConcurrency) ?? new SimpleIdentifyThrottler(maxConcurrency);
+        },
+      },
     };
   }
 
@@ -129,6 +149,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     if (!token) throw new ChannelError('discord.token is not set', { code: 'CONFIG_INVALID' });
     this.handler = handler;
     this.current = 'connecting';
+    // An abort is the gateway shutting down: stopping is best effort, nothing is left to act on a failure.
     signal.addEventListener('abort', () => void this.stop().catch(() => undefined), { once: true });
     this.listenRest(this.client);
     try {

@@ -81,6 +81,7 @@ export async function registerCommands(
     } catch (error) {
       if (signal.aborted) break;
       logger.warn({ attempt, error: describeError(error) }, 'slash command registration failed; retrying');
+      // Backoff; an abort ends the sleep early and the loop's signal check stops the retries.
       await sleep(Math.min(60_000, 1000 * 2 ** Math.min(attempt, 6)), signal).catch(() => undefined);
     }
   }

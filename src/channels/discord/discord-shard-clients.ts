@@ -60,6 +60,9 @@ export class DiscordShardClients implements HistorySource {
       timeout = setTimeout(() => reject(new Error(`shard ${shardId} not ready after ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
     });
     const login = client.login(deps.token);
+    // The handshake is kept only for `disconnect` to wait on, settled either way: a failed login is not this copy's to
+    // report. It is observed here so it raises no unhandled rejection; `work` below carries the same rejection and
+    // reports it ("discord shard could not connect", then `onFailed` gives the shard up).
     this.handshakes.set(shardId, login.catch(() => undefined));
     const work = Promise.race([login.then(() => ready), late])
       .then((connected) => {

@@ -84,6 +84,7 @@ export class ShardKeeper {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    // Waits for the round in flight; `round` logs its own failures and never rejects, so nothing is lost here.
     await this.ticking?.catch(() => undefined);
     const held = this.shards();
     this.held.clear();

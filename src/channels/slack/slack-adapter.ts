@@ -5,7 +5,7 @@ import { attachmentOrigins } from '../attachment-origins.js';
 import { AdapterBase } from '../adapter-base.js';
 import type {
   AttachmentAccess, ChannelAdapter, ChannelCapabilities, ChannelFeatures, CommandName, InboundHandler, NativeStream, OutboundMessage, PlatformUser, ReactionCode,
-  ThreadOrigin,
+  SessionStatus, ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
@@ -79,7 +79,7 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
       history: this.history,
       streaming: { open: (channelId) => this.openStream(channelId) },
       ephemeral: { whisper: (...args) => this.whisper(...args) },
-      attachments: { access: () => this.attachmentAccess() },
+      attachments: { access: (channelId) => this.attachmentAccess(channelId) },
       sessions: { status: (channelId, status, title, signal) => this.sessions.setStatus(channelId, status, title, signal) },
       direct: { conversations: config.dm ?? true, open: (userId, signal) => this.openDirect(userId, signal) },
       approvers: { isApprover: (user, signal) => this.isApprover(user, signal) },
@@ -95,9 +95,12 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
     return `\`${this.config.slash_command} ${name}\``;
   }
 
-  /** Slack serves `url_private` files to the bot token (scope `files:read`), from files.slack.com only. */
-  private attachmentAccess(): AttachmentAccess {
-    const headers: Record<string, string> = this.config.bot_token ? { authorization: `Bearer ${this.config.bot_token}` } : {};
+  /** Slack serves `url_private` files to a bot token of their workspace (scope `files:read`), from files.slack.com only. */
+  private async attachmentAccess(channelId: string): Promise<AttachmentAccess> {
+    // A workspace that is not (or no longer) installed gets no token: its files are refused, and the notice says so.
+    const installed = () => this.teams.tokenFor({ channel: parseTarget(channelId).channel }).catch(() => undefined);
+    const token = this.teams.isMultiTeam ? await installed() : this.config.bot_token;
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
     return { origins: attachmentOrigins(['https://files.slack.com'], this.config.api_url), headers };
   }
 
@@ -107,6 +110,7 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
     const { app, http } = this.createApp(token);
     this.handler = handler;
     this.current = 'connecting';
+    // An abort is the gateway shutting down: stopping is best effort, nothing is left to act on a failure.
     signal.addEventListener('abort', () => void this.stop().catch(() => undefined), { once: true });
     this.app = app;
     this.calls.app = app;
@@ -122,6 +126,7 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
       await untilAborted(app.start(), signal, () => slackCancelled('start'));
     } catch (error) {
       this.current = 'failed';
+      // The start's own error is what is reported (thrown below); stopping the half-started app is best effort.
       await app.stop().catch(() => undefined);
       throw toSlackError('start', error);
     }
@@ -183,7 +188,8 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
   private openStream(channelId: string): NativeStream | undefined {
     const call = (method: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> => this.calls.call(method, args, channelId, signal);
     const teamId = this.teams.cachedTeamOf(parseTarget(channelId).channel);
-    return this.streaming.open(channelId, { asker: this.threads.asker(channelId), teamId, call, limits: this.options.streamLimits });
+    const sessionStatus = (): SessionStatus | undefined => this.sessions.statusOf(channelId);
+    return this.streaming.open(channelId, { asker: this.threads.asker(channelId), teamId, call, limits: this.options.streamLimits, sessionStatus });
   }
 
   /** Slack has no typing indicator for bot messages in channels: nothing to do. */

@@ -63,6 +63,7 @@ export class SlackCalls {
             retryAfterMs,
           });
         }
+        // Rate-limit wait; an abort ends it early and the loop's next check throws CANCELLED.
         await sleep(Math.min(retryAfterMs, MAX_RATE_LIMIT_WAIT_MS), signal).catch(() => undefined);
       }
     }

@@ -2,7 +2,7 @@
  * One answer segment over Slack's native streaming (`chat.startStream` / `chat.appendStream` / `chat.stopStream`),
  * rolled over to a new message before Slack's limits. ADR 0019.
  */
-import type { NativeStream } from '../channel-adapter.js';
+import type { NativeStream, SessionStatus } from '../channel-adapter.js';
 import { slackPlatformError } from './slack-web.js';
 
 export interface StreamLimits {
@@ -24,6 +24,8 @@ export interface StreamTarget {
   channel: string;
   threadTs: string;
   recipient?: { userId: string; teamId: string } | undefined;
+  /** The thread's agent session status, which stopping a message keeps (Slack would set `active`); undefined: none. */
+  sessionStatus?: (() => SessionStatus | undefined) | undefined;
 }
 
 export type StreamCall = (method: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
@@ -119,8 +121,10 @@ export class SlackNativeStream implements NativeStream {
     if (ts === undefined) return;
     this.ts = undefined;
     const close = this.inFence && !alreadyEnded ? { markdown_text: `\n${FENCE}` } : {};
+    const session = this.target.sessionStatus?.();
+    const keep = session === undefined ? {} : { session_status: session };
     try {
-      await this.call('chat.stopStream', { channel: this.target.channel, ts, ...close }, signal);
+      await this.call('chat.stopStream', { channel: this.target.channel, ts, ...close, ...keep }, signal);
     } catch (error) {
       if (!ROLL_OVER_ERRORS.has(slackPlatformError(error) ?? '')) throw error;
     }

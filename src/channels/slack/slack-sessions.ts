@@ -33,6 +33,8 @@ export class SlackSessions {
   private readonly refusals = new Map<string, string>();
   /** Threads whose session exists → whether it has a title. A cache only. */
   private readonly created = new LRUCache<string, boolean>({ max: TITLED_THREADS });
+  /** Threads → the status their session was last set to. A cache only. */
+  private readonly shown = new LRUCache<string, SessionStatus>({ max: TITLED_THREADS });
 
   constructor(
     private readonly enabled: boolean,
@@ -49,6 +51,16 @@ export class SlackSessions {
     return refusal === undefined ? 'on' : `refused (${refusal})`;
   }
 
+  /**
+   * The status this thread's session was last set to, for a stream's `chat.stopStream` to keep (`session_status`:
+   * Slack's default there is `active`, which would drop the Stop button mid-turn); undefined when sessions are off or
+   * refused in its workspace, or the thread has none.
+   */
+  statusOf(channelId: string): SessionStatus | undefined {
+    const team = this.teamOf(parseTarget(channelId).channel);
+    return this.enabled && !this.refusals.has(team) ? this.shown.get(channelId) : undefined;
+  }
+
   /** Sets a thread's session status; never throws. Channels without a thread have no session. */
   async setStatus(channelId: string, status: SessionStatus, title: string | undefined, signal: AbortSignal): Promise<void> {
     const { channel, threadTs } = parseTarget(channelId);
@@ -60,6 +72,7 @@ export class SlackSessions {
     try {
       await this.call('agents.sessions.setStatus', { ...thread, status, ...(titled === undefined && named !== undefined ? { title: named } : {}) }, signal);
       this.created.set(channelId, titled === true || named !== undefined);
+      this.shown.set(channelId, status);
       if (titled === false && named !== undefined) await this.call('agents.sessions.rename', { ...thread, title: named }, signal);
     } catch (error) {
       const code = slackPlatformError(error);

@@ -4,7 +4,7 @@
  * one refused call to learn again. ADR 0019.
  */
 import { LRUCache } from 'lru-cache';
-import type { NativeStream } from '../channel-adapter.js';
+import type { NativeStream, SessionStatus } from '../channel-adapter.js';
 import type { Logger } from '../../shared/logger.js';
 import { isDirect, parseTarget } from './slack-events.js';
 import { SlackNativeStream, type StreamLimits } from './slack-native-stream.js';
@@ -24,6 +24,8 @@ export interface StreamOpening {
   teamId: string | undefined;
   call(method: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
   limits: Partial<StreamLimits> | undefined;
+  /** The thread's agent session status, kept when a streamed message stops. */
+  sessionStatus?: () => SessionStatus | undefined;
 }
 
 export class StreamSupport {
@@ -51,7 +53,7 @@ export class StreamSupport {
     if (!threadTs || !this.usable(channel, team)) return undefined;
     const recipient = opening.asker && opening.teamId ? { userId: opening.asker, teamId: opening.teamId } : undefined;
     if (!recipient && !isDirect(channel)) return undefined;
-    return new SlackNativeStream({ channel, threadTs, recipient }, opening.call, opening.limits, (error) => {
+    return new SlackNativeStream({ channel, threadTs, recipient, sessionStatus: opening.sessionStatus }, opening.call, opening.limits, (error) => {
       if (error !== undefined) this.startFailed(channel, team, error);
     });
   }

@@ -3,14 +3,12 @@
  * heartbeat age and state, the Discord shards it holds and its workstream lease counts, plus totals and the engine.
  * The same snake_case object for the CLI's `--json` and the endpoint.
  */
-import type { Config } from '../../config/index.js';
 import { isoFromMs } from '../../shared/time.js';
 import type { ClusterSnapshot, ClusterStatusStore, DatabaseEngine, InstanceRow, ShardLeaseRow } from '../../storage/index.js';
 import { ageSeconds } from './admin-input.js';
-import { isClustered } from '../cluster/cluster-mode.js';
 
 /** Without `cluster.lease_ttl_s`: three beats of the registry's 30 s heartbeat. */
-const DEFAULT_STALE_AFTER_S = 90;
+export const DEFAULT_STALE_AFTER_S = 90;
 /** Instances that stopped heartbeating more than a day ago (killed, never deregistered) are no longer listed. */
 export const INSTANCES_SEEN_WITHIN_MS = 24 * 3600 * 1000;
 
@@ -61,11 +59,6 @@ export interface ClusterStatusView {
     shards: { held: number; expired: number; unheld: number };
     workstream_leases: { live: number; expired: number };
   };
-}
-
-/** An instance counts as stale once its heartbeat is older than the lease TTL: its leases may be taken over by then. */
-export function instanceStaleAfterSeconds(config: Config): number {
-  return isClustered(config) ? config.cluster.lease_ttl_s : DEFAULT_STALE_AFTER_S;
 }
 
 /** The host part of `channel-<host>-<hex>`; the URL's host for an id of another shape. */

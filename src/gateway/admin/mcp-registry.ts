@@ -62,6 +62,7 @@ export async function searchRegistry(registry: string, query: string, limit: num
     throw new GatewayError('TIMEOUT', `the MCP registry at ${url.origin} did not answer (${error instanceof Error ? error.name : 'network error'})`);
   }
   if (!response.ok) throw new GatewayError('BAD_REQUEST', `the MCP registry at ${url.origin} answered HTTP ${response.status}`);
+  // A body that is no JSON is handled as any unusable answer: parseServers refuses it with a clear error.
   const body: unknown = await response.json().catch(() => undefined);
   return parseServers(body).slice(0, limit);
 }

@@ -75,7 +75,7 @@ export class AttachmentIntake {
    */
   async contentFor(adapter: ChannelAdapter, threadId: string, wsId: string, text: string, attachments: readonly InboundAttachment[], signal: AbortSignal): Promise<string | ContentPart[]> {
     if (attachments.length === 0) return text;
-    const composed = await this.compose(text, attachments, attachmentAccess(adapter), wsId, signal);
+    const composed = await this.compose(text, attachments, await attachmentAccess(adapter, threadId), wsId, signal);
     if (composed.skipped.length > 0) {
       await adapter.post(threadId, { kind: 'notice', code: 'attachments-skipped', text: composed.skipped.join('\n') }, signal)
         .catch((error: unknown) => this.options.logger.warn({ threadId, error: describeError(error) }, 'attachment notice could not be posted'));

@@ -63,6 +63,7 @@ async function readLimited(response: Response, maxBytes: number): Promise<Result
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
+      // Releasing the connection is best effort: the file is refused as too large either way.
       await reader.cancel().catch(() => undefined);
       return err(tooLarge(total, maxBytes));
     }
@@ -77,6 +78,7 @@ async function fetchAllowed(start: URL, access: AttachmentAccess, signal: AbortS
   for (let hop = 0; ; hop++) {
     const response = await fetchHop(url, access, signal);
     if (response.status < 300 || response.status >= 400) return ok(response);
+    // A redirect's body is never read; cancelling it only frees the connection (best effort).
     await response.body?.cancel().catch(() => undefined);
     const next = parseUrl(response.headers.get('location') ?? '', url.href);
     if (!next) return err(`the file host answered with a redirect (HTTP ${response.status}) and no valid address`);
@@ -95,11 +97,13 @@ async function download(url: URL, access: AttachmentAccess, limits: DownloadLimi
   if (!answered.ok) return answered;
   const response = answered.value;
   if (!response.ok) {
+    // The body of a refusal is not read: cancelling it only frees the connection; the status is what is reported.
     await response.body?.cancel().catch(() => undefined);
     return err(`the file host answered HTTP ${response.status}`);
   }
   const length = Number(response.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(length) && length > limits.maxBytes) {
+    // Too large by its announced length: the body is not read; cancelling only frees the connection.
     await response.body?.cancel().catch(() => undefined);
     return err(tooLarge(length, limits.maxBytes));
   }

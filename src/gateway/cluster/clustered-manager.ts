@@ -1,7 +1,7 @@
 /**
  * The workstream manager of an instance in a cluster (ADR 0021): a workstream is live in the one instance that holds
- * its lease. Opening one claims the lease (absent, expired or ours); when another live instance holds it, the caller
- * gets a `RemoteWorkstream` that hands messages and controls to the holder. A lease taken from a dead instance is
+ * its lease. Locating one claims the lease (absent, expired or ours); when another live instance holds it, the caller
+ * gets a remote placement (`HeldElsewhere`) that hands messages and controls to the holder. A lease taken from a dead instance is
  * settled first (its interrupted turn resumed, its pending handoffs inherited), as after a restart.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -13,7 +13,8 @@ import type { Logger } from '../../shared/logger.js';
 import type { Stores } from '../../storage/stores.js';
 import type { ControlHandoff, HandoffSender } from './handoffs.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { RemoteWorkstream } from './remote-workstream.js';
+import { localPlacement, type Placement } from './coordination.js';
+import { HeldElsewhere } from './remote-placement.js';
 
 export interface ClusteredManagerOptions {
   inner: DefaultWorkstreamManager;
@@ -52,13 +53,21 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
     return ws;
   }
 
-  /** The workstream, live here when this instance may run it, else a handle on its holder; undefined when gone or closed. */
+  /** The workstream when this instance may run it (live here); undefined when gone, closed or run by another instance. */
   async get(wsId: string): Promise<Workstream | undefined> {
+    const placement = await this.locate(wsId);
+    return placement?.kind === 'local' ? placement.ws : undefined;
+  }
+
+  /** Where the workstream runs: here when this instance may run it, else on its holder; undefined when gone or closed. */
+  async locate(wsId: string): Promise<Placement | undefined> {
     const holder = await this.holderOf(wsId);
-    if (holder === undefined) return this.inner.get(wsId);
+    if (holder === undefined) {
+      return localPlacement(await this.inner.get(wsId));
+    }
     const row = await this.options.stores.workstreams.get(wsId);
     if (row === undefined || row.state === 'closed') return undefined;
-    return new RemoteWorkstream(row, holder, this.options.sender, this.options.stores);
+    return new HeldElsewhere(row, holder, this.options.sender, this.options.stores, this.options.logger);
   }
 
   /** Undefined when this instance holds the lease now (taking it over first when it was a dead instance's). */

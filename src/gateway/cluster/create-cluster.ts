@@ -5,22 +5,18 @@ import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Handoff } from '../../storage/handoff-store.js';
 import type { Stores } from '../../storage/stores.js';
-import type { Gateway } from '../gateway-types.js';
+import type { GatewayHooks, WorkstreamPlacement } from './coordination.js';
 import { ClusterNode } from './cluster-node.js';
 import { ClusteredWorkstreamManager } from './clustered-manager.js';
 import { HandoffInbox, HandoffSender, parseControl, parseInbound } from './handoffs.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { MCP_LANE, McpFanout, type McpControl } from './mcp-fanout.js';
 
-type GatewayHooks = Pick<Gateway, 'deliver' | 'settleTakenOver' | 'renderWhile'>;
-
-export interface ClusterParts {
+export interface ClusterParts extends Omit<WorkstreamPlacement, 'recentClaims' | 'linkDirectory'> {
   manager: ClusteredWorkstreamManager;
   node: ClusterNode;
-  /** MCP reload / refresh / reconnect on every live instance (ADR 0050); absent when this instance runs no MCP. */
-  mcpFanout?: McpFanout;
-  /** Routes handed-off messages into the gateway and settles taken-over workstreams through it. */
-  attach(gateway: GatewayHooks): void;
+  /** MCP reload / refresh / reconnect on every live instance (ADR 0050). */
+  mcpFanout: McpFanout;
 }
 
 export function createCluster(input: {
@@ -60,6 +56,10 @@ export function createCluster(input: {
     manager,
     node,
     mcpFanout,
+    locate: (wsId) => manager.locate(wsId),
+    start: () => node.start(),
+    stop: () => node.stop(),
+    releaseOnStop: () => node.releaseOnStop(),
     attach(target) {
       gateway = target;
       manager.onTakeover = (wsId) => target.settleTakenOver(wsId);

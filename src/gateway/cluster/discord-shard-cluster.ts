@@ -7,14 +7,13 @@ import type { DiscordClusterOptions } from '../../channels/discord/index.js';
 import type { Config } from '../../config/index.js';
 import type { Stores } from '../../storage/stores.js';
 import { SERVICE_TYPE } from '../registry.js';
-import { isClustered } from './cluster-mode.js';
 
 /** The registry metadata key saying an instance leases Discord shards. */
 export const SHARD_LEASING_KEY = 'discord_shards';
 
-/** Whether this instance leases Discord shards: cluster mode, Discord configured, no fixed `discord.shards`. */
+/** Whether an instance of a cluster leases Discord shards: Discord configured, no fixed `discord.shards`. */
 export function leasesDiscordShards(config: Config): boolean {
-  return isClustered(config) && config.discord.token !== undefined && config.discord.shards.length === 0;
+  return config.discord.token !== undefined && config.discord.shards.length === 0;
 }
 
 /** The registry metadata of this instance: whether it leases Discord shards (the others count it for the fair share). */

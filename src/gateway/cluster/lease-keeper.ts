@@ -39,6 +39,7 @@ export class LeaseKeeper {
     if (pending === undefined) {
       pending = this.claimStored(wsId);
       this.claiming.set(wsId, pending);
+      // Only the bookkeeping chain: callers await `pending` and see its rejection; this copy must not raise another.
       void pending.finally(() => this.claiming.delete(wsId)).catch(() => undefined);
     }
     return pending;

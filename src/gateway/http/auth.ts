@@ -179,3 +179,46 @@ export async function mintAdminToken(adminSecret: string, options: { subject: st
     .setExpirationTime(Math.floor(Date.now() / 1000) + (options.ttlSeconds ?? 300))
     .sign(new TextEncoder().encode(adminSecret));
 }
+
+const SESSION_TYP = 'console+jwt';
+const SESSION_AUDIENCE = 'sandpiper-console';
+
+export interface ConsoleSessionClaims {
+  subject: string;
+  scopes: ReadonlySet<AdminScope>;
+  csrf: string;
+  /** Expiry, seconds since the epoch. */
+  expires: number;
+}
+
+/** A console session cookie (ADR 0047): HS256, type `console+jwt`, audience `sandpiper-console`, under `key`. */
+export function mintConsoleSession(key: Uint8Array, claims: ConsoleSessionClaims): Promise<string> {
+  return new SignJWT({ scopes: [...claims.scopes].sort().join(','), csrf: claims.csrf })
+    .setProtectedHeader({ alg: 'HS256', typ: SESSION_TYP })
+    .setSubject(claims.subject)
+    .setAudience(SESSION_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(claims.expires)
+    .sign(key);
+}
+
+/** The session's claims, or undefined for a cookie that is forged, expired, of another type or under another key. */
+export async function verifyConsoleSession(key: Uint8Array, token: string): Promise<ConsoleSessionClaims | undefined> {
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], audience: SESSION_AUDIENCE, typ: SESSION_TYP, requiredClaims: ['exp', 'sub'] });
+    const csrf = payload['csrf'];
+    if (typeof csrf !== 'string' || csrf.length < 16) return undefined;
+    return { subject: payload.sub ?? '', scopes: expandAdminScopes(payload['scopes']), csrf, expires: payload.exp ?? 0 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The context variable a console session's principal is kept in (set by the console's middleware, ADR 0047). */
+export const CONSOLE_PRINCIPAL = 'consolePrincipal';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    consolePrincipal?: AdminPrincipal;
+  }
+}

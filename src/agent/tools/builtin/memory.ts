@@ -168,7 +168,10 @@ async function searchOrList(a: MemoryArgs, context: ToolContext, options: Memory
   if (rows.length === 0) {
     return { output: searching ? `No memories found for '${a.query}'.` : 'No memories stored.', isError: false };
   }
-  await options.memories.touch(rows.map((row) => row.memoryId)).catch(() => undefined);
+  // Touch only records when the memories were last used: a failed touch must not fail the search (logged at debug).
+  await options.memories
+    .touch(rows.map((row) => row.memoryId))
+    .catch((error: unknown) => context.logger.debug({ err: describeError(error) }, 'memory last-used time not recorded'));
   const heading = a.action === 'search' ? `Memories (${rows.length} results):` : `Memories (${rows.length}):`;
   return { output: [heading, fenceUntrusted({ source: 'memory' }, rows.map(formatMemoryLine).join('\n'))].join('\n'), isError: false };
 }

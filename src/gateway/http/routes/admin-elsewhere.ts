@@ -1,5 +1,5 @@
 /**
- * What the main listener answers under `/v1/api/admin/*`: 404 with where the admin API is (ADR 0035). The main
+ * What the main listener answers under `/v1/api/admin/*` and `/console`: 404 with where the admin API is (ADR 0035). The main
  * listener may face the network and the notify secret opens nothing here, so admin routes are never served on it.
  */
 import { Hono } from 'hono';
@@ -13,5 +13,8 @@ export function createAdminElsewhereRoutes(config: Pick<Config, 'auth' | 'admin'
     : ADMIN_OFF_HINT;
   routes.all('/v1/api/admin/*', (context) => context.json({ error: message }, 404));
   routes.all('/v1/api/admin', (context) => context.json({ error: message }, 404));
+  // The operator console lives beside the admin API, never here (ADR 0047).
+  routes.all('/console', (context) => context.json({ error: `the console is served on admin.listen when console.enabled; ${message}` }, 404));
+  routes.all('/console/*', (context) => context.json({ error: 'the console is served on admin.listen when console.enabled' }, 404));
   return routes;
 }

@@ -16,7 +16,7 @@ import { listTokens, listUsers, revokeToken } from '../../admin/admin-users.js';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
 import type { Logger } from '../../../shared/logger.js';
 import type { PromptTemplateStore, Stores } from '../../../storage/index.js';
-import { verifyAdminBearer, type AdminScope } from '../auth.js';
+import { CONSOLE_PRINCIPAL, verifyAdminBearer, type AdminScope } from '../auth.js';
 import { HttpError } from '../http-errors.js';
 
 export interface AdminRoutesDeps {
@@ -36,17 +36,26 @@ export async function jsonObject(context: Context): Promise<Record<string, unkno
 
 export type AdminHandler = (context: Context, actor: string) => Promise<Response>;
 
-/** Wraps a handler: the bearer must be an admin token granting `scope`; the handler gets who called (`api:<sub>`). */
+/**
+ * Wraps a handler: the bearer must be an admin token granting `scope`, or the request comes with a console session
+ * (checked, CSRF included, by the console's middleware, ADR 0047); the handler gets who called (`api:<sub>` or
+ * `console:<sub>`).
+ */
 export function withAdmin(adminSecret: string, scope: AdminScope, handler: AdminHandler): (context: Context) => Promise<Response> {
   return async (context) => {
+    const session = context.get(CONSOLE_PRINCIPAL);
+    if (session !== undefined) {
+      if (!session.scopes.has(scope)) throw new HttpError(403, `insufficient scope (needs ${scope})`);
+      return handler(context, `console:${session.subject || 'admin'}`);
+    }
     const principal = await verifyAdminBearer(context.req.header('authorization'), adminSecret, scope);
     return handler(context, `api:${principal.subject || 'admin'}`);
   };
 }
 
-const param = (context: Context, name: string): string => context.req.param(name) ?? '';
+export const param = (context: Context, name: string): string => context.req.param(name) ?? '';
 
-interface Described {
+export interface Described {
   target: string;
   detail?: string;
 }
@@ -63,12 +72,12 @@ const str = (value: unknown): string => (typeof value === 'string' ? value : '')
 const policyDetail = (body: Record<string, unknown>): string => `action=${str(body['action'])}`;
 const serverDetail = (body: Record<string, unknown>): string =>
   typeof body['url'] === 'string' ? `http: ${auditUrl(body['url'])}` : `stdio: ${str(body['command'])}${Array.isArray(body['args']) ? ` (${body['args'].length} args)` : ''}`;
-const named = (name: string) => (context: Context): Described => ({ target: param(context, name) });
+export const named = (name: string) => (context: Context): Described => ({ target: param(context, name) });
 
-type Describe = (context: Context) => Promise<Described> | Described;
+export type Describe = (context: Context) => Promise<Described> | Described;
 
 /** The two guards every admin route goes through: `read` checks the scope, `write` also audits the change. */
-interface Guards {
+export interface Guards {
   read: (handler: AdminHandler) => (context: Context) => Promise<Response>;
   write: (action: string, describe: Describe, handler: AdminHandler) => (context: Context) => Promise<Response>;
 }
@@ -140,16 +149,19 @@ function addStatusRoutes(routes: Hono, deps: AdminRoutesDeps, { read }: Guards):
   routes.get('/v1/api/admin/usage', read(async (c) => c.json({ usage: await listUsage(usage, { by: c.req.query('by'), since: c.req.query('since') }) })));
 }
 
-export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
-  const routes = new Hono();
-  const trail: AuditTrail = { store: deps.stores.adminAudit, ...(deps.logger ? { logger: deps.logger } : {}) };
-  const guards: Guards = {
-    read: (handler) => withAdmin(deps.adminSecret, 'admin:read', handler),
+export function adminGuards(adminSecret: string, trail: AuditTrail): Guards {
+  return {
+    read: (handler) => withAdmin(adminSecret, 'admin:read', handler),
     write: (action, describe, handler) =>
-      withAdmin(deps.adminSecret, 'admin:write', async (context, actor) =>
+      withAdmin(adminSecret, 'admin:write', async (context, actor) =>
         audited(trail, { actor, action, ...(await describe(context)) }, () => handler(context, actor)),
       ),
   };
+}
+
+export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
+  const routes = new Hono();
+  const guards = adminGuards(deps.adminSecret, { store: deps.stores.adminAudit, ...(deps.logger ? { logger: deps.logger } : {}) });
   addUserRoutes(routes, deps.stores.users, guards);
   addPolicyRoutes(routes, deps.stores.policies, guards);
   addMcpServerRoutes(routes, deps.stores.mcpServers, guards);

@@ -1,15 +1,19 @@
 /**
- * A workstream another live instance runs (ADR 0021), as seen from here: messages and controls are handed to its
- * holder, which runs the turn and renders it into the conversation (every instance can post to every thread). It has
- * no events here; what it shows comes from its row.
+ * A workstream another live instance runs (ADR 0021), as seen from here: its own placement type (ADR 0052), not a
+ * workstream. Messages and controls are handed to its holder, which runs the turn and renders it into the conversation
+ * (every instance can post to every thread); what it shows here comes from its row.
  */
 import type { ContentPart } from '../../agent/messages.js';
-import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from '../../agent/workstream-api.js';
+import type { SendOptions, SendOutcome, WorkstreamInfo, WorkstreamStatus } from '../../agent/workstream-api.js';
 import type { Stores } from '../../storage/stores.js';
 import type { WorkstreamRow } from '../../storage/workstream-store.js';
+import { describeError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import type { RemotePlacement } from './coordination.js';
 import type { HandoffSender, RenderTarget } from './handoffs.js';
 
-export class RemoteWorkstream implements Workstream {
+export class HeldElsewhere implements RemotePlacement {
+  readonly kind = 'remote';
   readonly wsId: string;
   readonly ownerUserId: string;
 
@@ -19,13 +23,10 @@ export class RemoteWorkstream implements Workstream {
     readonly holder: string,
     private readonly sender: HandoffSender,
     private readonly stores: Pick<Stores, 'approvals'>,
+    private readonly logger?: Logger,
   ) {
     this.wsId = row.wsId;
     this.ownerUserId = row.userId;
-  }
-
-  send(message: string | ContentPart[], options?: SendOptions): Promise<SendOutcome> {
-    return this.handOff(message, options, undefined);
   }
 
   /** Hands a message to the holder, with where to show the answer; accepted once the handoff row is committed. */
@@ -35,17 +36,16 @@ export class RemoteWorkstream implements Workstream {
     return { status: 'accepted', turnId: `handoff:${id}`, queued: false };
   }
 
-  /** Its events are emitted on the holder. */
-  subscribe(_handler: AgentEventHandler): () => void {
-    return () => undefined;
-  }
-
+  /** Whether a turn runs is known on the holder only. */
   isBusy(): boolean {
     return false;
   }
 
   cancel(): void {
-    void this.sender.control(this.holder, this.wsId, { op: 'cancel' }).catch(() => undefined);
+    // The port's cancel is fire-and-forget; a cancel that could not be handed to the holder is logged, not thrown.
+    void this.sender
+      .control(this.holder, this.wsId, { op: 'cancel' })
+      .catch((error: unknown) => this.logger?.warn({ wsId: this.wsId, error: describeError(error) }, 'cancel not handed to the holding instance'));
   }
 
   /** The holder checks the alias and persists it; the caller has already checked it is configured. */
@@ -69,8 +69,4 @@ export class RemoteWorkstream implements Workstream {
       queuedMessages: 0,
     };
   }
-}
-
-export function isRemote(ws: Workstream): ws is RemoteWorkstream {
-  return ws instanceof RemoteWorkstream;
 }
