@@ -1,8 +1,10 @@
 /** Composition root, second half: the agent runtime, MCP and the gateway wiring, loaded by main.ts once HTTP answers. */
+import type { McpManager } from './agent/mcp/mcp-manager.js';
 import type { Sandbox } from './agent/sandbox/sandbox.js';
 import type { Config } from './config/index.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import type { Coordination } from './gateway/cluster/coordination.js';
+import type { McpControl } from './gateway/cluster/mcp-fanout.js';
 import type { LiveParts, ShutdownStack } from './main.js';
 import { assembleAgent } from './main-agent.js';
 import { createGatewayWatchRunner } from './main-watch.js';
@@ -22,6 +24,18 @@ export interface RuntimeParts {
   httpUrl?: string;
 }
 
+/** Applies an MCP control another instance sent (ADR 0050); an unknown server rejects. */
+async function applyMcpControl(config: Config, stores: Stores, mcp: McpManager, logger: Logger, control: McpControl): Promise<void> {
+  if (control.action === 'reload') {
+    // Reloaded, but a server that did not connect here makes this instance a failure in the sender's answer.
+    const answer = await (await import('./main-mcp.js')).reloadMcpServers(config, stores, mcp, logger);
+    if (answer.failed.length > 0) throw new Error(`reloaded; failed to connect: ${answer.failed.join(', ')}`);
+    return;
+  }
+  if (control.server !== undefined && !mcp.status().perServer.some((entry) => entry.name === control.server)) throw new Error(`unknown MCP server "${control.server}"`);
+  await (control.action === 'refresh' ? mcp.refresh(control.server) : mcp.reconnect(control.server));
+}
+
 /** Starts MCP (in the background), the agent runtime and the gateway wiring; `ready` settles when the channels are up. */
 export async function startAgentAndChannels({ config, logger, stores, live, stack, coordination, httpUrl }: RuntimeParts): Promise<{ ready: Promise<void> }> {
   const controller = new AbortController();
@@ -37,14 +51,19 @@ export async function startAgentAndChannels({ config, logger, stores, live, stac
   stack.push('mcp', () => mcp.shutdown());
   live.runtime = runtime;
   // In a cluster a workstream runs on the one instance holding its lease (ADR 0021); leases go back after the agent stopped.
-  const placement = coordination.placement(runtime.manager, logger);
+  // MCP controls other instances hand over are applied here (ADR 0050).
+  const applyMcp = (control: McpControl): Promise<void> => applyMcpControl(config, stores, mcp, logger, control);
+  const placement = coordination.placement(runtime.manager, logger, applyMcp);
+  if (placement.mcpFanout) live.mcpFanout = placement.mcpFanout;
   stack.push('cluster leases', () => placement.releaseOnStop());
   stack.push('agent', () => runtime.close());
   logModels(config, logger);
   // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them; its
   // OAuth sign-in links go to the caller privately, and the waiting call shows as a card with Cancel in that thread.
   const { manager } = placement;
-  const gateway = createGateway({ config, adapters: live.adapters, manager, coordination: placement, stores, logger, elicitations: mcp, authorizations: mcp, mcp });
+  // `/mcp refresh` in a conversation reaches every live instance of a cluster (ADR 0050).
+  const gatewayMcp = { status: () => mcp.status(), refresh: async () => (await mcp.refresh(), await placement.mcpFanout?.fanOut({ action: 'refresh' })) };
+  const gateway = createGateway({ config, adapters: live.adapters, manager, coordination: placement, stores, logger, elicitations: mcp, authorizations: mcp, mcp: gatewayMcp });
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
   placement.attach(gateway);

@@ -1,5 +1,6 @@
 /** Composition root: builds storage, HTTP, registry, MCP, the agent and channel adapters from a Config; starts and stops them. */
 import type { McpManager } from './agent/mcp/mcp-manager.js';
+import type { McpFanout } from './gateway/cluster/mcp-fanout.js';
 import type { ChannelAdapter } from './channels/channel-adapter.js';
 import type { SlackAdapterOptions } from './channels/slack/index.js';
 import type { Config } from './config/index.js';
@@ -45,6 +46,8 @@ export interface RunningGateway {
 export interface LiveParts {
   gateway?: Gateway;
   mcp?: McpManager;
+  /** In a cluster: MCP controls applied on every live instance (ADR 0050). */
+  mcpFanout?: McpFanout;
   runtime?: AgentRuntime;
   containment?: ToolContainment;
   adapters: ChannelAdapter[];
@@ -205,6 +208,7 @@ async function startAdminHttp(
           refresh: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.refresh(server), true) : false),
           reconnect: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.reconnect(server), true) : false),
           reload: async () => (live.mcp ? (await import('./main-mcp.js')).reloadMcpServers(config, stores, live.mcp, logger) : undefined),
+          fanOut: async (control) => live.mcpFanout?.fanOut(control),
           login: async (server, username) => {
             const user = await stores.users.getUserByUsername(username);
             if (!user || !live.mcp) throw new HttpError(404, user ? 'MCP has not started yet' : `no user named ${username.slice(0, 64)}`);

@@ -3,6 +3,7 @@ import type { AgentEvent, MessageOrigin } from './events.js';
 import type { InterruptedTurn } from './interrupted-turn.js';
 import type { ContentPart } from './messages.js';
 import type { InboundClaim } from '../storage/inbound-event-store.js';
+import type { SteerOutcome } from './steer-inbox.js';
 
 export type WorkstreamStatus = 'idle' | 'thinking' | 'running' | 'attention' | 'error' | 'closed';
 
@@ -54,6 +55,12 @@ export interface Workstream {
    * queued turn is delivered, so a subscriber that sees `turn-end` and then `isBusy() === false` may let go (ADR 0007).
    */
   isBusy(): boolean;
+  /**
+   * Adds guidance to the running turn: it joins the history (marked `[steer]`) at the turn's next model call. With no
+   * turn running it is sent as an ordinary message (`sent-as-message`). Absent where the turn runs elsewhere (another
+   * instance holds it): the caller sends an ordinary message.
+   */
+  steer?(text: string, options?: SendOptions): Promise<SteerOutcome>;
   /** Subscribes to events from now on; returns the unsubscribe function. */
   subscribe(handler: AgentEventHandler): () => void;
   /** Cancels the running turn (it ends with `turn-end` reason `cancelled`) and drops nothing queued. */

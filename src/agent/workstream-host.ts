@@ -67,6 +67,8 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
       ordered(async () => {
         await durably('the answer', () => stores.conversations.append(wsId, message));
       }),
+    // A steer's history row and the removal of its waiting row (ADR 0050); the turn's state change touches the row.
+    joinSteer: (message, steerId) => ordered(() => durably('your steer', () => stores.turnJournal.apply([{ kind: 'steer', turnId: steerId, wsId, message }]))),
     replaceHistory: (messages) =>
       ordered(async () => {
         await durably('the compacted history', () => stores.conversations.replace(wsId, messages));
@@ -140,6 +142,7 @@ export function createTurnContext(
     logger: env.logger,
     host: createTurnHost(ws, env, turnId, log),
     signal,
+    steers: ws.steers,
     subAgents: (parent, callId) => createSubAgentPort(parent, callId, { maxSteps: env.agent.sub_agent_max_steps }),
   };
 }

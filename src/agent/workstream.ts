@@ -23,6 +23,7 @@ import { createTurnContext } from './workstream-host.js';
 import { TurnQueue } from './turn-queue.js';
 import { dropResumed, endWithoutModel, holdWatchResult } from './turn-endings.js';
 import { ConversationState } from './conversation-state.js';
+import { SteerInbox, steerContent, type SteerOutcome } from './steer-inbox.js';
 
 export interface LiveWorkstreamInit {
   row: WorkstreamRow;
@@ -46,6 +47,8 @@ export class LiveWorkstream implements Workstream {
   readonly stored: Promise<void>;
   /** History, model, auto-approve set, files read, tool-search names and the system prompt. */
   readonly conversation: ConversationState;
+  /** Steers the running turn has not read yet (src/agent/steer-inbox.ts). */
+  readonly steers = new SteerInbox();
   lastActiveMs: number;
   private readonly env: WorkstreamEnv;
   private readonly bus: WorkstreamEventBus;
@@ -101,6 +104,26 @@ export class LiveWorkstream implements Workstream {
     // stored (logged) must not leave a message answered here without its ledger row (catch-up would answer it again).
     this.queue.push({ kind: 'user', turnId, content: message, origin, ...(queued ? { waited: true } : {}), ...(receipt ? { receipt } : {}) });
     return Promise.resolve({ status: 'accepted', turnId, queued });
+  }
+
+  /**
+   * Guidance for the running turn, read at its next model call; stored as a waiting message first (a crash before that
+   * call runs it after the restart). With no turn running it is an ordinary message.
+   */
+  async steer(text: string, options: SendOptions = {}): Promise<SteerOutcome> {
+    if (this.controller === undefined || this.closed || this.evicted) {
+      const sent = await this.send(text, options);
+      return sent.status === 'accepted' ? { status: 'sent-as-message', queued: sent.queued } : sent;
+    }
+    const limit = this.env.agent.max_queued_messages;
+    if (this.steers.size >= limit) return { status: 'refused', reason: 'queue-full', limit };
+    const id = newHexId();
+    const content = steerContent(text);
+    await this.env.journal.queue(this.wsId, id, JSON.stringify(content), 'user', options.receipt);
+    // The turn ended while the steer was stored: it waits as the next message instead.
+    if (this.controller === undefined) this.queue.push({ kind: 'user', turnId: id, content, origin: 'user', waited: true });
+    else this.steers.add({ id, content });
+    return { status: 'steered' };
   }
 
   /** A turn runs, is queued, or waits for a decision (ADR 0007). */
@@ -251,6 +274,8 @@ export class LiveWorkstream implements Workstream {
     const context = createTurnContext(this, this.env, { turnId: job.turnId, model, signal: controller.signal, log: logEntryOf(job) });
     const outcome = await runTurn(context, start);
     this.controller = undefined;
+    // Steers the turn never read (it answered, stopped or failed first) wait as the next messages (already stored).
+    for (const steer of this.steers.take()) this.queue.push({ kind: 'user', turnId: steer.id, content: steer.content, origin: 'user', waited: true });
     if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await dropResumed(this, this.env, job.approvalId);
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
     const shown = this.bus.deliver({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });

@@ -55,7 +55,7 @@ export interface AttachmentAccess {
 }
 
 /** `signout`: forget the user's own sign-in to an MCP server (`server`; every server without it). */
-export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model' | 'signout' | 'grants' | 'forget' | 'mcp';
+export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model' | 'signout' | 'grants' | 'forget' | 'mcp' | 'steer';
 /** `deny`: a network card's Deny (a rejection without a feedback form). */
 export type ActionName = 'approve' | 'always' | 'reject' | 'deny' | 'plan-approve' | 'plan-changes';
 
@@ -83,7 +83,7 @@ export type InboundEvent =
       name: CommandName;
       user: PlatformUser;
       conversation: Conversation;
-      /** `message` for ask, `token` for link, `model` (an alias, as typed) for ask and model, `server` for signout, `revoke` (a grant id) for grants, `memory` (a name) for forget, `action` for mcp (`refresh`). */
+      /** `message` for ask and steer, `token` for link, `model` (an alias, as typed) for ask and model, `server` for signout, `revoke` (a grant id) for grants, `memory` (a name) for forget, `action` for mcp (`refresh`). */
       args: { message?: string; token?: string; model?: string; server?: string; revoke?: string; memory?: string; action?: string };
       respond: Responder;
       /** The platform's id of this invocation (interaction / trigger id); the dedup ledger records it first. */

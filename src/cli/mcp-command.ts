@@ -46,9 +46,28 @@ interface ReloadAnswer {
   updated?: string[];
   failed?: string[];
   rejected?: Array<{ name: string; reason: string }>;
+  /** In a cluster: which instances applied the reload (ADR 0050). */
+  instances?: { applied: string[]; failed: Array<{ instance: string; error: string }>; missing: string[] };
 }
 
 const names = (list: readonly string[] | undefined): string => (list && list.length > 0 ? list.join(', ') : 'none');
+
+function reloadLines(answer: ReloadAnswer): string[] {
+  const lines = [`added: ${names(answer.added)}; removed: ${names(answer.removed)}; updated: ${names(answer.updated)}`];
+  if (answer.failed?.length) lines.push(`failed to connect: ${names(answer.failed)}`);
+  for (const entry of answer.rejected ?? []) lines.push(`rejected ${entry.name}: ${entry.reason}`);
+  if (answer.instances) lines.push(instancesLine(answer.instances));
+  return lines;
+}
+
+/** "applied on 2 of 3 instances; failed: b (reason); not answered: c" (a cluster on PostgreSQL, ADR 0050). */
+function instancesLine(report: NonNullable<ReloadAnswer['instances']>): string {
+  const total = report.applied.length + report.failed.length + report.missing.length;
+  const parts = [`applied on ${report.applied.length} of ${total} instances`];
+  if (report.failed.length > 0) parts.push(`failed: ${report.failed.map((entry) => `${entry.instance} (${entry.error})`).join(', ')}`);
+  if (report.missing.length > 0) parts.push(`not answered: ${report.missing.join(', ')}`);
+  return parts.join('; ');
+}
 
 export const mcpReloadCommand: CliCommand = {
   name: 'mcp reload',
@@ -58,13 +77,9 @@ export const mcpReloadCommand: CliCommand = {
   async run(context) {
     if (context.positionals.length > 0) throw new UsageError(`usage: ${this.usage}`);
     const answer = (await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/reload', { body: {}, scope: 'admin:write' })) as ReloadAnswer;
-    if (wantsJson(context)) {
-      printJson(context, answer);
-    } else {
-      writeLine(context.io.stdout, `added: ${names(answer.added)}; removed: ${names(answer.removed)}; updated: ${names(answer.updated)}`);
-      if (answer.failed?.length) writeLine(context.io.stdout, `failed to connect: ${names(answer.failed)}`);
-      for (const entry of answer.rejected ?? []) writeLine(context.io.stdout, `rejected ${entry.name}: ${entry.reason}`);
-    }
-    return answer.failed?.length || answer.rejected?.length ? 1 : 0;
+    if (wantsJson(context)) printJson(context, answer);
+    else for (const line of reloadLines(answer)) writeLine(context.io.stdout, line);
+    const partial = (answer.instances?.failed.length ?? 0) + (answer.instances?.missing.length ?? 0) > 0;
+    return answer.failed?.length || answer.rejected?.length || partial ? 1 : 0;
   },
 };

@@ -1,16 +1,17 @@
-/** Slash-command behaviour shared by every platform: link, unlink, ask, status, close, cancel, model, signout, grants, forget, mcp. */
+/** Slash-command behaviour shared by every platform: link, unlink, ask, status, close, cancel, steer, model, signout, grants, forget, mcp. */
 import type { ChannelAdapter, InboundEvent, PlatformUser } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
 import { hashApiToken } from '../shared/api-token.js';
 import type { Stores } from '../storage/stores.js';
 import type { WorkstreamManager } from '../agent/workstream-api.js';
-import { controlsOf, type WorkstreamControls } from './cluster/coordination.js';
+import { controlsOf, type Placement, type WorkstreamControls } from './cluster/coordination.js';
 import { mayControl, type Person } from '../agent/ownership.js';
 import { forgetCommand, grantsCommand } from './grant-commands.js';
 import type { InboundLimits } from './inbound-limits.js';
 import { LinkLimiter } from './link-limiter.js';
 import type { AuthorizationLinkSource } from './mcp-authorizations.js';
 import { runMcpCommand, type GatewayMcp } from './mcp-command.js';
+import { steerTurn } from './steer-command.js';
 import type { ModelChoice } from './model-choice.js';
 import type { Router } from './router.js';
 import type { ConversationRendering } from './conversations.js';
@@ -150,6 +151,7 @@ export class CommandHandler {
     const release = await this.deps.conversations.ensureRendered(wsId);
     try {
       if (event.name === 'cancel') return await cancelTurn(ws, event);
+      if (event.name === 'steer') return await this.steer(adapter, placement, event);
       const pending = await this.deps.stores.approvals.listPending(wsId);
       await this.deps.manager.close(wsId, 'closed by user');
       await this.deps.cancelCards(pending.map((row) => row.approvalId));
@@ -171,6 +173,13 @@ export class CommandHandler {
     if (!mayControl(ws.ownerUserId, user)) return 'Only the owner of this workstream can do that.';
     if (event.name === 'mcp') return runMcpCommand(this.deps.mcp, event.args.action ?? '');
     return undefined;
+  }
+
+  /** A steer is held to the sender's message limit, as a message is. */
+  private async steer(adapter: ChannelAdapter, placement: Placement, event: CommandEvent): Promise<void> {
+    const admission = this.deps.limits.admit(`${adapter.platform}:${event.user.id}`, event.args.message ?? '');
+    if (!admission.admitted) return event.respond.reply(admission.notice ?? 'Not sent: you are over the message limit; try again in a moment.');
+    return steerTurn(placement, event);
   }
 
   /** The workstream of a thread, or of a DM conversation (`/close` there ends it; the next DM starts a new one). */

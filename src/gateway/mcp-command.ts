@@ -4,11 +4,12 @@
  * answer is private to them.
  */
 import type { McpStatus } from '../agent/mcp/mcp-status.js';
+import type { InstancesReport } from './cluster/mcp-fanout.js';
 
 /** What the command needs of MCP: the manager itself, or the cluster-wide one that fans a refresh out. */
 export interface GatewayMcp {
   status(): McpStatus;
-  /** Re-reads every server's tools, resources and prompts. */
+  /** Re-reads every server's tools, resources and prompts; in a cluster on every live instance (which it reports). */
   refresh(): Promise<unknown>;
 }
 
@@ -35,6 +36,20 @@ export async function runMcpCommand(mcp: GatewayMcp | undefined, action: string)
   const verb = action.trim().toLowerCase();
   if (verb === '') return mcpStatusText(mcp.status());
   if (verb !== 'refresh') return MCP_USAGE;
-  await mcp.refresh();
-  return `Refreshed the MCP servers.\n${mcpStatusText(mcp.status())}`;
+  const instances = await mcp.refresh();
+  return `Refreshed the MCP servers${isInstancesReport(instances) ? instancesText(instances) : ''}.\n${mcpStatusText(mcp.status())}`;
+}
+
+function isInstancesReport(value: unknown): value is InstancesReport {
+  return typeof value === 'object' && value !== null && Array.isArray((value as Partial<InstancesReport>).applied) && Array.isArray((value as Partial<InstancesReport>).missing);
+}
+
+/** " on 2 of 3 instances (not answered: b)": how far a refresh in a cluster got. */
+function instancesText(report: InstancesReport): string {
+  const total = report.applied.length + report.failed.length + report.missing.length;
+  const notes = [
+    ...(report.failed.length > 0 ? [`failed: ${report.failed.map((entry) => entry.instance).join(', ')}`] : []),
+    ...(report.missing.length > 0 ? [`not answered: ${report.missing.join(', ')}`] : []),
+  ];
+  return ` on ${report.applied.length} of ${total} instance${total === 1 ? '' : 's'}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }

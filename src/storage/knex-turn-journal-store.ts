@@ -63,6 +63,10 @@ async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Pr
     case 'drop':
       await db.run(db.table('queued_messages').where({ ws_id: change.wsId }).delete());
       return;
+    case 'steer':
+      await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
+      await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
+      return;
   }
 }
 
@@ -78,7 +82,8 @@ export class KnexTurnJournalStore implements TurnJournalStore {
       if (changes.length === 0) return;
       const now = isoNow();
       // One change that is one statement needs no transaction of its own (two round trips fewer).
-      const oneStatement = changes.length === 1 && changes[0]?.kind !== 'begin' && !(changes[0]?.kind === 'queue' && changes[0].receipt !== undefined);
+      const first = changes[0];
+      const oneStatement = changes.length === 1 && first?.kind !== 'begin' && first?.kind !== 'steer' && !(first?.kind === 'queue' && first.receipt !== undefined);
       await this.writer.write(async (db) => {
         for (const change of changes) await applyOne(db, change, now);
       }, { oneStatement });

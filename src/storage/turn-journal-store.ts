@@ -1,5 +1,5 @@
 /** Turns in flight (`turn_journal`): what a restart needs to settle a turn the process did not finish. */
-import type { Message } from '../agent/messages.js';
+import type { Message, UserMessage } from '../agent/messages.js';
 import type { InboundClaim } from './inbound-event-store.js';
 
 export interface TurnJournalRow {
@@ -29,7 +29,8 @@ export interface QueuedMessageRow {
  * One change of the turn log. `begin` (the *accepted* commit point, docs/design/durability.md) stores the turn's user
  * message when it has one, replaces every other turn row of the workstream (a newer turn supersedes them) and removes
  * the turn's waiting message, all in one transaction; `queue` stores a waiting message; `drop` removes every waiting
- * message of a workstream (it was closed).
+ * message of a workstream (it was closed); `steer` stores a steer's message in the history and removes its waiting row
+ * (`turnId` is the steer's), in one transaction, when the running turn reads it (src/agent/steer-inbox.ts).
  */
 export type TurnJournalChange =
   /** `waited`: the message waited behind another turn (its `queue` row goes now). */
@@ -38,7 +39,8 @@ export type TurnJournalChange =
   | { kind: 'partial'; turnId: string; partialText: string }
   | { kind: 'end'; turnId: string }
   | ({ kind: 'queue'; receipt?: InboundClaim } & QueuedMessageRow)
-  | { kind: 'drop'; wsId: string };
+  | { kind: 'drop'; wsId: string }
+  | { kind: 'steer'; turnId: string; wsId: string; message: UserMessage };
 
 export interface TurnJournalStore {
   /** Applies changes in order, in one transaction. A `partial` for a row that is gone changes nothing. */

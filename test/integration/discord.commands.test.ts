@@ -15,8 +15,9 @@ describe('discord slash commands', () => {
   const replyOf = (id: string) => h.fake.waitFor(() => h.fake.state.interactions.get(id)?.reply, 15_000, 'interaction reply');
 
   it('registers the commands at start', async () => {
-    const names = await h.fake.waitFor(() => (h.fake.state.commands.length === 11 ? h.fake.state.commands : undefined), 15_000, 'commands');
-    assert.deepEqual((names as { name: string }[]).map((c) => c.name).sort(), ['ask', 'cancel', 'close', 'forget', 'grants', 'link', 'mcp', 'model', 'signout', 'status', 'unlink']);
+    const names = await h.fake.waitFor(() => (h.fake.state.commands.length === 12 ? h.fake.state.commands : undefined), 15_000, 'commands');
+    const expected = ['ask', 'cancel', 'close', 'forget', 'grants', 'link', 'mcp', 'model', 'signout', 'status', 'steer', 'unlink'];
+    assert.deepEqual((names as { name: string }[]).map((c) => c.name).sort(), expected);
   });
 
   it('links with a valid token through a modal, and refuses invalid and expired tokens', async () => {

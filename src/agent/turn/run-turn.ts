@@ -13,6 +13,7 @@ import { CANCELLED_RESULT, executeToolCalls } from './execute-tool-calls.js';
 import { appendMessage, closeOpenToolCalls } from './finish-turn.js';
 import { prepareToolCalls, restorePreparedCalls, withStorableArguments, type PreparedCall } from './prepare-tool-calls.js';
 import { isShutdown } from './shutdown.js';
+import { joinSteers } from '../steer-inbox.js';
 import { anyOf, maxStepsNote, noToolCalls, stepCountIs } from './stop-conditions.js';
 import type { StreamModel, TurnContext, TurnOutcome, TurnStart } from './turn-types.js';
 
@@ -49,6 +50,9 @@ async function resumeBatch(ctx: TurnContext, resume: ResumeStart): Promise<ToolB
 /** One model call; returns the tool batch, or undefined when the model answered without tools. */
 async function modelStep(ctx: TurnContext, partial: TurnText, steps: number): Promise<ToolBatch | undefined> {
   ctx.signal.throwIfAborted();
+  // Steers sent while the turn worked join it here, at its next model call.
+  const steers = ctx.steers?.take() ?? [];
+  if (steers.length > 0) await joinSteers(ctx, steers);
   await ctx.host.setState('thinking');
   const { message: received, committed } = await callWithCompaction(ctx, partial);
   partial.text = '';

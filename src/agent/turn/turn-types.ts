@@ -3,7 +3,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { PolicyAction } from '../../storage/policy-store.js';
 import type { AgentEvent, PreparedItem } from '../events.js';
 import type { GrantedCall } from '../policy/grant-match.js';
-import type { AssistantMessage, Message, Usage } from '../messages.js';
+import type { AssistantMessage, Message, Usage, UserMessage } from '../messages.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../providers/model-provider.js';
 import type { NativeTools } from '../providers/native-tools.js';
 import type { SubAgentPort } from '../tools/sub-agent-port.js';
@@ -131,6 +131,11 @@ export interface TurnHost {
   budgetRefusal?(): Promise<string | undefined>;
   /** Claims an approved row for execution; true for exactly one caller. */
   claimExecution(approvalId: string): Promise<boolean>;
+  /**
+   * A steer joins the history before a model call: the message and the removal of its waiting row (`steerId`) in one
+   * write, ordered after the turn's other writes. Rejects with a `DurableWriteError`. Absent = `persist`.
+   */
+  joinSteer?(message: UserMessage, steerId: string): Promise<void>;
 }
 
 /** The workstream's tool search: narrows each request's tools and serves `tool_search` (see search/workstream-tool-search.ts). */
@@ -171,6 +176,8 @@ export interface TurnContext {
   signal: AbortSignal;
   /** Sub-agents for one call of `task`/`plan`; absent inside sub-agents (they cannot spawn further agents). */
   subAgents?: (ctx: TurnContext, callId: string) => SubAgentPort;
+  /** Steers sent to the running turn, read before each model call (src/agent/steer-inbox.ts); absent in sub-agents. */
+  steers?: { take(): Array<{ id: string; content: string }> };
 }
 
 /** How a turn starts: a new user message, or a batch that waited for an approval across a restart. */

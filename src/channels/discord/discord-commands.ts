@@ -29,6 +29,12 @@ export const COMMANDS = [
   { name: 'close', description: 'Close this thread’s workstream', type: 1 },
   { name: 'cancel', description: 'Cancel the running turn in this thread', type: 1 },
   {
+    name: 'steer',
+    description: 'Add guidance to the running turn in this thread (read at its next model call)',
+    type: 1,
+    options: [{ name: 'text', description: 'What the agent should take into account', type: STRING, required: true, max_length: 2000 }],
+  },
+  {
     name: 'signout',
     description: 'Forget your sign-in to an MCP server (all of them without a name)',
     type: 1,

@@ -10,18 +10,21 @@ const ROW = 1;
 const STYLE = { primary: 1, secondary: 2, success: 3, danger: 4 } as const;
 const COLOR = { pending: 0xe67e22, plan: 0x3498db, approved: 0x2ecc71, rejected: 0xe74c3c, decided: 0x99aab5 } as const;
 
-/** custom_id of a card button or form: `sp:<action>:<approvalId>`; `sp:link` for the link form, `sp:stop` for Stop. */
-export function customId(action: ActionName | 'link' | 'stop', approvalId = ''): string {
+/** Controls and forms whose custom_id names no approval: the link form, Stop, and Steer (its button and its form). */
+type PlainControl = 'link' | 'stop' | 'steer';
+
+/** custom_id of a card button or form: `sp:<action>:<approvalId>`; `sp:link`, `sp:stop` and `sp:steer` for the others. */
+export function customId(action: ActionName | PlainControl, approvalId = ''): string {
   return approvalId ? `${PREFIX}:${action}:${approvalId}` : `${PREFIX}:${action}`;
 }
 
 const ACTIONS: readonly ActionName[] = ['approve', 'always', 'reject', 'deny', 'plan-approve', 'plan-changes'];
 
 /** Parses a custom_id we issued; undefined for anything else (old or foreign components). */
-export function parseCustomId(id: string): { action: ActionName | 'link' | 'stop'; approvalId: string } | undefined {
+export function parseCustomId(id: string): { action: ActionName | PlainControl; approvalId: string } | undefined {
   const [prefix, action, approvalId] = id.split(':');
   if (prefix !== PREFIX || action === undefined) return undefined;
-  if (action === 'link' || action === 'stop') return { action, approvalId: '' };
+  if (action === 'link' || action === 'stop' || action === 'steer') return { action, approvalId: '' };
   if (!ACTIONS.includes(action as ActionName) || !approvalId || !/^[A-Za-z0-9_-]{1,64}$/.test(approvalId)) return undefined;
   return { action: action as ActionName, approvalId };
 }
@@ -38,9 +41,12 @@ function button(label: string, style: number, id: string): Button {
   return { type: BUTTON, style, label, custom_id: id };
 }
 
-/** The row with the Stop button of a running turn's live message (a click cancels the turn in that thread). */
+/**
+ * The row of a running turn's live message: Stop (a click cancels the turn in that thread) and Steer (a click opens
+ * the steer form, whose text joins the running turn).
+ */
 export function stopRow(): unknown {
-  return { type: ROW, components: [button('Stop', STYLE.danger, customId('stop'))] };
+  return { type: ROW, components: [button('Stop', STYLE.danger, customId('stop')), button('Steer', STYLE.secondary, customId('steer'))] };
 }
 
 /** The message body of a card: an embed plus (while pending) one row of buttons. */
@@ -126,6 +132,20 @@ export function feedbackModal(action: 'reject' | 'plan-changes', approvalId: str
             max_length: 2000,
           },
         ],
+      },
+    ],
+  };
+}
+
+/** The Steer button's modal: guidance for the running turn (the gateway lets only the owner or an admin steer). */
+export function steerModal(): Record<string, unknown> {
+  return {
+    custom_id: customId('steer'),
+    title: 'Steer the running turn',
+    components: [
+      {
+        type: ROW,
+        components: [{ type: 4, custom_id: 'steer', label: 'What should the agent take into account?', style: 2, required: true, max_length: 2000 }],
       },
     ],
   };

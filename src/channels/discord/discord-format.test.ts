@@ -67,7 +67,7 @@ describe('discord Stop button', () => {
   it('puts a red Stop button under a stoppable live message, and none under plain text', () => {
     const live = renderMessage({ kind: 'text', text: 'streaming…', stoppable: true });
     assert.equal(live.content, 'streaming…');
-    assert.deepEqual((live.components as Row[])[0]?.components.map((button) => [button.label, button.style, button.custom_id]), [['Stop', 4, 'sp:stop']]);
+    assert.deepEqual((live.components as Row[])[0]?.components.map((button) => [button.label, button.style, button.custom_id]), [['Stop', 4, 'sp:stop'], ['Steer', 2, 'sp:steer']]);
     assert.deepEqual(parseCustomId('sp:stop'), { action: 'stop', approvalId: '' });
     assert.equal(renderMessage({ kind: 'text', text: 'done' }).components, undefined);
   });

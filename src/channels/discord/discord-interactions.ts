@@ -6,11 +6,11 @@ import type { ActionName, CommandName, Conversation, InboundEvent, PlatformUser,
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { deferPrivately, modalOrReplyClick } from './discord-acknowledge.js';
-import { feedbackModal, linkModal, parseCustomId } from './discord-components.js';
+import { feedbackModal, linkModal, parseCustomId, steerModal } from './discord-components.js';
 import { isAllowed, type DiscordScope } from './discord-events.js';
 import { handleFormInteraction } from './discord-form-interactions.js';
 
-const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget', 'mcp'];
+const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget', 'mcp', 'steer'];
 /** The command options that name a model alias (and offer autocomplete). */
 const MODEL_OPTION: Partial<Record<CommandName, string>> = { ask: 'model', model: 'alias' };
 type Deliver = (event: InboundEvent) => void;
@@ -61,6 +61,7 @@ type CommandArgs = { message?: string; model?: string; server?: string; revoke?:
 function commandArgs(interaction: ChatInputCommandInteraction, name: CommandName): CommandArgs {
   const args: CommandArgs = {};
   if (name === 'ask') args.message = interaction.options.getString('message', true);
+  if (name === 'steer') args.message = interaction.options.getString('text', true);
   const optional: Partial<Record<CommandName, 'server' | 'revoke' | 'memory'>> = { signout: 'server', grants: 'revoke', forget: 'memory' };
   const key = optional[name];
   const value = key === undefined ? null : interaction.options.getString(key);
@@ -91,6 +92,7 @@ async function onButton(interaction: ButtonInteraction, deliver: Deliver, logger
   const parsed = parseCustomId(interaction.customId);
   if (!parsed || parsed.action === 'link') return;
   if (parsed.action === 'stop') return onStop(interaction, deliver, logger);
+  if (parsed.action === 'steer') return showSteerModal(interaction, logger);
   if (parsed.action === 'reject' || parsed.action === 'plan-changes') {
     // Not acknowledged yet: the gateway refuses strangers privately, and only the owner gets the feedback modal.
     const click = modalOrReplyClick(interaction, logger, 'feedback click');
@@ -118,11 +120,25 @@ async function onStop(interaction: ButtonInteraction, deliver: Deliver, logger: 
   deliver({ type: 'command', name: 'cancel', user: userOf(interaction), conversation: conversationOf(interaction), args: {}, respond, removeControl });
 }
 
+/** Steer on a live message: the form opens at once; who may steer is checked when it is submitted (the Stop rule). */
+async function showSteerModal(interaction: ButtonInteraction, logger: Logger): Promise<void> {
+  try {
+    await interaction.showModal(steerModal() as never);
+  } catch (error) {
+    logger.warn({ error: describeError(error) }, 'steer form could not be opened');
+  }
+}
+
 async function onModal(interaction: ModalSubmitInteraction, deliver: Deliver, logger: Logger): Promise<void> {
   const parsed = parseCustomId(interaction.customId);
   if (!parsed || parsed.action === 'stop') return;
   const respond = await acknowledge(interaction, logger);
   if (!respond) return;
+  if (parsed.action === 'steer') {
+    const message = interaction.fields.getTextInputValue('steer');
+    deliver({ type: 'command', name: 'steer', user: userOf(interaction), conversation: conversationOf(interaction), args: { message }, respond });
+    return;
+  }
   if (parsed.action === 'link') {
     const token = interaction.fields.getTextInputValue('token');
     deliver({ type: 'command', name: 'link', user: userOf(interaction), conversation: conversationOf(interaction), args: { token }, respond });

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApprovalCard, OutboundMessage } from '../channel-adapter.js';
-import { parseAction, parseStopValue, renderCard, renderSlackMessage, STOP_ACTION, withStopButton } from './slack-blocks.js';
+import { parseAction, parseStopValue, renderCard, renderSlackMessage, STEER_ACTION, STOP_ACTION, withStopButton } from './slack-blocks.js';
 
 const item = (name: string, preview: string) => ({ callId: 'c1', name, approvalLabel: name, header: '', preview, needsApproval: true });
 const card = (overrides: Partial<ApprovalCard> = {}): ApprovalCard => ({
@@ -95,7 +95,10 @@ describe('withStopButton', () => {
     assert.deepEqual(sections, [`${'a'.repeat(2000)}\n`, 'b'.repeat(2000)]);
     const actions = blocks.at(-1) as { block_id: string; elements: { action_id: string; value: string }[] };
     assert.equal(actions.block_id, 'sp_stop');
-    assert.deepEqual(actions.elements.map((element) => [element.action_id, element.value]), [[STOP_ACTION, 'C0001:1700000000.000001']]);
+    assert.deepEqual(actions.elements.map((element) => [element.action_id, element.value]), [
+      [STOP_ACTION, 'C0001:1700000000.000001'],
+      [STEER_ACTION, 'C0001:1700000000.000001'],
+    ]);
     assert.equal(parseStopValue('C0001:1700000000.000001'), 'C0001:1700000000.000001');
     assert.equal(parseStopValue('C0001'), undefined);
     assert.equal(parseStopValue('C0001:1.1|x'), undefined);

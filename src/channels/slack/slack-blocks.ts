@@ -30,6 +30,9 @@ const ACTIONS: readonly ActionName[] = ['approve', 'always', 'reject', 'deny', '
 /** action_id of the Stop button on a running turn's live message; its `value` is the thread's route key. */
 export const STOP_ACTION = `${ACTION_PREFIX}stop`;
 
+/** action_id of the Steer button next to Stop; its `value` is the thread's route key as well. */
+export const STEER_ACTION = `${ACTION_PREFIX}steer`;
+
 /** The thread route key a Stop click carries (`<channel>:<thread_ts>`), when it is well formed. */
 export function parseStopValue(value: string | undefined): string | undefined {
   return value !== undefined && /^[CDG][A-Z0-9]{1,30}:\d{1,12}\.\d{1,8}$/.test(value) ? value : undefined;
@@ -92,7 +95,7 @@ export function renderSlackMessage(message: OutboundMessage, slash: string): Sla
 }
 
 /**
- * A live message with the Stop button: the text in sections (Slack holds 3,000 characters per section), then the
+ * A live message with the Stop and Steer buttons: the text in sections (Slack holds 3,000 characters per section), then the
  * button, whose value is the thread it stops (`routeKey`). The plain `text` stays the whole message (notifications,
  * and what the message shows once an edit without blocks removes the button).
  */
@@ -105,7 +108,8 @@ export function withStopButton(body: SlackMessageBody, routeKey: string): SlackM
     rest = rest.slice(cut);
   }
   const stop = { type: 'button', text: { type: 'plain_text', text: 'Stop' }, action_id: STOP_ACTION, value: routeKey, style: 'danger' };
-  return { text: body.text, blocks: [...sections, { type: 'actions', block_id: 'sp_stop', elements: [stop] }] };
+  const steer = { type: 'button', text: { type: 'plain_text', text: 'Steer' }, action_id: STEER_ACTION, value: routeKey };
+  return { text: body.text, blocks: [...sections, { type: 'actions', block_id: 'sp_stop', elements: [stop, steer] }] };
 }
 
 function section(text: string, fallback: string): SlackMessageBody {

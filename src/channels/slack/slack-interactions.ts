@@ -1,6 +1,6 @@
 /** Slash commands, button clicks and modal submissions → inbound events (each already acknowledged by the caller). */
 import type { CommandName, Conversation, InboundEvent, PlatformUser, Responder } from '../channel-adapter.js';
-import { parseAction, parseStopValue, STOP_ACTION } from './slack-blocks.js';
+import { parseAction, parseStopValue, STEER_ACTION, STOP_ACTION } from './slack-blocks.js';
 import { isAllowedChannel, isDirect, parseTarget, threadKey, type SlackScope } from './slack-events.js';
 import { onFormAction, onFormSubmission } from './slack-form-interactions.js';
 import { parseFormAction, readFormSubmission } from './slack-forms.js';
@@ -42,8 +42,8 @@ export interface RawCommand {
   thread_ts?: string;
 }
 
-const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget', 'mcp'];
-const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model', 'grants', 'mcp'];
+const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget', 'mcp', 'steer'];
+const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model', 'grants', 'mcp', 'steer'];
 /** `--model alias` (or `--model=alias`) at the start of an ask's text. */
 const MODEL_FLAG = /^--model(?:=|\s+)(\S+)\s*([\s\S]*)$/;
 
@@ -56,10 +56,11 @@ export function helpText(slash: string): string {
     `\`${slash} <question>\` or \`${slash} ask <question>\`: start a new thread`,
     `\`${slash} ask --model <alias> <question>\`: start a thread on another model`,
     `\`${slash} status\`, \`${slash} cancel\`, \`${slash} close\`, \`${slash} model [alias]\`: act on your latest thread in this channel`,
+    `\`${slash} steer <text>\`: add guidance to the running turn of your latest thread here (read at its next model call)`,
     `\`${slash} forget [name]\`: delete your own memories (all, or one by name)`,
     `\`${slash} grants [revoke <id>]\`: list the standing approvals (Always) that apply, or revoke one`,
     `\`${slash} mcp\` / \`${slash} mcp refresh\`: show the MCP servers and their tools, or refresh them (thread owner or admin)`,
-    'In a thread, `!status`, `!cancel`, `!close`, `!model [alias]`, `!mcp [refresh]` and `!grants [revoke <id>]` do the same.',
+    'In a thread, `!status`, `!cancel`, `!close`, `!steer <text>`, `!model [alias]`, `!mcp [refresh]` and `!grants [revoke <id>]` do the same.',
     `\`${slash} link\` / \`${slash} unlink\`: link your Slack account to Sandpiper`,
     `\`${slash} signout [server]\`: forget your sign-in to an MCP server (all of them without a name)`,
     'Or @mention me in a channel to start a thread.',
@@ -111,6 +112,7 @@ function commandArgs(name: CommandName, rest: string): CommandArgs {
     return flag ? { message: (flag[2] ?? '').trim(), model: flag[1] ?? '' } : { message: rest };
   }
   if (name === 'mcp') return { action: rest.toLowerCase() };
+  if (name === 'steer') return { message: rest };
   return name === 'link' ? { token: rest } : {};
 }
 
@@ -119,7 +121,7 @@ function commandArgs(name: CommandName, rest: string): CommandArgs {
  * the same command as the slash command, answered privately in that thread. False when the text is no such command.
  */
 export function onBangCommand(text: string, user: PlatformUser, conversation: Conversation, deps: InteractionDeps): boolean {
-  const match = /^!(status|cancel|close|model|grants|mcp)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  const match = /^!(status|cancel|close|steer|model|grants|mcp)(?:\s+([\s\S]*))?$/i.exec(text.trim());
   if (!match || conversation.kind === 'channel') return false;
   const name = (match[1] ?? '').toLowerCase() as CommandName;
   const { channel, threadTs } = parseTarget(conversation.channelId);
@@ -168,6 +170,7 @@ export async function onBlockAction(body: RawBlockActions, action: { action_id?:
   const form = parseFormAction(actionId, action.value);
   if (form) return onFormAction({ ...form, user, triggerId: body.trigger_id, target }, deps);
   if (actionId === STOP_ACTION) return onStop(body, parseStopValue(action.value), user, deps);
+  if (actionId === STEER_ACTION) return onSteer(body, parseStopValue(action.value), user, deps);
   const parsed = parseAction(actionId, action.value);
   if (!parsed) return;
   const respond = responder(deps, target);
@@ -190,6 +193,14 @@ function onStop(body: RawBlockActions, routeKey: string | undefined, user: Platf
   const removeControl = (): Promise<void> => (ts && text ? deps.replaceWithText(target.channelId, ts, text) : Promise.resolve());
   const conversation: Conversation = { kind: 'thread', channelId: routeKey };
   deps.deliver({ type: 'command', name: 'cancel', user, conversation, args: {}, respond: responder(deps, target), removeControl });
+}
+
+/** Steer on a live message: the steer form for the thread the button names; who may steer is checked on submission. */
+async function onSteer(body: RawBlockActions, routeKey: string | undefined, user: PlatformUser, deps: InteractionDeps): Promise<void> {
+  const target = replyTargetOf(body, user.id);
+  if (!routeKey || parseTarget(routeKey).channel !== target.channelId) return;
+  const context = { kind: 'steer', approvalId: routeKey, responseUrl: target.responseUrl, channelId: target.channelId } as const;
+  return openModal(deps, body.trigger_id, context, responder(deps, target));
 }
 
 /** The fields of an `agent_session_stopped` event we read (a click on a session's native Stop button). */
@@ -242,6 +253,11 @@ export function onViewSubmission(body: RawViewSubmission, deps: InteractionDeps)
   if (context.kind === 'link') {
     const conversation: Conversation = { kind: isDirect(context.channelId) ? 'direct' : 'channel', channelId: context.channelId };
     deps.deliver({ type: 'command', name: 'link', user, conversation, args: { token: value.trim() }, respond });
+    return;
+  }
+  if (context.kind === 'steer') {
+    const conversation: Conversation = { kind: 'thread', channelId: context.approvalId };
+    deps.deliver({ type: 'command', name: 'steer', user, conversation, args: { message: value }, respond });
     return;
   }
   deps.deliver({ type: 'action', name: context.kind, approvalId: context.approvalId, user, feedback: value.trim() || null, respond });

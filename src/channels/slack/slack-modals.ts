@@ -1,12 +1,13 @@
-/** Slack modals (views.open): rejection / plan feedback and account linking, and reading their submissions back. */
+/** Slack modals (views.open): rejection / plan feedback, account linking and steer, and reading their submissions back. */
 import { isPlainObject, safeParseJson } from '../../shared/json.js';
+import { parseStopValue } from './slack-blocks.js';
 
-export type ModalKind = 'reject' | 'plan-changes' | 'link';
+export type ModalKind = 'reject' | 'plan-changes' | 'link' | 'steer';
 
 /** What a modal remembers between opening and submission (Slack hands `private_metadata` back verbatim). */
 export interface ModalContext {
   kind: ModalKind;
-  /** Approval id for feedback modals; '' for the link modal. */
+  /** Approval id for feedback modals; the thread's route key for the steer modal; '' for the link modal. */
   approvalId: string;
   /** Where the private answer goes: the `response_url` of the click or command that opened the modal. */
   responseUrl: string;
@@ -15,7 +16,9 @@ export interface ModalContext {
 }
 
 const CALLBACK_PREFIX = 'sp:';
-const KINDS: readonly ModalKind[] = ['reject', 'plan-changes', 'link'];
+const KINDS: readonly ModalKind[] = ['reject', 'plan-changes', 'link', 'steer'];
+/** The single input of each kind of modal. */
+const FIELD: Record<ModalKind, string> = { reject: 'feedback', 'plan-changes': 'feedback', link: 'token', steer: 'steer' };
 
 /** A Block Kit modal view for `context`. */
 export function buildModal(context: ModalContext): Record<string, unknown> {
@@ -32,6 +35,13 @@ export function buildModal(context: ModalContext): Record<string, unknown> {
       ...base,
       title: { type: 'plain_text', text: 'Link Account' },
       blocks: [input('token', 'API Token', { multiline: false, optional: false, maxLength: 200, placeholder: 'Paste your sp_... API token' })],
+    };
+  }
+  if (context.kind === 'steer') {
+    return {
+      ...base,
+      title: { type: 'plain_text', text: 'Steer the turn' },
+      blocks: [input('steer', 'What should the agent take into account?', { multiline: true, optional: false, maxLength: 2_000 })],
     };
   }
   const plan = context.kind === 'plan-changes';
@@ -56,8 +66,9 @@ export function readSubmission(view: { callback_id?: string; private_metadata?: 
   const parsed = safeParseJson(view.private_metadata ?? '');
   const meta = parsed.ok && isPlainObject(parsed.value) ? parsed.value : {};
   const approvalId = typeof meta.a === 'string' ? meta.a : '';
-  if (kind !== 'link' && !/^[A-Za-z0-9_-]{1,64}$/.test(approvalId)) return undefined;
-  const field = kind === 'link' ? 'token' : 'feedback';
+  const valid = kind === 'link' || (kind === 'steer' ? parseStopValue(approvalId) !== undefined : /^[A-Za-z0-9_-]{1,64}$/.test(approvalId));
+  if (!valid) return undefined;
+  const field = FIELD[kind];
   return {
     context: { kind, approvalId, responseUrl: typeof meta.r === 'string' ? meta.r : '', channelId: typeof meta.c === 'string' ? meta.c : '' },
     value: inputValue(view.state, field),

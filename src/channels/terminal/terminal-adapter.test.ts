@@ -28,10 +28,11 @@ const card = (kind: 'tools' | 'plan' | 'network') =>
 describe('terminal adapter', () => {
   it('turns lines into direct messages of one conversation and commands; /help is its own; /quit ends it', async () => {
     const { adapter, input, printed, events } = started();
-    input.write('hello there\n/model other\n/new\n/help\n/quit\n');
+    input.write('hello there\n/model other\n/steer use the staging database\n/new\n/help\n/quit\n');
     await adapter.ended;
-    assert.deepEqual(events.map((event) => event.type), ['message', 'command', 'command']);
-    const [message, model, close] = events;
+    assert.deepEqual(events.map((event) => event.type), ['message', 'command', 'command', 'command']);
+    const [message, model, steer, close] = events;
+    assert.equal(steer?.type === 'command' && `${steer.name} ${steer.args.message ?? ''}`, 'steer use the staging database');
     assert.equal(message?.type === 'message' && message.conversation.kind, 'direct');
     assert.equal(model?.type === 'command' && `${model.name} ${model.args.model ?? ''}`, 'model other');
     assert.equal(close?.type === 'command' && close.name, 'close');

@@ -25,7 +25,7 @@ const TERMINAL_FORM_FIELDS = 20;
 /** Submissions of one form before the terminal declines it. */
 const FORM_ATTEMPTS = 3;
 
-const COMMANDS: Readonly<Record<string, CommandName>> = { '/model': 'model', '/status': 'status', '/cancel': 'cancel', '/new': 'close', '/close': 'close' };
+const COMMANDS: Readonly<Record<string, CommandName>> = { '/model': 'model', '/status': 'status', '/cancel': 'cancel', '/steer': 'steer', '/new': 'close', '/close': 'close' };
 const REACTIONS: Record<ReactionCode, string> = {
   queued: '(queued: it is answered after the current turn)',
   refused: '(not sent: too many messages are waiting)',
@@ -152,7 +152,8 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
     }
     const [word = '', ...rest] = text.split(/\s+/);
     const command = COMMANDS[word];
-    if (command) await this.send({ type: 'command', name: command, user: this.user, conversation: this.conversation, args: { model: rest.join(' ') }, respond: this.responder(), eventId: randomUUID() });
+    const args = command === 'steer' ? { message: rest.join(' ') } : { model: rest.join(' ') };
+    if (command) await this.send({ type: 'command', name: command, user: this.user, conversation: this.conversation, args, respond: this.responder(), eventId: randomUUID() });
     else await this.send({ type: 'message', user: this.user, conversation: this.conversation, messageId: randomUUID(), text, mentioned: true });
     return true;
   }

@@ -21,6 +21,7 @@ export const TERMINAL_HELP = [
   '  /model [ALIAS]   show the models, or switch this conversation to ALIAS',
   '  /status          model, token use, pending approvals and queued messages',
   '  /cancel          stop the running turn',
+  '  /steer TEXT      add guidance to the running turn (read before its next model call)',
   '  /new             close this conversation; the next message starts a new one',
   '  /quit            leave (Ctrl-D too)',
 ].join('\n');

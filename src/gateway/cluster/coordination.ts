@@ -23,6 +23,7 @@ import type { Gateway } from '../gateway-types.js';
 import type { LinkDirectory } from '../link-directory.js';
 import type { RecentClaims } from '../recent-claims.js';
 import type { RenderTarget } from './handoffs.js';
+import type { McpControl, McpFanout } from './mcp-fanout.js';
 
 /** What every placement offers: who owns it and the controls of commands (`/cancel`, `/model`, `/status`). */
 export type WorkstreamControls = Pick<Workstream, 'wsId' | 'ownerUserId' | 'isBusy' | 'cancel' | 'setModel' | 'info'>;
@@ -72,6 +73,8 @@ export interface WorkstreamPlacement extends GatewayCoordination {
   stop(): Promise<void>;
   /** Gives back the leases once the agent stopped. */
   releaseOnStop(): Promise<void>;
+  /** MCP reload / refresh / reconnect on every other live instance (ADR 0050); absent on a single instance. */
+  readonly mcpFanout?: McpFanout;
 }
 
 /** The Discord side: identify pacing across instances. */
@@ -90,8 +93,8 @@ export interface Coordination {
   registration(): { metadata: Record<string, unknown>; heartbeatMs?: number };
   /** Heartbeat age after which an instance counts as stale (`sandpiper status`). */
   readonly staleAfterSeconds: number;
-  /** Placement around the agent's manager. */
-  placement(inner: DefaultWorkstreamManager, logger: Logger): WorkstreamPlacement;
+  /** Placement around the agent's manager; `applyMcp` applies MCP controls other instances hand over (ADR 0050). */
+  placement(inner: DefaultWorkstreamManager, logger: Logger, applyMcp?: (control: McpControl) => Promise<void>): WorkstreamPlacement;
 }
 
 /** The placement of a live workstream: here. */

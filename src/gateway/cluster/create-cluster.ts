@@ -10,20 +10,34 @@ import { ClusterNode } from './cluster-node.js';
 import { ClusteredWorkstreamManager } from './clustered-manager.js';
 import { HandoffInbox, HandoffSender, parseControl, parseInbound } from './handoffs.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { MCP_LANE, McpFanout, type McpControl } from './mcp-fanout.js';
 
 export interface ClusterParts extends Omit<WorkstreamPlacement, 'recentClaims' | 'linkDirectory'> {
   manager: ClusteredWorkstreamManager;
   node: ClusterNode;
+  /** MCP reload / refresh / reconnect on every live instance (ADR 0050). */
+  mcpFanout: McpFanout;
 }
 
-export function createCluster(input: { config: Config; stores: Stores; logger: Logger; instanceId: string; inner: DefaultWorkstreamManager }): ClusterParts {
-  const { config, stores, instanceId, inner } = input;
+export function createCluster(input: {
+  config: Config; stores: Stores; logger: Logger; instanceId: string; inner: DefaultWorkstreamManager;
+  /** Applies an MCP control to this instance's manager (absent: MCP controls from other instances are refused). */
+  applyMcp?: (control: McpControl) => Promise<void>;
+}): ClusterParts {
+  const { config, stores, instanceId, inner, applyMcp } = input;
   const logger = input.logger.child({ component: 'cluster' });
   const keeper = new LeaseKeeper({ store: stores.workstreamLeases, instanceId, ttlMs: config.cluster.lease_ttl_s * 1000 });
   const sender = new HandoffSender({ store: stores.handoffs });
   const manager = new ClusteredWorkstreamManager({ inner, keeper, sender, stores, logger });
   let gateway: GatewayHooks | undefined;
+  const { heartbeat_s: heartbeatS, lease_ttl_s: ttlS } = config.cluster;
+  // Two heartbeats cover a lost NOTIFY (the poll takes the row); the rest is for the reload itself.
+  const mcpFanout = new McpFanout({
+    handoffs: stores.handoffs, services: stores.services, instanceId, liveWithinS: ttlS, waitMs: (2 * heartbeatS + 15) * 1000, logger,
+    apply: applyMcp ?? (() => Promise.reject(new Error('MCP is not running on this instance'))),
+  });
   const handle = async (handoff: Handoff): Promise<void> => {
+    if (handoff.wsId === MCP_LANE) return mcpFanout.handle(handoff);
     if (gateway === undefined) throw new Error('the gateway is not attached');
     if (handoff.kind === 'interaction') {
       const control = parseControl(handoff.payload);
@@ -41,6 +55,7 @@ export function createCluster(input: { config: Config; stores: Stores; logger: L
   return {
     manager,
     node,
+    mcpFanout,
     locate: (wsId) => manager.locate(wsId),
     start: () => node.start(),
     stop: () => node.stop(),

@@ -10,6 +10,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { Stores } from '../../storage/stores.js';
 import type { Coordination, WorkstreamPlacement } from './coordination.js';
 import { createCluster } from './create-cluster.js';
+import type { McpControl } from './mcp-fanout.js';
 import { discordClusterOptions, registryMetadata } from './discord-shard-cluster.js';
 import { SharedIdentifyThrottle } from './identify-throttle.js';
 
@@ -42,8 +43,8 @@ export class PostgresCoordination implements Coordination {
     return { metadata: registryMetadata(this.config), heartbeatMs: this.config.cluster.heartbeat_s * 1000 };
   }
 
-  placement(inner: DefaultWorkstreamManager, logger: Logger): WorkstreamPlacement {
-    const parts = createCluster({ config: this.config, stores: this.stores, logger, instanceId: this.instanceId, inner });
+  placement(inner: DefaultWorkstreamManager, logger: Logger, applyMcp?: (control: McpControl) => Promise<void>): WorkstreamPlacement {
+    const parts = createCluster({ config: this.config, stores: this.stores, logger, instanceId: this.instanceId, inner, ...(applyMcp === undefined ? {} : { applyMcp }) });
     return { ...parts, recentClaims: () => undefined, linkDirectory: () => undefined };
   }
 }

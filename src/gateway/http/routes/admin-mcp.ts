@@ -7,6 +7,7 @@ import { audited, type AuditTrail } from '../../admin/admin-audit.js';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
 import type { Logger } from '../../../shared/logger.js';
 import type { AdminAuditStore } from '../../../storage/index.js';
+import type { InstancesReport, McpControl } from '../../cluster/mcp-fanout.js';
 import { HttpError } from '../http-errors.js';
 import { withAdmin } from './admin.js';
 
@@ -22,6 +23,11 @@ export interface McpAdmin {
    * connections; undefined while MCP has not started yet.
    */
   reload(): Promise<McpReloadAnswer | undefined>;
+  /**
+   * In a cluster: applies a control this instance applied already on every other live instance and reports which
+   * did (ADR 0050); absent or undefined on a single instance.
+   */
+  fanOut?(control: McpControl): Promise<InstancesReport | undefined>;
   /** Authorizes an OAuth server ahead of time as a user: the sign-in link, or `authorized` when their token works. */
   login?(server: string, username: string): Promise<{ authorized: true } | { url: string }>;
 }
@@ -48,6 +54,12 @@ async function serverName(text: string, required: boolean): Promise<string | und
   return server;
 }
 
+/** `{ instances }` when the control went to the other live instances of a cluster; nothing on a single instance. */
+async function fanOut(mcp: McpAdmin, control: McpControl): Promise<{ instances?: InstancesReport }> {
+  const instances = await mcp.fanOut?.(control);
+  return instances === undefined ? {} : { instances };
+}
+
 export interface AdminMcpRoutesDeps {
   adminSecret: string;
   mcp: McpAdmin;
@@ -65,7 +77,8 @@ export function createAdminMcpRoutes(deps: AdminMcpRoutesDeps): Hono {
       const server = await serverName(await context.req.text(), false);
       return audited(trail, { actor, action: 'mcp.refresh', target: server ?? 'all' }, async () => {
         if (!(await deps.mcp.refresh(server))) throw new HttpError(404, `unknown MCP server "${server ?? ''}"`);
-        return context.json({ status: 'ok', refreshed: server ?? 'all' });
+        const instances = await fanOut(deps.mcp, server === undefined ? { action: 'refresh' } : { action: 'refresh', server });
+        return context.json({ status: 'ok', refreshed: server ?? 'all', ...instances });
       });
     }),
   );
@@ -75,7 +88,7 @@ export function createAdminMcpRoutes(deps: AdminMcpRoutesDeps): Hono {
       const server = (await serverName(await context.req.text(), true)) as string;
       return audited(trail, { actor, action: 'mcp.reconnect', target: server }, async () => {
         if (!(await deps.mcp.reconnect(server))) throw new HttpError(404, `unknown MCP server "${server}"`);
-        return context.json({ status: 'ok', reconnected: server });
+        return context.json({ status: 'ok', reconnected: server, ...(await fanOut(deps.mcp, { action: 'reconnect', server })) });
       });
     }),
   );
@@ -85,7 +98,7 @@ export function createAdminMcpRoutes(deps: AdminMcpRoutesDeps): Hono {
       audited(trail, { actor, action: 'mcp.reload', target: 'all' }, async () => {
         const answer = await deps.mcp.reload();
         if (!answer) throw new HttpError(503, 'MCP has not started yet; try again in a moment');
-        return context.json(answer);
+        return context.json({ ...answer, ...(await fanOut(deps.mcp, { action: 'reload' })) });
       }),
     ),
   );
