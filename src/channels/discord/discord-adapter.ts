@@ -2,7 +2,7 @@
  * The Discord adapter: discord.js translated to and from the ChannelAdapter port. One client for REST and the gateway,
  * or, with leased shards (ADR 0022), a REST-only client plus one gateway client per shard this instance holds.
  */
-import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, SimpleIdentifyThrottler, type APIChannel, type APIMessage, type APIUser, type ClientOptions, type RateLimitData } from 'discord.js';
+import { ChannelType, Client, Events, RESTEvents, Routes, type APIChannel, type APIMessage, type APIUser, type RateLimitData } from 'discord.js';
 import { attachmentOrigins } from '../attachment-origins.js';
 import { AdapterBase } from '../adapter-base.js';
 import type {
@@ -13,6 +13,7 @@ import { withEventId } from '../inbound-id.js';
 import { withLinkedSignal } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
+import { discordClientOptions } from './discord-client-options.js';
 import { registerCommands } from './discord-commands.js';
 import { DiscordHistory } from './discord-history.js';
 import { toInboundMessage, type DiscordScope } from './discord-events.js';
@@ -83,7 +84,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     private readonly options: DiscordAdapterOptions = {},
   ) {
     super(logger, 'discord');
-    this.client = new Client(this.clientOptions());
+    this.client = new Client(discordClientOptions(config, options));
     this.history = new DiscordHistory(
       { gatewayClients: () => this.shardClients?.gatewayClients() ?? [this.client], clientFor: (id) => this.shardClients?.clientFor(id) ?? Promise.resolve(this.client) },
       () => this.scope,
@@ -96,39 +97,6 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
       ephemeral: { whisper: (...args) => this.whisper(...args) },
       direct: { conversations: config.dm ?? true, open: (userId, signal) => this.openDirect(userId, signal) },
       approvers: { isApprover: (user) => this.isApprover(user) },
-    };
-  }
-
-  /** The discord.js options of every client of this adapter; a shard client adds its `shards` and `shardCount`. */
-  private clientOptions(sharding: Partial<ClientOptions> = {}): ClientOptions {
-    const { config } = this;
-    return {
-      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
-      partials: [Partials.Channel],
-      allowedMentions: { parse: [], repliedUser: false },
-      rest: {
-        ...(config.api_url ? { api: config.api_url } : {}),
-        ...(config.global_requests_per_second ? { globalRequestsPerSecond: config.global_requests_per_second } : {}),
-        version: '10',
-        timeout: 15_000,
-      },
-      ...this.identifyOptions(),
-      ...sharding,
-    };
-  }
-
-  /** Who paces identify calls: nobody (tests), the shared throttle (cluster), or discord.js itself. */
-  private identifyOptions(): Partial<ClientOptions> {
-    const { identifyThrottle, identify } = this.options;
-    if (identifyThrottle === false) return { ws: { buildIdentifyThrottler: () => Promise.resolve({ waitForIdentify: () => Promise.resolve() }) } };
-    if (identify === undefined) return {};
-    return {
-      ws: {
-        buildIdentifyThrottler: async (manager) => {
-          const maxConcurrency = (await manager.fetchGatewayInformation()).session_start_limit.max_concurrency;
-          return identify(maxConcurrency) ?? new SimpleIdentifyThrottler(maxConcurrency);
-        },
-      },
     };
   }
 
@@ -198,7 +166,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     let started = false;
     const clients = new DiscordShardClients({
       rest: this.client, token, count, logger: this.logger,
-      create: (sharding) => new Client(this.clientOptions(sharding)),
+      create: (sharding) => new Client(discordClientOptions(this.config, this.options, sharding)),
       wire: (client) => {
         this.listen(client);
         this.history.watch(client);
