@@ -34,7 +34,10 @@ const POSTGRES_UP = [
   `CREATE INDEX idx_structured_memories_search ON structured_memories USING GIN (search_vector)`,
 ];
 
-const POSTGRES_DOWN = ['DROP INDEX IF EXISTS idx_structured_memories_search', 'ALTER TABLE structured_memories DROP COLUMN IF EXISTS search_vector'];
+const POSTGRES_DOWN = [
+  'DROP INDEX IF EXISTS idx_structured_memories_search',
+  'ALTER TABLE structured_memories DROP COLUMN IF EXISTS search_vector',
+];
 
 export async function up(knex: Knex): Promise<void> {
   for (const sql of knex.client.config.client === 'pg' ? POSTGRES_UP : SQLITE_UP) await knex.raw(sql);

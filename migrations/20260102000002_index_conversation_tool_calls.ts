@@ -7,7 +7,11 @@ import type { Knex } from 'knex';
 const SQLITE_TRIGGERS = ['conversations_fts_insert', 'conversations_fts_delete', 'conversations_fts_update'];
 
 function sqliteIndex(columns: 'content' | 'content, tool_calls'): string[] {
-  const values = (row: 'new' | 'old'): string => columns.split(', ').map((column) => `${row}.${column}`).join(', ');
+  const values = (row: 'new' | 'old'): string =>
+    columns
+      .split(', ')
+      .map((column) => `${row}.${column}`)
+      .join(', ');
   const watched = columns === 'content' ? 'content' : 'content, tool_calls';
   return [
     ...SQLITE_TRIGGERS.map((name) => `DROP TRIGGER IF EXISTS ${name}`),
@@ -39,12 +43,15 @@ export async function up(knex: Knex): Promise<void> {
   const statements =
     knex.client.config.client === 'pg'
       ? // JSON punctuation becomes spaces, so `/srv/app` in arguments indexes `srv` and `app` (not one path token).
-        postgresIndex(`coalesce(content, '') || ' ' || regexp_replace(coalesce(tool_calls, ''), '[^[:alnum:]_]+', ' ', 'g')`)
+        postgresIndex(
+          `coalesce(content, '') || ' ' || regexp_replace(coalesce(tool_calls, ''), '[^[:alnum:]_]+', ' ', 'g')`,
+        )
       : sqliteIndex('content, tool_calls');
   for (const sql of statements) await knex.raw(sql);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  const statements = knex.client.config.client === 'pg' ? postgresIndex(`coalesce(content, '')`) : sqliteIndex('content');
+  const statements =
+    knex.client.config.client === 'pg' ? postgresIndex(`coalesce(content, '')`) : sqliteIndex('content');
   for (const sql of statements) await knex.raw(sql);
 }

@@ -17,7 +17,9 @@ let build;
 try {
   ({ build } = await import('esbuild'));
 } catch {
-  console.error('sandpiper build: esbuild is not installed (a development dependency); bin/sandpiper.js runs the sources through tsx instead');
+  console.error(
+    'sandpiper build: esbuild is not installed (a development dependency); bin/sandpiper.js runs the sources through tsx instead',
+  );
   process.exit(0);
 }
 /** The non-test .ts files under `folder` (relative to the root). */

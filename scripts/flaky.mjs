@@ -31,12 +31,29 @@ if (files.length === 0 || !Number.isInteger(rounds) || rounds < 1) {
 mkdirSync(path.join(root, '.test-build'), { recursive: true });
 const dir = mkdtempSync(path.join(tmpdir(), 'sandpiper-flaky-'));
 const build = mkdtempSync(path.join(root, '.test-build', 'flaky-'));
-const results = new Map(files.map((file) => [path.relative(root, path.resolve(file)), { runs: 0, failed: 0, unfinished: 0, walls: [] }]));
+const results = new Map(
+  files.map((file) => [path.relative(root, path.resolve(file)), { runs: 0, failed: 0, unfinished: 0, walls: [] }]),
+);
 for (let round = 1; round <= rounds; round += 1) {
   const times = path.join(dir, `round-${round}.jsonl`);
-  const env = { ...process.env, SANDPIPER_TEST_TIMES: times, SANDPIPER_TEST_BUILD_DIR: build, SANDPIPER_TEST_REUSE_BUILD: round === 1 ? '0' : '1', ...(long ? { SANDPIPER_TEST_LONG: '1' } : {}) };
-  const run = spawnSync(process.execPath, [path.join(root, 'scripts', 'run-tests.mjs'), ...files], { cwd: root, env, encoding: 'utf8' });
-  const rows = existsSync(times) ? readFileSync(times, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
+  const env = {
+    ...process.env,
+    SANDPIPER_TEST_TIMES: times,
+    SANDPIPER_TEST_BUILD_DIR: build,
+    SANDPIPER_TEST_REUSE_BUILD: round === 1 ? '0' : '1',
+    ...(long ? { SANDPIPER_TEST_LONG: '1' } : {}),
+  };
+  const run = spawnSync(process.execPath, [path.join(root, 'scripts', 'run-tests.mjs'), ...files], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+  });
+  const rows = existsSync(times)
+    ? readFileSync(times, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
   for (const row of rows) {
     const name = path.relative(build, row.file).replace(/\.js$/, '.ts');
     const entry = results.get(name);
@@ -57,7 +74,14 @@ for (let round = 1; round <= rounds; round += 1) {
   const failing = rows.filter((row) => row.code !== 0).length + missing.length;
   const unfinished = missing.length > 0 ? ` (${missing.length} did not finish: ${missing.join(', ')})` : '';
   console.log(`round ${round}/${rounds}: exit ${run.status}, ${failing} file(s) failed${unfinished}`);
-  if (run.status !== 0) console.log(run.stdout.split('\n').filter((line) => /^\s*✖|not ok|open handles|Error/.test(line)).slice(0, 20).join('\n'));
+  if (run.status !== 0)
+    console.log(
+      run.stdout
+        .split('\n')
+        .filter((line) => /^\s*✖|not ok|open handles|Error/.test(line))
+        .slice(0, 20)
+        .join('\n'),
+    );
 }
 rmSync(dir, { recursive: true, force: true });
 rmSync(build, { recursive: true, force: true });
@@ -68,6 +92,8 @@ for (const [file, { runs, failed, unfinished, walls }] of results) {
   const sorted = [...walls].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
   const hung = unfinished > 0 ? ` (${unfinished} did not finish)` : '';
-  console.log(`${`${failed}/${runs}`.padStart(11)}  ${seconds(sorted[0] ?? 0)} / ${seconds(median)} / ${seconds(sorted.at(-1) ?? 0)}  ${file}${hung}`);
+  console.log(
+    `${`${failed}/${runs}`.padStart(11)}  ${seconds(sorted[0] ?? 0)} / ${seconds(median)} / ${seconds(sorted.at(-1) ?? 0)}  ${file}${hung}`,
+  );
 }
 process.exit([...results.values()].some((entry) => entry.failed > 0 || entry.runs < rounds) ? 1 : 0);

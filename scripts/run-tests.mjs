@@ -18,7 +18,17 @@
 //   SANDPIPER_TEST_BUILD_DIR=<dir>                 compile into <dir> and keep it (default: a fresh folder per run)
 //   SANDPIPER_TEST_REUSE_BUILD=1                   run that folder as it is (scripts/flaky.mjs compiles once)
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +44,10 @@ const out = kept ? path.resolve(kept) : mkdtempSync(path.join(root, '.test-build
 
 /** Tracked and new (not ignored) files under the given folders, relative to the root. */
 function sourceFiles(folders) {
-  const listed = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...folders], { cwd: root, encoding: 'utf8' });
+  const listed = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...folders], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
   return listed.stdout.split('\n').filter((file) => file !== '' && existsSync(path.join(root, file)));
 }
@@ -43,15 +56,30 @@ async function compile() {
   const started = Date.now();
   rmSync(out, { recursive: true, force: true });
   const files = sourceFiles(['src', 'test', 'migrations']);
-  const entryPoints = files.filter((file) => file.endsWith('.ts') && !file.startsWith('test/fixtures/')).map((file) => path.join(root, file));
-  await build({ entryPoints, outdir: out, outbase: root, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'warning' });
+  const entryPoints = files
+    .filter((file) => file.endsWith('.ts') && !file.startsWith('test/fixtures/'))
+    .map((file) => path.join(root, file));
+  await build({
+    entryPoints,
+    outdir: out,
+    outbase: root,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
   // What tests read next to their own file: the fakes' .mjs servers; fixtures stay where they are (a link).
-  for (const file of files.filter((name) => name.startsWith('test/') && /\.(mjs|cjs|js|json)$/.test(name) && !name.startsWith('test/fixtures/'))) {
+  for (const file of files.filter(
+    (name) => name.startsWith('test/') && /\.(mjs|cjs|js|json)$/.test(name) && !name.startsWith('test/fixtures/'),
+  )) {
     mkdirSync(path.dirname(path.join(out, file)), { recursive: true });
     cpSync(path.join(root, file), path.join(out, file));
   }
   symlinkSync(path.join(root, 'test', 'fixtures'), path.join(out, 'test', 'fixtures'), 'dir');
-  process.stderr.write(`compiled ${entryPoints.length} files into ${path.relative(root, out)}/ in ${Date.now() - started} ms\n`);
+  process.stderr.write(
+    `compiled ${entryPoints.length} files into ${path.relative(root, out)}/ in ${Date.now() - started} ms\n`,
+  );
 }
 
 /** Every *.test.ts under src/ and test/ (as bash globstar would list them). */
@@ -76,7 +104,10 @@ const compiled = (file) => path.join(out, path.relative(root, path.resolve(file)
 // Tests that start the real bin (CLI, signals, crash, cluster) run dist/ when it is current, else the sources through
 // tsx, which costs each start about a second: bring dist/ up to date first, as `npm ci` does in CI (a no-op there).
 if (process.env.SANDPIPER_TEST_NO_BUILD !== '1') {
-  const built = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.js'), '--if-stale'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const built = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.js'), '--if-stale'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
 if (process.env.SANDPIPER_TEST_REUSE_BUILD !== '1' || !existsSync(path.join(out, 'test'))) await compile();
@@ -86,8 +117,10 @@ const timesDir = mkdtempSync(path.join(tmpdir(), 'sandpiper-test-times-'));
 const times = process.env.SANDPIPER_TEST_TIMES ?? path.join(timesDir, 'times.jsonl');
 const args = [
   '--enable-source-maps',
-  '--import', path.join(out, 'test', 'setup', 'open-handles.js'),
-  '--import', path.join(out, 'test', 'setup', 'file-times.js'),
+  '--import',
+  path.join(out, 'test', 'setup', 'open-handles.js'),
+  '--import',
+  path.join(out, 'test', 'setup', 'file-times.js'),
   '--test',
   `--test-concurrency=${process.env.SANDPIPER_TEST_CONCURRENCY ?? 2}`,
   // A file that hangs fails after this long, naming itself, instead of holding the run until CI's own limit. node --test
@@ -98,7 +131,11 @@ const args = [
   ...files,
 ];
 const started = Date.now();
-const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, SANDPIPER_TEST_TIMES: times } });
+const child = spawn(process.execPath, args, {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, SANDPIPER_TEST_TIMES: times },
+});
 child.on('exit', (code, signal) => {
   printSlowest(times, Number(process.env.SANDPIPER_SLOWEST ?? 10), Date.now() - started);
   rememberTimes(times);
@@ -121,7 +158,13 @@ function heaviestFirst(sources) {
   // Without a record (a fresh clone, as in CI): the package test (packs, installs, builds the SQLite driver: over a
   // minute) first, then the process tests (crash, cluster), then the other integration tests, then the rest.
   const guess = (file) =>
-    file.endsWith('package-install.test.ts') ? 100_000 : /\/(crash|cluster)\./.test(file) ? 30_000 : file.startsWith('test/integration/') ? 5_000 : 500;
+    file.endsWith('package-install.test.ts')
+      ? 100_000
+      : /\/(crash|cluster)\./.test(file)
+        ? 30_000
+        : file.startsWith('test/integration/')
+          ? 5_000
+          : 500;
   const weight = (file) => last[file] ?? guess(file);
   return [...sources].sort((a, b) => weight(b) - weight(a));
 }
@@ -148,7 +191,10 @@ function rememberTimes(file) {
  */
 function printSlowest(file, count, totalMs) {
   if (!existsSync(file)) return;
-  const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const rows = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   rows.sort((a, b) => b.wallMs - a.wallMs);
   const seconds = (ms) => (ms / 1000).toFixed(1).padStart(6);
   const cpu = (row) => row.cpuMs + (row.childCpuMs ?? 0);

@@ -52,12 +52,18 @@ async function useModel(runtime: AgentRuntime, stores: Stores, ownerUserId: stri
     return;
   }
   if (route) await stores.routes.deleteRoute(TERMINAL_PLATFORM, TERMINAL_CHANNEL);
-  await runtime.manager.create({ ownerUserId, name: 'terminal', modelAlias, route: { channelType: TERMINAL_PLATFORM, channelId: TERMINAL_CHANNEL } });
+  await runtime.manager.create({
+    ownerUserId,
+    name: 'terminal',
+    modelAlias,
+    route: { channelType: TERMINAL_PLATFORM, channelId: TERMINAL_CHANNEL },
+  });
 }
 
 /** The watch store as the chat's runner sees it: only watches of conversations held in the terminal. */
 function terminalWatches(stores: Stores): WatchStore {
-  const inTerminal = async (wsId: string): Promise<boolean> => (await stores.routes.getRouteByWorkstream(wsId))?.channelType === TERMINAL_PLATFORM;
+  const inTerminal = async (wsId: string): Promise<boolean> =>
+    (await stores.routes.getRouteByWorkstream(wsId))?.channelType === TERMINAL_PLATFORM;
   return new Proxy(stores.watches, {
     get(target, property) {
       if (property === 'listDue') {
@@ -74,8 +80,10 @@ function terminalWatches(stores: Stores): WatchStore {
 }
 
 function checkModels(config: Config, modelAlias: string | undefined): void {
-  if (Object.keys(config.models).length === 0) throw new UsageError('no model configured: add a [models.<alias>] table to the config');
-  if (modelAlias !== undefined && config.models[modelAlias] === undefined) throw new UsageError(`unknown model alias "${modelAlias}"`);
+  if (Object.keys(config.models).length === 0)
+    throw new UsageError('no model configured: add a [models.<alias>] table to the config');
+  if (modelAlias !== undefined && config.models[modelAlias] === undefined)
+    throw new UsageError(`unknown model alias "${modelAlias}"`);
 }
 
 /** Runs an interactive conversation on the given streams until `/quit`, end of input or `signal`. */
@@ -89,17 +97,39 @@ export async function runChat(options: RunChatOptions): Promise<void> {
   options.signal?.addEventListener('abort', abort, { once: true });
   try {
     // The same assembly as `start`; MCP servers connect before the first question so their tools are there.
-    const agent = await assembleAgent(config, storage.stores, logger, { connectMcp: 'await', signal: controller.signal, evictIntervalMs: 0 });
+    const agent = await assembleAgent(config, storage.stores, logger, {
+      connectMcp: 'await',
+      signal: controller.signal,
+      evictIntervalMs: 0,
+    });
     try {
       const { stores } = storage;
       const ownerUserId = await localUser(stores);
       if (options.modelAlias !== undefined) await useModel(agent.runtime, stores, ownerUserId, options.modelAlias);
       const adapter = new TerminalAdapter({ input: options.input, output: options.output, logger });
-      const gateway = createGateway({ config, adapters: [adapter], manager: agent.runtime.manager, stores, logger, elicitations: agent.mcp, authorizations: agent.mcp });
-      const watches = createGatewayWatchRunner(config, { ...stores, watches: terminalWatches(stores) }, gateway, logger, agent.containment.sandbox);
+      const gateway = createGateway({
+        config,
+        adapters: [adapter],
+        manager: agent.runtime.manager,
+        stores,
+        logger,
+        elicitations: agent.mcp,
+        authorizations: agent.mcp,
+      });
+      const watches = createGatewayWatchRunner(
+        config,
+        { ...stores, watches: terminalWatches(stores) },
+        gateway,
+        logger,
+        agent.containment.sandbox,
+      );
       await gateway.start(controller.signal);
       watches.start();
-      if (!controller.signal.aborted) await Promise.race([adapter.ended, new Promise((resolve) => controller.signal.addEventListener('abort', resolve, { once: true }))]);
+      if (!controller.signal.aborted)
+        await Promise.race([
+          adapter.ended,
+          new Promise((resolve) => controller.signal.addEventListener('abort', resolve, { once: true })),
+        ]);
       await watches.stop();
       await gateway.stop();
     } finally {

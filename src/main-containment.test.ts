@@ -31,11 +31,17 @@ describe('prepareContainment', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sp-containment-'));
     try {
       const { logger } = recordingLogger();
-      await assert.rejects(prepareContainment(configIn(dir, 'bwrap'), logger, { bwrapCommand: path.join(dir, 'no-bwrap') }), (error: unknown) => {
-        assert.ok(error instanceof ConfigError);
-        assert.match(error.message, /tools\.sandbox: "bwrap" was asked for but bubblewrap unusable: .* is not installed/);
-        return true;
-      });
+      await assert.rejects(
+        prepareContainment(configIn(dir, 'bwrap'), logger, { bwrapCommand: path.join(dir, 'no-bwrap') }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.match(
+            error.message,
+            /tools\.sandbox: "bwrap" was asked for but bubblewrap unusable: .* is not installed/,
+          );
+          return true;
+        },
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -45,7 +51,9 @@ describe('prepareContainment', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sp-containment-'));
     try {
       const { lines, logger } = recordingLogger();
-      const containment = await prepareContainment(configIn(dir, 'auto'), logger, { bwrapCommand: path.join(dir, 'no-bwrap') });
+      const containment = await prepareContainment(configIn(dir, 'auto'), logger, {
+        bwrapCommand: path.join(dir, 'no-bwrap'),
+      });
       assert.equal(containment.sandbox.kind, 'unavailable', 'never unconfined by fallback');
       assert.match(containment.sandbox.refusal ?? '', /no-bwrap is not installed/);
       const errors = lines.filter((line) => line.includes('no sandbox'));
@@ -57,7 +65,10 @@ describe('prepareContainment', () => {
       assert.ok(containment.access.protectedFiles.some((file) => file.endsWith('config.toml')));
       assert.ok(containment.access.protectedFiles.some((file) => file.endsWith(path.join('data', 'sandpiper.db'))));
       assert.ok(containment.access.protectedTrees.some((tree) => tree.endsWith('data')));
-      assert.ok(containment.access.readRoots.some((root) => root.endsWith('docs')), 'read_roots resolve against the config file');
+      assert.ok(
+        containment.access.readRoots.some((root) => root.endsWith('docs')),
+        'read_roots resolve against the config file',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -19,20 +19,33 @@ export function sqliteFile(url: string): string | undefined {
  * an error with the fix when `auto` finds none (the process tools are then refused; unconfined only by `"off"`). The
  * config file, data_dir, database and workspace_dir are protected paths.
  */
-export async function prepareContainment(config: Config, logger: Logger, options: { signal?: AbortSignal; bwrapCommand?: string; httpPort?: number } = {}): Promise<ToolContainment> {
+export async function prepareContainment(
+  config: Config,
+  logger: Logger,
+  options: { signal?: AbortSignal; bwrapCommand?: string; httpPort?: number } = {},
+): Promise<ToolContainment> {
   const { httpPort, ...probe } = options;
   const status = await detectSandbox({ mode: config.tools.sandbox, ...probe });
   if (status.kind === 'unavailable' && config.tools.sandbox === 'bwrap') {
     throw new ConfigError([`tools.sandbox: "bwrap" was asked for but ${status.reason}; ${SANDBOX_FIX}`]);
   }
   if (status.kind === 'unavailable') {
-    logger.error({ sandbox: 'unavailable', reason: status.reason }, `no sandbox: ${status.reason}; bash, math, man, watch commands and sandboxed MCP servers are refused until you ${SANDBOX_FIX}`);
+    logger.error(
+      { sandbox: 'unavailable', reason: status.reason },
+      `no sandbox: ${status.reason}; bash, math, man, watch commands and sandboxed MCP servers are refused until you ${SANDBOX_FIX}`,
+    );
   }
   if (status.kind === 'off') {
-    logger.warn({ sandbox: 'off' }, 'tools.sandbox = "off": bash, math, man, search and watch commands run unconfined, with the gateway user\'s full access');
+    logger.warn(
+      { sandbox: 'off' },
+      'tools.sandbox = "off": bash, math, man, search and watch commands run unconfined, with the gateway user\'s full access',
+    );
   }
   if (status.kind === 'bwrap' && status.runsAsRoot) {
-    logger.warn({ sandbox: 'bwrap' }, 'the gateway runs as root: the kernel does not apply the sandbox process limit to uid 0 (run it as an unprivileged user)');
+    logger.warn(
+      { sandbox: 'bwrap' },
+      'the gateway runs as root: the kernel does not apply the sandbox process limit to uid 0 (run it as an unprivileged user)',
+    );
   }
   const base = config.source.file === undefined ? process.cwd() : path.dirname(config.source.file);
   const databaseFile = sqliteFile(config.database.url);
@@ -45,7 +58,11 @@ export async function prepareContainment(config: Config, logger: Logger, options
   });
   const sandbox = createSandbox(status, {
     network: config.tools.network,
-    egress: { allow: config.tools.network_allow, internal: config.tools.network_internal, gateway: { host: config.gateway.http_host, port: httpPort ?? config.gateway.http_port } },
+    egress: {
+      allow: config.tools.network_allow,
+      internal: config.tools.network_internal,
+      gateway: { host: config.gateway.http_host, port: httpPort ?? config.gateway.http_port },
+    },
     hidden: [...access.protectedFiles, ...access.protectedTrees, ...homeCredentialPaths()],
     limits: {
       cpuSeconds: config.agent.tool_timeout_seconds + 1,

@@ -27,12 +27,19 @@ async function checkDatabase(config: Config): Promise<{ result: CheckResult; sto
   try {
     storage = await openStorage(config, createSilentLogger(), { migrate: false });
     const pending = await storage.pendingMigrations();
-    if (pending.length > 0) return { result: fail('database', `${shown}: ${pending.length} migration(s) not applied`, MIGRATE_FIX), storage };
+    if (pending.length > 0)
+      return { result: fail('database', `${shown}: ${pending.length} migration(s) not applied`, MIGRATE_FIX), storage };
     return { result: ok('database', `${shown}, migrations up to date`), storage };
   } catch (error) {
     await storage?.close();
     const message = error instanceof Error ? error.message : String(error);
-    return { result: fail('database', `${shown}: ${message}`, 'check that the database is running and database.url (SANDPIPER_DATABASE_URL)') };
+    return {
+      result: fail(
+        'database',
+        `${shown}: ${message}`,
+        'check that the database is running and database.url (SANDPIPER_DATABASE_URL)',
+      ),
+    };
   }
 }
 
@@ -52,7 +59,10 @@ async function checkMcpServers(config: Config, storage: OpenStorage | undefined)
   if (merged.servers.length === 0) return results.length > 0 ? results : [skip('mcp', 'no MCP servers configured')];
   // A broken `tools.sandbox = "bwrap"` is the sandbox check's to report; here such servers are then refused.
   const containment = await prepareContainment(config, createSilentLogger()).catch(() => undefined);
-  const sandbox = containment && { sandbox: containment.sandbox, workDir: (name: string) => path.join(config.gateway.data_dir, 'mcp', name) };
+  const sandbox = containment && {
+    sandbox: containment.sandbox,
+    workDir: (name: string) => path.join(config.gateway.data_dir, 'mcp', name),
+  };
   const manager = createMcpManager({
     servers: merged.servers,
     parentEnv: processEnvironment(),
@@ -64,9 +74,23 @@ async function checkMcpServers(config: Config, storage: OpenStorage | undefined)
     await manager.start(AbortSignal.timeout(30_000));
     for (const server of manager.status().perServer) {
       const name = `mcp ${server.name}`;
-      if (server.connected) results.push(ok(name, `${server.transport}, ${server.tools} tools, ${server.resources} resources, ${server.prompts} prompts`));
-      else if (server.error === 'needs authorization') results.push(ok(name, `${server.transport}, asks each user to authorize (OAuth discovery answered)`));
-      else results.push(fail(name, `did not start: ${server.error ?? 'no answer'}`, `check the command/url of MCP server "${server.name}" (${server.source})`));
+      if (server.connected)
+        results.push(
+          ok(
+            name,
+            `${server.transport}, ${server.tools} tools, ${server.resources} resources, ${server.prompts} prompts`,
+          ),
+        );
+      else if (server.error === 'needs authorization')
+        results.push(ok(name, `${server.transport}, asks each user to authorize (OAuth discovery answered)`));
+      else
+        results.push(
+          fail(
+            name,
+            `did not start: ${server.error ?? 'no answer'}`,
+            `check the command/url of MCP server "${server.name}" (${server.source})`,
+          ),
+        );
     }
   } finally {
     await manager.shutdown();
@@ -81,14 +105,21 @@ export async function runDoctor(config: Config): Promise<CheckResult[]> {
   results.push(database.result);
   try {
     const models = Object.entries(config.models);
-    if (models.length === 0) results.push(warn('models', 'no model configured', 'add a [models.<alias>] table (see config.example.toml)'));
+    if (models.length === 0)
+      results.push(warn('models', 'no model configured', 'add a [models.<alias>] table (see config.example.toml)'));
     const platformChecks = [
-      ...models.map(([alias, model]) => guarded(`model ${alias}`, `check models.${alias}`, () => checkModel(alias, model))),
+      ...models.map(([alias, model]) =>
+        guarded(`model ${alias}`, `check models.${alias}`, () => checkModel(alias, model)),
+      ),
       guarded('discord', 'check the discord settings', () => checkDiscord(config.discord)),
       guarded('slack', 'check the slack settings', () => checkSlack(config.slack)),
     ];
     results.push(...(await Promise.all(platformChecks)));
-    results.push(...(await checkMcpServers(config, database.storage).catch((error: unknown) => [fail('mcp', String(error), 'check the [mcp] settings')])));
+    results.push(
+      ...(await checkMcpServers(config, database.storage).catch((error: unknown) => [
+        fail('mcp', String(error), 'check the [mcp] settings'),
+      ])),
+    );
     results.push(...(await checkMcpOAuth(config)));
     results.push(await guarded('sandbox', 'check bubblewrap', checkSandbox));
     results.push(await guarded('images', 'reinstall with npm ci', checkImages));

@@ -21,7 +21,12 @@ function mcpSources(config: Config, stores: Stores, logger: Logger): Parameters<
 }
 
 /** `mcp reload`: re-reads the three sources and reconciles the running manager with them. */
-export async function reloadMcpServers(config: Config, stores: Stores, mcp: McpManager, logger: Logger): Promise<McpReloadAnswer> {
+export async function reloadMcpServers(
+  config: Config,
+  stores: Stores,
+  mcp: McpManager,
+  logger: Logger,
+): Promise<McpReloadAnswer> {
   const log = logger.child({ component: 'mcp' });
   const merged = await loadMcpServerSpecs(mcpSources(config, stores, log));
   const result = await mcp.reconcile(merged.servers);
@@ -45,8 +50,15 @@ export async function createConfiguredMcpManager(
     promptTemplates: stores.promptTemplates,
     builtinSchemas: mcpBuiltinSchemasFrom(toolDefinitions),
     // Servers with `sandbox = true` get a writable folder of their own under data_dir when they set no cwd.
-    ...(sandbox === undefined ? {} : { sandbox: { sandbox, workDir: (name: string) => path.join(config.gateway.data_dir, 'mcp', name) } }),
-    ...mcpOAuthOptions(config, stores, log, merged.servers.some((spec) => spec.oauth !== undefined)),
+    ...(sandbox === undefined
+      ? {}
+      : { sandbox: { sandbox, workDir: (name: string) => path.join(config.gateway.data_dir, 'mcp', name) } }),
+    ...mcpOAuthOptions(
+      config,
+      stores,
+      log,
+      merged.servers.some((spec) => spec.oauth !== undefined),
+    ),
   });
 }
 
@@ -54,11 +66,19 @@ export async function createConfiguredMcpManager(
  * Per-user OAuth (docs/design/mcp-oauth.md) needs gateway.public_url and mcp.token_key; without them OAuth servers'
  * calls fail with a message naming what is missing. Calls act for the conversation's owner.
  */
-function mcpOAuthOptions(config: Config, stores: Stores, logger: Logger, isUsed: boolean): Pick<McpManagerOptions, 'oauth'> {
+function mcpOAuthOptions(
+  config: Config,
+  stores: Stores,
+  logger: Logger,
+  isUsed: boolean,
+): Pick<McpManagerOptions, 'oauth'> {
   const publicUrl = config.gateway.public_url;
   const tokenKey = config.mcp.token_key;
   if (publicUrl === undefined || tokenKey === undefined) {
-    if (isUsed) logger.error('MCP servers with auth = "oauth" need gateway.public_url and mcp.token_key (or SANDPIPER_MCP_TOKEN_KEY); their calls will fail');
+    if (isUsed)
+      logger.error(
+        'MCP servers with auth = "oauth" need gateway.public_url and mcp.token_key (or SANDPIPER_MCP_TOKEN_KEY); their calls will fail',
+      );
     return {};
   }
   return {

@@ -18,15 +18,26 @@ export interface NotifyParts {
  * Test hook, inert unless `SANDPIPER_TEST_NOTIFY_PAUSE_MS` is a positive integer: the notify route then waits that
  * long between writing its outbox rows and calling the platform, so a fault test can kill -9 the process there.
  */
-export function notifyTestPause(logger: Logger, env: Environment = processEnvironment()): (() => Promise<void>) | undefined {
+export function notifyTestPause(
+  logger: Logger,
+  env: Environment = processEnvironment(),
+): (() => Promise<void>) | undefined {
   const raw = env['SANDPIPER_TEST_NOTIFY_PAUSE_MS'];
   const ms = raw === undefined ? Number.NaN : Number(raw);
   if (!Number.isInteger(ms) || ms <= 0) return undefined;
-  logger.warn({ ms }, 'SANDPIPER_TEST_NOTIFY_PAUSE_MS is set: notify pauses before every platform call (test hook; never set it in production)');
+  logger.warn(
+    { ms },
+    'SANDPIPER_TEST_NOTIFY_PAUSE_MS is set: notify pauses before every platform call (test hook; never set it in production)',
+  );
   return () => sleep(ms);
 }
 
-export function createNotifyParts(config: Config, stores: Stores, adapters: readonly ChannelAdapter[], logger: Logger): NotifyParts {
+export function createNotifyParts(
+  config: Config,
+  stores: Stores,
+  adapters: readonly ChannelAdapter[],
+  logger: Logger,
+): NotifyParts {
   const pause = notifyTestPause(logger);
   const deps: OutboxDeliveryDeps = {
     outbox: stores.notifyOutbox,

@@ -7,7 +7,13 @@ import type { Gateway } from './gateway/index.js';
 import type { Logger } from './shared/logger.js';
 import type { Stores } from './storage/stores.js';
 
-export function createGatewayWatchRunner(config: Config, stores: Stores, gateway: Pick<Gateway, 'deliver'>, logger: Logger, sandbox?: Sandbox): WatchRunner {
+export function createGatewayWatchRunner(
+  config: Config,
+  stores: Stores,
+  gateway: Pick<Gateway, 'deliver'>,
+  logger: Logger,
+  sandbox?: Sandbox,
+): WatchRunner {
   return new WatchRunner({
     store: stores.watches,
     deliver: (delivery) => gateway.deliver(delivery.wsId, delivery.text, { origin: 'watch' }),

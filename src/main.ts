@@ -65,7 +65,9 @@ export class ShutdownStack {
   unwind(): Promise<void> {
     this.running ??= (async () => {
       for (const step of [...this.steps].reverse()) {
-        await step.run().catch((error: unknown) => this.logger.error({ err: error, step: step.name }, 'shutdown step failed'));
+        await step
+          .run()
+          .catch((error: unknown) => this.logger.error({ err: error, step: step.name }, 'shutdown step failed'));
       }
     })();
     return this.running;
@@ -77,7 +79,10 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
   const stack = new ShutdownStack(logger);
   try {
     // The OpenTelemetry SDK loads only when an endpoint is configured; otherwise the API calls stay no-ops.
-    const tracing = config.telemetry.otlp_endpoint === undefined ? undefined : (await import('./main-telemetry.js')).startTracing(config, logger);
+    const tracing =
+      config.telemetry.otlp_endpoint === undefined
+        ? undefined
+        : (await import('./main-telemetry.js')).startTracing(config, logger);
     if (tracing) stack.push('tracing', () => tracing.shutdown());
     // SQLite is single-instance: a second start on the same file stops here, before migrations and HTTP (ADR 0023).
     const instanceId = newServiceId();
@@ -93,11 +98,25 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     const notify = createNotifyParts(config, storage.stores, live.adapters, logger);
     const { httpUrl, adminUrl } = await startHttp(config, logger, storage.stores, live, stack, notify);
     const url = config.gateway.advertise_url ?? httpUrl;
-    const registration = await registerService({ services: storage.stores.services, url, logger, serviceId: instanceId, ...coordination.registration() });
+    const registration = await registerService({
+      services: storage.stores.services,
+      url,
+      logger,
+      serviceId: instanceId,
+      ...coordination.registration(),
+    });
     stack.push('registry', () => registration.stop());
     // The agent, the tools and MCP load only now: /health answers (start-up readiness) without waiting for them.
     const { startAgentAndChannels } = await import('./main-runtime.js');
-    const { ready } = await startAgentAndChannels({ config, logger, stores: storage.stores, live, stack, coordination, httpUrl });
+    const { ready } = await startAgentAndChannels({
+      config,
+      logger,
+      stores: storage.stores,
+      live,
+      stack,
+      coordination,
+      httpUrl,
+    });
     // Outbox rows a previous process accepted but never sent are delivered once the channels are up.
     stack.push('notify outbox', () => notify.worker.stop());
     void ready.then(() => notify.worker.start());
@@ -109,12 +128,22 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
 }
 
 /** The configured adapters; a platform's SDK (discord.js, bolt) is imported only when that platform is configured. */
-async function createAdapters(config: Config, logger: Logger, coordination: Coordination, stores: Stores): Promise<ChannelAdapter[]> {
+async function createAdapters(
+  config: Config,
+  logger: Logger,
+  coordination: Coordination,
+  stores: Stores,
+): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
   if (config.discord.token) {
     const cluster = coordination.discordSharding();
     const identify = (maxConcurrency: number) => coordination.identifyThrottle(maxConcurrency);
-    adapters.push((await import('./channels/discord/index.js')).createDiscordAdapter(config.discord, logger, { identify, ...(cluster ? { cluster } : {}) }));
+    adapters.push(
+      (await import('./channels/discord/index.js')).createDiscordAdapter(config.discord, logger, {
+        identify,
+        ...(cluster ? { cluster } : {}),
+      }),
+    );
   }
   const slackInstalls = config.slack.client_id !== undefined && config.slack.mode === 'http';
   if ((config.slack.bot_token && (config.slack.app_token || config.slack.mode === 'http')) || slackInstalls) {
@@ -122,7 +151,9 @@ async function createAdapters(config: Config, logger: Logger, coordination: Coor
     adapters.push((await import('./channels/slack/index.js')).createSlackAdapter(config.slack, logger, options));
   }
   if (adapters.length === 0) {
-    logger.warn('no channel adapter is configured (set discord.token, or slack.bot_token and slack.app_token); serving HTTP only');
+    logger.warn(
+      'no channel adapter is configured (set discord.token, or slack.bot_token and slack.app_token); serving HTTP only',
+    );
   }
   return adapters;
 }
@@ -131,7 +162,9 @@ async function createAdapters(config: Config, logger: Logger, coordination: Coor
 async function slackInstallOptions(config: Config, stores: Stores): Promise<SlackAdapterOptions> {
   const { slackInstallations, slackTokenCipher } = await import('./main-slack.js');
   const publicUrl = config.gateway.public_url ?? '';
-  return { installations: { store: slackInstallations(stores.slackInstalls, slackTokenCipher(config.slack)), publicUrl } };
+  return {
+    installations: { store: slackInstallations(stores.slackInstalls, slackTokenCipher(config.slack)), publicUrl },
+  };
 }
 
 async function startHttp(
@@ -155,18 +188,29 @@ async function startHttp(
   );
   stack.push('metrics', async () => setTelemetrySink(undefined));
   const health = {
-    adapters: () => live.gateway?.status().adapters ?? Object.fromEntries(live.adapters.map((adapter) => [adapter.platform, adapter.state()])),
+    adapters: () =>
+      live.gateway?.status().adapters ??
+      Object.fromEntries(live.adapters.map((adapter) => [adapter.platform, adapter.state()])),
     mcp: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
     // Until the runtime has detected it, no process tool can run: never report "off" (unconfined) before that.
     sandbox: () => live.containment?.sandbox.kind ?? 'unavailable',
   };
   // The admin API is never served here: this listener may face the network (the container binds 0.0.0.0).
-  const slackEvents = createSlackEventsRoutes(() => slackEventsTarget(live.adapters.find((adapter) => adapter.platform === 'slack')));
+  const slackEvents = createSlackEventsRoutes(() =>
+    slackEventsTarget(live.adapters.find((adapter) => adapter.platform === 'slack')),
+  );
   const oauthCallback = createOAuthCallbackRoutes({
-    complete: (state, code) => live.mcp?.completeAuthorization(state, code) ?? Promise.resolve({ ok: false, status: 400, message: 'MCP is not running yet; try the link again shortly.' }),
+    complete: (state, code) =>
+      live.mcp?.completeAuthorization(state, code) ??
+      Promise.resolve({ ok: false, status: 400, message: 'MCP is not running yet; try the link again shortly.' }),
     decline: async (state) => live.mcp?.declineAuthorization(state),
   });
-  const routers = [createNotifyRoutes({ jwt, users: stores.users, ...notify.deps }), createAdminElsewhereRoutes(config), slackEvents, oauthCallback];
+  const routers = [
+    createNotifyRoutes({ jwt, users: stores.users, ...notify.deps }),
+    createAdminElsewhereRoutes(config),
+    slackEvents,
+    oauthCallback,
+  ];
   const app = createHttpApp({ logger, metrics, health, routers });
   const server = await startHttpServer(app, config.gateway.http_host, config.gateway.http_port);
   stack.push('http', () => server.close());
@@ -187,11 +231,13 @@ async function startAdminHttp(
   const adminSecret = config.auth.admin_secret;
   if (!adminSecret) {
     logger.info('admin API off (set auth.admin_secret to serve it on admin.listen)');
-    if (config.console.enabled) logger.warn('console.enabled is set but the console needs the admin API: set auth.admin_secret');
+    if (config.console.enabled)
+      logger.warn('console.enabled is set but the console needs the admin API: set auth.admin_secret');
     return undefined;
   }
   const { host, port } = adminListenAddress(config);
-  if (!isLoopbackHost(host)) logger.warn({ listen: config.admin.listen }, 'the admin API listens on a non-loopback address (admin.listen)');
+  if (!isLoopbackHost(host))
+    logger.warn({ listen: config.admin.listen }, 'the admin API listens on a non-loopback address (admin.listen)');
   const audit = stores.adminAudit;
   const consoleParts = createConsoleParts(config, logger, stores, live, shared.health);
   const app = createHttpApp({
@@ -205,13 +251,17 @@ async function startAdminHttp(
         logger,
         mcp: {
           status: () => live.mcp?.status() ?? EMPTY_MCP_HEALTH,
-          refresh: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.refresh(server), true) : false),
-          reconnect: async (server) => (live.mcp ? isKnown(live.mcp, server) && (await live.mcp.reconnect(server), true) : false),
-          reload: async () => (live.mcp ? (await import('./main-mcp.js')).reloadMcpServers(config, stores, live.mcp, logger) : undefined),
+          refresh: async (server) =>
+            live.mcp ? isKnown(live.mcp, server) && (await live.mcp.refresh(server), true) : false,
+          reconnect: async (server) =>
+            live.mcp ? isKnown(live.mcp, server) && (await live.mcp.reconnect(server), true) : false,
+          reload: async () =>
+            live.mcp ? (await import('./main-mcp.js')).reloadMcpServers(config, stores, live.mcp, logger) : undefined,
           fanOut: async (control) => live.mcpFanout?.fanOut(control),
           login: async (server, username) => {
             const user = await stores.users.getUserByUsername(username);
-            if (!user || !live.mcp) throw new HttpError(404, user ? 'MCP has not started yet' : `no user named ${username.slice(0, 64)}`);
+            if (!user || !live.mcp)
+              throw new HttpError(404, user ? 'MCP has not started yet' : `no user named ${username.slice(0, 64)}`);
             return live.mcp.startLogin(server, user.userId, AbortSignal.timeout(60_000));
           },
         },

@@ -10,7 +10,11 @@ export interface OpenStorage {
   close(): Promise<void>;
 }
 
-export async function openStorage(config: Config, logger: Logger, options: { migrate?: boolean } = {}): Promise<OpenStorage> {
+export async function openStorage(
+  config: Config,
+  logger: Logger,
+  options: { migrate?: boolean } = {},
+): Promise<OpenStorage> {
   const knex = createKnex(config.database.url);
   try {
     if (options.migrate !== false) {

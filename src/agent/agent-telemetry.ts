@@ -75,7 +75,11 @@ async function* tracedStream(
   ...args: Parameters<ModelProvider['stream']>
 ): AsyncGenerator<ModelStreamPart> {
   const [request] = args;
-  const span = startSpan(SPAN.modelCall, { 'gen_ai.system': provider.id, 'gen_ai.request.model': request.model, 'sandpiper.model.alias': alias });
+  const span = startSpan(SPAN.modelCall, {
+    'gen_ai.system': provider.id,
+    'gen_ai.request.model': request.model,
+    'sandpiper.model.alias': alias,
+  });
   const started = performance.now();
   let usage: Usage | undefined;
   let outcome = 'ok';
@@ -89,7 +93,11 @@ async function* tracedStream(
     recordFailure(span, error);
     throw error;
   } finally {
-    if (usage) span.setAttributes({ 'gen_ai.usage.input_tokens': usage.inputTokens, 'gen_ai.usage.output_tokens': usage.outputTokens });
+    if (usage)
+      span.setAttributes({
+        'gen_ai.usage.input_tokens': usage.inputTokens,
+        'gen_ai.usage.output_tokens': usage.outputTokens,
+      });
     span.end();
     metrics().modelCall(request.model, secondsSince(started), outcome, usage);
   }

@@ -30,7 +30,11 @@ export function channelKeys(platform: string, channelId: string): string[] {
 /** Where the workstream's calls are made: itself, its owner and the channel its thread is in. */
 export async function grantPlace(stores: Pick<Stores, 'routes'>, holder: GrantHolder): Promise<GrantPlace> {
   const route = await stores.routes.getRouteByWorkstream(holder.wsId);
-  return { wsId: holder.wsId, userId: holder.ownerUserId, channels: route === undefined ? [] : channelKeys(route.channelType, route.channelId) };
+  return {
+    wsId: holder.wsId,
+    userId: holder.ownerUserId,
+    channels: route === undefined ? [] : channelKeys(route.channelType, route.channelId),
+  };
 }
 
 /** What the grants need: the two stores and a logger. */
@@ -47,7 +51,10 @@ export function grantHostMethods(
   const { grants, routes } = env.stores;
   if (grants === undefined || routes === undefined) return {};
   const grantEnv: GrantEnv = { stores: { grants, routes }, logger: env.logger };
-  return { grantedCalls: (calls) => grantedCalls(grantEnv, holder, calls), grantAlways: (input) => grantAlways(grantEnv, holder, input) };
+  return {
+    grantedCalls: (calls) => grantedCalls(grantEnv, holder, calls),
+    grantAlways: (input) => grantAlways(grantEnv, holder, input),
+  };
 }
 
 /** For each call, whether a grant in force covers it; a failed read covers nothing (the owner is asked instead). */
@@ -56,18 +63,34 @@ async function grantedCalls(env: GrantEnv, holder: GrantHolder, calls: readonly 
     const grants = await env.stores.grants.active(await grantPlace(env.stores, holder), isoNow());
     return calls.map((call) => grants.some((grant) => grantCovers(grant, call)));
   } catch (error) {
-    env.logger.error({ wsId: holder.wsId, err: describeError(error) }, 'reading approval grants failed; asking instead');
+    env.logger.error(
+      { wsId: holder.wsId, err: describeError(error) },
+      'reading approval grants failed; asking instead',
+    );
     return calls.map(() => false);
   }
 }
 
 /** "Always": one conversation grant per label. A failed write is logged: the calls still run, the next ones ask again. */
-async function grantAlways(env: GrantEnv, holder: GrantHolder, input: { labels: readonly string[]; approvalId: string; decidedBy: string }): Promise<void> {
+async function grantAlways(
+  env: GrantEnv,
+  holder: GrantHolder,
+  input: { labels: readonly string[]; approvalId: string; decidedBy: string },
+): Promise<void> {
   try {
     for (const label of input.labels) {
-      await env.stores.grants.create({ scope: 'conversation', scopeKey: holder.wsId, label, createdBy: input.decidedBy, approvalId: input.approvalId });
+      await env.stores.grants.create({
+        scope: 'conversation',
+        scopeKey: holder.wsId,
+        label,
+        createdBy: input.decidedBy,
+        approvalId: input.approvalId,
+      });
     }
   } catch (error) {
-    env.logger.error({ wsId: holder.wsId, err: describeError(error) }, 'storing an "always" grant failed; the next call asks again');
+    env.logger.error(
+      { wsId: holder.wsId, err: describeError(error) },
+      'storing an "always" grant failed; the next call asks again',
+    );
   }
 }

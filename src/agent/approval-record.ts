@@ -97,9 +97,19 @@ export type ApprovalView =
 /** The one rule for what a row's state means: a denial by the system, or a cancelled row, reads as cancelled. */
 export function approvalViewOf(row: Pick<ApprovalRow, 'state' | 'always' | 'feedback' | 'decidedBy'>): ApprovalView {
   if (row.state === 'pending') return { state: 'pending' };
-  if (row.state === 'cancelled' || row.decidedBy === null || (row.state === 'denied' && row.decidedBy === SYSTEM_DECIDER)) {
+  if (
+    row.state === 'cancelled' ||
+    row.decidedBy === null ||
+    (row.state === 'denied' && row.decidedBy === SYSTEM_DECIDER)
+  ) {
     return { state: 'cancelled', feedback: row.feedback };
   }
   const approved = row.state === 'approved' || row.state === 'executed';
-  return { state: 'decided', approved, always: approved && row.always, feedback: row.feedback, decidedBy: row.decidedBy };
+  return {
+    state: 'decided',
+    approved,
+    always: approved && row.always,
+    feedback: row.feedback,
+    decidedBy: row.decidedBy,
+  };
 }

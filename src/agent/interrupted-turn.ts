@@ -48,7 +48,8 @@ export function interruptedCallIds(history: readonly Message[]): string[] {
 export function committedAnswer(history: readonly Message[], row: TurnJournalRow): AssistantMessage | undefined {
   if (row.settled) return undefined;
   const last = history.at(-1);
-  if (last?.role !== 'assistant' || (last.toolCalls?.length ?? 0) > 0 || last.content.endsWith(INTERRUPTED_MARKER)) return undefined;
+  if (last?.role !== 'assistant' || (last.toolCalls?.length ?? 0) > 0 || last.content.endsWith(INTERRUPTED_MARKER))
+    return undefined;
   return last;
 }
 

@@ -31,13 +31,18 @@ const TOOL_GUIDANCE = [
   '- For shell commands, git, builds and tests, use bash (it runs in the working directory below).',
   '- To get a web page, use web_fetch; to look something up on the web, use web_search; for command documentation, use man.',
   '- To keep a fact or preference for later conversations, use memory (save); to find what was said or done in earlier conversations, use recall.',
-  'Some tool calls need the user\'s approval; if a call is denied, do not retry it unchanged: ask what the user wants instead.',
+  "Some tool calls need the user's approval; if a call is denied, do not retry it unchanged: ask what the user wants instead.",
   'Keep answers short and concrete. Quote paths, commands and identifiers exactly.',
   UNTRUSTED_FENCE_GUIDANCE,
 ].join('\n');
 
 /** Assembles the single system message (one `system` message only: some chat templates reject more). */
-export function buildSystemPrompt(input: { now: Date; cwd: string; instructions: string; sections: readonly string[] }): string {
+export function buildSystemPrompt(input: {
+  now: Date;
+  cwd: string;
+  instructions: string;
+  sections: readonly string[];
+}): string {
   const parts = [
     TOOL_GUIDANCE,
     '',

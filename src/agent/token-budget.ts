@@ -28,10 +28,15 @@ export interface BudgetStores {
 /** Why a turn of the conversation may not call the model now, or undefined when it may. */
 export type TokenBudget = (turn: { userId: string; wsId: string }) => Promise<string | undefined>;
 
-const anySet = (base: number, overrides: Readonly<Record<string, number>>): boolean => base > 0 || Object.values(overrides).some((tokens) => tokens > 0);
+const anySet = (base: number, overrides: Readonly<Record<string, number>>): boolean =>
+  base > 0 || Object.values(overrides).some((tokens) => tokens > 0);
 
 /** Undefined when no budget is configured (nothing is read per turn then). */
-export function createTokenBudget(settings: BudgetSettings, stores: BudgetStores, now: () => number = Date.now): TokenBudget | undefined {
+export function createTokenBudget(
+  settings: BudgetSettings,
+  stores: BudgetStores,
+  now: () => number = Date.now,
+): TokenBudget | undefined {
   const users = anySet(settings.userDailyTokens, settings.users);
   const channels = anySet(settings.channelDailyTokens, settings.channels) && stores.routes !== undefined;
   if (!users && !channels) return undefined;
@@ -40,14 +45,15 @@ export function createTokenBudget(settings: BudgetSettings, stores: BudgetStores
     const day = new Date(at).toISOString().slice(0, 10);
     if (users) {
       const limit = await userLimit(settings, stores.users, userId);
-      if (limit > 0 && (await stores.usage.userTokensOn(userId, day)) >= limit) return budgetSpentNote('Your daily token budget', limit, at);
+      if (limit > 0 && (await stores.usage.userTokensOn(userId, day)) >= limit)
+        return budgetSpentNote('Your daily token budget', limit, at);
     }
     if (channels) {
       const route = await stores.routes?.getRouteByWorkstream(wsId);
       const channel = route === undefined ? undefined : channelOfRoute(route.channelType, route.channelId);
       const limit = channel === undefined ? 0 : (settings.channels[channel] ?? settings.channelDailyTokens);
       if (channel !== undefined && limit > 0 && (await stores.usage.channelTokensOn(channel, day)) >= limit) {
-        return budgetSpentNote('This channel\'s daily token budget', limit, at);
+        return budgetSpentNote("This channel's daily token budget", limit, at);
       }
     }
     return undefined;

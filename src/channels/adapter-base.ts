@@ -42,13 +42,18 @@ export abstract class AdapterBase {
     if (this.inboundStopped && event.type !== 'rate-limited') return;
     const handler = this.handler;
     if (!handler) {
-      if (this.current !== 'stopped' && (event.type === 'command' || event.type === 'action' || event.type === 'form')) {
+      if (
+        this.current !== 'stopped' &&
+        (event.type === 'command' || event.type === 'action' || event.type === 'form')
+      ) {
         // Best effort: an interaction arriving while the gateway starts or stops; the person may simply try again.
         void event.respond.reply(NOT_READY).catch(() => undefined);
       }
       return;
     }
-    void handler(event).catch((error: unknown) => this.logger.error({ error: describeError(error) }, 'inbound handler failed'));
+    void handler(event).catch((error: unknown) =>
+      this.logger.error({ error: describeError(error) }, 'inbound handler failed'),
+    );
   }
 
   /** Runs a call whose failure the user need not see (typing, reactions, archiving); logged at debug. */

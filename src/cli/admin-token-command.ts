@@ -12,7 +12,8 @@ const MAX_MINUTES = 24 * 60;
 function minutesOf(raw: unknown): number {
   if (raw === undefined) return 15;
   const minutes = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-  if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_MINUTES) throw new UsageError(`--minutes takes a whole number from 1 to ${MAX_MINUTES}`);
+  if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_MINUTES)
+    throw new UsageError(`--minutes takes a whole number from 1 to ${MAX_MINUTES}`);
   return minutes;
 }
 
@@ -29,8 +30,10 @@ export const adminTokenCommand: CliCommand = {
     if (!config.auth.admin_secret) throw new ConfigError([`auth.admin_secret: ${ADMIN_OFF_HINT}`]);
     const { mintAdminToken } = await import('../gateway/http/auth.js');
     const subject = cliActor();
-    const token = await withAuditedStores(context, { action: 'admin-token.mint', target: subject, detail: `${scope}, ${minutes} min` }, () =>
-      mintAdminToken(config.auth.admin_secret, { subject, scopes: [scope], ttlSeconds: minutes * 60 }),
+    const token = await withAuditedStores(
+      context,
+      { action: 'admin-token.mint', target: subject, detail: `${scope}, ${minutes} min` },
+      () => mintAdminToken(config.auth.admin_secret, { subject, scopes: [scope], ttlSeconds: minutes * 60 }),
     );
     writeLine(context.io.stderr, `admin token (${scope}, valid ${minutes} min) for ${config.admin.listen}:`);
     writeLine(context.io.stdout, token);

@@ -19,13 +19,20 @@ function cell(value: unknown): string {
 }
 
 /** Prints rows under a header line, columns padded to their widest cell; `empty` when there are no rows. */
-export function printTable(context: CliContext, headers: readonly string[], rows: ReadonlyArray<readonly unknown[]>, empty: string): void {
+export function printTable(
+  context: CliContext,
+  headers: readonly string[],
+  rows: ReadonlyArray<readonly unknown[]>,
+  empty: string,
+): void {
   if (rows.length === 0) {
     writeLine(context.io.stdout, empty);
     return;
   }
   const cells = rows.map((row) => row.map(cell));
-  const widths = headers.map((header, index) => Math.max(header.length, ...cells.map((row) => (row[index] ?? '').length)));
+  const widths = headers.map((header, index) =>
+    Math.max(header.length, ...cells.map((row) => (row[index] ?? '').length)),
+  );
   const line = (values: readonly string[]): string =>
     values
       .map((value, index) => (index === values.length - 1 ? value : value.padEnd(widths[index] ?? 0)))

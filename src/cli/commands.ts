@@ -10,10 +10,25 @@ import { adminTokenCommand } from './admin-token-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { mcpReconnectCommand, mcpRefreshCommand, mcpReloadCommand, mcpStatusCommand } from './mcp-command.js';
 import { mcpAddCommand, mcpListCommand, mcpRemoveCommand } from './mcp-server-commands.js';
-import { mcpAuthListCommand, mcpAuthLoginCommand, mcpAuthRekeyCommand, mcpAuthRevokeCommand } from './mcp-auth-commands.js';
-import { slackInstallsListCommand, slackInstallsRekeyCommand, slackInstallsRemoveCommand } from './slack-install-commands.js';
+import {
+  mcpAuthListCommand,
+  mcpAuthLoginCommand,
+  mcpAuthRekeyCommand,
+  mcpAuthRevokeCommand,
+} from './mcp-auth-commands.js';
+import {
+  slackInstallsListCommand,
+  slackInstallsRekeyCommand,
+  slackInstallsRemoveCommand,
+} from './slack-install-commands.js';
 import { mcpInstallCommand, mcpSearchCommand } from './mcp-registry-commands.js';
-import { templateCreateCommand, templateDeleteCommand, templateEditCommand, templateListCommand, templateShowCommand } from './template-commands.js';
+import {
+  templateCreateCommand,
+  templateDeleteCommand,
+  templateEditCommand,
+  templateListCommand,
+  templateShowCommand,
+} from './template-commands.js';
 import { policyAddCommand, policyListCommand, policyNetworkCommand, policyRemoveCommand } from './policy-commands.js';
 import { tokenListCommand, tokenRevokeCommand, userListCommand } from './user-token-commands.js';
 import { notifyCommand } from './notify-command.js';
@@ -98,11 +113,19 @@ function usageLines(list: readonly CliCommand[]): string[] {
 }
 
 export function helpText(): string {
-  return ['usage: sandpiper <command> [options]', '', 'commands:', ...usageLines(commands), '', COMMON_OPTIONS_LINE].join('\n');
+  return [
+    'usage: sandpiper <command> [options]',
+    '',
+    'commands:',
+    ...usageLines(commands),
+    '',
+    COMMON_OPTIONS_LINE,
+  ].join('\n');
 }
 
 /** Help of one command, or of a group of subcommands. */
 export function commandHelpText(list: readonly CliCommand[]): string {
-  if (list.length === 1 && list[0] !== undefined) return [`usage: ${list[0].usage}`, list[0].summary, '', COMMON_OPTIONS_LINE].join('\n');
+  if (list.length === 1 && list[0] !== undefined)
+    return [`usage: ${list[0].usage}`, list[0].summary, '', COMMON_OPTIONS_LINE].join('\n');
   return ['commands:', ...usageLines(list), '', COMMON_OPTIONS_LINE].join('\n');
 }

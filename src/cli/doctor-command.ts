@@ -17,9 +17,16 @@ export const doctorCommand: CliCommand = {
       const { runDoctor } = await import('../main-doctor.js');
       results = await runDoctor(config);
     } catch (error) {
-      if (!(error instanceof ConfigError) && !(error instanceof GatewayError && error.code === 'CONFIG_INVALID')) throw error;
+      if (!(error instanceof ConfigError) && !(error instanceof GatewayError && error.code === 'CONFIG_INVALID'))
+        throw error;
       const issues = error instanceof ConfigError ? error.issues : [error.message];
-      results = [fail('config', issues.slice(0, 3).join('; '), 'fix the key named above in the config file or its environment variable')];
+      results = [
+        fail(
+          'config',
+          issues.slice(0, 3).join('; '),
+          'fix the key named above in the config file or its environment variable',
+        ),
+      ];
     }
     if (wantsJson(context)) {
       printJson(context, { ok: results.every((result) => result.status !== 'fail'), checks: results });

@@ -21,15 +21,27 @@ interface CallOptions {
 }
 
 /** POSTs (or GETs when `body` is undefined) to the notify API; non-2xx answers throw with the gateway's error text. */
-export async function callGateway(config: Config, path: string, options: CallOptions & { scopes: readonly string[] }): Promise<Record<string, unknown>> {
-  if (!config.auth.jwt_secret) throw new ConfigError(['auth.jwt_secret: must be set to call the gateway API (or SANDPIPER_JWT_SECRET)']);
+export async function callGateway(
+  config: Config,
+  path: string,
+  options: CallOptions & { scopes: readonly string[] },
+): Promise<Record<string, unknown>> {
+  if (!config.auth.jwt_secret)
+    throw new ConfigError(['auth.jwt_secret: must be set to call the gateway API (or SANDPIPER_JWT_SECRET)']);
   const { mintServiceToken } = await import('../gateway/http/auth.js');
-  const token = await mintServiceToken({ secret: config.auth.jwt_secret, audience: config.auth.jwt_audience }, { scopes: options.scopes });
+  const token = await mintServiceToken(
+    { secret: config.auth.jwt_secret, audience: config.auth.jwt_audience },
+    { scopes: options.scopes },
+  );
   return request(`${gatewayBaseUrl(config)}${path}`, token, options);
 }
 
 /** Calls the admin API with a five-minute token for `scope` (`admin:read` for status, `admin:write` for changes). */
-export async function callAdmin(config: Config, path: string, options: CallOptions & { scope: 'admin:read' | 'admin:write' }): Promise<Record<string, unknown>> {
+export async function callAdmin(
+  config: Config,
+  path: string,
+  options: CallOptions & { scope: 'admin:read' | 'admin:write' },
+): Promise<Record<string, unknown>> {
   if (!config.auth.admin_secret) throw new ConfigError([`auth.admin_secret: ${ADMIN_OFF_HINT}`]);
   const { mintAdminToken } = await import('../gateway/http/auth.js');
   const token = await mintAdminToken(config.auth.admin_secret, { subject: cliActor(), scopes: [options.scope] });

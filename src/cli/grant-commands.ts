@@ -26,27 +26,49 @@ export const grantsListCommand = listCommand({
   key: 'grants',
   read(context) {
     const user = stringFlag(context, 'user');
-    return (stores) => listGrants(stores, { ...(user === undefined ? {} : { user }), all: context.flags['all'] === true });
+    return (stores) =>
+      listGrants(stores, { ...(user === undefined ? {} : { user }), all: context.flags['all'] === true });
   },
   table: {
     headers: ['grant_id', 'status', 'scope', 'target', 'tool', 'args', 'expires', 'created_by', 'created'],
-    row: (g) => [g.grant_id, g.status, g.scope, g.target, g.tool, g.args ?? '', g.expires ?? '', g.created_by, g.created],
+    row: (g) => [
+      g.grant_id,
+      g.status,
+      g.scope,
+      g.target,
+      g.tool,
+      g.args ?? '',
+      g.expires ?? '',
+      g.created_by,
+      g.created,
+    ],
     empty: 'no approval grants (an "Always" click makes one; or: sandpiper approvals grants add)',
   },
 });
 
 export const grantsAddCommand = recordCommand({
   name: 'approvals grants add',
-  usage: 'sandpiper approvals grants add conversation|user|channel TARGET TOOL_GLOB [--args GLOB] [--expires 7d|ISO] [--json]',
-  summary: 'allow a tool without asking: in one conversation (ws id), for a user everywhere, or in a channel (platform:id)',
+  usage:
+    'sandpiper approvals grants add conversation|user|channel TARGET TOOL_GLOB [--args GLOB] [--expires 7d|ISO] [--json]',
+  summary:
+    'allow a tool without asking: in one conversation (ws id), for a user everywhere, or in a channel (platform:id)',
   options: { ...JSON_OPTION, args: { type: 'string' }, expires: { type: 'string' } },
   arguments: 3,
   change([scope = '', target = '', tool = ''], context) {
     const args = stringFlag(context, 'args');
     const expires = stringFlag(context, 'expires');
-    const input = { scope, target, tool, ...(args === undefined ? {} : { args }), ...(expires === undefined ? {} : { expires }) };
+    const input = {
+      scope,
+      target,
+      tool,
+      ...(args === undefined ? {} : { args }),
+      ...(expires === undefined ? {} : { expires }),
+    };
     const detail = `tool=${tool}${args === undefined ? '' : ' args'}${expires === undefined ? '' : ` expires=${expires}`}`;
-    return { audit: { action: 'grant.add', target: `${scope}:${target}`, detail }, apply: (stores) => addGrant(stores, input, CLI_ACTOR) };
+    return {
+      audit: { action: 'grant.add', target: `${scope}:${target}`, detail },
+      apply: (stores) => addGrant(stores, input, CLI_ACTOR),
+    };
   },
   confirm: confirmGrant('added'),
 });
@@ -56,7 +78,10 @@ export const grantsRevokeCommand = recordCommand({
   usage: 'sandpiper approvals grants revoke GRANT_ID [--json]',
   summary: 'revoke a standing approval grant (the next matching call asks again)',
   arguments: 1,
-  change: ([grantId = '']) => ({ audit: { action: 'grant.revoke', target: grantId }, apply: (stores) => revokeGrant(stores, grantId, CLI_ACTOR) }),
+  change: ([grantId = '']) => ({
+    audit: { action: 'grant.revoke', target: grantId },
+    apply: (stores) => revokeGrant(stores, grantId, CLI_ACTOR),
+  }),
   confirm: confirmGrant('revoked'),
 });
 
@@ -70,7 +95,8 @@ export const approvalsHistoryCommand = listCommand({
     const user = stringFlag(context, 'user');
     const rawLimit = stringFlag(context, 'limit');
     const limit = rawLimit === undefined ? HISTORY_LIMIT : Number(rawLimit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be a whole number from 1 to 10000');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+      throw new UsageError('--limit must be a whole number from 1 to 10000');
     return (stores) => approvalsHistory(stores, { ...(user === undefined ? {} : { user }), limit });
   },
   table: {

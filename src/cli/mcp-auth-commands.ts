@@ -30,9 +30,17 @@ export const mcpAuthListCommand: CliCommand = {
     const server = context.positionals[0]?.trim() || undefined;
     const entries = await withStores(context, async (stores) => {
       const userId = await userIdOf(context, stores);
-      const rows = await stores.mcpCredentials.list({ kind: 'tokens', ...(server ? { server } : {}), ...(userId ? { userId } : {}) });
+      const rows = await stores.mcpCredentials.list({
+        kind: 'tokens',
+        ...(server ? { server } : {}),
+        ...(userId ? { userId } : {}),
+      });
       const names = new Map((await stores.users.listUsers()).map((user) => [user.userId, user.username]));
-      return rows.map((row) => ({ server: row.server, user: names.get(row.userId) ?? row.userId, updated: row.updated }));
+      return rows.map((row) => ({
+        server: row.server,
+        user: names.get(row.userId) ?? row.userId,
+        updated: row.updated,
+      }));
     });
     printList(context, 'authorizations', entries, {
       headers: ['server', 'user', 'updated'],
@@ -51,10 +59,20 @@ export const mcpAuthRevokeCommand: CliCommand = {
   async run(context) {
     if (context.positionals.length > 1) throw new UsageError(`usage: ${this.usage}`);
     const server = context.positionals[0]?.trim() || undefined;
-    if (server === undefined && context.flags['user'] === undefined) throw new UsageError(`name a server, a user, or both; usage: ${this.usage}`);
-    const change = { action: 'mcp.auth.revoke', target: server ?? '*', detail: context.flags['user'] === undefined ? 'every user' : 'one user' };
-    const count = await withAuditedStores(context, change, async (stores) => stores.mcpCredentials.deleteTokens(server, await userIdOf(context, stores)));
-    writeLine(context.io.stdout, `revoked ${count} authorization${count === 1 ? '' : 's'}; the next call asks the user for a new one`);
+    if (server === undefined && context.flags['user'] === undefined)
+      throw new UsageError(`name a server, a user, or both; usage: ${this.usage}`);
+    const change = {
+      action: 'mcp.auth.revoke',
+      target: server ?? '*',
+      detail: context.flags['user'] === undefined ? 'every user' : 'one user',
+    };
+    const count = await withAuditedStores(context, change, async (stores) =>
+      stores.mcpCredentials.deleteTokens(server, await userIdOf(context, stores)),
+    );
+    writeLine(
+      context.io.stdout,
+      `revoked ${count} authorization${count === 1 ? '' : 's'}; the next call asks the user for a new one`,
+    );
     return 0;
   },
 };
@@ -85,15 +103,23 @@ export const mcpAuthRekeyCommand = rekeyCommand({
 export const mcpAuthLoginCommand: CliCommand = {
   name: 'mcp auth login',
   usage: 'sandpiper mcp auth login SERVER --user NAME',
-  summary: "authorize an OAuth MCP server ahead of time as a user (prints the sign-in link; makes the server's tools known)",
+  summary:
+    "authorize an OAuth MCP server ahead of time as a user (prints the sign-in link; makes the server's tools known)",
   options: USER_OPTION,
   async run(context) {
     const [server] = requirePositionals(context, 1, this.usage);
     const user = context.flags['user'];
     if (typeof user !== 'string' || user.trim() === '') throw new UsageError(`usage: ${this.usage}`);
-    const answer = (await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/auth/login', { body: { server, user: user.trim() }, scope: 'admin:write' })) as { authorized?: boolean; url?: string };
+    const answer = (await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/auth/login', {
+      body: { server, user: user.trim() },
+      scope: 'admin:write',
+    })) as { authorized?: boolean; url?: string };
     if (answer.authorized) writeLine(context.io.stdout, `${user.trim()} has already authorized ${server ?? ''}`);
-    else writeLine(context.io.stdout, `open this link in a browser, signed in as ${user.trim()} (it works once):\n${answer.url ?? ''}`);
+    else
+      writeLine(
+        context.io.stdout,
+        `open this link in a browser, signed in as ${user.trim()} (it works once):\n${answer.url ?? ''}`,
+      );
     return 0;
   },
 };

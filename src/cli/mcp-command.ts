@@ -23,7 +23,10 @@ export const mcpRefreshCommand: CliCommand = {
   async run(context) {
     const server = optionalPositional(context, this.usage);
     const body = server ? { server } : {};
-    printJson(context, await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/refresh', { body, scope: 'admin:write' }));
+    printJson(
+      context,
+      await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/refresh', { body, scope: 'admin:write' }),
+    );
     return 0;
   },
 };
@@ -35,7 +38,10 @@ export const mcpReconnectCommand: CliCommand = {
   async run(context) {
     const server = optionalPositional(context, this.usage);
     if (!server) throw new UsageError(`usage: ${this.usage}`);
-    printJson(context, await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/reconnect', { body: { server }, scope: 'admin:write' }));
+    printJson(
+      context,
+      await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/reconnect', { body: { server }, scope: 'admin:write' }),
+    );
     return 0;
   },
 };
@@ -64,7 +70,8 @@ function reloadLines(answer: ReloadAnswer): string[] {
 function instancesLine(report: NonNullable<ReloadAnswer['instances']>): string {
   const total = report.applied.length + report.failed.length + report.missing.length;
   const parts = [`applied on ${report.applied.length} of ${total} instances`];
-  if (report.failed.length > 0) parts.push(`failed: ${report.failed.map((entry) => `${entry.instance} (${entry.error})`).join(', ')}`);
+  if (report.failed.length > 0)
+    parts.push(`failed: ${report.failed.map((entry) => `${entry.instance} (${entry.error})`).join(', ')}`);
   if (report.missing.length > 0) parts.push(`not answered: ${report.missing.join(', ')}`);
   return parts.join('; ');
 }
@@ -76,7 +83,10 @@ export const mcpReloadCommand: CliCommand = {
   options: JSON_OPTION,
   async run(context) {
     if (context.positionals.length > 0) throw new UsageError(`usage: ${this.usage}`);
-    const answer = (await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/reload', { body: {}, scope: 'admin:write' })) as ReloadAnswer;
+    const answer = (await callAdmin(context.loadConfig(), '/v1/api/admin/mcp/reload', {
+      body: {},
+      scope: 'admin:write',
+    })) as ReloadAnswer;
     if (wantsJson(context)) printJson(context, answer);
     else for (const line of reloadLines(answer)) writeLine(context.io.stdout, line);
     const partial = (answer.instances?.failed.length ?? 0) + (answer.instances?.missing.length ?? 0) > 0;

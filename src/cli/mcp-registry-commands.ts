@@ -43,7 +43,10 @@ export const mcpSearchCommand: CliCommand = {
     printList(context, 'servers', servers, {
       headers: ['name', 'version', 'runs as', 'description'],
       row: (server) => {
-        const kinds = [...server.packages.map((pkg) => pkg.registryType ?? pkg.registry_name ?? '?'), ...server.remotes.map(() => 'remote')];
+        const kinds = [
+          ...server.packages.map((pkg) => pkg.registryType ?? pkg.registry_name ?? '?'),
+          ...server.remotes.map(() => 'remote'),
+        ];
         return [server.name, server.version, kinds.join(', '), printable(server.description).slice(0, 100)];
       },
       empty: `no servers match "${query}"`,
@@ -63,17 +66,25 @@ export const mcpInstallCommand: CliCommand = {
     const plan = installOf(found, stringFlag(context, 'as') ?? localName(found.name));
     const env = envPairs(context);
     const missing = plan.required_env.filter((key) => env[key] === undefined);
-    if (missing.length > 0) throw new UsageError(`${found.name} needs ${missing.map((key) => `--env ${key}=…`).join(', ')}`);
+    if (missing.length > 0)
+      throw new UsageError(`${found.name} needs ${missing.map((key) => `--env ${key}=…`).join(', ')}`);
     const input = {
       name: plan.name,
       ...(plan.command === undefined ? {} : { command: plan.command, args: plan.args ?? [], env }),
       ...(plan.url === undefined ? {} : { url: plan.url }),
     };
     const detail = `registry: ${found.name}@${found.version}`.slice(0, 200);
-    const server = await withAuditedStores(context, { action: 'mcp-server.install', target: plan.name, detail }, (stores) => addMcpServer(stores.mcpServers, input, 'cli'));
+    const server = await withAuditedStores(
+      context,
+      { action: 'mcp-server.install', target: plan.name, detail },
+      (stores) => addMcpServer(stores.mcpServers, input, 'cli'),
+    );
     if (wantsJson(context)) printJson(context, { server, registry: { name: found.name, version: found.version } });
     else {
-      const how = server.transport === 'stdio' ? `${[server.command, ...server.args].join(' ')} (in the tool sandbox)` : server.url;
+      const how =
+        server.transport === 'stdio'
+          ? `${[server.command, ...server.args].join(' ')} (in the tool sandbox)`
+          : server.url;
       writeLine(context.io.stdout, `installed ${found.name} ${found.version} as MCP server ${server.name}: ${how}`);
       writeLine(context.io.stderr, 'a running gateway applies it on: sandpiper mcp reload');
     }

@@ -1,5 +1,10 @@
 /** `mcp list | add | remove`: MCP servers defined in the database (a running gateway applies them on `mcp reload`). */
-import { addMcpServer, listMcpServers, removeMcpServer, type McpServerView } from '../gateway/admin/admin-mcp-servers.js';
+import {
+  addMcpServer,
+  listMcpServers,
+  removeMcpServer,
+  type McpServerView,
+} from '../gateway/admin/admin-mcp-servers.js';
 import { auditUrl } from '../gateway/admin/admin-audit.js';
 import { UsageError } from '../shared/errors.js';
 import { stringFlag, type CliCommand } from './cli-context.js';
@@ -25,7 +30,11 @@ function summary(server: McpServerView): string {
 }
 
 function confirmServer(verb: string): Confirmation<McpServerView> {
-  return { key: 'server', line: (server) => `${verb} MCP server ${server.name} (${summary(server)})`, hint: RELOAD_HINT };
+  return {
+    key: 'server',
+    line: (server) => `${verb} MCP server ${server.name} (${summary(server)})`,
+    hint: RELOAD_HINT,
+  };
 }
 
 export const mcpListCommand = listCommand({
@@ -51,7 +60,8 @@ export const mcpListCommand = listCommand({
 
 export const mcpAddCommand: CliCommand = {
   name: 'mcp add',
-  usage: 'sandpiper mcp add NAME (--command CMD [--env K=V]... [-- ARG...] | --url URL [--header K=V]...) [--auto-approve] [--disabled] [--json]',
+  usage:
+    'sandpiper mcp add NAME (--command CMD [--env K=V]... [-- ARG...] | --url URL [--header K=V]...) [--auto-approve] [--disabled] [--json]',
   summary: 'define an MCP server in the database',
   options: {
     ...JSON_OPTION,
@@ -78,7 +88,9 @@ export const mcpAddCommand: CliCommand = {
       enabled: context.flags['disabled'] !== true,
     };
     const detail = command === undefined ? `http: ${auditUrl(url ?? '')}` : `stdio: ${command} (${args.length} args)`;
-    const server = await withAuditedStores(context, { action: 'mcp-server.add', target: name, detail }, (stores) => addMcpServer(stores.mcpServers, input, 'cli'));
+    const server = await withAuditedStores(context, { action: 'mcp-server.add', target: name, detail }, (stores) =>
+      addMcpServer(stores.mcpServers, input, 'cli'),
+    );
     printRecord(context, confirmServer('added'), server);
     return 0;
   },
@@ -89,6 +101,9 @@ export const mcpRemoveCommand = recordCommand({
   usage: 'sandpiper mcp remove NAME [--json]',
   summary: 'delete an MCP server defined in the database',
   arguments: 1,
-  change: ([name = '']) => ({ audit: { action: 'mcp-server.remove', target: name }, apply: (stores) => removeMcpServer(stores.mcpServers, name) }),
+  change: ([name = '']) => ({
+    audit: { action: 'mcp-server.remove', target: name },
+    apply: (stores) => removeMcpServer(stores.mcpServers, name),
+  }),
   confirm: confirmServer('removed'),
 });

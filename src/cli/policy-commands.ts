@@ -30,7 +30,14 @@ export const policyListCommand = listCommand({
   read: () => (stores) => listPolicies(stores.policies),
   table: {
     headers: ['priority', 'action', 'pattern', 'name', 'enabled', 'policy_id'],
-    row: (policy) => [policy.priority, policy.action, policy.pattern, policy.name, policy.enabled ? 'yes' : 'no', policy.policy_id],
+    row: (policy) => [
+      policy.priority,
+      policy.action,
+      policy.pattern,
+      policy.name,
+      policy.enabled ? 'yes' : 'no',
+      policy.policy_id,
+    ],
     empty: 'no tool policies (add one with: sandpiper policy add PATTERN allow|deny|ask)',
   },
 });
@@ -45,8 +52,16 @@ export const policyAddCommand = recordCommand({
     const name = context.flags['name'];
     if (name === true) throw new UsageError('--name takes a value');
     const priority = priorityFlag(context.flags['priority']);
-    const input = { pattern, action, ...(priority === undefined ? {} : { priority }), ...(typeof name === 'string' ? { name } : {}) };
-    return { audit: { action: 'policy.add', target: pattern, detail: `action=${action}` }, apply: (stores) => addPolicy(stores.policies, input, CLI_ACTOR) };
+    const input = {
+      pattern,
+      action,
+      ...(priority === undefined ? {} : { priority }),
+      ...(typeof name === 'string' ? { name } : {}),
+    };
+    return {
+      audit: { action: 'policy.add', target: pattern, detail: `action=${action}` },
+      apply: (stores) => addPolicy(stores.policies, input, CLI_ACTOR),
+    };
   },
   confirm: confirmPolicy('added'),
 });
@@ -56,7 +71,10 @@ export const policyRemoveCommand = recordCommand({
   usage: 'sandpiper policy remove POLICY_ID|NAME [--json]',
   summary: 'remove a tool policy',
   arguments: 1,
-  change: ([key = '']) => ({ audit: { action: 'policy.remove', target: key }, apply: (stores) => removePolicy(stores.policies, key) }),
+  change: ([key = '']) => ({
+    audit: { action: 'policy.remove', target: key },
+    apply: (stores) => removePolicy(stores.policies, key),
+  }),
   confirm: confirmPolicy('removed'),
 });
 
@@ -70,7 +88,15 @@ export const policyNetworkCommand = listCommand({
   read: () => (stores) => listNetworkDecisions(stores, NETWORK_LIMIT),
   table: {
     headers: ['created', 'destination', 'tool', 'decision', 'decided_by', 'ws_id'],
-    row: (decision) => [decision.created, decision.destination, decision.tool, decision.decision, decision.decided_by, decision.ws_id],
-    empty: 'no network decisions (a sandboxed tool asks when tools.network = "ask" and a host is not on tools.network_allow)',
+    row: (decision) => [
+      decision.created,
+      decision.destination,
+      decision.tool,
+      decision.decision,
+      decision.decided_by,
+      decision.ws_id,
+    ],
+    empty:
+      'no network decisions (a sandboxed tool asks when tools.network = "ask" and a host is not on tools.network_allow)',
   },
 });

@@ -54,7 +54,8 @@ describe('runCli help', () => {
     for (const argv of [['--help'], ['-h'], ['help'], []]) {
       const result = await cli(argv);
       assert.equal(result.code, 0);
-      for (const command of commands) assert.ok(result.stdout.includes(command.usage), `${command.name} missing from help`);
+      for (const command of commands)
+        assert.ok(result.stdout.includes(command.usage), `${command.name} missing from help`);
     }
   });
 });
@@ -144,13 +145,19 @@ describe('runCli configuration errors', () => {
   });
 
   it('exits 2 for a missing file, a directory and invalid TOML given as --config', async () => {
-    assertOneLineError(await cli(['user', 'add', 'x', '--config', path.join(dir, 'absent.toml')]), /config file not found/);
+    assertOneLineError(
+      await cli(['user', 'add', 'x', '--config', path.join(dir, 'absent.toml')]),
+      /config file not found/,
+    );
     assertOneLineError(await cli(['user', 'add', 'x', '--config', dir]), /cannot read config file .*EISDIR/);
     assertOneLineError(await cli(['user', 'add', 'x', '--config', configWith('toml', '[gateway\n')]), /invalid TOML/);
   });
 
   it('exits 2 for a bad --log-level flag and names the flag as the source', async () => {
-    assertOneLineError(await cli(['migrate', '--config', configWith('empty', ''), '--log-level', 'loud']), /log\.level: .*flag/);
+    assertOneLineError(
+      await cli(['migrate', '--config', configWith('empty', ''), '--log-level', 'loud']),
+      /log\.level: .*flag/,
+    );
   });
 });
 
@@ -164,7 +171,8 @@ describe('runCli admin commands', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  const admin = (argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => cli([...argv, '--config', config]);
+  const admin = (argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    cli([...argv, '--config', config]);
 
   it('manages users, tokens and links with the documented exit codes', async () => {
     const noDatabase = await admin(['user', 'add', 'bob']);

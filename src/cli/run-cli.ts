@@ -39,7 +39,12 @@ export async function runCli(argv: readonly string[], io: CliIo, shutdownSignal:
   }
 }
 
-function commandContext(positionals: string[], flags: CliContext['flags'], io: CliIo, shutdownSignal: AbortSignal): CliContext {
+function commandContext(
+  positionals: string[],
+  flags: CliContext['flags'],
+  io: CliIo,
+  shutdownSignal: AbortSignal,
+): CliContext {
   return {
     positionals,
     flags,
@@ -67,7 +72,10 @@ function unknownCommand(argv: readonly string[], io: CliIo): number {
   }
   if (group.length > 0) {
     const usages = group.map((command) => command.usage).join(' | ');
-    writeLine(io.stderr, `sandpiper: ${second === undefined ? 'missing' : 'unknown'} subcommand of "${first}"; usage: ${usages}`);
+    writeLine(
+      io.stderr,
+      `sandpiper: ${second === undefined ? 'missing' : 'unknown'} subcommand of "${first}"; usage: ${usages}`,
+    );
     return 2;
   }
   writeLine(io.stderr, `sandpiper: unknown command "${first}" (see sandpiper --help)`);
@@ -75,14 +83,23 @@ function unknownCommand(argv: readonly string[], io: CliIo): number {
 }
 
 function isParseArgsError(error: unknown): boolean {
-  return typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('ERR_PARSE_ARGS');
+  return (
+    typeof (error as { code?: unknown }).code === 'string' &&
+    (error as { code: string }).code.startsWith('ERR_PARSE_ARGS')
+  );
 }
 
 /** A listen failure (port taken, no permission) as one line naming the address and the keys to change. */
 function listenFailure(error: unknown): string | undefined {
-  const { code, syscall, address, port } = error as { code?: unknown; syscall?: unknown; address?: unknown; port?: unknown };
+  const { code, syscall, address, port } = error as {
+    code?: unknown;
+    syscall?: unknown;
+    address?: unknown;
+    port?: unknown;
+  };
   if (syscall !== 'listen' || typeof code !== 'string') return undefined;
-  const where = typeof address === 'string' && typeof port === 'number' ? `${address}:${port}` : 'the configured address';
+  const where =
+    typeof address === 'string' && typeof port === 'number' ? `${address}:${port}` : 'the configured address';
   const why = code === 'EADDRINUSE' ? 'address already in use' : code === 'EACCES' ? 'permission denied' : code;
   return `cannot listen on ${where}: ${why} (set gateway.http_port / SANDPIPER_HTTP_PORT or gateway.http_host)`;
 }
@@ -90,7 +107,8 @@ function listenFailure(error: unknown): string | undefined {
 /** The message of a usage mistake (exit 2): bad flags or arguments, or input the admin operations rejected. */
 function usageMessage(error: unknown): string | undefined {
   // Admin operations reject bad input with BAD_REQUEST (the same checks as the admin HTTP endpoints' 400s).
-  if (error instanceof UsageError || (error instanceof GatewayError && error.code === 'BAD_REQUEST')) return error.message;
+  if (error instanceof UsageError || (error instanceof GatewayError && error.code === 'BAD_REQUEST'))
+    return error.message;
   // node:util parseArgs adds a second sentence about `--`; the first one names the problem.
   if (isParseArgsError(error)) return describeError(error).split('. ')[0] ?? '';
   return undefined;
@@ -99,7 +117,10 @@ function usageMessage(error: unknown): string | undefined {
 function reportError(error: unknown, io: CliIo, debug: boolean): number {
   if (error instanceof ConfigError) {
     const lines = error.issues.slice(0, 3);
-    writeLine(io.stderr, `sandpiper: configuration error: ${lines.join('\n  ')}${error.issues.length > 3 ? ` (+${error.issues.length - 3} more)` : ''}`);
+    writeLine(
+      io.stderr,
+      `sandpiper: configuration error: ${lines.join('\n  ')}${error.issues.length > 3 ? ` (+${error.issues.length - 3} more)` : ''}`,
+    );
     return 2;
   }
   if (error instanceof GatewayError && error.code === 'ALREADY_RUNNING') {
@@ -117,7 +138,10 @@ function reportError(error: unknown, io: CliIo, debug: boolean): number {
     return 2;
   }
   const listen = listenFailure(error);
-  writeLine(io.stderr, `sandpiper: ${listen ?? (error instanceof GatewayError ? error.message : `failed: ${describeError(error)}`)}`);
+  writeLine(
+    io.stderr,
+    `sandpiper: ${listen ?? (error instanceof GatewayError ? error.message : `failed: ${describeError(error)}`)}`,
+  );
   if (debug && error instanceof Error && error.stack) writeLine(io.stderr, error.stack);
   return 1;
 }

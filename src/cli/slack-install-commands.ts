@@ -39,15 +39,18 @@ export const slackInstallsRemoveCommand = recordCommand({
   options: {},
   arguments: 1,
   change([team = '']) {
-    if (!/^[TE][A-Z0-9]{2,20}$/.test(team)) throw new UsageError(`TEAM_ID is a Slack workspace id (T…); usage: ${REMOVE_USAGE}`);
+    if (!/^[TE][A-Z0-9]{2,20}$/.test(team))
+      throw new UsageError(`TEAM_ID is a Slack workspace id (T…); usage: ${REMOVE_USAGE}`);
     return {
       audit: { action: 'slack.installs.remove', target: team },
-      apply: async (stores) => found((await stores.slackInstalls.remove(team)) && team, `no Slack install for workspace ${team.slice(0, 32)}`),
+      apply: async (stores) =>
+        found((await stores.slackInstalls.remove(team)) && team, `no Slack install for workspace ${team.slice(0, 32)}`),
     };
   },
   confirm: {
     key: 'install',
-    line: (team) => `removed the install of ${team}; uninstall the app in that workspace to revoke its token at Slack too`,
+    line: (team) =>
+      `removed the install of ${team}; uninstall the app in that workspace to revoke its token at Slack too`,
   },
 });
 

@@ -9,7 +9,10 @@ import { describeDatabase } from './open-database.js';
 
 /** `0/2` per shard (`<bot>:0/2` when several bots share the database), marked when its lease has expired. */
 function shardsCell(instance: InstanceView, manyBots: boolean): string[] {
-  return instance.shards.map((shard) => `${manyBots ? `${shard.bot}:` : ''}${shard.shard_id}/${shard.shard_count}${shard.live ? '' : '(expired)'}`);
+  return instance.shards.map(
+    (shard) =>
+      `${manyBots ? `${shard.bot}:` : ''}${shard.shard_id}/${shard.shard_count}${shard.live ? '' : '(expired)'}`,
+  );
 }
 
 function leasesCell(instance: InstanceView): string {
@@ -38,7 +41,9 @@ function printStatus(context: CliContext, status: ClusterStatusView, database: s
     'no instances (no gateway has heartbeated on this database in the last 24 h)',
   );
   const shards = totals.shards;
-  const unheld = status.bots.filter((bot) => bot.unheld_shard_ids.length > 0).map((bot) => `${bot.bot} shards ${bot.unheld_shard_ids.join(',')}`);
+  const unheld = status.bots
+    .filter((bot) => bot.unheld_shard_ids.length > 0)
+    .map((bot) => `${bot.bot} shards ${bot.unheld_shard_ids.join(',')}`);
   writeLine(
     context.io.stdout,
     `totals: shards ${shards.held} held, ${shards.expired} expired, ${shards.unheld} unheld${unheld.length > 0 ? ` (${unheld.join('; ')})` : ''}; ` +
@@ -54,7 +59,9 @@ export const statusCommand: CliCommand = {
   async run(context) {
     requirePositionals(context, 0, this.usage);
     const config = context.loadConfig();
-    const status = await withStores(context, (stores) => readClusterStatus(stores.clusterStatus, instanceStaleAfterSeconds(config)));
+    const status = await withStores(context, (stores) =>
+      readClusterStatus(stores.clusterStatus, instanceStaleAfterSeconds(config)),
+    );
     if (wantsJson(context)) printJson(context, status);
     else printStatus(context, status, describeDatabase(config.database.url));
     return 0;

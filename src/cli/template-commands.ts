@@ -4,7 +4,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import {
-  createTemplate, deleteTemplate, editTemplate, listTemplates, showTemplate, type PromptTemplateView,
+  createTemplate,
+  deleteTemplate,
+  editTemplate,
+  listTemplates,
+  showTemplate,
+  type PromptTemplateView,
 } from '../gateway/admin/admin-prompt-templates.js';
 import { UsageError } from '../shared/errors.js';
 import { stringFlag, writeLine, type CliCommand, type CliContext } from './cli-context.js';
@@ -43,7 +48,10 @@ async function fieldsOf(context: CliContext): Promise<Record<string, unknown>> {
 
 /** A changed template's confirmation: `<verb> prompt template NAME (N characters)`, or `{template}` with --json. */
 function confirmTemplate(verb: string): Confirmation<PromptTemplateView> {
-  return { key: 'template', line: (template) => `${verb} prompt template ${template.name} (${template.content.length} characters)` };
+  return {
+    key: 'template',
+    line: (template) => `${verb} prompt template ${template.name} (${template.content.length} characters)`,
+  };
 }
 
 export const templateListCommand = listCommand({
@@ -54,7 +62,14 @@ export const templateListCommand = listCommand({
   read: () => (stores) => listTemplates(stores.promptTemplates),
   table: {
     headers: ['name', 'origin', 'category', 'default', 'characters', 'description'],
-    row: (t) => [t.name, t.origin === 'mcp' ? `mcp (${t.mcp_server}, read-only)` : 'manual', t.category, t.is_default ? 'yes' : 'no', t.content.length, t.description],
+    row: (t) => [
+      t.name,
+      t.origin === 'mcp' ? `mcp (${t.mcp_server}, read-only)` : 'manual',
+      t.category,
+      t.is_default ? 'yes' : 'no',
+      t.content.length,
+      t.description,
+    ],
     empty: 'no prompt templates',
   },
 });
@@ -75,26 +90,34 @@ export const templateShowCommand: CliCommand = {
 
 export const templateCreateCommand = recordCommand({
   name: 'template create',
-  usage: 'sandpiper template create NAME (--content TEXT | --file PATH) [--description D] [--category C] [--variable V]... [--default] [--json]',
+  usage:
+    'sandpiper template create NAME (--content TEXT | --file PATH) [--description D] [--category C] [--variable V]... [--default] [--json]',
   summary: 'write a new prompt template',
   options: FIELD_OPTIONS,
   arguments: 1,
   async change([name = ''], context) {
     const input = { name, ...(await fieldsOf(context)) };
-    return { audit: { action: 'template.create', target: name }, apply: (stores) => createTemplate(stores.promptTemplates, input, 'cli') };
+    return {
+      audit: { action: 'template.create', target: name },
+      apply: (stores) => createTemplate(stores.promptTemplates, input, 'cli'),
+    };
   },
   confirm: confirmTemplate('created'),
 });
 
 export const templateEditCommand = recordCommand({
   name: 'template edit',
-  usage: 'sandpiper template edit NAME [--content TEXT | --file PATH] [--description D] [--category C] [--variable V]... [--default | --no-default] [--json]',
+  usage:
+    'sandpiper template edit NAME [--content TEXT | --file PATH] [--description D] [--category C] [--variable V]... [--default | --no-default] [--json]',
   summary: 'change a manual prompt template (MCP-owned ones are read-only)',
   options: FIELD_OPTIONS,
   arguments: 1,
   async change([name = ''], context) {
     const input = await fieldsOf(context);
-    return { audit: { action: 'template.edit', target: name }, apply: (stores) => editTemplate(stores.promptTemplates, name, input) };
+    return {
+      audit: { action: 'template.edit', target: name },
+      apply: (stores) => editTemplate(stores.promptTemplates, name, input),
+    };
   },
   confirm: confirmTemplate('edited'),
 });
@@ -104,6 +127,9 @@ export const templateDeleteCommand = recordCommand({
   usage: 'sandpiper template delete NAME [--json]',
   summary: 'delete a manual prompt template (MCP-owned ones are read-only)',
   arguments: 1,
-  change: ([name = '']) => ({ audit: { action: 'template.delete', target: name }, apply: (stores) => deleteTemplate(stores.promptTemplates, name) }),
+  change: ([name = '']) => ({
+    audit: { action: 'template.delete', target: name },
+    apply: (stores) => deleteTemplate(stores.promptTemplates, name),
+  }),
   confirm: confirmTemplate('deleted'),
 });

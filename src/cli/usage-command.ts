@@ -17,7 +17,15 @@ export const usageCommand: CliCommand = {
     const lines = await withStores(context, (stores) => listUsage(stores.usage, { by, since }));
     printList(context, 'usage', lines, {
       headers: ['day', 'key', 'label', 'turns', 'input', 'output', 'cached'],
-      row: (line) => [line.day, line.key, line.label, line.turns, line.input_tokens, line.output_tokens, line.cached_tokens],
+      row: (line) => [
+        line.day,
+        line.key,
+        line.label,
+        line.turns,
+        line.input_tokens,
+        line.output_tokens,
+        line.cached_tokens,
+      ],
       empty: 'no usage recorded in that time',
     });
     return 0;

@@ -49,7 +49,9 @@ export const tokenRevokeCommand: CliCommand = {
   options: JSON_OPTION,
   async run(context) {
     const [tokenId] = requirePositionals(context, 1, this.usage) as [string];
-    const result = await withAuditedStores(context, { action: 'token.revoke', target: tokenId }, (stores) => revokeToken(stores.users, tokenId));
+    const result = await withAuditedStores(context, { action: 'token.revoke', target: tokenId }, (stores) =>
+      revokeToken(stores.users, tokenId),
+    );
     if (wantsJson(context)) printJson(context, result);
     else writeLine(context.io.stdout, `revoked token ${result.token_id}`);
     return 0;

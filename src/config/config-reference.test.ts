@@ -20,7 +20,12 @@ function exampleKeys(text: string): string[] {
     const header = /^#? ?\[([\w.]+)\]$/.exec(line);
     if (header) table = header[1] ?? '';
     const key = /^#? ?(\w+) = /.exec(line);
-    if (key) keys.push(`${table}.${key[1] ?? ''}`.replace(/^models\.main\./, 'models.<alias>.').replace(/^mcp\.servers\.files\./, 'mcp.servers.<name>.'));
+    if (key)
+      keys.push(
+        `${table}.${key[1] ?? ''}`
+          .replace(/^models\.main\./, 'models.<alias>.')
+          .replace(/^mcp\.servers\.files\./, 'mcp.servers.<name>.'),
+      );
   }
   return keys;
 }
@@ -40,14 +45,21 @@ describe('configuration reference', () => {
     const shown = exampleKeys(text);
     assert.ok(shown.length <= 40, `config.example.toml shows ${shown.length} keys`);
     const tiers = new Map(keys.map((key) => [key.key, key.tier]));
-    for (const key of shown) assert.notEqual(tiers.get(key) ?? 'unknown', 'advanced', `${key} is a key of the schema and not advanced`);
+    for (const key of shown)
+      assert.notEqual(tiers.get(key) ?? 'unknown', 'advanced', `${key} is a key of the schema and not advanced`);
     assert.doesNotThrow(() => parseToml(text));
   });
 
   it('derives cluster.lease_ttl_s from cluster.heartbeat_s unless it is set', () => {
     assert.equal(loadConfig({ env: {}, flags: { 'cluster.heartbeat_s': 10 } }).cluster.lease_ttl_s, 30);
     assert.equal(loadConfig({ env: {} }).cluster.lease_ttl_s, 15);
-    assert.equal(loadConfig({ env: {}, flags: { 'cluster.heartbeat_s': 2, 'cluster.lease_ttl_s': 5 } }).cluster.lease_ttl_s, 5);
-    assert.throws(() => loadConfig({ env: {}, flags: { 'cluster.heartbeat_s': 10, 'cluster.lease_ttl_s': 15 } }), /at least twice cluster.heartbeat_s/);
+    assert.equal(
+      loadConfig({ env: {}, flags: { 'cluster.heartbeat_s': 2, 'cluster.lease_ttl_s': 5 } }).cluster.lease_ttl_s,
+      5,
+    );
+    assert.throws(
+      () => loadConfig({ env: {}, flags: { 'cluster.heartbeat_s': 10, 'cluster.lease_ttl_s': 15 } }),
+      /at least twice cluster.heartbeat_s/,
+    );
   });
 });

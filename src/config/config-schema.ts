@@ -80,30 +80,36 @@ export const consoleConfigSchema = z
   })
   .prefault({});
 
-export const modelConfigSchema = z.strictObject({
-  provider: z.enum(['openai', 'anthropic']),
-  base_url: z.url().optional(),
-  api_key: z.string().optional(),
-  model: nonEmpty,
-  context_window: z.number().int().positive().default(128000),
-  max_tokens: z.number().int().positive().default(8192),
-  /** Unset = from the table of known model families (src/agent/providers/vision-models.ts). */
-  supports_vision: z.boolean().optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  first_token_timeout_s: z.number().positive().max(3600).default(60),
-  stream_idle_timeout_s: z.number().positive().max(3600).default(60),
-  /** Provider-native tool search (deferred loading): `auto` from the model table (src/agent/providers/native-tools.ts). */
-  native_tool_search: z.enum(['auto', 'on', 'off']).default('auto'),
-  /** Provider-native web search instead of the Tavily `web_search`: `auto` from the model table. */
-  native_web_search: z.enum(['auto', 'on', 'off']).default('auto'),
-  /** Another alias that answers when this one's provider is unreachable (connection, timeout, 5xx, 429 after the retries). */
-  fallback: z.string().optional(),
-}).superRefine((model, context) => {
-  // Chat Completions has no deferred loading: asking for it would silently send every tool.
-  if (model.provider === 'openai' && model.native_tool_search === 'on') {
-    context.addIssue({ code: 'custom', path: ['native_tool_search'], message: 'provider "openai" (Chat Completions) has no native tool search; use "auto" or "off"' });
-  }
-});
+export const modelConfigSchema = z
+  .strictObject({
+    provider: z.enum(['openai', 'anthropic']),
+    base_url: z.url().optional(),
+    api_key: z.string().optional(),
+    model: nonEmpty,
+    context_window: z.number().int().positive().default(128000),
+    max_tokens: z.number().int().positive().default(8192),
+    /** Unset = from the table of known model families (src/agent/providers/vision-models.ts). */
+    supports_vision: z.boolean().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    first_token_timeout_s: z.number().positive().max(3600).default(60),
+    stream_idle_timeout_s: z.number().positive().max(3600).default(60),
+    /** Provider-native tool search (deferred loading): `auto` from the model table (src/agent/providers/native-tools.ts). */
+    native_tool_search: z.enum(['auto', 'on', 'off']).default('auto'),
+    /** Provider-native web search instead of the Tavily `web_search`: `auto` from the model table. */
+    native_web_search: z.enum(['auto', 'on', 'off']).default('auto'),
+    /** Another alias that answers when this one's provider is unreachable (connection, timeout, 5xx, 429 after the retries). */
+    fallback: z.string().optional(),
+  })
+  .superRefine((model, context) => {
+    // Chat Completions has no deferred loading: asking for it would silently send every tool.
+    if (model.provider === 'openai' && model.native_tool_search === 'on') {
+      context.addIssue({
+        code: 'custom',
+        path: ['native_tool_search'],
+        message: 'provider "openai" (Chat Completions) has no native tool search; use "auto" or "off"',
+      });
+    }
+  });
 
 export const agentConfigSchema = z
   .strictObject({
@@ -125,7 +131,10 @@ export const agentConfigSchema = z
 /** `pypi.org`, `pypi.org:443`, `*.github.com`, `*.github.com:443`, `10.0.0.5:8080`, `[2001:db8::1]:443`. */
 const egressHostPattern = z
   .string()
-  .regex(/^(\*\.)?([A-Za-z0-9-]+\.)*[A-Za-z0-9-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/, 'must be host, host:port, *.domain or *.domain:port');
+  .regex(
+    /^(\*\.)?([A-Za-z0-9-]+\.)*[A-Za-z0-9-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/,
+    'must be host, host:port, *.domain or *.domain:port',
+  );
 const egressHostPort = z
   .string()
   .regex(/^(([A-Za-z0-9-]+\.)*[A-Za-z0-9-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'must be host:port (no wildcard)');
@@ -172,7 +181,10 @@ export const logConfigSchema = z
 export const telemetryConfigSchema = z
   .strictObject({
     /** OTLP/HTTP collector base URL (traces go to `<endpoint>/v1/traces`); unset = no tracing. */
-    otlp_endpoint: z.string().regex(/^https?:\/\/[^\s]+$/i, 'must be an http:// or https:// URL').optional(),
+    otlp_endpoint: z
+      .string()
+      .regex(/^https?:\/\/[^\s]+$/i, 'must be an http:// or https:// URL')
+      .optional(),
   })
   .prefault({});
 
@@ -185,7 +197,9 @@ export const budgetsConfigSchema = z
     /** Tokens of the conversations in one channel (`<platform>:<channel id>`) per UTC day; 0 = none. */
     channel_daily_tokens: z.number().int().min(0).default(0),
     /** Per-channel budget instead of `channel_daily_tokens` (0 = none for that channel). */
-    channels: z.record(z.string().regex(/^[a-z]+:.+$/, 'channel must be <platform>:<channel id>'), z.number().int().min(0)).default({}),
+    channels: z
+      .record(z.string().regex(/^[a-z]+:.+$/, 'channel must be <platform>:<channel id>'), z.number().int().min(0))
+      .default({}),
   })
   .prefault({});
 
@@ -208,7 +222,9 @@ export const configSchema = z
     auth: authConfigSchema,
     admin: adminConfigSchema,
     console: consoleConfigSchema,
-    models: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'alias must be [A-Za-z0-9_.-]'), modelConfigSchema).default({}),
+    models: z
+      .record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'alias must be [A-Za-z0-9_.-]'), modelConfigSchema)
+      .default({}),
     agent: agentConfigSchema,
     budgets: budgetsConfigSchema,
     tools: toolsConfigSchema,
@@ -223,17 +239,29 @@ export const configSchema = z
   .superRefine((config, context) => {
     checkScaleOut(config, context);
     if (config.auth.admin_secret !== '' && config.auth.admin_secret === config.auth.jwt_secret) {
-      context.addIssue({ code: 'custom', path: ['auth', 'admin_secret'], message: 'must differ from auth.jwt_secret (the notify secret must never open the admin API)' });
+      context.addIssue({
+        code: 'custom',
+        path: ['auth', 'admin_secret'],
+        message: 'must differ from auth.jwt_secret (the notify secret must never open the admin API)',
+      });
     }
     checkSlack(config.slack, config.gateway.public_url, context);
     const aliases = Object.keys(config.models);
     if (config.agent.default_model !== undefined && !aliases.includes(config.agent.default_model)) {
-      context.addIssue({ code: 'custom', path: ['agent', 'default_model'], message: `no model alias "${config.agent.default_model}" in [models]` });
+      context.addIssue({
+        code: 'custom',
+        path: ['agent', 'default_model'],
+        message: `no model alias "${config.agent.default_model}" in [models]`,
+      });
     }
     for (const platform of ['discord', 'slack'] as const) {
       for (const [channel, alias] of Object.entries(config[platform].channel_models)) {
         if (aliases.includes(alias)) continue;
-        context.addIssue({ code: 'custom', path: [platform, 'channel_models', channel], message: `no model alias "${alias}" in [models]` });
+        context.addIssue({
+          code: 'custom',
+          path: [platform, 'channel_models', channel],
+          message: `no model alias "${alias}" in [models]`,
+        });
       }
     }
     checkMcpServers(config.mcp, config.gateway.public_url, context);
@@ -245,19 +273,34 @@ function checkFallbacks(models: Record<string, { fallback?: string | undefined }
   for (const [alias, model] of Object.entries(models)) {
     if (model.fallback === undefined) continue;
     if (model.fallback === alias || models[model.fallback] === undefined) {
-      context.addIssue({ code: 'custom', path: ['models', alias, 'fallback'], message: `must name another alias in [models], not "${model.fallback}"` });
+      context.addIssue({
+        code: 'custom',
+        path: ['models', alias, 'fallback'],
+        message: `must name another alias in [models], not "${model.fallback}"`,
+      });
     }
   }
 }
 
 /** Lease timings that survive a missed renewal, and fixed shard ids within the shard count. */
-function checkScaleOut(config: Pick<z.infer<typeof configSchema>, 'cluster' | 'discord'>, context: z.RefinementCtx): void {
+function checkScaleOut(
+  config: Pick<z.infer<typeof configSchema>, 'cluster' | 'discord'>,
+  context: z.RefinementCtx,
+): void {
   if (config.cluster.lease_ttl_s < 2 * config.cluster.heartbeat_s) {
-    context.addIssue({ code: 'custom', path: ['cluster', 'lease_ttl_s'], message: 'must be at least twice cluster.heartbeat_s (a lease survives one missed renewal)' });
+    context.addIssue({
+      code: 'custom',
+      path: ['cluster', 'lease_ttl_s'],
+      message: 'must be at least twice cluster.heartbeat_s (a lease survives one missed renewal)',
+    });
   }
   const { shard_count: count, shards } = config.discord;
   if (typeof count === 'number' && shards.some((shard) => shard >= count)) {
-    context.addIssue({ code: 'custom', path: ['discord', 'shards'], message: `shard ids must be below discord.shard_count (${count})` });
+    context.addIssue({
+      code: 'custom',
+      path: ['discord', 'shards'],
+      message: `shard ids must be below discord.shard_count (${count})`,
+    });
   }
 }
 

@@ -40,9 +40,16 @@ function emptyDir(): string {
 
 describe('loadConfig', () => {
   it('refuses native tool search forced on for an OpenAI model (Chat Completions has no deferred loading)', () => {
-    const { file, dir } = tempConfig('[models.main]\nprovider = "openai"\nmodel = "gpt-4.1"\nnative_tool_search = "on"\n');
+    const { file, dir } = tempConfig(
+      '[models.main]\nprovider = "openai"\nmodel = "gpt-4.1"\nnative_tool_search = "on"\n',
+    );
     const issues = issuesOf(() => loadConfig({ file, cwd: dir, env: {} }));
-    assert.ok(issues.some((issue) => issue.includes('models.main.native_tool_search') && issue.includes('no native tool search')), issues.join('\n'));
+    assert.ok(
+      issues.some(
+        (issue) => issue.includes('models.main.native_tool_search') && issue.includes('no native tool search'),
+      ),
+      issues.join('\n'),
+    );
   });
 
   it('gives every default when no file and no environment are present, with data in the platform state folder', () => {
@@ -56,11 +63,14 @@ describe('loadConfig', () => {
     assert.equal(config.database.url, `sqlite:${path.join(state, 'sandpiper.db')}`);
     assert.equal(config.agent.workspace_dir, path.join(state, 'workspaces'));
     assert.ok(Object.isFrozen(config.gateway));
-    const xdg = loadConfig({ cwd: path.join(dir, 'nowhere'), env: { HOME: '/nonexistent', XDG_STATE_HOME: path.join(dir, 'xdg') } });
+    const xdg = loadConfig({
+      cwd: path.join(dir, 'nowhere'),
+      env: { HOME: '/nonexistent', XDG_STATE_HOME: path.join(dir, 'xdg') },
+    });
     assert.equal(xdg.gateway.data_dir, path.join(dir, 'xdg', 'sandpiper'));
   });
 
-  it('resolves data_dir and relative paths in the file against the file\'s folder, never the current folder', () => {
+  it("resolves data_dir and relative paths in the file against the file's folder, never the current folder", () => {
     const { dir, file } = tempConfig('[agent]\nworkspace_dir = "ws"\n');
     const elsewhere = path.join(dir, 'elsewhere');
     const config = loadConfig({ file, cwd: elsewhere, env: {} });
@@ -72,12 +82,20 @@ describe('loadConfig', () => {
     assert.equal(relative.gateway.data_dir, path.join(dir, 'state'));
     assert.equal(relative.database.url, `sqlite:${path.join(dir, 'db', 'x.db')}`);
     const fromEnv = loadConfig({ file, cwd: elsewhere, env: { SANDPIPER_DATA_DIR: 'here' } });
-    assert.equal(fromEnv.gateway.data_dir, path.join(elsewhere, 'here'), 'a variable is relative to the current folder');
+    assert.equal(
+      fromEnv.gateway.data_dir,
+      path.join(elsewhere, 'here'),
+      'a variable is relative to the current folder',
+    );
   });
 
   it('lets environment variables win over the file and flags win over both', () => {
     const { file } = tempConfig('[gateway]\nhttp_port = 9000\n[log]\nlevel = "warn"\n');
-    const config = loadConfig({ file, env: { SANDPIPER_HTTP_PORT: '9100', SANDPIPER_LOG_LEVEL: 'error' }, flags: { 'log.level': 'debug' } });
+    const config = loadConfig({
+      file,
+      env: { SANDPIPER_HTTP_PORT: '9100', SANDPIPER_LOG_LEVEL: 'error' },
+      flags: { 'log.level': 'debug' },
+    });
     assert.equal(config.gateway.http_port, 9100);
     assert.equal(config.log.level, 'debug');
   });
@@ -107,14 +125,32 @@ describe('loadConfig', () => {
   });
 
   it('checks the egress allowlist entries', () => {
-    const good = loadConfig({ file: tempConfig('[tools]\nnetwork = "ask"\nnetwork_allow = ["pypi.org", "*.github.com:443"]\nnetwork_internal = ["mirror.lan:8080"]\n').file, env: {} });
+    const good = loadConfig({
+      file: tempConfig(
+        '[tools]\nnetwork = "ask"\nnetwork_allow = ["pypi.org", "*.github.com:443"]\nnetwork_internal = ["mirror.lan:8080"]\n',
+      ).file,
+      env: {},
+    });
     assert.deepEqual(good.tools.network_allow, ['pypi.org', '*.github.com:443']);
-    const issues = issuesOf(() => loadConfig({ file: tempConfig('[tools]\nnetwork = "host"\nnetwork_allow = ["http://pypi.org/"]\nnetwork_internal = ["*.lan:80"]\n').file, env: {} }));
-    assert.deepEqual(issues.map((issue) => issue.split(':')[0]).sort(), ['tools.network', 'tools.network_allow.0', 'tools.network_internal.0']);
+    const issues = issuesOf(() =>
+      loadConfig({
+        file: tempConfig(
+          '[tools]\nnetwork = "host"\nnetwork_allow = ["http://pypi.org/"]\nnetwork_internal = ["*.lan:80"]\n',
+        ).file,
+        env: {},
+      }),
+    );
+    assert.deepEqual(issues.map((issue) => issue.split(':')[0]).sort(), [
+      'tools.network',
+      'tools.network_allow.0',
+      'tools.network_internal.0',
+    ]);
   });
 
   it('names the key and the variable for a wrong type from the environment', () => {
-    const issues = issuesOf(() => loadConfig({ file: undefined, cwd: emptyDir(), env: { SANDPIPER_HTTP_PORT: 'eighty' } }));
+    const issues = issuesOf(() =>
+      loadConfig({ file: undefined, cwd: emptyDir(), env: { SANDPIPER_HTTP_PORT: 'eighty' } }),
+    );
     assert.equal(issues.length, 1);
     assert.match(issues[0] as string, /gateway\.http_port: .*SANDPIPER_HTTP_PORT/);
   });
@@ -126,10 +162,18 @@ describe('loadConfig', () => {
   });
 
   it('rejects a lease TTL that would not survive one missed heartbeat, and shard ids past the shard count', () => {
-    const { file } = tempConfig('[cluster]\nheartbeat_s = 10\nlease_ttl_s = 15\n[discord]\nshard_count = 2\nshards = [0, 2]\n');
+    const { file } = tempConfig(
+      '[cluster]\nheartbeat_s = 10\nlease_ttl_s = 15\n[discord]\nshard_count = 2\nshards = [0, 2]\n',
+    );
     const issues = issuesOf(() => loadConfig({ file, env: {} }));
-    assert.ok(issues.some((issue) => issue.startsWith('cluster.lease_ttl_s:')), issues.join('\n'));
-    assert.ok(issues.some((issue) => issue.startsWith('discord.shards:')), issues.join('\n'));
+    assert.ok(
+      issues.some((issue) => issue.startsWith('cluster.lease_ttl_s:')),
+      issues.join('\n'),
+    );
+    assert.ok(
+      issues.some((issue) => issue.startsWith('discord.shards:')),
+      issues.join('\n'),
+    );
   });
 
   it('rejects a default model that is not an alias', () => {
@@ -215,7 +259,10 @@ describe('loadConfig', () => {
 
   it('says "not set" for a required key that is missing, not the file or a default', () => {
     const issues = issuesOf(() => loadConfig({ cwd: emptyDir(), env: { SANDPIPER_SLACK_BOT_TOKEN: 'xoxb-1' } }));
-    assert.deepEqual(issues.map((issue) => issue.replace(/:.*\(/, ' (')), ['slack.app_token (not set)']);
+    assert.deepEqual(
+      issues.map((issue) => issue.replace(/:.*\(/, ' (')),
+      ['slack.app_token (not set)'],
+    );
   });
 
   it('fails clearly when --config names a missing file', () => {
@@ -230,7 +277,10 @@ describe('the admin credential and listener (ADR 0035)', () => {
 
   it('is off by default and listens on loopback when a secret is set (also from SANDPIPER_ADMIN_SECRET)', () => {
     const off = load('');
-    assert.deepEqual([off.auth.admin_secret, off.admin.listen, off.mcp.allow_unsandboxed_runtime_servers], ['', '127.0.0.1:8191', false]);
+    assert.deepEqual(
+      [off.auth.admin_secret, off.admin.listen, off.mcp.allow_unsandboxed_runtime_servers],
+      ['', '127.0.0.1:8191', false],
+    );
     assert.equal(load('', { SANDPIPER_ADMIN_SECRET: 'a'.repeat(32) }).auth.admin_secret, 'a'.repeat(32));
     assert.equal(load('[admin]\nlisten = "[::1]:9000"\n').admin.listen, '[::1]:9000');
   });
@@ -241,9 +291,18 @@ describe('the admin credential and listener (ADR 0035)', () => {
     assert.ok(!same.join('\n').includes(NOTIFY), 'the secret is never echoed');
     const fromEnv = issuesOf(() => load(`[auth]\njwt_secret = "${NOTIFY}"\n`, { SANDPIPER_ADMIN_SECRET: NOTIFY }));
     assert.match(fromEnv.join('\n'), /must differ from auth\.jwt_secret/);
-    assert.match(issuesOf(() => load('[auth]\nadmin_secret = "short"\n')).join('\n'), /auth\.admin_secret: must be at least 32 characters/);
-    assert.match(issuesOf(() => load('[admin]\nlisten = "127.0.0.1"\n')).join('\n'), /admin\.listen: must be host:port/);
-    assert.match(issuesOf(() => load('[admin]\nlisten = "127.0.0.1:70000"\n')).join('\n'), /admin\.listen: port must be 0-65535/);
+    assert.match(
+      issuesOf(() => load('[auth]\nadmin_secret = "short"\n')).join('\n'),
+      /auth\.admin_secret: must be at least 32 characters/,
+    );
+    assert.match(
+      issuesOf(() => load('[admin]\nlisten = "127.0.0.1"\n')).join('\n'),
+      /admin\.listen: must be host:port/,
+    );
+    assert.match(
+      issuesOf(() => load('[admin]\nlisten = "127.0.0.1:70000"\n')).join('\n'),
+      /admin\.listen: port must be 0-65535/,
+    );
   });
 });
 
@@ -252,14 +311,26 @@ describe('slack installs in many workspaces (ADR 0042)', () => {
   const KEY = 'k'.repeat(32);
 
   it('takes the client secret and token key from the environment and needs no bot token', () => {
-    const text = '[gateway]\npublic_url = "https://sp.example.com"\n[slack]\nmode = "http"\nsigning_secret = "s"\nclient_id = "1.2"\n';
+    const text =
+      '[gateway]\npublic_url = "https://sp.example.com"\n[slack]\nmode = "http"\nsigning_secret = "s"\nclient_id = "1.2"\n';
     const config = load(text, { SANDPIPER_SLACK_CLIENT_SECRET: 'cs', SANDPIPER_SLACK_TOKEN_KEY: KEY });
-    assert.deepEqual([config.slack.client_secret, config.slack.token_key, config.slack.bot_token], ['cs', KEY, undefined]);
+    assert.deepEqual(
+      [config.slack.client_secret, config.slack.token_key, config.slack.bot_token],
+      ['cs', KEY, undefined],
+    );
   });
 
   it('names every missing piece: HTTP mode, the client secret, the token key and gateway.public_url', () => {
-    const issues = issuesOf(() => load('[slack]\nclient_id = "1.2"\nbot_token = "xoxb-1"\napp_token = "xapp-1"\n')).join('\n');
-    for (const missing of [/slack\.mode: .*needs slack\.mode = "http"/, /slack\.client_secret/, /slack\.token_key/, /gateway\.public_url/]) assert.match(issues, missing);
+    const issues = issuesOf(() =>
+      load('[slack]\nclient_id = "1.2"\nbot_token = "xoxb-1"\napp_token = "xapp-1"\n'),
+    ).join('\n');
+    for (const missing of [
+      /slack\.mode: .*needs slack\.mode = "http"/,
+      /slack\.client_secret/,
+      /slack\.token_key/,
+      /gateway\.public_url/,
+    ])
+      assert.match(issues, missing);
   });
 });
 

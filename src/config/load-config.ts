@@ -58,8 +58,10 @@ export const CONFIG_ENV_KEYS: ReadonlyArray<[string, string, EnvKind]> = [
   ['SANDPIPER_OTLP_ENDPOINT', 'telemetry.otlp_endpoint', 'string'],
 ];
 
-export const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
-
+export const PROVIDER_KEY_ENV: Readonly<Record<string, string>> = {
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+};
 
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const cwd = options.cwd ?? process.cwd();
@@ -163,7 +165,11 @@ const REPLACED_KEYS: Readonly<Record<string, string>> = {
 };
 
 /** One issue as `section.key: problem (source)`; the source is the file, the variable or flag, or `not set`. */
-function describeIssue(issue: z.core.$ZodIssue, file: string | undefined, origin: (keys: readonly string[]) => string): string {
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  file: string | undefined,
+  origin: (keys: readonly string[]) => string,
+): string {
   const base = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((key) => [...base, key].join('.'));
@@ -211,7 +217,10 @@ function resolveDefaults(data: RawConfig, bases: PathBases): Config {
     agent: {
       ...data.agent,
       default_model: data.agent.default_model ?? aliases[0],
-      workspace_dir: workspace === undefined ? path.join(dataDir, 'workspaces') : path.resolve(bases.base('agent.workspace_dir'), workspace),
+      workspace_dir:
+        workspace === undefined
+          ? path.join(dataDir, 'workspaces')
+          : path.resolve(bases.base('agent.workspace_dir'), workspace),
     },
     source: { file: bases.file },
   } as Config;

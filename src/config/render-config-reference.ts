@@ -1,7 +1,8 @@
 /** Renders the configuration keys as docs/configuration.md (all of them) and config.example.toml (required + common). */
 import type { ConfigKey } from './config-reference.js';
 
-const GENERATED = 'Generated from src/config/config-schema.ts and src/config/config-docs.ts by `node --import tsx scripts/config-reference.ts`; do not edit.';
+const GENERATED =
+  'Generated from src/config/config-schema.ts and src/config/config-docs.ts by `node --import tsx scripts/config-reference.ts`; do not edit.';
 const EXAMPLE_NAMES: Readonly<Record<string, string>> = { '<alias>': 'main', '<name>': 'files' };
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -27,9 +28,16 @@ export function renderReference(keys: readonly ConfigKey[]): string {
     '',
   ];
   for (const [section, sectionKeys] of sections(keys)) {
-    lines.push(`## [${section}]`, '', '| key | type | default | environment | tier | meaning |', '| --- | --- | --- | --- | --- | --- |');
+    lines.push(
+      `## [${section}]`,
+      '',
+      '| key | type | default | environment | tier | meaning |',
+      '| --- | --- | --- | --- | --- | --- |',
+    );
     for (const key of sectionKeys) {
-      lines.push(`| \`${key.key}\` | ${cell(key.type)} | ${cell(code(key.defaultToml))} | ${code(key.env)} | ${key.tier} | ${cell(key.doc)} |`);
+      lines.push(
+        `| \`${key.key}\` | ${cell(key.type)} | ${cell(code(key.defaultToml))} | ${code(key.env)} | ${key.tier} | ${cell(key.doc)} |`,
+      );
     }
     lines.push('');
   }
@@ -58,9 +66,14 @@ export function renderExample(keys: readonly ConfigKey[]): string {
     }
     const tabled = sectionKeys.filter((key) => /<\w+>/.test(key.key));
     if (tabled.length === 0) continue;
-    const table = (tabled[0]?.key ?? '').replace(/\.[^.]+$/, '').replace(/<\w+>/, (placeholder) => EXAMPLE_NAMES[placeholder] ?? 'name');
+    const table = (tabled[0]?.key ?? '')
+      .replace(/\.[^.]+$/, '')
+      .replace(/<\w+>/, (placeholder) => EXAMPLE_NAMES[placeholder] ?? 'name');
     lines.push('', `# One table per ${tabled[0]?.key.match(/<(\w+)>/)?.[1] ?? 'name'}:`, `# [${table}]`);
-    for (const key of tabled) lines.push(...exampleLine(key, key.key.replace(/^.*\./, '')).map((line) => (line.startsWith('#') ? line : `# ${line}`)));
+    for (const key of tabled)
+      lines.push(
+        ...exampleLine(key, key.key.replace(/^.*\./, '')).map((line) => (line.startsWith('#') ? line : `# ${line}`)),
+      );
   }
   return `${lines.join('\n')}\n`;
 }

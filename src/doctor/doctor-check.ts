@@ -28,7 +28,11 @@ export async function guarded(name: string, fix: string, run: () => Promise<Chec
 }
 
 /** A GET/POST with a timeout; a connection failure is a short reason (`ECONNREFUSED`, `timed out`), never a stack. */
-export async function probe(url: string, init: RequestInit, timeoutMs = 10_000): Promise<{ status: number; body: unknown; headers: Headers } | { error: string }> {
+export async function probe(
+  url: string,
+  init: RequestInit,
+  timeoutMs = 10_000,
+): Promise<{ status: number; body: unknown; headers: Headers } | { error: string }> {
   try {
     const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
     const text = await response.text();
@@ -40,7 +44,8 @@ export async function probe(url: string, init: RequestInit, timeoutMs = 10_000):
     }
     return { status: response.status, body, headers: response.headers };
   } catch (error) {
-    if ((error as { name?: string }).name === 'TimeoutError') return { error: `no answer within ${Math.round(timeoutMs / 1000)} s` };
+    if ((error as { name?: string }).name === 'TimeoutError')
+      return { error: `no answer within ${Math.round(timeoutMs / 1000)} s` };
     const cause = (error as { cause?: { code?: string } }).cause;
     return { error: cause?.code ?? describeError(error) };
   }

@@ -6,10 +6,18 @@ import { checkSandbox, setSandboxProbe } from './sandbox-check.js';
 
 describe('checkSandbox', () => {
   it('warns that the process tools are refused and prints the fix', async () => {
-    setSandboxProbe(() => Promise.resolve({ available: false, detail: 'bubblewrap unusable: bwrap: No permissions to create new namespace' }));
+    setSandboxProbe(() =>
+      Promise.resolve({
+        available: false,
+        detail: 'bubblewrap unusable: bwrap: No permissions to create new namespace',
+      }),
+    );
     const result = await checkSandbox();
     assert.equal(result.status, 'warn');
-    assert.match(result.detail, /No permissions to create new namespace; with tools\.sandbox = "auto" bash, math, man, watch commands and sandboxed MCP servers are refused/);
+    assert.match(
+      result.detail,
+      /No permissions to create new namespace; with tools\.sandbox = "auto" bash, math, man, watch commands and sandboxed MCP servers are refused/,
+    );
     assert.equal(result.fix, SANDBOX_FIX);
   });
 

@@ -6,8 +6,19 @@
 import { LRUCache } from 'lru-cache';
 import { cardItemsOf } from '../agent/approval-record.js';
 import type { AgentEvent } from '../agent/events.js';
-import type { ApprovalDecisionInput, ApprovalVerdict, ResolveOutcome, WorkstreamManager } from '../agent/workstream-api.js';
-import type { ActionName, ApprovalCard, CardOutcome, ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
+import type {
+  ApprovalDecisionInput,
+  ApprovalVerdict,
+  ResolveOutcome,
+  WorkstreamManager,
+} from '../agent/workstream-api.js';
+import type {
+  ActionName,
+  ApprovalCard,
+  CardOutcome,
+  ChannelAdapter,
+  InboundEvent,
+} from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
 import { INTERRUPTED_TOOL_RESULT } from '../shared/interruption.js';
 import type { Logger } from '../shared/logger.js';
@@ -68,8 +79,19 @@ export class ApprovalDesk {
   async postCard(adapter: ChannelAdapter, channelId: string, event: CardEvent): Promise<void> {
     const card: ApprovalCard =
       event.type === 'plan-review'
-        ? { approvalId: event.approvalId, kind: 'plan', items: [], content: maskSecrets(event.content), outcome: { status: 'pending' } }
-        : { approvalId: event.approvalId, kind: event.kind ?? 'tools', items: maskedItems(event.items), outcome: { status: 'pending' } };
+        ? {
+            approvalId: event.approvalId,
+            kind: 'plan',
+            items: [],
+            content: maskSecrets(event.content),
+            outcome: { status: 'pending' },
+          }
+        : {
+            approvalId: event.approvalId,
+            kind: event.kind ?? 'tools',
+            items: maskedItems(event.items),
+            outcome: { status: 'pending' },
+          };
     const messageId = await adapter.post(channelId, { kind: 'approval', card }, this.deps.signal);
     this.cards.set(event.approvalId, { platform: adapter.platform, channelId, messageId, card });
     await this.deps.stores.approvals.setCard(event.approvalId, { channelType: adapter.platform, channelId, messageId });
@@ -77,14 +99,19 @@ export class ApprovalDesk {
 
   /** The workstream reported a resolution (a click here or elsewhere, a cancel, a close): the card shows it. */
   async onResolved(event: ResolvedEvent): Promise<void> {
-    if (event.outcome === 'cancelled') return this.editCard(event.approvalId, { status: 'cancelled', decidedBy: NOBODY, feedback: event.feedback });
+    if (event.outcome === 'cancelled')
+      return this.editCard(event.approvalId, { status: 'cancelled', decidedBy: NOBODY, feedback: event.feedback });
     await this.editCard(event.approvalId, await this.decidedOutcome(event));
   }
 
   /** Shows these approvals (pending when their workstream was closed) as cancelled. */
   async cancelCards(approvalIds: readonly string[]): Promise<void> {
     for (const approvalId of approvalIds) {
-      await this.editCard(approvalId, { status: 'cancelled', decidedBy: NOBODY, feedback: 'The workstream was closed.' });
+      await this.editCard(approvalId, {
+        status: 'cancelled',
+        decidedBy: NOBODY,
+        feedback: 'The workstream was closed.',
+      });
     }
   }
 
@@ -93,7 +120,11 @@ export class ApprovalDesk {
     for (const approvalId of approved.approvalIds) {
       const location = await this.locate(approvalId);
       if (!location || location.card.items.every((item) => approved.ranCallIds.has(item.callId))) continue;
-      await this.editCard(approvalId, { status: 'cancelled', decidedBy: NOBODY, feedback: 'The turn was cancelled before the tool ran.' });
+      await this.editCard(approvalId, {
+        status: 'cancelled',
+        decidedBy: NOBODY,
+        feedback: 'The turn was cancelled before the tool ran.',
+      });
     }
   }
 
@@ -104,10 +135,20 @@ export class ApprovalDesk {
   async markInterrupted(turnId: string, interruptedCallIds: readonly string[]): Promise<void> {
     const interrupted = new Set(interruptedCallIds);
     for (const row of await this.deps.stores.approvals.listForTurn(turnId)) {
-      if (row.kind !== 'tools' || (row.state !== 'approved' && row.state !== 'executed') || row.decidedBy === null) continue;
+      if (row.kind !== 'tools' || (row.state !== 'approved' && row.state !== 'executed') || row.decidedBy === null)
+        continue;
       if (!cardItemsOf(row.items).some((item) => interrupted.has(item.callId))) continue;
-      const decided = await this.decidedOutcome({ approved: true, always: row.always, feedback: null, decidedBy: row.decidedBy });
-      await this.editCard(row.approvalId, { status: 'interrupted', decidedBy: decided.status === 'pending' ? NOBODY : decided.decidedBy, feedback: INTERRUPTED_TOOL_RESULT });
+      const decided = await this.decidedOutcome({
+        approved: true,
+        always: row.always,
+        feedback: null,
+        decidedBy: row.decidedBy,
+      });
+      await this.editCard(row.approvalId, {
+        status: 'interrupted',
+        decidedBy: decided.status === 'pending' ? NOBODY : decided.decidedBy,
+        feedback: INTERRUPTED_TOOL_RESULT,
+      });
     }
   }
 
@@ -144,7 +185,10 @@ export class ApprovalDesk {
 
   /** Reject / Request changes: the agent's checks run first, so a stranger gets a refusal and never a form. */
   private async openFeedback(event: ActionEvent, open: () => Promise<boolean>, user: LinkedUser): Promise<void> {
-    const check = await this.deps.manager.checkApproval(event.approvalId, { decidedBy: user.userId, isAdmin: user.isAdmin });
+    const check = await this.deps.manager.checkApproval(event.approvalId, {
+      decidedBy: user.userId,
+      isAdmin: user.isAdmin,
+    });
     if (check.status !== 'pending') return this.answer(event, check, '');
     if (await open()) return;
     await event.respond.reply('That took too long; please click the button again.');
@@ -162,9 +206,15 @@ export class ApprovalDesk {
         await this.editCard(event.approvalId, await this.verdictOutcome(outcome.verdict));
         return event.respond.reply(alreadyDecided(outcome.verdict, outcome.byYou));
       case 'cancelled':
-        await this.editCard(event.approvalId, { status: 'cancelled', decidedBy: NOBODY, feedback: cancelledNote(outcome.reason) });
+        await this.editCard(event.approvalId, {
+          status: 'cancelled',
+          decidedBy: NOBODY,
+          feedback: cancelledNote(outcome.reason),
+        });
         return event.respond.reply(
-          outcome.reason === 'stale' ? 'This request is no longer active; nothing ran.' : 'This request was cancelled before your decision arrived; nothing ran.',
+          outcome.reason === 'stale'
+            ? 'This request is no longer active; nothing ran.'
+            : 'This request was cancelled before your decision arrived; nothing ran.',
         );
       case 'decided':
         // The card is edited when the workstream's `approval-resolved` is rendered, in order with the turn.
@@ -186,7 +236,12 @@ export class ApprovalDesk {
     return row ? this.deps.conversations.ensureRendered(row.wsId) : undefined;
   }
 
-  private async decidedOutcome(decision: { approved: boolean; always: boolean; feedback: string | null; decidedBy: string }): Promise<CardOutcome> {
+  private async decidedOutcome(decision: {
+    approved: boolean;
+    always: boolean;
+    feedback: string | null;
+    decidedBy: string;
+  }): Promise<CardOutcome> {
     // Only the card's "decided by" name: a failed read shows NOBODY there, the decision itself is already stored.
     const user = await this.deps.stores.users.getUser(decision.decidedBy).catch(() => undefined);
     const status = decision.approved ? (decision.always ? 'always' : 'approved') : 'rejected';
@@ -211,7 +266,12 @@ export class ApprovalDesk {
     if (!location || !adapter) return;
     location.card = { ...location.card, outcome };
     try {
-      await adapter.edit(location.channelId, location.messageId, { kind: 'approval', card: location.card }, this.deps.signal);
+      await adapter.edit(
+        location.channelId,
+        location.messageId,
+        { kind: 'approval', card: location.card },
+        this.deps.signal,
+      );
     } catch (error) {
       this.deps.logger.warn({ approvalId, error: describeError(error) }, 'approval card edit failed');
     }
@@ -223,7 +283,12 @@ export class ApprovalDesk {
     if (cached) return cached;
     const row = await this.deps.stores.approvals.get(approvalId);
     if (!row?.channelType || !row.channelId || !row.messageId) return undefined;
-    const card: ApprovalCard = { approvalId, kind: row.kind, items: maskedItems(cardItemsOf(row.items)), outcome: { status: 'pending' } };
+    const card: ApprovalCard = {
+      approvalId,
+      kind: row.kind,
+      items: maskedItems(cardItemsOf(row.items)),
+      outcome: { status: 'pending' },
+    };
     const location = { platform: row.channelType, channelId: row.channelId, messageId: row.messageId, card };
     this.cards.set(approvalId, location);
     return location;
@@ -236,7 +301,9 @@ function maskedItems(items: ApprovalCard['items']): ApprovalCard['items'] {
 }
 
 function cancelledNote(reason: 'stale' | 'turn-ended'): string {
-  return reason === 'stale' ? 'This request is no longer active.' : 'The turn was cancelled before the decision arrived.';
+  return reason === 'stale'
+    ? 'This request is no longer active.'
+    : 'The turn was cancelled before the decision arrived.';
 }
 
 function alreadyDecided(verdict: ApprovalVerdict, byYou: boolean): string {

@@ -3,7 +3,13 @@
  * here, with the fallback where the platform has none. Ephemeral → a direct message → a post in the conversation;
  * streaming → post and edit (`streamed-message.ts`); forms → 0 fields (the form card says why); the rest do nothing.
  */
-import type { AttachmentAccess, ChannelAdapter, NativeStream, PlatformUser, SessionStatus } from '../channels/channel-adapter.js';
+import type {
+  AttachmentAccess,
+  ChannelAdapter,
+  NativeStream,
+  PlatformUser,
+  SessionStatus,
+} from '../channels/channel-adapter.js';
 import { ChannelError, describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 
@@ -19,7 +25,13 @@ export interface WhisperTarget {
  * Tells one person something privately: the platform's ephemeral note; else a direct message; else (no DMs either) a
  * post in the conversation. Never throws: a failure is logged at warn.
  */
-export async function whisper(adapter: ChannelAdapter, target: WhisperTarget, text: string, signal: AbortSignal, logger: Logger): Promise<void> {
+export async function whisper(
+  adapter: ChannelAdapter,
+  target: WhisperTarget,
+  text: string,
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<void> {
   const { ephemeral, direct } = adapter.features;
   try {
     if (ephemeral) return await ephemeral.whisper(target.channelId, target.userId, target.replyTo, text, signal);
@@ -33,7 +45,10 @@ export async function whisper(adapter: ChannelAdapter, target: WhisperTarget, te
 /** Opens the direct-message channel with a platform user; a platform without DMs throws ChannelError. */
 export function openDirect(adapter: ChannelAdapter, userId: string, signal: AbortSignal): Promise<string> {
   const direct = adapter.features.direct;
-  if (!direct) return Promise.reject(new ChannelError(`${adapter.platform} cannot send direct messages`, { code: 'CONFIG_INVALID' }));
+  if (!direct)
+    return Promise.reject(
+      new ChannelError(`${adapter.platform} cannot send direct messages`, { code: 'CONFIG_INVALID' }),
+    );
   return direct.open(userId, signal);
 }
 
@@ -58,19 +73,30 @@ export function maxFormFields(adapter: ChannelAdapter): number {
 }
 
 /** How attachments of a message in `channelId` may be downloaded; undefined → they are ignored (named in the skipped notice). */
-export async function attachmentAccess(adapter: ChannelAdapter, channelId: string): Promise<AttachmentAccess | undefined> {
+export async function attachmentAccess(
+  adapter: ChannelAdapter,
+  channelId: string,
+): Promise<AttachmentAccess | undefined> {
   return adapter.features.attachments?.access(channelId);
 }
 
 /** Shows a conversation's state where the platform has agent sessions; nothing elsewhere. Never throws. */
 export async function sessionStatus(
-  adapter: ChannelAdapter, channelId: string, status: SessionStatus, title: string | undefined, signal: AbortSignal,
+  adapter: ChannelAdapter,
+  channelId: string,
+  status: SessionStatus,
+  title: string | undefined,
+  signal: AbortSignal,
 ): Promise<void> {
   await adapter.features.sessions?.status(channelId, status, title, signal);
 }
 
 /** Whether the person is a configured approver on the platform; false where it has none. */
-export async function isPlatformApprover(adapter: ChannelAdapter, user: PlatformUser, signal: AbortSignal): Promise<boolean> {
+export async function isPlatformApprover(
+  adapter: ChannelAdapter,
+  user: PlatformUser,
+  signal: AbortSignal,
+): Promise<boolean> {
   return (await adapter.features.approvers?.isApprover(user, signal)) === true;
 }
 

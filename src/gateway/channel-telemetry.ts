@@ -3,7 +3,13 @@
  * platform call (post, edit, thread, typing…) a child span; it counts 429s, measures message-to-first-edit and
  * reports how many inbound messages are waiting or being routed (queue depth).
  */
-import type { ChannelAdapter, ChannelFeatures, InboundEvent, InboundHandler, NativeStream } from '../channels/channel-adapter.js';
+import type {
+  ChannelAdapter,
+  ChannelFeatures,
+  InboundEvent,
+  InboundHandler,
+  NativeStream,
+} from '../channels/channel-adapter.js';
 import { activeTraceId, metrics, SPAN, withSpan } from '../shared/telemetry.js';
 
 /** Adapter methods that call the platform's API, each traced as one `platform_call` span. */
@@ -63,7 +69,8 @@ export function createChannelTelemetry(): ChannelTelemetry {
           if (typeof value !== 'function') return value;
           const method = value as (...args: unknown[]) => unknown;
           if (property === 'start') {
-            return (handler: InboundHandler, signal: AbortSignal) => target.start(traced(target.platform, handler), signal);
+            return (handler: InboundHandler, signal: AbortSignal) =>
+              target.start(traced(target.platform, handler), signal);
           }
           if (typeof property !== 'string' || !PLATFORM_CALLS.has(property)) return method.bind(target);
           return (...args: unknown[]) => {
@@ -77,11 +84,19 @@ export function createChannelTelemetry(): ChannelTelemetry {
 }
 
 function platformCall<T>(platform: string, operation: string, call: () => Promise<T>): Promise<T> {
-  return withSpan(SPAN.platformCall, { 'sandpiper.platform': platform, 'sandpiper.platform.operation': operation }, call);
+  return withSpan(
+    SPAN.platformCall,
+    { 'sandpiper.platform': platform, 'sandpiper.platform.operation': operation },
+    call,
+  );
 }
 
 /** The features whose calls reach the platform (DMs, private notes, native streams), traced like the core calls. */
-function tracedFeatures(platform: string, features: ChannelFeatures, onAnswerCall: (platform: string) => void): ChannelFeatures {
+function tracedFeatures(
+  platform: string,
+  features: ChannelFeatures,
+  onAnswerCall: (platform: string) => void,
+): ChannelFeatures {
   const { streaming, ephemeral, direct } = features;
   return {
     ...features,
@@ -93,9 +108,14 @@ function tracedFeatures(platform: string, features: ChannelFeatures, onAnswerCal
         },
       },
     }),
-    ...(ephemeral && { ephemeral: { whisper: (...args) => platformCall(platform, 'whisper', () => ephemeral.whisper(...args)) } }),
+    ...(ephemeral && {
+      ephemeral: { whisper: (...args) => platformCall(platform, 'whisper', () => ephemeral.whisper(...args)) },
+    }),
     ...(direct && {
-      direct: { conversations: direct.conversations, open: (userId, signal) => platformCall(platform, 'openDirect', () => direct.open(userId, signal)) },
+      direct: {
+        conversations: direct.conversations,
+        open: (userId, signal) => platformCall(platform, 'openDirect', () => direct.open(userId, signal)),
+      },
     }),
   };
 }

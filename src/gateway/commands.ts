@@ -29,7 +29,13 @@ export interface CommandDeps {
    * channel's default) and sends the first message.
    */
   startConversation(
-    adapter: ChannelAdapter, channelId: string, name: string, requester: PlatformUser, ownerUserId: string, text: string, modelAlias: string | undefined,
+    adapter: ChannelAdapter,
+    channelId: string,
+    name: string,
+    requester: PlatformUser,
+    ownerUserId: string,
+    text: string,
+    modelAlias: string | undefined,
   ): Promise<void>;
   /** Makes sure the workstream is live and rendered into its thread while this acts on it (restores it after a restart). */
   conversations: ConversationRendering;
@@ -86,7 +92,8 @@ export class CommandHandler {
       return 'Too many /link attempts. Try again later; the limit is 5 an hour.';
     }
     const { users } = this.deps.stores;
-    if (await users.getLink(platform, platformUserId)) return `Your account is already linked. Use ${adapter.commandText('unlink')} first.`;
+    if (await users.getLink(platform, platformUserId))
+      return `Your account is already linked. Use ${adapter.commandText('unlink')} first.`;
     const found = await users.findTokenByHash(hashApiToken(token));
     if (!found) return 'Invalid token. Please provide a valid Sandpiper API token.';
     if (found.expires !== null && Date.parse(`${found.expires.replace(/Z$/, '')}Z`) <= (this.deps.now ?? Date.now)()) {
@@ -112,14 +119,16 @@ export class CommandHandler {
       // Expected when no server uses OAuth (the message names the missing settings; it holds no secret).
       return `Could not sign out: ${truncate(error instanceof Error ? error.message : String(error), 200)}`;
     }
-    if (count > 0) return `Signed out of ${server ?? `${count} MCP server(s)`}; the next call asks you to sign in again.`;
+    if (count > 0)
+      return `Signed out of ${server ?? `${count} MCP server(s)`}; the next call asks you to sign in again.`;
     return server === undefined ? 'You were not signed in to any MCP server.' : `You were not signed in to ${server}.`;
   }
 
   private async ask(adapter: ChannelAdapter, event: CommandEvent): Promise<void> {
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return event.respond.reply(notLinked(adapter));
-    if (event.conversation.kind !== 'channel') return event.respond.reply(`Use ${adapter.commandText('ask')} in a channel; it opens a new thread.`);
+    if (event.conversation.kind !== 'channel')
+      return event.respond.reply(`Use ${adapter.commandText('ask')} in a channel; it opens a new thread.`);
     let modelAlias: string | undefined;
     if (event.args.model !== undefined && event.args.model.trim() !== '') {
       const chosen = this.deps.models.resolve(event.args.model);
@@ -128,9 +137,24 @@ export class CommandHandler {
     }
     const text = (event.args.message ?? '').trim() || 'Hello';
     const admission = this.deps.limits.admit(`${adapter.platform}:${event.user.id}`, text);
-    if (!admission.admitted) return event.respond.reply(admission.notice ?? 'Not sent: you are over the message limit; try again in a moment.');
-    await this.deps.startConversation(adapter, event.conversation.channelId, truncate(text, 100), event.user, user.userId, text, modelAlias);
-    await event.respond.reply(modelAlias ? `Started a new thread for your question (model \`${modelAlias}\`).` : 'Started a new thread for your question.');
+    if (!admission.admitted)
+      return event.respond.reply(
+        admission.notice ?? 'Not sent: you are over the message limit; try again in a moment.',
+      );
+    await this.deps.startConversation(
+      adapter,
+      event.conversation.channelId,
+      truncate(text, 100),
+      event.user,
+      user.userId,
+      text,
+      modelAlias,
+    );
+    await event.respond.reply(
+      modelAlias
+        ? `Started a new thread for your question (model \`${modelAlias}\`).`
+        : 'Started a new thread for your question.',
+    );
   }
 
   private async threadCommand(adapter: ChannelAdapter, event: CommandEvent): Promise<void> {
@@ -160,7 +184,8 @@ export class CommandHandler {
     }
     await event.respond.reply('Workstream closed.');
     await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'closed' }, this.deps.signal);
-    if (event.conversation.kind === 'thread') await adapter.archiveThread(event.conversation.channelId, this.deps.signal);
+    if (event.conversation.kind === 'thread')
+      await adapter.archiveThread(event.conversation.channelId, this.deps.signal);
   }
 
   /** The commands answered with text alone (status, model listing, mcp, and every refusal); undefined for the rest. */
@@ -178,7 +203,10 @@ export class CommandHandler {
   /** A steer is held to the sender's message limit, as a message is. */
   private async steer(adapter: ChannelAdapter, placement: Placement, event: CommandEvent): Promise<void> {
     const admission = this.deps.limits.admit(`${adapter.platform}:${event.user.id}`, event.args.message ?? '');
-    if (!admission.admitted) return event.respond.reply(admission.notice ?? 'Not sent: you are over the message limit; try again in a moment.');
+    if (!admission.admitted)
+      return event.respond.reply(
+        admission.notice ?? 'Not sent: you are over the message limit; try again in a moment.',
+      );
     return steerTurn(placement, event);
   }
 
@@ -197,7 +225,8 @@ export class CommandHandler {
   private async switchModel(ws: WorkstreamControls, event: CommandEvent): Promise<void> {
     const chosen = this.deps.models.resolve(event.args.model ?? '');
     if (!chosen.ok) return event.respond.reply(chosen.error);
-    if (!(await ws.setModel(chosen.value))) return event.respond.reply(`The model \`${chosen.value}\` cannot be used right now.`);
+    if (!(await ws.setModel(chosen.value)))
+      return event.respond.reply(`The model \`${chosen.value}\` cannot be used right now.`);
     const when = ws.isBusy() ? ' from the next turn on' : '';
     await event.respond.reply(`This thread now uses \`${chosen.value}\`${when}.`);
   }

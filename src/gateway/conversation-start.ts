@@ -29,7 +29,14 @@ export interface ConversationStartDeps {
   opening: OpeningThreads;
   signal: AbortSignal;
   /** Hands a message to a workstream rendered into an open thread (attachments saved first). */
-  sendToThread(adapter: ChannelAdapter, threadId: string, ws: Workstream, text: string, attachments: readonly InboundAttachment[], options: SendOptions): Promise<SendOutcome>;
+  sendToThread(
+    adapter: ChannelAdapter,
+    threadId: string,
+    ws: Workstream,
+    text: string,
+    attachments: readonly InboundAttachment[],
+    options: SendOptions,
+  ): Promise<SendOutcome>;
 }
 
 export class ConversationStarts {
@@ -44,6 +51,13 @@ export class ConversationStarts {
     const { channelId, name, origin, ownerUserId, modelAlias } = conversation;
     const threadId = await adapter.startThread(channelId, name, origin, this.deps.signal);
     const ws = await this.deps.router.createForThread(adapter.platform, threadId, ownerUserId, name, modelAlias);
-    await this.deps.sendToThread(adapter, threadId, ws, conversation.text, conversation.attachments, conversation.send ?? {});
+    await this.deps.sendToThread(
+      adapter,
+      threadId,
+      ws,
+      conversation.text,
+      conversation.attachments,
+      conversation.send ?? {},
+    );
   }
 }

@@ -54,26 +54,48 @@ export class Conversations implements ConversationRendering {
    * Attachments are downloaded and saved into the workstream folder first (ADR 0017).
    */
   async sendToThread(
-    adapter: ChannelAdapter, threadId: string, ws: Placement, text: string, messageId: string | undefined, options: SendOptions = {},
+    adapter: ChannelAdapter,
+    threadId: string,
+    ws: Placement,
+    text: string,
+    messageId: string | undefined,
+    options: SendOptions = {},
     attachments: readonly InboundAttachment[] = [],
   ): Promise<SendOutcome> {
     let outcome: SendOutcome | undefined;
     try {
-      const content = await this.deps.intake.contentFor(adapter, threadId, ws.wsId, text, attachments, this.deps.signal);
+      const content = await this.deps.intake.contentFor(
+        adapter,
+        threadId,
+        ws.wsId,
+        text,
+        attachments,
+        this.deps.signal,
+      );
       outcome = await this.sendContent(adapter, threadId, ws, content, messageId, options);
       return outcome;
     } finally {
       // Not stored with a message (refused, failed, handed to another instance): the ledger row is written now.
-      if (options.receipt !== undefined && (outcome?.status !== 'accepted' || ws.kind === 'remote')) await this.deps.ledger.release(options.receipt);
+      if (options.receipt !== undefined && (outcome?.status !== 'accepted' || ws.kind === 'remote'))
+        await this.deps.ledger.release(options.receipt);
     }
   }
 
   /** Hands content to the workstream, rendered into the thread; a workstream run by another instance gets it there. */
   async sendContent(
-    adapter: ChannelAdapter, threadId: string, placement: Placement, content: string | ContentPart[], messageId: string | undefined, options: SendOptions,
+    adapter: ChannelAdapter,
+    threadId: string,
+    placement: Placement,
+    content: string | ContentPart[],
+    messageId: string | undefined,
+    options: SendOptions,
   ): Promise<SendOutcome> {
     if (placement.kind === 'remote') {
-      return placement.handOff(content, options, { platform: adapter.platform, channelId: threadId, ...(messageId === undefined ? {} : { messageId }) });
+      return placement.handOff(content, options, {
+        platform: adapter.platform,
+        channelId: threadId,
+        ...(messageId === undefined ? {} : { messageId }),
+      });
     }
     const { ws } = placement;
     const { subs, logger } = this.deps;
@@ -82,8 +104,13 @@ export class Conversations implements ConversationRendering {
     try {
       const outcome = await ws.send(content, options);
       const reaction = outcome.status === 'refused' ? 'refused' : outcome.queued ? 'queued' : undefined;
-      if (reaction === 'refused') logger.info({ wsId: ws.wsId, limit: outcome.status === 'refused' ? outcome.limit : 0 }, 'message refused: the queue is full');
-      if (reaction !== undefined && messageId !== undefined) await adapter.react(threadId, messageId, reaction, this.deps.signal);
+      if (reaction === 'refused')
+        logger.info(
+          { wsId: ws.wsId, limit: outcome.status === 'refused' ? outcome.limit : 0 },
+          'message refused: the queue is full',
+        );
+      if (reaction !== undefined && messageId !== undefined)
+        await adapter.react(threadId, messageId, reaction, this.deps.signal);
       return outcome;
     } finally {
       subs.unhold(binding);
@@ -94,7 +121,12 @@ export class Conversations implements ConversationRendering {
    * Content no person typed here (a watch result, a message handed over by another instance), into the workstream's
    * thread or `target`, in order with the thread's own messages. False when the workstream is gone.
    */
-  async deliver(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean> {
+  async deliver(
+    wsId: string,
+    content: string | ContentPart[],
+    options: SendOptions,
+    target?: RenderTarget,
+  ): Promise<boolean> {
     const { router, adapters, lanes, logger } = this.deps;
     const placement = await router.open(wsId);
     if (!placement) return false;
@@ -103,9 +135,14 @@ export class Conversations implements ConversationRendering {
     // Without a thread to show it in (terminal workstream, platform not configured) the turn still runs and is stored.
     const outcome =
       !home || !adapter || this.stopped
-        ? await (placement.kind === 'local' ? placement.ws.send(content, options) : placement.handOff(content, options, undefined))
-        : await lanes.run(`${home.platform}:${home.channelId}`, () => this.sendContent(adapter, home.channelId, placement, content, target?.messageId, options));
-    if (outcome.status === 'refused') logger.warn({ wsId, limit: outcome.limit }, 'message refused: the workstream queue is full');
+        ? await (placement.kind === 'local'
+            ? placement.ws.send(content, options)
+            : placement.handOff(content, options, undefined))
+        : await lanes.run(`${home.platform}:${home.channelId}`, () =>
+            this.sendContent(adapter, home.channelId, placement, content, target?.messageId, options),
+          );
+    if (outcome.status === 'refused')
+      logger.warn({ wsId, limit: outcome.limit }, 'message refused: the workstream queue is full');
     return true;
   }
 

@@ -39,14 +39,23 @@ export class DirectConversations {
   }
 
   /** The DM's live conversation, or a new one when there is none, it is closed, not the writer's, or went idle. */
-  private async conversation(platform: string, channelId: string, user: LinkedUser, text: string, topLevel: boolean): Promise<Placement> {
+  private async conversation(
+    platform: string,
+    channelId: string,
+    user: LinkedUser,
+    text: string,
+    topLevel: boolean,
+  ): Promise<Placement> {
     const { router } = this.deps;
     const wsId = await router.routeFor(platform, channelId);
     const name = truncate(text.replace(/\s+/g, ' '), 100);
     if (wsId === undefined) return localPlacement(await router.createForThread(platform, channelId, user.userId, name));
     const ws = await router.open(wsId);
     if (ws && ws.ownerUserId === user.userId && !(topLevel && (await this.wentIdle(ws)))) return ws;
-    this.deps.logger.info({ platform, oldWsId: wsId, reason: ws ? 'idle or another owner' : 'closed' }, 'starting a new DM conversation');
+    this.deps.logger.info(
+      { platform, oldWsId: wsId, reason: ws ? 'idle or another owner' : 'closed' },
+      'starting a new DM conversation',
+    );
     return localPlacement(await router.replaceRoute(platform, channelId, user.userId, name));
   }
 

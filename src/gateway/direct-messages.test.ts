@@ -23,7 +23,11 @@ describe('direct messages and notification replies on the recording adapter', ()
   const unlinked = person('p-unlinked');
 
   before(async () => {
-    fixture = await startRecordingGateway('sp-gw-dm-', { 'gateway.notify_reply_days': 3 }, { editIntervalMs: 10, now: () => Date.now() + offset });
+    fixture = await startRecordingGateway(
+      'sp-gw-dm-',
+      { 'gateway.notify_reply_days': 3 },
+      { editIntervalMs: 10, now: () => Date.now() + offset },
+    );
     ({ db, runtime, model, adapter } = fixture);
     ownerId = (await db.stores.users.createUser('owner')).userId;
     await db.stores.users.link('fake', owner.id, ownerId);
@@ -32,7 +36,15 @@ describe('direct messages and notification replies on the recording adapter', ()
   after(() => fixture.close());
 
   const dm = (user: typeof owner, channelId: string, text: string, replyTo?: string) =>
-    adapter.deliver({ type: 'message', user, conversation: { kind: 'direct', channelId }, messageId: `m-${Math.random()}`, text, mentioned: true, replyTo });
+    adapter.deliver({
+      type: 'message',
+      user,
+      conversation: { kind: 'direct', channelId },
+      messageId: `m-${Math.random()}`,
+      text,
+      mentioned: true,
+      replyTo,
+    });
   /** A workstream of the owner and a notification of it posted into `channelId` for `recipient`. */
   async function notified(channelId: string, recipient: string): Promise<{ wsId: string; messageId: string }> {
     const ws = await runtime.manager.create({ ownerUserId: ownerId, name: 'notified' });
@@ -46,8 +58,14 @@ describe('direct messages and notification replies on the recording adapter', ()
     model.enqueue({ parts: textParts('Answer to the reply.') }, { parts: textParts('Answer two.') });
     await dm(owner, 'dm-owner', 'tell me more', messageId);
     await until(() => adapter.texts('dm-owner').includes('Answer to the reply.'), 'answer');
-    const answer = adapter.shown.find((shown) => shown.message.kind === 'text' && shown.message.text === 'Answer to the reply.');
-    assert.equal((await db.stores.notifyDeliveries.findByMessage('fake', answer?.id ?? ''))?.wsId, wsId, 'the answer is tracked');
+    const answer = adapter.shown.find(
+      (shown) => shown.message.kind === 'text' && shown.message.text === 'Answer to the reply.',
+    );
+    assert.equal(
+      (await db.stores.notifyDeliveries.findByMessage('fake', answer?.id ?? ''))?.wsId,
+      wsId,
+      'the answer is tracked',
+    );
     await dm(owner, 'dm-owner', 'and then?', answer?.id);
     await until(() => adapter.texts('dm-owner').includes('Answer two.'), 'second answer');
     assert.equal(await db.stores.routes.getRoute('fake', 'dm-owner'), undefined, 'no DM conversation was opened');
@@ -75,7 +93,15 @@ describe('direct messages and notification replies on the recording adapter', ()
 
   it('takes a channel notification’s reply from the workstream owner only, and hints an unlinked recipient', async () => {
     const channel = await notified('chan', '');
-    await adapter.deliver({ type: 'message', user: other, conversation: { kind: 'channel', channelId: 'chan' }, messageId: 'x1', text: 'me too', mentioned: false, replyTo: channel.messageId });
+    await adapter.deliver({
+      type: 'message',
+      user: other,
+      conversation: { kind: 'channel', channelId: 'chan' },
+      messageId: 'x1',
+      text: 'me too',
+      mentioned: false,
+      replyTo: channel.messageId,
+    });
     assert.deepEqual(adapter.notices('chan'), ['notification-inactive']);
     const direct = await notified('dm-u', unlinked.id);
     await dm(unlinked, 'dm-u', 'hello?', direct.messageId);
@@ -87,7 +113,13 @@ describe('direct messages and notification replies on the recording adapter', ()
     await dm(owner, 'dm-conv', 'first');
     await until(() => adapter.texts('dm-conv').includes('DM one.'), 'first answer');
     const before = (await db.stores.routes.getRoute('fake', 'dm-conv'))?.wsId;
-    const closed = await adapter.deliver({ type: 'command', name: 'close', user: owner, conversation: { kind: 'direct', channelId: 'dm-conv' }, args: {} });
+    const closed = await adapter.deliver({
+      type: 'command',
+      name: 'close',
+      user: owner,
+      conversation: { kind: 'direct', channelId: 'dm-conv' },
+      args: {},
+    });
     assert.deepEqual(closed.replies, ['Workstream closed.']);
     assert.ok(adapter.notices('dm-conv').includes('closed'));
     assert.ok(!adapter.archived.includes('dm-conv'));

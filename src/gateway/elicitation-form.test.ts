@@ -9,7 +9,13 @@ const schema = {
     age: { type: 'integer', title: 'Age', minimum: 0, maximum: 150, default: 30 },
     subscribe: { type: 'boolean', title: 'Subscribe', default: false },
     color: { type: 'string', title: 'Colour', enum: ['red', 'green', 'blue'] },
-    hero: { type: 'string', oneOf: [{ const: 'hero-1', title: 'Superman' }, { const: 'hero-2', title: 'Wonder Woman' }] },
+    hero: {
+      type: 'string',
+      oneOf: [
+        { const: 'hero-1', title: 'Superman' },
+        { const: 'hero-2', title: 'Wonder Woman' },
+      ],
+    },
   },
   required: ['name', 'color'],
 };
@@ -23,13 +29,16 @@ function form(input: unknown = schema, max = 5): ElicitationField[] {
 describe('buildElicitationForm', () => {
   it('maps each property to a labelled text field with required flags, hints and defaults', () => {
     const fields = form();
-    assert.deepEqual(fields.map((f) => [f.property, f.field.id, f.field.label, f.field.required]), [
-      ['name', 'f0', 'Your name', true],
-      ['age', 'f1', 'Age', false],
-      ['subscribe', 'f2', 'Subscribe', false],
-      ['color', 'f3', 'Colour', true],
-      ['hero', 'f4', 'hero', false],
-    ]);
+    assert.deepEqual(
+      fields.map((f) => [f.property, f.field.id, f.field.label, f.field.required]),
+      [
+        ['name', 'f0', 'Your name', true],
+        ['age', 'f1', 'Age', false],
+        ['subscribe', 'f2', 'Subscribe', false],
+        ['color', 'f3', 'Colour', true],
+        ['hero', 'f4', 'hero', false],
+      ],
+    );
     assert.equal(fields[0]?.field.placeholder, 'As on your passport');
     assert.equal(fields[0]?.field.maxLength, 40);
     assert.equal(fields[1]?.field.placeholder, 'A whole number from 0 to 150');
@@ -55,7 +64,10 @@ describe('buildElicitationForm', () => {
   });
 
   it('refuses multi-select lists and objects, naming the field', () => {
-    const multi = buildElicitationForm({ type: 'object', properties: { tags: { type: 'array', title: 'Tags', items: { enum: ['a'] } } } }, 5);
+    const multi = buildElicitationForm(
+      { type: 'object', properties: { tags: { type: 'array', title: 'Tags', items: { enum: ['a'] } } } },
+      5,
+    );
     assert.match(multi.ok ? '' : multi.error, /“Tags”/);
     assert.equal(buildElicitationForm({ type: 'object', properties: { o: { type: 'object' } } }, 5).ok, false);
   });
@@ -69,8 +81,17 @@ describe('parseElicitationValues', () => {
   const fields = form();
 
   it('converts text to typed content and leaves out empty optional fields', () => {
-    const parsed = parseElicitationValues(fields, { f0: ' Ada ', f1: '36', f2: 'Yes', f3: 'GREEN', f4: 'wonder woman' });
-    assert.deepEqual(parsed, { ok: true, value: { name: 'Ada', age: 36, subscribe: true, color: 'green', hero: 'hero-2' } });
+    const parsed = parseElicitationValues(fields, {
+      f0: ' Ada ',
+      f1: '36',
+      f2: 'Yes',
+      f3: 'GREEN',
+      f4: 'wonder woman',
+    });
+    assert.deepEqual(parsed, {
+      ok: true,
+      value: { name: 'Ada', age: 36, subscribe: true, color: 'green', hero: 'hero-2' },
+    });
     assert.deepEqual(parseElicitationValues(fields, { f0: 'Ada', f2: 'false', f3: 'red', f4: 'hero-1' }), {
       ok: true,
       value: { name: 'Ada', subscribe: false, color: 'red', hero: 'hero-1' },
@@ -89,11 +110,17 @@ describe('parseElicitationValues', () => {
   });
 
   it('checks numeric ranges and rejects non-numbers', () => {
-    assert.deepEqual(parseElicitationValues(fields, { f0: 'A', f1: '200', f3: 'red' }), { ok: false, error: ['Age: enter a number from 0 to 150.'] });
+    assert.deepEqual(parseElicitationValues(fields, { f0: 'A', f1: '200', f3: 'red' }), {
+      ok: false,
+      error: ['Age: enter a number from 0 to 150.'],
+    });
     assert.equal(parseElicitationValues(fields, { f0: 'A', f1: '12abc', f3: 'red' }).ok, false);
     const ratio = form({ type: 'object', properties: { r: { type: 'number', minimum: 0 } } });
     assert.deepEqual(parseElicitationValues(ratio, { f0: '2.5' }), { ok: true, value: { r: 2.5 } });
-    assert.deepEqual(parseElicitationValues(ratio, { f0: '-1' }), { ok: false, error: ['r: enter a number of at least 0.'] });
+    assert.deepEqual(parseElicitationValues(ratio, { f0: '-1' }), {
+      ok: false,
+      error: ['r: enter a number of at least 0.'],
+    });
   });
 
   it('validates string formats and lengths', () => {
@@ -106,10 +133,13 @@ describe('parseElicitationValues', () => {
         code: { type: 'string', minLength: 3 },
       },
     });
-    assert.deepEqual(parseElicitationValues(formats, { f0: 'a@b.io', f1: 'https://x.org', f2: '2024-02-29', f3: 'abc' }), {
-      ok: true,
-      value: { email: 'a@b.io', site: 'https://x.org', day: '2024-02-29', code: 'abc' },
-    });
+    assert.deepEqual(
+      parseElicitationValues(formats, { f0: 'a@b.io', f1: 'https://x.org', f2: '2024-02-29', f3: 'abc' }),
+      {
+        ok: true,
+        value: { email: 'a@b.io', site: 'https://x.org', day: '2024-02-29', code: 'abc' },
+      },
+    );
     const bad = parseElicitationValues(formats, { f0: 'nope', f1: 'x', f2: '2023-02-29', f3: 'ab' });
     assert.equal(bad.ok ? 0 : bad.error.length, 4);
   });

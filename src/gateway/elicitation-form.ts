@@ -36,18 +36,25 @@ export type ElicitationValue = string | number | boolean;
  * plain-text reason the form cannot be shown (too many fields, an unsupported type), meant for the card.
  */
 export function buildElicitationForm(schema: unknown, maxFields: number): Result<ElicitationField[], string> {
-  if (!isPlainObject(schema) || (schema.type !== undefined && schema.type !== 'object')) return err('the request has no form schema');
+  if (!isPlainObject(schema) || (schema.type !== undefined && schema.type !== 'object'))
+    return err('the request has no form schema');
   const properties = isPlainObject(schema.properties) ? Object.entries(schema.properties) : [];
   if (maxFields <= 0) return err('this platform cannot show forms');
   if (properties.length > maxFields) {
     return err(`it asks for ${properties.length} fields and at most ${maxFields} fit in a form here`);
   }
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [],
+  );
   const fields: ElicitationField[] = [];
   for (const [index, [property, definition]] of properties.entries()) {
-    const label = isPlainObject(definition) && typeof definition.title === 'string' && definition.title.trim() ? definition.title.trim() : property;
+    const label =
+      isPlainObject(definition) && typeof definition.title === 'string' && definition.title.trim()
+        ? definition.title.trim()
+        : property;
     const kind = isPlainObject(definition) ? kindOf(definition) : undefined;
-    if (!kind || !isPlainObject(definition)) return err(`the field “${label}” has a type that cannot be typed into a text box`);
+    if (!kind || !isPlainObject(definition))
+      return err(`the field “${label}” has a type that cannot be typed into a text box`);
     fields.push({ property, kind, field: toFormField(`f${index}`, label, required.has(property), kind, definition) });
   }
   return ok(fields);
@@ -59,7 +66,12 @@ function kindOf(definition: Record<string, unknown>): FieldKind | undefined {
   switch (definition.type) {
     case 'string': {
       const format = STRING_FORMATS.find((candidate) => candidate === definition.format);
-      return { type: 'string', format, minLength: numberOr(definition.minLength), maxLength: numberOr(definition.maxLength) };
+      return {
+        type: 'string',
+        format,
+        minLength: numberOr(definition.minLength),
+        maxLength: numberOr(definition.maxLength),
+      };
     }
     case 'number':
     case 'integer':
@@ -90,8 +102,15 @@ function enumOptions(definition: Record<string, unknown>): EnumOption[] | undefi
   return undefined;
 }
 
-function toFormField(id: string, label: string, required: boolean, kind: FieldKind, definition: Record<string, unknown>): FormField {
-  const maxLength = kind.type === 'string' && kind.maxLength !== undefined ? Math.min(Math.max(1, kind.maxLength), TEXT_MAX) : TEXT_MAX;
+function toFormField(
+  id: string,
+  label: string,
+  required: boolean,
+  kind: FieldKind,
+  definition: Record<string, unknown>,
+): FormField {
+  const maxLength =
+    kind.type === 'string' && kind.maxLength !== undefined ? Math.min(Math.max(1, kind.maxLength), TEXT_MAX) : TEXT_MAX;
   const choices = choicesFor(kind);
   return {
     ...(choices === undefined ? {} : { choices }),
@@ -122,7 +141,12 @@ function placeholderFor(kind: FieldKind, definition: Record<string, unknown>): s
     case 'integer':
       return `${kind.type === 'integer' ? 'A whole number' : 'A number'}${rangeText(kind.minimum, kind.maximum)}`;
     case 'string': {
-      const hint = { email: 'An email address', uri: 'A URL (https://…)', date: 'A date (YYYY-MM-DD)', 'date-time': 'A date and time (ISO 8601)' };
+      const hint = {
+        email: 'An email address',
+        uri: 'A URL (https://…)',
+        date: 'A date (YYYY-MM-DD)',
+        'date-time': 'A date and time (ISO 8601)',
+      };
       if (kind.format) return hint[kind.format];
       return typeof definition.description === 'string' ? definition.description : '';
     }
@@ -176,9 +200,14 @@ function parseValue(kind: FieldKind, text: string): Result<ElicitationValue, str
     }
     case 'enum': {
       const lower = text.toLowerCase();
-      const option = kind.options.find((candidate) => candidate.value === text)
-        ?? kind.options.find((candidate) => candidate.title.toLowerCase() === lower || candidate.value.toLowerCase() === lower);
-      return option ? ok(option.value) : err(`choose one of ${kind.options.map((candidate) => candidate.title).join(', ')}.`);
+      const option =
+        kind.options.find((candidate) => candidate.value === text) ??
+        kind.options.find(
+          (candidate) => candidate.title.toLowerCase() === lower || candidate.value.toLowerCase() === lower,
+        );
+      return option
+        ? ok(option.value)
+        : err(`choose one of ${kind.options.map((candidate) => candidate.title).join(', ')}.`);
     }
     case 'number':
     case 'integer':
@@ -199,17 +228,23 @@ function parseNumber(kind: Extract<FieldKind, { type: 'number' | 'integer' }>, t
 }
 
 function parseString(kind: Extract<FieldKind, { type: 'string' }>, text: string): Result<string, string> {
-  if (kind.minLength !== undefined && text.length < kind.minLength) return err(`enter at least ${kind.minLength} characters.`);
-  if (kind.maxLength !== undefined && text.length > kind.maxLength) return err(`enter at most ${kind.maxLength} characters.`);
+  if (kind.minLength !== undefined && text.length < kind.minLength)
+    return err(`enter at least ${kind.minLength} characters.`);
+  if (kind.maxLength !== undefined && text.length > kind.maxLength)
+    return err(`enter at most ${kind.maxLength} characters.`);
   switch (kind.format) {
     case 'email':
       return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text) ? ok(text) : err('enter an email address like name@example.com.');
     case 'uri':
-      return URL.canParse(text) && /^[a-z][a-z0-9+.-]*:/i.test(text) ? ok(text) : err('enter a full URL like https://example.com.');
+      return URL.canParse(text) && /^[a-z][a-z0-9+.-]*:/i.test(text)
+        ? ok(text)
+        : err('enter a full URL like https://example.com.');
     case 'date':
       return isDate(text) ? ok(text) : err('enter a date as YYYY-MM-DD.');
     case 'date-time':
-      return /^\d{4}-\d{2}-\d{2}T/.test(text) && !Number.isNaN(Date.parse(text)) ? ok(text) : err('enter a date and time like 2025-01-31T14:00:00Z.');
+      return /^\d{4}-\d{2}-\d{2}T/.test(text) && !Number.isNaN(Date.parse(text))
+        ? ok(text)
+        : err('enter a date and time like 2025-01-31T14:00:00Z.');
     default:
       return ok(text);
   }

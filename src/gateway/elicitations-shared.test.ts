@@ -20,16 +20,30 @@ type FormEvent = Extract<InboundEvent, { type: 'form' }>;
 function formEvent(formId: string, userId: string, action: FormEvent['action'], values: Record<string, string> = {}) {
   const seen: { replies: string[]; forms: FormSpec[] } = { replies: [], forms: [] };
   const event: FormEvent = {
-    type: 'form', action, formId, values, user: { id: userId, name: `user-${userId}` },
+    type: 'form',
+    action,
+    formId,
+    values,
+    user: { id: userId, name: `user-${userId}` },
     respond: {
-      reply: (text) => { seen.replies.push(text); return Promise.resolve(); },
-      showForm: (form) => { seen.forms.push(form); return Promise.resolve(true); },
+      reply: (text) => {
+        seen.replies.push(text);
+        return Promise.resolve();
+      },
+      showForm: (form) => {
+        seen.forms.push(form);
+        return Promise.resolve(true);
+      },
     },
   };
   return { event, seen };
 }
 
-const SCHEMA = { type: 'object', properties: { name: { type: 'string', title: 'Name' }, count: { type: 'integer', title: 'Count' } }, required: ['name'] };
+const SCHEMA = {
+  type: 'object',
+  properties: { name: { type: 'string', title: 'Name' }, count: { type: 'integer', title: 'Count' } },
+  required: ['name'],
+};
 
 describe('elicitation forms across instances', () => {
   let db: TestStores;
@@ -45,8 +59,12 @@ describe('elicitation forms across instances', () => {
     const { stores } = db;
     const desk = (adapter: RecordingAdapter): ElicitationDesk =>
       new ElicitationDesk({
-        stores, router: new Router(stores, {} as WorkstreamManager), logger: createSilentLogger(), adapters: new Map([['discord', adapter]]),
-        signal: new AbortController().signal, formPollMs: 20,
+        stores,
+        router: new Router(stores, {} as WorkstreamManager),
+        logger: createSilentLogger(),
+        adapters: new Map([['discord', adapter]]),
+        signal: new AbortController().signal,
+        formPollMs: 20,
       });
     deskA = desk(adapterA);
     deskB = desk(adapterB);
@@ -64,7 +82,14 @@ describe('elicitation forms across instances', () => {
   });
 
   function request(id: string): ElicitationRequest {
-    return { id, server: 'forms', message: 'Who are you?', requestedSchema: SCHEMA, workstreamIds: [wsId], expiresAt: new Date(Date.now() + 60_000).toISOString() };
+    return {
+      id,
+      server: 'forms',
+      message: 'Who are you?',
+      requestedSchema: SCHEMA,
+      workstreamIds: [wsId],
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    };
   }
 
   it('a form opened by instance A is submitted through instance B and reaches the waiting call', async () => {
@@ -75,17 +100,28 @@ describe('elicitation forms across instances', () => {
     assert.match(stranger.seen.replies[0] ?? '', /Only the owner/);
     const open = formEvent('shared1', 'u-owner', 'open');
     await deskB.onForm(adapterB, open.event);
-    assert.deepEqual(open.seen.forms[0]?.fields.map((field) => field.label), ['Name', 'Count'], 'B shows the fields of the stored form');
+    assert.deepEqual(
+      open.seen.forms[0]?.fields.map((field) => field.label),
+      ['Name', 'Count'],
+      'B shows the fields of the stored form',
+    );
     const invalid = formEvent('shared1', 'u-owner', 'submit', { f0: '', f1: 'x' });
     await deskB.onForm(adapterB, invalid.event);
     assert.match(invalid.seen.replies[0] ?? '', /Please fix the form/);
     const submit = formEvent('shared1', 'u-owner', 'submit', { f0: 'Ada', f1: '3' });
     await deskB.onForm(adapterB, submit.event);
     assert.deepEqual(submit.seen.replies, ['Answer sent.']);
-    assert.deepEqual(await answer, { action: 'accept', content: { name: 'Ada', count: 3 } }, 'the call waiting on A gets the answer given on B');
+    assert.deepEqual(
+      await answer,
+      { action: 'accept', content: { name: 'Ada', count: 3 } },
+      'the call waiting on A gets the answer given on B',
+    );
     await waitFor(() => adapterA.cardFor('shared1')?.outcome.status === 'answered', 'A edits its card');
     assert.deepEqual(adapterA.cardFor('shared1')?.outcome, { status: 'answered', decidedBy: 'user-u-owner' });
-    for (const [desk, adapter] of [[deskA, adapterA], [deskB, adapterB]] as const) {
+    for (const [desk, adapter] of [
+      [deskA, adapterA],
+      [deskB, adapterB],
+    ] as const) {
       const late = formEvent('shared1', 'u-owner', 'decline');
       await desk.onForm(adapter, late.event);
       assert.deepEqual(late.seen.replies, ['This request was already answered.']);
@@ -99,7 +135,11 @@ describe('elicitation forms across instances', () => {
     const onB = formEvent('shared2', 'u-owner', 'submit', { f0: 'Bo' });
     await Promise.all([deskA.onForm(adapterA, onA.event), deskB.onForm(adapterB, onB.event)]);
     const replies = [...onA.seen.replies, ...onB.seen.replies];
-    assert.equal(replies.filter((text) => text === 'This request was already answered.').length, 1, replies.join(' | '));
+    assert.equal(
+      replies.filter((text) => text === 'This request was already answered.').length,
+      1,
+      replies.join(' | '),
+    );
     const got = await answer;
     assert.equal(got.action, replies.includes('Declined.') ? 'decline' : 'accept', 'the call gets the answer that won');
   });

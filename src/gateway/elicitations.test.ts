@@ -11,13 +11,29 @@ import { Router } from './router.js';
 type FormEvent = Extract<InboundEvent, { type: 'form' }>;
 
 /** A form event whose responder records what the user saw. */
-function formEvent(formId: string, userId: string, action: FormEvent['action'], values: Record<string, string> = {}, canShow = true) {
+function formEvent(
+  formId: string,
+  userId: string,
+  action: FormEvent['action'],
+  values: Record<string, string> = {},
+  canShow = true,
+) {
   const seen: { replies: string[]; forms: FormSpec[] } = { replies: [], forms: [] };
   const event: FormEvent = {
-    type: 'form', action, formId, values, user: { id: userId, name: `user-${userId}` },
+    type: 'form',
+    action,
+    formId,
+    values,
+    user: { id: userId, name: `user-${userId}` },
     respond: {
-      reply: (text) => { seen.replies.push(text); return Promise.resolve(); },
-      showForm: (form) => { if (canShow) seen.forms.push(form); return Promise.resolve(canShow); },
+      reply: (text) => {
+        seen.replies.push(text);
+        return Promise.resolve();
+      },
+      showForm: (form) => {
+        if (canShow) seen.forms.push(form);
+        return Promise.resolve(canShow);
+      },
     },
   };
   return { event, seen };
@@ -42,7 +58,14 @@ describe('ElicitationDesk', () => {
     const { stores } = db;
     adapter = new RecordingAdapter({ platform: 'discord' });
     const router = new Router(stores, {} as WorkstreamManager);
-    desk = new ElicitationDesk({ stores, router, logger: createSilentLogger(), adapters: new Map([['discord', adapter]]), signal: new AbortController().signal, now: () => clock });
+    desk = new ElicitationDesk({
+      stores,
+      router,
+      logger: createSilentLogger(),
+      adapters: new Map([['discord', adapter]]),
+      signal: new AbortController().signal,
+      now: () => clock,
+    });
     const owner = await stores.users.createUser('owner');
     const stranger = await stores.users.createUser('stranger');
     const admin = await stores.users.createUser('admin', { isAdmin: true });
@@ -61,13 +84,24 @@ describe('ElicitationDesk', () => {
 
   function request(schema: Record<string, unknown> = SCHEMA, workstreamIds = ['not-routed', wsId]): ElicitationRequest {
     counter += 1;
-    return { id: `form${counter}`, server: 'forms', message: 'Who are you?', requestedSchema: schema, workstreamIds, expiresAt: new Date(clock + 60_000).toISOString() };
+    return {
+      id: `form${counter}`,
+      server: 'forms',
+      message: 'Who are you?',
+      requestedSchema: schema,
+      workstreamIds,
+      expiresAt: new Date(clock + 60_000).toISOString(),
+    };
   }
 
   /** Starts a request and waits for its card; the answer is wrapped so awaiting the card does not await the answer. */
-  async function posted(req: ElicitationRequest, signal = new AbortController().signal): Promise<{ answer: Promise<ElicitationAnswer> }> {
+  async function posted(
+    req: ElicitationRequest,
+    signal = new AbortController().signal,
+  ): Promise<{ answer: Promise<ElicitationAnswer> }> {
     const answer = desk.handle(req, signal);
-    for (let i = 0; i < 500 && !adapter.cardFor(req.id); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 500 && !adapter.cardFor(req.id); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     assert.ok(adapter.cardFor(req.id), 'card posted');
     return { answer };
   }
@@ -80,7 +114,10 @@ describe('ElicitationDesk', () => {
     assert.deepEqual(adapter.cardFor(req.id)?.fieldLabels, ['Name', 'Count']);
     const open = formEvent(req.id, 'u-owner', 'open');
     await desk.onForm(adapter, open.event);
-    assert.deepEqual(open.seen.forms[0]?.fields.map((f) => f.label), ['Name', 'Count']);
+    assert.deepEqual(
+      open.seen.forms[0]?.fields.map((f) => f.label),
+      ['Name', 'Count'],
+    );
     const submit = formEvent(req.id, 'u-owner', 'submit', { f0: 'Ada', f1: '3' });
     await desk.onForm(adapter, submit.event);
     assert.deepEqual(await answer, { action: 'accept', content: { name: 'Ada', count: 3 } });
@@ -94,7 +131,10 @@ describe('ElicitationDesk', () => {
   it('refuses strangers and unlinked users, keeps the card open after invalid input, and lets an admin decline', async () => {
     const req = request();
     const { answer } = await posted(req);
-    for (const [user, text] of [['u-stranger', /Only the owner/], ['u-nobody', /not linked/]] as const) {
+    for (const [user, text] of [
+      ['u-stranger', /Only the owner/],
+      ['u-nobody', /not linked/],
+    ] as const) {
       const click = formEvent(req.id, user, 'open');
       await desk.onForm(adapter, click.event);
       assert.match(click.seen.replies[0] ?? '', text);
@@ -125,7 +165,9 @@ describe('ElicitationDesk', () => {
 
   it('declines at once when no workstream has a thread, or the form cannot be shown', async () => {
     const before = adapter.shown.length;
-    assert.deepEqual(await desk.handle(request(SCHEMA, ['nowhere']), new AbortController().signal), { action: 'decline' });
+    assert.deepEqual(await desk.handle(request(SCHEMA, ['nowhere']), new AbortController().signal), {
+      action: 'decline',
+    });
     assert.equal(adapter.shown.length, before, 'nothing posted');
     const properties = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`p${i}`, { type: 'string' }]));
     const req = request({ type: 'object', properties });
@@ -145,7 +187,8 @@ describe('ElicitationDesk', () => {
     assert.deepEqual(tooLate.seen.replies, ['This request has expired.']);
     controller.abort();
     assert.deepEqual(await answer, { action: 'decline' });
-    for (let i = 0; i < 200 && adapter.cardFor(req.id)?.outcome.status === 'pending'; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 200 && adapter.cardFor(req.id)?.outcome.status === 'pending'; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(adapter.cardFor(req.id)?.outcome.status, 'expired');
     const unknown = formEvent('f-from-before-a-restart', 'u-owner', 'open');
     await desk.onForm(adapter, unknown.event);
@@ -158,7 +201,8 @@ describe('ElicitationDesk', () => {
     const { answer: first } = await posted(withdrawn, controller.signal);
     controller.abort();
     assert.deepEqual(await first, { action: 'decline' });
-    for (let i = 0; i < 200 && adapter.cardFor(withdrawn.id)?.outcome.status === 'pending'; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 200 && adapter.cardFor(withdrawn.id)?.outcome.status === 'pending'; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(adapter.cardFor(withdrawn.id)?.outcome.status, 'cancelled');
     const { answer: open } = await posted(request());
     desk.stop();

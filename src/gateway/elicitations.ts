@@ -94,11 +94,20 @@ export class ElicitationDesk {
     this.now = deps.now ?? Date.now;
     this.links = new McpAuthorizationDesk(deps);
     const { stores, router, logger, formPollMs } = deps;
-    this.shared = new SharedForms({ store: stores.elicitationForms, router, logger, now: this.now, ...(formPollMs === undefined ? {} : { pollMs: formPollMs }) });
+    this.shared = new SharedForms({
+      store: stores.elicitationForms,
+      router,
+      logger,
+      now: this.now,
+      ...(formPollMs === undefined ? {} : { pollMs: formPollMs }),
+    });
   }
 
   /** Takes the requests of both sources (either may be absent); returns the function that stops taking them. */
-  subscribe(elicitations: ElicitationSource | undefined, authorizations: AuthorizationLinkSource | undefined): () => void {
+  subscribe(
+    elicitations: ElicitationSource | undefined,
+    authorizations: AuthorizationLinkSource | undefined,
+  ): () => void {
     const stopForms = elicitations?.onElicitation((request, signal) => this.handle(request, signal));
     const stopLinks = this.links.subscribe(authorizations);
     return () => {
@@ -128,7 +137,8 @@ export class ElicitationDesk {
     }
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return event.respond.reply(notLinked(adapter));
-    if (user.userId !== entry.ownerUserId && !user.isAdmin) return event.respond.reply('Only the owner of this workstream can answer this.');
+    if (user.userId !== entry.ownerUserId && !user.isAdmin)
+      return event.respond.reply('Only the owner of this workstream can answer this.');
     return this.answer(entry, event);
   }
 
@@ -146,9 +156,15 @@ export class ElicitationDesk {
     const parsed = parseElicitationValues(entry.fields, event.values);
     if (!parsed.ok) {
       entry.drafts.set(event.user.id, event.values);
-      return event.respond.reply(`Please fix the form and answer again:\n${parsed.error.map((problem) => `• ${problem}`).join('\n')}`);
+      return event.respond.reply(
+        `Please fix the form and answer again:\n${parsed.error.map((problem) => `• ${problem}`).join('\n')}`,
+      );
     }
-    const won = await this.settle(entry, { action: 'accept', content: parsed.value }, { status: 'answered', decidedBy: who });
+    const won = await this.settle(
+      entry,
+      { action: 'accept', content: parsed.value },
+      { status: 'answered', decidedBy: who },
+    );
     return event.respond.reply(won ? 'Answer sent.' : 'This request was already answered.');
   }
 
@@ -163,7 +179,10 @@ export class ElicitationDesk {
   private async ask(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer> {
     const target = await this.findThread(request.workstreamIds);
     if (!target || signal.aborted) {
-      this.deps.logger.info({ elicitationId: request.id, server: request.server }, 'elicitation declined: no thread to ask in');
+      this.deps.logger.info(
+        { elicitationId: request.id, server: request.server },
+        'elicitation declined: no thread to ask in',
+      );
       return DECLINE;
     }
     const built = buildElicitationForm(request.requestedSchema, maxFormFields(target.adapter));
@@ -178,26 +197,64 @@ export class ElicitationDesk {
     const { ownerUserId, channelId } = target;
     const platform = target.adapter.platform;
     // Stored before the card shows, so a click on any instance finds it (ADR 0052).
-    if (built.ok) await this.shared.record({ formId: request.id, server: request.server, message: request.message, requestedSchema: request.requestedSchema, ownerUserId, platform, channelId, expiresAt: Date.parse(request.expiresAt) });
+    if (built.ok)
+      await this.shared.record({
+        formId: request.id,
+        server: request.server,
+        message: request.message,
+        requestedSchema: request.requestedSchema,
+        ownerUserId,
+        platform,
+        channelId,
+        expiresAt: Date.parse(request.expiresAt),
+      });
     const messageId = await target.adapter.post(target.channelId, { kind: 'form', card }, this.deps.signal);
     if (!built.ok) {
-      this.deps.logger.info({ elicitationId: request.id, server: request.server }, 'elicitation declined: form cannot be shown');
+      this.deps.logger.info(
+        { elicitationId: request.id, server: request.server },
+        'elicitation declined: form cannot be shown',
+      );
       return DECLINE;
     }
-    const answer = new Promise<ElicitationAnswer>((resolve) => {
-      const entry: PendingForm = { request, fields: built.value, ownerUserId, platform, channelId, messageId, card, drafts: new Map(), resolve };
+    const answer = this.waitForAnswer(request, signal, {
+      fields: built.value,
+      ownerUserId,
+      platform,
+      channelId,
+      messageId,
+      card,
+    });
+    if (this.pending.has(request.id))
+      await sessionStatus(target.adapter, target.channelId, 'suspended', undefined, this.deps.signal);
+    return answer;
+  }
+
+  /** The form's answer: a submission here, one stored by another instance, or a decline when the call is aborted. */
+  private waitForAnswer(
+    request: ElicitationRequest,
+    signal: AbortSignal,
+    shown: Pick<PendingForm, 'fields' | 'ownerUserId' | 'platform' | 'channelId' | 'messageId' | 'card'>,
+  ): Promise<ElicitationAnswer> {
+    return new Promise<ElicitationAnswer>((resolve) => {
+      const entry: PendingForm = { request, ...shown, drafts: new Map(), resolve };
       this.pending.set(request.id, entry);
-      entry.stopWatch = this.shared.watch(request.id, (stored) => void this.settle(entry, stored.answer, stored.outcome, true).catch((error: unknown) => this.logFailure(entry, error)));
+      entry.stopWatch = this.shared.watch(
+        request.id,
+        (stored) =>
+          void this.settle(entry, stored.answer, stored.outcome, true).catch((error: unknown) =>
+            this.logFailure(entry, error),
+          ),
+      );
       const onAbort = (): void => void this.onAborted(entry).catch((error: unknown) => this.logFailure(entry, error));
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });
-    if (this.pending.has(request.id)) await sessionStatus(target.adapter, target.channelId, 'suspended', undefined, this.deps.signal);
-    return answer;
   }
 
   /** The first workstream (of those calling the server) that lives in a thread of a running adapter. */
-  private async findThread(wsIds: readonly string[]): Promise<{ adapter: ChannelAdapter; channelId: string; ownerUserId: string } | undefined> {
+  private async findThread(
+    wsIds: readonly string[],
+  ): Promise<{ adapter: ChannelAdapter; channelId: string; ownerUserId: string } | undefined> {
     for (const wsId of wsIds) {
       const home = await this.deps.router.homeOf(wsId);
       const adapter = home ? this.deps.adapters.get(home.platform) : undefined;
@@ -218,7 +275,12 @@ export class ElicitationDesk {
    * Ends the form with `answer` (given here) or the answer stored by another instance (`stored`); false when another
    * instance answered first (its answer settles the form then).
    */
-  private async settle(entry: PendingForm, given: ElicitationAnswer, givenOutcome: SettledOutcome, stored = false): Promise<boolean> {
+  private async settle(
+    entry: PendingForm,
+    given: ElicitationAnswer,
+    givenOutcome: SettledOutcome,
+    stored = false,
+  ): Promise<boolean> {
     if (this.pending.get(entry.request.id) !== entry) return false;
     this.forget(entry, lateClickText(givenOutcome));
     let [answer, outcome, won] = [given, givenOutcome, true];
@@ -249,12 +311,17 @@ export class ElicitationDesk {
 
   private formSpec(entry: PendingForm, platformUserId: string): FormSpec {
     const draft = entry.drafts.get(platformUserId);
-    const fields = entry.fields.map(({ field }) => (draft?.[field.id] === undefined ? field : { ...field, value: draft[field.id] ?? '' }));
+    const fields = entry.fields.map(({ field }) =>
+      draft?.[field.id] === undefined ? field : { ...field, value: draft[field.id] ?? '' },
+    );
     return { formId: entry.request.id, title: `Input for ${entry.request.server}`, fields };
   }
 
   private logFailure(entry: PendingForm, error: unknown): void {
-    this.deps.logger.warn({ elicitationId: entry.request.id, error: describeError(error) }, 'elicitation card update failed');
+    this.deps.logger.warn(
+      { elicitationId: entry.request.id, error: describeError(error) },
+      'elicitation card update failed',
+    );
   }
 }
 

@@ -22,7 +22,10 @@ describe('gateway on the recording adapter', () => {
   before(async () => {
     fixture = await startRecordingGateway('sp-gw-unit-', { 'agent.max_queued_messages': 1 }, { editIntervalMs: 10 });
     ({ db, model, adapter } = fixture);
-    for (const [who, name] of [[owner, 'owner'], [stranger, 'stranger']] as const) {
+    for (const [who, name] of [
+      [owner, 'owner'],
+      [stranger, 'stranger'],
+    ] as const) {
       const user = await db.stores.users.createUser(name);
       await db.stores.users.link('fake', who.id, user.userId);
     }
@@ -30,7 +33,14 @@ describe('gateway on the recording adapter', () => {
   after(() => fixture.close());
 
   const mention = (user = owner, text = 'hello') =>
-    adapter.deliver({ type: 'message', user, conversation: { kind: 'channel', channelId: CHANNEL }, messageId: `msg-${Math.random()}`, text, mentioned: true });
+    adapter.deliver({
+      type: 'message',
+      user,
+      conversation: { kind: 'channel', channelId: CHANNEL },
+      messageId: `msg-${Math.random()}`,
+      text,
+      mentioned: true,
+    });
   const latestThread = (): string => adapter.threads.at(-1)?.id ?? '';
 
   it('opens a thread for a mention, names its requester, and answers in it', async () => {
@@ -43,19 +53,42 @@ describe('gateway on the recording adapter', () => {
 
   it('names attachments a platform cannot pass on in one notice and still sends the text', async () => {
     model.enqueue({ parts: textParts('Text received.') });
-    const attachments = [{ name: 'notes.txt', url: 'https://files.example/notes.txt', size: 10, contentType: 'text/plain' }];
-    await adapter.deliver({ type: 'message', user: owner, conversation: { kind: 'channel', channelId: CHANNEL }, messageId: 'msg-files', text: 'with a file', mentioned: true, attachments });
+    const attachments = [
+      { name: 'notes.txt', url: 'https://files.example/notes.txt', size: 10, contentType: 'text/plain' },
+    ];
+    await adapter.deliver({
+      type: 'message',
+      user: owner,
+      conversation: { kind: 'channel', channelId: CHANNEL },
+      messageId: 'msg-files',
+      text: 'with a file',
+      mentioned: true,
+      attachments,
+    });
     const thread = latestThread();
     await until(() => adapter.texts(thread).includes('Text received.'), 'answer');
     assert.deepEqual(adapter.notices(thread), ['attachments-skipped']);
     const sent = model.requests.at(-1)?.messages.at(-1);
-    assert.match(typeof sent?.content === 'string' ? sent.content : '', /^with a file\n\n\[Attachment notes\.txt was not used: this platform does not pass attachments on\.\]$/);
+    assert.match(
+      typeof sent?.content === 'string' ? sent.content : '',
+      /^with a file\n\n\[Attachment notes\.txt was not used: this platform does not pass attachments on\.\]$/,
+    );
   });
 
   it('names a thread started by a files-only mention after the file, without inventing a greeting', async () => {
     model.enqueue({ parts: textParts('Files only.') });
-    const attachments = [{ name: 'screenshot.png', url: 'https://files.example/s.png', size: 10, contentType: 'image/png' }];
-    await adapter.deliver({ type: 'message', user: owner, conversation: { kind: 'channel', channelId: CHANNEL }, messageId: 'msg-only-files', text: '', mentioned: true, attachments });
+    const attachments = [
+      { name: 'screenshot.png', url: 'https://files.example/s.png', size: 10, contentType: 'image/png' },
+    ];
+    await adapter.deliver({
+      type: 'message',
+      user: owner,
+      conversation: { kind: 'channel', channelId: CHANNEL },
+      messageId: 'msg-only-files',
+      text: '',
+      mentioned: true,
+      attachments,
+    });
     const thread = adapter.threads.at(-1);
     assert.equal(thread?.name, 'screenshot.png');
     await until(() => adapter.texts(thread?.id).includes('Files only.'), 'answer');
@@ -69,22 +102,47 @@ describe('gateway on the recording adapter', () => {
   });
 
   it('queues one message behind a busy turn and refuses the next one (the workstream’s bound)', async () => {
-    model.enqueue({ parts: [{ type: 'text-delta', text: 'working' }], hang: true }, { parts: textParts('Second answer.') });
+    model.enqueue(
+      { parts: [{ type: 'text-delta', text: 'working' }], hang: true },
+      { parts: textParts('Second answer.') },
+    );
     await mention(owner, 'long job');
     const threadId = latestThread();
     const say = (messageId: string, text: string) =>
-      adapter.deliver({ type: 'message', user: owner, conversation: { kind: 'thread', channelId: threadId }, messageId, text, mentioned: false });
+      adapter.deliver({
+        type: 'message',
+        user: owner,
+        conversation: { kind: 'thread', channelId: threadId },
+        messageId,
+        text,
+        mentioned: false,
+      });
     await say('q1', 'next');
     await say('q2', 'one too many');
-    assert.deepEqual(adapter.reactions.filter((r) => r.channelId === threadId).map((r) => [r.messageId, r.reaction]), [['q1', 'queued'], ['q2', 'refused']]);
-    const cancel = await adapter.deliver({ type: 'command', name: 'cancel', user: owner, conversation: { kind: 'thread', channelId: threadId }, args: {} });
+    assert.deepEqual(
+      adapter.reactions.filter((r) => r.channelId === threadId).map((r) => [r.messageId, r.reaction]),
+      [
+        ['q1', 'queued'],
+        ['q2', 'refused'],
+      ],
+    );
+    const cancel = await adapter.deliver({
+      type: 'command',
+      name: 'cancel',
+      user: owner,
+      conversation: { kind: 'thread', channelId: threadId },
+      args: {},
+    });
     assert.deepEqual(cancel.replies, ['Cancelling the running turn.']);
     await until(() => adapter.texts(threadId).includes('Second answer.'), 'the queued message answered');
     assert.ok(!JSON.stringify(model.requests).includes('one too many'), 'the refused message was not kept');
   });
 
   it('lets only the owner open the feedback form and shows the agent’s decision on the card', async () => {
-    model.enqueue({ parts: toolCallParts([{ id: 'c1', name: 'bash', args: { command: 'echo hi' } }]) }, { parts: textParts('Done.') });
+    model.enqueue(
+      { parts: toolCallParts([{ id: 'c1', name: 'bash', args: { command: 'echo hi' } }]) },
+      { parts: textParts('Done.') },
+    );
     await mention(owner, 'run');
     const threadId = latestThread();
     const card = await until(() => adapter.approvalCards(threadId)[0], 'card');
@@ -111,7 +169,13 @@ describe('gateway on the recording adapter', () => {
     const threadId = latestThread();
     await until(() => adapter.texts(threadId).includes('Ok.'), 'answer');
     const conversation = { kind: 'thread', channelId: threadId } as const;
-    const strangerClose = await adapter.deliver({ type: 'command', name: 'close', user: stranger, conversation, args: {} });
+    const strangerClose = await adapter.deliver({
+      type: 'command',
+      name: 'close',
+      user: stranger,
+      conversation,
+      args: {},
+    });
     assert.deepEqual(strangerClose.replies, ['Only the owner of this workstream can do that.']);
     const closed = await adapter.deliver({ type: 'command', name: 'close', user: owner, conversation, args: {} });
     assert.deepEqual(closed.replies, ['Workstream closed.']);

@@ -20,7 +20,12 @@ const LISTED = 20;
 
 function line(grant: ApprovalGrant): string {
   const args = grant.argsGlob === null ? '' : ` with arguments \`${grant.argsGlob}\``;
-  const where = grant.scope === 'conversation' ? 'this conversation' : grant.scope === 'user' ? 'you everywhere' : `channel ${grant.scopeKey}`;
+  const where =
+    grant.scope === 'conversation'
+      ? 'this conversation'
+      : grant.scope === 'user'
+        ? 'you everywhere'
+        : `channel ${grant.scopeKey}`;
   const until = grant.expires === null ? '' : `, until ${grant.expires} UTC`;
   return `\`${grant.grantId}\` ${grant.label}${args}: ${where}${until}`;
 }
@@ -29,14 +34,16 @@ function line(grant: ApprovalGrant): string {
 async function mayRevoke(deps: GrantCommandDeps, grant: ApprovalGrant, person: Person): Promise<boolean> {
   if (person.isAdmin || grant.createdBy === person.userId) return true;
   if (grant.scope === 'user') return grant.scopeKey === person.userId;
-  if (grant.scope === 'conversation') return (await deps.stores.workstreams.get(grant.scopeKey))?.userId === person.userId;
+  if (grant.scope === 'conversation')
+    return (await deps.stores.workstreams.get(grant.scopeKey))?.userId === person.userId;
   return false;
 }
 
 async function revoke(deps: GrantCommandDeps, grantId: string, person: Person): Promise<string> {
   const grant = await deps.stores.grants.get(grantId.trim());
   if (grant === undefined || !(await mayRevoke(deps, grant, person))) return `No grant \`${grantId}\` of yours.`;
-  if (!(await deps.stores.grants.revoke(grant.grantId, person.userId))) return `Grant \`${grant.grantId}\` was already revoked.`;
+  if (!(await deps.stores.grants.revoke(grant.grantId, person.userId)))
+    return `Grant \`${grant.grantId}\` was already revoked.`;
   return `Revoked grant \`${grant.grantId}\` (${grant.label}): the next such call asks again.`;
 }
 
@@ -48,22 +55,37 @@ function listing(grants: readonly ApprovalGrant[], where: string, command: strin
 }
 
 /** The answer to `/grants` (privately, to the person who typed it). */
-export async function grantsCommand(deps: GrantCommandDeps, adapter: ChannelAdapter, event: CommandEvent, notLinked: string): Promise<string> {
+export async function grantsCommand(
+  deps: GrantCommandDeps,
+  adapter: ChannelAdapter,
+  event: CommandEvent,
+  notLinked: string,
+): Promise<string> {
   const person = await deps.router.linkedUser(adapter.platform, event.user.id);
   if (!person) return notLinked;
-  if (event.args.revoke !== undefined && event.args.revoke.trim() !== '') return revoke(deps, event.args.revoke, person);
+  if (event.args.revoke !== undefined && event.args.revoke.trim() !== '')
+    return revoke(deps, event.args.revoke, person);
   const command = adapter.commandText('grants');
   const routed = event.conversation.kind !== 'channel';
   const wsId = routed ? await deps.router.routeFor(adapter.platform, event.conversation.channelId) : undefined;
   const row = wsId === undefined ? undefined : await deps.stores.workstreams.get(wsId);
-  if (row === undefined) return listing(await deps.stores.grants.list({ userId: person.userId, now: isoNow() }), 'of yours', command);
+  if (row === undefined)
+    return listing(await deps.stores.grants.list({ userId: person.userId, now: isoNow() }), 'of yours', command);
   if (!mayControl(row.userId, person)) return 'Only the owner of this workstream (or an admin) can see its approvals.';
-  const grants = await deps.stores.grants.active(await grantPlace(deps.stores, { wsId: row.wsId, ownerUserId: row.userId }), isoNow());
+  const grants = await deps.stores.grants.active(
+    await grantPlace(deps.stores, { wsId: row.wsId, ownerUserId: row.userId }),
+    isoNow(),
+  );
   return listing(grants, 'in this conversation', command);
 }
 
 /** `/forget [memory]`: deletes the person's own user-scoped memories (all, or the one named); others' are untouched. */
-export async function forgetCommand(deps: GrantCommandDeps, adapter: ChannelAdapter, event: CommandEvent, notLinked: string): Promise<string> {
+export async function forgetCommand(
+  deps: GrantCommandDeps,
+  adapter: ChannelAdapter,
+  event: CommandEvent,
+  notLinked: string,
+): Promise<string> {
   const person = await deps.router.linkedUser(adapter.platform, event.user.id);
   if (!person) return notLinked;
   const name = event.args.memory?.trim();

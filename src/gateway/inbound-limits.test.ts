@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { InboundLimits } from './inbound-limits.js';
 
 describe('InboundLimits', () => {
-  const make = (clock: { now: number }) => new InboundLimits({ maxChars: 10, limit: 3, windowMs: 60_000, now: () => clock.now });
+  const make = (clock: { now: number }) =>
+    new InboundLimits({ maxChars: 10, limit: 3, windowMs: 60_000, now: () => clock.now });
 
   it('refuses a message over the cap without using a rate slot', () => {
     const limits = make({ now: 0 });
@@ -22,7 +23,10 @@ describe('InboundLimits', () => {
     const clock = { now: 0 };
     const limits = make(clock);
     for (let i = 0; i < 3; i += 1) assert.equal(limits.admit('u', 'hi').admitted, true);
-    assert.deepEqual(limits.admit('u', 'hi'), { admitted: false, notice: "You're sending messages too fast. Limit is 3 per 60 seconds." });
+    assert.deepEqual(limits.admit('u', 'hi'), {
+      admitted: false,
+      notice: "You're sending messages too fast. Limit is 3 per 60 seconds.",
+    });
     assert.deepEqual(limits.admit('u', 'hi'), { admitted: false, notice: undefined });
     assert.equal(limits.admit('other', 'hi').admitted, true, 'per user');
     clock.now = 60_000;

@@ -38,14 +38,19 @@ export class InboundLimits {
     // Counted in characters (code points); a text with no more UTF-16 units than the limit cannot have more of them.
     const length = text.length <= maxChars ? text.length : [...text].length;
     if (length > maxChars) {
-      return { admitted: false, notice: `Message too long (${length} chars). Please keep messages under ${maxChars} characters.` };
+      return {
+        admitted: false,
+        notice: `Message too long (${length} chars). Please keep messages under ${maxChars} characters.`,
+      };
     }
     const at = now();
     const window = this.users.get(userKey) ?? { times: [], told: false };
     window.times = window.times.filter((time) => at - time < windowMs);
     this.users.set(userKey, window);
     if (window.times.length >= limit) {
-      const notice = window.told ? undefined : `You're sending messages too fast. Limit is ${limit} per ${formatWindow(windowMs)}.`;
+      const notice = window.told
+        ? undefined
+        : `You're sending messages too fast. Limit is ${limit} per ${formatWindow(windowMs)}.`;
       window.told = true;
       return { admitted: false, notice };
     }
@@ -60,14 +65,25 @@ export class InboundLimits {
  * `refused` reaction and, once per burst, the private notice (`whisper`, with its fallbacks).
  */
 export async function admitMessage(
-  limits: InboundLimits, adapter: ChannelAdapter, event: Extract<InboundEvent, { type: 'message' }>, signal: AbortSignal, logger: Logger,
+  limits: InboundLimits,
+  adapter: ChannelAdapter,
+  event: Extract<InboundEvent, { type: 'message' }>,
+  signal: AbortSignal,
+  logger: Logger,
 ): Promise<boolean> {
   const admission = limits.admit(`${adapter.platform}:${event.user.id}`, event.text);
   if (admission.admitted) return true;
   const { channelId } = event.conversation;
   logger.info({ platform: adapter.platform, chars: event.text.length }, 'message refused by the inbound limits');
   await adapter.react(channelId, event.messageId, 'refused', signal);
-  if (admission.notice !== undefined) await whisper(adapter, { channelId, userId: event.user.id, replyTo: event.messageId }, admission.notice, signal, logger);
+  if (admission.notice !== undefined)
+    await whisper(
+      adapter,
+      { channelId, userId: event.user.id, replyTo: event.messageId },
+      admission.notice,
+      signal,
+      logger,
+    );
   return false;
 }
 

@@ -7,6 +7,8 @@ export async function refuseWhileStopping(event: InboundEvent): Promise<void> {
 }
 
 /** Events whose sender waits for a private answer. */
-export function isInteraction(event: InboundEvent): event is Extract<InboundEvent, { type: 'command' | 'action' | 'form' }> {
+export function isInteraction(
+  event: InboundEvent,
+): event is Extract<InboundEvent, { type: 'command' | 'action' | 'form' }> {
   return event.type === 'command' || event.type === 'action' || event.type === 'form';
 }

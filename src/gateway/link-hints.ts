@@ -14,7 +14,8 @@ const HINT_MEMORY = 4096;
 type MessageEvent = Extract<InboundEvent, { type: 'message' }>;
 
 /** The private note for a post the agent ignores because the thread belongs to someone else. */
-export const NOT_OWNER_HINT = 'This conversation belongs to the person who started it, so the agent does not read your messages here. Mention the bot in a channel to start your own.';
+export const NOT_OWNER_HINT =
+  'This conversation belongs to the person who started it, so the agent does not read your messages here. Mention the bot in a channel to start your own.';
 
 export class LinkHints {
   private readonly hinted = new LRUCache<string, number>({ max: HINT_MEMORY });

@@ -75,7 +75,10 @@ export class LiveMessage implements AnswerSegment {
   /** True when the messages do not yet show the whole text. */
   get dirty(): boolean {
     const chunks = this.render();
-    return !this.refused && chunks.some((chunk, index) => !this.shows(this.posted[index], chunk, this.wantsStop(index, chunks.length)));
+    return (
+      !this.refused &&
+      chunks.some((chunk, index) => !this.shows(this.posted[index], chunk, this.wantsStop(index, chunks.length)))
+    );
   }
 
   private wantsStop(index: number, count: number): boolean {
@@ -108,7 +111,10 @@ export class LiveMessage implements AnswerSegment {
       } catch (error) {
         if (error instanceof ChannelError && error.code === 'FORBIDDEN') {
           this.refused = true;
-          this.options.logger.error({ channelId, error: describeError(error) }, 'no permission to post in this channel; check the bot\'s channel permissions');
+          this.options.logger.error(
+            { channelId, error: describeError(error) },
+            "no permission to post in this channel; check the bot's channel permissions",
+          );
           return true;
         }
         complete = false;
@@ -153,7 +159,8 @@ export class LiveMessage implements AnswerSegment {
  * live renderer and a restart that shows the committed answer derive the same key for the same complete text.
  */
 export function answerNonce(turnId: string): (index: number, chunk: string) => string {
-  return (index, chunk) => createHash('sha256').update(`${turnId}\n${index}\n${chunk}`).digest('base64url').slice(0, 25);
+  return (index, chunk) =>
+    createHash('sha256').update(`${turnId}\n${index}\n${chunk}`).digest('base64url').slice(0, 25);
 }
 
 function textMessage(text: string, stop: boolean, nonce?: string): OutboundMessage {

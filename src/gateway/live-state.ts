@@ -114,6 +114,8 @@ export class LiveStateRecorder {
         this.next = undefined;
         return this.save(latest);
       })
-      .catch((error: unknown) => this.logger().warn({ error: describeError(error) }, 'recording the live message failed'));
+      .catch((error: unknown) =>
+        this.logger().warn({ error: describeError(error) }, 'recording the live message failed'),
+      );
   }
 }

@@ -29,7 +29,13 @@ describe('MCP authorization links', () => {
     await db.stores.routes.putRoute({ channelType: 'fake', channelId: 'thread-1', wsId: 'ws-1', ownerUserId: aliceId });
     adapter = new RecordingAdapter();
     const router = { linkedUser: () => Promise.resolve(undefined) };
-    desk = new McpAuthorizationDesk({ stores: db.stores, adapters: new Map([['fake', adapter]]), router, logger: createSilentLogger(), signal: new AbortController().signal });
+    desk = new McpAuthorizationDesk({
+      stores: db.stores,
+      adapters: new Map([['fake', adapter]]),
+      router,
+      logger: createSilentLogger(),
+      signal: new AbortController().signal,
+    });
   });
 
   after(() => db.close());
@@ -42,7 +48,10 @@ describe('MCP authorization links', () => {
   it('sends the link by direct message, shows the wait as a card with Cancel, and marks it when the wait ends', async () => {
     const expiresAt = new Date(Date.now() + 300_000).toISOString();
     const wait = new AbortController();
-    const handled = desk.handle({ server: 'tracker', userId: aliceId, conversationId: 'ws-1', url: LINK, expiresAt, waitId: WAIT_ID }, wait.signal);
+    const handled = desk.handle(
+      { server: 'tracker', userId: aliceId, conversationId: 'ws-1', url: LINK, expiresAt, waitId: WAIT_ID },
+      wait.signal,
+    );
     const direct = await waitForShown(adapter, 'dm-U-alice');
     assert.ok(direct.message.kind === 'text' && direct.message.text.includes(LINK));
     await waitForShown(adapter, 'thread-1');
@@ -58,11 +67,17 @@ describe('MCP authorization links', () => {
   });
 
   it('marks the card authorized, or timed out, as the wait ends', async () => {
-    for (const [ending, status, text] of [['authorized', 'answered', /Authorized/], ['expired', 'expired', /in time/]] as const) {
+    for (const [ending, status, text] of [
+      ['authorized', 'answered', /Authorized/],
+      ['expired', 'expired', /in time/],
+    ] as const) {
       adapter.shown.length = 0;
       const wait = new AbortController();
       const expiresAt = new Date(Date.now() + 300_000).toISOString();
-      const handled = desk.handle({ server: 'tracker', userId: aliceId, conversationId: 'ws-1', url: LINK, expiresAt, waitId: WAIT_ID }, wait.signal);
+      const handled = desk.handle(
+        { server: 'tracker', userId: aliceId, conversationId: 'ws-1', url: LINK, expiresAt, waitId: WAIT_ID },
+        wait.signal,
+      );
       await waitForShown(adapter, 'thread-1');
       wait.abort(ending);
       await handled;
@@ -74,7 +89,10 @@ describe('MCP authorization links', () => {
   it('fails (so the call ends with a clear error) for a user no private channel reaches', async () => {
     const expiresAt = new Date(Date.now() + 300_000).toISOString();
     await assert.rejects(
-      desk.handle({ server: 'tracker', userId: carolId, conversationId: '', url: LINK, expiresAt, waitId: WAIT_ID }, new AbortController().signal),
+      desk.handle(
+        { server: 'tracker', userId: carolId, conversationId: '', url: LINK, expiresAt, waitId: WAIT_ID },
+        new AbortController().signal,
+      ),
       /no direct-message channel reaches this user/,
     );
   });

@@ -73,7 +73,10 @@ export class McpAuthorizationDesk {
    * rejects when no private channel reaches the user.
    */
   async handle(request: AuthorizationLinkRequest, signal: AbortSignal): Promise<void> {
-    const home = request.conversationId === '' ? undefined : await this.deps.stores.routes.getRouteByWorkstream(request.conversationId);
+    const home =
+      request.conversationId === ''
+        ? undefined
+        : await this.deps.stores.routes.getRouteByWorkstream(request.conversationId);
     const minutes = Math.max(1, Math.round((Date.parse(request.expiresAt) - Date.now()) / 60_000));
     const text = `🔐 ${request.server} needs your authorization. Open this link to sign in (it works once, for ${minutes} min):\n${request.url}`;
     const sentOn = await this.sendPrivately(request.userId, home?.channelType, text, signal);
@@ -114,7 +117,10 @@ export class McpAuthorizationDesk {
     try {
       return await adapter.post(channelId, { kind: 'form', card }, this.deps.signal);
     } catch (error) {
-      this.deps.logger.warn({ server: card.source, error: describeError(error) }, 'MCP authorization card could not be posted');
+      this.deps.logger.warn(
+        { server: card.source, error: describeError(error) },
+        'MCP authorization card could not be posted',
+      );
       return undefined;
     }
   }
@@ -123,13 +129,24 @@ export class McpAuthorizationDesk {
     try {
       await adapter.edit(channelId, messageId, { kind: 'form', card }, this.deps.signal);
     } catch (error) {
-      this.deps.logger.warn({ server: card.source, error: describeError(error) }, 'MCP authorization card could not be updated');
+      this.deps.logger.warn(
+        { server: card.source, error: describeError(error) },
+        'MCP authorization card could not be updated',
+      );
     }
   }
 
-  private async sendPrivately(userId: string, preferred: string | undefined, text: string, signal: AbortSignal): Promise<string | undefined> {
+  private async sendPrivately(
+    userId: string,
+    preferred: string | undefined,
+    text: string,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
     const links = await this.deps.stores.users.listLinks(userId);
-    const ordered = [...links.filter((link) => link.channelType === preferred), ...links.filter((link) => link.channelType !== preferred)];
+    const ordered = [
+      ...links.filter((link) => link.channelType === preferred),
+      ...links.filter((link) => link.channelType !== preferred),
+    ];
     for (const link of ordered) {
       const adapter = this.deps.adapters.get(link.channelType);
       if (!adapter || !canMessageDirectly(adapter) || signal.aborted) continue;
@@ -138,7 +155,10 @@ export class McpAuthorizationDesk {
         await adapter.post(channelId, { kind: 'text', text }, signal);
         return link.channelType;
       } catch (error) {
-        this.deps.logger.warn({ platform: link.channelType, error: describeError(error) }, 'MCP authorization link could not be sent');
+        this.deps.logger.warn(
+          { platform: link.channelType, error: describeError(error) },
+          'MCP authorization link could not be sent',
+        );
       }
     }
     return undefined;

@@ -13,7 +13,8 @@ export interface GatewayMcp {
   refresh(): Promise<unknown>;
 }
 
-export const MCP_USAGE = 'Usage: `mcp` shows the MCP servers; `mcp refresh` re-reads their tools, resources and prompts.';
+export const MCP_USAGE =
+  'Usage: `mcp` shows the MCP servers; `mcp refresh` re-reads their tools, resources and prompts.';
 
 function count(n: number, one: string): string {
   return `${n} ${one}${n === 1 ? '' : 's'}`;
@@ -27,7 +28,10 @@ export function mcpStatusText(status: McpStatus): string {
     const sizes = `${count(server.tools, 'tool')}, ${count(server.resources, 'resource')}, ${count(server.prompts, 'prompt')}`;
     return `• \`${server.name}\` (${server.transport}): ${state}; ${sizes}${server.error === '' ? '' : ` — ${server.error}`}`;
   });
-  return [`MCP servers: ${status.servers} of ${status.configured} connected, ${count(status.tools, 'tool')}.`, ...lines].join('\n');
+  return [
+    `MCP servers: ${status.servers} of ${status.configured} connected, ${count(status.tools, 'tool')}.`,
+    ...lines,
+  ].join('\n');
 }
 
 /** The answer to `/mcp [action]`. */
@@ -41,7 +45,12 @@ export async function runMcpCommand(mcp: GatewayMcp | undefined, action: string)
 }
 
 function isInstancesReport(value: unknown): value is InstancesReport {
-  return typeof value === 'object' && value !== null && Array.isArray((value as Partial<InstancesReport>).applied) && Array.isArray((value as Partial<InstancesReport>).missing);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as Partial<InstancesReport>).applied) &&
+    Array.isArray((value as Partial<InstancesReport>).missing)
+  );
 }
 
 /** " on 2 of 3 instances (not answered: b)": how far a refresh in a cluster got. */

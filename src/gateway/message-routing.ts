@@ -55,14 +55,29 @@ export class MessageRouting {
     const { stores, router, logger, signal, now, config, conversations } = deps;
     this.hints = new LinkHints(now, signal, logger);
     this.starts = new ConversationStarts({
-      router, opening: this.opening, signal,
-      sendToThread: (adapter, threadId, ws, text, attachments, options) => conversations.sendToThread(adapter, threadId, localPlacement(ws), text, undefined, options, attachments),
+      router,
+      opening: this.opening,
+      signal,
+      sendToThread: (adapter, threadId, ws, text, attachments, options) =>
+        conversations.sendToThread(adapter, threadId, localPlacement(ws), text, undefined, options, attachments),
     });
     const conversationDeps = {
-      stores, router, logger, signal, now,
+      stores,
+      router,
+      logger,
+      signal,
+      now,
       send: async (adapter: ChannelAdapter, channelId: string, ws: Placement, text: string, event: MessageEvent) =>
         (await this.admit(adapter, event))
-          ? conversations.sendToThread(adapter, channelId, ws, await this.spoken(adapter, ws, event, text), event.messageId, this.receiptOf(event), event.attachments)
+          ? conversations.sendToThread(
+              adapter,
+              channelId,
+              ws,
+              await this.spoken(adapter, ws, event, text),
+              event.messageId,
+              this.receiptOf(event),
+              event.attachments,
+            )
           : undefined,
       hintUnlinked: (adapter: ChannelAdapter, event: MessageEvent) => this.hints.hint(adapter, event),
     };
@@ -75,21 +90,27 @@ export class MessageRouting {
     // A channel message matters when it mentions the bot or replies to a message (perhaps a notification).
     if (conversation.kind === 'channel' && !event.mentioned && event.replyTo === undefined) return;
     // One ordered lane per thread; mentions in a channel only need ordering per author (each opens its own thread).
-    const key = conversation.kind === 'thread' ? `${adapter.platform}:${conversation.channelId}` : `${adapter.platform}:${conversation.channelId}:${event.user.id}`;
-    const route = (): Promise<void> => withSpan(SPAN.route, { 'sandpiper.platform': adapter.platform }, () => this.routeMessage(adapter, event));
+    const key =
+      conversation.kind === 'thread'
+        ? `${adapter.platform}:${conversation.channelId}`
+        : `${adapter.platform}:${conversation.channelId}:${event.user.id}`;
+    const route = (): Promise<void> =>
+      withSpan(SPAN.route, { 'sandpiper.platform': adapter.platform }, () => this.routeMessage(adapter, event));
     await this.deps.lanes.run(key, route).catch((error: unknown) => this.onMessageFailed(adapter, event, error));
   }
 
   private async routeMessage(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
     const { conversation } = event;
     if (conversation.kind === 'direct') return this.routeDirect(adapter, event);
-    const wsId = conversation.kind === 'thread' ? await this.threadRoute(adapter.platform, conversation.channelId) : undefined;
+    const wsId =
+      conversation.kind === 'thread' ? await this.threadRoute(adapter.platform, conversation.channelId) : undefined;
     if (wsId === undefined && event.replyTo !== undefined && (await this.replies.handle(adapter, event))) return;
     // Not one of our threads (nor the thread under a notification), or a channel message without a mention.
     if (conversation.kind === 'thread' ? wsId === undefined : !event.mentioned) return;
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return this.hints.hint(adapter, event);
-    if (wsId === undefined) return (await this.admit(adapter, event)) ? this.startFromMention(adapter, event, user.userId) : undefined;
+    if (wsId === undefined)
+      return (await this.admit(adapter, event)) ? this.startFromMention(adapter, event, user.userId) : undefined;
     const ws = await this.deps.router.open(wsId);
     if (!ws) return (await this.admit(adapter, event)) ? this.reactivate(adapter, event, wsId, user) : undefined;
     if (!this.deps.router.mayWrite(ws, user, adapter.threadParticipants)) return this.hints.notOwner(adapter, event);
@@ -98,9 +119,25 @@ export class MessageRouting {
   }
 
   /** A message in a thread: the owner's words as they are, a participant's in a shared thread fenced with their name. */
-  private async sendFromThread(adapter: ChannelAdapter, ws: Placement, user: LinkedUser, event: MessageEvent): Promise<void> {
-    const text = user.userId === ws.ownerUserId ? event.text : speakerText(ws.ownerUserId, user, event.user, event.text, 'message');
-    await this.deps.conversations.sendToThread(adapter, event.conversation.channelId, ws, text, event.messageId, this.receiptOf(event), event.attachments);
+  private async sendFromThread(
+    adapter: ChannelAdapter,
+    ws: Placement,
+    user: LinkedUser,
+    event: MessageEvent,
+  ): Promise<void> {
+    const text =
+      user.userId === ws.ownerUserId
+        ? event.text
+        : speakerText(ws.ownerUserId, user, event.user, event.text, 'message');
+    await this.deps.conversations.sendToThread(
+      adapter,
+      event.conversation.channelId,
+      ws,
+      text,
+      event.messageId,
+      this.receiptOf(event),
+      event.attachments,
+    );
   }
 
   /** The message's ledger row when it is to be written with the message (single instance, see InboundLedger.take). */
@@ -113,7 +150,13 @@ export class MessageRouting {
   private async spoken(adapter: ChannelAdapter, ws: Placement, event: MessageEvent, text: string): Promise<string> {
     const writer = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (writer?.userId === ws.ownerUserId) return text;
-    return speakerText(ws.ownerUserId, writer, event.user, text, event.replyTo === undefined ? 'message' : 'notification_reply');
+    return speakerText(
+      ws.ownerUserId,
+      writer,
+      event.user,
+      text,
+      event.replyTo === undefined ? 'message' : 'notification_reply',
+    );
   }
 
   /** A reply to a notification goes to the notification's workstream; any other DM to the DM conversation. */
@@ -134,7 +177,17 @@ export class MessageRouting {
     const origin = { fromMessageId: event.messageId, requester: event.user };
     const send = this.receiptOf(event);
     try {
-      await this.startConversation(adapter, event.conversation.channelId, name, origin, userId, text, undefined, event.attachments, send);
+      await this.startConversation(
+        adapter,
+        event.conversation.channelId,
+        name,
+        origin,
+        userId,
+        text,
+        undefined,
+        event.attachments,
+        send,
+      );
     } catch (error) {
       // Not started: the ledger row is written now (again, if the message's write already took it: ignored).
       if (send.receipt !== undefined) await this.deps.ledger.release(send.receipt);
@@ -146,28 +199,67 @@ export class MessageRouting {
    * A message in a thread whose workstream is closed (say so) or was deleted (start a new one in the same thread, owned
    * by the thread's original owner; a writer who may not write to it changes nothing).
    */
-  private async reactivate(adapter: ChannelAdapter, event: MessageEvent, oldWsId: string, user: LinkedUser): Promise<void> {
+  private async reactivate(
+    adapter: ChannelAdapter,
+    event: MessageEvent,
+    oldWsId: string,
+    user: LinkedUser,
+  ): Promise<void> {
     const threadId = event.conversation.channelId;
     const name = truncate((event.text || 'Hello').replace(/\s+/g, ' '), 100);
-    const outcome = await this.deps.router.reactivate(adapter.platform, threadId, oldWsId, user, name, adapter.threadParticipants);
+    const outcome = await this.deps.router.reactivate(
+      adapter.platform,
+      threadId,
+      oldWsId,
+      user,
+      name,
+      adapter.threadParticipants,
+    );
     if (outcome.status === 'not-allowed') return;
     if (outcome.status === 'closed') {
       await adapter.post(threadId, { kind: 'notice', code: 'closed' }, this.deps.signal);
       return;
     }
     const ws = outcome.ws;
-    this.deps.logger.info({ platform: adapter.platform, oldWsId, wsId: ws.wsId }, 'thread routed to a new workstream (the old one was deleted)');
+    this.deps.logger.info(
+      { platform: adapter.platform, oldWsId, wsId: ws.wsId },
+      'thread routed to a new workstream (the old one was deleted)',
+    );
     await adapter.post(threadId, { kind: 'notice', code: 'reactivated' }, this.deps.signal);
-    await this.deps.conversations.sendToThread(adapter, threadId, localPlacement(ws), event.text || 'Hello', event.messageId, this.receiptOf(event), event.attachments);
+    await this.deps.conversations.sendToThread(
+      adapter,
+      threadId,
+      localPlacement(ws),
+      event.text || 'Hello',
+      event.messageId,
+      this.receiptOf(event),
+      event.attachments,
+    );
   }
 
   /** Opens a thread, routes it to a new workstream and sends the first message; tracked so follow-ups wait for it. */
   startConversation(
-    adapter: ChannelAdapter, channelId: string, name: string, origin: ThreadOrigin, ownerUserId: string, text: string, modelAlias: string | undefined,
-    attachments: readonly InboundAttachment[] = [], send: SendOptions = {},
+    adapter: ChannelAdapter,
+    channelId: string,
+    name: string,
+    origin: ThreadOrigin,
+    ownerUserId: string,
+    text: string,
+    modelAlias: string | undefined,
+    attachments: readonly InboundAttachment[] = [],
+    send: SendOptions = {},
   ): Promise<void> {
     const model = modelAlias ?? this.deps.models.channelDefault(adapter.platform, channelId);
-    return this.starts.start(adapter, { channelId, name, origin, ownerUserId, text, modelAlias: model, attachments, send });
+    return this.starts.start(adapter, {
+      channelId,
+      name,
+      origin,
+      ownerUserId,
+      text,
+      modelAlias: model,
+      attachments,
+      send,
+    });
   }
 
   /** The route of a thread; a message that races the creation of its own thread waits for the creations in flight. */
@@ -179,6 +271,10 @@ export class MessageRouting {
   private onMessageFailed(adapter: ChannelAdapter, event: MessageEvent, error: unknown): void {
     this.deps.logger.error({ error: describeError(error) }, 'message failed');
     const notice = { kind: 'error', message: 'Your message could not be handled; please try again.' } as const;
-    void adapter.post(event.conversation.channelId, notice, this.deps.signal).catch((postError: unknown) => this.deps.logger.error({ error: describeError(postError) }, 'error notice failed'));
+    void adapter
+      .post(event.conversation.channelId, notice, this.deps.signal)
+      .catch((postError: unknown) =>
+        this.deps.logger.error({ error: describeError(postError) }, 'error notice failed'),
+      );
   }
 }

@@ -7,8 +7,10 @@ const config = loadConfig({
   cwd: '/nonexistent',
   env: {},
   flags: {
-    'models.fast.provider': 'openai', 'models.fast.model': 'gpt-fast',
-    'models.smart.provider': 'anthropic', 'models.smart.model': 'claude-smart',
+    'models.fast.provider': 'openai',
+    'models.fast.model': 'gpt-fast',
+    'models.smart.provider': 'anthropic',
+    'models.smart.model': 'claude-smart',
     'slack.channel_models.C0001': 'smart',
   },
 });
@@ -18,7 +20,10 @@ describe('ModelChoice', () => {
 
   it('resolves aliases case-insensitively and lists the valid ones otherwise', () => {
     assert.deepEqual(models.resolve(' SMART '), { ok: true, value: 'smart' });
-    assert.deepEqual(models.resolve('gpt-5'), { ok: false, error: 'Unknown model "gpt-5". Available models: `fast` (gpt-fast), `smart` (claude-smart).' });
+    assert.deepEqual(models.resolve('gpt-5'), {
+      ok: false,
+      error: 'Unknown model "gpt-5". Available models: `fast` (gpt-fast), `smart` (claude-smart).',
+    });
   });
 
   it('knows the per-channel defaults and the agent default', () => {
@@ -28,12 +33,30 @@ describe('ModelChoice', () => {
   });
 
   it('suggests prefix matches first, then aliases or model names containing the text', () => {
-    assert.deepEqual(models.suggest('sm').map((choice) => choice.value), ['smart']);
+    assert.deepEqual(
+      models.suggest('sm').map((choice) => choice.value),
+      ['smart'],
+    );
     assert.deepEqual(models.suggest('claude'), [{ label: 'smart (claude-smart)', value: 'smart' }]);
-    assert.deepEqual(models.suggest('').map((choice) => choice.value), ['fast', 'smart']);
+    assert.deepEqual(
+      models.suggest('').map((choice) => choice.value),
+      ['fast', 'smart'],
+    );
   });
 
   it('refuses a channel default naming an unknown alias when the config loads', () => {
-    assert.throws(() => loadConfig({ cwd: '/nonexistent', env: {}, flags: { 'models.fast.provider': 'openai', 'models.fast.model': 'm', 'discord.channel_models.123456789012': 'nope' } }), /channel_models[\s\S]*no model alias "nope"/);
+    assert.throws(
+      () =>
+        loadConfig({
+          cwd: '/nonexistent',
+          env: {},
+          flags: {
+            'models.fast.provider': 'openai',
+            'models.fast.model': 'm',
+            'discord.channel_models.123456789012': 'nope',
+          },
+        }),
+      /channel_models[\s\S]*no model alias "nope"/,
+    );
   });
 });

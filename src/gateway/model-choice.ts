@@ -52,8 +52,13 @@ export class ModelChoice {
   /** Aliases matching what the user typed so far (prefix matches first), as autocomplete choices. */
   suggest(query: string): { label: string; value: string }[] {
     const wanted = query.trim().toLowerCase();
-    const matches = this.aliases().filter((alias) => alias.toLowerCase().includes(wanted) || (this.models[alias]?.model ?? '').toLowerCase().includes(wanted));
+    const matches = this.aliases().filter(
+      (alias) =>
+        alias.toLowerCase().includes(wanted) || (this.models[alias]?.model ?? '').toLowerCase().includes(wanted),
+    );
     matches.sort((a, b) => Number(!a.toLowerCase().startsWith(wanted)) - Number(!b.toLowerCase().startsWith(wanted)));
-    return matches.slice(0, MAX_SUGGESTIONS).map((alias) => ({ label: `${alias} (${this.models[alias]?.model ?? ''})`.slice(0, MAX_LABEL), value: alias }));
+    return matches
+      .slice(0, MAX_SUGGESTIONS)
+      .map((alias) => ({ label: `${alias} (${this.models[alias]?.model ?? ''})`.slice(0, MAX_LABEL), value: alias }));
   }
 }

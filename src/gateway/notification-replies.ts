@@ -41,7 +41,10 @@ export class NotificationReplies {
     const writer = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     const outcome = await this.check(delivery, event, writer);
     if (outcome === 'foreign') {
-      this.deps.logger.warn({ platform: adapter.platform, wsId: delivery.wsId }, "notification named a workstream its recipient does not own; the reply starts the replier's own conversation");
+      this.deps.logger.warn(
+        { platform: adapter.platform, wsId: delivery.wsId },
+        "notification named a workstream its recipient does not own; the reply starts the replier's own conversation",
+      );
       return false;
     }
     if (outcome === 'unlinked') {
@@ -49,8 +52,15 @@ export class NotificationReplies {
       return true;
     }
     if (typeof outcome === 'string') {
-      this.deps.logger.info({ platform: adapter.platform, wsId: delivery.wsId, reason: outcome }, 'notification reply refused');
-      await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'notification-inactive' }, this.deps.signal);
+      this.deps.logger.info(
+        { platform: adapter.platform, wsId: delivery.wsId, reason: outcome },
+        'notification reply refused',
+      );
+      await adapter.post(
+        event.conversation.channelId,
+        { kind: 'notice', code: 'notification-inactive' },
+        this.deps.signal,
+      );
       return true;
     }
     await this.route(adapter, event, delivery, outcome);
@@ -63,7 +73,11 @@ export class NotificationReplies {
     return delivery && sameConversation(delivery.channelId, event.conversation.channelId) ? delivery : undefined;
   }
 
-  private async check(delivery: NotifyDelivery, event: MessageEvent, writer: LinkedUser | undefined): Promise<Refusal | Foreign | 'unlinked' | Placement> {
+  private async check(
+    delivery: NotifyDelivery,
+    event: MessageEvent,
+    writer: LinkedUser | undefined,
+  ): Promise<Refusal | Foreign | 'unlinked' | Placement> {
     if (this.deps.now() - msOf(delivery.created) > this.deps.replyDays * DAY_MS) return 'expired';
     if (delivery.recipient !== '' && delivery.recipient !== event.user.id) return 'stranger';
     if (!writer) return 'unlinked';
@@ -77,7 +91,12 @@ export class NotificationReplies {
   }
 
   /** Refreshes the delivery (its age counts from the latest reply) and sends the reply, tracking every answer post. */
-  private async route(adapter: ChannelAdapter, event: MessageEvent, delivery: NotifyDelivery, ws: Placement): Promise<void> {
+  private async route(
+    adapter: ChannelAdapter,
+    event: MessageEvent,
+    delivery: NotifyDelivery,
+    ws: Placement,
+  ): Promise<void> {
     const { notifyDeliveries } = this.deps.stores;
     const base = { wsId: ws.wsId, channelType: adapter.platform, recipient: delivery.recipient || event.user.id };
     await notifyDeliveries.record({ ...base, channelId: delivery.channelId, messageId: delivery.messageId });
@@ -85,7 +104,10 @@ export class NotificationReplies {
       try {
         await notifyDeliveries.record({ ...base, channelId, messageId });
       } catch (error) {
-        this.deps.logger.warn({ wsId: ws.wsId, error: describeError(error) }, 'could not record an answer to a notification reply');
+        this.deps.logger.warn(
+          { wsId: ws.wsId, error: describeError(error) },
+          'could not record an answer to a notification reply',
+        );
       }
     });
     this.deps.logger.info({ platform: adapter.platform, wsId: ws.wsId }, 'notification reply routed');

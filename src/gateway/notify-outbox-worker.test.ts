@@ -22,7 +22,10 @@ class FlakySender implements NotifySender {
       throw new Error('discord answered 503');
     }
     this.sent.push({ destination, content });
-    return { messageId: `m${this.sent.length}`, channelId: 'userId' in destination ? `dm-${destination.userId}` : destination.channelId };
+    return {
+      messageId: `m${this.sent.length}`,
+      channelId: 'userId' in destination ? `dm-${destination.userId}` : destination.channelId,
+    };
   }
 }
 
@@ -41,7 +44,13 @@ describe('notify outbox worker', () => {
 
   function worker(maxAttempts = 3) {
     return createNotifyOutboxWorker(
-      { outbox: stores.notifyOutbox, deliveries: stores.notifyDeliveries, sender, logger: createLogger({ format: 'json', destination: stream }), timeoutMs: 1_000 },
+      {
+        outbox: stores.notifyOutbox,
+        deliveries: stores.notifyDeliveries,
+        sender,
+        logger: createLogger({ format: 'json', destination: stream }),
+        timeoutMs: 1_000,
+      },
       { maxAttempts, baseDelayMs: 0 },
     );
   }
@@ -49,7 +58,16 @@ describe('notify outbox worker', () => {
   async function leftBehind(content: string, wsId = ''): Promise<void> {
     // As a process killed between accept and send leaves it: accepted, lease passed.
     await stores.notifyOutbox.accept({
-      entries: [{ channelType: 'discord', channelId: 'u1', destination: { kind: 'user', id: 'u1' }, content, wsId, status: 'accepted' }],
+      entries: [
+        {
+          channelType: 'discord',
+          channelId: 'u1',
+          destination: { kind: 'user', id: 'u1' },
+          content,
+          wsId,
+          status: 'accepted',
+        },
+      ],
       leaseMs: 0,
       keyNotBefore: isoFromMs(Date.now()),
     });
@@ -59,7 +77,10 @@ describe('notify outbox worker', () => {
     await leftBehind('left behind', 'abcdef0123456789');
     const w = worker();
     assert.equal(await w.sweep(), 1);
-    assert.deepEqual(sender.sent.map((s) => s.content), ['left behind']);
+    assert.deepEqual(
+      sender.sent.map((s) => s.content),
+      ['left behind'],
+    );
     assert.equal(await w.sweep(), 0, 'a sent row is never sent again');
     assert.equal(sender.sent.length, 1);
     assert.equal((await stores.notifyDeliveries.findByMessage('discord', 'm1'))?.wsId, 'abcdef0123456789');
@@ -73,7 +94,10 @@ describe('notify outbox worker', () => {
     await w.sweep(); // attempt 2 fails (the route's attempt was 1)
     assert.equal(sender.sent.length, 1);
     await w.sweep(); // attempt 3 succeeds
-    assert.deepEqual(sender.sent.map((s) => s.content), ['left behind', 'flaky']);
+    assert.deepEqual(
+      sender.sent.map((s) => s.content),
+      ['left behind', 'flaky'],
+    );
 
     await leftBehind('hopeless');
     sender.failures = 10;
@@ -87,7 +111,16 @@ describe('notify outbox worker', () => {
 
   it('leaves a row for a platform without a running adapter to retry later', async () => {
     await stores.notifyOutbox.accept({
-      entries: [{ channelType: 'slack', channelId: 'C1', destination: { kind: 'channel', id: 'C1' }, content: 'later', wsId: '', status: 'accepted' }],
+      entries: [
+        {
+          channelType: 'slack',
+          channelId: 'C1',
+          destination: { kind: 'channel', id: 'C1' },
+          content: 'later',
+          wsId: '',
+          status: 'accepted',
+        },
+      ],
       leaseMs: 0,
       keyNotBefore: isoFromMs(Date.now()),
     });

@@ -8,7 +8,13 @@ import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { isoFromMs } from '../shared/time.js';
 import type { NotifyDeliveryStore } from '../storage/notify-delivery-store.js';
-import type { IdempotencyClaim, NewOutboxEntry, NotifyOutboxStore, OutboxEntry, OutboxSettlement } from '../storage/notify-outbox-store.js';
+import type {
+  IdempotencyClaim,
+  NewOutboxEntry,
+  NotifyOutboxStore,
+  OutboxEntry,
+  OutboxSettlement,
+} from '../storage/notify-outbox-store.js';
 import { HttpError } from './http/http-errors.js';
 import type { NotifyDestination, NotifyResult, NotifySender } from './http/routes/notify.js';
 
@@ -52,7 +58,11 @@ const KEY_FORM = /^[\x21-\x7e]{1,255}$/;
  * The claim of an `Idempotency-Key` header (undefined without one); 400 for a malformed key. `request` is the parsed
  * request (target as given, text, ws_id): its hash tells a retry from another request under the same key.
  */
-export function idempotencyClaim(header: string | undefined, subject: string, request: unknown): IdempotencyClaim | undefined {
+export function idempotencyClaim(
+  header: string | undefined,
+  subject: string,
+  request: unknown,
+): IdempotencyClaim | undefined {
   if (header === undefined) return undefined;
   const key = header.trim();
   if (!KEY_FORM.test(key)) throw new HttpError(400, 'invalid Idempotency-Key: 1 to 255 visible ASCII characters');
@@ -65,7 +75,10 @@ export function routeLeaseMs(timeoutMs: number): number {
 }
 
 function toNewEntry(target: OutboxTarget, request: OutboxRequest, sender: NotifySender): NewOutboxEntry {
-  const destination = 'userId' in target.destination ? { kind: 'user' as const, id: target.destination.userId } : { kind: 'channel' as const, id: target.destination.channelId };
+  const destination =
+    'userId' in target.destination
+      ? { kind: 'user' as const, id: target.destination.userId }
+      : { kind: 'channel' as const, id: target.destination.channelId };
   return {
     channelType: target.channelType,
     channelId: target.channelId,
@@ -79,15 +92,31 @@ function toNewEntry(target: OutboxTarget, request: OutboxRequest, sender: Notify
 /** The answer of a settled row (a row given up by recovery reads as failed). */
 export function resultOf(entry: OutboxEntry): NotifyResult {
   const status = entry.status === 'given_up' || entry.status === 'accepted' ? 'failed' : entry.status;
-  return { channel_type: entry.channelType, channel_id: entry.channelId, status, ...(entry.messageId === undefined ? {} : { message_id: entry.messageId }) };
+  return {
+    channel_type: entry.channelType,
+    channel_id: entry.channelId,
+    status,
+    ...(entry.messageId === undefined ? {} : { message_id: entry.messageId }),
+  };
 }
 
 /** Accepts the request into the outbox and delivers it, or replays the request an `Idempotency-Key` names. */
-export async function deliverThroughOutbox(request: OutboxRequest, claim: IdempotencyClaim | undefined, deps: OutboxDeliveryDeps): Promise<OutboxAnswer> {
+export async function deliverThroughOutbox(
+  request: OutboxRequest,
+  claim: IdempotencyClaim | undefined,
+  deps: OutboxDeliveryDeps,
+): Promise<OutboxAnswer> {
   const entries = request.targets.map((target) => toNewEntry(target, request, deps.sender));
   // Nothing to deliver and nothing to remember: no database write on this path.
   if (claim === undefined && entries.every((entry) => entry.status !== 'accepted')) {
-    return { results: entries.map((entry) => ({ channel_type: entry.channelType, channel_id: entry.channelId, status: 'no_adapter' })), replayed: false };
+    return {
+      results: entries.map((entry) => ({
+        channel_type: entry.channelType,
+        channel_id: entry.channelId,
+        status: 'no_adapter',
+      })),
+      replayed: false,
+    };
   }
   const outcome = await deps.outbox.accept({
     entries,
@@ -95,7 +124,8 @@ export async function deliverThroughOutbox(request: OutboxRequest, claim: Idempo
     leaseMs: routeLeaseMs(deps.timeoutMs),
     keyNotBefore: isoFromMs(Date.now() - IDEMPOTENCY_WINDOW_MS),
   });
-  if (outcome.kind === 'existing') return { results: replay(outcome.fingerprint, outcome.entries, claim), replayed: true };
+  if (outcome.kind === 'existing')
+    return { results: replay(outcome.fingerprint, outcome.entries, claim), replayed: true };
   await deps.pauseAfterAccept?.();
   const results: NotifyResult[] = [];
   for (const entry of outcome.entries) {
@@ -104,7 +134,11 @@ export async function deliverThroughOutbox(request: OutboxRequest, claim: Idempo
   return { results, replayed: false };
 }
 
-function replay(fingerprint: string, entries: readonly OutboxEntry[], claim: IdempotencyClaim | undefined): NotifyResult[] {
+function replay(
+  fingerprint: string,
+  entries: readonly OutboxEntry[],
+  claim: IdempotencyClaim | undefined,
+): NotifyResult[] {
   if (fingerprint !== claim?.fingerprint) {
     throw new HttpError(422, 'Idempotency-Key was already used with a different request');
   }
@@ -123,7 +157,11 @@ function destinationOf(entry: OutboxEntry): NotifyDestination {
  * One platform call for a row, bounded by `timeoutMs`; records the delivery (for replies) and settles the row.
  * Returns the settled row; a failure is settled as `failed`/`timeout` unless `keepOnFailure` (recovery retries).
  */
-export async function deliverEntry(entry: OutboxEntry, deps: OutboxDeliveryDeps, keepOnFailure = false): Promise<OutboxEntry> {
+export async function deliverEntry(
+  entry: OutboxEntry,
+  deps: OutboxDeliveryDeps,
+  keepOnFailure = false,
+): Promise<OutboxEntry> {
   const signal = AbortSignal.timeout(deps.timeoutMs);
   let settlement: OutboxSettlement;
   try {
@@ -134,7 +172,10 @@ export async function deliverEntry(entry: OutboxEntry, deps: OutboxDeliveryDeps,
     settlement = { status: 'sent', messageId: sent.messageId, deliveredChannelId: sent.channelId };
   } catch (error) {
     const timedOut = signal.aborted;
-    deps.logger.warn({ channelType: entry.channelType, outboxId: entry.outboxId, reason: describeError(error) }, timedOut ? 'notify.timeout' : 'notify.failed');
+    deps.logger.warn(
+      { channelType: entry.channelType, outboxId: entry.outboxId, reason: describeError(error) },
+      timedOut ? 'notify.timeout' : 'notify.failed',
+    );
     if (keepOnFailure) throw error;
     settlement = { status: timedOut ? 'timeout' : 'failed' };
   }
@@ -151,8 +192,17 @@ async function recordForReplies(entry: OutboxEntry, sent: OutboxSettlement, deps
   if (!entry.wsId || sent.messageId === undefined || sent.deliveredChannelId === undefined) return;
   const recipient = entry.destination.kind === 'user' ? entry.destination.id : '';
   try {
-    await deps.deliveries.record({ wsId: entry.wsId, channelType: entry.channelType, channelId: sent.deliveredChannelId, messageId: sent.messageId, recipient });
+    await deps.deliveries.record({
+      wsId: entry.wsId,
+      channelType: entry.channelType,
+      channelId: sent.deliveredChannelId,
+      messageId: sent.messageId,
+      recipient,
+    });
   } catch (error) {
-    deps.logger.error({ channelType: entry.channelType, outboxId: entry.outboxId, reason: describeError(error) }, 'notify.record_failed');
+    deps.logger.error(
+      { channelType: entry.channelType, outboxId: entry.outboxId, reason: describeError(error) },
+      'notify.record_failed',
+    );
   }
 }

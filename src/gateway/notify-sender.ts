@@ -29,7 +29,8 @@ export function createAdapterNotifySender(adapters: readonly ChannelAdapter[]): 
     async send(channelType: string, destination: NotifyDestination, content: string, signal: AbortSignal) {
       const adapter = byPlatform.get(channelType);
       if (!adapter) throw new ChannelError(`no ${channelType} adapter`);
-      const channelId = 'channelId' in destination ? destination.channelId : await directChannel(adapter, destination.userId, signal);
+      const channelId =
+        'channelId' in destination ? destination.channelId : await directChannel(adapter, destination.userId, signal);
       try {
         const messageId = await adapter.post(channelId, { kind: 'text', text: content }, signal);
         return { messageId, channelId };

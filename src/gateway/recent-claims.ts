@@ -47,7 +47,8 @@ export class RecentClaims {
   granted(claim: InboundClaim): boolean {
     const id = claimId(claim.platform, claim.eventKey);
     if (this.claimed.has(id)) return false;
-    if (this.floors.has(claim.platform) && claim.messageId !== undefined && claim.messageId !== '') this.remember(claim.platform, id, messageSortKey(claim.messageId));
+    if (this.floors.has(claim.platform) && claim.messageId !== undefined && claim.messageId !== '')
+      this.remember(claim.platform, id, messageSortKey(claim.messageId));
     return true;
   }
 

@@ -22,16 +22,35 @@ describe('retention purge', () => {
       try {
         const user = await db.stores.users.createUser('ret');
         for (const wsId of ['wsold', 'wsnew', 'wsbusy']) {
-          await db.stores.workstreams.create({ wsId, userId: user.userId, name: wsId, modelAlias: '' }, { route: { channelType: 'discord', channelId: `thread-${wsId}` } });
+          await db.stores.workstreams.create(
+            { wsId, userId: user.userId, name: wsId, modelAlias: '' },
+            { route: { channelType: 'discord', channelId: `thread-${wsId}` } },
+          );
           mkdirSync(path.join(workspaceDir, wsId));
         }
         await db.stores.settleWrites?.();
         await db.stores.conversations.append('wsold', { role: 'user', content: 'old' });
         await db.knex('workstreams').whereIn('ws_id', ['wsold', 'wsbusy']).update({ updated: '2026-01-01T00:00:00' });
-        await db.knex('workstream_leases').insert({ workstream_id: 'wsbusy', holder: 'node-1', expires_at: NOW + 60_000, acquired_at: NOW });
+        await db
+          .knex('workstream_leases')
+          .insert({ workstream_id: 'wsbusy', holder: 'node-1', expires_at: NOW + 60_000, acquired_at: NOW });
         await db.knex('notify_deliveries').insert([
-          { delivery_id: 'd-old', ws_id: 'wsnew', channel_type: 'discord', channel_id: 'c', message_id: 'm1', created: '2026-05-01T00:00:00' },
-          { delivery_id: 'd-new', ws_id: 'wsnew', channel_type: 'discord', channel_id: 'c', message_id: 'm2', created: '2026-05-31T00:00:00' },
+          {
+            delivery_id: 'd-old',
+            ws_id: 'wsnew',
+            channel_type: 'discord',
+            channel_id: 'c',
+            message_id: 'm1',
+            created: '2026-05-01T00:00:00',
+          },
+          {
+            delivery_id: 'd-new',
+            ws_id: 'wsnew',
+            channel_type: 'discord',
+            channel_id: 'c',
+            message_id: 'm2',
+            created: '2026-05-31T00:00:00',
+          },
         ]);
         const lifecycle = db.stores.lifecycle;
         const logger = createLogger({ level: 'silent' });
@@ -41,8 +60,16 @@ describe('retention purge', () => {
         assert.deepEqual((await db.stores.workstreams.list()).map((ws) => ws.wsId).sort(), ['wsbusy', 'wsnew']);
         assert.deepEqual(await db.stores.conversations.load('wsold'), []);
         assert.equal(await db.stores.routes.getRoute('discord', 'thread-wsold'), undefined);
-        assert.deepEqual([existsSync(path.join(workspaceDir, 'wsold')), existsSync(path.join(workspaceDir, 'wsnew'))], [false, true]);
-        assert.deepEqual((await db.knex('notify_deliveries').select('delivery_id')).map((row: { delivery_id: string }) => row.delivery_id), ['d-new']);
+        assert.deepEqual(
+          [existsSync(path.join(workspaceDir, 'wsold')), existsSync(path.join(workspaceDir, 'wsnew'))],
+          [false, true],
+        );
+        assert.deepEqual(
+          (await db.knex('notify_deliveries').select('delivery_id')).map(
+            (row: { delivery_id: string }) => row.delivery_id,
+          ),
+          ['d-new'],
+        );
       } finally {
         await db.close();
       }

@@ -47,7 +47,6 @@ export class Router {
     this.locate = coordination?.locate ?? (async (wsId) => localPlacement(await this.manager.get(wsId)));
   }
 
-
   /** Loads the link directory, when there is one (gateway start; it stops with `signal`). */
   async startDirectory(signal: AbortSignal): Promise<void> {
     await this.directory?.start(signal);
@@ -97,10 +96,21 @@ export class Router {
   }
 
   /** Creates a workstream owned by `ownerUserId` and routes the thread to it (the route records the owner). */
-  async createForThread(platform: string, channelId: string, ownerUserId: string, name: string, modelAlias?: string): Promise<Workstream> {
+  async createForThread(
+    platform: string,
+    channelId: string,
+    ownerUserId: string,
+    name: string,
+    modelAlias?: string,
+  ): Promise<Workstream> {
     // Row and route are one transaction, committed while the first turn starts (WorkstreamManager.create).
     const route = { channelType: platform, channelId };
-    const ws = await this.manager.create({ ownerUserId, name, route, ...(modelAlias === undefined ? {} : { modelAlias }) });
+    const ws = await this.manager.create({
+      ownerUserId,
+      name,
+      route,
+      ...(modelAlias === undefined ? {} : { modelAlias }),
+    });
     this.remember(`${platform}:${channelId}`, ws.wsId);
     return ws;
   }
@@ -118,9 +128,16 @@ export class Router {
    * the writer. `closed` when the old workstream still exists; `not-allowed` (nothing changes) when the writer may
    * not write to the owner's workstream.
    */
-  async reactivate(platform: string, channelId: string, oldWsId: string, writer: LinkedUser, name: string, participants: 'owner' | 'linked'): Promise<Reactivation> {
+  async reactivate(
+    platform: string,
+    channelId: string,
+    oldWsId: string,
+    writer: LinkedUser,
+    name: string,
+    participants: 'owner' | 'linked',
+  ): Promise<Reactivation> {
     if (await this.stores.workstreams.get(oldWsId)) return { status: 'closed' };
-    const ownerUserId = await this.originalOwner(platform, channelId) ?? writer.userId;
+    const ownerUserId = (await this.originalOwner(platform, channelId)) ?? writer.userId;
     if (participants === 'owner' && ownerUserId !== writer.userId) return { status: 'not-allowed' };
     await this.stores.routes.deleteRoute(platform, channelId);
     this.routes.delete(`${platform}:${channelId}`);

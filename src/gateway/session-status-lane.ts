@@ -25,7 +25,9 @@ export class SessionStatusLane {
     if (!adapter.features.sessions) return;
     void this.lane
       .run(async () => sessionStatus(adapter, channelId, status, title, this.signal))
-      .catch((error: unknown) => this.logger().warn({ channelId, status, error: describeError(error) }, 'session status failed'));
+      .catch((error: unknown) =>
+        this.logger().warn({ channelId, status, error: describeError(error) }, 'session status failed'),
+      );
   }
 
   /** Resolves once every status queued so far has been sent (or failed). */

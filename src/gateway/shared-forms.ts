@@ -50,7 +50,10 @@ export class SharedForms {
     try {
       await this.deps.store.create({ ...form, holder: this.holder }, this.deps.now() - PRUNE_AFTER_MS);
     } catch (error) {
-      this.deps.logger.warn({ elicitationId: form.formId, error: describeError(error) }, 'elicitation form not stored; only this instance can take its answer');
+      this.deps.logger.warn(
+        { elicitationId: form.formId, error: describeError(error) },
+        'elicitation form not stored; only this instance can take its answer',
+      );
     }
   }
 
@@ -88,7 +91,8 @@ export class SharedForms {
     }
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
     if (!user) return (await event.respond.reply(notLinked(adapter)), true);
-    if (user.userId !== form.ownerUserId && !user.isAdmin) return (await event.respond.reply('Only the owner of this workstream can answer this.'), true);
+    if (user.userId !== form.ownerUserId && !user.isAdmin)
+      return (await event.respond.reply('Only the owner of this workstream can answer this.'), true);
     await this.answer(adapter, event, form);
     return true;
   }
@@ -99,18 +103,36 @@ export class SharedForms {
     const built = buildElicitationForm(form.requestedSchema, maxFormFields(adapter));
     if (event.action === 'decline' || !built.ok) {
       const stored: StoredAnswer = { answer: { action: 'decline' }, outcome: { status: 'declined', decidedBy } };
-      return event.respond.reply((await this.claim(form.formId, stored)) ? 'Declined.' : 'This request was already answered.');
+      return event.respond.reply(
+        (await this.claim(form.formId, stored)) ? 'Declined.' : 'This request was already answered.',
+      );
     }
     if (event.action === 'open' && built.value.length > 0) {
-      const spec = { formId: form.formId, title: `Input for ${form.server}`, fields: built.value.map(({ field }) => field) };
-      if (!(await event.respond.showForm(spec))) await event.respond.reply('That took too long; please click Answer again.');
+      const spec = {
+        formId: form.formId,
+        title: `Input for ${form.server}`,
+        fields: built.value.map(({ field }) => field),
+      };
+      if (!(await event.respond.showForm(spec)))
+        await event.respond.reply('That took too long; please click Answer again.');
       return;
     }
     const parsed = parseElicitationValues(built.value, event.values);
-    if (!parsed.ok) return event.respond.reply(`Please fix the form and answer again:\n${parsed.error.map((problem) => `• ${problem}`).join('\n')}`);
-    const stored: StoredAnswer = { answer: { action: 'accept', content: parsed.value }, outcome: { status: 'answered', decidedBy } };
-    this.deps.logger.info({ elicitationId: form.formId, holder: form.holder }, 'elicitation answered here for a call waiting on another instance');
-    await event.respond.reply((await this.claim(form.formId, stored)) ? 'Answer sent.' : 'This request was already answered.');
+    if (!parsed.ok)
+      return event.respond.reply(
+        `Please fix the form and answer again:\n${parsed.error.map((problem) => `• ${problem}`).join('\n')}`,
+      );
+    const stored: StoredAnswer = {
+      answer: { action: 'accept', content: parsed.value },
+      outcome: { status: 'answered', decidedBy },
+    };
+    this.deps.logger.info(
+      { elicitationId: form.formId, holder: form.holder },
+      'elicitation answered here for a call waiting on another instance',
+    );
+    await event.respond.reply(
+      (await this.claim(form.formId, stored)) ? 'Answer sent.' : 'This request was already answered.',
+    );
   }
 
   /** The answer stored for a form, if any. */

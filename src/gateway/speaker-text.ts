@@ -7,7 +7,16 @@ import type { PlatformUser } from '../channels/channel-adapter.js';
 import { fenceUntrusted } from '../shared/untrusted-fence.js';
 
 /** The text to send for `speaker` in a workstream owned by `ownerUserId` (`speaker` undefined: an unknown writer). */
-export function speakerText(ownerUserId: string, speaker: { userId: string; username: string } | undefined, writer: PlatformUser, text: string, source: 'message' | 'notification_reply'): string {
+export function speakerText(
+  ownerUserId: string,
+  speaker: { userId: string; username: string } | undefined,
+  writer: PlatformUser,
+  text: string,
+  source: 'message' | 'notification_reply',
+): string {
   if (speaker !== undefined && speaker.userId === ownerUserId) return text;
-  return fenceUntrusted({ source, attributes: { from: speaker?.username ?? writer.name, platform_user: writer.id } }, text);
+  return fenceUntrusted(
+    { source, attributes: { from: speaker?.username ?? writer.name, platform_user: writer.id } },
+    text,
+  );
 }

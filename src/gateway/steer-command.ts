@@ -35,9 +35,11 @@ export async function steerTurn(placement: Placement, event: CommandEvent): Prom
       'Write what the running turn should take into account, e.g. `/steer use the staging database`.',
     );
   const kept = truncate(text, MAX_STEER_CHARS);
-  if (placement.kind === 'local' && placement.ws.steer) return event.respond.reply(steerReply(await placement.ws.steer(kept)));
+  if (placement.kind === 'local' && placement.ws.steer)
+    return event.respond.reply(steerReply(await placement.ws.steer(kept)));
   // Another instance runs this conversation (ADR 0021): the text goes to it as a message.
-  const sent = placement.kind === 'local' ? await placement.ws.send(kept) : await placement.handOff(kept, undefined, undefined);
+  const sent =
+    placement.kind === 'local' ? await placement.ws.send(kept) : await placement.handOff(kept, undefined, undefined);
   if (sent.status === 'refused') return event.respond.reply(steerReply(sent));
   return event.respond.reply(REMOTE_STEER);
 }

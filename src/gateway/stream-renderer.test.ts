@@ -12,7 +12,11 @@ interface Cancelled {
   ranCallIds: ReadonlySet<string>;
 }
 
-function setup(editIntervalMs = 1_000_000): { adapter: RecordingAdapter; renderer: StreamRenderer; cancelled: Cancelled[] } {
+function setup(editIntervalMs = 1_000_000): {
+  adapter: RecordingAdapter;
+  renderer: StreamRenderer;
+  cancelled: Cancelled[];
+} {
   const adapter = new RecordingAdapter({ capabilities: { maxMessageLength: 100 } });
   const cancelled: Cancelled[] = [];
   const hooks: RendererHooks = {
@@ -23,7 +27,14 @@ function setup(editIntervalMs = 1_000_000): { adapter: RecordingAdapter; rendere
     },
     onClosed: () => undefined,
   };
-  const renderer = new StreamRenderer({ adapter, channelId: 'c', logger: createSilentLogger(), hooks, editIntervalMs, typingIntervalMs: 1_000_000 });
+  const renderer = new StreamRenderer({
+    adapter,
+    channelId: 'c',
+    logger: createSilentLogger(),
+    hooks,
+    editIntervalMs,
+    typingIntervalMs: 1_000_000,
+  });
   return { adapter, renderer, cancelled };
 }
 
@@ -101,7 +112,11 @@ describe('StreamRenderer', () => {
   it('shows the complete answer without the Stop control as soon as the model call ends, before the turn has ended', async () => {
     const { adapter, renderer } = await showingPartial();
     const live = adapter.shown[0]?.message;
-    assert.equal(live?.kind === 'text' && live.stoppable, true, 'the live message carries Stop while the model streams');
+    assert.equal(
+      live?.kind === 'text' && live.stoppable,
+      true,
+      'the live message carries Stop while the model streams',
+    );
     await feed(renderer, [
       { type: 'text-delta', text: ' and the rest' },
       { type: 'model-call-end', finishReason: 'stop' },
@@ -117,35 +132,60 @@ describe('StreamRenderer', () => {
     renderer.dispose();
   });
 
-  it('gives a segment\'s posts and edits one signal, which a stop aborts and which is let go when the segment ends', async () => {
+  it("gives a segment's posts and edits one signal, which a stop aborts and which is let go when the segment ends", async () => {
     const signals: AbortSignal[] = [];
     class SignalAdapter extends RecordingAdapter {
       override post(channelId: string, message: OutboundMessage, signal?: AbortSignal): Promise<string> {
         if (message.kind === 'text' && signal) signals.push(signal);
         return super.post(channelId, message);
       }
-      override edit(channelId: string, messageId: string, message: OutboundMessage, signal?: AbortSignal): Promise<void> {
+      override edit(
+        channelId: string,
+        messageId: string,
+        message: OutboundMessage,
+        signal?: AbortSignal,
+      ): Promise<void> {
         if (signal) signals.push(signal);
         return super.edit(channelId, messageId, message);
       }
     }
     const adapter = new SignalAdapter();
-    const hooks: RendererHooks = { onApprovalCard: async () => undefined, onApprovalResolved: async () => undefined, onTurnCancelled: async () => undefined, onClosed: () => undefined };
-    const renderer = new StreamRenderer({ adapter, channelId: 'c', logger: createSilentLogger(), hooks, editIntervalMs: 5, typingIntervalMs: 1_000_000 });
+    const hooks: RendererHooks = {
+      onApprovalCard: async () => undefined,
+      onApprovalResolved: async () => undefined,
+      onTurnCancelled: async () => undefined,
+      onClosed: () => undefined,
+    };
+    const renderer = new StreamRenderer({
+      adapter,
+      channelId: 'c',
+      logger: createSilentLogger(),
+      hooks,
+      editIntervalMs: 5,
+      typingIntervalMs: 1_000_000,
+    });
     void renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
     void renderer.handle({ type: 'text-delta', text: 'first' });
-    for (let waited = 0; adapter.shown.length === 0 && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
-    await feed(renderer, [{ type: 'text-delta', text: ' answer' }, { type: 'model-call-end', finishReason: 'tool-calls' }]);
+    for (let waited = 0; adapter.shown.length === 0 && waited < 10_000; waited += 5)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    await feed(renderer, [
+      { type: 'text-delta', text: ' answer' },
+      { type: 'model-call-end', finishReason: 'tool-calls' },
+    ]);
     const first = signals.length;
     assert.ok(first >= 2, 'the post and the final edit');
-    assert.ok(signals.every((signal) => signal === signals[0]), 'one signal for the whole segment, none linked per call');
+    assert.ok(
+      signals.every((signal) => signal === signals[0]),
+      'one signal for the whole segment, none linked per call',
+    );
     await feed(renderer, [{ type: 'text-delta', text: 'second' }]);
-    for (let waited = 0; signals.length === first && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let waited = 0; signals.length === first && waited < 10_000; waited += 5)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     const second = signals.at(-1);
     assert.notEqual(second, signals[0], 'the next segment has a signal of its own');
     renderer.dispose();
     assert.equal(second?.aborted, true, 'a stop aborts the calls of the segment being shown');
-    assert.equal(signals[0]?.aborted, false, 'the finished segment\'s signal was unlinked from the renderer');
+    assert.equal(signals[0]?.aborted, false, "the finished segment's signal was unlinked from the renderer");
   });
 
   it('stretches the cadence on rate limits and never shortens it', () => {
@@ -161,7 +201,14 @@ describe('StreamRenderer', () => {
 
   it('turns a tool call card into its result and shows errors and cancellation', async () => {
     const { adapter, renderer } = setup();
-    const item = { callId: 'c1', name: 'read_file', approvalLabel: 'read_file', header: 'Read a.txt', preview: 'a.txt', needsApproval: false };
+    const item = {
+      callId: 'c1',
+      name: 'read_file',
+      approvalLabel: 'read_file',
+      header: 'Read a.txt',
+      preview: 'a.txt',
+      needsApproval: false,
+    };
     await feed(renderer, [
       { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
       { type: 'text-delta', text: 'Let me look.' },
@@ -194,7 +241,14 @@ describe('StreamRenderer', () => {
 
   it('adds nothing after an empty final answer when the turn already showed tool activity', async () => {
     const { adapter, renderer } = setup();
-    const item = { callId: 'c1', name: 'bash', approvalLabel: 'bash', header: 'ls', preview: 'ls', needsApproval: false };
+    const item = {
+      callId: 'c1',
+      name: 'bash',
+      approvalLabel: 'bash',
+      header: 'ls',
+      preview: 'ls',
+      needsApproval: false,
+    };
     await feed(renderer, [
       { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
       { type: 'tool-calls', items: [item] },
@@ -202,7 +256,10 @@ describe('StreamRenderer', () => {
       { type: 'turn-end', turnId: 't1', text: '', reason: 'done' },
     ]);
     assert.deepEqual(adapter.texts(), []);
-    assert.deepEqual(adapter.shown.map((s) => s.message.kind), ['tool-call']);
+    assert.deepEqual(
+      adapter.shown.map((s) => s.message.kind),
+      ['tool-call'],
+    );
     renderer.dispose();
   });
 
@@ -225,12 +282,31 @@ describe('StreamRenderer', () => {
     const { renderer, cancelled } = setup();
     await feed(renderer, [
       { type: 'turn-start', turnId: 't1', userMessage: 'hi' },
-      { type: 'approval-resolved', approvalId: 'a1', outcome: 'decided', approved: true, always: false, feedback: null, decidedBy: 'u1' },
-      { type: 'approval-resolved', approvalId: 'a2', outcome: 'decided', approved: false, always: false, feedback: null, decidedBy: 'u1' },
+      {
+        type: 'approval-resolved',
+        approvalId: 'a1',
+        outcome: 'decided',
+        approved: true,
+        always: false,
+        feedback: null,
+        decidedBy: 'u1',
+      },
+      {
+        type: 'approval-resolved',
+        approvalId: 'a2',
+        outcome: 'decided',
+        approved: false,
+        always: false,
+        feedback: null,
+        decidedBy: 'u1',
+      },
       { type: 'tool-result', callId: 'c9', name: 'bash', output: 'x', isError: false },
       { type: 'turn-end', turnId: 't1', text: '', reason: 'cancelled' },
     ]);
-    assert.deepEqual(cancelled.map((entry) => [entry.approvalIds, [...entry.ranCallIds]]), [[['a1'], ['c9']]]);
+    assert.deepEqual(
+      cancelled.map((entry) => [entry.approvalIds, [...entry.ranCallIds]]),
+      [[['a1'], ['c9']]],
+    );
     renderer.dispose();
   });
 
@@ -245,7 +321,8 @@ describe('StreamRenderer', () => {
       for (const word of ['one ', 'two ']) void subject.handle({ type: 'text-delta', text: word });
     }
     const deadline = Date.now() + 10_000;
-    while (editing.adapter.shown.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (editing.adapter.shown.length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     assert.deepEqual(editing.adapter.texts(), ['one two '], 'the editing platform already shows the partial text');
     assert.deepEqual(adapter.texts(), []);
     await feed(renderer, [
@@ -258,15 +335,25 @@ describe('StreamRenderer', () => {
     editing.renderer.dispose();
   });
 
-  it('a graceful stop lets the live message\'s post in flight finish and records it; a post that never answers is aborted', async () => {
+  it("a graceful stop lets the live message's post in flight finish and records it; a post that never answers is aborted", async () => {
     for (const answers of [true, false]) {
       const adapter = new HeldPostAdapter();
       const states: Array<string | null> = [];
       const hooks: RendererHooks = {
-        onApprovalCard: async () => undefined, onApprovalResolved: async () => undefined, onTurnCancelled: async () => undefined, onClosed: () => undefined,
+        onApprovalCard: async () => undefined,
+        onApprovalResolved: async () => undefined,
+        onTurnCancelled: async () => undefined,
+        onClosed: () => undefined,
         onLiveState: async (state) => void states.push(state),
       };
-      const renderer = new StreamRenderer({ adapter, channelId: 'c', logger: createSilentLogger(), hooks, editIntervalMs: 0, typingIntervalMs: 1_000_000 });
+      const renderer = new StreamRenderer({
+        adapter,
+        channelId: 'c',
+        logger: createSilentLogger(),
+        hooks,
+        editIntervalMs: 0,
+        typingIntervalMs: 1_000_000,
+      });
       void renderer.handle({ type: 'turn-start', turnId: 't1', userMessage: 'hi' });
       void renderer.handle({ type: 'text-delta', text: 'Thinking hard' });
       await adapter.posting;
@@ -274,7 +361,10 @@ describe('StreamRenderer', () => {
       if (answers) adapter.answer();
       await drained;
       if (answers) {
-        assert.deepEqual(states.map((state) => JSON.parse(state ?? 'null') as unknown), [{ v: 1, turnId: 't1', segment: ['m1'], tools: {} }]);
+        assert.deepEqual(
+          states.map((state) => JSON.parse(state ?? 'null') as unknown),
+          [{ v: 1, turnId: 't1', segment: ['m1'], tools: {} }],
+        );
       } else {
         assert.deepEqual(states, [], 'nothing is recorded for a post that never answered');
         assert.equal(adapter.aborted, true, 'the post is aborted once the grace is over');
@@ -299,10 +389,14 @@ class HeldPostAdapter extends RecordingAdapter {
     this.started();
     return new Promise((resolve, reject) => {
       this.release = () => void shown.then(resolve, reject);
-      signal?.addEventListener('abort', () => {
-        this.aborted = true;
-        reject(new Error('aborted'));
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.aborted = true;
+          reject(new Error('aborted'));
+        },
+        { once: true },
+      );
     });
   }
 }

@@ -65,15 +65,39 @@ export class StreamRenderer {
 
   constructor(private readonly options: StreamRendererOptions) {
     const save = options.hooks.onLiveState;
-    this.live = save === undefined ? undefined : new LiveStateRecorder((state) => save(state), () => this.logger);
+    this.live =
+      save === undefined
+        ? undefined
+        : new LiveStateRecorder(
+            (state) => save(state),
+            () => this.logger,
+          );
     setMaxListeners(0, this.controller.signal);
-    this.sessions = new SessionStatusLane(options.adapter, options.channelId, this.controller.signal, () => this.logger);
+    this.sessions = new SessionStatusLane(
+      options.adapter,
+      options.channelId,
+      this.controller.signal,
+      () => this.logger,
+    );
     const { adapter, channelId } = options;
-    this.tools = new ToolLines({ adapter, channelId, signal: this.controller.signal, logger: () => this.logger, live: this.live });
+    this.tools = new ToolLines({
+      adapter,
+      channelId,
+      signal: this.controller.signal,
+      logger: () => this.logger,
+      live: this.live,
+    });
     this.typing = new TypingIndicator(adapter, channelId, this.controller.signal, options.typingIntervalMs);
     this.answer = new AnswerText({
-      adapter, channelId, logger: () => this.logger, signal: this.controller.signal, quiet: this.quiet.signal, live: this.live,
-      intervalMs: options.editIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS, enqueue: (step) => void this.enqueue(step), closed: () => this.closed,
+      adapter,
+      channelId,
+      logger: () => this.logger,
+      signal: this.controller.signal,
+      quiet: this.quiet.signal,
+      live: this.live,
+      intervalMs: options.editIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS,
+      enqueue: (step) => void this.enqueue(step),
+      closed: () => this.closed,
     });
   }
 
@@ -247,7 +271,10 @@ export class StreamRenderer {
       await this.options.hooks.onApprovalCard(event);
       this.postedOther = true;
     } catch (error) {
-      this.logger.error({ channelId: this.options.channelId, approvalId: event.approvalId, error: describeError(error) }, 'approval card could not be posted');
+      this.logger.error(
+        { channelId: this.options.channelId, approvalId: event.approvalId, error: describeError(error) },
+        'approval card could not be posted',
+      );
       // The adapter names its own cancel command (Slack has no `/cancel`).
       await this.post({ kind: 'notice', code: 'approval-card-failed' });
     }
@@ -267,7 +294,10 @@ export class StreamRenderer {
     if (event.reason === 'cancelled') {
       await this.post({ kind: 'notice', code: 'cancelled' });
       if (this.approvedThisTurn.size > 0) {
-        await this.options.hooks.onTurnCancelled({ approvalIds: [...this.approvedThisTurn], ranCallIds: new Set(this.ranThisTurn) });
+        await this.options.hooks.onTurnCancelled({
+          approvalIds: [...this.approvedThisTurn],
+          ranCallIds: new Set(this.ranThisTurn),
+        });
       }
     } else if (event.reason === 'done' && !this.postedThisTurn) {
       // The model answered nothing: say so briefly instead of leaving the thread silent (never an empty message).
@@ -297,7 +327,10 @@ export class StreamRenderer {
       this.postedOther = true;
       return id;
     } catch (error) {
-      this.logger.warn({ kind: message.kind, channelId: this.options.channelId, error: describeError(error) }, 'post failed');
+      this.logger.warn(
+        { kind: message.kind, channelId: this.options.channelId, error: describeError(error) },
+        'post failed',
+      );
       return undefined;
     }
   }

@@ -16,7 +16,8 @@ class ShownStream implements NativeStream {
     return this.appended.length > 0 ? 1 : 0;
   }
   append(text: string): Promise<void> {
-    if (this.appended.length + 1 === this.failAt) return Promise.reject(new ChannelError('slack chat.appendStream failed (internal_error)'));
+    if (this.appended.length + 1 === this.failAt)
+      return Promise.reject(new ChannelError('slack chat.appendStream failed (internal_error)'));
     this.appended.push(text);
     return Promise.resolve();
   }
@@ -26,8 +27,14 @@ class ShownStream implements NativeStream {
   }
 }
 
-const options = (adapter: RecordingAdapter) => ({ adapter, channelId: 'c', logger: createSilentLogger(), signal: new AbortController().signal });
-const shownText = (adapter: RecordingAdapter): string => adapter.shown.map((s) => (s.message.kind === 'text' ? s.message.text : '')).join('');
+const options = (adapter: RecordingAdapter) => ({
+  adapter,
+  channelId: 'c',
+  logger: createSilentLogger(),
+  signal: new AbortController().signal,
+});
+const shownText = (adapter: RecordingAdapter): string =>
+  adapter.shown.map((s) => (s.message.kind === 'text' ? s.message.text : '')).join('');
 
 describe('streamed message', () => {
   it('is a plain live message when the adapter offers no stream', () => {

@@ -40,7 +40,10 @@ export class StreamedMessage implements AnswerSegment {
   private appends = 0;
   private sealed = false;
 
-  constructor(private readonly stream: NativeStream, private readonly options: LiveMessageOptions) {}
+  constructor(
+    private readonly stream: NativeStream,
+    private readonly options: LiveMessageOptions,
+  ) {}
 
   append(text: string): void {
     this.text += text;
@@ -81,7 +84,10 @@ export class StreamedMessage implements AnswerSegment {
       this.appends += 1;
       return true;
     } catch (error) {
-      this.options.logger.warn({ channelId: this.options.channelId, error: describeError(error) }, 'native stream failed; showing the rest by message edits');
+      this.options.logger.warn(
+        { channelId: this.options.channelId, error: describeError(error) },
+        'native stream failed; showing the rest by message edits',
+      );
       await this.stopStream();
       this.fallback = new LiveMessage(this.options);
       this.fallback.append(this.text.slice(this.sent));
@@ -99,7 +105,10 @@ export class StreamedMessage implements AnswerSegment {
     try {
       await this.stream.finish(this.options.signal);
     } catch (error) {
-      this.options.logger.warn({ channelId: this.options.channelId, error: describeError(error) }, 'native stream could not be stopped');
+      this.options.logger.warn(
+        { channelId: this.options.channelId, error: describeError(error) },
+        'native stream could not be stopped',
+      );
     }
   }
 }

@@ -36,7 +36,9 @@ export interface SubscriptionOptions {
 type Timing = Pick<SubscriptionOptions, 'editIntervalMs' | 'typingIntervalMs'>;
 
 /** The renderer timings set in `options` (tests), without the unset ones. */
-export function timingOf(options: { editIntervalMs?: number | undefined; typingIntervalMs?: number | undefined } | undefined): Timing {
+export function timingOf(
+  options: { editIntervalMs?: number | undefined; typingIntervalMs?: number | undefined } | undefined,
+): Timing {
   const timing: Timing = {};
   if (options?.editIntervalMs !== undefined) timing.editIntervalMs = options.editIntervalMs;
   if (options?.typingIntervalMs !== undefined) timing.typingIntervalMs = options.typingIntervalMs;
@@ -81,10 +83,21 @@ export class Subscriptions {
         onApprovalResolved: (event) => this.options.desk().onResolved(event),
         onTurnCancelled: (approved) => this.options.desk().onTurnCancelled(approved),
         onClosed: () => this.release(ws.wsId),
-        ...(this.options.saveLiveState === undefined ? {} : { onLiveState: this.saveLiveStateFor(adapter.platform, channelId) }),
+        ...(this.options.saveLiveState === undefined
+          ? {}
+          : { onLiveState: this.saveLiveStateFor(adapter.platform, channelId) }),
       },
     });
-    const binding: Binding = { ws, adapter, channelId, renderer, holds: 0, turnOpen: false, staleSweeps: 0, unsubscribe: () => undefined };
+    const binding: Binding = {
+      ws,
+      adapter,
+      channelId,
+      renderer,
+      holds: 0,
+      turnOpen: false,
+      staleSweeps: 0,
+      unsubscribe: () => undefined,
+    };
     this.bindings.set(ws.wsId, binding);
     this.byChannel.set(`${adapter.platform}:${channelId}`, binding);
     return binding;
@@ -159,7 +172,8 @@ export class Subscriptions {
   sweep(): void {
     for (const binding of [...this.bindings.values()]) {
       // A turn left open over two sweeps (a minute apart) with the workstream quiet ended without its `turn-end`.
-      binding.staleSweeps = binding.turnOpen && binding.holds === 0 && !binding.ws.isBusy() ? binding.staleSweeps + 1 : 0;
+      binding.staleSweeps =
+        binding.turnOpen && binding.holds === 0 && !binding.ws.isBusy() ? binding.staleSweeps + 1 : 0;
       if (binding.staleSweeps >= 2) binding.turnOpen = false;
       this.releaseWhenQuiet(binding);
     }
@@ -201,7 +215,9 @@ export class Subscriptions {
         if (binding.renderer.busy) this.releaseWhenQuiet(binding);
         else this.release(binding.ws.wsId);
       })
-      .catch((error: unknown) => this.options.logger.warn({ error: describeError(error) }, 'releasing a subscription failed'));
+      .catch((error: unknown) =>
+        this.options.logger.warn({ error: describeError(error) }, 'releasing a subscription failed'),
+      );
   }
 }
 

@@ -28,7 +28,12 @@ export class ToolLines {
   async postCalls(items: Extract<AgentEvent, { type: 'tool-calls' }>['items']): Promise<number> {
     let posted = 0;
     for (const item of items) {
-      const messageId = await this.post({ kind: 'tool-call', name: item.name, preview: item.preview, status: 'running' });
+      const messageId = await this.post({
+        kind: 'tool-call',
+        name: item.name,
+        preview: item.preview,
+        status: 'running',
+      });
       if (messageId === undefined) continue;
       posted += 1;
       const call = { messageId, name: item.name, preview: item.preview };
@@ -49,7 +54,13 @@ export class ToolLines {
     live?.toolDone(event.callId);
     const status = event.isError ? 'error' : 'done';
     if (shown) {
-      const message = { kind: 'tool-call', name: shown.name, preview: shown.preview, status, output: event.output } as const;
+      const message = {
+        kind: 'tool-call',
+        name: shown.name,
+        preview: shown.preview,
+        status,
+        output: event.output,
+      } as const;
       try {
         await adapter.edit(channelId, shown.messageId, message, signal);
         return true;
@@ -57,7 +68,10 @@ export class ToolLines {
         this.options.logger().warn({ error: describeError(error) }, 'tool card edit failed');
       }
     }
-    return (await this.post({ kind: 'tool-result', name: event.name, output: event.output, isError: event.isError })) !== undefined;
+    return (
+      (await this.post({ kind: 'tool-result', name: event.name, output: event.output, isError: event.isError })) !==
+      undefined
+    );
   }
 
   /** The turn ended: lines still running stay as they are. */
@@ -69,7 +83,9 @@ export class ToolLines {
     try {
       return await this.options.adapter.post(this.options.channelId, message, this.options.signal);
     } catch (error) {
-      this.options.logger().warn({ kind: message.kind, channelId: this.options.channelId, error: describeError(error) }, 'post failed');
+      this.options
+        .logger()
+        .warn({ kind: message.kind, channelId: this.options.channelId, error: describeError(error) }, 'post failed');
       return undefined;
     }
   }

@@ -1,5 +1,12 @@
 /** An adapter whose posts are reported after they land, so the gateway can remember them (notification replies). */
-import type { ChannelAdapter, CommandName, InboundHandler, OutboundMessage, ReactionCode, ThreadOrigin } from '../channels/channel-adapter.js';
+import type {
+  ChannelAdapter,
+  CommandName,
+  InboundHandler,
+  OutboundMessage,
+  ReactionCode,
+  ThreadOrigin,
+} from '../channels/channel-adapter.js';
 
 /** Called with every message posted through the wrapper; it must not throw (the post already happened). */
 export type PostRecorder = (channelId: string, messageId: string) => Promise<void>;

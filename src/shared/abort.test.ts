@@ -24,7 +24,10 @@ describe('untilAborted', () => {
     controller.abort();
     let fail: (error: Error) => void = () => undefined;
     const pending = new Promise<never>((_resolve, reject) => (fail = reject));
-    await assert.rejects(untilAborted(pending, controller.signal, () => new Error('cancelled')), /cancelled/);
+    await assert.rejects(
+      untilAborted(pending, controller.signal, () => new Error('cancelled')),
+      /cancelled/,
+    );
     fail(new Error('late failure')); // no unhandled rejection: untilAborted still listens to the promise
     assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
   });
@@ -45,7 +48,10 @@ describe('linkedSignal', () => {
     assert.equal((timed.signal.reason as Error).message, 'too slow');
 
     const longLived = new AbortController();
-    assert.equal(await withLinkedSignal(longLived.signal, async (own) => (own === longLived.signal ? 'same' : 'own')), 'own');
+    assert.equal(
+      await withLinkedSignal(longLived.signal, async (own) => (own === longLived.signal ? 'same' : 'own')),
+      'own',
+    );
     assert.equal(getEventListeners(longLived.signal, 'abort').length, 0);
   });
 });

@@ -21,6 +21,13 @@ describe('scrubbedEnvironment', () => {
       },
       { GITHUB_TOKEN: 'configured', EXTRA: '1' },
     );
-    assert.deepEqual(env, { PATH: '/bin', HOME: '/home/u', LC_ALL: 'C', NODE_ENV: 'test', GITHUB_TOKEN: 'configured', EXTRA: '1' });
+    assert.deepEqual(env, {
+      PATH: '/bin',
+      HOME: '/home/u',
+      LC_ALL: 'C',
+      NODE_ENV: 'test',
+      GITHUB_TOKEN: 'configured',
+      EXTRA: '1',
+    });
   });
 });

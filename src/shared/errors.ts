@@ -69,7 +69,8 @@ export class ProviderError extends GatewayError {
   ) {
     const status = options.status;
     const retryable =
-      options.retryable ?? (status === undefined || status === 408 || status === 409 || status === 429 || status >= 500);
+      options.retryable ??
+      (status === undefined || status === 408 || status === 409 || status === 429 || status >= 500);
     super(options.code ?? (status === 429 ? 'RATE_LIMITED' : 'PROVIDER_ERROR'), message, { ...options, retryable });
     this.status = status;
     this.retryAfterMs = options.retryAfterMs;

@@ -5,7 +5,11 @@ import { Writable } from 'node:stream';
 import { createLogger } from './logger.js';
 import { redactSecrets } from './log-redaction.js';
 
-function capture(): { logger: ReturnType<typeof createLogger>; lines: () => Array<Record<string, unknown>>; raw: () => string } {
+function capture(): {
+  logger: ReturnType<typeof createLogger>;
+  lines: () => Array<Record<string, unknown>>;
+  raw: () => string;
+} {
   let text = '';
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -14,13 +18,29 @@ function capture(): { logger: ReturnType<typeof createLogger>; lines: () => Arra
     },
   });
   const logger = createLogger({ level: 'debug', format: 'json', destination });
-  return { logger, raw: () => text, lines: () => text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) };
+  return {
+    logger,
+    raw: () => text,
+    lines: () =>
+      text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 }
 
 describe('log redaction', () => {
   it('redacts secret keys at the top level and two levels down, and keeps everything else', () => {
     const { logger, lines, raw } = capture();
-    logger.info({ token: 'tok-1', user: 'alice', config: { api_key: 'key-2', model: 'gpt' }, req: { headers: { authorization: 'Bearer tok-3', host: 'h' } } }, 'hello');
+    logger.info(
+      {
+        token: 'tok-1',
+        user: 'alice',
+        config: { api_key: 'key-2', model: 'gpt' },
+        req: { headers: { authorization: 'Bearer tok-3', host: 'h' } },
+      },
+      'hello',
+    );
     const [line] = lines();
     assert.equal(line?.token, '[redacted]');
     assert.equal(line?.user, 'alice');
@@ -44,7 +64,7 @@ describe('log redaction', () => {
     assert.ok(!raw().includes('hunter2') && !raw().includes('bot-4'));
   });
 
-  it('never changes the caller\'s objects and returns the same object when there is nothing to redact', () => {
+  it("never changes the caller's objects and returns the same object when there is nothing to redact", () => {
     const clean = { targets: 1, nested: { sent: 0 } };
     assert.equal(redactSecrets(clean), clean);
     const dirty = { nested: { secret: 's', keep: 1 }, list: [{ jwt_secret: 'j' }] };

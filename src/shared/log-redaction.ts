@@ -5,7 +5,18 @@
  * (more than writing the line), measured with bench:notify, whose every request logs one line. Child bindings are
  * censored at their top level (the keys our code binds are flat).
  */
-const SECRET_KEYS: ReadonlySet<string> = new Set(['token', 'secret', 'api_key', 'apiKey', 'authorization', 'password', 'jwt_secret', 'admin_secret', 'bot_token', 'app_token']);
+const SECRET_KEYS: ReadonlySet<string> = new Set([
+  'token',
+  'secret',
+  'api_key',
+  'apiKey',
+  'authorization',
+  'password',
+  'jwt_secret',
+  'admin_secret',
+  'bot_token',
+  'app_token',
+]);
 
 export const REDACTED = '[redacted]';
 /** Levels below the top that are searched (pino paths `*.key` and `*.*.key`). */
@@ -15,7 +26,10 @@ const DEPTH = 2;
 function copyOf(value: object): Record<string, unknown> {
   if (Array.isArray(value)) return value.slice() as unknown as Record<string, unknown>;
   if (Object.getPrototypeOf(value) === Object.prototype) return { ...value } as Record<string, unknown>;
-  return Object.create(Object.getPrototypeOf(value) as object | null, Object.getOwnPropertyDescriptors(value)) as Record<string, unknown>;
+  return Object.create(
+    Object.getPrototypeOf(value) as object | null,
+    Object.getOwnPropertyDescriptors(value),
+  ) as Record<string, unknown>;
 }
 
 function redactAt(value: object, depth: number): object {

@@ -24,7 +24,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const pretty = format === 'pretty' || (format === 'auto' && (destination as { isTTY?: boolean }).isTTY === true);
   // mixin: every line logged inside a traced span carries its trace_id and span_id. Secrets are redacted by key
   // (src/shared/log-redaction.ts) in each line and in child bindings.
-  const base = { level: options.level ?? 'info', formatters: { log: redactSecrets }, serializers: secretSerializers(), mixin: traceFields };
+  const base = {
+    level: options.level ?? 'info',
+    formatters: { log: redactSecrets },
+    serializers: secretSerializers(),
+    mixin: traceFields,
+  };
   if (pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, colorize: true } } });
   }

@@ -6,8 +6,14 @@ import { MASK, maskSecrets } from './secret-masking.js';
 describe('maskSecrets', () => {
   it('masks values after secret-bearing names, in shell, JSON and header forms', () => {
     assert.equal(maskSecrets('export API_KEY=abcd1234efgh && run'), `export API_KEY=${MASK} && run`);
-    assert.equal(maskSecrets('{"password": "hunter2hunter2", "user": "bob"}'), `{"password": "${MASK}", "user": "bob"}`);
-    assert.equal(maskSecrets('curl -H "Authorization: Bearer abc.def.ghijklmnop" https://x'), `curl -H "Authorization: Bearer ${MASK}" https://x`);
+    assert.equal(
+      maskSecrets('{"password": "hunter2hunter2", "user": "bob"}'),
+      `{"password": "${MASK}", "user": "bob"}`,
+    );
+    assert.equal(
+      maskSecrets('curl -H "Authorization: Bearer abc.def.ghijklmnop" https://x'),
+      `curl -H "Authorization: Bearer ${MASK}" https://x`,
+    );
     assert.equal(maskSecrets('deploy --token s3cr3tvalue --env prod'), `deploy --token ${MASK} --env prod`);
     assert.equal(maskSecrets('DISCORD_BOT_TOKEN="MTA0.xyz.abc-secret"'), `DISCORD_BOT_TOKEN="${MASK}"`);
   });
@@ -26,7 +32,12 @@ describe('maskSecrets', () => {
   });
 
   it('leaves ordinary commands alone', () => {
-    for (const plain of ['ls -la src', 'git commit -m "fix the token parser"', 'npm test -- --grep auth', 'cat README.md | head -5']) {
+    for (const plain of [
+      'ls -la src',
+      'git commit -m "fix the token parser"',
+      'npm test -- --grep auth',
+      'cat README.md | head -5',
+    ]) {
       assert.equal(maskSecrets(plain), plain);
     }
   });

@@ -10,7 +10,10 @@ export const MASK = '••••';
 const SECRET_NAME = String.raw`[A-Za-z0-9_.-]*(?:token|secret|passw(?:or)?d|passwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|authorization)[A-Za-z0-9_.-]*`;
 
 /** `name=value`, `name: value`, `"name": "value"` (the value up to a space, quote or `&`; a header's scheme is kept). */
-const NAMED_VALUE = new RegExp(String.raw`(["']?${SECRET_NAME}["']?\s*[=:]\s*["']?)(?!(?:Bearer|Basic|Bot|Token)\b)([^\s"'&,;}]{4,})`, 'gi');
+const NAMED_VALUE = new RegExp(
+  String.raw`(["']?${SECRET_NAME}["']?\s*[=:]\s*["']?)(?!(?:Bearer|Basic|Bot|Token)\b)([^\s"'&,;}]{4,})`,
+  'gi',
+);
 /** `--name value`, `--name=value`. */
 const FLAG_VALUE = new RegExp(String.raw`(--${SECRET_NAME}(?:\s+|=)["']?)([^\s"'&,;}]{4,})`, 'gi');
 /** `Bearer …`, `Basic …`, `Bot …` credentials in headers. */
@@ -34,9 +37,12 @@ const SHAPES: readonly RegExp[] = [
 export function maskSecrets(text: string): string {
   let masked = text;
   for (const shape of SHAPES) {
-    masked = masked.replace(shape, (match: string, password?: string) => (typeof password === 'string' && password !== '' ? match.replace(`:${password}@`, `:${MASK}@`) : MASK));
+    masked = masked.replace(shape, (match: string, password?: string) =>
+      typeof password === 'string' && password !== '' ? match.replace(`:${password}@`, `:${MASK}@`) : MASK,
+    );
   }
   masked = masked.replace(SCHEME, (_match, scheme: string, space: string) => `${scheme}${space}${MASK}`);
-  const keepMasked = (match: string, prefix: string, value: string): string => (value === MASK ? match : `${prefix}${MASK}`);
+  const keepMasked = (match: string, prefix: string, value: string): string =>
+    value === MASK ? match : `${prefix}${MASK}`;
   return masked.replace(NAMED_VALUE, keepMasked).replace(FLAG_VALUE, keepMasked);
 }

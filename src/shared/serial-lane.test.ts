@@ -9,16 +9,21 @@ describe('SerialLane', () => {
   it('runs tasks in arrival order, never interleaved, and keeps going after a failure', async () => {
     const lane = new SerialLane();
     const log: string[] = [];
-    const task = (name: string, fail = false) => async () => {
-      log.push(`${name}:start`);
-      await tick();
-      log.push(`${name}:end`);
-      if (fail) throw new Error(name);
-      return name;
-    };
+    const task =
+      (name: string, fail = false) =>
+      async () => {
+        log.push(`${name}:start`);
+        await tick();
+        log.push(`${name}:end`);
+        if (fail) throw new Error(name);
+        return name;
+      };
     const results = await Promise.allSettled([lane.run(task('a')), lane.run(task('b', true)), lane.run(task('c'))]);
     assert.deepEqual(log, ['a:start', 'a:end', 'b:start', 'b:end', 'c:start', 'c:end']);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     await lane.idle();
     assert.equal(lane.size, 0);
   });

@@ -9,7 +9,8 @@ import { metrics, setTelemetrySink, traceFields, withSpan, type TelemetrySink } 
 class Lines extends Writable {
   lines: Array<Record<string, unknown>> = [];
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split('\n').filter(Boolean))
+      this.lines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   }
 }
@@ -27,12 +28,24 @@ describe('telemetry helpers', () => {
     await withSpan('sandpiper.test', {}, async () => logger.info('inside'));
     assert.equal(out.lines[0]?.['trace_id'], undefined);
     assert.deepEqual(traceFields(), {});
-    assert.equal(await withSpan('sandpiper.test', {}, async (span) => span.isRecording()), false, 'the span records nothing');
-    await assert.rejects(withSpan('sandpiper.test', {}, async () => Promise.reject(new Error('boom'))), /boom/, 'failures reach the caller');
+    assert.equal(
+      await withSpan('sandpiper.test', {}, async (span) => span.isRecording()),
+      false,
+      'the span records nothing',
+    );
+    await assert.rejects(
+      withSpan('sandpiper.test', {}, async () => Promise.reject(new Error('boom'))),
+      /boom/,
+      'failures reach the caller',
+    );
     const thrown = (): Promise<void> => {
       throw new Error('sync boom');
     };
-    await assert.rejects(withSpan('sandpiper.test', {}, thrown), /sync boom/, 'a synchronous throw becomes a rejection');
+    await assert.rejects(
+      withSpan('sandpiper.test', {}, thrown),
+      /sync boom/,
+      'a synchronous throw becomes a rejection',
+    );
   });
 
   it('puts the active trace id on log lines, records failures and always ends the span', async () => {
@@ -42,7 +55,10 @@ describe('telemetry helpers', () => {
     const logger = createLogger({ format: 'json', destination: out });
     await withSpan('sandpiper.outer', { 'sandpiper.platform': 'discord' }, async () => {
       logger.info('in outer');
-      await assert.rejects(withSpan('sandpiper.inner', {}, async () => Promise.reject(new Error('boom'))), /boom/);
+      await assert.rejects(
+        withSpan('sandpiper.inner', {}, async () => Promise.reject(new Error('boom'))),
+        /boom/,
+      );
     });
     logger.info('outside');
     const [inner, outer] = exporter.getFinishedSpans();
@@ -60,7 +76,7 @@ describe('telemetry helpers', () => {
     setTelemetrySink(sink);
     metrics().toolCall('bash', 0.1, false);
     metrics().toolCall('grep', 0.1, false);
-    assert.deepEqual(seen, [], 'not on the caller\'s path');
+    assert.deepEqual(seen, [], "not on the caller's path");
     await new Promise((resolve) => setTimeout(resolve, 5));
     assert.deepEqual(seen, ['bash', 'grep']);
     setTelemetrySink(undefined);

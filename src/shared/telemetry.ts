@@ -3,7 +3,15 @@
  * the composition root registers an SDK, i.e. when `telemetry.otlp_endpoint` is set), numbers go to a sink the
  * composition root installs (Prometheus); without one, recording does nothing.
  */
-import { INVALID_SPAN_CONTEXT, ProxyTracerProvider, SpanStatusCode, trace, type Attributes, type Span, type TracerProvider } from '@opentelemetry/api';
+import {
+  INVALID_SPAN_CONTEXT,
+  ProxyTracerProvider,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type TracerProvider,
+} from '@opentelemetry/api';
 
 export const TRACER_NAME = 'sandpiper';
 
@@ -22,7 +30,12 @@ export const SPAN = {
 /** What the metrics side records; every method is cheap and never throws. */
 export interface TelemetrySink {
   turnEnded(seconds: number, reason: string): void;
-  modelCall(model: string, seconds: number, outcome: string, usage?: { inputTokens: number; outputTokens: number }): void;
+  modelCall(
+    model: string,
+    seconds: number,
+    outcome: string,
+    usage?: { inputTokens: number; outputTokens: number },
+  ): void;
   toolCall(tool: string, seconds: number, failed: boolean): void;
   mcpCall(server: string, outcome: string): void;
   firstEdit(platform: string, seconds: number): void;

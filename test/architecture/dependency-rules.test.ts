@@ -29,8 +29,10 @@ function importsOf(file: string): ImportRef[] {
   for (const match of text.matchAll(statement)) {
     refs.push({ file, specifier: match[3] as string, typeOnly: Boolean(match[2]) });
   }
-  for (const match of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) refs.push({ file, specifier: match[1] as string, typeOnly: false });
-  for (const match of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) refs.push({ file, specifier: match[1] as string, typeOnly: false });
+  for (const match of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm))
+    refs.push({ file, specifier: match[1] as string, typeOnly: false });
+  for (const match of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g))
+    refs.push({ file, specifier: match[1] as string, typeOnly: false });
   return refs;
 }
 
@@ -38,7 +40,8 @@ function importsOf(file: string): ImportRef[] {
 function staticImportsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const specifiers: string[] = [];
-  for (const match of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms)) if (!match[2]) specifiers.push(match[3] as string);
+  for (const match of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?\sfrom\s+['"]([^'"]+)['"]/gms))
+    if (!match[2]) specifiers.push(match[3] as string);
   for (const match of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) specifiers.push(match[1] as string);
   return specifiers;
 }
@@ -101,7 +104,9 @@ describe('dependency rules (docs/architecture.md §2)', () => {
       .flatMap((ref) => {
         const rule = VENDORS.find(([pattern]) => pattern.test(ref.specifier));
         if (!rule) return [];
-        return rule[1].some((allowed) => rel(ref.file).startsWith(allowed)) ? [] : [`${rel(ref.file)} imports ${ref.specifier}`];
+        return rule[1].some((allowed) => rel(ref.file).startsWith(allowed))
+          ? []
+          : [`${rel(ref.file)} imports ${ref.specifier}`];
       });
     assert.deepEqual(violations, []);
   });
@@ -130,7 +135,9 @@ describe('dependency rules (docs/architecture.md §2)', () => {
   it('loads discord.js, bolt, openai and the Anthropic SDK only on demand (dynamic import when configured)', () => {
     const lazy = /^(discord\.js|@discordjs\/|@slack\/|openai(\/|$)|@anthropic-ai\/|sharp(\/|$))/;
     for (const entry of ['cli.ts', 'main.ts', 'main-agent.ts', 'main-chat.ts']) {
-      const eager = [...staticPackagesFrom(path.join(srcDir, entry))].filter(([specifier]) => lazy.test(specifier)).map(([specifier, file]) => `${rel(file)} imports ${specifier}`);
+      const eager = [...staticPackagesFrom(path.join(srcDir, entry))]
+        .filter(([specifier]) => lazy.test(specifier))
+        .map(([specifier, file]) => `${rel(file)} imports ${specifier}`);
       assert.deepEqual(eager, [], `start-up path from src/${entry}`);
     }
   });

@@ -89,7 +89,9 @@ export interface ContractDriver<U = unknown> {
   close(): Promise<void>;
 }
 
-const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
+const bash = (id: string, command: string) => ({
+  toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }],
+});
 
 /**
 /**
@@ -97,21 +99,36 @@ const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash',
  * attachment limit (so an oversize file is cheap to make). The harness's per-user rate is high enough for the whole
  * suite; the limits have their own gateway, with the defaults.
  */
-export const CONTRACT_FLAGS = { 'agent.max_queued_messages': 1, 'models.fake.supports_vision': true, 'gateway.max_attachment_mb': 1 };
+export const CONTRACT_FLAGS = {
+  'agent.max_queued_messages': 1,
+  'models.fake.supports_vision': true,
+  'gateway.max_attachment_mb': 1,
+};
 /** The inbound-limits gateway: the default rate (10 per 60 s; the harness raises it for other scenarios), a short length cap. */
-export const LIMIT_FLAGS = { 'gateway.max_message_chars': 500, 'gateway.user_rate_limit': 10, 'gateway.user_rate_window_s': 60 };
+export const LIMIT_FLAGS = {
+  'gateway.max_message_chars': 500,
+  'gateway.user_rate_limit': 10,
+  'gateway.user_rate_window_s': 60,
+};
 /** A second model alias every driver configures next to `fake` (model `fake-model`), on the same fake LLM. */
 export const CONTRACT_MODELS = { other: 'other-model' };
 
 /** A solid PNG of the given size (too large for the models when over 1568 px). */
 export function pngOf(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: '#c0392b' } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: '#c0392b' } })
+    .png()
+    .toBuffer();
 }
 
-export const PDF_BYTES = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+export const PDF_BYTES = Buffer.from(
+  '%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
+);
 
 /** `start(flags)` boots a driver whose gateway has `flags` and the models `fake` and CONTRACT_MODELS. */
-export function channelAdapterContract<U>(platform: string, start: (flags: Record<string, unknown>) => Promise<ContractDriver<U>>): void {
+export function channelAdapterContract<U>(
+  platform: string,
+  start: (flags: Record<string, unknown>) => Promise<ContractDriver<U>>,
+): void {
   limitsContract(platform, start);
   describe(`ChannelAdapter contract: ${platform}`, () => {
     let d: ContractDriver<U>;
@@ -191,7 +208,10 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
       const approved = d.click(threadId, 0, 'Approve', owner);
       await d.waitFor(() => approved.reply(), 'approval reply');
       await d.waitFor(() => d.texts(threadId).includes('Queued answer.'), 'the queued message is answered');
-      assert.ok(!JSON.stringify(d.llm.requests.map((request) => request.body)).includes('and one more'), 'the refused message was not kept');
+      assert.ok(
+        !JSON.stringify(d.llm.requests.map((request) => request.body)).includes('and one more'),
+        'the refused message was not kept',
+      );
     });
 
     it('holds a conversation in a DM, with an approval, until the close command or the idle time starts a new one', async () => {
@@ -224,7 +244,11 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
       } finally {
         d.setClockOffset(0);
       }
-      assert.doesNotMatch(JSON.stringify(d.llm.requests.at(-1)?.body), /heron/, 'a new conversation after the idle time');
+      assert.doesNotMatch(
+        JSON.stringify(d.llm.requests.at(-1)?.body),
+        /heron/,
+        'a new conversation after the idle time',
+      );
     });
 
     it('routes replies to a notification into its workstream and answers in the DM, also after a restart', async () => {
@@ -257,12 +281,18 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
       const requestsBefore = d.llm.requests.length;
       const inChannel = await d.notify('channel', 'Deploy finished.', wsId);
       const strangerPlace = d.reply(stranger, inChannel, 'let me in');
-      await d.waitFor(() => d.texts(strangerPlace).some((text) => /no longer active/.test(text)), 'refusal of the stranger');
+      await d.waitFor(
+        () => d.texts(strangerPlace).some((text) => /no longer active/.test(text)),
+        'refusal of the stranger',
+      );
       const old = await d.notify({ username: 'owner' }, 'An old notice.', wsId);
       d.setClockOffset(8 * 86_400_000);
       try {
         const place = d.reply(owner, old, 'is this still on?');
-        await d.waitFor(() => d.texts(place).some((text) => /no longer active/.test(text)), 'refusal of the expired reply');
+        await d.waitFor(
+          () => d.texts(place).some((text) => /no longer active/.test(text)),
+          'refusal of the expired reply',
+        );
       } finally {
         d.setClockOffset(0);
       }
@@ -275,7 +305,9 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
       await d.waitFor(() => d.texts(threadId).includes('Ready.'), 'first answer');
       const png = await pngOf(2400, 1200);
       d.llm.enqueue({ text: 'A red rectangle.' });
-      d.sayWithFiles(owner, threadId, 'what is in this picture?', [{ name: 'red.png', contentType: 'image/png', bytes: png }]);
+      d.sayWithFiles(owner, threadId, 'what is in this picture?', [
+        { name: 'red.png', contentType: 'image/png', bytes: png },
+      ]);
       await d.waitFor(() => d.texts(threadId).includes('A red rectangle.'), 'answer about the image');
       const body = d.llm.requests.at(-1)?.body;
       const images = imagesIn(body);
@@ -294,7 +326,9 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
       const threadId = await d.mention(owner, 'a document follows');
       d.llm.enqueue({ text: 'I can read it with read_file.' });
       await d.waitFor(() => d.texts(threadId).includes('Got the PDF.'), 'first answer');
-      d.sayWithFiles(owner, threadId, 'summarise this', [{ name: 'Q3 report.pdf', contentType: 'application/pdf', bytes: PDF_BYTES }]);
+      d.sayWithFiles(owner, threadId, 'summarise this', [
+        { name: 'Q3 report.pdf', contentType: 'application/pdf', bytes: PDF_BYTES },
+      ]);
       await d.waitFor(() => d.texts(threadId).includes('I can read it with read_file.'), 'answer about the PDF');
       const body = d.llm.requests.at(-1)?.body;
       assert.equal(imagesIn(body).length, 0);
@@ -307,9 +341,18 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
       d.llm.enqueue({ text: 'Send them.' });
       const threadId = await d.mention(owner, 'files follow');
       await d.waitFor(() => d.texts(threadId).includes('Send them.'), 'first answer');
-      const elsewhere = foreign.put('/elsewhere.png', { name: 'elsewhere.png', contentType: 'image/png', bytes: await pngOf(10, 10) });
+      const elsewhere = foreign.put('/elsewhere.png', {
+        name: 'elsewhere.png',
+        contentType: 'image/png',
+        bytes: await pngOf(10, 10),
+      });
       const files: FakeFile[] = [
-        { name: 'huge.bin', contentType: 'application/octet-stream', bytes: Buffer.from('small really'), declaredSize: 5 * 1024 * 1024 },
+        {
+          name: 'huge.bin',
+          contentType: 'application/octet-stream',
+          bytes: Buffer.from('small really'),
+          declaredSize: 5 * 1024 * 1024,
+        },
         { name: 'elsewhere.png', contentType: 'image/png', bytes: Buffer.alloc(0), url: elsewhere },
         { name: 'moved.pdf', contentType: 'application/pdf', bytes: PDF_BYTES, redirectTo: elsewhere },
         { name: 'login.pdf', contentType: 'application/pdf', bytes: PDF_BYTES, servedType: 'text/html' },
@@ -317,7 +360,10 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
       ];
       d.llm.enqueue({ text: 'Only the text file arrived.' });
       d.sayWithFiles(owner, threadId, 'please look at all of these', files);
-      await d.waitFor(() => d.texts(threadId).includes('Only the text file arrived.'), 'answer despite the refused files');
+      await d.waitFor(
+        () => d.texts(threadId).includes('Only the text file arrived.'),
+        'answer despite the refused files',
+      );
       const notice = d.texts(threadId).find((text) => text.includes('Some attachments were not used'));
       assert.ok(notice, 'one notice in the thread');
       assert.match(notice, /huge\.bin: too large \(5\.0 MB; the limit is 1\.0 MB\)/);
@@ -338,7 +384,11 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
       d.llm.enqueue({ text: words, delayMs: 15 });
       const limited = d.rateLimitEdits(2);
       const threadId = await d.mention(owner, 'count');
-      await d.waitFor(() => d.texts(threadId).some((text) => text.trim() === words.join('').trim()), 'complete answer', 30_000);
+      await d.waitFor(
+        () => d.texts(threadId).some((text) => text.trim() === words.join('').trim()),
+        'complete answer',
+        30_000,
+      );
       assert.ok(limited() >= 1, 'the platform answered with a rate limit at least once');
     });
 
@@ -348,7 +398,10 @@ export function channelAdapterContract<U>(platform: string, start: (flags: Recor
       await d.waitFor(() => d.texts(threadId).includes('On the first model.'), 'first answer');
       assert.equal(modelOf(d.llm.requests.at(-1)?.body), 'fake-model');
       assert.match(await d.command(owner, threadId, 'model'), /uses `fake`[\s\S]*`other` \(other-model\)/);
-      assert.match(await d.command(owner, threadId, 'model', 'nope'), /Unknown model "nope"\. Available models: `fake` \(fake-model\), `other` \(other-model\)/);
+      assert.match(
+        await d.command(owner, threadId, 'model', 'nope'),
+        /Unknown model "nope"\. Available models: `fake` \(fake-model\), `other` \(other-model\)/,
+      );
       assert.match(await d.command(owner, threadId, 'model', 'other'), /now uses `other`/);
       d.llm.enqueue({ text: 'On the other model.' });
       d.say(owner, threadId, 'and now?');
@@ -382,7 +435,10 @@ function modelOf(body: unknown): unknown {
 }
 
 /** Inbound limits on a gateway of their own (the rate is per user and window, so it would starve the main suite). */
-function limitsContract<U>(platform: string, start: (flags: Record<string, unknown>) => Promise<ContractDriver<U>>): void {
+function limitsContract<U>(
+  platform: string,
+  start: (flags: Record<string, unknown>) => Promise<ContractDriver<U>>,
+): void {
   describe(`ChannelAdapter contract: ${platform} inbound limits`, () => {
     let d: ContractDriver<U>;
     let flooder: U;
@@ -399,7 +455,13 @@ function limitsContract<U>(platform: string, start: (flags: Record<string, unkno
       const threadId = await d.mention(flooder, 'short');
       await d.waitFor(() => d.texts(threadId).includes('Short one answered.'), 'first answer');
       const long = d.say(flooder, threadId, 'x'.repeat(501));
-      await d.waitFor(() => d.notices(flooder).some((text) => /Message too long \(501 chars\)\. Please keep messages under 500 characters\./.test(text)), 'length notice');
+      await d.waitFor(
+        () =>
+          d
+            .notices(flooder)
+            .some((text) => /Message too long \(501 chars\)\. Please keep messages under 500 characters\./.test(text)),
+        'length notice',
+      );
       await d.waitFor(() => d.reactions(long).includes('refused'), 'refused reaction');
       assert.equal(d.llm.requests.length, 1, 'the long message started no turn');
     });
@@ -411,14 +473,20 @@ function limitsContract<U>(platform: string, start: (flags: Record<string, unkno
       const threadId = await d.mention(flooder, 'message 2');
       await d.waitFor(() => d.texts(threadId).includes('Answer 2.'), 'answer 2');
       const ids = Array.from({ length: 9 }, (_, i) => d.say(flooder, threadId, `message ${i + 3}`));
-      await d.waitFor(() => d.notices(flooder).some((text) => /sending messages too fast\. Limit is 10 per 60 seconds\./.test(text)), 'rate notice');
+      await d.waitFor(
+        () => d.notices(flooder).some((text) => /sending messages too fast\. Limit is 10 per 60 seconds\./.test(text)),
+        'rate notice',
+      );
       await d.waitFor(() => d.texts(threadId).includes('Answer 10.'), 'every admitted message answered', 30_000);
       assert.equal(d.llm.requests.length - before, 9, 'nine more turns (ten in all)');
       await d.waitFor(() => d.reactions(ids.at(-1) ?? '').includes('refused'), 'the 11th is marked refused');
       const twelfth = d.say(flooder, threadId, 'message 12');
       await d.waitFor(() => d.reactions(twelfth).includes('refused'), 'the 12th is marked refused');
       assert.equal(d.notices(flooder).filter((text) => /too fast/.test(text)).length, 1, 'exactly one rate notice');
-      assert.ok(!JSON.stringify(d.llm.requests.map((request) => request.body)).includes('message 11'), 'the refused message was not sent');
+      assert.ok(
+        !JSON.stringify(d.llm.requests.map((request) => request.body)).includes('message 11'),
+        'the refused message was not sent',
+      );
     });
   });
 }

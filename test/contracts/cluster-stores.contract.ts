@@ -49,20 +49,32 @@ export function clusterStoresContract(label: string, factory: StoresFactory): vo
       await leases.claim('h2', 'stopping', 0, 1_000_000);
       await leases.claim('h3', 'other', 0, 1_000_000);
       const mine = async (): Promise<string[][]> =>
-        (await leases.listExpired(500, 100)).filter((lease) => lease.wsId.startsWith('h')).map((lease) => [lease.wsId, lease.holder]);
+        (await leases.listExpired(500, 100))
+          .filter((lease) => lease.wsId.startsWith('h'))
+          .map((lease) => [lease.wsId, lease.holder]);
       assert.deepEqual(await mine(), []);
       assert.equal(await leases.expireNow('stopping', ['h1', 'h3']), 1, 'only the leases of that holder');
       assert.equal(await leases.expireNow('stopping', []), 0);
       assert.deepEqual(await mine(), [['h1', 'stopping']]);
-      assert.equal((await leases.claim('h1', 'taker', 500, 2000)).takenFrom, 'stopping', 'another instance takes it over');
+      assert.equal(
+        (await leases.claim('h1', 'taker', 500, 2000)).takenFrom,
+        'stopping',
+        'another instance takes it over',
+      );
       assert.equal((await leases.get('h2'))?.expiresAt, 1_000_000);
     });
 
     it('lets exactly one instance claim a handoff and lists what is unclaimed', async () => {
       const handoffs = stores().handoffs;
       const row = await handoffs.create({ target: 'a', wsId: 'w', kind: 'inbound', payload: '{"x":1}', createdAt: 1 });
-      assert.deepEqual((await handoffs.listUnclaimed('a', 10)).map((h) => h.id), [row.id]);
-      assert.deepEqual((await handoffs.listUnclaimedFor('w')).map((h) => h.id), [row.id]);
+      assert.deepEqual(
+        (await handoffs.listUnclaimed('a', 10)).map((h) => h.id),
+        [row.id],
+      );
+      assert.deepEqual(
+        (await handoffs.listUnclaimedFor('w')).map((h) => h.id),
+        [row.id],
+      );
       const claims = await Promise.all(['a', 'b', 'c'].map((by) => handoffs.claim(row.id, by, 2)));
       assert.equal(claims.filter(Boolean).length, 1);
       assert.equal((await handoffs.listUnclaimed('a', 10)).length, 0);

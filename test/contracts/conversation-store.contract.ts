@@ -28,7 +28,13 @@ const FULL_TURN: Message[] = [
     ],
   },
   { role: 'assistant', content: '' },
-  { role: 'tool', toolCallId: 'call_x', name: 'read_file', content: [{ type: 'text', text: 'orphan' }], isError: false },
+  {
+    role: 'tool',
+    toolCallId: 'call_x',
+    name: 'read_file',
+    content: [{ type: 'text', text: 'orphan' }],
+    isError: false,
+  },
 ];
 
 export function conversationStoreContract(label: string, factory: StoresFactory): void {
@@ -77,7 +83,11 @@ export function conversationStoreContract(label: string, factory: StoresFactory)
 
     it('keeps later turns when an earlier turn was interrupted, with the lost call answered in place', async () => {
       await stores().conversations.append('ws-mid', { role: 'user', content: 'first' });
-      const lost: Message = { role: 'assistant', content: '', toolCalls: [{ id: 'lost', name: 'bash', arguments: '{}' }] };
+      const lost: Message = {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'lost', name: 'bash', arguments: '{}' }],
+      };
       await stores().conversations.append('ws-mid', lost);
       const later: Message[] = [
         { role: 'user', content: 'second' },
@@ -94,7 +104,10 @@ export function conversationStoreContract(label: string, factory: StoresFactory)
 
     it('finds messages by full-text search, best match first, optionally in one workstream', async () => {
       await stores().conversations.append('ws-s1', { role: 'user', content: 'the kubernetes deployment is failing' });
-      await stores().conversations.append('ws-s1', { role: 'assistant', content: 'kubernetes kubernetes pods restart' });
+      await stores().conversations.append('ws-s1', {
+        role: 'assistant',
+        content: 'kubernetes kubernetes pods restart',
+      });
       await stores().conversations.append('ws-s2', { role: 'user', content: 'kubernetes questions about helm' });
       await stores().conversations.append('ws-s2', { role: 'user', content: 'nothing relevant here' });
       const hits = await stores().conversations.search('kubernetes');
@@ -104,26 +117,50 @@ export function conversationStoreContract(label: string, factory: StoresFactory)
       assert.equal(hits[0]?.role, 'assistant');
       assert.match(hits[0]?.timestamp ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
       const scoped = await stores().conversations.search('kubernetes', { wsId: 'ws-s2' });
-      assert.deepEqual(scoped.map((hit) => hit.content), ['kubernetes questions about helm']);
+      assert.deepEqual(
+        scoped.map((hit) => hit.content),
+        ['kubernetes questions about helm'],
+      );
       const both = await stores().conversations.search('kubernetes helm');
-      assert.deepEqual(both.map((hit) => hit.content), ['kubernetes questions about helm']);
+      assert.deepEqual(
+        both.map((hit) => hit.content),
+        ['kubernetes questions about helm'],
+      );
       assert.equal((await stores().conversations.search('kubernetes', { limit: 1 })).length, 1);
     });
 
-    it('limits search to one owner\'s workstreams and names the tool of a tool result', async () => {
+    it("limits search to one owner's workstreams and names the tool of a tool result", async () => {
       await stores().workstreams.create({ wsId: 'ws-own-a', userId: 'owner-a', name: '', modelAlias: '' });
       await stores().workstreams.create({ wsId: 'ws-own-b', userId: 'owner-b', name: '', modelAlias: '' });
       await stores().conversations.append('ws-own-a', { role: 'user', content: 'narwhal migration plan' });
-      await stores().conversations.append('ws-own-a', { role: 'tool', toolCallId: 'c1', name: 'bash', content: 'narwhal done' });
+      await stores().conversations.append('ws-own-a', {
+        role: 'tool',
+        toolCallId: 'c1',
+        name: 'bash',
+        content: 'narwhal done',
+      });
       await stores().conversations.append('ws-own-b', { role: 'user', content: 'narwhal secret of b' });
       const mine = await stores().conversations.search('narwhal', { userId: 'owner-a' });
-      assert.deepEqual(mine.map((hit) => hit.wsId), ['ws-own-a', 'ws-own-a']);
+      assert.deepEqual(
+        mine.map((hit) => hit.wsId),
+        ['ws-own-a', 'ws-own-a'],
+      );
       assert.deepEqual(mine.map((hit) => hit.toolName).sort(), ['', 'bash']);
-      assert.deepEqual((await stores().conversations.search('narwhal', { userId: 'owner-b' })).map((hit) => hit.content), ['narwhal secret of b']);
+      assert.deepEqual(
+        (await stores().conversations.search('narwhal', { userId: 'owner-b' })).map((hit) => hit.content),
+        ['narwhal secret of b'],
+      );
       assert.deepEqual(await stores().conversations.search('narwhal', { userId: 'nobody' }), []);
-      await stores().conversations.append('ws-own-a', { role: 'assistant', content: '', toolCalls: [{ id: 'c2', name: 'bash', arguments: '{"command":"ls /srv/okapi"}' }] });
+      await stores().conversations.append('ws-own-a', {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'c2', name: 'bash', arguments: '{"command":"ls /srv/okapi"}' }],
+      });
       const call = await stores().conversations.search('okapi', { userId: 'owner-a' });
-      assert.deepEqual(call.map((hit) => [hit.role, hit.toolCalls]), [['assistant', [{ name: 'bash', arguments: '{"command":"ls /srv/okapi"}' }]]]);
+      assert.deepEqual(
+        call.map((hit) => [hit.role, hit.toolCalls]),
+        [['assistant', [{ name: 'bash', arguments: '{"command":"ls /srv/okapi"}' }]]],
+      );
     });
 
     it('searches the text of content parts', async () => {
@@ -141,7 +178,21 @@ export function conversationStoreContract(label: string, factory: StoresFactory)
 
     it('treats search syntax characters as plain text and never fails on them', async () => {
       await stores().conversations.append('ws-syn', { role: 'user', content: 'quokka AND wombat' });
-      const queries = ['"', 'quokka"', '(quokka', 'quokka*', 'NEAR(', 'quokka OR', '-quokka', ':', '^', 'a:b', "o'brien", '   ', ''];
+      const queries = [
+        '"',
+        'quokka"',
+        '(quokka',
+        'quokka*',
+        'NEAR(',
+        'quokka OR',
+        '-quokka',
+        ':',
+        '^',
+        'a:b',
+        "o'brien",
+        '   ',
+        '',
+      ];
       // None of them may throw; and stray syntax around a word still finds that word.
       for (const query of queries) await stores().conversations.search(query);
       for (const query of ['quokka"', '(quokka', 'quokka*']) {

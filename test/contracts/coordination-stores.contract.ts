@@ -15,7 +15,8 @@ export function coordinationStoresContract(label: string, factory: StoresFactory
     it('grants a bucket to exactly one of several racing instances, then makes the others wait out the window', async () => {
       const waits = await Promise.all([1, 2, 3, 4].map(() => stores().identifySlots.take('bot:0', WINDOW)));
       assert.equal(waits.filter((wait) => wait === 0).length, 1, `one winner: ${waits.join(',')}`);
-      for (const wait of waits.filter((value) => value !== 0)) assert.ok(wait > 0 && wait <= WINDOW, `waits within the window: ${wait}`);
+      for (const wait of waits.filter((value) => value !== 0))
+        assert.ok(wait > 0 && wait <= WINDOW, `waits within the window: ${wait}`);
       assert.equal(await stores().identifySlots.take('bot:1', WINDOW), 0, 'another bucket is free');
     });
   });
@@ -23,8 +24,15 @@ export function coordinationStoresContract(label: string, factory: StoresFactory
   describe(`ElicitationFormStore contract (${label})`, () => {
     const stores = useStores(factory);
     const form = (formId: string, expiresAt: number) => ({
-      formId, holder: 'instance-a', server: 'forms', message: 'Who?', requestedSchema: { type: 'object', properties: { n: { type: 'string' } } },
-      ownerUserId: 'u1', platform: 'discord', channelId: 'thread-1', expiresAt,
+      formId,
+      holder: 'instance-a',
+      server: 'forms',
+      message: 'Who?',
+      requestedSchema: { type: 'object', properties: { n: { type: 'string' } } },
+      ownerUserId: 'u1',
+      platform: 'discord',
+      channelId: 'thread-1',
+      expiresAt,
     });
 
     it('stores an open form, takes one answer of several racing ones, and keeps the schema as it was', async () => {
@@ -32,7 +40,9 @@ export function coordinationStoresContract(label: string, factory: StoresFactory
       const open = await stores().elicitationForms.get('f1');
       assert.equal(open?.answer, null);
       assert.deepEqual(open?.requestedSchema, { type: 'object', properties: { n: { type: 'string' } } });
-      const won = await Promise.all(['a', 'b', 'c'].map((who) => stores().elicitationForms.answer('f1', JSON.stringify({ who }), who)));
+      const won = await Promise.all(
+        ['a', 'b', 'c'].map((who) => stores().elicitationForms.answer('f1', JSON.stringify({ who }), who)),
+      );
       assert.equal(won.filter(Boolean).length, 1);
       const answered = await stores().elicitationForms.get('f1');
       assert.equal(JSON.parse(answered?.answer ?? '{}').who, answered?.decidedBy);

@@ -31,7 +31,13 @@ export interface CoordinationWorld {
 const logger = createSilentLogger();
 
 function message(channelId: string, messageId: string): InboundEvent {
-  return { type: 'message', conversation: { kind: 'thread', channelId }, messageId, text: 'hi', user: { id: 'u1', name: 'u1' } } as unknown as InboundEvent;
+  return {
+    type: 'message',
+    conversation: { kind: 'thread', channelId },
+    messageId,
+    text: 'hi',
+    user: { id: 'u1', name: 'u1' },
+  } as unknown as InboundEvent;
 }
 
 /** Gateway hooks that record what was delivered to them. */
@@ -96,7 +102,10 @@ export function coordinationContract(label: string, open: () => Promise<Coordina
       assert.equal(there.ownerUserId, owner);
       const outcome = await there.handOff('handed over', undefined, undefined);
       assert.equal(outcome.status, 'accepted');
-      const got = await waitFor(() => hooks.delivered.find((entry) => entry.wsId === ws.wsId), 'the handoff on the holder');
+      const got = await waitFor(
+        () => hooks.delivered.find((entry) => entry.wsId === ws.wsId),
+        'the handoff on the holder',
+      );
       assert.equal(got.content, 'handed over');
       await a.placement.stop();
     });
@@ -126,7 +135,11 @@ export function coordinationContract(label: string, open: () => Promise<Coordina
       await first.waitForIdentify(0, new AbortController().signal);
       await second.waitForIdentify(1, controller.signal);
       assert.deepEqual(waits, [0], 'another bucket identifies at once');
-      await assert.rejects(second.waitForIdentify(2, controller.signal), { name: 'AbortError' }, 'the same bucket waits for its window');
+      await assert.rejects(
+        second.waitForIdentify(2, controller.signal),
+        { name: 'AbortError' },
+        'the same bucket waits for its window',
+      );
       assert.equal(waits.length, 2);
       assert.ok((waits[1] ?? 0) > 0 && (waits[1] ?? 0) <= 5000, `waited ${waits[1]} ms of the 5 s window`);
     });

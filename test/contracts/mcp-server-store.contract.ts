@@ -9,7 +9,11 @@ export function mcpServerStoreContract(label: string, factory: StoresFactory): v
 
     it('creates a stdio server with its arguments and environment', async () => {
       const created = await stores().mcpServers.create({
-        name: 'files', transport: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: { DEBUG: '1' },
+        name: 'files',
+        transport: 'stdio',
+        command: 'npx',
+        args: ['-y', 'server-filesystem', '/tmp'],
+        env: { DEBUG: '1' },
       });
       assert.ok(created);
       assert.deepEqual(created.args, ['-y', 'server-filesystem', '/tmp']);
@@ -22,17 +26,31 @@ export function mcpServerStoreContract(label: string, factory: StoresFactory): v
     });
 
     it('lists by name and filters disabled servers', async () => {
-      await stores().mcpServers.create({ name: 'web', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer x' } });
+      await stores().mcpServers.create({
+        name: 'web',
+        transport: 'streamable-http',
+        url: 'http://127.0.0.1:9/mcp',
+        headers: { Authorization: 'Bearer x' },
+      });
       await stores().mcpServers.create({ name: 'off', transport: 'stdio', command: 'x', enabled: false });
-      assert.deepEqual((await stores().mcpServers.list()).map((row) => row.name), ['files', 'off', 'web']);
-      assert.deepEqual((await stores().mcpServers.list({ enabledOnly: true })).map((row) => row.name), ['files', 'web']);
+      assert.deepEqual(
+        (await stores().mcpServers.list()).map((row) => row.name),
+        ['files', 'off', 'web'],
+      );
+      assert.deepEqual(
+        (await stores().mcpServers.list({ enabledOnly: true })).map((row) => row.name),
+        ['files', 'web'],
+      );
       assert.deepEqual((await stores().mcpServers.getByName('web'))?.headers, { Authorization: 'Bearer x' });
     });
 
     it('updates and deletes a server', async () => {
       const row = await stores().mcpServers.getByName('off');
       assert.ok(row);
-      assert.equal(await stores().mcpServers.update(row.serverId, { enabled: true, args: ['--port', '1'], autoApprove: true }), true);
+      assert.equal(
+        await stores().mcpServers.update(row.serverId, { enabled: true, args: ['--port', '1'], autoApprove: true }),
+        true,
+      );
       const updated = await stores().mcpServers.getByName('off');
       assert.deepEqual([updated?.enabled, updated?.args, updated?.autoApprove], [true, ['--port', '1'], true]);
       assert.equal(await stores().mcpServers.delete(row.serverId), true);

@@ -9,7 +9,11 @@ export function notifyDeliveryStoreContract(label: string, factory: StoresFactor
 
     it('finds a delivery by the posted message id', async () => {
       const delivery = await stores().notifyDeliveries.record({
-        wsId: 'ws-n', channelType: 'discord', channelId: 'dm-1', messageId: 'msg-1', recipient: 'user-1',
+        wsId: 'ws-n',
+        channelType: 'discord',
+        channelId: 'dm-1',
+        messageId: 'msg-1',
+        recipient: 'user-1',
       });
       assert.ok(delivery.deliveryId);
       assert.deepEqual(await stores().notifyDeliveries.findByMessage('discord', 'msg-1'), delivery);
@@ -17,8 +21,20 @@ export function notifyDeliveryStoreContract(label: string, factory: StoresFactor
     });
 
     it('finds the newest delivery into a channel', async () => {
-      await stores().notifyDeliveries.record({ wsId: 'ws-old', channelType: 'slack', channelId: 'D1', messageId: '1.1', recipient: '' });
-      await stores().notifyDeliveries.record({ wsId: 'ws-new', channelType: 'slack', channelId: 'D1', messageId: '1.2', recipient: '' });
+      await stores().notifyDeliveries.record({
+        wsId: 'ws-old',
+        channelType: 'slack',
+        channelId: 'D1',
+        messageId: '1.1',
+        recipient: '',
+      });
+      await stores().notifyDeliveries.record({
+        wsId: 'ws-new',
+        channelType: 'slack',
+        channelId: 'D1',
+        messageId: '1.2',
+        recipient: '',
+      });
       assert.equal((await stores().notifyDeliveries.findLatestInChannel('slack', 'D1'))?.wsId, 'ws-new');
       assert.equal(await stores().notifyDeliveries.findLatestInChannel('slack', 'D2'), undefined);
     });

@@ -8,7 +8,11 @@ export function promptTemplateStoreContract(label: string, factory: StoresFactor
     const stores = useStores(factory);
 
     it('creates a template once per name with defaults', async () => {
-      const created = await stores().promptTemplates.create({ name: 'review', content: 'Review {{file}}', variables: ['file'] });
+      const created = await stores().promptTemplates.create({
+        name: 'review',
+        content: 'Review {{file}}',
+        variables: ['file'],
+      });
       assert.equal(created?.category, 'general');
       assert.equal(created?.origin, 'manual');
       assert.equal(created?.readonly, false);
@@ -19,11 +23,19 @@ export function promptTemplateStoreContract(label: string, factory: StoresFactor
 
     it('keeps MCP prompts read-only and lists by origin, ordered by name', async () => {
       await stores().promptTemplates.create({
-        name: 'mcp__everything__simple', content: '', description: 'A simple prompt', origin: 'mcp', mcpServer: 'everything', readonly: true,
+        name: 'mcp__everything__simple',
+        content: '',
+        description: 'A simple prompt',
+        origin: 'mcp',
+        mcpServer: 'everything',
+        readonly: true,
       });
       await stores().promptTemplates.create({ name: 'alpha', content: 'A' });
       const mcp = await stores().promptTemplates.list('mcp');
-      assert.deepEqual(mcp.map((row) => row.name), ['mcp__everything__simple']);
+      assert.deepEqual(
+        mcp.map((row) => row.name),
+        ['mcp__everything__simple'],
+      );
       assert.equal(mcp[0]?.readonly, true);
       assert.equal(mcp[0]?.mcpServer, 'everything');
       const names = (await stores().promptTemplates.list()).map((row) => row.name);
@@ -34,7 +46,14 @@ export function promptTemplateStoreContract(label: string, factory: StoresFactor
     it('updates and deletes a template', async () => {
       const row = await stores().promptTemplates.create({ name: 'edit', content: 'v1' });
       assert.ok(row);
-      assert.equal(await stores().promptTemplates.update(row.templateId, { content: 'v2', isDefault: true, variables: ['a', 'b'] }), true);
+      assert.equal(
+        await stores().promptTemplates.update(row.templateId, {
+          content: 'v2',
+          isDefault: true,
+          variables: ['a', 'b'],
+        }),
+        true,
+      );
       const updated = await stores().promptTemplates.getByName('edit');
       assert.deepEqual([updated?.content, updated?.isDefault, updated?.variables], ['v2', true, ['a', 'b']]);
       assert.equal(await stores().promptTemplates.delete(row.templateId), true);

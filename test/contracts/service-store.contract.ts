@@ -8,7 +8,12 @@ export function serviceStoreContract(label: string, factory: StoresFactory): voi
     const stores = useStores(factory);
 
     it('registers a service and lists it as healthy with its metadata', async () => {
-      await stores().services.register({ serviceType: 'channel', serviceId: 'gw-1', url: 'http://127.0.0.1:1', metadata: { adapters: ['discord'] } });
+      await stores().services.register({
+        serviceType: 'channel',
+        serviceId: 'gw-1',
+        url: 'http://127.0.0.1:1',
+        metadata: { adapters: ['discord'] },
+      });
       const healthy = await stores().services.listHealthy('channel', 120);
       assert.equal(healthy.length, 1);
       assert.equal(healthy[0]?.url, 'http://127.0.0.1:1');
@@ -19,7 +24,12 @@ export function serviceStoreContract(label: string, factory: StoresFactory): voi
     it('re-registering updates url and metadata and keeps created', async () => {
       await stores().services.register({ serviceType: 'channel', serviceId: 'gw-2', url: 'http://old' });
       const before = (await stores().services.listHealthy('channel', 120)).find((row) => row.serviceId === 'gw-2');
-      await stores().services.register({ serviceType: 'channel', serviceId: 'gw-2', url: 'http://new', metadata: { v: 2 } });
+      await stores().services.register({
+        serviceType: 'channel',
+        serviceId: 'gw-2',
+        url: 'http://new',
+        metadata: { v: 2 },
+      });
       const after = (await stores().services.listHealthy('channel', 120)).find((row) => row.serviceId === 'gw-2');
       assert.equal(after?.url, 'http://new');
       assert.deepEqual(after?.metadata, { v: 2 });

@@ -11,7 +11,9 @@ export function shardLeaseStoreContract(label: string, factory: StoresFactory): 
     const lease = (bot: string, shardId: number, holder: string) => ({ bot, shardId, shardCount: 2, holder });
 
     it('grants a free shard to exactly one of several racing instances', async () => {
-      const results = await Promise.all(['a', 'b', 'c', 'd'].map((holder) => stores().shardLeases.claim(lease('bot-race', 0, holder), 1000, TTL)));
+      const results = await Promise.all(
+        ['a', 'b', 'c', 'd'].map((holder) => stores().shardLeases.claim(lease('bot-race', 0, holder), 1000, TTL)),
+      );
       assert.equal(results.filter((r) => r !== undefined).length, 1);
       const rows = await stores().shardLeases.list('bot-race');
       assert.equal(rows.length, 1);
@@ -21,8 +23,14 @@ export function shardLeaseStoreContract(label: string, factory: StoresFactory): 
 
     it('refuses a running lease of another holder and takes it over once expired, naming the previous holder', async () => {
       assert.deepEqual(await stores().shardLeases.claim(lease('bot-exp', 1, 'a'), 1000, TTL), { previous: undefined });
-      assert.equal(await stores().shardLeases.claim(lease('bot-exp', 1, 'b'), 1000 + TTL, TTL), undefined, 'not expired at its expiry');
-      const racing = await Promise.all(['b', 'c'].map((holder) => stores().shardLeases.claim(lease('bot-exp', 1, holder), 1001 + TTL, TTL)));
+      assert.equal(
+        await stores().shardLeases.claim(lease('bot-exp', 1, 'b'), 1000 + TTL, TTL),
+        undefined,
+        'not expired at its expiry',
+      );
+      const racing = await Promise.all(
+        ['b', 'c'].map((holder) => stores().shardLeases.claim(lease('bot-exp', 1, holder), 1001 + TTL, TTL)),
+      );
       const won = racing.filter((r) => r !== undefined);
       assert.equal(won.length, 1, 'one taker wins the expired lease');
       assert.equal(won[0]?.previous?.holder, 'a');
@@ -38,8 +46,19 @@ export function shardLeaseStoreContract(label: string, factory: StoresFactory): 
       await stores().shardLeases.claim(lease('bot-renew', 2, 'b'), 1000, TTL);
       assert.deepEqual(await stores().shardLeases.renew('bot-renew', 'a', 5000, TTL), [0, 1]);
       const rows = await stores().shardLeases.list('bot-renew');
-      assert.deepEqual(rows.map((r) => [r.shardId, r.holder, r.expiresAt]), [[0, 'a', 5000 + TTL], [1, 'a', 5000 + TTL], [2, 'b', 1000 + TTL]]);
-      assert.equal(await stores().shardLeases.claim(lease('bot-renew', 0, 'b'), 2000 + TTL, TTL), undefined, 'the renewed lease holds');
+      assert.deepEqual(
+        rows.map((r) => [r.shardId, r.holder, r.expiresAt]),
+        [
+          [0, 'a', 5000 + TTL],
+          [1, 'a', 5000 + TTL],
+          [2, 'b', 1000 + TTL],
+        ],
+      );
+      assert.equal(
+        await stores().shardLeases.claim(lease('bot-renew', 0, 'b'), 2000 + TTL, TTL),
+        undefined,
+        'the renewed lease holds',
+      );
       assert.deepEqual(await stores().shardLeases.renew('bot-renew', 'nobody', 5000, TTL), []);
       assert.deepEqual(await stores().shardLeases.renew('other-bot', 'a', 5000, TTL), [], 'leases are per bot');
     });

@@ -7,7 +7,7 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
   describe(`TurnJournalStore contract (${label})`, () => {
     const stores = useStores(factory);
 
-    it('applies begin, partial and end in order; a begin replaces the workstream\'s other rows', async () => {
+    it("applies begin, partial and end in order; a begin replaces the workstream's other rows", async () => {
       const journal = stores().turnJournal;
       await journal.apply([
         { kind: 'begin', turnId: 't1', wsId: 'ws-j', resumed: false },
@@ -15,8 +15,14 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
       ]);
       const row = await journal.forWorkstream('ws-j');
       assert.deepEqual([row?.turnId, row?.partialText, row?.resumed, row?.settled], ['t1', 'half of it', false, false]);
-      await journal.apply([{ kind: 'begin', turnId: 't2', wsId: 'ws-j', resumed: true }, { kind: 'partial', turnId: 'gone', partialText: 'x' }]);
-      assert.deepEqual((await journal.list()).filter((entry) => entry.wsId === 'ws-j').map((entry) => [entry.turnId, entry.resumed]), [['t2', true]]);
+      await journal.apply([
+        { kind: 'begin', turnId: 't2', wsId: 'ws-j', resumed: true },
+        { kind: 'partial', turnId: 'gone', partialText: 'x' },
+      ]);
+      assert.deepEqual(
+        (await journal.list()).filter((entry) => entry.wsId === 'ws-j').map((entry) => [entry.turnId, entry.resumed]),
+        [['t2', true]],
+      );
       await journal.markSettled('t2');
       assert.equal((await journal.forWorkstream('ws-j'))?.settled, true);
       await journal.apply([{ kind: 'end', turnId: 't2' }]);
@@ -34,14 +40,24 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
         { kind: 'queue', turnId: 'q1', wsId: 'ws-q', content: '"first"', origin: 'user', seq },
         { kind: 'queue', turnId: 'q9', wsId: 'ws-other', content: '"elsewhere"', origin: 'user', seq: seq + 2 },
       ]);
-      assert.deepEqual((await journal.queued('ws-q')).map((row) => [row.turnId, row.content, row.origin, row.seq]), [
-        ['q1', '"first"', 'user', seq],
-        ['q2', '"second"', 'watch', seq + 1],
-      ]);
+      assert.deepEqual(
+        (await journal.queued('ws-q')).map((row) => [row.turnId, row.content, row.origin, row.seq]),
+        [
+          ['q1', '"first"', 'user', seq],
+          ['q2', '"second"', 'watch', seq + 1],
+        ],
+      );
       assert.deepEqual(await journal.queuedWorkstreams(), ['ws-other', 'ws-q']);
       await journal.apply([{ kind: 'begin', turnId: 'q1', wsId: 'ws-q', resumed: false, waited: true }]);
-      assert.deepEqual((await journal.queued('ws-q')).map((row) => row.turnId), ['q2']);
-      await journal.apply([{ kind: 'drop', wsId: 'ws-q' }, { kind: 'drop', wsId: 'ws-other' }, { kind: 'end', turnId: 'q1' }]);
+      assert.deepEqual(
+        (await journal.queued('ws-q')).map((row) => row.turnId),
+        ['q2'],
+      );
+      await journal.apply([
+        { kind: 'drop', wsId: 'ws-q' },
+        { kind: 'drop', wsId: 'ws-other' },
+        { kind: 'end', turnId: 'q1' },
+      ]);
       assert.deepEqual(await journal.queuedWorkstreams(), []);
     });
 
@@ -50,7 +66,10 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
       await stores().routes.putRoute({ channelType: 'discord', channelId: 'live-2', wsId: 'ws-quiet' });
       await stores().routes.setLiveState('discord', 'live-1', '{"v":1}');
       assert.equal((await stores().routes.getRoute('discord', 'live-1'))?.liveState, '{"v":1}');
-      assert.deepEqual((await stores().routes.listLive()).map((route) => route.channelId), ['live-1']);
+      assert.deepEqual(
+        (await stores().routes.listLive()).map((route) => route.channelId),
+        ['live-1'],
+      );
       await stores().routes.setLiveState('discord', 'live-1', null);
       assert.deepEqual(await stores().routes.listLive(), []);
     });
@@ -60,7 +79,10 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
       await stores().approvals.create({ ...base, approvalId: 'ap-1', turnId: 'turn-x' });
       await stores().approvals.create({ ...base, approvalId: 'ap-2', turnId: 'turn-y' });
       await stores().approvals.create({ ...base, approvalId: 'ap-3', turnId: 'turn-x' });
-      assert.deepEqual((await stores().approvals.listForTurn('turn-x')).map((row) => row.approvalId), ['ap-1', 'ap-3']);
+      assert.deepEqual(
+        (await stores().approvals.listForTurn('turn-x')).map((row) => row.approvalId),
+        ['ap-1', 'ap-3'],
+      );
       assert.deepEqual(await stores().approvals.listForTurn('none'), []);
     });
   });

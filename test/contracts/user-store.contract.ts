@@ -42,7 +42,12 @@ export function userStoreContract(label: string, factory: StoresFactory): void {
       assert.deepEqual(found, token);
       assert.deepEqual(found?.scopes, ['read', 'write']);
       assert.equal(found?.expires, '2099-01-01T00:00:00');
-      const noExpiry = await stores().users.createToken({ userId: user.userId, tokenHash: hash('t2'), scopes: [], expires: null });
+      const noExpiry = await stores().users.createToken({
+        userId: user.userId,
+        tokenHash: hash('t2'),
+        scopes: [],
+        expires: null,
+      });
       assert.equal(noExpiry.expires, null);
       assert.deepEqual((await stores().users.findTokenByHash(hash('t2')))?.scopes, []);
       assert.equal(await stores().users.findTokenByHash(hash('unknown')), undefined);
@@ -57,7 +62,11 @@ export function userStoreContract(label: string, factory: StoresFactory): void {
       assert.deepEqual(await stores().users.getLinkedUser('discord', '111'), dave);
       assert.equal(await stores().users.getLinkedUser('discord', '999'), undefined);
       assert.equal(await stores().users.link('slack', '111', erin.userId), true);
-      const many = await stores().users.getLinkedUsers('discord', ['111', '999', ...Array.from({ length: 600 }, (_, k) => `x${k}`)]);
+      const many = await stores().users.getLinkedUsers('discord', [
+        '111',
+        '999',
+        ...Array.from({ length: 600 }, (_, k) => `x${k}`),
+      ]);
       assert.deepEqual([...many.entries()], [['111', dave]], 'one platform only; unlinked identities are absent');
       assert.deepEqual([...(await stores().users.getLinkedUsers('slack', ['111'])).values()], [erin]);
       assert.equal(await stores().users.unlink('discord', '111'), true);
@@ -73,11 +82,18 @@ export function userStoreContract(label: string, factory: StoresFactory): void {
       await stores().users.link('slack', 'U-G', hugo.userId);
       const all = await stores().users.listLinkedUsers(100_000);
       const mine = all.filter((identity) => identity.user.userId === hugo.userId);
-      assert.deepEqual(mine.map((identity) => `${identity.channelType}:${identity.channelUserId}`).sort(), ['discord:g1', 'slack:U-G']);
+      assert.deepEqual(mine.map((identity) => `${identity.channelType}:${identity.channelUserId}`).sort(), [
+        'discord:g1',
+        'slack:U-G',
+      ]);
       assert.deepEqual(mine[0]?.user, hugo);
       assert.equal((await stores().users.listLinkedUsers(1)).length, 1);
       await stores().users.unlink('slack', 'U-G');
-      assert.equal((await stores().users.listLinkedUsers(100_000)).filter((identity) => identity.user.userId === hugo.userId).length, 1);
+      assert.equal(
+        (await stores().users.listLinkedUsers(100_000)).filter((identity) => identity.user.userId === hugo.userId)
+          .length,
+        1,
+      );
     });
 
     it('lists the links of a user', async () => {
@@ -85,13 +101,21 @@ export function userStoreContract(label: string, factory: StoresFactory): void {
       await stores().users.link('discord', 'f1', frank.userId);
       await stores().users.link('slack', 'U-F', frank.userId);
       const links = await stores().users.listLinks(frank.userId);
-      assert.deepEqual(links.map((link) => `${link.channelType}:${link.channelUserId}`).sort(), ['discord:f1', 'slack:U-F']);
+      assert.deepEqual(links.map((link) => `${link.channelType}:${link.channelUserId}`).sort(), [
+        'discord:f1',
+        'slack:U-F',
+      ]);
       assert.deepEqual(await stores().users.listLinks('no-such-user'), []);
     });
 
     it('lists users and tokens (without hashes) and revokes a token so it no longer authenticates', async () => {
       const gina = await stores().users.createUser('gina');
-      const token = await stores().users.createToken({ userId: gina.userId, tokenHash: hash('gina-1'), scopes: ['read'], expires: null });
+      const token = await stores().users.createToken({
+        userId: gina.userId,
+        tokenHash: hash('gina-1'),
+        scopes: ['read'],
+        expires: null,
+      });
       assert.ok((await stores().users.listUsers()).some((user) => user.username === 'gina'));
       const listed = await stores().users.listTokens(gina.userId);
       assert.deepEqual(listed, [token]);

@@ -4,10 +4,22 @@ import assert from 'node:assert/strict';
 import type { WatchRow } from '../../src/storage/index.js';
 import { useStores, type StoresFactory } from './stores-factory.js';
 
-type WatchInput = Pick<WatchRow, 'watchId' | 'wsId' | 'name' | 'command' | 'intervalSecs' | 'stopOn' | 'maxPolls' | 'nextPoll'>;
+type WatchInput = Pick<
+  WatchRow,
+  'watchId' | 'wsId' | 'name' | 'command' | 'intervalSecs' | 'stopOn' | 'maxPolls' | 'nextPoll'
+>;
 
 function watch(watchId: string, wsId: string, nextPoll: string | null): WatchInput {
-  return { watchId, wsId, name: `w-${watchId}`, command: 'gh pr checks 12', intervalSecs: 30.5, stopOn: 'exit == 0', maxPolls: 10, nextPoll };
+  return {
+    watchId,
+    wsId,
+    name: `w-${watchId}`,
+    command: 'gh pr checks 12',
+    intervalSecs: 30.5,
+    stopOn: 'exit == 0',
+    maxPolls: 10,
+    nextPoll,
+  };
 }
 
 export function watchStoreContract(label: string, factory: StoresFactory): void {
@@ -38,7 +50,9 @@ export function watchStoreContract(label: string, factory: StoresFactory): void 
 
     it('lets exactly one caller claim a due watch, and only while it is active and unchanged', async () => {
       await stores().watches.create(watch('claim', 'ws-4', '2020-01-01T00:00:00'));
-      const claims = await Promise.all([1, 2, 3].map(() => stores().watches.claim('claim', '2020-01-01T00:00:00', '2020-01-01T00:05:00')));
+      const claims = await Promise.all(
+        [1, 2, 3].map(() => stores().watches.claim('claim', '2020-01-01T00:00:00', '2020-01-01T00:05:00')),
+      );
       assert.deepEqual(claims.filter(Boolean).length, 1);
       assert.equal((await stores().watches.get('claim'))?.nextPoll, '2020-01-01T00:05:00');
       assert.equal(await stores().watches.claim('claim', '2020-01-01T00:00:00', '2020-01-01T00:09:00'), false);
@@ -49,11 +63,18 @@ export function watchStoreContract(label: string, factory: StoresFactory): void 
     it('records poll progress', async () => {
       await stores().watches.create(watch('prog', 'ws-3', '2020-01-01T00:00:00'));
       const changed = await stores().watches.update('prog', {
-        pollCount: 3, lastOutput: 'pending', lastExitCode: 1, lastPoll: '2025-01-01T00:00:00', nextPoll: '2025-01-01T00:00:30',
+        pollCount: 3,
+        lastOutput: 'pending',
+        lastExitCode: 1,
+        lastPoll: '2025-01-01T00:00:00',
+        nextPoll: '2025-01-01T00:00:30',
       });
       assert.equal(changed, true);
       const row = await stores().watches.get('prog');
-      assert.deepEqual([row?.pollCount, row?.lastOutput, row?.lastExitCode, row?.nextPoll], [3, 'pending', 1, '2025-01-01T00:00:30']);
+      assert.deepEqual(
+        [row?.pollCount, row?.lastOutput, row?.lastExitCode, row?.nextPoll],
+        [3, 'pending', 1, '2025-01-01T00:00:30'],
+      );
       assert.equal(await stores().watches.update('missing', { pollCount: 1 }), false);
       assert.equal(await stores().watches.delete('prog'), true);
       assert.equal(await stores().watches.get('prog'), undefined);

@@ -9,7 +9,12 @@ export function workstreamStoreContract(label: string, factory: StoresFactory): 
     const stores = useStores(factory);
 
     it('creates a workstream with defaults and reads it back', async () => {
-      const row = await stores().workstreams.create({ wsId: 'ws-1', userId: 'u-1', name: 'first', modelAlias: 'local' });
+      const row = await stores().workstreams.create({
+        wsId: 'ws-1',
+        userId: 'u-1',
+        name: 'first',
+        modelAlias: 'local',
+      });
       assert.equal(row.state, 'idle');
       assert.deepEqual(row.autoApproveTools, []);
       assert.equal(row.inputTokens, 0);
@@ -27,13 +32,21 @@ export function workstreamStoreContract(label: string, factory: StoresFactory): 
     });
 
     it('creates a workstream and its thread route together, or neither', async () => {
-      const row = await stores().workstreams.create({ wsId: 'ws-r1', userId: 'u-r', name: 'routed', modelAlias: '' }, { route: { channelType: 'discord', channelId: 't-1' } });
+      const row = await stores().workstreams.create(
+        { wsId: 'ws-r1', userId: 'u-r', name: 'routed', modelAlias: '' },
+        { route: { channelType: 'discord', channelId: 't-1' } },
+      );
       assert.deepEqual(await stores().workstreams.get('ws-r1'), row);
       const route = await stores().routes.getRoute('discord', 't-1');
       assert.equal(route?.wsId, 'ws-r1');
       assert.equal(route?.ownerUserId, 'u-r');
       // The second create fails (duplicate id): its route to thread t-2 is not left behind.
-      await assert.rejects(stores().workstreams.create({ wsId: 'ws-r1', userId: 'u-r', name: '', modelAlias: '' }, { route: { channelType: 'discord', channelId: 't-2' } }));
+      await assert.rejects(
+        stores().workstreams.create(
+          { wsId: 'ws-r1', userId: 'u-r', name: '', modelAlias: '' },
+          { route: { channelType: 'discord', channelId: 't-2' } },
+        ),
+      );
       assert.equal(await stores().routes.getRoute('discord', 't-2'), undefined);
     });
 
@@ -75,10 +88,17 @@ export function workstreamStoreContract(label: string, factory: StoresFactory): 
         { wsId: 'ws-b2', state: 'error' },
       ]);
       const first = await stores().workstreams.get('ws-b1');
-      assert.deepEqual([first?.state, first?.inputTokens, first?.outputTokens, first?.updated], ['thinking', 15, 4, '2030-01-01T00:00:00.000Z']);
+      assert.deepEqual(
+        [first?.state, first?.inputTokens, first?.outputTokens, first?.updated],
+        ['thinking', 15, 4, '2030-01-01T00:00:00.000Z'],
+      );
       assert.equal((await stores().workstreams.get('ws-b2'))?.state, 'error');
       assert.equal(await stores().workstreams.get('ws-gone'), undefined);
-      assert.equal((await stores().workstreams.list({ userId: 'u-1' }))[0]?.wsId, 'ws-b1', 'the touched row lists first');
+      assert.equal(
+        (await stores().workstreams.list({ userId: 'u-1' }))[0]?.wsId,
+        'ws-b1',
+        'the touched row lists first',
+      );
     });
 
     it('lists by user and state', async () => {
@@ -88,7 +108,10 @@ export function workstreamStoreContract(label: string, factory: StoresFactory): 
       const all = await stores().workstreams.list({ userId: 'lister' });
       assert.deepEqual(all.map((row) => row.wsId).sort(), ['ws-l1', 'ws-l2']);
       const closed = await stores().workstreams.list({ userId: 'lister', state: 'closed' });
-      assert.deepEqual(closed.map((row) => row.wsId), ['ws-l2']);
+      assert.deepEqual(
+        closed.map((row) => row.wsId),
+        ['ws-l2'],
+      );
       assert.ok((await stores().workstreams.list()).length >= 2);
     });
 

@@ -71,7 +71,10 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
   /** Added to the gateway's clock: moves it into the future (idle DM conversations, expired notifications). */
   clockOffsetMs = 0;
 
-  protected constructor(parts: HarnessParts<TFake>, protected readonly options: ChannelHarnessOptions) {
+  protected constructor(
+    parts: HarnessParts<TFake>,
+    protected readonly options: ChannelHarnessOptions,
+  ) {
     this.fake = parts.fake;
     this.llm = parts.llm;
     this.db = parts.db;
@@ -107,9 +110,17 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
     this.runtime = await createAgentRuntime(this.config, this.db.stores, logger, { evictIntervalMs: 0 });
     this.adapter = this.createAdapter(this.config, logger);
     this.gateway = createGateway({
-      config: this.config, adapters: [this.adapter], manager: this.runtime.manager, stores: this.db.stores, logger,
+      config: this.config,
+      adapters: [this.adapter],
+      manager: this.runtime.manager,
+      stores: this.db.stores,
+      logger,
       ...(this.options.mcp === undefined ? {} : { mcp: this.options.mcp }),
-      options: { editIntervalMs: this.options.editIntervalMs ?? 100, typingIntervalMs: 60_000, now: () => Date.now() + this.clockOffsetMs },
+      options: {
+        editIntervalMs: this.options.editIntervalMs ?? 100,
+        typingIntervalMs: 60_000,
+        now: () => Date.now() + this.clockOffsetMs,
+      },
     });
     await this.gateway.start(this.controller.signal);
     // As `sandpiper start` does: the watch runner delivers through this gateway (tests drive extra ticks with tick()).
@@ -120,7 +131,12 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
   private modelFlags(): Record<string, unknown> {
     const flags: Record<string, unknown> = {};
     for (const [alias, model] of Object.entries(this.options.models ?? {})) {
-      Object.assign(flags, { [`models.${alias}.provider`]: 'openai', [`models.${alias}.base_url`]: this.llm.url, [`models.${alias}.api_key`]: 'test-key', [`models.${alias}.model`]: model });
+      Object.assign(flags, {
+        [`models.${alias}.provider`]: 'openai',
+        [`models.${alias}.base_url`]: this.llm.url,
+        [`models.${alias}.api_key`]: 'test-key',
+        [`models.${alias}.model`]: model,
+      });
     }
     return flags;
   }
@@ -141,7 +157,11 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
   }
 
   /** A platform user linked to a new Sandpiper user. */
-  async linkedUser(id: string, name: string, options: { isAdmin?: boolean } = {}): Promise<{ user: TUser; userId: string }> {
+  async linkedUser(
+    id: string,
+    name: string,
+    options: { isAdmin?: boolean } = {},
+  ): Promise<{ user: TUser; userId: string }> {
     const created = await this.db.stores.users.createUser(name, options);
     await this.db.stores.users.link(this.platform, id, created.userId);
     return { user: this.fake.user(id, name), userId: created.userId };
@@ -154,8 +174,12 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
   async notify(target: Record<string, string>, message: string, wsId: string): Promise<string[]> {
     const jwt = { secret: 'harness-notify-secret-harness-notify-secret', audience: 'turnstone-channel' };
     const routes = createNotifyRoutes({
-      jwt, users: this.db.stores.users, deliveries: this.db.stores.notifyDeliveries, outbox: this.db.stores.notifyOutbox,
-      sender: createAdapterNotifySender(this.adapter ? [this.adapter] : []), logger: createSilentLogger(),
+      jwt,
+      users: this.db.stores.users,
+      deliveries: this.db.stores.notifyDeliveries,
+      outbox: this.db.stores.notifyOutbox,
+      sender: createAdapterNotifySender(this.adapter ? [this.adapter] : []),
+      logger: createSilentLogger(),
     });
     const token = await mintServiceToken(jwt);
     const response = await routes.request('/v1/api/notify', {
@@ -178,7 +202,12 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
   /** A plain API token for a user (as `sandpiper token create` prints it). */
   async tokenFor(userId: string, expires: string | null = null): Promise<string> {
     const token = generateApiToken();
-    await this.db.stores.users.createToken({ userId, tokenHash: hashApiToken(token), scopes: ['read', 'write'], expires });
+    await this.db.stores.users.createToken({
+      userId,
+      tokenHash: hashApiToken(token),
+      scopes: ['read', 'write'],
+      expires,
+    });
     return token;
   }
 

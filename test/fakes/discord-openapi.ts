@@ -61,7 +61,12 @@ export class DiscordBodyValidator {
         const base = `discord#/paths/${escapePointer(template)}/${method}`;
         const hasJson = operation.requestBody?.content?.['application/json'] !== undefined;
         const pointer = hasJson ? `${base}/requestBody/content/application~1json/schema` : undefined;
-        this.operations.push({ method: method.toUpperCase(), pattern, pointer, query: queryParameters(base, operation) });
+        this.operations.push({
+          method: method.toUpperCase(),
+          pattern,
+          pointer,
+          query: queryParameters(base, operation),
+        });
       }
     }
   }
@@ -82,7 +87,11 @@ export class DiscordBodyValidator {
    */
   checkSchema(name: string, value: unknown): string[] {
     const validate = this.validatorFor(`discord#/components/schemas/${name}`);
-    return validate(value) ? [] : (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'invalid'}`);
+    return validate(value)
+      ? []
+      : (validate.errors ?? [])
+          .slice(0, 5)
+          .map((error) => `${error.instancePath || '/'}: ${error.message ?? 'invalid'}`);
   }
 
   /** Problems with a request body; empty when it is valid or no JSON body is described for the route. */
@@ -91,10 +100,16 @@ export class DiscordBodyValidator {
     const operation = this.operations.find((candidate) => candidate.method === method && candidate.pattern.test(path));
     const problems: string[] = [];
     const content = (body as { content?: unknown }).content;
-    if (typeof content === 'string' && content.length > MAX_CONTENT) problems.push(`/content: longer than ${MAX_CONTENT} characters`);
+    if (typeof content === 'string' && content.length > MAX_CONTENT)
+      problems.push(`/content: longer than ${MAX_CONTENT} characters`);
     if (operation?.pointer === undefined) return problems;
     const validate = this.validatorFor(operation.pointer);
-    if (!validate(body)) problems.push(...(validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'invalid'}`));
+    if (!validate(body))
+      problems.push(
+        ...(validate.errors ?? [])
+          .slice(0, 5)
+          .map((error) => `${error.instancePath || '/'}: ${error.message ?? 'invalid'}`),
+      );
     return problems;
   }
 
@@ -110,8 +125,14 @@ export class DiscordBodyValidator {
         continue;
       }
       const validate = this.validatorFor(parameter.pointer);
-      const value = parameter.type === 'integer' || parameter.type === 'number' ? Number(raw) : parameter.type === 'boolean' ? raw === 'true' : raw;
-      if (!validate(value)) problems.push(`?${name}: ${(validate.errors ?? []).map((error) => error.message ?? 'invalid').join(', ')}`);
+      const value =
+        parameter.type === 'integer' || parameter.type === 'number'
+          ? Number(raw)
+          : parameter.type === 'boolean'
+            ? raw === 'true'
+            : raw;
+      if (!validate(value))
+        problems.push(`?${name}: ${(validate.errors ?? []).map((error) => error.message ?? 'invalid').join(', ')}`);
     }
     return problems;
   }
@@ -139,7 +160,11 @@ class ValidatorCache {
 
   constructor(specText: string) {
     const ajvVersion = (this.require('ajv/package.json') as { version: string }).version;
-    const key = createHash('sha256').update(specText).update(ajvVersion).update(JSON.stringify(AJV_OPTIONS)).digest('hex');
+    const key = createHash('sha256')
+      .update(specText)
+      .update(ajvVersion)
+      .update(JSON.stringify(AJV_OPTIONS))
+      .digest('hex');
     this.dir = path.join(ROOT, '.test-build', 'discord-ajv', key.slice(0, 16));
   }
 

@@ -78,7 +78,12 @@ export class FakeDiscordGateway {
   holdReady = false;
   private readonly heldReadies: Array<() => void> = [];
 
-  constructor(server: Server, private readonly hooks: GatewayHooks, private readonly heartbeatMs = 41_250, readonly shardCount = 1) {
+  constructor(
+    server: Server,
+    private readonly hooks: GatewayHooks,
+    private readonly heartbeatMs = 41_250,
+    readonly shardCount = 1,
+  ) {
     this.shards = Array.from({ length: shardCount }, (_, id) => new ShardSession(id));
     this.wss = new WebSocketServer({ server, path: '/gateway' });
     this.wss.on('connection', (socket) => this.onConnection(socket));
@@ -119,12 +124,14 @@ export class FakeDiscordGateway {
 
   /** Closes the bot's sockets (of one shard, or all) with a resumable close code; discord.js reconnects and RESUMEs. */
   drop(code = 4000, shard?: number): void {
-    for (const socket of this.sockets) if (shard === undefined || this.shardOfSocket.get(socket)?.id === shard) socket.close(code, 'fake drop');
+    for (const socket of this.sockets)
+      if (shard === undefined || this.shardOfSocket.get(socket)?.id === shard) socket.close(code, 'fake drop');
   }
 
   /** Sends op 7 RECONNECT (to one shard, or all), as Discord does before moving a session: the bot RESUMEs. */
   reconnect(shard?: number): void {
-    for (const session of this.sessionsOf(shard)) for (const socket of session.ready) this.send(socket, { op: 7, d: null, s: null, t: null });
+    for (const session of this.sessionsOf(shard))
+      for (const socket of session.ready) this.send(socket, { op: 7, d: null, s: null, t: null });
   }
 
   /**
@@ -187,7 +194,8 @@ export class FakeDiscordGateway {
     if (field === undefined) return this.shardCount === 1 ? (this.shards[0] as ShardSession) : 4011;
     if (!Array.isArray(field) || field.length !== 2) return 4010;
     const [id, count] = field as unknown[];
-    if (count !== this.shardCount || typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= this.shardCount) return 4010;
+    if (count !== this.shardCount || typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= this.shardCount)
+      return 4010;
     return this.shards[id] as ShardSession;
   }
 
@@ -203,7 +211,8 @@ export class FakeDiscordGateway {
       return;
     }
     this.identifies += 1;
-    if ([...shard.ready].some((other) => other !== socket && other.readyState === other.OPEN)) this.duplicateIdentifies += 1;
+    if ([...shard.ready].some((other) => other !== socket && other.readyState === other.OPEN))
+      this.duplicateIdentifies += 1;
     if (this.holdReady) this.heldReadies.push(() => this.sendReady(socket, shard));
     else this.sendReady(socket, shard);
   }

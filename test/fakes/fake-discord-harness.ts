@@ -18,7 +18,8 @@ export class DiscordHarness extends ChannelHarness<FakeDiscord, FakeUser> {
   protected readonly platform = 'discord';
 
   static start(options: HarnessOptions = {}): Promise<DiscordHarness> {
-    const startFake = (): Promise<FakeDiscord> => FakeDiscord.start(options.channelIds ? { channelIds: options.channelIds } : {});
+    const startFake = (): Promise<FakeDiscord> =>
+      FakeDiscord.start(options.channelIds ? { channelIds: options.channelIds } : {});
     return launchHarness(startFake, 'sandpiper-discord-', (parts) => new DiscordHarness(parts, options));
   }
 
@@ -53,7 +54,9 @@ export class DiscordHarness extends ChannelHarness<FakeDiscord, FakeUser> {
 
   /** The approval card in a thread (the message with Approve/Always/Reject buttons). */
   cards(threadId: string): FakeMessage[] {
-    return this.botMessages(threadId).filter((m) => JSON.stringify(m.embeds).includes('Approval') || JSON.stringify(m.embeds).includes('Plan Review'));
+    return this.botMessages(threadId).filter(
+      (m) => JSON.stringify(m.embeds).includes('Approval') || JSON.stringify(m.embeds).includes('Plan Review'),
+    );
   }
 
   /** custom_id of the button labelled `label` on a message. */

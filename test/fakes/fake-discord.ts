@@ -79,29 +79,50 @@ export class FakeDiscord {
   /** Attachment bytes, served like Discord's CDN (signed URLs, no token) on the fake's own origin. */
   readonly files = new FakeFileStore();
 
-  private constructor(private readonly server: Server, readonly token: string, channelIds: string[], guilds: number, readonly shardCount: number) {
-    this.state = new FakeDiscordState(channelIds, (t, d) => {
-      this.checkDispatch(t, d);
-      this.gateway.dispatch(t, d);
-    }, guilds);
+  private constructor(
+    private readonly server: Server,
+    readonly token: string,
+    channelIds: string[],
+    guilds: number,
+    readonly shardCount: number,
+  ) {
+    this.state = new FakeDiscordState(
+      channelIds,
+      (t, d) => {
+        this.checkDispatch(t, d);
+        this.gateway.dispatch(t, d);
+      },
+      guilds,
+    );
   }
 
   static async start(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
     const server = createServer();
     const shards = options.shards ?? 1;
-    const fake = new FakeDiscord(server, options.token ?? 'test-token', options.channelIds ?? ['300000000000000001'], options.guilds ?? 1, shards);
+    const fake = new FakeDiscord(
+      server,
+      options.token ?? 'test-token',
+      options.channelIds ?? ['300000000000000001'],
+      options.guilds ?? 1,
+      shards,
+    );
     server.on('request', (req, res) => fake.onRequest(req, res));
     server.on('connection', (socket) => {
       fake.sockets.add(socket);
       socket.on('close', () => fake.sockets.delete(socket));
     });
-    fake.gatewayServer = new FakeDiscordGateway(server, {
-      token: fake.token,
-      botUser: { ...fake.state.bot },
-      applicationId: fake.state.applicationId,
-      guildCreates: (shard) => fake.state.guildCreates(shard, shards),
-      url: () => `ws://127.0.0.1:${fake.port}/gateway`,
-    }, options.heartbeatMs, shards);
+    fake.gatewayServer = new FakeDiscordGateway(
+      server,
+      {
+        token: fake.token,
+        botUser: { ...fake.state.bot },
+        applicationId: fake.state.applicationId,
+        guildCreates: (shard) => fake.state.guildCreates(shard, shards),
+        url: () => `ws://127.0.0.1:${fake.port}/gateway`,
+      },
+      options.heartbeatMs,
+      shards,
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     fake.port = (server.address() as AddressInfo).port;
     return fake;
@@ -143,7 +164,12 @@ export class FakeDiscord {
 
   /** The next `times` requests matching `method` + `path` fail like a missing permission (403, code 50001). */
   refuse(method: string, path: RegExp, times: number): void {
-    this.failures.push({ method, path, remaining: times, reply: { status: 403, body: { message: 'Missing Access', code: 50001 } } });
+    this.failures.push({
+      method,
+      path,
+      remaining: times,
+      reply: { status: 403, body: { message: 'Missing Access', code: 50001 } },
+    });
   }
 
   /**
@@ -171,19 +197,41 @@ export class FakeDiscord {
   }
 
   /** A user writes a message with files attached (served by the fake's CDN unless a file names its own URL). */
-  injectWithFiles(channelId: string, author: FakeUser, content: string, files: readonly FakeFile[], mentionBot = false): FakeMessage {
+  injectWithFiles(
+    channelId: string,
+    author: FakeUser,
+    content: string,
+    files: readonly FakeFile[],
+    mentionBot = false,
+  ): FakeMessage {
     const attachments = files.map((file) => {
       const id = this.state.snowflake();
       const path = `/attachments/${channelId}/${id}/${encodeURIComponent(file.name)}`;
       this.files.put(path, file);
       const url = file.url ?? `http://127.0.0.1:${this.port}${path}?ex=0&is=0&hm=fake`;
-      return { id, filename: file.name, size: file.declaredSize ?? file.bytes.length, url, proxy_url: url, content_type: file.contentType };
+      return {
+        id,
+        filename: file.name,
+        size: file.declaredSize ?? file.bytes.length,
+        url,
+        proxy_url: url,
+        content_type: file.contentType,
+      };
     });
     return this.state.injectMessage(channelId, author, content, mentionBot, undefined, attachments);
   }
 
   user(id: string, name: string): FakeUser {
-    const user = { id, username: name, discriminator: '0', global_name: name, avatar: null, public_flags: 0, flags: 0, primary_guild: null };
+    const user = {
+      id,
+      username: name,
+      discriminator: '0',
+      global_name: name,
+      avatar: null,
+      public_flags: 0,
+      flags: 0,
+      primary_guild: null,
+    };
     this.state.users.set(id, user);
     return user;
   }
@@ -194,14 +242,17 @@ export class FakeDiscord {
    */
   next(kind: 'post' | 'edit' | ((request: RecordedRequest) => boolean), timeoutMs = 15_000): Promise<RecordedRequest> {
     const match = typeof kind === 'function' ? kind : DISCORD_KINDS[kind];
-    return this.arrivals.next(match, `fake discord: the next ${typeof kind === 'string' ? kind : 'matching request'}`, timeoutMs);
+    return this.arrivals.next(
+      match,
+      `fake discord: the next ${typeof kind === 'string' ? kind : 'matching request'}`,
+      timeoutMs,
+    );
   }
 
   /** Resolves with `predicate`'s first truthy value (test/helpers/wait-for.ts); rejects after `timeoutMs`. */
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
     return waitFor(() => predicate() || undefined, `fake discord: ${what}`, timeoutMs);
   }
-
 
   async close(): Promise<void> {
     await this.gatewayServer?.close();
@@ -242,7 +293,10 @@ export class FakeDiscord {
         return;
       }
       const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
-      const problems = [...(this.validator?.check(method, path, body) ?? []), ...(this.validator?.checkQuery(method, path, query) ?? [])];
+      const problems = [
+        ...(this.validator?.check(method, path, body) ?? []),
+        ...(this.validator?.checkQuery(method, path, query) ?? []),
+      ];
       if (problems.length > 0) {
         this.invalidBodies.push({ method, path, errors: problems });
         this.reply(res, { status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: problems } });
@@ -253,7 +307,11 @@ export class FakeDiscord {
         this.reply(res, { status: 401, body: { message: '401: Unauthorized', code: 0 } });
         return;
       }
-      const reply = routeRest(this.state, { method, path, body, query }, { url: `ws://127.0.0.1:${this.port}/gateway`, shards: this.shardCount });
+      const reply = routeRest(
+        this.state,
+        { method, path, body, query },
+        { url: `ws://127.0.0.1:${this.port}/gateway`, shards: this.shardCount },
+      );
       this.replyOrHold(res, method, path, reply);
     });
   }
@@ -297,4 +355,3 @@ function sharedValidator(): DiscordBodyValidator | undefined {
   if (validatorOnce === null) validatorOnce = DiscordBodyValidator.load();
   return validatorOnce;
 }
-

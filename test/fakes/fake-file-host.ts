@@ -39,21 +39,32 @@ export class FakeFileStore {
    * Answers a file request when `path` is one of ours (true), else leaves the response alone (false). `authorized`
    * false answers like Slack without a valid token: its sign-in page, HTTP 200, text/html.
    */
-  serve(req: IncomingMessage, res: ServerResponse, authorized: (header: string | undefined, path: string) => boolean = () => true): boolean {
+  serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    authorized: (header: string | undefined, path: string) => boolean = () => true,
+  ): boolean {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const file = this.files.get(path);
     if (!file) return false;
     const authorization = req.headers.authorization;
     this.requests.push({ path, authorization });
     if (!authorized(authorization, path)) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>Sign in to your workspace</body></html>');
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<html><body>Sign in to your workspace</body></html>');
       return true;
     }
     if (file.redirectTo) {
       res.writeHead(302, { location: file.redirectTo }).end();
       return true;
     }
-    res.writeHead(200, { 'content-type': file.servedType ?? file.contentType, 'content-length': String(file.bytes.length) }).end(file.bytes);
+    res
+      .writeHead(200, {
+        'content-type': file.servedType ?? file.contentType,
+        'content-length': String(file.bytes.length),
+      })
+      .end(file.bytes);
     return true;
   }
 }
@@ -61,7 +72,10 @@ export class FakeFileStore {
 /** A web server that is not the platform's: any request it gets is a leak the tests catch. */
 export class ForeignFileHost {
   readonly store = new FakeFileStore();
-  private constructor(private readonly server: Server, readonly origin: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly origin: string,
+  ) {}
 
   static async start(): Promise<ForeignFileHost> {
     const server = createServer();

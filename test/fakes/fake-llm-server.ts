@@ -1,7 +1,14 @@
 /** A scripted fake LLM server speaking OpenAI Chat Completions and Anthropic Messages streaming on 127.0.0.1. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { anthropicFrames, encodeFrame, errorBody, openAiFrames, type ScriptedResponse, type SseFrame } from './fake-llm-sse.js';
+import {
+  anthropicFrames,
+  encodeFrame,
+  errorBody,
+  openAiFrames,
+  type ScriptedResponse,
+  type SseFrame,
+} from './fake-llm-sse.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 export type { ScriptedFinish, ScriptedResponse, ScriptedToolCall } from './fake-llm-sse.js';
@@ -125,7 +132,8 @@ export async function startFakeLlmServer(options: FakeLlmOptions = {}): Promise<
   let seq = 0;
 
   async function stream(res: ServerResponse, record: RecordedRequest, script: ScriptedResponse): Promise<void> {
-    const model = typeof field(record.body, 'model') === 'string' ? (field(record.body, 'model') as string) : 'fake-model';
+    const model =
+      typeof field(record.body, 'model') === 'string' ? (field(record.body, 'model') as string) : 'fake-model';
     const n = ++seq;
     const built =
       record.vendor === 'openai'
@@ -155,7 +163,13 @@ export async function startFakeLlmServer(options: FakeLlmOptions = {}): Promise<
     if (req.method === 'GET' && path.endsWith('/models')) {
       // The model listing (OpenAI GET /v1/models, Anthropic GET /v1/models), as `sandpiper doctor` calls it.
       const refused = options.apiKey !== undefined && presentedKey(req) !== options.apiKey;
-      sendJson(res, refused ? 401 : 200, refused ? { error: { message: 'fake-llm: invalid API key' } } : { object: 'list', data: (options.models ?? ['gpt-fake']).map((id) => ({ id, object: 'model' })) });
+      sendJson(
+        res,
+        refused ? 401 : 200,
+        refused
+          ? { error: { message: 'fake-llm: invalid API key' } }
+          : { object: 'list', data: (options.models ?? ['gpt-fake']).map((id) => ({ id, object: 'model' })) },
+      );
       return;
     }
     if (req.method !== 'POST' || vendor === undefined) {
@@ -164,7 +178,16 @@ export async function startFakeLlmServer(options: FakeLlmOptions = {}): Promise<
     }
     const body = parseJson(text);
     const script = queue.shift() ?? fake.fallback?.(body);
-    const record: RecordedRequest = { vendor, method: req.method, path, headers: { ...req.headers }, body, script, finished: false, clientClosed: false };
+    const record: RecordedRequest = {
+      vendor,
+      method: req.method,
+      path,
+      headers: { ...req.headers },
+      body,
+      script,
+      finished: false,
+      clientClosed: false,
+    };
     requests.push(record);
     res.on('close', () => {
       if (!record.finished) record.clientClosed = true;

@@ -102,7 +102,13 @@ export function openAiFrames(
   model: string,
   includeUsage: boolean,
 ): { frames: SseFrame[]; textFrames: number; stopFrames: number } {
-  const base = { id: `chatcmpl-fake${seq}`, object: 'chat.completion.chunk', created: 1700000000, model, system_fingerprint: null };
+  const base = {
+    id: `chatcmpl-fake${seq}`,
+    object: 'chat.completion.chunk',
+    created: 1700000000,
+    model,
+    system_fingerprint: null,
+  };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): SseFrame => ({
     data: { ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] },
   });
@@ -111,7 +117,10 @@ export function openAiFrames(
   for (const piece of asChunks(script.reasoning)) frames.push(chunk({ [field]: piece }));
   for (const piece of asChunks(script.text)) frames.push(chunk({ content: piece }));
   if (script.webSearch !== undefined) {
-    const annotations = script.webSearch.results.map((result) => ({ type: 'url_citation', url_citation: { ...result, start_index: 0, end_index: 1 } }));
+    const annotations = script.webSearch.results.map((result) => ({
+      type: 'url_citation',
+      url_citation: { ...result, start_index: 0, end_index: 1 },
+    }));
     frames.push(chunk({ annotations }));
   }
   const textFrames = frames.length;
@@ -151,17 +160,31 @@ function anthropicBlock(index: number, block: Record<string, unknown>, deltas: R
 }
 
 /** A server tool call and its result, as Anthropic streams a web search; returns the next block index. */
-function anthropicWebSearch(frames: SseFrame[], index: number, seq: number, search: NonNullable<ScriptedResponse['webSearch']>): number {
+function anthropicWebSearch(
+  frames: SseFrame[],
+  index: number,
+  seq: number,
+  search: NonNullable<ScriptedResponse['webSearch']>,
+): number {
   const id = `srvtoolu_fake${seq}`;
   const input = [{ type: 'input_json_delta', partial_json: JSON.stringify({ query: search.query }) }];
   frames.push(...anthropicBlock(index, { type: 'server_tool_use', id, name: 'web_search', input: {} }, input));
-  const content = search.results.map((result) => ({ type: 'web_search_result', ...result, encrypted_content: `enc-${seq}`, page_age: null }));
+  const content = search.results.map((result) => ({
+    type: 'web_search_result',
+    ...result,
+    encrypted_content: `enc-${seq}`,
+    page_age: null,
+  }));
   frames.push(...anthropicBlock(index + 1, { type: 'web_search_tool_result', tool_use_id: id, content }, []));
   return index + 2;
 }
 
 /** Frames of one Anthropic streaming response; `textFrames` counts the leading frames up to the text block's end. */
-export function anthropicFrames(script: ScriptedResponse, seq: number, model: string): { frames: SseFrame[]; textFrames: number; stopFrames: number } {
+export function anthropicFrames(
+  script: ScriptedResponse,
+  seq: number,
+  model: string,
+): { frames: SseFrame[]; textFrames: number; stopFrames: number } {
   const usage = script.usage ?? { inputTokens: 10, outputTokens: 5 };
   const frames: SseFrame[] = [
     {
@@ -169,8 +192,19 @@ export function anthropicFrames(script: ScriptedResponse, seq: number, model: st
       data: {
         type: 'message_start',
         message: {
-          id: `msg_fake${seq}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
-          usage: { input_tokens: usage.inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+          id: `msg_fake${seq}`,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: {
+            input_tokens: usage.inputTokens,
+            output_tokens: 1,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+          },
         },
       },
     },
@@ -190,7 +224,8 @@ export function anthropicFrames(script: ScriptedResponse, seq: number, model: st
     frames.push(...anthropicBlock(index++, { type: 'text', text: '' }, deltas).slice(0, -1));
   }
   const textFrames = frames.length;
-  if (text.length > 0) frames.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index: index - 1 } });
+  if (text.length > 0)
+    frames.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index: index - 1 } });
   (script.toolCalls ?? []).forEach((call, n) => {
     const id = call.id ?? `toolu_fake${seq}_${n}`;
     const deltas = ['', ...halves(call.arguments)].map((partial_json) => ({ type: 'input_json_delta', partial_json }));
@@ -223,13 +258,19 @@ export interface ErrorBodyFields {
 }
 
 function defaultErrorType(vendor: 'openai' | 'anthropic', status: number): string {
-  if (vendor === 'openai') return status === 429 ? 'rate_limit_exceeded' : status === 400 ? 'invalid_request_error' : 'server_error';
+  if (vendor === 'openai')
+    return status === 429 ? 'rate_limit_exceeded' : status === 400 ? 'invalid_request_error' : 'server_error';
   if (status === 400) return 'invalid_request_error';
   return status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : 'api_error';
 }
 
 /** Vendor-shaped JSON error body. */
-export function errorBody(vendor: 'openai' | 'anthropic', status: number, message: string, fields: ErrorBodyFields = {}): unknown {
+export function errorBody(
+  vendor: 'openai' | 'anthropic',
+  status: number,
+  message: string,
+  fields: ErrorBodyFields = {},
+): unknown {
   const type = fields.type ?? defaultErrorType(vendor, status);
   if (vendor === 'openai') return { error: { message, type, code: fields.code ?? null, param: fields.param ?? null } };
   return { type: 'error', error: { type, message } };

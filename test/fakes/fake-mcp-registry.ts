@@ -20,8 +20,18 @@ export async function startFakeMcpRegistry(servers: ReadonlyArray<Record<string,
     queries.push(url.search);
     const search = (url.searchParams.get('search') ?? '').toLowerCase();
     const limit = Number(url.searchParams.get('limit') ?? '30');
-    const found = servers.filter((server) => `${String(server['name'])} ${String(server['description'] ?? '')}`.toLowerCase().includes(search)).slice(0, limit);
-    const body = { servers: found.map((server) => ({ server, _meta: { 'io.modelcontextprotocol.registry/official': { status: 'active' } } })), metadata: { count: found.length } };
+    const found = servers
+      .filter((server) =>
+        `${String(server['name'])} ${String(server['description'] ?? '')}`.toLowerCase().includes(search),
+      )
+      .slice(0, limit);
+    const body = {
+      servers: found.map((server) => ({
+        server,
+        _meta: { 'io.modelcontextprotocol.registry/official': { status: 'active' } },
+      })),
+      metadata: { count: found.length },
+    };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -29,6 +39,10 @@ export async function startFakeMcpRegistry(servers: ReadonlyArray<Record<string,
   return {
     url: `http://127.0.0.1:${port}`,
     queries,
-    close: () => new Promise((resolve) => { http.closeAllConnections(); http.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
   };
 }

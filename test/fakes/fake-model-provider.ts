@@ -1,11 +1,14 @@
 /** A scripted ModelProvider port fake: one stream script per call, every request recorded. */
-import type { ModelCapabilities, ModelProvider, ModelRequest, ModelStreamPart } from '../../src/agent/providers/model-provider.js';
+import type {
+  ModelCapabilities,
+  ModelProvider,
+  ModelRequest,
+  ModelStreamPart,
+} from '../../src/agent/providers/model-provider.js';
 
 /** One call's script: the parts to yield, or an error to throw; `hang` waits for the abort after the parts. */
 export type FakeModelScript =
-  | { parts: ModelStreamPart[]; hang?: boolean }
-  | { error: Error }
-  | ((request: ModelRequest) => ModelStreamPart[]);
+  { parts: ModelStreamPart[]; hang?: boolean } | { error: Error } | ((request: ModelRequest) => ModelStreamPart[]);
 
 export class FakeModelProvider implements ModelProvider {
   readonly id = 'fake';
@@ -52,13 +55,19 @@ export class FakeModelProvider implements ModelProvider {
 
 /** Parts of a text answer. */
 export function textParts(text: string, usage = { inputTokens: 10, outputTokens: 5 }): ModelStreamPart[] {
-  return [{ type: 'text-delta', text }, { type: 'finish', finishReason: 'stop', usage }];
+  return [
+    { type: 'text-delta', text },
+    { type: 'finish', finishReason: 'stop', usage },
+  ];
 }
 
 /** Parts of a response that calls tools. */
 export function toolCallParts(calls: Array<{ id: string; name: string; args: unknown }>): ModelStreamPart[] {
   return [
-    ...calls.map((call) => ({ type: 'tool-call' as const, call: { id: call.id, name: call.name, arguments: JSON.stringify(call.args) } })),
+    ...calls.map((call) => ({
+      type: 'tool-call' as const,
+      call: { id: call.id, name: call.name, arguments: JSON.stringify(call.args) },
+    })),
     { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 5 } },
   ];
 }

@@ -31,10 +31,20 @@ export async function startFakeNotifyGateway(jwt: { secret: string; audience: st
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
         const principal = await verifyBearer(request.headers.authorization, jwt).catch(() => undefined);
         const key = request.headers['idempotency-key'];
-        requests.push({ path: request.url ?? '', body, ...(typeof key === 'string' ? { idempotencyKey: key } : {}), ...(principal ? { principal: { subject: principal.subject, scopes: [...principal.scopes] } } : {}) });
+        requests.push({
+          path: request.url ?? '',
+          body,
+          ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+          ...(principal ? { principal: { subject: principal.subject, scopes: [...principal.scopes] } } : {}),
+        });
         const status = typeof mode === 'number' ? mode : principal ? 200 : 401;
-        const results = mode === 'sent' && principal ? [{ channel_type: 'discord', channel_id: '1', status: 'sent', message_id: '9' }] : [];
-        response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 200 ? { results } : { error: 'nope' }));
+        const results =
+          mode === 'sent' && principal
+            ? [{ channel_type: 'discord', channel_id: '1', status: 'sent', message_id: '9' }]
+            : [];
+        response
+          .writeHead(status, { 'content-type': 'application/json' })
+          .end(JSON.stringify(status === 200 ? { results } : { error: 'nope' }));
       })();
     });
   });

@@ -39,7 +39,11 @@ class FakeAuthProvider implements OAuthServerProvider {
     return {
       getClient: (id) => Promise.resolve(this.clients.get(id)),
       registerClient: (client) => {
-        const full = { ...client, client_id: randomUUID(), client_id_issued_at: Math.floor(Date.now() / 1000) } as OAuthClientInformationFull;
+        const full = {
+          ...client,
+          client_id: randomUUID(),
+          client_id_issued_at: Math.floor(Date.now() / 1000),
+        } as OAuthClientInformationFull;
         this.clients.set(full.client_id, full);
         return Promise.resolve(full);
       },
@@ -86,7 +90,13 @@ class FakeAuthProvider implements OAuthServerProvider {
   verifyAccessToken(token: string): Promise<AuthInfo> {
     const entry = this.access.get(token);
     if (!entry) return Promise.reject(new Error('unknown token'));
-    return Promise.resolve({ token, clientId: entry.clientId, scopes: [], expiresAt: Math.floor(entry.expiresAt / 1000), extra: { user: entry.user } });
+    return Promise.resolve({
+      token,
+      clientId: entry.clientId,
+      scopes: [],
+      expiresAt: Math.floor(entry.expiresAt / 1000),
+      extra: { user: entry.user },
+    });
   }
 
   private issue(user: string, clientId: string, resource: string): OAuthTokens {
@@ -95,7 +105,12 @@ class FakeAuthProvider implements OAuthServerProvider {
     this.access.set(accessToken, { user, clientId, expiresAt: Date.now() + this.lifetimeSeconds * 1000, resource });
     this.refresh.set(refreshToken, { user, clientId, resource });
     this.issued.push(accessToken, refreshToken);
-    return { access_token: accessToken, token_type: 'bearer', expires_in: this.lifetimeSeconds, refresh_token: refreshToken };
+    return {
+      access_token: accessToken,
+      token_type: 'bearer',
+      expires_in: this.lifetimeSeconds,
+      refresh_token: refreshToken,
+    };
   }
 }
 
@@ -131,7 +146,10 @@ export async function startFakeOAuthMcpServer(): Promise<FakeOAuthMcpServer> {
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const mcpUrl = new URL('/mcp', base);
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl }));
-  const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
+  const bearer = requireBearerAuth({
+    verifier: provider,
+    resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
+  });
   let refused = 0;
   app.use('/mcp', (_req, res, next) => {
     res.on('finish', () => {
@@ -161,9 +179,10 @@ export async function startFakeOAuthMcpServer(): Promise<FakeOAuthMcpServer> {
     },
     issuedSecrets: () => [...provider.issued],
     refusedRequests: () => refused,
-    close: () => new Promise((resolve) => {
-      http.closeAllConnections();
-      http.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
   };
 }

@@ -31,7 +31,11 @@ export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
   protected readonly platform = 'slack';
 
   static start(options: SlackHarnessOptions = {}): Promise<SlackHarness> {
-    return launchHarness(() => FakeSlack.start(), 'sandpiper-slack-', (parts) => new SlackHarness(parts, options));
+    return launchHarness(
+      () => FakeSlack.start(),
+      'sandpiper-slack-',
+      (parts) => new SlackHarness(parts, options),
+    );
   }
 
   private slackAdapter: ChannelAdapter | undefined;
@@ -52,10 +56,14 @@ export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
   }
 
   protected fakeFlags(): Record<string, unknown> {
-    const delivery = this.httpMode ? { 'slack.mode': 'http', 'slack.signing_secret': SIGNING_SECRET } : { 'slack.app_token': this.fake.appToken };
+    const delivery = this.httpMode
+      ? { 'slack.mode': 'http', 'slack.signing_secret': SIGNING_SECRET }
+      : { 'slack.app_token': this.fake.appToken };
     const token = this.installsMode
       ? {
-          'slack.client_id': this.fake.oauth.clientId, 'slack.client_secret': this.fake.oauth.clientSecret, 'slack.token_key': TOKEN_KEY,
+          'slack.client_id': this.fake.oauth.clientId,
+          'slack.client_secret': this.fake.oauth.clientSecret,
+          'slack.token_key': TOKEN_KEY,
           'gateway.public_url': this.serverUrl,
         }
       : { 'slack.bot_token': this.fake.botToken };
@@ -64,16 +72,29 @@ export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
 
   protected createAdapter(config: Config, logger: Logger): ReturnType<typeof createSlackAdapter> {
     const installations = this.installsMode
-      ? { installations: { store: slackInstallations(this.db.stores.slackInstalls, slackTokenCipher(config.slack)), publicUrl: config.gateway.public_url ?? '' } }
+      ? {
+          installations: {
+            store: slackInstallations(this.db.stores.slackInstalls, slackTokenCipher(config.slack)),
+            publicUrl: config.gateway.public_url ?? '',
+          },
+        }
       : {};
-    this.slackAdapter = createSlackAdapter(config.slack, logger, { webRetries: 0, socketRetries: 0, ...installations, ...(this.options as SlackHarnessOptions).adapterOptions });
+    this.slackAdapter = createSlackAdapter(config.slack, logger, {
+      webRetries: 0,
+      socketRetries: 0,
+      ...installations,
+      ...(this.options as SlackHarnessOptions).adapterOptions,
+    });
     return this.slackAdapter;
   }
 
   override async boot(): Promise<void> {
     if (this.httpMode && !this.server) {
       // The gateway's routes, on a server of its own (the harness runs no main()): they answer with the current adapter.
-      const app = new Hono().route('/', createSlackEventsRoutes(() => slackEventsTarget(this.slackAdapter)));
+      const app = new Hono().route(
+        '/',
+        createSlackEventsRoutes(() => slackEventsTarget(this.slackAdapter)),
+      );
       this.server = await startHttpServer(app, '127.0.0.1', 0);
       this.fake.http = new FakeSlackHttp(`${this.server.url}/slack/events`, SIGNING_SECRET);
     }
@@ -105,7 +126,16 @@ export class SlackHarness extends ChannelHarness<FakeSlack, FakeSlackUser> {
   sessionStop(user: FakeSlackUser, threadTs: string, channel = CHANNEL): string {
     const streaming = this.botReplies(threadTs, channel).filter((message) => this.fake.streams.isOpen(message));
     for (const message of streaming) this.fake.streams.expire(message);
-    return this.fake.send('events_api', sessionStoppedPayload(user.id, channel, threadTs, streaming.map((message) => message.ts)), false);
+    return this.fake.send(
+      'events_api',
+      sessionStoppedPayload(
+        user.id,
+        channel,
+        threadTs,
+        streaming.map((message) => message.ts),
+      ),
+      false,
+    );
   }
 
   /** Bot replies in a thread, oldest first. */

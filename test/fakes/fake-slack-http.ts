@@ -57,7 +57,8 @@ export class FakeSlackHttp {
       'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
     };
     if (signature !== null) headers['x-slack-signature'] = signature;
-    if (options.retryNum !== undefined) Object.assign(headers, { 'x-slack-retry-num': String(options.retryNum), 'x-slack-retry-reason': 'http_timeout' });
+    if (options.retryNum !== undefined)
+      Object.assign(headers, { 'x-slack-retry-num': String(options.retryNum), 'x-slack-retry-reason': 'http_timeout' });
     return { body, headers };
   }
 
@@ -94,5 +95,7 @@ export class FakeSlackHttp {
 function encode(kind: HttpKind, payload: Record<string, unknown>): string {
   if (kind === 'events_api') return JSON.stringify(payload);
   if (kind === 'interactive') return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  return new URLSearchParams(Object.entries(payload).map(([key, value]): [string, string] => [key, String(value)])).toString();
+  return new URLSearchParams(
+    Object.entries(payload).map(([key, value]): [string, string] => [key, String(value)]),
+  ).toString();
 }

@@ -40,11 +40,13 @@ export class FakeSlackSessions {
     const threadTs = typeof body.thread_ts === 'string' ? body.thread_ts : '';
     if (!channel || !threadTs) return { ok: false, error: 'invalid_arguments' };
     const title = typeof body.title === 'string' ? body.title : undefined;
-    if (title !== undefined && (title.length === 0 || title.length > MAX_TITLE)) return { ok: false, error: 'invalid_title' };
+    if (title !== undefined && (title.length === 0 || title.length > MAX_TITLE))
+      return { ok: false, error: 'invalid_title' };
     const key = `${channel}:${threadTs}`;
     if (method === 'agents.sessions.rename') {
       const existing = this.sessions.get(key);
-      if (!existing || title === undefined) return { ok: false, error: existing ? 'invalid_arguments' : 'session_not_found' };
+      if (!existing || title === undefined)
+        return { ok: false, error: existing ? 'invalid_arguments' : 'session_not_found' };
       existing.title = title;
       return { ok: true };
     }
@@ -68,12 +70,31 @@ function show(session: FakeSession, status: string): void {
 }
 
 /** The Events API payload of a click on Slack's native Stop button of a session (`agent_session_stopped`). */
-export function sessionStoppedPayload(userId: string, channel: string, threadTs: string, streamingTs: readonly string[] = []): Record<string, unknown> {
+export function sessionStoppedPayload(
+  userId: string,
+  channel: string,
+  threadTs: string,
+  streamingTs: readonly string[] = [],
+): Record<string, unknown> {
   const eventTs = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
   return {
-    token: 'verif', team_id: TEAM_ID, api_app_id: APP_ID, type: 'event_callback', event_id: `Ev${randomUUID().slice(0, 8)}`, event_time: 1700000000,
-    authorizations: [{ enterprise_id: null, team_id: TEAM_ID, user_id: BOT_USER_ID, is_bot: true, is_enterprise_install: false }],
+    token: 'verif',
+    team_id: TEAM_ID,
+    api_app_id: APP_ID,
+    type: 'event_callback',
+    event_id: `Ev${randomUUID().slice(0, 8)}`,
+    event_time: 1700000000,
+    authorizations: [
+      { enterprise_id: null, team_id: TEAM_ID, user_id: BOT_USER_ID, is_bot: true, is_enterprise_install: false },
+    ],
     is_ext_shared_channel: false,
-    event: { type: 'agent_session_stopped', channel, thread_ts: threadTs, user: userId, streaming_message_ts: [...streamingTs], event_ts: eventTs },
+    event: {
+      type: 'agent_session_stopped',
+      channel,
+      thread_ts: threadTs,
+      user: userId,
+      streaming_message_ts: [...streamingTs],
+      event_ts: eventTs,
+    },
   };
 }

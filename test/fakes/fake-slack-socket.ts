@@ -94,7 +94,9 @@ export class FakeSocketMode {
 
   /** The connections an envelope was sent to, in order. */
   connectionsOf(envelopeId: string): number[] {
-    return this.deliveries.filter((delivery) => delivery.envelopeId === envelopeId).map((delivery) => delivery.connection);
+    return this.deliveries
+      .filter((delivery) => delivery.envelopeId === envelopeId)
+      .map((delivery) => delivery.connection);
   }
 
   /** Throws away (or, with `false`, accepts again) the acks of one connection. */
@@ -111,7 +113,12 @@ export class FakeSocketMode {
     this.live.push(connection);
     ws.on('close', () => this.forget(connection));
     ws.on('message', (data: Buffer) => this.onFrame(connection, data));
-    const hello = { type: 'hello', num_connections: this.live.length, debug_info: { host: 'fake-applink', approximate_connection_time: 3600 }, connection_info: { app_id: APP_ID } };
+    const hello = {
+      type: 'hello',
+      num_connections: this.live.length,
+      debug_info: { host: 'fake-applink', approximate_connection_time: 3600 },
+      connection_info: { app_id: APP_ID },
+    };
     ws.send(JSON.stringify(hello));
     for (const envelope of this.unsent.splice(0)) this.retry(envelope, 'timeout', connection);
   }
@@ -122,7 +129,14 @@ export class FakeSocketMode {
    * while down fails at Slack).
    */
   send(type: string, payload: Record<string, unknown>, acceptsResponsePayload = type !== 'events_api'): string {
-    const envelope: Envelope = { envelope_id: randomUUID(), type, accepts_response_payload: acceptsResponsePayload, retry_attempt: 0, retry_reason: '', payload };
+    const envelope: Envelope = {
+      envelope_id: randomUUID(),
+      type,
+      accepts_response_payload: acceptsResponsePayload,
+      retry_attempt: 0,
+      retry_reason: '',
+      payload,
+    };
     this.envelopes.set(envelope.envelope_id, envelope);
     const target = this.pick(envelope);
     if (target) {
@@ -153,9 +167,12 @@ export class FakeSocketMode {
    */
   requestReconnect(connection?: number): void {
     const asked = this.live.filter((entry) => connection === undefined || entry.id === connection);
-    if (connection !== undefined && asked.length === 0) throw new Error(`fake slack: no open Socket Mode connection ${String(connection)}`);
+    if (connection !== undefined && asked.length === 0)
+      throw new Error(`fake slack: no open Socket Mode connection ${String(connection)}`);
     for (const entry of asked) {
-      entry.ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'fake-applink' } }));
+      entry.ws.send(
+        JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'fake-applink' } }),
+      );
       this.forget(entry);
     }
   }
@@ -192,7 +209,13 @@ export class FakeSocketMode {
   }
 
   private deliver(envelope: Envelope, connection: Connection): void {
-    this.deliveries.push({ envelopeId: envelope.envelope_id, type: envelope.type, connection: connection.id, retryAttempt: envelope.retry_attempt, retryReason: envelope.retry_reason });
+    this.deliveries.push({
+      envelopeId: envelope.envelope_id,
+      type: envelope.type,
+      connection: connection.id,
+      retryAttempt: envelope.retry_attempt,
+      retryReason: envelope.retry_reason,
+    });
     connection.ws.send(JSON.stringify(envelope));
     const timer = setTimeout(() => this.onDeadline(envelope), this.ackTimeoutMs);
     timer.unref();

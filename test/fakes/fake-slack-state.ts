@@ -59,7 +59,9 @@ export class FakeSlackState {
   readonly responseUrls = new Map<string, string>();
   readonly triggers = new Map<string, { used: boolean }>();
   /** Workspaces by id: the first one's bot token is the fake's `botToken`; installs add tokens (`fake-slack-oauth.ts`). */
-  readonly teams = new Map<string, FakeTeam>([[TEAM_ID, { id: TEAM_ID, name: 'fake', botUserId: BOT_USER_ID, botId: BOT_ID, tokens: new Set() }]]);
+  readonly teams = new Map<string, FakeTeam>([
+    [TEAM_ID, { id: TEAM_ID, name: 'fake', botUserId: BOT_USER_ID, botId: BOT_ID, tokens: new Set() }],
+  ]);
   /** Channel id → its workspace (absent: the first workspace). */
   readonly channelTeams = new Map<string, string>();
   private clock = 0;
@@ -108,7 +110,14 @@ export class FakeSlackState {
     return this.messages.filter((m) => m.channel === channel && m.threadTs === undefined);
   }
 
-  addMessage(fields: { channel: string; user: string; text: string; threadTs?: string | undefined; botId?: string; blocks?: Record<string, unknown>[] }): FakeSlackMessage {
+  addMessage(fields: {
+    channel: string;
+    user: string;
+    text: string;
+    threadTs?: string | undefined;
+    botId?: string;
+    blocks?: Record<string, unknown>[];
+  }): FakeSlackMessage {
     const message: FakeSlackMessage = {
       channel: fields.channel,
       ts: this.nextTs(),
@@ -142,8 +151,21 @@ export class FakeSlackState {
   }
 
   /** The `events_api` payload for a user's message (and, when it mentions the bot, its `app_mention` twin). */
-  messageEvents(message: FakeSlackMessage, channelType: 'channel' | 'im', extra: Record<string, unknown> = {}): Record<string, unknown>[] {
-    const event: Record<string, unknown> = { type: 'message', channel: message.channel, channel_type: channelType, user: message.user, text: message.text, ts: message.ts, event_ts: message.ts, ...extra };
+  messageEvents(
+    message: FakeSlackMessage,
+    channelType: 'channel' | 'im',
+    extra: Record<string, unknown> = {},
+  ): Record<string, unknown>[] {
+    const event: Record<string, unknown> = {
+      type: 'message',
+      channel: message.channel,
+      channel_type: channelType,
+      user: message.user,
+      text: message.text,
+      ts: message.ts,
+      event_ts: message.ts,
+      ...extra,
+    };
     if (message.threadTs) event.thread_ts = message.threadTs;
     const events = [event];
     const team = this.teamOfChannel(message.channel);
@@ -154,30 +176,70 @@ export class FakeSlackState {
       events.push(mention);
     }
     return events.map((inner) => ({
-      token: 'verif', team_id: team.id, api_app_id: APP_ID, type: 'event_callback', event_id: `Ev${randomUUID().slice(0, 8)}`, event_time: 1700000000,
-      authorizations: [{ enterprise_id: null, team_id: team.id, user_id: team.botUserId, is_bot: true, is_enterprise_install: false }],
-      is_ext_shared_channel: false, event: inner,
+      token: 'verif',
+      team_id: team.id,
+      api_app_id: APP_ID,
+      type: 'event_callback',
+      event_id: `Ev${randomUUID().slice(0, 8)}`,
+      event_time: 1700000000,
+      authorizations: [
+        { enterprise_id: null, team_id: team.id, user_id: team.botUserId, is_bot: true, is_enterprise_install: false },
+      ],
+      is_ext_shared_channel: false,
+      event: inner,
     }));
   }
 
   commandPayload(command: string, text: string, channel: string, user: FakeSlackUser): Record<string, unknown> {
     return {
-      token: 'verif', team_id: this.teamOfChannel(channel).id, team_domain: 'fake', channel_id: channel, channel_name: channel.startsWith('D') ? 'directmessage' : 'general',
-      user_id: user.id, user_name: user.name, command, text, api_app_id: APP_ID, is_enterprise_install: 'false',
-      response_url: this.newResponseUrl(user.id), trigger_id: this.newTrigger(),
+      token: 'verif',
+      team_id: this.teamOfChannel(channel).id,
+      team_domain: 'fake',
+      channel_id: channel,
+      channel_name: channel.startsWith('D') ? 'directmessage' : 'general',
+      user_id: user.id,
+      user_name: user.name,
+      command,
+      text,
+      api_app_id: APP_ID,
+      is_enterprise_install: 'false',
+      response_url: this.newResponseUrl(user.id),
+      trigger_id: this.newTrigger(),
     };
   }
 
-  blockActionsPayload(message: FakeSlackMessage, actionId: string, user: FakeSlackUser, value?: string): Record<string, unknown> {
+  blockActionsPayload(
+    message: FakeSlackMessage,
+    actionId: string,
+    user: FakeSlackUser,
+    value?: string,
+  ): Record<string, unknown> {
     const element = this.buttons(message).find((b) => b.action_id === actionId);
     const teamId = this.teamOfChannel(message.channel).id;
     return {
-      type: 'block_actions', user: { id: user.id, username: user.name, name: user.name, team_id: teamId }, api_app_id: APP_ID, token: 'verif',
-      trigger_id: this.newTrigger(), team: { id: teamId, domain: 'fake' }, enterprise: null, is_enterprise_install: false,
+      type: 'block_actions',
+      user: { id: user.id, username: user.name, name: user.name, team_id: teamId },
+      api_app_id: APP_ID,
+      token: 'verif',
+      trigger_id: this.newTrigger(),
+      team: { id: teamId, domain: 'fake' },
+      enterprise: null,
+      is_enterprise_install: false,
       container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
-      channel: { id: message.channel, name: 'general' }, message: { ts: message.ts, text: message.text, blocks: message.blocks }, state: { values: {} },
+      channel: { id: message.channel, name: 'general' },
+      message: { ts: message.ts, text: message.text, blocks: message.blocks },
+      state: { values: {} },
       response_url: this.newResponseUrl(user.id),
-      actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value: value ?? element?.value, action_ts: '1700000001.000001', text: element?.text }],
+      actions: [
+        {
+          type: 'button',
+          action_id: actionId,
+          block_id: 'b1',
+          value: value ?? element?.value,
+          action_ts: '1700000001.000001',
+          text: element?.text,
+        },
+      ],
     };
   }
 
@@ -196,20 +258,31 @@ export class FakeSlackState {
     }
     for (const [id, value] of Object.entries(values)) state[id] ??= { [id]: { type: 'plain_text_input', value } };
     return {
-      type: 'view_submission', team: { id: TEAM_ID, domain: 'fake' }, user: { id: user.id, username: user.name, name: user.name, team_id: TEAM_ID },
-      api_app_id: APP_ID, token: 'verif', trigger_id: this.newTrigger(),
+      type: 'view_submission',
+      team: { id: TEAM_ID, domain: 'fake' },
+      user: { id: user.id, username: user.name, name: user.name, team_id: TEAM_ID },
+      api_app_id: APP_ID,
+      token: 'verif',
+      trigger_id: this.newTrigger(),
       view: { ...view.view, id: view.id, team_id: TEAM_ID, state: { values: state }, hash: 'h', app_id: APP_ID },
       response_urls: [],
     };
   }
 
   /** The buttons of a message (from its actions blocks). */
-  buttons(message: FakeSlackMessage): { action_id?: string; value?: string; text?: { text?: string }; style?: string }[] {
-    return message.blocks.filter((b) => b.type === 'actions').flatMap((b) => (b.elements as Record<string, unknown>[] | undefined) ?? []) as never;
+  buttons(
+    message: FakeSlackMessage,
+  ): { action_id?: string; value?: string; text?: { text?: string }; style?: string }[] {
+    return message.blocks
+      .filter((b) => b.type === 'actions')
+      .flatMap((b) => (b.elements as Record<string, unknown>[] | undefined) ?? []) as never;
   }
 }
 
-function elementState(element: { type?: string; options?: { value?: string }[] }, value: string | undefined): Record<string, unknown> {
+function elementState(
+  element: { type?: string; options?: { value?: string }[] },
+  value: string | undefined,
+): Record<string, unknown> {
   if (element.type === 'static_select') {
     const option = element.options?.find((o) => o.value === value);
     return { type: 'static_select', selected_option: option ?? null };

@@ -45,7 +45,13 @@ export class FakeSlackStreams {
 
   handle(method: string, body: Record<string, unknown>): Reply | undefined {
     if (!['chat.startStream', 'chat.appendStream', 'chat.stopStream'].includes(method)) return undefined;
-    const reply = !this.rules.enabled ? { ok: false, error: 'unknown_method' } : method === 'chat.startStream' ? this.start(body) : method === 'chat.appendStream' ? this.append(body) : this.stop(body);
+    const reply = !this.rules.enabled
+      ? { ok: false, error: 'unknown_method' }
+      : method === 'chat.startStream'
+        ? this.start(body)
+        : method === 'chat.appendStream'
+          ? this.append(body)
+          : this.stop(body);
     if (reply.ok !== true) this.refusals.push(String(reply.error));
     return reply;
   }
@@ -54,10 +60,22 @@ export class FakeSlackStreams {
     const channel = String(body.channel ?? '');
     const threadTs = typeof body.thread_ts === 'string' && body.thread_ts !== '' ? body.thread_ts : undefined;
     if (!channel) return { ok: false, error: 'channel_not_found' };
-    if (!threadTs) return { ok: false, error: 'invalid_arguments', response_metadata: { messages: ['[ERROR] missing required field: thread_ts'] } };
+    if (!threadTs)
+      return {
+        ok: false,
+        error: 'invalid_arguments',
+        response_metadata: { messages: ['[ERROR] missing required field: thread_ts'] },
+      };
     if (!this.state.find(channel, threadTs)) return { ok: false, error: 'thread_not_found' };
-    if (!channel.startsWith('D') && (typeof body.recipient_user_id !== 'string' || typeof body.recipient_team_id !== 'string')) {
-      return { ok: false, error: 'invalid_arguments', response_metadata: { messages: ['[ERROR] recipient_user_id and recipient_team_id are required outside DMs'] } };
+    if (
+      !channel.startsWith('D') &&
+      (typeof body.recipient_user_id !== 'string' || typeof body.recipient_team_id !== 'string')
+    ) {
+      return {
+        ok: false,
+        error: 'invalid_arguments',
+        response_metadata: { messages: ['[ERROR] recipient_user_id and recipient_team_id are required outside DMs'] },
+      };
     }
     const text = typeof body.markdown_text === 'string' ? body.markdown_text : '';
     const tooLong = this.tooLong('', text);
@@ -70,7 +88,8 @@ export class FakeSlackStreams {
   private append(body: Record<string, unknown>): Reply {
     const found = this.streaming(body);
     if ('error' in found) return found.error;
-    if (typeof body.markdown_text !== 'string' || body.markdown_text === '') return { ok: false, error: 'invalid_arguments' };
+    if (typeof body.markdown_text !== 'string' || body.markdown_text === '')
+      return { ok: false, error: 'invalid_arguments' };
     const tooLong = this.tooLong(found.message.text, body.markdown_text);
     if (tooLong) return tooLong;
     this.show(found.message, found.message.text + body.markdown_text);
@@ -82,7 +101,8 @@ export class FakeSlackStreams {
     if ('error' in found) return found.error;
     const { message } = found;
     const sessionStatus = body.session_status ?? 'active';
-    if (typeof sessionStatus !== 'string' || !SESSION_STATUSES.has(sessionStatus)) return { ok: false, error: 'invalid_arguments' };
+    if (typeof sessionStatus !== 'string' || !SESSION_STATUSES.has(sessionStatus))
+      return { ok: false, error: 'invalid_arguments' };
     if (typeof body.markdown_text === 'string' && body.markdown_text !== '') {
       const tooLong = this.tooLong(message.text, body.markdown_text);
       if (tooLong) return tooLong;
@@ -104,7 +124,8 @@ export class FakeSlackStreams {
 
   private tooLong(current: string, added: string): Reply | undefined {
     if (added.length > this.rules.callChars) return { ok: false, error: 'msg_too_long' };
-    if (Buffer.byteLength(current) + Buffer.byteLength(added) > this.rules.messageBytes) return { ok: false, error: 'msg_too_long' };
+    if (Buffer.byteLength(current) + Buffer.byteLength(added) > this.rules.messageBytes)
+      return { ok: false, error: 'msg_too_long' };
     return undefined;
   }
 

@@ -30,17 +30,29 @@ export function handleWebApi(method: string, body: Record<string, unknown>, toke
   if (!team) return { ok: false, error: 'invalid_auth' };
   // A workspace's token reaches only that workspace's channels.
   const channel = body.channel ?? body.channel_id;
-  if (typeof channel === 'string' && channel !== '' && ctx.state.teamOfChannel(channel).id !== team.id) return { ok: false, error: 'channel_not_found' };
+  if (typeof channel === 'string' && channel !== '' && ctx.state.teamOfChannel(channel).id !== team.id)
+    return { ok: false, error: 'channel_not_found' };
   switch (method) {
     case 'auth.test':
-      return { ok: true, url: 'https://fake.slack.com/', team: team.name, user: 'sandpiper', team_id: team.id, user_id: team.botUserId, bot_id: team.botId, is_enterprise_install: false };
+      return {
+        ok: true,
+        url: 'https://fake.slack.com/',
+        team: team.name,
+        user: 'sandpiper',
+        team_id: team.id,
+        user_id: team.botUserId,
+        bot_id: team.botId,
+        is_enterprise_install: false,
+      };
     case 'chat.postMessage':
       return postMessage(body, ctx.state, team);
     case 'chat.update':
       return updateMessage(body, ctx.state, team);
     case 'chat.postEphemeral':
       ctx.state.ephemerals.push({
-        via: `ephemeral:${String(body.channel)}:${String(body.user)}`, user: String(body.user ?? ''), text: String(body.text ?? ''),
+        via: `ephemeral:${String(body.channel)}:${String(body.user)}`,
+        user: String(body.user ?? ''),
+        text: String(body.text ?? ''),
         threadTs: typeof body.thread_ts === 'string' ? body.thread_ts : undefined,
       });
       return { ok: true, message_ts: ctx.state.nextTs() };
@@ -59,7 +71,10 @@ export function handleWebApi(method: string, body: Record<string, unknown>, toke
     case 'conversations.open':
       return { ok: true, channel: { id: `D${String(body.users ?? 'X').slice(1, 10)}` } };
     default:
-      return ctx.sessions?.handle(method, body) ?? ctx.streams?.handle(method, body) ?? { ok: false, error: 'unknown_method' };
+      return (
+        ctx.sessions?.handle(method, body) ??
+        ctx.streams?.handle(method, body) ?? { ok: false, error: 'unknown_method' }
+      );
   }
 }
 
@@ -83,10 +98,18 @@ function page(messages: FakeSlackMessage[], body: Record<string, unknown>, newes
   });
   const ordered = newestFirst ? [...within].reverse() : within;
   const limit = Math.min(Math.max(Number(body.limit ?? 100) || 100, 1), 999);
-  const offset = typeof body.cursor === 'string' && body.cursor !== '' ? Number(Buffer.from(body.cursor, 'base64').toString('utf8').replace('offset:', '')) : 0;
+  const offset =
+    typeof body.cursor === 'string' && body.cursor !== ''
+      ? Number(Buffer.from(body.cursor, 'base64').toString('utf8').replace('offset:', ''))
+      : 0;
   const slice = ordered.slice(offset, offset + limit);
   const more = offset + limit < ordered.length;
-  return { ok: true, messages: slice.map(shown), has_more: more, response_metadata: { next_cursor: more ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '' } };
+  return {
+    ok: true,
+    messages: slice.map(shown),
+    has_more: more,
+    response_metadata: { next_cursor: more ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '' },
+  };
 }
 
 function history(body: Record<string, unknown>, state: FakeSlackState): Reply {
@@ -113,8 +136,20 @@ function postMessage(body: Record<string, unknown>, state: FakeSlackState, team:
   const threadTs = typeof body.thread_ts === 'string' && body.thread_ts !== '' ? body.thread_ts : undefined;
   if (threadTs && !state.find(channel, threadTs)) return { ok: false, error: 'thread_not_found' };
   const blocks = Array.isArray(body.blocks) ? (body.blocks as Record<string, unknown>[]) : [];
-  const message = state.addMessage({ channel, user: team.botUserId, botId: team.botId, text: String(body.text ?? ''), threadTs, blocks });
-  return { ok: true, channel, ts: message.ts, message: { type: 'message', text: message.text, user: team.botUserId, bot_id: team.botId, ts: message.ts } };
+  const message = state.addMessage({
+    channel,
+    user: team.botUserId,
+    botId: team.botId,
+    text: String(body.text ?? ''),
+    threadTs,
+    blocks,
+  });
+  return {
+    ok: true,
+    channel,
+    ts: message.ts,
+    message: { type: 'message', text: message.text, user: team.botUserId, bot_id: team.botId, ts: message.ts },
+  };
 }
 
 function updateMessage(body: Record<string, unknown>, state: FakeSlackState, team: FakeTeam): Reply {
@@ -168,7 +203,10 @@ function viewProblems(view: Record<string, unknown>): string[] {
       check(max >= 1 && max <= 3000, 'max_length must be 1-3000');
       check(String(element.initial_value ?? '').length <= max, 'initial_value longer than max_length');
     } else {
-      check(element.type === 'static_select' && Array.isArray(element.options) && element.options.length <= 100, 'unsupported input element');
+      check(
+        element.type === 'static_select' && Array.isArray(element.options) && element.options.length <= 100,
+        'unsupported input element',
+      );
     }
   }
   return problems;

@@ -3,7 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { APP_ID, BOT_ID, FakeSlackState, TEAM_ID, type FakeSlackMessage, type FakeSlackUser } from './fake-slack-state.js';
+import {
+  APP_ID,
+  BOT_ID,
+  FakeSlackState,
+  TEAM_ID,
+  type FakeSlackMessage,
+  type FakeSlackUser,
+} from './fake-slack-state.js';
 import { handleWebApi } from './fake-slack-web.js';
 import { FakeSlackStreams } from './fake-slack-stream.js';
 import { FakeSlackSessions } from './fake-slack-sessions.js';
@@ -42,7 +49,15 @@ export class FakeSlack {
   /** When set, events, interactions and commands are POSTed (signed) to the app's Request URL instead of the socket. */
   http: FakeSlackHttp | undefined;
   /** The bot token's scopes, named in every answer's `x-oauth-scopes` header as Slack does. */
-  scopes = ['app_mentions:read', 'assistant:write', 'channels:history', 'chat:write', 'commands', 'im:history', 'reactions:write'];
+  scopes = [
+    'app_mentions:read',
+    'assistant:write',
+    'channels:history',
+    'chat:write',
+    'commands',
+    'im:history',
+    'reactions:write',
+  ];
   readonly calls: RecordedCall[] = [];
   private readonly arrivals = new Arrivals<RecordedCall>();
   /**
@@ -178,9 +193,16 @@ export class FakeSlack {
   }
 
   /** A user writes a message (a mention when `text` contains `<@U0BOT>`); returns it with its envelope ids. */
-  userMessage(user: FakeSlackUser, channel: string, text: string, threadTs?: string): { message: FakeSlackMessage; envelopes: string[] } {
+  userMessage(
+    user: FakeSlackUser,
+    channel: string,
+    text: string,
+    threadTs?: string,
+  ): { message: FakeSlackMessage; envelopes: string[] } {
     const message = this.state.addMessage({ channel, user: user.id, text, threadTs });
-    const envelopes = this.state.messageEvents(message, channel.startsWith('D') ? 'im' : 'channel').map((payload) => this.send('events_api', payload, false));
+    const envelopes = this.state
+      .messageEvents(message, channel.startsWith('D') ? 'im' : 'channel')
+      .map((payload) => this.send('events_api', payload, false));
     return { message, envelopes };
   }
 
@@ -192,7 +214,13 @@ export class FakeSlack {
   }
 
   /** A user shares files with a message (subtype `file_share`), served by the fake unless a file names its own URL. */
-  userMessageWithFiles(user: FakeSlackUser, channel: string, text: string, files: readonly FakeFile[], threadTs?: string): { message: FakeSlackMessage; envelopes: string[] } {
+  userMessageWithFiles(
+    user: FakeSlackUser,
+    channel: string,
+    text: string,
+    files: readonly FakeFile[],
+    threadTs?: string,
+  ): { message: FakeSlackMessage; envelopes: string[] } {
     const message = this.state.addMessage({ channel, user: user.id, text, threadTs });
     const shared = files.map((file, index) => {
       const id = `F0${message.ts.replace('.', '')}${index}`;
@@ -200,22 +228,45 @@ export class FakeSlack {
       this.files.put(path, file);
       const url = file.url ?? `http://127.0.0.1:${this.port}${path}`;
       // A file hidden by the free plan's limit comes without URLs.
-      const urls = url === '' ? { mode: 'hidden_by_limit' } : { mode: 'hosted', url_private: url, url_private_download: `${url}?download=1` };
-      return { id, name: file.name, title: file.name, mimetype: file.contentType, filetype: 'auto', size: file.declaredSize ?? file.bytes.length, ...urls };
+      const urls =
+        url === ''
+          ? { mode: 'hidden_by_limit' }
+          : { mode: 'hosted', url_private: url, url_private_download: `${url}?download=1` };
+      return {
+        id,
+        name: file.name,
+        title: file.name,
+        mimetype: file.contentType,
+        filetype: 'auto',
+        size: file.declaredSize ?? file.bytes.length,
+        ...urls,
+      };
     });
     const extra = { subtype: 'file_share', files: shared, upload: false, display_as_bot: false };
-    const envelopes = this.state.messageEvents(message, channel.startsWith('D') ? 'im' : 'channel', extra).map((payload) => this.send('events_api', payload, false));
+    const envelopes = this.state
+      .messageEvents(message, channel.startsWith('D') ? 'im' : 'channel', extra)
+      .map((payload) => this.send('events_api', payload, false));
     return { message, envelopes };
   }
 
   /** A user runs `/sandpiper <text>` in a channel; returns the envelope id and the command's response_url key. */
-  slashCommand(user: FakeSlackUser, channel: string, text: string, command = '/sandpiper'): { envelopeId: string; triggerId: string } {
+  slashCommand(
+    user: FakeSlackUser,
+    channel: string,
+    text: string,
+    command = '/sandpiper',
+  ): { envelopeId: string; triggerId: string } {
     const payload = this.state.commandPayload(command, text, channel, user);
     return { envelopeId: this.send('slash_commands', payload), triggerId: String(payload.trigger_id) };
   }
 
   /** A user clicks the button `actionId` on a message (`value` overrides the button's, e.g. for a stale client). */
-  click(message: FakeSlackMessage, actionId: string, user: FakeSlackUser, value?: string): { envelopeId: string; triggerId: string } {
+  click(
+    message: FakeSlackMessage,
+    actionId: string,
+    user: FakeSlackUser,
+    value?: string,
+  ): { envelopeId: string; triggerId: string } {
     const payload = this.state.blockActionsPayload(message, actionId, user, value);
     return { envelopeId: this.send('interactive', payload), triggerId: String(payload.trigger_id) };
   }
@@ -239,14 +290,17 @@ export class FakeSlack {
   next(kind: 'post' | 'edit' | ((call: RecordedCall) => boolean), timeoutMs = 15_000): Promise<RecordedCall> {
     const method = kind === 'post' ? 'chat.postMessage' : kind === 'edit' ? 'chat.update' : undefined;
     const match = typeof kind === 'function' ? kind : (call: RecordedCall): boolean => call.method === method;
-    return this.arrivals.next(match, `fake slack: the next ${typeof kind === 'string' ? kind : 'matching call'}`, timeoutMs);
+    return this.arrivals.next(
+      match,
+      `fake slack: the next ${typeof kind === 'string' ? kind : 'matching call'}`,
+      timeoutMs,
+    );
   }
 
   /** Resolves with `probe`'s first truthy value (test/helpers/wait-for.ts); rejects after `timeoutMs` naming `what`. */
   waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
     return waitFor(() => probe() || undefined, `fake slack: ${what}`, timeoutMs);
   }
-
 
   /** Closes after the client's sockets have closed (or 2 s), so socket-mode's close handshake never hangs. */
   async close(): Promise<void> {
@@ -279,10 +333,12 @@ export class FakeSlack {
     if (url.startsWith('/response_url/')) return this.onResponseUrl(url.slice('/response_url/'.length), raw, res);
     if (url.startsWith('/oauth/v2/authorize')) {
       const answer = this.oauth.authorize(new URL(url, `http://127.0.0.1:${this.port}`));
-      res.writeHead(answer.status, answer.location ? { location: answer.location } : { 'content-type': 'text/plain' }).end(answer.body ?? '');
+      res
+        .writeHead(answer.status, answer.location ? { location: answer.location } : { 'content-type': 'text/plain' })
+        .end(answer.body ?? '');
       return;
     }
-    const method = url.startsWith('/api/') ? url.slice('/api/'.length).split('?')[0] ?? '' : '';
+    const method = url.startsWith('/api/') ? (url.slice('/api/'.length).split('?')[0] ?? '') : '';
     const body = parseBody(raw, String(req.headers['content-type'] ?? ''));
     const token = String(req.headers.authorization ?? '').replace(/^Bearer\s+/, '');
     const rule = this.rules.find((r) => r.method === method && r.remaining > 0);
@@ -304,7 +360,16 @@ export class FakeSlack {
     const failure = this.failures.find((f) => f.method === method && f.remaining > 0);
     if (failure) failure.remaining -= 1;
     const wsUrl = `ws://127.0.0.1:${this.port}/link/?ticket=${randomUUID()}&app_id=${APP_ID}`;
-    const reply = failure ? { ok: false, error: failure.error } : handleWebApi(method, body, token, { state: this.state, appToken: this.appToken, oauth: this.oauth, wsUrl, streams: this.streams, sessions: this.sessions });
+    const reply = failure
+      ? { ok: false, error: failure.error }
+      : handleWebApi(method, body, token, {
+          state: this.state,
+          appToken: this.appToken,
+          oauth: this.oauth,
+          wsUrl,
+          streams: this.streams,
+          sessions: this.sessions,
+        });
     res.writeHead(200, { 'content-type': 'application/json', 'x-oauth-scopes': this.scopes.join(',') });
     res.end(JSON.stringify(reply));
   }

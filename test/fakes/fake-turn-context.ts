@@ -1,8 +1,19 @@
 /** A TurnContext for unit tests of the turn steps: a recording host, scripted tools and a FakeModelProvider. */
 import type { AgentEvent } from '../../src/agent/events.js';
 import type { Message, Usage } from '../../src/agent/messages.js';
-import type { ToolContext, ToolDefinition, ToolPreparation, ToolResult, ToolSource } from '../../src/agent/tools/tool.js';
-import type { ApprovalRequestInput, TurnApprovalDecision, TurnContext, TurnHost } from '../../src/agent/turn/turn-types.js';
+import type {
+  ToolContext,
+  ToolDefinition,
+  ToolPreparation,
+  ToolResult,
+  ToolSource,
+} from '../../src/agent/tools/tool.js';
+import type {
+  ApprovalRequestInput,
+  TurnApprovalDecision,
+  TurnContext,
+  TurnHost,
+} from '../../src/agent/turn/turn-types.js';
 import type { WorkstreamStatus } from '../../src/agent/workstream-api.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
 import type { PolicyAction } from '../../src/storage/policy-store.js';
@@ -117,7 +128,12 @@ export class FakeToolSource implements ToolSource {
   prepare(name: string, args: Record<string, unknown>): Promise<ToolPreparation> {
     this.prepared.push({ name, args });
     const tool = this.#tools.get(name);
-    const base: ToolPreparation = { header: `⚙ ${name}`, preview: JSON.stringify(args), needsApproval: true, approvalLabel: name };
+    const base: ToolPreparation = {
+      header: `⚙ ${name}`,
+      preview: JSON.stringify(args),
+      needsApproval: true,
+      approvalLabel: name,
+    };
     return Promise.resolve({ ...base, ...(tool?.prepare?.(args) ?? {}) });
   }
 
@@ -135,7 +151,9 @@ export interface FakeTurnContext extends TurnContext {
 }
 
 /** A TurnContext with a recording host, the given tool sources and a FakeModelProvider streamed without retries. */
-export function createFakeTurnContext(overrides: Partial<Omit<TurnContext, 'host'>> & { contextWindow?: number } = {}): FakeTurnContext {
+export function createFakeTurnContext(
+  overrides: Partial<Omit<TurnContext, 'host'>> & { contextWindow?: number } = {},
+): FakeTurnContext {
   const provider = new FakeModelProvider();
   const host = createRecordingHost();
   const { contextWindow, ...rest } = overrides;

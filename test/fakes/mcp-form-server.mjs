@@ -8,19 +8,22 @@ server.registerTool(
   'book_table',
   { description: 'Books a table after asking the user for the details.', inputSchema: {} },
   async () => {
-    const result = await server.server.elicitInput({
-      message: 'Please give the booking details.',
-      requestedSchema: {
-        type: 'object',
-        properties: {
-          name: { type: 'string', title: 'Name', description: 'Name for the booking' },
-          guests: { type: 'integer', title: 'Guests', minimum: 1, maximum: 12, default: 2 },
-          outside: { type: 'boolean', title: 'Outside table' },
-          time: { type: 'string', title: 'Time', enum: ['18:00', '19:30', '21:00'] },
+    const result = await server.server.elicitInput(
+      {
+        message: 'Please give the booking details.',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', title: 'Name', description: 'Name for the booking' },
+            guests: { type: 'integer', title: 'Guests', minimum: 1, maximum: 12, default: 2 },
+            outside: { type: 'boolean', title: 'Outside table' },
+            time: { type: 'string', title: 'Time', enum: ['18:00', '19:30', '21:00'] },
+          },
+          required: ['name', 'guests'],
         },
-        required: ['name', 'guests'],
       },
-    }, { timeout: 10 * 60 * 1000 });
+      { timeout: 10 * 60 * 1000 },
+    );
     return { content: [{ type: 'text', text: `booking form result: ${JSON.stringify(result)}` }] };
   },
 );

@@ -14,7 +14,17 @@ export const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesyst
 export const STDIO_TAP = fileURLToPath(new URL('./mcp-stdio-tap.mjs', import.meta.url));
 
 export function stdioSpec(name: string, args: string[], extra: Partial<McpServerSpec> = {}): McpServerSpec {
-  return { name, source: 'toml', transport: 'stdio', command: process.execPath, args, env: {}, url: '', headers: {}, ...extra };
+  return {
+    name,
+    source: 'toml',
+    transport: 'stdio',
+    command: process.execPath,
+    args,
+    env: {},
+    url: '',
+    headers: {},
+    ...extra,
+  };
 }
 
 export function everythingStdio(name = 'everything', extra: Partial<McpServerSpec> = {}): McpServerSpec {
@@ -71,7 +81,10 @@ export async function startEverythingHttp(port: number): Promise<HttpEverything>
   child.stderr?.on('data', (chunk: string) => {
     stderr += chunk;
   });
-  await waitFor(() => stderr.includes(`listening on port ${port}`) || child.exitCode !== null, 'server-everything HTTP to listen');
+  await waitFor(
+    () => stderr.includes(`listening on port ${port}`) || child.exitCode !== null,
+    'server-everything HTTP to listen',
+  );
   if (child.exitCode !== null) throw new Error(`server-everything exited: ${stderr.slice(0, 500)}`);
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;

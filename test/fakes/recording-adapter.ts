@@ -85,7 +85,9 @@ export class RecordingAdapter implements ChannelAdapter {
     const access = options.attachmentAccess;
     this.features = {
       ...(maxFields > 0 && { forms: { maxFields } }),
-      ...(options.whisper !== false && { ephemeral: { whisper: (channelId, userId, _replyTo, text) => this.recordWhisper(channelId, userId, text) } }),
+      ...(options.whisper !== false && {
+        ephemeral: { whisper: (channelId, userId, _replyTo, text) => this.recordWhisper(channelId, userId, text) },
+      }),
       ...(access && { attachments: { access: () => access } }),
       direct: { conversations: options.directMessages ?? true, open: (userId) => Promise.resolve(`dm-${userId}`) },
       approvers: { isApprover: (user) => Promise.resolve(this.approvers.has(user.id)) },
@@ -118,7 +120,8 @@ export class RecordingAdapter implements ChannelAdapter {
   }
 
   post(channelId: string, message: OutboundMessage): Promise<string> {
-    if (message.kind === 'text' && message.text.trim() === '') return Promise.reject(new ChannelError('empty message (HTTP 400)'));
+    if (message.kind === 'text' && message.text.trim() === '')
+      return Promise.reject(new ChannelError('empty message (HTTP 400)'));
     const id = `m${++this.next}`;
     this.shown.push({ id, channelId, message, edits: 0 });
     return Promise.resolve(id);
@@ -178,7 +181,11 @@ export class RecordingAdapter implements ChannelAdapter {
       seen.feedbackOpened += 1;
       return Promise.resolve(true);
     };
-    const full = { ...event, respond, ...(event.type === 'action' && options.feedbackForm ? { openFeedback } : {}) } as InboundEvent;
+    const full = {
+      ...event,
+      respond,
+      ...(event.type === 'action' && options.feedbackForm ? { openFeedback } : {}),
+    } as InboundEvent;
     await this.handler(full);
     return seen;
   }
@@ -203,7 +210,9 @@ export class RecordingAdapter implements ChannelAdapter {
   }
 
   private visible(channelId: string | undefined): Shown[] {
-    return this.shown.filter((shown) => !this.deleted.has(shown.id) && (channelId === undefined || shown.channelId === channelId));
+    return this.shown.filter(
+      (shown) => !this.deleted.has(shown.id) && (channelId === undefined || shown.channelId === channelId),
+    );
   }
 }
 

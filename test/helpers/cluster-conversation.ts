@@ -36,7 +36,10 @@ const LABELS = { approve: 'Approve', always: 'Always', reject: 'Reject' } as con
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `probe` every 50 ms; resolves its value, or undefined after `timeoutMs`. */
-export async function poll<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number): Promise<T | undefined> {
+export async function poll<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs: number,
+): Promise<T | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -57,7 +60,13 @@ export class Conversation {
   /** The card decided by the conversation's click (its call id is the one that must run once, or never). */
   decidedCall: string | undefined;
 
-  constructor(readonly index: number, readonly kind: ConversationKind, readonly platform: Platform, readonly guild: number, private readonly fakes: ClusterFakes) {
+  constructor(
+    readonly index: number,
+    readonly kind: ConversationKind,
+    readonly platform: Platform,
+    readonly guild: number,
+    private readonly fakes: ClusterFakes,
+  ) {
     this.tag = `c${String(index).padStart(3, '0')}`;
   }
 
@@ -79,7 +88,10 @@ export class Conversation {
   /** A user writes only while the bot is online there: a Discord shard nobody holds drops events. */
   async online(timeoutMs: number): Promise<boolean> {
     const shard = this.shard;
-    const ok = await poll(() => (shard === undefined ? this.fakes.slack.connected > 0 : this.fakes.discord.gateway.holders(shard) > 0), timeoutMs);
+    const ok = await poll(
+      () => (shard === undefined ? this.fakes.slack.connected > 0 : this.fakes.discord.gateway.holders(shard) > 0),
+      timeoutMs,
+    );
     return ok === true;
   }
 
@@ -96,9 +108,17 @@ export class Conversation {
       this.thread = this.fakes.slack.userMessage(this.slackUser, SLACK_CHANNEL, `<@U0BOT> ${text}`).message.ts;
       return true;
     }
-    const message = this.fakes.discord.state.injectMessage(this.fakes.discordChannel(this.guild), this.discordUser, text, true);
+    const message = this.fakes.discord.state.injectMessage(
+      this.fakes.discordChannel(this.guild),
+      this.discordUser,
+      text,
+      true,
+    );
     this.thread = message.id;
-    return (await poll(() => this.fakes.discord.state.channels.get(message.id), timeoutMs)) !== undefined || this.fail('no thread opened');
+    return (
+      (await poll(() => this.fakes.discord.state.channels.get(message.id), timeoutMs)) !== undefined ||
+      this.fail('no thread opened')
+    );
   }
 
   /** Resolves true once `text` was posted (anywhere) at least once. */
@@ -110,12 +130,19 @@ export class Conversation {
   openCards(): Card[] {
     if (this.platform === 'slack') {
       const { state } = this.fakes.slack;
-      return state.thread(SLACK_CHANNEL, this.thread)
-        .filter((message) => message.user === 'U0BOT' && /Tool Approval Required/.test(JSON.stringify(message.blocks)) && state.buttons(message).length > 0)
+      return state
+        .thread(SLACK_CHANNEL, this.thread)
+        .filter(
+          (message) =>
+            message.user === 'U0BOT' &&
+            /Tool Approval Required/.test(JSON.stringify(message.blocks)) &&
+            state.buttons(message).length > 0,
+        )
         .map((message) => ({ id: message.ts, slack: message }));
     }
     const bot = this.fakes.discord.state.bot.id;
-    return this.fakes.discord.state.messagesIn(this.thread)
+    return this.fakes.discord.state
+      .messagesIn(this.thread)
       .filter((message) => message.author.id === bot && discordButton(message, 'Approve') !== undefined)
       .map((message) => ({ id: message.id, discord: message }));
   }
@@ -124,10 +151,22 @@ export class Conversation {
   transcript(): string {
     const short = (text: string): string => text.replace(/\s+/g, ' ').slice(0, 90);
     if (this.platform === 'slack') {
-      return this.fakes.slack.state.thread(SLACK_CHANNEL, this.thread).map((message) => `${message.user === 'U0BOT' ? 'bot' : 'user'}: ${short(message.text || JSON.stringify(message.blocks))}`).join(' | ');
+      return this.fakes.slack.state
+        .thread(SLACK_CHANNEL, this.thread)
+        .map(
+          (message) =>
+            `${message.user === 'U0BOT' ? 'bot' : 'user'}: ${short(message.text || JSON.stringify(message.blocks))}`,
+        )
+        .join(' | ');
     }
     const bot = this.fakes.discord.state.bot.id;
-    return this.fakes.discord.state.messagesIn(this.thread).map((message) => `${message.author.id === bot ? 'bot' : 'user'}: ${short(message.content || JSON.stringify(message.embeds))}`).join(' | ');
+    return this.fakes.discord.state
+      .messagesIn(this.thread)
+      .map(
+        (message) =>
+          `${message.author.id === bot ? 'bot' : 'user'}: ${short(message.content || JSON.stringify(message.embeds))}`,
+      )
+      .join(' | ');
   }
 
   /** Waits for an open card not seen before. */
@@ -143,43 +182,89 @@ export class Conversation {
     if (this.kind !== 'approve' && this.kind !== 'always' && this.kind !== 'reject') return false;
     if (!(await this.online(timeoutMs))) return this.fail('platform offline before the click');
     this.decidedCall = this.callOfCard(card);
-    return card.discord ? this.decideOnDiscord(card.discord, LABELS[this.kind], timeoutMs) : this.decideOnSlack(card.slack as FakeSlackMessage, LABELS[this.kind], timeoutMs);
+    return card.discord
+      ? this.decideOnDiscord(card.discord, LABELS[this.kind], timeoutMs)
+      : this.decideOnSlack(card.slack as FakeSlackMessage, LABELS[this.kind], timeoutMs);
   }
 
   private callOfCard(card: Card): string | undefined {
-    return new RegExp(`call_${this.tag}_\\d+`).exec(JSON.stringify(card.discord?.embeds ?? card.slack?.blocks ?? ''))?.[0];
+    return new RegExp(`call_${this.tag}_\\d+`).exec(
+      JSON.stringify(card.discord?.embeds ?? card.slack?.blocks ?? ''),
+    )?.[0];
   }
 
-  private async decideOnDiscord(card: FakeMessage, label: 'Approve' | 'Always' | 'Reject', timeoutMs: number): Promise<boolean> {
+  private async decideOnDiscord(
+    card: FakeMessage,
+    label: 'Approve' | 'Always' | 'Reject',
+    timeoutMs: number,
+  ): Promise<boolean> {
     const { state } = this.fakes.discord;
     const interaction = state.clickButton(card.id, discordButton(card, label) ?? '', this.discordUser);
     this.clicks.push({ tag: this.tag, label, platform: 'discord', id: interaction.id, trigger: '', at: Date.now() });
-    if (label !== 'Reject') return (await poll(() => this.fakes.discordResponses(interaction.id) > 0, timeoutMs)) === true || this.fail(`no response to ${label}`);
+    if (label !== 'Reject')
+      return (
+        (await poll(() => this.fakes.discordResponses(interaction.id) > 0, timeoutMs)) === true ||
+        this.fail(`no response to ${label}`)
+      );
     const modal = await poll(() => state.interactions.get(interaction.id)?.modal, timeoutMs);
     if (modal === undefined) return this.fail('no Reject form');
-    const submit = state.submitModal(String(modal.custom_id), this.thread, this.discordUser, { feedback: 'do not run it' });
-    this.clicks.push({ tag: this.tag, label: 'Reject form', platform: 'discord', id: submit.id, trigger: '', at: Date.now() });
-    return (await poll(() => this.fakes.discordResponses(submit.id) > 0, timeoutMs)) === true || this.fail('no response to the Reject form');
+    const submit = state.submitModal(String(modal.custom_id), this.thread, this.discordUser, {
+      feedback: 'do not run it',
+    });
+    this.clicks.push({
+      tag: this.tag,
+      label: 'Reject form',
+      platform: 'discord',
+      id: submit.id,
+      trigger: '',
+      at: Date.now(),
+    });
+    return (
+      (await poll(() => this.fakes.discordResponses(submit.id) > 0, timeoutMs)) === true ||
+      this.fail('no response to the Reject form')
+    );
   }
 
-  private async decideOnSlack(card: FakeSlackMessage, label: 'Approve' | 'Always' | 'Reject', timeoutMs: number): Promise<boolean> {
+  private async decideOnSlack(
+    card: FakeSlackMessage,
+    label: 'Approve' | 'Always' | 'Reject',
+    timeoutMs: number,
+  ): Promise<boolean> {
     const { slack } = this.fakes;
     const actionId = slack.state.buttons(card).find((button) => button.text?.text === label)?.action_id ?? '';
     const { triggerId } = slack.click(card, actionId, this.slackUser);
     // The click's response_url is the one the fake issued last (clicks are made one at a time, synchronously).
     const key = [...slack.state.responseUrls.keys()].at(-1) ?? '';
     this.clicks.push({ tag: this.tag, label, platform: 'slack', id: key, trigger: triggerId, at: Date.now() });
-    if (label !== 'Reject') return (await poll(() => this.fakes.slackResponsePosts(key) > 0, timeoutMs)) === true || this.fail(`no response to ${label}`);
-    if ((await poll(() => this.fakes.slackViews(triggerId) > 0, timeoutMs)) !== true) return this.fail('no Reject form');
+    if (label !== 'Reject')
+      return (
+        (await poll(() => this.fakes.slackResponsePosts(key) > 0, timeoutMs)) === true ||
+        this.fail(`no response to ${label}`)
+      );
+    if ((await poll(() => this.fakes.slackViews(triggerId) > 0, timeoutMs)) !== true)
+      return this.fail('no Reject form');
     const envelope = slack.submitView(triggerId, this.slackUser, { feedback: 'do not run it' });
     // The form's answer ("Rejected.") goes to the click's response_url, which the form carries.
-    this.clicks.push({ tag: this.tag, label: 'Reject form', platform: 'slack', id: key, trigger: envelope, at: Date.now() });
-    return (await poll(() => this.fakes.slackResponsePosts(key) > 0, timeoutMs)) === true || this.fail('no response to the Reject form');
+    this.clicks.push({
+      tag: this.tag,
+      label: 'Reject form',
+      platform: 'slack',
+      id: key,
+      trigger: envelope,
+      at: Date.now(),
+    });
+    return (
+      (await poll(() => this.fakes.slackResponsePosts(key) > 0, timeoutMs)) === true ||
+      this.fail('no response to the Reject form')
+    );
   }
 
   /** `POST /v1/api/notify` (to `instanceUrl`) into the conversation's channel with its `ws_id`, then the user's reply. */
   async notifyAndReply(instanceUrl: string, stores: Stores, timeoutMs: number): Promise<boolean> {
-    const route = await stores.routes.getRoute(this.platform, this.platform === 'slack' ? `${SLACK_CHANNEL}:${this.thread}` : this.thread);
+    const route = await stores.routes.getRoute(
+      this.platform,
+      this.platform === 'slack' ? `${SLACK_CHANNEL}:${this.thread}` : this.thread,
+    );
     if (!route) return this.fail('no route for the notify target');
     const channel = this.platform === 'slack' ? SLACK_CHANNEL : this.fakes.discordChannel(this.guild);
     const posted = await this.postNotify(instanceUrl, channel, route.wsId);
@@ -197,7 +282,11 @@ export class Conversation {
       const response = await fetch(`${instanceUrl}/v1/api/notify`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ target: { channel_type: this.platform, channel_id: channel }, message: `notify:${this.tag}`, ws_id: wsId }),
+        body: JSON.stringify({
+          target: { channel_type: this.platform, channel_id: channel },
+          message: `notify:${this.tag}`,
+          ws_id: wsId,
+        }),
       });
       const body = (await response.json()) as { results?: Array<{ status: string; message_id?: string }> };
       const sent = body.results?.find((result) => result.status === 'sent')?.message_id;

@@ -33,18 +33,28 @@ export class ClusterFakes {
   readonly discordUsers: FakeUser[];
   readonly slackUsers: FakeSlackUser[];
 
-  private constructor(readonly discord: FakeDiscord, readonly slack: FakeSlack, readonly llm: FakeLlmServer) {
+  private constructor(
+    readonly discord: FakeDiscord,
+    readonly slack: FakeSlack,
+    readonly llm: FakeLlmServer,
+  ) {
     this.dir = mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'sp-cluster-'));
     this.toolLog = path.join(this.dir, 'tool-runs.log');
     writeFileSync(this.toolLog, '');
-    this.discordUsers = Array.from({ length: USERS }, (_, person) => discord.user(discordUserId(person), `person${person}`));
+    this.discordUsers = Array.from({ length: USERS }, (_, person) =>
+      discord.user(discordUserId(person), `person${person}`),
+    );
     this.slackUsers = Array.from({ length: USERS }, (_, person) => slack.user(slackUserId(person), `person${person}`));
     llm.fallback = (body) => clusterModelAnswer(body, this.toolLog);
   }
 
   static async start(options: ClusterFakesOptions = {}): Promise<ClusterFakes> {
     const shards = options.shards ?? 2;
-    const [discord, slack, llm] = await Promise.all([FakeDiscord.start({ shards, guilds: Math.max(2, shards) }), FakeSlack.start(), startFakeLlmServer()]);
+    const [discord, slack, llm] = await Promise.all([
+      FakeDiscord.start({ shards, guilds: Math.max(2, shards) }),
+      FakeSlack.start(),
+      startFakeLlmServer(),
+    ]);
     return new ClusterFakes(discord, slack, llm);
   }
 
@@ -55,7 +65,9 @@ export class ClusterFakes {
 
   /** Shards of the fake that no live connection holds. */
   unheldShards(): number[] {
-    return Array.from({ length: this.discord.shardCount }, (_, shard) => shard).filter((shard) => this.discord.gateway.holders(shard) === 0);
+    return Array.from({ length: this.discord.shardCount }, (_, shard) => shard).filter(
+      (shard) => this.discord.gateway.holders(shard) === 0,
+    );
   }
 
   /**
@@ -63,7 +75,8 @@ export class ClusterFakes {
    * poll at once, so the counts are taken over all bot messages at most every 20 ms (`fresh` forces a new count).
    */
   answers(text: string, fresh = false): number {
-    if (fresh || this.counted === undefined || Date.now() - this.counted.at > 20) this.counted = { at: Date.now(), counts: this.countPosts() };
+    if (fresh || this.counted === undefined || Date.now() - this.counted.at > 20)
+      this.counted = { at: Date.now(), counts: this.countPosts() };
     return this.counted.counts.get(text) ?? 0;
   }
 
@@ -72,14 +85,18 @@ export class ClusterFakes {
   private countPosts(): Map<string, number> {
     const counts = new Map<string, number>();
     const bot = this.discord.state.bot.id;
-    for (const message of this.discord.state.messages.values()) if (message.author.id === bot) counts.set(message.content, (counts.get(message.content) ?? 0) + 1);
-    for (const message of this.slack.state.messages) if (message.user === BOT_USER_ID) counts.set(message.text, (counts.get(message.text) ?? 0) + 1);
+    for (const message of this.discord.state.messages.values())
+      if (message.author.id === bot) counts.set(message.content, (counts.get(message.content) ?? 0) + 1);
+    for (const message of this.slack.state.messages)
+      if (message.user === BOT_USER_ID) counts.set(message.text, (counts.get(message.text) ?? 0) + 1);
     return counts;
   }
 
   /** Responses Discord received for one interaction (callback and follow-ups refused or not): 1 is right. */
   discordResponses(interactionId: string): number {
-    return this.discord.requests.filter((request) => request.method === 'POST' && request.path.startsWith(`/interactions/${interactionId}/`)).length;
+    return this.discord.requests.filter(
+      (request) => request.method === 'POST' && request.path.startsWith(`/interactions/${interactionId}/`),
+    ).length;
   }
 
   /** Private answers posted to one Slack response_url (a click's "Approved.", or the form's "Rejected."). */
@@ -95,7 +112,8 @@ export class ClusterFakes {
   /** How often each call id ran (lines in the tool log). */
   toolRuns(): Map<string, number> {
     const runs = new Map<string, number>();
-    for (const line of readFileSync(this.toolLog, 'utf8').split('\n')) if (line !== '') runs.set(line, (runs.get(line) ?? 0) + 1);
+    for (const line of readFileSync(this.toolLog, 'utf8').split('\n'))
+      if (line !== '') runs.set(line, (runs.get(line) ?? 0) + 1);
     return runs;
   }
 

@@ -31,23 +31,53 @@ interface Health {
 function configToml(fakes: ClusterFakes, databaseUrl: string, apiKey: string): string {
   const { discord, slack, llm } = fakes;
   return [
-    '[gateway]', 'http_port = 0', 'data_dir = "data"', 'user_rate_limit = 100000', '',
-    '[database]', `url = "${databaseUrl}"`, '',
-    '[auth]', `jwt_secret = "${CLUSTER_JWT.secret}"`, '',
-    '[cluster]', 'heartbeat_s = 1', 'lease_ttl_s = 3', '',
-    '[models.main]', 'provider = "openai"', `base_url = "${llm.url}"`, `api_key = "${apiKey}"`, 'model = "gpt-fake"', '',
-    '[discord]', `token = "${discord.token}"`, `api_url = "${discord.apiUrl}"`, '',
-    '[slack]', `bot_token = "${slack.botToken}"`, `app_token = "${slack.appToken}"`, `api_url = "${slack.apiUrl}"`, '',
+    '[gateway]',
+    'http_port = 0',
+    'data_dir = "data"',
+    'user_rate_limit = 100000',
+    '',
+    '[database]',
+    `url = "${databaseUrl}"`,
+    '',
+    '[auth]',
+    `jwt_secret = "${CLUSTER_JWT.secret}"`,
+    '',
+    '[cluster]',
+    'heartbeat_s = 1',
+    'lease_ttl_s = 3',
+    '',
+    '[models.main]',
+    'provider = "openai"',
+    `base_url = "${llm.url}"`,
+    `api_key = "${apiKey}"`,
+    'model = "gpt-fake"',
+    '',
+    '[discord]',
+    `token = "${discord.token}"`,
+    `api_url = "${discord.apiUrl}"`,
+    '',
+    '[slack]',
+    `bot_token = "${slack.botToken}"`,
+    `app_token = "${slack.appToken}"`,
+    `api_url = "${slack.apiUrl}"`,
+    '',
     // The tool log is outside the workspace: the sandbox would hide it.
-    '[tools]', 'sandbox = "off"', '',
-    '[log]', 'format = "json"', '',
+    '[tools]',
+    'sandbox = "off"',
+    '',
+    '[log]',
+    'format = "json"',
+    '',
   ].join('\n');
 }
 
 export class ClusterInstances {
   readonly instances: ClusterInstance[] = [];
 
-  constructor(private readonly fakes: ClusterFakes, private readonly database: ClusterDatabase) {}
+  constructor(
+    private readonly fakes: ClusterFakes,
+    private readonly database: ClusterDatabase,
+  ) {}
 
   /** Starts `count` instances at once and waits until they serve HTTP and the cluster is connected (`ready`). */
   async start(count: number, timeoutMs = 60_000): Promise<void> {
@@ -61,9 +91,21 @@ export class ClusterInstances {
     const apiKey = `sk-inst-${index}`;
     writeFileSync(path.join(dir, 'config.toml'), configToml(this.fakes, this.database.url, apiKey));
     const child = new BinProcess(['start', '--config', path.join(dir, 'config.toml')], dir, cleanEnv());
-    const instance: ClusterInstance = { index, dir, apiKey, process: child, url: '', pid: 0, instanceId: undefined, alive: true };
+    const instance: ClusterInstance = {
+      index,
+      dir,
+      apiKey,
+      process: child,
+      url: '',
+      pid: 0,
+      instanceId: undefined,
+      alive: true,
+    };
     this.instances[index] = instance;
-    const [, pid, url] = (await child.waitFor(/"pid":(\d+)[^\n]*"msg":"http listening on (http:\/\/[0-9.:]+)"/, 60_000)) as unknown as [string, string, string];
+    const [, pid, url] = (await child.waitFor(
+      /"pid":(\d+)[^\n]*"msg":"http listening on (http:\/\/[0-9.:]+)"/,
+      60_000,
+    )) as unknown as [string, string, string];
     instance.pid = Number(pid);
     instance.url = url;
   }
@@ -81,24 +123,44 @@ export class ClusterInstances {
       const problems: string[] = [];
       for (const instance of this.live()) {
         const health = await this.health(instance);
-        if (health?.adapters['slack'] !== 'connected') problems.push(`instance ${instance.index}: slack ${health?.adapters['slack'] ?? 'no /health'}`);
+        if (health?.adapters['slack'] !== 'connected')
+          problems.push(`instance ${instance.index}: slack ${health?.adapters['slack'] ?? 'no /health'}`);
       }
-      if (this.fakes.slack.connected < this.live().length) problems.push(`fake Slack: ${this.fakes.slack.connected} Socket Mode connections for ${this.live().length} instances`);
+      if (this.fakes.slack.connected < this.live().length)
+        problems.push(
+          `fake Slack: ${this.fakes.slack.connected} Socket Mode connections for ${this.live().length} instances`,
+        );
       const unheld = this.fakes.unheldShards();
-      if (unheld.length > 0) problems.push(`fake Discord: shard(s) ${unheld.join(', ')} of ${this.fakes.discord.shardCount} held by nobody (IDENTIFYs refused for a wrong shard field: ${this.fakes.discord.gateway.refusedShards})`);
+      if (unheld.length > 0)
+        problems.push(
+          `fake Discord: shard(s) ${unheld.join(', ')} of ${this.fakes.discord.shardCount} held by nobody (IDENTIFYs refused for a wrong shard field: ${this.fakes.discord.gateway.refusedShards})`,
+        );
       return problems;
     };
     // Every instance's Discord client gave up (e.g. it identified with the wrong shard count): waiting longer is pointless.
     const hopeless = async (): Promise<boolean> => {
-      const states = await Promise.all(this.live().map(async (instance) => (await this.health(instance))?.adapters['discord']));
+      const states = await Promise.all(
+        this.live().map(async (instance) => (await this.health(instance))?.adapters['discord']),
+      );
       return states.every((state) => state === 'failed') && this.fakes.unheldShards().length > 0;
     };
     try {
-      await waitFor(async () => (await check()).length === 0 || (await hopeless()), 'the cluster to connect', timeoutMs);
+      await waitFor(
+        async () => (await check()).length === 0 || (await hopeless()),
+        'the cluster to connect',
+        timeoutMs,
+      );
       if ((await check()).length > 0) throw new Error('hopeless');
     } catch {
-      const states = await Promise.all(this.live().map(async (instance) => `instance ${instance.index}: ${JSON.stringify((await this.health(instance))?.adapters ?? {})}`));
-      throw new Error(`the cluster did not connect (waited up to ${timeoutMs} ms; sooner when every Discord client failed): ${(await check()).join('; ')} (adapters: ${states.join('; ')})`);
+      const states = await Promise.all(
+        this.live().map(
+          async (instance) =>
+            `instance ${instance.index}: ${JSON.stringify((await this.health(instance))?.adapters ?? {})}`,
+        ),
+      );
+      throw new Error(
+        `the cluster did not connect (waited up to ${timeoutMs} ms; sooner when every Discord client failed): ${(await check()).join('; ')} (adapters: ${states.join('; ')})`,
+      );
     }
     await this.learnInstanceIds();
   }
@@ -113,8 +175,12 @@ export class ClusterInstances {
 
   /** Matches each instance to its registry row by URL (the row's id is what leases name as holder). */
   private async learnInstanceIds(): Promise<void> {
-    const rows = (await this.database.knex('services').select('service_id', 'url')) as Array<{ service_id: string; url: string }>;
-    for (const instance of this.instances) instance.instanceId = rows.find((row) => row.url === instance.url)?.service_id;
+    const rows = (await this.database.knex('services').select('service_id', 'url')) as Array<{
+      service_id: string;
+      url: string;
+    }>;
+    for (const instance of this.instances)
+      instance.instanceId = rows.find((row) => row.url === instance.url)?.service_id;
   }
 
   /** The instance whose service id is `id`. */
@@ -143,12 +209,14 @@ export class ClusterInstances {
 
   /** Graceful stop of every live instance (SIGTERM), then SIGKILL of what is left. */
   async stop(): Promise<void> {
-    await Promise.allSettled(this.instances.map(async (instance) => {
-      const stopped = instance.process.stop('SIGTERM');
-      const timer = setTimeout(() => instance.process.kill(), 15_000);
-      await stopped;
-      clearTimeout(timer);
-      instance.alive = false;
-    }));
+    await Promise.allSettled(
+      this.instances.map(async (instance) => {
+        const stopped = instance.process.stop('SIGTERM');
+        const timer = setTimeout(() => instance.process.kill(), 15_000);
+        await stopped;
+        clearTimeout(timer);
+        instance.alive = false;
+      }),
+    );
   }
 }

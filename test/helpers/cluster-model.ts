@@ -41,12 +41,14 @@ export function openingText(tag: string, kind: ConversationKind): string {
 
 /** The shell command a call runs: one line with its id in the tool log, so a call run twice shows twice. */
 function toolCall(id: string, toolLog: string): ScriptedResponse {
-  return { toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command: `printf '%s\\n' ${id} >> ${toolLog}` }) }] };
+  return {
+    toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command: `printf '%s\\n' ${id} >> ${toolLog}` }) }],
+  };
 }
 
 /** The scripted answer for one model request (OpenAI chat body). */
 export function clusterModelAnswer(body: unknown, toolLog: string): ScriptedResponse {
-  const messages = ((body as { messages?: ChatMessage[] } | undefined)?.messages ?? []);
+  const messages = (body as { messages?: ChatMessage[] } | undefined)?.messages ?? [];
   const userTexts = messages.filter((message) => message.role === 'user').map(textOf);
   const opening = userTexts.find((text) => TAG.test(text));
   const tag = opening?.match(TAG)?.[1];
@@ -55,7 +57,8 @@ export function clusterModelAnswer(body: unknown, toolLog: string): ScriptedResp
   if (/\breply c\d+/.test(latest)) return { text: replyAnswerText(tag) };
   const kind = /kind=(\w+)/.exec(opening)?.[1];
   const toolResults = messages.filter((message) => message.role === 'tool');
-  const ran = toolResults.some((message) => textOf(message) !== INTERRUPTED_TOOL_RESULT) || messages.at(-1)?.role === 'tool';
+  const ran =
+    toolResults.some((message) => textOf(message) !== INTERRUPTED_TOOL_RESULT) || messages.at(-1)?.role === 'tool';
   if (ran || (kind !== 'approve' && kind !== 'always' && kind !== 'reject')) return { text: answerText(tag) };
   const calls = messages.reduce((sum, message) => sum + (message.tool_calls?.length ?? 0), 0);
   return toolCall(`call_${tag}_${calls + 1}`, toolLog);
@@ -63,7 +66,7 @@ export function clusterModelAnswer(body: unknown, toolLog: string): ScriptedResp
 
 /** The conversation tag of a recorded model request, when it has one. */
 export function tagOfRequest(body: unknown): string | undefined {
-  const messages = ((body as { messages?: ChatMessage[] } | undefined)?.messages ?? []);
+  const messages = (body as { messages?: ChatMessage[] } | undefined)?.messages ?? [];
   for (const message of messages) {
     if (message.role !== 'user') continue;
     const found = TAG.exec(textOf(message))?.[1];

@@ -69,16 +69,30 @@ function toolProblems(conversation: Conversation, runs: Map<string, number>): st
   if (conversation.kind === 'reject') for (const [call] of own) problems.push(`${call} ran although rejected`);
   const decided = conversation.decidedCall;
   const approved = conversation.kind === 'approve' || conversation.kind === 'always';
-  if (approved && decided !== undefined && conversation.clicks.length > 0 && (runs.get(decided) ?? 0) === 0) problems.push(`${decided} approved but never ran`);
+  if (approved && decided !== undefined && conversation.clicks.length > 0 && (runs.get(decided) ?? 0) === 0)
+    problems.push(`${decided} approved but never ran`);
   return problems;
 }
 
 /** Counts the outcome of the conversations on the fakes (after a short pause, so late duplicates are counted too). */
-export async function checkOutcome(fakes: ClusterFakes, conversations: Conversation[], facts: RunFacts): Promise<WorkloadReport> {
+export async function checkOutcome(
+  fakes: ClusterFakes,
+  conversations: Conversation[],
+  facts: RunFacts,
+): Promise<WorkloadReport> {
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   const runs = fakes.toolRuns();
   const report: WorkloadReport = {
-    ...facts, conversations: conversations.length, answers: 0, lost: [], duplicated: [], clicks: 0, clickProblems: [], toolProblems: [], stuck: [], transcripts: [],
+    ...facts,
+    conversations: conversations.length,
+    answers: 0,
+    lost: [],
+    duplicated: [],
+    clicks: 0,
+    clickProblems: [],
+    toolProblems: [],
+    stuck: [],
+    transcripts: [],
     duplicateIdentifies: fakes.discord.gateway.duplicateIdentifies,
   };
   for (const conversation of conversations) {
@@ -91,16 +105,24 @@ export async function checkOutcome(fakes: ClusterFakes, conversations: Conversat
     for (const click of conversation.clicks) {
       report.clicks += 1;
       const responses = clickResponses(fakes, click);
-      if (responses !== 1) report.clickProblems.push(`${click.tag} ${click.label} on ${click.platform}: ${responses} responses`);
+      if (responses !== 1)
+        report.clickProblems.push(`${click.tag} ${click.label} on ${click.platform}: ${responses} responses`);
     }
     report.toolProblems.push(...toolProblems(conversation, runs));
-    if (conversation.stuck !== undefined && report.transcripts.length < 3) report.transcripts.push(`${conversation.tag}: ${conversation.transcript()}`);
-    if (conversation.stuck !== undefined) report.stuck.push(`${conversation.tag} (${conversation.kind}, ${conversation.platform}${conversation.shard === undefined ? '' : ` shard ${conversation.shard}`}): ${conversation.stuck}`);
+    if (conversation.stuck !== undefined && report.transcripts.length < 3)
+      report.transcripts.push(`${conversation.tag}: ${conversation.transcript()}`);
+    if (conversation.stuck !== undefined)
+      report.stuck.push(
+        `${conversation.tag} (${conversation.kind}, ${conversation.platform}${conversation.shard === undefined ? '' : ` shard ${conversation.shard}`}): ${conversation.stuck}`,
+      );
   }
   return report;
 }
 
-const sample = (items: string[], count = 8): string => (items.length === 0 ? '0' : `${items.length} (${items.slice(0, count).join('; ')}${items.length > count ? '; …' : ''})`);
+const sample = (items: string[], count = 8): string =>
+  items.length === 0
+    ? '0'
+    : `${items.length} (${items.slice(0, count).join('; ')}${items.length > count ? '; …' : ''})`;
 
 /** The report as lines for the console. */
 export function formatReport(report: WorkloadReport): string {
@@ -118,8 +140,12 @@ export function formatReport(report: WorkloadReport): string {
   if (kill) {
     const time = kill.failoverMs === undefined ? 'did not complete' : `${(kill.failoverMs / 1000).toFixed(2)} s`;
     const shards = kill.shardsMs === undefined ? 'never' : `${(kill.shardsMs / 1000).toFixed(2)} s`;
-    lines.push(`SIGKILL of instance ${kill.victim} (shards ${kill.shards.join(', ') || 'none'}; ${kill.interrupted} of ${kill.waiting} waiting turns were its own): failover ${time}`);
-    lines.push(`  its shards held elsewhere after ${shards}; ${kill.turnsAnswered} of ${kill.interrupted} interrupted turns answered again (new card or answer)`);
+    lines.push(
+      `SIGKILL of instance ${kill.victim} (shards ${kill.shards.join(', ') || 'none'}; ${kill.interrupted} of ${kill.waiting} waiting turns were its own): failover ${time}`,
+    );
+    lines.push(
+      `  its shards held elsewhere after ${shards}; ${kill.turnsAnswered} of ${kill.interrupted} interrupted turns answered again (new card or answer)`,
+    );
   }
   return lines.join('\n');
 }

@@ -52,7 +52,11 @@ const isApproval = (kind: ConversationKind): boolean => kind === 'approve' || ki
 export class ClusterWorkload {
   private stepMs = 30_000;
 
-  constructor(private readonly fakes: ClusterFakes, private readonly cluster: ClusterInstances, private readonly database: ClusterDatabase) {}
+  constructor(
+    private readonly fakes: ClusterFakes,
+    private readonly cluster: ClusterInstances,
+    private readonly database: ClusterDatabase,
+  ) {}
 
   /** The conversations: platform by index (Discord guild 0, Discord guild 1, Slack), kind by the pattern of 20. */
   plan(count: number, plainOnly = false, first = 0): Conversation[] {
@@ -60,7 +64,13 @@ export class ClusterWorkload {
       const index = first + offset;
       const where = index % 3;
       const platform: Platform = where === 2 ? 'slack' : 'discord';
-      return new Conversation(index, plainOnly ? 'plain' : kindAt(index), platform, where === 2 ? 0 : where, this.fakes);
+      return new Conversation(
+        index,
+        plainOnly ? 'plain' : kindAt(index),
+        platform,
+        where === 2 ? 0 : where,
+        this.fakes,
+      );
     });
   }
 
@@ -75,7 +85,8 @@ export class ClusterWorkload {
     if (conversation.kind !== 'notify') return;
     const live = this.cluster.live();
     const target = live[conversation.index % live.length];
-    if (target && (await conversation.notifyAndReply(target.url, this.database.stores, this.stepMs))) await conversation.answered(replyAnswerText(conversation.tag), this.stepMs);
+    if (target && (await conversation.notifyAndReply(target.url, this.database.stores, this.stepMs)))
+      await conversation.answered(replyAnswerText(conversation.tag), this.stepMs);
   }
 
   /** Clicks an approval conversation's card (a new one when its turn was interrupted) and waits for the answer. */
@@ -88,7 +99,8 @@ export class ClusterWorkload {
       conversation.fail('the card lost its buttons before the click');
       return;
     }
-    if (await conversation.decide(card, this.stepMs)) await conversation.answered(answerText(conversation.tag), this.stepMs);
+    if (await conversation.decide(card, this.stepMs))
+      await conversation.answered(answerText(conversation.tag), this.stepMs);
   }
 
   /** Which instance made each conversation's latest model request. */
@@ -104,7 +116,11 @@ export class ClusterWorkload {
 
   /** The live shard leases (shard id → holder index); empty when nothing leases shards (every instance holds every shard). */
   private async shardHolders(): Promise<Map<number, number>> {
-    const rows = (await this.database.knex('shard_leases').select('shard_id', 'holder', 'expires_at')) as Array<{ shard_id: number; holder: string; expires_at: string | number }>;
+    const rows = (await this.database.knex('shard_leases').select('shard_id', 'holder', 'expires_at')) as Array<{
+      shard_id: number;
+      holder: string;
+      expires_at: string | number;
+    }>;
     const holders = new Map<number, number>();
     for (const row of rows) {
       const instance = this.cluster.byInstanceId(row.holder);
@@ -117,30 +133,54 @@ export class ClusterWorkload {
   private async chooseVictim(waiting: Conversation[]): Promise<{ victim: number; shards: number[] }> {
     const holders = await this.shardHolders();
     const runner = this.lastRunner();
-    const candidates = holders.size > 0 ? [...new Set(holders.values())] : this.cluster.live().map((instance) => instance.index);
-    const load = (index: number): number => waiting.filter((conversation) => runner.get(conversation.tag) === index).length;
+    const candidates =
+      holders.size > 0 ? [...new Set(holders.values())] : this.cluster.live().map((instance) => instance.index);
+    const load = (index: number): number =>
+      waiting.filter((conversation) => runner.get(conversation.tag) === index).length;
     const victim = candidates.sort((a, b) => load(b) - load(a))[0] ?? 0;
-    const shards = holders.size > 0 ? [...holders].filter(([, holder]) => holder === victim).map(([shard]) => shard) : Array.from({ length: this.fakes.discord.shardCount }, (_, shard) => shard);
+    const shards =
+      holders.size > 0
+        ? [...holders].filter(([, holder]) => holder === victim).map(([shard]) => shard)
+        : Array.from({ length: this.fakes.discord.shardCount }, (_, shard) => shard);
     return { victim, shards };
   }
 
   /** Time from the kill until the victim's shards are held again and each interrupted turn showed a new card. */
-  private async measureFailover(killedAt: number, shards: number[], interrupted: Conversation[]): Promise<Pick<KillFacts, 'failoverMs' | 'shardsMs' | 'turnsAnswered'>> {
+  private async measureFailover(
+    killedAt: number,
+    shards: number[],
+    interrupted: Conversation[],
+  ): Promise<Pick<KillFacts, 'failoverMs' | 'shardsMs' | 'turnsAnswered'>> {
     const deadline = killedAt + this.stepMs * 2;
     const shardBack = async (shard: number): Promise<number | undefined> => {
       // Another instance may have held the shard all along (nothing leases shards): then it never goes unheld.
       if ((await poll(() => this.fakes.discord.gateway.holders(shard) === 0, 3_000)) !== true) return killedAt;
-      return (await poll(() => this.fakes.discord.gateway.holders(shard) > 0, deadline - Date.now())) === true ? Date.now() : undefined;
+      return (await poll(() => this.fakes.discord.gateway.holders(shard) > 0, deadline - Date.now())) === true
+        ? Date.now()
+        : undefined;
     };
     const turnAnswered = async (conversation: Conversation): Promise<number | undefined> => {
       // The cards shown before the kill; the driver adds the new card to `seenCards` as soon as it clicks it.
       const before = new Set(conversation.seenCards);
-      const shown = await poll(() => conversation.openCards().some((card) => !before.has(card.id)) || this.fakes.answers(answerText(conversation.tag)) > 0, deadline - Date.now());
+      const shown = await poll(
+        () =>
+          conversation.openCards().some((card) => !before.has(card.id)) ||
+          this.fakes.answers(answerText(conversation.tag)) > 0,
+        deadline - Date.now(),
+      );
       return shown === true ? Date.now() : undefined;
     };
-    const [shardTimes, turnTimes] = await Promise.all([Promise.all(shards.map(shardBack)), Promise.all(interrupted.map(turnAnswered))]);
-    const since = (times: Array<number | undefined>): number | undefined => (times.some((at) => at === undefined) ? undefined : Math.max(killedAt, ...(times as number[])) - killedAt);
-    return { failoverMs: since([...shardTimes, ...turnTimes]), shardsMs: since(shardTimes), turnsAnswered: turnTimes.filter((at) => at !== undefined).length };
+    const [shardTimes, turnTimes] = await Promise.all([
+      Promise.all(shards.map(shardBack)),
+      Promise.all(interrupted.map(turnAnswered)),
+    ]);
+    const since = (times: Array<number | undefined>): number | undefined =>
+      times.some((at) => at === undefined) ? undefined : Math.max(killedAt, ...(times as number[])) - killedAt;
+    return {
+      failoverMs: since([...shardTimes, ...turnTimes]),
+      shardsMs: since(shardTimes),
+      turnsAnswered: turnTimes.filter((at) => at !== undefined).length,
+    };
   }
 
   async run(options: WorkloadOptions): Promise<WorkloadReport> {
@@ -152,7 +192,11 @@ export class ClusterWorkload {
     if (!options.kill) {
       await pooled(conversations, concurrency, (conversation) => this.toRest(conversation));
       await pooled(conversations, concurrency, (conversation) => this.finish(conversation, false));
-      return checkOutcome(this.fakes, conversations, { instances: this.cluster.instances.length, wallMs: Date.now() - started, modelRequests: this.fakes.llm.requests.length - requestsBefore });
+      return checkOutcome(this.fakes, conversations, {
+        instances: this.cluster.instances.length,
+        wallMs: Date.now() - started,
+        modelRequests: this.fakes.llm.requests.length - requestsBefore,
+      });
     }
     const half = Math.floor(conversations.length / 2);
     const [first, second] = [conversations.slice(0, half), conversations.slice(half)];
@@ -173,7 +217,9 @@ export class ClusterWorkload {
       }),
     ]);
     return checkOutcome(this.fakes, conversations, {
-      instances: this.cluster.instances.length, wallMs: Date.now() - started, modelRequests: this.fakes.llm.requests.length - requestsBefore,
+      instances: this.cluster.instances.length,
+      wallMs: Date.now() - started,
+      modelRequests: this.fakes.llm.requests.length - requestsBefore,
       kill: { victim, shards, interrupted: interrupted.length, waiting: waiting.length, ...(await failover) },
     });
   }

@@ -12,7 +12,9 @@ type ChatMessage = { role?: string; content?: unknown };
 
 function userTexts(body: unknown): string[] {
   const messages = (body as { messages?: ChatMessage[] } | undefined)?.messages ?? [];
-  return messages.filter((message) => message.role === 'user').map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '')));
+  return messages
+    .filter((message) => message.role === 'user')
+    .map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '')));
 }
 
 /** The tag of the last user message in an OpenAI chat request body, or undefined. */

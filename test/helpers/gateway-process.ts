@@ -48,9 +48,31 @@ export class GatewayProcesses {
     const { llm, discord, slack } = this.options;
     const lines = ['[gateway]', 'http_port = 0', 'data_dir = "data"', this.options.gatewayToml ?? '', ''];
     if (this.options.databaseUrl !== undefined) lines.push('[database]', `url = "${this.options.databaseUrl}"`, '');
-    lines.push('[models.main]', 'provider = "openai"', `base_url = "${llm.url}"`, 'api_key = "sk-test"', 'model = "gpt-fake"', '');
-    if (discord) lines.push('[discord]', `token = "${discord.token}"`, `api_url = "${discord.apiUrl}"`, this.options.discordToml ?? '', '');
-    if (slack) lines.push('[slack]', `bot_token = "${slack.botToken}"`, `app_token = "${slack.appToken}"`, `api_url = "${slack.apiUrl}"`, this.options.slackToml ?? '', '');
+    lines.push(
+      '[models.main]',
+      'provider = "openai"',
+      `base_url = "${llm.url}"`,
+      'api_key = "sk-test"',
+      'model = "gpt-fake"',
+      '',
+    );
+    if (discord)
+      lines.push(
+        '[discord]',
+        `token = "${discord.token}"`,
+        `api_url = "${discord.apiUrl}"`,
+        this.options.discordToml ?? '',
+        '',
+      );
+    if (slack)
+      lines.push(
+        '[slack]',
+        `bot_token = "${slack.botToken}"`,
+        `app_token = "${slack.appToken}"`,
+        `api_url = "${slack.apiUrl}"`,
+        this.options.slackToml ?? '',
+        '',
+      );
     lines.push('[log]', 'format = "json"', '', this.options.extraToml ?? '');
     return lines.join('\n');
   }
@@ -59,12 +81,21 @@ export class GatewayProcesses {
   async start(): Promise<{ url: string; pid: number }> {
     const child = new BinProcess(['start', '--config', this.configFile], this.dir, cleanEnv());
     this.current = child;
-    const [, pid, url] = (await child.waitFor(/"pid":(\d+)[^\n]*"msg":"http listening on (http:\/\/[0-9.:]+)"/, 60_000)) as unknown as [string, string, string];
-    const platforms = [this.options.discord && 'discord', this.options.slack && 'slack'].filter((name): name is string => typeof name === 'string');
-    await waitFor(async () => {
-      const health = (await (await fetch(`${url}/health`)).json()) as { adapters: Record<string, string> };
-      return platforms.every((name) => health.adapters[name] === 'connected');
-    }, 'the platforms to connect', 60_000);
+    const [, pid, url] = (await child.waitFor(
+      /"pid":(\d+)[^\n]*"msg":"http listening on (http:\/\/[0-9.:]+)"/,
+      60_000,
+    )) as unknown as [string, string, string];
+    const platforms = [this.options.discord && 'discord', this.options.slack && 'slack'].filter(
+      (name): name is string => typeof name === 'string',
+    );
+    await waitFor(
+      async () => {
+        const health = (await (await fetch(`${url}/health`)).json()) as { adapters: Record<string, string> };
+        return platforms.every((name) => health.adapters[name] === 'connected');
+      },
+      'the platforms to connect',
+      60_000,
+    );
     return { url, pid: Number(pid) };
   }
 

@@ -68,9 +68,14 @@ interface Running {
 /** Waits for the listening line and the MCP server, as an operator would see the gateway come up. */
 export async function waitRunning(launched: Launched): Promise<Running> {
   let match: RegExpMatchArray | null = null;
-  await waitFor(() => (match = launched.output().match(/"pid":(\d+)[^\n]*"msg":"http listening on (http:\/\/[0-9.:]+)"/)) !== null, 'http listening', 60_000);
+  await waitFor(
+    () => (match = launched.output().match(/"pid":(\d+)[^\n]*"msg":"http listening on (http:\/\/[0-9.:]+)"/)) !== null,
+    'http listening',
+    60_000,
+  );
   const [, pid, url] = match as unknown as [string, string, string];
-  const health = async (): Promise<{ mcp: { servers: number } }> => (await (await fetch(`${url}/health`)).json()) as { mcp: { servers: number } };
+  const health = async (): Promise<{ mcp: { servers: number } }> =>
+    (await (await fetch(`${url}/health`)).json()) as { mcp: { servers: number } };
   await waitFor(async () => (await health()).mcp.servers === 1, 'the MCP server to connect', 60_000);
   return { url, gatewayPid: Number(pid) };
 }

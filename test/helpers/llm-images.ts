@@ -20,11 +20,20 @@ export function imagesIn(body: unknown): SentImage[] {
     if (part.type === 'image_url') {
       const url = String((part.image_url as Json | undefined)?.url ?? '');
       const match = /^data:([^;]+);base64,(.*)$/s.exec(url);
-      if (match) images.push({ vendor: 'openai', mediaType: match[1] as string, bytes: Buffer.from(match[2] as string, 'base64') });
+      if (match)
+        images.push({
+          vendor: 'openai',
+          mediaType: match[1] as string,
+          bytes: Buffer.from(match[2] as string, 'base64'),
+        });
     }
     if (part.type === 'image') {
       const source = part.source as Json | undefined;
-      images.push({ vendor: 'anthropic', mediaType: String(source?.media_type), bytes: Buffer.from(String(source?.data), 'base64') });
+      images.push({
+        vendor: 'anthropic',
+        mediaType: String(source?.media_type),
+        bytes: Buffer.from(String(source?.data), 'base64'),
+      });
     }
   }
   return images;
@@ -36,5 +45,8 @@ export function lastUserText(body: unknown): string {
   const last = messages.filter((message) => message.role === 'user').at(-1);
   if (!last) return '';
   if (typeof last.content === 'string') return last.content;
-  return (last.content as Json[]).filter((part) => part.type === 'text').map((part) => String(part.text)).join('\n');
+  return (last.content as Json[])
+    .filter((part) => part.type === 'text')
+    .map((part) => String(part.text))
+    .join('\n');
 }

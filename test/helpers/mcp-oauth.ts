@@ -40,7 +40,12 @@ export class LinkInbox {
 }
 
 /** A manager whose private links land in `inbox`. */
-export function startManager(fake: FakeOAuthMcpServer, db: TestStores, inbox: LinkInbox, authorizationTimeoutMs = 20_000): McpManager {
+export function startManager(
+  fake: FakeOAuthMcpServer,
+  db: TestStores,
+  inbox: LinkInbox,
+  authorizationTimeoutMs = 20_000,
+): McpManager {
   const manager = createMcpManager({
     servers: [httpSpec('remote', fake.url, { oauth: { scopes: [] } })],
     parentEnv: {},
@@ -51,7 +56,8 @@ export function startManager(fake: FakeOAuthMcpServer, db: TestStores, inbox: Li
       tokenKey: TOKEN_KEY,
       publicUrl: PUBLIC_URL,
       authorizationTimeoutMs,
-      callerOf: (workstreamId) => Promise.resolve({ userId: workstreamId.replace(/^ws-/, ''), conversationId: workstreamId }),
+      callerOf: (workstreamId) =>
+        Promise.resolve({ userId: workstreamId.replace(/^ws-/, ''), conversationId: workstreamId }),
     },
   });
   manager.onAuthorization((request) => {
@@ -63,11 +69,19 @@ export function startManager(fake: FakeOAuthMcpServer, db: TestStores, inbox: Li
 
 /** The gateway's real callback route in front of `manager`. */
 export function callbackApp(manager: McpManager): Hono {
-  return createOAuthCallbackRoutes({ complete: (state, code) => manager.completeAuthorization(state, code), decline: (state) => manager.declineAuthorization(state) });
+  return createOAuthCallbackRoutes({
+    complete: (state, code) => manager.completeAuthorization(state, code),
+    decline: (state) => manager.declineAuthorization(state),
+  });
 }
 
 /** Plays the user's browser: sign in at the link, then follow the redirect to the gateway's callback route. */
-export async function authorizeInBrowser(fake: FakeOAuthMcpServer, manager: McpManager, link: McpAuthorizationRequest, user: string): Promise<string> {
+export async function authorizeInBrowser(
+  fake: FakeOAuthMcpServer,
+  manager: McpManager,
+  link: McpAuthorizationRequest,
+  user: string,
+): Promise<string> {
   const callback = await fake.signIn(link.url, user);
   assert.equal(`${callback.origin}${callback.pathname}`, `${PUBLIC_URL}/v1/oauth/callback`);
   const response = await callbackApp(manager).request(`${callback.pathname}${callback.search}`);

@@ -23,13 +23,24 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /** Adam7 passes: [x start, y start, x step, y step]. */
-const PASSES = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] as const;
+const PASSES = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
 
 /** Bytes of the filtered scanlines (one filter byte per row) of a 1-bit image, per pass when interlaced. */
 function rawLength(width: number, height: number, interlaced: boolean): number {
   const rows = (w: number, h: number): number => (w === 0 || h === 0 ? 0 : h * (1 + Math.ceil(w / 8)));
   if (!interlaced) return rows(width, height);
-  return PASSES.reduce((sum, [x0, y0, dx, dy]) => sum + rows(Math.ceil((width - x0) / dx), Math.ceil((height - y0) / dy)), 0);
+  return PASSES.reduce(
+    (sum, [x0, y0, dx, dy]) => sum + rows(Math.ceil((width - x0) / dx), Math.ceil((height - y0) / dy)),
+    0,
+  );
 }
 
 /** A valid PNG of `width`×`height` black pixels; 16,000×16,000 is about 31 KB. */
@@ -41,5 +52,10 @@ export function pngBomb(width: number, height: number, interlaced: boolean): Buf
   header[9] = 0; // greyscale
   header[12] = interlaced ? 1 : 0;
   const data = deflateSync(Buffer.alloc(rawLength(width, height, interlaced)), { level: 9 });
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', data), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', data),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

@@ -19,5 +19,7 @@ export function pidsWhere(matches: (cmdline: string) => boolean): number[] {
 
 /** Live `sleep` processes whose command line carries `marker` (a unique sleep duration). */
 export function sleepsWith(marker: string): number[] {
-  return pidsWhere((cmdline) => cmdline.startsWith('sleep') && cmdline.includes(marker)).filter((pid) => isProcessAlive(pid));
+  return pidsWhere((cmdline) => cmdline.startsWith('sleep') && cmdline.includes(marker)).filter((pid) =>
+    isProcessAlive(pid),
+  );
 }

@@ -29,7 +29,10 @@ export interface RecordingGateway {
  * the real provider and its SDK instead of the scripted `model`.
  */
 export async function startRecordingGateway(
-  prefix: string, flags: Record<string, unknown>, options: NonNullable<GatewayDeps['options']>, adapterOptions: RecordingAdapterOptions = {},
+  prefix: string,
+  flags: Record<string, unknown>,
+  options: NonNullable<GatewayDeps['options']>,
+  adapterOptions: RecordingAdapterOptions = {},
   realModel?: Record<string, unknown>,
 ): Promise<RecordingGateway> {
   const db = await createTestStores();
@@ -37,13 +40,29 @@ export async function startRecordingGateway(
   const config = loadConfig({
     cwd: dir,
     env: {},
-    flags: { 'gateway.data_dir': dir, ...flags, models: { fake: realModel ?? { provider: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', model: 'm' } } },
+    flags: {
+      'gateway.data_dir': dir,
+      ...flags,
+      models: {
+        fake: realModel ?? { provider: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', model: 'm' },
+      },
+    },
   });
   const model = new FakeModelProvider();
   const providers = realModel ? {} : { providers: { fake: model } };
-  const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, ...providers });
+  const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), {
+    evictIntervalMs: 0,
+    ...providers,
+  });
   const adapter = new RecordingAdapter(adapterOptions);
-  const gateway = createGateway({ config, adapters: [adapter], manager: runtime.manager, stores: db.stores, logger: createSilentLogger(), options });
+  const gateway = createGateway({
+    config,
+    adapters: [adapter],
+    manager: runtime.manager,
+    stores: db.stores,
+    logger: createSilentLogger(),
+    options,
+  });
   await gateway.start(new AbortController().signal);
   const close = async (): Promise<void> => {
     await gateway.stop();

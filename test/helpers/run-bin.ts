@@ -29,12 +29,21 @@ export interface BinResult {
 
 /** Runs one command to completion. */
 export function runBin(args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): BinResult {
-  const result = spawnSync(process.execPath, [binPath, ...args], { cwd, env: withStateHome(env, cwd), encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [binPath, ...args], {
+    cwd,
+    env: withStateHome(env, cwd),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** Runs one command to completion without blocking the event loop (needed when fakes in this process must answer it). */
-export async function runBinAsync(args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<BinResult> {
+export async function runBinAsync(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = cleanEnv(),
+): Promise<BinResult> {
   const child = new BinProcess(args, cwd, env);
   const code = await child.exited;
   return { code, stdout: child.stdout, stderr: child.stderr };
@@ -52,7 +61,11 @@ export class BinProcess {
   /** `stdin: true` gives the process a pipe to `type` into (else its standard input is closed). */
   constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv, options: { stdin?: boolean } = {}) {
     const stdin = options.stdin === true ? 'pipe' : 'ignore';
-    this.child = spawn(process.execPath, [binPath, ...args], { cwd, env: withStateHome(env, cwd), stdio: [stdin, 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [binPath, ...args], {
+      cwd,
+      env: withStateHome(env, cwd),
+      stdio: [stdin, 'pipe', 'pipe'],
+    });
     this.child.stdout?.on('data', (chunk: Buffer) => {
       this.stdout += chunk.toString();
       this.output += chunk.toString();
@@ -71,7 +84,8 @@ export class BinProcess {
     for (;;) {
       const match = this.output.match(pattern);
       if (match) return match;
-      if (this.child.exitCode !== null) throw new Error(`exited (${this.child.exitCode}) before ${pattern}; output: ${this.output}`);
+      if (this.child.exitCode !== null)
+        throw new Error(`exited (${this.child.exitCode}) before ${pattern}; output: ${this.output}`);
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; output: ${this.output}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }

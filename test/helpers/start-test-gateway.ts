@@ -68,7 +68,12 @@ function configFor(dir: string, options: TestGatewayOptions): ReturnType<typeof 
     'models.main.model': 'gpt-fake',
   };
   if (discord) flags['discord.api_url'] = discord.apiUrl;
-  if (slack) Object.assign(flags, { 'slack.bot_token': slack.botToken, 'slack.app_token': slack.appToken, 'slack.api_url': slack.apiUrl });
+  if (slack)
+    Object.assign(flags, {
+      'slack.bot_token': slack.botToken,
+      'slack.app_token': slack.appToken,
+      'slack.api_url': slack.apiUrl,
+    });
   for (const [name, args] of Object.entries(options.mcpServers ?? {})) {
     Object.assign(flags, { [`mcp.servers.${name}.command`]: process.execPath, [`mcp.servers.${name}.args`]: args });
   }
@@ -121,7 +126,9 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
 }
 
 async function waitConnected(gateway: TestGateway, options: TestGatewayOptions): Promise<void> {
-  const adapters = [options.discord && 'discord', options.slack && 'slack'].filter((name): name is string => typeof name === 'string');
+  const adapters = [options.discord && 'discord', options.slack && 'slack'].filter(
+    (name): name is string => typeof name === 'string',
+  );
   const servers = Object.keys(options.mcpServers ?? {}).length;
   const connected = async (): Promise<boolean> => {
     const health = await gateway.health();

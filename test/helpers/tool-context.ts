@@ -22,7 +22,9 @@ export function createToolContext(directory: string, overrides: Partial<ToolCont
 }
 
 /** A fresh temporary directory and its remover. */
-export async function createTempWorkspace(prefix = 'sandpiper-tools-'): Promise<{ directory: string; remove(): Promise<void> }> {
+export async function createTempWorkspace(
+  prefix = 'sandpiper-tools-',
+): Promise<{ directory: string; remove(): Promise<void> }> {
   const directory = await mkdtemp(path.join(os.tmpdir(), prefix));
   return { directory, remove: () => rm(directory, { recursive: true, force: true }) };
 }

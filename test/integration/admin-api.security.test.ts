@@ -60,7 +60,12 @@ const adminHeaders = async (): Promise<Record<string, string>> => ({
 
 async function startWith(configToml: string, flags: Record<string, unknown> = {}): Promise<TestGateway> {
   const llm = await startFakeLlmServer();
-  return startTestGateway({ llm, jwtSecret: NOTIFY_SECRET, configToml: `[auth]\nadmin_secret = "${ADMIN_SECRET}"\n${configToml}`, flags });
+  return startTestGateway({
+    llm,
+    jwtSecret: NOTIFY_SECRET,
+    configToml: `[auth]\nadmin_secret = "${ADMIN_SECRET}"\n${configToml}`,
+    flags,
+  });
 }
 
 describe('the admin API against the notify secret and the network', () => {
@@ -71,14 +76,31 @@ describe('the admin API against the notify secret and the network', () => {
   after(() => gateway?.close());
 
   it('refuses a token signed with the notify secret on every admin route, whatever its scopes', async () => {
-    const scopeSets = [['read'], ['write'], ['approve'], ['service'], ['admin:read', 'admin:write'], ['service', 'admin:write']];
+    const scopeSets = [
+      ['read'],
+      ['write'],
+      ['approve'],
+      ['service'],
+      ['admin:read', 'admin:write'],
+      ['service', 'admin:write'],
+    ];
     for (const scopes of scopeSets) {
-      const headers = { authorization: `Bearer ${await mintServiceToken(notifyJwt, { scopes })}`, 'content-type': 'application/json' };
+      const headers = {
+        authorization: `Bearer ${await mintServiceToken(notifyJwt, { scopes })}`,
+        'content-type': 'application/json',
+      };
       for (const [method, route] of ROUTES) {
-        const body = method === 'POST' ? JSON.stringify({ name: 'x', command: 'sh', pattern: '*', action: 'allow', server: 'x' }) : undefined;
+        const body =
+          method === 'POST'
+            ? JSON.stringify({ name: 'x', command: 'sh', pattern: '*', action: 'allow', server: 'x' })
+            : undefined;
         const response = await fetch(`${gateway.adminUrl}${route}`, { method, headers, ...(body ? { body } : {}) });
         assert.equal(response.status, 401, `${method} ${route} with ${scopes.join(',')}`);
-        const onMain = await fetch(`${gateway.url.replace('0.0.0.0', '127.0.0.1')}${route}`, { method, headers, ...(body ? { body } : {}) });
+        const onMain = await fetch(`${gateway.url.replace('0.0.0.0', '127.0.0.1')}${route}`, {
+          method,
+          headers,
+          ...(body ? { body } : {}),
+        });
         assert.equal(onMain.status, 404, `${method} ${route} on the main listener`);
       }
     }
@@ -98,9 +120,16 @@ describe('the admin API against the notify secret and the network', () => {
     const adminPort = new URL(gateway.adminUrl ?? '').port;
     assert.match(gateway.adminUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
     const headers = await adminHeaders();
-    assert.equal((await fetch(`http://${address}:${mainPort}/health`)).status, 200, 'the main listener faces the network');
+    assert.equal(
+      (await fetch(`http://${address}:${mainPort}/health`)).status,
+      200,
+      'the main listener faces the network',
+    );
     assert.equal((await fetch(`http://${address}:${mainPort}/v1/api/admin/status`, { headers })).status, 404);
-    await assert.rejects(fetch(`http://${address}:${adminPort}/v1/api/admin/status`, { headers }), 'nothing listens there off loopback');
+    await assert.rejects(
+      fetch(`http://${address}:${adminPort}/v1/api/admin/status`, { headers }),
+      'nothing listens there off loopback',
+    );
     assert.equal((await fetch(`${gateway.adminUrl}/v1/api/admin/status`, { headers })).status, 200);
   });
 });
@@ -121,7 +150,10 @@ describe('MCP servers added through the admin API', () => {
       assert.match(probe, /done/, 'the command ran');
       assert.doesNotMatch(probe, new RegExp(ADMIN_SECRET), 'the config file is hidden');
       assert.doesNotMatch(probe, /SQLite format/, 'the database is hidden');
-      assert.ok(readFileSync(config, 'utf8').includes(ADMIN_SECRET) && readFileSync(database).includes('SQLite format'), 'both exist outside');
+      assert.ok(
+        readFileSync(config, 'utf8').includes(ADMIN_SECRET) && readFileSync(database).includes('SQLite format'),
+        'both exist outside',
+      );
     } finally {
       await gateway.close();
     }
@@ -148,9 +180,16 @@ describe('MCP servers added through the admin API', () => {
 /** Adds a stdio server `probe` running `sh -c script` through the admin API, then reloads MCP. */
 async function addAndReload(gateway: TestGateway, script: string): Promise<{ failed: string[] }> {
   const headers = await adminHeaders();
-  const added = await fetch(`${gateway.adminUrl}/v1/api/admin/mcp/servers`, { method: 'POST', headers, body: JSON.stringify({ name: 'probe', command: 'sh', args: ['-c', script] }) });
+  const added = await fetch(`${gateway.adminUrl}/v1/api/admin/mcp/servers`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'probe', command: 'sh', args: ['-c', script] }),
+  });
   assert.equal(added.status, 201, await added.clone().text());
-  await waitFor(async () => (await (await fetch(`${gateway.url}/health`)).json() as { mcp?: unknown }).mcp !== undefined, 'health');
+  await waitFor(
+    async () => ((await (await fetch(`${gateway.url}/health`)).json()) as { mcp?: unknown }).mcp !== undefined,
+    'health',
+  );
   const reload = await fetch(`${gateway.adminUrl}/v1/api/admin/mcp/reload`, { method: 'POST', headers, body: '{}' });
   assert.equal(reload.status, 200, await reload.clone().text());
   return (await reload.json()) as { failed: string[] };

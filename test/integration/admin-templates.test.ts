@@ -29,7 +29,10 @@ describe('prompt-template admin API', () => {
       health: { adapters: () => ({}), mcp: () => EMPTY_MCP_HEALTH },
       routers: [createAdminRoutes({ adminSecret: SECRET, stores: db.stores, staleAfterSeconds: 60 })],
     });
-    write = { authorization: `Bearer ${await mintAdminToken(SECRET, { subject: 'ops', scopes: ['admin:write'] })}`, 'content-type': 'application/json' };
+    write = {
+      authorization: `Bearer ${await mintAdminToken(SECRET, { subject: 'ops', scopes: ['admin:write'] })}`,
+      'content-type': 'application/json',
+    };
     read = { authorization: `Bearer ${await mintAdminToken(SECRET, { subject: 'viewer', scopes: ['admin:read'] })}` };
   });
   after(async () => {
@@ -37,28 +40,49 @@ describe('prompt-template admin API', () => {
   });
 
   const call = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-    app.request(`/v1/api/admin/templates${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    app.request(`/v1/api/admin/templates${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
 
   it('creates, edits, lists and deletes a manual template, each change audited', async () => {
-    const created = await call('POST', '', write, { name: 'review', content: 'Review {{file}} carefully.', variables: ['file'], category: 'code' });
+    const created = await call('POST', '', write, {
+      name: 'review',
+      content: 'Review {{file}} carefully.',
+      variables: ['file'],
+      category: 'code',
+    });
     assert.equal(created.status, 201);
     assert.equal(((await created.json()) as { template: { created_by: string } }).template.created_by, 'api:ops');
     assert.equal((await call('POST', '', write, { name: 'review', content: 'again' })).status, 409);
     const edited = await call('PATCH', '/review', write, { content: 'Review {{file}} briefly.', is_default: true });
     assert.equal(edited.status, 200);
     assert.equal((await db.stores.promptTemplates.getByName('review'))?.content, 'Review {{file}} briefly.');
-    const listed = (await (await call('GET', '', read)).json()) as { templates: Array<{ name: string; is_default: boolean }> };
-    assert.deepEqual(listed.templates.map((t) => [t.name, t.is_default]), [['review', true]]);
+    const listed = (await (await call('GET', '', read)).json()) as {
+      templates: Array<{ name: string; is_default: boolean }>;
+    };
+    assert.deepEqual(
+      listed.templates.map((t) => [t.name, t.is_default]),
+      [['review', true]],
+    );
     assert.equal((await call('PATCH', '/review', read, { content: 'x' })).status, 403, 'admin:read cannot change');
     assert.equal((await call('DELETE', '/review', write)).status, 200);
     assert.equal(await db.stores.promptTemplates.getByName('review'), undefined);
     assert.equal((await call('DELETE', '/review', write)).status, 404);
     const actions = (await db.stores.adminAudit.list(20)).map((row) => row.action);
-    for (const action of ['template.create', 'template.edit', 'template.delete']) assert.ok(actions.includes(action), action);
+    for (const action of ['template.create', 'template.edit', 'template.delete'])
+      assert.ok(actions.includes(action), action);
   });
 
   it('refuses to edit or delete a template synced from an MCP server (403), and keeps it', async () => {
-    await db.stores.promptTemplates.create({ name: 'mcp__docs__summary', content: 'Summarise.', origin: 'mcp', mcpServer: 'docs', readonly: true });
+    await db.stores.promptTemplates.create({
+      name: 'mcp__docs__summary',
+      content: 'Summarise.',
+      origin: 'mcp',
+      mcpServer: 'docs',
+      readonly: true,
+    });
     const edit = await call('PATCH', '/mcp__docs__summary', write, { content: 'changed' });
     assert.equal(edit.status, 403);
     assert.match(((await edit.json()) as { error: string }).error ?? JSON.stringify(edit), /read-only/);
@@ -67,11 +91,19 @@ describe('prompt-template admin API', () => {
   });
 
   it('answers bad input with 400 and writes nothing', async () => {
-    for (const body of [{ name: 'x' }, { name: 'bad name!', content: 'c' }, { name: 'y', content: 'c', extra: 1 }, { name: 'z', content: 'x'.repeat(40_000) }]) {
+    for (const body of [
+      { name: 'x' },
+      { name: 'bad name!', content: 'c' },
+      { name: 'y', content: 'c', extra: 1 },
+      { name: 'z', content: 'x'.repeat(40_000) },
+    ]) {
       assert.equal((await call('POST', '', write, body)).status, 400, JSON.stringify(body).slice(0, 60));
     }
     await db.stores.promptTemplates.create({ name: 'keep', content: 'k' });
     assert.equal((await call('PATCH', '/keep', write, {})).status, 400);
-    assert.deepEqual((await db.stores.promptTemplates.list('manual')).map((t) => t.name), ['keep']);
+    assert.deepEqual(
+      (await db.stores.promptTemplates.list('manual')).map((t) => t.name),
+      ['keep'],
+    );
   });
 });

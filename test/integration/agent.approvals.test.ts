@@ -1,7 +1,16 @@
 /** Agent core through the real openai and @anthropic-ai/sdk clients: answers, tool approvals, denial, "always", policies. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ofType, record, startHarness, toolIdsOf, turnEnd, VENDORS, waitFor, type AgentHarness } from './agent.harness.js';
+import {
+  ofType,
+  record,
+  startHarness,
+  toolIdsOf,
+  turnEnd,
+  VENDORS,
+  waitFor,
+  type AgentHarness,
+} from './agent.harness.js';
 
 for (const vendor of VENDORS) {
   describe(`agent approvals (${vendor})`, () => {
@@ -14,24 +23,35 @@ for (const vendor of VENDORS) {
     });
 
     it('answers a plain question with turn-end carrying the text', async () => {
-      h.llm.enqueue({ text: ['Hello', ' there'] , usage: { inputTokens: 10, outputTokens: 3 } });
+      h.llm.enqueue({ text: ['Hello', ' there'], usage: { inputTokens: 10, outputTokens: 3 } });
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'plain' });
       const events = record(ws);
       await ws.send('hi');
       const end = await turnEnd(events);
       assert.equal(end.reason, 'done');
       assert.equal(end.text, 'Hello there');
-      assert.deepEqual(ofType(events, 'text-delta').map((e) => e.text).join(''), 'Hello there');
+      assert.deepEqual(
+        ofType(events, 'text-delta')
+          .map((e) => e.text)
+          .join(''),
+        'Hello there',
+      );
       assert.equal(ofType(events, 'turn-start').length, 1);
       const info = await ws.info();
       assert.equal(info.state, 'idle');
       assert.ok(info.inputTokens >= 10);
       const stored = await h.db.stores.conversations.load(ws.wsId);
-      assert.deepEqual(stored.map((m) => m.role), ['user', 'assistant']);
+      assert.deepEqual(
+        stored.map((m) => m.role),
+        ['user', 'assistant'],
+      );
     });
 
     it('asks before running bash, runs it after approval, and feeds the result to the model', async () => {
-      h.llm.enqueue({ toolCalls: [{ name: 'bash', arguments: JSON.stringify({ command: 'echo sandpiper-$((40+2))' }) }] }, { text: 'The output was 42.' });
+      h.llm.enqueue(
+        { toolCalls: [{ name: 'bash', arguments: JSON.stringify({ command: 'echo sandpiper-$((40+2))' }) }] },
+        { text: 'The output was 42.' },
+      );
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'tool' });
       const events = record(ws);
       await ws.send('run it');
@@ -41,7 +61,10 @@ for (const vendor of VENDORS) {
       const row = await h.db.stores.approvals.get(request.approvalId);
       assert.equal(row?.state, 'pending');
       assert.equal(ofType(events, 'tool-result').length, 0, 'nothing runs before the click');
-      const outcome = await h.runtime.manager.resolveApproval(request.approvalId, { approved: true, decidedBy: h.owner.userId });
+      const outcome = await h.runtime.manager.resolveApproval(request.approvalId, {
+        approved: true,
+        decidedBy: h.owner.userId,
+      });
       assert.deepEqual(outcome, { status: 'decided', wsId: ws.wsId, approved: true, always: false, feedback: null });
       const end = await turnEnd(events);
       assert.equal(end.text, 'The output was 42.');
@@ -51,7 +74,10 @@ for (const vendor of VENDORS) {
       const ids = toolIdsOf(vendor, second?.body);
       assert.deepEqual(ids.results, ids.calls);
       assert.match(ids.resultTexts[0] ?? '', /sandpiper-42/);
-      const again = await h.runtime.manager.resolveApproval(request.approvalId, { approved: false, decidedBy: h.owner.userId });
+      const again = await h.runtime.manager.resolveApproval(request.approvalId, {
+        approved: false,
+        decidedBy: h.owner.userId,
+      });
       assert.equal(again.status, 'already-decided');
       assert.ok(ofType(events, 'approval-resolved').length === 1);
     });
@@ -63,20 +89,34 @@ for (const vendor of VENDORS) {
       await ws.send('go');
       const request = await waitFor(() => ofType(events, 'approval-request')[0], 'approval-request');
       const stranger = await h.db.stores.users.createUser(`bob-${vendor}`);
-      const refused = await h.runtime.manager.resolveApproval(request.approvalId, { approved: true, decidedBy: stranger.userId });
+      const refused = await h.runtime.manager.resolveApproval(request.approvalId, {
+        approved: true,
+        decidedBy: stranger.userId,
+      });
       assert.equal(refused.status, 'forbidden');
       assert.equal((await h.db.stores.approvals.get(request.approvalId))?.state, 'pending');
-      await h.runtime.manager.resolveApproval(request.approvalId, { approved: true, decidedBy: stranger.userId, isAdmin: true });
+      await h.runtime.manager.resolveApproval(request.approvalId, {
+        approved: true,
+        decidedBy: stranger.userId,
+        isAdmin: true,
+      });
       await turnEnd(events);
     });
 
     it('tells the model "Denied by user: <feedback>" when the owner rejects', async () => {
-      h.llm.enqueue({ toolCalls: [{ name: 'bash', arguments: '{"command":"touch should-not-exist"}' }] }, { text: 'Understood.' });
+      h.llm.enqueue(
+        { toolCalls: [{ name: 'bash', arguments: '{"command":"touch should-not-exist"}' }] },
+        { text: 'Understood.' },
+      );
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'deny' });
       const events = record(ws);
       await ws.send('touch');
       const request = await waitFor(() => ofType(events, 'approval-request')[0], 'approval-request');
-      await h.runtime.manager.resolveApproval(request.approvalId, { approved: false, feedback: 'not now', decidedBy: h.owner.userId });
+      await h.runtime.manager.resolveApproval(request.approvalId, {
+        approved: false,
+        feedback: 'not now',
+        decidedBy: h.owner.userId,
+      });
       const end = await turnEnd(events);
       assert.equal(end.text, 'Understood.');
       const ids = toolIdsOf(vendor, h.llm.requests.at(-1)?.body);
@@ -92,7 +132,11 @@ for (const vendor of VENDORS) {
       const events = record(ws);
       await ws.send('go');
       const request = await waitFor(() => ofType(events, 'approval-request')[0], 'approval-request');
-      await h.runtime.manager.resolveApproval(request.approvalId, { approved: true, feedback: 'and be brief', decidedBy: h.owner.userId });
+      await h.runtime.manager.resolveApproval(request.approvalId, {
+        approved: true,
+        feedback: 'and be brief',
+        decidedBy: h.owner.userId,
+      });
       await turnEnd(events);
       assert.match(JSON.stringify(h.llm.requests.at(-1)?.body), /and be brief/);
     });
@@ -103,10 +147,17 @@ for (const vendor of VENDORS) {
       const events = record(ws);
       await ws.send('one');
       const request = await waitFor(() => ofType(events, 'approval-request')[0], 'approval-request');
-      await h.runtime.manager.resolveApproval(request.approvalId, { approved: true, always: true, decidedBy: h.owner.userId });
+      await h.runtime.manager.resolveApproval(request.approvalId, {
+        approved: true,
+        always: true,
+        decidedBy: h.owner.userId,
+      });
       await turnEnd(events);
       const grants = await h.db.stores.grants.list({ userId: h.owner.userId, now: '2000-01-01T00:00:00' });
-      assert.deepEqual(grants.map((g) => [g.scope, g.scopeKey, g.label, g.createdBy, g.approvalId]), [['conversation', ws.wsId, 'bash', h.owner.userId, request.approvalId]]);
+      assert.deepEqual(
+        grants.map((g) => [g.scope, g.scopeKey, g.label, g.createdBy, g.approvalId]),
+        [['conversation', ws.wsId, 'bash', h.owner.userId, request.approvalId]],
+      );
       h.llm.enqueue({ toolCalls: [{ name: 'bash', arguments: '{"command":"echo two"}' }] }, { text: 'second' });
       await ws.send('two');
       const end = await turnEnd(events, 2);
@@ -116,14 +167,22 @@ for (const vendor of VENDORS) {
     });
 
     it('applies tool policies: deny blocks with the policy message, allow runs without asking', async () => {
-      const deny = await h.db.stores.policies.create({ name: 'no rm', toolPattern: 'ba*', action: 'deny', priority: 100 });
+      const deny = await h.db.stores.policies.create({
+        name: 'no rm',
+        toolPattern: 'ba*',
+        action: 'deny',
+        priority: 100,
+      });
       h.llm.enqueue({ toolCalls: [{ name: 'bash', arguments: '{"command":"echo x"}' }] }, { text: 'blocked' });
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'policy' });
       const events = record(ws);
       await ws.send('x');
       await turnEnd(events);
       assert.equal(ofType(events, 'approval-request').length, 0);
-      assert.equal(toolIdsOf(vendor, h.llm.requests.at(-1)?.body).resultTexts[0], "Blocked by tool policy (pattern match for 'bash')");
+      assert.equal(
+        toolIdsOf(vendor, h.llm.requests.at(-1)?.body).resultTexts[0],
+        "Blocked by tool policy (pattern match for 'bash')",
+      );
       await h.db.stores.policies.delete(deny.policyId);
       const allow = await h.db.stores.policies.create({ name: 'bash ok', toolPattern: 'bash', action: 'allow' });
       h.llm.enqueue({ toolCalls: [{ name: 'bash', arguments: '{"command":"echo allowed-run"}' }] }, { text: 'ran' });

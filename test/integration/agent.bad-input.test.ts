@@ -3,10 +3,23 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AgentEvent } from '../../src/agent/events.js';
 import type { Workstream } from '../../src/agent/workstream-api.js';
-import { ofType, record, startHarness, toolIdsOf, turnEnd, VENDORS, waitFor, type AgentHarness } from './agent.harness.js';
+import {
+  ofType,
+  record,
+  startHarness,
+  toolIdsOf,
+  turnEnd,
+  VENDORS,
+  waitFor,
+  type AgentHarness,
+} from './agent.harness.js';
 
 /** Waits for the turn's end, then for the queue to go quiet, and checks there was exactly one turn-end. */
-async function onlyTurnEnd(h: AgentHarness, ws: Workstream, events: AgentEvent[]): Promise<Extract<AgentEvent, { type: 'turn-end' }>> {
+async function onlyTurnEnd(
+  h: AgentHarness,
+  ws: Workstream,
+  events: AgentEvent[],
+): Promise<Extract<AgentEvent, { type: 'turn-end' }>> {
   const end = await turnEnd(events);
   await waitFor(async () => (await ws.info()).state === 'idle', 'idle state');
   await waitFor(() => h.llm.pending === 0, 'scripts consumed');
@@ -31,7 +44,10 @@ for (const vendor of VENDORS) {
     });
 
     it('answers a call with an empty tool name with an error and keeps the history valid', async () => {
-      h.llm.enqueue({ toolCalls: [{ id: 'call_empty', name: '', arguments: '{"command":"echo nope"}' }] }, { text: 'sorry' });
+      h.llm.enqueue(
+        { toolCalls: [{ id: 'call_empty', name: '', arguments: '{"command":"echo nope"}' }] },
+        { text: 'sorry' },
+      );
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'empty-name' });
       const events = record(ws);
       await ws.send('go');
@@ -49,7 +65,10 @@ for (const vendor of VENDORS) {
     });
 
     it('answers a call whose name is not a string', async () => {
-      h.llm.enqueue({ toolCalls: [{ id: 'call_num', name: 123 as unknown as string, arguments: '{}' }] }, { text: 'ok' });
+      h.llm.enqueue(
+        { toolCalls: [{ id: 'call_num', name: 123 as unknown as string, arguments: '{}' }] },
+        { text: 'ok' },
+      );
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'number-name' });
       const events = record(ws);
       await ws.send('go');

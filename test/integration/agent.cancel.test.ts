@@ -1,7 +1,16 @@
 /** Cancellation through the real SDK clients: mid-stream and mid-tool, leaving a provider-valid history. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ofType, record, startHarness, toolIdsOf, turnEnd, VENDORS, waitFor, type AgentHarness } from './agent.harness.js';
+import {
+  ofType,
+  record,
+  startHarness,
+  toolIdsOf,
+  turnEnd,
+  VENDORS,
+  waitFor,
+  type AgentHarness,
+} from './agent.harness.js';
 
 for (const vendor of VENDORS) {
   describe(`agent cancellation (${vendor})`, () => {
@@ -28,11 +37,16 @@ for (const vendor of VENDORS) {
       await ws.send('again');
       assert.equal((await turnEnd(events, 2)).text, 'fresh');
       const stored = await h.db.stores.conversations.load(ws.wsId);
-      assert.deepEqual(stored.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
+      assert.deepEqual(
+        stored.map((m) => m.role),
+        ['user', 'assistant', 'user', 'assistant'],
+      );
     });
 
     it('cancels a running bash call and answers every call in the history', async () => {
-      h.llm.enqueue({ toolCalls: [{ id: 'call_sleep', name: 'bash', arguments: '{"command":"echo started; sleep 30"}' }] });
+      h.llm.enqueue({
+        toolCalls: [{ id: 'call_sleep', name: 'bash', arguments: '{"command":"echo started; sleep 30"}' }],
+      });
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'cancel-tool' });
       const events = record(ws);
       await ws.send('sleep');
@@ -50,7 +64,10 @@ for (const vendor of VENDORS) {
       assert.deepEqual(ids.calls, ['call_sleep']);
       assert.equal(ids.resultTexts[0], 'Cancelled by user');
       const stored = await h.db.stores.conversations.load(ws.wsId);
-      assert.deepEqual(stored.map((m) => m.role), ['user', 'assistant', 'tool', 'user', 'assistant']);
+      assert.deepEqual(
+        stored.map((m) => m.role),
+        ['user', 'assistant', 'tool', 'user', 'assistant'],
+      );
     });
 
     it('cancels while waiting for approval: the row is cancelled and a late click changes nothing', async () => {
@@ -62,7 +79,10 @@ for (const vendor of VENDORS) {
       ws.cancel();
       assert.equal((await turnEnd(events)).reason, 'cancelled');
       assert.equal((await h.db.stores.approvals.get(request.approvalId))?.state, 'cancelled');
-      const late = await h.runtime.manager.resolveApproval(request.approvalId, { approved: true, decidedBy: h.owner.userId });
+      const late = await h.runtime.manager.resolveApproval(request.approvalId, {
+        approved: true,
+        decidedBy: h.owner.userId,
+      });
       assert.equal(late.status, 'already-decided');
       assert.equal(ofType(events, 'tool-result').length, 0);
     });

@@ -31,7 +31,17 @@ describe('agent: closing with a pending approval, and stale approval clicks', ()
     const closedAt = events.findIndex((event) => event.type === 'workstream-closed');
     assert.ok(closedAt >= 0, 'workstream-closed was emitted');
     const resolved = ofType(events, 'approval-resolved');
-    assert.deepEqual(resolved, [{ type: 'approval-resolved', approvalId, outcome: 'cancelled', approved: false, always: false, feedback: 'Cancelled', decidedBy: 'system' }]);
+    assert.deepEqual(resolved, [
+      {
+        type: 'approval-resolved',
+        approvalId,
+        outcome: 'cancelled',
+        approved: false,
+        always: false,
+        feedback: 'Cancelled',
+        decidedBy: 'system',
+      },
+    ]);
     assert.ok(events.indexOf(resolved[0] as AgentEvent) < closedAt, 'the resolution comes before workstream-closed');
     assert.equal((await h.db.stores.approvals.get(approvalId))?.state, 'cancelled');
     assert.equal(ofType(events, 'tool-result').length, 0, 'nothing ran');
@@ -51,7 +61,10 @@ describe('agent: closing with a pending approval, and stale approval clicks', ()
       assert.equal(resolved.length, 1);
       assert.equal(resolved[0]?.approvalId, approvalId);
       assert.equal(resolved[0]?.decidedBy, 'system');
-      assert.ok(events.findIndex((event) => event.type === 'approval-resolved') < events.findIndex((event) => event.type === 'workstream-closed'));
+      assert.ok(
+        events.findIndex((event) => event.type === 'approval-resolved') <
+          events.findIndex((event) => event.type === 'workstream-closed'),
+      );
     } finally {
       await second.stopRuntime();
       h = await startHarness('openai', { db: h.db, dataDir: h.dataDir }, h.llm);
@@ -61,13 +74,26 @@ describe('agent: closing with a pending approval, and stale approval clicks', ()
   it('answers stale for a pending row no turn waits for, ends it, and leaves the live request alone', async () => {
     const { wsId, approvalId, events } = await pendingApproval('two rows');
     // A leftover from a crash: an older request of the same workstream that nothing will ever resume.
-    await h.db.stores.approvals.create({ approvalId: 'leftover0001', wsId, turnId: 'old-turn', kind: 'tools', ownerUserId: h.owner.userId, items: { version: 1, calls: [] } });
-    const stale = await h.runtime.manager.resolveApproval('leftover0001', { approved: true, decidedBy: h.owner.userId });
+    await h.db.stores.approvals.create({
+      approvalId: 'leftover0001',
+      wsId,
+      turnId: 'old-turn',
+      kind: 'tools',
+      ownerUserId: h.owner.userId,
+      items: { version: 1, calls: [] },
+    });
+    const stale = await h.runtime.manager.resolveApproval('leftover0001', {
+      approved: true,
+      decidedBy: h.owner.userId,
+    });
     assert.deepEqual(stale, { status: 'cancelled', wsId, reason: 'stale' });
     const ended = await h.db.stores.approvals.get('leftover0001');
     assert.equal(ended?.state, 'denied');
     assert.equal(ended?.decidedBy, 'system');
-    const again = await h.runtime.manager.resolveApproval('leftover0001', { approved: true, decidedBy: h.owner.userId });
+    const again = await h.runtime.manager.resolveApproval('leftover0001', {
+      approved: true,
+      decidedBy: h.owner.userId,
+    });
     assert.equal(again.status, 'already-decided', 'a second click does not revive it');
 
     assert.equal((await h.db.stores.approvals.get(approvalId))?.state, 'pending', 'the live request is untouched');

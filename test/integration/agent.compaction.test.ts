@@ -24,7 +24,14 @@ const noTools: ToolSource = {
 async function setup(contextWindow: number) {
   const dir = mkdtempSync(join(tmpdir(), 'sandpiper-compact-'));
   const db = await createTestStores();
-  const config = loadConfig({ cwd: dir, env: {}, flags: { 'gateway.data_dir': dir, models: { main: { provider: 'openai', model: 'fake', context_window: contextWindow } } } });
+  const config = loadConfig({
+    cwd: dir,
+    env: {},
+    flags: {
+      'gateway.data_dir': dir,
+      models: { main: { provider: 'openai', model: 'fake', context_window: contextWindow } },
+    },
+  });
   const provider = new FakeModelProvider();
   const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), {
     evictIntervalMs: 0,
@@ -79,8 +86,15 @@ describe('agent compaction', () => {
       provider.enqueue({ parts: textParts('early answer') });
       await ws.send('early question');
       await turnEnd(events, 1);
-      const overflow = new ProviderError('openai: HTTP 400 bad request', { status: 400, data: { contextLength: true } });
-      provider.enqueue({ error: overflow }, { parts: textParts('SHORT-SUMMARY') }, { parts: textParts('answer after compaction') });
+      const overflow = new ProviderError('openai: HTTP 400 bad request', {
+        status: 400,
+        data: { contextLength: true },
+      });
+      provider.enqueue(
+        { error: overflow },
+        { parts: textParts('SHORT-SUMMARY') },
+        { parts: textParts('answer after compaction') },
+      );
       await ws.send('late question');
       const end = await turnEnd(events, 2);
       assert.equal(end.reason, 'done');

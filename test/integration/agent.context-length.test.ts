@@ -5,7 +5,12 @@ import { contentText } from '../../src/agent/messages.js';
 import { ofType, record, startHarness, turnEnd, VENDORS, type AgentHarness } from './agent.harness.js';
 
 const OVERFLOW = {
-  openai: { status: 400, errorCode: 'context_length_exceeded', errorParam: 'messages', errorMessage: "This model's maximum context length is 8192 tokens." },
+  openai: {
+    status: 400,
+    errorCode: 'context_length_exceeded',
+    errorParam: 'messages',
+    errorMessage: "This model's maximum context length is 8192 tokens.",
+  },
   anthropic: { status: 400, errorMessage: 'prompt is too long: 9000 tokens > 8192 maximum' },
 } as const;
 
@@ -41,12 +46,10 @@ for (const vendor of VENDORS) {
       assert.match(finalBody, /late question/);
       assert.doesNotMatch(finalBody, /EARLY-ANSWER/);
       const stored = await h.db.stores.conversations.load(ws.wsId);
-      assert.deepEqual(stored.map((message) => contentText(message.content)), [
-        '[Conversation summary]',
-        'SHORT-SUMMARY',
-        'late question',
-        'answer after compaction',
-      ]);
+      assert.deepEqual(
+        stored.map((message) => contentText(message.content)),
+        ['[Conversation summary]', 'SHORT-SUMMARY', 'late question', 'answer after compaction'],
+      );
     });
 
     it('ends the turn with a user-safe error when compaction cannot help', async () => {

@@ -19,11 +19,16 @@ describe('workstream event subscribers', () => {
     const logs: Array<Record<string, unknown>> = [];
     const destination = new Writable({
       write(chunk: Buffer, _encoding, callback) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of chunk.toString('utf8').split('\n'))
+          if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
         callback();
       },
     });
-    const config = loadConfig({ cwd: dir, env: {}, flags: { 'gateway.data_dir': dir, models: { main: { provider: 'openai', model: 'fake' } } } });
+    const config = loadConfig({
+      cwd: dir,
+      env: {},
+      flags: { 'gateway.data_dir': dir, models: { main: { provider: 'openai', model: 'fake' } } },
+    });
     const provider = new FakeModelProvider();
     const manager = createWorkstreamManager({
       agent: config.agent,
@@ -50,11 +55,20 @@ describe('workstream event subscribers', () => {
       const end = await turnEnd(events, 2);
       assert.equal(end.reason, 'done');
       assert.equal(end.text, 'second');
-      await waitFor(() => seenByThrower.filter((type) => type === 'turn-end').length === 2, 'thrower saw both turn-ends');
-      assert.deepEqual(seenByThrower, events.map((event) => event.type));
+      await waitFor(
+        () => seenByThrower.filter((type) => type === 'turn-end').length === 2,
+        'thrower saw both turn-ends',
+      );
+      assert.deepEqual(
+        seenByThrower,
+        events.map((event) => event.type),
+      );
       assert.equal(ofType(events, 'error').length, 0);
       const failures = logs.filter((line) => line['msg'] === 'event handler failed');
-      assert.deepEqual(failures.map((line) => line['event']), ['turn-start', 'text-delta', 'turn-start', 'text-delta']);
+      assert.deepEqual(
+        failures.map((line) => line['event']),
+        ['turn-start', 'text-delta', 'turn-start', 'text-delta'],
+      );
       assert.ok(failures.every((line) => line['wsId'] === ws.wsId));
     } finally {
       await manager.shutdown();

@@ -24,7 +24,10 @@ interface Setup {
   close(): Promise<void>;
 }
 
-async function setup(db: TestStores, agent: { max_active_workstreams: number; idle_evict_minutes: number }): Promise<Setup> {
+async function setup(
+  db: TestStores,
+  agent: { max_active_workstreams: number; idle_evict_minutes: number },
+): Promise<Setup> {
   const dir = mkdtempSync(join(tmpdir(), 'sandpiper-evict-'));
   const config = loadConfig({
     cwd: dir,
@@ -180,7 +183,11 @@ describe('idle workstream eviction', () => {
       await restored.send('And its population?');
       assert.equal((await turnEnd(restoredEvents)).text, 'About 2 million people.');
       const texts = s.provider.requests.at(-1)?.messages.map((message) => contentText(message.content)) ?? [];
-      assert.deepEqual(texts.slice(1), ['What is the capital of France?', 'The capital is Paris.', 'And its population?']);
+      assert.deepEqual(texts.slice(1), [
+        'What is the capital of France?',
+        'The capital is Paris.',
+        'And its population?',
+      ]);
       assert.equal(await s.manager.get(ws.wsId), restored, 'restored once, then live');
     } finally {
       await s.close();

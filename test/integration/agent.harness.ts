@@ -58,7 +58,11 @@ export function buildConfig(vendor: Vendor, llm: FakeLlmServer, dataDir: string,
   return loadConfig({ cwd: dataDir, env: {}, flags });
 }
 
-export async function startHarness(vendor: Vendor, options: HarnessOptions = {}, llmServer?: FakeLlmServer): Promise<AgentHarness> {
+export async function startHarness(
+  vendor: Vendor,
+  options: HarnessOptions = {},
+  llmServer?: FakeLlmServer,
+): Promise<AgentHarness> {
   const llm = llmServer ?? (await startFakeLlmServer());
   const db = options.db ?? (await createTestStores());
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sandpiper-agent-'));
@@ -105,7 +109,10 @@ export function record(ws: Workstream): AgentEvent[] {
 
 export { waitFor };
 
-export function ofType<T extends AgentEvent['type']>(events: readonly AgentEvent[], type: T): Array<Extract<AgentEvent, { type: T }>> {
+export function ofType<T extends AgentEvent['type']>(
+  events: readonly AgentEvent[],
+  type: T,
+): Array<Extract<AgentEvent, { type: T }>> {
   return events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type);
 }
 
@@ -115,7 +122,10 @@ export function turnEnd(events: readonly AgentEvent[], n = 1): Promise<Extract<A
 }
 
 /** Messages of a recorded request body, vendor-neutral enough for assertions: tool call ids and tool result ids. */
-export function toolIdsOf(vendor: Vendor, body: unknown): { calls: string[]; results: string[]; resultTexts: string[] } {
+export function toolIdsOf(
+  vendor: Vendor,
+  body: unknown,
+): { calls: string[]; results: string[]; resultTexts: string[] } {
   const calls: string[] = [];
   const results: string[] = [];
   const resultTexts: string[] = [];
@@ -125,7 +135,9 @@ export function toolIdsOf(vendor: Vendor, body: unknown): { calls: string[]; res
       for (const call of (message['tool_calls'] as Array<{ id: string }> | undefined) ?? []) calls.push(call.id);
       if (message['role'] === 'tool') {
         results.push(String(message['tool_call_id']));
-        resultTexts.push(typeof message['content'] === 'string' ? message['content'] : JSON.stringify(message['content']));
+        resultTexts.push(
+          typeof message['content'] === 'string' ? message['content'] : JSON.stringify(message['content']),
+        );
       }
       continue;
     }

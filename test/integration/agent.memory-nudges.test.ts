@@ -39,7 +39,12 @@ describe('memory nudges on the request body', () => {
   });
 
   /** Sends `text` and returns the nudges of the model calls of that turn. */
-  async function say(ws: Workstream, text: string, turn: number, ...script: Parameters<FakeLlmServer['enqueue']>): Promise<string[]> {
+  async function say(
+    ws: Workstream,
+    text: string,
+    turn: number,
+    ...script: Parameters<FakeLlmServer['enqueue']>
+  ): Promise<string[]> {
     const events = record(ws);
     const start = llm.requests.length;
     llm.enqueue(...(script.length === 0 ? [{ text: 'ok' }] : script));
@@ -53,11 +58,21 @@ describe('memory nudges on the request body', () => {
     assert.deepEqual(await say(ws, 'No, I said the blue one', 1), [''], 'a first message is never nudged');
     assert.deepEqual(await say(ws, 'what time is it?', 1), ['']);
     assert.deepEqual(
-      await say(ws, "No, that's not what I asked", 1, { toolCalls: [{ name: 'read_file', arguments: '{"path":"notes.txt"}' }] }, { text: 'ok' }),
+      await say(
+        ws,
+        "No, that's not what I asked",
+        1,
+        { toolCalls: [{ name: 'read_file', arguments: '{"path":"notes.txt"}' }] },
+        { text: 'ok' },
+      ),
       ['correction', ''],
       'the call after the tool result carries no nudge',
     );
-    assert.deepEqual(await say(ws, 'Actually, use the red one', 1), [''], 'the correction nudge waits for its cooldown');
+    assert.deepEqual(
+      await say(ws, 'Actually, use the red one', 1),
+      [''],
+      'the correction nudge waits for its cooldown',
+    );
     assert.deepEqual(await say(ws, 'Thanks, that works', 1), ['completion']);
     assert.deepEqual(await say(ws, 'one more question', 1), ['']);
   });
@@ -78,12 +93,30 @@ describe('memory nudges on the request body', () => {
   it('a conversation resumed by a new process with memories in scope is nudged to search them, once', async () => {
     const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'resume' });
     assert.deepEqual(await say(ws, 'remember my editor', 1), ['']);
-    await h.db.stores.memories.create({ name: 'editor', description: 'preferred editor', type: 'user', scope: 'user', scopeId: h.owner.userId, content: 'vim' });
+    await h.db.stores.memories.create({
+      name: 'editor',
+      description: 'preferred editor',
+      type: 'user',
+      scope: 'user',
+      scopeId: h.owner.userId,
+      content: 'vim',
+    });
     await h.stopRuntime();
     await h.db.knex.destroy();
     const knex = createKnex(h.db.url);
-    const second = await startHarness('openai', { db: { ...h.db, knex, stores: createStores(knex), close: () => knex.destroy() }, dataDir: h.dataDir }, llm);
-    h = { ...second, close: async () => { await second.stopRuntime(); await knex.destroy(); await llm.close(); } };
+    const second = await startHarness(
+      'openai',
+      { db: { ...h.db, knex, stores: createStores(knex), close: () => knex.destroy() }, dataDir: h.dataDir },
+      llm,
+    );
+    h = {
+      ...second,
+      close: async () => {
+        await second.stopRuntime();
+        await knex.destroy();
+        await llm.close();
+      },
+    };
     const restored = await second.runtime.manager.get(ws.wsId);
     assert.ok(restored);
     assert.deepEqual(await say(restored, 'where were we?', 1), ['resume']);

@@ -50,7 +50,9 @@ describe('fallback model when the primary provider is unreachable', () => {
     const end = await turnEnd(events, 1);
     assert.deepEqual([end.reason, end.text], ['done', 'BACKUP-ANSWER']);
     assert.equal(h.llm.requests.length, ATTEMPTS);
-    const shown = ofType(events, 'text-delta').map((event) => event.text).join('');
+    const shown = ofType(events, 'text-delta')
+      .map((event) => event.text)
+      .join('');
     assert.match(shown, /^_Model main is unreachable; answered by backup\._\n\nBACKUP-ANSWER$/);
     assert.equal(ofType(events, 'error').length, 0);
     const today = new Date().toISOString().slice(0, 10);
@@ -58,7 +60,10 @@ describe('fallback model when the primary provider is unreachable', () => {
       const found = await h.db.stores.usage.report('model', today);
       return found.length > 0 && found;
     }, 'the usage row');
-    assert.deepEqual(lines.map((line) => [line.key, line.inputTokens, line.outputTokens]), [['claude-backup', 30, 4]]);
+    assert.deepEqual(
+      lines.map((line) => [line.key, line.inputTokens, line.outputTokens]),
+      [['claude-backup', 30, 4]],
+    );
   });
 
   it('falls back on 429 too, and stays on the fallback for the rest of the turn', async () => {
@@ -86,7 +91,13 @@ describe('fallback model when the primary provider is unreachable', () => {
     h.llm.enqueue({ status: 401, errorMessage: 'invalid key' });
     await ws.send('two');
     assert.equal((await turnEnd(events, 2)).reason, 'error');
-    assert.deepEqual(ofType(events, 'error').map((event) => event.message), ['The model request failed (HTTP 400). Please try again later.', 'The model request failed (HTTP 401). Please try again later.']);
+    assert.deepEqual(
+      ofType(events, 'error').map((event) => event.message),
+      [
+        'The model request failed (HTTP 400). Please try again later.',
+        'The model request failed (HTTP 401). Please try again later.',
+      ],
+    );
     assert.equal(backup.requests.length, backupRequests, 'the fallback was never called');
     assert.ok(!ofType(events, 'text-delta').some((event) => event.text.includes('unreachable')));
   });
@@ -98,13 +109,28 @@ describe('fallback model when nothing listens at the primary', () => {
     const db = await createTestStores();
     const dir = mkdtempSync(join(tmpdir(), 'sp-fallback-'));
     const models = {
-      main: { provider: 'anthropic', base_url: `http://127.0.0.1:${await freePort()}`, api_key: 'sk-test', model: 'claude-primary', fallback: 'backup' },
+      main: {
+        provider: 'anthropic',
+        base_url: `http://127.0.0.1:${await freePort()}`,
+        api_key: 'sk-test',
+        model: 'claude-primary',
+        fallback: 'backup',
+      },
       backup: { provider: 'openai', base_url: backup.url, api_key: 'sk-test', model: 'gpt-backup' },
     };
-    const config = loadConfig({ cwd: dir, env: {}, flags: { 'gateway.data_dir': dir, models, 'agent.default_model': 'main' } });
+    const config = loadConfig({
+      cwd: dir,
+      env: {},
+      flags: { 'gateway.data_dir': dir, models, 'agent.default_model': 'main' },
+    });
     // The same retries as production, without waiting between them (the backoff is not what this test is about).
-    const streamModel: StreamModel = (provider, request, options) => streamWithRetries(provider, request, { signal: options.signal, baseDelayMs: 1 });
-    const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, toolSources: [], streamModel });
+    const streamModel: StreamModel = (provider, request, options) =>
+      streamWithRetries(provider, request, { signal: options.signal, baseDelayMs: 1 });
+    const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), {
+      evictIntervalMs: 0,
+      toolSources: [],
+      streamModel,
+    });
     try {
       const owner = await db.stores.users.createUser('alice');
       const ws = await runtime.manager.create({ ownerUserId: owner.userId, name: 'refused' });

@@ -21,7 +21,7 @@ import { ofType, record, turnEnd } from './agent.harness.js';
 type Json = Record<string, unknown>;
 
 function toolsOf(body: unknown): Json[] {
-  return ((body as { tools?: Json[] }).tools ?? []);
+  return (body as { tools?: Json[] }).tools ?? [];
 }
 
 /** Anthropic tools by name (function tools and server tools alike). */
@@ -49,13 +49,29 @@ describe('native tool search and web search per provider', () => {
   let owner: string;
 
   before(async () => {
-    mcp = createMcpManager({ servers: [everythingStdio()], parentEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] }, debounceMs: 50 });
+    mcp = createMcpManager({
+      servers: [everythingStdio()],
+      parentEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] },
+      debounceMs: 50,
+    });
     await mcp.start();
     db = await createTestStores();
     dataDir = mkdtempSync(join(tmpdir(), 'sandpiper-native-tools-'));
     llm = await startFakeLlmServer();
-    const anthropic = (model: string, extra: Json = {}): Json => ({ provider: 'anthropic', base_url: llm.origin, api_key: 'sk-ant', model, ...extra });
-    const openai = (model: string, extra: Json = {}): Json => ({ provider: 'openai', base_url: llm.url, api_key: 'sk-test', model, ...extra });
+    const anthropic = (model: string, extra: Json = {}): Json => ({
+      provider: 'anthropic',
+      base_url: llm.origin,
+      api_key: 'sk-ant',
+      model,
+      ...extra,
+    });
+    const openai = (model: string, extra: Json = {}): Json => ({
+      provider: 'openai',
+      base_url: llm.url,
+      api_key: 'sk-test',
+      model,
+      ...extra,
+    });
     const config = loadConfig({
       cwd: dataDir,
       env: {},
@@ -72,7 +88,10 @@ describe('native tool search and web search per provider', () => {
         },
       },
     });
-    runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, toolSources: [mcp] });
+    runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), {
+      evictIntervalMs: 0,
+      toolSources: [mcp],
+    });
     owner = (await db.stores.users.createUser('alice')).userId;
   });
 
@@ -97,8 +116,15 @@ describe('native tool search and web search per provider', () => {
 
   it('a Claude model with native tools gets deferred MCP tools, the tool-search tool and the web search tool', async () => {
     const [body] = await turn('claude', { text: 'hi' });
-    assert.deepEqual(anthropicTool(body, 'tool_search_tool_bm25'), { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' });
-    assert.deepEqual(anthropicTool(body, 'web_search'), { type: 'web_search_20250305', name: 'web_search', max_uses: 5 });
+    assert.deepEqual(anthropicTool(body, 'tool_search_tool_bm25'), {
+      type: 'tool_search_tool_bm25_20251119',
+      name: 'tool_search_tool_bm25',
+    });
+    assert.deepEqual(anthropicTool(body, 'web_search'), {
+      type: 'web_search_20250305',
+      name: 'web_search',
+      max_uses: 5,
+    });
     assert.equal(anthropicTool(body, 'mcp__everything__echo')?.['defer_loading'], true, 'MCP tools are deferred');
     assert.equal(anthropicTool(body, 'bash')?.['defer_loading'], undefined, 'built-ins are never deferred');
     assert.equal(anthropicTool(body, 'tool_search'), undefined, 'no BM25 fallback tool');
@@ -110,17 +136,26 @@ describe('native tool search and web search per provider', () => {
       const [body] = await turn(alias, { text: 'hi' });
       assert.ok(anthropicTool(body, 'tool_search')?.['input_schema'] !== undefined, `${alias}: BM25 tool_search`);
       assert.equal(anthropicTool(body, 'tool_search_tool_bm25'), undefined);
-      assert.ok(anthropicTool(body, 'web_search')?.['input_schema'] !== undefined, `${alias}: web_search is our function`);
+      assert.ok(
+        anthropicTool(body, 'web_search')?.['input_schema'] !== undefined,
+        `${alias}: web_search is our function`,
+      );
       assert.equal(anthropicTool(body, 'mcp__everything__echo'), undefined, `${alias}: MCP tools wait for a search`);
       assert.match(systemOf(body), /call tool_search/);
     }
   });
 
   it('an OpenAI search model gets web_search_options instead of the function; other OpenAI models the fallbacks', async () => {
-    const [search] = await turn('search_gpt', { text: 'found it', webSearch: { query: 'q', results: [{ url: 'https://example.com/a', title: 'A' }] } });
+    const [search] = await turn('search_gpt', {
+      text: 'found it',
+      webSearch: { query: 'q', results: [{ url: 'https://example.com/a', title: 'A' }] },
+    });
     assert.deepEqual((search as Json)['web_search_options'], {});
     assert.ok(!openAiNames(search).includes('web_search'));
-    assert.ok(openAiNames(search).includes('tool_search'), 'Chat Completions has no deferred loading: BM25 search stays');
+    assert.ok(
+      openAiNames(search).includes('tool_search'),
+      'Chat Completions has no deferred loading: BM25 search stays',
+    );
     const [plain] = await turn('gpt', { text: 'hi' });
     assert.equal((plain as Json)['web_search_options'], undefined);
     assert.ok(openAiNames(plain).includes('web_search') && openAiNames(plain).includes('tool_search'));
@@ -128,7 +163,10 @@ describe('native tool search and web search per provider', () => {
 
   it('a streamed Anthropic web search is answered, keeps its server blocks and replays them on the next call', async () => {
     llm.enqueue(
-      { text: 'The answer is 42.', webSearch: { query: 'meaning of life', results: [{ url: 'https://example.com/42', title: 'Deep Thought' }] } },
+      {
+        text: 'The answer is 42.',
+        webSearch: { query: 'meaning of life', results: [{ url: 'https://example.com/42', title: 'Deep Thought' }] },
+      },
       { text: 'still 42' },
     );
     const ws = await runtime.manager.create({ ownerUserId: owner, name: 'search', modelAlias: 'claude' });
@@ -136,7 +174,12 @@ describe('native tool search and web search per provider', () => {
     const start = llm.requests.length;
     await ws.send('look it up');
     await turnEnd(events);
-    assert.equal(ofType(events, 'text-delta').map((event) => event.text).join(''), 'The answer is 42.');
+    assert.equal(
+      ofType(events, 'text-delta')
+        .map((event) => event.text)
+        .join(''),
+      'The answer is 42.',
+    );
     await ws.send('and again?');
     await turnEnd(events, 2);
     const second = llm.requests[start + 1]?.body as { messages: Array<{ role: string; content: unknown }> };
@@ -151,11 +194,19 @@ describe('native tool search and web search per provider', () => {
   });
 
   it("an OpenAI search model's citations end the answer as sources", async () => {
-    llm.enqueue({ text: 'Here.', webSearch: { query: 'q', results: [{ url: 'https://example.com/s', title: 'Source [1]' }] } });
+    llm.enqueue({
+      text: 'Here.',
+      webSearch: { query: 'q', results: [{ url: 'https://example.com/s', title: 'Source [1]' }] },
+    });
     const ws = await runtime.manager.create({ ownerUserId: owner, name: 'cite', modelAlias: 'search_gpt' });
     const events = record(ws);
     await ws.send('find');
     await turnEnd(events);
-    assert.equal(ofType(events, 'text-delta').map((event) => event.text).join(''), 'Here.\n\nSources:\n- [Source 1](https://example.com/s)');
+    assert.equal(
+      ofType(events, 'text-delta')
+        .map((event) => event.text)
+        .join(''),
+      'Here.\n\nSources:\n- [Source 1](https://example.com/s)',
+    );
   });
 });

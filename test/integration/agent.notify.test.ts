@@ -7,7 +7,16 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { Workstream } from '../../src/agent/workstream-api.js';
 import { isoFromMs } from '../../src/shared/time.js';
 import { startFakeNotifyGateway, type FakeNotifyGateway } from '../fakes/fake-notify-gateway.js';
-import { ofType, record, startHarness, toolIdsOf, turnEnd, VENDORS, waitFor, type AgentHarness } from './agent.harness.js';
+import {
+  ofType,
+  record,
+  startHarness,
+  toolIdsOf,
+  turnEnd,
+  VENDORS,
+  waitFor,
+  type AgentHarness,
+} from './agent.harness.js';
 
 const SECRET = 'notify-tool-secret-notify-tool-secret';
 const JWT = { secret: SECRET, audience: 'turnstone-channel' };
@@ -43,12 +52,21 @@ for (const vendor of VENDORS) {
     async function register(...urls: string[]): Promise<void> {
       for (const [index, url] of urls.entries()) {
         await h.db.stores.services.register({ serviceType: 'channel', serviceId: `gw-${index}`, url });
-        await h.db.knex('services').where({ service_id: `gw-${index}` }).update({ last_heartbeat: isoFromMs(Date.now() - index * 10_000) });
+        await h.db
+          .knex('services')
+          .where({ service_id: `gw-${index}` })
+          .update({ last_heartbeat: isoFromMs(Date.now() - index * 10_000) });
       }
     }
 
-    async function turn(calls: Array<Record<string, unknown>>): Promise<{ results: string[]; ws: Workstream; needsApproval: boolean }> {
-      const toolCalls = calls.map((args, index) => ({ id: `call_n${index}`, name: 'notify', arguments: JSON.stringify(args) }));
+    async function turn(
+      calls: Array<Record<string, unknown>>,
+    ): Promise<{ results: string[]; ws: Workstream; needsApproval: boolean }> {
+      const toolCalls = calls.map((args, index) => ({
+        id: `call_n${index}`,
+        name: 'notify',
+        arguments: JSON.stringify(args),
+      }));
       h.llm.enqueue({ toolCalls }, { text: 'done' });
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'notify' });
       const events = record(ws);
@@ -81,14 +99,21 @@ for (const vendor of VENDORS) {
 
     it('delivers without approval, with a write-scoped service token and the workstream id', async () => {
       await register(live.url, spare.url);
-      const { results, ws, needsApproval } = await turn([{ message: 'build finished', title: 'CI', username: 'alice' }]);
+      const { results, ws, needsApproval } = await turn([
+        { message: 'build finished', title: 'CI', username: 'alice' },
+      ]);
       assert.deepEqual(results, ['Notification sent successfully']);
       assert.equal(needsApproval, false);
       assert.equal(live.requests.length, 1);
       assert.equal(spare.requests.length, 0, 'only the first healthy gateway is called on success');
       const sent = live.requests[0];
       assert.equal(sent?.path, '/v1/api/notify');
-      assert.deepEqual(sent?.body, { target: { username: 'alice' }, message: 'build finished', title: 'CI', ws_id: ws.wsId });
+      assert.deepEqual(sent?.body, {
+        target: { username: 'alice' },
+        message: 'build finished',
+        title: 'CI',
+        ws_id: ws.wsId,
+      });
       assert.equal(sent?.principal?.subject, 'system');
       assert.ok(sent?.principal?.scopes.includes('write'));
     });
@@ -107,9 +132,13 @@ for (const vendor of VENDORS) {
       assert.deepEqual(failed.results, ['Error: notification delivery failed']);
       assert.equal(live.requests.length, 3, 'three attempts');
       live.respondWith(500);
-      assert.deepEqual((await turn([{ message: 'lost', username: 'alice' }])).results, ['Error: notification delivery failed']);
+      assert.deepEqual((await turn([{ message: 'lost', username: 'alice' }])).results, [
+        'Error: notification delivery failed',
+      ]);
       await h.db.knex('services').delete();
-      assert.deepEqual((await turn([{ message: 'nobody', username: 'alice' }])).results, ['Error: no channel gateway services available']);
+      assert.deepEqual((await turn([{ message: 'nobody', username: 'alice' }])).results, [
+        'Error: no channel gateway services available',
+      ]);
     });
 
     it('keeps one Idempotency-Key across retries whose outcome is unknown, and takes a new one after a definite failure', async () => {
@@ -131,16 +160,25 @@ for (const vendor of VENDORS) {
     it('asks with a card before notifying anyone but the owner, and honours the answer', async () => {
       await register(live.url);
       await h.db.stores.users.createUser(`bob-${vendor}`);
-      const others = [{ message: 'hello bob', username: `bob-${vendor}` }, { message: 'to a channel', channel_type: 'slack', channel_id: 'C0123' }];
+      const others = [
+        { message: 'hello bob', username: `bob-${vendor}` },
+        { message: 'to a channel', channel_type: 'slack', channel_id: 'C0123' },
+      ];
       for (const [index, args] of others.entries()) {
-        h.llm.enqueue({ toolCalls: [{ id: `call_o${index}`, name: 'notify', arguments: JSON.stringify(args) }] }, { text: 'done' });
+        h.llm.enqueue(
+          { toolCalls: [{ id: `call_o${index}`, name: 'notify', arguments: JSON.stringify(args) }] },
+          { text: 'done' },
+        );
         const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'notify-other' });
         const events = record(ws);
         await ws.send('tell them');
         const request = await waitFor(() => ofType(events, 'approval-request')[0], 'approval-request');
         assert.match(request.items[0]?.header ?? '', /not the conversation's owner/);
         assert.equal(live.requests.length, index === 0 ? 0 : 1, 'nothing is sent before the answer');
-        await h.runtime.manager.resolveApproval(request.approvalId, { approved: index === 0, decidedBy: h.owner.userId });
+        await h.runtime.manager.resolveApproval(request.approvalId, {
+          approved: index === 0,
+          decidedBy: h.owner.userId,
+        });
         await turnEnd(events);
       }
       assert.equal(live.requests.length, 1, 'the approved one was sent, the denied one not');
@@ -149,9 +187,14 @@ for (const vendor of VENDORS) {
 
     it('delivers at most five notifications per turn', async () => {
       await register(live.url);
-      const { results } = await turn(Array.from({ length: 6 }, (_, index) => ({ message: `n${index}`, username: 'alice' })));
+      const { results } = await turn(
+        Array.from({ length: 6 }, (_, index) => ({ message: `n${index}`, username: 'alice' })),
+      );
       assert.equal(results.filter((text) => text === 'Notification sent successfully').length, 5);
-      assert.equal(results.filter((text) => text === 'Error: notification rate limit exceeded (max 5 per turn)').length, 1);
+      assert.equal(
+        results.filter((text) => text === 'Error: notification rate limit exceeded (max 5 per turn)').length,
+        1,
+      );
       assert.equal(live.requests.length, 5);
     });
   });

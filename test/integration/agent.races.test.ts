@@ -31,7 +31,10 @@ interface SetupOptions {
 
 async function setup(db: TestStores, options: SetupOptions = {}): Promise<Setup> {
   const dir = mkdtempSync(join(tmpdir(), 'sandpiper-races-'));
-  const flags: Record<string, unknown> = { 'gateway.data_dir': dir, models: { main: { provider: 'openai', model: 'fake' } } };
+  const flags: Record<string, unknown> = {
+    'gateway.data_dir': dir,
+    models: { main: { provider: 'openai', model: 'fake' } },
+  };
   for (const [key, value] of Object.entries(options.agent ?? {})) flags[`agent.${key}`] = value;
   const config = loadConfig({ cwd: dir, env: {}, flags });
   const provider = new FakeModelProvider();
@@ -89,7 +92,12 @@ describe('agent races', () => {
       ],
     });
     const { manager, provider, ownerId } = current;
-    provider.enqueue({ parts: toolCallParts([{ id: 'c_quick', name: 'quick', args: {} }, { id: 'c_slow', name: 'slow', args: {} }]) });
+    provider.enqueue({
+      parts: toolCallParts([
+        { id: 'c_quick', name: 'quick', args: {} },
+        { id: 'c_slow', name: 'slow', args: {} },
+      ]),
+    });
     const ws = await manager.create({ ownerUserId: ownerId, name: 'cancel-mid-batch' });
     const events = record(ws);
     await ws.send('go');
@@ -100,7 +108,10 @@ describe('agent races', () => {
     const results = stored.filter((message) => message.role === 'tool');
     assert.deepEqual(
       results.map((message) => [message.toolCallId, contentText(message.content)]),
-      [['c_quick', 'quick done'], ['c_slow', 'Cancelled by user']],
+      [
+        ['c_quick', 'quick done'],
+        ['c_slow', 'Cancelled by user'],
+      ],
     );
   });
 
@@ -119,7 +130,10 @@ describe('agent races', () => {
     assert.equal(resolved[0]?.approvalId, request.approvalId);
     assert.equal(resolved[0]?.approved, false);
     const resolvedAt = events.indexOf(resolved[0] as (typeof events)[number]);
-    assert.ok(resolvedAt < events.findIndex((event) => event.type === 'turn-end'), 'approval-resolved comes before turn-end');
+    assert.ok(
+      resolvedAt < events.findIndex((event) => event.type === 'turn-end'),
+      'approval-resolved comes before turn-end',
+    );
   });
 
   it('keeps one live object per workstream when a message reaches an object evicted after get()', async () => {

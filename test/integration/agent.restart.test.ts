@@ -16,7 +16,11 @@ for (const vendor of VENDORS) {
       const first = await startHarness(vendor, { db: db1 }, llm);
       const knex2 = createKnex(db1.url);
       try {
-        llm.enqueue({ toolCalls: [{ id: 'call_once', name: 'bash', arguments: '{"command":"echo ran >> count.txt; echo counted"}' }] });
+        llm.enqueue({
+          toolCalls: [
+            { id: 'call_once', name: 'bash', arguments: '{"command":"echo ran >> count.txt; echo counted"}' },
+          ],
+        });
         const ws = await first.runtime.manager.create({ ownerUserId: first.owner.userId, name: 'restart' });
         const events = record(ws);
         await ws.send('count');
@@ -25,14 +29,21 @@ for (const vendor of VENDORS) {
         await db1.knex.destroy();
 
         const stores2 = createStores(knex2);
-        const second = await startHarness(vendor, { db: { ...db1, stores: stores2, knex: knex2, close: async () => undefined }, dataDir: first.dataDir }, llm);
+        const second = await startHarness(
+          vendor,
+          { db: { ...db1, stores: stores2, knex: knex2, close: async () => undefined }, dataDir: first.dataDir },
+          llm,
+        );
         assert.equal((await stores2.approvals.get(request.approvalId))?.state, 'pending');
         llm.enqueue({ text: 'counted once' });
         // Subscribed before the click, as the gateway binds the thread first: the resumed turn is seen from its start.
         const restored = await second.runtime.manager.get(ws.wsId);
         assert.ok(restored);
         const after = record(restored);
-        const outcome = await second.runtime.manager.resolveApproval(request.approvalId, { approved: true, decidedBy: first.owner.userId });
+        const outcome = await second.runtime.manager.resolveApproval(request.approvalId, {
+          approved: true,
+          decidedBy: first.owner.userId,
+        });
         assert.deepEqual(outcome, { status: 'decided', wsId: ws.wsId, approved: true, always: false, feedback: null });
         const end = await turnEnd(after);
         assert.equal(end.reason, 'done');
@@ -43,10 +54,16 @@ for (const vendor of VENDORS) {
         const count = readFileSync(join(second.config.agent.workspace_dir, ws.wsId, 'count.txt'), 'utf8');
         assert.equal(count, 'ran\n');
         assert.equal((await stores2.approvals.get(request.approvalId))?.state, 'executed');
-        const again = await second.runtime.manager.resolveApproval(request.approvalId, { approved: true, decidedBy: first.owner.userId });
+        const again = await second.runtime.manager.resolveApproval(request.approvalId, {
+          approved: true,
+          decidedBy: first.owner.userId,
+        });
         assert.equal(again.status, 'already-decided');
         const history = await stores2.conversations.load(ws.wsId);
-        assert.deepEqual(history.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
+        assert.deepEqual(
+          history.map((m) => m.role),
+          ['user', 'assistant', 'tool', 'assistant'],
+        );
         await second.stopRuntime();
       } finally {
         await knex2.destroy();

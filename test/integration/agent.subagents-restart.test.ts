@@ -22,19 +22,33 @@ describe('agent restart with sub-agent requests pending', () => {
       const events = record(ws);
       await ws.send('delegate');
       const taskApproval = await waitFor(() => ofType(events, 'approval-request')[0], 'task approval');
-      await first.runtime.manager.resolveApproval(taskApproval.approvalId, { approved: true, decidedBy: first.owner.userId });
+      await first.runtime.manager.resolveApproval(taskApproval.approvalId, {
+        approved: true,
+        decidedBy: first.owner.userId,
+      });
       const subApproval = await waitFor(() => ofType(events, 'approval-request')[1], 'sub-agent approval');
       await first.stopRuntime();
       await db1.knex.destroy();
 
       const stores2 = createStores(knex2);
-      const second = await startHarness('openai', { db: { ...db1, stores: stores2, knex: knex2, close: async () => undefined }, dataDir: first.dataDir }, llm);
-      const outcome = await second.runtime.manager.resolveApproval(subApproval.approvalId, { approved: true, decidedBy: first.owner.userId });
+      const second = await startHarness(
+        'openai',
+        { db: { ...db1, stores: stores2, knex: knex2, close: async () => undefined }, dataDir: first.dataDir },
+        llm,
+      );
+      const outcome = await second.runtime.manager.resolveApproval(subApproval.approvalId, {
+        approved: true,
+        decidedBy: first.owner.userId,
+      });
       assert.deepEqual(outcome, { status: 'cancelled', wsId: ws.wsId, reason: 'stale' });
       assert.equal(llm.requests.length, 2, 'no model call after the restart');
       const history = await stores2.conversations.load(ws.wsId);
       const last = history.at(-1);
-      assert.equal(last?.role === 'tool' || last?.role === 'user', true, 'no assistant tool call is left without a result');
+      assert.equal(
+        last?.role === 'tool' || last?.role === 'user',
+        true,
+        'no assistant tool call is left without a result',
+      );
       await second.stopRuntime();
     } finally {
       await knex2.destroy();

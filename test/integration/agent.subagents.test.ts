@@ -5,19 +5,37 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MAX_WATCH_CHAIN, WATCH_HELD_NOTE } from '../../src/agent/workstream-jobs.js';
 import type { RecordedRequest } from '../fakes/fake-llm-server.js';
-import { ofType, record, startHarness, toolIdsOf, turnEnd, VENDORS, waitFor, type AgentHarness, type Vendor } from './agent.harness.js';
+import {
+  ofType,
+  record,
+  startHarness,
+  toolIdsOf,
+  turnEnd,
+  VENDORS,
+  waitFor,
+  type AgentHarness,
+  type Vendor,
+} from './agent.harness.js';
 
 const PLAN_A = [
-  '## Goal', 'Add retries to the uploader.',
-  '## Current State', 'src/upload.ts:40 sends once and gives up on the first network error.',
-  '## Plan', '1. Wrap send() in src/upload.ts with three attempts and a backoff.', '2. Cover it in test/upload.test.ts.',
-  '## Risks', 'Duplicate uploads when the server is slow to answer.',
+  '## Goal',
+  'Add retries to the uploader.',
+  '## Current State',
+  'src/upload.ts:40 sends once and gives up on the first network error.',
+  '## Plan',
+  '1. Wrap send() in src/upload.ts with three attempts and a backoff.',
+  '2. Cover it in test/upload.test.ts.',
+  '## Risks',
+  'Duplicate uploads when the server is slow to answer.',
 ].join('\n');
 const PLAN_B = `${PLAN_A}\n3. Add error handling: surface the last error to the caller.`;
 const PLAN_C = `${PLAN_B}\n4. Document the retry settings in README.md.`;
 
 /** System text and tool names a request carried, for either wire format. */
-function requestFacts(vendor: Vendor, request: RecordedRequest | undefined): { system: string; tools: string[]; body: string } {
+function requestFacts(
+  vendor: Vendor,
+  request: RecordedRequest | undefined,
+): { system: string; tools: string[]; body: string } {
   const body = (request?.body ?? {}) as Record<string, unknown>;
   const tools = ((body['tools'] as Array<Record<string, unknown>> | undefined) ?? []).map((tool) =>
     String(vendor === 'openai' ? (tool['function'] as Record<string, unknown>)['name'] : tool['name']),
@@ -44,7 +62,9 @@ for (const vendor of VENDORS) {
 
     it('runs task as an autonomous sub-agent with the task tool set; its calls follow the approval rules', async () => {
       h.llm.enqueue(
-        { toolCalls: [{ name: 'task', arguments: JSON.stringify({ prompt: 'Read notes.txt and run echo sub-ran.' }) }] },
+        {
+          toolCalls: [{ name: 'task', arguments: JSON.stringify({ prompt: 'Read notes.txt and run echo sub-ran.' }) }],
+        },
         { toolCalls: [{ name: 'read_file', arguments: JSON.stringify({ path: 'notes.txt' }) }] },
         { toolCalls: [{ name: 'bash', arguments: JSON.stringify({ command: 'echo sub-ran' }) }] },
         { text: 'Report: the notes say heron; bash printed sub-ran.' },
@@ -63,7 +83,10 @@ for (const vendor of VENDORS) {
       assert.equal(end.text, 'The task reported heron.');
 
       const auto = ofType(events, 'tool-calls').flatMap((event) => event.items);
-      assert.ok(auto.some((item) => item.header.startsWith('[task] ⚙ read_file')), 'the auto-approved read ran without a card and shows as progress');
+      assert.ok(
+        auto.some((item) => item.header.startsWith('[task] ⚙ read_file')),
+        'the auto-approved read ran without a card and shows as progress',
+      );
       const asked = ofType(events, 'approval-request')[1];
       assert.match(asked?.items[0]?.header ?? '', /^\[task\] ⚙ bash: echo sub-ran/);
       assert.ok(ofType(events, 'tool-result').some((result) => /sub-ran/.test(result.output)));
@@ -71,12 +94,17 @@ for (const vendor of VENDORS) {
       const sub = requestFacts(vendor, h.llm.requests.at(-4));
       assert.match(sub.system, /autonomous sub-agent/);
       assert.ok(sub.tools.includes('bash') && sub.tools.includes('write_file'));
-      for (const hidden of ['task', 'plan', 'watch', 'memory', 'recall']) assert.ok(!sub.tools.includes(hidden), `${hidden} is not offered to the task agent`);
+      for (const hidden of ['task', 'plan', 'watch', 'memory', 'recall'])
+        assert.ok(!sub.tools.includes(hidden), `${hidden} is not offered to the task agent`);
       assert.doesNotMatch(sub.body, /please delegate this/, 'the sub-agent does not see the conversation');
       const last = toolIdsOf(vendor, h.llm.requests.at(-1)?.body);
       assert.match(last.resultTexts.at(-1) ?? '', /Report: the notes say heron/);
       const stored = await h.db.stores.conversations.load(ws.wsId);
-      assert.deepEqual(stored.map((message) => message.role), ['user', 'assistant', 'tool', 'assistant'], "the sub-agent's transcript is not persisted");
+      assert.deepEqual(
+        stored.map((message) => message.role),
+        ['user', 'assistant', 'tool', 'assistant'],
+        "the sub-agent's transcript is not persisted",
+      );
     });
 
     it('plans read-only, writes .plan-<ws>.md, refines on requested changes, and reports the approval', async () => {
@@ -94,12 +122,19 @@ for (const vendor of VENDORS) {
       assert.equal(first.content, PLAN_A);
       const planner = requestFacts(vendor, h.llm.requests.at(-1));
       assert.match(planner.system, /planning agent/);
-      assert.ok(planner.tools.includes('read_file') && !planner.tools.includes('bash') && !planner.tools.includes('write_file'), 'read-only tool set');
+      assert.ok(
+        planner.tools.includes('read_file') && !planner.tools.includes('bash') && !planner.tools.includes('write_file'),
+        'read-only tool set',
+      );
       assert.equal(toolIdsOf(vendor, h.llm.requests.at(-1)?.body).results.length, 0, 'no earlier plan to forward');
       const file = path.join(h.config.agent.workspace_dir, ws.wsId, `.plan-${ws.wsId}.md`);
       assert.equal((await readFile(file, 'utf8')).trim(), PLAN_A);
 
-      await h.runtime.manager.resolveApproval(first.approvalId, { approved: false, feedback: 'add error handling', decidedBy: h.owner.userId });
+      await h.runtime.manager.resolveApproval(first.approvalId, {
+        approved: false,
+        feedback: 'add error handling',
+        decidedBy: h.owner.userId,
+      });
       const second = await waitFor(() => ofType(events, 'plan-review')[1], 'second plan-review');
       assert.equal(second.content, PLAN_B);
       const refine = toolIdsOf(vendor, h.llm.requests.at(-1)?.body);
@@ -117,20 +152,34 @@ for (const vendor of VENDORS) {
       assert.equal((await readFile(file, 'utf8')).trim(), PLAN_B);
 
       // A second plan call refines from the latest accepted plan: exactly that call/result pair is forwarded.
-      h.llm.enqueue({ toolCalls: [{ name: 'plan', arguments: JSON.stringify({ prompt: 'also document it' }) }] }, { text: PLAN_C }, { text: 'Done planning.' });
+      h.llm.enqueue(
+        { toolCalls: [{ name: 'plan', arguments: JSON.stringify({ prompt: 'also document it' }) }] },
+        { text: PLAN_C },
+        { text: 'Done planning.' },
+      );
       await ws.send('extend the plan');
       await approveNext(events, 2);
       const third = await waitFor(() => ofType(events, 'plan-review')[2], 'third plan-review');
       const forwarded = toolIdsOf(vendor, h.llm.requests.at(-1)?.body);
       assert.equal(forwarded.calls.length, 1);
       assert.ok(forwarded.resultTexts[0]?.startsWith(PLAN_B));
-      await h.runtime.manager.resolveApproval(third.approvalId, { approved: false, feedback: null, decidedBy: h.owner.userId });
+      await h.runtime.manager.resolveApproval(third.approvalId, {
+        approved: false,
+        feedback: null,
+        decidedBy: h.owner.userId,
+      });
       await turnEnd(events, 2);
-      assert.match(toolIdsOf(vendor, h.llm.requests.at(-1)?.body).resultTexts.at(-1) ?? '', /The user rejected this plan. Do not implement it/);
+      assert.match(
+        toolIdsOf(vendor, h.llm.requests.at(-1)?.body).resultTexts.at(-1) ?? '',
+        /The user rejected this plan. Do not implement it/,
+      );
     });
 
     it('cancels a running sub-agent with the turn', async () => {
-      h.llm.enqueue({ toolCalls: [{ name: 'task', arguments: JSON.stringify({ prompt: 'think for a long time' }) }] }, { text: ['thinking'], hang: true });
+      h.llm.enqueue(
+        { toolCalls: [{ name: 'task', arguments: JSON.stringify({ prompt: 'think for a long time' }) }] },
+        { text: ['thinking'], hang: true },
+      );
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'cancel' });
       const events = record(ws);
       await ws.send('delegate and cancel');
@@ -149,7 +198,8 @@ for (const vendor of VENDORS) {
       const events = record(ws);
       for (let i = 1; i <= MAX_WATCH_CHAIN; i++) h.llm.enqueue({ text: `noted ${i}` });
       const before = h.llm.requests.length;
-      for (let i = 1; i <= MAX_WATCH_CHAIN + 1; i++) await ws.send(`[Watch "w" — poll #${i}/100] result ${i}`, { origin: 'watch' });
+      for (let i = 1; i <= MAX_WATCH_CHAIN + 1; i++)
+        await ws.send(`[Watch "w" — poll #${i}/100] result ${i}`, { origin: 'watch' });
       const held = await turnEnd(events, MAX_WATCH_CHAIN + 1);
       assert.equal(held.text, WATCH_HELD_NOTE);
       assert.equal(h.llm.requests.length - before, MAX_WATCH_CHAIN, 'no model call for the held result');

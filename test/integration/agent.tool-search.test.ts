@@ -34,7 +34,11 @@ describe('tool search through the real OpenAI client and server-everything', () 
   const open: Array<{ llm: FakeLlmServer; runtime: AgentRuntime }> = [];
 
   before(async () => {
-    mcp = createMcpManager({ servers: [everythingStdio()], parentEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] }, debounceMs: 50 });
+    mcp = createMcpManager({
+      servers: [everythingStdio()],
+      parentEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] },
+      debounceMs: 50,
+    });
     await mcp.start();
     db = await createTestStores();
     dataDir = mkdtempSync(join(tmpdir(), 'sandpiper-tool-search-'));
@@ -50,7 +54,10 @@ describe('tool search through the real OpenAI client and server-everything', () 
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function start(search: 'on' | 'off' | 'auto', threshold = 20): Promise<{ llm: FakeLlmServer; runtime: AgentRuntime }> {
+  async function start(
+    search: 'on' | 'off' | 'auto',
+    threshold = 20,
+  ): Promise<{ llm: FakeLlmServer; runtime: AgentRuntime }> {
     const llm = await startFakeLlmServer();
     const config = loadConfig({
       cwd: dataDir,
@@ -63,7 +70,10 @@ describe('tool search through the real OpenAI client and server-everything', () 
         models: { main: { provider: 'openai', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' } },
       },
     });
-    const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), { evictIntervalMs: 0, toolSources: [mcp] });
+    const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), {
+      evictIntervalMs: 0,
+      toolSources: [mcp],
+    });
     open.push({ llm, runtime });
     return { llm, runtime };
   }
@@ -95,14 +105,19 @@ describe('tool search through the real OpenAI client and server-everything', () 
     assert.match(searchResult, /^Found \d matching tool\(s\):/);
     assert.match(searchResult, /- \*\*mcp__everything__echo\*\*: /);
     assert.ok(toolNames(second).includes('mcp__everything__echo'));
-    assert.deepEqual(toolIdsOf('openai', third).resultTexts.slice(-1), ['<untrusted source="mcp" server="everything" tool="echo">\nEcho: hello search\n</untrusted>']);
+    assert.deepEqual(toolIdsOf('openai', third).resultTexts.slice(-1), [
+      '<untrusted source="mcp" server="everything" tool="echo">\nEcho: hello search\n</untrusted>',
+    ]);
     assert.ok(toolNames(third).includes('mcp__everything__echo'), 'expanded tools stay visible');
     assert.equal(ofType(events, 'approval-request').length, 0);
   });
 
   it('an MCP tool called by exact name without searching still runs and stays visible', async () => {
     const { llm, runtime } = await start('auto', 5);
-    llm.enqueue({ toolCalls: [{ id: 'call_d', name: 'mcp__everything__get-sum', arguments: '{"a":2,"b":3}' }] }, { text: 'ok' });
+    llm.enqueue(
+      { toolCalls: [{ id: 'call_d', name: 'mcp__everything__get-sum', arguments: '{"a":2,"b":3}' }] },
+      { text: 'ok' },
+    );
     const ws = await runtime.manager.create({ ownerUserId: await owner(), name: 'direct' });
     const events = record(ws);
     await ws.send('add');

@@ -1,7 +1,16 @@
 /** Agent turn loop through the real SDK clients: parallel calls, argument repair, retries, queueing, step limit. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ofType, record, startHarness, toolIdsOf, turnEnd, VENDORS, waitFor, type AgentHarness } from './agent.harness.js';
+import {
+  ofType,
+  record,
+  startHarness,
+  toolIdsOf,
+  turnEnd,
+  VENDORS,
+  waitFor,
+  type AgentHarness,
+} from './agent.harness.js';
 
 for (const vendor of VENDORS) {
   describe(`agent turns (${vendor})`, () => {
@@ -29,7 +38,10 @@ for (const vendor of VENDORS) {
       const end = await turnEnd(events);
       assert.equal(end.text, 'both done');
       assert.equal(ofType(events, 'approval-request').length, 0);
-      assert.deepEqual(ofType(events, 'tool-calls')[0]?.items.map((item) => item.callId), ['call_a', 'call_b']);
+      assert.deepEqual(
+        ofType(events, 'tool-calls')[0]?.items.map((item) => item.callId),
+        ['call_a', 'call_b'],
+      );
       const ids = toolIdsOf(vendor, h.llm.requests.at(-1)?.body);
       assert.deepEqual(ids.results, ['call_a', 'call_b']);
       assert.match(ids.resultTexts[0] ?? '', /first/);
@@ -59,7 +71,10 @@ for (const vendor of VENDORS) {
     });
 
     it('reports arguments that cannot be repaired to the model without running or asking', async () => {
-      h.llm.enqueue({ toolCalls: [{ id: 'call_arr', name: 'bash', arguments: '[1, 2]' }] }, { text: 'I will fix the call' });
+      h.llm.enqueue(
+        { toolCalls: [{ id: 'call_arr', name: 'bash', arguments: '[1, 2]' }] },
+        { text: 'I will fix the call' },
+      );
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'unrepairable' });
       const events = record(ws);
       await ws.send('go');
@@ -106,7 +121,10 @@ for (const vendor of VENDORS) {
       await turnEnd(events, 2);
       const kinds = events.filter((e) => e.type === 'turn-start' || e.type === 'turn-end').map((e) => e.type);
       assert.deepEqual(kinds, ['turn-start', 'turn-end', 'turn-start', 'turn-end']);
-      assert.deepEqual(ofType(events, 'turn-end').map((e) => e.text), ['one two three', 'second answer']);
+      assert.deepEqual(
+        ofType(events, 'turn-end').map((e) => e.text),
+        ['one two three', 'second answer'],
+      );
       assert.match(JSON.stringify(h.llm.requests.at(-1)?.body), /one two three/);
     });
 

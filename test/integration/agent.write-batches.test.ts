@@ -22,12 +22,16 @@ describe('agent writes batched per event-loop turn', () => {
   });
 
   it('emits the approval request only after its row is committed', async () => {
-    h.llm.enqueue({ toolCalls: [{ name: 'bash', arguments: JSON.stringify({ command: 'echo batched' }) }] }, { text: 'Done.' });
+    h.llm.enqueue(
+      { toolCalls: [{ name: 'bash', arguments: JSON.stringify({ command: 'echo batched' }) }] },
+      { text: 'Done.' },
+    );
     const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'committed-first' });
     const seenAtRequest: Array<Promise<unknown>> = [];
     ws.subscribe((event) => {
       // Read at the moment the card would be posted: a crash right after it must still find the row.
-      if (event.type === 'approval-request') seenAtRequest.push(reader('approvals').where({ approval_id: event.approvalId, state: 'pending' }).first());
+      if (event.type === 'approval-request')
+        seenAtRequest.push(reader('approvals').where({ approval_id: event.approvalId, state: 'pending' }).first());
     });
     const events = record(ws);
     await ws.send('run it');
@@ -40,7 +44,9 @@ describe('agent writes batched per event-loop turn', () => {
 
   it('ends the turn with the error notice when its approval row cannot be stored, and keeps the user message', async () => {
     // A real database refusal (as a full disk or a broken constraint would give), not a stand-in for our code.
-    await h.db.knex.raw("CREATE TRIGGER refuse_approvals BEFORE INSERT ON approvals BEGIN SELECT RAISE(ABORT, 'approvals refused'); END");
+    await h.db.knex.raw(
+      "CREATE TRIGGER refuse_approvals BEFORE INSERT ON approvals BEGIN SELECT RAISE(ABORT, 'approvals refused'); END",
+    );
     try {
       h.llm.enqueue({ toolCalls: [{ name: 'bash', arguments: JSON.stringify({ command: 'echo never' }) }] });
       const ws = await h.runtime.manager.create({ ownerUserId: h.owner.userId, name: 'refused' });

@@ -42,7 +42,10 @@ describe('pixel bombs sent as attachments', () => {
   let alice: FakeUser;
   let controlStallMs = 0;
   before(async () => {
-    h = await DiscordHarness.start({ provider: 'anthropic', flags: { 'models.fake.model': 'claude-3-5-haiku-latest' } });
+    h = await DiscordHarness.start({
+      provider: 'anthropic',
+      flags: { 'models.fake.model': 'claude-3-5-haiku-latest' },
+    });
     alice = (await h.linkedUser('400000000000000211', 'alice')).user;
     // A warm-up image first, so the one-time cost of loading sharp is not counted as the bombs' memory or stall.
     await sendAndAwait('warm up', pngBomb(64, 64, true), 'Warm.');
@@ -58,13 +61,22 @@ describe('pixel bombs sent as attachments', () => {
 
   async function sendAndAwait(text: string, bytes: Buffer, answer: string): Promise<void> {
     h.llm.enqueue({ text: answer });
-    const sent = h.fake.injectWithFiles(CHANNEL_ID, alice, text, [{ name: 'small.png', contentType: 'image/png', bytes }], true);
+    const sent = h.fake.injectWithFiles(
+      CHANNEL_ID,
+      alice,
+      text,
+      [{ name: 'small.png', contentType: 'image/png', bytes }],
+      true,
+    );
     await h.fake.waitFor(() => h.textMessages(sent.id).some((m) => m.content === answer), 20_000, `answer to ${text}`);
   }
 
   it('refuses 16,000×16,000 PNGs (interlaced and not) with a notice, no event-loop stall and bounded memory', async (t) => {
     const bombs = [pngBomb(16_000, 16_000, true), pngBomb(16_000, 16_000, false)];
-    assert.ok(bombs.every((bomb) => bomb.length < 64 * 1024), `the bombs are small files: ${bombs.map((bomb) => bomb.length).join(', ')}`);
+    assert.ok(
+      bombs.every((bomb) => bomb.length < 64 * 1024),
+      `the bombs are small files: ${bombs.map((bomb) => bomb.length).join(', ')}`,
+    );
 
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
@@ -72,14 +84,24 @@ describe('pixel bombs sent as attachments', () => {
     const { result: threadId, growthMb } = await peakGrowth(async () => {
       const files = bombs.map((bytes, index) => ({ name: `bomb-${index}.png`, contentType: 'image/png', bytes }));
       const message = h.fake.injectWithFiles(CHANNEL_ID, alice, 'look at these', files, true);
-      await h.fake.waitFor(() => h.textMessages(message.id).some((m) => m.content === 'No images for me.'), 30_000, 'answer');
+      await h.fake.waitFor(
+        () => h.textMessages(message.id).some((m) => m.content === 'No images for me.'),
+        30_000,
+        'answer',
+      );
       return message.id;
     });
     delay.disable();
     const notice = h.fake.state.messagesIn(threadId).find((m) => m.content.includes('Some attachments were not used'));
     assert.ok(notice, 'the user sees a notice');
-    assert.match(notice.content, /bomb-0\.png: it is too large to process: 16000×16000 pixels, over the limit of 10 megapixels for interlaced PNG images/);
-    assert.match(notice.content, /bomb-1\.png: it is too large to process: 16000×16000 pixels, over the limit of 24 megapixels for PNG images/);
+    assert.match(
+      notice.content,
+      /bomb-0\.png: it is too large to process: 16000×16000 pixels, over the limit of 10 megapixels for interlaced PNG images/,
+    );
+    assert.match(
+      notice.content,
+      /bomb-1\.png: it is too large to process: 16000×16000 pixels, over the limit of 24 megapixels for PNG images/,
+    );
     const body = h.llm.requests.at(-1)?.body;
     assert.deepEqual(imagesIn(body), [], 'no image reached the model');
     assert.match(lastUserText(body), /\[Attachment bomb-0\.png was not used: it is too large to process/);
@@ -96,8 +118,18 @@ describe('pixel bombs sent as attachments', () => {
     delay.enable();
     h.llm.enqueue({ text: 'A black square.' });
     const { growthMb } = await peakGrowth(async () => {
-      const message = h.fake.injectWithFiles(CHANNEL_ID, alice, 'and this one', [{ name: 'big.png', contentType: 'image/png', bytes: large }], true);
-      await h.fake.waitFor(() => h.textMessages(message.id).some((m) => m.content === 'A black square.'), 30_000, 'answer');
+      const message = h.fake.injectWithFiles(
+        CHANNEL_ID,
+        alice,
+        'and this one',
+        [{ name: 'big.png', contentType: 'image/png', bytes: large }],
+        true,
+      );
+      await h.fake.waitFor(
+        () => h.textMessages(message.id).some((m) => m.content === 'A black square.'),
+        30_000,
+        'answer',
+      );
     });
     delay.disable();
     const sent = imagesIn(h.llm.requests.at(-1)?.body);

@@ -1,5 +1,10 @@
 /** The ChannelAdapter contract run against Discord: discord.js against the fake Discord (REST + gateway). */
-import { channelAdapterContract, CONTRACT_MODELS, type ContractDriver, type SeenClick } from '../contracts/channel-adapter.contract.js';
+import {
+  channelAdapterContract,
+  CONTRACT_MODELS,
+  type ContractDriver,
+  type SeenClick,
+} from '../contracts/channel-adapter.contract.js';
 import { CHANNEL_ID, DiscordHarness } from '../fakes/fake-discord-harness.js';
 import type { FakeUser } from '../fakes/fake-discord.js';
 
@@ -11,8 +16,11 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
   const h = await DiscordHarness.start({ editIntervalMs: 50, flags, models: CONTRACT_MODELS });
   const state = h.fake.state;
   const buttons = (components: unknown[]): string[] =>
-    (components as { components?: { label?: string }[] }[]).flatMap((row) => (row.components ?? []).map((component) => component.label ?? ''));
-  const stopMessage = (threadId: string) => h.botMessages(threadId).find((message) => h.button(message, 'Stop') !== undefined);
+    (components as { components?: { label?: string }[] }[]).flatMap((row) =>
+      (row.components ?? []).map((component) => component.label ?? ''),
+    );
+  const stopMessage = (threadId: string) =>
+    h.botMessages(threadId).find((message) => h.button(message, 'Stop') !== undefined);
   return {
     llm: h.llm,
     linkedUser: async (id, name) => (await h.linkedUser(id, name)).user,
@@ -23,7 +31,8 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
     fileRequests: () => h.fake.files.requests,
     texts: (threadId) => h.textMessages(threadId).map((message) => message.content),
     edits: (threadId) => h.botMessages(threadId).reduce((sum, message) => sum + message.edits, 0),
-    cards: (threadId) => h.cards(threadId).map((card) => ({ text: JSON.stringify(card.embeds), buttons: buttons(card.components) })),
+    cards: (threadId) =>
+      h.cards(threadId).map((card) => ({ text: JSON.stringify(card.embeds), buttons: buttons(card.components) })),
     click: (threadId, index, label, user): SeenClick => {
       const card = h.cards(threadId)[index];
       if (!card) throw new Error('no such card');
@@ -38,7 +47,8 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
         },
       };
     },
-    reactions: (messageId) => (state.messages.get(messageId)?.reactions ?? []).map((raw) => REACTIONS[decodeURIComponent(raw)] ?? raw),
+    reactions: (messageId) =>
+      (state.messages.get(messageId)?.reactions ?? []).map((raw) => REACTIONS[decodeURIComponent(raw)] ?? raw),
     directPlace: (user) => state.openDm(user.id).id,
     sayDirect: (user, text) => state.injectMessage(state.openDm(user.id).id, user, text).id,
     closeDirect: async (user) => {
@@ -71,7 +81,12 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
     },
     command: async (user, threadId, name, arg) => {
       const option = COMMAND_OPTION[name];
-      const interaction = state.slashCommand(name, threadId, user, arg !== undefined && option ? { [option]: arg } : {});
+      const interaction = state.slashCommand(
+        name,
+        threadId,
+        user,
+        arg !== undefined && option ? { [option]: arg } : {},
+      );
       return h.fake.waitFor(() => state.interactions.get(interaction.id)?.reply, 15_000, `/${name} reply`);
     },
     hasStop: (threadId) => stopMessage(threadId) !== undefined,
@@ -79,13 +94,26 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
       const message = stopMessage(threadId);
       if (!message) throw new Error('no Stop button');
       const interaction = state.clickButton(message.id, h.button(message, 'Stop') ?? '', user);
-      return { reply: () => state.interactions.get(interaction.id)?.reply, formOpened: () => false, submitFeedback: () => undefined };
+      return {
+        reply: () => state.interactions.get(interaction.id)?.reply,
+        formOpened: () => false,
+        submitFeedback: () => undefined,
+      };
     },
     notices: (user) =>
-      h.botMessages(CHANNEL_ID).concat([...state.channels.values()].flatMap((channel) => (channel.parent_id === CHANNEL_ID ? h.botMessages(channel.id) : [])))
-        .filter((message) => message.replyTo !== undefined && state.messages.get(message.replyTo)?.author.id === user.id)
+      h
+        .botMessages(CHANNEL_ID)
+        .concat(
+          [...state.channels.values()].flatMap((channel) =>
+            channel.parent_id === CHANNEL_ID ? h.botMessages(channel.id) : [],
+          ),
+        )
+        .filter(
+          (message) => message.replyTo !== undefined && state.messages.get(message.replyTo)?.author.id === user.id,
+        )
         .map((message) => message.content),
-    protocolProblems: () => h.fake.invalidBodies.map((problem) => `${problem.method} ${problem.path}: ${problem.errors.join('; ')}`),
+    protocolProblems: () =>
+      h.fake.invalidBodies.map((problem) => `${problem.method} ${problem.path}: ${problem.errors.join('; ')}`),
     waitFor: (probe, what, timeoutMs = 20_000) => h.fake.waitFor(probe, timeoutMs, what) as never,
     close: () => h.close(),
   };

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { DiscordHarness } from '../fakes/fake-discord-harness.js';
 import { SlackHarness } from '../fakes/fake-slack-harness.js';
 
-const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
+const bash = (id: string, command: string) => ({
+  toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }],
+});
 
 describe('dialect: the card-failed notice names the platform’s cancel command', () => {
   let slack: SlackHarness;
@@ -25,7 +27,11 @@ describe('dialect: the card-failed notice names the platform’s cancel command'
     // The card is the first message of the turn: every attempt to post it is refused.
     slack.fake.rateLimit('chat.postMessage', 3, 0.05);
     const { threadTs } = slack.mention(user, 'run it');
-    const notice = await slack.fake.waitFor(() => slack.botReplies(threadTs).find((m) => /could not be shown/.test(m.text)), 20_000, 'notice');
+    const notice = await slack.fake.waitFor(
+      () => slack.botReplies(threadTs).find((m) => /could not be shown/.test(m.text)),
+      20_000,
+      'notice',
+    );
     assert.match(notice.text, /`\/sandpiper cancel`/);
     assert.doesNotMatch(notice.text, /Use \/cancel/);
   });
@@ -35,7 +41,11 @@ describe('dialect: the card-failed notice names the platform’s cancel command'
     discord.llm.enqueue(bash('call_d2', 'echo x'));
     discord.fake.refuse('POST', /^\/channels\/\d+\/messages$/, 1);
     const { threadId } = await discord.mention(user, 'run it');
-    const notice = await discord.fake.waitFor(() => discord.botMessages(threadId).find((m) => /could not be shown/.test(m.content)), 20_000, 'notice');
+    const notice = await discord.fake.waitFor(
+      () => discord.botMessages(threadId).find((m) => /could not be shown/.test(m.content)),
+      20_000,
+      'notice',
+    );
     assert.match(notice.content, /`\/cancel`/);
   });
 });

@@ -13,10 +13,15 @@ import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server
 import { BinProcess, cleanEnv } from '../helpers/run-bin.js';
 
 const PLAN_A = [
-  '## Goal', 'Add a /health endpoint to the service.',
-  '## Current State', 'src/server.ts:12 defines the routes; there is no health route yet.',
-  '## Plan', '1. Add a GET /health route in src/server.ts.', '2. Test it in test/server.test.ts.',
-  '## Risks', 'Load balancers may cache the answer.',
+  '## Goal',
+  'Add a /health endpoint to the service.',
+  '## Current State',
+  'src/server.ts:12 defines the routes; there is no health route yet.',
+  '## Plan',
+  '1. Add a GET /health route in src/server.ts.',
+  '2. Test it in test/server.test.ts.',
+  '## Risks',
+  'Load balancers may cache the answer.',
 ].join('\n');
 const PLAN_B = `${PLAN_A}\n3. Also expose the request count on /metrics.`;
 
@@ -48,14 +53,20 @@ describe('sandpiper chat through the gateway (child process)', () => {
 
   const configFile = (name: string, models: string): string => {
     const file = join(dir, `${name}.toml`);
-    writeFileSync(file, [`[gateway]`, `data_dir = "${join(dir, name)}"`, 'max_message_chars = 60', '', models].join('\n'));
+    writeFileSync(
+      file,
+      [`[gateway]`, `data_dir = "${join(dir, name)}"`, 'max_message_chars = 60', '', models].join('\n'),
+    );
     return file;
   };
   const model = (alias: string, url: string, name: string): string =>
     `[models.${alias}]\nprovider = "openai"\nbase_url = "${url}"\napi_key = "sk-secret-chat-key"\nmodel = "${name}"\n`;
 
   it('refuses an over-long message, switches the model, runs an approval and a plan review, and exits 0 on SIGTERM', async () => {
-    const config = configFile('flow', `${model('main', llm.url, 'fake-main')}\n${model('other', llm.url, 'fake-other')}`);
+    const config = configFile(
+      'flow',
+      `${model('main', llm.url, 'fake-main')}\n${model('other', llm.url, 'fake-other')}`,
+    );
     chat = new BinProcess(['chat', '--config', config], dir, cleanEnv(), { stdin: true });
     await chat.waitFor(/\/help lists the commands/);
 
@@ -99,7 +110,10 @@ describe('sandpiper chat through the gateway (child process)', () => {
     chat = new BinProcess(['chat', '--config', config], dir, cleanEnv(), { stdin: true });
     await chat.waitFor(/\/help lists the commands/);
     chat.type('hello?');
-    await chat.waitFor(new RegExp(`error: The model is unreachable \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\)`), 60_000);
+    await chat.waitFor(
+      new RegExp(`error: The model is unreachable \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\)`),
+      60_000,
+    );
     assert.doesNotMatch(chat.output, /sk-secret-chat-key/);
     assert.equal(await chat.stop('SIGTERM'), 0);
   });

@@ -29,7 +29,10 @@ describe('sandpiper chat', () => {
     const config = loadConfig({
       cwd: dir,
       env: {},
-      flags: { 'gateway.data_dir': dir, models: { main: { provider: 'openai', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' } } },
+      flags: {
+        'gateway.data_dir': dir,
+        models: { main: { provider: 'openai', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' } },
+      },
     });
     llm.enqueue(
       { text: 'Paris is the capital.' },
@@ -61,7 +64,10 @@ describe('sandpiper chat', () => {
       other: { provider: 'openai', base_url: llm.url, api_key: 'sk-test', model: 'fake-other' },
     };
     const config = loadConfig({ cwd: dir, env: {}, flags: { 'gateway.data_dir': join(dir, 'model'), models } });
-    for (const [alias, expected] of [['other', 'fake-other'], ['main', 'fake-main']] as const) {
+    for (const [alias, expected] of [
+      ['other', 'fake-other'],
+      ['main', 'fake-main'],
+    ] as const) {
       llm.enqueue({ text: `answered by ${alias}` });
       const input = new PassThrough();
       const output = new PassThrough();
@@ -76,7 +82,7 @@ describe('sandpiper chat', () => {
     }
   });
 
-  it('offers the configured MCP servers\' tools and runs one after approval', async () => {
+  it("offers the configured MCP servers' tools and runs one after approval", async () => {
     const config = loadConfig({
       cwd: dir,
       env: {},
@@ -89,7 +95,10 @@ describe('sandpiper chat', () => {
         'tools.search': 'off',
       },
     });
-    llm.enqueue({ toolCalls: [{ name: 'mcp__everything__echo', arguments: '{"message":"ping from chat"}' }] }, { text: 'Echoed.' });
+    llm.enqueue(
+      { toolCalls: [{ name: 'mcp__everything__echo', arguments: '{"message":"ping from chat"}' }] },
+      { text: 'Echoed.' },
+    );
     const input = new PassThrough();
     const output = new PassThrough();
     let printed = '';
@@ -98,7 +107,9 @@ describe('sandpiper chat', () => {
     const before = llm.requests.length;
     input.write('echo something\n');
     await waitFor(() => printed.includes('Approve? [y/n/a(lways)/feedback]'), 'approval prompt');
-    const tools = ((llm.requests[before]?.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((tool) => tool.function.name);
+    const tools = ((llm.requests[before]?.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map(
+      (tool) => tool.function.name,
+    );
     assert.ok(tools.includes('mcp__everything__echo'), tools.join(','));
     input.write('y\n');
     await waitFor(() => printed.includes('Echoed.'), 'final answer');
@@ -132,7 +143,10 @@ describe('sandpiper chat', () => {
     input.write('y\n');
     // Name, Guests (out of range first), Outside, Time.
     for (const answer of ['Ada', '99', 'yes', '19:30']) input.write(`${answer}\n`);
-    await waitFor(() => /Guests/.test(printed.split('19:30').at(-1) ?? '') && printed.split('Name').length > 2, 'the form asked again');
+    await waitFor(
+      () => /Guests/.test(printed.split('19:30').at(-1) ?? '') && printed.split('Name').length > 2,
+      'the form asked again',
+    );
     for (const answer of ['Ada', '4', 'yes', '19:30']) input.write(`${answer}\n`);
     await waitFor(() => printed.includes('Booked.'), 'final answer');
     const result = JSON.stringify(llm.requests.at(-1)?.body);

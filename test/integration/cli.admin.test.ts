@@ -67,114 +67,196 @@ describe('admin commands on the database', () => {
     assert.equal((await cli('user', 'add', 'alice', '--admin')).code, 0);
     assert.equal((await cli('user', 'add', 'bob')).code, 0);
     assert.equal((await cli('link', 'discord', '400000000000000001', 'bob')).code, 0);
-    const table = (await cli('user', 'list'));
+    const table = await cli('user', 'list');
     assert.equal(table.code, 0);
     assert.match(table.stdout, /^USERNAME\s+ADMIN\s+LINKS/);
     assert.match(table.stdout, /\nalice\s+yes\s+-/);
-    const { users } = json<{ users: Array<{ username: string; is_admin: boolean; links: string[] }> }>((await cli('user', 'list', '--json')));
+    const { users } = json<{ users: Array<{ username: string; is_admin: boolean; links: string[] }> }>(
+      await cli('user', 'list', '--json'),
+    );
     assert.deepEqual(
       users.map((user) => [user.username, user.is_admin, user.links]),
-      [['alice', true, []], ['bob', false, ['discord:400000000000000001']]],
+      [
+        ['alice', true, []],
+        ['bob', false, ['discord:400000000000000001']],
+      ],
     );
-    assertUsage((await cli('user', 'list', 'extra')), /unexpected argument "extra"/);
+    assertUsage(await cli('user', 'list', 'extra'), /unexpected argument "extra"/);
   });
 
   it('lists tokens without revealing them and revokes one', async () => {
-    const created = (await cli('token', 'create', 'bob', '--scopes', 'read', '--expires', '7'));
+    const created = await cli('token', 'create', 'bob', '--scopes', 'read', '--expires', '7');
     const token = created.stdout.trim().split('\n').pop() as string;
     assert.equal((await cli('token', 'create', 'alice')).code, 0);
-    const all = json<{ tokens: Array<{ token_id: string; username: string; scopes: string[]; expired: boolean }> }>((await cli('token', 'list', '--json')));
+    const all = json<{ tokens: Array<{ token_id: string; username: string; scopes: string[]; expired: boolean }> }>(
+      await cli('token', 'list', '--json'),
+    );
     assert.deepEqual(all.tokens.map((entry) => entry.username).sort(), ['alice', 'bob']);
-    const bobs = json<{ tokens: Array<{ token_id: string; scopes: string[]; expires: string | null }> }>((await cli('token', 'list', 'bob', '--json')));
+    const bobs = json<{ tokens: Array<{ token_id: string; scopes: string[]; expires: string | null }> }>(
+      await cli('token', 'list', 'bob', '--json'),
+    );
     assert.equal(bobs.tokens.length, 1);
     assert.deepEqual(bobs.tokens[0]?.scopes, ['read']);
     assert.match(bobs.tokens[0]?.expires ?? '', /^\d{4}-/);
-    const table = (await cli('token', 'list'));
+    const table = await cli('token', 'list');
     assert.ok(!`${table.stdout}${JSON.stringify(all)}`.includes(token), 'the token itself is never shown');
     const tokenId = bobs.tokens[0]?.token_id as string;
     assert.match(table.stdout, new RegExp(`${tokenId}\\s+bob\\s+read`));
-    assertFailure((await cli('token', 'list', 'nobody')), /no user named "nobody"/);
+    assertFailure(await cli('token', 'list', 'nobody'), /no user named "nobody"/);
     assert.match((await cli('token', 'revoke', tokenId)).stdout, new RegExp(`revoked token ${tokenId}`));
-    assertFailure((await cli('token', 'revoke', tokenId)), /no token with id/);
-    assertUsage((await cli('token', 'revoke')), /usage: sandpiper token revoke TOKEN_ID/);
-    assertUsage((await cli('token', 'revoke', 'bad id!')), /token_id must be the id shown by token list/);
+    assertFailure(await cli('token', 'revoke', tokenId), /no token with id/);
+    assertUsage(await cli('token', 'revoke'), /usage: sandpiper token revoke TOKEN_ID/);
+    assertUsage(await cli('token', 'revoke', 'bad id!'), /token_id must be the id shown by token list/);
     assert.match((await cli('token', 'list', 'bob')).stdout, /^no tokens for bob/);
   });
 
   it('adds, lists (highest priority first) and removes tool policies, rejecting bad input', async () => {
     const added = json<{ policy: { policy_id: string; action: string } }>(
-      (await cli('policy', 'add', 'mcp__github__*', 'deny', '--priority', '10', '--json')),
+      await cli('policy', 'add', 'mcp__github__*', 'deny', '--priority', '10', '--json'),
     );
     assert.equal(added.policy.action, 'deny');
-    assert.match((await cli('policy', 'add', 'bash', 'allow', '--name', 'shell')).stdout, /^added policy allow "bash" \(priority 0, id /);
+    assert.match(
+      (await cli('policy', 'add', 'bash', 'allow', '--name', 'shell')).stdout,
+      /^added policy allow "bash" \(priority 0, id /,
+    );
     assert.equal((await cli('policy', 'add', 'web_*', 'ask', '--priority=-5')).code, 0);
-    const { policies } = json<{ policies: Array<{ pattern: string; priority: number; name: string }> }>((await cli('policy', 'list', '--json')));
-    assert.deepEqual(policies.map((policy) => `${policy.priority}:${policy.pattern}`), ['10:mcp__github__*', '0:bash', '-5:web_*']);
+    const { policies } = json<{ policies: Array<{ pattern: string; priority: number; name: string }> }>(
+      await cli('policy', 'list', '--json'),
+    );
+    assert.deepEqual(
+      policies.map((policy) => `${policy.priority}:${policy.pattern}`),
+      ['10:mcp__github__*', '0:bash', '-5:web_*'],
+    );
     assert.match((await cli('policy', 'list')).stdout, /^PRIORITY\s+ACTION\s+PATTERN/);
-    assertUsage((await cli('policy', 'add', 'bash', 'maybe')), /action must be allow, deny or ask/);
-    assertUsage((await cli('policy', 'add', 'bash', 'allow', '--priority', 'high')), /priority must be a whole number/);
-    assertUsage((await cli('policy', 'add', 'bash', 'allow', '--priority', '1.5')), /priority must be a whole number/);
-    assertUsage((await cli('policy', 'add', 'bash', 'allow', '--priority', '99999999')), /priority must be between/);
-    assertUsage((await cli('policy', 'add', '  ', 'allow')), /usage: sandpiper policy add/);
-    assertUsage((await cli('policy', 'add', 'bash')), /usage: sandpiper policy add/);
-    assertUsage((await cli('policy', 'add', 'bash', 'allow', '--prio', '1')), /Unknown option '--prio'/);
+    assertUsage(await cli('policy', 'add', 'bash', 'maybe'), /action must be allow, deny or ask/);
+    assertUsage(await cli('policy', 'add', 'bash', 'allow', '--priority', 'high'), /priority must be a whole number/);
+    assertUsage(await cli('policy', 'add', 'bash', 'allow', '--priority', '1.5'), /priority must be a whole number/);
+    assertUsage(await cli('policy', 'add', 'bash', 'allow', '--priority', '99999999'), /priority must be between/);
+    assertUsage(await cli('policy', 'add', '  ', 'allow'), /usage: sandpiper policy add/);
+    assertUsage(await cli('policy', 'add', 'bash'), /usage: sandpiper policy add/);
+    assertUsage(await cli('policy', 'add', 'bash', 'allow', '--prio', '1'), /Unknown option '--prio'/);
     assert.match((await cli('policy', 'remove', 'shell')).stdout, /^removed policy allow "bash"/);
     assert.equal((await cli('policy', 'remove', added.policy.policy_id)).code, 0);
-    assertFailure((await cli('policy', 'remove', 'shell')), /no policy with id or name "shell"/);
-    assert.equal(json<{ policies: unknown[] }>((await cli('policy', 'list', '--json'))).policies.length, 1);
+    assertFailure(await cli('policy', 'remove', 'shell'), /no policy with id or name "shell"/);
+    assert.equal(json<{ policies: unknown[] }>(await cli('policy', 'list', '--json')).policies.length, 1);
     assert.match((await cli('policy', 'network')).stdout, /^no network decisions/);
-    assert.deepEqual(json<{ decisions: unknown[] }>((await cli('policy', 'network', '--json'))).decisions, []);
+    assert.deepEqual(json<{ decisions: unknown[] }>(await cli('policy', 'network', '--json')).decisions, []);
   });
 
   it('defines MCP servers in the database without showing env or header values, rejecting bad input', async () => {
-    const stdio = (await cli('mcp', 'add', 'tools', '--command', 'node', '--env', 'API_KEY=hunter2', '--', EVERYTHING, 'stdio'));
+    const stdio = await cli(
+      'mcp',
+      'add',
+      'tools',
+      '--command',
+      'node',
+      '--env',
+      'API_KEY=hunter2',
+      '--',
+      EVERYTHING,
+      'stdio',
+    );
     assert.equal(stdio.code, 0, stdio.stderr);
     assert.match(stdio.stdout, /^added MCP server tools \(stdio: node .*server-everything/);
     assert.match(stdio.stderr, /sandpiper mcp reload/);
     const http = json<{ server: { transport: string; header_keys: string[] } }>(
-      (await cli('mcp', 'add', 'web', '--url', 'http://127.0.0.1:1/mcp', '--header', 'Authorization=Bearer hunter2', '--auto-approve', '--json')),
+      await cli(
+        'mcp',
+        'add',
+        'web',
+        '--url',
+        'http://127.0.0.1:1/mcp',
+        '--header',
+        'Authorization=Bearer hunter2',
+        '--auto-approve',
+        '--json',
+      ),
     );
     assert.deepEqual([http.server.transport, http.server.header_keys], ['http', ['Authorization']]);
-    const listed = (await cli('mcp', 'list', '--json'));
-    const { servers } = json<{ servers: Array<{ name: string; env_keys: string[]; auto_approve: boolean; args: string[] }> }>(listed);
-    assert.deepEqual(servers.map((server) => [server.name, server.env_keys, server.auto_approve]), [['tools', ['API_KEY'], false], ['web', [], true]]);
+    const listed = await cli('mcp', 'list', '--json');
+    const { servers } = json<{
+      servers: Array<{ name: string; env_keys: string[]; auto_approve: boolean; args: string[] }>;
+    }>(listed);
+    assert.deepEqual(
+      servers.map((server) => [server.name, server.env_keys, server.auto_approve]),
+      [
+        ['tools', ['API_KEY'], false],
+        ['web', [], true],
+      ],
+    );
     assert.deepEqual(servers[0]?.args, [EVERYTHING, 'stdio']);
-    assert.ok(!`${listed.stdout}${(await cli('mcp', 'list')).stdout}`.includes('hunter2'), 'env and header values stay hidden');
-    assertUsage((await cli('mcp', 'add', 'bad__name', '--command', 'x')), /must not contain "__"/);
-    assertUsage((await cli('mcp', 'add', 'none')), /give either command .* or url/);
-    assertUsage((await cli('mcp', 'add', 'both', '--command', 'x', '--url', 'http://h/')), /give either command .* or url/);
-    assertUsage((await cli('mcp', 'add', 'ftp', '--url', 'ftp://h/')), /url must start with http/);
-    assertUsage((await cli('mcp', 'add', 'x', '--command', 'x', '--env', 'NOVALUE')), /--env takes KEY=VALUE/);
-    assertUsage((await cli('mcp', 'add', 'x', '--command', 'x', '--header', 'A=b')), /headers apply to http servers only/);
-    assertUsage((await cli('mcp', 'add')), /usage: sandpiper mcp add NAME/);
-    assertFailure((await cli('mcp', 'add', 'web', '--url', 'http://127.0.0.1:2/mcp')), /already defined/);
+    assert.ok(
+      !`${listed.stdout}${(await cli('mcp', 'list')).stdout}`.includes('hunter2'),
+      'env and header values stay hidden',
+    );
+    assertUsage(await cli('mcp', 'add', 'bad__name', '--command', 'x'), /must not contain "__"/);
+    assertUsage(await cli('mcp', 'add', 'none'), /give either command .* or url/);
+    assertUsage(
+      await cli('mcp', 'add', 'both', '--command', 'x', '--url', 'http://h/'),
+      /give either command .* or url/,
+    );
+    assertUsage(await cli('mcp', 'add', 'ftp', '--url', 'ftp://h/'), /url must start with http/);
+    assertUsage(await cli('mcp', 'add', 'x', '--command', 'x', '--env', 'NOVALUE'), /--env takes KEY=VALUE/);
+    assertUsage(
+      await cli('mcp', 'add', 'x', '--command', 'x', '--header', 'A=b'),
+      /headers apply to http servers only/,
+    );
+    assertUsage(await cli('mcp', 'add'), /usage: sandpiper mcp add NAME/);
+    assertFailure(await cli('mcp', 'add', 'web', '--url', 'http://127.0.0.1:2/mcp'), /already defined/);
     assert.match((await cli('mcp', 'remove', 'web')).stdout, /^removed MCP server web/);
-    assertFailure((await cli('mcp', 'remove', 'web')), /no MCP server named "web"/);
-    assertUsage((await cli('mcp', 'remove')), /usage: sandpiper mcp remove NAME/);
+    assertFailure(await cli('mcp', 'remove', 'web'), /no MCP server named "web"/);
+    assertUsage(await cli('mcp', 'remove'), /usage: sandpiper mcp remove NAME/);
   });
 
   it('lists pending approvals with their age and waiting tools', async () => {
     assert.match((await cli('approvals', 'list')).stdout, /^no pending approvals/);
     const knex = createKnex(`sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
     try {
-      const items = { version: 1, calls: [{ name: 'bash', status: 'ask', item: { approvalLabel: 'bash' } }, { name: 'read_file', status: 'run' }] };
-      await createStores(knex).approvals.create({ approvalId: 'ap1', wsId: 'ws1', turnId: 't1', kind: 'tools', ownerUserId: (await createStores(knex).users.getUserByUsername('alice'))?.userId ?? '', items });
+      const items = {
+        version: 1,
+        calls: [
+          { name: 'bash', status: 'ask', item: { approvalLabel: 'bash' } },
+          { name: 'read_file', status: 'run' },
+        ],
+      };
+      await createStores(knex).approvals.create({
+        approvalId: 'ap1',
+        wsId: 'ws1',
+        turnId: 't1',
+        kind: 'tools',
+        ownerUserId: (await createStores(knex).users.getUserByUsername('alice'))?.userId ?? '',
+        items,
+      });
     } finally {
       await knex.destroy();
     }
-    const { approvals } = json<{ approvals: Array<{ approval_id: string; tools: string[]; age_seconds: number }> }>((await cli('approvals', 'list', '--json')));
-    assert.deepEqual(approvals.map((approval) => [approval.approval_id, approval.tools]), [['ap1', ['bash']]]);
+    const { approvals } = json<{ approvals: Array<{ approval_id: string; tools: string[]; age_seconds: number }> }>(
+      await cli('approvals', 'list', '--json'),
+    );
+    assert.deepEqual(
+      approvals.map((approval) => [approval.approval_id, approval.tools]),
+      [['ap1', ['bash']]],
+    );
     assert.ok(approvals[0] !== undefined && approvals[0].age_seconds >= 0);
-    assert.match((await cli('approvals', 'list')).stdout, /^AGE\s+APPROVAL_ID\s+OWNER.*\n\d+s\s+ap1\s+alice\s+ws1\s+tools\s+bash/);
+    assert.match(
+      (await cli('approvals', 'list')).stdout,
+      /^AGE\s+APPROVAL_ID\s+OWNER.*\n\d+s\s+ap1\s+alice\s+ws1\s+tools\s+bash/,
+    );
   });
 
   it('adds, lists and revokes approval grants and shows who decided which approval', async () => {
     const added = json<{ grant: { grant_id: string; target: string; status: string } }>(
-      (await cli('approvals', 'grants', 'add', 'user', 'bob', 'bash', '--args', 'git *', '--expires', '7d', '--json')),
+      await cli('approvals', 'grants', 'add', 'user', 'bob', 'bash', '--args', 'git *', '--expires', '7d', '--json'),
     );
     assert.deepEqual([added.grant.target, added.grant.status], ['bob', 'active']);
-    assert.match((await cli('approvals', 'grants', 'list')).stdout, new RegExp(`^GRANT_ID.*\\n${added.grant.grant_id}\\s+active\\s+user\\s+bob\\s+bash\\s+git \\*`));
-    assertUsage((await cli('approvals', 'grants', 'add', 'team', 'bob', 'bash')), /scope must be conversation, user or channel/);
+    assert.match(
+      (await cli('approvals', 'grants', 'list')).stdout,
+      new RegExp(`^GRANT_ID.*\\n${added.grant.grant_id}\\s+active\\s+user\\s+bob\\s+bash\\s+git \\*`),
+    );
+    assertUsage(
+      await cli('approvals', 'grants', 'add', 'team', 'bob', 'bash'),
+      /scope must be conversation, user or channel/,
+    );
     assert.match((await cli('approvals', 'grants', 'revoke', added.grant.grant_id)).stdout, /^revoked grant /);
 
     const knex = createKnex(`sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
@@ -182,13 +264,23 @@ describe('admin commands on the database', () => {
       const stores = createStores(knex);
       const alice = (await stores.users.getUserByUsername('alice'))?.userId ?? '';
       const items = { version: 1, calls: [{ name: 'bash', status: 'ask', item: { approvalLabel: 'bash' } }] };
-      await stores.approvals.create({ approvalId: 'ap2', wsId: 'ws2', turnId: 't2', kind: 'tools', ownerUserId: alice, items });
+      await stores.approvals.create({
+        approvalId: 'ap2',
+        wsId: 'ws2',
+        turnId: 't2',
+        kind: 'tools',
+        ownerUserId: alice,
+        items,
+      });
       await stores.approvals.resolve('ap2', { approved: true, always: true, feedback: null, decidedBy: alice });
       assert.equal((await stores.grants.list({ all: true, now: '2000-01-01T00:00:00' }))[0]?.revokedBy, 'cli');
     } finally {
       await knex.destroy();
     }
-    assert.match((await cli('approvals', 'history')).stdout, /^DECIDED\s+OUTCOME\s+DECIDED_BY.*\n\S+\s+always\s+alice\s+alice\s+tools\s+bash\s+ap2/);
+    assert.match(
+      (await cli('approvals', 'history')).stdout,
+      /^DECIDED\s+OUTCOME\s+DECIDED_BY.*\n\S+\s+always\s+alice\s+alice\s+tools\s+bash\s+ap2/,
+    );
   });
   it('usage lists tokens per user, model or conversation and day, and refuses a bad grouping or time', async () => {
     const knex = createKnex(`sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
@@ -205,13 +297,26 @@ describe('admin commands on the database', () => {
     } finally {
       await knex.destroy();
     }
-    const { usage } = json<{ usage: Array<{ key: string; label: string; turns: number; input_tokens: number; output_tokens: number }> }>((await cli('usage', '--json')));
-    assert.deepEqual(usage.map((line) => [line.label, line.turns, line.input_tokens, line.output_tokens]), [['bob', 2, 1200, 80]]);
-    assert.match((await cli('usage', '--by', 'conversation')).stdout, /^DAY\s+KEY\s+LABEL\s+TURNS\s+INPUT\s+OUTPUT\s+CACHED\n\S+\s+ws-usage\s+Budget talk\s+2\s+1200\s+80\s+300/);
-    const all = json<{ usage: Array<{ key: string; day: string }> }>((await cli('usage', '--by', 'model', '--since', '2000-01-01', '--json')));
-    assert.deepEqual(all.usage.map((line) => line.key), ['gpt-x', 'gpt-x']);
-    assertUsage((await cli('usage', '--by', 'team')), /by: /);
-    assertUsage((await cli('usage', '--since', 'yesterday')), /since: /);
+    const { usage } = json<{
+      usage: Array<{ key: string; label: string; turns: number; input_tokens: number; output_tokens: number }>;
+    }>(await cli('usage', '--json'));
+    assert.deepEqual(
+      usage.map((line) => [line.label, line.turns, line.input_tokens, line.output_tokens]),
+      [['bob', 2, 1200, 80]],
+    );
+    assert.match(
+      (await cli('usage', '--by', 'conversation')).stdout,
+      /^DAY\s+KEY\s+LABEL\s+TURNS\s+INPUT\s+OUTPUT\s+CACHED\n\S+\s+ws-usage\s+Budget talk\s+2\s+1200\s+80\s+300/,
+    );
+    const all = json<{ usage: Array<{ key: string; day: string }> }>(
+      await cli('usage', '--by', 'model', '--since', '2000-01-01', '--json'),
+    );
+    assert.deepEqual(
+      all.usage.map((line) => line.key),
+      ['gpt-x', 'gpt-x'],
+    );
+    assertUsage(await cli('usage', '--by', 'team'), /by: /);
+    assertUsage(await cli('usage', '--since', 'yesterday'), /since: /);
   });
 });
 
@@ -227,7 +332,10 @@ describe('admin against a running gateway', () => {
     env = cleanEnv({ SANDPIPER_HTTP_PORT: String(port) });
     gateway = new BinProcess(['start'], dir, env);
     url = (await gateway.waitFor(/http listening on (http:\/\/[0-9.:]+)/))[1] as string;
-    headers = { authorization: `Bearer ${await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:write'] })}`, 'content-type': 'application/json' };
+    headers = {
+      authorization: `Bearer ${await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:write'] })}`,
+      'content-type': 'application/json',
+    };
     await gateway.waitFor(/admin API listening on/);
   });
   after(async () => {
@@ -259,34 +367,86 @@ describe('admin against a running gateway', () => {
     assert.equal((await get('/v1/api/admin/tokens?username=alice'))['tokens']?.length, 1);
     assert.equal((await get('/v1/api/admin/approvals'))['approvals']?.length, 1);
     assert.equal((await get('/v1/api/admin/mcp/servers'))['servers']?.length, 0);
-    const { usage } = (await get('/v1/api/admin/usage?by=user&since=7d')) as { usage: Array<{ key: string; label: string; day: string; turns: number; input_tokens: number }> };
-    assert.deepEqual(usage.map((line) => [line.label, line.turns, line.input_tokens]), [['bob', 2, 1200]]);
+    const { usage } = (await get('/v1/api/admin/usage?by=user&since=7d')) as {
+      usage: Array<{ key: string; label: string; day: string; turns: number; input_tokens: number }>;
+    };
+    assert.deepEqual(
+      usage.map((line) => [line.label, line.turns, line.input_tokens]),
+      [['bob', 2, 1200]],
+    );
     assert.equal((await fetch(`${adminUrl}/v1/api/admin/usage?by=team`, { headers })).status, 400);
-    const created = await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers, body: JSON.stringify({ pattern: 'edit_file', action: 'ask', priority: 3 }) });
+    const created = await fetch(`${adminUrl}/v1/api/admin/policies`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ pattern: 'edit_file', action: 'ask', priority: 3 }),
+    });
     assert.equal(created.status, 201);
     const { policy } = (await created.json()) as { policy: { policy_id: string; created_by: string } };
     assert.equal(policy.created_by, 'api:ops');
-    const bad = await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers, body: JSON.stringify({ pattern: 'x', action: 'sometimes' }) });
+    const bad = await fetch(`${adminUrl}/v1/api/admin/policies`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ pattern: 'x', action: 'sometimes' }),
+    });
     assert.deepEqual([bad.status, await bad.json()], [400, { error: 'action: action must be allow, deny or ask' }]);
-    const extra = await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers, body: JSON.stringify({ pattern: 'x', action: 'ask', colour: 'red' }) });
+    const extra = await fetch(`${adminUrl}/v1/api/admin/policies`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ pattern: 'x', action: 'ask', colour: 'red' }),
+    });
     assert.equal(extra.status, 400);
-    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers, body: '[1]' })).status, 400);
-    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies/${policy.policy_id}`, { method: 'DELETE', headers })).status, 200);
-    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies/${policy.policy_id}`, { method: 'DELETE', headers })).status, 404);
+    assert.equal(
+      (await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers, body: '[1]' })).status,
+      400,
+    );
+    assert.equal(
+      (await fetch(`${adminUrl}/v1/api/admin/policies/${policy.policy_id}`, { method: 'DELETE', headers })).status,
+      200,
+    );
+    assert.equal(
+      (await fetch(`${adminUrl}/v1/api/admin/policies/${policy.policy_id}`, { method: 'DELETE', headers })).status,
+      404,
+    );
     const server = { name: 'remote', url: 'http://127.0.0.1:1/mcp', headers: { 'X-Key': 'hunter2' } };
-    const added = await fetch(`${adminUrl}/v1/api/admin/mcp/servers`, { method: 'POST', headers, body: JSON.stringify(server) });
+    const added = await fetch(`${adminUrl}/v1/api/admin/mcp/servers`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(server),
+    });
     assert.equal(added.status, 201);
     assert.ok(!(await added.text()).includes('hunter2'));
-    assert.equal((await fetch(`${adminUrl}/v1/api/admin/mcp/servers`, { method: 'POST', headers, body: JSON.stringify(server) })).status, 409);
-    assert.equal((await fetch(`${adminUrl}/v1/api/admin/mcp/servers/remote`, { method: 'DELETE', headers })).status, 200);
+    assert.equal(
+      (await fetch(`${adminUrl}/v1/api/admin/mcp/servers`, { method: 'POST', headers, body: JSON.stringify(server) }))
+        .status,
+      409,
+    );
+    assert.equal(
+      (await fetch(`${adminUrl}/v1/api/admin/mcp/servers/remote`, { method: 'DELETE', headers })).status,
+      200,
+    );
     assert.equal((await fetch(`${adminUrl}/v1/api/admin/tokens/nope`, { method: 'DELETE', headers })).status, 404);
     assert.equal((await fetch(`${adminUrl}/v1/api/admin/users`)).status, 401);
-    const reader = { authorization: `Bearer ${await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:read'] })}` };
+    const reader = {
+      authorization: `Bearer ${await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:read'] })}`,
+    };
     assert.equal((await fetch(`${adminUrl}/v1/api/admin/users`, { headers: reader })).status, 200);
     assert.equal((await fetch(`${adminUrl}/v1/api/admin/mcp/reload`, { method: 'POST', headers: reader })).status, 403);
-    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers: reader, body: '{"pattern":"*","action":"allow"}' })).status, 403);
-    const { audit } = json<{ audit: Array<{ actor: string; action: string; target: string; outcome: string }> }>(run('audit', '--json'));
-    const api = audit.filter((entry) => entry.actor === 'api:ops').map((entry) => `${entry.action} ${entry.target} ${entry.outcome}`);
+    assert.equal(
+      (
+        await fetch(`${adminUrl}/v1/api/admin/policies`, {
+          method: 'POST',
+          headers: reader,
+          body: '{"pattern":"*","action":"allow"}',
+        })
+      ).status,
+      403,
+    );
+    const { audit } = json<{ audit: Array<{ actor: string; action: string; target: string; outcome: string }> }>(
+      run('audit', '--json'),
+    );
+    const api = audit
+      .filter((entry) => entry.actor === 'api:ops')
+      .map((entry) => `${entry.action} ${entry.target} ${entry.outcome}`);
     assert.deepEqual(api.slice(0, 10).reverse(), [
       'policy.add edit_file ok',
       'policy.add x BAD_REQUEST',
@@ -299,8 +459,14 @@ describe('admin against a running gateway', () => {
       'mcp-server.remove remote ok',
       'token.revoke nope NOT_FOUND',
     ]);
-    assert.ok(audit.some((entry) => /^cli:/.test(entry.actor) && entry.action === 'mcp-server.add' && entry.target === 'tools'), 'CLI changes are audited too');
-    assert.ok(audit.some((entry) => /^api:cli:/.test(entry.actor) && entry.action === 'mcp.reload'), 'the CLI reload is audited by the gateway');
+    assert.ok(
+      audit.some((entry) => /^cli:/.test(entry.actor) && entry.action === 'mcp-server.add' && entry.target === 'tools'),
+      'CLI changes are audited too',
+    );
+    assert.ok(
+      audit.some((entry) => /^api:cli:/.test(entry.actor) && entry.action === 'mcp.reload'),
+      'the CLI reload is audited by the gateway',
+    );
     assert.match(run('audit').stdout, /^CREATED\s+ACTOR\s+ACTION\s+TARGET\s+OUTCOME\s+DETAIL\n/);
     assertUsage(run('audit', '--limit', 'many'), /limit must be a number/);
     const notifySigned = { authorization: `Bearer ${await mintServiceToken(jwt, { scopes: ['service'] })}` };
@@ -316,13 +482,53 @@ describe('admin against a running gateway', () => {
     assert.match(reader.stderr, /admin token \(admin:read, valid 15 min\)/);
     const read = { authorization: `Bearer ${reader.stdout.trim()}`, 'content-type': 'application/json' };
     assert.equal((await fetch(`${adminUrl}/v1/api/admin/users`, { headers: read })).status, 200);
-    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers: read, body: '{"pattern":"*","action":"allow"}' })).status, 403);
-    const write = { authorization: `Bearer ${run('admin', 'token', '--write', '--minutes', '5').stdout.trim()}`, 'content-type': 'application/json' };
-    assert.equal((await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers: write, body: '{"pattern":"bash","action":"ask"}' })).status, 201);
-    assert.equal((await fetch(`${url}/v1/api/notify`, { method: 'POST', headers: write, body: '{"target":{"username":"bob"},"message":"x"}' })).status, 401, 'an admin token opens no notify');
+    assert.equal(
+      (
+        await fetch(`${adminUrl}/v1/api/admin/policies`, {
+          method: 'POST',
+          headers: read,
+          body: '{"pattern":"*","action":"allow"}',
+        })
+      ).status,
+      403,
+    );
+    const write = {
+      authorization: `Bearer ${run('admin', 'token', '--write', '--minutes', '5').stdout.trim()}`,
+      'content-type': 'application/json',
+    };
+    assert.equal(
+      (
+        await fetch(`${adminUrl}/v1/api/admin/policies`, {
+          method: 'POST',
+          headers: write,
+          body: '{"pattern":"bash","action":"ask"}',
+        })
+      ).status,
+      201,
+    );
+    assert.equal(
+      (
+        await fetch(`${url}/v1/api/notify`, {
+          method: 'POST',
+          headers: write,
+          body: '{"target":{"username":"bob"},"message":"x"}',
+        })
+      ).status,
+      401,
+      'an admin token opens no notify',
+    );
     assertUsage(run('admin', 'token', '--minutes', '0'), /--minutes takes a whole number/);
-    const { audit } = json<{ audit: Array<{ actor: string; action: string; detail: string }> }>(run('audit', '--json', '--limit', '3'));
-    assert.deepEqual(audit.map((entry) => [entry.action, entry.detail]), [['policy.add', 'action=ask'], ['admin-token.mint', 'admin:write, 5 min'], ['admin-token.mint', 'admin:read, 15 min']]);
+    const { audit } = json<{ audit: Array<{ actor: string; action: string; detail: string }> }>(
+      run('audit', '--json', '--limit', '3'),
+    );
+    assert.deepEqual(
+      audit.map((entry) => [entry.action, entry.detail]),
+      [
+        ['policy.add', 'action=ask'],
+        ['admin-token.mint', 'admin:write, 5 min'],
+        ['admin-token.mint', 'admin:read, 15 min'],
+      ],
+    );
   });
 
   it('mcp reload without a running gateway fails on one line', async () => {

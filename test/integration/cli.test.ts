@@ -10,7 +10,15 @@ import { createKnex } from '../../src/storage/index.js';
 import { FakeDiscord } from '../fakes/fake-discord.js';
 import { startFakeLlmServer } from '../fakes/fake-llm-server.js';
 import { FakeSlack } from '../fakes/fake-slack.js';
-import { BinProcess, binPath as bin, cleanEnv, repoRoot as root, runBin as run, runBinAsync, stateDirFor } from '../helpers/run-bin.js';
+import {
+  BinProcess,
+  binPath as bin,
+  cleanEnv,
+  repoRoot as root,
+  runBin as run,
+  runBinAsync,
+  stateDirFor,
+} from '../helpers/run-bin.js';
 
 const tempDirs: string[] = [];
 const processes: BinProcess[] = [];
@@ -50,11 +58,21 @@ describe('sandpiper CLI', () => {
 
   it('runs as `npx sandpiper` in the checkout and `npx --prefix <checkout> sandpiper` from another directory', () => {
     const elsewhere = tempDir('sp-npx-');
-    const env = { ...cleanEnv(), npm_config_offline: 'true', npm_config_update_notifier: 'false', npm_config_cache: path.join(elsewhere, '.npm') };
+    const env = {
+      ...cleanEnv(),
+      npm_config_offline: 'true',
+      npm_config_update_notifier: 'false',
+      npm_config_cache: path.join(elsewhere, '.npm'),
+    };
     const inCheckout = spawnSync('npx', ['sandpiper', '--help'], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
     assert.equal(inCheckout.status, 0, inCheckout.stderr);
     assert.match(inCheckout.stdout, /^usage: sandpiper <command>/);
-    const fromElsewhere = spawnSync('npx', ['--prefix', root, 'sandpiper', 'user', 'add', '--help'], { cwd: elsewhere, env, encoding: 'utf8', timeout: 60_000 });
+    const fromElsewhere = spawnSync('npx', ['--prefix', root, 'sandpiper', 'user', 'add', '--help'], {
+      cwd: elsewhere,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(fromElsewhere.status, 0, fromElsewhere.stderr);
     assert.match(fromElsewhere.stdout, /^usage: sandpiper user add USERNAME/);
   });
@@ -106,7 +124,11 @@ describe('sandpiper CLI', () => {
         path.join(dir, 'config.toml'),
         `[models.main]\nprovider = "openai"\nbase_url = "${fake.url}"\napi_key = "sk-test"\nmodel = "gpt-fake"\n`,
       );
-      const child = spawn(process.execPath, [bin, 'chat'], { cwd: dir, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [bin, 'chat'], {
+        cwd: dir,
+        env: cleanEnv(),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
@@ -130,13 +152,24 @@ describe('sandpiper CLI', () => {
     assert.ok(!existsSync(path.join(stateDirFor(cwd), 'sandpiper.db')), 'nothing was created');
     const migrate = run(['migrate', '--verbose'], cwd);
     assert.equal(migrate.code, 0, migrate.stderr);
-    assert.equal(migrate.stderr.split('\n')[0], `database: SQLite ${path.join(stateDirFor(cwd), 'sandpiper.db')} (no config file)`);
-    const created = run(['user', 'add', 'erin', '--create-db', '--verbose', '--config', path.join(cwd, 'own.toml')], cwd);
+    assert.equal(
+      migrate.stderr.split('\n')[0],
+      `database: SQLite ${path.join(stateDirFor(cwd), 'sandpiper.db')} (no config file)`,
+    );
+    const created = run(
+      ['user', 'add', 'erin', '--create-db', '--verbose', '--config', path.join(cwd, 'own.toml')],
+      cwd,
+    );
     assert.equal(created.code, 2, 'a missing --config file is a configuration error');
     writeFileSync(path.join(cwd, 'own.toml'), '');
     const own = run(['user', 'add', 'erin', '--create-db', '--verbose', '--config', path.join(cwd, 'own.toml')], cwd);
     assert.equal(own.code, 0, own.stderr);
-    assert.match(own.stderr, new RegExp(`^database: SQLite ${path.join(cwd, 'data', 'sandpiper.db')} \\(config ${path.join(cwd, 'own.toml')}\\)`));
+    assert.match(
+      own.stderr,
+      new RegExp(
+        `^database: SQLite ${path.join(cwd, 'data', 'sandpiper.db')} \\(config ${path.join(cwd, 'own.toml')}\\)`,
+      ),
+    );
   });
 
   it('creates a user and prints the token alone on the last line of stdout', () => {
@@ -189,7 +222,9 @@ describe('sandpiper CLI', () => {
       const second = run(['start'], tempDir('sp-cli-port-'), cleanEnv({ SANDPIPER_HTTP_PORT: port }));
       assert.equal(second.code, 1, second.stderr);
       const errors = second.stderr.split('\n').filter((line) => line.startsWith('sandpiper:'));
-      assert.deepEqual(errors, [`sandpiper: cannot listen on 127.0.0.1:${port}: address already in use (set gateway.http_port / SANDPIPER_HTTP_PORT or gateway.http_host)`]);
+      assert.deepEqual(errors, [
+        `sandpiper: cannot listen on 127.0.0.1:${port}: address already in use (set gateway.http_port / SANDPIPER_HTTP_PORT or gateway.http_host)`,
+      ]);
       assert.doesNotMatch(second.stderr, /\n\s+at /);
     });
 
@@ -210,7 +245,11 @@ describe('sandpiper CLI', () => {
   it('exits 1 on one line naming the directory when data_dir cannot be created', () => {
     const dir = tempDir('sp-cli-datadir-');
     writeFileSync(path.join(dir, 'a-file'), '');
-    const result = run(['start'], dir, cleanEnv({ SANDPIPER_HTTP_PORT: '0', SANDPIPER_DATA_DIR: path.join(dir, 'a-file', 'data') }));
+    const result = run(
+      ['start'],
+      dir,
+      cleanEnv({ SANDPIPER_HTTP_PORT: '0', SANDPIPER_DATA_DIR: path.join(dir, 'a-file', 'data') }),
+    );
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /cannot create the database directory .*a-file.*ENOTDIR/);
     assertOneLine(result.stderr);
@@ -259,15 +298,29 @@ describe('sandpiper start with platform tokens and secrets', () => {
     while (!(adapters['discord'] === 'connected' && adapters['slack'] === 'connected')) {
       assert.ok(Date.now() < deadline, `adapters did not connect: ${JSON.stringify(adapters)}`);
       adapters = ((await (await fetch(`${url}/health`)).json()) as { adapters: Record<string, string> }).adapters;
-      if (!(adapters['discord'] === 'connected' && adapters['slack'] === 'connected')) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (!(adapters['discord'] === 'connected' && adapters['slack'] === 'connected'))
+        await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // A notify through the CLI: the JWT is minted from the secret and sent on the wire.
     const notifyEnv = { ...env, SANDPIPER_HTTP_PORT: new URL(url).port };
-    const notify = await runBinAsync(['notify', '--channel-type', 'discord', '--channel-id', '300000000000000001', 'hello'], dir, notifyEnv);
+    const notify = await runBinAsync(
+      ['notify', '--channel-type', 'discord', '--channel-id', '300000000000000001', 'hello'],
+      dir,
+      notifyEnv,
+    );
     assert.equal(notify.code, 0, notify.stderr);
     assert.match(notify.stdout, /^discord:300000000000000001 sent \d+$/m);
     // With --idempotency-key, running it again answers the first result (same message id) without a second post.
-    const keyed = ['notify', '--channel-type', 'discord', '--channel-id', '300000000000000001', '--idempotency-key', 'cli-once', 'only once'];
+    const keyed = [
+      'notify',
+      '--channel-type',
+      'discord',
+      '--channel-id',
+      '300000000000000001',
+      '--idempotency-key',
+      'cli-once',
+      'only once',
+    ];
     const once = await runBinAsync(keyed, dir, notifyEnv);
     const again = await runBinAsync(keyed, dir, notifyEnv);
     assert.equal(again.code, 0, again.stderr);
@@ -288,7 +341,11 @@ describe('sandpiper start with platform tokens and secrets', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     writeFileSync(path.join(dir, 'missing-discord.toml'), `[discord]\napi_url = "http://127.0.0.1:${port}/api"\n`);
-    const child = startBin(['start', '--config', path.join(dir, 'missing-discord.toml')], dir, cleanEnv({ SANDPIPER_HTTP_PORT: '0', SANDPIPER_DISCORD_TOKEN: secrets.discord }));
+    const child = startBin(
+      ['start', '--config', path.join(dir, 'missing-discord.toml')],
+      dir,
+      cleanEnv({ SANDPIPER_HTTP_PORT: '0', SANDPIPER_DISCORD_TOKEN: secrets.discord }),
+    );
     await child.waitFor(/start discord failed/);
     assert.equal(await child.stop('SIGINT'), 0, child.output.slice(-1500));
   });

@@ -16,7 +16,10 @@ import { testPostgresUrl } from '../helpers/test-stores.js';
 const pgUrl = testPostgresUrl();
 // 2 as the issue asks; SANDPIPER_CLUSTER_SHARDS=1 runs the same workload against a gateway that cannot shard yet.
 const shards = Number(process.env['SANDPIPER_CLUSTER_SHARDS'] ?? '2');
-const skip = pgUrl === undefined ? 'SANDPIPER_TEST_PG_URL is not set: the multi-instance test needs PostgreSQL (see .ci/run)' : false;
+const skip =
+  pgUrl === undefined
+    ? 'SANDPIPER_TEST_PG_URL is not set: the multi-instance test needs PostgreSQL (see .ci/run)'
+    : false;
 
 describe('three instances on one PostgreSQL: SIGKILL of one half-way', { skip, timeout: 240_000 }, () => {
   let launched: LaunchedCluster | undefined;
@@ -38,9 +41,16 @@ describe('three instances on one PostgreSQL: SIGKILL of one half-way', { skip, t
     assert.deepEqual(report.toolProblems, [], 'approved calls not run once, or rejected calls run');
     assert.deepEqual(report.stuck, [], 'conversations that got stuck');
     assert.equal(report.duplicateIdentifies, 0, 'a Discord shard was connected by two instances at once');
-    assert.equal(report.clicks, 40 + 10 + 10 * 2, 'every approval conversation clicked (Reject: the click and its form)');
+    assert.equal(
+      report.clicks,
+      40 + 10 + 10 * 2,
+      'every approval conversation clicked (Reject: the click and its form)',
+    );
     assert.ok(report.kill && report.kill.interrupted > 0, 'the killed instance had turns waiting at a card');
-    assert.ok(report.kill.failoverMs !== undefined, 'the killed instance’s shard and interrupted turns were taken over');
+    assert.ok(
+      report.kill.failoverMs !== undefined,
+      'the killed instance’s shard and interrupted turns were taken over',
+    );
     assert.ok(report.kill.failoverMs < 30_000, `failover took ${report.kill.failoverMs} ms`);
   });
 });

@@ -17,7 +17,9 @@ import { startTestGateway, type TestGateway } from '../helpers/start-test-gatewa
 const CHANNEL_ID = '300000000000000001';
 const ALICE = '400000000000000001';
 
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name, arguments: JSON.stringify(args) }] });
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  toolCalls: [{ id, name, arguments: JSON.stringify(args) }],
+});
 
 interface TestServer {
   server: http.Server;
@@ -46,7 +48,12 @@ describe('network cards through the running gateway', () => {
   let sandboxed = false;
 
   before(async () => {
-    [discord, llm, allowed, fresh] = await Promise.all([FakeDiscord.start(), startFakeLlmServer(), startServer('ALLOWED-HOST'), startServer('NEW-HOST')]);
+    [discord, llm, allowed, fresh] = await Promise.all([
+      FakeDiscord.start(),
+      startFakeLlmServer(),
+      startServer('ALLOWED-HOST'),
+      startServer('NEW-HOST'),
+    ]);
     const tools = [
       'sandbox = "auto"',
       'network = "ask"',
@@ -61,7 +68,9 @@ describe('network cards through the running gateway', () => {
       users: [['discord', ALICE, 'alice']],
     });
     alice = discord.user(ALICE, 'alice');
-    sandboxed = ((await gateway.health()) as { sandbox?: string }).sandbox === 'bwrap' && (await findExecutable('curl')) !== undefined;
+    sandboxed =
+      ((await gateway.health()) as { sandbox?: string }).sandbox === 'bwrap' &&
+      (await findExecutable('curl')) !== undefined;
   });
   after(async () => {
     allowed?.server.close();
@@ -69,10 +78,14 @@ describe('network cards through the running gateway', () => {
     await gateway?.close();
   });
 
-  const botMessages = (threadId: string): FakeMessage[] => discord.state.messagesIn(threadId).filter((m) => m.author.id === discord.state.bot.id);
-  const networkCards = (threadId: string): FakeMessage[] => botMessages(threadId).filter((m) => JSON.stringify(m.embeds).includes('Network Access Requested'));
-  const answer = (threadId: string, text: string) => discord.waitFor(() => botMessages(threadId).find((m) => m.content === text), 30_000, `answer "${text}"`);
-  const nthCard = (threadId: string, count: number) => discord.waitFor(() => networkCards(threadId)[count - 1], 30_000, `network card ${count}`);
+  const botMessages = (threadId: string): FakeMessage[] =>
+    discord.state.messagesIn(threadId).filter((m) => m.author.id === discord.state.bot.id);
+  const networkCards = (threadId: string): FakeMessage[] =>
+    botMessages(threadId).filter((m) => JSON.stringify(m.embeds).includes('Network Access Requested'));
+  const answer = (threadId: string, text: string) =>
+    discord.waitFor(() => botMessages(threadId).find((m) => m.content === text), 30_000, `answer "${text}"`);
+  const nthCard = (threadId: string, count: number) =>
+    discord.waitFor(() => networkCards(threadId)[count - 1], 30_000, `network card ${count}`);
   const button = (message: FakeMessage, label: string): string => {
     for (const row of message.components as { components?: { label?: string; custom_id?: string }[] }[]) {
       const found = row.components?.find((component) => component.label === label);
@@ -82,10 +95,13 @@ describe('network cards through the running gateway', () => {
   };
   /** The newest tool result the model was sent. */
   const lastToolResult = (): string => {
-    const messages = (llm.requests.at(-1)?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined)?.messages ?? [];
+    const messages =
+      (llm.requests.at(-1)?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined)?.messages ??
+      [];
     return String(messages.filter((message) => message.role === 'tool').at(-1)?.content ?? '');
   };
-  const curl = (port: number, path: string): string => `curl -sS -i --max-time 20 http://127.0.0.1:${port}${path}; echo " exit=$?"`;
+  const curl = (port: number, path: string): string =>
+    `curl -sS -i --max-time 20 http://127.0.0.1:${port}${path}; echo " exit=$?"`;
 
   it('asks about a new host, and Allow once, Deny and Always here are each honoured', async (t) => {
     if (!sandboxed) return t.skip('bubblewrap or curl is not usable on this host');
@@ -113,7 +129,10 @@ describe('network cards through the running gateway', () => {
     await answer(thread, 'always over');
     assert.match(lastToolResult(), /NEW-HOST \/always/);
 
-    llm.enqueue(call('n4', 'bash', { command: `${curl(fresh.port, '/remembered')}; ${curl(allowed.port, '/listed')}` }), { text: 'remembered over' });
+    llm.enqueue(
+      call('n4', 'bash', { command: `${curl(fresh.port, '/remembered')}; ${curl(allowed.port, '/listed')}` }),
+      { text: 'remembered over' },
+    );
     discord.state.injectMessage(thread, alice, 'once more');
     await answer(thread, 'remembered over');
     assert.match(lastToolResult(), /NEW-HOST \/remembered[\s\S]*ALLOWED-HOST \/listed/);
@@ -139,7 +158,11 @@ describe('network cards through the running gateway', () => {
   it('refuses loopback and metadata addresses without a card', async (t) => {
     if (!sandboxed) return t.skip('bubblewrap or curl is not usable on this host');
     const gatewayPort = new URL(gateway.url).port;
-    const command = [`curl -sS -i --max-time 20 ${gateway.url}/health`, 'curl -sS -i --max-time 20 http://169.254.169.254/latest/meta-data/', 'curl -sS -i --max-time 20 http://10.1.2.3/'].join('; ');
+    const command = [
+      `curl -sS -i --max-time 20 ${gateway.url}/health`,
+      'curl -sS -i --max-time 20 http://169.254.169.254/latest/meta-data/',
+      'curl -sS -i --max-time 20 http://10.1.2.3/',
+    ].join('; ');
     llm.enqueue(call('r1', 'bash', { command }), { text: 'refusals over' });
     const mention = discord.state.injectMessage(CHANNEL_ID, alice, 'probe', true);
     await answer(mention.id, 'refusals over');
@@ -153,16 +176,27 @@ describe('network cards through the running gateway', () => {
 
   it('withdraws a card when the call ends before the owner answers; a late click runs nothing', async (t) => {
     if (!sandboxed) return t.skip('bubblewrap or curl is not usable on this host');
-    llm.enqueue(call('w1', 'bash', { command: `curl -sS --max-time 2 http://127.0.0.1:${fresh.port}/late; echo " exit=$?"` }), { text: 'late over' });
+    llm.enqueue(
+      call('w1', 'bash', { command: `curl -sS --max-time 2 http://127.0.0.1:${fresh.port}/late; echo " exit=$?"` }),
+      { text: 'late over' },
+    );
     const mention = discord.state.injectMessage(CHANNEL_ID, alice, 'quick one', true);
     const card = await nthCard(mention.id, 1);
     const allowOnce = button(card, 'Allow once');
     await answer(mention.id, 'late over');
     assert.match(lastToolResult(), / exit=28/, 'curl gave up waiting');
-    const withdrawn = await discord.waitFor(() => {
-      const current = discord.state.messagesIn(mention.id).find((message) => message.id === card.id);
-      return current && JSON.stringify(current.embeds).includes('Cancelled') && (current.components as unknown[]).length === 0 ? current : undefined;
-    }, 30_000, 'withdrawn card');
+    const withdrawn = await discord.waitFor(
+      () => {
+        const current = discord.state.messagesIn(mention.id).find((message) => message.id === card.id);
+        return current &&
+          JSON.stringify(current.embeds).includes('Cancelled') &&
+          (current.components as unknown[]).length === 0
+          ? current
+          : undefined;
+      },
+      30_000,
+      'withdrawn card',
+    );
     assert.ok(withdrawn);
     const click = discord.state.clickButton(card.id, allowOnce, alice);
     const reply = await discord.waitFor(() => click.reply, 30_000, 'late click reply');

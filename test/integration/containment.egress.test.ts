@@ -23,7 +23,10 @@ interface Asked {
 }
 
 /** A stand-in for the workstream's cards: records every question and answers with the queued answers. */
-function recordingPermissions(answers: NetworkAnswer[], standing: Record<string, 'allow' | 'deny'> = {}): NetworkPermissions & { asked: Asked[] } {
+function recordingPermissions(
+  answers: NetworkAnswer[],
+  standing: Record<string, 'allow' | 'deny'> = {},
+): NetworkPermissions & { asked: Asked[] } {
   const asked: Asked[] = [];
   return {
     asked,
@@ -51,7 +54,12 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   let usable = false;
 
   before(async () => {
-    [allowed, fresh, gatewayPort, untrusted] = await Promise.all([startServer('ALLOWED-HOST'), startServer('NEW-HOST'), startServer('GATEWAY-ITSELF'), startServer('LOOPBACK-SERVICE')]);
+    [allowed, fresh, gatewayPort, untrusted] = await Promise.all([
+      startServer('ALLOWED-HOST'),
+      startServer('NEW-HOST'),
+      startServer('GATEWAY-ITSELF'),
+      startServer('LOOPBACK-SERVICE'),
+    ]);
     const status = await detectSandbox({ mode: 'auto' });
     usable = status.kind === 'bwrap' && (await findExecutable('curl')) !== undefined;
     workspace = mkdtempSync(path.join('/var/tmp', 'sp-egress-'));
@@ -71,7 +79,12 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   });
 
   const bash = async (command: string, permissions?: NetworkPermissions): Promise<string> => {
-    const context: ToolContext = createToolContext(workspace, { sandbox, toolName: 'bash', timeoutMs: 30_000, ...(permissions === undefined ? {} : { network: permissions }) });
+    const context: ToolContext = createToolContext(workspace, {
+      sandbox,
+      toolName: 'bash',
+      timeoutMs: 30_000,
+      ...(permissions === undefined ? {} : { network: permissions }),
+    });
     const result = await bashHandler.execute({ command }, context);
     return typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
   };
@@ -80,7 +93,10 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   it('reaches an allowlisted host through the proxy (HTTP and CONNECT) without a card', async (t) => {
     if (!usable) return t.skip('bubblewrap or curl is not usable on this host');
     const permissions = recordingPermissions([]);
-    const output = await bash(`${curl(`http://127.0.0.1:${allowed.port}/simple`)}; ${curl(`http://127.0.0.1:${allowed.port}/tunnel`, '--proxytunnel')}`, permissions);
+    const output = await bash(
+      `${curl(`http://127.0.0.1:${allowed.port}/simple`)}; ${curl(`http://127.0.0.1:${allowed.port}/tunnel`, '--proxytunnel')}`,
+      permissions,
+    );
     assert.match(output, /ALLOWED-HOST GET \/simple exit=0/);
     assert.match(output, /ALLOWED-HOST GET \/tunnel exit=0/, 'CONNECT tunnels pass too');
     assert.deepEqual(permissions.asked, []);
@@ -96,7 +112,10 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   it('asks the owner about a new host once per call, and an Allow once is honoured', async (t) => {
     if (!usable) return t.skip('bubblewrap or curl is not usable on this host');
     const permissions = recordingPermissions(['once']);
-    const output = await bash(`${curl(`http://127.0.0.1:${fresh.port}/one`)}; ${curl(`http://127.0.0.1:${fresh.port}/two`)}`, permissions);
+    const output = await bash(
+      `${curl(`http://127.0.0.1:${fresh.port}/one`)}; ${curl(`http://127.0.0.1:${fresh.port}/two`)}`,
+      permissions,
+    );
     assert.match(output, /NEW-HOST GET \/one exit=0/);
     assert.match(output, /NEW-HOST GET \/two exit=0/);
     assert.deepEqual(permissions.asked, [{ tool: 'bash', label: `network:127.0.0.1:${fresh.port}` }]);
@@ -140,7 +159,10 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
     ];
     for (const target of targets) {
       const permissions = recordingPermissions(['always']);
-      const output = await bash(`${curl(target, '-i')}; ${curl(target.replace(/\/$/, '/tls').replace('http://', 'https://'))}`, permissions);
+      const output = await bash(
+        `${curl(target, '-i')}; ${curl(target.replace(/\/$/, '/tls').replace('http://', 'https://'))}`,
+        permissions,
+      );
       assert.match(output, /403/, `${target} refused`);
       assert.match(output, /Blocked: /, `${target} says why`);
       assert.doesNotMatch(output, /LOOPBACK-SERVICE|GATEWAY-ITSELF/, `${target} reached nothing`);
@@ -151,7 +173,10 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
   it('opens at most five cards per call, one at a time; further new hosts are refused with the reason', async (t) => {
     if (!usable) return t.skip('bubblewrap or curl is not usable on this host');
     const ports = Array.from({ length: 8 }, (_, index) => 40_101 + index);
-    const busy = createSandbox(sandbox.status, { network: 'ask', egress: { allow: [], internal: ports.map((port) => `127.0.0.1:${port}`) } });
+    const busy = createSandbox(sandbox.status, {
+      network: 'ask',
+      egress: { allow: [], internal: ports.map((port) => `127.0.0.1:${port}`) },
+    });
     let open = 0;
     let mostOpen = 0;
     const asked: string[] = [];
@@ -165,8 +190,17 @@ describe('tool network through the egress proxy (bubblewrap)', () => {
         return 'deny';
       },
     };
-    const command = ports.slice(0, 7).map((port) => `curl -sS -o /dev/null --max-time 20 http://127.0.0.1:${port}/ 2>&1 &`).join('\n') + '\nwait; curl -sS -i --max-time 20 http://127.0.0.1:40108/last';
-    const context: ToolContext = createToolContext(workspace, { sandbox: busy, toolName: 'bash', timeoutMs: 30_000, network: permissions });
+    const command =
+      ports
+        .slice(0, 7)
+        .map((port) => `curl -sS -o /dev/null --max-time 20 http://127.0.0.1:${port}/ 2>&1 &`)
+        .join('\n') + '\nwait; curl -sS -i --max-time 20 http://127.0.0.1:40108/last';
+    const context: ToolContext = createToolContext(workspace, {
+      sandbox: busy,
+      toolName: 'bash',
+      timeoutMs: 30_000,
+      network: permissions,
+    });
     const output = String((await bashHandler.execute({ command }, context)).output);
     assert.equal(asked.length, 5, `asked ${asked.join(', ')}`);
     assert.equal(mostOpen, 1, 'one card at a time');

@@ -2,7 +2,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { linkSync, mkdirSync, readFileSync, existsSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  existsSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { createLayout, leaked, SECRETS, text, type Layout } from './containment.fixture.js';
 
@@ -51,13 +61,21 @@ for (const mode of ['auto', 'off'] as const) {
       linkSync(path.join(l.outside, 'secret.txt'), path.join(l.workspace, 'linked.txt'));
       await refused('read_file', { path: 'linked.txt' }, /hard links/);
       await refused('write_file', { path: 'linked.txt', content: 'overwritten' }, /hard links/);
-      assert.equal(readFileSync(path.join(l.outside, 'secret.txt'), 'utf8'), `${SECRETS.outside}\n`, 'the linked file outside is untouched');
+      assert.equal(
+        readFileSync(path.join(l.outside, 'secret.txt'), 'utf8'),
+        `${SECRETS.outside}\n`,
+        'the linked file outside is untouched',
+      );
       execFileSync('mkfifo', [path.join(l.workspace, 'pipe')]);
       await refused('read_file', { path: 'pipe' }, /not a regular file/);
     });
 
     it('refuses writes and edits that leave the workspace, creating nothing outside', async () => {
-      await refused('write_file', { path: '../../../config.toml', content: '[agent]\nauto_approve = true\n' }, /protected gateway path/);
+      await refused(
+        'write_file',
+        { path: '../../../config.toml', content: '[agent]\nauto_approve = true\n' },
+        /protected gateway path/,
+      );
       assert.match(readFileSync(l.configFile, 'utf8'), new RegExp(SECRETS.config));
       symlinkSync(l.outside, path.join(l.workspace, 'escape'));
       await refused('write_file', { path: 'escape/planted.txt', content: 'x' }, /outside the workspace/);
@@ -65,7 +83,11 @@ for (const mode of ['auto', 'off'] as const) {
       await refused('write_file', { path: path.join(l.readRoot, 'guide.md'), content: 'changed' }, /read-only root/);
       const ctx = l.context();
       ctx.readFiles.add(l.configFile);
-      const edit = await l.call('edit_file', { path: '../../../config.toml', old_string: 'token', new_string: 'x' }, { readFiles: ctx.readFiles });
+      const edit = await l.call(
+        'edit_file',
+        { path: '../../../config.toml', old_string: 'token', new_string: 'x' },
+        { readFiles: ctx.readFiles },
+      );
       assert.equal(edit.isError, true);
       assert.match(readFileSync(l.configFile, 'utf8'), /token/);
     });
@@ -108,7 +130,8 @@ for (const mode of ['auto', 'off'] as const) {
         }
       })();
       const outputs: string[] = [];
-      for (let attempt = 0; attempt < 200; attempt++) outputs.push(text(await l.call('read_file', { path: 'race.txt' })));
+      for (let attempt = 0; attempt < 200; attempt++)
+        outputs.push(text(await l.call('read_file', { path: 'race.txt' })));
       swapping = false;
       await swapper;
       assert.deepEqual(outputs.flatMap(leaked), [], 'no read returned the config secret');
@@ -117,7 +140,11 @@ for (const mode of ['auto', 'off'] as const) {
       rmSync(spare, { force: true });
       writeFileSync(spare, 'harmless\n');
       renameSync(spare, target);
-      assert.match(text(await l.call('read_file', { path: 'race.txt' })), /harmless/, `reads during the race: ${[...new Set(outputs)].join(' | ')}`);
+      assert.match(
+        text(await l.call('read_file', { path: 'race.txt' })),
+        /harmless/,
+        `reads during the race: ${[...new Set(outputs)].join(' | ')}`,
+      );
     });
   });
 }

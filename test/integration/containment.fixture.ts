@@ -9,7 +9,12 @@ import { createToolAccess, type ToolAccess } from '../../src/agent/tools/tool-ac
 import type { ToolContext, ToolResult } from '../../src/agent/tools/tool.js';
 import { createToolContext } from '../helpers/tool-context.js';
 
-export const SECRETS = { config: 'CONFIG-SECRET-7731', database: 'DATABASE-SECRET-5512', otherWorkspace: 'OTHER-WS-SECRET-9012', outside: 'OUTSIDE-SECRET-3380' };
+export const SECRETS = {
+  config: 'CONFIG-SECRET-7731',
+  database: 'DATABASE-SECRET-5512',
+  otherWorkspace: 'OTHER-WS-SECRET-9012',
+  outside: 'OUTSIDE-SECRET-3380',
+};
 
 export interface Layout {
   root: string;
@@ -57,8 +62,13 @@ export async function createLayout(mode: SandboxMode, options: { bwrapCommand?: 
     limits: { cpuSeconds: 20, memoryBytes: 4096 * 1024 * 1024, processes: 64, fileSizeBytes: 16 * 1024 * 1024 },
   });
   const handlers = createBuiltinHandlers();
-  const context = (overrides: Partial<ToolContext> = {}): ToolContext => createToolContext(workspace, { access, sandbox, timeoutMs: 20_000, ...overrides });
-  const call = async (name: string, args: Record<string, unknown>, overrides: Partial<ToolContext> = {}): Promise<ToolResult> => {
+  const context = (overrides: Partial<ToolContext> = {}): ToolContext =>
+    createToolContext(workspace, { access, sandbox, timeoutMs: 20_000, ...overrides });
+  const call = async (
+    name: string,
+    args: Record<string, unknown>,
+    overrides: Partial<ToolContext> = {},
+  ): Promise<ToolResult> => {
     const handler = handlers.get(name);
     if (handler === undefined) throw new Error(`no handler ${name}`);
     const ctx = context(overrides);
@@ -67,7 +77,18 @@ export async function createLayout(mode: SandboxMode, options: { bwrapCommand?: 
     return handler.execute(args, ctx);
   };
   return {
-    root, configFile, dataDir, databaseFile, workspace, otherWorkspace, outside, readRoot, access, sandbox, context, call,
+    root,
+    configFile,
+    dataDir,
+    databaseFile,
+    workspace,
+    otherWorkspace,
+    outside,
+    readRoot,
+    access,
+    sandbox,
+    context,
+    call,
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
 }
@@ -79,5 +100,7 @@ export function text(result: ToolResult): string {
 
 /** Asserts that no planted secret appears in the text. */
 export function leaked(output: string): string[] {
-  return Object.entries(SECRETS).filter(([, secret]) => output.includes(secret)).map(([name]) => name);
+  return Object.entries(SECRETS)
+    .filter(([, secret]) => output.includes(secret))
+    .map(([name]) => name);
 }

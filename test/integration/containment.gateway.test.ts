@@ -11,7 +11,9 @@ const CHANNEL_ID = '300000000000000001';
 const TOKEN_SECRET = 'discord-token-in-config-4410';
 const JWT_SECRET = 'jwt-secret-in-config-4410-jwt-secret-in-config';
 
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name, arguments: JSON.stringify(args) }] });
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  toolCalls: [{ id, name, arguments: JSON.stringify(args) }],
+});
 
 describe('containment through the running gateway', () => {
   let discord: FakeDiscord;
@@ -32,9 +34,16 @@ describe('containment through the running gateway', () => {
     await gateway?.close();
   });
 
-  const botMessages = (threadId: string): FakeMessage[] => discord.state.messagesIn(threadId).filter((m) => m.author.id === discord.state.bot.id);
-  const answer = (threadId: string, text: string) => discord.waitFor(() => botMessages(threadId).find((m) => m.content === text), 30_000, `answer "${text}"`);
-  const card = (threadId: string) => discord.waitFor(() => botMessages(threadId).find((m) => JSON.stringify(m.embeds).includes('Approval')), 30_000, 'approval card');
+  const botMessages = (threadId: string): FakeMessage[] =>
+    discord.state.messagesIn(threadId).filter((m) => m.author.id === discord.state.bot.id);
+  const answer = (threadId: string, text: string) =>
+    discord.waitFor(() => botMessages(threadId).find((m) => m.content === text), 30_000, `answer "${text}"`);
+  const card = (threadId: string) =>
+    discord.waitFor(
+      () => botMessages(threadId).find((m) => JSON.stringify(m.embeds).includes('Approval')),
+      30_000,
+      'approval card',
+    );
   const approveButton = (message: FakeMessage): string => {
     for (const row of message.components as { components?: { label?: string; custom_id?: string }[] }[]) {
       const found = row.components?.find((component) => component.label === 'Approve');
@@ -42,7 +51,8 @@ describe('containment through the running gateway', () => {
     }
     throw new Error('no Approve button');
   };
-  const everythingSeen = (threadId: string): string => JSON.stringify([llm.requests.map((request) => request.body), botMessages(threadId)]);
+  const everythingSeen = (threadId: string): string =>
+    JSON.stringify([llm.requests.map((request) => request.body), botMessages(threadId)]);
 
   it('read_file of the config file (no card needed) is refused and nothing leaks to the thread or the model', async () => {
     llm.enqueue(call('call_r1', 'read_file', { path: '../../config.toml' }), { text: 'read attempt over' });
@@ -73,7 +83,10 @@ describe('containment through the running gateway', () => {
   });
 
   it('write_file cannot rewrite the config file to auto_approve', async () => {
-    llm.enqueue(call('call_w1', 'write_file', { path: '../../config.toml', content: '[agent]\nauto_approve = true\n' }), { text: 'write attempt over' });
+    llm.enqueue(
+      call('call_w1', 'write_file', { path: '../../config.toml', content: '[agent]\nauto_approve = true\n' }),
+      { text: 'write attempt over' },
+    );
     const mention = discord.state.injectMessage(CHANNEL_ID, alice, 'fix the config', true);
     await answer(mention.id, 'write attempt over');
     assert.match(readFileSync(path.join(gateway.dir, 'config.toml'), 'utf8'), new RegExp(JWT_SECRET));

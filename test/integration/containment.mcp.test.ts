@@ -30,19 +30,34 @@ describe('sandboxed stdio MCP servers', () => {
       sandbox: { sandbox: l.sandbox, workDir: (name) => path.join(l.root, 'mcp', name) },
     });
     await manager.start();
-    await waitFor(() => manager?.status().perServer[0]?.connected === true || (manager?.status().perServer[0]?.error ?? '') !== '', 'sandboxed server connected');
+    await waitFor(
+      () => manager?.status().perServer[0]?.connected === true || (manager?.status().perServer[0]?.error ?? '') !== '',
+      'sandboxed server connected',
+    );
     assert.equal(manager.status().perServer[0]?.error, '');
     const config = await manager.callTool('mcp__fs__read_text_file', { path: l.configFile }, toolContext());
     assert.deepEqual(leaked(text(config)), [], text(config));
-    const other = await manager.callTool('mcp__fs__read_text_file', { path: path.join(l.otherWorkspace, 'notes.txt') }, toolContext());
+    const other = await manager.callTool(
+      'mcp__fs__read_text_file',
+      { path: path.join(l.otherWorkspace, 'notes.txt') },
+      toolContext(),
+    );
     assert.ok(!text(other).includes(SECRETS.otherWorkspace), text(other));
-    const guide = await manager.callTool('mcp__fs__read_text_file', { path: path.join(l.readRoot, 'guide.md') }, toolContext());
+    const guide = await manager.callTool(
+      'mcp__fs__read_text_file',
+      { path: path.join(l.readRoot, 'guide.md') },
+      toolContext(),
+    );
     assert.match(text(guide), /read-only guide/, 'the rest of the host stays readable');
     assert.ok(existsSync(path.join(l.root, 'mcp', 'fs')), 'its own writable folder was made');
   });
 
   it('refuses to start a sandbox = true server when bubblewrap does not work, and says how to fix it', async () => {
-    const unavailable = createSandbox({ kind: 'unavailable', reason: 'bubblewrap unusable: bwrap is not installed', runsAsRoot: false });
+    const unavailable = createSandbox({
+      kind: 'unavailable',
+      reason: 'bubblewrap unusable: bwrap is not installed',
+      runsAsRoot: false,
+    });
     unsandboxed = createMcpManager({
       servers: [stdioSpec('fs2', [FILESYSTEM, l.root], { sandbox: true })],
       parentEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] },
@@ -52,6 +67,9 @@ describe('sandboxed stdio MCP servers', () => {
     await waitFor(() => (unsandboxed?.status().perServer[0]?.error ?? '') !== '', 'start error');
     const status = unsandboxed.status().perServer[0];
     assert.equal(status?.connected, false);
-    assert.match(status?.error ?? '', /no sandbox is available on this host \(bubblewrap unusable: bwrap is not installed\); not started\. To fix it, install bubblewrap/);
+    assert.match(
+      status?.error ?? '',
+      /no sandbox is available on this host \(bubblewrap unusable: bwrap is not installed\); not started\. To fix it, install bubblewrap/,
+    );
   });
 });

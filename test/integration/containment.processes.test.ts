@@ -11,7 +11,8 @@ import { waitFor } from '../helpers/tool-context.js';
 import { createLayout, leaked, text, type Layout } from './containment.fixture.js';
 
 /** Pids whose command line is, or runs, `marker` (a unique sleep duration): the sleep itself and any bwrap around it. */
-const processesWith = (marker: string): number[] => pidsWhere((cmdline) => cmdline.includes(marker) && !cmdline.includes('bash -c'));
+const processesWith = (marker: string): number[] =>
+  pidsWhere((cmdline) => cmdline.includes(marker) && !cmdline.includes('bash -c'));
 
 describe('bash in the sandbox (tools.sandbox = "auto")', () => {
   let l: Layout;
@@ -36,9 +37,15 @@ describe('bash in the sandbox (tools.sandbox = "auto")', () => {
 
   it('cannot read the config file, the database or another workspace', async (t) => {
     if (skip()) return t.skip('bubblewrap is not usable on this host');
-    const result = await bash(`cat ${l.configFile}; cat ${l.databaseFile}; cat ../ws2/notes.txt 2>/dev/null; ls -a ..; grep -r SECRET ${l.root} 2>&1 | head`);
+    const result = await bash(
+      `cat ${l.configFile}; cat ${l.databaseFile}; cat ../ws2/notes.txt 2>/dev/null; ls -a ..; grep -r SECRET ${l.root} 2>&1 | head`,
+    );
     // The rest of the host stays readable (read-only system): the "outside" file is visible by design.
-    assert.deepEqual(leaked(text(result)).filter((name) => name !== 'outside'), [], text(result));
+    assert.deepEqual(
+      leaked(text(result)).filter((name) => name !== 'outside'),
+      [],
+      text(result),
+    );
     assert.match(text(result), /ws1/);
     assert.doesNotMatch(text(result), /ws2/, 'other workspaces are not even listed');
     assert.equal(result.isError, false, 'the model gets a normal result with the errors in it');
@@ -46,15 +53,22 @@ describe('bash in the sandbox (tools.sandbox = "auto")', () => {
 
   it('cannot see or signal the gateway process, nor read its environment', async (t) => {
     if (skip()) return t.skip('bubblewrap is not usable on this host');
-    const result = await bash(`cat /proc/${process.pid}/environ; kill -9 ${process.pid}; echo "kill=$?"; ls /proc | grep -c '^[0-9]'`);
+    const result = await bash(
+      `cat /proc/${process.pid}/environ; kill -9 ${process.pid}; echo "kill=$?"; ls /proc | grep -c '^[0-9]'`,
+    );
     assert.match(text(result), /kill=1/);
-    assert.ok(Number(/^(\d+)$/m.exec(text(result))?.[1] ?? 99) < 10, `only the sandbox's own processes are visible: ${text(result)}`);
+    assert.ok(
+      Number(/^(\d+)$/m.exec(text(result))?.[1] ?? 99) < 10,
+      `only the sandbox's own processes are visible: ${text(result)}`,
+    );
     assert.doesNotMatch(text(result), /PATH=/);
   });
 
   it('cannot write outside the workspace, but can write inside it', async (t) => {
     if (skip()) return t.skip('bubblewrap is not usable on this host');
-    const result = await bash(`echo x > ${path.join(l.outside, 'planted.txt')}; echo y > ${l.configFile}; touch /usr/planted; echo ok > made-here.txt; cat made-here.txt`);
+    const result = await bash(
+      `echo x > ${path.join(l.outside, 'planted.txt')}; echo y > ${l.configFile}; touch /usr/planted; echo ok > made-here.txt; cat made-here.txt`,
+    );
     assert.equal(existsSync(path.join(l.outside, 'planted.txt')), false);
     assert.match(readFileSync(l.configFile, 'utf8'), /CONFIG-SECRET/);
     assert.equal(existsSync('/usr/planted'), false);
@@ -84,7 +98,9 @@ describe('bash in the sandbox (tools.sandbox = "auto")', () => {
 
   it('a background process does not outlive its call', async (t) => {
     if (skip()) return t.skip('bubblewrap is not usable on this host');
-    const result = await bash('setsid sleep 987 >/dev/null 2>&1 < /dev/null & nohup sleep 988 >/dev/null 2>&1 & echo started');
+    const result = await bash(
+      'setsid sleep 987 >/dev/null 2>&1 < /dev/null & nohup sleep 988 >/dev/null 2>&1 & echo started',
+    );
     assert.match(text(result), /started/);
     await waitFor(() => processesWith('sleep 987').length === 0 && processesWith('sleep 988').length === 0);
   });
@@ -95,21 +111,32 @@ describe('bash in the sandbox (tools.sandbox = "auto")', () => {
     // A stand-in for the gateway: a parent that starts the sandbox and is then killed without any clean-up.
     const parent = spawn('sh', ['-c', '"$@" & wait', 'sh', wrapped.command, ...wrapped.args], { stdio: 'ignore' });
     // Wait for the sleep itself (not just the shell naming it), so the sandbox is fully up before the kill.
-    await waitFor(() => processesWith('sleep 986').some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0')));
+    await waitFor(() =>
+      processesWith('sleep 986').some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0')),
+    );
     parent.kill('SIGKILL');
     await waitFor(() => processesWith('sleep 986').length === 0);
   });
 
   it('the process limit stops a fork flood (run as an unprivileged user; uid 0 is exempt in the kernel)', async (t) => {
     if (skip()) return t.skip('bubblewrap is not usable on this host');
-    const wrapped = l.sandbox.wrap('bash', ['-c', 'for i in $(seq 200); do sleep 5 & done 2>&1 | tail -1; echo "visible=$(ls /proc | grep -c "^[0-9]")"'], { writable: l.workspace });
+    const wrapped = l.sandbox.wrap(
+      'bash',
+      ['-c', 'for i in $(seq 200); do sleep 5 & done 2>&1 | tail -1; echo "visible=$(ls /proc | grep -c "^[0-9]")"'],
+      { writable: l.workspace },
+    );
     const asNobody = process.getuid?.() === 0;
     if (asNobody) {
       chmodSync(l.root, 0o711);
       chmodSync(l.workspace, 0o777);
     }
-    const [command, args] = asNobody ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', wrapped.command, ...wrapped.args]] : [wrapped.command, wrapped.args];
-    const outcome = await runProcess(command as string, args as string[], { cwd: l.workspace, signal: AbortSignal.timeout(60_000) });
+    const [command, args] = asNobody
+      ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', wrapped.command, ...wrapped.args]]
+      : [wrapped.command, wrapped.args];
+    const outcome = await runProcess(command as string, args as string[], {
+      cwd: l.workspace,
+      signal: AbortSignal.timeout(60_000),
+    });
     assert.match(outcome.stdout + outcome.stderr, /fork: /, 'bash reports the refused forks');
     const visible = Number(/visible=(\d+)/.exec(outcome.stdout)?.[1] ?? '999');
     assert.ok(visible <= 64 + 5, `at most the limit of processes ran: ${visible}`);

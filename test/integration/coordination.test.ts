@@ -31,7 +31,10 @@ async function world(url: string | undefined): Promise<CoordinationWorld> {
     stores: db.stores,
     shared: url !== undefined,
     async instance(id: string, stores: Stores = db.stores) {
-      const runtime = await createAgentRuntime(config, stores, createSilentLogger(), { evictIntervalMs: 0, providers: { fake: new FakeModelProvider() } });
+      const runtime = await createAgentRuntime(config, stores, createSilentLogger(), {
+        evictIntervalMs: 0,
+        providers: { fake: new FakeModelProvider() },
+      });
       runtimes.push(runtime);
       const coordination = url === undefined ? new LocalCoordination() : new PostgresCoordination(config, stores, id);
       const placement = coordination.placement(runtime.manager, createSilentLogger());

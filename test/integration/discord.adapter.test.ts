@@ -39,6 +39,9 @@ describe('discord adapter requests', () => {
     const caller = new AbortController();
     caller.abort();
     await assert.rejects(adapter.post(CHANNEL_ID, { kind: 'text', text: 'never' }, caller.signal));
-    assert.equal(fake.state.messagesIn(CHANNEL_ID).some((m) => m.content === 'never'), false);
+    assert.equal(
+      fake.state.messagesIn(CHANNEL_ID).some((m) => m.content === 'never'),
+      false,
+    );
   });
 });

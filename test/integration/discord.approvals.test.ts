@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { DiscordHarness } from '../fakes/fake-discord-harness.js';
 import type { FakeUser } from '../fakes/fake-discord.js';
 
-const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
+const bash = (id: string, command: string) => ({
+  toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }],
+});
 
 describe('discord approvals', () => {
   let h: DiscordHarness;
@@ -39,7 +41,11 @@ describe('discord approvals', () => {
 
     const click = h.fake.state.clickButton(card.id, approve, alice);
     assert.equal(await h.fake.waitFor(reply(click.id), 15_000, 'approval reply'), 'Approved.');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'The command printed approved-run.'), 20_000, 'final answer');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'The command printed approved-run.'),
+      20_000,
+      'final answer',
+    );
     assert.match(JSON.stringify(h.llm.requests[1]?.body), /approved-run/);
     assert.equal(card.components.length, 0);
     assert.match(JSON.stringify(card.embeds), /Approved/);
@@ -73,9 +79,15 @@ describe('discord approvals', () => {
     const reject = h.button(card, 'Reject') ?? '';
     const click = h.fake.state.clickButton(card.id, reject, alice);
     const modal = await h.fake.waitFor(() => h.fake.state.interactions.get(click.id)?.modal, 15_000, 'reject modal');
-    const submit = h.fake.state.submitModal(String(modal.custom_id), threadId, alice, { feedback: 'please list the files first' });
+    const submit = h.fake.state.submitModal(String(modal.custom_id), threadId, alice, {
+      feedback: 'please list the files first',
+    });
     assert.equal(await h.fake.waitFor(reply(submit.id), 15_000, 'reject reply'), 'Rejected.');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Understood, I will not delete anything.'), 20_000, 'final answer');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Understood, I will not delete anything.'),
+      20_000,
+      'final answer',
+    );
     assert.match(JSON.stringify(h.llm.requests.at(-1)?.body), /please list the files first/);
     assert.match(JSON.stringify(card.embeds), /Rejected/);
   });
@@ -91,7 +103,11 @@ describe('discord approvals', () => {
     assert.match(await h.fake.waitFor(reply(unlinked.id), 15_000, 'unlinked reply'), /not linked/);
     const click = h.fake.state.clickButton(card.id, approve, admin);
     assert.equal(await h.fake.waitFor(reply(click.id), 15_000, 'admin reply'), 'Approved.');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Admin approved it.'), 20_000, 'final answer');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Admin approved it.'),
+      20_000,
+      'final answer',
+    );
     assert.match(JSON.stringify(card.embeds), /root/);
   });
 });

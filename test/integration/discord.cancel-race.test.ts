@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { DiscordHarness } from '../fakes/fake-discord-harness.js';
 import type { FakeMessage, FakeUser } from '../fakes/fake-discord.js';
 
-const touch = (id: string, file: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command: `echo ran > ${file}` }) }] });
+const touch = (id: string, file: string) => ({
+  toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command: `echo ran > ${file}` }) }],
+});
 
 describe('discord approvals racing cancel and close', () => {
   let h: DiscordHarness;
@@ -24,7 +26,8 @@ describe('discord approvals racing cancel and close', () => {
   });
 
   const reply = (interactionId: string) => () => h.fake.state.interactions.get(interactionId)?.reply;
-  const decided = (card: FakeMessage) => () => card.components.length === 0 && /— (Approved|Cancelled|Rejected)/.test(JSON.stringify(card.embeds));
+  const decided = (card: FakeMessage) => () =>
+    card.components.length === 0 && /— (Approved|Cancelled|Rejected)/.test(JSON.stringify(card.embeds));
 
   it('shows "Cancelled" (not "Rejected") after /cancel, and a late click runs nothing', async () => {
     const file = join(dir, 'cancel-first');
@@ -84,7 +87,11 @@ describe('discord approvals racing cancel and close', () => {
         if (h.llm.pending > 0) {
           // The turn stopped before its last model call: use the scripted answer up in a new thread.
           const spare = await h.mention(alice, 'spare');
-          await h.fake.waitFor(() => h.textMessages(spare.threadId).find((m) => m.content === 'Written.'), 20_000, 'leftover answer');
+          await h.fake.waitFor(
+            () => h.textMessages(spare.threadId).find((m) => m.content === 'Written.'),
+            20_000,
+            'leftover answer',
+          );
         }
         assert.equal(h.llm.pending, 0, 'every scripted answer was used');
       }

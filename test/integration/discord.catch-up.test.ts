@@ -14,7 +14,8 @@ describe('discord catch-up', () => {
     await h.close();
   });
 
-  const answers = (threadId: string): Map<string, number> => answerCounts(h.textMessages(threadId).map((m) => m.content));
+  const answers = (threadId: string): Map<string, number> =>
+    answerCounts(h.textMessages(threadId).map((m) => m.content));
 
   it('answers thread posts and mentions written while the gateway was down, once', async () => {
     const { user } = await h.linkedUser('400000000000000061', 'mia');
@@ -32,7 +33,11 @@ describe('discord catch-up', () => {
     await h.boot();
     await h.fake.waitFor(() => answers(threadId).get('q-missed-post'), 20_000, 'thread post answered after start');
     await h.fake.waitFor(() => h.fake.state.channels.get(mention.id), 20_000, 'thread opened from the missed mention');
-    await h.fake.waitFor(() => answers(mention.id).get('q-missed-mention'), 20_000, 'mention answered in its new thread');
+    await h.fake.waitFor(
+      () => answers(mention.id).get('q-missed-mention'),
+      20_000,
+      'mention answered in its new thread',
+    );
     const turn = h.llm.requests.find((r) => JSON.stringify(r.body).includes('q-missed-post'));
     assert.match(JSON.stringify(turn?.body), /osprey/, 'the missed post joined the thread history');
 
@@ -41,11 +46,22 @@ describe('discord catch-up', () => {
     const fetches = h.fake.requests.length;
     await h.crash();
     await h.boot();
-    const fetched = (id: string): boolean => h.fake.requests.slice(fetches).some((r) => r.method === 'GET' && r.path === `/channels/${id}/messages`);
-    await h.fake.waitFor(() => fetched(threadId) && fetched(mention.id) && fetched(CHANNEL_ID), 20_000, 'catch-up fetches after the second restart');
+    const fetched = (id: string): boolean =>
+      h.fake.requests.slice(fetches).some((r) => r.method === 'GET' && r.path === `/channels/${id}/messages`);
+    await h.fake.waitFor(
+      () => fetched(threadId) && fetched(mention.id) && fetched(CHANNEL_ID),
+      20_000,
+      'catch-up fetches after the second restart',
+    );
     // The fetches are done once the last conversation was read; give the handling a positive signal to wait for.
     await h.mention(user, 'q-after-restart');
-    await h.fake.waitFor(() => h.fake.state.channels.size > 0 && [...h.fake.state.channels.keys()].some((id) => answers(id).get('q-after-restart')), 20_000, 'live answer');
+    await h.fake.waitFor(
+      () =>
+        h.fake.state.channels.size > 0 &&
+        [...h.fake.state.channels.keys()].some((id) => answers(id).get('q-after-restart')),
+      20_000,
+      'live answer',
+    );
     assert.equal(h.llm.requests.length, requests + 1, 'only the new question reached the model');
     assert.equal(answers(threadId).get('q-missed-post'), 1);
     assert.equal(answers(mention.id).get('q-missed-mention'), 1);
@@ -62,8 +78,16 @@ describe('discord catch-up', () => {
       const missed = off.fake.state.injectMessage(CHANNEL_ID, user, 'q-ignored', true);
       await off.boot();
       const { threadId } = await off.mention(user, 'q-live');
-      await off.fake.waitFor(() => answerCounts(off.textMessages(threadId).map((m) => m.content)).get('q-live'), 20_000, 'live answer');
-      assert.equal(off.fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/messages')).length, 0, 'no history read');
+      await off.fake.waitFor(
+        () => answerCounts(off.textMessages(threadId).map((m) => m.content)).get('q-live'),
+        20_000,
+        'live answer',
+      );
+      assert.equal(
+        off.fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/messages')).length,
+        0,
+        'no history read',
+      );
       assert.equal(off.fake.state.channels.get(missed.id), undefined, 'the missed mention stays unanswered');
     } finally {
       await off.close();

@@ -12,11 +12,29 @@ describe('discord slash commands', () => {
     await h.close();
   });
 
-  const replyOf = (id: string) => h.fake.waitFor(() => h.fake.state.interactions.get(id)?.reply, 15_000, 'interaction reply');
+  const replyOf = (id: string) =>
+    h.fake.waitFor(() => h.fake.state.interactions.get(id)?.reply, 15_000, 'interaction reply');
 
   it('registers the commands at start', async () => {
-    const names = await h.fake.waitFor(() => (h.fake.state.commands.length === 12 ? h.fake.state.commands : undefined), 15_000, 'commands');
-    const expected = ['ask', 'cancel', 'close', 'forget', 'grants', 'link', 'mcp', 'model', 'signout', 'status', 'steer', 'unlink'];
+    const names = await h.fake.waitFor(
+      () => (h.fake.state.commands.length === 12 ? h.fake.state.commands : undefined),
+      15_000,
+      'commands',
+    );
+    const expected = [
+      'ask',
+      'cancel',
+      'close',
+      'forget',
+      'grants',
+      'link',
+      'mcp',
+      'model',
+      'signout',
+      'status',
+      'steer',
+      'unlink',
+    ];
     assert.deepEqual((names as { name: string }[]).map((c) => c.name).sort(), expected);
   });
 
@@ -39,7 +57,9 @@ describe('discord slash commands', () => {
     assert.match(await replyOf(good.id), /Account linked/);
     assert.equal((await h.db.stores.users.getLink('discord', erin.id))?.userId, owner.userId);
     assert.equal(h.fake.state.interactions.get(good.id)?.ephemeral, true);
-    const leaked = h.fake.requests.some((r) => r.path.startsWith('/channels/') && JSON.stringify(r.body ?? '').includes(valid));
+    const leaked = h.fake.requests.some(
+      (r) => r.path.startsWith('/channels/') && JSON.stringify(r.body ?? '').includes(valid),
+    );
     assert.equal(leaked, false, 'the token never appears in a channel');
 
     const unlink = h.fake.state.slashCommand('unlink', CHANNEL_ID, erin);
@@ -62,7 +82,11 @@ describe('discord slash commands', () => {
     h.llm.enqueue({ text: ['Working', ' on it', ' slowly'], hang: true });
     const ask = h.fake.state.slashCommand('ask', CHANNEL_ID, user, { message: 'summarise the logs' });
     assert.match(await replyOf(ask.id), /Started/);
-    const thread = await h.fake.waitFor(() => h.fake.state.threadsOf(CHANNEL_ID).find((t) => t.name === 'summarise the logs'), 15_000, 'thread');
+    const thread = await h.fake.waitFor(
+      () => h.fake.state.threadsOf(CHANNEL_ID).find((t) => t.name === 'summarise the logs'),
+      15_000,
+      'thread',
+    );
     await h.fake.waitFor(() => h.llm.requests.length >= 1 && h.textMessages(thread.id).length > 0, 15_000, 'streaming');
 
     const status = h.fake.state.slashCommand('status', thread.id, user);
@@ -77,7 +101,11 @@ describe('discord slash commands', () => {
 
     const cancel = h.fake.state.slashCommand('cancel', thread.id, user);
     assert.match(await replyOf(cancel.id), /Cancelling/);
-    await h.fake.waitFor(() => h.textMessages(thread.id).find((m) => m.content === '*Cancelled.*'), 15_000, 'cancelled notice');
+    await h.fake.waitFor(
+      () => h.textMessages(thread.id).find((m) => m.content === '*Cancelled.*'),
+      15_000,
+      'cancelled notice',
+    );
 
     const close = h.fake.state.slashCommand('close', thread.id, user);
     assert.equal(await replyOf(close.id), 'Workstream closed.');
@@ -96,20 +124,35 @@ describe('discord slash commands', () => {
     const { user: judy } = await h.linkedUser('400000000000000036', 'judy');
     h.llm.enqueue({ text: 'Thread open.' }, { text: 'Still here, Judy.' });
     const { threadId } = await h.mention(judy, 'open a thread');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Thread open.'), 20_000, 'first answer');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Thread open.'),
+      20_000,
+      'first answer',
+    );
     h.fake.state.injectMessage(threadId, ivan, 'hello again?', true);
     h.fake.state.injectMessage(threadId, judy, 'are you there?');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Still here, Judy.'), 20_000, 'answer after ivan');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Still here, Judy.'),
+      20_000,
+      'answer after ivan',
+    );
     const hints = [...h.botMessages(CHANNEL_ID), ...h.botMessages(threadId)].filter((m) => m.content.includes('/link'));
     assert.equal(hints.length, 1);
-    assert.equal(h.fake.state.threadsOf(CHANNEL_ID).some((t) => t.name.startsWith('hello')), false);
+    assert.equal(
+      h.fake.state.threadsOf(CHANNEL_ID).some((t) => t.name.startsWith('hello')),
+      false,
+    );
   });
 
   it('stops answering a user right after /unlink (the cached link is dropped at once)', async () => {
     const { user: kim } = await h.linkedUser('400000000000000037', 'kim');
     h.llm.enqueue({ text: 'Hi Kim.' });
     const { threadId } = await h.mention(kim, 'hello there');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Hi Kim.'), 20_000, 'answer while linked');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Hi Kim.'),
+      20_000,
+      'answer while linked',
+    );
     const unlink = h.fake.state.slashCommand('unlink', CHANNEL_ID, kim);
     assert.equal(await replyOf(unlink.id), 'Account unlinked.');
     const requests = h.llm.requests.length;

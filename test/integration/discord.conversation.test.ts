@@ -21,28 +21,46 @@ describe('discord conversation', () => {
     const thread = h.fake.state.channels.get(threadId);
     assert.equal(thread?.parent_id, CHANNEL_ID);
     assert.equal(thread?.name, 'hi there');
-    const answer = await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Hello Alice, nice to meet you.'), 20_000, 'answer');
+    const answer = await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Hello Alice, nice to meet you.'),
+      20_000,
+      'answer',
+    );
     assert.ok(answer);
     assert.equal(message.content.includes('<@'), true);
     const request = h.llm.requests[0]?.body as { messages: { role: string; content: unknown }[] };
     assert.ok(JSON.stringify(request.messages.at(-1)).includes('hi there'));
     assert.ok(!JSON.stringify(request.messages.at(-1)).includes('<@'));
-    assert.ok(h.fake.requests.some((r) => r.method === 'POST' && r.path === `/channels/${threadId}/typing`), 'typing indicator shown');
+    assert.ok(
+      h.fake.requests.some((r) => r.method === 'POST' && r.path === `/channels/${threadId}/typing`),
+      'typing indicator shown',
+    );
     const posts = h.fake.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${threadId}/messages`);
-    for (const post of posts) assert.deepEqual((post.body as { allowed_mentions: unknown }).allowed_mentions, { parse: [] });
+    for (const post of posts)
+      assert.deepEqual((post.body as { allowed_mentions: unknown }).allowed_mentions, { parse: [] });
   });
 
   it('splits a long answer with code blocks into valid messages whose text adds up to the answer', async () => {
     const { user } = await h.linkedUser('400000000000000002', 'bob');
-    const block = ['```ts', ...Array.from({ length: 60 }, (_, i) => `const value${i} = ${i} * 2; // a line of code`), '```'].join('\n');
-    const prose = Array.from({ length: 20 }, (_, i) => `Paragraph ${i} explains the code above in plain words.`).join('\n');
+    const block = [
+      '```ts',
+      ...Array.from({ length: 60 }, (_, i) => `const value${i} = ${i} * 2; // a line of code`),
+      '```',
+    ].join('\n');
+    const prose = Array.from({ length: 20 }, (_, i) => `Paragraph ${i} explains the code above in plain words.`).join(
+      '\n',
+    );
     const answer = [prose, block, prose, block, prose, block].join('\n');
     assert.ok(answer.length > 9000);
     const deltas = answer.match(/[\s\S]{1,200}/g) ?? [];
     h.llm.enqueue({ text: deltas });
     const { threadId } = await h.mention(user, 'explain the code');
     const visible = (text: string): string => text.replace(/```\w*/g, '').replace(/\s/g, '');
-    const shown = (): string => h.textMessages(threadId).map((m) => m.content).join('\n');
+    const shown = (): string =>
+      h
+        .textMessages(threadId)
+        .map((m) => m.content)
+        .join('\n');
     await h.fake.waitFor(() => visible(shown()) === visible(answer), 30_000, 'final edits');
     assert.ok(h.textMessages(threadId).length >= 5);
     for (const message of h.textMessages(threadId)) {
@@ -53,12 +71,19 @@ describe('discord conversation', () => {
 
   it('answers a message sent during a running turn after the first one, in order', async () => {
     const { user } = await h.linkedUser('400000000000000003', 'cleo');
-    h.llm.enqueue({ text: ['One ', 'moment, ', 'first ', 'answer ', 'done.'], delayMs: 150 }, { text: 'Second answer.' });
+    h.llm.enqueue(
+      { text: ['One ', 'moment, ', 'first ', 'answer ', 'done.'], delayMs: 150 },
+      { text: 'Second answer.' },
+    );
     const { threadId } = await h.mention(user, 'first question');
     await h.fake.waitFor(() => h.textMessages(threadId).length > 0, 20_000, 'first answer streaming');
     const second = h.fake.state.injectMessage(threadId, user, 'second question');
     await h.fake.waitFor(() => second.reactions.includes('⏳'), 15_000, 'queued reaction');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Second answer.'), 20_000, 'second answer');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Second answer.'),
+      20_000,
+      'second answer',
+    );
     const texts = h.textMessages(threadId).map((m) => m.content);
     assert.deepEqual(texts, ['One moment, first answer done.', 'Second answer.']);
     const history = JSON.stringify(h.llm.requests.at(-1)?.body);

@@ -24,7 +24,10 @@ describe('discord direct messages with discord.dm = false', () => {
     const dm = h.fake.state.openDm(alice.id).id;
     h.fake.state.injectMessage(dm, alice, 'hello?');
     const hint = await h.fake.waitFor(() => h.textMessages(dm)[0], 15_000, 'hint');
-    assert.equal(hint.content, "*Direct messages aren't supported. Use `/ask` in a server channel or @mention me to start a conversation.*");
+    assert.equal(
+      hint.content,
+      "*Direct messages aren't supported. Use `/ask` in a server channel or @mention me to start a conversation.*",
+    );
     h.fake.state.injectMessage(dm, alice, 'answer me', false, hint.id);
     const notice = await h.fake.waitFor(() => h.textMessages(dm)[1], 15_000, 'notice');
     assert.equal(notice.content, '*This notification is no longer active.*');
@@ -55,7 +58,11 @@ describe('discord direct messages', () => {
     const dm = h.fake.state.openDm(alice.id).id;
     h.llm.enqueue({ text: 'First answer.' }, { text: 'Second answer.' });
     h.fake.state.injectMessage(dm, alice, 'the secret is kestrel');
-    const answer = await h.fake.waitFor(() => h.textMessages(dm).find((m) => m.content === 'First answer.'), 15_000, 'first answer');
+    const answer = await h.fake.waitFor(
+      () => h.textMessages(dm).find((m) => m.content === 'First answer.'),
+      15_000,
+      'first answer',
+    );
     h.fake.state.injectMessage(dm, alice, 'what did I say?', false, answer.id);
     await h.fake.waitFor(() => h.textMessages(dm).find((m) => m.content === 'Second answer.'), 15_000, 'second answer');
     assert.match(JSON.stringify(h.llm.requests.at(-1)?.body), /kestrel/);
@@ -65,11 +72,23 @@ describe('discord direct messages', () => {
   it('answers the owner’s reply to a notification posted in a channel in that channel', async () => {
     h.llm.enqueue({ text: 'Watching.' });
     const { threadId } = await h.mention(alice, 'watch the release');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Watching.'), 15_000, 'thread answer');
-    const [posted] = await h.notify({ channel_type: 'discord', channel_id: CHANNEL_ID }, 'Release is out.', await h.workstreamOf(threadId));
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Watching.'),
+      15_000,
+      'thread answer',
+    );
+    const [posted] = await h.notify(
+      { channel_type: 'discord', channel_id: CHANNEL_ID },
+      'Release is out.',
+      await h.workstreamOf(threadId),
+    );
     h.llm.enqueue({ text: 'Good news, then.' });
     h.fake.state.injectMessage(CHANNEL_ID, alice, 'great, anything else?', false, posted);
-    await h.fake.waitFor(() => h.textMessages(CHANNEL_ID).find((m) => m.content === 'Good news, then.'), 15_000, 'answer in the channel');
+    await h.fake.waitFor(
+      () => h.textMessages(CHANNEL_ID).find((m) => m.content === 'Good news, then.'),
+      15_000,
+      'answer in the channel',
+    );
     assert.match(JSON.stringify(h.llm.requests.at(-1)?.body), /watch the release/);
   });
 });

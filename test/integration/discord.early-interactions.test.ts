@@ -40,13 +40,23 @@ describe('discord interactions before the client is ready', () => {
       env: {},
       flags: {
         'gateway.data_dir': dir,
-        'models.fake.provider': 'openai', 'models.fake.base_url': llm.url, 'models.fake.api_key': 'k', 'models.fake.model': 'm',
-        'discord.token': fake.token, 'discord.api_url': fake.apiUrl,
+        'models.fake.provider': 'openai',
+        'models.fake.base_url': llm.url,
+        'models.fake.api_key': 'k',
+        'models.fake.model': 'm',
+        'discord.token': fake.token,
+        'discord.api_url': fake.apiUrl,
       },
     });
     const logger = createSilentLogger();
     runtime = await createAgentRuntime(config, db.stores, logger, { evictIntervalMs: 0 });
-    gateway = createGateway({ config, adapters: [createDiscordAdapter(config.discord, logger)], manager: runtime.manager, stores: db.stores, logger });
+    gateway = createGateway({
+      config,
+      adapters: [createDiscordAdapter(config.discord, logger)],
+      manager: runtime.manager,
+      stores: db.stores,
+      logger,
+    });
     await gateway.start(new AbortController().signal);
   }
 

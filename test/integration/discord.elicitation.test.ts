@@ -29,7 +29,10 @@ describe('discord MCP elicitation forms', () => {
       llm,
       flags: { 'agent.auto_approve_tools': ['mcp__*'] },
       mcpServers: { everything: [EVERYTHING, 'stdio'], form: [FORM_SERVER] },
-      users: [['discord', '400000000000000021', 'alice'], ['discord', '400000000000000022', 'mallory']],
+      users: [
+        ['discord', '400000000000000021', 'alice'],
+        ['discord', '400000000000000022', 'mallory'],
+      ],
       waitConnected: true,
     });
     alice = discord.user('400000000000000021', 'alice');
@@ -40,8 +43,10 @@ describe('discord MCP elicitation forms', () => {
     await gateway?.close();
   });
 
-  const bot = (threadId: string): FakeMessage[] => discord.state.messagesIn(threadId).filter((m) => m.author.id === discord.state.bot.id);
-  const formCard = (threadId: string): FakeMessage | undefined => bot(threadId).find((m) => JSON.stringify(m.embeds).includes('Input Requested'));
+  const bot = (threadId: string): FakeMessage[] =>
+    discord.state.messagesIn(threadId).filter((m) => m.author.id === discord.state.bot.id);
+  const formCard = (threadId: string): FakeMessage | undefined =>
+    bot(threadId).find((m) => JSON.stringify(m.embeds).includes('Input Requested'));
   const reply = (interactionId: string) => () => discord.state.interactions.get(interactionId)?.reply;
   const lastToolResult = (): string => {
     const messages = (llm.requests.at(-1)?.body as { messages: ToolMessage[] }).messages;
@@ -58,7 +63,10 @@ describe('discord MCP elicitation forms', () => {
 
   /** Alice asks; the model calls `tool`; resolves with the thread and the form card once it is posted. */
   async function askForForm(tool: string, finalText: string): Promise<{ threadId: string; card: FakeMessage }> {
-    llm.enqueue({ toolCalls: [{ id: `call_${llm.requests.length}`, name: tool, arguments: '{}' }] }, { text: finalText });
+    llm.enqueue(
+      { toolCalls: [{ id: `call_${llm.requests.length}`, name: tool, arguments: '{}' }] },
+      { text: finalText },
+    );
     const mention = discord.state.injectMessage(CHANNEL_ID, alice, `please run ${tool}`, true);
     const threadId = mention.id;
     const card = await discord.waitFor(() => formCard(threadId), 30_000, 'form card');
@@ -79,13 +87,28 @@ describe('discord MCP elicitation forms', () => {
 
     const open = discord.state.clickButton(card.id, answerId, alice);
     const modal = await discord.waitFor(() => discord.state.interactions.get(open.id)?.modal, 15_000, 'form modal');
-    const inputs = (modal.components as { components: Record<string, unknown>[] }[]).map((row) => row.components[0] ?? {});
-    assert.deepEqual(inputs.map((input) => [input.label, input.required]), [['Name', true], ['Guests', true], ['Outside table', false], ['Time', false]]);
+    const inputs = (modal.components as { components: Record<string, unknown>[] }[]).map(
+      (row) => row.components[0] ?? {},
+    );
+    assert.deepEqual(
+      inputs.map((input) => [input.label, input.required]),
+      [
+        ['Name', true],
+        ['Guests', true],
+        ['Outside table', false],
+        ['Time', false],
+      ],
+    );
     assert.equal(inputs[1]?.placeholder, 'A whole number from 1 to 12');
     assert.equal(inputs[1]?.value, '2');
     assert.equal(inputs[3]?.placeholder, 'One of: 18:00, 19:30, 21:00');
     const ids = inputs.map((input) => String(input.custom_id));
-    const fill = (guests: string) => ({ [ids[0] ?? '']: 'Ada', [ids[1] ?? '']: guests, [ids[2] ?? '']: 'yes', [ids[3] ?? '']: '19:30' });
+    const fill = (guests: string) => ({
+      [ids[0] ?? '']: 'Ada',
+      [ids[1] ?? '']: guests,
+      [ids[2] ?? '']: 'yes',
+      [ids[3] ?? '']: '19:30',
+    });
 
     const invalid = discord.state.submitModal(String(modal.custom_id), threadId, alice, fill('lots'));
     assert.match(await discord.waitFor(reply(invalid.id), 15_000, 'validation error'), /Guests: enter a whole number/);
@@ -94,7 +117,11 @@ describe('discord MCP elicitation forms', () => {
 
     const submit = discord.state.submitModal(String(modal.custom_id), threadId, alice, fill('4'));
     assert.equal(await discord.waitFor(reply(submit.id), 15_000, 'answer reply'), 'Answer sent.');
-    await discord.waitFor(() => bot(threadId).find((m) => m.content === 'Your table is booked.'), 30_000, 'final answer');
+    await discord.waitFor(
+      () => bot(threadId).find((m) => m.content === 'Your table is booked.'),
+      30_000,
+      'final answer',
+    );
     const result = lastToolResult();
     assert.match(result, /\\"action\\":\\"accept\\"/);
     assert.match(result, /\\"name\\":\\"Ada\\",\\"guests\\":4,\\"outside\\":true,\\"time\\":\\"19:30\\"/);
@@ -103,7 +130,10 @@ describe('discord MCP elicitation forms', () => {
     assert.match(JSON.stringify(card.embeds), /alice/);
 
     const late = discord.state.clickButton(card.id, answerId, alice);
-    assert.equal(await discord.waitFor(reply(late.id), 15_000, 'late click reply'), 'This request was already answered.');
+    assert.equal(
+      await discord.waitFor(reply(late.id), 15_000, 'late click reply'),
+      'This request was already answered.',
+    );
   });
 
   it('passes a decline to the server when the owner clicks Decline', async () => {
@@ -117,11 +147,18 @@ describe('discord MCP elicitation forms', () => {
   });
 
   it('shows a card saying the form cannot be shown and declines when the schema does not fit a modal', async () => {
-    const { threadId, card } = await askForForm('mcp__everything__trigger-elicitation-request', 'The form could not be shown.');
+    const { threadId, card } = await askForForm(
+      'mcp__everything__trigger-elicitation-request',
+      'The form could not be shown.',
+    );
     assert.match(JSON.stringify(card.embeds), /Cannot Be Shown Here/);
     assert.match(JSON.stringify(card.embeds), /13 fields and at most 5/);
     assert.equal(card.components.length, 0, 'no buttons on a form that cannot be answered');
-    await discord.waitFor(() => bot(threadId).find((m) => m.content === 'The form could not be shown.'), 30_000, 'final answer');
+    await discord.waitFor(
+      () => bot(threadId).find((m) => m.content === 'The form could not be shown.'),
+      30_000,
+      'final answer',
+    );
     assert.match(lastToolResult(), /User declined/);
   });
 
@@ -129,7 +166,9 @@ describe('discord MCP elicitation forms', () => {
     // The card of an elicitation this process never saw (as after a restart: requests are held in memory only).
     const old = discord.state.createMessage(CHANNEL_ID, discord.state.bot, {
       embeds: [{ title: 'Input Requested' }],
-      components: [{ type: 1, components: [{ type: 2, style: 1, label: 'Answer', custom_id: 'sp:form-answer:0123456789abcdef' }] }],
+      components: [
+        { type: 1, components: [{ type: 2, style: 1, label: 'Answer', custom_id: 'sp:form-answer:0123456789abcdef' }] },
+      ],
     });
     const click = discord.state.clickButton(old.id, 'sp:form-answer:0123456789abcdef', alice);
     assert.equal(await discord.waitFor(reply(click.id), 15_000, 'expired reply'), 'This request has expired.');

@@ -18,7 +18,10 @@ describe('discord faults: drops, op 7, op 9 while users post', () => {
   let user: FakeUser;
   before(async () => {
     // One user writes 240 questions in a few minutes: lift the per-user rate limit.
-    h = await DiscordHarness.start({ adapterOptions: { identifyThrottle: false }, flags: { 'gateway.user_rate_limit': 100_000 } });
+    h = await DiscordHarness.start({
+      adapterOptions: { identifyThrottle: false },
+      flags: { 'gateway.user_rate_limit': 100_000 },
+    });
     answerByTag(h.llm);
     user = (await h.linkedUser('400000000000000071', 'fay')).user;
   });
@@ -27,7 +30,11 @@ describe('discord faults: drops, op 7, op 9 while users post', () => {
   });
 
   const allAnswers = (): Map<string, number> =>
-    answerCounts([...h.fake.state.messages.values()].filter((m) => m.author.id === h.fake.state.bot.id && m.embeds.length === 0).map((m) => m.content));
+    answerCounts(
+      [...h.fake.state.messages.values()]
+        .filter((m) => m.author.id === h.fake.state.bot.id && m.embeds.length === 0)
+        .map((m) => m.content),
+    );
 
   /** Injects the fault and resolves once the bot is connected again the way that fault reconnects. */
   async function inject(fault: Fault, write: () => void): Promise<void> {
@@ -58,9 +65,13 @@ describe('discord faults: drops, op 7, op 9 while users post', () => {
       });
       h.fake.state.injectMessage(threadId, user, tag('after'));
     }
-    await h.fake.waitFor(() => tally(tags, allAnswers()).lost.length === 0, 90_000, `every ${fault} question answered`).catch(() => undefined);
+    await h.fake
+      .waitFor(() => tally(tags, allAnswers()).lost.length === 0, 90_000, `every ${fault} question answered`)
+      .catch(() => undefined);
     const { lost, duplicated } = tally(tags, allAnswers());
-    t.diagnostic(`${fault}: ${ROUNDS} faults, ${tags.length} questions, lost ${lost.length}, answered twice ${duplicated.length}, events the platform lost ${h.fake.gateway.lost - lostByPlatform}`);
+    t.diagnostic(
+      `${fault}: ${ROUNDS} faults, ${tags.length} questions, lost ${lost.length}, answered twice ${duplicated.length}, events the platform lost ${h.fake.gateway.lost - lostByPlatform}`,
+    );
     assert.deepEqual(lost, [], `${fault}: every question answered`);
     assert.deepEqual(duplicated, [], `${fault}: no question answered twice`);
   }

@@ -9,7 +9,9 @@ import { addGrant } from '../../src/gateway/admin/admin-grants.js';
 import { CHANNEL_ID, DiscordHarness } from '../fakes/fake-discord-harness.js';
 import type { FakeUser } from '../fakes/fake-discord.js';
 
-const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
+const bash = (id: string, command: string) => ({
+  toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }],
+});
 
 describe('discord approval grants', () => {
   let h: DiscordHarness;
@@ -27,8 +29,10 @@ describe('discord approval grants', () => {
     await h.close();
   });
 
-  const replyOf = (id: string) => h.fake.waitFor(() => h.fake.state.interactions.get(id)?.reply, 15_000, 'interaction reply');
-  const answer = (threadId: string, text: string) => h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === text), 20_000, text);
+  const replyOf = (id: string) =>
+    h.fake.waitFor(() => h.fake.state.interactions.get(id)?.reply, 15_000, 'interaction reply');
+  const answer = (threadId: string, text: string) =>
+    h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === text), 20_000, text);
 
   /** A conversation whose one bash call runs without a card (a grant covers it); returns its thread. */
   async function runsWithoutCard(user: FakeUser, command: string, done: string): Promise<string> {
@@ -81,14 +85,22 @@ describe('discord approval grants', () => {
     const list = h.fake.state.slashCommand('grants', threadId, alice);
     assert.match(await replyOf(list.id), /bash: this conversation/);
 
-    const expiring = await addGrant(h.db.stores, { scope: 'user', target: aliceId, tool: 'bash', expires: '1h' }, 'cli');
+    const expiring = await addGrant(
+      h.db.stores,
+      { scope: 'user', target: aliceId, tool: 'bash', expires: '1h' },
+      'cli',
+    );
     await runsWithoutCard(alice, 'echo before-expiry', 'before expiry');
-    await h.db.knex('approval_grants').where({ grant_id: expiring.grant_id }).update({ expires: '2000-01-01T00:00:00' });
+    await h.db
+      .knex('approval_grants')
+      .where({ grant_id: expiring.grant_id })
+      .update({ expires: '2000-01-01T00:00:00' });
     await asksFirst(alice, 'echo after-expiry', 'expired asked');
   });
 
   it('/forget deletes the person’s own memories, one by name or all, and nobody else’s', async () => {
-    const mem = (name: string, scopeId: string) => h.db.stores.memories.create({ name, description: '', type: 'user', scope: 'user', scopeId, content: name });
+    const mem = (name: string, scopeId: string) =>
+      h.db.stores.memories.create({ name, description: '', type: 'user', scope: 'user', scopeId, content: name });
     const malloryId = (await h.db.stores.users.getUserByUsername('mallory'))?.userId ?? '';
     await mem('tea', aliceId);
     await mem('editor', aliceId);
@@ -99,6 +111,9 @@ describe('discord approval grants', () => {
     assert.match(await replyOf(missing.id), /no memory named/);
     const all = h.fake.state.slashCommand('forget', CHANNEL_ID, alice);
     assert.match(await replyOf(all.id), /Forgot all 1 of your memories/);
-    assert.deepEqual((await h.db.stores.memories.list({ scope: 'user' })).map((m) => m.name), ['mallory-pref']);
+    assert.deepEqual(
+      (await h.db.stores.memories.list({ scope: 'user' })).map((m) => m.name),
+      ['mallory-pref'],
+    );
   });
 });

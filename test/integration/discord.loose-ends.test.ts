@@ -18,7 +18,8 @@ describe('discord loose ends', () => {
     await h.close();
   });
 
-  const replyOf = (id: string) => h.fake.waitFor(() => h.fake.state.interactions.get(id)?.reply, 15_000, 'interaction reply');
+  const replyOf = (id: string) =>
+    h.fake.waitFor(() => h.fake.state.interactions.get(id)?.reply, 15_000, 'interaction reply');
 
   /** Alice opens a thread and waits for the answer; resolves with the thread and its workstream id. */
   async function thread(question: string, answer: string): Promise<{ threadId: string; wsId: string }> {
@@ -39,7 +40,14 @@ describe('discord loose ends', () => {
 
   it('tells the clicker at once that a request nobody waits for is no longer active, and ends it', async () => {
     const { threadId, wsId } = await thread('leftovers', 'Leftover answer.');
-    await h.db.stores.approvals.create({ approvalId: 'leftover0611', wsId, turnId: 'old-turn', kind: 'tools', ownerUserId: aliceId, items: { version: 1, calls: [] } });
+    await h.db.stores.approvals.create({
+      approvalId: 'leftover0611',
+      wsId,
+      turnId: 'old-turn',
+      kind: 'tools',
+      ownerUserId: aliceId,
+      items: { version: 1, calls: [] },
+    });
     const message = h.fake.state.createMessage(threadId, h.fake.state.bot, { content: 'an old card' });
     const click = h.fake.state.clickButton(message.id, 'sp:approve:leftover0611', alice);
     assert.equal(await replyOf(click.id), 'This request is no longer active; nothing ran.');
@@ -61,7 +69,11 @@ describe('discord loose ends', () => {
 
     h.llm.enqueue({ text: 'Fresh start for bob.' });
     h.fake.state.injectMessage(threadId, bob, 'is anyone here?');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Fresh start for bob.'), 20_000, 'answer from the new workstream');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Fresh start for bob.'),
+      20_000,
+      'answer from the new workstream',
+    );
     assert.ok(h.textMessages(threadId).some((m) => m.content === '*Workstream reactivated.*'));
     const route = await h.db.stores.routes.getRoute('discord', threadId);
     assert.ok(route && route.wsId !== wsId, 'the thread routes to a new workstream');

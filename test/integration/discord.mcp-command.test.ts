@@ -9,7 +9,11 @@ describe('discord /mcp in a conversation', () => {
   let mcp: McpManager;
   let h: DiscordHarness;
   before(async () => {
-    mcp = createMcpManager({ servers: [everythingStdio()], parentEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] }, debounceMs: 50 });
+    mcp = createMcpManager({
+      servers: [everythingStdio()],
+      parentEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'] },
+      debounceMs: 50,
+    });
     await mcp.start();
     h = await DiscordHarness.start({ mcp });
   });
@@ -18,7 +22,8 @@ describe('discord /mcp in a conversation', () => {
     await mcp.shutdown();
   });
 
-  const replyOf = (id: string) => h.fake.waitFor(() => h.fake.state.interactions.get(id)?.reply, 15_000, 'interaction reply');
+  const replyOf = (id: string) =>
+    h.fake.waitFor(() => h.fake.state.interactions.get(id)?.reply, 15_000, 'interaction reply');
 
   it("shows the servers to the thread's owner, refreshes them on request, and tells anyone else nothing", async () => {
     const { user } = await h.linkedUser('400000000000000051', 'mona');

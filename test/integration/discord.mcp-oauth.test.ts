@@ -37,7 +37,10 @@ describe('discord: a call waiting for the caller to sign in to an OAuth MCP serv
         'mcp.servers.remote.url': oauth.url,
         'mcp.servers.remote.auth': 'oauth',
       },
-      users: [['discord', ALICE, 'alice'], ['discord', BOB, 'bob']],
+      users: [
+        ['discord', ALICE, 'alice'],
+        ['discord', BOB, 'bob'],
+      ],
       waitConnected: true,
     });
     alice = discord.user(ALICE, 'alice');
@@ -49,10 +52,14 @@ describe('discord: a call waiting for the caller to sign in to an OAuth MCP serv
     await oauth?.close();
   });
 
-  const bot = (channelId: string): FakeMessage[] => discord.state.messagesIn(channelId).filter((m) => m.author.id === discord.state.bot.id);
-  const waitCard = (threadId: string): FakeMessage | undefined => bot(threadId).find((m) => JSON.stringify(m.embeds).includes('"text":"MCP server remote"'));
+  const bot = (channelId: string): FakeMessage[] =>
+    discord.state.messagesIn(channelId).filter((m) => m.author.id === discord.state.bot.id);
+  const waitCard = (threadId: string): FakeMessage | undefined =>
+    bot(threadId).find((m) => JSON.stringify(m.embeds).includes('"text":"MCP server remote"'));
   const links = (): string[] =>
-    [...discord.state.messages.values()].filter((m) => m.content.includes('needs your authorization')).map((m) => /https?:\/\/\S+/.exec(m.content)?.[0] ?? '');
+    [...discord.state.messages.values()]
+      .filter((m) => m.content.includes('needs your authorization'))
+      .map((m) => /https?:\/\/\S+/.exec(m.content)?.[0] ?? '');
   const lastToolResult = (): string => {
     const messages = (llm.requests.at(-1)?.body as { messages: { role: string; content: unknown }[] }).messages;
     return JSON.stringify(messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '');
@@ -79,17 +86,30 @@ describe('discord: a call waiting for the caller to sign in to an OAuth MCP serv
 
     llm.enqueue({ text: 'alice gave up' });
     const stranger = discord.state.clickButton(card.id, cancelButton(card), bob);
-    assert.match(await discord.waitFor(() => discord.state.interactions.get(stranger.id)?.reply, 15_000, 'refusal'), /Only the person/);
+    assert.match(
+      await discord.waitFor(() => discord.state.interactions.get(stranger.id)?.reply, 15_000, 'refusal'),
+      /Only the person/,
+    );
     const click = discord.state.clickButton(card.id, cancelButton(card), alice);
-    assert.match(await discord.waitFor(() => discord.state.interactions.get(click.id)?.reply, 15_000, 'cancel reply'), /Cancelled/);
+    assert.match(
+      await discord.waitFor(() => discord.state.interactions.get(click.id)?.reply, 15_000, 'cancel reply'),
+      /Cancelled/,
+    );
     await discord.waitFor(answered(threadId, 'alice gave up'), 30_000, 'the turn goes on');
     assert.match(lastToolResult(), /cancelled/);
-    await discord.waitFor(() => JSON.stringify(waitCard(threadId)?.embeds ?? []).includes('Authorization Cancelled'), 15_000, 'card marked');
+    await discord.waitFor(
+      () => JSON.stringify(waitCard(threadId)?.embeds ?? []).includes('Authorization Cancelled'),
+      15_000,
+      'card marked',
+    );
     assert.deepEqual(waitCard(threadId)?.components, []);
   });
 
   it('after a sign-in through the gateway callback the call proceeds and the card says so', async () => {
-    llm.enqueue({ toolCalls: [{ id: 'call_a2', name: 'mcp__remote__authorize', arguments: '{}' }] }, { text: 'signed in' });
+    llm.enqueue(
+      { toolCalls: [{ id: 'call_a2', name: 'mcp__remote__authorize', arguments: '{}' }] },
+      { text: 'signed in' },
+    );
     const threadId = discord.state.injectMessage(CHANNEL_ID, alice, 'use the tracker again', true).id;
     await discord.waitFor(() => waitCard(threadId), 30_000, 'authorization card');
     const link = await discord.waitFor(() => links()[1], 15_000, 'second link');
@@ -99,28 +119,48 @@ describe('discord: a call waiting for the caller to sign in to an OAuth MCP serv
     assert.equal(response.status, 200);
     await discord.waitFor(answered(threadId, 'signed in'), 30_000, 'the turn goes on');
     assert.match(lastToolResult(), /Authorized/);
-    await discord.waitFor(() => JSON.stringify(waitCard(threadId)?.embeds ?? []).includes('"Authorized"'), 15_000, 'card marked');
+    await discord.waitFor(
+      () => JSON.stringify(waitCard(threadId)?.embeds ?? []).includes('"Authorized"'),
+      15_000,
+      'card marked',
+    );
   });
 
-  it('a task sub-agent in alice\'s thread calls the server as alice (the conversation owner), without a new link', async () => {
+  it("a task sub-agent in alice's thread calls the server as alice (the conversation owner), without a new link", async () => {
     llm.enqueue(
-      { toolCalls: [{ id: 'call_t1', name: 'task', arguments: JSON.stringify({ prompt: 'ask the tracker who I am' }) }] },
+      {
+        toolCalls: [{ id: 'call_t1', name: 'task', arguments: JSON.stringify({ prompt: 'ask the tracker who I am' }) }],
+      },
       { toolCalls: [{ id: 'call_t2', name: 'mcp__remote__whoami', arguments: '{}' }] },
       { text: 'the tracker knows you' },
       { text: 'task finished' },
     );
     const threadId = discord.state.injectMessage(CHANNEL_ID, alice, 'delegate it', true).id;
     await discord.waitFor(answered(threadId, 'task finished'), 30_000, 'the task result');
-    const seen = llm.requests.map((request) => JSON.stringify(request.body)).filter((body) => body.includes('user=alice'));
-    assert.ok(seen.length > 0, llm.requests.slice(-3).map((r) => JSON.stringify((r.body as { messages: unknown[] }).messages.slice(-2))).join('\n---\n'));
+    const seen = llm.requests
+      .map((request) => JSON.stringify(request.body))
+      .filter((body) => body.includes('user=alice'));
+    assert.ok(
+      seen.length > 0,
+      llm.requests
+        .slice(-3)
+        .map((r) => JSON.stringify((r.body as { messages: unknown[] }).messages.slice(-2)))
+        .join('\n---\n'),
+    );
     assert.equal(links().length, 2);
   });
 
-  it('/signout forgets only the caller\'s own sign-in: her next call asks her to sign in again', async () => {
+  it("/signout forgets only the caller's own sign-in: her next call asks her to sign in again", async () => {
     const bobTry = discord.state.slashCommand('signout', CHANNEL_ID, bob, { server: 'remote' });
-    assert.match(await discord.waitFor(() => discord.state.interactions.get(bobTry.id)?.reply, 15_000, 'bob reply'), /not signed in to remote/);
+    assert.match(
+      await discord.waitFor(() => discord.state.interactions.get(bobTry.id)?.reply, 15_000, 'bob reply'),
+      /not signed in to remote/,
+    );
     const command = discord.state.slashCommand('signout', CHANNEL_ID, alice, { server: 'remote' });
-    assert.match(await discord.waitFor(() => discord.state.interactions.get(command.id)?.reply, 15_000, 'signout reply'), /Signed out of remote/);
+    assert.match(
+      await discord.waitFor(() => discord.state.interactions.get(command.id)?.reply, 15_000, 'signout reply'),
+      /Signed out of remote/,
+    );
     llm.enqueue({ toolCalls: [{ id: 'call_a3', name: 'mcp__remote__whoami', arguments: '{}' }] });
     const threadId = discord.state.injectMessage(CHANNEL_ID, alice, 'who am I there?', true).id;
     await discord.waitFor(() => links()[2], 30_000, 'a new link after signing out');

@@ -33,7 +33,10 @@ describe('memory and notify through the gateway and Discord', () => {
       discord,
       llm,
       jwtSecret: SECRET,
-      users: [['discord', '400000000000000031', 'alice'], ['discord', '400000000000000032', 'mallory']],
+      users: [
+        ['discord', '400000000000000031', 'alice'],
+        ['discord', '400000000000000032', 'mallory'],
+      ],
       waitConnected: true,
     });
     alice = discord.user('400000000000000031', 'alice');
@@ -47,32 +50,52 @@ describe('memory and notify through the gateway and Discord', () => {
   async function ask(user: FakeUser, text: string, answer: string): Promise<string> {
     const mention = discord.state.injectMessage(CHANNEL_ID, user, text, true);
     await discord.waitFor(
-      () => discord.state.messagesIn(mention.id).find((m) => m.author.id === discord.state.bot.id && m.content === answer),
+      () =>
+        discord.state.messagesIn(mention.id).find((m) => m.author.id === discord.state.bot.id && m.content === answer),
       20_000,
       `"${answer}" in the thread`,
     );
     return mention.id;
   }
 
-  const requestsSince = (start: number): OpenAiBody[] => llm.requests.slice(start).map((request) => request.body as OpenAiBody);
+  const requestsSince = (start: number): OpenAiBody[] =>
+    llm.requests.slice(start).map((request) => request.body as OpenAiBody);
   const systemOf = (body: OpenAiBody | undefined): string => String(body?.messages[0]?.content ?? '');
-  const lastToolResult = (body: OpenAiBody | undefined): string => String(body?.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '');
+  const lastToolResult = (body: OpenAiBody | undefined): string =>
+    String(body?.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '');
 
   it('finds a memory from an earlier thread in a new thread of the same user, and not for another user', async () => {
-    const save = { action: 'save', name: 'release_day', content: 'Releases ship on Tuesdays after the canary', scope: 'user' };
-    llm.enqueue({ toolCalls: [{ id: 'call_save', name: 'memory', arguments: JSON.stringify(save) }] }, { text: 'Noted.' });
+    const save = {
+      action: 'save',
+      name: 'release_day',
+      content: 'Releases ship on Tuesdays after the canary',
+      scope: 'user',
+    };
+    llm.enqueue(
+      { toolCalls: [{ id: 'call_save', name: 'memory', arguments: JSON.stringify(save) }] },
+      { text: 'Noted.' },
+    );
     await ask(alice, 'remember: releases ship on Tuesdays', 'Noted.');
 
     let start = llm.requests.length;
     const search = { action: 'search', query: 'releases' };
-    llm.enqueue({ toolCalls: [{ id: 'call_search', name: 'memory', arguments: JSON.stringify(search) }] }, { text: 'Tuesdays.' });
+    llm.enqueue(
+      { toolCalls: [{ id: 'call_search', name: 'memory', arguments: JSON.stringify(search) }] },
+      { text: 'Tuesdays.' },
+    );
     await ask(alice, 'When do releases ship?', 'Tuesdays.');
     let bodies = requestsSince(start);
-    assert.match(systemOf(bodies[0]), /<untrusted source="memory" name="release_day" type="project" scope="user" author="alice">\nReleases ship on Tuesdays after the canary\n<\/untrusted>/);
+    assert.match(
+      systemOf(bodies[0]),
+      /<untrusted source="memory" name="release_day" type="project" scope="user" author="alice">\nReleases ship on Tuesdays after the canary\n<\/untrusted>/,
+    );
     assert.match(lastToolResult(bodies[1]), /\[project:user\] release_day\n {4}Releases ship on Tuesdays/);
 
     start = llm.requests.length;
-    llm.enqueue({ toolCalls: [{ id: 'call_search2', name: 'memory', arguments: JSON.stringify(search) }] }, { text: 'No idea.' });
+    llm.enqueue(
+      { toolCalls: [{ id: 'call_search2', name: 'memory', arguments: JSON.stringify(search) }] },
+      { text: 'No idea.' },
+    );
     await ask(mallory, 'When do releases ship?', 'No idea.');
     bodies = requestsSince(start);
     assert.doesNotMatch(systemOf(bodies[0]), /Tuesdays/);
@@ -87,14 +110,27 @@ describe('memory and notify through the gateway and Discord', () => {
     try {
       // Registered later than this gateway (newest heartbeat first), so it is tried first and fails.
       const now = isoFromMs(Date.now() + 60_000);
-      await knex('services').insert({ service_type: 'channel', service_id: 'channel-dead-0001', url: deadUrl, metadata: '{}', last_heartbeat: now, created: now });
+      await knex('services').insert({
+        service_type: 'channel',
+        service_id: 'channel-dead-0001',
+        url: deadUrl,
+        metadata: '{}',
+        last_heartbeat: now,
+        created: now,
+      });
       const rows = (await knex('services').orderBy('last_heartbeat', 'desc')) as Array<{ url: string }>;
-      assert.deepEqual(rows.map((row) => row.url), [deadUrl, gateway.url]);
+      assert.deepEqual(
+        rows.map((row) => row.url),
+        [deadUrl, gateway.url],
+      );
     } finally {
       await knex.destroy();
     }
     const notify = { message: 'The nightly build is green', title: 'Build', username: 'alice' };
-    llm.enqueue({ toolCalls: [{ id: 'call_notify', name: 'notify', arguments: JSON.stringify(notify) }] }, { text: 'Sent you a DM.' });
+    llm.enqueue(
+      { toolCalls: [{ id: 'call_notify', name: 'notify', arguments: JSON.stringify(notify) }] },
+      { text: 'Sent you a DM.' },
+    );
     const start = llm.requests.length;
     await ask(alice, 'ping me when the build is green', 'Sent you a DM.');
     assert.equal(lastToolResult(requestsSince(start)[1]), 'Notification sent successfully');
@@ -110,7 +146,10 @@ describe('memory and notify through the gateway and Discord', () => {
     const start = llm.requests.length;
     discord.state.injectMessage(dm.channel_id, alice, 'did everything pass?', false, dm.id);
     await discord.waitFor(
-      () => discord.state.messagesIn(dm.channel_id).find((m) => m.author.id === discord.state.bot.id && m.content === 'Yes, the nightly build passed.'),
+      () =>
+        discord.state
+          .messagesIn(dm.channel_id)
+          .find((m) => m.author.id === discord.state.bot.id && m.content === 'Yes, the nightly build passed.'),
       20_000,
       'the answer in the DM',
     );

@@ -6,8 +6,10 @@ import type { RecordedRequest } from '../fakes/fake-discord.js';
 import { COMMANDS } from '../../src/channels/discord/discord-commands.js';
 
 /** A post or edit in `threadId` that shows `text` (awaited with `fake.next`, set up before the message is sent). */
-const shows = (threadId: string, text: string) => (request: RecordedRequest): boolean =>
-  request.path.startsWith(`/channels/${threadId}/messages`) && JSON.stringify(request.body ?? {}).includes(text);
+const shows =
+  (threadId: string, text: string) =>
+  (request: RecordedRequest): boolean =>
+    request.path.startsWith(`/channels/${threadId}/messages`) && JSON.stringify(request.body ?? {}).includes(text);
 
 describe('discord resilience', () => {
   let h: DiscordHarness;
@@ -25,7 +27,11 @@ describe('discord resilience', () => {
     h.fake.rateLimit('PATCH', /^\/channels\/\d+\/messages\/\d+$/, 3, 0.3);
     const { threadId } = await h.mention(user, 'count words');
     const expected = words.join('').trim();
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content.trim() === expected), 30_000, 'complete answer');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content.trim() === expected),
+      30_000,
+      'complete answer',
+    );
     assert.ok(h.fake.rateLimited >= 1, 'the fake answered 429 at least once');
     assert.equal(h.textMessages(threadId).length, 1);
   });
@@ -34,7 +40,11 @@ describe('discord resilience', () => {
     const { user } = await h.linkedUser('400000000000000042', 'lou');
     h.llm.enqueue({ text: 'Before the drop.' });
     const { threadId } = await h.mention(user, 'hello');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Before the drop.'), 20_000, 'first answer');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Before the drop.'),
+      20_000,
+      'first answer',
+    );
     const identifies = h.fake.gateway.identifies;
     h.fake.gateway.drop(4000);
     await h.fake.waitFor(() => h.fake.gateway.resumes >= 1 && h.fake.gateway.connected === 1, 20_000, 'resume');
@@ -53,7 +63,11 @@ describe('discord resilience', () => {
     h.fake.rateLimit('PUT', /\/commands$/, 1, 0.5);
     await h.boot();
     assert.equal(h.gateway.status().adapters.discord, 'connected');
-    await h.fake.waitFor(() => h.fake.state.commands.length === COMMANDS.length, 20_000, 'commands registered after the 429');
+    await h.fake.waitFor(
+      () => h.fake.state.commands.length === COMMANDS.length,
+      20_000,
+      'commands registered after the 429',
+    );
     assert.equal(h.fake.rateLimited, before + 1);
   });
 });

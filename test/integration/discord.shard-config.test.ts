@@ -20,8 +20,14 @@ describe('discord shards without leases', () => {
     await discord.close();
   });
 
-  const start = async (extra: Partial<DiscordAdapterConfig>): Promise<{ stop(): Promise<void>; events: InboundEvent[] }> => {
-    const adapter = createDiscordAdapter({ token: discord.token, api_url: discord.apiUrl, channel_ids: [], ...extra }, createSilentLogger(), { identifyThrottle: false });
+  const start = async (
+    extra: Partial<DiscordAdapterConfig>,
+  ): Promise<{ stop(): Promise<void>; events: InboundEvent[] }> => {
+    const adapter = createDiscordAdapter(
+      { token: discord.token, api_url: discord.apiUrl, channel_ids: [], ...extra },
+      createSilentLogger(),
+      { identifyThrottle: false },
+    );
     const events: InboundEvent[] = [];
     await adapter.start(async (event) => void events.push(event), new AbortController().signal);
     return { stop: () => adapter.stop(), events };
@@ -30,9 +36,14 @@ describe('discord shards without leases', () => {
   it('runs every recommended shard in one process with shard_count = "auto", and hears both guilds', async () => {
     const adapter = await start({ shard_count: 'auto', shards: [] });
     try {
-      await discord.waitFor(() => discord.gateway.holders(0) === 1 && discord.gateway.holders(1) === 1, 10_000, 'both shards');
+      await discord.waitFor(
+        () => discord.gateway.holders(0) === 1 && discord.gateway.holders(1) === 1,
+        10_000,
+        'both shards',
+      );
       const user = discord.user('400000000000000095', 'ari');
-      for (const guild of [0, 1]) discord.state.injectMessage(discord.channelOf(guild), user, `hello guild ${guild}`, true);
+      for (const guild of [0, 1])
+        discord.state.injectMessage(discord.channelOf(guild), user, `hello guild ${guild}`, true);
       await discord.waitFor(() => adapter.events.length === 2, 10_000, 'a message from each guild');
     } finally {
       await adapter.stop();

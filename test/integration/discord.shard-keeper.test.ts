@@ -5,7 +5,11 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ShardKeeper, type DiscordClusterOptions, type ShardLinks } from '../../src/channels/discord/discord-shard-keeper.js';
+import {
+  ShardKeeper,
+  type DiscordClusterOptions,
+  type ShardLinks,
+} from '../../src/channels/discord/discord-shard-keeper.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
 import { createTestStores, testPostgresUrl, type TestStores } from '../helpers/test-stores.js';
 
@@ -43,7 +47,11 @@ for (const engine of pgUrl ? ['sqlite', 'postgres'] : ['sqlite']) {
     const keeper = (bot: string, id: string, count: number): { keeper: ShardKeeper; links: Connections } => {
       const links = new Connections();
       const cluster: DiscordClusterOptions = {
-        leases: db.stores.shardLeases, instanceId: id, heartbeatMs: HEARTBEAT, ttlMs: TTL, now: () => clock,
+        leases: db.stores.shardLeases,
+        instanceId: id,
+        heartbeatMs: HEARTBEAT,
+        ttlMs: TTL,
+        now: () => clock,
         peers: () => Promise.resolve([...alive]),
       };
       alive.add(id);
@@ -53,7 +61,11 @@ for (const engine of pgUrl ? ['sqlite', 'postgres'] : ['sqlite']) {
       for (const k of keepers) await k.tick();
     };
     const holders = async (bot: string): Promise<Record<number, string>> =>
-      Object.fromEntries((await db.stores.shardLeases.list(bot)).filter((row) => row.holder !== '' && row.expiresAt > clock).map((row) => [row.shardId, row.holder]));
+      Object.fromEntries(
+        (await db.stores.shardLeases.list(bot))
+          .filter((row) => row.holder !== '' && row.expiresAt > clock)
+          .map((row) => [row.shardId, row.holder]),
+      );
 
     it('spreads 2 shards over 3 instances 1/1/0, each shard connected by exactly one', async () => {
       alive.clear();
@@ -71,7 +83,11 @@ for (const engine of pgUrl ? ['sqlite', 'postgres'] : ['sqlite']) {
       const open = [a, b, c].flatMap((k) => [...k.links.open]).sort();
       assert.deepEqual(open, [0, 1], 'every shard runs once');
       assert.deepEqual(Object.keys(await holders('bot-spread')).length, 2);
-      assert.equal(b.links.takeovers.length + c.links.takeovers.length, 1, 'the shard handed over names the time to catch up from');
+      assert.equal(
+        b.links.takeovers.length + c.links.takeovers.length,
+        1,
+        'the shard handed over names the time to catch up from',
+      );
     });
 
     it('takes a dead instance’s shard within the TTL and a heartbeat, catching up from its last renewal', async () => {
@@ -104,7 +120,10 @@ for (const engine of pgUrl ? ['sqlite', 'postgres'] : ['sqlite']) {
       await a.keeper.tick();
       assert.deepEqual([...a.links.open], [0]);
       // Another holder took the shard (a's lease ran out while it was stalled).
-      await db.knex('shard_leases').where({ bot: 'bot-lost' }).update({ holder: 'x', expires_at: clock + TTL });
+      await db
+        .knex('shard_leases')
+        .where({ bot: 'bot-lost' })
+        .update({ holder: 'x', expires_at: clock + TTL });
       clock += HEARTBEAT;
       await a.keeper.tick();
       assert.equal(a.links.open.size, 0, 'a shard whose lease is gone is disconnected');

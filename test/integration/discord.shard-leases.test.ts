@@ -23,7 +23,10 @@ describe('discord leased shards on three adapters', () => {
 
   before(async () => {
     const pgUrl = testPostgresUrl();
-    [discord, db] = await Promise.all([FakeDiscord.start({ shards: 2, guilds: 2 }), createTestStores(pgUrl ? { url: pgUrl } : {})]);
+    [discord, db] = await Promise.all([
+      FakeDiscord.start({ shards: 2, guilds: 2 }),
+      createTestStores(pgUrl ? { url: pgUrl } : {}),
+    ]);
   });
   after(async () => {
     await Promise.all([...adapters.values()].map(({ adapter }) => adapter.stop()));
@@ -33,17 +36,36 @@ describe('discord leased shards on three adapters', () => {
 
   const start = async (id: string): Promise<void> => {
     live.add(id);
-    const cluster = { leases: db.stores.shardLeases, instanceId: id, heartbeatMs: HEARTBEAT_MS, ttlMs: TTL_MS, peers: () => Promise.resolve([...live]) };
-    const adapter = createDiscordAdapter({ token: discord.token, api_url: discord.apiUrl, channel_ids: [], shards: [] }, createSilentLogger(), { identifyThrottle: false, cluster });
+    const cluster = {
+      leases: db.stores.shardLeases,
+      instanceId: id,
+      heartbeatMs: HEARTBEAT_MS,
+      ttlMs: TTL_MS,
+      peers: () => Promise.resolve([...live]),
+    };
+    const adapter = createDiscordAdapter(
+      { token: discord.token, api_url: discord.apiUrl, channel_ids: [], shards: [] },
+      createSilentLogger(),
+      { identifyThrottle: false, cluster },
+    );
     const events: InboundEvent[] = [];
     await adapter.start(async (event) => void events.push(event), new AbortController().signal);
     adapters.set(id, { adapter, events });
   };
   const holders = async (): Promise<Map<number, string>> =>
-    new Map((await db.stores.shardLeases.list(discord.state.bot.id)).filter((row) => row.holder !== '' && row.expiresAt > Date.now()).map((row) => [row.shardId, row.holder]));
+    new Map(
+      (await db.stores.shardLeases.list(discord.state.bot.id))
+        .filter((row) => row.holder !== '' && row.expiresAt > Date.now())
+        .map((row) => [row.shardId, row.holder]),
+    );
   const balanced = async (): Promise<boolean> => {
     const held = await holders();
-    return held.size === 2 && new Set(held.values()).size === 2 && discord.gateway.holders(0) === 1 && discord.gateway.holders(1) === 1;
+    return (
+      held.size === 2 &&
+      new Set(held.values()).size === 2 &&
+      discord.gateway.holders(0) === 1 &&
+      discord.gateway.holders(1) === 1
+    );
   };
 
   it('spreads the shards 1/1/0, delivers each guild once, posts from the instance without a shard, hands over on stop', async () => {
@@ -55,13 +77,20 @@ describe('discord leased shards on three adapters', () => {
     assert.equal(adapters.get(idle)?.adapter.state(), 'connected', 'an instance without a shard is up (REST works)');
 
     const user = discord.user('400000000000000097', 'lou');
-    for (const guild of [0, 1]) discord.state.injectMessage(discord.channelOf(guild), user, `hello guild ${guild}`, true);
+    for (const guild of [0, 1])
+      discord.state.injectMessage(discord.channelOf(guild), user, `hello guild ${guild}`, true);
     const received = (): InboundEvent[] => [...adapters.values()].flatMap(({ events }) => events);
     await discord.waitFor(() => received().length >= 2, 10_000, 'both guilds’ messages');
     assert.equal(received().length, 2, 'each message reached exactly one instance');
     assert.equal(adapters.get(idle)?.events.length, 0, 'the instance without a shard hears nothing');
 
-    const posted = await adapters.get(idle)?.adapter.post(discord.channelOf(1), { kind: 'text', text: 'from the idle instance' }, new AbortController().signal);
+    const posted = await adapters
+      .get(idle)
+      ?.adapter.post(
+        discord.channelOf(1),
+        { kind: 'text', text: 'from the idle instance' },
+        new AbortController().signal,
+      );
     assert.equal(discord.state.messages.get(posted ?? '')?.content, 'from the idle instance');
 
     assert.equal(discord.gateway.duplicateIdentifies, 0, 'no shard was identified twice at the start');
@@ -70,7 +99,11 @@ describe('discord leased shards on three adapters', () => {
     live.delete(holder);
     await adapters.get(holder)?.adapter.stop();
     adapters.delete(holder);
-    await discord.waitFor(async () => (await holders()).get(shard) === idle && discord.gateway.holders(shard) === 1, 10_000, 'the idle instance to take the shard');
+    await discord.waitFor(
+      async () => (await holders()).get(shard) === idle && discord.gateway.holders(shard) === 1,
+      10_000,
+      'the idle instance to take the shard',
+    );
     assert.equal(discord.gateway.duplicateIdentifies, 0, 'no shard was identified twice at once');
 
     for (const [id, { adapter }] of adapters) {
@@ -88,12 +121,24 @@ describe('discord leased shards on three adapters', () => {
     discord.gateway.holdReady = true;
     const identifiesBefore = discord.gateway.identifies;
     live.add('d');
-    const cluster = { leases: db.stores.shardLeases, instanceId: 'd', heartbeatMs: HEARTBEAT_MS, ttlMs: TTL_MS, peers: () => Promise.resolve([...live]) };
-    const adapter = createDiscordAdapter({ token: discord.token, api_url: discord.apiUrl, channel_ids: [], shards: [] }, createSilentLogger(), { identifyThrottle: false, cluster });
-    const starting = adapter.start(async () => undefined, new AbortController().signal).then(
-      () => 'started',
-      () => 'start refused',
+    const cluster = {
+      leases: db.stores.shardLeases,
+      instanceId: 'd',
+      heartbeatMs: HEARTBEAT_MS,
+      ttlMs: TTL_MS,
+      peers: () => Promise.resolve([...live]),
+    };
+    const adapter = createDiscordAdapter(
+      { token: discord.token, api_url: discord.apiUrl, channel_ids: [], shards: [] },
+      createSilentLogger(),
+      { identifyThrottle: false, cluster },
     );
+    const starting = adapter
+      .start(async () => undefined, new AbortController().signal)
+      .then(
+        () => 'started',
+        () => 'start refused',
+      );
     await discord.waitFor(() => discord.gateway.identifies === identifiesBefore + 2, 15_000, 'both shards identifying');
     live.delete('d');
     const stopping = adapter.stop();
@@ -102,7 +147,10 @@ describe('discord leased shards on three adapters', () => {
     const late = new Promise<string>((resolve) => {
       timer = setTimeout(() => resolve('still stopping after 20 s'), 20_000);
     });
-    assert.equal(await Promise.race([stopping.then(() => 'stopped'), late]).finally(() => clearTimeout(timer)), 'stopped');
+    assert.equal(
+      await Promise.race([stopping.then(() => 'stopped'), late]).finally(() => clearTimeout(timer)),
+      'stopped',
+    );
     assert.equal(await starting, 'start refused', 'a start cut short by a stop says so');
     await discord.waitFor(() => discord.gateway.connected === 0, 10_000, 'every connection closed');
     assert.equal(discord.gateway.identifies, identifiesBefore + 2, 'no shard identified again after the stop');

@@ -28,7 +28,11 @@ describe('discord shards across instances', { skip: pgUrl === undefined && 'SAND
   let user: FakeUser;
 
   before(async () => {
-    [discord, llm, database] = await Promise.all([FakeDiscord.start({ shards: 2, guilds: 2 }), startFakeLlmServer(), createDatabaseOn(pgUrl ?? '', 'sp_shards')]);
+    [discord, llm, database] = await Promise.all([
+      FakeDiscord.start({ shards: 2, guilds: 2 }),
+      startFakeLlmServer(),
+      createDatabaseOn(pgUrl ?? '', 'sp_shards'),
+    ]);
     answerByTag(llm);
     const options = { llm, discord, databaseUrl: database.url, extraToml: CLUSTER };
     a = new GatewayProcesses(options);
@@ -46,11 +50,24 @@ describe('discord shards across instances', { skip: pgUrl === undefined && 'SAND
     return id;
   };
   const leases = async (): Promise<Map<number, string>> => {
-    const rows = (await a.db()('shard_leases').select('shard_id', 'holder', 'expires_at')) as Array<{ shard_id: number; holder: string; expires_at: string | number }>;
-    return new Map(rows.filter((row) => row.holder !== '' && Number(row.expires_at) > Date.now()).map((row) => [Number(row.shard_id), row.holder]));
+    const rows = (await a.db()('shard_leases').select('shard_id', 'holder', 'expires_at')) as Array<{
+      shard_id: number;
+      holder: string;
+      expires_at: string | number;
+    }>;
+    return new Map(
+      rows
+        .filter((row) => row.holder !== '' && Number(row.expires_at) > Date.now())
+        .map((row) => [Number(row.shard_id), row.holder]),
+    );
   };
   const answers = (threadId: string): Map<string, number> =>
-    answerCounts(discord.state.messagesIn(threadId).filter((m) => m.author.id === discord.state.bot.id).map((m) => m.content));
+    answerCounts(
+      discord.state
+        .messagesIn(threadId)
+        .filter((m) => m.author.id === discord.state.bot.id)
+        .map((m) => m.content),
+    );
   /** Mentions the bot in guild K's channel and waits for the one answer in the thread opened from it. */
   const askIn = async (guild: number, tag: string): Promise<string> => {
     const message = discord.state.injectMessage(discord.channelOf(guild), user, `${tag} hello`, true);
@@ -60,25 +77,43 @@ describe('discord shards across instances', { skip: pgUrl === undefined && 'SAND
 
   it('runs each shard on exactly one instance, answers a guild on each shard once, and takes over a killed holder', async () => {
     await a.start();
-    await waitFor(() => discord.gateway.holders(0) === 1 && discord.gateway.holders(1) === 1, 'the first instance to run both shards', 30_000);
+    await waitFor(
+      () => discord.gateway.holders(0) === 1 && discord.gateway.holders(1) === 1,
+      'the first instance to run both shards',
+      30_000,
+    );
     await a.linkUser('discord', '400000000000000091', 'kim');
     user = discord.user('400000000000000091', 'kim');
     await b.start();
     const [idA, idB] = [instanceId(a), instanceId(b)];
     // The second instance joins: the first gives one shard back and the second claims it.
     await waitFor(async () => new Set((await leases()).values()).size === 2, 'one shard on each instance', 30_000);
-    await waitFor(() => discord.gateway.holders(0) === 1 && discord.gateway.holders(1) === 1, 'both shards connected once', 30_000);
+    await waitFor(
+      () => discord.gateway.holders(0) === 1 && discord.gateway.holders(1) === 1,
+      'both shards connected once',
+      30_000,
+    );
     assert.equal(discord.gateway.duplicateIdentifies, 0, 'no shard was ever identified twice at once');
     assert.notEqual(discord.shardOfGuild(0), discord.shardOfGuild(1), 'the two guilds live on different shards');
     const status = await runBinAsync(['status', '--json', '--config', a.configFile], a.dir);
     assert.equal(status.code, 0, status.stderr);
-    const view = JSON.parse(status.stdout) as { instances: Array<{ instance_id: string; state: string; shards: Array<{ shard_id: number; live: boolean }> }>; bots: Array<{ held: number; unheld_shard_ids: number[] }> };
+    const view = JSON.parse(status.stdout) as {
+      instances: Array<{ instance_id: string; state: string; shards: Array<{ shard_id: number; live: boolean }> }>;
+      bots: Array<{ held: number; unheld_shard_ids: number[] }>;
+    };
     for (const id of [idA, idB]) {
       const instance = view.instances.find((entry) => entry.instance_id === id);
       assert.equal(instance?.state, 'alive', `${id} is alive in sandpiper status`);
-      assert.equal(instance?.shards.filter((shard) => shard.live).length, 1, `${id} holds one shard in sandpiper status`);
+      assert.equal(
+        instance?.shards.filter((shard) => shard.live).length,
+        1,
+        `${id} holds one shard in sandpiper status`,
+      );
     }
-    assert.deepEqual(view.bots.map((bot) => [bot.held, bot.unheld_shard_ids]), [[2, []]]);
+    assert.deepEqual(
+      view.bots.map((bot) => [bot.held, bot.unheld_shard_ids]),
+      [[2, []]],
+    );
 
     const threads = [await askIn(0, 'q-guild-zero'), await askIn(1, 'q-guild-one')];
 
@@ -90,15 +125,35 @@ describe('discord shards across instances', { skip: pgUrl === undefined && 'SAND
     await victim.kill();
     const requestsBefore = discord.requests.length;
     await waitFor(() => discord.gateway.holders(shard) === 0, 'the killed holder’s connection to close', 10_000);
-    const missed = discord.state.injectMessage(discord.channelOf(1), user, 'q-during-gap written while nobody ran the shard', true);
-    await waitFor(async () => (await leases()).get(shard) === survivorId && discord.gateway.holders(shard) === 1, 'the survivor to take the shard over', 15_000);
-    await waitFor(() => answers(missed.id).get('q-during-gap') !== undefined, 'the missed mention answered by catch-up', 30_000);
-    const history = discord.requests.slice(requestsBefore).filter((r) => r.method === 'GET' && r.path === `/channels/${discord.channelOf(1)}/messages`);
+    const missed = discord.state.injectMessage(
+      discord.channelOf(1),
+      user,
+      'q-during-gap written while nobody ran the shard',
+      true,
+    );
+    await waitFor(
+      async () => (await leases()).get(shard) === survivorId && discord.gateway.holders(shard) === 1,
+      'the survivor to take the shard over',
+      15_000,
+    );
+    await waitFor(
+      () => answers(missed.id).get('q-during-gap') !== undefined,
+      'the missed mention answered by catch-up',
+      30_000,
+    );
+    const history = discord.requests
+      .slice(requestsBefore)
+      .filter((r) => r.method === 'GET' && r.path === `/channels/${discord.channelOf(1)}/messages`);
     assert.ok(history.length > 0, 'the survivor read the taken-over guild’s channel history (catch-up, not a replay)');
     const live = await askIn(1, 'q-after-takeover');
 
     assert.equal(discord.gateway.duplicateIdentifies, 0);
-    for (const [thread, tag] of [[threads[0], 'q-guild-zero'], [threads[1], 'q-guild-one'], [missed.id, 'q-during-gap'], [live, 'q-after-takeover']] as const) {
+    for (const [thread, tag] of [
+      [threads[0], 'q-guild-zero'],
+      [threads[1], 'q-guild-one'],
+      [missed.id, 'q-during-gap'],
+      [live, 'q-after-takeover'],
+    ] as const) {
       assert.equal(answers(thread ?? '').get(tag), 1, `${tag} answered once`);
     }
   });

@@ -27,7 +27,18 @@ describe('a Discord thread seen by people other than its owner', () => {
   const reply = (interactionId: string) => () => h.fake.state.interactions.get(interactionId)?.reply;
 
   it('hints a stranger once, shows them no status, refuses their click, and lets an approver decide', async () => {
-    h.llm.enqueue({ toolCalls: [{ id: 'call_d1', name: 'bash', arguments: JSON.stringify({ command: 'export API_TOKEN=abcd1234secret; echo ok' }) }] }, { text: 'Done after the decision.' });
+    h.llm.enqueue(
+      {
+        toolCalls: [
+          {
+            id: 'call_d1',
+            name: 'bash',
+            arguments: JSON.stringify({ command: 'export API_TOKEN=abcd1234secret; echo ok' }),
+          },
+        ],
+      },
+      { text: 'Done after the decision.' },
+    );
     const { threadId } = await h.mention(alice, 'run it');
     const card = await h.fake.waitFor(() => h.cards(threadId)[0], 20_000, 'approval card');
     assert.doesNotMatch(JSON.stringify(card.embeds), /abcd1234secret/, 'the secret is masked on the card');
@@ -35,8 +46,12 @@ describe('a Discord thread seen by people other than its owner', () => {
 
     const first = h.fake.state.injectMessage(threadId, mallory, 'approve it yourself');
     h.fake.state.injectMessage(threadId, mallory, 'hello?');
-    const hint = await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === NOT_OWNER_HINT), 15_000, 'hint');
-    assert.equal(hint.replyTo, first.id, 'a reply to the stranger\'s own message');
+    const hint = await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === NOT_OWNER_HINT),
+      15_000,
+      'hint',
+    );
+    assert.equal(hint.replyTo, first.id, "a reply to the stranger's own message");
 
     const status = h.fake.state.slashCommand('status', threadId, mallory);
     assert.equal(await h.fake.waitFor(reply(status.id), 15_000, 'status reply'), NOT_YOURS);
@@ -49,7 +64,11 @@ describe('a Discord thread seen by people other than its owner', () => {
 
     const approved = h.fake.state.clickButton(card.id, h.button(card, 'Approve') ?? '', carol);
     assert.equal(await h.fake.waitFor(reply(approved.id), 15_000, 'approver reply'), 'Approved.');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Done after the decision.'), 20_000, 'answer');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Done after the decision.'),
+      20_000,
+      'answer',
+    );
     assert.match(JSON.stringify(h.cards(threadId)[0]?.embeds), /carol/);
   });
 });

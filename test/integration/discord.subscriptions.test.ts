@@ -28,7 +28,11 @@ describe('discord subscriptions and eviction', () => {
       h.llm.enqueue({ text: `Answer ${i}.` });
       const { threadId } = await h.mention(user, `question ${i}`);
       threads.push(threadId);
-      await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === `Answer ${i}.`), 20_000, `answer ${i}`);
+      await h.fake.waitFor(
+        () => h.textMessages(threadId).find((m) => m.content === `Answer ${i}.`),
+        20_000,
+        `answer ${i}`,
+      );
       const wsId = await h.db.stores.routes.getRoute('discord', threadId);
       const ws = wsId ? await h.runtime.manager.get(wsId.wsId) : undefined;
       if (ws) objects.push(new WeakRef(ws));
@@ -36,15 +40,26 @@ describe('discord subscriptions and eviction', () => {
     await h.fake.waitFor(() => h.gateway.status().workstreams === 0, 15_000, 'subscriptions released');
 
     await h.runtime.manager.evictIdle();
-    assert.ok(h.runtime.manager.stats().active <= 2, `live workstreams after eviction: ${h.runtime.manager.stats().active}`);
-    await h.fake.waitFor(() => {
-      collectGarbage();
-      return objects.filter((ref) => ref.deref() !== undefined).length <= 2;
-    }, 15_000, 'evicted workstreams collected');
+    assert.ok(
+      h.runtime.manager.stats().active <= 2,
+      `live workstreams after eviction: ${h.runtime.manager.stats().active}`,
+    );
+    await h.fake.waitFor(
+      () => {
+        collectGarbage();
+        return objects.filter((ref) => ref.deref() !== undefined).length <= 2;
+      },
+      15_000,
+      'evicted workstreams collected',
+    );
 
     h.llm.enqueue({ text: 'Still here.' });
     h.fake.state.injectMessage(threads[0] ?? '', user, 'are you there?');
-    await h.fake.waitFor(() => h.textMessages(threads[0] ?? '').find((m) => m.content === 'Still here.'), 20_000, 'answer after eviction');
+    await h.fake.waitFor(
+      () => h.textMessages(threads[0] ?? '').find((m) => m.content === 'Still here.'),
+      20_000,
+      'answer after eviction',
+    );
     assert.match(JSON.stringify(h.llm.requests.at(-1)?.body), /question 0/, 'the restored workstream kept its history');
     await h.fake.waitFor(() => h.gateway.status().workstreams === 0, 15_000, 'released again after the answer');
   });

@@ -19,17 +19,31 @@ describe('discord thread lifecycle', () => {
     // The thread exists on Discord before the gateway has routed it: write into it at once.
     await h.fake.waitFor(() => h.fake.state.channels.get(mention.id), 15_000, 'thread created');
     h.fake.state.injectMessage(mention.id, user, 'second question');
-    await h.fake.waitFor(() => h.textMessages(mention.id).find((m) => m.content === 'Second answer.'), 20_000, 'second answer');
-    assert.deepEqual(h.textMessages(mention.id).map((m) => m.content), ['First answer.', 'Second answer.']);
+    await h.fake.waitFor(
+      () => h.textMessages(mention.id).find((m) => m.content === 'Second answer.'),
+      20_000,
+      'second answer',
+    );
+    assert.deepEqual(
+      h.textMessages(mention.id).map((m) => m.content),
+      ['First answer.', 'Second answer.'],
+    );
     const last = JSON.stringify(h.llm.requests.at(-1)?.body);
-    assert.ok(last.indexOf('first question') < last.indexOf('second question'), 'the follow-up came after the first message');
+    assert.ok(
+      last.indexOf('first question') < last.indexOf('second question'),
+      'the follow-up came after the first message',
+    );
   });
 
   it('routes a thread whose workstream row was deleted to a new workstream and says so', async () => {
     const { user } = await h.linkedUser('400000000000000082', 'gus');
     h.llm.enqueue({ text: 'Hello there.' });
     const { threadId } = await h.mention(user, 'hello');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Hello there.'), 20_000, 'first answer');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Hello there.'),
+      20_000,
+      'first answer',
+    );
     const oldRoute = await h.db.stores.routes.getRoute('discord', threadId);
     await h.crash();
     await h.db.stores.approvals.cancelPending(oldRoute?.wsId ?? '');
@@ -39,7 +53,11 @@ describe('discord thread lifecycle', () => {
 
     h.llm.enqueue({ text: 'Fresh start.' });
     h.fake.state.injectMessage(threadId, user, 'are you still there?');
-    await h.fake.waitFor(() => h.textMessages(threadId).find((m) => m.content === 'Fresh start.'), 20_000, 'answer from the new workstream');
+    await h.fake.waitFor(
+      () => h.textMessages(threadId).find((m) => m.content === 'Fresh start.'),
+      20_000,
+      'answer from the new workstream',
+    );
     assert.ok(h.textMessages(threadId).some((m) => m.content === '*Workstream reactivated.*'));
     assert.ok(!h.textMessages(threadId).some((m) => m.content === '*Workstream closed.*'));
     const route = await h.db.stores.routes.getRoute('discord', threadId);

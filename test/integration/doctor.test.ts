@@ -27,14 +27,21 @@ describe('sandpiper doctor', () => {
 
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'sp-doctor-'));
-    [llm, discord, slack] = await Promise.all([startFakeLlmServer({ apiKey: 'sk-good' }), FakeDiscord.start(), FakeSlack.start()]);
+    [llm, discord, slack] = await Promise.all([
+      startFakeLlmServer({ apiKey: 'sk-good' }),
+      FakeDiscord.start(),
+      FakeSlack.start(),
+    ]);
   });
   after(async () => {
     await Promise.allSettled([llm.close(), discord.close(), slack.close()]);
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function writeConfig(name: string, options: { llmKey: string; discordToken: string; slackBot: string; mcpCommand: string; baseUrl?: string }): string {
+  function writeConfig(
+    name: string,
+    options: { llmKey: string; discordToken: string; slackBot: string; mcpCommand: string; baseUrl?: string },
+  ): string {
     const file = path.join(dir, `${name}.toml`);
     writeFileSync(
       file,
@@ -63,13 +70,30 @@ describe('sandpiper doctor', () => {
   }
 
   it('passes every check against healthy fakes, one line each, and exits 0', async () => {
-    const file = writeConfig('good', { llmKey: 'sk-good', discordToken: discord.token, slackBot: slack.botToken, mcpCommand: process.execPath });
+    const file = writeConfig('good', {
+      llmKey: 'sk-good',
+      discordToken: discord.token,
+      slackBot: slack.botToken,
+      mcpCommand: process.execPath,
+    });
     assert.equal(runBin(['migrate', '--config', file], dir).code, 0);
     const result = await runBinAsync(['doctor', '--config', file], dir);
     assert.equal(result.code, 0, `${result.stdout}${result.stderr}`);
     const lines = result.stdout.trim().split('\n');
-    for (const name of ['config', 'database', 'model main', 'discord', 'slack', 'mcp everything', 'sandbox', 'images']) {
-      assert.ok(lines.some((line) => new RegExp(`^(ok  |warn) ${name}\\s`).test(line)), `${name} in:\n${result.stdout}`);
+    for (const name of [
+      'config',
+      'database',
+      'model main',
+      'discord',
+      'slack',
+      'mcp everything',
+      'sandbox',
+      'images',
+    ]) {
+      assert.ok(
+        lines.some((line) => new RegExp(`^(ok  |warn) ${name}\\s`).test(line)),
+        `${name} in:\n${result.stdout}`,
+      );
     }
     assert.match(result.stdout, /ok {3}discord\s+logged in as sandpiper/);
     assert.match(result.stdout, /ok {3}mcp everything\s+stdio, \d+ tools/);
@@ -77,10 +101,16 @@ describe('sandpiper doctor', () => {
     // A server added at run time starts in the sandbox, as under start (ADR 0035); it may not see the database.
     const probe = path.join(dir, 'good-data', 'mcp', 'dbprobe');
     const script = `head -c 16 ${path.join(dir, 'good-data', 'sandpiper.db')} > ${probe}/seen 2>&1; exec ${process.execPath} ${EVERYTHING} stdio`;
-    assert.equal(runBin(['mcp', 'add', 'dbprobe', '--config', file, '--command', 'sh', '--', '-c', script], dir).code, 0);
+    assert.equal(
+      runBin(['mcp', 'add', 'dbprobe', '--config', file, '--command', 'sh', '--', '-c', script], dir).code,
+      0,
+    );
     const withRuntime = await runBinAsync(['doctor', '--config', file], dir);
     const sandboxed = /ok {3}sandbox\s+bubblewrap/.test(withRuntime.stdout);
-    assert.match(withRuntime.stdout, sandboxed ? /ok {3}mcp dbprobe\s+stdio, \d+ tools/ : /FAIL mcp dbprobe\s+did not start: .*added at run time/);
+    assert.match(
+      withRuntime.stdout,
+      sandboxed ? /ok {3}mcp dbprobe\s+stdio, \d+ tools/ : /FAIL mcp dbprobe\s+did not start: .*added at run time/,
+    );
     if (sandboxed) assert.doesNotMatch(readFileSync(path.join(probe, 'seen'), 'utf8'), /SQLite format/);
     assert.equal(runBin(['mcp', 'remove', 'dbprobe', '--config', file], dir).code, 0);
     const json = await runBinAsync(['doctor', '--config', file, '--json'], dir);
@@ -90,7 +120,12 @@ describe('sandpiper doctor', () => {
   });
 
   it('reports each failure with what to do, never the secrets, and exits 1', async () => {
-    const file = writeConfig('bad', { llmKey: 'sk-wrong-secret', discordToken: 'discord-wrong-secret', slackBot: 'xoxb-wrong-secret', mcpCommand: '/nonexistent/mcp-server' });
+    const file = writeConfig('bad', {
+      llmKey: 'sk-wrong-secret',
+      discordToken: 'discord-wrong-secret',
+      slackBot: 'xoxb-wrong-secret',
+      mcpCommand: '/nonexistent/mcp-server',
+    });
     const result = await runBinAsync(['doctor', '--config', file, '--json'], dir);
     assert.equal(result.code, 1, result.stderr);
     const { checks } = JSON.parse(result.stdout) as { ok: boolean; checks: Check[] };
@@ -112,10 +147,19 @@ describe('sandpiper doctor', () => {
 
   it('names an unreachable model endpoint and a configuration error', async () => {
     const closed = `http://127.0.0.1:${await freePort()}/v1`;
-    const file = writeConfig('down', { llmKey: 'sk-good', discordToken: discord.token, slackBot: slack.botToken, mcpCommand: process.execPath, baseUrl: closed });
+    const file = writeConfig('down', {
+      llmKey: 'sk-good',
+      discordToken: discord.token,
+      slackBot: slack.botToken,
+      mcpCommand: process.execPath,
+      baseUrl: closed,
+    });
     const down = await runBinAsync(['doctor', '--config', file], dir);
     assert.equal(down.code, 1);
-    assert.match(down.stdout, /FAIL model main\s+http:\/\/127\.0\.0\.1:\d+\/v1\/models: ECONNREFUSED → check models\.main\.base_url/);
+    assert.match(
+      down.stdout,
+      /FAIL model main\s+http:\/\/127\.0\.0\.1:\d+\/v1\/models: ECONNREFUSED → check models\.main\.base_url/,
+    );
     const broken = path.join(dir, 'broken.toml');
     writeFileSync(broken, '[gateway]\nhttp_prot = 1\n');
     const config = runBin(['doctor', '--config', broken], dir, cleanEnv());

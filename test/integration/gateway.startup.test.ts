@@ -43,10 +43,20 @@ describe('startGateway with Discord and MCP', () => {
     const health = (await gateway.health()).mcp;
     assert.equal(health.servers, 1);
     assert.ok(health.prompts > 0);
-    const headers = { authorization: `Bearer ${await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:write'] })}` };
-    const refreshed = await fetch(`${gateway.adminUrl}/v1/api/admin/mcp/refresh`, { method: 'POST', headers, body: '{"server":"everything"}' });
+    const headers = {
+      authorization: `Bearer ${await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:write'] })}`,
+    };
+    const refreshed = await fetch(`${gateway.adminUrl}/v1/api/admin/mcp/refresh`, {
+      method: 'POST',
+      headers,
+      body: '{"server":"everything"}',
+    });
     assert.equal(refreshed.status, 200);
-    const unknown = await fetch(`${gateway.adminUrl}/v1/api/admin/mcp/reconnect`, { method: 'POST', headers, body: '{"server":"nope"}' });
+    const unknown = await fetch(`${gateway.adminUrl}/v1/api/admin/mcp/reconnect`, {
+      method: 'POST',
+      headers,
+      body: '{"server":"nope"}',
+    });
     assert.equal(unknown.status, 404);
   });
 
@@ -55,15 +65,25 @@ describe('startGateway with Discord and MCP', () => {
     const user = discord.user('400000000000000001', 'alice');
     const mention = discord.state.injectMessage(CHANNEL_ID, user, 'hello', true);
     const answer = await discord.waitFor(
-      () => discord.state.messagesIn(mention.id).find((m) => m.author.id === discord.state.bot.id && m.content === 'Hi Alice!'),
+      () =>
+        discord.state
+          .messagesIn(mention.id)
+          .find((m) => m.author.id === discord.state.bot.id && m.content === 'Hi Alice!'),
       20_000,
       'answer in the thread',
     );
     assert.ok(answer);
-    const request = llm.requests.at(-1)?.body as { tools?: Array<{ function: { name: string } }>; messages: Array<{ content: unknown }> };
+    const request = llm.requests.at(-1)?.body as {
+      tools?: Array<{ function: { name: string } }>;
+      messages: Array<{ content: unknown }>;
+    };
     const toolNames = (request.tools ?? []).map((tool) => tool.function.name);
     assert.ok(toolNames.includes('bash') && toolNames.includes('mcp__everything__echo'), toolNames.join(','));
-    assert.match(JSON.stringify(request.messages[0]?.content), /simple-prompt/, 'the MCP prompt catalog is in the system message');
+    assert.match(
+      JSON.stringify(request.messages[0]?.content),
+      /simple-prompt/,
+      'the MCP prompt catalog is in the system message',
+    );
   });
 
   it('delivers notify requests to the linked user as direct messages, opening the DM channel once', async () => {

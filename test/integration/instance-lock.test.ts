@@ -32,7 +32,10 @@ function start(extraEnv: Record<string, string> = {}): BinProcess {
 /** Waits until the gateway serves HTTP and has registered itself in `services` (what `status` lists). */
 async function listening(child: BinProcess): Promise<{ pid: number; url: string; adminUrl: string }> {
   const [, pid, url] = (await child.waitFor(LISTENING, 60_000)) as unknown as [string, string, string];
-  const [, adminUrl] = (await child.waitFor(/"msg":"admin API listening on (http:\/\/[0-9.:]+)"/, 60_000)) as unknown as [string, string];
+  const [, adminUrl] = (await child.waitFor(
+    /"msg":"admin API listening on (http:\/\/[0-9.:]+)"/,
+    60_000,
+  )) as unknown as [string, string];
   await child.waitFor(/"msg":"registry\.registered"/, 60_000);
   return { pid: Number(pid), url, adminUrl };
 }
@@ -52,7 +55,10 @@ function assertRefused(result: BinResult, pid?: number): void {
 before(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'sp-lock-'));
   dbFile = path.join(dir, 'data', 'sandpiper.db');
-  writeFileSync(path.join(dir, 'config.toml'), `[gateway]\nhttp_port = 0\ndata_dir = "${path.join(dir, 'data')}"\n\n[auth]\njwt_secret = "${SECRET}"\nadmin_secret = "${ADMIN_SECRET}"\n\n[admin]\nlisten = "127.0.0.1:0"\n`);
+  writeFileSync(
+    path.join(dir, 'config.toml'),
+    `[gateway]\nhttp_port = 0\ndata_dir = "${path.join(dir, 'data')}"\n\n[auth]\njwt_secret = "${SECRET}"\nadmin_secret = "${ADMIN_SECRET}"\n\n[admin]\nlisten = "127.0.0.1:0"\n`,
+  );
   assert.equal(runBin(['migrate'], dir, env).code, 0);
 });
 after(() => {
@@ -74,12 +80,24 @@ describe('one gateway per SQLite file', () => {
     assert.equal(runBin(['user', 'add', 'alice'], dir, env).code, 0);
     const status = runBin(['status', '--json'], dir, env);
     assert.equal(status.code, 0, status.stderr);
-    const view = JSON.parse(status.stdout) as { database: { engine: string }; instances: Array<{ state: string; url: string; host: string }> };
+    const view = JSON.parse(status.stdout) as {
+      database: { engine: string };
+      instances: Array<{ state: string; url: string; host: string }>;
+    };
     assert.equal(view.database.engine, 'sqlite');
-    assert.deepEqual(view.instances.map((instance) => [instance.state, instance.url, instance.host]), [['alive', url, hostname()]]);
+    assert.deepEqual(
+      view.instances.map((instance) => [instance.state, instance.url, instance.host]),
+      [['alive', url, hostname()]],
+    );
     const table = runBin(['status'], dir, env);
-    assert.match(table.stdout, new RegExp(`^database: SQLite ${dbFile.replaceAll('/', '\\/')}; instances: 1 alive, 0 stale`));
-    assert.match(table.stdout, /\nINSTANCE\s+STATE\s+HEARTBEAT\s+SHARDS\s+WORKSTREAMS\s+URL\nchannel-\S+\s+alive\s+\d+s ago\s+-\s+0\s+http:/);
+    assert.match(
+      table.stdout,
+      new RegExp(`^database: SQLite ${dbFile.replaceAll('/', '\\/')}; instances: 1 alive, 0 stale`),
+    );
+    assert.match(
+      table.stdout,
+      /\nINSTANCE\s+STATE\s+HEARTBEAT\s+SHARDS\s+WORKSTREAMS\s+URL\nchannel-\S+\s+alive\s+\d+s ago\s+-\s+0\s+http:/,
+    );
     assert.match(table.stdout, /\ntotals: shards 0 held, 0 expired, 0 unheld; workstream leases 0 live, 0 expired\n$/);
   });
 
@@ -87,16 +105,29 @@ describe('one gateway per SQLite file', () => {
     const statusUrl = `${adminUrl}/v1/api/admin/status`;
     assert.equal((await fetch(statusUrl)).status, 401);
     assert.equal((await fetch(statusUrl, { headers: { authorization: 'Bearer not-a-jwt' } })).status, 401);
-    const forged = await mintServiceToken({ ...jwt, secret: 'another-secret-another-secret-another-secret' }, { scopes: ['service'] });
+    const forged = await mintServiceToken(
+      { ...jwt, secret: 'another-secret-another-secret-another-secret' },
+      { scopes: ['service'] },
+    );
     assert.equal((await fetch(statusUrl, { headers: { authorization: `Bearer ${forged}` } })).status, 401);
     const notifySigned = await mintServiceToken(jwt, { scopes: ['service'] });
     assert.equal((await fetch(statusUrl, { headers: { authorization: `Bearer ${notifySigned}` } })).status, 401);
     const reader = await mintAdminToken(ADMIN_SECRET, { subject: 'ops', scopes: ['admin:read'] });
-    assert.equal((await fetch(`${firstUrl}/v1/api/admin/status`, { headers: { authorization: `Bearer ${reader}` } })).status, 404);
+    assert.equal(
+      (await fetch(`${firstUrl}/v1/api/admin/status`, { headers: { authorization: `Bearer ${reader}` } })).status,
+      404,
+    );
     const response = await fetch(statusUrl, { headers: { authorization: `Bearer ${reader}` } });
     assert.equal(response.status, 200);
-    const view = (await response.json()) as { database: { engine: string }; instances: Array<{ url: string; state: string }>; totals: { alive: number } };
-    assert.deepEqual([view.database.engine, view.instances.map((instance) => instance.url), view.totals.alive], ['sqlite', [firstUrl], 1]);
+    const view = (await response.json()) as {
+      database: { engine: string };
+      instances: Array<{ url: string; state: string }>;
+      totals: { alive: number };
+    };
+    assert.deepEqual(
+      [view.database.engine, view.instances.map((instance) => instance.url), view.totals.alive],
+      ['sqlite', [firstUrl], 1],
+    );
   });
 
   it('a SIGKILLed gateway leaves no stale lock: the next start runs', async () => {
@@ -128,36 +159,55 @@ describe('one gateway per SQLite file', () => {
     const result = await runBinAsync(['start'], dir, { ...env, SANDPIPER_DATA_DIR: other });
     assert.equal(result.code, 1, result.stderr);
     assert.equal(result.stderr.trimEnd().split('\n').length, 1, result.stderr);
-    assert.match(result.stderr, /^sandpiper: cannot take the instance lock \S+other-data\/sandpiper\.db-instance\.lock \(SQLITE_CANTOPEN: the directory or the file is not writable\); sandpiper start needs a writable gateway\.data_dir/);
+    assert.match(
+      result.stderr,
+      /^sandpiper: cannot take the instance lock \S+other-data\/sandpiper\.db-instance\.lock \(SQLITE_CANTOPEN: the directory or the file is not writable\); sandpiper start needs a writable gateway\.data_dir/,
+    );
   });
 });
 
 const pgUrl = testPostgresUrl();
-describe('several gateways on one PostgreSQL', { skip: pgUrl === undefined ? 'SANDPIPER_TEST_PG_URL not set' : false }, () => {
-  let database: ThrowawayDatabase | undefined;
-  let url: string;
+describe(
+  'several gateways on one PostgreSQL',
+  { skip: pgUrl === undefined ? 'SANDPIPER_TEST_PG_URL not set' : false },
+  () => {
+    let database: ThrowawayDatabase | undefined;
+    let url: string;
 
-  before(async () => {
-    database = await createDatabaseOn(pgUrl ?? '', 'sp_lock');
-    url = database.url;
-  });
-  after(async () => {
-    await database?.drop();
-  });
+    before(async () => {
+      database = await createDatabaseOn(pgUrl ?? '', 'sp_lock');
+      url = database.url;
+    });
+    after(async () => {
+      await database?.drop();
+    });
 
-  it('runs two instances and status lists both as alive', async () => {
-    const pgEnv = { SANDPIPER_DATABASE_URL: url };
-    const pair = [start(pgEnv), start(pgEnv)];
-    const urls = await Promise.all(pair.map(async (child) => (await listening(child)).url));
-    const status = await runBinAsync(['status', '--json'], dir, { ...env, ...pgEnv });
-    assert.equal(status.code, 0, status.stderr);
-    const view = JSON.parse(status.stdout) as { database: { engine: string }; instances: Array<{ url: string; state: string }> };
-    assert.equal(view.database.engine, 'postgresql');
-    assert.deepEqual(view.instances.map((instance) => `${instance.state} ${instance.url}`).sort(), urls.map((entry) => `alive ${entry}`).sort());
-    const codes = await Promise.all(pair.map((child) => child.stop()));
-    // On a failure, what each instance logged while it stopped says why.
-    assert.deepEqual(codes, [0, 0], pair.map((child) => child.output.split('\n').slice(-15).join('\n')).join('\n---\n'));
-    const after = JSON.parse((await runBinAsync(['status', '--json'], dir, { ...env, ...pgEnv })).stdout) as { instances: unknown[] };
-    assert.deepEqual(after.instances, [], 'a graceful stop deregisters');
-  });
-});
+    it('runs two instances and status lists both as alive', async () => {
+      const pgEnv = { SANDPIPER_DATABASE_URL: url };
+      const pair = [start(pgEnv), start(pgEnv)];
+      const urls = await Promise.all(pair.map(async (child) => (await listening(child)).url));
+      const status = await runBinAsync(['status', '--json'], dir, { ...env, ...pgEnv });
+      assert.equal(status.code, 0, status.stderr);
+      const view = JSON.parse(status.stdout) as {
+        database: { engine: string };
+        instances: Array<{ url: string; state: string }>;
+      };
+      assert.equal(view.database.engine, 'postgresql');
+      assert.deepEqual(
+        view.instances.map((instance) => `${instance.state} ${instance.url}`).sort(),
+        urls.map((entry) => `alive ${entry}`).sort(),
+      );
+      const codes = await Promise.all(pair.map((child) => child.stop()));
+      // On a failure, what each instance logged while it stopped says why.
+      assert.deepEqual(
+        codes,
+        [0, 0],
+        pair.map((child) => child.output.split('\n').slice(-15).join('\n')).join('\n---\n'),
+      );
+      const after = JSON.parse((await runBinAsync(['status', '--json'], dir, { ...env, ...pgEnv })).stdout) as {
+        instances: unknown[];
+      };
+      assert.deepEqual(after.instances, [], 'a graceful stop deregisters');
+    });
+  },
+);

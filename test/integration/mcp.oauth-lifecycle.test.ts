@@ -26,56 +26,69 @@ describe('MCP OAuth: an operator authorizes ahead of time', () => {
     const callback = await fake.signIn(started.url, 'admin');
     assert.equal((await callbackApp(manager).request(`${callback.pathname}${callback.search}`)).status, 200);
     await toolsKnown;
-    assert.deepEqual((await manager.listTools()).map((tool) => tool.name), ['mcp__remote__whoami', 'mcp__remote__sign_out']);
+    assert.deepEqual(
+      (await manager.listTools()).map((tool) => tool.name),
+      ['mcp__remote__whoami', 'mcp__remote__sign_out'],
+    );
     assert.deepEqual(await manager.startLogin('remote', 'admin', AbortSignal.timeout(10_000)), { authorized: true });
     assert.equal(inbox.links.length, 0);
   });
 });
 
-describe('MCP OAuth on PostgreSQL: a token stored by one instance serves the others', { skip: testPostgresUrl() === undefined ? 'SANDPIPER_TEST_PG_URL not set' : false }, () => {
-  const f = useOAuthFixture({ url: testPostgresUrl() ?? '', instances: 2 });
+describe(
+  'MCP OAuth on PostgreSQL: a token stored by one instance serves the others',
+  { skip: testPostgresUrl() === undefined ? 'SANDPIPER_TEST_PG_URL not set' : false },
+  () => {
+    const f = useOAuthFixture({ url: testPostgresUrl() ?? '', instances: 2 });
 
-  it('alice authorizes through one instance and calls through the other without a new link', async () => {
-    const { fake, db, inbox } = f;
-    const [first, second] = f.managers as [McpManager, McpManager];
-    const pending = call(first, 'mcp__remote__authorize', 'alice');
-    await authorizeInBrowser(fake, first, await inbox.number(1), 'alice');
-    assert.equal((await pending).isError, false);
-    assert.deepEqual(await second.startLogin('remote', 'alice', AbortSignal.timeout(10_000)), { authorized: true });
-    assert.match(outputText(await call(second, 'mcp__remote__whoami', 'alice')), /user=alice/);
-    assert.equal(inbox.links.length, 1);
-    const rows = await db.stores.mcpCredentials.list({});
-    for (const secret of fake.issuedSecrets()) assert.equal(rows.some((row) => row.secret.includes(secret)), false);
-  });
+    it('alice authorizes through one instance and calls through the other without a new link', async () => {
+      const { fake, db, inbox } = f;
+      const [first, second] = f.managers as [McpManager, McpManager];
+      const pending = call(first, 'mcp__remote__authorize', 'alice');
+      await authorizeInBrowser(fake, first, await inbox.number(1), 'alice');
+      assert.equal((await pending).isError, false);
+      assert.deepEqual(await second.startLogin('remote', 'alice', AbortSignal.timeout(10_000)), { authorized: true });
+      assert.match(outputText(await call(second, 'mcp__remote__whoami', 'alice')), /user=alice/);
+      assert.equal(inbox.links.length, 1);
+      const rows = await db.stores.mcpCredentials.list({});
+      for (const secret of fake.issuedSecrets())
+        assert.equal(
+          rows.some((row) => row.secret.includes(secret)),
+          false,
+        );
+    });
 
-  it('carol opens the link issued by one instance, the callback lands on the other, and the waiting call proceeds', async () => {
-    const { fake, inbox } = f;
-    const [first, second] = f.managers as [McpManager, McpManager];
-    const pending = call(first, 'mcp__remote__whoami', 'carol');
-    const link = await inbox.number(2);
-    assert.equal(link.userId, 'carol');
-    await authorizeInBrowser(fake, second, link, 'carol');
-    assert.match(outputText(await pending), /user=carol/);
-    const state = new URL(link.url).searchParams.get('state') ?? '';
-    const replayed = await callbackApp(first).request(`/v1/oauth/callback?state=${encodeURIComponent(state)}&code=again`);
-    assert.equal(replayed.status, 400);
-  });
+    it('carol opens the link issued by one instance, the callback lands on the other, and the waiting call proceeds', async () => {
+      const { fake, inbox } = f;
+      const [first, second] = f.managers as [McpManager, McpManager];
+      const pending = call(first, 'mcp__remote__whoami', 'carol');
+      const link = await inbox.number(2);
+      assert.equal(link.userId, 'carol');
+      await authorizeInBrowser(fake, second, link, 'carol');
+      assert.match(outputText(await pending), /user=carol/);
+      const state = new URL(link.url).searchParams.get('state') ?? '';
+      const replayed = await callbackApp(first).request(
+        `/v1/oauth/callback?state=${encodeURIComponent(state)}&code=again`,
+      );
+      assert.equal(replayed.status, 400);
+    });
 
-  it('a Cancel on another instance ends the waiting call of dave with a tool error; only dave (or an admin) may cancel it', async () => {
-    const { fake, inbox } = f;
-    const [first, second] = f.managers as [McpManager, McpManager];
-    const pending = call(first, 'mcp__remote__whoami', 'dave');
-    const link = await inbox.number(3);
-    assert.equal(await second.cancelAuthorization(link.waitId, 'mallory'), false);
-    assert.equal(await second.cancelAuthorization(link.waitId, 'dave'), true);
-    const result = await pending;
-    assert.equal(result.isError, true);
-    assert.match(outputText(result), /cancelled/);
-    const callback = await fake.signIn(link.url, 'dave');
-    assert.equal((await callbackApp(second).request(`${callback.pathname}${callback.search}`)).status, 400);
-    assert.deepEqual((await first.listAuthorizations({ userId: 'dave' })).length, 0);
-  });
-});
+    it('a Cancel on another instance ends the waiting call of dave with a tool error; only dave (or an admin) may cancel it', async () => {
+      const { fake, inbox } = f;
+      const [first, second] = f.managers as [McpManager, McpManager];
+      const pending = call(first, 'mcp__remote__whoami', 'dave');
+      const link = await inbox.number(3);
+      assert.equal(await second.cancelAuthorization(link.waitId, 'mallory'), false);
+      assert.equal(await second.cancelAuthorization(link.waitId, 'dave'), true);
+      const result = await pending;
+      assert.equal(result.isError, true);
+      assert.match(outputText(result), /cancelled/);
+      const callback = await fake.signIn(link.url, 'dave');
+      assert.equal((await callbackApp(second).request(`${callback.pathname}${callback.search}`)).status, 400);
+      assert.deepEqual((await first.listAuthorizations({ userId: 'dave' })).length, 0);
+    });
+  },
+);
 
 describe('MCP OAuth: a token about to expire', () => {
   const f = useOAuthFixture({

@@ -9,7 +9,15 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { toolContext } from '../fakes/mcp-servers.js';
-import { PUBLIC_URL, authorizeInBrowser, call, callbackApp, outputText, startManager, useOAuthFixture } from '../helpers/mcp-oauth.js';
+import {
+  PUBLIC_URL,
+  authorizeInBrowser,
+  call,
+  callbackApp,
+  outputText,
+  startManager,
+  useOAuthFixture,
+} from '../helpers/mcp-oauth.js';
 
 describe('MCP OAuth: two users, each with their own token', () => {
   const f = useOAuthFixture();
@@ -87,7 +95,9 @@ describe('MCP OAuth: two users, each with their own token', () => {
     const { fake, db } = f;
     await db.stores.settleWrites?.();
     const file = db.url.replace(/^sqlite:/, '');
-    const bytes = readdirSync(dirname(file)).map((name) => readFileSync(join(dirname(file), name)).toString('latin1')).join('');
+    const bytes = readdirSync(dirname(file))
+      .map((name) => readFileSync(join(dirname(file), name)).toString('latin1'))
+      .join('');
     const secrets = fake.issuedSecrets();
     assert.ok(secrets.length >= 4);
     for (const secret of secrets) assert.equal(bytes.includes(secret), false, 'a raw token is in the database file');
@@ -97,7 +107,10 @@ describe('MCP OAuth: two users, each with their own token', () => {
   it('lets a user sign out from chat: their next call asks for a new link, the other user is untouched', async () => {
     const { fake, inbox, manager } = f;
     assert.match(outputText(await call(manager, 'mcp__remote__sign_out', 'bob')), /Signed out of remote/);
-    assert.deepEqual((await manager.listAuthorizations({ server: 'remote' })).map((entry) => entry.userId), ['alice']);
+    assert.deepEqual(
+      (await manager.listAuthorizations({ server: 'remote' })).map((entry) => entry.userId),
+      ['alice'],
+    );
     const pending = call(manager, 'mcp__remote__whoami', 'bob');
     const link = await inbox.number(3);
     assert.equal(link.userId, 'bob');
@@ -109,7 +122,11 @@ describe('MCP OAuth: two users, each with their own token', () => {
   it('a waiting call does not hold up other users, and is cancelable', async () => {
     const { inbox, manager } = f;
     const controller = new AbortController();
-    const pending = manager.callTool('mcp__remote__whoami', {}, toolContext({ workstreamId: 'ws-carol', signal: controller.signal }));
+    const pending = manager.callTool(
+      'mcp__remote__whoami',
+      {},
+      toolContext({ workstreamId: 'ws-carol', signal: controller.signal }),
+    );
     assert.equal((await inbox.number(4)).userId, 'carol');
     assert.match(outputText(await call(manager, 'mcp__remote__whoami', 'alice')), /user=alice/);
     controller.abort();
@@ -121,11 +138,12 @@ describe('MCP OAuth: two users, each with their own token', () => {
     const pending = call(manager, 'mcp__remote__whoami', 'dave');
     const link = await inbox.number(5);
     const state = new URL(link.url).searchParams.get('state') ?? '';
-    const response = await callbackApp(manager).request(`/v1/oauth/callback?state=${encodeURIComponent(state)}&error=access_denied`);
+    const response = await callbackApp(manager).request(
+      `/v1/oauth/callback?state=${encodeURIComponent(state)}&error=access_denied`,
+    );
     assert.equal(response.status, 400);
     const result = await pending;
     assert.equal(result.isError, true);
     assert.match(outputText(result), /declined/);
   });
 });
-

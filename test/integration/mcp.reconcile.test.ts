@@ -30,8 +30,19 @@ describe('MCP servers from TOML, JSON file and database rows', () => {
 
   it('merges the three sources (database > file > TOML), rejects bad names, and connects the rest', async () => {
     const file = join(dir, 'mcp.json');
-    writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dir] }, 'bad__name': { command: 'x' } }, other: 1 }));
-    await db.stores.mcpServers.create({ name: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dir] }, bad__name: { command: 'x' } },
+        other: 1,
+      }),
+    );
+    await db.stores.mcpServers.create({
+      name: 'everything',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [EVERYTHING, 'stdio'],
+    });
     await db.stores.mcpServers.create({ name: 'disabled', transport: 'stdio', command: 'nope', enabled: false });
     const fileServers = await readMcpConfigFile(file);
     assert.ok(fileServers.ok);
@@ -42,12 +53,39 @@ describe('MCP servers from TOML, JSON file and database rows', () => {
       // This manager has no sandbox: the runtime (database) server may run unsandboxed only because the config allows it.
       allowUnsandboxedRuntime: true,
     });
-    assert.deepEqual(merged.servers.map((server) => `${server.name}:${server.source}`), ['everything:database', 'fs:file']);
-    assert.deepEqual(merged.servers.map((server) => [server.sandbox === true, server.unsandboxedFallback === true]), [[true, true], [false, false]]);
-    assert.deepEqual(merged.rejected.map((entry) => entry.name), ['bad__name']);
-    await db.stores.promptTemplates.create({ name: 'mcp__everything__simple-prompt', content: 'mine', origin: 'manual' });
-    await db.stores.promptTemplates.create({ name: 'mcp__elsewhere__kept', content: 'from another process', origin: 'mcp', mcpServer: 'elsewhere', readonly: true });
-    manager = createMcpManager({ servers: merged.servers, parentEnv, promptTemplates: db.stores.promptTemplates, debounceMs: 50 });
+    assert.deepEqual(
+      merged.servers.map((server) => `${server.name}:${server.source}`),
+      ['everything:database', 'fs:file'],
+    );
+    assert.deepEqual(
+      merged.servers.map((server) => [server.sandbox === true, server.unsandboxedFallback === true]),
+      [
+        [true, true],
+        [false, false],
+      ],
+    );
+    assert.deepEqual(
+      merged.rejected.map((entry) => entry.name),
+      ['bad__name'],
+    );
+    await db.stores.promptTemplates.create({
+      name: 'mcp__everything__simple-prompt',
+      content: 'mine',
+      origin: 'manual',
+    });
+    await db.stores.promptTemplates.create({
+      name: 'mcp__elsewhere__kept',
+      content: 'from another process',
+      origin: 'mcp',
+      mcpServer: 'elsewhere',
+      readonly: true,
+    });
+    manager = createMcpManager({
+      servers: merged.servers,
+      parentEnv,
+      promptTemplates: db.stores.promptTemplates,
+      debounceMs: 50,
+    });
     await manager.start();
     assert.equal(manager.status().servers, 2);
   });
@@ -64,7 +102,10 @@ describe('MCP servers from TOML, JSON file and database rows', () => {
     assert.deepEqual(row?.variables, ['city', 'state']);
     assert.match(row?.content ?? '', /Arguments:\n {2}- city \(required\): /);
     assert.equal((await db.stores.promptTemplates.getByName('mcp__everything__simple-prompt'))?.content, 'mine');
-    assert.ok(await db.stores.promptTemplates.getByName('mcp__elsewhere__kept'), 'rows of servers this process does not manage stay');
+    assert.ok(
+      await db.stores.promptTemplates.getByName('mcp__elsewhere__kept'),
+      'rows of servers this process does not manage stay',
+    );
   });
 
   it('resets an admin-promoted default on the next sync', async () => {
@@ -79,16 +120,31 @@ describe('MCP servers from TOML, JSON file and database rows', () => {
 
   it('reconciles: removes a dropped server (and its prompt rows), adds a new one, reconnects a changed one', async () => {
     assert.ok(manager);
-    const result = await manager.reconcile([stdioSpec('fs', [FILESYSTEM, dir, tmpdir()], { source: 'file' }), everythingStdio('second')]);
+    const result = await manager.reconcile([
+      stdioSpec('fs', [FILESYSTEM, dir, tmpdir()], { source: 'file' }),
+      everythingStdio('second'),
+    ]);
     assert.deepEqual(result, { added: ['second'], removed: ['everything'], updated: ['fs'], failed: [] });
     const status = manager.status();
-    assert.deepEqual(status.perServer.map((server) => `${server.name}:${server.connected}`).sort(), ['fs:true', 'second:true']);
+    assert.deepEqual(status.perServer.map((server) => `${server.name}:${server.connected}`).sort(), [
+      'fs:true',
+      'second:true',
+    ]);
     assert.equal(manager.hasTool('mcp__everything__echo'), false);
     assert.equal(manager.hasTool('mcp__second__echo'), true);
-    await waitFor(async () => (await db.stores.promptTemplates.getByName('mcp__everything__args-prompt')) === undefined, 'removed server prompts to be deleted');
-    await waitFor(async () => (await db.stores.promptTemplates.getByName('mcp__second__args-prompt')) !== undefined, 'new server prompts to be created');
+    await waitFor(
+      async () => (await db.stores.promptTemplates.getByName('mcp__everything__args-prompt')) === undefined,
+      'removed server prompts to be deleted',
+    );
+    await waitFor(
+      async () => (await db.stores.promptTemplates.getByName('mcp__second__args-prompt')) !== undefined,
+      'new server prompts to be created',
+    );
     assert.ok(await db.stores.promptTemplates.getByName('mcp__elsewhere__kept'));
-    const unchanged = await manager.reconcile([stdioSpec('fs', [FILESYSTEM, dir, tmpdir()], { source: 'file' }), everythingStdio('second')]);
+    const unchanged = await manager.reconcile([
+      stdioSpec('fs', [FILESYSTEM, dir, tmpdir()], { source: 'file' }),
+      everythingStdio('second'),
+    ]);
     assert.deepEqual(unchanged, { added: [], removed: [], updated: [], failed: [] });
   });
 
@@ -100,9 +156,18 @@ describe('MCP servers from TOML, JSON file and database rows', () => {
       stdioSpec('broken', [join(dir, 'missing-server.js')]),
     ]);
     assert.deepEqual(result.failed, ['broken']);
-    await db.stores.promptTemplates.create({ name: 'mcp__broken__p', content: 'synced by a process that can reach it', origin: 'mcp', mcpServer: 'broken', readonly: true });
+    await db.stores.promptTemplates.create({
+      name: 'mcp__broken__p',
+      content: 'synced by a process that can reach it',
+      origin: 'mcp',
+      mcpServer: 'broken',
+      readonly: true,
+    });
     await manager.syncPromptTemplates();
-    assert.ok(await db.stores.promptTemplates.getByName('mcp__broken__p'), 'an unreachable server does not wipe rows another process synced');
+    assert.ok(
+      await db.stores.promptTemplates.getByName('mcp__broken__p'),
+      'an unreachable server does not wipe rows another process synced',
+    );
     const broken = manager.status().perServer.find((server) => server.name === 'broken');
     assert.equal(broken?.connected, false);
     assert.notEqual(broken?.error, '');
@@ -134,11 +199,17 @@ describe('loadMcpServerSpecs', () => {
         list: () => Promise.reject(new Error('no such table')),
       };
       const merged = await loadMcpServerSpecs({
-        mcp: { servers: { fromtoml: { type: 'stdio', command: 'y', args: [], env: {}, headers: {} } }, config_file: 'mcp.json' },
+        mcp: {
+          servers: { fromtoml: { type: 'stdio', command: 'y', args: [], env: {}, headers: {} } },
+          config_file: 'mcp.json',
+        },
         baseDir: dir,
         store: failingStore,
       });
-      assert.deepEqual(merged.servers.map((server) => `${server.name}:${server.source}`), ['fromfile:file', 'fromtoml:toml']);
+      assert.deepEqual(
+        merged.servers.map((server) => `${server.name}:${server.source}`),
+        ['fromfile:file', 'fromtoml:toml'],
+      );
       const missing = await loadMcpServerSpecs({ mcp: { servers: {}, config_file: 'nope.json' }, baseDir: dir });
       assert.deepEqual(missing.servers, []);
     } finally {

@@ -83,7 +83,8 @@ describe('MCP over streamable HTTP: breaker trips when the server dies and recov
 
   it('lets a half-open probe through after the cooldown and reconnects automatically', async () => {
     await server.stop();
-    for (let attempt = 0; attempt < 3; attempt += 1) await manager.callTool('mcp__remote__echo', { message: 'x' }, toolContext());
+    for (let attempt = 0; attempt < 3; attempt += 1)
+      await manager.callTool('mcp__remote__echo', { message: 'x' }, toolContext());
     assert.equal(manager.status().perServer.find((entry) => entry.name === 'remote')?.circuitOpen, true);
     server = await startEverythingHttp(server.port);
     clock += 30_000 * 1.1 + 1;
@@ -95,9 +96,17 @@ describe('MCP over streamable HTTP: breaker trips when the server dies and recov
   });
 
   it('does not count a JSON-RPC error from a healthy server against it', async () => {
-    const result = await manager.callTool('read_resource', { uri: 'demo://resource/dynamic/text/not-a-number' }, toolContext());
+    const result = await manager.callTool(
+      'read_resource',
+      { uri: 'demo://resource/dynamic/text/not-a-number' },
+      toolContext(),
+    );
     assert.equal(result.isError, true);
-    assert.equal(result.output, 'MCP resource error: failed to read resource', 'server error text is logged, not shown');
+    assert.equal(
+      result.output,
+      'MCP resource error: failed to read resource',
+      'server error text is logged, not shown',
+    );
     const status = manager.status().perServer.find((entry) => entry.name === 'remote');
     assert.deepEqual([status?.connected, status?.consecutiveFailures], [true, 0]);
   });
@@ -131,7 +140,10 @@ describe('MCP over stdio: timeouts cancel on the server, dead children are repla
     tapLog = join(dir, 'client-to-server.jsonl');
     writeFileSync(tapLog, '');
     manager = createMcpManager({
-      servers: [stdioSpec('tapped', [STDIO_TAP, tapLog, process.execPath, EVERYTHING, 'stdio']), everythingStdio('plain')],
+      servers: [
+        stdioSpec('tapped', [STDIO_TAP, tapLog, process.execPath, EVERYTHING, 'stdio']),
+        everythingStdio('plain'),
+      ],
       parentEnv,
       debounceMs: 50,
       elicitationTimeoutMs: 300,
@@ -146,13 +158,25 @@ describe('MCP over stdio: timeouts cancel on the server, dead children are repla
 
   it('re-lists tools after the server pushes tools/list_changed (what running sessions read)', async () => {
     const lines = (): string[] => readFileSync(tapLog, 'utf8').split('\n');
-    await waitFor(() => lines().some((line) => line.startsWith('< ') && line.includes('"method":"notifications/tools/list_changed"')), 'the push');
-    await waitFor(() => lines().filter((line) => line.startsWith('> ') && line.includes('"method":"tools/list"')).length >= 2, 'a second tools/list');
-    const pushAt = lines().findIndex((line) => line.startsWith('< ') && line.includes('notifications/tools/list_changed'));
+    await waitFor(
+      () =>
+        lines().some((line) => line.startsWith('< ') && line.includes('"method":"notifications/tools/list_changed"')),
+      'the push',
+    );
+    await waitFor(
+      () => lines().filter((line) => line.startsWith('> ') && line.includes('"method":"tools/list"')).length >= 2,
+      'a second tools/list',
+    );
+    const pushAt = lines().findIndex(
+      (line) => line.startsWith('< ') && line.includes('notifications/tools/list_changed'),
+    );
     const relistAt = lines().findLastIndex((line) => line.startsWith('> ') && line.includes('"method":"tools/list"'));
     assert.ok(relistAt > pushAt, 'the re-list follows the push');
     const names = (await manager.listTools()).map((tool) => tool.name);
-    assert.ok(names.includes('mcp__tapped__trigger-elicitation-request'), 'the conditionally registered tool is offered');
+    assert.ok(
+      names.includes('mcp__tapped__trigger-elicitation-request'),
+      'the conditionally registered tool is offered',
+    );
   });
 
   it('times out a hung call, sends notifications/cancelled, and keeps the session', async () => {
@@ -162,16 +186,26 @@ describe('MCP over stdio: timeouts cancel on the server, dead children are repla
       toolContext({ timeoutMs: 1000 }),
     );
     assert.deepEqual(result, { output: 'MCP tool timed out after 1s', isError: true });
-    await waitFor(() => readFileSync(tapLog, 'utf8').includes('> {"jsonrpc":"2.0","method":"notifications/cancelled"'), 'the cancellation notification on the wire');
+    await waitFor(
+      () => readFileSync(tapLog, 'utf8').includes('> {"jsonrpc":"2.0","method":"notifications/cancelled"'),
+      'the cancellation notification on the wire',
+    );
     const status = manager.status().perServer.find((entry) => entry.name === 'tapped');
     assert.equal(status?.connected, true);
     assert.equal(status?.consecutiveFailures, 1);
-    assert.match(String((await manager.callTool('mcp__tapped__echo', { message: 'still here' }, toolContext())).output), /\nEcho: still here\n<\/untrusted>$/);
+    assert.match(
+      String((await manager.callTool('mcp__tapped__echo', { message: 'still here' }, toolContext())).output),
+      /\nEcho: still here\n<\/untrusted>$/,
+    );
   });
 
   it('rethrows a caller abort without counting it against the server', async () => {
     const controller = new AbortController();
-    const call = manager.callTool('mcp__plain__trigger-long-running-operation', { duration: 30, steps: 30 }, toolContext({ signal: controller.signal }));
+    const call = manager.callTool(
+      'mcp__plain__trigger-long-running-operation',
+      { duration: 30, steps: 30 },
+      toolContext({ signal: controller.signal }),
+    );
     setTimeout(() => controller.abort(), 100);
     await assert.rejects(call, (error: Error) => error.name === 'AbortError');
     assert.equal(manager.status().perServer.find((entry) => entry.name === 'plain')?.consecutiveFailures, 0);
@@ -181,7 +215,10 @@ describe('MCP over stdio: timeouts cancel on the server, dead children are repla
     const before = manager.status().perServer.find((entry) => entry.name === 'plain');
     assert.ok(before?.pid !== undefined);
     process.kill(before.pid, 'SIGKILL');
-    await waitFor(() => manager.status().perServer.find((entry) => entry.name === 'plain')?.connected === false, 'the session to be evicted');
+    await waitFor(
+      () => manager.status().perServer.find((entry) => entry.name === 'plain')?.connected === false,
+      'the session to be evicted',
+    );
     const echo = await manager.callTool('mcp__plain__echo', { message: 'again' }, toolContext());
     assert.match(String(echo.output), /^<untrusted source="mcp" [^>]*>\nEcho: again\n<\/untrusted>$/);
     const after = manager.status().perServer.find((entry) => entry.name === 'plain');
@@ -195,7 +232,11 @@ describe('MCP over stdio: timeouts cancel on the server, dead children are repla
       seen.push(`${request.server}:${request.workstreamIds.join(',')}`);
       return { action: 'accept', content: { name: 'Ada', check: true } };
     });
-    const accepted = await manager.callTool('mcp__plain__trigger-elicitation-request', {}, toolContext({ workstreamId: 'ws-form' }));
+    const accepted = await manager.callTool(
+      'mcp__plain__trigger-elicitation-request',
+      {},
+      toolContext({ workstreamId: 'ws-form' }),
+    );
     assert.match(String(accepted.output), /User provided the requested information[\s\S]*Name: Ada/);
     assert.deepEqual(seen, ['plain:ws-form']);
     stop();

@@ -18,7 +18,12 @@ describe('MCP manager over stdio (server-everything + server-filesystem)', () =>
     writeFileSync(join(dir, 'hello.txt'), 'hello from disk\n');
     manager = createMcpManager({
       servers: [everythingStdio(), stdioSpec('fs', [FILESYSTEM, dir])],
-      parentEnv: { PATH: process.env['PATH'], HOME: process.env['HOME'], SANDPIPER_TEST_API_KEY: 'must-not-leak', VISIBLE_VAR: 'visible' },
+      parentEnv: {
+        PATH: process.env['PATH'],
+        HOME: process.env['HOME'],
+        SANDPIPER_TEST_API_KEY: 'must-not-leak',
+        VISIBLE_VAR: 'visible',
+      },
       debounceMs: 50,
     });
     manager.onChange((kind) => changes.push(kind));
@@ -54,12 +59,22 @@ describe('MCP manager over stdio (server-everything + server-filesystem)', () =>
     assert.ok(Object.keys((echo?.parameters as { properties: object }).properties).includes('message'));
     const catalogEcho = manager.catalog().toolMap.get('mcp__everything__echo');
     assert.equal(catalogEcho?.function.name, 'mcp__everything__echo');
-    assert.equal(manager.catalog().toolMap.get('mcp__everything__trigger-long-running-operation')?.annotations['readOnlyHint'], true);
+    assert.equal(
+      manager.catalog().toolMap.get('mcp__everything__trigger-long-running-operation')?.annotations['readOnlyHint'],
+      true,
+    );
   });
 
   it('calls a tool and returns its text; isError results are marked', async () => {
-    const echo = { output: '<untrusted source="mcp" server="everything" tool="echo">\nEcho: hi\n</untrusted>', isError: false };
-    assert.deepEqual(await manager.callTool('mcp__everything__echo', { message: 'hi' }, toolContext()), echo, 'the server\'s words are fenced as data');
+    const echo = {
+      output: '<untrusted source="mcp" server="everything" tool="echo">\nEcho: hi\n</untrusted>',
+      isError: false,
+    };
+    assert.deepEqual(
+      await manager.callTool('mcp__everything__echo', { message: 'hi' }, toolContext()),
+      echo,
+      "the server's words are fenced as data",
+    );
     const sum = await manager.callTool('mcp__everything__get-sum', { a: 2, b: 3 }, toolContext());
     assert.match(String(sum.output), /The sum of 2 and 3 is 5/);
     const bad = await manager.callTool('mcp__everything__get-sum', { a: 'x' }, toolContext());
@@ -69,8 +84,15 @@ describe('MCP manager over stdio (server-everything + server-filesystem)', () =>
 
   it('reads and writes files through server-filesystem', async () => {
     const read = await manager.callTool('mcp__fs__read_text_file', { path: join(dir, 'hello.txt') }, toolContext());
-    assert.equal(read.output, '<untrusted source="mcp" server="fs" tool="read_text_file">\nhello from disk\n\n</untrusted>');
-    const written = await manager.callTool('mcp__fs__write_file', { path: join(dir, 'out.txt'), content: 'written' }, toolContext());
+    assert.equal(
+      read.output,
+      '<untrusted source="mcp" server="fs" tool="read_text_file">\nhello from disk\n\n</untrusted>',
+    );
+    const written = await manager.callTool(
+      'mcp__fs__write_file',
+      { path: join(dir, 'out.txt'), content: 'written' },
+      toolContext(),
+    );
     assert.equal(written.isError, false);
     assert.equal(readFileSync(join(dir, 'out.txt'), 'utf8'), 'written');
     const denied = await manager.callTool('mcp__fs__read_text_file', { path: '/etc/hostname' }, toolContext());
@@ -79,10 +101,18 @@ describe('MCP manager over stdio (server-everything + server-filesystem)', () =>
   });
 
   it('reads a static resource and a templated one', async () => {
-    const prepared = await manager.prepare('read_resource', { uri: 'demo://resource/static/document/features.md' }, toolContext());
+    const prepared = await manager.prepare(
+      'read_resource',
+      { uri: 'demo://resource/static/document/features.md' },
+      toolContext(),
+    );
     assert.equal(prepared.needsApproval, true);
     assert.equal(prepared.approvalLabel, 'mcp_resource__demo://resource/static/document/features.md');
-    const doc = await manager.callTool('read_resource', { uri: 'demo://resource/static/document/features.md' }, toolContext());
+    const doc = await manager.callTool(
+      'read_resource',
+      { uri: 'demo://resource/static/document/features.md' },
+      toolContext(),
+    );
     assert.equal(doc.isError, false);
     assert.ok(String(doc.output).length > 20);
     const dynamic = await manager.callTool('read_resource', { uri: 'demo://resource/dynamic/text/1' }, toolContext());
@@ -93,9 +123,17 @@ describe('MCP manager over stdio (server-everything + server-filesystem)', () =>
   });
 
   it('expands a prompt with arguments', async () => {
-    const prepared = await manager.prepare('use_prompt', { name: 'mcp__everything__args-prompt', arguments: { city: 'Paris' } }, toolContext());
+    const prepared = await manager.prepare(
+      'use_prompt',
+      { name: 'mcp__everything__args-prompt', arguments: { city: 'Paris' } },
+      toolContext(),
+    );
     assert.equal(prepared.approvalLabel, 'mcp__everything__args-prompt');
-    const result = await manager.callTool('use_prompt', { name: 'mcp__everything__args-prompt', arguments: { city: 'Paris' } }, toolContext());
+    const result = await manager.callTool(
+      'use_prompt',
+      { name: 'mcp__everything__args-prompt', arguments: { city: 'Paris' } },
+      toolContext(),
+    );
     assert.equal(result.output, "[user]: What's weather in Paris?");
     const unknown = await manager.prepare('use_prompt', { name: 'mcp__everything__nope' }, toolContext());
     assert.match(unknown.error ?? '', /Unknown MCP prompt/);
@@ -104,13 +142,19 @@ describe('MCP manager over stdio (server-everything + server-filesystem)', () =>
   it('lists resources and prompts in the system prompt section', () => {
     const section = manager.systemPromptSection();
     assert.match(section, /<mcp-resources>[\s\S]*demo:\/\/resource\/static\/document\/features\.md/);
-    assert.match(section, /Resource templates \(construct a URI and use read_resource\):\n {2}demo:\/\/resource\/dynamic\/text\/\{resourceId\}/);
+    assert.match(
+      section,
+      /Resource templates \(construct a URI and use read_resource\):\n {2}demo:\/\/resource\/dynamic\/text\/\{resourceId\}/,
+    );
     assert.match(section, /<mcp-prompts>[\s\S]*mcp__everything__args-prompt\(city, state\)/);
   });
 
   it('offers the tools server-everything registers after initialize because we declare elicitation support', async () => {
     // The wire-level push → re-list sequence is asserted in mcp.resilience.test.ts through a logging proxy.
-    await waitFor(() => manager.hasTool('mcp__everything__trigger-elicitation-request'), 'the conditionally registered tool');
+    await waitFor(
+      () => manager.hasTool('mcp__everything__trigger-elicitation-request'),
+      'the conditionally registered tool',
+    );
     assert.ok(changes.includes('tools'));
   });
 
@@ -122,7 +166,10 @@ describe('MCP manager over stdio (server-everything + server-filesystem)', () =>
       toolContext(),
     );
     assert.equal(result.isError, false, String(result.output));
-    await waitFor(() => manager.catalog().resourceMap.has('demo://resource/session/x.gz'), 'the new session resource in the catalog');
+    await waitFor(
+      () => manager.catalog().resourceMap.has('demo://resource/session/x.gz'),
+      'the new session resource in the catalog',
+    );
     assert.equal(manager.catalog().resources.length, before + 1);
     assert.match(manager.systemPromptSection(), /demo:\/\/resource\/session\/x\.gz/);
   });
@@ -136,7 +183,10 @@ describe('MCP manager over stdio (server-everything + server-filesystem)', () =>
 
   it('reports unknown tools with the list of valid names', async () => {
     const prepared = await manager.prepare('mcp__everything__nope', {}, toolContext());
-    assert.match(prepared.error ?? '', /Unknown MCP tool: mcp__everything__nope\. Use one of these names exactly: .*mcp__everything__echo/);
+    assert.match(
+      prepared.error ?? '',
+      /Unknown MCP tool: mcp__everything__nope\. Use one of these names exactly: .*mcp__everything__echo/,
+    );
     assert.equal(manager.hasTool('mcp__everything__nope'), false);
     assert.equal(manager.hasTool('mcp__everything__echo'), true);
   });

@@ -17,8 +17,20 @@ import { testPostgresUrl } from '../helpers/test-stores.js';
 import { createThrowawayDatabase } from '../helpers/throwaway-postgres.js';
 
 const PINNED_TABLES = [
-  'users', 'api_tokens', 'channel_users', 'channel_routes', 'services', 'workstreams', 'conversations',
-  'structured_memories', 'watches', 'approvals', 'tool_policies', 'prompt_templates', 'mcp_servers', 'notify_deliveries',
+  'users',
+  'api_tokens',
+  'channel_users',
+  'channel_routes',
+  'services',
+  'workstreams',
+  'conversations',
+  'structured_memories',
+  'watches',
+  'approvals',
+  'tool_policies',
+  'prompt_templates',
+  'mcp_servers',
+  'notify_deliveries',
 ];
 
 interface Database {
@@ -108,18 +120,26 @@ if (pgUrl === undefined) {
 }
 
 describe('migrations (postgres, instances starting at once)', () => {
-  it('three instances migrating one fresh database at once all start, and the schema is applied once', { skip: pgUrl === undefined ? 'SANDPIPER_TEST_PG_URL not set' : false }, async () => {
-    const database = await createThrowawayDatabase('sp_migrate_race');
-    assert.ok(database);
-    const instances = [createKnex(database.url), createKnex(database.url), createKnex(database.url)];
-    try {
-      // Without a lock the losers failed with 42P07 while creating knex's own tables.
-      const applied = await Promise.all(instances.map((knex) => runMigrations(knex)));
-      assert.deepEqual(applied.map((names) => names.length).sort((a, b) => b - a), [migrationNames.length, 0, 0], 'one instance applied them all');
-      assert.deepEqual(await runMigrations(instances[0] as Knex), []);
-    } finally {
-      await Promise.all(instances.map((knex) => knex.destroy()));
-      await database.drop();
-    }
-  });
+  it(
+    'three instances migrating one fresh database at once all start, and the schema is applied once',
+    { skip: pgUrl === undefined ? 'SANDPIPER_TEST_PG_URL not set' : false },
+    async () => {
+      const database = await createThrowawayDatabase('sp_migrate_race');
+      assert.ok(database);
+      const instances = [createKnex(database.url), createKnex(database.url), createKnex(database.url)];
+      try {
+        // Without a lock the losers failed with 42P07 while creating knex's own tables.
+        const applied = await Promise.all(instances.map((knex) => runMigrations(knex)));
+        assert.deepEqual(
+          applied.map((names) => names.length).sort((a, b) => b - a),
+          [migrationNames.length, 0, 0],
+          'one instance applied them all',
+        );
+        assert.deepEqual(await runMigrations(instances[0] as Knex), []);
+      } finally {
+        await Promise.all(instances.map((knex) => knex.destroy()));
+        await database.drop();
+      }
+    },
+  );
 });

@@ -45,7 +45,13 @@ describe('notify idempotency and outbox end to end (Discord)', () => {
   describe('one key, two requests', () => {
     let gateway: TestGateway;
     before(async () => {
-      gateway = await startTestGateway({ discord, llm, jwtSecret: SECRET, users: [['discord', '400000000000000071', 'alice']], waitConnected: true });
+      gateway = await startTestGateway({
+        discord,
+        llm,
+        jwtSecret: SECRET,
+        users: [['discord', '400000000000000071', 'alice']],
+        waitConnected: true,
+      });
     });
     after(async () => {
       await gateway.running.stop();
@@ -81,11 +87,21 @@ describe('notify idempotency and outbox end to end (Discord)', () => {
       writeFileSync(
         config,
         [
-          '[gateway]', 'http_port = 0', 'notify_timeout_s = 1', `data_dir = ${JSON.stringify(dir)}`,
-          '[database]', `url = ${JSON.stringify(`sqlite:${databaseFile}`)}`,
-          '[log]', 'format = "json"',
-          '[discord]', `api_url = ${JSON.stringify(discord.apiUrl)}`,
-          '[models.main]', 'provider = "openai"', `base_url = ${JSON.stringify(llm.url)}`, 'api_key = "sk-test"', 'model = "gpt-fake"',
+          '[gateway]',
+          'http_port = 0',
+          'notify_timeout_s = 1',
+          `data_dir = ${JSON.stringify(dir)}`,
+          '[database]',
+          `url = ${JSON.stringify(`sqlite:${databaseFile}`)}`,
+          '[log]',
+          'format = "json"',
+          '[discord]',
+          `api_url = ${JSON.stringify(discord.apiUrl)}`,
+          '[models.main]',
+          'provider = "openai"',
+          `base_url = ${JSON.stringify(llm.url)}`,
+          'api_key = "sk-test"',
+          'model = "gpt-fake"',
         ].join('\n'),
       );
       const env = cleanEnv({ SANDPIPER_JWT_SECRET: SECRET, SANDPIPER_DISCORD_TOKEN: discord.token, ...extraEnv });
@@ -97,7 +113,14 @@ describe('notify idempotency and outbox end to end (Discord)', () => {
     async function listening(child: BinProcess): Promise<{ url: string; pid: number }> {
       const match = await child.waitFor(/"pid":(\d+)[^\n]*"msg":"http listening on (http:\/\/[0-9.:]+)"/, 60_000);
       const url = match[2] as string;
-      await waitFor(async () => ((await (await fetch(`${url}/health`)).json()) as { adapters: Record<string, string> }).adapters['discord'] === 'connected', 'discord connected', 60_000);
+      await waitFor(
+        async () =>
+          ((await (await fetch(`${url}/health`)).json()) as { adapters: Record<string, string> }).adapters[
+            'discord'
+          ] === 'connected',
+        'discord connected',
+        60_000,
+      );
       return { url, pid: Number(match[1]) };
     }
 
@@ -114,7 +137,12 @@ describe('notify idempotency and outbox end to end (Discord)', () => {
         await paused.waitFor(/SANDPIPER_TEST_NOTIFY_PAUSE_MS is set/);
         const body = { target: { username: 'bob' }, message: 'backup 12 finished' };
         const inFlight = notify(url, body, 'backup-12').catch((error: unknown) => error);
-        await waitFor(async () => (await knex('notify_outbox').where({ content: 'backup 12 finished', status: 'accepted' })).length === 1, 'the outbox row', 20_000);
+        await waitFor(
+          async () =>
+            (await knex('notify_outbox').where({ content: 'backup 12 finished', status: 'accepted' })).length === 1,
+          'the outbox row',
+          20_000,
+        );
         process.kill(pid, 'SIGKILL');
         await paused.exited;
         assert.ok((await inFlight) instanceof Error, 'the caller saw the connection drop');
@@ -131,7 +159,9 @@ describe('notify idempotency and outbox end to end (Discord)', () => {
         const answer = (await retry.json()) as { results: Array<{ status: string; message_id?: string }> };
         const dms = postedWith('backup 12 finished');
         assert.equal(dms.length, 1, 'delivered exactly once');
-        assert.deepEqual(answer.results, [{ channel_type: 'discord', channel_id: '400000000000000072', status: 'sent', message_id: dms[0]?.id }]);
+        assert.deepEqual(answer.results, [
+          { channel_type: 'discord', channel_id: '400000000000000072', status: 'sent', message_id: dms[0]?.id },
+        ]);
         assert.equal(discord.state.channels.get(dms[0]?.channel_id ?? '')?.type, 1, 'as a direct message');
         await restarted.stop();
       } finally {

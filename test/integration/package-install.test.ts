@@ -19,69 +19,90 @@ import { cleanEnv, repoRoot } from '../helpers/run-bin.js';
 const run = promisify(execFile);
 const enabled = process.env['SANDPIPER_TEST_PACKAGE'] === '1';
 
-describe('npm pack + npm install -g', { skip: enabled ? false : 'set SANDPIPER_TEST_PACKAGE=1 to pack and install the package (CI does)' }, () => {
-  let dir: string;
-  let bin: string;
-  let elsewhere: string;
-  let env: NodeJS.ProcessEnv;
+describe(
+  'npm pack + npm install -g',
+  { skip: enabled ? false : 'set SANDPIPER_TEST_PACKAGE=1 to pack and install the package (CI does)' },
+  () => {
+    let dir: string;
+    let bin: string;
+    let elsewhere: string;
+    let env: NodeJS.ProcessEnv;
 
-  before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'sp-package-'));
-    const npmEnv: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
-    if (process.env['SANDPIPER_TEST_LONG'] !== '1') {
-      const prebuilds = path.join(dir, 'prebuilds');
-      await run(process.execPath, [path.join(repoRoot, 'scripts', 'sqlite-prebuild.mjs'), prebuilds], { cwd: repoRoot });
-      npmEnv['npm_config_sqlite3_local_prebuilds'] = prebuilds;
-    } else {
-      delete npmEnv['npm_config_sqlite3_local_prebuilds'];
-    }
-    await run('npm', ['pack', '--pack-destination', dir], { cwd: repoRoot, env: npmEnv, timeout: 600_000 });
-    const tarball = readdirSync(dir).find((file) => file.endsWith('.tgz'));
-    assert.ok(tarball, 'npm pack wrote a tarball');
-    const prefix = path.join(dir, 'prefix');
-    await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', path.join(dir, tarball)], { cwd: dir, env: npmEnv, timeout: 1_200_000 });
-    bin = path.join(prefix, 'bin', 'sandpiper');
-    elsewhere = path.join(dir, 'elsewhere');
-    mkdirSync(elsewhere);
-    env = cleanEnv({ XDG_STATE_HOME: path.join(dir, 'state') });
-  });
-  after(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+    before(async () => {
+      dir = mkdtempSync(path.join(tmpdir(), 'sp-package-'));
+      const npmEnv: NodeJS.ProcessEnv = {
+        ...process.env,
+        npm_config_update_notifier: 'false',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+      };
+      if (process.env['SANDPIPER_TEST_LONG'] !== '1') {
+        const prebuilds = path.join(dir, 'prebuilds');
+        await run(process.execPath, [path.join(repoRoot, 'scripts', 'sqlite-prebuild.mjs'), prebuilds], {
+          cwd: repoRoot,
+        });
+        npmEnv['npm_config_sqlite3_local_prebuilds'] = prebuilds;
+      } else {
+        delete npmEnv['npm_config_sqlite3_local_prebuilds'];
+      }
+      await run('npm', ['pack', '--pack-destination', dir], { cwd: repoRoot, env: npmEnv, timeout: 600_000 });
+      const tarball = readdirSync(dir).find((file) => file.endsWith('.tgz'));
+      assert.ok(tarball, 'npm pack wrote a tarball');
+      const prefix = path.join(dir, 'prefix');
+      await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', path.join(dir, tarball)], {
+        cwd: dir,
+        env: npmEnv,
+        timeout: 1_200_000,
+      });
+      bin = path.join(prefix, 'bin', 'sandpiper');
+      elsewhere = path.join(dir, 'elsewhere');
+      mkdirSync(elsewhere);
+      env = cleanEnv({ XDG_STATE_HOME: path.join(dir, 'state') });
+    });
+    after(() => {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
 
-  it('ships the compiled build without the TypeScript sources, and answers --help from any folder', async () => {
-    const installed = path.join(path.dirname(path.dirname(bin)), 'lib', 'node_modules', 'sandpiper');
-    assert.ok(existsSync(path.join(installed, 'dist', 'src', 'cli.js')));
-    assert.ok(existsSync(path.join(installed, 'tools')));
-    assert.ok(!existsSync(path.join(installed, 'src')), 'no sources: the bin runs dist/');
-    const { stdout } = await run(bin, ['--help'], { cwd: elsewhere, env });
-    assert.match(stdout, /^usage: sandpiper <command>/);
-  });
+    it('ships the compiled build without the TypeScript sources, and answers --help from any folder', async () => {
+      const installed = path.join(path.dirname(path.dirname(bin)), 'lib', 'node_modules', 'sandpiper');
+      assert.ok(existsSync(path.join(installed, 'dist', 'src', 'cli.js')));
+      assert.ok(existsSync(path.join(installed, 'tools')));
+      assert.ok(!existsSync(path.join(installed, 'src')), 'no sources: the bin runs dist/');
+      const { stdout } = await run(bin, ['--help'], { cwd: elsewhere, env });
+      assert.match(stdout, /^usage: sandpiper <command>/);
+    });
 
-  it('keeps the data in the platform state folder and refuses to create a database from an admin command', async () => {
-    const refused = await run(bin, ['user', 'add', 'alice'], { cwd: elsewhere, env }).then(
-      () => assert.fail('user add without a database succeeded'),
-      (error: { code: number; stderr: string }) => error,
-    );
-    assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /no database at .*state\/sandpiper\/sandpiper\.db/);
-    const migrate = await run(bin, ['migrate', '--verbose'], { cwd: elsewhere, env });
-    assert.match(migrate.stderr, new RegExp(`^database: SQLite ${path.join(dir, 'state', 'sandpiper', 'sandpiper.db')} \\(no config file\\)`));
-    const added = await run(bin, ['user', 'add', 'alice'], { cwd: dir, env });
-    assert.match(added.stdout, /created user alice/);
-    assert.ok(!existsSync(path.join(elsewhere, 'data')) && !existsSync(path.join(dir, 'data')), 'nothing under the current folder');
-  });
+    it('keeps the data in the platform state folder and refuses to create a database from an admin command', async () => {
+      const refused = await run(bin, ['user', 'add', 'alice'], { cwd: elsewhere, env }).then(
+        () => assert.fail('user add without a database succeeded'),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /no database at .*state\/sandpiper\/sandpiper\.db/);
+      const migrate = await run(bin, ['migrate', '--verbose'], { cwd: elsewhere, env });
+      assert.match(
+        migrate.stderr,
+        new RegExp(`^database: SQLite ${path.join(dir, 'state', 'sandpiper', 'sandpiper.db')} \\(no config file\\)`),
+      );
+      const added = await run(bin, ['user', 'add', 'alice'], { cwd: dir, env });
+      assert.match(added.stdout, /created user alice/);
+      assert.ok(
+        !existsSync(path.join(elsewhere, 'data')) && !existsSync(path.join(dir, 'data')),
+        'nothing under the current folder',
+      );
+    });
 
-  it('stops gracefully on SIGTERM to the installed bin, leaving no process behind', async () => {
-    const configDir = path.join(dir, 'gateway');
-    mkdirSync(configDir);
-    const config = writeGatewayConfig(configDir);
-    const launched = launch(bin, ['start', '--config', config], elsewhere, env);
-    try {
-      const { code } = await assertStopsGracefully(launched, 'SIGTERM', path.join(configDir, 'data', 'sandpiper.db'));
-      assert.equal(code, 0);
-    } finally {
-      if (launched.child.exitCode === null) launched.child.kill('SIGKILL');
-    }
-  });
-});
+    it('stops gracefully on SIGTERM to the installed bin, leaving no process behind', async () => {
+      const configDir = path.join(dir, 'gateway');
+      mkdirSync(configDir);
+      const config = writeGatewayConfig(configDir);
+      const launched = launch(bin, ['start', '--config', config], elsewhere, env);
+      try {
+        const { code } = await assertStopsGracefully(launched, 'SIGTERM', path.join(configDir, 'data', 'sandpiper.db'));
+        assert.equal(code, 0);
+      } finally {
+        if (launched.child.exitCode === null) launched.child.kill('SIGKILL');
+      }
+    });
+  },
+);

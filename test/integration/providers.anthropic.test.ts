@@ -6,7 +6,13 @@ import { createProvider } from '../../src/agent/providers/create-provider.js';
 import type { Message } from '../../src/agent/messages.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../../src/agent/providers/model-provider.js';
 
-type Body = { system?: string; max_tokens?: number; thinking?: unknown; tools?: unknown[]; messages: Array<{ role: string; content: unknown }> };
+type Body = {
+  system?: string;
+  max_tokens?: number;
+  thinking?: unknown;
+  tools?: unknown[];
+  messages: Array<{ role: string; content: unknown }>;
+};
 
 async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
   const out: ModelStreamPart[] = [];
@@ -22,7 +28,15 @@ describe('anthropic provider request and replay', () => {
   before(async () => {
     fake = await startFakeLlmServer({ apiKey: 'sk-ant-test' });
     provider = createProvider(
-      { provider: 'anthropic', model: 'claude-test', api_key: 'sk-ant-test', base_url: fake.origin, context_window: 200000, max_tokens: 8192, supports_vision: true },
+      {
+        provider: 'anthropic',
+        model: 'claude-test',
+        api_key: 'sk-ant-test',
+        base_url: fake.origin,
+        context_window: 200000,
+        max_tokens: 8192,
+        supports_vision: true,
+      },
       { alias: 'claude' },
     );
   });
@@ -42,8 +56,13 @@ describe('anthropic provider request and replay', () => {
     });
     const first: ModelRequest = {
       model: 'claude-test',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Weather?' }],
-      tools: [{ name: 'get_weather', description: 'Weather', parameters: { properties: { city: { type: 'string' } } } }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Weather?' },
+      ],
+      tools: [
+        { name: 'get_weather', description: 'Weather', parameters: { properties: { city: { type: 'string' } } } },
+      ],
       reasoningEffort: 'medium',
     };
     const parts = await collect(provider.stream(first, { signal }));
@@ -51,7 +70,13 @@ describe('anthropic provider request and replay', () => {
     assert.equal(body.system, 'Be brief.');
     assert.equal(body.max_tokens, 8192);
     assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 4096 });
-    assert.deepEqual(body.tools, [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }]);
+    assert.deepEqual(body.tools, [
+      {
+        name: 'get_weather',
+        description: 'Weather',
+        input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+    ]);
     const finish = parts.at(-1);
     assert.ok(finish?.type === 'finish');
     const call = parts.find((part) => part.type === 'tool-call');
@@ -59,7 +84,13 @@ describe('anthropic provider request and replay', () => {
 
     const history: Message[] = [
       ...first.messages,
-      { role: 'assistant', content: '', toolCalls: [call.call], reasoning: 'Need the weather tool.', providerData: finish.providerData },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [call.call],
+        reasoning: 'Need the weather tool.',
+        providerData: finish.providerData,
+      },
       { role: 'tool', toolCallId: 'toolu_1', name: 'get_weather', content: 'Sunny, 21 C' },
     ];
     fake.enqueue({ text: 'Sunny.' });
@@ -73,7 +104,10 @@ describe('anthropic provider request and replay', () => {
         { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
       ],
     });
-    assert.deepEqual(replay[2], { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Sunny, 21 C' }] });
+    assert.deepEqual(replay[2], {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Sunny, 21 C' }],
+    });
   });
 
   it('merges parallel tool results into one user turn and sends malformed arguments as an empty input', async () => {
@@ -88,14 +122,23 @@ describe('anthropic provider request and replay', () => {
         ],
       },
       { role: 'tool', toolCallId: 'toolu_a', name: 'get_weather', content: 'Sunny' },
-      { role: 'tool', toolCallId: 'toolu_b', name: 'get_weather', content: 'Error: invalid JSON arguments', isError: true },
+      {
+        role: 'tool',
+        toolCallId: 'toolu_b',
+        name: 'get_weather',
+        content: 'Error: invalid JSON arguments',
+        isError: true,
+      },
       { role: 'user', content: 'And?' },
     ];
     fake.enqueue({ text: 'Done.' });
     const parts = await collect(provider.stream({ model: 'claude-test', messages: history, tools: [] }, { signal }));
     assert.equal(parts.at(-1)?.type, 'finish');
     const sent = lastBody().messages;
-    assert.deepEqual(sent.map((message) => message.role), ['user', 'assistant', 'user']);
+    assert.deepEqual(
+      sent.map((message) => message.role),
+      ['user', 'assistant', 'user'],
+    );
     assert.deepEqual(sent[1]?.content, [
       { type: 'text', text: 'Checking both.' },
       { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } },
@@ -111,7 +154,13 @@ describe('anthropic provider request and replay', () => {
   it('sends images as base64 image blocks', async () => {
     fake.enqueue({ text: 'A red dot.' });
     const messages: Message[] = [
-      { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+        ],
+      },
     ];
     await collect(provider.stream({ model: 'claude-test', messages, tools: [] }, { signal }));
     assert.deepEqual(lastBody().messages[0]?.content, [
@@ -122,7 +171,9 @@ describe('anthropic provider request and replay', () => {
 
   it('maps max_tokens to a length finish', async () => {
     fake.enqueue({ text: 'Cut', finishReason: 'length' });
-    const parts = await collect(provider.stream({ model: 'claude-test', messages: [{ role: 'user', content: 'Long' }], tools: [] }, { signal }));
+    const parts = await collect(
+      provider.stream({ model: 'claude-test', messages: [{ role: 'user', content: 'Long' }], tools: [] }, { signal }),
+    );
     const finish = parts.at(-1);
     assert.ok(finish?.type === 'finish');
     assert.equal(finish.finishReason, 'length');

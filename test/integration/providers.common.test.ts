@@ -18,7 +18,13 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
       { role: 'system', content: 'You are terse.' },
       { role: 'user', content: 'Weather in Paris?' },
     ],
-    tools: [{ name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+    tools: [
+      {
+        name: 'get_weather',
+        description: 'Weather by city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+    ],
     maxTokens: 4096,
     ...overrides,
   };
@@ -84,10 +90,15 @@ for (const [vendor, makeProvider] of Object.entries(vendors)) {
     });
 
     it('returns one complete tool call', async () => {
-      fake.enqueue({ text: 'Checking.', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] });
+      fake.enqueue({
+        text: 'Checking.',
+        toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+      });
       const parts = await collect(provider.stream(request(), { signal }));
       const calls = parts.filter((part) => part.type === 'tool-call');
-      assert.deepEqual(calls, [{ type: 'tool-call', call: { id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
+      assert.deepEqual(calls, [
+        { type: 'tool-call', call: { id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' } },
+      ]);
       assert.equal(finishOf(parts).finishReason, 'tool-calls');
       assert.equal(textOf(parts), 'Checking.');
     });
@@ -111,7 +122,10 @@ for (const [vendor, makeProvider] of Object.entries(vendors)) {
       fake.enqueue({ toolCalls: [{ id: 'call_bad', name: 'get_weather', arguments: '{"city": "Par' }] });
       const parts = await collect(provider.stream(request(), { signal }));
       const call = parts.find((part) => part.type === 'tool-call');
-      assert.deepEqual(call, { type: 'tool-call', call: { id: 'call_bad', name: 'get_weather', arguments: '{"city": "Par' } });
+      assert.deepEqual(call, {
+        type: 'tool-call',
+        call: { id: 'call_bad', name: 'get_weather', arguments: '{"city": "Par' },
+      });
     });
 
     it('streams reasoning as reasoning deltas, separate from the answer', async () => {
@@ -139,7 +153,9 @@ for (const [vendor, makeProvider] of Object.entries(vendors)) {
     it('gives up after the attempts with a retryable ProviderError on repeated 500s', async () => {
       const before = fake.requests.length;
       fake.enqueue({ status: 500 }, { status: 500 }, { status: 500 });
-      const error = await rejection(collect(streamWithRetries(provider, request(), { signal, maxAttempts: 3, baseDelayMs: 1 })));
+      const error = await rejection(
+        collect(streamWithRetries(provider, request(), { signal, maxAttempts: 3, baseDelayMs: 1 })),
+      );
       assert.ok(error instanceof ProviderError);
       assert.equal(error.status, 500);
       assert.equal(error.retryable, true);

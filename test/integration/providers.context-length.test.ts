@@ -8,11 +8,20 @@ import { streamWithRetries } from '../../src/agent/providers/with-retries.js';
 import { ProviderError } from '../../src/shared/errors.js';
 import { startFakeLlmServer, type FakeLlmServer, type ScriptedResponse } from '../fakes/fake-llm-server.js';
 
-const request: ModelRequest = { model: 'fake-model', messages: [{ role: 'user', content: 'hello' }], tools: [], maxTokens: 1000 };
+const request: ModelRequest = {
+  model: 'fake-model',
+  messages: [{ role: 'user', content: 'hello' }],
+  tools: [],
+  maxTokens: 1000,
+};
 
 async function failure(provider: ModelProvider): Promise<ProviderError> {
   try {
-    for await (const part of streamWithRetries(provider, request, { signal: new AbortController().signal, baseDelayMs: 1 })) void part;
+    for await (const part of streamWithRetries(provider, request, {
+      signal: new AbortController().signal,
+      baseDelayMs: 1,
+    }))
+      void part;
   } catch (error) {
     assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${String(error)}`);
     return error;
@@ -32,17 +41,30 @@ const cases: Record<'openai' | 'anthropic', Case[]> = {
   openai: [
     {
       what: 'OpenAI code context_length_exceeded',
-      script: { status: 400, errorCode: 'context_length_exceeded', errorParam: 'messages', errorMessage: `This model's maximum context length is 128000 tokens. ${SECRET_TEXT}` },
+      script: {
+        status: 400,
+        errorCode: 'context_length_exceeded',
+        errorParam: 'messages',
+        errorMessage: `This model's maximum context length is 128000 tokens. ${SECRET_TEXT}`,
+      },
       contextLength: true,
     },
     {
       what: 'a vLLM message without a code',
-      script: { status: 400, errorType: 'BadRequestError', errorMessage: `This model's maximum context length is 32768 tokens. However, you requested 40000 tokens. ${SECRET_TEXT}` },
+      script: {
+        status: 400,
+        errorType: 'BadRequestError',
+        errorMessage: `This model's maximum context length is 32768 tokens. However, you requested 40000 tokens. ${SECRET_TEXT}`,
+      },
       contextLength: true,
     },
     {
       what: 'llama.cpp type exceed_context_size_error',
-      script: { status: 400, errorType: 'exceed_context_size_error', errorMessage: `the request exceeds the available context size ${SECRET_TEXT}` },
+      script: {
+        status: 400,
+        errorType: 'exceed_context_size_error',
+        errorMessage: `the request exceeds the available context size ${SECRET_TEXT}`,
+      },
       contextLength: true,
     },
     {
@@ -59,7 +81,10 @@ const cases: Record<'openai' | 'anthropic', Case[]> = {
     },
     {
       what: 'input length and max_tokens exceed context limit',
-      script: { status: 400, errorMessage: `input length and \`max_tokens\` exceed context limit: 188240 + 21333 > 200000 ${SECRET_TEXT}` },
+      script: {
+        status: 400,
+        errorMessage: `input length and \`max_tokens\` exceed context limit: 188240 + 21333 > 200000 ${SECRET_TEXT}`,
+      },
       contextLength: true,
     },
     {
@@ -77,7 +102,8 @@ const cases: Record<'openai' | 'anthropic', Case[]> = {
 
 const makers = {
   openai: (fake: FakeLlmServer): ModelProvider => createOpenAIProvider({ apiKey: 'sk-test', baseUrl: fake.url }),
-  anthropic: (fake: FakeLlmServer): ModelProvider => createAnthropicProvider({ apiKey: 'sk-test', baseUrl: fake.origin }),
+  anthropic: (fake: FakeLlmServer): ModelProvider =>
+    createAnthropicProvider({ apiKey: 'sk-test', baseUrl: fake.origin }),
 };
 
 for (const vendor of ['openai', 'anthropic'] as const) {

@@ -22,7 +22,12 @@ describe('openai provider request shape', () => {
   before(async () => {
     fake = await startFakeLlmServer();
     provider = createProvider({
-      provider: 'openai', model: 'local-vision', base_url: fake.url, context_window: 32768, max_tokens: 2048, supports_vision: true,
+      provider: 'openai',
+      model: 'local-vision',
+      base_url: fake.url,
+      context_window: 32768,
+      max_tokens: 2048,
+      supports_vision: true,
     });
   });
   after(async () => {
@@ -38,8 +43,13 @@ describe('openai provider request shape', () => {
     await collect(
       provider.stream(
         {
-          model: 'local-vision', maxTokens: 100, temperature: 0.2,
-          messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'hi' }],
+          model: 'local-vision',
+          maxTokens: 100,
+          temperature: 0.2,
+          messages: [
+            { role: 'system', content: 'sys' },
+            { role: 'user', content: 'hi' },
+          ],
           tools: [{ name: 'math', description: 'Calculate', parameters: { type: 'object', properties: {} } }],
         },
         { signal },
@@ -50,8 +60,16 @@ describe('openai provider request shape', () => {
     assert.equal(body['max_tokens'], 100);
     assert.equal(body['temperature'], 0.2);
     assert.deepEqual(body['stream_options'], { include_usage: true });
-    assert.deepEqual(body['tools'], [{ type: 'function', function: { name: 'math', description: 'Calculate', parameters: { type: 'object', properties: {} } } }]);
-    assert.deepEqual(body.messages, [{ role: 'system', content: 'sys' }, { role: 'user', content: 'hi' }]);
+    assert.deepEqual(body['tools'], [
+      {
+        type: 'function',
+        function: { name: 'math', description: 'Calculate', parameters: { type: 'object', properties: {} } },
+      },
+    ]);
+    assert.deepEqual(body.messages, [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'hi' },
+    ]);
     assert.equal(provider.capabilities('local-vision').contextWindow, 32768);
   });
 
@@ -59,7 +77,8 @@ describe('openai provider request shape', () => {
     const history: Message[] = [
       { role: 'user', content: 'Two things' },
       {
-        role: 'assistant', content: '',
+        role: 'assistant',
+        content: '',
         toolCalls: [
           { id: 'call_1', name: 'math', arguments: '{"expr":"1+1"}' },
           { id: 'call_2', name: 'math', arguments: '{"expr":' },
@@ -71,7 +90,8 @@ describe('openai provider request shape', () => {
     await collect(provider.stream({ model: 'local-vision', messages: history, tools: [] }, { signal }));
     const sent = lastBody().messages;
     assert.deepEqual(sent[1], {
-      role: 'assistant', content: null,
+      role: 'assistant',
+      content: null,
       tool_calls: [
         { id: 'call_1', type: 'function', function: { name: 'math', arguments: '{"expr":"1+1"}' } },
         { id: 'call_2', type: 'function', function: { name: 'math', arguments: '{}' } },
@@ -86,7 +106,13 @@ describe('openai provider request shape', () => {
   it('sends images as image_url data URLs', async () => {
     fake.enqueue({ text: 'A dot.' });
     const messages: Message[] = [
-      { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', mediaType: 'image/jpeg', data: '/9j/4AAQ' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image', mediaType: 'image/jpeg', data: '/9j/4AAQ' },
+        ],
+      },
     ];
     await collect(provider.stream({ model: 'local-vision', messages, tools: [] }, { signal }));
     assert.deepEqual(lastBody().messages[0]?.['content'], [
@@ -97,16 +123,24 @@ describe('openai provider request shape', () => {
 
   it('reads reasoning from the llama.cpp `reasoning` field too', async () => {
     fake.enqueue({ reasoning: 'thinking...', reasoningField: 'reasoning', text: 'answer' });
-    const parts = await collect(provider.stream({ model: 'local-vision', messages: [{ role: 'user', content: 'q' }], tools: [] }, { signal }));
+    const parts = await collect(
+      provider.stream({ model: 'local-vision', messages: [{ role: 'user', content: 'q' }], tools: [] }, { signal }),
+    );
     assert.deepEqual(
       parts.filter((part) => part.type !== 'finish'),
-      [{ type: 'reasoning-delta', text: 'thinking...' }, { type: 'text-delta', text: 'answer' }, { type: 'text-end', finishReason: 'stop' }],
+      [
+        { type: 'reasoning-delta', text: 'thinking...' },
+        { type: 'text-delta', text: 'answer' },
+        { type: 'text-end', finishReason: 'stop' },
+      ],
     );
   });
 
   it('repairs a tool call with no id and a padded name from a local server', async () => {
     fake.enqueue({ toolCalls: [{ id: '', name: ' math ', arguments: '' }], rawFinishReason: 'stop' });
-    const parts = await collect(provider.stream({ model: 'local-vision', messages: [{ role: 'user', content: 'q' }], tools: [] }, { signal }));
+    const parts = await collect(
+      provider.stream({ model: 'local-vision', messages: [{ role: 'user', content: 'q' }], tools: [] }, { signal }),
+    );
     const call = parts.find((part) => part.type === 'tool-call');
     assert.ok(call?.type === 'tool-call');
     assert.match(call.call.id, /^call_[0-9a-f]+$/);

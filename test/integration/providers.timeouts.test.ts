@@ -8,7 +8,12 @@ import { isStreamTimeout } from '../../src/agent/providers/stream-watchdog.js';
 import { streamWithRetries, type RetryInfo } from '../../src/agent/providers/with-retries.js';
 import { ProviderError } from '../../src/shared/errors.js';
 
-const request: ModelRequest = { model: 'test-model', messages: [{ role: 'user', content: 'Hello?' }], tools: [], maxTokens: 256 };
+const request: ModelRequest = {
+  model: 'test-model',
+  messages: [{ role: 'user', content: 'Hello?' }],
+  tools: [],
+  maxTokens: 256,
+};
 
 function textOf(parts: readonly ModelStreamPart[]): string {
   return parts.map((part) => (part.type === 'text-delta' ? part.text : '')).join('');
@@ -33,9 +38,29 @@ function timeoutPhase(error: unknown): unknown {
 
 const vendors = {
   openai: (fake: FakeLlmServer, seconds: number): ModelProvider =>
-    createProvider({ provider: 'openai', model: 'test-model', base_url: fake.url, api_key: 'k', context_window: 8000, max_tokens: 256, supports_vision: false, first_token_timeout_s: seconds, stream_idle_timeout_s: seconds }),
+    createProvider({
+      provider: 'openai',
+      model: 'test-model',
+      base_url: fake.url,
+      api_key: 'k',
+      context_window: 8000,
+      max_tokens: 256,
+      supports_vision: false,
+      first_token_timeout_s: seconds,
+      stream_idle_timeout_s: seconds,
+    }),
   anthropic: (fake: FakeLlmServer, seconds: number): ModelProvider =>
-    createProvider({ provider: 'anthropic', model: 'test-model', base_url: fake.origin, api_key: 'k', context_window: 8000, max_tokens: 256, supports_vision: false, first_token_timeout_s: seconds, stream_idle_timeout_s: seconds }),
+    createProvider({
+      provider: 'anthropic',
+      model: 'test-model',
+      base_url: fake.origin,
+      api_key: 'k',
+      context_window: 8000,
+      max_tokens: 256,
+      supports_vision: false,
+      first_token_timeout_s: seconds,
+      stream_idle_timeout_s: seconds,
+    }),
 };
 
 for (const [vendor, makeProvider] of Object.entries(vendors)) {
@@ -56,7 +81,9 @@ for (const [vendor, makeProvider] of Object.entries(vendors)) {
       const first = fake.requests.length;
       fake.enqueue({ hangBeforeHeaders: true }, { text: ['second ', 'attempt'] });
       const retries: RetryInfo[] = [];
-      const { parts, error } = await drain(streamWithRetries(provider, request, { signal, baseDelayMs: 1, onRetry: (info) => retries.push(info) }));
+      const { parts, error } = await drain(
+        streamWithRetries(provider, request, { signal, baseDelayMs: 1, onRetry: (info) => retries.push(info) }),
+      );
       assert.equal(error, undefined);
       assert.equal(textOf(parts), 'second attempt');
       assert.equal(retries.length, 1, 'one retry after the timeout');
@@ -68,7 +95,9 @@ for (const [vendor, makeProvider] of Object.entries(vendors)) {
     it('ends with a timeout error once every attempt hung', async () => {
       const first = fake.requests.length;
       fake.enqueue({ hangBeforeHeaders: true }, { hangBeforeHeaders: true });
-      const { parts, error } = await drain(streamWithRetries(provider, request, { signal, baseDelayMs: 1, maxAttempts: 2 }));
+      const { parts, error } = await drain(
+        streamWithRetries(provider, request, { signal, baseDelayMs: 1, maxAttempts: 2 }),
+      );
       assert.deepEqual(parts, []);
       assert.equal(timeoutPhase(error), 'first-token');
       assert.match((error as Error).message, new RegExp(`^${vendor}: no response within 0.3 s$`));
@@ -80,7 +109,11 @@ for (const [vendor, makeProvider] of Object.entries(vendors)) {
       fake.enqueue({ text: ['Half an ', 'answer'], hang: true });
       const { parts, error } = await drain(streamWithRetries(provider, request, { signal, baseDelayMs: 1 }));
       assert.equal(textOf(parts), 'Half an answer');
-      assert.equal(parts.some((part) => part.type === 'finish'), false, 'a stalled stream never reports finished');
+      assert.equal(
+        parts.some((part) => part.type === 'finish'),
+        false,
+        'a stalled stream never reports finished',
+      );
       assert.equal(timeoutPhase(error), 'idle');
       assert.equal(fake.requests.length - first, 1, 'no retry after streamed text');
       await fake.waitFor(() => fake.requests[first]?.clientClosed, 5_000);

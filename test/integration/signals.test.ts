@@ -45,7 +45,12 @@ function track(launched: Launched): Launched {
 
 /** npm without network or update checks, with its cache in the test folder. */
 function npmEnv(dir: string): NodeJS.ProcessEnv {
-  return { ...cleanEnv(), npm_config_offline: 'true', npm_config_update_notifier: 'false', npm_config_cache: path.join(dir, '.npm') };
+  return {
+    ...cleanEnv(),
+    npm_config_offline: 'true',
+    npm_config_update_notifier: 'false',
+    npm_config_cache: path.join(dir, '.npm'),
+  };
 }
 
 const JWT_SECRET = 'signals-test-secret-0123456789abcdef';
@@ -62,7 +67,9 @@ async function holdRequestOpen(url: string): Promise<() => void> {
   const socket = connect(Number(port), hostname);
   let answer = '';
   socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-  socket.write(`POST /v1/api/notify HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`);
+  socket.write(
+    `POST /v1/api/notify HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`,
+  );
   // "100 Continue" means the server has taken the request in: it is in flight, not an idle connection.
   await waitFor(() => answer.includes('100 Continue'), 'the server to accept the request');
   socket.write('{"message":');
@@ -93,7 +100,9 @@ describe('signals through each launcher', () => {
 
   it('npx --prefix <checkout> sandpiper start: SIGTERM to npx stops the gateway too', async () => {
     const { dir, config, database } = setUp();
-    const launched = track(launch('npx', ['--prefix', repoRoot, 'sandpiper', 'start', '--config', config], dir, npmEnv(dir)));
+    const launched = track(
+      launch('npx', ['--prefix', repoRoot, 'sandpiper', 'start', '--config', config], dir, npmEnv(dir)),
+    );
     await assertStopsGracefully(launched, 'SIGTERM', database);
   });
 
@@ -139,7 +148,10 @@ describe('signals through each launcher', () => {
       launched.child.kill('SIGTERM');
       const { code } = await launched.closed;
       assert.equal(code, 1, launched.output().slice(-2000));
-      assert.match(launched.output(), /shutdown did not finish within 0.5 s \(gateway.shutdown_timeout_s\); exiting anyway/);
+      assert.match(
+        launched.output(),
+        /shutdown did not finish within 0.5 s \(gateway.shutdown_timeout_s\); exiting anyway/,
+      );
     } finally {
       release();
     }

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { SlackHarness } from '../fakes/fake-slack-harness.js';
 import type { FakeSlackUser } from '../fakes/fake-slack.js';
 
-const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
+const bash = (id: string, command: string) => ({
+  toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }],
+});
 
 describe('slack approvals', () => {
   let h: SlackHarness;
@@ -29,8 +31,14 @@ describe('slack approvals', () => {
     assert.match(JSON.stringify(card.blocks), /bash/);
     assert.match(JSON.stringify(card.blocks), /echo approved-run/);
     const buttons = h.fake.state.buttons(card);
-    assert.deepEqual(buttons.map((b) => b.text?.text), ['Approve', 'Always', 'Reject']);
-    assert.deepEqual(buttons.map((b) => b.style), ['primary', undefined, 'danger']);
+    assert.deepEqual(
+      buttons.map((b) => b.text?.text),
+      ['Approve', 'Always', 'Reject'],
+    );
+    assert.deepEqual(
+      buttons.map((b) => b.style),
+      ['primary', undefined, 'danger'],
+    );
     const approve = h.button(card, 'Approve') ?? '';
     const approvalId = h.fake.state.buttons(card)[0]?.value ?? '';
 
@@ -44,13 +52,24 @@ describe('slack approvals', () => {
 
     h.fake.click(card, approve, alice);
     assert.equal(await h.fake.waitFor(() => privateReplies(alice).at(-1), 15_000, 'approval reply'), 'Approved.');
-    await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'The command printed approved-run.'), 20_000, 'final answer');
+    await h.fake.waitFor(
+      () => h.textReplies(threadTs).find((m) => m.text === 'The command printed approved-run.'),
+      20_000,
+      'final answer',
+    );
     assert.match(JSON.stringify(h.llm.requests[1]?.body), /approved-run/);
     assert.equal(h.fake.state.buttons(card).length, 0, 'the buttons are gone');
     assert.match(JSON.stringify(card.blocks), /Approved by alice/);
 
     h.fake.click(card, approve, alice, approvalId);
-    assert.match(await h.fake.waitFor(() => (privateReplies(alice).length >= 2 ? privateReplies(alice).at(-1) : undefined), 15_000, 'second click'), /already decided/);
+    assert.match(
+      await h.fake.waitFor(
+        () => (privateReplies(alice).length >= 2 ? privateReplies(alice).at(-1) : undefined),
+        15_000,
+        'second click',
+      ),
+      /already decided/,
+    );
     assert.equal(h.llm.requests.length, 2, 'the second click ran nothing');
   });
 
@@ -74,11 +93,19 @@ describe('slack approvals', () => {
     const { threadTs } = h.mention(alice, 'clean up');
     const card = await h.fake.waitFor(() => h.cards(threadTs)[0], 20_000, 'approval card');
     const click = h.fake.click(card, h.button(card, 'Reject') ?? '', alice);
-    const view = await h.fake.waitFor(() => h.fake.state.views.find((v) => v.triggerId === click.triggerId), 15_000, 'reject modal');
+    const view = await h.fake.waitFor(
+      () => h.fake.state.views.find((v) => v.triggerId === click.triggerId),
+      15_000,
+      'reject modal',
+    );
     assert.equal((view.view.title as { text: string }).text, 'Reject');
     const submit = h.fake.submitView(click.triggerId, alice, { feedback: 'please list the files first' });
     await h.fake.waitFor(() => h.fake.acks.has(submit), 15_000, 'submission ack');
-    await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'Understood, I will not delete anything.'), 20_000, 'final answer');
+    await h.fake.waitFor(
+      () => h.textReplies(threadTs).find((m) => m.text === 'Understood, I will not delete anything.'),
+      20_000,
+      'final answer',
+    );
     assert.match(JSON.stringify(h.llm.requests.at(-1)?.body), /please list the files first/);
     assert.match(JSON.stringify(card.blocks), /Rejected by alice/);
     assert.match(JSON.stringify(card.blocks), /please list the files first/);

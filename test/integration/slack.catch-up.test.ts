@@ -71,6 +71,7 @@ describe('slack catch-up and retries', () => {
       h.fake.retries = false;
     }
     assert.ok(h.fake.retried >= 4, 'the fake really sent events again');
-    for (const tag of ['q-redelivered', 'q-reply-redelivered', 'q-retried-and-fetched']) assert.equal(answers(threadTs).get(tag), 1, `${tag} answered once`);
+    for (const tag of ['q-redelivered', 'q-reply-redelivered', 'q-retried-and-fetched'])
+      assert.equal(answers(threadTs).get(tag), 1, `${tag} answered once`);
   });
 });

@@ -23,7 +23,11 @@ describe('slack slash command', () => {
     const erin = h.fake.user('U0ERIN', 'erin');
 
     const open = h.fake.slashCommand(erin, CHANNEL, 'link');
-    const view = await h.fake.waitFor(() => h.fake.state.views.find((v) => v.triggerId === open.triggerId), 15_000, 'link modal');
+    const view = await h.fake.waitFor(
+      () => h.fake.state.views.find((v) => v.triggerId === open.triggerId),
+      15_000,
+      'link modal',
+    );
     assert.ok(h.fake.acks.has(open.envelopeId), 'the command was acknowledged');
     assert.equal((view.view.title as { text: string }).text, 'Link Account');
     h.fake.submitView(open.triggerId, erin, { token: 'sp_not-a-real-token' });
@@ -31,7 +35,11 @@ describe('slack slash command', () => {
     assert.equal(await h.db.stores.users.getLink('slack', erin.id), undefined);
 
     const again = h.fake.slashCommand(erin, CHANNEL, 'link');
-    await h.fake.waitFor(() => h.fake.state.views.find((v) => v.triggerId === again.triggerId), 15_000, 'second link modal');
+    await h.fake.waitFor(
+      () => h.fake.state.views.find((v) => v.triggerId === again.triggerId),
+      15_000,
+      'second link modal',
+    );
     h.fake.submitView(again.triggerId, erin, { token });
     assert.match(await nextReply(erin, 1), /Account linked! You are erin/);
     assert.equal((await h.db.stores.users.getLink('slack', erin.id))?.userId, owner.userId);
@@ -57,7 +65,11 @@ describe('slack slash command', () => {
     h.llm.enqueue({ text: ['Working', ' on it', ' slowly'], hang: true });
     h.fake.slashCommand(user, CHANNEL, 'summarise the logs');
     assert.match(await nextReply(user, 0), /Started/);
-    const opener = await h.fake.waitFor(() => h.fake.state.topLevel(CHANNEL).find((m) => m.user === BOT_USER_ID && m.text.includes('summarise the logs')), 15_000, 'opener');
+    const opener = await h.fake.waitFor(
+      () => h.fake.state.topLevel(CHANNEL).find((m) => m.user === BOT_USER_ID && m.text.includes('summarise the logs')),
+      15_000,
+      'opener',
+    );
     assert.match(opener.text, /<@U0GINA>/);
     await h.fake.waitFor(() => h.textReplies(opener.ts).length > 0, 15_000, 'streaming in the thread');
     const sent = JSON.stringify(h.llm.requests.at(-1)?.body);
@@ -71,7 +83,11 @@ describe('slack slash command', () => {
 
     h.fake.slashCommand(user, CHANNEL, 'cancel');
     assert.match(await nextReply(user, 2), /Cancelling/);
-    await h.fake.waitFor(() => h.textReplies(opener.ts).find((m) => m.text === '_Cancelled._'), 15_000, 'cancelled notice');
+    await h.fake.waitFor(
+      () => h.textReplies(opener.ts).find((m) => m.text === '_Cancelled._'),
+      15_000,
+      'cancelled notice',
+    );
 
     h.fake.slashCommand(user, CHANNEL, 'close');
     assert.equal(await nextReply(user, 3), 'Workstream closed.');

@@ -14,7 +14,10 @@ const modelOf = (body: unknown): unknown => (body as { model?: unknown } | undef
 describe('slack thread commands and model choice', () => {
   let h: SlackHarness;
   before(async () => {
-    h = await SlackHarness.start({ models: { other: 'other-model' }, flags: { [`slack.channel_models.${DEFAULTED}`]: 'other' } });
+    h = await SlackHarness.start({
+      models: { other: 'other-model' },
+      flags: { [`slack.channel_models.${DEFAULTED}`]: 'other' },
+    });
   });
   after(async () => {
     await h.close();
@@ -22,8 +25,13 @@ describe('slack thread commands and model choice', () => {
 
   /** The `count`-th ephemeral message a user got (0-based), with the thread it was shown in. */
   const ephemeral = (user: FakeSlackUser, count: number) =>
-    h.fake.waitFor(() => h.fake.state.ephemerals.filter((entry) => entry.user === user.id)[count], 15_000, 'ephemeral answer');
-  const stopOn = (threadTs: string) => h.botReplies(threadTs).find((message) => h.button(message, 'Stop') !== undefined);
+    h.fake.waitFor(
+      () => h.fake.state.ephemerals.filter((entry) => entry.user === user.id)[count],
+      15_000,
+      'ephemeral answer',
+    );
+  const stopOn = (threadTs: string) =>
+    h.botReplies(threadTs).find((message) => h.button(message, 'Stop') !== undefined);
 
   it('!status, !model, !cancel and !close in a thread act like the slash command, answered privately in the thread', async () => {
     const { user } = await h.linkedUser('U0BANG', 'bang');
@@ -45,7 +53,11 @@ describe('slack thread commands and model choice', () => {
     assert.equal(modelOf(h.llm.requests.at(-1)?.body), 'other-model');
     h.fake.userMessage(user, CHANNEL, '!cancel', threadTs);
     assert.equal((await ephemeral(user, 2)).text, 'Cancelling the running turn.');
-    await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => /Cancelled/.test(m.text)), 15_000, 'cancelled notice');
+    await h.fake.waitFor(
+      () => h.textReplies(threadTs).find((m) => /Cancelled/.test(m.text)),
+      15_000,
+      'cancelled notice',
+    );
     await h.fake.waitFor(() => !stopOn(threadTs), 15_000, 'Stop button gone');
 
     h.fake.userMessage(user, CHANNEL, '!close', threadTs);
@@ -56,7 +68,10 @@ describe('slack thread commands and model choice', () => {
   it('/sandpiper ask --model starts on that model; an unknown alias is refused with the list', async () => {
     const { user } = await h.linkedUser('U0ASKER', 'asker');
     h.fake.slashCommand(user, CHANNEL, 'ask --model nope what now');
-    assert.match((await ephemeral(user, 0)).text, /Unknown model "nope"\. Available models: `fake` \(fake-model\), `other` \(other-model\)\./);
+    assert.match(
+      (await ephemeral(user, 0)).text,
+      /Unknown model "nope"\. Available models: `fake` \(fake-model\), `other` \(other-model\)\./,
+    );
     h.llm.enqueue({ text: 'From other.' });
     h.fake.slashCommand(user, CHANNEL, '--model=other what now');
     assert.match((await ephemeral(user, 1)).text, /model `other`/);
@@ -70,7 +85,11 @@ describe('slack thread commands and model choice', () => {
     const { user } = await h.linkedUser('U0DEFAULT', 'def');
     h.llm.enqueue({ text: 'Defaulted.' });
     const { message } = h.fake.userMessage(user, DEFAULTED, `<@${BOT_USER_ID}> hi`);
-    await h.fake.waitFor(() => h.textReplies(message.ts, DEFAULTED).find((m) => m.text === 'Defaulted.'), 15_000, 'answer');
+    await h.fake.waitFor(
+      () => h.textReplies(message.ts, DEFAULTED).find((m) => m.text === 'Defaulted.'),
+      15_000,
+      'answer',
+    );
     assert.equal(modelOf(h.llm.requests.at(-1)?.body), 'other-model');
   });
 
@@ -82,7 +101,10 @@ describe('slack thread commands and model choice', () => {
     const before = h.fake.state.privateTo(user.id).length;
     h.fake.click(live, 'sp:stop', user, `C0OTHER:${threadTs}`);
     h.fake.click(live, 'sp:stop', user);
-    assert.equal(await h.fake.waitFor(() => h.fake.state.privateTo(user.id)[before], 15_000, 'stop reply'), 'Cancelling the running turn.');
+    assert.equal(
+      await h.fake.waitFor(() => h.fake.state.privateTo(user.id)[before], 15_000, 'stop reply'),
+      'Cancelling the running turn.',
+    );
     await h.fake.waitFor(() => !stopOn(threadTs), 15_000, 'Stop button gone');
     assert.equal(h.fake.state.privateTo(user.id).length, before + 1, 'the forged click got nothing');
   });
@@ -99,9 +121,21 @@ describe('slack thread commands and model choice', () => {
     // Slack mrkdwn shows the note's italics with underscores.
     assert.equal(edited?.text, `Thinking hard\n\n_${RESUMING_NOTE.slice(1, -1)}_`);
     assert.deepEqual(edited?.blocks, [], 'the interrupted message keeps no Stop');
-    await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'Answered after the restart.'), 15_000, 'resumed answer');
+    await h.fake.waitFor(
+      () => h.textReplies(threadTs).find((m) => m.text === 'Answered after the restart.'),
+      15_000,
+      'resumed answer',
+    );
     await h.fake.waitFor(() => !stopOn(threadTs), 15_000, 'no Stop once the resumed turn ended');
-    assert.equal(h.textReplies(threadTs).filter((m) => m.text === 'Answered after the restart.').length, 1, 'answered once');
-    assert.equal(h.botReplies(threadTs).filter((m) => m.text.includes('Interrupted by a restart')).length, 1, 'one note, on the live message');
+    assert.equal(
+      h.textReplies(threadTs).filter((m) => m.text === 'Answered after the restart.').length,
+      1,
+      'answered once',
+    );
+    assert.equal(
+      h.botReplies(threadTs).filter((m) => m.text.includes('Interrupted by a restart')).length,
+      1,
+      'one note, on the live message',
+    );
   });
 });

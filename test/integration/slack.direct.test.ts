@@ -33,7 +33,8 @@ describe('slack allow-list, direct messages and notify', () => {
     await gateway?.close();
   });
 
-  const botIn = (channel: string): FakeSlackMessage[] => slack.state.messages.filter((m) => m.channel === channel && m.user === BOT_USER_ID);
+  const botIn = (channel: string): FakeSlackMessage[] =>
+    slack.state.messages.filter((m) => m.channel === channel && m.user === BOT_USER_ID);
   const allAcked = (envelopes: string[]) => () => envelopes.every((id) => slack.acks.has(id));
 
   it('ignores mentions and thread replies in channels outside slack.channel_ids and refuses /sandpiper ask there', async () => {
@@ -41,13 +42,24 @@ describe('slack allow-list, direct messages and notify', () => {
     const outside = slack.userMessage(alice, OTHER, `<@${BOT_USER_ID}> hello from elsewhere`);
     const reply = slack.userMessage(alice, OTHER, `<@${BOT_USER_ID}> and a thread reply`, outside.message.ts);
     const ask = slack.slashCommand(alice, OTHER, 'ask what time is it');
-    assert.equal(await slack.waitFor(() => slack.state.privateTo(alice.id)[0], 15_000, 'ask refusal'), 'I am not allowed to open threads in this channel.');
-    await slack.waitFor(allAcked([...outside.envelopes, ...reply.envelopes, ask.envelopeId]), 15_000, 'acknowledgements');
+    assert.equal(
+      await slack.waitFor(() => slack.state.privateTo(alice.id)[0], 15_000, 'ask refusal'),
+      'I am not allowed to open threads in this channel.',
+    );
+    await slack.waitFor(
+      allAcked([...outside.envelopes, ...reply.envelopes, ask.envelopeId]),
+      15_000,
+      'acknowledgements',
+    );
 
     // A mention in the allowed channel afterwards is answered; by then the earlier events have long been handled.
     llm.enqueue({ text: 'Hello from the allowed channel.' });
     const inside = slack.userMessage(alice, ALLOWED, `<@${BOT_USER_ID}> hello`);
-    await slack.waitFor(() => slack.state.thread(ALLOWED, inside.message.ts).find((m) => m.text === 'Hello from the allowed channel.'), 20_000, 'answer in the allowed channel');
+    await slack.waitFor(
+      () => slack.state.thread(ALLOWED, inside.message.ts).find((m) => m.text === 'Hello from the allowed channel.'),
+      20_000,
+      'answer in the allowed channel',
+    );
     assert.equal(llm.requests.length - requestsBefore, 1, 'only the allowed mention reached the model');
     assert.deepEqual(botIn(OTHER), [], 'nothing was posted in the other channel');
     assert.deepEqual(slack.state.messages.find((m) => m.ts === outside.message.ts)?.reactions, []);
@@ -57,7 +69,10 @@ describe('slack allow-list, direct messages and notify', () => {
     const requestsBefore = llm.requests.length;
     slack.userMessage(alice, 'D0ALICE', 'hi there, can you help?');
     const notice = await slack.waitFor(() => botIn('D0ALICE')[0], 15_000, 'DM notice');
-    assert.equal(notice.text, "_Direct messages aren't supported. Use `/sandpiper ask` in a channel or @mention me to start a conversation._");
+    assert.equal(
+      notice.text,
+      "_Direct messages aren't supported. Use `/sandpiper ask` in a channel or @mention me to start a conversation._",
+    );
     assert.equal(notice.threadTs, undefined);
     assert.equal(llm.requests.length, requestsBefore, 'the model was not asked');
   });
@@ -71,10 +86,18 @@ describe('slack allow-list, direct messages and notify', () => {
       body: JSON.stringify({ target: { username: 'alice' }, message: 'deploy finished <!channel>', title: 'CI' }),
     });
     assert.equal(response.status, 200);
-    const { results } = (await response.json()) as { results: Array<{ channel_type: string; status: string; message_id: string }> };
-    assert.deepEqual(results.map((r) => [r.channel_type, r.status]), [['slack', 'sent']]);
+    const { results } = (await response.json()) as {
+      results: Array<{ channel_type: string; status: string; message_id: string }>;
+    };
+    assert.deepEqual(
+      results.map((r) => [r.channel_type, r.status]),
+      [['slack', 'sent']],
+    );
     const opens = slack.callsOf('conversations.open').slice(opensBefore);
-    assert.deepEqual(opens.map((c) => c.body.users), ['U0ALICE']);
+    assert.deepEqual(
+      opens.map((c) => c.body.users),
+      ['U0ALICE'],
+    );
     const posted = slack.state.messages.find((m) => m.ts === results[0]?.message_id);
     assert.equal(posted?.channel, 'D0ALICE', 'posted in the DM channel conversations.open returned');
     assert.equal(posted?.user, BOT_USER_ID);

@@ -22,7 +22,9 @@ describe('slack DM conversations', () => {
   });
 
   const bot = (threadTs?: string) =>
-    (threadTs === undefined ? h.fake.state.topLevel(DM) : h.fake.state.thread(DM, threadTs)).filter((m) => m.user === BOT_USER_ID).map((m) => m.text);
+    (threadTs === undefined ? h.fake.state.topLevel(DM) : h.fake.state.thread(DM, threadTs))
+      .filter((m) => m.user === BOT_USER_ID)
+      .map((m) => m.text);
   const lastBody = (): string => JSON.stringify(h.llm.requests.at(-1)?.body);
 
   it('keeps a DM thread apart from the top-level DM conversation', async () => {
@@ -43,12 +45,20 @@ describe('slack DM conversations', () => {
   it('routes a reply in a notification’s thread to its workstream, and a top-level DM to the DM conversation', async () => {
     h.llm.enqueue({ text: 'On it.' });
     const mention = h.mention(alice, 'track the invoice 4711');
-    await h.fake.waitFor(() => h.textReplies(mention.threadTs).some((m) => m.text === 'On it.'), 15_000, 'thread answer');
+    await h.fake.waitFor(
+      () => h.textReplies(mention.threadTs).some((m) => m.text === 'On it.'),
+      15_000,
+      'thread answer',
+    );
     const wsId = await h.workstreamOf(`C0001:${mention.threadTs}`);
     const [posted] = await h.notify({ username: 'alice' }, 'The invoice was paid.', wsId);
     h.llm.enqueue({ text: 'Invoice 4711 is settled.' });
     h.fake.userMessage(alice, DM, 'which invoice?', posted);
-    await h.fake.waitFor(() => bot(posted).includes('Invoice 4711 is settled.'), 15_000, 'answer in the notification thread');
+    await h.fake.waitFor(
+      () => bot(posted).includes('Invoice 4711 is settled.'),
+      15_000,
+      'answer in the notification thread',
+    );
     assert.match(lastBody(), /invoice 4711/);
     h.llm.enqueue({ text: 'Back in the DM.' });
     h.fake.userMessage(alice, DM, 'unrelated question');
@@ -59,7 +69,11 @@ describe('slack DM conversations', () => {
   it('gives an unlinked writer the link hint', async () => {
     const stranger = h.fake.user('U0STRANGE', 'stranger');
     h.fake.userMessage(stranger, 'D0STRANGE', 'hello');
-    const hint = await h.fake.waitFor(() => h.fake.state.topLevel('D0STRANGE').find((m) => m.user === BOT_USER_ID), 15_000, 'link hint');
+    const hint = await h.fake.waitFor(
+      () => h.fake.state.topLevel('D0STRANGE').find((m) => m.user === BOT_USER_ID),
+      15_000,
+      'link hint',
+    );
     assert.match(hint.text, /link your Slack account first/);
   });
 });

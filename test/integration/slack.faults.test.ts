@@ -19,7 +19,10 @@ describe('slack faults: socket drops and refreshes while users post', () => {
   before(async () => {
     // One user writes 160 questions in a few minutes: lift the per-user rate limit.
     // Socket Mode waits its ping timeout (5 s by default) before each reconnect: 1 s keeps the rounds short.
-    h = await SlackHarness.start({ flags: { 'slack.channel_ids': [CHANNEL], 'gateway.user_rate_limit': 100_000 }, adapterOptions: { clientPingTimeoutMs: 1_000 } });
+    h = await SlackHarness.start({
+      flags: { 'slack.channel_ids': [CHANNEL], 'gateway.user_rate_limit': 100_000 },
+      adapterOptions: { clientPingTimeoutMs: 1_000 },
+    });
     answerByTag(h.llm);
     user = (await h.linkedUser('U0FAY', 'fay')).user;
   });
@@ -27,14 +30,21 @@ describe('slack faults: socket drops and refreshes while users post', () => {
     await h.close();
   });
 
-  const allAnswers = (): Map<string, number> => answerCounts(h.fake.state.messages.filter((m) => m.user === BOT_USER_ID && m.blocks.length === 0).map((m) => m.text));
+  const allAnswers = (): Map<string, number> =>
+    answerCounts(
+      h.fake.state.messages.filter((m) => m.user === BOT_USER_ID && m.blocks.length === 0).map((m) => m.text),
+    );
 
   async function inject(fault: Fault, write: () => void): Promise<void> {
     const connections = h.fake.connections;
     if (fault === 'drop') h.fake.dropSocket();
     else h.fake.requestReconnect();
     write();
-    await h.fake.waitFor(() => h.fake.connections > connections && h.fake.connected === 1, 20_000, `reconnect after ${fault}`);
+    await h.fake.waitFor(
+      () => h.fake.connections > connections && h.fake.connected === 1,
+      20_000,
+      `reconnect after ${fault}`,
+    );
   }
 
   async function rounds(t: TestContext, fault: Fault): Promise<void> {
@@ -56,9 +66,13 @@ describe('slack faults: socket drops and refreshes while users post', () => {
       });
       h.fake.userMessage(user, CHANNEL, tag('after'), threadTs);
     }
-    await h.fake.waitFor(() => tally(tags, allAnswers()).lost.length === 0, 90_000, `every ${fault} question answered`).catch(() => undefined);
+    await h.fake
+      .waitFor(() => tally(tags, allAnswers()).lost.length === 0, 90_000, `every ${fault} question answered`)
+      .catch(() => undefined);
     const { lost: unanswered, duplicated } = tally(tags, allAnswers());
-    t.diagnostic(`${fault}: ${ROUNDS} faults, ${tags.length} questions, lost ${unanswered.length}, answered twice ${duplicated.length}, events Slack lost ${h.fake.lost - lost}, events Slack retried ${h.fake.retried - retried}`);
+    t.diagnostic(
+      `${fault}: ${ROUNDS} faults, ${tags.length} questions, lost ${unanswered.length}, answered twice ${duplicated.length}, events Slack lost ${h.fake.lost - lost}, events Slack retried ${h.fake.retried - retried}`,
+    );
     assert.deepEqual(unanswered, [], `${fault}: every question answered`);
     assert.deepEqual(duplicated, [], `${fault}: no question answered twice`);
   }

@@ -11,7 +11,13 @@ import { createGateway, type Gateway } from '../../src/gateway/index.js';
 import { createAgentRuntime, type AgentRuntime } from '../../src/main-agent.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
-import { BOT_USER_ID, FakeSlack, type FakeSlackMessage, type FakeSlackUser, type FakeView } from '../fakes/fake-slack.js';
+import {
+  BOT_USER_ID,
+  FakeSlack,
+  type FakeSlackMessage,
+  type FakeSlackUser,
+  type FakeView,
+} from '../fakes/fake-slack.js';
 import { createTestStores, type TestStores } from '../helpers/test-stores.js';
 
 const CHANNEL = 'C0001';
@@ -38,7 +44,10 @@ class ScriptedElicitations implements ElicitationSource {
   ask(id: string, wsId: string, requestedSchema: Record<string, unknown>): Promise<ElicitationAnswer> {
     if (!this.handler) throw new Error('the gateway did not subscribe');
     const expiresAt = new Date(Date.now() + 600_000).toISOString();
-    return this.handler({ id, server: 'picker', message: 'Pick a few things.', requestedSchema, workstreamIds: [wsId], expiresAt }, new AbortController().signal);
+    return this.handler(
+      { id, server: 'picker', message: 'Pick a few things.', requestedSchema, workstreamIds: [wsId], expiresAt },
+      new AbortController().signal,
+    );
   }
 }
 
@@ -62,14 +71,26 @@ describe('slack form choices', () => {
       env: {},
       flags: {
         'gateway.data_dir': dir,
-        'models.fake.provider': 'openai', 'models.fake.base_url': llm.url, 'models.fake.api_key': 'k', 'models.fake.model': 'm',
-        'slack.bot_token': slack.botToken, 'slack.app_token': slack.appToken, 'slack.api_url': slack.apiUrl,
+        'models.fake.provider': 'openai',
+        'models.fake.base_url': llm.url,
+        'models.fake.api_key': 'k',
+        'models.fake.model': 'm',
+        'slack.bot_token': slack.botToken,
+        'slack.app_token': slack.appToken,
+        'slack.api_url': slack.apiUrl,
       },
     });
     const logger = createSilentLogger();
     runtime = await createAgentRuntime(config, db.stores, logger, { evictIntervalMs: 0 });
     const adapter = createSlackAdapter(config.slack, logger, { webRetries: 0, socketRetries: 0 });
-    gateway = createGateway({ config, adapters: [adapter], manager: runtime.manager, stores: db.stores, logger, elicitations: source });
+    gateway = createGateway({
+      config,
+      adapters: [adapter],
+      manager: runtime.manager,
+      stores: db.stores,
+      logger,
+      elicitations: source,
+    });
     await gateway.start(new AbortController().signal);
     const owner = await db.stores.users.createUser('alice');
     await db.stores.users.link('slack', 'U0ALICE', owner.userId);
@@ -89,13 +110,19 @@ describe('slack form choices', () => {
   });
 
   const card = (formId: string): FakeSlackMessage | undefined =>
-    slack.state.thread(CHANNEL, threadTs).find((m) => m.user === BOT_USER_ID && slack.state.buttons(m).some((b) => b.value === formId));
+    slack.state
+      .thread(CHANNEL, threadTs)
+      .find((m) => m.user === BOT_USER_ID && slack.state.buttons(m).some((b) => b.value === formId));
 
   async function openForm(formId: string): Promise<{ view: FakeView; inputs: InputBlock[] }> {
     const message = await slack.waitFor(() => card(formId), 15_000, 'form card');
     const answer = slack.state.buttons(message).find((b) => b.text?.text === 'Answer')?.action_id ?? '';
     const open = slack.click(message, answer, alice);
-    const view = await slack.waitFor(() => slack.state.views.find((v) => v.triggerId === open.triggerId), 15_000, 'form modal');
+    const view = await slack.waitFor(
+      () => slack.state.views.find((v) => v.triggerId === open.triggerId),
+      15_000,
+      'form modal',
+    );
     return { view, inputs: view.view.blocks as InputBlock[] };
   }
 
@@ -103,7 +130,13 @@ describe('slack form choices', () => {
     const answer = source.ask('form-choices-1', wsId, {
       type: 'object',
       properties: {
-        size: { type: 'string', title: 'Size', enum: ['s', 'm', 'l'], enumNames: ['Small', 'Medium', 'Large'], default: 'm' },
+        size: {
+          type: 'string',
+          title: 'Size',
+          enum: ['s', 'm', 'l'],
+          enumNames: ['Small', 'Medium', 'Large'],
+          default: 'm',
+        },
         gift: { type: 'boolean', title: 'Gift wrap', default: true },
         note: { type: 'string', title: 'Note' },
       },
@@ -112,17 +145,34 @@ describe('slack form choices', () => {
     const { view, inputs } = await openForm('form-choices-1');
     const [size, gift, note] = inputs;
     assert.equal(size?.element.type, 'static_select');
-    assert.deepEqual(size?.element.options?.map((o) => [o.text.text, o.value]), [['Small', 'Small'], ['Medium', 'Medium'], ['Large', 'Large']]);
+    assert.deepEqual(
+      size?.element.options?.map((o) => [o.text.text, o.value]),
+      [
+        ['Small', 'Small'],
+        ['Medium', 'Medium'],
+        ['Large', 'Large'],
+      ],
+    );
     assert.equal(size?.element.initial_option?.value, 'Medium', 'the default is pre-selected');
     assert.equal(gift?.element.type, 'static_select');
-    assert.deepEqual(gift?.element.options?.map((o) => o.value), ['yes', 'no']);
+    assert.deepEqual(
+      gift?.element.options?.map((o) => o.value),
+      ['yes', 'no'],
+    );
     assert.equal(gift?.element.initial_option?.value, 'yes');
     assert.equal(note?.element.type, 'plain_text_input', 'free text stays a text input');
 
     const seen = slack.state.privateTo(alice.id).length;
-    slack.submitView(view.triggerId, alice, { [size?.block_id ?? '']: 'Large', [gift?.block_id ?? '']: 'no', [note?.block_id ?? '']: 'thanks' });
+    slack.submitView(view.triggerId, alice, {
+      [size?.block_id ?? '']: 'Large',
+      [gift?.block_id ?? '']: 'no',
+      [note?.block_id ?? '']: 'thanks',
+    });
     assert.deepEqual(await answer, { action: 'accept', content: { size: 'l', gift: false, note: 'thanks' } });
-    assert.equal(await slack.waitFor(() => slack.state.privateTo(alice.id)[seen], 15_000, 'answer reply'), 'Answer sent.');
+    assert.equal(
+      await slack.waitFor(() => slack.state.privateTo(alice.id)[seen], 15_000, 'answer reply'),
+      'Answer sent.',
+    );
   });
 
   it('keeps a text input when the choices cannot all be offered in a drop-down, and still accepts a typed choice', async () => {

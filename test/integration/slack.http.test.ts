@@ -11,7 +11,9 @@ import type { FakeSlackHttp, HttpAnswer, HttpDeliveryOptions } from '../fakes/fa
 import { slackConfigSchema } from '../../src/config/config-schema.js';
 import { checkSlack } from '../../src/doctor/platform-checks.js';
 
-const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }] });
+const bash = (id: string, command: string) => ({
+  toolCalls: [{ id, name: 'bash', arguments: JSON.stringify({ command }) }],
+});
 const DM = 'D0ALICE';
 
 describe('slack over HTTP (Events API, interactivity and slash commands at /slack/events)', () => {
@@ -49,7 +51,11 @@ describe('slack over HTTP (Events API, interactivity and slash commands at /slac
   it('holds a DM conversation', async () => {
     h.llm.enqueue({ text: 'Hello over HTTP.' });
     h.fake.userMessage(alice, DM, 'hi there');
-    await h.fake.waitFor(() => h.fake.state.topLevel(DM).find((m) => m.user === BOT_USER_ID && m.text === 'Hello over HTTP.'), 15_000, 'DM answer');
+    await h.fake.waitFor(
+      () => h.fake.state.topLevel(DM).find((m) => m.user === BOT_USER_ID && m.text === 'Hello over HTTP.'),
+      15_000,
+      'DM answer',
+    );
   });
 
   it('holds a thread conversation with a Block Kit approval (the click arrives as a signed interactivity request)', async () => {
@@ -57,7 +63,11 @@ describe('slack over HTTP (Events API, interactivity and slash commands at /slac
     const { threadTs } = h.mention(alice, 'run echo please');
     const card = await h.fake.waitFor(() => h.cards(threadTs)[0], 20_000, 'approval card');
     const id = h.fake.click(card, h.button(card, 'Approve') ?? '', alice).envelopeId;
-    await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'It printed over-http.'), 20_000, 'final answer');
+    await h.fake.waitFor(
+      () => h.textReplies(threadTs).find((m) => m.text === 'It printed over-http.'),
+      20_000,
+      'final answer',
+    );
     await http.settled();
     assert.equal(http.answers.get(id)?.status, 200, 'the click was acknowledged');
   });
@@ -91,9 +101,10 @@ describe('slack over HTTP (Events API, interactivity and slash commands at /slac
     for (let index = 0; index < 4; index += 1) {
       const { payload, ts } = mentionPayload(`tampered ${index}`);
       const request = http.request('events_api', payload);
-      const tampered = index % 2 === 0
-        ? { ...request, body: request.body.replace('tampered', 'TAMPERED') }
-        : { ...request, headers: { ...request.headers, 'x-slack-request-timestamp': String(now - 1 - index) } };
+      const tampered =
+        index % 2 === 0
+          ? { ...request, body: request.body.replace('tampered', 'TAMPERED') }
+          : { ...request, headers: { ...request.headers, 'x-slack-request-timestamp': String(now - 1 - index) } };
       const answer = await http.post(tampered);
       answers.push(answer);
       assert.equal(answer.status, 401, `tampered ${index}`);
@@ -114,8 +125,16 @@ describe('slack over HTTP (Events API, interactivity and slash commands at /slac
     for (let retryNum = 0; retryNum < 3; retryNum += 1) {
       assert.equal((await deliver(retried.payload, retryNum === 0 ? {} : { retryNum })).status, 200);
     }
-    await h.fake.waitFor(() => h.textReplies(original.ts).find((m) => m.text === 'Answered once.'), 15_000, 'the replayed mention answered');
-    await h.fake.waitFor(() => h.textReplies(retried.ts).find((m) => m.text === 'Retried once.'), 15_000, 'the retried mention answered');
+    await h.fake.waitFor(
+      () => h.textReplies(original.ts).find((m) => m.text === 'Answered once.'),
+      15_000,
+      'the replayed mention answered',
+    );
+    await h.fake.waitFor(
+      () => h.textReplies(retried.ts).find((m) => m.text === 'Retried once.'),
+      15_000,
+      'the retried mention answered',
+    );
     assert.equal(refused.length + 4 >= 20, true, `${refused.length + 4} refused requests`);
     assert.equal(h.llm.requests.length, calls + 2, 'only the two genuine mentions reached the model, once each');
     for (const ts of refused) assert.equal(h.botReplies(ts).length, 0, 'a refused request changed nothing');
@@ -124,15 +143,27 @@ describe('slack over HTTP (Events API, interactivity and slash commands at /slac
   });
 
   it('doctor checks the bot token without an app token in HTTP mode', async () => {
-    const config = slackConfigSchema.parse({ mode: 'http', bot_token: h.fake.botToken, signing_secret: SIGNING_SECRET, api_url: h.fake.apiUrl });
+    const config = slackConfigSchema.parse({
+      mode: 'http',
+      bot_token: h.fake.botToken,
+      signing_secret: SIGNING_SECRET,
+      api_url: h.fake.apiUrl,
+    });
     const result = await checkSlack(config);
     assert.equal(result.status, 'ok');
     assert.match(result.detail, /HTTP mode/);
-    assert.equal((await checkSlack({ ...config, signing_secret: undefined })).status, 'skip', 'no signing secret: not configured');
+    assert.equal(
+      (await checkSlack({ ...config, signing_secret: undefined })).status,
+      'skip',
+      'no signing secret: not configured',
+    );
   });
 
   it('answers every request within 3 s', () => {
-    const slowest = Math.max(...answers.map((answer) => answer.ms), ...[...http.answers.values()].map((answer) => answer.ms));
+    const slowest = Math.max(
+      ...answers.map((answer) => answer.ms),
+      ...[...http.answers.values()].map((answer) => answer.ms),
+    );
     assert.ok(slowest < 3_000, `slowest answer ${Math.round(slowest)} ms`);
   });
 });

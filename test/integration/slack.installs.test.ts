@@ -120,17 +120,28 @@ describe('slack installs in many workspaces (OAuth v2, one token per workspace)'
     h.llm.enqueue({ text: 'Read your notes.' });
     const before = h.fake.files.requests.length;
     const bytes = Buffer.from('notes from the second workspace\n');
-    const { message } = h.fake.userMessageWithFiles(bob, SECOND.channel, `<@${SECOND.bot}> read this`, [{ name: 'notes.txt', contentType: 'text/plain', bytes }]);
+    const { message } = h.fake.userMessageWithFiles(bob, SECOND.channel, `<@${SECOND.bot}> read this`, [
+      { name: 'notes.txt', contentType: 'text/plain', bytes },
+    ]);
     await h.fake.waitFor(
-      () => h.fake.state.thread(SECOND.channel, message.ts).find((m) => m.user === SECOND.bot && m.text === 'Read your notes.'),
+      () =>
+        h.fake.state
+          .thread(SECOND.channel, message.ts)
+          .find((m) => m.user === SECOND.bot && m.text === 'Read your notes.'),
       15_000,
       'answer about the file',
     );
     const fetched = h.fake.files.requests.slice(before);
     assert.ok(fetched.length > 0, 'the file was fetched');
-    assert.ok(fetched.every((request) => request.authorization?.startsWith('Bearer xoxb-T0002-')), 'with the second workspace token');
+    assert.ok(
+      fetched.every((request) => request.authorization?.startsWith('Bearer xoxb-T0002-')),
+      'with the second workspace token',
+    );
     assert.match(JSON.stringify(h.llm.requests.at(-1)?.body), /Attached file saved in the workspace: [^\]]*notes\.txt/);
-    assert.equal(h.fake.state.thread(SECOND.channel, message.ts).some((m) => m.text.includes('Some attachments were not used')), false);
+    assert.equal(
+      h.fake.state.thread(SECOND.channel, message.ts).some((m) => m.text.includes('Some attachments were not used')),
+      false,
+    );
   });
 
   it("runs an approval in the second workspace with that workspace's token; the fake refuses the other's", async () => {

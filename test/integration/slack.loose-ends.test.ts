@@ -18,7 +18,8 @@ describe('slack loose ends', () => {
     await h.close();
   });
 
-  const nextReply = (user: FakeSlackUser, count: number) => h.fake.waitFor(() => h.fake.state.privateTo(user.id)[count], 15_000, 'private answer');
+  const nextReply = (user: FakeSlackUser, count: number) =>
+    h.fake.waitFor(() => h.fake.state.privateTo(user.id)[count], 15_000, 'private answer');
 
   /** Alice opens a thread and waits for the answer. */
   async function thread(question: string, answer: string): Promise<{ threadTs: string; wsId: string }> {
@@ -51,13 +52,24 @@ describe('slack loose ends', () => {
     const { message: fromBob } = h.fake.userMessage(bob, CHANNEL, 'is anyone here?', threadTs);
     h.llm.enqueue({ text: 'Fresh start.' });
     h.fake.userMessage(alice, CHANNEL, 'I am back', threadTs);
-    await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'Fresh start.'), 20_000, 'answer from the new workstream');
+    await h.fake.waitFor(
+      () => h.textReplies(threadTs).find((m) => m.text === 'Fresh start.'),
+      20_000,
+      'answer from the new workstream',
+    );
     const route = await h.db.stores.routes.getRoute('slack', channelId);
     assert.ok(route && route.wsId !== wsId, 'the thread routes to a new workstream');
     assert.equal(route.ownerUserId, aliceId);
     assert.equal((await h.db.stores.workstreams.get(route.wsId))?.userId, aliceId, 'alice owns the new workstream');
     const sent = JSON.stringify(h.llm.requests.at(-1)?.body);
-    assert.ok(sent.includes('I am back') && !sent.includes(fromBob.text), 'only the owner\'s message reached the model');
-    assert.equal(h.botReplies(threadTs).slice(before).filter((m) => /reactivated/i.test(m.text)).length, 1, 'reactivated once');
+    assert.ok(sent.includes('I am back') && !sent.includes(fromBob.text), "only the owner's message reached the model");
+    assert.equal(
+      h
+        .botReplies(threadTs)
+        .slice(before)
+        .filter((m) => /reactivated/i.test(m.text)).length,
+      1,
+      'reactivated once',
+    );
   });
 });

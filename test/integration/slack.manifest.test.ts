@@ -63,9 +63,18 @@ const EVENT_SCOPES: Record<string, string> = {
 };
 
 interface Manifest {
-  features: { bot_user?: unknown; agent_view?: unknown; slash_commands: { command: string }[]; app_home?: { messages_tab_enabled?: boolean; messages_tab_read_only_enabled?: boolean } };
+  features: {
+    bot_user?: unknown;
+    agent_view?: unknown;
+    slash_commands: { command: string }[];
+    app_home?: { messages_tab_enabled?: boolean; messages_tab_read_only_enabled?: boolean };
+  };
   oauth_config: { scopes: { bot: string[] } };
-  settings: { event_subscriptions: { bot_events: string[] }; interactivity: { is_enabled: boolean }; socket_mode_enabled: boolean };
+  settings: {
+    event_subscriptions: { bot_events: string[] };
+    interactivity: { is_enabled: boolean };
+    socket_mode_enabled: boolean;
+  };
 }
 
 /** The Slack adapter's sources (tests excluded), concatenated. */
@@ -95,7 +104,10 @@ describe('slack app manifest', () => {
 
   it('registers the default slash command', () => {
     const slash = slackConfigSchema.parse({}).slash_command;
-    assert.deepEqual(manifest.features.slash_commands.map((c) => c.command), [slash]);
+    assert.deepEqual(
+      manifest.features.slash_commands.map((c) => c.command),
+      [slash],
+    );
     assert.ok(scopes.has('commands'));
   });
 
@@ -110,20 +122,34 @@ describe('slack app manifest', () => {
     }
     for (const event of events) {
       const scope = EVENT_SCOPES[event];
-      assert.ok(scope === '' || (scope !== undefined && scopes.has(scope)), `event ${event} needs scope ${String(scope)}`);
+      assert.ok(
+        scope === '' || (scope !== undefined && scopes.has(scope)),
+        `event ${event} needs scope ${String(scope)}`,
+      );
     }
   });
 
   it('grants a scope for every Web API method the adapter calls', () => {
-    const called = new Set([...matches(source, /\b(?:call|apiCall)\(\s*'([a-z]+(?:\.[a-zA-Z]+)+)'/g), ...matches(source, /\bclient\.((?:[a-z]+\.)+[a-zA-Z]+)\(/g)]);
-    for (const method of ['chat.postMessage', 'chat.startStream', 'auth.test']) assert.ok(called.has(method), `the scan finds ${method}`);
+    const called = new Set([
+      ...matches(source, /\b(?:call|apiCall)\(\s*'([a-z]+(?:\.[a-zA-Z]+)+)'/g),
+      ...matches(source, /\bclient\.((?:[a-z]+\.)+[a-zA-Z]+)\(/g),
+    ]);
+    for (const method of ['chat.postMessage', 'chat.startStream', 'auth.test'])
+      assert.ok(called.has(method), `the scan finds ${method}`);
     for (const method of called) {
       const allowed = METHOD_SCOPES[method];
       assert.ok(allowed, `method ${method}: add its scopes to METHOD_SCOPES (and the manifest)`);
-      assert.ok(allowed.length === 0 || allowed.some((scope) => scopes.has(scope)), `${method} needs one of ${allowed.join(', ')}`);
+      assert.ok(
+        allowed.length === 0 || allowed.some((scope) => scopes.has(scope)),
+        `${method} needs one of ${allowed.join(', ')}`,
+      );
     }
     if (/url_private/.test(source)) assert.ok(scopes.has('files:read'), 'file downloads need files:read');
-    if (called.has('agents.sessions.setStatus')) assert.ok(manifest.features.agent_view && scopes.has('assistant:write'), 'agent sessions need the app declared as an agent');
+    if (called.has('agents.sessions.setStatus'))
+      assert.ok(
+        manifest.features.agent_view && scopes.has('assistant:write'),
+        'agent sessions need the app declared as an agent',
+      );
   });
 
   it('asks an install (OAuth v2, installs in many workspaces) for exactly its bot scopes', () => {
@@ -132,6 +158,9 @@ describe('slack app manifest', () => {
 
   it('is where the README says', () => {
     // assert.ok, not assert.match: a failing match would diff the whole README.
-    assert.ok(readFileSync(join(root, 'README.md'), 'utf8').includes('slack-app-manifest.yaml'), 'the README points to the manifest');
+    assert.ok(
+      readFileSync(join(root, 'README.md'), 'utf8').includes('slack-app-manifest.yaml'),
+      'the README points to the manifest',
+    );
   });
 });

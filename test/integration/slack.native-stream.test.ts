@@ -25,13 +25,31 @@ describe('slack native stream', () => {
   };
   const thread = (): string => fake.state.addMessage({ channel: CHANNEL, user: 'U0ASK', text: 'question' }).ts;
   const stream = (threadTs: string, messageBytes: number, now?: () => number): SlackNativeStream =>
-    new SlackNativeStream({ channel: CHANNEL, threadTs, recipient: { userId: 'U0ASK', teamId: TEAM_ID } }, call, { messageBytes }, undefined, now);
+    new SlackNativeStream(
+      { channel: CHANNEL, threadTs, recipient: { userId: 'U0ASK', teamId: TEAM_ID } },
+      call,
+      { messageBytes },
+      undefined,
+      now,
+    );
 
   before(async () => {
     fake = await FakeSlack.start();
     fake.streams.rules.enabled = true;
-    const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, setLevel: () => undefined, getLevel: () => webApi.LogLevel.ERROR, setName: () => undefined };
-    client = new webApi.WebClient(fake.botToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 }, logger: quiet });
+    const quiet = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+      setLevel: () => undefined,
+      getLevel: () => webApi.LogLevel.ERROR,
+      setName: () => undefined,
+    };
+    client = new webApi.WebClient(fake.botToken, {
+      slackApiUrl: fake.apiUrl,
+      retryConfig: { retries: 0 },
+      logger: quiet,
+    });
   });
   after(async () => {
     await fake.close();
@@ -48,7 +66,10 @@ describe('slack native stream', () => {
     assert.equal(s.messageCount, messages.length);
     assert.equal(messages.map((m) => m.text).join(''), words);
     assert.ok(messages.every((m) => Buffer.byteLength(m.text) <= 200 && !fake.streams.isOpen(m)));
-    assert.ok(messages.slice(0, -1).every((m) => m.text.endsWith(' ')), 'messages end between words');
+    assert.ok(
+      messages.slice(0, -1).every((m) => m.text.endsWith(' ')),
+      'messages end between words',
+    );
     assert.deepEqual(fake.streams.refusals, []);
   });
 
@@ -60,7 +81,8 @@ describe('slack native stream', () => {
     await s.finish(signal);
     const messages = fake.state.thread(CHANNEL, threadTs);
     assert.ok(messages.length >= 2);
-    for (const message of messages) assert.equal((message.text.split('```').length - 1) % 2, 0, `balanced fences in ${JSON.stringify(message.text)}`);
+    for (const message of messages)
+      assert.equal((message.text.split('```').length - 1) % 2, 0, `balanced fences in ${JSON.stringify(message.text)}`);
     assert.match(messages.at(-1)?.text ?? '', /after$/);
   });
 
@@ -72,7 +94,10 @@ describe('slack native stream', () => {
     clock = 5 * 60_000;
     await s.append('second part.', signal);
     await s.finish(signal);
-    assert.deepEqual(fake.state.thread(CHANNEL, threadTs).map((m) => m.text), ['first part. ', 'second part.']);
+    assert.deepEqual(
+      fake.state.thread(CHANNEL, threadTs).map((m) => m.text),
+      ['first part. ', 'second part.'],
+    );
   });
 
   it('keeps broadcast and user tokens as text, also when split across appends', async () => {
@@ -89,18 +114,55 @@ describe('slack native stream', () => {
   it('the fake refuses what Slack refuses', async () => {
     const threadTs = thread();
     const refused = async (method: string, args: Record<string, unknown>): Promise<string> =>
-      call(method, args).then(() => 'ok', (error: Error) => error.message);
-    assert.match(await refused('chat.appendStream', { channel: CHANNEL, ts: '1.000001', markdown_text: 'x' }), /message_not_found/);
-    assert.match(await refused('chat.startStream', { channel: CHANNEL, thread_ts: threadTs, markdown_text: 'x' }), /invalid_arguments/, 'a recipient outside DMs');
+      call(method, args).then(
+        () => 'ok',
+        (error: Error) => error.message,
+      );
+    assert.match(
+      await refused('chat.appendStream', { channel: CHANNEL, ts: '1.000001', markdown_text: 'x' }),
+      /message_not_found/,
+    );
+    assert.match(
+      await refused('chat.startStream', { channel: CHANNEL, thread_ts: threadTs, markdown_text: 'x' }),
+      /invalid_arguments/,
+      'a recipient outside DMs',
+    );
     const who = { recipient_user_id: 'U0ASK', recipient_team_id: TEAM_ID };
-    assert.match(await refused('chat.startStream', { channel: CHANNEL, markdown_text: 'x', ...who }), /invalid_arguments/, 'thread_ts required');
-    assert.match(await refused('chat.startStream', { channel: CHANNEL, thread_ts: threadTs, markdown_text: 'x'.repeat(12_001), ...who }), /msg_too_long/);
-    const started = await call('chat.startStream', { channel: CHANNEL, thread_ts: threadTs, markdown_text: 'x'.repeat(10_000), ...who });
-    assert.match(await refused('chat.appendStream', { channel: CHANNEL, ts: started.ts, markdown_text: 'y'.repeat(700) }), /msg_too_long/, 'the message is full');
+    assert.match(
+      await refused('chat.startStream', { channel: CHANNEL, markdown_text: 'x', ...who }),
+      /invalid_arguments/,
+      'thread_ts required',
+    );
+    assert.match(
+      await refused('chat.startStream', {
+        channel: CHANNEL,
+        thread_ts: threadTs,
+        markdown_text: 'x'.repeat(12_001),
+        ...who,
+      }),
+      /msg_too_long/,
+    );
+    const started = await call('chat.startStream', {
+      channel: CHANNEL,
+      thread_ts: threadTs,
+      markdown_text: 'x'.repeat(10_000),
+      ...who,
+    });
+    assert.match(
+      await refused('chat.appendStream', { channel: CHANNEL, ts: started.ts, markdown_text: 'y'.repeat(700) }),
+      /msg_too_long/,
+      'the message is full',
+    );
     assert.equal(await refused('chat.stopStream', { channel: CHANNEL, ts: started.ts }), 'ok');
-    assert.match(await refused('chat.appendStream', { channel: CHANNEL, ts: started.ts, markdown_text: 'z' }), /message_not_in_streaming_state/);
+    assert.match(
+      await refused('chat.appendStream', { channel: CHANNEL, ts: started.ts, markdown_text: 'z' }),
+      /message_not_in_streaming_state/,
+    );
     fake.streams.rules.enabled = false;
-    assert.match(await refused('chat.startStream', { channel: CHANNEL, thread_ts: threadTs, markdown_text: 'x', ...who }), /unknown_method/);
+    assert.match(
+      await refused('chat.startStream', { channel: CHANNEL, thread_ts: threadTs, markdown_text: 'x', ...who }),
+      /unknown_method/,
+    );
     fake.streams.rules.enabled = true;
   });
 });

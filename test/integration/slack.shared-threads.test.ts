@@ -23,7 +23,18 @@ describe('a Slack thread seen by people other than its owner', () => {
   const privateTo = (user: FakeSlackUser): string[] => h.fake.state.privateTo(user.id);
 
   it('hints a stranger once, shows them no status, refuses their click, and lets an approver decide', async () => {
-    h.llm.enqueue({ toolCalls: [{ id: 'call_s1', name: 'bash', arguments: JSON.stringify({ command: 'export API_TOKEN=abcd1234secret; echo ok' }) }] }, { text: 'Done after the decision.' });
+    h.llm.enqueue(
+      {
+        toolCalls: [
+          {
+            id: 'call_s1',
+            name: 'bash',
+            arguments: JSON.stringify({ command: 'export API_TOKEN=abcd1234secret; echo ok' }),
+          },
+        ],
+      },
+      { text: 'Done after the decision.' },
+    );
     const { threadTs } = h.mention(alice, 'run it');
     const card = await h.fake.waitFor(() => h.cards(threadTs)[0], 20_000, 'approval card');
     assert.doesNotMatch(JSON.stringify(card.blocks), /abcd1234secret/, 'the secret is masked on the card');
@@ -43,7 +54,11 @@ describe('a Slack thread seen by people other than its owner', () => {
 
     h.fake.click(card, h.button(card, 'Approve') ?? '', carol);
     assert.equal(await h.fake.waitFor(() => privateTo(carol).at(-1), 15_000, 'approver reply'), 'Approved.');
-    await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'Done after the decision.'), 20_000, 'answer');
+    await h.fake.waitFor(
+      () => h.textReplies(threadTs).find((m) => m.text === 'Done after the decision.'),
+      20_000,
+      'answer',
+    );
     assert.match(JSON.stringify(card.blocks), /Approved by carol/);
     assert.equal(privateTo(alice).length, 0);
   });

@@ -25,7 +25,13 @@ describe('slack adapter and long-lived signals', () => {
   before(async () => {
     slack = await FakeSlack.start();
     adapter = createSlackAdapter(
-      { bot_token: slack.botToken, app_token: slack.appToken, api_url: slack.apiUrl, channel_ids: [], slash_command: '/sandpiper' },
+      {
+        bot_token: slack.botToken,
+        app_token: slack.appToken,
+        api_url: slack.apiUrl,
+        channel_ids: [],
+        slash_command: '/sandpiper',
+      },
       createSilentLogger(),
       { webRetries: 0, socketRetries: 0 },
     );
@@ -45,7 +51,11 @@ describe('slack adapter and long-lived signals', () => {
       const ts = await adapter.post(CHANNEL, { kind: 'text', text: `message ${i}` }, gateway.signal);
       await adapter.edit(CHANNEL, ts, { kind: 'text', text: `message ${i}, edited` }, gateway.signal);
     }
-    assert.equal(slack.state.topLevel(CHANNEL).filter((m) => m.text.startsWith('message ')).length, 20, 'the posts arrived');
+    assert.equal(
+      slack.state.topLevel(CHANNEL).filter((m) => m.text.startsWith('message ')).length,
+      20,
+      'the posts arrived',
+    );
     assert.equal(getEventListeners(gateway.signal, 'abort').length, baseline, 'no listener left behind');
     assert.equal(dependants(gateway.signal), linked, 'no linked signal left behind');
   });

@@ -10,16 +10,25 @@ import { TEAM_ID, type FakeSlackMessage } from '../fakes/fake-slack.js';
 
 /** `lines` numbered lines of 100 characters each (newline included). */
 function longAnswer(lines: number, tag: string): string {
-  return Array.from({ length: lines }, (_, i) => `${tag} line ${String(i + 1).padStart(3, '0')}: `.padEnd(99, 'abcdefghij'.charAt(i % 10)) + '\n').join('');
+  return Array.from(
+    { length: lines },
+    (_, i) => `${tag} line ${String(i + 1).padStart(3, '0')}: `.padEnd(99, 'abcdefghij'.charAt(i % 10)) + '\n',
+  ).join('');
 }
 const squash = (text: string): string => text.replace(/\s+/g, '');
 const chunks = (text: string, size: number): string[] => text.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g')) ?? [];
 
 describe('slack native streaming', () => {
   let h: SlackHarness;
-  const streamed = (threadTs: string): FakeSlackMessage[] => h.botReplies(threadTs).filter((m) => h.fake.streams.isStreamed(m));
+  const streamed = (threadTs: string): FakeSlackMessage[] =>
+    h.botReplies(threadTs).filter((m) => h.fake.streams.isStreamed(m));
   const textCallsIn = (method: string, threadTs: string): number =>
-    h.fake.callsOf(method).filter((c) => c.body.thread_ts === threadTs || h.fake.state.find(CHANNEL, String(c.body.ts ?? ''))?.threadTs === threadTs).length;
+    h.fake
+      .callsOf(method)
+      .filter(
+        (c) =>
+          c.body.thread_ts === threadTs || h.fake.state.find(CHANNEL, String(c.body.ts ?? ''))?.threadTs === threadTs,
+      ).length;
 
   before(async () => {
     h = await SlackHarness.start();
@@ -35,16 +44,28 @@ describe('slack native streaming', () => {
     assert.equal(answer.length, 12_000);
     h.llm.enqueue({ text: chunks(answer, 250), delayMs: 15 });
     const { threadTs } = h.mention(user, 'write a long answer');
-    const messages = await h.fake.waitFor(() => {
-      const shown = streamed(threadTs);
-      return shown.length >= 2 && shown.every((m) => !h.fake.streams.isOpen(m)) && shown.map((m) => m.text).join('') === answer && shown;
-    }, 30_000, 'the whole answer over native streams');
+    const messages = await h.fake.waitFor(
+      () => {
+        const shown = streamed(threadTs);
+        return (
+          shown.length >= 2 &&
+          shown.every((m) => !h.fake.streams.isOpen(m)) &&
+          shown.map((m) => m.text).join('') === answer &&
+          shown
+        );
+      },
+      30_000,
+      'the whole answer over native streams',
+    );
     assert.deepEqual(h.fake.streams.refusals, [], 'rolled over before Slack’s limits, never refused');
     assert.ok(messages.every((m) => m.history.length >= 1));
     assert.ok(h.fake.callsOf('chat.appendStream').length >= 1, 'text was appended to a running stream');
     const starts = h.fake.callsOf('chat.startStream').filter((c) => c.body.thread_ts === threadTs);
     assert.equal(starts.length, messages.length);
-    assert.ok(starts.every((c) => c.body.recipient_user_id === user.id && c.body.recipient_team_id === TEAM_ID), 'streams name their recipient');
+    assert.ok(
+      starts.every((c) => c.body.recipient_user_id === user.id && c.body.recipient_team_id === TEAM_ID),
+      'streams name their recipient',
+    );
     assert.equal(textCallsIn('chat.update', threadTs), 0, 'no message edits for streamed text');
     assert.equal(h.textReplies(threadTs).length, messages.length, 'the thread holds only the streamed messages');
   });
@@ -56,10 +77,14 @@ describe('slack native streaming', () => {
     const { threadTs } = h.mention(user, 'answer slowly');
     const first = await h.fake.waitFor(() => streamed(threadTs)[0], 20_000, 'a stream');
     h.fake.streams.expire(first);
-    const messages = await h.fake.waitFor(() => {
-      const shown = streamed(threadTs);
-      return shown.every((m) => !h.fake.streams.isOpen(m)) && shown.map((m) => m.text).join('') === answer && shown;
-    }, 20_000, 'the whole answer');
+    const messages = await h.fake.waitFor(
+      () => {
+        const shown = streamed(threadTs);
+        return shown.every((m) => !h.fake.streams.isOpen(m)) && shown.map((m) => m.text).join('') === answer && shown;
+      },
+      20_000,
+      'the whole answer',
+    );
     assert.ok(messages.length >= 2, 'the rest went to a new streamed message');
   });
 
@@ -69,10 +94,26 @@ describe('slack native streaming', () => {
     h.fake.failNext('chat.appendStream', 'internal_error');
     h.llm.enqueue({ text: chunks(answer, 200), delayMs: 15 });
     const { threadTs } = h.mention(user, 'answer with a failing stream');
-    await h.fake.waitFor(() => squash(h.textReplies(threadTs).map((m) => m.text).join('')) === squash(answer), 30_000, 'the whole answer');
+    await h.fake.waitFor(
+      () =>
+        squash(
+          h
+            .textReplies(threadTs)
+            .map((m) => m.text)
+            .join(''),
+        ) === squash(answer),
+      30_000,
+      'the whole answer',
+    );
     const [head, ...rest] = h.textReplies(threadTs);
-    assert.ok(head && h.fake.streams.isStreamed(head) && !h.fake.streams.isOpen(head), 'the stream shows the start and was stopped');
-    assert.ok(rest.length >= 1 && rest.every((m) => !h.fake.streams.isStreamed(m)), 'the rest is ordinary posted messages');
+    assert.ok(
+      head && h.fake.streams.isStreamed(head) && !h.fake.streams.isOpen(head),
+      'the stream shows the start and was stopped',
+    );
+    assert.ok(
+      rest.length >= 1 && rest.every((m) => !h.fake.streams.isStreamed(m)),
+      'the rest is ordinary posted messages',
+    );
     assert.ok(textCallsIn('chat.update', threadTs) >= 1, 'the rest streamed by chat.update');
     const order = h.textReplies(threadTs).map((m) => m.ts);
     assert.deepEqual(order, [...order].sort(), 'messages in thread order');
@@ -81,7 +122,10 @@ describe('slack native streaming', () => {
   it('keeps approval cards and tool lines as Block Kit messages between streamed text', async () => {
     const { user } = await h.linkedUser('U0DEE', 'dee');
     h.llm.enqueue(
-      { text: ['Let me check ', 'the date first.'], toolCalls: [{ id: 'call_s1', name: 'bash', arguments: JSON.stringify({ command: 'echo streamed-run' }) }] },
+      {
+        text: ['Let me check ', 'the date first.'],
+        toolCalls: [{ id: 'call_s1', name: 'bash', arguments: JSON.stringify({ command: 'echo streamed-run' }) }],
+      },
       { text: ['The command ', 'printed streamed-run.'] },
     );
     const { threadTs } = h.mention(user, 'run something');
@@ -90,11 +134,18 @@ describe('slack native streaming', () => {
     const approve = h.button(card, 'Approve');
     assert.ok(approve);
     h.fake.click(card, approve, user);
-    await h.fake.waitFor(() => streamed(threadTs).some((m) => m.text === 'The command printed streamed-run.' && !h.fake.streams.isOpen(m)), 20_000, 'final answer');
+    await h.fake.waitFor(
+      () => streamed(threadTs).some((m) => m.text === 'The command printed streamed-run.' && !h.fake.streams.isOpen(m)),
+      20_000,
+      'final answer',
+    );
     const texts = streamed(threadTs).map((m) => m.text);
     assert.deepEqual(texts, ['Let me check the date first.', 'The command printed streamed-run.']);
     const tools = h.botReplies(threadTs).filter((m) => /bash/.test(JSON.stringify(m.blocks)) && m !== card);
-    assert.ok(tools.length >= 1 && tools.every((m) => !h.fake.streams.isStreamed(m)), 'the tool line is a Block Kit message');
+    assert.ok(
+      tools.length >= 1 && tools.every((m) => !h.fake.streams.isStreamed(m)),
+      'the tool line is a Block Kit message',
+    );
   });
 });
 
@@ -114,7 +165,11 @@ describe('slack without native streaming', () => {
     await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'First answer.'), 20_000, 'first answer');
     assert.equal(h.fake.callsOf('chat.startStream').length, 1, 'one stream was tried');
     h.fake.userMessage(user, CHANNEL, 'again', threadTs);
-    await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'Second answer.'), 20_000, 'second answer');
+    await h.fake.waitFor(
+      () => h.textReplies(threadTs).find((m) => m.text === 'Second answer.'),
+      20_000,
+      'second answer',
+    );
     assert.equal(h.fake.callsOf('chat.startStream').length, 1, 'never tried again in this workspace');
     assert.equal(h.textReplies(threadTs).length, 2);
   });
@@ -126,7 +181,11 @@ describe('slack without native streaming', () => {
       const { user } = await flagged.linkedUser('U0FAY', 'fay');
       flagged.llm.enqueue({ text: ['Edited ', 'answer.'], delayMs: 30 });
       const { threadTs } = flagged.mention(user, 'hello');
-      await flagged.fake.waitFor(() => flagged.textReplies(threadTs).find((m) => m.text === 'Edited answer.'), 20_000, 'answer');
+      await flagged.fake.waitFor(
+        () => flagged.textReplies(threadTs).find((m) => m.text === 'Edited answer.'),
+        20_000,
+        'answer',
+      );
       assert.equal(flagged.fake.callsOf('chat.startStream').length, 0);
     } finally {
       await flagged.close();

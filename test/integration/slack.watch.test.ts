@@ -22,7 +22,13 @@ describe('slack watch', () => {
     const wsId = workstream?.wsId ?? '';
     assert.ok(wsId);
     await h.db.stores.watches.create({
-      watchId: 'slack-watch-1', wsId, name: 'queue', command: 'echo queue-depth: 0', intervalSecs: 60, stopOn: '"depth: 0" in output', maxPolls: 10,
+      watchId: 'slack-watch-1',
+      wsId,
+      name: 'queue',
+      command: 'echo queue-depth: 0',
+      intervalSecs: 60,
+      stopOn: '"depth: 0" in output',
+      maxPolls: 10,
       nextPoll: '2020-01-01T00:00:00',
     });
     // Nothing keeps it in memory: the delivery has to restore it.
@@ -34,9 +40,15 @@ describe('slack watch', () => {
     assert.equal(evicted, 1);
     h.llm.enqueue({ text: 'The queue is empty now.' });
     assert.equal(await h.watchRunner.tick(), 1);
-    const answer = await h.fake.waitFor(() => h.textReplies(threadTs).find((m) => m.text === 'The queue is empty now.'), 20_000, 'answer to the watch');
+    const answer = await h.fake.waitFor(
+      () => h.textReplies(threadTs).find((m) => m.text === 'The queue is empty now.'),
+      20_000,
+      'answer to the watch',
+    );
     const replies = h.botReplies(threadTs);
-    const result = replies.find((m) => JSON.stringify(m).includes('queue-depth: 0') && JSON.stringify(m).includes('poll #1/10'));
+    const result = replies.find(
+      (m) => JSON.stringify(m).includes('queue-depth: 0') && JSON.stringify(m).includes('poll #1/10'),
+    );
     assert.ok(result, 'the watch result is posted in the thread');
     assert.ok(replies.indexOf(result) < replies.indexOf(answer), 'before the answer');
     assert.match(JSON.stringify(h.llm.requests.at(-1)?.body), /queue-depth: 0/);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createKnex, createStores, type Knex, type Stores } from '../../src/storage/index.js';
 import { createTestStores, type TestStores } from '../helpers/test-stores.js';
 
-describe('SQLite shared by two processes\' knex instances', () => {
+describe("SQLite shared by two processes' knex instances", () => {
   let server: TestStores | undefined;
   let adminKnex: Knex | undefined;
   let admin: Stores | undefined;
@@ -36,7 +36,12 @@ describe('SQLite shared by two processes\' knex instances', () => {
       markInserted = resolve;
     });
     const transaction = mainKnex.transaction(async (trx) => {
-      await trx('users').insert({ user_id: 'held-user', username: 'held', is_admin: 0, created: '2025-01-01T00:00:00' });
+      await trx('users').insert({
+        user_id: 'held-user',
+        username: 'held',
+        is_admin: 0,
+        created: '2025-01-01T00:00:00',
+      });
       markInserted();
       await held;
     });

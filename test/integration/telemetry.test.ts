@@ -23,7 +23,12 @@ interface OtlpSpan {
 }
 
 /** An OTLP/HTTP JSON receiver on port 0: collects every span of every `POST /v1/traces`. */
-async function startOtlpReceiver(): Promise<{ url: string; spans: OtlpSpan[]; paths: string[]; close(): Promise<void> }> {
+async function startOtlpReceiver(): Promise<{
+  url: string;
+  spans: OtlpSpan[];
+  paths: string[];
+  close(): Promise<void>;
+}> {
   const spans: OtlpSpan[] = [];
   const paths: string[] = [];
   const server: Server = createServer((request, response) => {
@@ -32,13 +37,19 @@ async function startOtlpReceiver(): Promise<{ url: string; spans: OtlpSpan[]; pa
     request.on('end', () => {
       paths.push(`${request.method} ${request.url} ${request.headers['content-type']}`);
       const payload = JSON.parse(body) as { resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: OtlpSpan[] }> }> };
-      for (const resource of payload.resourceSpans ?? []) for (const scope of resource.scopeSpans ?? []) spans.push(...(scope.spans ?? []));
+      for (const resource of payload.resourceSpans ?? [])
+        for (const scope of resource.scopeSpans ?? []) spans.push(...(scope.spans ?? []));
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans, paths, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans,
+    paths,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 const attribute = (span: OtlpSpan, key: string): unknown => {
@@ -59,7 +70,11 @@ describe('telemetry: OTLP spans and Prometheus series for one Discord turn', () 
       discord,
       llm,
       mcpServers: { everything: [EVERYTHING, 'stdio'] },
-      flags: { 'tools.search': 'off', 'telemetry.otlp_endpoint': receiver.url, 'agent.auto_approve_tools': ['mcp__everything__echo'] },
+      flags: {
+        'tools.search': 'off',
+        'telemetry.otlp_endpoint': receiver.url,
+        'agent.auto_approve_tools': ['mcp__everything__echo'],
+      },
       users: [['discord', '400000000000000001', 'alice']],
       waitConnected: true,
     });
@@ -71,23 +86,37 @@ describe('telemetry: OTLP spans and Prometheus series for one Discord turn', () 
 
   it('exports the span tree inbound → route → turn → model calls and tool call → MCP call, with platform calls', async () => {
     llm.enqueue(
-      { toolCalls: [{ id: 'call_echo', name: 'mcp__everything__echo', arguments: JSON.stringify({ message: 'traced' }) }], usage: { inputTokens: 42, outputTokens: 7 } },
+      {
+        toolCalls: [
+          { id: 'call_echo', name: 'mcp__everything__echo', arguments: JSON.stringify({ message: 'traced' }) },
+        ],
+        usage: { inputTokens: 42, outputTokens: 7 },
+      },
       { text: 'The echo said traced.' },
     );
     // One 429 on an edit: discord.js waits and retries, the adapter reports it.
     discord.rateLimit('PATCH', /^\/channels\/\d+\/messages\/\d+$/, 1, 0.1);
     const alice = discord.user('400000000000000001', 'alice');
     const message = discord.state.injectMessage(CHANNEL_ID, alice, 'echo something', true);
-    await discord.waitFor(() => discord.state.messagesIn(message.id).find((m) => m.content === 'The echo said traced.'), 30_000, 'final answer');
+    await discord.waitFor(
+      () => discord.state.messagesIn(message.id).find((m) => m.content === 'The echo said traced.'),
+      30_000,
+      'final answer',
+    );
 
     const named = (name: string): OtlpSpan[] => receiver.spans.filter((span) => span.name === name);
     const exported = (): boolean => {
       const root = named(SPAN.inbound).find((span) => attribute(span, 'sandpiper.event') === 'message');
-      const edit = named(SPAN.platformCall).some((span) => span.traceId === root?.traceId && attribute(span, 'sandpiper.platform.operation') === 'edit');
+      const edit = named(SPAN.platformCall).some(
+        (span) => span.traceId === root?.traceId && attribute(span, 'sandpiper.platform.operation') === 'edit',
+      );
       return root !== undefined && edit && named(SPAN.turn).length > 0 && named(SPAN.modelCall).length >= 2;
     };
     await waitFor(exported, 'the spans of the turn, through its final edit', 20_000);
-    assert.ok(receiver.paths.every((entry) => entry.startsWith('POST /v1/traces application/json')), receiver.paths.join('\n'));
+    assert.ok(
+      receiver.paths.every((entry) => entry.startsWith('POST /v1/traces application/json')),
+      receiver.paths.join('\n'),
+    );
 
     const inbound = named(SPAN.inbound).find((span) => attribute(span, 'sandpiper.event') === 'message') as OtlpSpan;
     assert.equal(inbound.parentSpanId ?? '', '', 'the inbound message is the root');
@@ -108,7 +137,13 @@ describe('telemetry: OTLP spans and Prometheus series for one Discord turn', () 
     const models = inTrace.filter((span) => span.name === SPAN.modelCall);
     assert.equal(models.length, 2);
     for (const model of models) assert.equal(byId.get(model.parentSpanId ?? '')?.spanId, turn.spanId);
-    assert.deepEqual([attribute(models[0] as OtlpSpan, 'gen_ai.request.model'), Number(attribute(models[0] as OtlpSpan, 'gen_ai.usage.input_tokens'))], ['gpt-fake', 42]);
+    assert.deepEqual(
+      [
+        attribute(models[0] as OtlpSpan, 'gen_ai.request.model'),
+        Number(attribute(models[0] as OtlpSpan, 'gen_ai.usage.input_tokens')),
+      ],
+      ['gpt-fake', 42],
+    );
     const tool = only(SPAN.toolCall);
     assert.equal(tool.parentSpanId, turn.spanId);
     assert.equal(attribute(tool, 'sandpiper.tool.name'), 'mcp__everything__echo');
@@ -117,23 +152,47 @@ describe('telemetry: OTLP spans and Prometheus series for one Discord turn', () 
     assert.equal(attribute(mcp, 'sandpiper.mcp.server'), 'everything');
     const platformCalls = inTrace.filter((span) => span.name === SPAN.platformCall);
     const operations = new Set(platformCalls.map((span) => attribute(span, 'sandpiper.platform.operation')));
-    assert.ok(operations.has('startThread') && operations.has('post') && operations.has('edit'), [...operations].join(','));
+    assert.ok(
+      operations.has('startThread') && operations.has('post') && operations.has('edit'),
+      [...operations].join(','),
+    );
   });
 
   it('traces the wait for an approval inside its turn and counts it as pending meanwhile', async () => {
-    llm.enqueue({ toolCalls: [{ id: 'call_bash', name: 'bash', arguments: JSON.stringify({ command: 'echo approved' }) }] }, { text: 'Ran it.' });
+    llm.enqueue(
+      { toolCalls: [{ id: 'call_bash', name: 'bash', arguments: JSON.stringify({ command: 'echo approved' }) }] },
+      { text: 'Ran it.' },
+    );
     const alice = discord.user('400000000000000001', 'alice');
     const message = discord.state.injectMessage(CHANNEL_ID, alice, 'run echo', true);
-    const card = await discord.waitFor(() => discord.state.messagesIn(message.id).find((m) => JSON.stringify(m.embeds).includes('Approval')), 30_000, 'approval card');
+    const card = await discord.waitFor(
+      () => discord.state.messagesIn(message.id).find((m) => JSON.stringify(m.embeds).includes('Approval')),
+      30_000,
+      'approval card',
+    );
     assert.match(await (await fetch(`${gateway.url}/metrics`)).text(), /sandpiper_approvals_pending 1/);
     const rows = card.components as Array<{ components?: Array<{ label?: string; custom_id?: string }> }>;
-    const approve = rows.flatMap((row) => row.components ?? []).find((button) => button.label === 'Approve')?.custom_id ?? '';
+    const approve =
+      rows.flatMap((row) => row.components ?? []).find((button) => button.label === 'Approve')?.custom_id ?? '';
     discord.state.clickButton(card.id, approve, alice);
-    await discord.waitFor(() => discord.state.messagesIn(message.id).find((m) => m.content === 'Ran it.'), 30_000, 'final answer');
-    const waitSpan = await discord.waitFor(() => receiver.spans.find((span) => span.name === SPAN.approvalWait), 20_000, 'approval span');
+    await discord.waitFor(
+      () => discord.state.messagesIn(message.id).find((m) => m.content === 'Ran it.'),
+      30_000,
+      'final answer',
+    );
+    const waitSpan = await discord.waitFor(
+      () => receiver.spans.find((span) => span.name === SPAN.approvalWait),
+      20_000,
+      'approval span',
+    );
     const turns = receiver.spans.filter((span) => span.name === SPAN.turn && span.traceId === waitSpan.traceId);
     assert.equal(waitSpan.parentSpanId, turns[0]?.spanId, 'the approval wait is a child of its turn');
-    await discord.waitFor(() => receiver.spans.find((span) => span.name === SPAN.toolCall && attribute(span, 'sandpiper.tool.name') === 'bash'), 20_000, 'bash span');
+    await discord.waitFor(
+      () =>
+        receiver.spans.find((span) => span.name === SPAN.toolCall && attribute(span, 'sandpiper.tool.name') === 'bash'),
+      20_000,
+      'bash span',
+    );
   });
 
   it('shows every new series on /metrics after the turn', async () => {

@@ -19,12 +19,17 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-
-function startGatewayStandIn(mode: 'auto' | 'off', script: string): { workspace: string; output: () => string; kill: () => void; exited: Promise<void> } {
+function startGatewayStandIn(
+  mode: 'auto' | 'off',
+  script: string,
+): { workspace: string; output: () => string; kill: () => void; exited: Promise<void> } {
   // Not under /tmp: the sandbox has a private /tmp.
   const workspace = mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'sp-lifeline-'));
   dirs.push(workspace);
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, mode, workspace, script], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, mode, workspace, script], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -40,7 +45,11 @@ for (const mode of ['off', 'auto'] as const) {
       // The foreground and a background job each write a file once their sleep is over.
       const script = `(sleep ${marker}1; touch bg-marker) & sleep ${marker}; touch fg-marker`;
       const standIn = startGatewayStandIn(mode, `echo started; ${script}`);
-      await waitFor(() => standIn.output().includes('started') && sleepsWith(marker).length === 2, 'the script and its background job to run', 30_000);
+      await waitFor(
+        () => standIn.output().includes('started') && sleepsWith(marker).length === 2,
+        'the script and its background job to run',
+        30_000,
+      );
       standIn.kill();
       await standIn.exited;
       await waitFor(() => sleepsWith(marker).length === 0, 'every process of the script to die', 15_000);
@@ -56,7 +65,11 @@ for (const mode of ['off', 'auto'] as const) {
       assert.match(standIn.output(), /hello/);
       // The sandbox's own PID namespace ends with the script (as before); without one the lifeline lets the job finish.
       if (standIn.output().includes('sandbox off')) {
-        await waitFor(() => existsSync(path.join(standIn.workspace, 'bg-done')), 'the background job to finish', 15_000);
+        await waitFor(
+          () => existsSync(path.join(standIn.workspace, 'bg-done')),
+          'the background job to finish',
+          15_000,
+        );
       }
       standIn.kill();
     });

@@ -17,7 +17,11 @@ import { createTestStores, testPostgresUrl } from '../helpers/test-stores.js';
 /** Every row of every table (migration bookkeeping aside), as JSON text. */
 async function everyRow(knex: Knex): Promise<string> {
   const tables = isPostgres(knex)
-    ? ((await knex.raw(`select table_name as name from information_schema.tables where table_schema = current_schema()`)) as { rows: { name: string }[] }).rows
+    ? (
+        (await knex.raw(
+          `select table_name as name from information_schema.tables where table_schema = current_schema()`,
+        )) as { rows: { name: string }[] }
+      ).rows
     : ((await knex.raw(`select name from sqlite_master where type = 'table'`)) as { name: string }[]);
   const dumps: string[] = [];
   for (const { name } of tables) {
@@ -28,31 +32,98 @@ async function everyRow(knex: Knex): Promise<string> {
 }
 
 function assertGone(dump: string, needles: readonly string[]): void {
-  for (const needle of needles) assert.ok(!dump.includes(needle), `${needle} is still stored:\n${dump.split('\n').filter((line) => line.includes(needle)).join('\n').slice(0, 2000)}`);
+  for (const needle of needles)
+    assert.ok(
+      !dump.includes(needle),
+      `${needle} is still stored:\n${dump
+        .split('\n')
+        .filter((line) => line.includes(needle))
+        .join('\n')
+        .slice(0, 2000)}`,
+    );
 }
 
 /** Seeds one row of each kind a user owns, and a neighbour whose rows must stay. */
-async function seed(stores: Stores, knex: Knex, workspaceDir: string): Promise<{ userId: string; wsId: string; keepWs: string }> {
+async function seed(
+  stores: Stores,
+  knex: Knex,
+  workspaceDir: string,
+): Promise<{ userId: string; wsId: string; keepWs: string }> {
   const user = await stores.users.createUser('doomed');
   const other = await stores.users.createUser('keeper');
   await stores.users.link('discord', '400000000000009001', user.userId);
-  await stores.users.createToken({ userId: user.userId, tokenHash: hashApiToken(generateApiToken()), scopes: ['read'], expires: null });
+  await stores.users.createToken({
+    userId: user.userId,
+    tokenHash: hashApiToken(generateApiToken()),
+    scopes: ['read'],
+    expires: null,
+  });
   const wsId = 'ws0doomed0000001';
   const keepWs = 'ws0keeper0000001';
-  await stores.workstreams.create({ wsId, userId: user.userId, name: 'doomed chat', modelAlias: '' }, { route: { channelType: 'discord', channelId: '500000000000009001' } });
+  await stores.workstreams.create(
+    { wsId, userId: user.userId, name: 'doomed chat', modelAlias: '' },
+    { route: { channelType: 'discord', channelId: '500000000000009001' } },
+  );
   await stores.workstreams.create({ wsId: keepWs, userId: other.userId, name: 'kept', modelAlias: '' });
   await stores.settleWrites?.();
   await stores.conversations.append(wsId, { role: 'user', content: 'secret plans of doomed' });
-  await stores.approvals.create({ approvalId: 'ap0doomed', wsId, turnId: 't0doomed', kind: 'tools', ownerUserId: user.userId, items: {} });
-  await stores.approvals.create({ approvalId: 'ap0keeper', wsId: keepWs, turnId: 't0keeper', kind: 'tools', ownerUserId: other.userId, items: {} });
-  await stores.approvals.resolve('ap0keeper', { approved: true, always: false, feedback: null, decidedBy: user.userId });
+  await stores.approvals.create({
+    approvalId: 'ap0doomed',
+    wsId,
+    turnId: 't0doomed',
+    kind: 'tools',
+    ownerUserId: user.userId,
+    items: {},
+  });
+  await stores.approvals.create({
+    approvalId: 'ap0keeper',
+    wsId: keepWs,
+    turnId: 't0keeper',
+    kind: 'tools',
+    ownerUserId: other.userId,
+    items: {},
+  });
+  await stores.approvals.resolve('ap0keeper', {
+    approved: true,
+    always: false,
+    feedback: null,
+    decidedBy: user.userId,
+  });
   await stores.grants.create({ scope: 'user', scopeKey: user.userId, label: 'bash', createdBy: user.userId });
   await stores.grants.create({ scope: 'conversation', scopeKey: wsId, label: 'bash', createdBy: user.userId });
   await stores.grants.create({ scope: 'conversation', scopeKey: keepWs, label: 'read_file', createdBy: user.userId });
-  await stores.memories.create({ name: 'doomed-pref', description: '', type: 'user', scope: 'user', scopeId: user.userId, content: 'likes tea' });
-  await stores.memories.create({ name: 'doomed-ws', description: '', type: 'project', scope: 'workstream', scopeId: wsId, content: 'x' });
-  await knex('notify_deliveries').insert({ delivery_id: 'nd0doomed', ws_id: wsId, channel_type: 'discord', channel_id: '500000000000009001', message_id: 'm1', created: '2026-01-01T00:00:00' });
-  await knex('inbound_events').insert({ platform: 'discord', event_key: 'ev0doomed', channel_id: '500000000000009001', message_id: 'm2', sort_key: 'm2', received_at: Date.now() });
+  await stores.memories.create({
+    name: 'doomed-pref',
+    description: '',
+    type: 'user',
+    scope: 'user',
+    scopeId: user.userId,
+    content: 'likes tea',
+  });
+  await stores.memories.create({
+    name: 'doomed-ws',
+    description: '',
+    type: 'project',
+    scope: 'workstream',
+    scopeId: wsId,
+    content: 'x',
+  });
+  await knex('notify_deliveries').insert({
+    delivery_id: 'nd0doomed',
+    ws_id: wsId,
+    channel_type: 'discord',
+    channel_id: '500000000000009001',
+    message_id: 'm1',
+    created: '2026-01-01T00:00:00',
+  });
+  await knex('inbound_events').insert({
+    platform: 'discord',
+    event_key: 'ev0doomed',
+    channel_id: '500000000000009001',
+    message_id: 'm2',
+    sort_key: 'm2',
+    received_at: Date.now(),
+  });
   await stores.settleWrites?.();
   mkdirSync(path.join(workspaceDir, wsId), { recursive: true });
   writeFileSync(path.join(workspaceDir, wsId, 'notes.txt'), 'doomed');
@@ -60,7 +131,10 @@ async function seed(stores: Stores, knex: Knex, workspaceDir: string): Promise<{
   return { userId: user.userId, wsId, keepWs };
 }
 
-const engines = [{ name: 'sqlite', url: undefined as string | undefined }, ...(testPostgresUrl() ? [{ name: 'postgres', url: testPostgresUrl() }] : [])];
+const engines = [
+  { name: 'sqlite', url: undefined as string | undefined },
+  ...(testPostgresUrl() ? [{ name: 'postgres', url: testPostgresUrl() }] : []),
+];
 
 describe('user remove', () => {
   const dirs: string[] = [];
@@ -75,7 +149,14 @@ describe('user remove', () => {
         const { userId, wsId, keepWs } = await seed(db.stores, db.knex, workspaceDir);
         const removed = await removeUser(db.stores, 'doomed', workspaceDir);
         assert.deepEqual([removed.conversations, removed.folders], [1, 1]);
-        assertGone(await everyRow(db.knex), [userId, wsId, 'doomed', '400000000000009001', '500000000000009001', 'likes tea']);
+        assertGone(await everyRow(db.knex), [
+          userId,
+          wsId,
+          'doomed',
+          '400000000000009001',
+          '500000000000009001',
+          'likes tea',
+        ]);
         assert.equal(existsSync(path.join(workspaceDir, wsId)), false);
         assert.equal(existsSync(path.join(workspaceDir, keepWs)), true);
         assert.equal((await db.stores.approvals.get('ap0keeper'))?.decidedBy, 'removed-user');
@@ -93,10 +174,16 @@ describe('user remove', () => {
       const { user } = await h.linkedUser('400000000000009201', 'paused');
       await setUserDisabled(h.db.stores, 'paused', true);
       const refused = h.fake.state.slashCommand('grants', CHANNEL_ID, user);
-      assert.match(await h.fake.waitFor(() => h.fake.state.interactions.get(refused.id)?.reply, 15_000, 'refusal'), /not linked/);
+      assert.match(
+        await h.fake.waitFor(() => h.fake.state.interactions.get(refused.id)?.reply, 15_000, 'refusal'),
+        /not linked/,
+      );
       await setUserDisabled(h.db.stores, 'paused', false);
       const allowed = h.fake.state.slashCommand('grants', CHANNEL_ID, user);
-      assert.match(await h.fake.waitFor(() => h.fake.state.interactions.get(allowed.id)?.reply, 15_000, 'answer'), /No standing approvals of yours/);
+      assert.match(
+        await h.fake.waitFor(() => h.fake.state.interactions.get(allowed.id)?.reply, 15_000, 'answer'),
+        /No standing approvals of yours/,
+      );
     } finally {
       await h.close();
     }
@@ -106,7 +193,10 @@ describe('user remove', () => {
     const h = await DiscordHarness.start();
     try {
       const { user, userId } = await h.linkedUser('400000000000009101', 'gone');
-      h.llm.enqueue({ toolCalls: [{ id: 'call_rm', name: 'bash', arguments: JSON.stringify({ command: 'echo hi > mine.txt' }) }] }, { text: 'wrote it' });
+      h.llm.enqueue(
+        { toolCalls: [{ id: 'call_rm', name: 'bash', arguments: JSON.stringify({ command: 'echo hi > mine.txt' }) }] },
+        { text: 'wrote it' },
+      );
       const { threadId } = await h.mention(user, 'write a file');
       const card = await h.fake.waitFor(() => h.cards(threadId)[0], 20_000, 'card');
       h.fake.state.clickButton(card.id, h.button(card, 'Always') ?? '', user);

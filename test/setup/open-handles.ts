@@ -77,7 +77,15 @@ function traceOrigins(): Map<number, Origin> {
       Error.stackTraceLimit = 40;
       const stack = new Error(`${type} created`).stack ?? type;
       Error.stackTraceLimit = limit;
-      live.set(id, { resource: new WeakRef(resource), stack: stack.split('\n').slice(1).filter((line) => !line.includes('node:internal') && !line.includes('open-handles.ts')).slice(0, 14).join('\n') });
+      live.set(id, {
+        resource: new WeakRef(resource),
+        stack: stack
+          .split('\n')
+          .slice(1)
+          .filter((line) => !line.includes('node:internal') && !line.includes('open-handles.ts'))
+          .slice(0, 14)
+          .join('\n'),
+      });
     },
     destroy(id) {
       live.delete(id);

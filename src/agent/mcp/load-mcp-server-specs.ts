@@ -7,7 +7,11 @@ import { mergeMcpServerConfigs, readMcpConfigFile, type MergedMcpServers } from 
 
 export interface LoadMcpServerSpecsOptions {
   /** `config.mcp`. */
-  mcp: { servers: Readonly<Record<string, McpServerConfig>>; config_file?: string | undefined; allow_unsandboxed_runtime_servers?: boolean };
+  mcp: {
+    servers: Readonly<Record<string, McpServerConfig>>;
+    config_file?: string | undefined;
+    allow_unsandboxed_runtime_servers?: boolean;
+  };
   /** Base for a relative `config_file` (the config file's directory or the working directory). */
   baseDir: string;
   store?: McpServerStore;
@@ -33,7 +37,10 @@ export async function loadMcpServerSpecs(options: LoadMcpServerSpecsOptions): Pr
   try {
     rows = options.store ? await options.store.list({ enabledOnly: true }) : [];
   } catch (error) {
-    logger?.warn({ err: error instanceof Error ? error.message : String(error) }, 'mcp_servers could not be read; using configuration files only');
+    logger?.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'mcp_servers could not be read; using configuration files only',
+    );
     rows = [];
   }
   return mergeMcpServerConfigs({

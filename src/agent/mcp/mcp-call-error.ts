@@ -11,7 +11,8 @@ import { McpError } from '../../shared/errors.js';
  * - `unauthorized`: an OAuth server wants (fresh) credentials from the caller; not counted.
  * - `other`: anything else; counts, session kept.
  */
-export type McpFailureKind = 'transport' | 'timeout' | 'protocol' | 'circuit-open' | 'not-connected' | 'unknown-target' | 'unauthorized' | 'other';
+export type McpFailureKind =
+  'transport' | 'timeout' | 'protocol' | 'circuit-open' | 'not-connected' | 'unknown-target' | 'unauthorized' | 'other';
 
 export class McpCallError extends McpError {
   readonly kind: McpFailureKind;
@@ -26,7 +27,16 @@ export function countsAsBreakerFailure(kind: McpFailureKind): boolean {
   return kind === 'transport' || kind === 'timeout' || kind === 'other' || kind === 'not-connected';
 }
 
-const TRANSPORT_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ENOTCONN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_STREAM_DESTROYED']);
+const TRANSPORT_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNREFUSED',
+  'ENOTCONN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ERR_STREAM_DESTROYED',
+]);
 
 /** Network-level failure detection shared by the connection layer. */
 export function isTransportLevelError(error: unknown): boolean {

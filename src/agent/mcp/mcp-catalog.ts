@@ -66,7 +66,10 @@ export function buildMcpCatalog(servers: ReadonlyMap<string, ServerCatalog>, log
     for (const tool of catalog.tools) {
       const name = mcpToolName(server, tool.name);
       if (!MODEL_NAME.test(name) || toolMap.has(name)) {
-        logger?.warn({ server, tool: tool.name.slice(0, 100) }, 'MCP tool skipped: name unusable as a model function name');
+        logger?.warn(
+          { server, tool: tool.name.slice(0, 100) },
+          'MCP tool skipped: name unusable as a model function name',
+        );
         continue;
       }
       const entry: CatalogTool = {
@@ -85,7 +88,13 @@ export function buildMcpCatalog(servers: ReadonlyMap<string, ServerCatalog>, log
         logger?.warn({ server, prompt: prompt.name.slice(0, 100) }, 'MCP prompt skipped: unusable name');
         continue;
       }
-      const entry: CatalogPrompt = { name, originalName: prompt.name, server, description: prompt.description, arguments: prompt.arguments };
+      const entry: CatalogPrompt = {
+        name,
+        originalName: prompt.name,
+        server,
+        description: prompt.description,
+        arguments: prompt.arguments,
+      };
       prompts.push(entry);
       promptMap.set(name, entry);
     }
@@ -103,7 +112,8 @@ function buildResources(servers: ReadonlyMap<string, ServerCatalog>, logger?: Lo
     for (const resource of catalog.resources) {
       const entry: CatalogResource = { ...resource, server, isTemplate: false };
       const previous = resourceMap.get(resource.uri);
-      if (previous) logger?.warn({ server, other: previous.server }, 'MCP resource URI served by two servers; the later wins');
+      if (previous)
+        logger?.warn({ server, other: previous.server }, 'MCP resource URI served by two servers; the later wins');
       concrete.push(entry);
       resourceMap.set(resource.uri, entry);
     }
@@ -115,7 +125,10 @@ function buildResources(servers: ReadonlyMap<string, ServerCatalog>, logger?: Lo
       if (prefix === '') continue;
       const existing = templatePrefixes.get(prefix);
       if (existing) {
-        logger?.warn({ server, other: existing.server }, 'MCP resource templates share a prefix; the longer template wins');
+        logger?.warn(
+          { server, other: existing.server },
+          'MCP resource templates share a prefix; the longer template wins',
+        );
         if (template.uri.length <= existing.uri.length) continue;
       }
       templatePrefixes.set(prefix, entry);

@@ -25,7 +25,10 @@ async function dispatchThroughBreaker<T>(
   const gate = context.breaker.gate(serverName);
   if (!gate.isAllowed) {
     const seconds = Math.ceil(gate.remainingMs / 1000);
-    throw new McpCallError('circuit-open', `MCP server '${serverName}' circuit open (cooldown ${seconds}s remaining); an operator can reconnect it`);
+    throw new McpCallError(
+      'circuit-open',
+      `MCP server '${serverName}' circuit open (cooldown ${seconds}s remaining); an operator can reconnect it`,
+    );
   }
   const state = context.servers.get(serverName);
   if (!state) throw new McpCallError('not-connected', `MCP server '${serverName}' is not configured`);
@@ -36,7 +39,8 @@ async function dispatchThroughBreaker<T>(
     return value;
   } catch (error) {
     if (error instanceof McpCallError) {
-      if (error.kind === 'transport' && state.connection === connection) evictConnection(context, state, 'request failed');
+      if (error.kind === 'transport' && state.connection === connection)
+        evictConnection(context, state, 'request failed');
       if (countsAsBreakerFailure(error.kind)) context.breaker.recordFailure(serverName);
     } else if (!isAbortError(error) && signal?.aborted !== true) {
       context.breaker.recordFailure(serverName);
@@ -45,7 +49,11 @@ async function dispatchThroughBreaker<T>(
   }
 }
 
-async function autoReconnect(context: ManagerContext, state: ServerState, signal: AbortSignal | undefined): Promise<McpConnection> {
+async function autoReconnect(
+  context: ManagerContext,
+  state: ServerState,
+  signal: AbortSignal | undefined,
+): Promise<McpConnection> {
   const name = state.spec.name;
   context.settings.logger.info({ server: name }, 'MCP server not connected; reconnecting');
   try {

@@ -23,7 +23,10 @@ export interface McpElicitationRequest {
   expiresAt: string;
 }
 
-export type McpElicitationHandler = (request: McpElicitationRequest, signal: AbortSignal) => Promise<McpElicitationAnswer>;
+export type McpElicitationHandler = (
+  request: McpElicitationRequest,
+  signal: AbortSignal,
+) => Promise<McpElicitationAnswer>;
 
 export type McpChangeKind = McpListKind | 'servers';
 

@@ -28,7 +28,15 @@ describe('createMcpManager', () => {
     await manager.start();
     assert.deepEqual(await manager.listTools(), []);
     assert.equal(manager.hasTool('read_resource'), false);
-    assert.deepEqual(manager.status(), { servers: 0, configured: 0, tools: 0, resources: 0, prompts: 0, errors: 0, perServer: [] });
+    assert.deepEqual(manager.status(), {
+      servers: 0,
+      configured: 0,
+      tools: 0,
+      resources: 0,
+      prompts: 0,
+      errors: 0,
+      perServer: [],
+    });
     assert.equal(manager.systemPromptSection(), '');
     await manager.shutdown();
   });
@@ -54,7 +62,10 @@ describe('createMcpManager', () => {
     const manager = createMcpManager({ servers: [missingCommand], parentEnv: {} });
     await assert.rejects(manager.refresh('ghost'), /Unknown MCP server: ghost\. Known servers: broken/);
     const status = await manager.reconnect('ghost');
-    assert.deepEqual([status.connected, status.tools, status.resources, status.prompts, status.error], [false, 0, 0, 0, 'unknown server']);
+    assert.deepEqual(
+      [status.connected, status.tools, status.resources, status.prompts, status.error],
+      [false, 0, 0, 0, 'unknown server'],
+    );
     await manager.shutdown();
   });
 
@@ -75,16 +86,20 @@ describe('createMcpManager', () => {
 
   it('reports unknown tool calls as error results instead of throwing', async () => {
     const manager = createMcpManager({ servers: [], parentEnv: {} });
-    const result = await manager.callTool('mcp__no__such', {}, {
-      signal: new AbortController().signal,
-      workstreamId: 'w',
-      cwd: '.',
-      timeoutMs: 1000,
-      outputLimit: 1000,
-      supportsVision: false,
-      readFiles: new Set(),
-      logger: createSilentLogger(),
-    });
+    const result = await manager.callTool(
+      'mcp__no__such',
+      {},
+      {
+        signal: new AbortController().signal,
+        workstreamId: 'w',
+        cwd: '.',
+        timeoutMs: 1000,
+        outputLimit: 1000,
+        supportsVision: false,
+        readFiles: new Set(),
+        logger: createSilentLogger(),
+      },
+    );
     assert.deepEqual(result, { output: 'MCP tool error: Unknown MCP tool: mcp__no__such', isError: true });
     await manager.shutdown();
   });
@@ -92,8 +107,14 @@ describe('createMcpManager', () => {
 
 describe('server name rules in the manager', () => {
   it('skips a server whose name contains "__" and keeps the others', async () => {
-    const manager = createMcpManager({ servers: [{ ...missingCommand, name: 'my__bad' }, missingCommand], parentEnv: {} });
-    assert.deepEqual(manager.status().perServer.map((server) => server.name), ['broken']);
+    const manager = createMcpManager({
+      servers: [{ ...missingCommand, name: 'my__bad' }, missingCommand],
+      parentEnv: {},
+    });
+    assert.deepEqual(
+      manager.status().perServer.map((server) => server.name),
+      ['broken'],
+    );
     const result = await manager.reconcile([{ ...missingCommand, name: 'bad__again' }]);
     assert.deepEqual([result.added, result.removed], [[], ['broken']]);
     await manager.shutdown();

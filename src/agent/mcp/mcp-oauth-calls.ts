@@ -7,22 +7,41 @@ import { AsyncMutex } from './async-mutex.js';
 import { McpCallError } from './mcp-call-error.js';
 import { connectMcpServer, type McpConnection } from './mcp-connection.js';
 import { handleElicitation } from './mcp-elicitation.js';
-import { errorMessage, track, type ManagerContext, type McpAuthorizationEnd, type McpCaller, type McpOAuthRuntime, type ServerState } from './mcp-manager-context.js';
+import {
+  errorMessage,
+  track,
+  type ManagerContext,
+  type McpAuthorizationEnd,
+  type McpCaller,
+  type McpOAuthRuntime,
+  type ServerState,
+} from './mcp-manager-context.js';
 import { UserOAuthProvider } from './mcp-oauth-provider.js';
 import { AuthorizationWaitError, hashState, type AuthorizationBinding } from './mcp-oauth-states.js';
 import { discover, rebuildCatalog } from './mcp-server-lifecycle.js';
 
-export type McpAuthorizationOutcome = { ok: true; server: string; userId: string } | { ok: false; status: 400 | 502; message: string };
+export type McpAuthorizationOutcome =
+  { ok: true; server: string; userId: string } | { ok: false; status: 400 | 502; message: string };
 
 function runtimeOf(context: ManagerContext): McpOAuthRuntime {
-  if (!context.oauth) throw new McpCallError('not-connected', 'MCP OAuth is not configured (mcp.token_key and gateway.public_url)');
+  if (!context.oauth)
+    throw new McpCallError('not-connected', 'MCP OAuth is not configured (mcp.token_key and gateway.public_url)');
   return context.oauth;
 }
 
-function providerFor(runtime: McpOAuthRuntime, state: ServerState, binding: AuthorizationBinding, codeVerifier?: string): UserOAuthProvider {
+function providerFor(
+  runtime: McpOAuthRuntime,
+  state: ServerState,
+  binding: AuthorizationBinding,
+  codeVerifier?: string,
+): UserOAuthProvider {
   const settings = state.spec.oauth ?? { scopes: [] };
   return new UserOAuthProvider({
-    binding, settings, vault: runtime.vault, states: runtime.states, redirectUrl: runtime.redirectUrl,
+    binding,
+    settings,
+    vault: runtime.vault,
+    states: runtime.states,
+    redirectUrl: runtime.redirectUrl,
     ...(codeVerifier !== undefined ? { codeVerifier } : {}),
   });
 }
@@ -39,7 +58,11 @@ export async function callAsUser<T>(
   const state = context.servers.get(serverName);
   if (!state) throw new McpCallError('not-connected', `MCP server '${serverName}' is not configured`);
   const caller = await runtime.callerOf(workstreamId);
-  if (!caller) throw new McpCallError('not-connected', `MCP server '${serverName}' needs a user's authorization, and this call has no user`);
+  if (!caller)
+    throw new McpCallError(
+      'not-connected',
+      `MCP server '${serverName}' needs a user's authorization, and this call has no user`,
+    );
   const connection = await userConnection(context, runtime, state, caller, signal);
   try {
     return await run(connection);
@@ -70,9 +93,19 @@ function userMutex(state: ServerState, userId: string): AsyncMutex {
 const REFRESH_MARGIN_MS = 60_000;
 
 /** The caller's live session, connecting (and, without a usable token, authorizing first) under a per-user mutex. */
-async function userConnection(context: ManagerContext, runtime: McpOAuthRuntime, state: ServerState, caller: McpCaller, signal: AbortSignal): Promise<McpConnection> {
+async function userConnection(
+  context: ManagerContext,
+  runtime: McpOAuthRuntime,
+  state: ServerState,
+  caller: McpCaller,
+  signal: AbortSignal,
+): Promise<McpConnection> {
   return userMutex(state, caller.userId).run(async () => {
-    const binding: AuthorizationBinding = { server: state.spec.name, userId: caller.userId, conversationId: caller.conversationId };
+    const binding: AuthorizationBinding = {
+      server: state.spec.name,
+      userId: caller.userId,
+      conversationId: caller.conversationId,
+    };
     const first = providerFor(runtime, state, binding);
     const usable = await refreshAhead(context, runtime, state, caller.userId, first);
     const existing = state.userConnections.get(caller.userId);
@@ -94,14 +127,23 @@ async function userConnection(context: ManagerContext, runtime: McpOAuthRuntime,
  * Refreshes the user's stored token when it expires within the margin (its expiry is stored beside it). False when the
  * refresh was refused and a new authorization was started instead (`provider.authorizationUrl` is set).
  */
-async function refreshAhead(context: ManagerContext, runtime: McpOAuthRuntime, state: ServerState, userId: string, provider: UserOAuthProvider): Promise<boolean> {
+async function refreshAhead(
+  context: ManagerContext,
+  runtime: McpOAuthRuntime,
+  state: ServerState,
+  userId: string,
+  provider: UserOAuthProvider,
+): Promise<boolean> {
   if (!(await runtime.vault.needsRefresh(state.spec.name, userId, Date.now() + REFRESH_MARGIN_MS))) return true;
   try {
     const result = await auth(provider, { serverUrl: state.spec.url });
     return result === 'AUTHORIZED' || !provider.authorizationUrl;
   } catch (error) {
     // The request's own 401 path still refreshes or asks for a new authorization.
-    context.settings.logger.warn({ server: state.spec.name, err: errorMessage(error).slice(0, 200) }, 'MCP OAuth refresh before use failed');
+    context.settings.logger.warn(
+      { server: state.spec.name, err: errorMessage(error).slice(0, 200) },
+      'MCP OAuth refresh before use failed',
+    );
     return true;
   }
 }
@@ -110,11 +152,19 @@ async function refreshAhead(context: ManagerContext, runtime: McpOAuthRuntime, s
  * Sends the link through the channel handler and waits for the callback (on any instance), a Cancel, the abort or the
  * time-out. The handler may stay pending to show the wait; its signal aborts with how the wait ended.
  */
-async function requestAuthorization(runtime: McpOAuthRuntime, binding: AuthorizationBinding, provider: UserOAuthProvider, signal: AbortSignal): Promise<void> {
+async function requestAuthorization(
+  runtime: McpOAuthRuntime,
+  binding: AuthorizationBinding,
+  provider: UserOAuthProvider,
+  signal: AbortSignal,
+): Promise<void> {
   const handler = runtime.handler;
   const url = provider.authorizationUrl;
   if (!handler || !url || provider.issuedState === undefined) {
-    throw new McpCallError('unauthorized', `MCP server '${binding.server}' needs authorization, and there is no channel to send the link through`);
+    throw new McpCallError(
+      'unauthorized',
+      `MCP server '${binding.server}' needs authorization, and there is no channel to send the link through`,
+    );
   }
   const waitId = hashState(provider.issuedState);
   const waiting = new AbortController();
@@ -130,7 +180,8 @@ async function requestAuthorization(runtime: McpOAuthRuntime, binding: Authoriza
     end = error instanceof AuthorizationWaitError ? error.ending : 'stopped';
     waiting.abort(end);
     if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : error;
-    if (error instanceof AuthorizationWaitError) throw new McpCallError('unauthorized', `MCP server '${binding.server}': ${error.message}`, error);
+    if (error instanceof AuthorizationWaitError)
+      throw new McpCallError('unauthorized', `MCP server '${binding.server}': ${error.message}`, error);
     throw new McpCallError('unauthorized', `MCP server '${binding.server}': ${errorMessage(error)}`, error);
   } finally {
     signal.removeEventListener('abort', onAbort);
@@ -139,7 +190,13 @@ async function requestAuthorization(runtime: McpOAuthRuntime, binding: Authoriza
   }
 }
 
-async function connectUser(context: ManagerContext, state: ServerState, userId: string, provider: UserOAuthProvider, signal: AbortSignal): Promise<McpConnection> {
+async function connectUser(
+  context: ManagerContext,
+  state: ServerState,
+  userId: string,
+  provider: UserOAuthProvider,
+  signal: AbortSignal,
+): Promise<McpConnection> {
   const name = state.spec.name;
   const opened: { connection?: McpConnection } = {};
   const connection = await connectMcpServer({
@@ -152,7 +209,8 @@ async function connectUser(context: ManagerContext, state: ServerState, userId: 
     authProvider: provider,
     onListChanged: () => undefined,
     onClose: () => {
-      if (opened.connection && state.userConnections.get(userId) === opened.connection) state.userConnections.delete(userId);
+      if (opened.connection && state.userConnections.get(userId) === opened.connection)
+        state.userConnections.delete(userId);
     },
     onElicitation: (request, elicitationSignal) => handleElicitation(context, name, request, elicitationSignal),
   });
@@ -163,14 +221,22 @@ async function connectUser(context: ManagerContext, state: ServerState, userId: 
 }
 
 /** The first authorized session makes an unknown catalog known (it is cached; calls still use each caller's token). */
-async function adoptCatalog(context: ManagerContext, state: ServerState, connection: McpConnection, signal: AbortSignal): Promise<void> {
+async function adoptCatalog(
+  context: ManagerContext,
+  state: ServerState,
+  connection: McpConnection,
+  signal: AbortSignal,
+): Promise<void> {
   try {
     state.catalog = await discover(context, connection, signal);
     state.needsAuthorization = false;
     state.lastError = '';
     rebuildCatalog(context, ['tools', 'resources', 'prompts']);
   } catch (error) {
-    context.settings.logger.warn({ server: state.spec.name, err: errorMessage(error) }, 'MCP OAuth server catalog could not be listed');
+    context.settings.logger.warn(
+      { server: state.spec.name, err: errorMessage(error) },
+      'MCP OAuth server catalog could not be listed',
+    );
   }
 }
 
@@ -178,25 +244,46 @@ async function adoptCatalog(context: ManagerContext, state: ServerState, connect
  * At start-up an OAuth server that will not list without a token learns its catalog from a stored authorization (the
  * first user's, kept across restarts); without one it waits for the first user. Never sends a link; never throws.
  */
-export async function discoverWithStoredToken(context: ManagerContext, state: ServerState, signal?: AbortSignal): Promise<void> {
+export async function discoverWithStoredToken(
+  context: ManagerContext,
+  state: ServerState,
+  signal?: AbortSignal,
+): Promise<void> {
   const runtime = context.oauth;
   if (!runtime) return;
   try {
     for (const entry of await runtime.vault.list({ server: state.spec.name })) {
       const provider = providerFor(runtime, state, { server: entry.server, userId: entry.userId, conversationId: '' });
-      const connected = await connectUser(context, state, entry.userId, provider, signal ?? new AbortController().signal).then(() => true, () => false);
+      const connected = await connectUser(
+        context,
+        state,
+        entry.userId,
+        provider,
+        signal ?? new AbortController().signal,
+      ).then(
+        () => true,
+        () => false,
+      );
       if (connected && !state.needsAuthorization) return;
     }
   } catch (error) {
-    context.settings.logger.warn({ server: state.spec.name, err: errorMessage(error) }, 'MCP OAuth stored authorizations could not be read');
+    context.settings.logger.warn(
+      { server: state.spec.name, err: errorMessage(error) },
+      'MCP OAuth stored authorizations could not be read',
+    );
   }
 }
 
 /** The `/v1/oauth/callback` work: a known, unexpired, unused `state` and the code exchange store the user's token. */
-export async function completeAuthorization(context: ManagerContext, stateParam: string, code: string): Promise<McpAuthorizationOutcome> {
+export async function completeAuthorization(
+  context: ManagerContext,
+  stateParam: string,
+  code: string,
+): Promise<McpAuthorizationOutcome> {
   const runtime = context.oauth;
   const pending = await runtime?.states.consume(stateParam);
-  if (!runtime || !pending) return { ok: false, status: 400, message: 'This authorization link is unknown, used or expired.' };
+  if (!runtime || !pending)
+    return { ok: false, status: 400, message: 'This authorization link is unknown, used or expired.' };
   const state = context.servers.get(pending.server);
   if (!state?.spec.oauth) {
     await runtime.states.settle(pending.stateHash, 'failed');
@@ -206,9 +293,16 @@ export async function completeAuthorization(context: ManagerContext, stateParam:
   try {
     await auth(provider, { serverUrl: state.spec.url, authorizationCode: code });
   } catch (error) {
-    context.settings.logger.warn({ server: pending.server, err: errorMessage(error).slice(0, 200) }, 'MCP OAuth code exchange failed');
+    context.settings.logger.warn(
+      { server: pending.server, err: errorMessage(error).slice(0, 200) },
+      'MCP OAuth code exchange failed',
+    );
     await runtime.states.settle(pending.stateHash, 'failed');
-    return { ok: false, status: 502, message: 'The authorization server refused the code; start again from a new link.' };
+    return {
+      ok: false,
+      status: 502,
+      message: 'The authorization server refused the code; start again from a new link.',
+    };
   }
   const previous = state.userConnections.get(pending.userId);
   if (previous) {
@@ -225,26 +319,39 @@ export async function completeAuthorization(context: ManagerContext, stateParam:
  * `sandpiper mcp auth login`: an operator authorizes a server ahead of time as `userId`; the link comes back to them
  * (not through a channel). After the callback the server's catalog becomes known.
  */
-export async function startLogin(context: ManagerContext, serverName: string, userId: string, signal: AbortSignal): Promise<{ authorized: true } | { url: string }> {
+export async function startLogin(
+  context: ManagerContext,
+  serverName: string,
+  userId: string,
+  signal: AbortSignal,
+): Promise<{ authorized: true } | { url: string }> {
   const runtime = runtimeOf(context);
   const state = context.servers.get(serverName);
-  if (!state?.spec.oauth) throw new McpCallError('unknown-target', `no OAuth MCP server named ${serverName.slice(0, 64)}`);
+  if (!state?.spec.oauth)
+    throw new McpCallError('unknown-target', `no OAuth MCP server named ${serverName.slice(0, 64)}`);
   const provider = providerFor(runtime, state, { server: serverName, userId, conversationId: '' });
   try {
     await userMutex(state, userId).run(() => connectUser(context, state, userId, provider, signal));
     return { authorized: true };
   } catch (error) {
-    if (error instanceof McpCallError && error.kind === 'unauthorized' && provider.authorizationUrl) return { url: provider.authorizationUrl.toString() };
+    if (error instanceof McpCallError && error.kind === 'unauthorized' && provider.authorizationUrl)
+      return { url: provider.authorizationUrl.toString() };
     throw error;
   }
 }
 
 /** After a callback nobody waits on (a login ahead of time): connect as that user so an unknown catalog is learned. */
-function learnCatalogAfterLogin(context: ManagerContext, runtime: McpOAuthRuntime, state: ServerState, userId: string): void {
+function learnCatalogAfterLogin(
+  context: ManagerContext,
+  runtime: McpOAuthRuntime,
+  state: ServerState,
+  userId: string,
+): void {
   if (!state.needsAuthorization) return;
   const provider = providerFor(runtime, state, { server: state.spec.name, userId, conversationId: '' });
   const work = userMutex(state, userId).run(async () => {
-    if (!state.userConnections.has(userId)) await connectUser(context, state, userId, provider, new AbortController().signal);
+    if (!state.userConnections.has(userId))
+      await connectUser(context, state, userId, provider, new AbortController().signal);
   });
   track(context, work, 'catalog discovery after authorization');
 }
@@ -256,7 +363,11 @@ export async function declineAuthorization(context: ManagerContext, stateParam: 
 }
 
 /** Revokes stored tokens and closes the matching sessions; returns how many token rows went. */
-export async function revokeAuthorizations(context: ManagerContext, server: string | undefined, userId: string | undefined): Promise<number> {
+export async function revokeAuthorizations(
+  context: ManagerContext,
+  server: string | undefined,
+  userId: string | undefined,
+): Promise<number> {
   const count = await runtimeOf(context).vault.revoke(server, userId);
   for (const state of context.servers.values()) {
     if (server !== undefined && state.spec.name !== server) continue;

@@ -1,6 +1,10 @@
 /** The SDK's OAuthClientProvider for one user of one server: tokens in the vault, `state` bound in AuthorizationStates. */
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { McpOAuthVault } from './mcp-oauth-vault.js';
 import type { AuthorizationBinding, AuthorizationStates } from './mcp-oauth-states.js';
 import type { McpOAuthSettings } from './mcp-server-spec.js';
@@ -48,7 +52,10 @@ export class UserOAuthProvider implements OAuthClientProvider {
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     const { settings } = this.options;
     if (settings.clientId !== undefined) {
-      return { client_id: settings.clientId, ...(settings.clientSecret !== undefined ? { client_secret: settings.clientSecret } : {}) };
+      return {
+        client_id: settings.clientId,
+        ...(settings.clientSecret !== undefined ? { client_secret: settings.clientSecret } : {}),
+      };
     }
     return (await this.options.vault.client(this.options.binding.server)) as OAuthClientInformationMixed | undefined;
   }
@@ -59,7 +66,8 @@ export class UserOAuthProvider implements OAuthClientProvider {
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
-    return (await this.options.vault.tokens(this.options.binding.server, this.options.binding.userId)) as OAuthTokens | undefined;
+    return (await this.options.vault.tokens(this.options.binding.server, this.options.binding.userId)) as
+      OAuthTokens | undefined;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
@@ -80,6 +88,7 @@ export class UserOAuthProvider implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    if (scope === 'all' || scope === 'tokens') await this.options.vault.revoke(this.options.binding.server, this.options.binding.userId);
+    if (scope === 'all' || scope === 'tokens')
+      await this.options.vault.revoke(this.options.binding.server, this.options.binding.userId);
   }
 }

@@ -22,7 +22,12 @@ export class McpOAuthVault {
   }
 
   /** Stores the tokens encrypted, with the access token's expiry (from `expires_in`) in the clear beside them. */
-  saveTokens(server: string, userId: string, tokens: { expires_in?: number | undefined }, now: number = Date.now()): Promise<void> {
+  saveTokens(
+    server: string,
+    userId: string,
+    tokens: { expires_in?: number | undefined },
+    now: number = Date.now(),
+  ): Promise<void> {
     const expiresAt = typeof tokens.expires_in === 'number' ? now + tokens.expires_in * 1000 : null;
     return this.store.put(server, userId, 'tokens', this.cipher.encrypt(JSON.stringify(tokens)), expiresAt);
   }
@@ -73,7 +78,11 @@ export class McpOAuthVault {
     return changed;
   }
 
-  private async read(server: string, userId: string, kind: McpCredentialKind): Promise<Record<string, unknown> | undefined> {
+  private async read(
+    server: string,
+    userId: string,
+    kind: McpCredentialKind,
+  ): Promise<Record<string, unknown> | undefined> {
     const row = await this.store.get(server, userId, kind);
     if (!row) return undefined;
     return JSON.parse(this.cipher.decrypt(row.secret)) as Record<string, unknown>;

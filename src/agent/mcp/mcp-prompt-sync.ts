@@ -34,14 +34,18 @@ export function schedulePromptSync(context: ManagerContext, forgetServers: reado
  * One sync pass, serialized per manager. Rows are removed only for servers this process manages and has listed
  * successfully (or explicitly removed via `forgetServers`), so processes with different connectivity do not flap rows.
  */
-export async function syncPromptTemplates(context: ManagerContext, forgetServers: readonly string[] = []): Promise<PromptSyncResult> {
+export async function syncPromptTemplates(
+  context: ManagerContext,
+  forgetServers: readonly string[] = [],
+): Promise<PromptSyncResult> {
   const store = context.settings.promptTemplates;
   const result: PromptSyncResult = { added: [], updated: [], removed: [], skipped: [] };
   if (!store) return result;
   return context.syncMutex.run(async () => {
     const prompts = context.catalog.prompts;
     const listedServers = new Set(forgetServers);
-    for (const [name, state] of context.servers) if (state.connection && state.hasListedPrompts) listedServers.add(name);
+    for (const [name, state] of context.servers)
+      if (state.connection && state.hasListedPrompts) listedServers.add(name);
     const current = new Set<string>();
     for (const prompt of prompts) {
       if (!listedServers.has(prompt.server)) continue;
@@ -54,7 +58,12 @@ export async function syncPromptTemplates(context: ManagerContext, forgetServers
     }
     if (result.added.length + result.updated.length + result.removed.length > 0) {
       context.settings.logger.info(
-        { added: result.added.length, updated: result.updated.length, removed: result.removed.length, skipped: result.skipped.length },
+        {
+          added: result.added.length,
+          updated: result.updated.length,
+          removed: result.removed.length,
+          skipped: result.skipped.length,
+        },
         'MCP prompt sync',
       );
     }
@@ -62,7 +71,11 @@ export async function syncPromptTemplates(context: ManagerContext, forgetServers
   });
 }
 
-async function upsertPrompt(store: PromptTemplateStore, prompt: CatalogPrompt, result: PromptSyncResult): Promise<void> {
+async function upsertPrompt(
+  store: PromptTemplateStore,
+  prompt: CatalogPrompt,
+  result: PromptSyncResult,
+): Promise<void> {
   const name = prompt.name.slice(0, 256);
   const server = prompt.server.slice(0, 128);
   const content = promptTemplateContent(prompt);
@@ -76,7 +89,14 @@ async function upsertPrompt(store: PromptTemplateStore, prompt: CatalogPrompt, r
     }
     if (!needsUpdate(existing, content, description, variables, server)) return;
     // isDefault is always reset: a server must not ride an admin-promoted default.
-    await store.update(existing.templateId, { content, description, variables, isDefault: false, category: 'mcp', mcpServer: server });
+    await store.update(existing.templateId, {
+      content,
+      description,
+      variables,
+      isDefault: false,
+      category: 'mcp',
+      mcpServer: server,
+    });
     result.updated.push(name);
     return;
   }
@@ -97,7 +117,13 @@ async function upsertPrompt(store: PromptTemplateStore, prompt: CatalogPrompt, r
   else result.skipped.push(name);
 }
 
-function needsUpdate(row: PromptTemplate, content: string, description: string, variables: string[], server: string): boolean {
+function needsUpdate(
+  row: PromptTemplate,
+  content: string,
+  description: string,
+  variables: string[],
+  server: string,
+): boolean {
   return (
     row.content !== content ||
     row.description !== description ||

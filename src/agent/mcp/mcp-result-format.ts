@@ -31,9 +31,7 @@ export function formatToolResult(result: McpToolCallResult, origin?: FenceOrigin
 }
 
 export function formatResourceContents(contents: readonly McpResourceContent[]): string {
-  const text = contents
-    .map((content) => content.text ?? content.blob ?? JSON.stringify(content))
-    .join('\n');
+  const text = contents.map((content) => content.text ?? content.blob ?? JSON.stringify(content)).join('\n');
   return text === '' ? '(empty resource)' : text;
 }
 

@@ -16,18 +16,28 @@ export interface McpSandbox {
 const SERVER_CPU_SECONDS = 24 * 60 * 60;
 
 /** The command, arguments and cwd a stdio server starts with; sandboxed ones go through bwrap or fail to start. */
-export async function stdioLaunch(spec: McpServerSpec, sandbox: McpSandbox | undefined): Promise<{ command: string; args: string[]; cwd?: string }> {
+export async function stdioLaunch(
+  spec: McpServerSpec,
+  sandbox: McpSandbox | undefined,
+): Promise<{ command: string; args: string[]; cwd?: string }> {
   const plain = { command: spec.command, args: spec.args, ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}) };
   if (spec.sandbox !== true) return plain;
   if (sandbox === undefined || sandbox.sandbox.kind !== 'bwrap') {
     if (spec.unsandboxedFallback === true) return plain;
-    throw new McpCallError('transport', unavailableReason(spec, sandbox?.sandbox.status.reason ?? 'no sandbox configured'));
+    throw new McpCallError(
+      'transport',
+      unavailableReason(spec, sandbox?.sandbox.status.reason ?? 'no sandbox configured'),
+    );
   }
   const executable = await findExecutable(spec.command);
-  if (executable === undefined) throw new McpCallError('transport', `MCP server '${spec.name}': command '${spec.command}' not found`);
+  if (executable === undefined)
+    throw new McpCallError('transport', `MCP server '${spec.name}': command '${spec.command}' not found`);
   const cwd = spec.cwd ?? sandbox.workDir(spec.name);
   await mkdir(cwd, { recursive: true });
-  const wrapped = sandbox.sandbox.wrap(executable, spec.args, { writable: cwd, limits: { cpuSeconds: SERVER_CPU_SECONDS } });
+  const wrapped = sandbox.sandbox.wrap(executable, spec.args, {
+    writable: cwd,
+    limits: { cpuSeconds: SERVER_CPU_SECONDS },
+  });
   return { command: wrapped.command, args: wrapped.args, cwd };
 }
 

@@ -14,7 +14,14 @@ import type { McpToolInfo } from './mcp-types.js';
 function fakeConnection(tools: () => McpToolInfo[], calls: { count: number }): McpConnection {
   const none = () => Promise.resolve([]);
   return {
-    capabilities: { tools: true, resources: false, prompts: false, toolsListChanged: true, resourcesListChanged: false, promptsListChanged: false },
+    capabilities: {
+      tools: true,
+      resources: false,
+      prompts: false,
+      toolsListChanged: true,
+      resourcesListChanged: false,
+      promptsListChanged: false,
+    },
     pid: undefined,
     listTools: () => {
       calls.count += 1;
@@ -68,7 +75,16 @@ async function until(predicate: () => boolean): Promise<void> {
 describe('push refresh debounce', () => {
   it('refreshes at once, coalesces a burst into one trailing refresh, and never loses the last change', async () => {
     const context = contextWith(200, () => performance.now());
-    const state = createServerState({ name: 's', source: 'toml', transport: 'stdio', command: 'x', args: [], env: {}, url: '', headers: {} });
+    const state = createServerState({
+      name: 's',
+      source: 'toml',
+      transport: 'stdio',
+      command: 'x',
+      args: [],
+      env: {},
+      url: '',
+      headers: {},
+    });
     let tools = [tool('a')];
     const calls = { count: 0 };
     state.connection = fakeConnection(() => tools, calls);
@@ -76,7 +92,10 @@ describe('push refresh debounce', () => {
 
     scheduleListRefresh(context, state, 'tools');
     await until(() => calls.count === 1);
-    assert.deepEqual(context.catalog.tools.map((entry) => entry.name), ['mcp__s__a']);
+    assert.deepEqual(
+      context.catalog.tools.map((entry) => entry.name),
+      ['mcp__s__a'],
+    );
 
     tools = [tool('a'), tool('b')];
     for (let i = 0; i < 10; i += 1) scheduleListRefresh(context, state, 'tools');

@@ -7,7 +7,12 @@ const MAX_PROMPTS = 30;
 
 /** Python html.escape semantics: & < > " '. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#x27;');
 }
 
 function entryLine(uri: string, description: string): string {
@@ -44,5 +49,7 @@ function promptsBlock(catalog: McpCatalog): string | undefined {
 
 /** Empty string when there is nothing to list. */
 export function buildMcpSystemPromptSection(catalog: McpCatalog): string {
-  return [resourcesBlock(catalog), promptsBlock(catalog)].filter((block): block is string => block !== undefined).join('\n\n');
+  return [resourcesBlock(catalog), promptsBlock(catalog)]
+    .filter((block): block is string => block !== undefined)
+    .join('\n\n');
 }

@@ -6,7 +6,11 @@ import { createPurposeCipher, type TokenCipher } from '../../shared/token-cipher
 
 export type { TokenCipher };
 
-const MCP_PURPOSE = { label: 'sandpiper-mcp-token-key', setting: 'MCP OAuth needs mcp.token_key (or SANDPIPER_MCP_TOKEN_KEY)', what: 'MCP credential' };
+const MCP_PURPOSE = {
+  label: 'sandpiper-mcp-token-key',
+  setting: 'MCP OAuth needs mcp.token_key (or SANDPIPER_MCP_TOKEN_KEY)',
+  what: 'MCP credential',
+};
 
 export function createTokenCipher(current: string | undefined, previous: readonly string[] = []): TokenCipher {
   return createPurposeCipher(MCP_PURPOSE, current, previous);

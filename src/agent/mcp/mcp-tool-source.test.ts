@@ -38,7 +38,10 @@ describe('MCP tool source', () => {
   it('validates use_prompt names and arguments', () => {
     assert.equal(prepareMcpCall(catalog, 'use_prompt', { name: 'mcp__test__greet' }).approvalLabel, 'mcp__test__greet');
     assert.match(prepareMcpCall(catalog, 'use_prompt', { name: 'mcp__test__nope' }).error ?? '', /Unknown MCP prompt/);
-    assert.match(prepareMcpCall(catalog, 'use_prompt', { name: 'mcp__test__greet', arguments: [1] }).error ?? '', /JSON object/);
+    assert.match(
+      prepareMcpCall(catalog, 'use_prompt', { name: 'mcp__test__greet', arguments: [1] }).error ?? '',
+      /JSON object/,
+    );
   });
 
   it('offers read_resource and use_prompt only when there are resources or prompts', () => {
@@ -51,14 +54,29 @@ describe('MCP tool source', () => {
   });
 
   it('formats tool output: text joined, binary summarized, empty and error marked', () => {
-    assert.deepEqual(formatToolResult({ content: [{ type: 'text', text: 'a' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }], isError: false }), {
-      output: 'a\n[image/png data, 4 bytes]',
-      isError: false,
-    });
+    assert.deepEqual(
+      formatToolResult({
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        ],
+        isError: false,
+      }),
+      {
+        output: 'a\n[image/png data, 4 bytes]',
+        isError: false,
+      },
+    );
     assert.deepEqual(formatToolResult({ content: [], isError: false }), { output: '(no output)', isError: false });
-    assert.deepEqual(formatToolResult({ content: [{ type: 'text', text: 'boom' }], isError: true }), { output: 'Error: boom', isError: true });
+    assert.deepEqual(formatToolResult({ content: [{ type: 'text', text: 'boom' }], isError: true }), {
+      output: 'Error: boom',
+      isError: true,
+    });
     assert.equal(
-      formatPromptMessages([{ role: 'user', content: { type: 'text', text: 'Review this code' } }, { role: 'assistant', content: { type: 'text', text: 'Looks good!' } }]),
+      formatPromptMessages([
+        { role: 'user', content: { type: 'text', text: 'Review this code' } },
+        { role: 'assistant', content: { type: 'text', text: 'Looks good!' } },
+      ]),
       '[user]: Review this code\n\n[assistant]: Looks good!',
     );
   });

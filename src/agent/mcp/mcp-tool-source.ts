@@ -23,8 +23,13 @@ export interface McpBuiltinSchemas {
 export const DEFAULT_BUILTIN_SCHEMAS: McpBuiltinSchemas = {
   readResource: {
     name: READ_RESOURCE,
-    description: 'Read a resource offered by a connected MCP server. Use a URI from the resource catalog, or build one from a listed resource template.',
-    parameters: { type: 'object', properties: { uri: { type: 'string', description: 'The resource URI.' } }, required: ['uri'] },
+    description:
+      'Read a resource offered by a connected MCP server. Use a URI from the resource catalog, or build one from a listed resource template.',
+    parameters: {
+      type: 'object',
+      properties: { uri: { type: 'string', description: 'The resource URI.' } },
+      required: ['uri'],
+    },
     agent: true,
     taskAgent: true,
     autoApprove: false,
@@ -32,7 +37,8 @@ export const DEFAULT_BUILTIN_SCHEMAS: McpBuiltinSchemas = {
   },
   usePrompt: {
     name: USE_PROMPT,
-    description: 'Fetch a prompt from a connected MCP server by its full name (mcp__<server>__<prompt>) and read its messages.',
+    description:
+      'Fetch a prompt from a connected MCP server by its full name (mcp__<server>__<prompt>) and read its messages.',
     parameters: {
       type: 'object',
       properties: {
@@ -76,7 +82,7 @@ function errorPreparation(name: string, message: string): ToolPreparation {
 
 function argumentPreview(args: Record<string, unknown>): string {
   const lines = Object.entries(args).map(([key, value]) => {
-    const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+    const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
     return `    ${key}: ${text.length > 200 ? `${text.slice(0, 200)}...` : text}`;
   });
   return lines.length === 0 ? '    (no arguments)' : lines.join('\n');
@@ -87,24 +93,44 @@ export function prepareMcpCall(catalog: McpCatalog, name: string, args: Record<s
   if (name === READ_RESOURCE) {
     const uri = args['uri'];
     if (typeof uri !== 'string' || uri === '') return errorPreparation(name, 'read_resource needs a "uri" string');
-    return { header: `⚙ read_resource: ${uri.slice(0, 200)}`, preview: `    uri: ${uri.slice(0, 200)}`, needsApproval: true, approvalLabel: `mcp_resource__${normalizeResourceUri(uri)}` };
+    return {
+      header: `⚙ read_resource: ${uri.slice(0, 200)}`,
+      preview: `    uri: ${uri.slice(0, 200)}`,
+      needsApproval: true,
+      approvalLabel: `mcp_resource__${normalizeResourceUri(uri)}`,
+    };
   }
   if (name === USE_PROMPT) {
     const promptName = args['name'];
-    if (typeof promptName !== 'string' || promptName === '') return errorPreparation(name, 'use_prompt needs a "name" string');
-    if (!catalog.promptMap.has(promptName)) return errorPreparation(name, `Unknown MCP prompt: ${promptName.slice(0, 200)}`);
+    if (typeof promptName !== 'string' || promptName === '')
+      return errorPreparation(name, 'use_prompt needs a "name" string');
+    if (!catalog.promptMap.has(promptName))
+      return errorPreparation(name, `Unknown MCP prompt: ${promptName.slice(0, 200)}`);
     const promptArgs = args['arguments'];
-    if (promptArgs !== undefined && (typeof promptArgs !== 'object' || promptArgs === null || Array.isArray(promptArgs))) {
+    if (
+      promptArgs !== undefined &&
+      (typeof promptArgs !== 'object' || promptArgs === null || Array.isArray(promptArgs))
+    ) {
       return errorPreparation(name, 'arguments must be a JSON object with string values');
     }
-    return { header: `⚙ use_prompt: ${promptName}`, preview: argumentPreview((promptArgs ?? {}) as Record<string, unknown>), needsApproval: true, approvalLabel: promptName };
+    return {
+      header: `⚙ use_prompt: ${promptName}`,
+      preview: argumentPreview((promptArgs ?? {}) as Record<string, unknown>),
+      needsApproval: true,
+      approvalLabel: promptName,
+    };
   }
   const tool = catalog.toolMap.get(name);
   if (!tool) {
     const known = [...catalog.toolMap.keys()].sort().join(', ') || '(none)';
     return errorPreparation(name, `Unknown MCP tool: ${name.slice(0, 200)}. Use one of these names exactly: ${known}`);
   }
-  return { header: `⚙ mcp:${tool.server}/${tool.originalName}`, preview: argumentPreview(args), needsApproval: true, approvalLabel: name };
+  return {
+    header: `⚙ mcp:${tool.server}/${tool.originalName}`,
+    preview: argumentPreview(args),
+    needsApproval: true,
+    approvalLabel: name,
+  };
 }
 
 /** Runs a prepared call; failures become `isError` results the model can read. Aborts propagate. */
@@ -118,7 +144,8 @@ export async function executeMcpCall(
   try {
     if (special) return await special();
     if (name === READ_RESOURCE) return await readResource(context, String(args['uri'] ?? ''), toolContext);
-    if (name === USE_PROMPT) return await usePrompt(context, String(args['name'] ?? ''), args['arguments'], toolContext);
+    if (name === USE_PROMPT)
+      return await usePrompt(context, String(args['name'] ?? ''), args['arguments'], toolContext);
     return await callMcpTool(context, name, args, toolContext);
   } catch (error) {
     if (isAbortError(error) && toolContext.signal.aborted) throw error;
@@ -127,8 +154,16 @@ export async function executeMcpCall(
 }
 
 const FAILURE_TEXT = {
-  [READ_RESOURCE]: { timeout: 'MCP resource read timed out after', generic: 'MCP resource error: failed to read resource', prefix: 'MCP resource error: ' },
-  [USE_PROMPT]: { timeout: 'MCP prompt timed out after', generic: 'MCP prompt error: failed to invoke prompt', prefix: 'MCP prompt error: ' },
+  [READ_RESOURCE]: {
+    timeout: 'MCP resource read timed out after',
+    generic: 'MCP resource error: failed to read resource',
+    prefix: 'MCP resource error: ',
+  },
+  [USE_PROMPT]: {
+    timeout: 'MCP prompt timed out after',
+    generic: 'MCP prompt error: failed to invoke prompt',
+    prefix: 'MCP prompt error: ',
+  },
 } as const;
 
 /** Tool errors carry the message; resource/prompt errors only carry our own safe messages (server text is logged). */
@@ -151,16 +186,30 @@ function failureText(name: string, error: unknown, toolContext: ToolContext): st
 const UNTIMED_REQUEST_MS = 120_000;
 
 function timeoutFor(context: ManagerContext, server: string, toolContext: ToolContext): number {
-  return context.servers.get(server)?.spec.timeoutMs ?? (toolContext.timeoutMs > 0 ? toolContext.timeoutMs : UNTIMED_REQUEST_MS);
+  return (
+    context.servers.get(server)?.spec.timeoutMs ??
+    (toolContext.timeoutMs > 0 ? toolContext.timeoutMs : UNTIMED_REQUEST_MS)
+  );
 }
 
 /** OAuth servers: the caller's own session and token; others: the shared session through the breaker. */
-function route<T>(context: ManagerContext, server: string, toolContext: ToolContext, run: (connection: McpConnection) => Promise<T>): Promise<T> {
-  if (context.servers.get(server)?.spec.oauth) return callAsUser(context, server, toolContext.workstreamId, toolContext.signal, run);
+function route<T>(
+  context: ManagerContext,
+  server: string,
+  toolContext: ToolContext,
+  run: (connection: McpConnection) => Promise<T>,
+): Promise<T> {
+  if (context.servers.get(server)?.spec.oauth)
+    return callAsUser(context, server, toolContext.workstreamId, toolContext.signal, run);
   return dispatch(context, server, toolContext.signal, run);
 }
 
-async function withInFlight<T>(context: ManagerContext, server: string, workstreamId: string, work: () => Promise<T>): Promise<T> {
+async function withInFlight<T>(
+  context: ManagerContext,
+  server: string,
+  workstreamId: string,
+  work: () => Promise<T>,
+): Promise<T> {
   const inFlight = context.servers.get(server)?.inFlight;
   inFlight?.set(workstreamId, (inFlight.get(workstreamId) ?? 0) + 1);
   try {
@@ -172,12 +221,19 @@ async function withInFlight<T>(context: ManagerContext, server: string, workstre
   }
 }
 
-async function callMcpTool(context: ManagerContext, name: string, args: Record<string, unknown>, toolContext: ToolContext): Promise<ToolResult> {
+async function callMcpTool(
+  context: ManagerContext,
+  name: string,
+  args: Record<string, unknown>,
+  toolContext: ToolContext,
+): Promise<ToolResult> {
   const tool = context.catalog.toolMap.get(name);
   if (!tool) throw new McpCallError('unknown-target', `Unknown MCP tool: ${name.slice(0, 200)}`);
   const timeoutMs = timeoutFor(context, tool.server, toolContext);
   const result = await withInFlight(context, tool.server, toolContext.workstreamId, () =>
-    route(context, tool.server, toolContext, (connection) => connection.callTool(tool.originalName, args, { timeoutMs, signal: toolContext.signal })),
+    route(context, tool.server, toolContext, (connection) =>
+      connection.callTool(tool.originalName, args, { timeoutMs, signal: toolContext.signal }),
+    ),
   );
   // A server's result is its words, not the user's: fenced as data (an error result too, since the server wrote it).
   return formatToolResult(result, { source: 'mcp', attributes: { server: tool.server, tool: tool.originalName } });
@@ -188,21 +244,37 @@ async function readResource(context: ManagerContext, uri: string, toolContext: T
   if (!target) throw new McpCallError('unknown-target', 'unknown resource (not in the resource catalog)');
   const timeoutMs = timeoutFor(context, target.server, toolContext);
   const contents = await withInFlight(context, target.server, toolContext.workstreamId, () =>
-    route(context, target.server, toolContext, (connection) => connection.readResource(uri, { timeoutMs, signal: toolContext.signal })),
+    route(context, target.server, toolContext, (connection) =>
+      connection.readResource(uri, { timeoutMs, signal: toolContext.signal }),
+    ),
   );
-  return { output: fenceUntrusted({ source: 'mcp_resource', attributes: { server: target.server, uri } }, formatResourceContents(contents)), isError: false };
+  return {
+    output: fenceUntrusted(
+      { source: 'mcp_resource', attributes: { server: target.server, uri } },
+      formatResourceContents(contents),
+    ),
+    isError: false,
+  };
 }
 
-async function usePrompt(context: ManagerContext, name: string, rawArgs: unknown, toolContext: ToolContext): Promise<ToolResult> {
+async function usePrompt(
+  context: ManagerContext,
+  name: string,
+  rawArgs: unknown,
+  toolContext: ToolContext,
+): Promise<ToolResult> {
   const prompt = context.catalog.promptMap.get(name);
   if (!prompt) throw new McpCallError('unknown-target', `unknown prompt ${name.slice(0, 200)}`);
   const args: Record<string, string> = {};
   if (rawArgs !== null && typeof rawArgs === 'object' && !Array.isArray(rawArgs)) {
-    for (const [key, value] of Object.entries(rawArgs)) args[key] = typeof value === 'string' ? value : JSON.stringify(value);
+    for (const [key, value] of Object.entries(rawArgs))
+      args[key] = typeof value === 'string' ? value : JSON.stringify(value);
   }
   const timeoutMs = timeoutFor(context, prompt.server, toolContext);
   const messages = await withInFlight(context, prompt.server, toolContext.workstreamId, () =>
-    route(context, prompt.server, toolContext, (connection) => connection.getPrompt(prompt.originalName, args, { timeoutMs, signal: toolContext.signal })),
+    route(context, prompt.server, toolContext, (connection) =>
+      connection.getPrompt(prompt.originalName, args, { timeoutMs, signal: toolContext.signal }),
+    ),
   );
   return { output: formatPromptMessages(messages), isError: false };
 }
@@ -210,7 +282,8 @@ async function usePrompt(context: ManagerContext, name: string, rawArgs: unknown
 /** Picks the read_resource / use_prompt definitions out of the loaded tools/*.json set, falling back to ours. */
 export function mcpBuiltinSchemasFrom(definitions: readonly ToolDefinition[]): McpBuiltinSchemas {
   return {
-    readResource: definitions.find((definition) => definition.name === READ_RESOURCE) ?? DEFAULT_BUILTIN_SCHEMAS.readResource,
+    readResource:
+      definitions.find((definition) => definition.name === READ_RESOURCE) ?? DEFAULT_BUILTIN_SCHEMAS.readResource,
     usePrompt: definitions.find((definition) => definition.name === USE_PROMPT) ?? DEFAULT_BUILTIN_SCHEMAS.usePrompt,
   };
 }

@@ -48,7 +48,12 @@ describe('mergeMcpServerConfigs', () => {
     assert.deepEqual(merged.servers[1]?.env, { K: 'v' });
     assert.deepEqual(
       merged.servers.map((server) => [server.name, server.sandbox === true, server.unsandboxedFallback === true]),
-      [['a', true, false], ['b', false, false], ['c', false, false], ['d', false, false]],
+      [
+        ['a', true, false],
+        ['b', false, false],
+        ['c', false, false],
+        ['d', false, false],
+      ],
       'a stdio server added at run time runs in the sandbox; the operator decides for the files',
     );
     const allowed = mergeMcpServerConfigs({ database: [row('a')], allowUnsandboxedRuntime: true });
@@ -57,9 +62,18 @@ describe('mergeMcpServerConfigs', () => {
 
   it('rejects bad names and incomplete entries but keeps the others', () => {
     const merged = mergeMcpServerConfigs({
-      file: { 'my__bad': { command: 'x' }, 'bad name!': { command: 'x' }, nocmd: {}, badargs: { command: 'x', args: 'nope' }, good: { command: 'x' } },
+      file: {
+        my__bad: { command: 'x' },
+        'bad name!': { command: 'x' },
+        nocmd: {},
+        badargs: { command: 'x', args: 'nope' },
+        good: { command: 'x' },
+      },
     });
-    assert.deepEqual(merged.servers.map((server) => server.name), ['good']);
+    assert.deepEqual(
+      merged.servers.map((server) => server.name),
+      ['good'],
+    );
     const reasons = Object.fromEntries(merged.rejected.map((entry) => [entry.name, entry.reason]));
     assert.match(reasons['my__bad'] ?? '', /__/);
     assert.match(reasons['bad name!'] ?? '', /letters, digits/);
@@ -82,14 +96,20 @@ describe('readMcpConfigFile', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandpiper-mcp-json-'));
     try {
       const good = join(dir, 'good.json');
-      writeFileSync(good, JSON.stringify({ mcpServers: { github: { command: 'npx', env: { GITHUB_TOKEN: 'test' } } }, ignored: true }));
+      writeFileSync(
+        good,
+        JSON.stringify({ mcpServers: { github: { command: 'npx', env: { GITHUB_TOKEN: 'test' } } }, ignored: true }),
+      );
       const parsed = await readMcpConfigFile(good);
       assert.ok(parsed.ok);
       assert.deepEqual(Object.keys(parsed.value), ['github']);
       const broken = join(dir, 'broken.json');
       writeFileSync(broken, 'not json');
       assert.deepEqual(await readMcpConfigFile(broken), { ok: false, error: 'MCP config file is not valid JSON' });
-      assert.deepEqual(await readMcpConfigFile(join(dir, 'missing.json')), { ok: false, error: 'MCP config file not found' });
+      assert.deepEqual(await readMcpConfigFile(join(dir, 'missing.json')), {
+        ok: false,
+        error: 'MCP config file not found',
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

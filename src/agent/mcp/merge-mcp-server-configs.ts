@@ -48,7 +48,8 @@ export function mergeMcpServerConfigs(input: MergeMcpServerConfigsInput): Merged
       return;
     }
     const previous = byName.get(name);
-    if (previous) input.logger?.info({ server: name, source, overrides: previous.source }, 'MCP server definition overridden');
+    if (previous)
+      input.logger?.info({ server: name, source, overrides: previous.source }, 'MCP server definition overridden');
     byName.set(name, parsed.value);
   };
   for (const [name, config] of Object.entries(input.toml ?? {})) add(name, 'toml', specFromToml(name, config));
@@ -58,7 +59,10 @@ export function mergeMcpServerConfigs(input: MergeMcpServerConfigsInput): Merged
   }
   const servers = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const server of servers) {
-    input.logger?.info({ server: server.name, source: server.source, transport: server.transport }, 'MCP server configured');
+    input.logger?.info(
+      { server: server.name, source: server.source, transport: server.transport },
+      'MCP server configured',
+    );
   }
   return { servers, rejected };
 }
@@ -154,7 +158,8 @@ function finish(spec: McpServerSpec): Result<McpServerSpec> {
 
 function stringArray(value: unknown): Result<string[]> {
   if (value === undefined || value === null) return ok([]);
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return err('must be an array of strings');
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
+    return err('must be an array of strings');
   return ok(value as string[]);
 }
 

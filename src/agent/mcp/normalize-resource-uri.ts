@@ -69,7 +69,9 @@ function safeDecode(text: string): string {
 
 /** Python `quote(path, safe="/")`: everything but unreserved characters and `/` is percent-encoded. */
 function quotePath(path: string): string {
-  return encodeURIComponent(path).replace(/%2F/gi, '/').replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(path)
+    .replace(/%2F/gi, '/')
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** `file:///docs/../etc/passwd` → `file:///etc/passwd`; `file:///docs/%2e%2e/etc/passwd` → `file:///etc/passwd`. */

@@ -63,7 +63,8 @@ export function detectNudgeEvents(history: readonly Message[]): NudgeKind[] {
   const user = fresh.findLast((message) => message.role === 'user');
   const text = user === undefined ? '' : contentText(user.content).trim();
   if (text !== '' && CORRECTION.test(text)) kinds.push('correction');
-  if (fresh.some((message) => message.role === 'tool' && DENIAL.test(contentText(message.content)))) kinds.push('denial');
+  if (fresh.some((message) => message.role === 'tool' && DENIAL.test(contentText(message.content))))
+    kinds.push('denial');
   if (text !== '' && COMPLETION.test(text)) kinds.push('completion');
   return kinds;
 }
@@ -94,7 +95,11 @@ export function createMemoryNudgeSection(options: MemoryNudgeOptions): SystemPro
     for (const kind of candidates) {
       if (!allowed(state, kind, at)) continue;
       // Searching memories only helps when there are some to find.
-      if (kind === 'resume' && (await options.memories.countVisible({ wsId: context.wsId, userId: context.ownerUserId })) === 0) continue;
+      if (
+        kind === 'resume' &&
+        (await options.memories.countVisible({ wsId: context.wsId, userId: context.ownerUserId })) === 0
+      )
+        continue;
       state.last.set(kind, at);
       state.count++;
       return NUDGE_TEXT[kind];

@@ -7,7 +7,10 @@ export const SHOWN_CONTENT_CHARS = 500;
 
 /** Lower-case, `-` and spaces to `_`, trimmed: `My-Key` → `my_key`. */
 export function normalizeMemoryName(name: string): string {
-  return name.trim().toLowerCase().replace(/[-\s]+/g, '_');
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[-\s]+/g, '_');
 }
 
 function shown(content: string): string {

@@ -27,8 +27,15 @@ describe('evaluateToolPolicies', () => {
   });
 
   it('applies a matching policy only to the labels it matches', () => {
-    assert.deepEqual(evaluateToolPolicies([policy('read_file', 'allow')], ['read_file', 'write_file']), ['allow', undefined]);
-    assert.deepEqual(evaluateToolPolicies([policy('bash*', 'deny')], ['bash', 'bash_exec', 'math']), ['deny', 'deny', undefined]);
+    assert.deepEqual(evaluateToolPolicies([policy('read_file', 'allow')], ['read_file', 'write_file']), [
+      'allow',
+      undefined,
+    ]);
+    assert.deepEqual(evaluateToolPolicies([policy('bash*', 'deny')], ['bash', 'bash_exec', 'math']), [
+      'deny',
+      'deny',
+      undefined,
+    ]);
   });
 
   it('takes the first match in the given (priority) order', () => {
@@ -39,7 +46,10 @@ describe('evaluateToolPolicies', () => {
   });
 
   it('skips disabled policies and falls through to the next match', () => {
-    const policies = [policy('bash', 'deny', { priority: 100, enabled: false }), policy('bash', 'allow', { priority: 10 })];
+    const policies = [
+      policy('bash', 'deny', { priority: 100, enabled: false }),
+      policy('bash', 'allow', { priority: 10 }),
+    ];
     assert.deepEqual(evaluateToolPolicies(policies, ['bash']), ['allow']);
     assert.deepEqual(evaluateToolPolicies([policy('*', 'deny', { enabled: false })], ['bash']), [undefined]);
   });
@@ -52,7 +62,10 @@ describe('evaluateToolPolicies', () => {
 
   it('matches case-sensitively and lets * span / and _', () => {
     assert.deepEqual(evaluateToolPolicies([policy('Bash', 'deny')], ['bash']), [undefined]);
-    assert.deepEqual(evaluateToolPolicies([policy('mcp_resource__file:///docs/*', 'allow')], ['mcp_resource__file:///docs/a/b.md']), ['allow']);
+    assert.deepEqual(
+      evaluateToolPolicies([policy('mcp_resource__file:///docs/*', 'allow')], ['mcp_resource__file:///docs/a/b.md']),
+      ['allow'],
+    );
     assert.deepEqual(evaluateToolPolicies([policy('mcp__*', 'deny')], ['mcp__github__create_issue']), ['deny']);
   });
 });

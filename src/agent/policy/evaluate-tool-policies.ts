@@ -6,7 +6,10 @@ import { globMatches } from './label-glob.js';
  * Evaluates labels against policies already ordered by priority (highest first, ties in insertion order).
  * Unknown actions count as `ask`; `undefined` means no policy matched.
  */
-export function evaluateToolPolicies(policies: readonly ToolPolicy[], labels: readonly string[]): Array<PolicyAction | undefined> {
+export function evaluateToolPolicies(
+  policies: readonly ToolPolicy[],
+  labels: readonly string[],
+): Array<PolicyAction | undefined> {
   const active = policies.filter((policy) => policy.enabled);
   return labels.map((label) => {
     const match = active.find((policy) => globMatches(policy.toolPattern, label));

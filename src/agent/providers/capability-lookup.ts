@@ -2,11 +2,20 @@
 import type { ModelCapabilities } from './model-provider.js';
 
 /** What an unknown model of each provider is assumed to support (kept here so no SDK loads to answer it). */
-export const OPENAI_DEFAULT_CAPABILITIES: ModelCapabilities = { contextWindow: 128000, maxOutputTokens: 8192, supportsVision: false };
-export const ANTHROPIC_DEFAULT_CAPABILITIES: ModelCapabilities = { contextWindow: 200000, maxOutputTokens: 64000, supportsVision: true };
+export const OPENAI_DEFAULT_CAPABILITIES: ModelCapabilities = {
+  contextWindow: 128000,
+  maxOutputTokens: 8192,
+  supportsVision: false,
+};
+export const ANTHROPIC_DEFAULT_CAPABILITIES: ModelCapabilities = {
+  contextWindow: 200000,
+  maxOutputTokens: 64000,
+  supportsVision: true,
+};
 
 /** Capabilities per model name (partial entries fall back to the defaults), or a function of the model name. */
-export type CapabilitySource = Readonly<Record<string, Partial<ModelCapabilities>>> | ((model: string) => ModelCapabilities);
+export type CapabilitySource =
+  Readonly<Record<string, Partial<ModelCapabilities>>> | ((model: string) => ModelCapabilities);
 
 /**
  * Builds the `capabilities(model)` function of a provider. A table key matches when the model equals it

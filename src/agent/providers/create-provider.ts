@@ -5,7 +5,11 @@
  */
 import type { ModelConfig } from '../../config/config-schema.js';
 import { ConfigError } from '../../shared/errors.js';
-import { ANTHROPIC_DEFAULT_CAPABILITIES, OPENAI_DEFAULT_CAPABILITIES, createCapabilityLookup } from './capability-lookup.js';
+import {
+  ANTHROPIC_DEFAULT_CAPABILITIES,
+  OPENAI_DEFAULT_CAPABILITIES,
+  createCapabilityLookup,
+} from './capability-lookup.js';
 import type { ModelCapabilities, ModelProvider, ModelRequest, ModelStreamPart } from './model-provider.js';
 import { DEFAULT_STREAM_TIMEOUTS, type StreamTimeouts } from './stream-watchdog.js';
 import { resolveSupportsVision } from './vision-models.js';
@@ -56,7 +60,11 @@ export async function preloadProviders(configs: Iterable<ModelConfig>): Promise<
 
 /** Capabilities of the configured model from its config entry. */
 export function capabilitiesFromConfig(config: ModelEntry): ModelCapabilities {
-  return { contextWindow: config.context_window, maxOutputTokens: config.max_tokens, supportsVision: resolveSupportsVision(config) };
+  return {
+    contextWindow: config.context_window,
+    maxOutputTokens: config.max_tokens,
+    supportsVision: resolveSupportsVision(config),
+  };
 }
 
 /** A provider whose SDK-backed implementation is built on the first stream. */
@@ -68,7 +76,10 @@ class OnDemandProvider implements ModelProvider {
     readonly id: ProviderKind,
     private readonly settings: ProviderSettings,
   ) {
-    this.capabilities = createCapabilityLookup(settings.models, id === 'anthropic' ? ANTHROPIC_DEFAULT_CAPABILITIES : OPENAI_DEFAULT_CAPABILITIES);
+    this.capabilities = createCapabilityLookup(
+      settings.models,
+      id === 'anthropic' ? ANTHROPIC_DEFAULT_CAPABILITIES : OPENAI_DEFAULT_CAPABILITIES,
+    );
   }
 
   async *stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncIterable<ModelStreamPart> {
@@ -83,8 +94,12 @@ export type ModelEntry = Omit<ModelConfig, OptionalModelKeys> & Partial<Pick<Mod
 
 function timeoutsOf(config: ModelEntry): StreamTimeouts {
   return {
-    firstTokenMs: config.first_token_timeout_s === undefined ? DEFAULT_STREAM_TIMEOUTS.firstTokenMs : config.first_token_timeout_s * 1000,
-    idleMs: config.stream_idle_timeout_s === undefined ? DEFAULT_STREAM_TIMEOUTS.idleMs : config.stream_idle_timeout_s * 1000,
+    firstTokenMs:
+      config.first_token_timeout_s === undefined
+        ? DEFAULT_STREAM_TIMEOUTS.firstTokenMs
+        : config.first_token_timeout_s * 1000,
+    idleMs:
+      config.stream_idle_timeout_s === undefined ? DEFAULT_STREAM_TIMEOUTS.idleMs : config.stream_idle_timeout_s * 1000,
   };
 }
 
@@ -96,7 +111,9 @@ function timeoutsOf(config: ModelEntry): StreamTimeouts {
 export function createProvider(config: ModelEntry, options: CreateProviderOptions = {}): ModelProvider {
   const apiKey = config.api_key !== undefined && config.api_key !== '' ? config.api_key : undefined;
   if (config.provider === 'anthropic' && apiKey === undefined) {
-    throw new ConfigError([`models.${options.alias ?? '<alias>'}.api_key: required for provider "anthropic" (or set ANTHROPIC_API_KEY)`]);
+    throw new ConfigError([
+      `models.${options.alias ?? '<alias>'}.api_key: required for provider "anthropic" (or set ANTHROPIC_API_KEY)`,
+    ]);
   }
   const settings: ProviderSettings = {
     apiKey: apiKey ?? NO_API_KEY,

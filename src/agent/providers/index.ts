@@ -13,4 +13,8 @@ export { createCapabilityLookup, type CapabilitySource } from './capability-look
 export { parseRetryAfterMs } from './provider-errors.js';
 export { repairToolPairs, MISSING_TOOL_RESULT } from './repair-tool-pairs.js';
 export { createOpenAIProvider, OpenAIProvider, type OpenAIProviderConfig } from './openai/openai-provider.js';
-export { createAnthropicProvider, AnthropicProvider, type AnthropicProviderConfig } from './anthropic/anthropic-provider.js';
+export {
+  createAnthropicProvider,
+  AnthropicProvider,
+  type AnthropicProviderConfig,
+} from './anthropic/anthropic-provider.js';

@@ -22,7 +22,11 @@ interface NativeEntry {
 }
 
 /** Anthropic models with the server-side tool search (`tool_search_tool_bm25_20251119`) and `defer_loading`. */
-const ANTHROPIC_TOOL_SEARCH: readonly RegExp[] = [/^claude-(?:opus|sonnet)-4-[5-9]/, /^claude-(?:opus|sonnet|haiku)-(?:[5-9]|\d{2,})/, /^claude-[5-9]/];
+const ANTHROPIC_TOOL_SEARCH: readonly RegExp[] = [
+  /^claude-(?:opus|sonnet)-4-[5-9]/,
+  /^claude-(?:opus|sonnet|haiku)-(?:[5-9]|\d{2,})/,
+  /^claude-[5-9]/,
+];
 /** Anthropic models with the web search server tool (`web_search_20250305`). */
 const ANTHROPIC_WEB_SEARCH: readonly RegExp[] = [
   /^claude-3-7-sonnet/,

@@ -89,7 +89,9 @@ export function httpProviderError(
   return new ProviderError(message, {
     ...(status === undefined ? {} : { status }),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    ...(status === undefined && type !== undefined ? { retryable: type === 'overloaded_error' || type === 'api_error' } : {}),
+    ...(status === undefined && type !== undefined
+      ? { retryable: type === 'overloaded_error' || type === 'api_error' }
+      : {}),
     data,
   });
 }
@@ -99,7 +101,12 @@ export function connectionProviderError(vendor: string, cause: unknown, timedOut
   const message = `${vendor}: ${timedOut ? 'request timed out' : 'connection failed'}`;
   const reason = timedOut ? undefined : socketReason(cause);
   const data = { vendor, ...(reason === undefined ? {} : { reason }) };
-  return new ProviderError(message, { retryable: true, cause, data, ...(timedOut ? { code: 'TIMEOUT' as const } : {}) });
+  return new ProviderError(message, {
+    retryable: true,
+    cause,
+    data,
+    ...(timedOut ? { code: 'TIMEOUT' as const } : {}),
+  });
 }
 
 /**

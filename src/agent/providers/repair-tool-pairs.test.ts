@@ -8,7 +8,14 @@ describe('repairToolPairs', () => {
     const history: Message[] = [
       { role: 'tool', toolCallId: 'orphan', name: 'x', content: 'lost' },
       { role: 'user', content: 'go' },
-      { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'x', arguments: '{}' }, { id: 'b', name: 'y', arguments: '{}' }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'a', name: 'x', arguments: '{}' },
+          { id: 'b', name: 'y', arguments: '{}' },
+        ],
+      },
       { role: 'tool', toolCallId: 'a', name: 'x', content: 'one' },
       { role: 'tool', toolCallId: 'a', name: 'x', content: 'dup' },
       { role: 'user', content: 'next' },
@@ -23,7 +30,11 @@ describe('repairToolPairs', () => {
   });
 
   it('leaves a well-formed history unchanged', () => {
-    const history: Message[] = [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }, { role: 'assistant', content: 'a' }];
+    const history: Message[] = [
+      { role: 'system', content: 's' },
+      { role: 'user', content: 'u' },
+      { role: 'assistant', content: 'a' },
+    ];
     assert.deepEqual(repairToolPairs(history), history);
   });
 });

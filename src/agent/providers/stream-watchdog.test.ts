@@ -6,10 +6,16 @@ import { isStreamTimeout, StreamWatchdog } from './stream-watchdog.js';
 /** Yields `items`, then waits until `signal` aborts (a stalled stream). */
 async function* stalling(items: readonly string[], signal: AbortSignal): AsyncGenerator<string> {
   for (const item of items) yield item;
-  await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+  await new Promise((_, reject) =>
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }),
+  );
 }
 
-async function drain(watchdog: StreamWatchdog, source: AsyncIterable<string>, holdMs = 0): Promise<{ seen: string[]; error: unknown }> {
+async function drain(
+  watchdog: StreamWatchdog,
+  source: AsyncIterable<string>,
+  holdMs = 0,
+): Promise<{ seen: string[]; error: unknown }> {
   const seen: string[] = [];
   try {
     for await (const item of watchdog.track(source)) {
@@ -59,7 +65,10 @@ describe('StreamWatchdog', () => {
     caller.abort();
     assert.equal(watchdog.signal.aborted, true);
     assert.equal(watchdog.failure(), undefined);
-    assert.throws(() => watchdog.throwIfStopped(), (error: unknown) => isAbortError(error));
+    assert.throws(
+      () => watchdog.throwIfStopped(),
+      (error: unknown) => isAbortError(error),
+    );
     watchdog.stop();
   });
 });

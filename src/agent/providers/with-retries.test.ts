@@ -26,7 +26,10 @@ function scriptedProvider(steps: Step[]): ModelProvider & { calls: number } {
 }
 
 const request: ModelRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [] };
-const done: ModelStreamPart[] = [{ type: 'text-delta', text: 'ok' }, { type: 'finish', finishReason: 'stop' }];
+const done: ModelStreamPart[] = [
+  { type: 'text-delta', text: 'ok' },
+  { type: 'finish', finishReason: 'stop' },
+];
 
 async function drain(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
   const out: ModelStreamPart[] = [];
@@ -37,27 +40,43 @@ async function drain(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStream
 describe('streamWithRetries', () => {
   it('retries retryable failures before any output and then succeeds', async () => {
     const provider = scriptedProvider([new ProviderError('x', { status: 503 }), new ProviderError('y'), done]);
-    const parts = await drain(streamWithRetries(provider, request, { signal: new AbortController().signal, baseDelayMs: 1 }));
+    const parts = await drain(
+      streamWithRetries(provider, request, { signal: new AbortController().signal, baseDelayMs: 1 }),
+    );
     assert.deepEqual(parts, done);
     assert.equal(provider.calls, 3);
   });
 
   it('does not retry a non-retryable error', async () => {
     const provider = scriptedProvider([new ProviderError('bad', { status: 400 }), done]);
-    await assert.rejects(drain(streamWithRetries(provider, request, { signal: new AbortController().signal, baseDelayMs: 1 })), { status: 400 });
+    await assert.rejects(
+      drain(streamWithRetries(provider, request, { signal: new AbortController().signal, baseDelayMs: 1 })),
+      { status: 400 },
+    );
     assert.equal(provider.calls, 1);
   });
 
   it('does not retry once a part was yielded', async () => {
-    const provider = scriptedProvider([{ parts: [{ type: 'text-delta', text: 'par' }], error: new ProviderError('cut') }, done]);
-    await assert.rejects(drain(streamWithRetries(provider, request, { signal: new AbortController().signal, baseDelayMs: 1 })), ProviderError);
+    const provider = scriptedProvider([
+      { parts: [{ type: 'text-delta', text: 'par' }], error: new ProviderError('cut') },
+      done,
+    ]);
+    await assert.rejects(
+      drain(streamWithRetries(provider, request, { signal: new AbortController().signal, baseDelayMs: 1 })),
+      ProviderError,
+    );
     assert.equal(provider.calls, 1);
   });
 
   it('stops after maxAttempts with the last error', async () => {
-    const provider = scriptedProvider([new ProviderError('a', { status: 500 }), new ProviderError('b', { status: 502 })]);
+    const provider = scriptedProvider([
+      new ProviderError('a', { status: 500 }),
+      new ProviderError('b', { status: 502 }),
+    ]);
     await assert.rejects(
-      drain(streamWithRetries(provider, request, { signal: new AbortController().signal, maxAttempts: 2, baseDelayMs: 1 })),
+      drain(
+        streamWithRetries(provider, request, { signal: new AbortController().signal, maxAttempts: 2, baseDelayMs: 1 }),
+      ),
       { status: 502 },
     );
   });
@@ -65,7 +84,13 @@ describe('streamWithRetries', () => {
   it('aborts during the backoff sleep with an abort error', async () => {
     const controller = new AbortController();
     const provider = scriptedProvider([new ProviderError('a', { status: 500, retryAfterMs: 60_000 }), done]);
-    const pending = drain(streamWithRetries(provider, request, { signal: controller.signal, maxDelayMs: 60_000, onRetry: () => controller.abort() }));
+    const pending = drain(
+      streamWithRetries(provider, request, {
+        signal: controller.signal,
+        maxDelayMs: 60_000,
+        onRetry: () => controller.abort(),
+      }),
+    );
     await assert.rejects(pending, (error: unknown) => isAbortError(error));
     assert.equal(provider.calls, 1);
   });

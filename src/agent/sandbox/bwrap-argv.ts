@@ -21,7 +21,9 @@ const SYSTEM_SECRETS = ['/etc/shadow', '/etc/gshadow', '/etc/sudoers'];
 /** `bwrap` arguments that precede `--` and the command. Paths that do not exist are skipped (bwrap would fail on them). */
 export function buildBwrapArgs(spec: BwrapSpec): string[] {
   const writable = path.resolve(spec.writable);
-  const hidden = [...new Set([...SYSTEM_SECRETS, ...spec.hidden].map((entry) => path.resolve(entry)))].filter((entry) => existsSync(entry));
+  const hidden = [...new Set([...SYSTEM_SECRETS, ...spec.hidden].map((entry) => path.resolve(entry)))].filter((entry) =>
+    existsSync(entry),
+  );
   const containsWritable = (entry: string): boolean => isWithin(writable, entry);
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   for (const directory of RUNTIME_DIRECTORIES) if (isRealDirectory(directory)) args.push('--tmpfs', directory);
@@ -42,7 +44,9 @@ export function buildBwrapArgs(spec: BwrapSpec): string[] {
 function reexposedInstallPaths(): string[] {
   const emptied = ['/tmp', ...RUNTIME_DIRECTORIES];
   const candidates = [packageRoot(import.meta.url), path.dirname(process.execPath)].map((entry) => realOrSelf(entry));
-  return [...new Set(candidates)].filter((entry) => emptied.some((directory) => isWithin(entry, directory) && entry !== directory));
+  return [...new Set(candidates)].filter((entry) =>
+    emptied.some((directory) => isWithin(entry, directory) && entry !== directory),
+  );
 }
 
 function realOrSelf(entry: string): string {

@@ -84,7 +84,12 @@ class HostSandbox implements Sandbox {
   async openEgress(request: EgressRequest): Promise<EgressSession | undefined> {
     if (this.network !== 'ask') return undefined;
     const { internal, gateway } = this.settings.egress;
-    return openEgressSession({ ...request, internal, ...(gateway === undefined ? {} : { gateway }), isAllowed: this.isAllowed });
+    return openEgressSession({
+      ...request,
+      internal,
+      ...(gateway === undefined ? {} : { gateway }),
+      isAllowed: this.isAllowed,
+    });
   }
 
   wrap(command: string, args: readonly string[], options: WrapOptions): WrappedCommand {
@@ -92,15 +97,27 @@ class HostSandbox implements Sandbox {
     const limits = { ...this.settings.limits, ...options.limits };
     const contained = this.status.kind === 'bwrap' && this.status.bwrapPath !== undefined;
     const prlimit = this.status.prlimitPath;
-    const limited = prlimit === undefined ? [command, ...args] : [prlimit, ...prlimitArgs(limits, contained), '--', command, ...args];
+    const limited =
+      prlimit === undefined ? [command, ...args] : [prlimit, ...prlimitArgs(limits, contained), '--', command, ...args];
     const egressSocket = contained ? options.egress?.socketPath : undefined;
     // The relay (node) runs outside prlimit's address-space limit, which V8's reservations would exceed.
     const inner = egressSocket === undefined ? limited : relayCommand(process.execPath, limited);
-    const line = !contained || this.status.bwrapPath === undefined
-      ? limited
-      : [this.status.bwrapPath, ...buildBwrapArgs({ writable: options.writable, hidden: this.settings.hidden, ...(egressSocket === undefined ? {} : { egressSocket }) }), '--', ...inner];
+    const line =
+      !contained || this.status.bwrapPath === undefined
+        ? limited
+        : [
+            this.status.bwrapPath,
+            ...buildBwrapArgs({
+              writable: options.writable,
+              hidden: this.settings.hidden,
+              ...(egressSocket === undefined ? {} : { egressSocket }),
+            }),
+            '--',
+            ...inner,
+          ];
     // bwrap's --die-with-parent covers the sandbox's own processes; the outer bwrap needs a parent-death signal too.
-    const full = this.status.setprivPath === undefined ? line : [this.status.setprivPath, '--pdeathsig', 'KILL', '--', ...line];
+    const full =
+      this.status.setprivPath === undefined ? line : [this.status.setprivPath, '--pdeathsig', 'KILL', '--', ...line];
     return { command: full[0] as string, args: full.slice(1) };
   }
 }
@@ -125,14 +142,29 @@ export const NO_SANDBOX: Sandbox = createSandbox({ kind: 'off', reason: 'not con
 
 /** Credential files and folders under the home directory that a contained process must not read. */
 export function homeCredentialPaths(home: string = os.homedir()): string[] {
-  const names = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.netrc', '.git-credentials', '.npmrc', '.pypirc', '.config/gh', '.config/gcloud', '.local/share/keyrings'];
+  const names = [
+    '.ssh',
+    '.gnupg',
+    '.aws',
+    '.azure',
+    '.kube',
+    '.docker',
+    '.netrc',
+    '.git-credentials',
+    '.npmrc',
+    '.pypirc',
+    '.config/gh',
+    '.config/gcloud',
+    '.local/share/keyrings',
+  ];
   return names.map((name) => path.join(home, name));
 }
 
 /** The reach of a contained process, one line for approval cards. */
 export function describeProcessReach(sandbox: Sandbox): string {
   if (sandbox.kind === 'unavailable') return 'refused: no working sandbox on this host';
-  if (sandbox.kind === 'off') return 'NOT sandboxed: runs with the gateway user\'s full access (files, network, processes)';
+  if (sandbox.kind === 'off')
+    return "NOT sandboxed: runs with the gateway user's full access (files, network, processes)";
   const network = sandbox.network === 'ask' ? 'network: by approval (new hosts ask you)' : 'network: off';
   return `sandboxed · writes: workspace only · ${network}`;
 }

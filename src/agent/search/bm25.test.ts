@@ -32,10 +32,18 @@ describe('Bm25Index', () => {
   });
 
   it('respects k, ranks an exact name match first, breaks ties by index', () => {
-    const index = new Bm25Index(['send_email send a message', 'read_file read a file', 'write_file write a file', 'list_files list files']);
+    const index = new Bm25Index([
+      'send_email send a message',
+      'read_file read a file',
+      'write_file write a file',
+      'list_files list files',
+    ]);
     assert.equal(index.search('read_file', 5)[0]?.index, 1);
     assert.equal(index.search('a', 2).length, 2);
     const ties = index.search('a', 5);
-    assert.deepEqual(ties.map((hit) => hit.index), [0, 1, 2]);
+    assert.deepEqual(
+      ties.map((hit) => hit.index),
+      [0, 1, 2],
+    );
   });
 });

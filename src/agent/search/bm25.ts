@@ -43,7 +43,8 @@ export class Bm25Index {
       return { length: tokens.length, termFrequencies };
     });
     for (const doc of this.#docs) {
-      for (const term of doc.termFrequencies.keys()) this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
+      for (const term of doc.termFrequencies.keys())
+        this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
     }
     const total = this.#docs.reduce((sum, doc) => sum + doc.length, 0);
     this.#averageLength = total / Math.max(this.#docs.length, 1);

@@ -17,7 +17,14 @@ import { WorkstreamToolSearch } from './workstream-tool-search.js';
 import { toolContext } from '../../../test/fakes/mcp-servers.js';
 
 function tool(name: string, description = `${name} tool`): ToolDefinition {
-  return { name, description, parameters: { type: 'object', properties: {} }, agent: false, taskAgent: false, autoApprove: false };
+  return {
+    name,
+    description,
+    parameters: { type: 'object', properties: {} },
+    agent: false,
+    taskAgent: false,
+    autoApprove: false,
+  };
 }
 
 const BUILTINS = ['bash', 'read_file', 'write_file'].map((name) => tool(name));
@@ -43,7 +50,10 @@ describe('activation', () => {
 describe('partition and definition', () => {
   it('never defers built-ins; every MCP tool is deferred', () => {
     const { alwaysOn, deferred } = partitionTools(ALL);
-    assert.deepEqual(alwaysOn.map((t) => t.name), ['bash', 'read_file', 'write_file']);
+    assert.deepEqual(
+      alwaysOn.map((t) => t.name),
+      ['bash', 'read_file', 'write_file'],
+    );
     assert.equal(deferred.length, 5);
   });
 
@@ -65,7 +75,13 @@ describe('search and result text', () => {
   it('finds relevant tools, at most maxResults, skipping expanded ones', () => {
     const deferred = partitionTools(ALL).deferred;
     const found = searchDeferred(deferred, 'github issue', 5, new Set());
-    assert.deepEqual(found.slice(0, 2).map((t) => t.name).sort(), ['mcp__github__create_issue', 'mcp__github__list_issues']);
+    assert.deepEqual(
+      found
+        .slice(0, 2)
+        .map((t) => t.name)
+        .sort(),
+      ['mcp__github__create_issue', 'mcp__github__list_issues'],
+    );
     assert.equal(searchDeferred(deferred, 'github issue', 1, new Set()).length, 1);
     const without = searchDeferred(deferred, 'github issue', 5, new Set(['mcp__github__create_issue']));
     assert.ok(!without.some((t) => t.name === 'mcp__github__create_issue'));
@@ -79,10 +95,18 @@ describe('search and result text', () => {
     searchDeferred(deferred, 'github issue', 5, new Set(), indexes);
     searchDeferred([...deferred], 'slack message', 5, new Set(), indexes);
     assert.equal(indexes.builds, 1, 'an equal catalog (even as a new array) reuses the index');
-    const added = [...deferred, { ...(deferred[0] as ToolDefinition), name: 'mcp__k8s__deploy', description: 'Deploy to kubernetes' }];
-    assert.deepEqual(searchDeferred(added, 'kubernetes', 5, new Set(), indexes).map((t) => t.name), ['mcp__k8s__deploy']);
+    const added = [
+      ...deferred,
+      { ...(deferred[0] as ToolDefinition), name: 'mcp__k8s__deploy', description: 'Deploy to kubernetes' },
+    ];
+    assert.deepEqual(
+      searchDeferred(added, 'kubernetes', 5, new Set(), indexes).map((t) => t.name),
+      ['mcp__k8s__deploy'],
+    );
     assert.equal(indexes.builds, 2);
-    const redescribed = added.map((tool) => (tool.name === 'mcp__k8s__deploy' ? { ...tool, description: 'Roll out a helm chart' } : tool));
+    const redescribed = added.map((tool) =>
+      tool.name === 'mcp__k8s__deploy' ? { ...tool, description: 'Roll out a helm chart' } : tool,
+    );
     assert.deepEqual(searchDeferred(redescribed, 'kubernetes', 5, new Set(), indexes), []);
     assert.deepEqual(searchDeferred(deferred, 'kubernetes', 5, new Set(), indexes), []);
     assert.equal(indexes.builds, 4);
@@ -105,19 +129,29 @@ describe('ExpandedTools', () => {
     assert.deepEqual(expanded.expand(['mcp__slack__post_message', 'mcp__github__get_file'], deferred), []);
     assert.deepEqual(expanded.expand(['nope', 'bash'], deferred), []);
     assert.deepEqual(expanded.names(), ['mcp__slack__post_message', 'mcp__github__get_file']);
-    assert.deepEqual(expanded.visible(deferred.filter((t) => t.name !== 'mcp__github__get_file')).map((t) => t.name), ['mcp__slack__post_message']);
+    assert.deepEqual(
+      expanded.visible(deferred.filter((t) => t.name !== 'mcp__github__get_file')).map((t) => t.name),
+      ['mcp__slack__post_message'],
+    );
   });
 });
 
 describe('WorkstreamToolSearch', () => {
-  function manager(mode: 'auto' | 'on' | 'off', threshold: number, tools: { list: ToolDefinition[] }): WorkstreamToolSearch {
+  function manager(
+    mode: 'auto' | 'on' | 'off',
+    threshold: number,
+    tools: { list: ToolDefinition[] },
+  ): WorkstreamToolSearch {
     return new WorkstreamToolSearch({ mode, threshold, maxResults: 5 }, () => Promise.resolve(tools.list));
   }
 
   it('active: built-ins + expanded + tool_search; a search expands; inactive: everything', async () => {
     const tools = { list: ALL };
     const search = manager('on', 20, tools);
-    assert.deepEqual(search.select(ALL).tools.map((t) => t.name), ['bash', 'read_file', 'write_file', 'tool_search']);
+    assert.deepEqual(
+      search.select(ALL).tools.map((t) => t.name),
+      ['bash', 'read_file', 'write_file', 'tool_search'],
+    );
     const result = await search.callTool('tool_search', { query: 'slack message' }, toolContext());
     assert.match(String(result.output), /^Found \d matching tool\(s\):\n- \*\*mcp__slack__post_message\*\*/);
     assert.ok(search.select(ALL).tools.some((t) => t.name === 'mcp__slack__post_message'));
@@ -126,8 +160,14 @@ describe('WorkstreamToolSearch', () => {
 
   it('prepare: empty query and inactive search are errors; otherwise no approval', async () => {
     const tools = { list: ALL };
-    assert.equal((await manager('on', 20, tools).prepare('tool_search', { query: '  ' }, toolContext())).error, 'Error: no query provided');
-    assert.equal((await manager('off', 20, tools).prepare('tool_search', { query: 'x' }, toolContext())).error, 'Tool search is not active.');
+    assert.equal(
+      (await manager('on', 20, tools).prepare('tool_search', { query: '  ' }, toolContext())).error,
+      'Error: no query provided',
+    );
+    assert.equal(
+      (await manager('off', 20, tools).prepare('tool_search', { query: 'x' }, toolContext())).error,
+      'Tool search is not active.',
+    );
     const ok = await manager('on', 20, tools).prepare('tool_search', { query: 'github' }, toolContext());
     assert.deepEqual([ok.header, ok.needsApproval, ok.error], ['⚙ tool_search: github', false, undefined]);
   });
@@ -142,7 +182,10 @@ describe('WorkstreamToolSearch', () => {
     assert.equal(search.select(ALL).active, true);
     assert.ok(search.select(ALL).tools.some((t) => t.name === 'mcp__slack__list_channels'));
     const withoutIt = [...ALL.filter((t) => t.name !== 'mcp__slack__list_channels'), tool('mcp__x__y')];
-    assert.ok(!search.select(withoutIt).tools.some((t) => t.name === 'mcp__slack__list_channels'), 'removed tools silently drop out');
+    assert.ok(
+      !search.select(withoutIt).tools.some((t) => t.name === 'mcp__slack__list_channels'),
+      'removed tools silently drop out',
+    );
   });
 
   it('a deferred tool called by exact name becomes visible; history restores the expanded set', () => {

@@ -14,7 +14,11 @@ export interface ToolSearchSettings {
   maxResults: number;
 }
 
-export const DEFAULT_TOOL_SEARCH_SETTINGS: Readonly<ToolSearchSettings> = Object.freeze({ mode: 'auto', threshold: 20, maxResults: 5 });
+export const DEFAULT_TOOL_SEARCH_SETTINGS: Readonly<ToolSearchSettings> = Object.freeze({
+  mode: 'auto',
+  threshold: 20,
+  maxResults: 5,
+});
 
 /** Appended (after a blank line) to the system message while client-side search is active. */
 export const TOOL_SEARCH_HINT =
@@ -43,7 +47,10 @@ export interface ToolPartition {
 }
 
 /** Splits tools into always-on and deferred, keeping the input order in each. */
-export function partitionTools(tools: readonly ToolDefinition[], alwaysOn: (name: string) => boolean = isAlwaysOnTool): ToolPartition {
+export function partitionTools(
+  tools: readonly ToolDefinition[],
+  alwaysOn: (name: string) => boolean = isAlwaysOnTool,
+): ToolPartition {
   const partition: ToolPartition = { alwaysOn: [], deferred: [] };
   for (const tool of tools) (alwaysOn(tool.name) ? partition.alwaysOn : partition.deferred).push(tool);
   return partition;
@@ -78,7 +85,12 @@ export function toolSearchDefinition(deferred: readonly ToolDefinition[]): ToolD
     description,
     parameters: {
       type: 'object',
-      properties: { query: { type: 'string', description: 'Keywords describing the tool you need (e.g. "read file", "github issue").' } },
+      properties: {
+        query: {
+          type: 'string',
+          description: 'Keywords describing the tool you need (e.g. "read file", "github issue").',
+        },
+      },
       required: ['query'],
     },
     agent: false,
@@ -113,7 +125,10 @@ export function searchDeferred(
 /** The tool result the model sees for a search. */
 export function formatSearchResult(found: readonly ToolDefinition[]): string {
   if (found.length === 0) return NO_MATCH_TEXT;
-  const lines = [`Found ${found.length} matching tool(s):`, ...found.map((tool) => `- **${tool.name}**: ${tool.description}`)];
+  const lines = [
+    `Found ${found.length} matching tool(s):`,
+    ...found.map((tool) => `- **${tool.name}**: ${tool.description}`),
+  ];
   return `${lines.join('\n')}\n\nThese tools are now available: call them directly by name.`;
 }
 
@@ -152,7 +167,8 @@ export class ExpandedTools {
 
   /** Remembers names without checking them (restoring from history); they show once their tools exist. */
   remember(names: readonly string[]): void {
-    for (const name of names) if (!this.has(name) && !isAlwaysOnTool(name) && name !== TOOL_SEARCH_NAME) this.#names.push(name);
+    for (const name of names)
+      if (!this.has(name) && !isAlwaysOnTool(name) && name !== TOOL_SEARCH_NAME) this.#names.push(name);
   }
 
   /** The expanded tools that still exist, in discovery order. */

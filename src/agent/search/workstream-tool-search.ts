@@ -25,7 +25,13 @@ export interface ToolSelection {
 export type ListAllTools = (signal: AbortSignal) => Promise<ToolDefinition[]>;
 
 function errorPreparation(message: string, query = ''): ToolPreparation {
-  return { header: `✗ ${TOOL_SEARCH_NAME}${query ? `: ${query.slice(0, 80)}` : ''}`, preview: '', needsApproval: false, approvalLabel: TOOL_SEARCH_NAME, error: message };
+  return {
+    header: `✗ ${TOOL_SEARCH_NAME}${query ? `: ${query.slice(0, 80)}` : ''}`,
+    preview: '',
+    needsApproval: false,
+    approvalLabel: TOOL_SEARCH_NAME,
+    error: message,
+  };
 }
 
 function queryOf(args: Record<string, unknown>): string {
@@ -56,7 +62,9 @@ export class WorkstreamToolSearch implements ToolSource {
     if (!isToolSearchActive(this.#settings, all.length)) return { tools: [...all], active: false };
     const { alwaysOn, deferred } = partitionTools(all);
     if (options.native === true) {
-      return deferred.length === 0 ? { tools: [...all], active: false } : { tools: [...all], active: false, deferred: deferred.map((tool) => tool.name) };
+      return deferred.length === 0
+        ? { tools: [...all], active: false }
+        : { tools: [...all], active: false, deferred: deferred.map((tool) => tool.name) };
     }
     return { tools: [...alwaysOn, ...this.expanded.visible(deferred), toolSearchDefinition(deferred)], active: true };
   }
@@ -70,7 +78,8 @@ export class WorkstreamToolSearch implements ToolSource {
   /** Rebuilds the expanded set from a stored history: tools found by earlier searches and deferred tools called. */
   restoreFrom(history: readonly Message[]): void {
     for (const message of history) {
-      if (message.role === 'tool' && message.name === TOOL_SEARCH_NAME && !message.isError) this.expanded.remember(namesInSearchResult(contentText(message.content)));
+      if (message.role === 'tool' && message.name === TOOL_SEARCH_NAME && !message.isError)
+        this.expanded.remember(namesInSearchResult(contentText(message.content)));
       if (message.role === 'assistant') this.expanded.remember((message.toolCalls ?? []).map((call) => call.name));
     }
   }
@@ -90,7 +99,12 @@ export class WorkstreamToolSearch implements ToolSource {
     if (query === '') return errorPreparation('Error: no query provided');
     const all = await this.#listAll(context.signal);
     if (!isToolSearchActive(this.#settings, all.length)) return errorPreparation('Tool search is not active.', query);
-    return { header: `⚙ ${TOOL_SEARCH_NAME}: ${query.slice(0, 80)}`, preview: '', needsApproval: false, approvalLabel: TOOL_SEARCH_NAME };
+    return {
+      header: `⚙ ${TOOL_SEARCH_NAME}: ${query.slice(0, 80)}`,
+      preview: '',
+      needsApproval: false,
+      approvalLabel: TOOL_SEARCH_NAME,
+    };
   }
 
   /** Searches the deferred tools, expands the found ones, returns the list. */

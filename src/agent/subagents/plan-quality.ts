@@ -13,7 +13,8 @@ export function validatePlan(content: string, goal: string): string[] {
   const found = PLAN_SECTIONS.filter((section) => lower.includes(section)).length;
   if (found < 2) issues.push(`missing plan sections (found ${found}/4, need at least 2)`);
   const trimmedGoal = goal.trim().toLowerCase();
-  if (trimmedGoal !== '' && text.length < 2 * trimmedGoal.length && lower.includes(trimmedGoal)) issues.push('plan appears to echo the goal without elaboration');
+  if (trimmedGoal !== '' && text.length < 2 * trimmedGoal.length && lower.includes(trimmedGoal))
+    issues.push('plan appears to echo the goal without elaboration');
   if (REFUSAL_STARTS.some((start) => lower.startsWith(start))) issues.push('plan appears to be a refusal or error');
   return issues;
 }

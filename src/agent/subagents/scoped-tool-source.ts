@@ -35,12 +35,19 @@ export class ScopedToolSource implements ToolSource {
   }
 
   callTool(name: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
-    if (!this.allowed.has(name)) return Promise.resolve({ output: notAvailable(name, this.allowed).error as string, isError: true });
+    if (!this.allowed.has(name))
+      return Promise.resolve({ output: notAvailable(name, this.allowed).error as string, isError: true });
     return this.inner.callTool(name, args, context);
   }
 }
 
 function notAvailable(name: string, allowed: ReadonlySet<string>): ToolPreparation {
   const error = `Error: tool '${name}' is not available in agent mode. Available: ${[...allowed].sort().join(', ')}`;
-  return { header: `✗ ${name}: not available to sub-agents`, preview: '', needsApproval: false, approvalLabel: name, error };
+  return {
+    header: `✗ ${name}: not available to sub-agents`,
+    preview: '',
+    needsApproval: false,
+    approvalLabel: name,
+    error,
+  };
 }

@@ -39,7 +39,13 @@ async function reviewPlan(parent: TurnContext, content: string, signal: AbortSig
   return { approved: decision.approved, feedback: decision.feedback };
 }
 
-async function runSubAgent(parent: TurnContext, callId: string, request: SubAgentRequest, settings: SubAgentSettings, signal: AbortSignal): Promise<SubAgentResult> {
+async function runSubAgent(
+  parent: TurnContext,
+  callId: string,
+  request: SubAgentRequest,
+  settings: SubAgentSettings,
+  signal: AbortSignal,
+): Promise<SubAgentResult> {
   const errors: string[] = [];
   const history: Message[] = [...request.transcript];
   const toolSources = parent.toolSources.map((source) => new ScopedToolSource(source, request.toolSet));
@@ -65,7 +71,10 @@ async function runSubAgent(parent: TurnContext, callId: string, request: SubAgen
   let text = outcome.text;
   if (outcome.reason === 'done' && history.at(-1)?.role === 'tool') {
     // The step limit stopped it mid-work: one more call without tools, asking for an answer.
-    const synthesis = await runTurn({ ...base, toolSources: [], maxSteps: 1 }, { kind: 'user', message: { role: 'user', content: SYNTHESIS_REQUEST } });
+    const synthesis = await runTurn(
+      { ...base, toolSources: [], maxSteps: 1 },
+      { kind: 'user', message: { role: 'user', content: SYNTHESIS_REQUEST } },
+    );
     if (synthesis.text.trim()) text = synthesis.text;
   }
   const result: SubAgentResult = { text, reason: outcome.reason, transcript: history };
@@ -74,14 +83,24 @@ async function runSubAgent(parent: TurnContext, callId: string, request: SubAgen
 }
 
 /** Event types a parent thread shows for a sub-agent: its tool calls, their approvals and results. */
-const FORWARDED: ReadonlySet<AgentEvent['type']> = new Set(['tool-calls', 'approval-request', 'approval-resolved', 'tool-output-chunk', 'tool-result']);
+const FORWARDED: ReadonlySet<AgentEvent['type']> = new Set([
+  'tool-calls',
+  'approval-request',
+  'approval-resolved',
+  'tool-output-chunk',
+  'tool-result',
+]);
 
 /**
  * The parent's host with persistence switched off (a sub-agent's transcript is its own) and events relabelled: call
  * ids get a prefix (so they never collide with the parent's) and headers name the sub-agent (`[task] ⚙ bash: ls`).
  */
 function subAgentHost(parent: TurnHost, prefix: string, label: string, errors: string[]): TurnHost {
-  const item = (entry: PreparedItem): PreparedItem => ({ ...entry, callId: `${prefix}-${entry.callId}`, header: `[${label}] ${entry.header}` });
+  const item = (entry: PreparedItem): PreparedItem => ({
+    ...entry,
+    callId: `${prefix}-${entry.callId}`,
+    header: `[${label}] ${entry.header}`,
+  });
   const relabel = (event: AgentEvent): AgentEvent => {
     switch (event.type) {
       case 'tool-calls':
@@ -109,10 +128,17 @@ function subAgentHost(parent: TurnHost, prefix: string, label: string, errors: s
     evaluatePolicies: (labels) => parent.evaluatePolicies(labels),
     // Marked as a sub-agent's request: it cannot resume after a restart (the sub-agent is gone), so it is never resumed.
     requestApproval: (input, signal) =>
-      parent.requestApproval({ ...input, items: input.items.map(item), stored: { ...input.stored, subAgent: label } }, signal),
+      parent.requestApproval(
+        { ...input, items: input.items.map(item), stored: { ...input.stored, subAgent: label } },
+        signal,
+      ),
     // A sub-agent's bash asks the same owner about the network (the card says which tool asks).
-    ...(parent.requestNetworkApproval === undefined ? {} : { requestNetworkApproval: parent.requestNetworkApproval.bind(parent) }),
-    ...(parent.evaluateNetworkPolicy === undefined ? {} : { evaluateNetworkPolicy: parent.evaluateNetworkPolicy.bind(parent) }),
+    ...(parent.requestNetworkApproval === undefined
+      ? {}
+      : { requestNetworkApproval: parent.requestNetworkApproval.bind(parent) }),
+    ...(parent.evaluateNetworkPolicy === undefined
+      ? {}
+      : { evaluateNetworkPolicy: parent.evaluateNetworkPolicy.bind(parent) }),
     addAutoApprove: (labels) => parent.addAutoApprove(labels),
     ...(parent.grantedCalls === undefined ? {} : { grantedCalls: parent.grantedCalls.bind(parent) }),
     ...(parent.grantAlways === undefined ? {} : { grantAlways: parent.grantAlways.bind(parent) }),

@@ -18,7 +18,23 @@ describe('BuiltinToolSource', () => {
   it('lists only the tools that have a handler', async () => {
     const source = await createBuiltinToolSource();
     const names = (await source.listTools()).map((definition) => definition.name);
-    assert.deepEqual(names, ['bash', 'edit_file', 'man', 'math', 'memory', 'notify', 'plan', 'read_file', 'recall', 'search', 'task', 'watch', 'web_fetch', 'web_search', 'write_file']);
+    assert.deepEqual(names, [
+      'bash',
+      'edit_file',
+      'man',
+      'math',
+      'memory',
+      'notify',
+      'plan',
+      'read_file',
+      'recall',
+      'search',
+      'task',
+      'watch',
+      'web_fetch',
+      'web_search',
+      'write_file',
+    ]);
     assert.equal(source.hasTool('bash'), true);
     assert.equal(source.hasTool('read_resource'), false);
   });
@@ -47,7 +63,11 @@ describe('BuiltinToolSource', () => {
 
   it('truncates long output of the tools that the reference truncates', async () => {
     const source = await createBuiltinToolSource();
-    const result = await source.callTool('bash', { command: 'head -c 5000 /dev/zero | tr "\\0" a' }, createToolContext(workspace.directory, { outputLimit: 1000 }));
+    const result = await source.callTool(
+      'bash',
+      { command: 'head -c 5000 /dev/zero | tr "\\0" a' },
+      createToolContext(workspace.directory, { outputLimit: 1000 }),
+    );
     assert.equal(result.isError, false);
     assert.match(String(result.output), /\[4000 chars truncated — output exceeded 1000 char limit\]/);
   });
@@ -59,9 +79,17 @@ describe('BuiltinToolSource', () => {
       prepare: () => ({ header: 'x', preview: '', needsApproval: false, approvalLabel: 'man' }),
       execute: () => new Promise(() => undefined),
     };
-    const throwing: ToolHandler = { ...hanging, name: 'search', execute: () => Promise.reject(new Error('disk on fire')) };
+    const throwing: ToolHandler = {
+      ...hanging,
+      name: 'search',
+      execute: () => Promise.reject(new Error('disk on fire')),
+    };
     const source = new BuiltinToolSource(definitions, [hanging, throwing]);
-    const timedOut = await source.callTool('man', { page: 'ls' }, createToolContext(workspace.directory, { timeoutMs: 200 }));
+    const timedOut = await source.callTool(
+      'man',
+      { page: 'ls' },
+      createToolContext(workspace.directory, { timeoutMs: 200 }),
+    );
     assert.deepEqual(timedOut, { output: 'Error: man timed out after 0.2s', isError: true });
     const failed = await source.callTool('search', { query: 'x' }, createToolContext(workspace.directory));
     assert.deepEqual(failed, { output: 'Error: search failed: disk on fire', isError: true });
@@ -70,7 +98,10 @@ describe('BuiltinToolSource', () => {
   it('propagates cancellation as an abort', async () => {
     const source = await createBuiltinToolSource();
     const controller = new AbortController();
-    const context = createToolContext(workspace.directory, { signal: controller.signal, onOutput: () => controller.abort() });
+    const context = createToolContext(workspace.directory, {
+      signal: controller.signal,
+      onOutput: () => controller.abort(),
+    });
     await assert.rejects(source.callTool('bash', { command: 'echo go; sleep 60' }, context), { name: 'AbortError' });
   });
 });

@@ -3,9 +3,17 @@ import { constants, type Stats } from 'node:fs';
 import { open, readlink, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalPath } from './resolve-tool-path.js';
-import { accessProblem, checkToolPath, describeAccessProblem, type AccessMode, type ToolAccess } from './tool-access.js';
+import {
+  accessProblem,
+  checkToolPath,
+  describeAccessProblem,
+  type AccessMode,
+  type ToolAccess,
+} from './tool-access.js';
 
-export type Opened = { ok: true; handle: FileHandle; info: Stats; canonical: string; created: boolean } | { ok: false; error: string; code?: string };
+export type Opened =
+  | { ok: true; handle: FileHandle; info: Stats; canonical: string; created: boolean }
+  | { ok: false; error: string; code?: string };
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -20,7 +28,12 @@ export type OpenMode = 'read' | 'create' | 'update';
  * Refused: anything but a regular file (devices, FIFOs, sockets) and files with more than one hard link, which
  * could be another name of a file outside the workspace. Nothing is read, written or truncated before the checks.
  */
-export async function openConfined(input: string, cwd: string, access: ToolAccess, openMode: OpenMode): Promise<Opened> {
+export async function openConfined(
+  input: string,
+  cwd: string,
+  access: ToolAccess,
+  openMode: OpenMode,
+): Promise<Opened> {
   const mode: AccessMode = openMode === 'read' ? 'read' : 'write';
   const check = await checkToolPath(input, cwd, access, mode);
   if (!check.ok) return check;
@@ -35,7 +48,8 @@ export async function openConfined(input: string, cwd: string, access: ToolAcces
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') return { ok: false, error: `Error: ${input} changed into a symbolic link while it was being opened; refused` };
+    if (code === 'ELOOP')
+      return { ok: false, error: `Error: ${input} changed into a symbolic link while it was being opened; refused` };
     return { ok: false, error: fsErrorText(input, code, mode), ...(code === undefined ? {} : { code }) };
   }
   const problem = await verifyOpened(handle, input, cwd, access, mode);
@@ -48,16 +62,27 @@ export async function openConfined(input: string, cwd: string, access: ToolAcces
   return { ok: true, handle, info: await handle.stat(), canonical: check.canonical, created };
 }
 
-async function verifyOpened(handle: FileHandle, input: string, cwd: string, access: ToolAccess, mode: AccessMode): Promise<string | undefined> {
+async function verifyOpened(
+  handle: FileHandle,
+  input: string,
+  cwd: string,
+  access: ToolAccess,
+  mode: AccessMode,
+): Promise<string | undefined> {
   const info = await handle.stat();
-  if (info.isDirectory()) return `Error: ${input} is a directory, not a file. Use search, or bash with ls, to look inside it.`;
-  if (!info.isFile()) return `Error: ${input} is not a regular file (device, FIFO or socket); file tools only open regular files`;
-  if (info.nlink > 1) return `Error: ${input} has ${info.nlink} hard links; file tools refuse hard-linked files (another name could be outside the workspace)`;
+  if (info.isDirectory())
+    return `Error: ${input} is a directory, not a file. Use search, or bash with ls, to look inside it.`;
+  if (!info.isFile())
+    return `Error: ${input} is not a regular file (device, FIFO or socket); file tools only open regular files`;
+  if (info.nlink > 1)
+    return `Error: ${input} has ${info.nlink} hard links; file tools refuse hard-linked files (another name could be outside the workspace)`;
   const real = await descriptorPath(handle);
   if (real === undefined) return undefined;
   const workspace = await canonicalPath(path.resolve(cwd));
   const problem = accessProblem(real, workspace, access, mode);
-  return problem === undefined ? undefined : `${describeAccessProblem(input, problem, workspace)} (it moved while being opened)`;
+  return problem === undefined
+    ? undefined
+    : `${describeAccessProblem(input, problem, workspace)} (it moved while being opened)`;
 }
 
 /** The path the kernel has for an open descriptor (Linux /proc); undefined where that is not available. */
@@ -85,8 +110,10 @@ export function fsErrorText(input: string, code: string | undefined, mode: Acces
   const verb = mode === 'read' ? 'reading' : 'writing';
   if (code === 'ENOENT') return `Error: ${input} not found`;
   if (code === 'EACCES' || code === 'EPERM') return `Error ${verb} ${input}: permission denied`;
-  if (code === 'EISDIR') return mode === 'read' ? `Error: ${input} is a directory, not a file` : `Error writing ${input}: it is a directory`;
-  if (code === 'ENXIO') return `Error: ${input} is not a regular file (device, FIFO or socket); file tools only open regular files`;
+  if (code === 'EISDIR')
+    return mode === 'read' ? `Error: ${input} is a directory, not a file` : `Error writing ${input}: it is a directory`;
+  if (code === 'ENXIO')
+    return `Error: ${input} is not a regular file (device, FIFO or socket); file tools only open regular files`;
   return `Error ${verb} ${input}: ${code ?? 'failed'}`;
 }
 

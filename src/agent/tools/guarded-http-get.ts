@@ -34,7 +34,8 @@ export function checkUrl(rawUrl: string, policy: AddressPolicy): Result<URL> {
   } catch {
     return err(`Invalid URL: ${rawUrl.slice(0, 200)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return err(`URL must start with http:// or https:// (got '${url.protocol}')`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return err(`URL must start with http:// or https:// (got '${url.protocol}')`);
   if (url.hostname === '') return err('Invalid URL: no hostname');
   const blocked = checkLiteralHost(url.hostname, policy);
   return blocked === undefined ? ok(url) : err(blocked);
@@ -68,7 +69,11 @@ function requestOnce(url: URL, options: GuardedGetOptions): Promise<Result<HopOu
       method: 'GET',
       lookup: guardedLookup(options.policy),
       signal: options.signal,
-      headers: { 'user-agent': options.userAgent ?? 'sandpiper/0.1', accept: 'text/html, text/plain, application/json, */*;q=0.5', 'accept-encoding': 'gzip, deflate, br' },
+      headers: {
+        'user-agent': options.userAgent ?? 'sandpiper/0.1',
+        accept: 'text/html, text/plain, application/json, */*;q=0.5',
+        'accept-encoding': 'gzip, deflate, br',
+      },
     });
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (options.signal.aborted) resolve(err(abortText(options.signal)));
@@ -91,9 +96,24 @@ function requestOnce(url: URL, options: GuardedGetOptions): Promise<Result<HopOu
       readBody(decode(response), options.maxBytes).then(
         ({ body, truncated }) => {
           if (truncated) response.destroy();
-          resolve(ok({ status, location: undefined, result: { url: url.toString(), status, contentType: String(response.headers['content-type'] ?? ''), body, truncated } }));
+          resolve(
+            ok({
+              status,
+              location: undefined,
+              result: {
+                url: url.toString(),
+                status,
+                contentType: String(response.headers['content-type'] ?? ''),
+                body,
+                truncated,
+              },
+            }),
+          );
         },
-        () => resolve(err(options.signal.aborted ? abortText(options.signal) : 'Fetch failed: the response could not be read')),
+        () =>
+          resolve(
+            err(options.signal.aborted ? abortText(options.signal) : 'Fetch failed: the response could not be read'),
+          ),
       );
     });
     request.end();

@@ -20,7 +20,13 @@ import type { Stores } from '../../storage/stores.js';
 import type { ToolDefinition, ToolHandler } from './tool.js';
 
 export type { ToolContext, ToolDefinition, ToolHandler, ToolPreparation, ToolResult, ToolSource } from './tool.js';
-export type { PlanReviewDecision, SubAgentPort, SubAgentRequest, SubAgentResult, SubAgentToolSet } from './sub-agent-port.js';
+export type {
+  PlanReviewDecision,
+  SubAgentPort,
+  SubAgentRequest,
+  SubAgentResult,
+  SubAgentToolSet,
+} from './sub-agent-port.js';
 export { BuiltinToolSource, type ToolContainment } from './builtin-tool-source.js';
 export { createToolAccess, type ToolAccess } from './tool-access.js';
 export {
@@ -65,7 +71,13 @@ function unconfigured(name: string): ToolHandler {
   const error = `Error: ${name} is not available: no storage is configured`;
   return {
     name,
-    prepare: () => ({ header: `✗ ${name}: not available`, preview: '', needsApproval: false, approvalLabel: name, error }),
+    prepare: () => ({
+      header: `✗ ${name}: not available`,
+      preview: '',
+      needsApproval: false,
+      approvalLabel: name,
+      error,
+    }),
     execute: () => Promise.resolve({ output: error, isError: true }),
   };
 }

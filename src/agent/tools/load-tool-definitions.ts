@@ -55,7 +55,10 @@ export async function loadToolDefinitions(options: LoadToolDefinitionsOptions = 
   const definitions: ToolDefinition[] = [];
   for (const file of files) {
     options.signal?.throwIfAborted();
-    const text = await readFile(path.join(directory, file), { encoding: 'utf8', ...(options.signal ? { signal: options.signal } : {}) });
+    const text = await readFile(path.join(directory, file), {
+      encoding: 'utf8',
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     definitions.push(parseToolFile(file, text, ajv));
   }
   const seen = new Set<string>();
@@ -67,7 +70,11 @@ export async function loadToolDefinitions(options: LoadToolDefinitionsOptions = 
 }
 
 /** Validates one file's text; exported for tests. */
-export function parseToolFile(file: string, text: string, ajv: Ajv = new Ajv({ strict: true, allErrors: true })): ToolDefinition {
+export function parseToolFile(
+  file: string,
+  text: string,
+  ajv: Ajv = new Ajv({ strict: true, allErrors: true }),
+): ToolDefinition {
   const where = `tools/${file}`;
   let raw: unknown;
   try {
@@ -77,14 +84,19 @@ export function parseToolFile(file: string, text: string, ajv: Ajv = new Ajv({ s
   }
   const parsed = toolFileSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${where}: ${issue.path.join('.') || '(root)'}: ${issue.message}`));
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${where}: ${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    );
   }
   const file_ = parsed.data;
-  if (`${file_.name}.json` !== file) throw new ConfigError([`${where}: name '${file_.name}' does not match the file name`]);
+  if (`${file_.name}.json` !== file)
+    throw new ConfigError([`${where}: name '${file_.name}' does not match the file name`]);
   try {
     ajv.compile(file_.parameters);
   } catch (error) {
-    throw new ConfigError([`${where}: parameters is not a valid JSON Schema (${error instanceof Error ? error.message : 'compile error'})`]);
+    throw new ConfigError([
+      `${where}: parameters is not a valid JSON Schema (${error instanceof Error ? error.message : 'compile error'})`,
+    ]);
   }
   const properties = Object.keys(file_.parameters.properties);
   for (const required of file_.parameters.required ?? []) {

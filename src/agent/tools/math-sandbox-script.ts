@@ -2,9 +2,34 @@
 
 /** Modules the model's code may import (top-level names). */
 export const MATH_ALLOWED_MODULES: readonly string[] = [
-  'math', 'cmath', 'fractions', 'decimal', 'numbers', 'statistics', 'random', 'itertools', 'functools',
-  'operator', 'collections', 'heapq', 'bisect', 're', 'string', 'datetime', 'calendar', 'json', 'copy',
-  'typing', 'dataclasses', 'enum', 'textwrap', 'array', 'sympy', 'numpy', 'scipy', 'mpmath',
+  'math',
+  'cmath',
+  'fractions',
+  'decimal',
+  'numbers',
+  'statistics',
+  'random',
+  'itertools',
+  'functools',
+  'operator',
+  'collections',
+  'heapq',
+  'bisect',
+  're',
+  'string',
+  'datetime',
+  'calendar',
+  'json',
+  'copy',
+  'typing',
+  'dataclasses',
+  'enum',
+  'textwrap',
+  'array',
+  'sympy',
+  'numpy',
+  'scipy',
+  'mpmath',
 ];
 
 /**

@@ -4,7 +4,10 @@ import { argumentErrorPreparation, parseToolArguments } from './parse-tool-argum
 
 describe('parseToolArguments', () => {
   it('parses a JSON object', () => {
-    assert.deepEqual(parseToolArguments('{"command": "ls -la"}', 'command'), { ok: true, value: { command: 'ls -la' } });
+    assert.deepEqual(parseToolArguments('{"command": "ls -la"}', 'command'), {
+      ok: true,
+      value: { command: 'ls -la' },
+    });
   });
 
   it('treats empty arguments as no arguments', () => {
@@ -17,8 +20,14 @@ describe('parseToolArguments', () => {
   });
 
   it('repairs common JSON mistakes (single quotes, trailing comma, missing brace)', () => {
-    assert.deepEqual(parseToolArguments("{'path': 'a.txt', 'limit': 5,}", 'path'), { ok: true, value: { path: 'a.txt', limit: 5 } });
-    assert.deepEqual(parseToolArguments('{"command": "echo hi"', 'command'), { ok: true, value: { command: 'echo hi' } });
+    assert.deepEqual(parseToolArguments("{'path': 'a.txt', 'limit': 5,}", 'path'), {
+      ok: true,
+      value: { path: 'a.txt', limit: 5 },
+    });
+    assert.deepEqual(parseToolArguments('{"command": "echo hi"', 'command'), {
+      ok: true,
+      value: { command: 'echo hi' },
+    });
   });
 
   it('rescues one known key from text that cannot be repaired as an object', () => {
@@ -27,10 +36,16 @@ describe('parseToolArguments', () => {
   });
 
   it('unwraps double-encoded objects and rejects non-object JSON', () => {
-    assert.deepEqual(parseToolArguments(JSON.stringify(JSON.stringify({ query: 'x' })), 'query'), { ok: true, value: { query: 'x' } });
+    assert.deepEqual(parseToolArguments(JSON.stringify(JSON.stringify({ query: 'x' })), 'query'), {
+      ok: true,
+      value: { query: 'x' },
+    });
     const array = parseToolArguments('[1, 2]', 'query');
     assert.equal(array.ok, false);
-    assert.match(array.ok ? '' : array.error, /^JSON parse error: arguments must be a JSON object, got an array\nRaw arguments: \[1, 2\]/);
+    assert.match(
+      array.ok ? '' : array.error,
+      /^JSON parse error: arguments must be a JSON object, got an array\nRaw arguments: \[1, 2\]/,
+    );
     assert.equal(parseToolArguments('42', undefined).ok, false);
   });
 

@@ -5,7 +5,19 @@ import { err, ok, type Result } from '../../shared/result.js';
 import type { ToolPreparation } from './tool.js';
 
 /** Keys tried, in order, when salvaging one string value out of broken JSON. */
-const RESCUE_KEYS = ['command', 'code', 'content', 'name', 'page', 'path', 'pattern', 'prompt', 'query', 'uri', 'url'] as const;
+const RESCUE_KEYS = [
+  'command',
+  'code',
+  'content',
+  'name',
+  'page',
+  'path',
+  'pattern',
+  'prompt',
+  'query',
+  'uri',
+  'url',
+] as const;
 
 /**
  * Parses the arguments of one tool call. Empty text means "no arguments". Broken JSON objects are repaired

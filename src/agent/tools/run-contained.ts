@@ -18,12 +18,26 @@ export function sandboxRefusal(outcome: ProcessOutcome): string | undefined {
 }
 
 function notStarted(spawnError: NodeJS.ErrnoException): ProcessOutcome {
-  return { stdout: '', stderr: '', exitCode: null, exitSignal: null, timedOut: false, cancelled: false, outputCapped: false, spawnError };
+  return {
+    stdout: '',
+    stderr: '',
+    exitCode: null,
+    exitSignal: null,
+    timedOut: false,
+    cancelled: false,
+    outputCapped: false,
+    spawnError,
+  };
 }
 
 /** The executable `program` names: itself when it has a slash, else the first match on PATH. */
 export async function findExecutable(program: string): Promise<string | undefined> {
-  const candidates = program.includes('/') ? [program] : (processEnvironment()['PATH'] ?? '').split(path.delimiter).filter((entry) => entry !== '').map((entry) => path.join(entry, program));
+  const candidates = program.includes('/')
+    ? [program]
+    : (processEnvironment()['PATH'] ?? '')
+        .split(path.delimiter)
+        .filter((entry) => entry !== '')
+        .map((entry) => path.join(entry, program));
   for (const candidate of candidates) {
     try {
       await access(candidate, constants.X_OK);
@@ -36,7 +50,8 @@ export async function findExecutable(program: string): Promise<string | undefine
 }
 
 /** What a contained run needs of the call: the folder and sandbox; the rest only for the egress proxy. */
-export type ContainedContext = Pick<ToolContext, 'cwd' | 'sandbox'> & Partial<Pick<ToolContext, 'workstreamId' | 'logger' | 'network' | 'toolName'>>;
+export type ContainedContext = Pick<ToolContext, 'cwd' | 'sandbox'> &
+  Partial<Pick<ToolContext, 'workstreamId' | 'logger' | 'network' | 'toolName'>>;
 
 /**
  * Like runProcess, but contained. A program that is not installed comes back as an ENOENT spawn error (as it would
@@ -50,14 +65,23 @@ export async function runContained(
   options: Omit<RunProcessOptions, 'cwd'> & { limits?: Partial<ResourceLimits>; withNetwork?: boolean },
 ): Promise<ProcessOutcome> {
   const sandbox = context.sandbox ?? NO_SANDBOX;
-  if (sandbox.refusal !== undefined) return notStarted(Object.assign(new Error(sandbox.refusal), { code: SANDBOX_REFUSED, path: program }));
+  if (sandbox.refusal !== undefined)
+    return notStarted(Object.assign(new Error(sandbox.refusal), { code: SANDBOX_REFUSED, path: program }));
   const executable = await findExecutable(program);
-  if (executable === undefined) return notStarted(Object.assign(new Error(`spawn ${program} ENOENT`), { code: 'ENOENT', path: program }));
+  if (executable === undefined)
+    return notStarted(Object.assign(new Error(`spawn ${program} ENOENT`), { code: 'ENOENT', path: program }));
   const { limits, withNetwork, ...runOptions } = options;
   // Only calls that may use the network get the egress proxy (`tools.network = "ask"`); the others have none at all.
-  const egress = withNetwork === true && context.logger !== undefined ? await sandbox.openEgress(egressRequest(program, context.logger, context, options.signal)) : undefined;
+  const egress =
+    withNetwork === true && context.logger !== undefined
+      ? await sandbox.openEgress(egressRequest(program, context.logger, context, options.signal))
+      : undefined;
   try {
-    const wrapped = sandbox.wrap(executable, args, { writable: context.cwd, ...(limits === undefined ? {} : { limits }), ...(egress === undefined ? {} : { egress }) });
+    const wrapped = sandbox.wrap(executable, args, {
+      writable: context.cwd,
+      ...(limits === undefined ? {} : { limits }),
+      ...(egress === undefined ? {} : { egress }),
+    });
     return await runProcess(wrapped.command, wrapped.args, { ...runOptions, cwd: context.cwd });
   } finally {
     await egress?.close();
@@ -65,5 +89,11 @@ export async function runContained(
 }
 
 function egressRequest(program: string, logger: Logger, context: ContainedContext, signal: AbortSignal): EgressRequest {
-  return { tool: context.toolName ?? program, workstreamId: context.workstreamId ?? '', logger, signal, ...(context.network === undefined ? {} : { permissions: context.network }) };
+  return {
+    tool: context.toolName ?? program,
+    workstreamId: context.workstreamId ?? '',
+    logger,
+    signal,
+    ...(context.network === undefined ? {} : { permissions: context.network }),
+  };
 }

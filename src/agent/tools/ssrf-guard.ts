@@ -59,23 +59,29 @@ export function checkLiteralHost(hostname: string, policy: AddressPolicy): strin
  */
 export function guardedLookup(policy: AddressPolicy): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { all: true, family: options.family ?? 0, hints: options.hints ?? 0 }, (error, addresses: LookupAddress[]) => {
-      if (error) {
-        callback(error, '', 0);
-        return;
-      }
-      const blocked = addresses.map((entry) => policy(entry.address)).find((reason) => reason !== undefined);
-      if (blocked !== undefined || addresses.length === 0) {
-        const refusal = Object.assign(new Error(blocked ?? 'Blocked: host has no addresses'), { code: 'ESSRFBLOCKED' });
-        callback(refusal, '', 0);
-        return;
-      }
-      if (options.all === true) {
-        (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
-        return;
-      }
-      const first = addresses[0] as LookupAddress;
-      callback(null, first.address, first.family);
-    });
+    dnsLookup(
+      hostname,
+      { all: true, family: options.family ?? 0, hints: options.hints ?? 0 },
+      (error, addresses: LookupAddress[]) => {
+        if (error) {
+          callback(error, '', 0);
+          return;
+        }
+        const blocked = addresses.map((entry) => policy(entry.address)).find((reason) => reason !== undefined);
+        if (blocked !== undefined || addresses.length === 0) {
+          const refusal = Object.assign(new Error(blocked ?? 'Blocked: host has no addresses'), {
+            code: 'ESSRFBLOCKED',
+          });
+          callback(refusal, '', 0);
+          return;
+        }
+        if (options.all === true) {
+          (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+          return;
+        }
+        const first = addresses[0] as LookupAddress;
+        callback(null, first.address, first.family);
+      },
+    );
   };
 }

@@ -37,10 +37,16 @@ export function canonicalSync(entry: string): string {
 }
 
 /** Builds the access facts from configured paths (canonicalised once). The database's journal files are included. */
-export function createToolAccess(options: { readRoots?: readonly string[]; configFile?: string; databaseFile?: string; trees?: readonly string[] }): ToolAccess {
+export function createToolAccess(options: {
+  readRoots?: readonly string[];
+  configFile?: string;
+  databaseFile?: string;
+  trees?: readonly string[];
+}): ToolAccess {
   const files: string[] = [];
   if (options.configFile !== undefined) files.push(options.configFile);
-  if (options.databaseFile !== undefined) files.push(...['', '-wal', '-shm', '-journal'].map((suffix) => `${options.databaseFile ?? ''}${suffix}`));
+  if (options.databaseFile !== undefined)
+    files.push(...['', '-wal', '-shm', '-journal'].map((suffix) => `${options.databaseFile ?? ''}${suffix}`));
   return {
     readRoots: (options.readRoots ?? []).map(canonicalSync),
     protectedFiles: files.map(canonicalSync),
@@ -49,7 +55,12 @@ export function createToolAccess(options: { readRoots?: readonly string[]; confi
 }
 
 /** Why `canonical` is out of reach for `mode`, or undefined when it may be used. */
-export function accessProblem(canonical: string, workspace: string, access: ToolAccess, mode: AccessMode): 'protected' | 'outside' | 'read-only' | undefined {
+export function accessProblem(
+  canonical: string,
+  workspace: string,
+  access: ToolAccess,
+  mode: AccessMode,
+): 'protected' | 'outside' | 'read-only' | undefined {
   if (access.protectedFiles.some((file) => isWithin(canonical, file))) return 'protected';
   const inWorkspace = isWithin(canonical, workspace);
   // The workstream's own folder usually lives inside data_dir/workspaces: only that part of a protected tree opens.
@@ -61,14 +72,25 @@ export function accessProblem(canonical: string, workspace: string, access: Tool
 }
 
 /** The text the model reads when a path is refused. */
-export function describeAccessProblem(input: string, problem: 'protected' | 'outside' | 'read-only', workspace: string): string {
-  if (problem === 'protected') return `Error: ${input} is a protected gateway path (configuration, database or data directory); no tool may read or write it`;
-  if (problem === 'read-only') return `Error: ${input} is in a read-only root (tools.read_roots); only files inside the workspace ${workspace} can be written`;
+export function describeAccessProblem(
+  input: string,
+  problem: 'protected' | 'outside' | 'read-only',
+  workspace: string,
+): string {
+  if (problem === 'protected')
+    return `Error: ${input} is a protected gateway path (configuration, database or data directory); no tool may read or write it`;
+  if (problem === 'read-only')
+    return `Error: ${input} is in a read-only root (tools.read_roots); only files inside the workspace ${workspace} can be written`;
   return `Error: ${input} is outside the workspace ${workspace}; file tools only reach files inside it (and tools.read_roots, read-only)`;
 }
 
 /** Resolves a tool's path argument (relative to the workspace, symlinks followed) and checks it for `mode`. */
-export async function checkToolPath(input: string, cwd: string, access: ToolAccess, mode: AccessMode): Promise<PathCheck> {
+export async function checkToolPath(
+  input: string,
+  cwd: string,
+  access: ToolAccess,
+  mode: AccessMode,
+): Promise<PathCheck> {
   if (input.includes('\0')) return { ok: false, error: 'Error: the path contains a NUL character' };
   const workspace = await canonicalPath(path.resolve(cwd));
   const absolute = resolveToolPath(input, cwd);

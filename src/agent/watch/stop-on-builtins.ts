@@ -1,5 +1,18 @@
 /** The builtins and methods a `stop_on` condition may call (a safe list, plus common str/dict/list methods). */
-import { asNumber, Builtin, checkLength, display, fail, isDict, pyCompare, pyEquals, truthy, typeName, type Budget, type PyValue } from './stop-on-values.js';
+import {
+  asNumber,
+  Builtin,
+  checkLength,
+  display,
+  fail,
+  isDict,
+  pyCompare,
+  pyEquals,
+  truthy,
+  typeName,
+  type Budget,
+  type PyValue,
+} from './stop-on-values.js';
 
 type Fn = (args: PyValue[], budget: Budget) => PyValue;
 
@@ -27,7 +40,8 @@ const BUILTINS: Record<string, Fn> = {
   },
   isinstance: ([value, type]) => {
     const types = Array.isArray(type) ? type : [type];
-    if (value === undefined || !types.every((entry) => entry instanceof Builtin)) fail('isinstance() needs a value and a type such as str, int, float, bool, list or dict');
+    if (value === undefined || !types.every((entry) => entry instanceof Builtin))
+      fail('isinstance() needs a value and a type such as str, int, float, bool, list or dict');
     return types.some((entry) => matchesType(value, (entry as Builtin).name));
   },
   list: ([value], budget) => (value === undefined ? [] : [...items(value, budget, 'list')]),
@@ -74,7 +88,8 @@ function toInt(value: PyValue): number {
 function toFloat(value: PyValue): number {
   if (typeof value === 'string') {
     const parsed = Number(value.trim());
-    if (value.trim() === '' || Number.isNaN(parsed)) fail(`could not convert string to float: ${display(value.slice(0, 50), true)}`);
+    if (value.trim() === '' || Number.isNaN(parsed))
+      fail(`could not convert string to float: ${display(value.slice(0, 50), true)}`);
     return parsed;
   }
   return number(value, 'float');
@@ -97,7 +112,9 @@ function items(value: PyValue | undefined, budget: Budget, what: string): PyValu
 function extreme(args: PyValue[], budget: Budget, sign: 1 | -1, what: string): PyValue {
   const candidates = args.length === 1 ? items(args[0], budget, what) : args;
   if (candidates.length === 0) fail(`${what}() of an empty sequence`);
-  return candidates.reduce((best, item) => (pyCompare(item, best, sign > 0 ? '>' : '<', budget) * sign > 0 ? item : best));
+  return candidates.reduce((best, item) =>
+    pyCompare(item, best, sign > 0 ? '>' : '<', budget) * sign > 0 ? item : best,
+  );
 }
 
 type Method = (receiver: PyValue, args: PyValue[], budget: Budget) => PyValue;
@@ -125,7 +142,13 @@ function stripChars(value: string, chars: PyValue | undefined, side: 'both' | 'l
 
 function split(value: string, sep: PyValue | undefined, maxsplit: PyValue | undefined): string[] {
   const limit = maxsplit === undefined ? -1 : (asNumber(maxsplit) ?? -1);
-  const parts = sep === undefined || sep === null ? value.trim().split(/\s+/).filter((part) => part !== '') : value.split(text(sep, 'split()'));
+  const parts =
+    sep === undefined || sep === null
+      ? value
+          .trim()
+          .split(/\s+/)
+          .filter((part) => part !== '')
+      : value.split(text(sep, 'split()'));
   if (sep !== undefined && sep !== null && text(sep, 'split()') === '') fail('split() separator must not be empty');
   if (limit < 0 || parts.length <= limit + 1) return parts;
   const joiner = sep === undefined || sep === null ? ' ' : (sep as string);
@@ -138,10 +161,15 @@ const STRING_METHODS: Record<string, Method> = {
   strip: (s, [chars], b) => stripChars(charged(b, s as string), chars, 'both'),
   lstrip: (s, [chars], b) => stripChars(charged(b, s as string), chars, 'left'),
   rstrip: (s, [chars], b) => stripChars(charged(b, s as string), chars, 'right'),
-  startswith: (s, [prefix]) => (Array.isArray(prefix) ? prefix : [prefix]).some((p) => (s as string).startsWith(text(p, 'startswith()'))),
-  endswith: (s, [suffix]) => (Array.isArray(suffix) ? suffix : [suffix]).some((p) => (s as string).endsWith(text(p, 'endswith()'))),
+  startswith: (s, [prefix]) =>
+    (Array.isArray(prefix) ? prefix : [prefix]).some((p) => (s as string).startsWith(text(p, 'startswith()'))),
+  endswith: (s, [suffix]) =>
+    (Array.isArray(suffix) ? suffix : [suffix]).some((p) => (s as string).endsWith(text(p, 'endswith()'))),
   split: (s, [sep, maxsplit], b) => split(charged(b, s as string), sep, maxsplit),
-  splitlines: (s, _a, b) => charged(b, s as string).split(/\r\n|\r|\n/).filter((line, i, all) => i < all.length - 1 || line !== ''),
+  splitlines: (s, _a, b) =>
+    charged(b, s as string)
+      .split(/\r\n|\r|\n/)
+      .filter((line, i, all) => i < all.length - 1 || line !== ''),
   find: (s, [needle], b) => charged(b, s as string).indexOf(text(needle, 'find()')),
   count: (s, [needle], b) => {
     const n = text(needle, 'count()');
@@ -160,13 +188,18 @@ const STRING_METHODS: Record<string, Method> = {
     if (!Array.isArray(list)) fail('join() needs a list of strings');
     b.charge(list.length);
     const parts = list.map((item) => text(item, 'join()'));
-    checkLength(parts.reduce((sum, part) => sum + part.length, 0) + Math.max(0, parts.length - 1) * (s as string).length);
+    checkLength(
+      parts.reduce((sum, part) => sum + part.length, 0) + Math.max(0, parts.length - 1) * (s as string).length,
+    );
     return parts.join(s as string);
   },
 };
 
 const DICT_METHODS: Record<string, Method> = {
-  get: (d, [key, fallback]) => (typeof key === 'string' && Object.hasOwn(d as object, key) ? ((d as Record<string, PyValue>)[key] as PyValue) : (fallback ?? null)),
+  get: (d, [key, fallback]) =>
+    typeof key === 'string' && Object.hasOwn(d as object, key)
+      ? ((d as Record<string, PyValue>)[key] as PyValue)
+      : (fallback ?? null),
   keys: (d) => Object.keys(d as object),
   values: (d) => Object.values(d as object) as PyValue[],
   items: (d) => Object.entries(d as object).map(([key, value]) => [key, value as PyValue]),
@@ -181,10 +214,19 @@ const LIST_METHODS: Record<string, Method> = {
   },
 };
 
-export const METHOD_NAMES: readonly string[] = [...new Set([...Object.keys(STRING_METHODS), ...Object.keys(DICT_METHODS), ...Object.keys(LIST_METHODS)])];
+export const METHOD_NAMES: readonly string[] = [
+  ...new Set([...Object.keys(STRING_METHODS), ...Object.keys(DICT_METHODS), ...Object.keys(LIST_METHODS)]),
+];
 
 export function callMethod(receiver: PyValue, method: string, args: PyValue[], budget: Budget): PyValue {
-  const table = typeof receiver === 'string' ? STRING_METHODS : Array.isArray(receiver) ? LIST_METHODS : isDict(receiver) ? DICT_METHODS : undefined;
+  const table =
+    typeof receiver === 'string'
+      ? STRING_METHODS
+      : Array.isArray(receiver)
+        ? LIST_METHODS
+        : isDict(receiver)
+          ? DICT_METHODS
+          : undefined;
   const fn = table !== undefined && Object.hasOwn(table, method) ? table[method] : undefined;
   if (fn === undefined) fail(`'${typeName(receiver)}' object has no method '${method}'`);
   return fn(receiver, args, budget);

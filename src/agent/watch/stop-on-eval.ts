@@ -36,7 +36,11 @@ export interface EvaluateOptions {
 }
 
 /** The condition's value (`ok`) or the error the model reads (`condition error: …` is added by the caller). */
-export function evaluateCondition(node: ConditionNode, variables: ConditionVariables, options: EvaluateOptions = {}): Result<PyValue> {
+export function evaluateCondition(
+  node: ConditionNode,
+  variables: ConditionVariables,
+  options: EvaluateOptions = {},
+): Result<PyValue> {
   const budget = new Budget(options.maxSteps ?? MAX_CONDITION_STEPS, options.timeLimitMs ?? CONDITION_TIME_LIMIT_MS);
   try {
     return ok(evaluate(node, variables, budget));
@@ -80,7 +84,11 @@ function unary(operator: string, value: PyValue): PyValue {
   return operator === '-' ? -number : number;
 }
 
-function binary(node: Extract<ConditionNode, { type: 'BinaryExpression' }>, next: (inner: ConditionNode) => PyValue, budget: Budget): PyValue {
+function binary(
+  node: Extract<ConditionNode, { type: 'BinaryExpression' }>,
+  next: (inner: ConditionNode) => PyValue,
+  budget: Budget,
+): PyValue {
   if (node.operator === 'and') {
     const left = next(node.left);
     return truthy(left) ? next(node.right) : left;
@@ -130,7 +138,8 @@ function arithmetic(operator: string, left: PyValue, right: PyValue, budget: Bud
   if (sequence !== undefined) return sequence;
   const a = asNumber(left);
   const b = asNumber(right);
-  if (a === undefined || b === undefined) fail(`unsupported operand types for ${operator}: '${typeName(left)}' and '${typeName(right)}'`);
+  if (a === undefined || b === undefined)
+    fail(`unsupported operand types for ${operator}: '${typeName(left)}' and '${typeName(right)}'`);
   return finite(numeric(operator, a, b));
 }
 
@@ -147,8 +156,10 @@ function sequenceOperation(operator: string, left: PyValue, right: PyValue, budg
     budget.charge(left.length + right.length);
     return [...left, ...right];
   }
-  if (operator === '*' && (typeof left === 'string' || Array.isArray(left)) && b !== undefined) return repeat(left, b, budget);
-  if (operator === '*' && (typeof right === 'string' || Array.isArray(right)) && a !== undefined) return repeat(right, a, budget);
+  if (operator === '*' && (typeof left === 'string' || Array.isArray(left)) && b !== undefined)
+    return repeat(left, b, budget);
+  if (operator === '*' && (typeof right === 'string' || Array.isArray(right)) && a !== undefined)
+    return repeat(right, a, budget);
   return undefined;
 }
 

@@ -51,7 +51,8 @@ export function parseCondition(source: string): Result<ConditionNode> {
   configureJsep();
   const text = source.trim();
   if (text === '') return err('the condition is empty');
-  if (text.length > MAX_CONDITION_LENGTH) return err(`the condition is too long (${text.length} characters; at most ${MAX_CONDITION_LENGTH})`);
+  if (text.length > MAX_CONDITION_LENGTH)
+    return err(`the condition is too long (${text.length} characters; at most ${MAX_CONDITION_LENGTH})`);
   let tree: jsep.Expression;
   try {
     tree = jsep(text);
@@ -76,7 +77,8 @@ function refuse(message: string): never {
 
 function child(node: jsep.Expression, key: string): jsep.Expression {
   const value = node[key];
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof RegExp) refuse('unsupported syntax');
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof RegExp)
+    refuse('unsupported syntax');
   return value as jsep.Expression;
 }
 
@@ -84,14 +86,16 @@ function children(node: jsep.Expression, key: string): jsep.Expression[] {
   const value = node[key];
   if (!Array.isArray(value)) refuse('unsupported syntax');
   return value.map((entry) => {
-    if (entry === null || typeof entry !== 'object' || entry instanceof RegExp) refuse('empty or unsupported list element');
+    if (entry === null || typeof entry !== 'object' || entry instanceof RegExp)
+      refuse('empty or unsupported list element');
     return entry as jsep.Expression;
   });
 }
 
 /** jsep's tree → our checked nodes; refuses everything that is not a plain data expression. */
 function convert(node: jsep.Expression, depth: number): ConditionNode {
-  if (depth > MAX_CONDITION_DEPTH) refuse(`the condition is nested too deeply (more than ${MAX_CONDITION_DEPTH} levels)`);
+  if (depth > MAX_CONDITION_DEPTH)
+    refuse(`the condition is nested too deeply (more than ${MAX_CONDITION_DEPTH} levels)`);
   const next = (inner: jsep.Expression): ConditionNode => convert(inner, depth + 1);
   switch (node.type) {
     case 'Literal':
@@ -103,7 +107,12 @@ function convert(node: jsep.Expression, depth: number): ConditionNode {
     case 'UnaryExpression':
       return { type: 'UnaryExpression', operator: String(node['operator']), argument: next(child(node, 'argument')) };
     case 'BinaryExpression':
-      return { type: 'BinaryExpression', operator: String(node['operator']), left: next(child(node, 'left')), right: next(child(node, 'right')) };
+      return {
+        type: 'BinaryExpression',
+        operator: String(node['operator']),
+        left: next(child(node, 'left')),
+        right: next(child(node, 'right')),
+      };
     case 'MemberExpression':
       if (node['computed'] !== true) refuse(`attribute access is only allowed to call a method, e.g. output.lower()`);
       if (node['optional'] === true) refuse('"?." is not supported');
@@ -137,7 +146,9 @@ function literal(node: jsep.Expression): ConditionNode {
 
 function identifier(name: string): ConditionNode {
   if (CONDITION_VARIABLES.includes(name) || BUILTIN_NAMES.includes(name)) return { type: 'Identifier', name };
-  refuse(`unknown name '${name}'; available: ${CONDITION_VARIABLES.join(', ')}, and the functions ${BUILTIN_NAMES.join(', ')}`);
+  refuse(
+    `unknown name '${name}'; available: ${CONDITION_VARIABLES.join(', ')}, and the functions ${BUILTIN_NAMES.join(', ')}`,
+  );
 }
 
 function call(node: jsep.Expression, next: (inner: jsep.Expression) => ConditionNode): ConditionNode {
@@ -145,7 +156,8 @@ function call(node: jsep.Expression, next: (inner: jsep.Expression) => Condition
   const args = children(node, 'arguments').map(next);
   if (callee.type === 'Identifier') {
     const name = String(callee['name']);
-    if (!BUILTIN_NAMES.includes(name)) refuse(`'${name}' is not a function you can call; available: ${BUILTIN_NAMES.join(', ')}`);
+    if (!BUILTIN_NAMES.includes(name))
+      refuse(`'${name}' is not a function you can call; available: ${BUILTIN_NAMES.join(', ')}`);
     return { type: 'Call', callee: name, arguments: args };
   }
   if (callee.type === 'MemberExpression' && callee['computed'] !== true) {
@@ -169,7 +181,11 @@ function hoistNot(node: ConditionNode): ConditionNode {
       const left = hoistNot(node.left);
       const right = hoistNot(node.right);
       if (!BOOLEAN_OPERATORS.has(node.operator) && left.type === 'UnaryExpression' && left.operator === 'not') {
-        return { type: 'UnaryExpression', operator: 'not', argument: hoistNot({ type: 'BinaryExpression', operator: node.operator, left: left.argument, right }) };
+        return {
+          type: 'UnaryExpression',
+          operator: 'not',
+          argument: hoistNot({ type: 'BinaryExpression', operator: node.operator, left: left.argument, right }),
+        };
       }
       return { ...node, left, right };
     }

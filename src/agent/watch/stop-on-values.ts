@@ -81,10 +81,14 @@ export function pyEquals(a: PyValue, b: PyValue, budget: Budget): boolean {
   const na = asNumber(a);
   const nb = asNumber(b);
   if (na !== undefined && nb !== undefined) return na === nb;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => pyEquals(item, b[index] as PyValue, budget));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, index) => pyEquals(item, b[index] as PyValue, budget));
   if (isDict(a) && isDict(b)) {
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && pyEquals(a[key] as PyValue, b[key] as PyValue, budget));
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((key) => Object.hasOwn(b, key) && pyEquals(a[key] as PyValue, b[key] as PyValue, budget))
+    );
   }
   return a === b;
 }
@@ -120,7 +124,8 @@ export function pyContains(container: PyValue, item: PyValue, budget: Budget): b
 
 function index(length: number, key: PyValue, what: string): number {
   const position = asNumber(key);
-  if (position === undefined || !Number.isInteger(position) || typeof key === 'boolean') fail(`${what} indices must be integers, not '${typeName(key)}'`);
+  if (position === undefined || !Number.isInteger(position) || typeof key === 'boolean')
+    fail(`${what} indices must be integers, not '${typeName(key)}'`);
   const resolved = position < 0 ? length + position : position;
   if (resolved < 0 || resolved >= length) fail(`${what} index out of range`);
   return resolved;
@@ -142,11 +147,14 @@ export function pySubscript(value: PyValue, key: PyValue): PyValue {
 export function display(value: PyValue, quoted = false): string {
   if (value === null) return 'None';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? String(value) : value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
   if (typeof value === 'string') return quoted ? `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : value;
   if (value instanceof Builtin) return `<built-in function ${value.name}>`;
   if (Array.isArray(value)) return `[${value.map((item) => display(item, true)).join(', ')}]`;
-  return `{${Object.entries(value).map(([key, item]) => `${display(key, true)}: ${display(item, true)}`).join(', ')}}`;
+  return `{${Object.entries(value)
+    .map(([key, item]) => `${display(key, true)}: ${display(item, true)}`)
+    .join(', ')}}`;
 }
 
 /** Refuses strings and lists beyond MAX_BUILT_LENGTH before they are built. */

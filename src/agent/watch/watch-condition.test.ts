@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { checkStopCondition, validateStopOn, type PollFacts } from './watch-condition.js';
 import { formatInterval, parseDuration } from './watch-durations.js';
 
-const poll = (output: string, exitCode = 0, prevOutput: string | null = null): PollFacts => ({ output, exitCode, prevOutput });
+const poll = (output: string, exitCode = 0, prevOutput: string | null = null): PollFacts => ({
+  output,
+  exitCode,
+  prevOutput,
+});
 const fires = (condition: string, facts: PollFacts): boolean => {
   const outcome = checkStopCondition(condition, facts);
   assert.equal(outcome.isError, false, `${condition}: ${outcome.reason}`);
@@ -12,7 +16,16 @@ const fires = (condition: string, facts: PollFacts): boolean => {
 
 describe('parseDuration', () => {
   it('accepts the reference examples', () => {
-    const cases: Array<[string, number]> = [['30s', 30], ['5m', 300], ['1h', 3600], ['2h30m', 9000], ['90', 90], ['10.5', 10.5], ['  5m  ', 300], ['1H30M', 5400]];
+    const cases: Array<[string, number]> = [
+      ['30s', 30],
+      ['5m', 300],
+      ['1h', 3600],
+      ['2h30m', 9000],
+      ['90', 90],
+      ['10.5', 10.5],
+      ['  5m  ', 300],
+      ['1H30M', 5400],
+    ];
     for (const [text, seconds] of cases) assert.deepEqual(parseDuration(text), { ok: true, value: seconds }, text);
   });
 
@@ -23,14 +36,28 @@ describe('parseDuration', () => {
 
 describe('formatInterval', () => {
   it('prints seconds, minutes and hours like the reference', () => {
-    const cases: Array<[number, string]> = [[30, '30s'], [60, '1m'], [300, '5m'], [3600, '1h'], [5400, '1h30m'], [7200, '2h'], [86400, '24h']];
+    const cases: Array<[number, string]> = [
+      [30, '30s'],
+      [60, '1m'],
+      [300, '5m'],
+      [3600, '1h'],
+      [5400, '1h30m'],
+      [7200, '2h'],
+      [86400, '24h'],
+    ];
     for (const [seconds, text] of cases) assert.equal(formatInterval(seconds), text);
   });
 });
 
 describe('validateStopOn', () => {
   it('accepts the documented conditions', () => {
-    for (const condition of ['data["state"] == "MERGED"', '"error" in output', 'exit_code != 0', 'changed and "ready" in output.lower()', 'data.get("mergedAt") is not None']) {
+    for (const condition of [
+      'data["state"] == "MERGED"',
+      '"error" in output',
+      'exit_code != 0',
+      'changed and "ready" in output.lower()',
+      'data.get("mergedAt") is not None',
+    ]) {
       assert.equal(validateStopOn(condition), undefined, condition);
     }
   });
@@ -67,7 +94,10 @@ describe('checkStopCondition', () => {
     assert.equal(fires('data.get("mergedAt") is not None', poll('{"mergedAt": "2026-01-01"}')), true);
     assert.equal(fires('data.get("mergedAt") is not None', poll('{"mergedAt": null}')), false);
     assert.equal(fires('changed and "ready" in output.lower()', poll('READY', 0, 'wait')), true);
-    assert.equal(checkStopCondition('data["state"] == "X"', poll('{}')).reason, 'condition error: key \'state\' not found');
+    assert.equal(
+      checkStopCondition('data["state"] == "X"', poll('{}')).reason,
+      "condition error: key 'state' not found",
+    );
   });
 
   it('follows Python semantics for not, in, and/or, membership and builtins', () => {
@@ -87,7 +117,14 @@ describe('checkStopCondition', () => {
   });
 
   it('reports errors of the condition as terminal, never runs code: 1/0, __import__, open, exec, eval, compile', () => {
-    for (const condition of ['1/0', "__import__('os')", "open('/etc/passwd')", "exec('x')", "eval('1')", "compile('1', 'f', 'eval')"]) {
+    for (const condition of [
+      '1/0',
+      "__import__('os')",
+      "open('/etc/passwd')",
+      "exec('x')",
+      "eval('1')",
+      "compile('1', 'f', 'eval')",
+    ]) {
       const outcome = checkStopCondition(condition, poll('x'));
       assert.equal(outcome.fired, false, condition);
       assert.equal(outcome.isError, true, condition);
@@ -126,7 +163,10 @@ describe('hostile stop_on corpus', () => {
     assert.match(refusedOrSafe('9 ** 999999 == 1'), /out of range/);
     assert.match(refusedOrSafe('len("a" * 10 ** 9) > 0'), /too large/);
     assert.match(refusedOrSafe('len([1] * 10 ** 8) > 0'), /too large/);
-    assert.match(refusedOrSafe('len(output.replace("", "xxxxxxxxxxxxxxxxxxxxxxxxxx")) > 0', poll('a'.repeat(60_000))), /too large/);
+    assert.match(
+      refusedOrSafe('len(output.replace("", "xxxxxxxxxxxxxxxxxxxxxxxxxx")) > 0', poll('a'.repeat(60_000))),
+      /too large/,
+    );
   });
 
   it('stops runaway work with the step and time limits', () => {

@@ -24,15 +24,27 @@ export function validateStopOn(stopOn: string): string | undefined {
   return parsed.ok ? undefined : parsed.error;
 }
 
-export function checkStopCondition(stopOn: string | null, facts: PollFacts, options: EvaluateOptions = {}): ConditionOutcome {
+export function checkStopCondition(
+  stopOn: string | null,
+  facts: PollFacts,
+  options: EvaluateOptions = {},
+): ConditionOutcome {
   const changed = facts.prevOutput !== null && facts.output !== facts.prevOutput;
   if (stopOn === null || stopOn.trim() === '') {
-    return changed ? { fired: true, reason: 'output changed', isError: false } : { fired: false, reason: '', isError: false };
+    return changed
+      ? { fired: true, reason: 'output changed', isError: false }
+      : { fired: false, reason: '', isError: false };
   }
   const parsed = parseCondition(stopOn);
   if (!parsed.ok) return { fired: false, reason: `condition error: ${parsed.error}`, isError: true };
   const data: PyValue = safeJsonParse(facts.output);
-  const result = evaluateCondition(parsed.value, { output: facts.output, data, exit_code: facts.exitCode, prev_output: facts.prevOutput, changed }, options);
+  const result = evaluateCondition(
+    parsed.value,
+    { output: facts.output, data, exit_code: facts.exitCode, prev_output: facts.prevOutput, changed },
+    options,
+  );
   if (!result.ok) return { fired: false, reason: `condition error: ${result.error}`, isError: true };
-  return truthy(result.value) ? { fired: true, reason: `condition met: ${stopOn.trim()}`, isError: false } : { fired: false, reason: '', isError: false };
+  return truthy(result.value)
+    ? { fired: true, reason: `condition met: ${stopOn.trim()}`, isError: false }
+    : { fired: false, reason: '', isError: false };
 }

@@ -10,7 +10,10 @@ export interface PollOutcome {
   exitCode: number;
 }
 
-export async function runWatchCommand(command: string, options: { cwd: string; timeoutMs: number; signal: AbortSignal; sandbox?: Sandbox }): Promise<PollOutcome> {
+export async function runWatchCommand(
+  command: string,
+  options: { cwd: string; timeoutMs: number; signal: AbortSignal; sandbox?: Sandbox },
+): Promise<PollOutcome> {
   const context = { cwd: options.cwd, ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }) };
   const outcome = await runContained('bash', ['-c', command], context, {
     limits: { cpuSeconds: Math.ceil(options.timeoutMs / 1000) + 1 },
@@ -21,12 +24,20 @@ export async function runWatchCommand(command: string, options: { cwd: string; t
   options.signal.throwIfAborted();
   const refused = sandboxRefusal(outcome);
   if (refused !== undefined) return { output: `[${refused}]`, exitCode: -1 };
-  if (outcome.spawnError !== undefined) return { output: `[command failed: ${outcome.spawnError.code ?? outcome.spawnError.message}]`, exitCode: -1 };
-  if (outcome.timedOut) return { output: `[command timed out after ${Math.round(options.timeoutMs / 1000)}s]`, exitCode: -1 };
-  const combined = outcome.stdout ? (outcome.stderr ? `${outcome.stdout}\n[stderr]\n${outcome.stderr}` : outcome.stdout) : outcome.stderr;
+  if (outcome.spawnError !== undefined)
+    return { output: `[command failed: ${outcome.spawnError.code ?? outcome.spawnError.message}]`, exitCode: -1 };
+  if (outcome.timedOut)
+    return { output: `[command timed out after ${Math.round(options.timeoutMs / 1000)}s]`, exitCode: -1 };
+  const combined = outcome.stdout
+    ? outcome.stderr
+      ? `${outcome.stdout}\n[stderr]\n${outcome.stderr}`
+      : outcome.stdout
+    : outcome.stderr;
   return { output: capOutput(combined), exitCode: outcome.exitCode ?? -1 };
 }
 
 export function capOutput(output: string): string {
-  return output.length > MAX_WATCH_OUTPUT ? `${output.slice(0, MAX_WATCH_OUTPUT)}\n[truncated at ${MAX_WATCH_OUTPUT} characters]` : output;
+  return output.length > MAX_WATCH_OUTPUT
+    ? `${output.slice(0, MAX_WATCH_OUTPUT)}\n[truncated at ${MAX_WATCH_OUTPUT} characters]`
+    : output;
 }

@@ -16,14 +16,30 @@ export const COMMANDS = [
     type: 1,
     options: [
       { name: 'message', description: 'What to ask', type: STRING, required: true, max_length: 4000 },
-      { name: 'model', description: 'Model for this thread (a configured alias)', type: STRING, required: false, autocomplete: true, max_length: 100 },
+      {
+        name: 'model',
+        description: 'Model for this thread (a configured alias)',
+        type: STRING,
+        required: false,
+        autocomplete: true,
+        max_length: 100,
+      },
     ],
   },
   {
     name: 'model',
     description: 'Show or switch this thread’s model',
     type: 1,
-    options: [{ name: 'alias', description: 'Model to switch to (a configured alias)', type: STRING, required: false, autocomplete: true, max_length: 100 }],
+    options: [
+      {
+        name: 'alias',
+        description: 'Model to switch to (a configured alias)',
+        type: STRING,
+        required: false,
+        autocomplete: true,
+        max_length: 100,
+      },
+    ],
   },
   { name: 'status', description: 'Show the status of this thread’s workstream', type: 1 },
   { name: 'close', description: 'Close this thread’s workstream', type: 1 },
@@ -32,31 +48,59 @@ export const COMMANDS = [
     name: 'steer',
     description: 'Add guidance to the running turn in this thread (read at its next model call)',
     type: 1,
-    options: [{ name: 'text', description: 'What the agent should take into account', type: STRING, required: true, max_length: 2000 }],
+    options: [
+      {
+        name: 'text',
+        description: 'What the agent should take into account',
+        type: STRING,
+        required: true,
+        max_length: 2000,
+      },
+    ],
   },
   {
     name: 'signout',
     description: 'Forget your sign-in to an MCP server (all of them without a name)',
     type: 1,
-    options: [{ name: 'server', description: 'The MCP server, as configured', type: STRING, required: false, max_length: 100 }],
+    options: [
+      { name: 'server', description: 'The MCP server, as configured', type: STRING, required: false, max_length: 100 },
+    ],
   },
   {
     name: 'forget',
     description: 'Delete your own memories (all of them, or one by name)',
     type: 1,
-    options: [{ name: 'memory', description: 'Name of the memory to delete (default: all of yours)', type: STRING, required: false, max_length: 200 }],
+    options: [
+      {
+        name: 'memory',
+        description: 'Name of the memory to delete (default: all of yours)',
+        type: STRING,
+        required: false,
+        max_length: 200,
+      },
+    ],
   },
   {
     name: 'grants',
     description: 'List the standing approvals (Always) that apply here, or revoke one',
     type: 1,
-    options: [{ name: 'revoke', description: 'Id of the grant to revoke', type: STRING, required: false, max_length: 64 }],
+    options: [
+      { name: 'revoke', description: 'Id of the grant to revoke', type: STRING, required: false, max_length: 64 },
+    ],
   },
   {
     name: 'mcp',
     description: 'Show the MCP servers and their tools, or refresh them',
     type: 1,
-    options: [{ name: 'action', description: 'What to do', type: STRING, required: false, choices: [{ name: 'refresh', value: 'refresh' }] }],
+    options: [
+      {
+        name: 'action',
+        description: 'What to do',
+        type: STRING,
+        required: false,
+        choices: [{ name: 'refresh', value: 'refresh' }],
+      },
+    ],
   },
 ] as const;
 

@@ -25,7 +25,8 @@ export function parseCustomId(id: string): { action: ActionName | PlainControl; 
   const [prefix, action, approvalId] = id.split(':');
   if (prefix !== PREFIX || action === undefined) return undefined;
   if (action === 'link' || action === 'stop' || action === 'steer') return { action, approvalId: '' };
-  if (!ACTIONS.includes(action as ActionName) || !approvalId || !/^[A-Za-z0-9_-]{1,64}$/.test(approvalId)) return undefined;
+  if (!ACTIONS.includes(action as ActionName) || !approvalId || !/^[A-Za-z0-9_-]{1,64}$/.test(approvalId))
+    return undefined;
   return { action: action as ActionName, approvalId };
 }
 
@@ -46,19 +47,35 @@ function button(label: string, style: number, id: string): Button {
  * the steer form, whose text joins the running turn).
  */
 export function stopRow(): unknown {
-  return { type: ROW, components: [button('Stop', STYLE.danger, customId('stop')), button('Steer', STYLE.secondary, customId('steer'))] };
+  return {
+    type: ROW,
+    components: [button('Stop', STYLE.danger, customId('stop')), button('Steer', STYLE.secondary, customId('steer'))],
+  };
 }
 
 /** The message body of a card: an embed plus (while pending) one row of buttons. */
 export function renderCard(card: ApprovalCard): { embeds: unknown[]; components: unknown[] } {
   const pending = card.outcome.status === 'pending';
-  const embed: Record<string, unknown> = card.kind === 'plan' ? planEmbed(card) : card.kind === 'network' ? networkEmbed(card) : toolsEmbed(card);
+  const embed: Record<string, unknown> =
+    card.kind === 'plan' ? planEmbed(card) : card.kind === 'network' ? networkEmbed(card) : toolsEmbed(card);
   if (!pending) {
     const outcome = card.outcome as Exclude<ApprovalCard['outcome'], { status: 'pending' }>;
     embed.title = `${String(embed.title)} — ${outcomeLabel(card, outcome.status)}`;
-    embed.color = outcome.status === 'rejected' ? COLOR.rejected : outcome.status === 'cancelled' || outcome.status === 'interrupted' ? COLOR.decided : COLOR.approved;
-    const fields = [{ name: outcome.status === 'interrupted' ? 'Approved by' : 'Decided by', value: truncate(escapeDiscordMarkdown(outcome.decidedBy), 200), inline: true }];
-    if (outcome.feedback) fields.push({ name: 'Feedback', value: truncate(neutraliseFences(outcome.feedback), 1000), inline: false });
+    embed.color =
+      outcome.status === 'rejected'
+        ? COLOR.rejected
+        : outcome.status === 'cancelled' || outcome.status === 'interrupted'
+          ? COLOR.decided
+          : COLOR.approved;
+    const fields = [
+      {
+        name: outcome.status === 'interrupted' ? 'Approved by' : 'Decided by',
+        value: truncate(escapeDiscordMarkdown(outcome.decidedBy), 200),
+        inline: true,
+      },
+    ];
+    if (outcome.feedback)
+      fields.push({ name: 'Feedback', value: truncate(neutraliseFences(outcome.feedback), 1000), inline: false });
     embed.fields = fields;
   }
   return { embeds: [embed], components: pending ? [{ type: ROW, components: buttonsFor(card) }] : [] };
@@ -98,7 +115,14 @@ function toolsEmbed(card: ApprovalCard): Record<string, unknown> {
 /** "bash wants to reach pypi.org:443": the destination is the process's own text, shown as code. */
 function networkEmbed(card: ApprovalCard): Record<string, unknown> {
   const lines = card.items.map((item) => `\`${truncate(item.header.replace(/`/g, "'"), 300)}\``);
-  const description = truncate(['**A sandboxed process asks for the network:**', ...lines, 'Loopback, private and metadata addresses are refused whatever you answer.'].join('\n'), 4000);
+  const description = truncate(
+    [
+      '**A sandboxed process asks for the network:**',
+      ...lines,
+      'Loopback, private and metadata addresses are refused whatever you answer.',
+    ].join('\n'),
+    4000,
+  );
   return { title: 'Network Access Requested', description, color: COLOR.pending };
 }
 
@@ -108,9 +132,27 @@ function planEmbed(card: ApprovalCard): Record<string, unknown> {
 }
 
 function outcomeLabel(card: ApprovalCard, status: string): string {
-  if (card.kind === 'plan') return status === 'rejected' ? 'Changes requested' : status === 'cancelled' ? 'Cancelled' : 'Approved';
-  if (card.kind === 'network') return { approved: 'Allowed once', always: 'Always allowed here', rejected: 'Denied', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[status] ?? status;
-  return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[status] ?? status;
+  if (card.kind === 'plan')
+    return status === 'rejected' ? 'Changes requested' : status === 'cancelled' ? 'Cancelled' : 'Approved';
+  if (card.kind === 'network')
+    return (
+      {
+        approved: 'Allowed once',
+        always: 'Always allowed here',
+        rejected: 'Denied',
+        cancelled: 'Cancelled',
+        interrupted: 'Interrupted by a restart',
+      }[status] ?? status
+    );
+  return (
+    {
+      approved: 'Approved',
+      always: 'Always approved',
+      rejected: 'Rejected',
+      cancelled: 'Cancelled',
+      interrupted: 'Interrupted by a restart',
+    }[status] ?? status
+  );
 }
 
 /** The modal asking for an optional rejection reason or requested plan changes. */
@@ -145,7 +187,16 @@ export function steerModal(): Record<string, unknown> {
     components: [
       {
         type: ROW,
-        components: [{ type: 4, custom_id: 'steer', label: 'What should the agent take into account?', style: 2, required: true, max_length: 2000 }],
+        components: [
+          {
+            type: 4,
+            custom_id: 'steer',
+            label: 'What should the agent take into account?',
+            style: 2,
+            required: true,
+            max_length: 2000,
+          },
+        ],
       },
     ],
   };
@@ -157,7 +208,19 @@ export function linkModal(): Record<string, unknown> {
     custom_id: customId('link'),
     title: 'Link Account',
     components: [
-      { type: ROW, components: [{ type: 4, custom_id: 'token', label: 'API Token', style: 1, required: true, placeholder: 'Paste your sp_... API token' }] },
+      {
+        type: ROW,
+        components: [
+          {
+            type: 4,
+            custom_id: 'token',
+            label: 'API Token',
+            style: 1,
+            required: true,
+            placeholder: 'Paste your sp_... API token',
+          },
+        ],
+      },
     ],
   };
 }

@@ -41,14 +41,26 @@ export function attachmentsOf(message: Pick<Message, 'attachments'>): InboundAtt
 }
 
 /** The inbound event for a message, or undefined when the gateway must never see it. */
-export function toInboundMessage(message: Message, scope: DiscordScope): Extract<InboundEvent, { type: 'message' }> | undefined {
+export function toInboundMessage(
+  message: Message,
+  scope: DiscordScope,
+): Extract<InboundEvent, { type: 'message' }> | undefined {
   if (message.author.bot || message.author.id === scope.botId || message.system) return undefined;
   const user = { id: message.author.id, name: message.author.globalName ?? message.author.username };
   if (!message.inGuild()) {
     // A message that replies to one of ours (a notification, an answer) names it: the gateway routes by it.
     const replyTo = message.reference?.messageId ?? undefined;
     const conversation = { kind: 'direct', channelId: message.channelId } as const;
-    return { type: 'message', user, conversation, messageId: message.id, text: message.content.trim(), mentioned: true, replyTo, attachments: attachmentsOf(message) };
+    return {
+      type: 'message',
+      user,
+      conversation,
+      messageId: message.id,
+      text: message.content.trim(),
+      mentioned: true,
+      replyTo,
+      attachments: attachmentsOf(message),
+    };
   }
   const channel = message.channel;
   const thread = channel.isThread();

@@ -29,7 +29,8 @@ export async function handleFormInteraction(
   // Deferred already: forms cannot open any more, answers edit the private reply.
   const respond: FormResponder = { showForm: () => Promise.resolve(false), reply: deferred.reply };
   if (parsed.action === 'form-decline') deliver({ ...base, action: 'decline', values: {}, respond });
-  if (parsed.action === 'form-submit' && interaction.isModalSubmit()) deliver({ ...base, action: 'submit', values: submittedValues(interaction), respond });
+  if (parsed.action === 'form-submit' && interaction.isModalSubmit())
+    deliver({ ...base, action: 'submit', values: submittedValues(interaction), respond });
   return true;
 }
 

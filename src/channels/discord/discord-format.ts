@@ -23,7 +23,8 @@ export interface DiscordMessageBody {
 
 const NOTICES: Record<NoticeCode, string> = {
   'link-hint': 'To talk to me, link your Discord account first: run `/link` and paste a Sandpiper API token.',
-  'dm-unsupported': "*Direct messages aren't supported. Use `/ask` in a server channel or @mention me to start a conversation.*",
+  'dm-unsupported':
+    "*Direct messages aren't supported. Use `/ask` in a server channel or @mention me to start a conversation.*",
   'notification-inactive': '*This notification is no longer active.*',
   closed: '*Workstream closed.*',
   reactivated: '*Workstream reactivated.*',
@@ -46,7 +47,11 @@ function noticeContent(code: NoticeCode, text: string | undefined): string {
 export function renderMessage(message: OutboundMessage): DiscordMessageBody {
   switch (message.kind) {
     case 'text': {
-      const body: DiscordMessageBody = { content: truncate(message.text, DISCORD_MAX_MESSAGE_LENGTH), embeds: [], allowed_mentions: NO_MENTIONS };
+      const body: DiscordMessageBody = {
+        content: truncate(message.text, DISCORD_MAX_MESSAGE_LENGTH),
+        embeds: [],
+        allowed_mentions: NO_MENTIONS,
+      };
       if (message.nonce !== undefined) Object.assign(body, { nonce: message.nonce, enforce_nonce: true });
       return message.stoppable ? { ...body, components: [stopRow()] } : body;
     }
@@ -59,7 +64,11 @@ export function renderMessage(message: OutboundMessage): DiscordMessageBody {
     case 'tool-call':
       return { content: '', embeds: [toolCallEmbed(message)], allowed_mentions: NO_MENTIONS };
     case 'tool-result':
-      return { content: '', embeds: [toolResultEmbed(message.name, message.output, message.isError)], allowed_mentions: NO_MENTIONS };
+      return {
+        content: '',
+        embeds: [toolResultEmbed(message.name, message.output, message.isError)],
+        allowed_mentions: NO_MENTIONS,
+      };
     case 'approval':
       return { content: '', ...renderCard(message.card), allowed_mentions: NO_MENTIONS };
     case 'form':

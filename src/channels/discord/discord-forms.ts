@@ -35,13 +35,27 @@ export function parseFormCustomId(id: string): { action: FormAction; formId: str
 export function renderFormCard(card: FormCard): { embeds: unknown[]; components: unknown[] } {
   if (card.purpose === 'authorization') return renderWaitCard(card);
   const lines = [truncate(neutraliseFences(escapeMentions(card.message)), 2000)];
-  if (card.fieldLabels.length > 0) lines.push('', `**Fields:** ${card.fieldLabels.map(escapeDiscordMarkdown).join(', ')}`);
+  if (card.fieldLabels.length > 0)
+    lines.push('', `**Fields:** ${card.fieldLabels.map(escapeDiscordMarkdown).join(', ')}`);
   const footer = { text: truncate(`Asked by the MCP server ${escapeMentions(card.source)}`, 200) };
-  const embed: Record<string, unknown> = { title: 'Input Requested', color: COLOR.pending, footer, ...outcomeParts(card, lines) };
+  const embed: Record<string, unknown> = {
+    title: 'Input Requested',
+    color: COLOR.pending,
+    footer,
+    ...outcomeParts(card, lines),
+  };
   embed.description = truncate(lines.join('\n'), 4000);
   const components =
     card.outcome.status === 'pending'
-      ? [{ type: ROW, components: [button('Answer', STYLE.primary, formCustomId('form-answer', card.formId)), button('Decline', STYLE.danger, formCustomId('form-decline', card.formId))] }]
+      ? [
+          {
+            type: ROW,
+            components: [
+              button('Answer', STYLE.primary, formCustomId('form-answer', card.formId)),
+              button('Decline', STYLE.danger, formCustomId('form-decline', card.formId)),
+            ],
+          },
+        ]
       : [];
   return { embeds: [embed], components };
 }
@@ -53,17 +67,29 @@ function outcomeParts(card: FormCard, lines: string[]): Record<string, unknown> 
   switch (outcome.status) {
     case 'pending': {
       const expires = Math.floor(Date.parse(card.expiresAt) / 1000);
-      if (Number.isFinite(expires)) lines.push('', `Answer with the button below before <t:${expires}:t>; unanswered requests are declined.`);
+      if (Number.isFinite(expires))
+        lines.push('', `Answer with the button below before <t:${expires}:t>; unanswered requests are declined.`);
       return {};
     }
     case 'unsupported':
-      lines.push('', `This form cannot be shown in Discord: ${escapeDiscordMarkdown(outcome.reason)}. The request from ${source} was declined.`);
+      lines.push(
+        '',
+        `This form cannot be shown in Discord: ${escapeDiscordMarkdown(outcome.reason)}. The request from ${source} was declined.`,
+      );
       return { title: 'Input Requested — Cannot Be Shown Here', color: COLOR.closed };
     case 'answered':
     case 'declined': {
       const answered = outcome.status === 'answered';
-      const who = { name: answered ? 'Answered by' : 'Declined by', value: truncate(escapeDiscordMarkdown(outcome.decidedBy), 200), inline: true };
-      return { title: `Input Requested — ${answered ? 'Answered' : 'Declined'}`, color: COLOR[outcome.status], fields: [who] };
+      const who = {
+        name: answered ? 'Answered by' : 'Declined by',
+        value: truncate(escapeDiscordMarkdown(outcome.decidedBy), 200),
+        inline: true,
+      };
+      return {
+        title: `Input Requested — ${answered ? 'Answered' : 'Declined'}`,
+        color: COLOR[outcome.status],
+        fields: [who],
+      };
     }
     case 'expired':
       lines.push('', 'No answer in time; the request was declined.');
@@ -88,7 +114,8 @@ function renderWaitCard(card: FormCard): { embeds: unknown[]; components: unknow
   const status = card.outcome.status;
   const lines = [truncate(escapeMentions(card.message), 2000)];
   const expires = Math.floor(Date.parse(card.expiresAt) / 1000);
-  if (status === 'pending' && Number.isFinite(expires)) lines.push('', `Cancel below, or the wait ends at <t:${expires}:t>.`);
+  if (status === 'pending' && Number.isFinite(expires))
+    lines.push('', `Cancel below, or the wait ends at <t:${expires}:t>.`);
   const color = status === 'pending' || status === 'answered' || status === 'declined' ? COLOR[status] : COLOR.closed;
   const footer = { text: truncate(`MCP server ${escapeMentions(card.source)}`, 200) };
   const embed = { title: WAIT_TITLES[status], color, description: truncate(lines.join('\n'), 4000), footer };

@@ -69,21 +69,35 @@ export class DiscordHistory implements ChannelHistory {
   channels(): Promise<readonly string[]> {
     if (this.configured.length > 0) return Promise.resolve([...this.configured]);
     const guildId = this.scope()?.guildId;
-    const ids = this.source.gatewayClients().flatMap((client) => [
-      ...client.channels.cache
-        .filter((channel) => (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement) && (guildId === undefined || channel.guildId === guildId))
-        .keys(),
-    ]);
+    const ids = this.source
+      .gatewayClients()
+      .flatMap((client) => [
+        ...client.channels.cache
+          .filter(
+            (channel) =>
+              (channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement) &&
+              (guildId === undefined || channel.guildId === guildId),
+          )
+          .keys(),
+      ]);
     return Promise.resolve([...new Set(ids)]);
   }
 
-  async messagesAfter(channelId: string, start: HistoryStart, limit: number, signal: AbortSignal): Promise<InboundMessage[]> {
+  async messagesAfter(
+    channelId: string,
+    start: HistoryStart,
+    limit: number,
+    signal: AbortSignal,
+  ): Promise<InboundMessage[]> {
     const scope = this.scope();
     if (!scope) return [];
     try {
       const channel = await (await this.source.clientFor(channelId))?.channels.fetch(channelId);
       if (!channel || !channel.isTextBased() || !('messages' in channel)) return [];
-      let after = laterOf(start.afterId, SnowflakeUtil.generate({ timestamp: Math.max(start.sinceMs, Number(SnowflakeUtil.epoch)) }).toString());
+      let after = laterOf(
+        start.afterId,
+        SnowflakeUtil.generate({ timestamp: Math.max(start.sinceMs, Number(SnowflakeUtil.epoch)) }).toString(),
+      );
       const found: InboundMessage[] = [];
       while (found.length < limit && !signal.aborted) {
         const page = await channel.messages.fetch({ after, limit: PAGE, cache: false });

@@ -1,8 +1,21 @@
 /** Discord interactions → inbound events: acknowledged first (defer or modal, within 3 s), then handed on. */
 import {
-  MessageFlags, Routes, type AutocompleteInteraction, type ButtonInteraction, type ChatInputCommandInteraction, type Interaction, type ModalSubmitInteraction,
+  MessageFlags,
+  Routes,
+  type AutocompleteInteraction,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Interaction,
+  type ModalSubmitInteraction,
 } from 'discord.js';
-import type { ActionName, CommandName, Conversation, InboundEvent, PlatformUser, Responder } from '../channel-adapter.js';
+import type {
+  ActionName,
+  CommandName,
+  Conversation,
+  InboundEvent,
+  PlatformUser,
+  Responder,
+} from '../channel-adapter.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { deferPrivately, modalOrReplyClick } from './discord-acknowledge.js';
@@ -10,7 +23,20 @@ import { feedbackModal, linkModal, parseCustomId, steerModal } from './discord-c
 import { isAllowed, type DiscordScope } from './discord-events.js';
 import { handleFormInteraction } from './discord-form-interactions.js';
 
-const COMMAND_NAMES: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget', 'mcp', 'steer'];
+const COMMAND_NAMES: readonly CommandName[] = [
+  'link',
+  'unlink',
+  'ask',
+  'status',
+  'close',
+  'cancel',
+  'model',
+  'signout',
+  'grants',
+  'forget',
+  'mcp',
+  'steer',
+];
 /** The command options that name a model alias (and offer autocomplete). */
 const MODEL_OPTION: Partial<Record<CommandName, string>> = { ask: 'model', model: 'alias' };
 type Deliver = (event: InboundEvent) => void;
@@ -19,10 +45,19 @@ export const NOT_READY = 'Starting up, try again in a moment.';
 type Repliable = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction;
 
 /** Handles one interaction: acknowledges it, then delivers the matching inbound event (if any). */
-export async function handleInteraction(interaction: Interaction, scope: DiscordScope, deliver: Deliver, logger: Logger): Promise<void> {
+export async function handleInteraction(
+  interaction: Interaction,
+  scope: DiscordScope,
+  deliver: Deliver,
+  logger: Logger,
+): Promise<void> {
   if (interaction.isChatInputCommand()) return onCommand(interaction, scope, deliver, logger);
   if (interaction.isAutocomplete()) return onAutocomplete(interaction, deliver, logger);
-  if ((interaction.isButton() || interaction.isModalSubmit()) && (await handleFormInteraction(interaction, deliver, logger))) return;
+  if (
+    (interaction.isButton() || interaction.isModalSubmit()) &&
+    (await handleFormInteraction(interaction, deliver, logger))
+  )
+    return;
   if (interaction.isButton()) return onButton(interaction, deliver, logger);
   if (interaction.isModalSubmit()) return onModal(interaction, deliver, logger);
 }
@@ -37,7 +72,12 @@ export async function answerNotReady(interaction: Interaction, logger: Logger): 
   }
 }
 
-async function onCommand(interaction: ChatInputCommandInteraction, scope: DiscordScope, deliver: Deliver, logger: Logger): Promise<void> {
+async function onCommand(
+  interaction: ChatInputCommandInteraction,
+  scope: DiscordScope,
+  deliver: Deliver,
+  logger: Logger,
+): Promise<void> {
   const name = interaction.commandName as CommandName;
   if (!COMMAND_NAMES.includes(name)) return;
   if (name === 'link') {
@@ -53,16 +93,34 @@ async function onCommand(interaction: ChatInputCommandInteraction, scope: Discor
       return;
     }
   }
-  deliver({ type: 'command', name, user: userOf(interaction), conversation, args: commandArgs(interaction, name), respond });
+  deliver({
+    type: 'command',
+    name,
+    user: userOf(interaction),
+    conversation,
+    args: commandArgs(interaction, name),
+    respond,
+  });
 }
 
-type CommandArgs = { message?: string; model?: string; server?: string; revoke?: string; memory?: string; action?: string };
+type CommandArgs = {
+  message?: string;
+  model?: string;
+  server?: string;
+  revoke?: string;
+  memory?: string;
+  action?: string;
+};
 
 function commandArgs(interaction: ChatInputCommandInteraction, name: CommandName): CommandArgs {
   const args: CommandArgs = {};
   if (name === 'ask') args.message = interaction.options.getString('message', true);
   if (name === 'steer') args.message = interaction.options.getString('text', true);
-  const optional: Partial<Record<CommandName, 'server' | 'revoke' | 'memory'>> = { signout: 'server', grants: 'revoke', forget: 'memory' };
+  const optional: Partial<Record<CommandName, 'server' | 'revoke' | 'memory'>> = {
+    signout: 'server',
+    grants: 'revoke',
+    forget: 'memory',
+  };
   const key = optional[name];
   const value = key === undefined ? null : interaction.options.getString(key);
   if (key !== undefined && value !== null) args[key] = value;
@@ -78,7 +136,11 @@ async function onAutocomplete(interaction: AutocompleteInteraction, deliver: Del
   const focused = interaction.options.getFocused(true);
   const answer = async (choices: readonly { label: string; value: string }[]): Promise<void> => {
     try {
-      await interaction.respond(choices.slice(0, 25).map((choice) => ({ name: choice.label.slice(0, 100) || choice.value, value: choice.value })));
+      await interaction.respond(
+        choices
+          .slice(0, 25)
+          .map((choice) => ({ name: choice.label.slice(0, 100) || choice.value, value: choice.value })),
+      );
     } catch (error) {
       logger.warn({ error: describeError(error) }, 'autocomplete answer failed');
     }
@@ -98,7 +160,15 @@ async function onButton(interaction: ButtonInteraction, deliver: Deliver, logger
     const click = modalOrReplyClick(interaction, logger, 'feedback click');
     const modal = feedbackModal(parsed.action, parsed.approvalId);
     const openFeedback = (): Promise<boolean> => click.openModal(modal);
-    deliver({ type: 'action', name: parsed.action, approvalId: parsed.approvalId, user: userOf(interaction), feedback: null, respond: { reply: click.reply }, openFeedback });
+    deliver({
+      type: 'action',
+      name: parsed.action,
+      approvalId: parsed.approvalId,
+      user: userOf(interaction),
+      feedback: null,
+      respond: { reply: click.reply },
+      openFeedback,
+    });
     return;
   }
   const respond = await acknowledge(interaction, logger);
@@ -117,7 +187,15 @@ async function onStop(interaction: ButtonInteraction, deliver: Deliver, logger: 
       logger.warn({ error: describeError(error) }, 'stop button could not be removed');
     }
   };
-  deliver({ type: 'command', name: 'cancel', user: userOf(interaction), conversation: conversationOf(interaction), args: {}, respond, removeControl });
+  deliver({
+    type: 'command',
+    name: 'cancel',
+    user: userOf(interaction),
+    conversation: conversationOf(interaction),
+    args: {},
+    respond,
+    removeControl,
+  });
 }
 
 /** Steer on a live message: the form opens at once; who may steer is checked when it is submitted (the Stop rule). */
@@ -136,19 +214,40 @@ async function onModal(interaction: ModalSubmitInteraction, deliver: Deliver, lo
   if (!respond) return;
   if (parsed.action === 'steer') {
     const message = interaction.fields.getTextInputValue('steer');
-    deliver({ type: 'command', name: 'steer', user: userOf(interaction), conversation: conversationOf(interaction), args: { message }, respond });
+    deliver({
+      type: 'command',
+      name: 'steer',
+      user: userOf(interaction),
+      conversation: conversationOf(interaction),
+      args: { message },
+      respond,
+    });
     return;
   }
   if (parsed.action === 'link') {
     const token = interaction.fields.getTextInputValue('token');
-    deliver({ type: 'command', name: 'link', user: userOf(interaction), conversation: conversationOf(interaction), args: { token }, respond });
+    deliver({
+      type: 'command',
+      name: 'link',
+      user: userOf(interaction),
+      conversation: conversationOf(interaction),
+      args: { token },
+      respond,
+    });
     return;
   }
   const feedback = interaction.fields.getTextInputValue('feedback').trim();
   deliverAction(parsed.action, parsed.approvalId, feedback || null, interaction, respond, deliver);
 }
 
-function deliverAction(name: ActionName, approvalId: string, feedback: string | null, interaction: Repliable, respond: Responder, deliver: Deliver): void {
+function deliverAction(
+  name: ActionName,
+  approvalId: string,
+  feedback: string | null,
+  interaction: Repliable,
+  respond: Responder,
+  deliver: Deliver,
+): void {
   deliver({ type: 'action', name, approvalId, user: userOf(interaction), feedback, respond });
 }
 
@@ -158,7 +257,11 @@ function acknowledge(interaction: Repliable, logger: Logger): Promise<Responder 
 }
 
 function userOf(interaction: Repliable): PlatformUser {
-  return { id: interaction.user.id, name: interaction.user.globalName ?? interaction.user.username, roles: rolesOf(interaction) };
+  return {
+    id: interaction.user.id,
+    name: interaction.user.globalName ?? interaction.user.username,
+    roles: rolesOf(interaction),
+  };
 }
 
 /** The member's role ids: a cached GuildMember has a role manager, an uncached one the raw id list; none in a DM. */

@@ -22,7 +22,10 @@ export async function shardCountOf(config: ShardConfig, rest: REST): Promise<num
 }
 
 /** The `shards` / `shardCount` client options; a fixed id outside the count is a configuration error. */
-export async function singleSharding(config: ShardConfig, rest: REST): Promise<Pick<ClientOptions, 'shards' | 'shardCount'>> {
+export async function singleSharding(
+  config: ShardConfig,
+  rest: REST,
+): Promise<Pick<ClientOptions, 'shards' | 'shardCount'>> {
   const fixed = config.shards ?? [];
   if (fixed.length === 0) {
     if (typeof config.shard_count !== 'number') return { shards: 'auto' };
@@ -31,7 +34,9 @@ export async function singleSharding(config: ShardConfig, rest: REST): Promise<P
   const count = await shardCountOf(config, rest);
   const bad = fixed.filter((id) => id >= count);
   if (bad.length > 0) {
-    throw new ChannelError(`discord.shards ${bad.join(', ')} must be below the shard count (${count})`, { code: 'CONFIG_INVALID' });
+    throw new ChannelError(`discord.shards ${bad.join(', ')} must be below the shard count (${count})`, {
+      code: 'CONFIG_INVALID',
+    });
   }
   return { shards: [...new Set(fixed)], shardCount: count };
 }

@@ -7,6 +7,10 @@ export type { DiscordAdapterConfig, DiscordAdapterOptions };
 export type { DiscordClusterOptions, ShardLeasePort } from './discord-shard-keeper.js';
 
 /** Builds the Discord adapter from the `discord` config section; it connects on `start`. */
-export function createDiscordAdapter(config: DiscordAdapterConfig, logger: Logger, options: DiscordAdapterOptions = {}): ChannelAdapter {
+export function createDiscordAdapter(
+  config: DiscordAdapterConfig,
+  logger: Logger,
+  options: DiscordAdapterOptions = {},
+): ChannelAdapter {
   return new DiscordAdapter(config, logger.child({ platform: 'discord' }), options);
 }

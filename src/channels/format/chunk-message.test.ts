@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { chunkMessage } from './chunk-message.js';
 
 const fences = (chunk: string): number => chunk.split('```').length - 1;
-const visible = (text: string): string => text.replace(/```[\w+#.-]*/g, "").replace(/\s/g, "");
+const visible = (text: string): string => text.replace(/```[\w+#.-]*/g, '').replace(/\s/g, '');
 
 describe('chunkMessage', () => {
   it('returns the text unchanged when it fits, including the empty string', () => {
@@ -66,7 +66,12 @@ describe('chunkMessage', () => {
         if (kind < 0.15) lines.push(pick(['```', '```ts', '```python']));
         else if (kind < 0.25) lines.push('z'.repeat(1 + Math.floor(random() * 300)));
         else if (kind < 0.3) lines.push('');
-        else lines.push(Array.from({ length: 1 + Math.floor(random() * 15) }, () => pick(['alpha', 'be', 'c', 'delta42', 'é', '*x*'])).join(' '));
+        else
+          lines.push(
+            Array.from({ length: 1 + Math.floor(random() * 15) }, () =>
+              pick(['alpha', 'be', 'c', 'delta42', 'é', '*x*']),
+            ).join(' '),
+          );
       }
       const text = lines.join('\n');
       const max = 40 + Math.floor(random() * 200);
@@ -74,7 +79,8 @@ describe('chunkMessage', () => {
       const balancedInput = fences(text) % 2 === 0;
       for (const chunk of chunks) {
         assert.ok(chunk.length <= max, `chunk longer than ${max}`);
-        if (balancedInput) assert.equal(fences(chunk) % 2, 0, `unbalanced chunk at max ${max}: ${JSON.stringify(chunk)}`);
+        if (balancedInput)
+          assert.equal(fences(chunk) % 2, 0, `unbalanced chunk at max ${max}: ${JSON.stringify(chunk)}`);
       }
       assert.equal(visible(chunks.join('\n')), visible(text));
     }

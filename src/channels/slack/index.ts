@@ -6,6 +6,10 @@ import { SlackAdapter, type SlackAdapterConfig, type SlackAdapterOptions } from 
 export type { SlackAdapterConfig, SlackAdapterOptions };
 
 /** Builds the Slack adapter from the `slack` config section; it connects (Socket Mode) on `start`. */
-export function createSlackAdapter(config: SlackAdapterConfig, logger: Logger, options: SlackAdapterOptions = {}): ChannelAdapter {
+export function createSlackAdapter(
+  config: SlackAdapterConfig,
+  logger: Logger,
+  options: SlackAdapterOptions = {},
+): ChannelAdapter {
   return new SlackAdapter(config, logger.child({ platform: 'slack' }), options);
 }

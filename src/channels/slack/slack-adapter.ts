@@ -4,8 +4,18 @@ import type { App } from '@slack/bolt';
 import { attachmentOrigins } from '../attachment-origins.js';
 import { AdapterBase } from '../adapter-base.js';
 import type {
-  AttachmentAccess, ChannelAdapter, ChannelCapabilities, ChannelFeatures, CommandName, InboundHandler, NativeStream, OutboundMessage, PlatformUser, ReactionCode,
-  SessionStatus, ThreadOrigin,
+  AttachmentAccess,
+  ChannelAdapter,
+  ChannelCapabilities,
+  ChannelFeatures,
+  CommandName,
+  InboundHandler,
+  NativeStream,
+  OutboundMessage,
+  PlatformUser,
+  ReactionCode,
+  SessionStatus,
+  ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
@@ -64,15 +74,28 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
   ) {
     super(logger, 'slack');
     this.streaming = new StreamSupport(config.native_streaming ?? true, logger);
-    const installs = config.client_id && config.client_secret && config.mode === 'http' ? options.installations : undefined;
+    const installs =
+      config.client_id && config.client_secret && config.mode === 'http' ? options.installations : undefined;
     this.teams = new SlackTeams(installs?.store, logger);
     this.calls = new SlackCalls(this.teams, logger, (event) => this.deliver(event));
     this.replies = new SlackPrivateReplies(this.calls, config.slash_command, logger);
-    this.sessions = new SlackSessions(config.agent_sessions ?? true, this.calls.plain, logger, (channel) => this.teams.cachedTeamOf(channel) ?? '');
+    this.sessions = new SlackSessions(
+      config.agent_sessions ?? true,
+      this.calls.plain,
+      logger,
+      (channel) => this.teams.cachedTeamOf(channel) ?? '',
+    );
     this.history = new SlackHistory(this.calls.plain, () => this.scope, config.channel_ids);
     if (installs && config.client_id && config.client_secret) {
-      const settings = { clientId: config.client_id, clientSecret: config.client_secret, publicUrl: installs.publicUrl, apiUrl: config.api_url };
-      this.installer = new SlackInstaller(settings, installs.store, logger, (install) => this.teams.forget(install.teamId));
+      const settings = {
+        clientId: config.client_id,
+        clientSecret: config.client_secret,
+        publicUrl: installs.publicUrl,
+        apiUrl: config.api_url,
+      };
+      this.installer = new SlackInstaller(settings, installs.store, logger, (install) =>
+        this.teams.forget(install.teamId),
+      );
     }
     this.features = {
       forms: { maxFields: SLACK_MAX_FORM_FIELDS },
@@ -80,7 +103,9 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
       streaming: { open: (channelId) => this.openStream(channelId) },
       ephemeral: { whisper: (...args) => this.whisper(...args) },
       attachments: { access: (channelId) => this.attachmentAccess(channelId) },
-      sessions: { status: (channelId, status, title, signal) => this.sessions.setStatus(channelId, status, title, signal) },
+      sessions: {
+        status: (channelId, status, title, signal) => this.sessions.setStatus(channelId, status, title, signal),
+      },
       direct: { conversations: config.dm ?? true, open: (userId, signal) => this.openDirect(userId, signal) },
       approvers: { isApprover: (user, signal) => this.isApprover(user, signal) },
       drain: { stopInbound: () => this.stopInbound() },
@@ -106,7 +131,8 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
 
   async start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
     const token = this.config.bot_token;
-    if (!token && !this.teams.isMultiTeam) throw new ChannelError('slack.bot_token is required', { code: 'CONFIG_INVALID' });
+    if (!token && !this.teams.isMultiTeam)
+      throw new ChannelError('slack.bot_token is required', { code: 'CONFIG_INVALID' });
     const { app, http } = this.createApp(token);
     this.handler = handler;
     this.current = 'connecting';
@@ -120,7 +146,12 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
       if (token) {
         const auth = await untilAborted(app.client.auth.test({ token }), signal, () => slackCancelled('start'));
         this.scope = { ...this.scope, botUserId: String(auth.user_id ?? ''), botId: String(auth.bot_id ?? '') };
-        this.teams.home = { teamId: String(auth.team_id ?? ''), token, botUserId: this.scope.botUserId, botId: this.scope.botId };
+        this.teams.home = {
+          teamId: String(auth.team_id ?? ''),
+          token,
+          botUserId: this.scope.botUserId,
+          botId: this.scope.botId,
+        };
       }
       listen(app, this.scope, this.listenerHost());
       await untilAborted(app.start(), signal, () => slackCancelled('start'));
@@ -136,7 +167,9 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
   /** Closes the Socket Mode connection for the drain (Slack sends events to the app's other connections); Web API goes on. */
   private async stopInbound(): Promise<void> {
     this.inboundStopped = true;
-    await this.app?.stop().catch((error: unknown) => this.logger.debug({ error: describeError(error) }, 'slack socket close failed'));
+    await this.app
+      ?.stop()
+      .catch((error: unknown) => this.logger.debug({ error: describeError(error) }, 'slack socket close failed'));
   }
 
   async stop(): Promise<void> {
@@ -154,7 +187,13 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
   async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
     const { channel, threadTs } = parseTarget(channelId);
     const body = this.render(channelId, message);
-    const args = { channel, ...(threadTs ? { thread_ts: threadTs } : {}), ...body, unfurl_links: false, unfurl_media: false };
+    const args = {
+      channel,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+      ...body,
+      unfurl_links: false,
+      unfurl_media: false,
+    };
     const result = await this.calls.call('chat.postMessage', args, channelId, signal);
     return String(result.ts ?? '');
   }
@@ -162,34 +201,61 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
   async edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void> {
     const { channel } = parseTarget(channelId);
     const body = this.render(channelId, message);
-    await this.calls.call('chat.update', { channel, ts: messageId, text: body.text, blocks: body.blocks ?? [] }, channelId, signal);
+    await this.calls.call(
+      'chat.update',
+      { channel, ts: messageId, text: body.text, blocks: body.blocks ?? [] },
+      channelId,
+      signal,
+    );
   }
 
   /** The Slack body of a message; a stoppable live message in a thread gets the Stop button (it names the thread). */
   private render(channelId: string, message: OutboundMessage): ReturnType<typeof renderSlackMessage> {
     const body = renderSlackMessage(message, this.config.slash_command);
-    const stoppable = message.kind === 'text' && message.stoppable === true && parseTarget(channelId).threadTs !== undefined;
+    const stoppable =
+      message.kind === 'text' && message.stoppable === true && parseTarget(channelId).threadTs !== undefined;
     return stoppable ? withStopButton(body, channelId) : body;
   }
 
   /** A configured approver: a member of one of `slack.approver_groups`. */
   private isApprover(user: PlatformUser, signal: AbortSignal): Promise<boolean> {
-    const call = (method: string, args: Record<string, unknown>, own: AbortSignal, via: string): Promise<Record<string, unknown>> => this.calls.call(method, args, undefined, own, via);
+    const call = (
+      method: string,
+      args: Record<string, unknown>,
+      own: AbortSignal,
+      via: string,
+    ): Promise<Record<string, unknown>> => this.calls.call(method, args, undefined, own, via);
     this.approvers ??= new SlackApprovers(this.config.approver_groups ?? [], call, this.logger);
     return this.approvers.isApprover(user.id, signal);
   }
 
   /** An ephemeral message for one person, in the thread the message they wrote is in. */
-  private async whisper(channelId: string, userId: string, _replyTo: string, text: string, signal: AbortSignal): Promise<void> {
+  private async whisper(
+    channelId: string,
+    userId: string,
+    _replyTo: string,
+    text: string,
+    signal: AbortSignal,
+  ): Promise<void> {
     await this.replies.whisper(channelId, userId, text, signal);
   }
 
   /** A native stream for answer text in a thread, when the workspace streams (`slack-stream-support.ts`). */
   private openStream(channelId: string): NativeStream | undefined {
-    const call = (method: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> => this.calls.call(method, args, channelId, signal);
+    const call = (
+      method: string,
+      args: Record<string, unknown>,
+      signal: AbortSignal,
+    ): Promise<Record<string, unknown>> => this.calls.call(method, args, channelId, signal);
     const teamId = this.teams.cachedTeamOf(parseTarget(channelId).channel);
     const sessionStatus = (): SessionStatus | undefined => this.sessions.statusOf(channelId);
-    return this.streaming.open(channelId, { asker: this.threads.asker(channelId), teamId, call, limits: this.options.streamLimits, sessionStatus });
+    return this.streaming.open(channelId, {
+      asker: this.threads.asker(channelId),
+      teamId,
+      call,
+      limits: this.options.streamLimits,
+      sessionStatus,
+    });
   }
 
   /** Slack has no typing indicator for bot messages in channels: nothing to do. */
@@ -200,7 +266,9 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
   async react(channelId: string, messageId: string, reaction: ReactionCode, signal: AbortSignal): Promise<void> {
     const name = REACTIONS[reaction];
     const { channel } = parseTarget(channelId);
-    await this.bestEffort('react', () => this.calls.call('reactions.add', { channel, timestamp: messageId, name }, undefined, signal));
+    await this.bestEffort('react', () =>
+      this.calls.call('reactions.add', { channel, timestamp: messageId, name }, undefined, signal),
+    );
   }
 
   /**
@@ -213,8 +281,14 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
     let ts = origin.fromMessageId;
     if (!ts) {
       const topic = escapeSlackText(name.replace(/\s+/g, ' ').trim() || 'Sandpiper');
-      const text = requester && /^[UW][A-Z0-9]+$/.test(requester) ? `<@${requester}> asked: *${topic}*` : `:thread: *${topic}*`;
-      const result = await this.calls.call('chat.postMessage', { channel, text, unfurl_links: false, unfurl_media: false }, channel, signal);
+      const text =
+        requester && /^[UW][A-Z0-9]+$/.test(requester) ? `<@${requester}> asked: *${topic}*` : `:thread: *${topic}*`;
+      const result = await this.calls.call(
+        'chat.postMessage',
+        { channel, text, unfurl_links: false, unfurl_media: false },
+        channel,
+        signal,
+      );
       ts = String(result.ts ?? '');
     }
     if (requester) this.threads.remember(channel, requester, ts);
@@ -229,29 +303,47 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
   private async openDirect(userId: string, signal: AbortSignal): Promise<string> {
     const result = await this.calls.call('conversations.open', { users: userId }, undefined, signal);
     const channel = (result.channel ?? {}) as { id?: unknown };
-    if (typeof channel.id !== 'string') throw new ChannelError('slack conversations.open returned no channel', { code: 'CHANNEL_ERROR' });
+    if (typeof channel.id !== 'string')
+      throw new ChannelError('slack conversations.open returned no channel', { code: 'CHANNEL_ERROR' });
     return channel.id;
   }
 
   private createApp(token: string | undefined): ReturnType<typeof createSlackApp> {
     const { config, options } = this;
     const settings = {
-      mode: config.mode ?? 'socket', botToken: token, authorize: this.teams.isMultiTeam ? this.teams.authorize : undefined, appToken: config.app_token, signingSecret: config.signing_secret,
-      apiUrl: config.api_url, webRetries: options.webRetries, socketRetries: options.socketRetries, clientPingTimeoutMs: options.clientPingTimeoutMs,
+      mode: config.mode ?? 'socket',
+      botToken: token,
+      authorize: this.teams.isMultiTeam ? this.teams.authorize : undefined,
+      appToken: config.app_token,
+      signingSecret: config.signing_secret,
+      apiUrl: config.api_url,
+      webRetries: options.webRetries,
+      socketRetries: options.socketRetries,
+      clientPingTimeoutMs: options.clientPingTimeoutMs,
     };
-    return createSlackApp(settings, this.logger, { setState: (state) => this.setState(state), history: this.history, inboundStopped: () => this.inboundStopped });
+    return createSlackApp(settings, this.logger, {
+      setState: (state) => this.setState(state),
+      history: this.history,
+      inboundStopped: () => this.inboundStopped,
+    });
   }
 
   /** One `POST /slack/events` (slack.mode = "http"): verified, acknowledged, handled. 503 before the adapter started. */
   async handleHttp(request: SlackHttpRequest): Promise<SlackHttpResponse> {
     const http = this.http;
-    if ((this.config.mode ?? 'socket') !== 'http') return { status: 404, body: 'slack.mode is not "http"', contentType: 'text/plain; charset=utf-8' };
-    if (!http || this.inboundStopped || this.current === 'stopped') return { status: 503, body: 'not ready', contentType: 'text/plain; charset=utf-8' };
+    if ((this.config.mode ?? 'socket') !== 'http')
+      return { status: 404, body: 'slack.mode is not "http"', contentType: 'text/plain; charset=utf-8' };
+    if (!http || this.inboundStopped || this.current === 'stopped')
+      return { status: 503, body: 'not ready', contentType: 'text/plain; charset=utf-8' };
     return http.handle(request);
   }
 
   /** `GET /slack/install` and `GET /slack/oauth_redirect` (slack.client_id): false when installs are not configured. */
-  async handleInstallRequest(step: 'install' | 'redirect', req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  async handleInstallRequest(
+    step: 'install' | 'redirect',
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<boolean> {
     if (!this.installer) return false;
     await (step === 'install' ? this.installer.handleInstall(req, res) : this.installer.handleRedirect(req, res));
     return true;
@@ -259,7 +351,12 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
 
   private listenerHost(): Parameters<typeof listen>[2] {
     return {
-      slash: this.config.slash_command, logger: this.logger, signal: this.controller.signal, calls: this.calls, teams: this.teams, seen: this.seen,
+      slash: this.config.slash_command,
+      logger: this.logger,
+      signal: this.controller.signal,
+      calls: this.calls,
+      teams: this.teams,
+      seen: this.seen,
       deliver: (event) => this.deliver(event),
       privateReply: (target, text) => this.replies.privateReply(target, text, this.controller.signal),
       rememberThread: (channel, userId, threadTs) => this.threads.remember(channel, userId, threadTs),

@@ -28,15 +28,21 @@ export interface SlackAppHooks {
 }
 
 /** The configured bolt app, and the HTTP receiver when the mode is `http`. Throws CONFIG_INVALID when a secret is missing. */
-export function createSlackApp(settings: SlackAppSettings, logger: Logger, hooks: SlackAppHooks): { app: App; http: SlackHttpReceiver | undefined } {
+export function createSlackApp(
+  settings: SlackAppSettings,
+  logger: Logger,
+  hooks: SlackAppHooks,
+): { app: App; http: SlackHttpReceiver | undefined } {
   const bolt = boltLogger(logger);
   const url = settings.apiUrl ? { slackApiUrl: settings.apiUrl } : {};
   let receiver: SocketModeReceiver | SlackHttpReceiver;
   if (settings.mode === 'http') {
-    if (!settings.signingSecret) throw new ChannelError('slack.signing_secret is required when slack.mode = "http"', { code: 'CONFIG_INVALID' });
+    if (!settings.signingSecret)
+      throw new ChannelError('slack.signing_secret is required when slack.mode = "http"', { code: 'CONFIG_INVALID' });
     receiver = new SlackHttpReceiver(settings.signingSecret, logger);
   } else {
-    if (!settings.appToken) throw new ChannelError('slack.bot_token and slack.app_token are required', { code: 'CONFIG_INVALID' });
+    if (!settings.appToken)
+      throw new ChannelError('slack.bot_token and slack.app_token are required', { code: 'CONFIG_INVALID' });
     receiver = socketReceiver(settings, bolt, url, hooks);
   }
   const retryConfig = { retries: settings.webRetries ?? 2, factor: 2, minTimeout: 500, maxTimeout: 5_000 };
@@ -57,11 +63,22 @@ export function createSlackApp(settings: SlackAppSettings, logger: Logger, hooks
   return { app, http: receiver instanceof SlackHttpReceiver ? receiver : undefined };
 }
 
-function socketReceiver(settings: SlackAppSettings, logger: ReturnType<typeof boltLogger>, url: { slackApiUrl?: string }, hooks: SlackAppHooks): SocketModeReceiver {
+function socketReceiver(
+  settings: SlackAppSettings,
+  logger: ReturnType<typeof boltLogger>,
+  url: { slackApiUrl?: string },
+  hooks: SlackAppHooks,
+): SocketModeReceiver {
   const socketRetry = settings.socketRetries === undefined ? {} : { retryConfig: { retries: settings.socketRetries } };
   const ping = settings.clientPingTimeoutMs === undefined ? {} : { clientPingTimeout: settings.clientPingTimeoutMs };
   const appToken = settings.appToken ?? '';
-  const receiver = new SocketModeReceiver({ appToken, logger, logLevel: LogLevel.WARN, ...ping, installerOptions: { clientOptions: { ...url, ...socketRetry } } });
+  const receiver = new SocketModeReceiver({
+    appToken,
+    logger,
+    logLevel: LogLevel.WARN,
+    ...ping,
+    installerOptions: { clientOptions: { ...url, ...socketRetry } },
+  });
   receiver.client.on('connected', () => hooks.setState('connected'));
   receiver.client.on('reconnecting', () => hooks.setState('reconnecting'));
   receiver.client.on('disconnected', () => hooks.setState('reconnecting'));

@@ -10,7 +10,12 @@ import type { Logger } from '../../shared/logger.js';
 const MEMBERS_TTL_MS = 60_000;
 
 /** A Web API call in the workspace of `via` (a user id). */
-type Call = (method: string, args: Record<string, unknown>, signal: AbortSignal, via: string) => Promise<Record<string, unknown>>;
+type Call = (
+  method: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  via: string,
+) => Promise<Record<string, unknown>>;
 
 export class SlackApprovers {
   private readonly members = new LRUCache<string, ReadonlySet<string>>({ max: 64, ttl: MEMBERS_TTL_MS });
@@ -34,12 +39,17 @@ export class SlackApprovers {
     try {
       // Asked in the clicking user's workspace: a group of another workspace is unknown there (not an approver).
       const answer = await this.call('usergroups.users.list', { usergroup: group }, signal, userId);
-      const users = Array.isArray(answer['users']) ? answer['users'].filter((user): user is string => typeof user === 'string') : [];
+      const users = Array.isArray(answer['users'])
+        ? answer['users'].filter((user): user is string => typeof user === 'string')
+        : [];
       const members = new Set(users);
       this.members.set(group, members);
       return members;
     } catch (error) {
-      this.logger.warn({ group, error: describeError(error) }, 'slack approver group could not be read (add the usergroups:read scope)');
+      this.logger.warn(
+        { group, error: describeError(error) },
+        'slack approver group could not be read (add the usergroups:read scope)',
+      );
       return new Set();
     }
   }

@@ -39,7 +39,10 @@ export function parseStopValue(value: string | undefined): string | undefined {
 }
 
 /** Parses a card button click; undefined for buttons we did not issue or malformed approval ids. */
-export function parseAction(id: string, value: string | undefined): { action: ActionName; approvalId: string } | undefined {
+export function parseAction(
+  id: string,
+  value: string | undefined,
+): { action: ActionName; approvalId: string } | undefined {
   if (!id.startsWith(ACTION_PREFIX)) return undefined;
   const action = id.slice(ACTION_PREFIX.length) as ActionName;
   if (!ACTIONS.includes(action) || !value || !/^[A-Za-z0-9_-]{1,64}$/.test(value)) return undefined;
@@ -62,7 +65,8 @@ function notices(slash: string): Record<NoticeCode, string> {
 
 function noticeText(code: NoticeCode, text: string | undefined, slash: string): string {
   // The skipped-attachments notice names user-chosen file names: shown under our heading, escaped.
-  if (code === 'attachments-skipped') return truncate(`${notices(slash)[code]}\n${escapeSlackText(text ?? '')}`, SLACK_TEXT_CAP);
+  if (code === 'attachments-skipped')
+    return truncate(`${notices(slash)[code]}\n${escapeSlackText(text ?? '')}`, SLACK_TEXT_CAP);
   return text ? truncate(toMrkdwn(text), SLACK_TEXT_CAP) : notices(slash)[code];
 }
 
@@ -81,7 +85,10 @@ export function renderSlackMessage(message: OutboundMessage, slash: string): Sla
       const status = message.status === 'running' ? '' : message.status === 'done' ? ' — Done' : ' — Error';
       const preview = message.preview ? ` ${codeSpan(truncate(message.preview, 120))}` : '';
       const output = message.output === undefined ? '' : `\n${codeBlock(message.output, 10, 500)}`;
-      return section(`:gear: *${escapeSlackText(message.name)}*${status}${preview}${output}`, `${message.name}${status}`);
+      return section(
+        `:gear: *${escapeSlackText(message.name)}*${status}${preview}${output}`,
+        `${message.name}${status}`,
+      );
     }
     case 'tool-result': {
       const title = `:gear: *${escapeSlackText(message.name)}*${message.isError ? ' — Error' : ' — Done'}`;
@@ -101,19 +108,38 @@ export function renderSlackMessage(message: OutboundMessage, slash: string): Sla
  */
 export function withStopButton(body: SlackMessageBody, routeKey: string): SlackMessageBody {
   const sections: SlackBlock[] = [];
-  for (let rest = body.text; rest.length > 0 && sections.length < 40; ) {
+  for (let rest = body.text; rest.length > 0 && sections.length < 40;) {
     // Split at a line break in the second half of a section when there is one, so markup rarely breaks in two.
-    const cut = rest.length <= SECTION_CAP ? rest.length : rest.lastIndexOf('\n', SECTION_CAP) > SECTION_CAP / 2 ? rest.lastIndexOf('\n', SECTION_CAP) + 1 : SECTION_CAP;
+    const cut =
+      rest.length <= SECTION_CAP
+        ? rest.length
+        : rest.lastIndexOf('\n', SECTION_CAP) > SECTION_CAP / 2
+          ? rest.lastIndexOf('\n', SECTION_CAP) + 1
+          : SECTION_CAP;
     sections.push({ type: 'section', text: { type: 'mrkdwn', text: rest.slice(0, cut) } });
     rest = rest.slice(cut);
   }
-  const stop = { type: 'button', text: { type: 'plain_text', text: 'Stop' }, action_id: STOP_ACTION, value: routeKey, style: 'danger' };
-  const steer = { type: 'button', text: { type: 'plain_text', text: 'Steer' }, action_id: STEER_ACTION, value: routeKey };
+  const stop = {
+    type: 'button',
+    text: { type: 'plain_text', text: 'Stop' },
+    action_id: STOP_ACTION,
+    value: routeKey,
+    style: 'danger',
+  };
+  const steer = {
+    type: 'button',
+    text: { type: 'plain_text', text: 'Steer' },
+    action_id: STEER_ACTION,
+    value: routeKey,
+  };
   return { text: body.text, blocks: [...sections, { type: 'actions', block_id: 'sp_stop', elements: [stop, steer] }] };
 }
 
 function section(text: string, fallback: string): SlackMessageBody {
-  return { text: truncate(escapeSlackText(fallback), 150), blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, SECTION_CAP) } }] };
+  return {
+    text: truncate(escapeSlackText(fallback), 150),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, SECTION_CAP) } }],
+  };
 }
 
 /** Inline code for untrusted one-line text: escaped, backticks replaced so it cannot break out. */
@@ -131,7 +157,12 @@ function codeBlock(text: string, lines: number, chars: number): string {
 }
 
 function button(label: string, action: ActionName, approvalId: string, style?: 'primary' | 'danger'): SlackBlock {
-  const element: SlackBlock = { type: 'button', text: { type: 'plain_text', text: label }, action_id: actionId(action), value: approvalId };
+  const element: SlackBlock = {
+    type: 'button',
+    text: { type: 'plain_text', text: label },
+    action_id: actionId(action),
+    value: approvalId,
+  };
   if (style) element.style = style;
   return element;
 }
@@ -140,11 +171,20 @@ function button(label: string, action: ActionName, approvalId: string, style?: '
 export function renderCard(card: ApprovalCard): SlackMessageBody {
   const plan = card.kind === 'plan';
   const title = plan ? 'Plan Review' : card.kind === 'network' ? 'Network Access Requested' : 'Tool Approval Required';
-  const body = plan ? `*Plan Review*\n${codeBlock(card.content ?? '', 200, 2_000)}` : `*${title}*\n${card.kind === 'network' ? networkLines(card) : toolLines(card)}`;
+  const body = plan
+    ? `*Plan Review*\n${codeBlock(card.content ?? '', 200, 2_000)}`
+    : `*${title}*\n${card.kind === 'network' ? networkLines(card) : toolLines(card)}`;
   const blocks: SlackBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: truncate(body, SECTION_CAP) } }];
   if (card.outcome.status === 'pending') {
     blocks.push({ type: 'actions', block_id: `sp_card_${card.approvalId}`.slice(0, 255), elements: buttonsFor(card) });
-    return { text: plan ? 'Plan review required' : card.kind === 'network' ? 'Network access requested' : 'Tool approval required', blocks };
+    return {
+      text: plan
+        ? 'Plan review required'
+        : card.kind === 'network'
+          ? 'Network access requested'
+          : 'Tool approval required',
+      blocks,
+    };
   }
   const label = outcomeLabel(card.kind, card.outcome);
   const decided = card.outcome;
@@ -155,15 +195,29 @@ export function renderCard(card: ApprovalCard): SlackMessageBody {
         ? `Approved by ${escapeSlackText(decided.decidedBy)}; ${label.toLowerCase()}`
         : `${label} by ${escapeSlackText(decided.decidedBy)}`;
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: truncate(who, 300) }] });
-  if (decided.feedback) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Feedback:* ${codeBlock(decided.feedback, 40, 1_000)}` } });
+  if (decided.feedback)
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: `*Feedback:* ${codeBlock(decided.feedback, 40, 1_000)}` },
+    });
   return { text: `${title}: ${label}`, blocks };
 }
 
 function buttonsFor(card: ApprovalCard): SlackBlock[] {
   const id = card.approvalId;
-  if (card.kind === 'plan') return [button('Approve', 'plan-approve', id, 'primary'), button('Request changes', 'plan-changes', id)];
-  if (card.kind === 'network') return [button('Allow once', 'approve', id, 'primary'), button('Always here', 'always', id), button('Deny', 'deny', id, 'danger')];
-  return [button('Approve', 'approve', id, 'primary'), button('Always', 'always', id), button('Reject', 'reject', id, 'danger')];
+  if (card.kind === 'plan')
+    return [button('Approve', 'plan-approve', id, 'primary'), button('Request changes', 'plan-changes', id)];
+  if (card.kind === 'network')
+    return [
+      button('Allow once', 'approve', id, 'primary'),
+      button('Always here', 'always', id),
+      button('Deny', 'deny', id, 'danger'),
+    ];
+  return [
+    button('Approve', 'approve', id, 'primary'),
+    button('Always', 'always', id),
+    button('Reject', 'reject', id, 'danger'),
+  ];
 }
 
 /** "bash wants to reach pypi.org:443", as code (the destination is the process's own text). */
@@ -177,7 +231,9 @@ function toolLines(card: ApprovalCard): string {
   let used = 0;
   for (const [index, item] of card.items.entries()) {
     const detail = item.header || item.preview;
-    const line = detail ? `• *${escapeSlackText(item.name)}*\n${codeBlock(detail, 20, 600)}` : `• *${escapeSlackText(item.name)}*`;
+    const line = detail
+      ? `• *${escapeSlackText(item.name)}*\n${codeBlock(detail, 20, 600)}`
+      : `• *${escapeSlackText(item.name)}*`;
     if (used + line.length + 1 > 2_600) {
       lines.push(`_…and ${card.items.length - index} more (preview truncated)_`);
       break;
@@ -189,7 +245,25 @@ function toolLines(card: ApprovalCard): string {
 }
 
 function outcomeLabel(kind: ApprovalCard['kind'], outcome: Exclude<CardOutcome, { status: 'pending' }>): string {
-  if (kind === 'network') return { approved: 'Allowed once', always: 'Always allowed here', rejected: 'Denied', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[outcome.status];
-  if (kind === 'plan') return outcome.status === 'rejected' ? 'Changes requested' : outcome.status === 'cancelled' ? 'Cancelled' : 'Approved';
-  return { approved: 'Approved', always: 'Always approved', rejected: 'Rejected', cancelled: 'Cancelled', interrupted: 'Interrupted by a restart' }[outcome.status];
+  if (kind === 'network')
+    return {
+      approved: 'Allowed once',
+      always: 'Always allowed here',
+      rejected: 'Denied',
+      cancelled: 'Cancelled',
+      interrupted: 'Interrupted by a restart',
+    }[outcome.status];
+  if (kind === 'plan')
+    return outcome.status === 'rejected'
+      ? 'Changes requested'
+      : outcome.status === 'cancelled'
+        ? 'Cancelled'
+        : 'Approved';
+  return {
+    approved: 'Approved',
+    always: 'Always approved',
+    rejected: 'Rejected',
+    cancelled: 'Cancelled',
+    interrupted: 'Interrupted by a restart',
+  }[outcome.status];
 }

@@ -7,7 +7,10 @@ import { truncate } from '../format/truncate.js';
 export function boltLogger(logger: Logger): BoltLogger {
   let level = LogLevel.WARN;
   const text = (messages: unknown[]): string =>
-    truncate(messages.map((m) => (m instanceof Error ? m.message : typeof m === 'string' ? m : '[object]')).join(' '), 300);
+    truncate(
+      messages.map((m) => (m instanceof Error ? m.message : typeof m === 'string' ? m : '[object]')).join(' '),
+      300,
+    );
   return {
     debug: () => undefined,
     info: () => undefined,

@@ -17,27 +17,50 @@ describe('toInboundMessage', () => {
   });
 
   it('keys thread messages by <channel>:<thread_ts> and DMs as direct', () => {
-    assert.deepEqual(toInboundMessage({ ...base, text: 'more', thread_ts: '1.000001' }, scope)?.conversation, { kind: 'thread', channelId: 'C1:1.000001' });
+    assert.deepEqual(toInboundMessage({ ...base, text: 'more', thread_ts: '1.000001' }, scope)?.conversation, {
+      kind: 'thread',
+      channelId: 'C1:1.000001',
+    });
     assert.equal(toInboundMessage({ ...base, text: 'more', thread_ts: '1.000001' }, scope)?.mentioned, false);
-    assert.deepEqual(toInboundMessage({ ...base, channel: 'D1', channel_type: 'im', text: 'hi' }, scope)?.conversation, { kind: 'direct', channelId: 'D1' });
+    assert.deepEqual(
+      toInboundMessage({ ...base, channel: 'D1', channel_type: 'im', text: 'hi' }, scope)?.conversation,
+      { kind: 'direct', channelId: 'D1' },
+    );
   });
 
   it('ignores bots, the bot itself, subtypes and channels outside the allow-list', () => {
     assert.equal(toInboundMessage({ ...base, text: 'x', bot_id: 'B2' }, scope), undefined);
     assert.equal(toInboundMessage({ ...base, text: 'x', user: 'U0BOT' }, scope), undefined);
     assert.equal(toInboundMessage({ ...base, text: 'x', subtype: 'message_changed' }, scope), undefined);
-    assert.equal(toInboundMessage({ ...base, text: '<@U0BOT> x' }, { ...scope, channelIds: new Set(['C9']) }), undefined);
+    assert.equal(
+      toInboundMessage({ ...base, text: '<@U0BOT> x' }, { ...scope, channelIds: new Set(['C9']) }),
+      undefined,
+    );
   });
 
   it('keeps a file_share message with its files (the private download URL, size and type)', () => {
     const files = [
-      { name: 'a.png', mimetype: 'image/png', size: 12, url_private: 'https://files.slack.com/files-pri/T1-F1/a.png', url_private_download: 'https://files.slack.com/files-pri/T1-F1/download/a.png' },
+      {
+        name: 'a.png',
+        mimetype: 'image/png',
+        size: 12,
+        url_private: 'https://files.slack.com/files-pri/T1-F1/a.png',
+        url_private_download: 'https://files.slack.com/files-pri/T1-F1/download/a.png',
+      },
       { title: 'hidden', mimetype: 'application/pdf' },
     ];
-    const event = toInboundMessage({ ...base, subtype: 'file_share', text: 'see', thread_ts: '1.000001', files }, scope);
+    const event = toInboundMessage(
+      { ...base, subtype: 'file_share', text: 'see', thread_ts: '1.000001', files },
+      scope,
+    );
     assert.equal(event?.text, 'see');
     assert.deepEqual(event?.attachments, [
-      { name: 'a.png', url: 'https://files.slack.com/files-pri/T1-F1/download/a.png', size: 12, contentType: 'image/png' },
+      {
+        name: 'a.png',
+        url: 'https://files.slack.com/files-pri/T1-F1/download/a.png',
+        size: 12,
+        contentType: 'image/png',
+      },
       { name: 'hidden', url: '', size: undefined, contentType: 'application/pdf' },
     ]);
   });

@@ -88,7 +88,8 @@ export function isDirect(channel: string, channelType?: string): boolean {
  */
 export function toInboundMessage(event: RawMessageEvent, scope: SlackScope): MessageEvent | undefined {
   const { channel, user, ts } = event;
-  if ((event.subtype !== undefined && !USER_SUBTYPES.has(event.subtype)) || event.bot_id !== undefined) return undefined;
+  if ((event.subtype !== undefined && !USER_SUBTYPES.has(event.subtype)) || event.bot_id !== undefined)
+    return undefined;
   if (!channel || !user || !ts || user === scope.botUserId) return undefined;
   const conversation = conversationOf(event, channel, ts, scope);
   if (!conversation) return undefined;
@@ -107,11 +108,19 @@ export function toInboundMessage(event: RawMessageEvent, scope: SlackScope): Mes
 }
 
 /** Where a message was written: a DM (any channel), else a thread or channel on the allow-list; undefined otherwise. */
-function conversationOf(event: RawMessageEvent, channel: string, ts: string, scope: SlackScope): Conversation | undefined {
+function conversationOf(
+  event: RawMessageEvent,
+  channel: string,
+  ts: string,
+  scope: SlackScope,
+): Conversation | undefined {
   const threadTs = event.thread_ts !== undefined && event.thread_ts !== ts ? event.thread_ts : undefined;
-  if (isDirect(channel, event.channel_type)) return { kind: 'direct', channelId: threadTs ? threadKey(channel, threadTs) : channel };
+  if (isDirect(channel, event.channel_type))
+    return { kind: 'direct', channelId: threadTs ? threadKey(channel, threadTs) : channel };
   if (!isAllowedChannel(scope, channel)) return undefined;
-  return threadTs ? { kind: 'thread', channelId: threadKey(channel, threadTs) } : { kind: 'channel', channelId: channel };
+  return threadTs
+    ? { kind: 'thread', channelId: threadKey(channel, threadTs) }
+    : { kind: 'channel', channelId: channel };
 }
 
 /** Remembers recently seen keys (bounded), to drop the `app_mention` twin of a `message` event. */

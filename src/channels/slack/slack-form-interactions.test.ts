@@ -2,7 +2,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InboundEvent } from '../channel-adapter.js';
-import { onFormAction, onFormSubmission, TRIGGER_DEADLINE_MS, type FormInteractionDeps } from './slack-form-interactions.js';
+import {
+  onFormAction,
+  onFormSubmission,
+  TRIGGER_DEADLINE_MS,
+  type FormInteractionDeps,
+} from './slack-form-interactions.js';
 import type { ReplyTarget } from './slack-interactions.js';
 
 type FormEvent = Extract<InboundEvent, { type: 'form' }>;
@@ -25,7 +30,11 @@ function deps(clock: { now: number }, openResult = true) {
 
 const user = { id: 'U1', name: 'alice' };
 const target: ReplyTarget = { responseUrl: 'https://x/r', channelId: 'C1', userId: 'U1' };
-const form = { formId: 'el_1', title: 'Input for srv', fields: [{ id: 'f0', label: 'Name', required: true, placeholder: '', value: '', multiline: false, maxLength: 50 }] };
+const form = {
+  formId: 'el_1',
+  title: 'Input for srv',
+  fields: [{ id: 'f0', label: 'Name', required: true, placeholder: '', value: '', multiline: false, maxLength: 50 }],
+};
 
 describe('onFormAction', () => {
   it('opens the modal with the click trigger while it is fresh, once', async () => {
@@ -37,7 +46,11 @@ describe('onFormAction', () => {
     clock.now += TRIGGER_DEADLINE_MS - 100;
     assert.equal(await event?.respond.showForm(form), true);
     assert.equal(d.views[0]?.triggerId, 'trg1');
-    assert.match(String(d.views[0]?.view.private_metadata), /https:\/\/x\/r/, 'the submission can answer through the click response_url');
+    assert.match(
+      String(d.views[0]?.view.private_metadata),
+      /https:\/\/x\/r/,
+      'the submission can answer through the click response_url',
+    );
     assert.equal(await event?.respond.showForm(form), false, 'a trigger opens one modal');
   });
 
@@ -66,8 +79,18 @@ describe('onFormAction', () => {
   it('delivers Decline and submissions acknowledged, answering privately', async () => {
     const d = deps({ now: 0 });
     onFormAction({ action: 'decline', formId: 'el_1', user, triggerId: 'trg1', target }, d.value);
-    onFormSubmission({ formId: 'el_1', responseUrl: 'https://x/r', channelId: 'C1', values: { f0: 'Ada' } }, user, d.value);
-    assert.deepEqual(d.events.map((e) => [e.action, e.formId, e.values]), [['decline', 'el_1', {}], ['submit', 'el_1', { f0: 'Ada' }]]);
+    onFormSubmission(
+      { formId: 'el_1', responseUrl: 'https://x/r', channelId: 'C1', values: { f0: 'Ada' } },
+      user,
+      d.value,
+    );
+    assert.deepEqual(
+      d.events.map((e) => [e.action, e.formId, e.values]),
+      [
+        ['decline', 'el_1', {}],
+        ['submit', 'el_1', { f0: 'Ada' }],
+      ],
+    );
     assert.equal(await d.events[1]?.respond.showForm(form), false);
     await d.events[1]?.respond.reply('Answer sent.');
     assert.deepEqual(d.replies, [{ target, text: 'Answer sent.' }]);

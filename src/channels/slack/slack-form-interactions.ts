@@ -22,7 +22,13 @@ export interface FormInteractionDeps {
 
 /** An Answer or Decline click (already acknowledged: Slack's ack does not spend the trigger id). */
 export function onFormAction(
-  click: { action: 'open' | 'decline'; formId: string; user: PlatformUser; triggerId: string | undefined; target: ReplyTarget },
+  click: {
+    action: 'open' | 'decline';
+    formId: string;
+    user: PlatformUser;
+    triggerId: string | undefined;
+    target: ReplyTarget;
+  },
   deps: FormInteractionDeps,
 ): void {
   const base = { type: 'form', formId: click.formId, user: click.user, values: {} } as const;
@@ -36,7 +42,14 @@ export function onFormAction(
 /** A submitted form modal (already acknowledged, which closes it); answers go privately to the clicking user. */
 export function onFormSubmission(submission: FormSubmission, user: PlatformUser, deps: FormInteractionDeps): void {
   const target: ReplyTarget = { responseUrl: submission.responseUrl, channelId: submission.channelId, userId: user.id };
-  deps.deliver({ type: 'form', action: 'submit', formId: submission.formId, user, values: submission.values, respond: laterResponder(deps, target) });
+  deps.deliver({
+    type: 'form',
+    action: 'submit',
+    formId: submission.formId,
+    user,
+    values: submission.values,
+    respond: laterResponder(deps, target),
+  });
 }
 
 /** The first answer to an Answer click: the modal (while the trigger is fresh) or a private reply. */
@@ -48,7 +61,10 @@ function openResponder(deps: FormInteractionDeps, triggerId: string | undefined,
     showForm: async (form) => {
       if (answered || !triggerId || now() - receivedAt > TRIGGER_DEADLINE_MS) return false;
       answered = true;
-      return deps.openView(triggerId, buildFormModal(form, { responseUrl: target.responseUrl, channelId: target.channelId }));
+      return deps.openView(
+        triggerId,
+        buildFormModal(form, { responseUrl: target.responseUrl, channelId: target.channelId }),
+      );
     },
     reply: async (text) => {
       answered = true;

@@ -36,7 +36,10 @@ describe('escapeSlackText', () => {
 
 describe('fromSlackText', () => {
   it('removes the bot mention, unwraps links and decodes entities', () => {
-    assert.equal(fromSlackText('<@U0BOT> check <https://x.io|x.io> &amp; <https://y.io|docs> a &lt; b', 'U0BOT'), 'check https://x.io & docs (https://y.io) a < b');
+    assert.equal(
+      fromSlackText('<@U0BOT> check <https://x.io|x.io> &amp; <https://y.io|docs> a &lt; b', 'U0BOT'),
+      'check https://x.io & docs (https://y.io) a < b',
+    );
     assert.equal(fromSlackText('<@U0BOT|sandpiper>   hi', 'U0BOT'), 'hi');
     assert.equal(fromSlackText('ask <@U0OTHER>', 'U0BOT'), 'ask <@U0OTHER>');
   });

@@ -25,7 +25,11 @@ export function toMrkdwn(markdown: string): string {
     const fence = /^(\s*)```/.exec(line);
     if (fence) {
       // An opening fence loses its language tag; a closing fence (or text after it) stays as it is.
-      out.push(inFence ? escapeSlackText(line) : `${fence[1] ?? ''}\`\`\`${escapeSlackText(line.slice(fence[0].length).replace(/^[\w+#.-]+$/, ''))}`);
+      out.push(
+        inFence
+          ? escapeSlackText(line)
+          : `${fence[1] ?? ''}\`\`\`${escapeSlackText(line.slice(fence[0].length).replace(/^[\w+#.-]+$/, ''))}`,
+      );
       inFence = !inFence && !line.slice(fence[0].length).includes('```');
       continue;
     }

@@ -15,7 +15,17 @@ const DECLINE_ID = 'sp:form-decline';
 export const FORM_CALLBACK_ID = 'sp:form';
 const FORM_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Slack limits for modal parts (characters). */
-const LIMIT = { title: 24, label: 2_000, placeholder: 150, hint: 2_000, input: 3_000, optionText: 75, optionValue: 150, options: 100, metadata: 3_000 } as const;
+const LIMIT = {
+  title: 24,
+  label: 2_000,
+  placeholder: 150,
+  hint: 2_000,
+  input: 3_000,
+  optionText: 75,
+  optionValue: 150,
+  options: 100,
+  metadata: 3_000,
+} as const;
 const SECTION_CAP = 2_900;
 
 /** A form field; one with `choices` that all fit a Slack drop-down is shown as one, any other as a text input. */
@@ -35,7 +45,10 @@ export function isFormActionId(id: string): boolean {
 }
 
 /** Parses a click on a form card button (its value is the form id); undefined for anything else. */
-export function parseFormAction(id: string, value: string | undefined): { action: 'open' | 'decline'; formId: string } | undefined {
+export function parseFormAction(
+  id: string,
+  value: string | undefined,
+): { action: 'open' | 'decline'; formId: string } | undefined {
   if (!isFormActionId(id) || !value || !FORM_ID.test(value)) return undefined;
   return { action: id === ANSWER_ID ? 'open' : 'decline', formId: value };
 }
@@ -43,18 +56,29 @@ export function parseFormAction(id: string, value: string | undefined): { action
 /** The card: who asks and what, the fields, then Answer/Decline buttons while pending or the outcome after. */
 export function renderFormCard(card: FormCard): SlackMessageBody {
   if (card.purpose === 'authorization') return renderWaitCard(card);
-  const lines = [`*Input requested* by the MCP server ${escapeSlackText(card.source)}`, escapeSlackText(truncate(neutraliseFences(card.message), 2_000))];
+  const lines = [
+    `*Input requested* by the MCP server ${escapeSlackText(card.source)}`,
+    escapeSlackText(truncate(neutraliseFences(card.message), 2_000)),
+  ];
   if (card.fieldLabels.length > 0) lines.push(`*Fields:* ${card.fieldLabels.map(escapeSlackText).join(', ')}`);
   lines.push(outcomeLine(card));
-  const blocks: SlackBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: truncate(lines.join('\n'), SECTION_CAP) } }];
+  const blocks: SlackBlock[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: truncate(lines.join('\n'), SECTION_CAP) } },
+  ];
   if (card.outcome.status === 'pending') {
     blocks.push({
       type: 'actions',
       block_id: `sp_form_${card.formId}`.slice(0, 255),
-      elements: [button('Answer', ANSWER_ID, card.formId, 'primary'), button('Decline', DECLINE_ID, card.formId, 'danger')],
+      elements: [
+        button('Answer', ANSWER_ID, card.formId, 'primary'),
+        button('Decline', DECLINE_ID, card.formId, 'danger'),
+      ],
     });
   }
-  return { text: card.outcome.status === 'pending' ? 'Input requested' : `Input requested: ${outcomeWord(card)}`, blocks };
+  return {
+    text: card.outcome.status === 'pending' ? 'Input requested' : `Input requested: ${outcomeWord(card)}`,
+    blocks,
+  };
 }
 
 const WAIT_TITLES: Record<FormCard['outcome']['status'], string> = {
@@ -72,7 +96,11 @@ function renderWaitCard(card: FormCard): SlackMessageBody {
   const text = `*${title}* (MCP server ${escapeSlackText(card.source)})\n${escapeSlackText(truncate(card.message, 2_000))}`;
   const blocks: SlackBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: truncate(text, SECTION_CAP) } }];
   if (card.outcome.status === 'pending') {
-    blocks.push({ type: 'actions', block_id: `sp_form_${card.formId}`.slice(0, 255), elements: [button('Cancel', DECLINE_ID, card.formId, 'danger')] });
+    blocks.push({
+      type: 'actions',
+      block_id: `sp_form_${card.formId}`.slice(0, 255),
+      elements: [button('Cancel', DECLINE_ID, card.formId, 'danger')],
+    });
   }
   return { text: title, blocks };
 }
@@ -82,7 +110,9 @@ function outcomeLine(card: FormCard): string {
   switch (outcome.status) {
     case 'pending': {
       const expires = Math.floor(Date.parse(card.expiresAt) / 1000);
-      const when = Number.isFinite(expires) ? ` before <!date^${expires}^{time}|${escapeSlackText(card.expiresAt)}>` : '';
+      const when = Number.isFinite(expires)
+        ? ` before <!date^${expires}^{time}|${escapeSlackText(card.expiresAt)}>`
+        : '';
       return `_Click Answer to fill in the form${when}; unanswered requests are declined._`;
     }
     case 'unsupported':
@@ -98,7 +128,14 @@ function outcomeLine(card: FormCard): string {
 }
 
 function outcomeWord(card: FormCard): string {
-  const words = { pending: 'pending', unsupported: 'cannot be shown', answered: 'answered', declined: 'declined', expired: 'expired', cancelled: 'withdrawn' };
+  const words = {
+    pending: 'pending',
+    unsupported: 'cannot be shown',
+    answered: 'answered',
+    declined: 'declined',
+    expired: 'expired',
+    cancelled: 'withdrawn',
+  };
   return words[card.outcome.status];
 }
 
@@ -140,7 +177,12 @@ function inputBlock(field: SlackFormField): SlackBlock {
 
 function textElement(field: SlackFormField): SlackBlock {
   const maxLength = Math.min(Math.max(1, field.maxLength), LIMIT.input);
-  const element: SlackBlock = { type: 'plain_text_input', action_id: field.id, multiline: field.multiline, max_length: maxLength };
+  const element: SlackBlock = {
+    type: 'plain_text_input',
+    action_id: field.id,
+    multiline: field.multiline,
+    max_length: maxLength,
+  };
   if (field.placeholder) element.placeholder = plain(field.placeholder, LIMIT.placeholder);
   if (field.value) element.initial_value = field.value.slice(0, maxLength);
   return element;
@@ -149,7 +191,10 @@ function textElement(field: SlackFormField): SlackBlock {
 /** A drop-down only when every choice can be offered: none may be lost (the text input then lists them instead). */
 function fitsDropDown(choices: readonly string[] | undefined): choices is readonly string[] {
   if (choices === undefined || choices.length === 0 || choices.length > LIMIT.options) return false;
-  return new Set(choices).size === choices.length && choices.every((choice) => choice.length > 0 && choice.length <= LIMIT.optionValue);
+  return (
+    new Set(choices).size === choices.length &&
+    choices.every((choice) => choice.length > 0 && choice.length <= LIMIT.optionValue)
+  );
 }
 
 function selectElement(field: SlackFormField, choices: readonly string[]): SlackBlock {
@@ -168,7 +213,11 @@ export interface FormSubmission extends FormModalContext {
 }
 
 /** Reads a submitted view if it is one of our form modals; undefined for anything else. */
-export function readFormSubmission(view: { callback_id?: string; private_metadata?: string; state?: unknown }): FormSubmission | undefined {
+export function readFormSubmission(view: {
+  callback_id?: string;
+  private_metadata?: string;
+  state?: unknown;
+}): FormSubmission | undefined {
   if (view.callback_id !== FORM_CALLBACK_ID) return undefined;
   const parsed = safeParseJson(view.private_metadata ?? '');
   const meta = parsed.ok && isPlainObject(parsed.value) ? parsed.value : {};

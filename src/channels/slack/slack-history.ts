@@ -8,7 +8,11 @@ import { parseTarget, toInboundMessage, type RawMessageEvent, type SlackScope } 
 
 const PAGE = 200;
 
-export type SlackCall = (method: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
+export type SlackCall = (
+  method: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>>;
 
 /** The Socket Mode client's connection events (`connected` on every `hello`). */
 export interface SocketEvents {
@@ -52,12 +56,22 @@ export class SlackHistory implements ChannelHistory {
     return Promise.resolve([...this.configured]);
   }
 
-  async messagesAfter(channelId: string, start: HistoryStart, limit: number, signal: AbortSignal): Promise<InboundMessage[]> {
+  async messagesAfter(
+    channelId: string,
+    start: HistoryStart,
+    limit: number,
+    signal: AbortSignal,
+  ): Promise<InboundMessage[]> {
     const scope = this.scope();
     if (!scope) return [];
     const { channel, threadTs } = parseTarget(channelId);
     const oldest = laterTs(start.afterId, (start.sinceMs / 1000).toFixed(6));
-    const raw = await this.pages(threadTs ? 'conversations.replies' : 'conversations.history', { channel, oldest, ...(threadTs ? { ts: threadTs } : {}) }, limit, signal);
+    const raw = await this.pages(
+      threadTs ? 'conversations.replies' : 'conversations.history',
+      { channel, oldest, ...(threadTs ? { ts: threadTs } : {}) },
+      limit,
+      signal,
+    );
     const found: InboundMessage[] = [];
     for (const message of raw.sort((a, b) => compareTs(a.ts ?? '', b.ts ?? ''))) {
       // replies always lead with the thread's parent message; history can carry thread replies sent to the channel.
@@ -68,11 +82,20 @@ export class SlackHistory implements ChannelHistory {
     return found.slice(0, limit);
   }
 
-  private async pages(method: string, args: Record<string, unknown>, limit: number, signal: AbortSignal): Promise<RawMessageEvent[]> {
+  private async pages(
+    method: string,
+    args: Record<string, unknown>,
+    limit: number,
+    signal: AbortSignal,
+  ): Promise<RawMessageEvent[]> {
     const all: RawMessageEvent[] = [];
     let cursor: string | undefined;
     do {
-      const reply = await this.call(method, { ...args, limit: PAGE, inclusive: false, ...(cursor ? { cursor } : {}) }, signal);
+      const reply = await this.call(
+        method,
+        { ...args, limit: PAGE, inclusive: false, ...(cursor ? { cursor } : {}) },
+        signal,
+      );
       all.push(...((reply.messages ?? []) as RawMessageEvent[]));
       const next = (reply.response_metadata as { next_cursor?: unknown } | undefined)?.next_cursor;
       cursor = typeof next === 'string' && next !== '' && reply.has_more !== false ? next : undefined;

@@ -42,7 +42,20 @@ export interface RawCommand {
   thread_ts?: string;
 }
 
-const SUBCOMMANDS: readonly CommandName[] = ['link', 'unlink', 'ask', 'status', 'close', 'cancel', 'model', 'signout', 'grants', 'forget', 'mcp', 'steer'];
+const SUBCOMMANDS: readonly CommandName[] = [
+  'link',
+  'unlink',
+  'ask',
+  'status',
+  'close',
+  'cancel',
+  'model',
+  'signout',
+  'grants',
+  'forget',
+  'mcp',
+  'steer',
+];
 const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model', 'grants', 'mcp', 'steer'];
 /** `--model alias` (or `--model=alias`) at the start of an ask's text. */
 const MODEL_FLAG = /^--model(?:=|\s+)(\S+)\s*([\s\S]*)$/;
@@ -86,7 +99,13 @@ export async function onSlashCommand(command: RawCommand, deps: InteractionDeps)
   const respond = responder(deps, target);
   const { name, rest } = parseCommandText(command.text ?? '');
   if (name === 'help') return respond.reply(helpText(deps.slash));
-  if (name === 'link' && rest === '') return openModal(deps, command.trigger_id, { kind: 'link', approvalId: '', responseUrl: target.responseUrl, channelId: channel }, respond);
+  if (name === 'link' && rest === '')
+    return openModal(
+      deps,
+      command.trigger_id,
+      { kind: 'link', approvalId: '', responseUrl: target.responseUrl, channelId: channel },
+      respond,
+    );
   const conversation = conversationOf(command, name, deps);
   if (name === 'ask' && conversation.kind === 'channel' && !isAllowedChannel(deps.scope, channel)) {
     return respond.reply('I am not allowed to open threads in this channel.');
@@ -95,10 +114,22 @@ export async function onSlashCommand(command: RawCommand, deps: InteractionDeps)
   deps.deliver({ type: 'command', name, user, conversation, args: commandArgs(name, rest), respond });
 }
 
-type CommandArgs = { message?: string; token?: string; model?: string; server?: string; revoke?: string; memory?: string; action?: string };
+type CommandArgs = {
+  message?: string;
+  token?: string;
+  model?: string;
+  server?: string;
+  revoke?: string;
+  memory?: string;
+  action?: string;
+};
 
 /** The commands whose whole rest, when given, is one optional argument. */
-const REST_ARGUMENT: Partial<Record<CommandName, 'model' | 'server' | 'memory'>> = { model: 'model', signout: 'server', forget: 'memory' };
+const REST_ARGUMENT: Partial<Record<CommandName, 'model' | 'server' | 'memory'>> = {
+  model: 'model',
+  signout: 'server',
+  forget: 'memory',
+};
 
 function commandArgs(name: CommandName, rest: string): CommandArgs {
   const key = REST_ARGUMENT[name];
@@ -120,13 +151,25 @@ function commandArgs(name: CommandName, rest: string): CommandArgs {
  * A `!status`, `!cancel`, `!close` or `!model [alias]` typed in a thread (Slack has no slash commands in threads):
  * the same command as the slash command, answered privately in that thread. False when the text is no such command.
  */
-export function onBangCommand(text: string, user: PlatformUser, conversation: Conversation, deps: InteractionDeps): boolean {
+export function onBangCommand(
+  text: string,
+  user: PlatformUser,
+  conversation: Conversation,
+  deps: InteractionDeps,
+): boolean {
   const match = /^!(status|cancel|close|steer|model|grants|mcp)(?:\s+([\s\S]*))?$/i.exec(text.trim());
   if (!match || conversation.kind === 'channel') return false;
   const name = (match[1] ?? '').toLowerCase() as CommandName;
   const { channel, threadTs } = parseTarget(conversation.channelId);
   const respond = responder(deps, { responseUrl: '', channelId: channel, userId: user.id, threadTs });
-  deps.deliver({ type: 'command', name, user, conversation, args: commandArgs(name, (match[2] ?? '').trim()), respond });
+  deps.deliver({
+    type: 'command',
+    name,
+    user,
+    conversation,
+    args: commandArgs(name, (match[2] ?? '').trim()),
+    respond,
+  });
   return true;
 }
 
@@ -135,7 +178,9 @@ function conversationOf(command: RawCommand, name: CommandName, deps: Interactio
   if (isDirect(channel) || command.channel_name === 'directmessage') return { kind: 'direct', channelId: channel };
   if (!THREAD_COMMANDS.includes(name)) return { kind: 'channel', channelId: channel };
   const threadTs = command.thread_ts ?? deps.recentThread(channel, command.user_id ?? '');
-  return threadTs ? { kind: 'thread', channelId: threadKey(channel, threadTs) } : { kind: 'channel', channelId: channel };
+  return threadTs
+    ? { kind: 'thread', channelId: threadKey(channel, threadTs) }
+    : { kind: 'channel', channelId: channel };
 }
 
 async function openModal(
@@ -162,7 +207,11 @@ export interface RawBlockActions {
  * Handles a click on one of our card buttons. Reject and Request changes carry `openFeedback`: the gateway checks who
  * clicked first (the port's promise), so a stranger gets a refusal and never the feedback modal.
  */
-export async function onBlockAction(body: RawBlockActions, action: { action_id?: string; value?: string }, deps: InteractionDeps): Promise<void> {
+export async function onBlockAction(
+  body: RawBlockActions,
+  action: { action_id?: string; value?: string },
+  deps: InteractionDeps,
+): Promise<void> {
   const user = userOf(body.user);
   if (!user) return;
   const actionId = action.action_id ?? '';
@@ -174,11 +223,24 @@ export async function onBlockAction(body: RawBlockActions, action: { action_id?:
   const parsed = parseAction(actionId, action.value);
   if (!parsed) return;
   const respond = responder(deps, target);
-  const event = { type: 'action', name: parsed.action, approvalId: parsed.approvalId, user, feedback: null, respond } as const;
+  const event = {
+    type: 'action',
+    name: parsed.action,
+    approvalId: parsed.approvalId,
+    user,
+    feedback: null,
+    respond,
+  } as const;
   if (parsed.action === 'reject' || parsed.action === 'plan-changes') {
-    const context = { kind: parsed.action, approvalId: parsed.approvalId, responseUrl: target.responseUrl, channelId: target.channelId };
+    const context = {
+      kind: parsed.action,
+      approvalId: parsed.approvalId,
+      responseUrl: target.responseUrl,
+      channelId: target.channelId,
+    };
     const triggerId = body.trigger_id;
-    const openFeedback = async (): Promise<boolean> => Boolean(triggerId) && (await deps.openView(triggerId ?? '', buildModal(context)));
+    const openFeedback = async (): Promise<boolean> =>
+      Boolean(triggerId) && (await deps.openView(triggerId ?? '', buildModal(context)));
     return deps.deliver({ ...event, openFeedback });
   }
   deps.deliver(event);
@@ -190,16 +252,35 @@ function onStop(body: RawBlockActions, routeKey: string | undefined, user: Platf
   if (!routeKey || parseTarget(routeKey).channel !== target.channelId) return;
   const ts = body.container?.message_ts ?? body.message?.ts ?? '';
   const text = body.message?.text ?? '';
-  const removeControl = (): Promise<void> => (ts && text ? deps.replaceWithText(target.channelId, ts, text) : Promise.resolve());
+  const removeControl = (): Promise<void> =>
+    ts && text ? deps.replaceWithText(target.channelId, ts, text) : Promise.resolve();
   const conversation: Conversation = { kind: 'thread', channelId: routeKey };
-  deps.deliver({ type: 'command', name: 'cancel', user, conversation, args: {}, respond: responder(deps, target), removeControl });
+  deps.deliver({
+    type: 'command',
+    name: 'cancel',
+    user,
+    conversation,
+    args: {},
+    respond: responder(deps, target),
+    removeControl,
+  });
 }
 
 /** Steer on a live message: the steer form for the thread the button names; who may steer is checked on submission. */
-async function onSteer(body: RawBlockActions, routeKey: string | undefined, user: PlatformUser, deps: InteractionDeps): Promise<void> {
+async function onSteer(
+  body: RawBlockActions,
+  routeKey: string | undefined,
+  user: PlatformUser,
+  deps: InteractionDeps,
+): Promise<void> {
   const target = replyTargetOf(body, user.id);
   if (!routeKey || parseTarget(routeKey).channel !== target.channelId) return;
-  const context = { kind: 'steer', approvalId: routeKey, responseUrl: target.responseUrl, channelId: target.channelId } as const;
+  const context = {
+    kind: 'steer',
+    approvalId: routeKey,
+    responseUrl: target.responseUrl,
+    channelId: target.channelId,
+  } as const;
   return openModal(deps, body.trigger_id, context, responder(deps, target));
 }
 
@@ -221,11 +302,22 @@ export function onSessionStopped(event: RawSessionStopped, deps: InteractionDeps
   if (!direct && !isAllowedChannel(deps.scope, channel)) return;
   const conversation: Conversation = { kind: direct ? 'direct' : 'thread', channelId: threadKey(channel, threadTs) };
   const respond = responder(deps, { responseUrl: '', channelId: channel, userId, threadTs });
-  deps.deliver({ type: 'command', name: 'cancel', user: { id: userId, name: userId }, conversation, args: {}, respond });
+  deps.deliver({
+    type: 'command',
+    name: 'cancel',
+    user: { id: userId, name: userId },
+    conversation,
+    args: {},
+    respond,
+  });
 }
 
 function replyTargetOf(body: RawBlockActions, userId: string): ReplyTarget {
-  return { responseUrl: body.response_url ?? '', channelId: body.channel?.id ?? body.container?.channel_id ?? '', userId };
+  return {
+    responseUrl: body.response_url ?? '',
+    channelId: body.channel?.id ?? body.container?.channel_id ?? '',
+    userId,
+  };
 }
 
 /** The clicking or submitting user; undefined when the payload names none. */
@@ -251,7 +343,10 @@ export function onViewSubmission(body: RawViewSubmission, deps: InteractionDeps)
   const { context, value } = submission;
   const respond = responder(deps, { responseUrl: context.responseUrl, channelId: context.channelId, userId: user.id });
   if (context.kind === 'link') {
-    const conversation: Conversation = { kind: isDirect(context.channelId) ? 'direct' : 'channel', channelId: context.channelId };
+    const conversation: Conversation = {
+      kind: isDirect(context.channelId) ? 'direct' : 'channel',
+      channelId: context.channelId,
+    };
     deps.deliver({ type: 'command', name: 'link', user, conversation, args: { token: value.trim() }, respond });
     return;
   }
@@ -260,5 +355,12 @@ export function onViewSubmission(body: RawViewSubmission, deps: InteractionDeps)
     deps.deliver({ type: 'command', name: 'steer', user, conversation, args: { message: value }, respond });
     return;
   }
-  deps.deliver({ type: 'action', name: context.kind, approvalId: context.approvalId, user, feedback: value.trim() || null, respond });
+  deps.deliver({
+    type: 'action',
+    name: context.kind,
+    approvalId: context.approvalId,
+    user,
+    feedback: value.trim() || null,
+    respond,
+  });
 }

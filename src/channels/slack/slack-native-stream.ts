@@ -28,7 +28,11 @@ export interface StreamTarget {
   sessionStatus?: (() => SessionStatus | undefined) | undefined;
 }
 
-export type StreamCall = (method: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
+export type StreamCall = (
+  method: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>>;
 
 /** Errors after which the current message is done but a fresh stream may take the text (too long, or ended by Slack). */
 const ROLL_OVER_ERRORS = new Set(['msg_too_long', 'message_not_in_streaming_state']);
@@ -81,7 +85,11 @@ export class SlackNativeStream implements NativeStream {
       await this.start(piece, signal);
     } else {
       try {
-        await this.call('chat.appendStream', { channel: this.target.channel, ts: this.ts, markdown_text: piece }, signal);
+        await this.call(
+          'chat.appendStream',
+          { channel: this.target.channel, ts: this.ts, markdown_text: piece },
+          signal,
+        );
         this.bytes += Buffer.byteLength(piece);
       } catch (error) {
         if (!ROLL_OVER_ERRORS.has(slackPlatformError(error) ?? '')) throw error;
@@ -99,7 +107,11 @@ export class SlackNativeStream implements NativeStream {
     const who = recipient ? { recipient_user_id: recipient.userId, recipient_team_id: recipient.teamId } : {};
     let result: Record<string, unknown>;
     try {
-      result = await this.call('chat.startStream', { channel, thread_ts: threadTs, markdown_text: text, ...who }, signal);
+      result = await this.call(
+        'chat.startStream',
+        { channel, thread_ts: threadTs, markdown_text: text, ...who },
+        signal,
+      );
     } catch (error) {
       this.onStart(error);
       throw error;

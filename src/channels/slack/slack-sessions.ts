@@ -16,9 +16,20 @@ import { slackPlatformError } from './slack-web.js';
 export const SLACK_SESSION_TITLE_MAX = 200;
 const TITLED_THREADS = 4_096;
 /** Errors about one thread (it is gone, or the bot left the channel): that thread only, the workspace still has sessions. */
-const THREAD_ERRORS = new Set(['channel_not_found', 'thread_not_found', 'message_not_found', 'not_in_channel', 'is_archived', 'session_not_found']);
+const THREAD_ERRORS = new Set([
+  'channel_not_found',
+  'thread_not_found',
+  'message_not_found',
+  'not_in_channel',
+  'is_archived',
+  'session_not_found',
+]);
 
-export type SessionCall = (method: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
+export type SessionCall = (
+  method: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>>;
 
 /** The title of a new session: the asker's first words on one line, at most 200 characters; undefined when empty. */
 export function sessionTitle(text: string | undefined): string | undefined {
@@ -62,7 +73,12 @@ export class SlackSessions {
   }
 
   /** Sets a thread's session status; never throws. Channels without a thread have no session. */
-  async setStatus(channelId: string, status: SessionStatus, title: string | undefined, signal: AbortSignal): Promise<void> {
+  async setStatus(
+    channelId: string,
+    status: SessionStatus,
+    title: string | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
     const { channel, threadTs } = parseTarget(channelId);
     const team = this.teamOf(channel);
     if (!this.enabled || this.refusals.has(team) || !threadTs) return;
@@ -70,10 +86,15 @@ export class SlackSessions {
     const named = titled === true ? undefined : sessionTitle(title);
     const thread = { channel_id: channel, thread_ts: threadTs };
     try {
-      await this.call('agents.sessions.setStatus', { ...thread, status, ...(titled === undefined && named !== undefined ? { title: named } : {}) }, signal);
+      await this.call(
+        'agents.sessions.setStatus',
+        { ...thread, status, ...(titled === undefined && named !== undefined ? { title: named } : {}) },
+        signal,
+      );
       this.created.set(channelId, titled === true || named !== undefined);
       this.shown.set(channelId, status);
-      if (titled === false && named !== undefined) await this.call('agents.sessions.rename', { ...thread, title: named }, signal);
+      if (titled === false && named !== undefined)
+        await this.call('agents.sessions.rename', { ...thread, title: named }, signal);
     } catch (error) {
       const code = slackPlatformError(error);
       if (code === undefined || THREAD_ERRORS.has(code)) {
@@ -81,7 +102,10 @@ export class SlackSessions {
         return;
       }
       this.refusals.set(team, code);
-      this.logger.warn({ error: code, ...(team ? { team } : {}) }, 'slack refused agent sessions: threads show no session status in this workspace (see sandpiper doctor)');
+      this.logger.warn(
+        { error: code, ...(team ? { team } : {}) },
+        'slack refused agent sessions: threads show no session status in this workspace (see sandpiper doctor)',
+      );
     }
   }
 }

@@ -11,9 +11,21 @@ import { SlackNativeStream, type StreamLimits } from './slack-native-stream.js';
 import { slackPlatformError } from './slack-web.js';
 
 /** The workspace or app cannot stream at all: every later answer uses chat.update. */
-const WORKSPACE_ERRORS = new Set(['unknown_method', 'not_allowed', 'not_allowed_token_type', 'method_deprecated', 'missing_scope', 'feature_not_enabled', 'team_not_allowed']);
+const WORKSPACE_ERRORS = new Set([
+  'unknown_method',
+  'not_allowed',
+  'not_allowed_token_type',
+  'method_deprecated',
+  'missing_scope',
+  'feature_not_enabled',
+  'team_not_allowed',
+]);
 /** This channel cannot take streams (a shared or unusual channel type): other channels still stream. */
-const CHANNEL_ERRORS = new Set(['channel_type_not_supported', 'method_not_supported_for_channel_type', 'not_in_channel']);
+const CHANNEL_ERRORS = new Set([
+  'channel_type_not_supported',
+  'method_not_supported_for_channel_type',
+  'not_in_channel',
+]);
 const REMEMBERED_CHANNELS = 1_024;
 
 /** What opening a stream needs of the adapter. */
@@ -53,16 +65,25 @@ export class StreamSupport {
     if (!threadTs || !this.usable(channel, team)) return undefined;
     const recipient = opening.asker && opening.teamId ? { userId: opening.asker, teamId: opening.teamId } : undefined;
     if (!recipient && !isDirect(channel)) return undefined;
-    return new SlackNativeStream({ channel, threadTs, recipient, sessionStatus: opening.sessionStatus }, opening.call, opening.limits, (error) => {
-      if (error !== undefined) this.startFailed(channel, team, error);
-    });
+    return new SlackNativeStream(
+      { channel, threadTs, recipient, sessionStatus: opening.sessionStatus },
+      opening.call,
+      opening.limits,
+      (error) => {
+        if (error !== undefined) this.startFailed(channel, team, error);
+      },
+    );
   }
 
   /** The first call of a stream failed: remembers what the error says about the workspace or the channel. */
   startFailed(channel: string, team: string, error: unknown): void {
     const code = slackPlatformError(error) ?? '';
     if (WORKSPACE_ERRORS.has(code)) {
-      if (!this.refusedWorkspaces.has(team)) this.logger.info({ error: code }, 'slack native streaming is not available in this workspace; answers are shown by message edits');
+      if (!this.refusedWorkspaces.has(team))
+        this.logger.info(
+          { error: code },
+          'slack native streaming is not available in this workspace; answers are shown by message edits',
+        );
       this.refusedWorkspaces.add(team);
     } else if (CHANNEL_ERRORS.has(code)) {
       this.refusedChannels.set(channel, true);

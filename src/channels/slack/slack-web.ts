@@ -5,9 +5,29 @@ import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { truncate } from '../format/truncate.js';
 
-const NOT_FOUND = new Set(['channel_not_found', 'message_not_found', 'thread_not_found', 'user_not_found', 'not_found']);
-const UNAUTHORIZED = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'not_allowed_token_type']);
-const FORBIDDEN = new Set(['not_in_channel', 'missing_scope', 'restricted_action', 'cant_update_message', 'is_archived', 'edit_window_closed']);
+const NOT_FOUND = new Set([
+  'channel_not_found',
+  'message_not_found',
+  'thread_not_found',
+  'user_not_found',
+  'not_found',
+]);
+const UNAUTHORIZED = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'not_allowed_token_type',
+]);
+const FORBIDDEN = new Set([
+  'not_in_channel',
+  'missing_scope',
+  'restricted_action',
+  'cant_update_message',
+  'is_archived',
+  'edit_window_closed',
+]);
 const RESPONSE_URL_TIMEOUT_MS = 10_000;
 
 interface SlackErrorShape {
@@ -37,13 +57,28 @@ export function toSlackError(method: string, error: unknown): ChannelError {
   if (error instanceof ChannelError) return error;
   const shape = (error ?? {}) as SlackErrorShape;
   if (shape.code === 'slack_webapi_platform_error') {
-    const slackError = typeof shape.data?.error === 'string' ? shape.data.error.replace(/[^a-z0-9_]/gi, '').slice(0, 60) : 'unknown';
-    const code: ErrorCode = NOT_FOUND.has(slackError) ? 'NOT_FOUND' : UNAUTHORIZED.has(slackError) ? 'UNAUTHORIZED' : FORBIDDEN.has(slackError) ? 'FORBIDDEN' : 'CHANNEL_ERROR';
-    return new ChannelError(`slack ${method} failed (${slackError})`, { cause: error, code, retryable: slackError === 'internal_error' || slackError === 'fatal_error' });
+    const slackError =
+      typeof shape.data?.error === 'string' ? shape.data.error.replace(/[^a-z0-9_]/gi, '').slice(0, 60) : 'unknown';
+    const code: ErrorCode = NOT_FOUND.has(slackError)
+      ? 'NOT_FOUND'
+      : UNAUTHORIZED.has(slackError)
+        ? 'UNAUTHORIZED'
+        : FORBIDDEN.has(slackError)
+          ? 'FORBIDDEN'
+          : 'CHANNEL_ERROR';
+    return new ChannelError(`slack ${method} failed (${slackError})`, {
+      cause: error,
+      code,
+      retryable: slackError === 'internal_error' || slackError === 'fatal_error',
+    });
   }
   if (shape.code === 'slack_webapi_http_error') {
     const status = typeof shape.statusCode === 'number' ? shape.statusCode : 0;
-    return new ChannelError(`slack ${method} failed (HTTP ${status})`, { cause: error, code: status === 404 ? 'NOT_FOUND' : 'CHANNEL_ERROR', retryable: status >= 500 });
+    return new ChannelError(`slack ${method} failed (HTTP ${status})`, {
+      cause: error,
+      code: status === 404 ? 'NOT_FOUND' : 'CHANNEL_ERROR',
+      retryable: status >= 500,
+    });
   }
   return new ChannelError(`slack ${method} failed`, { cause: error, code: 'CHANNEL_ERROR', retryable: true });
 }
@@ -57,7 +92,12 @@ export function slackCancelled(what: string): ChannelError {
  * Posts a private (ephemeral) answer to an interaction's `response_url`; false when that failed. The URL comes
  * from Slack's own payload (over the authenticated socket), so it is trusted; it is never logged (it is a capability).
  */
-export async function postToResponseUrl(url: string, text: string, logger: Logger, signal: AbortSignal): Promise<boolean> {
+export async function postToResponseUrl(
+  url: string,
+  text: string,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<boolean> {
   if (!/^https?:\/\//.test(url)) return false;
   const own = requestSignal(signal, RESPONSE_URL_TIMEOUT_MS);
   try {
@@ -83,7 +123,10 @@ export async function postToResponseUrl(url: string, text: string, logger: Logge
  * lives as long as the process: fetch (and `AbortSignal.any`, on Node 20) would keep something per call attached to it.
  */
 function requestSignal(signal: AbortSignal, timeoutMs: number): LinkedSignal {
-  return linkedSignal(signal, { timeoutMs, timeoutReason: () => new ChannelError('slack response_url timed out', { code: 'TIMEOUT' }) });
+  return linkedSignal(signal, {
+    timeoutMs,
+    timeoutReason: () => new ChannelError('slack response_url timed out', { code: 'TIMEOUT' }),
+  });
 }
 
 /** Runs a call whose failure only costs a nicety (a reaction, an ephemeral note); logs the failure at debug. */

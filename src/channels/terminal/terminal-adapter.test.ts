@@ -23,16 +23,33 @@ function started(): { adapter: TerminalAdapter; input: PassThrough; printed: () 
 }
 
 const card = (kind: 'tools' | 'plan' | 'network') =>
-  ({ kind: 'approval', card: { approvalId: 'a1', kind, items: [{ callId: 'c1', name: 'bash', approvalLabel: 'bash', header: 'bash: ls', preview: '', needsApproval: true }], content: 'the plan', outcome: { status: 'pending' } } }) as const;
+  ({
+    kind: 'approval',
+    card: {
+      approvalId: 'a1',
+      kind,
+      items: [
+        { callId: 'c1', name: 'bash', approvalLabel: 'bash', header: 'bash: ls', preview: '', needsApproval: true },
+      ],
+      content: 'the plan',
+      outcome: { status: 'pending' },
+    },
+  }) as const;
 
 describe('terminal adapter', () => {
   it('turns lines into direct messages of one conversation and commands; /help is its own; /quit ends it', async () => {
     const { adapter, input, printed, events } = started();
     input.write('hello there\n/model other\n/steer use the staging database\n/new\n/help\n/quit\n');
     await adapter.ended;
-    assert.deepEqual(events.map((event) => event.type), ['message', 'command', 'command', 'command']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['message', 'command', 'command', 'command'],
+    );
     const [message, model, steer, close] = events;
-    assert.equal(steer?.type === 'command' && `${steer.name} ${steer.args.message ?? ''}`, 'steer use the staging database');
+    assert.equal(
+      steer?.type === 'command' && `${steer.name} ${steer.args.message ?? ''}`,
+      'steer use the staging database',
+    );
     assert.equal(message?.type === 'message' && message.conversation.kind, 'direct');
     assert.equal(model?.type === 'command' && `${model.name} ${model.args.model ?? ''}`, 'model other');
     assert.equal(close?.type === 'command' && close.name, 'close');
@@ -46,7 +63,10 @@ describe('terminal adapter', () => {
     input.write('cover the metrics too\n');
     await waitFor(() => events.length === 1, 'the click');
     const click = events[0];
-    assert.equal(click?.type === 'action' && `${click.name}|${click.feedback ?? ''}`, 'plan-changes|cover the metrics too');
+    assert.equal(
+      click?.type === 'action' && `${click.name}|${click.feedback ?? ''}`,
+      'plan-changes|cover the metrics too',
+    );
     await adapter.post('terminal', card('network'));
     input.write('n\n');
     await waitFor(() => events.length === 2, 'the deny');
@@ -65,15 +85,29 @@ describe('terminal adapter', () => {
 
   it('waits for an MCP sign-in at the prompt: c cancels it; once signed in elsewhere the next line is a message again', async () => {
     const { adapter, input, printed, events } = started();
-    const wait = { formId: 'oauth-w1', purpose: 'authorization', source: 'linear', message: 'This call waits for a sign-in.', fieldLabels: [], expiresAt: '2026-12-05T10:00:00.000Z', outcome: { status: 'pending' } } as const;
+    const wait = {
+      formId: 'oauth-w1',
+      purpose: 'authorization',
+      source: 'linear',
+      message: 'This call waits for a sign-in.',
+      fieldLabels: [],
+      expiresAt: '2026-12-05T10:00:00.000Z',
+      outcome: { status: 'pending' },
+    } as const;
     const first = await adapter.post('terminal', { kind: 'form', card: wait });
     assert.match(printed(), /type c to cancel it: $/);
     input.write('not yet\nc\n');
     await waitFor(() => events.length === 1, 'the cancel');
     assert.equal(events[0]?.type === 'form' && `${events[0].action} ${events[0].formId}`, 'decline oauth-w1');
-    await adapter.edit('terminal', first, { kind: 'form', card: { ...wait, outcome: { status: 'declined', decidedBy: 'u1' } } });
+    await adapter.edit('terminal', first, {
+      kind: 'form',
+      card: { ...wait, outcome: { status: 'declined', decidedBy: 'u1' } },
+    });
     const second = await adapter.post('terminal', { kind: 'form', card: { ...wait, formId: 'oauth-w2' } });
-    await adapter.edit('terminal', second, { kind: 'form', card: { ...wait, formId: 'oauth-w2', outcome: { status: 'answered', decidedBy: 'u1' } } });
+    await adapter.edit('terminal', second, {
+      kind: 'form',
+      card: { ...wait, formId: 'oauth-w2', outcome: { status: 'answered', decidedBy: 'u1' } },
+    });
     input.write('thanks\n');
     await waitFor(() => events.length === 2, 'the message');
     assert.equal(events[1]?.type === 'message' && events[1].text, 'thanks');
@@ -82,9 +116,17 @@ describe('terminal adapter', () => {
   });
 
   it('reads approval answers and shows what an edit adds', () => {
-    assert.deepEqual(parseApprovalAnswer('y, but only once'), { approved: true, always: false, feedback: 'but only once' });
+    assert.deepEqual(parseApprovalAnswer('y, but only once'), {
+      approved: true,
+      always: false,
+      feedback: 'but only once',
+    });
     assert.deepEqual(parseApprovalAnswer('always'), { approved: true, always: true, feedback: null });
-    assert.deepEqual(parseApprovalAnswer('use npm ci instead'), { approved: false, always: false, feedback: 'use npm ci instead' });
+    assert.deepEqual(parseApprovalAnswer('use npm ci instead'), {
+      approved: false,
+      always: false,
+      feedback: 'use npm ci instead',
+    });
     const running = { kind: 'tool-call', name: 'bash', preview: 'ls', status: 'running' } as const;
     assert.equal(renderEdit(running, { ...running, status: 'done', output: 'a.txt' }), '✓ bash\n    a.txt');
     assert.equal(renderEdit({ kind: 'text', text: 'Hel' }, { kind: 'text', text: 'Hello' }), 'lo');

@@ -9,8 +9,21 @@ import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { AdapterBase } from '../adapter-base.js';
 import type {
-  ActionName, ApprovalCard, ChannelAdapter, ChannelCapabilities, ChannelFeatures, CommandName, Conversation, FormCard, FormSpec, InboundEvent, InboundHandler,
-  NativeStream, OutboundMessage, PlatformUser, ReactionCode,
+  ActionName,
+  ApprovalCard,
+  ChannelAdapter,
+  ChannelCapabilities,
+  ChannelFeatures,
+  CommandName,
+  Conversation,
+  FormCard,
+  FormSpec,
+  InboundEvent,
+  InboundHandler,
+  NativeStream,
+  OutboundMessage,
+  PlatformUser,
+  ReactionCode,
 } from '../channel-adapter.js';
 import { ChannelError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -25,7 +38,14 @@ const TERMINAL_FORM_FIELDS = 20;
 /** Submissions of one form before the terminal declines it. */
 const FORM_ATTEMPTS = 3;
 
-const COMMANDS: Readonly<Record<string, CommandName>> = { '/model': 'model', '/status': 'status', '/cancel': 'cancel', '/steer': 'steer', '/new': 'close', '/close': 'close' };
+const COMMANDS: Readonly<Record<string, CommandName>> = {
+  '/model': 'model',
+  '/status': 'status',
+  '/cancel': 'cancel',
+  '/steer': 'steer',
+  '/new': 'close',
+  '/close': 'close',
+};
 const REACTIONS: Record<ReactionCode, string> = {
   queued: '(queued: it is answered after the current turn)',
   refused: '(not sent: too many messages are waiting)',
@@ -92,8 +112,10 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
     this.shown.set(id, message);
     const text = renderOutbound(message);
     if (text) this.writeLine(text);
-    if (message.kind === 'approval' && message.card.outcome.status === 'pending') this.prompts.push({ ...this.approvalPrompt(message.card), key: id });
-    if (message.kind === 'form' && message.card.outcome.status === 'pending') this.prompts.push({ ...this.formPrompt(message.card, id), key: id });
+    if (message.kind === 'approval' && message.card.outcome.status === 'pending')
+      this.prompts.push({ ...this.approvalPrompt(message.card), key: id });
+    if (message.kind === 'form' && message.card.outcome.status === 'pending')
+      this.prompts.push({ ...this.formPrompt(message.card, id), key: id });
     return Promise.resolve(id);
   }
 
@@ -101,7 +123,8 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
     const before = this.shown.get(messageId);
     if (!before) return Promise.reject(new ChannelError('no such message', { code: 'NOT_FOUND' }));
     this.shown.set(messageId, message);
-    if ((message.kind === 'approval' || message.kind === 'form') && message.card.outcome.status !== 'pending') this.prompts.drop(messageId);
+    if ((message.kind === 'approval' || message.kind === 'form') && message.card.outcome.status !== 'pending')
+      this.prompts.drop(messageId);
     const added = renderEdit(before, message);
     if (added) this.writeLine(added);
     return Promise.resolve();
@@ -153,14 +176,33 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
     const [word = '', ...rest] = text.split(/\s+/);
     const command = COMMANDS[word];
     const args = command === 'steer' ? { message: rest.join(' ') } : { model: rest.join(' ') };
-    if (command) await this.send({ type: 'command', name: command, user: this.user, conversation: this.conversation, args, respond: this.responder(), eventId: randomUUID() });
-    else await this.send({ type: 'message', user: this.user, conversation: this.conversation, messageId: randomUUID(), text, mentioned: true });
+    if (command)
+      await this.send({
+        type: 'command',
+        name: command,
+        user: this.user,
+        conversation: this.conversation,
+        args,
+        respond: this.responder(),
+        eventId: randomUUID(),
+      });
+    else
+      await this.send({
+        type: 'message',
+        user: this.user,
+        conversation: this.conversation,
+        messageId: randomUUID(),
+        text,
+        mentioned: true,
+      });
     return true;
   }
 
   /** Hands an event to the gateway and waits for it to be handled (so the next line sees its prompts). */
   private async send(event: InboundEvent): Promise<void> {
-    await this.handler?.(event).catch((error: unknown) => this.logger.error({ error: String(error) }, 'inbound handler failed'));
+    await this.handler?.(event).catch((error: unknown) =>
+      this.logger.error({ error: String(error) }, 'inbound handler failed'),
+    );
   }
 
   private approvalPrompt(card: ApprovalCard): Prompt {
@@ -170,7 +212,15 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
         const decision = parseApprovalAnswer(line ?? '');
         const name: ActionName = decisionName(card.kind, decision);
         const feedback = line === undefined ? null : decision.feedback;
-        await this.send({ type: 'action', name, approvalId: card.approvalId, user: this.user, feedback, respond: this.responder(), eventId: randomUUID() });
+        await this.send({
+          type: 'action',
+          name,
+          approvalId: card.approvalId,
+          user: this.user,
+          feedback,
+          respond: this.responder(),
+          eventId: randomUUID(),
+        });
       },
     };
   }
@@ -183,7 +233,15 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
       question: 'Answer? [y/n] ',
       answer: async (line) => {
         if (line !== undefined && /^y(es)?$/i.test(line.trim())) return this.openForm(card, 1);
-        await this.send({ type: 'form', action: 'decline', formId: card.formId, user: this.user, values: {}, respond: this.responder(), eventId: randomUUID() });
+        await this.send({
+          type: 'form',
+          action: 'decline',
+          formId: card.formId,
+          user: this.user,
+          values: {},
+          respond: this.responder(),
+          eventId: randomUUID(),
+        });
       },
     };
   }
@@ -197,7 +255,15 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
           this.prompts.first([this.signInPrompt(card, key)]);
           return;
         }
-        await this.send({ type: 'form', action: 'decline', formId: card.formId, user: this.user, values: {}, respond: this.responder(), eventId: randomUUID() });
+        await this.send({
+          type: 'form',
+          action: 'decline',
+          formId: card.formId,
+          user: this.user,
+          values: {},
+          respond: this.responder(),
+          eventId: randomUUID(),
+        });
       },
     };
   }
@@ -205,7 +271,15 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
   private async openForm(card: FormCard, attempt: number): Promise<void> {
     let spec: FormSpec | undefined;
     const respond = { ...this.responder(), showForm: (form: FormSpec) => Promise.resolve(Boolean((spec = form))) };
-    await this.send({ type: 'form', action: 'open', formId: card.formId, user: this.user, values: {}, respond, eventId: randomUUID() });
+    await this.send({
+      type: 'form',
+      action: 'open',
+      formId: card.formId,
+      user: this.user,
+      values: {},
+      respond,
+      eventId: randomUUID(),
+    });
     if (spec) this.prompts.first(this.fieldPrompts(card, spec, attempt));
   }
 
@@ -217,13 +291,26 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
         values[field.id] = line ?? '';
         if (line !== undefined && index < spec.fields.length - 1) return;
         const event = { type: 'form', formId: card.formId, user: this.user } as const;
-        if (line === undefined) return this.send({ ...event, action: 'decline', values: {}, respond: this.responder(), eventId: randomUUID() });
+        if (line === undefined)
+          return this.send({
+            ...event,
+            action: 'decline',
+            values: {},
+            respond: this.responder(),
+            eventId: randomUUID(),
+          });
         let fix = false;
         const reply = (text: string): Promise<void> => {
           fix = text.startsWith('Please fix');
           return Promise.resolve(this.writeLine(text));
         };
-        await this.send({ ...event, action: 'submit', values, respond: { reply, showForm: () => Promise.resolve(false) }, eventId: randomUUID() });
+        await this.send({
+          ...event,
+          action: 'submit',
+          values,
+          respond: { reply, showForm: () => Promise.resolve(false) },
+          eventId: randomUUID(),
+        });
         if (!fix) return;
         if (attempt < FORM_ATTEMPTS) return this.openForm(card, attempt + 1);
         await this.send({ ...event, action: 'decline', values: {}, respond: this.responder(), eventId: randomUUID() });

@@ -49,7 +49,9 @@ export function renderOutbound(message: OutboundMessage): string {
     case 'error':
       return `error: ${message.message}`;
     case 'notice':
-      return message.code === 'attachments-skipped' ? `${NOTICES[message.code]}\n${message.text ?? ''}` : (message.text ?? NOTICES[message.code]);
+      return message.code === 'attachments-skipped'
+        ? `${NOTICES[message.code]}\n${message.text ?? ''}`
+        : (message.text ?? NOTICES[message.code]);
     case 'approval':
       return renderApproval(message.card);
     case 'form':
@@ -59,10 +61,14 @@ export function renderOutbound(message: OutboundMessage): string {
 
 /** What an edit adds to what was shown: a tool's outcome, a card's decision; '' when it adds nothing worth a line. */
 export function renderEdit(before: OutboundMessage, after: OutboundMessage): string {
-  if (after.kind === 'tool-call') return before.kind === 'tool-call' && before.status !== 'running' ? '' : toolOutcome(after);
-  if (after.kind === 'approval' && before.kind === 'approval' && before.card.outcome.status === 'pending') return outcomeLine(after.card.outcome);
-  if (after.kind === 'form' && before.kind === 'form' && before.card.outcome.status === 'pending') return formOutcomeLine(after.card);
-  if (after.kind === 'text' && before.kind === 'text' && after.text.startsWith(before.text)) return after.text.slice(before.text.length);
+  if (after.kind === 'tool-call')
+    return before.kind === 'tool-call' && before.status !== 'running' ? '' : toolOutcome(after);
+  if (after.kind === 'approval' && before.kind === 'approval' && before.card.outcome.status === 'pending')
+    return outcomeLine(after.card.outcome);
+  if (after.kind === 'form' && before.kind === 'form' && before.card.outcome.status === 'pending')
+    return formOutcomeLine(after.card);
+  if (after.kind === 'text' && before.kind === 'text' && after.text.startsWith(before.text))
+    return after.text.slice(before.text.length);
   return '';
 }
 
@@ -85,7 +91,8 @@ export function parseApprovalAnswer(line: string): { approved: boolean; always: 
 }
 
 function renderApproval(card: ApprovalCard): string {
-  const lines = card.kind === 'plan' && card.content ? [`Plan:\n${indent(card.content, 40)}`] : [describeItems(card.items)];
+  const lines =
+    card.kind === 'plan' && card.content ? [`Plan:\n${indent(card.content, 40)}`] : [describeItems(card.items)];
   if (card.outcome.status !== 'pending') lines.push(outcomeLine(card.outcome));
   return lines.join('\n');
 }
@@ -98,7 +105,8 @@ function outcomeLine(outcome: CardOutcome): string {
 
 function formOutcomeLine(card: FormCard): string {
   const outcome = card.outcome;
-  if (outcome.status === 'answered' || outcome.status === 'declined') return `(${outcome.status} by ${outcome.decidedBy})`;
+  if (outcome.status === 'answered' || outcome.status === 'declined')
+    return `(${outcome.status} by ${outcome.decidedBy})`;
   if (outcome.status === 'unsupported') return `(the form cannot be asked here: ${outcome.reason})`;
   return outcome.status === 'pending' ? '' : `(${outcome.status})`;
 }

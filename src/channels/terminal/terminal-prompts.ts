@@ -42,7 +42,8 @@ export class PromptQueue {
   /** The card `key` was settled elsewhere (a sign-in, another approver): its prompts no longer wait for a line. */
   drop(key: string): void {
     const before = this.waiting.length;
-    for (let index = this.waiting.length - 1; index >= 0; index -= 1) if (this.waiting[index]?.key === key) this.waiting.splice(index, 1);
+    for (let index = this.waiting.length - 1; index >= 0; index -= 1)
+      if (this.waiting[index]?.key === key) this.waiting.splice(index, 1);
     if (this.waiting.length !== before) this.showHead();
   }
 

@@ -48,9 +48,13 @@ function view(row: ApprovalRow, owner: string, now: number): ApprovalView {
   };
 }
 
-export async function listPendingApprovals(stores: { approvals: ApprovalStore; users: UserStore }, now = Date.now()): Promise<ApprovalView[]> {
+export async function listPendingApprovals(
+  stores: { approvals: ApprovalStore; users: UserStore },
+  now = Date.now(),
+): Promise<ApprovalView[]> {
   const rows = await stores.approvals.listPending();
   const owners = new Map<string, string>();
-  for (const id of new Set(rows.map((row) => row.ownerUserId))) owners.set(id, (await stores.users.getUser(id))?.username ?? '');
+  for (const id of new Set(rows.map((row) => row.ownerUserId)))
+    owners.set(id, (await stores.users.getUser(id))?.username ?? '');
   return rows.map((row) => view(row, owners.get(row.ownerUserId) ?? '', now));
 }

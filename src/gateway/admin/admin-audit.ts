@@ -38,13 +38,21 @@ export async function audited<T>(trail: AuditTrail, change: AuditedChange, work:
 }
 
 async function record(trail: AuditTrail, change: AuditedChange, outcome: string): Promise<void> {
-  const entry = { actor: change.actor, action: change.action, target: change.target ?? '', outcome, detail: change.detail ?? '' };
+  const entry = {
+    actor: change.actor,
+    action: change.action,
+    target: change.target ?? '',
+    outcome,
+    detail: change.detail ?? '',
+  };
   trail.logger?.info({ audit: entry }, `admin change ${entry.action} by ${entry.actor}: ${outcome}`);
   try {
     await trail.store.record(entry);
   } catch (error) {
     trail.logger?.error({ err: describeError(error), audit: entry }, 'could not write the admin audit row');
-    throw new GatewayError('INTERNAL', `${entry.action} ended (${outcome}) but its audit row could not be written`, { cause: error });
+    throw new GatewayError('INTERNAL', `${entry.action} ended (${outcome}) but its audit row could not be written`, {
+      cause: error,
+    });
   }
 }
 
@@ -58,7 +66,11 @@ export interface AuditView {
   created: string;
 }
 
-const limitSchema = z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be 1-1000').max(1000, 'limit must be 1-1000');
+const limitSchema = z.coerce
+  .number({ error: 'limit must be a number' })
+  .int('limit must be a whole number')
+  .min(1, 'limit must be 1-1000')
+  .max(1000, 'limit must be 1-1000');
 
 /** The newest entries first (`limit` 1-1000, default 50). */
 export async function listAudit(store: Pick<AdminAuditStore, 'list'>, rawLimit: unknown): Promise<AuditView[]> {

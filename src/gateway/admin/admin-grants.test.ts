@@ -23,7 +23,11 @@ describe('admin grants', () => {
   });
 
   it('refuses bad input with a clear error and stores nothing', async () => {
-    const bad = (input: unknown, pattern: RegExp) => assert.rejects(addGrant(db.stores, input, 'cli', NOW), (e: unknown) => e instanceof GatewayError && pattern.test(e.message));
+    const bad = (input: unknown, pattern: RegExp) =>
+      assert.rejects(
+        addGrant(db.stores, input, 'cli', NOW),
+        (e: unknown) => e instanceof GatewayError && pattern.test(e.message),
+      );
     await bad({ scope: 'team', target: 'bob', tool: 'bash' }, /scope must be/);
     await bad({ scope: 'user', target: 'nobody', tool: 'bash' }, /no user named nobody/);
     await bad({ scope: 'conversation', target: 'ws-missing', tool: 'bash' }, /no conversation/);
@@ -34,8 +38,16 @@ describe('admin grants', () => {
   });
 
   it('lists a grant until it expires or is revoked, then only with all', async () => {
-    const grant = await addGrant(db.stores, { scope: 'channel', target: 'slack:C123', tool: 'web_*', expires: '1h' }, 'cli', NOW);
-    assert.deepEqual((await listGrants(db.stores, {}, NOW)).map((g) => g.grant_id), [grant.grant_id]);
+    const grant = await addGrant(
+      db.stores,
+      { scope: 'channel', target: 'slack:C123', tool: 'web_*', expires: '1h' },
+      'cli',
+      NOW,
+    );
+    assert.deepEqual(
+      (await listGrants(db.stores, {}, NOW)).map((g) => g.grant_id),
+      [grant.grant_id],
+    );
     assert.deepEqual(await listGrants(db.stores, {}, NOW + 2 * 3_600_000), []);
     assert.equal((await listGrants(db.stores, { all: true }, NOW + 2 * 3_600_000))[0]?.status, 'expired');
     await revokeGrant(db.stores, grant.grant_id, 'cli', NOW);

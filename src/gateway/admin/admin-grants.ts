@@ -24,7 +24,12 @@ export interface GrantView {
 
 const printable = (value: string): boolean => !/[\u0000-\u001f\u007f]/.test(value);
 const glob = (what: string) =>
-  z.string().trim().min(1, `${what} must not be empty`).max(500, `${what} is longer than 500 characters`).refine(printable, `${what} must not contain control characters`);
+  z
+    .string()
+    .trim()
+    .min(1, `${what} must not be empty`)
+    .max(500, `${what} is longer than 500 characters`)
+    .refine(printable, `${what} must not contain control characters`);
 
 /** `30m`, `12h`, `7d` from now, or an ISO time (UTC). */
 const DURATION = /^(\d{1,6})([mhd])$/;
@@ -35,7 +40,8 @@ export function parseExpiry(raw: string, now: number): string {
   const match = DURATION.exec(raw.trim());
   if (match !== null) return isoFromMs(now + Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
   const at = Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(raw) ? raw : `${raw}Z`);
-  if (!Number.isFinite(at)) throw new GatewayError('BAD_REQUEST', 'expires must be a duration (30m, 12h, 7d) or an ISO time');
+  if (!Number.isFinite(at))
+    throw new GatewayError('BAD_REQUEST', 'expires must be a duration (30m, 12h, 7d) or an ISO time');
   if (at <= now) throw new GatewayError('BAD_REQUEST', 'expires must be in the future');
   return isoFromMs(at);
 }
@@ -43,7 +49,12 @@ export function parseExpiry(raw: string, now: number): string {
 /** The body of `sandpiper approvals grants add`. */
 export const grantInputSchema = z.strictObject({
   scope: z.enum(['conversation', 'user', 'channel'], { error: 'scope must be conversation, user or channel' }),
-  target: z.string({ error: 'target is required' }).trim().min(1, 'target must not be empty').max(255, 'target is longer than 255 characters').refine(printable, 'target must not contain control characters'),
+  target: z
+    .string({ error: 'target is required' })
+    .trim()
+    .min(1, 'target must not be empty')
+    .max(255, 'target is longer than 255 characters')
+    .refine(printable, 'target must not contain control characters'),
   tool: glob('tool'),
   args: glob('args').optional(),
   expires: z.string().trim().min(1).max(40).optional(),
@@ -59,7 +70,8 @@ export function grantStatus(grant: ApprovalGrant, nowIso: string): 'active' | 'e
 }
 
 async function viewOf(users: UserStore, grant: ApprovalGrant, nowIso: string): Promise<GrantView> {
-  const target = grant.scope === 'user' ? ((await users.getUser(grant.scopeKey))?.username ?? grant.scopeKey) : grant.scopeKey;
+  const target =
+    grant.scope === 'user' ? ((await users.getUser(grant.scopeKey))?.username ?? grant.scopeKey) : grant.scopeKey;
   const creator = (await users.getUser(grant.createdBy))?.username ?? grant.createdBy;
   return {
     grant_id: grant.grantId,
@@ -82,24 +94,43 @@ async function userIdOf(users: UserStore, name: string): Promise<string> {
 }
 
 /** Grants newest first: in force only unless `all`; of one user (username or id) when given. */
-export async function listGrants(stores: GrantStores, filter: { user?: string; all?: boolean }, now = Date.now()): Promise<GrantView[]> {
+export async function listGrants(
+  stores: GrantStores,
+  filter: { user?: string; all?: boolean },
+  now = Date.now(),
+): Promise<GrantView[]> {
   const nowIso = isoFromMs(now);
   const userId = filter.user === undefined ? undefined : await userIdOf(stores.users, filter.user);
-  const grants = await stores.grants.list({ ...(userId === undefined ? {} : { userId }), all: filter.all === true, now: nowIso });
+  const grants = await stores.grants.list({
+    ...(userId === undefined ? {} : { userId }),
+    all: filter.all === true,
+    now: nowIso,
+  });
   return Promise.all(grants.map((grant) => viewOf(stores.users, grant, nowIso)));
 }
 
-async function scopeKeyOf(stores: GrantStores, scope: 'conversation' | 'user' | 'channel', target: string): Promise<string> {
+async function scopeKeyOf(
+  stores: GrantStores,
+  scope: 'conversation' | 'user' | 'channel',
+  target: string,
+): Promise<string> {
   if (scope === 'user') return userIdOf(stores.users, target);
   if (scope === 'conversation') {
-    if ((await stores.workstreams.get(target)) === undefined) throw new GatewayError('NOT_FOUND', `no conversation ${target}`);
+    if ((await stores.workstreams.get(target)) === undefined)
+      throw new GatewayError('NOT_FOUND', `no conversation ${target}`);
     return target;
   }
-  if (!/^[a-z]+:[^:\s]+$/.test(target)) throw new GatewayError('BAD_REQUEST', 'a channel target is <platform>:<channel id>, e.g. slack:C0123');
+  if (!/^[a-z]+:[^:\s]+$/.test(target))
+    throw new GatewayError('BAD_REQUEST', 'a channel target is <platform>:<channel id>, e.g. slack:C0123');
   return target;
 }
 
-export async function addGrant(stores: GrantStores, input: unknown, createdBy: string, now = Date.now()): Promise<GrantView> {
+export async function addGrant(
+  stores: GrantStores,
+  input: unknown,
+  createdBy: string,
+  now = Date.now(),
+): Promise<GrantView> {
   const parsed = parseAdminInput(grantInputSchema, input);
   const scopeKey = await scopeKeyOf(stores, parsed.scope, parsed.target);
   const grant = await stores.grants.create({
@@ -113,10 +144,16 @@ export async function addGrant(stores: GrantStores, input: unknown, createdBy: s
   return viewOf(stores.users, grant, isoFromMs(now));
 }
 
-export async function revokeGrant(stores: GrantStores, grantId: string, by: string, now = Date.now()): Promise<GrantView> {
+export async function revokeGrant(
+  stores: GrantStores,
+  grantId: string,
+  by: string,
+  now = Date.now(),
+): Promise<GrantView> {
   const grant = await stores.grants.get(grantId);
   if (grant === undefined) throw new GatewayError('NOT_FOUND', `no grant ${grantId}`);
-  if (!(await stores.grants.revoke(grantId, by))) throw new GatewayError('CONFLICT', `grant ${grantId} is already revoked`);
+  if (!(await stores.grants.revoke(grantId, by)))
+    throw new GatewayError('CONFLICT', `grant ${grantId} is already revoked`);
   return viewOf(stores.users, { ...grant, revoked: isoFromMs(now), revokedBy: by }, isoFromMs(now));
 }
 
@@ -134,7 +171,10 @@ export interface ApprovalHistoryView {
 }
 
 /** Who decided what, when: decided and cancelled approvals, newest first. */
-export async function approvalsHistory(stores: { approvals: ApprovalStore; users: UserStore }, filter: { user?: string; limit: number }): Promise<ApprovalHistoryView[]> {
+export async function approvalsHistory(
+  stores: { approvals: ApprovalStore; users: UserStore },
+  filter: { user?: string; limit: number },
+): Promise<ApprovalHistoryView[]> {
   const userId = filter.user === undefined ? undefined : await userIdOf(stores.users, filter.user);
   const rows = await stores.approvals.listDecided({ limit: filter.limit, ...(userId === undefined ? {} : { userId }) });
   const names = new Map<string, string>();
@@ -145,7 +185,8 @@ export async function approvalsHistory(stores: { approvals: ApprovalStore; users
   const views: ApprovalHistoryView[] = [];
   for (const row of rows) {
     const view = approvalViewOf(row);
-    const outcome = view.state === 'decided' ? (view.approved ? (view.always ? 'always' : 'approved') : 'rejected') : 'cancelled';
+    const outcome =
+      view.state === 'decided' ? (view.approved ? (view.always ? 'always' : 'approved') : 'rejected') : 'cancelled';
     views.push({
       decided: row.decided,
       approval_id: row.approvalId,

@@ -16,7 +16,12 @@ export function adminListenAddress(config: Pick<Config, 'admin'>): ListenAddress
 
 /** True for 127.0.0.0/8, ::1 and `localhost`: an address other hosts cannot reach. */
 export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host) || /^::ffff:127\.\d+\.\d+\.\d+$/i.test(host);
+  return (
+    host === 'localhost' ||
+    host === '::1' ||
+    /^127\.\d+\.\d+\.\d+$/.test(host) ||
+    /^::ffff:127\.\d+\.\d+\.\d+$/i.test(host)
+  );
 }
 
 /** The URL the CLI calls: a wildcard bind is reached through loopback. */

@@ -22,7 +22,12 @@ export interface McpServerView {
 
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 const stringMap = (what: string) =>
-  z.record(z.string().regex(KEY_PATTERN, `${what} names must be letters, digits, "_", "." or "-"`), z.string().max(8192)).default({});
+  z
+    .record(
+      z.string().regex(KEY_PATTERN, `${what} names must be letters, digits, "_", "." or "-"`),
+      z.string().max(8192),
+    )
+    .default({});
 
 /** The body of `POST /v1/api/admin/mcp/servers` and the flags of `sandpiper mcp add`. */
 export const mcpServerInputSchema = z
@@ -44,7 +49,10 @@ export const mcpServerInputSchema = z
   })
   .superRefine((input, context) => {
     if ((input.command === undefined) === (input.url === undefined)) {
-      context.addIssue({ code: 'custom', message: 'give either command (a stdio server) or url (a streamable HTTP server)' });
+      context.addIssue({
+        code: 'custom',
+        message: 'give either command (a stdio server) or url (a streamable HTTP server)',
+      });
     }
     if (input.url !== undefined && (input.args.length > 0 || Object.keys(input.env).length > 0)) {
       context.addIssue({ code: 'custom', message: 'args and env apply to stdio servers only' });
@@ -89,12 +97,14 @@ export async function addMcpServer(store: McpServerStore, input: unknown, create
     enabled: parsed.enabled,
     createdBy,
   });
-  if (!created) throw new GatewayError('CONFLICT', `an MCP server named "${parsed.name}" is already defined in the database`);
+  if (!created)
+    throw new GatewayError('CONFLICT', `an MCP server named "${parsed.name}" is already defined in the database`);
   return view(created);
 }
 
 export async function removeMcpServer(store: McpServerStore, name: string): Promise<McpServerView> {
   const row = await store.getByName(name);
-  if (!row || !(await store.delete(row.serverId))) throw new GatewayError('NOT_FOUND', `no MCP server named "${name}" in the database`);
+  if (!row || !(await store.delete(row.serverId)))
+    throw new GatewayError('NOT_FOUND', `no MCP server named "${name}" in the database`);
   return view(row);
 }

@@ -20,18 +20,29 @@ function decisionOf(row: ApprovalRow): { decision: string; deciderId: string | u
   const view = approvalViewOf(row);
   if (view.state === 'pending') return { decision: 'pending', deciderId: undefined };
   if (view.state === 'cancelled') return { decision: 'cancelled', deciderId: undefined };
-  return { decision: !view.approved ? 'denied' : view.always ? 'always here' : 'allowed once', deciderId: view.decidedBy };
+  return {
+    decision: !view.approved ? 'denied' : view.always ? 'always here' : 'allowed once',
+    deciderId: view.decidedBy,
+  };
 }
 
 /** The newest `limit` network decisions with their deciders' names. */
-export async function listNetworkDecisions(stores: { approvals: ApprovalStore; users: UserStore }, limit: number): Promise<NetworkDecisionView[]> {
+export async function listNetworkDecisions(
+  stores: { approvals: ApprovalStore; users: UserStore },
+  limit: number,
+): Promise<NetworkDecisionView[]> {
   const rows = await stores.approvals.listByKind('network', limit);
   const names = new Map<string, string>();
   const views: NetworkDecisionView[] = [];
   for (const row of rows) {
     const { decision, deciderId } = decisionOf(row);
-    if (deciderId !== undefined && !names.has(deciderId)) names.set(deciderId, (await stores.users.getUser(deciderId))?.username ?? '');
-    views.push({ ...requestOf(row), decision, decided_by: deciderId === undefined ? '' : (names.get(deciderId) ?? '') });
+    if (deciderId !== undefined && !names.has(deciderId))
+      names.set(deciderId, (await stores.users.getUser(deciderId))?.username ?? '');
+    views.push({
+      ...requestOf(row),
+      decision,
+      decided_by: deciderId === undefined ? '' : (names.get(deciderId) ?? ''),
+    });
   }
   return views;
 }

@@ -32,7 +32,13 @@ export const policyInputSchema = z.strictObject({
     .min(-1_000_000, 'priority must be between -1000000 and 1000000')
     .max(1_000_000, 'priority must be between -1000000 and 1000000')
     .default(0),
-  name: z.string().trim().min(1, 'name must not be empty').max(100, 'name is longer than 100 characters').refine(printable, 'name must not contain control characters').optional(),
+  name: z
+    .string()
+    .trim()
+    .min(1, 'name must not be empty')
+    .max(100, 'name is longer than 100 characters')
+    .refine(printable, 'name must not contain control characters')
+    .optional(),
 });
 
 export type PolicyInput = z.input<typeof policyInputSchema>;
@@ -75,9 +81,13 @@ export async function removePolicy(policies: PolicyStore, idOrName: string): Pro
   const byId = all.find((policy) => policy.policyId === key);
   const byName = all.filter((policy) => policy.name === key);
   if (!byId && byName.length > 1) {
-    throw new GatewayError('CONFLICT', `${byName.length} policies are named "${key}"; remove one by its id (see policy list)`);
+    throw new GatewayError(
+      'CONFLICT',
+      `${byName.length} policies are named "${key}"; remove one by its id (see policy list)`,
+    );
   }
   const target = byId ?? byName[0];
-  if (!target || !(await policies.delete(target.policyId))) throw new GatewayError('NOT_FOUND', `no policy with id or name "${key}"`);
+  if (!target || !(await policies.delete(target.policyId)))
+    throw new GatewayError('NOT_FOUND', `no policy with id or name "${key}"`);
   return view(target);
 }

@@ -29,7 +29,10 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 export const MAX_TEMPLATE_CHARS = 32_768;
 
 const fields = {
-  content: z.string().min(1, 'content must not be empty').max(MAX_TEMPLATE_CHARS, `content is limited to ${MAX_TEMPLATE_CHARS} characters`),
+  content: z
+    .string()
+    .min(1, 'content must not be empty')
+    .max(MAX_TEMPLATE_CHARS, `content is limited to ${MAX_TEMPLATE_CHARS} characters`),
   description: z.string().max(1000),
   category: z.string().max(100),
   variables: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'variables must be identifiers')).max(50),
@@ -38,7 +41,9 @@ const fields = {
 
 /** The body of `POST /v1/api/admin/templates` and the flags of `sandpiper template create`. */
 export const templateCreateSchema = z.strictObject({
-  name: z.string({ error: 'name is required' }).regex(NAME, 'name must be letters, digits, "_", ".", ":" or "-" (at most 128)'),
+  name: z
+    .string({ error: 'name is required' })
+    .regex(NAME, 'name must be letters, digits, "_", ".", ":" or "-" (at most 128)'),
   content: fields.content,
   description: fields.description.default(''),
   category: fields.category.default(''),
@@ -93,12 +98,19 @@ export async function showTemplate(store: PromptTemplateStore, name: string): Pr
 async function editable(store: PromptTemplateStore, name: string): Promise<PromptTemplate> {
   const row = await existing(store, name);
   if (row.readonly || row.origin === 'mcp') {
-    throw new GatewayError('FORBIDDEN', `prompt template "${row.name}" comes from MCP server "${row.mcpServer}" and is read-only`);
+    throw new GatewayError(
+      'FORBIDDEN',
+      `prompt template "${row.name}" comes from MCP server "${row.mcpServer}" and is read-only`,
+    );
   }
   return row;
 }
 
-export async function createTemplate(store: PromptTemplateStore, input: unknown, createdBy: string): Promise<PromptTemplateView> {
+export async function createTemplate(
+  store: PromptTemplateStore,
+  input: unknown,
+  createdBy: string,
+): Promise<PromptTemplateView> {
   const parsed = parseAdminInput(templateCreateSchema, input);
   const created = await store.create({
     name: parsed.name,
@@ -115,7 +127,11 @@ export async function createTemplate(store: PromptTemplateStore, input: unknown,
   return view(created);
 }
 
-export async function editTemplate(store: PromptTemplateStore, name: string, input: unknown): Promise<PromptTemplateView> {
+export async function editTemplate(
+  store: PromptTemplateStore,
+  name: string,
+  input: unknown,
+): Promise<PromptTemplateView> {
   const parsed = parseAdminInput(templateEditSchema, input);
   const row = await editable(store, name);
   const patch = {
@@ -125,12 +141,14 @@ export async function editTemplate(store: PromptTemplateStore, name: string, inp
     ...(parsed.variables === undefined ? {} : { variables: parsed.variables }),
     ...(parsed.is_default === undefined ? {} : { isDefault: parsed.is_default }),
   };
-  if (!(await store.update(row.templateId, patch))) throw new GatewayError('NOT_FOUND', `no prompt template named "${name.slice(0, 128)}"`);
+  if (!(await store.update(row.templateId, patch)))
+    throw new GatewayError('NOT_FOUND', `no prompt template named "${name.slice(0, 128)}"`);
   return view(await existing(store, name));
 }
 
 export async function deleteTemplate(store: PromptTemplateStore, name: string): Promise<PromptTemplateView> {
   const row = await editable(store, name);
-  if (!(await store.delete(row.templateId))) throw new GatewayError('NOT_FOUND', `no prompt template named "${name.slice(0, 128)}"`);
+  if (!(await store.delete(row.templateId)))
+    throw new GatewayError('NOT_FOUND', `no prompt template named "${name.slice(0, 128)}"`);
   return view(row);
 }

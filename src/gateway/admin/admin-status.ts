@@ -4,7 +4,13 @@
  * The same snake_case object for the CLI's `--json` and the endpoint.
  */
 import { isoFromMs } from '../../shared/time.js';
-import type { ClusterSnapshot, ClusterStatusStore, DatabaseEngine, InstanceRow, ShardLeaseRow } from '../../storage/index.js';
+import type {
+  ClusterSnapshot,
+  ClusterStatusStore,
+  DatabaseEngine,
+  InstanceRow,
+  ShardLeaseRow,
+} from '../../storage/index.js';
 import { ageSeconds } from './admin-input.js';
 
 /** Without `cluster.lease_ttl_s`: three beats of the registry's 30 s heartbeat. */
@@ -88,7 +94,13 @@ function stateOf(age: number | null, staleAfter: number): InstanceState {
   return age <= staleAfter ? 'alive' : 'stale';
 }
 
-function instanceView(id: string, row: InstanceRow | undefined, snapshot: ClusterSnapshot, now: number, staleAfter: number): InstanceView {
+function instanceView(
+  id: string,
+  row: InstanceRow | undefined,
+  snapshot: ClusterSnapshot,
+  now: number,
+  staleAfter: number,
+): InstanceView {
   const age = row ? ageSeconds(row.lastHeartbeat, now) : null;
   const counts = snapshot.workstreamLeases.find((entry) => entry.holder === id);
   const url = row?.url ?? null;
@@ -110,16 +122,25 @@ function botShards(leases: readonly ShardLeaseRow[], now: number): BotShardsView
   return bots.map((bot) => {
     const own = leases.filter((lease) => lease.bot === bot);
     const count = Math.max(...own.map((lease) => lease.shardCount));
-    const held = new Set(own.filter((lease) => lease.expiresAt > now && lease.shardId < count).map((lease) => lease.shardId));
+    const held = new Set(
+      own.filter((lease) => lease.expiresAt > now && lease.shardId < count).map((lease) => lease.shardId),
+    );
     const unheld = Array.from({ length: count }, (_, index) => index).filter((shard) => !held.has(shard));
     return { bot, shard_count: count, held: held.size, unheld_shard_ids: unheld };
   });
 }
 
 /** Builds the view from one snapshot; instances holding leases without a services row are listed as `unregistered`. */
-export function clusterStatusView(snapshot: ClusterSnapshot, now: number, staleAfterSeconds: number): ClusterStatusView {
+export function clusterStatusView(
+  snapshot: ClusterSnapshot,
+  now: number,
+  staleAfterSeconds: number,
+): ClusterStatusView {
   const registered = new Map(snapshot.instances.map((row) => [row.instanceId, row]));
-  const holders = [...snapshot.shardLeases.map((lease) => lease.holder), ...snapshot.workstreamLeases.map((entry) => entry.holder)];
+  const holders = [
+    ...snapshot.shardLeases.map((lease) => lease.holder),
+    ...snapshot.workstreamLeases.map((entry) => entry.holder),
+  ];
   const ids = [...registered.keys(), ...[...new Set(holders)].filter((holder) => !registered.has(holder)).sort()];
   const instances = ids.map((id) => instanceView(id, registered.get(id), snapshot, now, staleAfterSeconds));
   const bots = botShards(snapshot.shardLeases, now);
@@ -148,7 +169,11 @@ export function clusterStatusView(snapshot: ClusterSnapshot, now: number, staleA
 }
 
 /** Reads the cluster's state now. */
-export async function readClusterStatus(store: ClusterStatusStore, staleAfterSeconds: number, now = Date.now()): Promise<ClusterStatusView> {
+export async function readClusterStatus(
+  store: ClusterStatusStore,
+  staleAfterSeconds: number,
+  now = Date.now(),
+): Promise<ClusterStatusView> {
   const snapshot = await store.snapshot({ now, instancesSeenWithinMs: INSTANCES_SEEN_WITHIN_MS });
   return clusterStatusView(snapshot, now, staleAfterSeconds);
 }

@@ -24,7 +24,10 @@ const sinceSchema = z.union([
   z
     .string()
     .regex(/^\d{1,4}d$/, 'must be a number of days (7d), a day (YYYY-MM-DD) or an ISO time')
-    .refine((value) => Number.parseInt(value, 10) >= 1 && Number.parseInt(value, 10) <= MAX_DAYS, `days must be 1-${MAX_DAYS}`),
+    .refine(
+      (value) => Number.parseInt(value, 10) >= 1 && Number.parseInt(value, 10) <= MAX_DAYS,
+      `days must be 1-${MAX_DAYS}`,
+    ),
   z.iso.date(),
   z.iso.datetime({ offset: true }),
 ]);
@@ -41,7 +44,11 @@ export function sinceDay(since: string, now: number): string {
 }
 
 /** Lines per key and day since `since` (default the last 7 days), newest day first; bad input is BAD_REQUEST. */
-export async function listUsage(store: Pick<UsageStore, 'report'>, input: { by?: unknown; since?: unknown }, now: number = Date.now()): Promise<UsageView[]> {
+export async function listUsage(
+  store: Pick<UsageStore, 'report'>,
+  input: { by?: unknown; since?: unknown },
+  now: number = Date.now(),
+): Promise<UsageView[]> {
   const query = parseAdminInput(usageQuerySchema, { by: input.by ?? undefined, since: input.since ?? undefined });
   const lines = await store.report(query.by, sinceDay(query.since, now));
   return lines.map((line) => ({

@@ -24,7 +24,11 @@ async function userNamed(users: UserStore, username: string): Promise<{ userId: 
   return user;
 }
 
-export async function setUserDisabled(stores: { users: UserStore }, username: string, disabled: boolean): Promise<{ username: string; disabled: boolean }> {
+export async function setUserDisabled(
+  stores: { users: UserStore },
+  username: string,
+  disabled: boolean,
+): Promise<{ username: string; disabled: boolean }> {
   const user = await userNamed(stores.users, username);
   await stores.users.setDisabled(user.userId, disabled);
   return { username: user.username, disabled };
@@ -38,7 +42,11 @@ export interface RemovedUserView {
 }
 
 /** Removes the user's rows in one transaction, then their workspace folders. */
-export async function removeUser(stores: { users: UserStore; lifecycle: DataLifecycleStore }, username: string, workspaceDir: string): Promise<RemovedUserView> {
+export async function removeUser(
+  stores: { users: UserStore; lifecycle: DataLifecycleStore },
+  username: string,
+  workspaceDir: string,
+): Promise<RemovedUserView> {
   const user = await userNamed(stores.users, username);
   const removed = await stores.lifecycle.removeUser(user.userId);
   if (removed === undefined) throw new GatewayError('NOT_FOUND', `no user named ${username}`);

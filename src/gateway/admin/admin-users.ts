@@ -35,7 +35,14 @@ export async function listUsers(users: UserStore): Promise<UserView[]> {
 
 function tokenView(token: ApiToken, username: string, now: number): TokenView {
   const expired = token.expires !== null && Date.parse(`${token.expires}Z`) <= now;
-  return { token_id: token.tokenId, username, scopes: token.scopes, expires: token.expires, expired, created: token.created };
+  return {
+    token_id: token.tokenId,
+    username,
+    scopes: token.scopes,
+    expires: token.expires,
+    expired,
+    created: token.created,
+  };
 }
 
 /** Tokens of one user (NOT_FOUND when the user does not exist), or of everyone. */
@@ -51,7 +58,8 @@ export async function listTokens(users: UserStore, username?: string, now = Date
 
 /** Deletes a token so it no longer authenticates; NOT_FOUND when there is no such token. */
 export async function revokeToken(users: UserStore, tokenId: string): Promise<{ token_id: string; revoked: true }> {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(tokenId)) throw new GatewayError('BAD_REQUEST', 'token_id must be the id shown by token list');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(tokenId))
+    throw new GatewayError('BAD_REQUEST', 'token_id must be the id shown by token list');
   if (!(await users.revokeToken(tokenId))) throw new GatewayError('NOT_FOUND', `no token with id "${tokenId}"`);
   return { token_id: tokenId, revoked: true };
 }

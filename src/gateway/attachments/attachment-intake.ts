@@ -33,20 +33,33 @@ export interface ComposedMessage {
 type Outcome = { line: string; image?: ImagePart } | { skipped: string };
 
 function size(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`;
+  return bytes >= 1024 * 1024
+    ? `${(bytes / 1024 / 1024).toFixed(1)} MB`
+    : `${Math.max(1, Math.round(bytes / 1024))} KB`;
 }
 
 function stem(name: string): string {
   return name.slice(0, name.length - path.extname(name).length);
 }
 
-const EXTENSIONS: Readonly<Record<string, string>> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif', 'image/webp': '.webp' };
+const EXTENSIONS: Readonly<Record<string, string>> = {
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/gif': '.gif',
+  'image/webp': '.webp',
+};
 
 export class AttachmentIntake {
   constructor(private readonly options: IntakeOptions) {}
 
   /** The message for workstream `wsId`; resolves with `text` itself when there is nothing attached. */
-  async compose(text: string, attachments: readonly InboundAttachment[], access: AttachmentAccess | undefined, wsId: string, signal: AbortSignal): Promise<ComposedMessage> {
+  async compose(
+    text: string,
+    attachments: readonly InboundAttachment[],
+    access: AttachmentAccess | undefined,
+    wsId: string,
+    signal: AbortSignal,
+  ): Promise<ComposedMessage> {
     if (attachments.length === 0) return { content: text, skipped: [] };
     const dir = path.join(this.options.workspaceDir, wsId);
     // One at a time: at most one file (`max_attachment_mb`) is held in memory per message.
@@ -73,24 +86,41 @@ export class AttachmentIntake {
    * The message content for `text` with `attachments` of a message written in `threadId`; files that were not taken are
    * named in one notice there (a failed notice is logged, never thrown).
    */
-  async contentFor(adapter: ChannelAdapter, threadId: string, wsId: string, text: string, attachments: readonly InboundAttachment[], signal: AbortSignal): Promise<string | ContentPart[]> {
+  async contentFor(
+    adapter: ChannelAdapter,
+    threadId: string,
+    wsId: string,
+    text: string,
+    attachments: readonly InboundAttachment[],
+    signal: AbortSignal,
+  ): Promise<string | ContentPart[]> {
     if (attachments.length === 0) return text;
     const composed = await this.compose(text, attachments, await attachmentAccess(adapter, threadId), wsId, signal);
     if (composed.skipped.length > 0) {
-      await adapter.post(threadId, { kind: 'notice', code: 'attachments-skipped', text: composed.skipped.join('\n') }, signal)
-        .catch((error: unknown) => this.options.logger.warn({ threadId, error: describeError(error) }, 'attachment notice could not be posted'));
+      await adapter
+        .post(threadId, { kind: 'notice', code: 'attachments-skipped', text: composed.skipped.join('\n') }, signal)
+        .catch((error: unknown) =>
+          this.options.logger.warn({ threadId, error: describeError(error) }, 'attachment notice could not be posted'),
+        );
     }
     return composed.content;
   }
 
-  private async take(attachment: InboundAttachment, access: AttachmentAccess | undefined, dir: string, signal: AbortSignal): Promise<Outcome> {
+  private async take(
+    attachment: InboundAttachment,
+    access: AttachmentAccess | undefined,
+    dir: string,
+    signal: AbortSignal,
+  ): Promise<Outcome> {
     if (!access) return { skipped: 'this platform does not pass attachments on' };
     const downloaded = await downloadAttachment(attachment, access, { maxBytes: this.options.maxBytes, signal });
     if (!downloaded.ok) return this.skip(attachment, downloaded.error);
     const kind = classifyAttachment(attachment.name, attachment.contentType, downloaded.value.contentType);
     if (!kind.ok) return this.skip(attachment, kind.error);
     try {
-      return kind.value.kind === 'image' ? await this.takeImage(attachment, downloaded.value, dir) : await this.takeFile(attachment, downloaded.value, kind.value.mediaType, dir);
+      return kind.value.kind === 'image'
+        ? await this.takeImage(attachment, downloaded.value, dir)
+        : await this.takeFile(attachment, downloaded.value, kind.value.mediaType, dir);
     } catch (error) {
       signal.throwIfAborted();
       this.options.logger.warn({ error: describeError(error) }, 'an attachment could not be saved');
@@ -98,9 +128,16 @@ export class AttachmentIntake {
     }
   }
 
-  private async takeFile(attachment: InboundAttachment, downloaded: Downloaded, mediaType: string, dir: string): Promise<Outcome> {
+  private async takeFile(
+    attachment: InboundAttachment,
+    downloaded: Downloaded,
+    mediaType: string,
+    dir: string,
+  ): Promise<Outcome> {
     const saved = await saveAttachment(dir, attachment.name, downloaded.bytes);
-    return { line: `[Attached file saved in the workspace: ${saved} (${mediaType}, ${size(downloaded.bytes.length)})]` };
+    return {
+      line: `[Attached file saved in the workspace: ${saved} (${mediaType}, ${size(downloaded.bytes.length)})]`,
+    };
   }
 
   private async takeImage(attachment: InboundAttachment, downloaded: Downloaded, dir: string): Promise<Outcome> {
@@ -109,7 +146,10 @@ export class AttachmentIntake {
     const saved = await saveAttachment(dir, attachment.name, downloaded.bytes);
     const image = fitted.value;
     if (image.original === undefined) {
-      return { line: `[Attached image saved in the workspace: ${saved} (${image.width}×${image.height}, ${size(downloaded.bytes.length)})]`, image: { type: 'image', mediaType: image.mediaType, data: '', file: saved } };
+      return {
+        line: `[Attached image saved in the workspace: ${saved} (${image.width}×${image.height}, ${size(downloaded.bytes.length)})]`,
+        image: { type: 'image', mediaType: image.mediaType, data: '', file: saved },
+      };
     }
     const resizedName = `${stem(path.basename(saved))}-resized${EXTENSIONS[image.mediaType] ?? '.jpg'}`;
     const resized = await saveAttachment(dir, resizedName, image.bytes);

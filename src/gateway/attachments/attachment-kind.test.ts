@@ -4,11 +4,26 @@ import { classifyAttachment } from './attachment-kind.js';
 
 describe('classifyAttachment', () => {
   it('sends PNG, JPEG, GIF and WebP to vision and saves everything else as a file', () => {
-    assert.deepEqual(classifyAttachment('a.png', 'image/png', 'image/png'), { ok: true, value: { kind: 'image', mediaType: 'image/png' } });
-    assert.deepEqual(classifyAttachment('a.jpg', 'image/jpeg', 'application/octet-stream'), { ok: true, value: { kind: 'image', mediaType: 'image/jpeg' } });
-    assert.deepEqual(classifyAttachment('a.svg', 'image/svg+xml', 'image/svg+xml'), { ok: true, value: { kind: 'file', mediaType: 'image/svg+xml' } });
-    assert.deepEqual(classifyAttachment('r.pdf', 'application/pdf', 'application/pdf'), { ok: true, value: { kind: 'file', mediaType: 'application/pdf' } });
-    assert.deepEqual(classifyAttachment('blob', undefined, ''), { ok: true, value: { kind: 'file', mediaType: 'application/octet-stream' } });
+    assert.deepEqual(classifyAttachment('a.png', 'image/png', 'image/png'), {
+      ok: true,
+      value: { kind: 'image', mediaType: 'image/png' },
+    });
+    assert.deepEqual(classifyAttachment('a.jpg', 'image/jpeg', 'application/octet-stream'), {
+      ok: true,
+      value: { kind: 'image', mediaType: 'image/jpeg' },
+    });
+    assert.deepEqual(classifyAttachment('a.svg', 'image/svg+xml', 'image/svg+xml'), {
+      ok: true,
+      value: { kind: 'file', mediaType: 'image/svg+xml' },
+    });
+    assert.deepEqual(classifyAttachment('r.pdf', 'application/pdf', 'application/pdf'), {
+      ok: true,
+      value: { kind: 'file', mediaType: 'application/pdf' },
+    });
+    assert.deepEqual(classifyAttachment('blob', undefined, ''), {
+      ok: true,
+      value: { kind: 'file', mediaType: 'application/octet-stream' },
+    });
   });
 
   it('refuses a web page where a file was announced, but keeps an uploaded .html file', () => {

@@ -21,7 +21,11 @@ function isHtmlName(name: string): boolean {
  * What an attachment is, or why it is refused: a web page where a file was announced (Slack answers a token without
  * `files:read` with its sign-in page), or a type different from the announced image.
  */
-export function classifyAttachment(name: string, declaredType: string | undefined, servedType: string): Result<AttachmentKind, string> {
+export function classifyAttachment(
+  name: string,
+  declaredType: string | undefined,
+  servedType: string,
+): Result<AttachmentKind, string> {
   const declared = bare(declaredType);
   const served = bare(servedType);
   if (WEB_PAGE.has(served) && !WEB_PAGE.has(declared) && !isHtmlName(name)) {

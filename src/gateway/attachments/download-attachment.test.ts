@@ -9,7 +9,11 @@ interface Seen {
   headers: IncomingHttpHeaders;
 }
 
-async function listen(host: string, handler: (path: string, res: ServerResponse) => void, seen: Seen[]): Promise<{ server: Server; origin: string }> {
+async function listen(
+  host: string,
+  handler: (path: string, res: ServerResponse) => void,
+  seen: Seen[],
+): Promise<{ server: Server; origin: string }> {
   const server = createServer((req, res) => {
     seen.push({ path: req.url ?? '', headers: req.headers });
     handler(req.url ?? '', res);
@@ -24,23 +28,35 @@ describe('downloadAttachment', () => {
   let platform: { server: Server; origin: string };
   let foreign: { server: Server; origin: string };
   const limits = { maxBytes: 1000, signal: new AbortController().signal };
-  const access = (): { origins: string[]; headers: Record<string, string> } => ({ origins: [platform.origin], headers: { authorization: 'Bearer xoxb-secret' } });
+  const access = (): { origins: string[]; headers: Record<string, string> } => ({
+    origins: [platform.origin],
+    headers: { authorization: 'Bearer xoxb-secret' },
+  });
 
   before(async () => {
-    foreign = await listen('localhost', (_path, res) => res.writeHead(200, { 'content-type': 'image/png' }).end('stolen'), foreignSeen);
-    platform = await listen('127.0.0.1', (path, res) => {
-      if (path === '/ok') return void res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('hello');
-      if (path === '/hop') return void res.writeHead(302, { location: '/ok' }).end();
-      if (path === '/away') return void res.writeHead(302, { location: `${foreign.origin}/x` }).end();
-      if (path === '/loop') return void res.writeHead(302, { location: '/loop' }).end();
-      if (path === '/long') return void res.writeHead(200, { 'content-length': '5000' }).end('x'.repeat(5000));
-      if (path === '/chunked') {
-        res.writeHead(200, { 'content-type': 'application/octet-stream' });
-        for (let i = 0; i < 20; i++) res.write('y'.repeat(100));
-        return void res.end();
-      }
-      res.writeHead(404).end();
-    }, platformSeen);
+    foreign = await listen(
+      'localhost',
+      (_path, res) => res.writeHead(200, { 'content-type': 'image/png' }).end('stolen'),
+      foreignSeen,
+    );
+    platform = await listen(
+      '127.0.0.1',
+      (path, res) => {
+        if (path === '/ok')
+          return void res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('hello');
+        if (path === '/hop') return void res.writeHead(302, { location: '/ok' }).end();
+        if (path === '/away') return void res.writeHead(302, { location: `${foreign.origin}/x` }).end();
+        if (path === '/loop') return void res.writeHead(302, { location: '/loop' }).end();
+        if (path === '/long') return void res.writeHead(200, { 'content-length': '5000' }).end('x'.repeat(5000));
+        if (path === '/chunked') {
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+          for (let i = 0; i < 20; i++) res.write('y'.repeat(100));
+          return void res.end();
+        }
+        res.writeHead(404).end();
+      },
+      platformSeen,
+    );
   });
   after(() => {
     platform.server.closeAllConnections();
@@ -54,12 +70,19 @@ describe('downloadAttachment', () => {
     assert.ok(result.ok);
     assert.equal(result.value.bytes.toString(), 'hello');
     assert.equal(result.value.contentType, 'text/plain');
-    assert.ok(platformSeen.filter((seen) => seen.path === '/ok').every((seen) => seen.headers.authorization === 'Bearer xoxb-secret'));
+    assert.ok(
+      platformSeen
+        .filter((seen) => seen.path === '/ok')
+        .every((seen) => seen.headers.authorization === 'Bearer xoxb-secret'),
+    );
   });
 
   it('never contacts another host: neither a URL on it nor a redirect to it', async () => {
     const direct = await downloadAttachment({ name: 'x.png', url: `${foreign.origin}/x` }, access(), limits);
-    assert.deepEqual(direct, { ok: false, error: `it is not hosted by the platform (${new URL(foreign.origin).host}); not downloaded` });
+    assert.deepEqual(direct, {
+      ok: false,
+      error: `it is not hosted by the platform (${new URL(foreign.origin).host}); not downloaded`,
+    });
     const redirected = await downloadAttachment({ name: 'x.png', url: `${platform.origin}/away` }, access(), limits);
     assert.equal(redirected.ok, false);
     assert.match(redirected.ok ? '' : redirected.error, /redirected to another host/);
@@ -67,9 +90,17 @@ describe('downloadAttachment', () => {
   });
 
   it('refuses by announced size, by Content-Length and by the bytes actually sent', async () => {
-    const announced = await downloadAttachment({ name: 'big', url: `${platform.origin}/ok`, size: 2_000_000 }, access(), limits);
+    const announced = await downloadAttachment(
+      { name: 'big', url: `${platform.origin}/ok`, size: 2_000_000 },
+      access(),
+      limits,
+    );
     assert.match(announced.ok ? '' : announced.error, /^too large \(1\.9 MB; the limit is 0\.0 MB\)$/);
-    const declared = await downloadAttachment({ name: 'big', url: `${platform.origin}/long`, size: 10 }, access(), limits);
+    const declared = await downloadAttachment(
+      { name: 'big', url: `${platform.origin}/long`, size: 10 },
+      access(),
+      limits,
+    );
     assert.match(declared.ok ? '' : declared.error, /^too large/);
     const streamed = await downloadAttachment({ name: 'big', url: `${platform.origin}/chunked` }, access(), limits);
     assert.match(streamed.ok ? '' : streamed.error, /^too large/);

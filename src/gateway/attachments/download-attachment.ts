@@ -73,7 +73,11 @@ async function readLimited(response: Response, maxBytes: number): Promise<Result
 }
 
 /** Follows at most MAX_REDIRECTS redirects, each to an allowed origin; resolves with the final answer. */
-async function fetchAllowed(start: URL, access: AttachmentAccess, signal: AbortSignal): Promise<Result<Response, DownloadProblem>> {
+async function fetchAllowed(
+  start: URL,
+  access: AttachmentAccess,
+  signal: AbortSignal,
+): Promise<Result<Response, DownloadProblem>> {
   let url = start;
   for (let hop = 0; ; hop++) {
     const response = await fetchHop(url, access, signal);
@@ -82,7 +86,8 @@ async function fetchAllowed(start: URL, access: AttachmentAccess, signal: AbortS
     await response.body?.cancel().catch(() => undefined);
     const next = parseUrl(response.headers.get('location') ?? '', url.href);
     if (!next) return err(`the file host answered with a redirect (HTTP ${response.status}) and no valid address`);
-    if (!isAllowedOrigin(next, access.origins)) return err(`the file host redirected to another host (${next.host}); not followed`);
+    if (!isAllowedOrigin(next, access.origins))
+      return err(`the file host redirected to another host (${next.host}); not followed`);
     if (hop + 1 >= MAX_REDIRECTS) return err('the file host redirected too many times');
     url = next;
   }
@@ -92,7 +97,12 @@ function contentTypeOf(response: Response): string {
   return (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
-async function download(url: URL, access: AttachmentAccess, limits: DownloadLimits, signal: AbortSignal): Promise<Result<Downloaded, DownloadProblem>> {
+async function download(
+  url: URL,
+  access: AttachmentAccess,
+  limits: DownloadLimits,
+  signal: AbortSignal,
+): Promise<Result<Downloaded, DownloadProblem>> {
   const answered = await fetchAllowed(url, access, signal);
   if (!answered.ok) return answered;
   const response = answered.value;
@@ -112,13 +122,21 @@ async function download(url: URL, access: AttachmentAccess, limits: DownloadLimi
 }
 
 /** Downloads `attachment`, or says in plain words why not. Throws only when `limits.signal` is aborted. */
-export async function downloadAttachment(attachment: InboundAttachment, access: AttachmentAccess, limits: DownloadLimits): Promise<Result<Downloaded, DownloadProblem>> {
-  if (attachment.size !== undefined && attachment.size > limits.maxBytes) return err(tooLarge(attachment.size, limits.maxBytes));
+export async function downloadAttachment(
+  attachment: InboundAttachment,
+  access: AttachmentAccess,
+  limits: DownloadLimits,
+): Promise<Result<Downloaded, DownloadProblem>> {
+  if (attachment.size !== undefined && attachment.size > limits.maxBytes)
+    return err(tooLarge(attachment.size, limits.maxBytes));
   const url = parseUrl(attachment.url);
   if (!url) return err('the platform gave no download address for it');
-  if (!isAllowedOrigin(url, access.origins)) return err(`it is not hosted by the platform (${url.host}); not downloaded`);
+  if (!isAllowedOrigin(url, access.origins))
+    return err(`it is not hosted by the platform (${url.host}); not downloaded`);
   try {
-    return await withLinkedSignal(limits.signal, (signal) => download(url, access, limits, signal), { timeoutMs: limits.timeoutMs ?? DOWNLOAD_TIMEOUT_MS });
+    return await withLinkedSignal(limits.signal, (signal) => download(url, access, limits, signal), {
+      timeoutMs: limits.timeoutMs ?? DOWNLOAD_TIMEOUT_MS,
+    });
   } catch (error) {
     limits.signal.throwIfAborted();
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');

@@ -18,7 +18,14 @@ export interface FitImageJob {
 
 /** What the worker answers: the fitted image, or the reason it was refused. */
 export type FitImageAnswer =
-  | { ok: true; bytes?: Uint8Array; mediaType: string; width: number; height: number; original?: { width: number; height: number } }
+  | {
+      ok: true;
+      bytes?: Uint8Array;
+      mediaType: string;
+      width: number;
+      height: number;
+      original?: { width: number; height: number };
+    }
   | { ok: false; error: string };
 
 export const FIT_IMAGE_WORKER_SOURCE = String.raw`

@@ -4,7 +4,14 @@ import sharp from 'sharp';
 import { fitImage, IMAGE_MAX_BYTES } from './fit-image.js';
 
 const solid = (width: number, height: number, alpha = false) =>
-  sharp({ create: { width, height, channels: alpha ? 4 : 3, background: alpha ? { r: 10, g: 20, b: 30, alpha: 0.5 } : '#336699' } });
+  sharp({
+    create: {
+      width,
+      height,
+      channels: alpha ? 4 : 3,
+      background: alpha ? { r: 10, g: 20, b: 30, alpha: 0.5 } : '#336699',
+    },
+  });
 
 describe('fitImage', () => {
   it('passes an image within the limits through untouched', async () => {
@@ -28,7 +35,9 @@ describe('fitImage', () => {
   it('re-encodes a PNG that is too heavy even at a small size', async () => {
     const noisy = Buffer.alloc(1500 * 1500 * 3);
     for (let i = 0; i < noisy.length; i++) noisy[i] = (i * 2654435761) >>> 24;
-    const png = await sharp(noisy, { raw: { width: 1500, height: 1500, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+    const png = await sharp(noisy, { raw: { width: 1500, height: 1500, channels: 3 } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
     assert.ok(png.length > IMAGE_MAX_BYTES, 'the fixture is over the byte limit');
     const fitted = await fitImage(png);
     assert.ok(fitted.ok);
@@ -38,7 +47,10 @@ describe('fitImage', () => {
 
   it('sends an animated GIF as a still PNG of its first frame', async () => {
     // Two 1×1 frames with a NETSCAPE loop: the smallest animated GIF.
-    const animated = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH/C05FVFNDQVBFMi4wAwEAAAAh+QQACgAAACwAAAAAAQABAAACAkQBACH5BAAKAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
+    const animated = Buffer.from(
+      'R0lGODlhAQABAIAAAAAAAP///yH/C05FVFNDQVBFMi4wAwEAAAAh+QQACgAAACwAAAAAAQABAAACAkQBACH5BAAKAAAALAAAAAABAAEAAAICRAEAOw==',
+      'base64',
+    );
     assert.equal((await sharp(animated).metadata()).pages, 2, 'the fixture is animated');
     const fitted = await fitImage(animated);
     assert.ok(fitted.ok);
@@ -56,13 +68,20 @@ describe('fitImage', () => {
 
 describe('fitImage bounds', () => {
   it('refuses from the header an image over the pixel limits, before decoding it', async () => {
-    const interlaced = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#000000' } }).png({ progressive: true, compressionLevel: 1 }).toBuffer();
+    const interlaced = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#000000' } })
+      .png({ progressive: true, compressionLevel: 1 })
+      .toBuffer();
     const fitted = await fitImage(interlaced);
-    assert.deepEqual(fitted, { ok: false, error: 'it is too large to process: 4000×3000 pixels, over the limit of 10 megapixels for interlaced PNG images' });
+    assert.deepEqual(fitted, {
+      ok: false,
+      error: 'it is too large to process: 4000×3000 pixels, over the limit of 10 megapixels for interlaced PNG images',
+    });
   });
 
   it('stops the work after its time budget', async () => {
-    const jpeg = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#336699' } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#336699' } })
+      .jpeg()
+      .toBuffer();
     const fitted = await fitImage(jpeg, { timeBudgetMs: 1 });
     assert.deepEqual(fitted, { ok: false, error: 'it took more than 1 s to process' });
   });

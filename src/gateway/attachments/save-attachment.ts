@@ -40,7 +40,8 @@ async function attachmentsFolder(workstreamDir: string): Promise<string> {
     if (error.code !== 'EEXIST') throw error;
   });
   const info = await lstat(folder);
-  if (!info.isDirectory() || info.isSymbolicLink()) throw new Error(`${ATTACHMENTS_FOLDER} in the workspace is not a folder`);
+  if (!info.isDirectory() || info.isSymbolicLink())
+    throw new Error(`${ATTACHMENTS_FOLDER} in the workspace is not a folder`);
   return folder;
 }
 
@@ -54,7 +55,8 @@ export async function saveAttachment(workstreamDir: string, name: string, bytes:
     try {
       handle = await open(path.join(folder, fileName), CREATE_FLAGS, 0o644);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST' || (error as NodeJS.ErrnoException).code === 'ELOOP') continue;
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' || (error as NodeJS.ErrnoException).code === 'ELOOP')
+        continue;
       throw error;
     }
     try {

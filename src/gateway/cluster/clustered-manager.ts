@@ -7,7 +7,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { InterruptedTurn } from '../../agent/interrupted-turn.js';
 import type { DefaultWorkstreamManager } from '../../agent/workstream-manager.js';
-import type { ApprovalDecisionInput, DecisionCheck, ResolveOutcome, Workstream, WorkstreamManager } from '../../agent/workstream-api.js';
+import type {
+  ApprovalDecisionInput,
+  DecisionCheck,
+  ResolveOutcome,
+  Workstream,
+  WorkstreamManager,
+} from '../../agent/workstream-api.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Stores } from '../../storage/stores.js';
@@ -46,9 +52,17 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
     // uncontested and need not hold up the first turn; calls for the workstream meanwhile share this claim.
     void this.keeper.claim(ws.wsId).then(
       (claim) => {
-        if (!claim.own) this.options.logger.error({ wsId: ws.wsId, holder: claim.holder }, 'a new workstream was claimed by another instance first');
+        if (!claim.own)
+          this.options.logger.error(
+            { wsId: ws.wsId, holder: claim.holder },
+            'a new workstream was claimed by another instance first',
+          );
       },
-      (error: unknown) => this.options.logger.error({ wsId: ws.wsId, err: describeError(error) }, 'claiming a new workstream failed; the next message claims it'),
+      (error: unknown) =>
+        this.options.logger.error(
+          { wsId: ws.wsId, err: describeError(error) },
+          'claiming a new workstream failed; the next message claims it',
+        ),
     );
     return ws;
   }
@@ -83,10 +97,15 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
   private takeOver(wsId: string, from: string): Promise<void> {
     let pending = this.takeovers.get(wsId);
     if (pending === undefined) {
-      this.options.logger.info({ wsId, from }, 'workstream taken over from an instance that stopped renewing its lease');
-      pending = this.insideTakeover.run(wsId, () => this.onTakeover(wsId, from)).catch((error: unknown) => {
-        this.options.logger.error({ wsId, err: describeError(error) }, 'settling a taken-over workstream failed');
-      });
+      this.options.logger.info(
+        { wsId, from },
+        'workstream taken over from an instance that stopped renewing its lease',
+      );
+      pending = this.insideTakeover
+        .run(wsId, () => this.onTakeover(wsId, from))
+        .catch((error: unknown) => {
+          this.options.logger.error({ wsId, err: describeError(error) }, 'settling a taken-over workstream failed');
+        });
       this.takeovers.set(wsId, pending);
       void pending.finally(() => {
         this.takeovers.delete(wsId);
@@ -112,10 +131,19 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
     if (check.status !== 'pending') return check;
     await this.options.sender.control(holder, row.wsId, { op: 'decision', approvalId, decision });
     const always = decision.approved && decision.always === true;
-    return { status: 'decided', wsId: row.wsId, approved: decision.approved, always, feedback: decision.feedback?.trim() || null };
+    return {
+      status: 'decided',
+      wsId: row.wsId,
+      approved: decision.approved,
+      always,
+      feedback: decision.feedback?.trim() || null,
+    };
   }
 
-  checkApproval(approvalId: string, decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>): Promise<DecisionCheck> {
+  checkApproval(
+    approvalId: string,
+    decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>,
+  ): Promise<DecisionCheck> {
     return this.inner.checkApproval(approvalId, decider);
   }
 
@@ -142,7 +170,11 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
     switch (control.op) {
       case 'decision': {
         const outcome = await this.inner.resolveApproval(control.approvalId, control.decision);
-        if (outcome.status !== 'decided') this.options.logger.info({ wsId, approvalId: control.approvalId, outcome: outcome.status }, 'a click handed over found the request decided or gone');
+        if (outcome.status !== 'decided')
+          this.options.logger.info(
+            { wsId, approvalId: control.approvalId, outcome: outcome.status },
+            'a click handed over found the request decided or gone',
+          );
         return;
       }
       case 'cancel':
@@ -159,7 +191,9 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
 
   /** Only the turns of workstreams this instance may run (absent, expired or own lease) are settled here. */
   interruptedTurns(only?: (wsId: string) => Promise<boolean>): Promise<InterruptedTurn[]> {
-    return this.inner.interruptedTurns(async (wsId) => (only === undefined || (await only(wsId))) && (await this.keeper.claim(wsId)).own);
+    return this.inner.interruptedTurns(
+      async (wsId) => (only === undefined || (await only(wsId))) && (await this.keeper.claim(wsId)).own,
+    );
   }
 
   finishInterrupted(wsId: string, resume: boolean): Promise<'resumed' | 'noted'> {
@@ -168,13 +202,16 @@ export class ClusteredWorkstreamManager implements WorkstreamManager {
 
   /** Like `interruptedTurns`: only workstreams this instance may run. */
   waitingWorkstreams(only?: (wsId: string) => Promise<boolean>): Promise<string[]> {
-    return this.inner.waitingWorkstreams(async (wsId) => (only === undefined || (await only(wsId))) && (await this.keeper.claim(wsId)).own);
+    return this.inner.waitingWorkstreams(
+      async (wsId) => (only === undefined || (await only(wsId))) && (await this.keeper.claim(wsId)).own,
+    );
   }
 
   /** Lost leases: their workstreams stop here at once (the new holder resumes them). */
   forgetLost(wsIds: readonly string[]): void {
     for (const wsId of wsIds) {
-      if (this.inner.forget(wsId)) this.options.logger.warn({ wsId }, 'lease lost to another instance; the workstream stopped here');
+      if (this.inner.forget(wsId))
+        this.options.logger.warn({ wsId }, 'lease lost to another instance; the workstream stopped here');
     }
   }
 

@@ -34,7 +34,11 @@ export interface RemotePlacement extends WorkstreamControls {
   /** The instance that holds its lease. */
   readonly holder: string;
   /** Accepted once the handoff is stored; the holder decides whether it queues. */
-  handOff(content: string | ContentPart[], options: SendOptions | undefined, target: RenderTarget | undefined): Promise<SendOutcome>;
+  handOff(
+    content: string | ContentPart[],
+    options: SendOptions | undefined,
+    target: RenderTarget | undefined,
+  ): Promise<SendOutcome>;
 }
 
 /** A workstream live here. */
@@ -94,7 +98,11 @@ export interface Coordination {
   /** Heartbeat age after which an instance counts as stale (`sandpiper status`). */
   readonly staleAfterSeconds: number;
   /** Placement around the agent's manager; `applyMcp` applies MCP controls other instances hand over (ADR 0050). */
-  placement(inner: DefaultWorkstreamManager, logger: Logger, applyMcp?: (control: McpControl) => Promise<void>): WorkstreamPlacement;
+  placement(
+    inner: DefaultWorkstreamManager,
+    logger: Logger,
+    applyMcp?: (control: McpControl) => Promise<void>,
+  ): WorkstreamPlacement;
 }
 
 /** The placement of a live workstream: here. */

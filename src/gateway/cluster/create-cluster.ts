@@ -20,38 +20,36 @@ export interface ClusterParts extends Omit<WorkstreamPlacement, 'recentClaims' |
 }
 
 export function createCluster(input: {
-  config: Config; stores: Stores; logger: Logger; instanceId: string; inner: DefaultWorkstreamManager;
+  config: Config;
+  stores: Stores;
+  logger: Logger;
+  instanceId: string;
+  inner: DefaultWorkstreamManager;
   /** Applies an MCP control to this instance's manager (absent: MCP controls from other instances are refused). */
   applyMcp?: (control: McpControl) => Promise<void>;
 }): ClusterParts {
-  const { config, stores, instanceId, inner, applyMcp } = input;
+  const { config, stores, instanceId, inner } = input;
   const logger = input.logger.child({ component: 'cluster' });
-  const keeper = new LeaseKeeper({ store: stores.workstreamLeases, instanceId, ttlMs: config.cluster.lease_ttl_s * 1000 });
+  const keeper = new LeaseKeeper({
+    store: stores.workstreamLeases,
+    instanceId,
+    ttlMs: config.cluster.lease_ttl_s * 1000,
+  });
   const sender = new HandoffSender({ store: stores.handoffs });
   const manager = new ClusteredWorkstreamManager({ inner, keeper, sender, stores, logger });
   let gateway: GatewayHooks | undefined;
-  const { heartbeat_s: heartbeatS, lease_ttl_s: ttlS } = config.cluster;
-  // Two heartbeats cover a lost NOTIFY (the poll takes the row); the rest is for the reload itself.
-  const mcpFanout = new McpFanout({
-    handoffs: stores.handoffs, services: stores.services, instanceId, liveWithinS: ttlS, waitMs: (2 * heartbeatS + 15) * 1000, logger,
-    apply: applyMcp ?? (() => Promise.reject(new Error('MCP is not running on this instance'))),
-  });
-  const handle = async (handoff: Handoff): Promise<void> => {
-    if (handoff.wsId === MCP_LANE) return mcpFanout.handle(handoff);
-    if (gateway === undefined) throw new Error('the gateway is not attached');
-    if (handoff.kind === 'interaction') {
-      const control = parseControl(handoff.payload);
-      // A decision resumes the turn here: it renders into its thread like a click received here (ADR 0021).
-      if (control.op === 'decision') return gateway.renderWhile(handoff.wsId, () => manager.applyControl(handoff.wsId, control));
-      return manager.applyControl(handoff.wsId, control);
-    }
-    const inbound = parseInbound(handoff.payload);
-    if (!(await gateway.deliver(handoff.wsId, inbound.content, inbound.options ?? {}, inbound.target))) {
-      logger.warn({ wsId: handoff.wsId, handoffId: handoff.id }, 'a handed-off message found its workstream closed or gone');
-    }
-  };
+  const mcpFanout = createMcpFanout(input, logger);
+  const handle = (handoff: Handoff): Promise<void> =>
+    handleHandoff(handoff, { gateway: () => gateway, manager, mcpFanout, logger });
   const inbox = new HandoffInbox({ store: stores.handoffs, instanceId, logger, handle });
-  const node = new ClusterNode({ stores, keeper, manager, inbox, heartbeatMs: config.cluster.heartbeat_s * 1000, logger });
+  const node = new ClusterNode({
+    stores,
+    keeper,
+    manager,
+    inbox,
+    heartbeatMs: config.cluster.heartbeat_s * 1000,
+    logger,
+  });
   return {
     manager,
     node,
@@ -64,8 +62,58 @@ export function createCluster(input: {
       gateway = target;
       manager.onTakeover = (wsId) => target.settleTakenOver(wsId);
       manager.afterTakeover = (wsId) => {
-        void inbox.inherit(wsId).catch((error: unknown) => logger.warn({ wsId, err: describeError(error) }, 'inheriting handoffs failed'));
+        void inbox
+          .inherit(wsId)
+          .catch((error: unknown) => logger.warn({ wsId, err: describeError(error) }, 'inheriting handoffs failed'));
       };
     },
   };
+}
+
+type ClusterInput = Parameters<typeof createCluster>[0];
+
+/** MCP controls fanned out to the live instances (ADR 0050). */
+function createMcpFanout(input: ClusterInput, logger: Logger): McpFanout {
+  const { config, stores, instanceId, applyMcp } = input;
+  const { heartbeat_s: heartbeatS, lease_ttl_s: ttlS } = config.cluster;
+  // Two heartbeats cover a lost NOTIFY (the poll takes the row); the rest is for the reload itself.
+  return new McpFanout({
+    handoffs: stores.handoffs,
+    services: stores.services,
+    instanceId,
+    liveWithinS: ttlS,
+    waitMs: (2 * heartbeatS + 15) * 1000,
+    logger,
+    apply: applyMcp ?? (() => Promise.reject(new Error('MCP is not running on this instance'))),
+  });
+}
+
+/** One handoff addressed to this instance: an MCP control, a control of a workstream held here, or a message for it. */
+async function handleHandoff(
+  handoff: Handoff,
+  parts: {
+    gateway: () => GatewayHooks | undefined;
+    manager: ClusteredWorkstreamManager;
+    mcpFanout: McpFanout;
+    logger: Logger;
+  },
+): Promise<void> {
+  const { manager, mcpFanout, logger } = parts;
+  if (handoff.wsId === MCP_LANE) return mcpFanout.handle(handoff);
+  const gateway = parts.gateway();
+  if (gateway === undefined) throw new Error('the gateway is not attached');
+  if (handoff.kind === 'interaction') {
+    const control = parseControl(handoff.payload);
+    // A decision resumes the turn here: it renders into its thread like a click received here (ADR 0021).
+    if (control.op === 'decision')
+      return gateway.renderWhile(handoff.wsId, () => manager.applyControl(handoff.wsId, control));
+    return manager.applyControl(handoff.wsId, control);
+  }
+  const inbound = parseInbound(handoff.payload);
+  if (!(await gateway.deliver(handoff.wsId, inbound.content, inbound.options ?? {}, inbound.target))) {
+    logger.warn(
+      { wsId: handoff.wsId, handoffId: handoff.id },
+      'a handed-off message found its workstream closed or gone',
+    );
+  }
 }

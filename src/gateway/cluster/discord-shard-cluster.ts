@@ -22,7 +22,11 @@ export function registryMetadata(config: Config): Record<string, unknown> {
 }
 
 /** The adapter's cluster options, or undefined when the shards are not leased. */
-export function discordClusterOptions(config: Config, stores: Stores, instanceId: string): DiscordClusterOptions | undefined {
+export function discordClusterOptions(
+  config: Config,
+  stores: Stores,
+  instanceId: string,
+): DiscordClusterOptions | undefined {
   if (!leasesDiscordShards(config)) return undefined;
   const { heartbeat_s: heartbeatS, lease_ttl_s: ttlS } = config.cluster;
   return {
@@ -31,6 +35,9 @@ export function discordClusterOptions(config: Config, stores: Stores, instanceId
     heartbeatMs: heartbeatS * 1000,
     ttlMs: ttlS * 1000,
     // An instance whose registry row went quiet for a lease TTL is gone (its leases have run out by then too).
-    peers: async () => (await stores.services.listHealthy(SERVICE_TYPE, ttlS)).filter((row) => row.metadata[SHARD_LEASING_KEY] === 'leased').map((row) => row.serviceId),
+    peers: async () =>
+      (await stores.services.listHealthy(SERVICE_TYPE, ttlS))
+        .filter((row) => row.metadata[SHARD_LEASING_KEY] === 'leased')
+        .map((row) => row.serviceId),
   };
 }

@@ -54,8 +54,15 @@ export class HandoffSender {
     return this.send(target, wsId, 'interaction', payload);
   }
 
-  private async send(target: string, wsId: string, kind: HandoffKind, payload: InboundHandoff | ControlHandoff): Promise<string> {
-    return (await this.options.store.create({ target, wsId, kind, payload: JSON.stringify(payload), createdAt: this.now() })).id;
+  private async send(
+    target: string,
+    wsId: string,
+    kind: HandoffKind,
+    payload: InboundHandoff | ControlHandoff,
+  ): Promise<string> {
+    return (
+      await this.options.store.create({ target, wsId, kind, payload: JSON.stringify(payload), createdAt: this.now() })
+    ).id;
   }
 }
 
@@ -125,7 +132,8 @@ export class HandoffInbox {
     try {
       // An object, so the claim lane does not wait for the handling (that waits only for its own workstream).
       const claimed = await this.claims.run(async () => {
-        if (this.stopped || !(await this.options.store.claim(id, this.options.instanceId, this.now()))) return undefined;
+        if (this.stopped || !(await this.options.store.claim(id, this.options.instanceId, this.now())))
+          return undefined;
         const row = await this.options.store.get(id);
         return row === undefined ? undefined : { handled: this.lanes.run(row.wsId, () => this.handleSafely(row)) };
       });
@@ -139,7 +147,10 @@ export class HandoffInbox {
     try {
       await this.options.handle(row);
     } catch (error) {
-      this.options.logger.error({ handoffId: row.id, wsId: row.wsId, kind: row.kind, err: describeError(error) }, 'handling a handoff failed');
+      this.options.logger.error(
+        { handoffId: row.id, wsId: row.wsId, kind: row.kind, err: describeError(error) },
+        'handling a handoff failed',
+      );
     }
   }
 }

@@ -13,7 +13,8 @@ describe('LeaseKeeper', () => {
   });
   after(() => db.close());
 
-  const keeper = (instanceId: string): LeaseKeeper => new LeaseKeeper({ store: db.stores.workstreamLeases, instanceId, ttlMs: 3000, now });
+  const keeper = (instanceId: string): LeaseKeeper =>
+    new LeaseKeeper({ store: db.stores.workstreamLeases, instanceId, ttlMs: 3000, now });
 
   it('gives a workstream to one instance while it renews, and to another once it stops renewing', async () => {
     const a = keeper('a');
@@ -47,7 +48,7 @@ describe('LeaseKeeper', () => {
     const claims = await Promise.all([a.claim('w3'), a.claim('w3'), a.claim('w3')]);
     assert.deepEqual(claims, [{ own: true }, { own: true }, { own: true }]);
     await keeper('b3').claim('w4');
-    assert.equal(await a.release(['w3', 'w4']), 1, 'w4 is not a3\'s');
+    assert.equal(await a.release(['w3', 'w4']), 1, "w4 is not a3's");
     assert.equal(await db.stores.workstreamLeases.get('w3'), undefined);
     assert.equal((await db.stores.workstreamLeases.get('w4'))?.holder, 'b3');
   });

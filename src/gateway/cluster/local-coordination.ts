@@ -8,13 +8,19 @@ import type { Logger } from '../../shared/logger.js';
 import { DEFAULT_STALE_AFTER_S } from '../admin/admin-status.js';
 import { LinkDirectory } from '../link-directory.js';
 import { RecentClaims } from '../recent-claims.js';
-import { localPlacement, type Coordination, type GatewayCoordination, type WorkstreamPlacement } from './coordination.js';
+import {
+  localPlacement,
+  type Coordination,
+  type GatewayCoordination,
+  type WorkstreamPlacement,
+} from './coordination.js';
 
 /** The gateway side of a single instance around a manager (also what a gateway gets when it is given none). */
 export function localGatewayCoordination(manager: WorkstreamManager): GatewayCoordination {
   return {
     recentClaims: () => new RecentClaims(),
-    linkDirectory: (stores, logger) => (stores.linkChanges === undefined ? undefined : new LinkDirectory(stores.users, stores.linkChanges, logger)),
+    linkDirectory: (stores, logger) =>
+      stores.linkChanges === undefined ? undefined : new LinkDirectory(stores.users, stores.linkChanges, logger),
     locate: async (wsId) => localPlacement(await manager.get(wsId)),
   };
 }

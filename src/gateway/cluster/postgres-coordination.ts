@@ -43,8 +43,19 @@ export class PostgresCoordination implements Coordination {
     return { metadata: registryMetadata(this.config), heartbeatMs: this.config.cluster.heartbeat_s * 1000 };
   }
 
-  placement(inner: DefaultWorkstreamManager, logger: Logger, applyMcp?: (control: McpControl) => Promise<void>): WorkstreamPlacement {
-    const parts = createCluster({ config: this.config, stores: this.stores, logger, instanceId: this.instanceId, inner, ...(applyMcp === undefined ? {} : { applyMcp }) });
+  placement(
+    inner: DefaultWorkstreamManager,
+    logger: Logger,
+    applyMcp?: (control: McpControl) => Promise<void>,
+  ): WorkstreamPlacement {
+    const parts = createCluster({
+      config: this.config,
+      stores: this.stores,
+      logger,
+      instanceId: this.instanceId,
+      inner,
+      ...(applyMcp === undefined ? {} : { applyMcp }),
+    });
     return { ...parts, recentClaims: () => undefined, linkDirectory: () => undefined };
   }
 }

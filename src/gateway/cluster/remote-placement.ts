@@ -30,8 +30,16 @@ export class HeldElsewhere implements RemotePlacement {
   }
 
   /** Hands a message to the holder, with where to show the answer; accepted once the handoff row is committed. */
-  async handOff(content: string | ContentPart[], options: SendOptions | undefined, target: RenderTarget | undefined): Promise<SendOutcome> {
-    const id = await this.sender.inbound(this.holder, this.wsId, { content, ...(options === undefined ? {} : { options }), ...(target === undefined ? {} : { target }) });
+  async handOff(
+    content: string | ContentPart[],
+    options: SendOptions | undefined,
+    target: RenderTarget | undefined,
+  ): Promise<SendOutcome> {
+    const id = await this.sender.inbound(this.holder, this.wsId, {
+      content,
+      ...(options === undefined ? {} : { options }),
+      ...(target === undefined ? {} : { target }),
+    });
     // Whether it queues behind a running turn is decided by the holder; here it is only accepted.
     return { status: 'accepted', turnId: `handoff:${id}`, queued: false };
   }
@@ -45,7 +53,12 @@ export class HeldElsewhere implements RemotePlacement {
     // The port's cancel is fire-and-forget; a cancel that could not be handed to the holder is logged, not thrown.
     void this.sender
       .control(this.holder, this.wsId, { op: 'cancel' })
-      .catch((error: unknown) => this.logger?.warn({ wsId: this.wsId, error: describeError(error) }, 'cancel not handed to the holding instance'));
+      .catch((error: unknown) =>
+        this.logger?.warn(
+          { wsId: this.wsId, error: describeError(error) },
+          'cancel not handed to the holding instance',
+        ),
+      );
   }
 
   /** The holder checks the alias and persists it; the caller has already checked it is configured. */

@@ -12,7 +12,11 @@ function appWith(routers: Hono[] = [], maxBodyBytes?: number): Hono {
   return createHttpApp({
     logger: createSilentLogger(),
     metrics: createHttpMetrics({ workstreams: () => ({ active: 3, running: 1 }), subscriptions: () => 2 }),
-    health: { adapters: () => ({ discord: { connected: true } }), mcp: () => ({ ...EMPTY_MCP_HEALTH, servers: 2 }), sandbox: () => 'bwrap' },
+    health: {
+      adapters: () => ({ discord: { connected: true } }),
+      mcp: () => ({ ...EMPTY_MCP_HEALTH, servers: 2 }),
+      sandbox: () => 'bwrap',
+    },
     routers,
     ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
   });
@@ -76,7 +80,11 @@ describe('createHttpApp', () => {
     const big = await app.request('/echo', { method: 'POST', body: 'x'.repeat(5000) });
     assert.equal(big.status, 413);
     assert.deepEqual(await big.json(), { error: 'request body too large' });
-    const declared = await app.request('/echo', { method: 'POST', body: 'x'.repeat(5000), headers: { 'content-length': '5000' } });
+    const declared = await app.request('/echo', {
+      method: 'POST',
+      body: 'x'.repeat(5000),
+      headers: { 'content-length': '5000' },
+    });
     assert.equal(declared.status, 413, 'a declared length over the limit is refused before reading');
     const bogus = await app.request('/echo', { method: 'POST', body: 'x', headers: { 'content-length': 'lots' } });
     assert.equal(bogus.status, 400);

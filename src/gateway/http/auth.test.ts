@@ -1,7 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { createServiceTokenSource, expandAdminScopes, mintAdminToken, mintServiceToken, verifyAdminBearer, verifyBearer } from './auth.js';
+import {
+  createServiceTokenSource,
+  expandAdminScopes,
+  mintAdminToken,
+  mintServiceToken,
+  verifyAdminBearer,
+  verifyBearer,
+} from './auth.js';
 import type { HttpError } from './http-errors.js';
 
 const SETTINGS = { secret: 'token-source-secret-token-source-secret', audience: 'turnstone-channel' };
@@ -46,13 +53,36 @@ describe('admin tokens (ADR 0035)', () => {
     const principal = await verifyAdminBearer(`Bearer ${token}`, ADMIN, 'admin:read');
     assert.equal(principal.subject, 'cli:ops');
     assert.deepEqual(decodeProtectedHeader(token).typ, 'admin+jwt');
-    await assert.rejects(verifyAdminBearer(`Bearer ${token}`, ADMIN, 'admin:write'), (error: HttpError) => error.status === 403);
+    await assert.rejects(
+      verifyAdminBearer(`Bearer ${token}`, ADMIN, 'admin:write'),
+      (error: HttpError) => error.status === 403,
+    );
     const expired = await mintAdminToken(ADMIN, { subject: 'cli:ops', scopes: ['admin:write'], ttlSeconds: -120 });
-    await assert.rejects(verifyAdminBearer(`Bearer ${expired}`, ADMIN, 'admin:read'), (error: HttpError) => error.status === 401);
-    const other = await mintAdminToken('another-admin-secret-another-admin-secret', { subject: 'x', scopes: ['admin:write'] });
-    await assert.rejects(verifyAdminBearer(`Bearer ${other}`, ADMIN, 'admin:read'), (error: HttpError) => error.status === 401);
-    const notifyShaped = await mintServiceToken({ secret: ADMIN, audience: 'sandpiper-admin' }, { scopes: ['admin:write'] });
-    await assert.rejects(verifyAdminBearer(`Bearer ${notifyShaped}`, ADMIN, 'admin:read'), (error: HttpError) => error.status === 401, 'typ must be admin+jwt');
-    await assert.rejects(verifyBearer(`Bearer ${token}`, { secret: ADMIN, audience: 'turnstone-channel' }, 'write'), (error: HttpError) => error.status === 401, 'no notify with an admin token');
+    await assert.rejects(
+      verifyAdminBearer(`Bearer ${expired}`, ADMIN, 'admin:read'),
+      (error: HttpError) => error.status === 401,
+    );
+    const other = await mintAdminToken('another-admin-secret-another-admin-secret', {
+      subject: 'x',
+      scopes: ['admin:write'],
+    });
+    await assert.rejects(
+      verifyAdminBearer(`Bearer ${other}`, ADMIN, 'admin:read'),
+      (error: HttpError) => error.status === 401,
+    );
+    const notifyShaped = await mintServiceToken(
+      { secret: ADMIN, audience: 'sandpiper-admin' },
+      { scopes: ['admin:write'] },
+    );
+    await assert.rejects(
+      verifyAdminBearer(`Bearer ${notifyShaped}`, ADMIN, 'admin:read'),
+      (error: HttpError) => error.status === 401,
+      'typ must be admin+jwt',
+    );
+    await assert.rejects(
+      verifyBearer(`Bearer ${token}`, { secret: ADMIN, audience: 'turnstone-channel' }, 'write'),
+      (error: HttpError) => error.status === 401,
+      'no notify with an admin token',
+    );
   });
 });

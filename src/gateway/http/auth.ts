@@ -34,7 +34,13 @@ const keys = new WeakMap<JwtSettings, { secret: string; key: Promise<webcrypto.C
 function verificationKey(settings: JwtSettings): Promise<webcrypto.CryptoKey> {
   const cached = keys.get(settings);
   if (cached !== undefined && cached.secret === settings.secret) return cached.key;
-  const key = webcrypto.subtle.importKey('raw', new TextEncoder().encode(settings.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const key = webcrypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(settings.secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['verify'],
+  );
   keys.set(settings, { secret: settings.secret, key });
   return key;
 }
@@ -43,7 +49,11 @@ function verificationKey(settings: JwtSettings): Promise<webcrypto.CryptoKey> {
  * Verifies `Authorization: Bearer <jwt>` for a request needing `requiredScope`. Throws HttpError 401 for a
  * missing secret, header or bad token, 403 when the token lacks the scope (or has no `scopes` claim).
  */
-export async function verifyBearer(header: string | undefined, settings: JwtSettings, requiredScope = 'write'): Promise<NotifyPrincipal> {
+export async function verifyBearer(
+  header: string | undefined,
+  settings: JwtSettings,
+  requiredScope = 'write',
+): Promise<NotifyPrincipal> {
   if (!settings.secret) throw new HttpError(401, 'authentication not configured');
   const match = /^Bearer ([^\s]+)$/.exec(header ?? '');
   const token = match?.[1];
@@ -145,7 +155,11 @@ function adminSettingsOf(secret: string): JwtSettings {
  * Verifies an admin bearer token for `required`: 401 without a token, for a bad signature (a token signed with the
  * notify secret fails here, whatever its scopes), another audience or type; 403 when the scope is missing.
  */
-export async function verifyAdminBearer(header: string | undefined, adminSecret: string, required: AdminScope): Promise<AdminPrincipal> {
+export async function verifyAdminBearer(
+  header: string | undefined,
+  adminSecret: string,
+  required: AdminScope,
+): Promise<AdminPrincipal> {
   if (!adminSecret) throw new HttpError(404, 'the admin API is off: set auth.admin_secret (SANDPIPER_ADMIN_SECRET)');
   const token = /^Bearer ([^\s]+)$/.exec(header ?? '')?.[1];
   if (!token || !token.includes('.')) throw new HttpError(401, 'Unauthorized');
@@ -169,7 +183,10 @@ export async function verifyAdminBearer(header: string | undefined, adminSecret:
 }
 
 /** Mints a short-lived admin token (the CLI's calls to the admin API, `sandpiper token create --admin`). */
-export async function mintAdminToken(adminSecret: string, options: { subject: string; scopes: readonly AdminScope[]; ttlSeconds?: number }): Promise<string> {
+export async function mintAdminToken(
+  adminSecret: string,
+  options: { subject: string; scopes: readonly AdminScope[]; ttlSeconds?: number },
+): Promise<string> {
   return new SignJWT({ scopes: [...options.scopes].sort().join(',') })
     .setProtectedHeader({ alg: 'HS256', typ: ADMIN_TYP })
     .setSubject(options.subject)
@@ -205,10 +222,20 @@ export function mintConsoleSession(key: Uint8Array, claims: ConsoleSessionClaims
 /** The session's claims, or undefined for a cookie that is forged, expired, of another type or under another key. */
 export async function verifyConsoleSession(key: Uint8Array, token: string): Promise<ConsoleSessionClaims | undefined> {
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], audience: SESSION_AUDIENCE, typ: SESSION_TYP, requiredClaims: ['exp', 'sub'] });
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: ['HS256'],
+      audience: SESSION_AUDIENCE,
+      typ: SESSION_TYP,
+      requiredClaims: ['exp', 'sub'],
+    });
     const csrf = payload['csrf'];
     if (typeof csrf !== 'string' || csrf.length < 16) return undefined;
-    return { subject: payload.sub ?? '', scopes: expandAdminScopes(payload['scopes']), csrf, expires: payload.exp ?? 0 };
+    return {
+      subject: payload.sub ?? '',
+      scopes: expandAdminScopes(payload['scopes']),
+      csrf,
+      expires: payload.exp ?? 0,
+    };
   } catch {
     return undefined;
   }

@@ -14,7 +14,11 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * The decision from the headers alone: 'declared' (a valid Content-Length within the limit), 'streaming' (no length,
  * or chunked: count while reading); throws HTTPException 400 for a bad length and 413 for one over the limit.
  */
-export function checkDeclaredLength(length: string | undefined, transferEncoding: string | undefined, maxSize: number): 'declared' | 'streaming' {
+export function checkDeclaredLength(
+  length: string | undefined,
+  transferEncoding: string | undefined,
+  maxSize: number,
+): 'declared' | 'streaming' {
   if (length === undefined || transferEncoding !== undefined) return 'streaming';
   const bytes = Number(length);
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw new HTTPException(400, { message: 'invalid Content-Length' });
@@ -27,7 +31,11 @@ export function limitBody(maxSize: number): MiddlewareHandler {
   return async (context, next) => {
     const method = context.req.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
-    const kind = checkDeclaredLength(context.req.header('content-length'), context.req.header('transfer-encoding'), maxSize);
+    const kind = checkDeclaredLength(
+      context.req.header('content-length'),
+      context.req.header('transfer-encoding'),
+      maxSize,
+    );
     return kind === 'declared' ? next() : streaming(context, next);
   };
 }

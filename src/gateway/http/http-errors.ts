@@ -25,7 +25,10 @@ export class HttpError extends GatewayError {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
-      super(status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : status === 404 ? 'NOT_FOUND' : 'BAD_REQUEST', message);
+      super(
+        status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : status === 404 ? 'NOT_FOUND' : 'BAD_REQUEST',
+        message,
+      );
     } finally {
       Error.stackTraceLimit = limit;
     }
@@ -34,7 +37,11 @@ export class HttpError extends GatewayError {
 }
 
 /** The status and JSON body for an error thrown while serving a request (the error handler of the Hono app). */
-export function errorAnswer(error: unknown, logger: Logger, path: string): { status: ContentfulStatusCode; body: { error: string } } {
+export function errorAnswer(
+  error: unknown,
+  logger: Logger,
+  path: string,
+): { status: ContentfulStatusCode; body: { error: string } } {
   if (error instanceof HttpError) return { status: error.status, body: { error: error.message } };
   if (error instanceof HTTPException) {
     const status = error.status as ContentfulStatusCode;

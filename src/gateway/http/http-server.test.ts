@@ -11,12 +11,19 @@ import { EMPTY_MCP_HEALTH } from './routes/health.js';
 /** POSTs over a real socket; `chunked` sends the body without a Content-Length. */
 function post(url: string, body: string, chunked: boolean): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/echo`, { method: 'POST', headers: chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      `${url}/echo`,
+      {
+        method: 'POST',
+        headers: chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     if (chunked) for (let at = 0; at < body.length; at += 100) req.write(body.slice(at, at + 100));
     else req.write(body);

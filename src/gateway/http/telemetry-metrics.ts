@@ -43,16 +43,23 @@ function createSeries(registry: Registry) {
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Counter<L>({ name, help, labelNames, registers });
   return {
-    firstEdit: histogram('sandpiper_message_first_edit_seconds', 'Inbound message to the first post or edit of the answer', [
-      'platform',
-    ]),
+    firstEdit: histogram(
+      'sandpiper_message_first_edit_seconds',
+      'Inbound message to the first post or edit of the answer',
+      ['platform'],
+    ),
     turn: histogram('sandpiper_turn_duration_seconds', 'Turn latency by end reason', ['reason']),
-    model: histogram('sandpiper_model_call_duration_seconds', 'Model call latency by model and outcome', ['model', 'outcome']),
+    model: histogram('sandpiper_model_call_duration_seconds', 'Model call latency by model and outcome', [
+      'model',
+      'outcome',
+    ]),
     tokens: counter('sandpiper_model_tokens_total', 'Tokens by model and kind (input, output)', ['model', 'kind']),
     tool: histogram('sandpiper_tool_duration_seconds', 'Tool call duration by tool', ['tool']),
     toolFailures: counter('sandpiper_tool_failures_total', 'Tool calls that failed, by tool', ['tool']),
     mcp: counter('sandpiper_mcp_calls_total', 'Requests to MCP servers by server and outcome', ['server', 'outcome']),
-    rateLimited: counter('sandpiper_platform_rate_limited_total', 'HTTP 429 answers from a chat platform', ['platform']),
+    rateLimited: counter('sandpiper_platform_rate_limited_total', 'HTTP 429 answers from a chat platform', [
+      'platform',
+    ]),
   };
 }
 

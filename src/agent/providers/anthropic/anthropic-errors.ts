@@ -2,7 +2,12 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { isAbortError } from '../../../shared/abort.js';
 import { GatewayError } from '../../../shared/errors.js';
-import { abortErrorFor, connectionProviderError, httpProviderError, mentionsContextLength } from '../provider-errors.js';
+import {
+  abortErrorFor,
+  connectionProviderError,
+  httpProviderError,
+  mentionsContextLength,
+} from '../provider-errors.js';
 
 /** The inner `{type, message}` of an Anthropic error body (`{type: "error", error: {...}}`). */
 function innerError(body: unknown): Record<string, unknown> | undefined {

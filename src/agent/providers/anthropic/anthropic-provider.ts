@@ -34,8 +34,15 @@ const THINKING_BUDGET = { low: 1024, medium: 4096, high: 16384 } as const;
 const MIN_THINKING_BUDGET = 1024;
 
 /** Anthropic's server tools that stand in for our fallbacks (wire shapes of the Messages API). */
-export const ANTHROPIC_WEB_SEARCH_TOOL: WebSearchTool20250305 = { type: 'web_search_20250305', name: 'web_search', max_uses: 5 };
-export const ANTHROPIC_TOOL_SEARCH_TOOL: ToolSearchToolBm25_20251119 = { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' };
+export const ANTHROPIC_WEB_SEARCH_TOOL: WebSearchTool20250305 = {
+  type: 'web_search_20250305',
+  name: 'web_search',
+  max_uses: 5,
+};
+export const ANTHROPIC_TOOL_SEARCH_TOOL: ToolSearchToolBm25_20251119 = {
+  type: 'tool_search_tool_bm25_20251119',
+  name: 'tool_search_tool_bm25',
+};
 
 /**
  * Function tools, with the provider's own tools where the request asks for them: `web_search` becomes the web search
@@ -44,8 +51,13 @@ export const ANTHROPIC_TOOL_SEARCH_TOOL: ToolSearchToolBm25_20251119 = { type: '
 function toTools(request: ModelRequest): ToolUnion[] {
   const deferred = new Set(request.deferredTools ?? []);
   const tools: ToolUnion[] = request.tools.map((tool: ToolSchema): ToolUnion => {
-    if (request.nativeWebSearch === true && tool.name === ANTHROPIC_WEB_SEARCH_TOOL.name) return { ...ANTHROPIC_WEB_SEARCH_TOOL };
-    const converted: Tool = { name: tool.name, description: tool.description, input_schema: { ...tool.parameters, type: 'object' } as Tool.InputSchema };
+    if (request.nativeWebSearch === true && tool.name === ANTHROPIC_WEB_SEARCH_TOOL.name)
+      return { ...ANTHROPIC_WEB_SEARCH_TOOL };
+    const converted: Tool = {
+      name: tool.name,
+      description: tool.description,
+      input_schema: { ...tool.parameters, type: 'object' } as Tool.InputSchema,
+    };
     if (deferred.has(tool.name)) converted.defer_loading = true;
     return converted;
   });
@@ -100,7 +112,10 @@ export class AnthropicProvider implements ModelProvider {
     return params;
   }
 
-  async *stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncGenerator<ModelStreamPart, void, undefined> {
+  async *stream(
+    request: ModelRequest,
+    options: { signal: AbortSignal },
+  ): AsyncGenerator<ModelStreamPart, void, undefined> {
     const { signal } = options;
     const watchdog = new StreamWatchdog('anthropic', signal, this.#timeouts);
     try {

@@ -7,8 +7,16 @@ import { fromAnthropicStream, mapAnthropicStop } from './from-anthropic-stream.j
 
 const start = {
   type: 'message_start',
-  message: { id: 'm', type: 'message', role: 'assistant', model: 'c', content: [], stop_reason: null, stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 1, cache_creation_input_tokens: 5, cache_read_input_tokens: 2 } },
+  message: {
+    id: 'm',
+    type: 'message',
+    role: 'assistant',
+    model: 'c',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 1, cache_creation_input_tokens: 5, cache_read_input_tokens: 2 },
+  },
 };
 
 async function run(events: unknown[]): Promise<ModelStreamPart[]> {
@@ -39,14 +47,17 @@ describe('fromAnthropicStream', () => {
       { type: 'reasoning-delta', text: 'plan' },
       { type: 'tool-call', call: { id: 't1', name: 'f', arguments: '{"a":1}' } },
       {
-        type: 'text-end', finishReason: 'tool-calls',
+        type: 'text-end',
+        finishReason: 'tool-calls',
         providerData: [
           { type: 'thinking', thinking: 'plan', signature: 'SIG' },
           { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } },
         ],
       },
       {
-        type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 17, outputTokens: 9, cachedTokens: 2 },
+        type: 'finish',
+        finishReason: 'tool-calls',
+        usage: { inputTokens: 17, outputTokens: 9, cachedTokens: 2 },
         providerData: [
           { type: 'thinking', thinking: 'plan', signature: 'SIG' },
           { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } },
@@ -68,12 +79,19 @@ describe('fromAnthropicStream', () => {
     ]);
     assert.deepEqual(parts[0], { type: 'tool-call', call: { id: 't', name: 'f', arguments: '{"a":' } });
     assert.deepEqual(parts[1], {
-      type: 'text-end', finishReason: 'tool-calls',
-      providerData: [{ type: 'redacted_thinking', data: 'xyz' }, { type: 'tool_use', id: 't', name: 'f', input: {} }],
+      type: 'text-end',
+      finishReason: 'tool-calls',
+      providerData: [
+        { type: 'redacted_thinking', data: 'xyz' },
+        { type: 'tool_use', id: 't', name: 'f', input: {} },
+      ],
     });
     const finish = parts[2];
     assert.ok(finish?.type === 'finish');
-    assert.deepEqual(finish.providerData, [{ type: 'redacted_thinking', data: 'xyz' }, { type: 'tool_use', id: 't', name: 'f', input: {} }]);
+    assert.deepEqual(finish.providerData, [
+      { type: 'redacted_thinking', data: 'xyz' },
+      { type: 'tool_use', id: 't', name: 'f', input: {} },
+    ]);
   });
 
   it('fails with a retryable error when the stream ends before message_stop', async () => {

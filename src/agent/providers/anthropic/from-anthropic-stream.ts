@@ -1,5 +1,9 @@
 /** Converts Anthropic Messages stream events into ModelStreamParts, keeping raw blocks (thinking signatures) for replay. */
-import type { MessageDeltaUsage, RawContentBlockDelta, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  MessageDeltaUsage,
+  RawContentBlockDelta,
+  RawMessageStreamEvent,
+} from '@anthropic-ai/sdk/resources/messages';
 import type { ToolCall, Usage } from '../../messages.js';
 import { connectionProviderError } from '../provider-errors.js';
 import type { FinishReason, ModelStreamPart } from '../model-provider.js';
@@ -32,7 +36,9 @@ export function mapAnthropicStop(reason: string | null | undefined): FinishReaso
 
 /** Raw blocks are worth replaying only when they hold more than plain text and tool calls. */
 function needsReplay(blocks: readonly RawBlock[]): boolean {
-  return blocks.some((block) => (block['type'] !== 'text' && block['type'] !== 'tool_use') || block['citations'] !== undefined);
+  return blocks.some(
+    (block) => (block['type'] !== 'text' && block['type'] !== 'tool_use') || block['citations'] !== undefined,
+  );
 }
 
 class StreamState {
@@ -45,7 +51,8 @@ class StreamState {
   isStopped = false;
 
   #applyStartUsage(usage: StartUsage): void {
-    this.inputTokens = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+    this.inputTokens =
+      usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
     this.outputTokens = usage.output_tokens;
     this.cachedTokens = usage.cache_read_input_tokens ?? 0;
   }
@@ -91,7 +98,11 @@ class StreamState {
     const raw = this.json.get(index) ?? '';
     block['input'] = raw.trim() === '' ? {} : parseToolInput(raw);
     if (block['type'] !== 'tool_use') return undefined;
-    return { id: String(block['id'] ?? ''), name: String(block['name'] ?? '').trim(), arguments: raw.trim() === '' ? '{}' : raw };
+    return {
+      id: String(block['id'] ?? ''),
+      name: String(block['name'] ?? '').trim(),
+      arguments: raw.trim() === '' ? '{}' : raw,
+    };
   }
 
   apply(event: RawMessageStreamEvent): ModelStreamPart | undefined {
@@ -101,7 +112,8 @@ class StreamState {
         return undefined;
       case 'content_block_start':
         this.blocks[event.index] = structuredClone(event.content_block) as unknown as RawBlock;
-        if (event.content_block.type === 'tool_use' || event.content_block.type === 'server_tool_use') this.json.set(event.index, '');
+        if (event.content_block.type === 'tool_use' || event.content_block.type === 'server_tool_use')
+          this.json.set(event.index, '');
         return undefined;
       case 'content_block_delta':
         return this.applyDelta(event.index, event.delta);
@@ -114,7 +126,9 @@ class StreamState {
         this.outputTokens = event.usage.output_tokens ?? this.outputTokens;
         this.#applyDeltaUsage(event.usage);
         // Every content block has closed before the message's stop reason arrives.
-        return event.delta.stop_reason ? { type: 'text-end', finishReason: mapAnthropicStop(event.delta.stop_reason), ...this.replayData() } : undefined;
+        return event.delta.stop_reason
+          ? { type: 'text-end', finishReason: mapAnthropicStop(event.delta.stop_reason), ...this.replayData() }
+          : undefined;
       case 'message_stop':
         this.isStopped = true;
         return undefined;
@@ -140,7 +154,9 @@ class StreamState {
  * Yields text and thinking deltas as they arrive, each tool call when its block closes, `text-end` with the message's
  * stop reason, and one `finish` whose `providerData` holds the raw blocks (thinking with signatures) when they must be replayed.
  */
-export async function* fromAnthropicStream(events: AsyncIterable<RawMessageStreamEvent>): AsyncGenerator<ModelStreamPart, void, undefined> {
+export async function* fromAnthropicStream(
+  events: AsyncIterable<RawMessageStreamEvent>,
+): AsyncGenerator<ModelStreamPart, void, undefined> {
   const state = new StreamState();
   for await (const event of events) {
     const part = state.apply(event);

@@ -13,12 +13,24 @@ describe('toAnthropicMessages', () => {
     ];
     assert.deepEqual(toAnthropicMessages(history, { supportsVision: true }), {
       system: 'one\n\ntwo',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        },
+      ],
     });
   });
 
   it('starts with a user turn and drops empty assistant turns', () => {
-    const history: Message[] = [{ role: 'assistant', content: 'hello' }, { role: 'assistant', content: '' }, { role: 'user', content: 'hi' }];
+    const history: Message[] = [
+      { role: 'assistant', content: 'hello' },
+      { role: 'assistant', content: '' },
+      { role: 'user', content: 'hi' },
+    ];
     const { messages } = toAnthropicMessages(history, { supportsVision: true });
     assert.deepEqual(messages, [
       { role: 'user', content: [{ type: 'text', text: CONTINUE_PLACEHOLDER }] },
@@ -43,7 +55,10 @@ describe('toAnthropicMessages', () => {
     const { messages } = toAnthropicMessages(history, { supportsVision: true });
     assert.deepEqual(messages[1], {
       role: 'assistant',
-      content: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'text', text: 'partial' }],
+      content: [
+        { type: 'thinking', thinking: 't', signature: 's' },
+        { type: 'text', text: 'partial' },
+      ],
     });
   });
 
@@ -51,13 +66,24 @@ describe('toAnthropicMessages', () => {
     const history: Message[] = [
       { role: 'user', content: 'q' },
       { role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'shot', arguments: '{}' }] },
-      { role: 'tool', toolCallId: 'c', name: 'shot', content: [{ type: 'image', mediaType: 'image/png', data: 'AAA' }] },
+      {
+        role: 'tool',
+        toolCallId: 'c',
+        name: 'shot',
+        content: [{ type: 'image', mediaType: 'image/png', data: 'AAA' }],
+      },
     ];
     const withVision = toAnthropicMessages(history, { supportsVision: true }).messages[2];
     assert.deepEqual(withVision?.content, [
-      { type: 'tool_result', tool_use_id: 'c', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAA' } }] },
+      {
+        type: 'tool_result',
+        tool_use_id: 'c',
+        content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAA' } }],
+      },
     ]);
     const without = toAnthropicMessages(history, { supportsVision: false }).messages[2];
-    assert.deepEqual(without?.content, [{ type: 'tool_result', tool_use_id: 'c', content: [{ type: 'text', text: IMAGE_OMITTED }] }]);
+    assert.deepEqual(without?.content, [
+      { type: 'tool_result', tool_use_id: 'c', content: [{ type: 'text', text: IMAGE_OMITTED }] },
+    ]);
   });
 });

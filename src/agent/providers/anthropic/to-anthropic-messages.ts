@@ -1,5 +1,11 @@
 /** Converts provider-neutral history into Anthropic Messages params: system extracted, tool results merged, thinking replayed. */
-import type { ContentBlockParam, ImageBlockParam, MessageParam, TextBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  ImageBlockParam,
+  MessageParam,
+  TextBlockParam,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
 import type { AssistantMessage, ContentPart, Message, ToolMessage } from '../../messages.js';
 import { repairToolPairs } from '../repair-tool-pairs.js';
@@ -25,14 +31,21 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
 type Block = ContentBlockParam;
 type Turn = { role: 'user' | 'assistant'; content: Block[] };
 
-function imageBlock(part: Extract<ContentPart, { type: 'image' }>, options: ToAnthropicOptions): ImageBlockParam | TextBlockParam {
+function imageBlock(
+  part: Extract<ContentPart, { type: 'image' }>,
+  options: ToAnthropicOptions,
+): ImageBlockParam | TextBlockParam {
   if (!options.supportsVision) return { type: 'text', text: IMAGE_OMITTED };
-  if (!IMAGE_TYPES.has(part.mediaType)) return { type: 'text', text: `[image omitted: unsupported type ${part.mediaType}]` };
+  if (!IMAGE_TYPES.has(part.mediaType))
+    return { type: 'text', text: `[image omitted: unsupported type ${part.mediaType}]` };
   const mediaType = part.mediaType as 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
   return { type: 'image', source: { type: 'base64', media_type: mediaType, data: part.data } };
 }
 
-function toBlocks(content: string | ContentPart[], options: ToAnthropicOptions): Array<TextBlockParam | ImageBlockParam> {
+function toBlocks(
+  content: string | ContentPart[],
+  options: ToAnthropicOptions,
+): Array<TextBlockParam | ImageBlockParam> {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   return content
     .map((part) => (part.type === 'text' ? ({ type: 'text', text: part.text } as const) : imageBlock(part, options)))
@@ -74,7 +87,12 @@ function assistantBlocks(message: AssistantMessage): Block[] {
 
 function toolResult(result: ToolMessage, options: ToAnthropicOptions): ToolResultBlockParam {
   const content = typeof result.content === 'string' ? result.content : toBlocks(result.content, options);
-  return { type: 'tool_result', tool_use_id: result.toolCallId, content, ...(result.isError === true ? { is_error: true } : {}) };
+  return {
+    type: 'tool_result',
+    tool_use_id: result.toolCallId,
+    content,
+    ...(result.isError === true ? { is_error: true } : {}),
+  };
 }
 
 /** Appends a turn, merging it into the previous one when the roles repeat (the API needs alternation). */
@@ -100,6 +118,7 @@ export function toAnthropicMessages(messages: readonly Message[], options: ToAnt
       pushTurn(turns, { role: 'user', content: toBlocks(message.content, options) });
     }
   }
-  if (turns[0]?.role === 'assistant') turns.unshift({ role: 'user', content: [{ type: 'text', text: CONTINUE_PLACEHOLDER }] });
+  if (turns[0]?.role === 'assistant')
+    turns.unshift({ role: 'user', content: [{ type: 'text', text: CONTINUE_PLACEHOLDER }] });
   return { system: systems.length === 0 ? undefined : systems.join('\n\n'), messages: turns };
 }

@@ -5,7 +5,13 @@ import type { ModelStreamPart } from '../model-provider.js';
 import { fromOpenAIStream, mapOpenAIFinish } from './from-openai-stream.js';
 
 function chunk(delta: Record<string, unknown>, finish: string | null = null): ChatCompletionChunk {
-  return { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] } as ChatCompletionChunk;
+  return {
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'm',
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  } as ChatCompletionChunk;
 }
 
 async function run(chunks: ChatCompletionChunk[]): Promise<ModelStreamPart[]> {
@@ -34,7 +40,14 @@ describe('fromOpenAIStream', () => {
   });
 
   it('reads usage from the usage-only chunk and reasoning_content deltas', async () => {
-    const usageChunk = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } } as ChatCompletionChunk;
+    const usageChunk = {
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'm',
+      choices: [],
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+    } as ChatCompletionChunk;
     const parts = await run([chunk({ reasoning_content: 'hmm' }), chunk({ content: 'hi' }, 'stop'), usageChunk]);
     assert.deepEqual(parts, [
       { type: 'reasoning-delta', text: 'hmm' },
@@ -52,7 +65,14 @@ describe('fromOpenAIStream', () => {
       read.push('finish');
       yield chunk({}, 'length');
       read.push('usage');
-      yield { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } } as ChatCompletionChunk;
+      yield {
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'm',
+        choices: [],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      } as ChatCompletionChunk;
     }
     const parts = fromOpenAIStream(source());
     assert.deepEqual((await parts.next()).value, { type: 'text-delta', text: 'done' });
@@ -65,7 +85,10 @@ describe('fromOpenAIStream', () => {
 
   it('ends the text once, even when a server repeats the finish reason', async () => {
     const parts = await run([chunk({ content: 'a' }, 'stop'), chunk({}, 'stop')]);
-    assert.deepEqual(parts.map((part) => part.type), ['text-delta', 'text-end', 'finish']);
+    assert.deepEqual(
+      parts.map((part) => part.type),
+      ['text-delta', 'text-end', 'finish'],
+    );
   });
 
   it('survives garbled tool-call fields: a numeric name is dropped, object arguments become JSON, a missing index continues the call', async () => {

@@ -43,7 +43,10 @@ function argumentsText(value: unknown): string {
 }
 
 /** Accumulates tool-call deltas by index; fields of the wrong type (garbled local servers) are ignored. */
-function accumulateToolCalls(pending: Map<number, PendingCall>, deltas: ChatCompletionChunk.Choice.Delta['tool_calls']): void {
+function accumulateToolCalls(
+  pending: Map<number, PendingCall>,
+  deltas: ChatCompletionChunk.Choice.Delta['tool_calls'],
+): void {
   if (!Array.isArray(deltas)) return;
   for (const delta of deltas) {
     // A delta without an index continues the latest call (servers that stream one call at a time).
@@ -89,7 +92,9 @@ class Citations {
   /** `\n\nSources:` and one markdown link a line; '' without citations. */
   text(): string {
     if (this.#byUrl.size === 0) return '';
-    const lines = [...this.#byUrl].map(([url, title]) => (title === '' ? `- ${url}` : `- [${title.replace(/[[\]]/g, '')}](${url})`));
+    const lines = [...this.#byUrl].map(([url, title]) =>
+      title === '' ? `- ${url}` : `- [${title.replace(/[[\]]/g, '')}](${url})`,
+    );
     return `\n\nSources:\n${lines.join('\n')}`;
   }
 }
@@ -99,7 +104,8 @@ function deltaParts(delta: ChatCompletionChunk.Choice.Delta): ModelStreamPart[] 
   const parts: ModelStreamPart[] = [];
   const reasoning = reasoningOf(delta);
   if (reasoning !== '') parts.push({ type: 'reasoning-delta', text: reasoning });
-  if (typeof delta.content === 'string' && delta.content !== '') parts.push({ type: 'text-delta', text: delta.content });
+  if (typeof delta.content === 'string' && delta.content !== '')
+    parts.push({ type: 'text-delta', text: delta.content });
   return parts;
 }
 
@@ -107,14 +113,20 @@ function usageOf(chunk: ChatCompletionChunk): Usage | undefined {
   const usage = chunk.usage;
   if (usage === undefined || usage === null) return undefined;
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
-  return { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0, ...(cached > 0 ? { cachedTokens: cached } : {}) };
+  return {
+    inputTokens: usage.prompt_tokens ?? 0,
+    outputTokens: usage.completion_tokens ?? 0,
+    ...(cached > 0 ? { cachedTokens: cached } : {}),
+  };
 }
 
 /**
  * Yields text and reasoning deltas as they arrive, `text-end` at the chunk carrying the finish reason (the usage chunk
  * and the stream's end follow it), then every tool call complete, then one `finish`.
  */
-export async function* fromOpenAIStream(chunks: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<ModelStreamPart, void, undefined> {
+export async function* fromOpenAIStream(
+  chunks: AsyncIterable<ChatCompletionChunk>,
+): AsyncGenerator<ModelStreamPart, void, undefined> {
   const pending = new Map<number, PendingCall>();
   let finish: string | null | undefined;
   let usage: Usage | undefined;
@@ -142,5 +154,9 @@ export async function* fromOpenAIStream(chunks: AsyncIterable<ChatCompletionChun
   }
   const calls = finishedCalls(pending);
   for (const call of calls) yield { type: 'tool-call', call };
-  yield { type: 'finish', finishReason: mapOpenAIFinish(finish, calls.length > 0), ...(usage === undefined ? {} : { usage }) };
+  yield {
+    type: 'finish',
+    finishReason: mapOpenAIFinish(finish, calls.length > 0),
+    ...(usage === undefined ? {} : { usage }),
+  };
 }

@@ -2,7 +2,12 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { isAbortError } from '../../../shared/abort.js';
 import { GatewayError } from '../../../shared/errors.js';
-import { abortErrorFor, connectionProviderError, httpProviderError, mentionsContextLength } from '../provider-errors.js';
+import {
+  abortErrorFor,
+  connectionProviderError,
+  httpProviderError,
+  mentionsContextLength,
+} from '../provider-errors.js';
 
 const CONTEXT_IDENTIFIER = /context_length|context_window|exceed_context/i;
 
@@ -30,7 +35,9 @@ export function toOpenAIError(error: unknown, signal: AbortSignal): Error {
   if (error instanceof APIConnectionError) return connectionProviderError('openai', error);
   if (error instanceof APIError) {
     const type = fieldOf(error.error, 'type');
-    return httpProviderError('openai', error.status, error.headers, type ?? error.type, { contextLength: isOpenAIContextLengthError(error) });
+    return httpProviderError('openai', error.status, error.headers, type ?? error.type, {
+      contextLength: isOpenAIContextLengthError(error),
+    });
   }
   // Anything else while streaming is a cut or garbled stream (socket reset, bad SSE): retryable.
   return connectionProviderError('openai', error);

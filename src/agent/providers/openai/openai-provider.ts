@@ -50,7 +50,8 @@ export class OpenAIProvider implements ModelProvider {
       ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
     });
     this.#capabilities = createCapabilityLookup(config.models, OPENAI_DEFAULT_CAPABILITIES);
-    this.#tokenParam = config.tokenParam ?? (baseURL === OPENAI_DEFAULT_BASE_URL ? 'max_completion_tokens' : 'max_tokens');
+    this.#tokenParam =
+      config.tokenParam ?? (baseURL === OPENAI_DEFAULT_BASE_URL ? 'max_completion_tokens' : 'max_tokens');
   }
 
   capabilities(model: string): ModelCapabilities {
@@ -66,7 +67,8 @@ export class OpenAIProvider implements ModelProvider {
       stream_options: { include_usage: true },
     };
     // A search model searches by itself when asked through `web_search_options`; the function would only duplicate it.
-    const tools = request.nativeWebSearch === true ? request.tools.filter((tool) => tool.name !== 'web_search') : request.tools;
+    const tools =
+      request.nativeWebSearch === true ? request.tools.filter((tool) => tool.name !== 'web_search') : request.tools;
     if (request.nativeWebSearch === true) params.web_search_options = {};
     if (tools.length > 0) params.tools = toTools(tools);
     if (request.maxTokens !== undefined) params[this.#tokenParam] = request.maxTokens;
@@ -75,7 +77,10 @@ export class OpenAIProvider implements ModelProvider {
     return params;
   }
 
-  async *stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncGenerator<ModelStreamPart, void, undefined> {
+  async *stream(
+    request: ModelRequest,
+    options: { signal: AbortSignal },
+  ): AsyncGenerator<ModelStreamPart, void, undefined> {
     const { signal } = options;
     const watchdog = new StreamWatchdog('openai', signal, this.#timeouts);
     try {

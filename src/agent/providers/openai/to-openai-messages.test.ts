@@ -18,20 +18,46 @@ describe('toOpenAIMessages', () => {
   });
 
   it('replaces images with a note when the model has no vision', () => {
-    const history: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image', mediaType: 'image/png', data: 'AAA' }] }];
+    const history: Message[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'see' },
+          { type: 'image', mediaType: 'image/png', data: 'AAA' },
+        ],
+      },
+    ];
     assert.deepEqual(toOpenAIMessages(history, { supportsVision: false }), [
-      { role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'text', text: IMAGE_OMITTED }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'see' },
+          { type: 'text', text: IMAGE_OMITTED },
+        ],
+      },
     ]);
   });
 
   it('sends tool-result images in a user message after the tool results', () => {
     const history: Message[] = [
       { role: 'assistant', content: 'look', toolCalls: [{ id: 'c1', name: 'screenshot', arguments: '{}' }] },
-      { role: 'tool', toolCallId: 'c1', name: 'screenshot', content: [{ type: 'text', text: 'taken' }, { type: 'image', mediaType: 'image/png', data: 'AAA' }] },
+      {
+        role: 'tool',
+        toolCallId: 'c1',
+        name: 'screenshot',
+        content: [
+          { type: 'text', text: 'taken' },
+          { type: 'image', mediaType: 'image/png', data: 'AAA' },
+        ],
+      },
     ];
     const out = toOpenAIMessages(history, { supportsVision: true });
     assert.equal(out.length, 3);
-    assert.deepEqual(out[1], { role: 'tool', tool_call_id: 'c1', content: 'taken\n[1 image(s) attached in the next message]' });
+    assert.deepEqual(out[1], {
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: 'taken\n[1 image(s) attached in the next message]',
+    });
     assert.deepEqual(out[2], {
       role: 'user',
       content: [

@@ -58,7 +58,12 @@ function toToolRun(run: readonly ToolMessage[], options: ToOpenAIOptions): ChatC
       const imageCount = result.content.filter((part) => part.type === 'image').length;
       if (imageCount > 0 && options.supportsVision) {
         images.push({ type: 'text', text: `Image(s) returned by tool call ${result.toolCallId}:` });
-        images.push(...toParts(result.content.filter((part) => part.type === 'image'), options));
+        images.push(
+          ...toParts(
+            result.content.filter((part) => part.type === 'image'),
+            options,
+          ),
+        );
         text = `${text}${text === '' ? '' : '\n'}[${imageCount} image(s) attached in the next message]`;
       } else if (imageCount > 0) {
         text = `${text}${text === '' ? '' : '\n'}${IMAGE_OMITTED}`;
@@ -86,7 +91,11 @@ export function toOpenAIMessages(messages: readonly Message[], options: ToOpenAI
     index += 1;
     if (message.role === 'system') out.push({ role: 'system', content: message.content });
     else if (message.role === 'assistant') out.push(toAssistant(message));
-    else out.push({ role: 'user', content: typeof message.content === 'string' ? message.content : toParts(message.content, options) });
+    else
+      out.push({
+        role: 'user',
+        content: typeof message.content === 'string' ? message.content : toParts(message.content, options),
+      });
   }
   return out;
 }

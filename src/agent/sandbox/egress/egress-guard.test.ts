@@ -13,11 +13,25 @@ describe('egress address rules', () => {
 
   it('passes a public address and connects to exactly that address', async () => {
     assert.equal(await reason('93.184.216.34', 443, { internal: [], gateway }), 'ok 93.184.216.34');
-    assert.equal(await reason('93.184.216.34', 8091, { internal: [], gateway }), 'ok 93.184.216.34', 'the gateway port on another host is not the gateway');
+    assert.equal(
+      await reason('93.184.216.34', 8091, { internal: [], gateway }),
+      'ok 93.184.216.34',
+      'the gateway port on another host is not the gateway',
+    );
   });
 
   it('refuses loopback, private, link-local, metadata and mapped forms, naming the address', async () => {
-    for (const host of ['127.0.0.1', '::1', '10.0.0.1', '192.168.0.10', '169.254.169.254', 'fd00:ec2::254', '::ffff:127.0.0.1', '100.64.0.1', '0.0.0.0']) {
+    for (const host of [
+      '127.0.0.1',
+      '::1',
+      '10.0.0.1',
+      '192.168.0.10',
+      '169.254.169.254',
+      'fd00:ec2::254',
+      '::ffff:127.0.0.1',
+      '100.64.0.1',
+      '0.0.0.0',
+    ]) {
       assert.match(await reason(host, 80, { internal: [], gateway }), /^Blocked: .*private\/internal address/, host);
     }
   });
@@ -29,7 +43,9 @@ describe('egress address rules', () => {
   });
 
   it("refuses this host's own public addresses", async () => {
-    const own = Object.values(os.networkInterfaces()).flat().find((entry) => entry !== undefined && !entry.internal && entry.family === 'IPv4');
+    const own = Object.values(os.networkInterfaces())
+      .flat()
+      .find((entry) => entry !== undefined && !entry.internal && entry.family === 'IPv4');
     if (own === undefined) return;
     assert.match(await reason(own.address, 80, { internal: [], gateway }), /^Blocked/);
   });

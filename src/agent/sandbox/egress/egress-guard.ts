@@ -27,7 +27,11 @@ export function checkDestination(destination: EgressDestination, options: Egress
     lookup(destination.host, { all: true }, (error, addresses) => {
       if (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        resolve({ ok: false, reason: code === 'ESSRFBLOCKED' ? error.message : `cannot resolve ${destination.host} (${code ?? error.message})` });
+        resolve({
+          ok: false,
+          reason:
+            code === 'ESSRFBLOCKED' ? error.message : `cannot resolve ${destination.host} (${code ?? error.message})`,
+        });
         return;
       }
       resolve({ ok: true, addresses: addresses as unknown as LookupAddress[] });
@@ -38,7 +42,8 @@ export function checkDestination(destination: EgressDestination, options: Egress
 /** The address rule for one destination port: the gateway always refused, private ranges unless trusted. */
 function destinationPolicy(port: number, trusted: boolean, gateway: EgressGuardOptions['gateway']): AddressPolicy {
   return (address) => {
-    if (gateway !== undefined && port === gateway.port && isGatewayAddress(address, gateway.host)) return `Blocked: ${address}:${port} is the gateway itself`;
+    if (gateway !== undefined && port === gateway.port && isGatewayAddress(address, gateway.host))
+      return `Blocked: ${address}:${port} is the gateway itself`;
     if (trusted) return undefined;
     return publicAddressPolicy(address) ?? (isOwnAddress(address) ? `Blocked: ${address} is this host` : undefined);
   };
@@ -55,7 +60,9 @@ function isGatewayAddress(address: string, listenHost: string): boolean {
 /** One of this machine's interface addresses (a public IP of the host is still the host). */
 function isOwnAddress(address: string): boolean {
   const normal = normalise(address);
-  return Object.values(os.networkInterfaces()).some((entries) => (entries ?? []).some((entry) => normalise(entry.address) === normal));
+  return Object.values(os.networkInterfaces()).some((entries) =>
+    (entries ?? []).some((entry) => normalise(entry.address) === normal),
+  );
 }
 
 /** The canonical text of an IP (v4-mapped IPv6 as IPv4); undefined for a name. */
@@ -63,6 +70,7 @@ function normalise(address: string): string | undefined {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (!ipaddr.isValid(bare)) return bare === 'localhost' ? '127.0.0.1' : undefined;
   const parsed = ipaddr.parse(bare);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address().toString();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    return (parsed as ipaddr.IPv6).toIPv4Address().toString();
   return parsed.toNormalizedString();
 }

@@ -7,8 +7,20 @@ describe('egress destinations', () => {
     assert.deepEqual(parseDestination('PyPI.org:443'), { host: 'pypi.org', port: 443 });
     assert.deepEqual(parseDestination('[2001:db8::1]:8443'), { host: '2001:db8::1', port: 8443 });
     assert.deepEqual(parseDestination('example.com', 80), { host: 'example.com', port: 80 });
-    assert.deepEqual(parseDestination('example.com.:443'), { host: 'example.com', port: 443 }, 'a trailing dot names the same host');
-    for (const bad of ['example.com', 'example.com:0', 'example.com:70000', 'user@example.com:443', 'a b:443', '', 'http://x:80']) {
+    assert.deepEqual(
+      parseDestination('example.com.:443'),
+      { host: 'example.com', port: 443 },
+      'a trailing dot names the same host',
+    );
+    for (const bad of [
+      'example.com',
+      'example.com:0',
+      'example.com:70000',
+      'user@example.com:443',
+      'a b:443',
+      '',
+      'http://x:80',
+    ]) {
       assert.equal(parseDestination(bad), undefined, bad);
     }
   });

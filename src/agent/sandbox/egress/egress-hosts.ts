@@ -20,7 +20,9 @@ export function egressLabel(destination: EgressDestination): string {
 
 /** `pypi.org:443`, `[2001:db8::1]:443`. */
 export function formatDestination(destination: EgressDestination): string {
-  return destination.host.includes(':') ? `[${destination.host}]:${destination.port}` : `${destination.host}:${destination.port}`;
+  return destination.host.includes(':')
+    ? `[${destination.host}]:${destination.port}`
+    : `${destination.host}:${destination.port}`;
 }
 
 /** Parses `host:port` of a CONNECT request or a URL authority; undefined when it is not one. */
@@ -44,7 +46,9 @@ function parsePattern(entry: string): HostPattern | undefined {
 
 /** A matcher over allowlist entries (`pypi.org`, `pypi.org:443`, `*.github.com`, `*.github.com:443`). */
 export function hostMatcher(entries: readonly string[]): (destination: EgressDestination) => boolean {
-  const patterns = entries.map((entry) => parsePattern(entry)).filter((pattern): pattern is HostPattern => pattern !== undefined);
+  const patterns = entries
+    .map((entry) => parsePattern(entry))
+    .filter((pattern): pattern is HostPattern => pattern !== undefined);
   return (destination) =>
     patterns.some((pattern) => {
       if (pattern.port !== undefined && pattern.port !== destination.port) return false;

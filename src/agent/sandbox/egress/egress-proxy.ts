@@ -21,13 +21,26 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 
 /** Starts the proxy; resolves once it listens. */
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const sockets = new Set<Duplex>();
   const server = http.createServer((request, response) => void forwardRequest(request, response, options));
-  server.on('connect', (request: http.IncomingMessage, client: Duplex, head: Buffer) => void tunnel(request, client, head, options));
+  server.on(
+    'connect',
+    (request: http.IncomingMessage, client: Duplex, head: Buffer) => void tunnel(request, client, head, options),
+  );
   server.on('connection', (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -49,7 +62,12 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 }
 
 /** CONNECT host:port → 200 and a byte tunnel to the checked address, or 403 with the reason. */
-async function tunnel(request: http.IncomingMessage, client: Duplex, head: Buffer, options: EgressProxyOptions): Promise<void> {
+async function tunnel(
+  request: http.IncomingMessage,
+  client: Duplex,
+  head: Buffer,
+  options: EgressProxyOptions,
+): Promise<void> {
   client.on('error', () => client.destroy());
   const destination = parseDestination(request.url ?? '');
   if (destination === undefined) return refuse(client, 400, 'CONNECT needs host:port');
@@ -65,12 +83,18 @@ async function tunnel(request: http.IncomingMessage, client: Duplex, head: Buffe
     client.pipe(upstream);
   });
   // Before the tunnel stands the client hears why; inside it, only the connection drops.
-  upstream.once('error', (error: NodeJS.ErrnoException) => (established ? client.destroy() : refuse(client, 502, `cannot connect (${error.code ?? 'error'})`)));
+  upstream.once('error', (error: NodeJS.ErrnoException) =>
+    established ? client.destroy() : refuse(client, 502, `cannot connect (${error.code ?? 'error'})`),
+  );
   client.once('close', () => upstream.destroy());
 }
 
 /** An absolute-form `GET http://host/path` (plain HTTP only; HTTPS goes through CONNECT). */
-async function forwardRequest(request: http.IncomingMessage, response: http.ServerResponse, options: EgressProxyOptions): Promise<void> {
+async function forwardRequest(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  options: EgressProxyOptions,
+): Promise<void> {
   let url: URL;
   try {
     url = new URL(request.url ?? '');
@@ -113,7 +137,9 @@ function connectChecked(addresses: readonly LookupAddress[], port: number): net.
 function refuse(client: Duplex, status: number, reason: string): void {
   if (client.destroyed) return;
   const body = `${reason}\n`;
-  client.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  client.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function reply(response: http.ServerResponse, status: number, reason: string): void {

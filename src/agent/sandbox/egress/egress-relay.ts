@@ -34,6 +34,8 @@ export function relayCommand(nodePath: string, command: readonly string[]): stri
 /** bwrap arguments: the proxy's socket bound in, and the proxy variables every common client reads. */
 export function relayBwrapArgs(hostSocket: string): string[] {
   const proxy = `http://127.0.0.1:${RELAY_PORT}`;
-  const variables = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy'].flatMap((name) => ['--setenv', name, proxy]);
+  const variables = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy'].flatMap(
+    (name) => ['--setenv', name, proxy],
+  );
   return ['--bind', hostSocket, SANDBOX_SOCKET, ...variables, '--unsetenv', 'NO_PROXY', '--unsetenv', 'no_proxy'];
 }

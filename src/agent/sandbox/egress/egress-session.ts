@@ -20,7 +20,10 @@ export interface NetworkPermissions {
   /** A standing decision: the workstream's "Always here" set or a `network:…` tool policy; undefined = none. */
   standing(label: string): Promise<'allow' | 'deny' | 'ask' | undefined>;
   /** Asks the conversation's owner with a durable card; "always" is remembered by the caller; rejects on abort. */
-  ask(request: { tool: string; destination: EgressDestination; label: string }, signal: AbortSignal): Promise<NetworkAnswer>;
+  ask(
+    request: { tool: string; destination: EgressDestination; label: string },
+    signal: AbortSignal,
+  ): Promise<NetworkAnswer>;
 }
 
 export interface EgressSessionOptions extends EgressGuardOptions {
@@ -49,7 +52,11 @@ export async function openEgressSession(options: EgressSessionOptions): Promise<
   // A card still open when the process ends (time-out, exit) is withdrawn: nobody would use the answer.
   const ended = new AbortController();
   const permissions = options.permissions === undefined ? undefined : oneCardAtATime(options.permissions);
-  const call = { ...options, signal: AbortSignal.any([options.signal, ended.signal]), ...(permissions === undefined ? {} : { permissions }) };
+  const call = {
+    ...options,
+    signal: AbortSignal.any([options.signal, ended.signal]),
+    ...(permissions === undefined ? {} : { permissions }),
+  };
   const decide = (destination: EgressDestination): Promise<EgressVerdict> => decideOnce(destination, call, answers);
   try {
     const proxy = await startEgressProxy({ socketPath, decide });
@@ -79,7 +86,8 @@ function oneCardAtATime(permissions: NetworkPermissions): NetworkPermissions {
   return {
     standing: (label) => permissions.standing(label),
     ask: (request, signal) => {
-      if (asked >= MAX_CARDS_PER_CALL) return Promise.reject(Object.assign(new Error('card limit'), { code: CARD_LIMIT }));
+      if (asked >= MAX_CARDS_PER_CALL)
+        return Promise.reject(Object.assign(new Error('card limit'), { code: CARD_LIMIT }));
       asked += 1;
       const answer = previous.then(() => permissions.ask(request, signal));
       // Only the order is kept here; each caller handles its own answer or failure.
@@ -93,7 +101,11 @@ function oneCardAtATime(permissions: NetworkPermissions): NetworkPermissions {
 }
 
 /** The address check runs on every connection (DNS may change); the decision about the host is made once per call. */
-async function decideOnce(destination: EgressDestination, options: EgressSessionOptions, answers: Map<string, Promise<EgressVerdict>>): Promise<EgressVerdict> {
+async function decideOnce(
+  destination: EgressDestination,
+  options: EgressSessionOptions,
+  answers: Map<string, Promise<EgressVerdict>>,
+): Promise<EgressVerdict> {
   const checked = await checkDestination(destination, options);
   if (!checked.ok) {
     log(options, destination, 'refused', checked.reason);
@@ -109,12 +121,17 @@ async function decideOnce(destination: EgressDestination, options: EgressSession
   return verdict.ok ? { ok: true, addresses: checked.addresses } : verdict;
 }
 
-async function decideHost(destination: EgressDestination, label: string, options: EgressSessionOptions): Promise<EgressVerdict> {
+async function decideHost(
+  destination: EgressDestination,
+  label: string,
+  options: EgressSessionOptions,
+): Promise<EgressVerdict> {
   const allowed = { ok: true as const, addresses: [] };
   const shown = formatDestination(destination);
   if (options.isAllowed(destination)) return logged(options, destination, 'allowed', 'tools.network_allow', allowed);
   const permissions = options.permissions;
-  if (permissions === undefined) return logged(options, destination, 'refused', `${shown} is not on tools.network_allow and no one can be asked`);
+  if (permissions === undefined)
+    return logged(options, destination, 'refused', `${shown} is not on tools.network_allow and no one can be asked`);
   try {
     const standing = await permissions.standing(label);
     if (standing === 'allow') return logged(options, destination, 'allowed', 'standing decision', allowed);
@@ -124,18 +141,45 @@ async function decideHost(destination: EgressDestination, label: string, options
     return logged(options, destination, 'allowed', answer === 'always' ? 'owner: always here' : 'owner: once', allowed);
   } catch (error) {
     if ((error as { code?: unknown }).code === CARD_LIMIT) {
-      return logged(options, destination, 'refused', `${shown} is new and this call already asked about ${MAX_CARDS_PER_CALL} hosts; add it to tools.network_allow or answer "Always here"`);
+      return logged(
+        options,
+        destination,
+        'refused',
+        `${shown} is new and this call already asked about ${MAX_CARDS_PER_CALL} hosts; add it to tools.network_allow or answer "Always here"`,
+      );
     }
-    options.logger.warn({ wsId: options.workstreamId, tool: options.tool, destination: shown, err: describeError(error) }, 'network approval failed');
-    return logged(options, destination, 'refused', options.signal.aborted ? 'the call ended before a decision' : `no decision for ${shown}`);
+    options.logger.warn(
+      { wsId: options.workstreamId, tool: options.tool, destination: shown, err: describeError(error) },
+      'network approval failed',
+    );
+    return logged(
+      options,
+      destination,
+      'refused',
+      options.signal.aborted ? 'the call ended before a decision' : `no decision for ${shown}`,
+    );
   }
 }
 
-function logged(options: EgressSessionOptions, destination: EgressDestination, decision: 'allowed' | 'refused', reason: string, verdict?: EgressVerdict): EgressVerdict {
+function logged(
+  options: EgressSessionOptions,
+  destination: EgressDestination,
+  decision: 'allowed' | 'refused',
+  reason: string,
+  verdict?: EgressVerdict,
+): EgressVerdict {
   log(options, destination, decision, reason);
   return verdict ?? { ok: false, reason: reason.startsWith('Blocked') ? reason : `Blocked: ${reason}` };
 }
 
-function log(options: EgressSessionOptions, destination: EgressDestination, decision: 'allowed' | 'refused', reason: string): void {
-  options.logger.info({ wsId: options.workstreamId, tool: options.tool, destination: formatDestination(destination), decision, reason }, 'tool network request');
+function log(
+  options: EgressSessionOptions,
+  destination: EgressDestination,
+  decision: 'allowed' | 'refused',
+  reason: string,
+): void {
+  options.logger.info(
+    { wsId: options.workstreamId, tool: options.tool, destination: formatDestination(destination), decision, reason },
+    'tool network request',
+  );
 }

@@ -24,10 +24,13 @@ describe('bash', () => {
     assert.ok(chunks.join('').includes(workspace.directory), 'output was streamed');
   });
 
-  it('does not hand the gateway\'s secrets to the command', async () => {
+  it("does not hand the gateway's secrets to the command", async () => {
     process.env['SANDPIPER_TEST_FAKE_API_KEY'] = 'sk-do-not-leak';
     try {
-      const result = await bashHandler.execute({ command: 'echo "key=${SANDPIPER_TEST_FAKE_API_KEY:-unset} path=${PATH:+set}"' }, createToolContext(workspace.directory));
+      const result = await bashHandler.execute(
+        { command: 'echo "key=${SANDPIPER_TEST_FAKE_API_KEY:-unset} path=${PATH:+set}"' },
+        createToolContext(workspace.directory),
+      );
       assert.match(String(result.output), /key=unset path=set/);
     } finally {
       delete process.env['SANDPIPER_TEST_FAKE_API_KEY'];
@@ -40,7 +43,10 @@ describe('bash', () => {
   });
 
   it('needs approval with label bash and shows the first line in the header', async () => {
-    const prepared = await bashHandler.prepare({ command: 'echo one\necho two\necho three' }, createToolContext(workspace.directory));
+    const prepared = await bashHandler.prepare(
+      { command: 'echo one\necho two\necho three' },
+      createToolContext(workspace.directory),
+    );
     assert.equal(prepared.needsApproval, true);
     assert.equal(prepared.approvalLabel, 'bash');
     assert.equal(prepared.header, '⚙ bash: echo one ... (2 more lines)');
@@ -48,14 +54,29 @@ describe('bash', () => {
 
   it('refuses blocklisted commands and an empty command', async () => {
     const context = createToolContext(workspace.directory);
-    for (const command of ['rm -rf /', 'rm -rf /*', '  rm -rf /  ', 'mkfs.ext4 /dev/sdb', 'shutdown -h now', ':(){ :|:& };:', 'dd if=/dev/zero of=/dev/sda']) {
+    for (const command of [
+      'rm -rf /',
+      'rm -rf /*',
+      '  rm -rf /  ',
+      'mkfs.ext4 /dev/sdb',
+      'shutdown -h now',
+      ':(){ :|:& };:',
+      'dd if=/dev/zero of=/dev/sda',
+    ]) {
       const prepared = await bashHandler.prepare({ command }, context);
       assert.ok(prepared.error?.startsWith('Blocked: command matches dangerous pattern'), command);
       assert.ok(prepared.header.startsWith('✗ Blocked'));
       assert.equal(prepared.needsApproval, false);
       assert.equal((await bashHandler.execute({ command }, context)).isError, true);
     }
-    for (const command of ['ls -la', 'git status', 'python script.py', 'rm file.txt', 'rm -rf /tmp/build', 'echo asphalt']) {
+    for (const command of [
+      'ls -la',
+      'git status',
+      'python script.py',
+      'rm file.txt',
+      'rm -rf /tmp/build',
+      'echo asphalt',
+    ]) {
       assert.equal(findBlockedPattern(command), undefined, command);
     }
     assert.equal((await bashHandler.prepare({ command: '   ' }, context)).error, 'Error: empty command');
@@ -65,7 +86,10 @@ describe('bash', () => {
   it('on timeout kills the whole process group and says it timed out', async () => {
     const pidFile = path.join(workspace.directory, 'bg.pid');
     const context = createToolContext(workspace.directory, { timeoutMs: 1500 });
-    const result = await bashHandler.execute({ command: `sleep 120 & echo $! > ${pidFile}; echo started; sleep 120` }, context);
+    const result = await bashHandler.execute(
+      { command: `sleep 120 & echo $! > ${pidFile}; echo started; sleep 120` },
+      context,
+    );
     assert.equal(result.isError, true);
     assert.match(String(result.output), /^Command timed out after 1\.5s; its process group was killed\./);
     assert.match(String(result.output), /started/);
@@ -82,7 +106,10 @@ describe('bash', () => {
         if (chunk.includes('ready')) controller.abort();
       },
     });
-    await assert.rejects(bashHandler.execute({ command: `sleep 120 & echo $! > ${pidFile}; echo ready; sleep 120` }, context), { name: 'AbortError' });
+    await assert.rejects(
+      bashHandler.execute({ command: `sleep 120 & echo $! > ${pidFile}; echo ready; sleep 120` }, context),
+      { name: 'AbortError' },
+    );
     const backgroundPid = Number((await readFile(pidFile, 'utf8')).trim());
     await waitFor(() => !isProcessAlive(backgroundPid));
   });

@@ -28,9 +28,14 @@ export function sanitizeCommand(command: string): string {
 /** The first blocklisted pattern the command contains, if any. */
 export function findBlockedPattern(command: string): string | undefined {
   const trimmed = command.trim();
-  const rootWipe = /(^|[\s;&|(])rm\s+(-[a-zA-Z]*[rR][a-zA-Z]*f[a-zA-Z]*|-[a-zA-Z]*f[a-zA-Z]*[rR][a-zA-Z]*)\s+(--no-preserve-root\s+)?\/(\*)?(\s|$|;|&|\|)/.exec(trimmed);
+  const rootWipe =
+    /(^|[\s;&|(])rm\s+(-[a-zA-Z]*[rR][a-zA-Z]*f[a-zA-Z]*|-[a-zA-Z]*f[a-zA-Z]*[rR][a-zA-Z]*)\s+(--no-preserve-root\s+)?\/(\*)?(\s|$|;|&|\|)/.exec(
+      trimmed,
+    );
   if (rootWipe) return rootWipe[4] === '*' ? 'rm -rf /*' : 'rm -rf /';
-  return BLOCKED_COMMAND_PATTERNS.filter((pattern) => !pattern.startsWith('rm -rf')).find((pattern) => matchesPattern(trimmed, pattern));
+  return BLOCKED_COMMAND_PATTERNS.filter((pattern) => !pattern.startsWith('rm -rf')).find((pattern) =>
+    matchesPattern(trimmed, pattern),
+  );
 }
 
 function matchesPattern(command: string, pattern: string): boolean {
@@ -48,7 +53,13 @@ function headerFor(command: string): string {
 function prepare(args: Record<string, unknown>): ToolPreparation {
   const command = sanitizeCommand(typeof args['command'] === 'string' ? args['command'] : '');
   if (command.trim() === '') {
-    return { header: '✗ bash: empty command', preview: '', needsApproval: false, approvalLabel: 'bash', error: 'Error: empty command' };
+    return {
+      header: '✗ bash: empty command',
+      preview: '',
+      needsApproval: false,
+      approvalLabel: 'bash',
+      error: 'Error: empty command',
+    };
   }
   const blocked = findBlockedPattern(command);
   if (blocked !== undefined) {
@@ -92,7 +103,10 @@ function forwardChunk(onOutput: (chunk: string) => void): (chunk: string) => voi
 export function describeOutcome(outcome: ProcessOutcome, timeoutMs: number): ToolResult {
   if (outcome.spawnError !== undefined) {
     const program = outcome.spawnError.path ?? 'bash';
-    return { output: `Error executing command: could not start ${program} (${outcome.spawnError.code ?? 'spawn error'})`, isError: true };
+    return {
+      output: `Error executing command: could not start ${program} (${outcome.spawnError.code ?? 'spawn error'})`,
+      isError: true,
+    };
   }
   const stdout = outcome.stdout.replace(/\s+$/, '');
   const stderr = outcome.stderr.replace(/\s+$/, '');
@@ -106,14 +120,17 @@ export function describeOutcome(outcome: ProcessOutcome, timeoutMs: number): Too
   if (outcome.outputCapped) output += '\n[output capped: the command printed more than could be kept]';
   const limit = limitNote(outcome);
   if (limit !== undefined) output += `${output === '' ? '' : '\n'}${limit}`;
-  else if (outcome.exitSignal !== null) output += `${output === '' ? '' : '\n'}[killed by signal ${outcome.exitSignal}]`;
-  else if (outcome.exitCode !== 0) output += `${output === '' ? '' : '\n'}[exit code: ${outcome.exitCode ?? 'unknown'}]`;
+  else if (outcome.exitSignal !== null)
+    output += `${output === '' ? '' : '\n'}[killed by signal ${outcome.exitSignal}]`;
+  else if (outcome.exitCode !== 0)
+    output += `${output === '' ? '' : '\n'}[exit code: ${outcome.exitCode ?? 'unknown'}]`;
   return { output: output === '' ? '(no output)' : output, isError: false };
 }
 
 /** A plain-language note when the command died of a resource limit (exit 128+n from the sandbox's shell). */
 function limitNote(outcome: ProcessOutcome): string | undefined {
-  const signal = outcome.exitSignal ?? (outcome.exitCode !== null && outcome.exitCode > 128 ? outcome.exitCode - 128 : undefined);
+  const signal =
+    outcome.exitSignal ?? (outcome.exitCode !== null && outcome.exitCode > 128 ? outcome.exitCode - 128 : undefined);
   if (signal === 'SIGXCPU' || signal === 24) return '[stopped: CPU time limit reached]';
   if (signal === 'SIGXFSZ' || signal === 25) return '[stopped: file size limit reached]';
   return undefined;

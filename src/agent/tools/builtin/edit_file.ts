@@ -4,7 +4,10 @@ import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../t
 import { checkToolPath, NO_EXTRA_ACCESS } from '../tool-access.js';
 
 /** Reads the file through the confined open (symlink-safe, regular files only). */
-async function readExisting(input: string, context: ToolContext): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
+async function readExisting(
+  input: string,
+  context: ToolContext,
+): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
   const opened = await openConfined(input, context.cwd, context.access ?? NO_EXTRA_ACCESS, 'read');
   if (!opened.ok) return opened;
   try {
@@ -52,7 +55,8 @@ function readArgs(args: Record<string, unknown>): EditArgs {
     input: typeof args['path'] === 'string' ? args['path'].trim() : '',
     oldString: typeof args['old_string'] === 'string' ? args['old_string'] : '',
     newString: typeof args['new_string'] === 'string' ? args['new_string'] : '',
-    nearLine: typeof args['near_line'] === 'number' && Number.isInteger(args['near_line']) ? args['near_line'] : undefined,
+    nearLine:
+      typeof args['near_line'] === 'number' && Number.isInteger(args['near_line']) ? args['near_line'] : undefined,
     replaceAll: args['replace_all'] === true,
   };
 }
@@ -62,8 +66,17 @@ function failure(header: string, error: string): ToolPreparation {
 }
 
 function diffPreview(oldString: string, newString: string): string {
-  const minus = oldString.slice(0, 200).split('\n').map((line) => `- ${line}`);
-  const plus = newString === '' ? [`(deletion — ${oldString.length} chars removed)`] : newString.slice(0, 200).split('\n').map((line) => `+ ${line}`);
+  const minus = oldString
+    .slice(0, 200)
+    .split('\n')
+    .map((line) => `- ${line}`);
+  const plus =
+    newString === ''
+      ? [`(deletion — ${oldString.length} chars removed)`]
+      : newString
+          .slice(0, 200)
+          .split('\n')
+          .map((line) => `+ ${line}`);
   return [...minus, ...plus].join('\n');
 }
 
@@ -71,7 +84,9 @@ function diffPreview(oldString: string, newString: string): string {
 function matchProblem(edit: EditArgs, text: string, suffix: string): string | undefined {
   const occurrences = findOccurrences(text, edit.oldString);
   if (occurrences.length === 0) {
-    return suffix === '' ? `Error: old_string not found in ${edit.input}` : `Error: old_string no longer found in ${edit.input}${suffix}`;
+    return suffix === ''
+      ? `Error: old_string not found in ${edit.input}`
+      : `Error: old_string no longer found in ${edit.input}${suffix}`;
   }
   if (occurrences.length > 1 && edit.nearLine === undefined && !edit.replaceAll) {
     const lines = occurrences.map((occurrence) => occurrence.line).join(', ');
@@ -92,8 +107,14 @@ async function prepare(args: Record<string, unknown>, context: ToolContext): Pro
   const read = await readExisting(edit.input, context);
   if (!read.ok) return failure('cannot read file', read.error);
   const problem = matchProblem(edit, read.text, '');
-  if (problem !== undefined) return failure(problem.startsWith('Error: old_string not') ? 'no match' : 'ambiguous match', problem);
-  return { header: `⚙ edit_file: ${edit.input}`, preview: diffPreview(edit.oldString, edit.newString), needsApproval: true, approvalLabel: 'edit_file' };
+  if (problem !== undefined)
+    return failure(problem.startsWith('Error: old_string not') ? 'no match' : 'ambiguous match', problem);
+  return {
+    header: `⚙ edit_file: ${edit.input}`,
+    preview: diffPreview(edit.oldString, edit.newString),
+    needsApproval: true,
+    approvalLabel: 'edit_file',
+  };
 }
 
 async function execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
@@ -129,7 +150,10 @@ function applyEdit(text: string, edit: EditArgs): { updated: string; count: numb
     return { updated: parts.join(edit.newString), count: parts.length - 1, line: first };
   }
   const occurrences = findOccurrences(text, edit.oldString);
-  const target = (edit.nearLine === undefined ? occurrences[0] : pickNearest(occurrences, edit.nearLine)) ?? { index: 0, line: 1 };
+  const target = (edit.nearLine === undefined ? occurrences[0] : pickNearest(occurrences, edit.nearLine)) ?? {
+    index: 0,
+    line: 1,
+  };
   const updated = text.slice(0, target.index) + edit.newString + text.slice(target.index + edit.oldString.length);
   return { updated, count: 1, line: target.line };
 }

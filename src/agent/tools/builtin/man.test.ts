@@ -15,7 +15,10 @@ describe('man', () => {
   it('validates the page name and keeps only a well-formed section', async () => {
     const context = createToolContext(workspace.directory);
     assert.equal((await manHandler.prepare({ page: '  ' }, context)).error, 'Error: no page name provided');
-    assert.equal((await manHandler.prepare({ page: 'ls; rm -rf x' }, context)).error, "Error: invalid page name 'ls; rm -rf x'");
+    assert.equal(
+      (await manHandler.prepare({ page: 'ls; rm -rf x' }, context)).error,
+      "Error: invalid page name 'ls; rm -rf x'",
+    );
     const prepared = await manHandler.prepare({ page: 'printf', section: '3' }, context);
     assert.equal(prepared.header, '⚙ man: printf(3)');
     assert.equal(prepared.needsApproval, false);

@@ -10,17 +10,40 @@ const LOOKUP_TIMEOUT_MS = 10_000;
 
 function readArgs(args: Record<string, unknown>): { page: string; section: string | undefined } {
   const page = typeof args['page'] === 'string' ? args['page'].trim() : '';
-  const rawSection = typeof args['section'] === 'string' ? args['section'].trim() : typeof args['section'] === 'number' ? String(args['section']) : '';
+  const rawSection =
+    typeof args['section'] === 'string'
+      ? args['section'].trim()
+      : typeof args['section'] === 'number'
+        ? String(args['section'])
+        : '';
   return { page, section: SECTION_PATTERN.test(rawSection) ? rawSection : undefined };
 }
 
 function prepare(args: Record<string, unknown>): ToolPreparation {
   const { page, section } = readArgs(args);
-  if (page === '') return { header: '✗ man: no page name', preview: '', needsApproval: false, approvalLabel: 'man', error: 'Error: no page name provided' };
+  if (page === '')
+    return {
+      header: '✗ man: no page name',
+      preview: '',
+      needsApproval: false,
+      approvalLabel: 'man',
+      error: 'Error: no page name provided',
+    };
   if (!PAGE_PATTERN.test(page) || page.startsWith('-')) {
-    return { header: '✗ man: invalid page name', preview: '', needsApproval: false, approvalLabel: 'man', error: `Error: invalid page name '${page}'` };
+    return {
+      header: '✗ man: invalid page name',
+      preview: '',
+      needsApproval: false,
+      approvalLabel: 'man',
+      error: `Error: invalid page name '${page}'`,
+    };
   }
-  return { header: `⚙ man: ${page}${section === undefined ? '' : `(${section})`}`, preview: '', needsApproval: false, approvalLabel: 'man' };
+  return {
+    header: `⚙ man: ${page}${section === undefined ? '' : `(${section})`}`,
+    preview: '',
+    needsApproval: false,
+    approvalLabel: 'man',
+  };
 }
 
 /** Removes backspace overstrikes (bold/underline) and ANSI SGR sequences. */
@@ -35,8 +58,19 @@ export function cleanManText(text: string): string {
 }
 
 async function lookup(program: string, args: string[], context: ToolContext): Promise<ProcessOutcome> {
-  const env = { ...scrubbedEnvironment(), MANWIDTH: '80', MAN_KEEP_FORMATTING: '0', MANPAGER: 'cat', PAGER: 'cat', GROFF_NO_SGR: '1' };
-  return runContained(program, args, context, { signal: context.signal, timeoutMs: Math.min(LOOKUP_TIMEOUT_MS, context.timeoutMs > 0 ? context.timeoutMs : LOOKUP_TIMEOUT_MS), env });
+  const env = {
+    ...scrubbedEnvironment(),
+    MANWIDTH: '80',
+    MAN_KEEP_FORMATTING: '0',
+    MANPAGER: 'cat',
+    PAGER: 'cat',
+    GROFF_NO_SGR: '1',
+  };
+  return runContained(program, args, context, {
+    signal: context.signal,
+    timeoutMs: Math.min(LOOKUP_TIMEOUT_MS, context.timeoutMs > 0 ? context.timeoutMs : LOOKUP_TIMEOUT_MS),
+    env,
+  });
 }
 
 async function execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
@@ -52,20 +86,25 @@ async function lookupPage(page: string, section: string | undefined, context: To
   const manual = await lookup('man', ['-P', 'cat', ...(section === undefined ? [] : [section]), '--', page], context);
   if (manual.cancelled) context.signal.throwIfAborted();
   if (manual.timedOut) return { output: 'Error: man page lookup timed out', isError: true };
-  if (manual.exitCode === 0 && manual.stdout.trim() !== '') return { output: cleanManText(manual.stdout).trim(), isError: false };
+  if (manual.exitCode === 0 && manual.stdout.trim() !== '')
+    return { output: cleanManText(manual.stdout).trim(), isError: false };
   const info = await lookup('info', ['--subnodes', '-o', '-', '--', page], context);
   if (info.cancelled) context.signal.throwIfAborted();
   if (info.exitCode === 0 && info.stdout.trim() !== '' && !isInfoDirectoryFallback(info.stdout, page)) {
     return { output: cleanManText(info.stdout).trim(), isError: false };
   }
-  if (manual.spawnError?.code === 'ENOENT' && info.spawnError?.code === 'ENOENT') return { output: 'Error: man command not available', isError: true };
+  if (manual.spawnError?.code === 'ENOENT' && info.spawnError?.code === 'ENOENT')
+    return { output: 'Error: man command not available', isError: true };
   const where = section === undefined ? '' : ` in section ${section}`;
   return { output: `No man or info page found for '${page}'${where}`, isError: true };
 }
 
 /** `info` prints its top-level directory when it does not know the topic; that is not an answer. */
 function isInfoDirectoryFallback(text: string, page: string): boolean {
-  return /^File: dir,\s+Node: Top/m.test(text) && !new RegExp(`Node: ${page.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(text);
+  return (
+    /^File: dir,\s+Node: Top/m.test(text) &&
+    !new RegExp(`Node: ${page.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(text)
+  );
 }
 
 /** Handler of the `man` tool. */

@@ -28,47 +28,78 @@ function childEnv(): NodeJS.ProcessEnv {
 
 function prepare(args: Record<string, unknown>): ToolPreparation {
   const code = typeof args['code'] === 'string' ? args['code'] : '';
-  if (code.trim() === '') return { header: '✗ math: no code provided', preview: '', needsApproval: false, approvalLabel: 'math', error: 'Error: no code provided' };
-  return { header: `⚙ math: (${code.length} chars)`, preview: code.slice(0, 300), needsApproval: true, approvalLabel: 'math' };
+  if (code.trim() === '')
+    return {
+      header: '✗ math: no code provided',
+      preview: '',
+      needsApproval: false,
+      approvalLabel: 'math',
+      error: 'Error: no code provided',
+    };
+  return {
+    header: `⚙ math: (${code.length} chars)`,
+    preview: code.slice(0, 300),
+    needsApproval: true,
+    approvalLabel: 'math',
+  };
 }
 
-async function execute(args: Record<string, unknown>, context: ToolContext, options: MathHandlerOptions): Promise<ToolResult> {
+async function execute(
+  args: Record<string, unknown>,
+  context: ToolContext,
+  options: MathHandlerOptions,
+): Promise<ToolResult> {
   const code = typeof args['code'] === 'string' ? args['code'] : '';
   if (code.trim() === '') return { output: 'Error: no code provided', isError: true };
   const timeoutMs = context.timeoutMs > 0 ? context.timeoutMs : (options.defaultTimeoutMs ?? 30_000);
   const cpuSeconds = Math.max(1, Math.ceil(timeoutMs / 1000) + 1);
   const memory = options.memoryLimitBytes ?? 1024 * 1024 * 1024;
   const python = options.pythonCommand ?? 'python3';
-  const outcome = await runContained(python, ['-I', '-c', MATH_SANDBOX_SCRIPT, String(memory), String(cpuSeconds), MATH_ALLOWED_MODULES.join(',')], context, {
-    limits: { cpuSeconds: cpuSeconds + 1 },
-    signal: context.signal,
-    timeoutMs,
-    env: childEnv(),
-    input: code,
-    maxOutputChars: 4 * 1024 * 1024,
-  });
+  const outcome = await runContained(
+    python,
+    ['-I', '-c', MATH_SANDBOX_SCRIPT, String(memory), String(cpuSeconds), MATH_ALLOWED_MODULES.join(',')],
+    context,
+    {
+      limits: { cpuSeconds: cpuSeconds + 1 },
+      signal: context.signal,
+      timeoutMs,
+      env: childEnv(),
+      input: code,
+      maxOutputChars: 4 * 1024 * 1024,
+    },
+  );
   if (outcome.cancelled) context.signal.throwIfAborted();
   const refused = sandboxRefusal(outcome);
   if (refused !== undefined) return { output: refused, isError: true };
   if (outcome.spawnError !== undefined) {
     const missing = outcome.spawnError.code === 'ENOENT';
-    return { output: missing ? `Error: ${python} is not installed on this host, so the math tool is unavailable` : `Error: could not start ${python} (${outcome.spawnError.code ?? 'spawn error'})`, isError: true };
+    return {
+      output: missing
+        ? `Error: ${python} is not installed on this host, so the math tool is unavailable`
+        : `Error: could not start ${python} (${outcome.spawnError.code ?? 'spawn error'})`,
+      isError: true,
+    };
   }
-  if (outcome.timedOut) return { output: `Error:\nExecution timed out after ${Math.round(timeoutMs / 100) / 10}s`, isError: true };
+  if (outcome.timedOut)
+    return { output: `Error:\nExecution timed out after ${Math.round(timeoutMs / 100) / 10}s`, isError: true };
   return interpret(outcome.stdout, outcome.exitSignal);
 }
 
 function interpret(stdout: string, exitSignal: NodeJS.Signals | null): ToolResult {
   const parsed = safeParseJson(stdout.trim());
   if (!parsed.ok || !isPlainObject(parsed.value)) {
-    if (exitSignal === 'SIGXCPU' || exitSignal === 'SIGKILL') return { output: 'Error:\nExecution stopped: CPU time limit exceeded', isError: true };
+    if (exitSignal === 'SIGXCPU' || exitSignal === 'SIGKILL')
+      return { output: 'Error:\nExecution stopped: CPU time limit exceeded', isError: true };
     return { output: 'Error:\nExecution failed with no output', isError: true };
   }
   const report = parsed.value;
   const text = (key: string): string => (typeof report[key] === 'string' ? report[key] : '');
   switch (report['status']) {
     case 'ok':
-      return { output: text('output') === '' ? 'No output. Add print() to see results.' : text('output'), isError: false };
+      return {
+        output: text('output') === '' ? 'No output. Add print() to see results.' : text('output'),
+        isError: false,
+      };
     case 'syntax':
       return { output: `Error:\n${text('message')}`, isError: true };
     case 'invalid': {
@@ -77,7 +108,10 @@ function interpret(stdout: string, exitSignal: NodeJS.Signals | null): ToolResul
     }
     default: {
       const printed = text('output').trimEnd();
-      return { output: `Error:\n${text('message')}${printed === '' ? '' : `\nOutput before the error:\n${printed}`}`, isError: true };
+      return {
+        output: `Error:\n${text('message')}${printed === '' ? '' : `\nOutput before the error:\n${printed}`}`,
+        isError: true,
+      };
     }
   }
 }

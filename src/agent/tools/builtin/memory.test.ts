@@ -32,10 +32,16 @@ describe('memory scopes and who may write them', () => {
   it("saves to the owner's user scope by default, naming the author, and to the workstream without an owner", async () => {
     const save = { action: 'save', name: 'style', content: 'tabs' };
     assert.equal((await memory.prepare(save, context('ws-bob'))).needsApproval, false);
-    assert.deepEqual(await memory.execute(save, context('ws-bob')), { output: "Saved memory 'style' (type=project, scope=user)", isError: false });
+    assert.deepEqual(await memory.execute(save, context('ws-bob')), {
+      output: "Saved memory 'style' (type=project, scope=user)",
+      isError: false,
+    });
     const bob = await db.stores.users.getUserByUsername('bob');
     assert.equal((await db.stores.memories.get('style', 'user', bob?.userId ?? ''))?.author, 'bob');
-    assert.deepEqual(await memory.execute(save, context('ws-nobody')), { output: "Saved memory 'style' (type=project, scope=workstream)", isError: false });
+    assert.deepEqual(await memory.execute(save, context('ws-nobody')), {
+      output: "Saved memory 'style' (type=project, scope=workstream)",
+      isError: false,
+    });
     assert.equal(await db.stores.memories.get('style', 'global', ''), undefined);
   });
 
@@ -52,13 +58,19 @@ describe('memory scopes and who may write them', () => {
     assert.equal(await db.stores.memories.get('rule', 'global', ''), undefined);
   });
 
-  it("asks an admin to approve a global write, then saves it with the admin as author; reading global stays open", async () => {
+  it('asks an admin to approve a global write, then saves it with the admin as author; reading global stays open', async () => {
     const args = { action: 'save', name: 'rule', content: 'Deploys freeze on Fridays', scope: 'global' };
     const prepared = await memory.prepare(args, context('ws-admin'));
-    assert.deepEqual([prepared.needsApproval, prepared.approvalLabel, prepared.error], [true, 'memory_global', undefined]);
+    assert.deepEqual(
+      [prepared.needsApproval, prepared.approvalLabel, prepared.error],
+      [true, 'memory_global', undefined],
+    );
     assert.equal((await memory.execute(args, context('ws-admin'))).isError, false);
     assert.equal((await db.stores.memories.get('rule', 'global', ''))?.author, 'root-admin');
     const listed = await memory.execute({ action: 'list', scope: 'global' }, context('ws-bob'));
-    assert.match(listed.output as string, /^Memories \(1\):\n<untrusted source="memory">\n {2}\[project:global\] rule\n {4}Deploys freeze on Fridays\n {4}\(written by root-admin\)\n<\/untrusted>$/);
+    assert.match(
+      listed.output as string,
+      /^Memories \(1\):\n<untrusted source="memory">\n {2}\[project:global\] rule\n {4}Deploys freeze on Fridays\n {4}\(written by root-admin\)\n<\/untrusted>$/,
+    );
   });
 });

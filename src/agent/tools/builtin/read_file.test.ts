@@ -33,7 +33,10 @@ describe('read_file', () => {
     assert.equal(prepared.needsApproval, false);
     const result = await readFileHandler.execute({ path: 'notes.txt', offset: 2, limit: 2 }, context);
     assert.equal(result.output, '   2\tbeta\n   3\tgamma');
-    assert.match(String((await readFileHandler.execute({ path: 'notes.txt', offset: 10 }, context)).output), /has 4 lines/);
+    assert.match(
+      String((await readFileHandler.execute({ path: 'notes.txt', offset: 10 }, context)).output),
+      /has 4 lines/,
+    );
   });
 
   it('reports a missing file and forgets it in the read set', async () => {
@@ -56,15 +59,25 @@ describe('read_file', () => {
   });
 
   it('returns images as image parts for vision models and a clear note otherwise', async () => {
-    const withVision = await readFileHandler.execute({ path: 'pic.png' }, createToolContext(workspace.directory, { supportsVision: true }));
+    const withVision = await readFileHandler.execute(
+      { path: 'pic.png' },
+      createToolContext(workspace.directory, { supportsVision: true }),
+    );
     assert.ok(Array.isArray(withVision.output));
     const [text, image] = withVision.output;
     assert.equal(text?.type, 'text');
     assert.match(text?.type === 'text' ? text.text : '', /pic\.png/);
-    assert.deepEqual(image, { type: 'image', mediaType: 'image/png', data: Buffer.from('89504e470d0a1a0a', 'hex').toString('base64') });
+    assert.deepEqual(image, {
+      type: 'image',
+      mediaType: 'image/png',
+      data: Buffer.from('89504e470d0a1a0a', 'hex').toString('base64'),
+    });
     const noVision = await readFileHandler.execute({ path: 'pic.png' }, createToolContext(workspace.directory));
     assert.match(String(noVision.output), /pic\.png .*does not support vision/);
-    const svg = await readFileHandler.execute({ path: 'logo.svg' }, createToolContext(workspace.directory, { supportsVision: true }));
+    const svg = await readFileHandler.execute(
+      { path: 'logo.svg' },
+      createToolContext(workspace.directory, { supportsVision: true }),
+    );
     assert.match(String(svg.output), /<svg/);
     assert.equal(imageMediaType('x.JPG'), 'image/jpeg');
     assert.equal(imageMediaType('x.md'), undefined);
@@ -72,7 +85,10 @@ describe('read_file', () => {
 
   it('refuses an image over 4 MB for vision', async () => {
     await writeFile(path.join(workspace.directory, 'big.png'), Buffer.alloc(4 * 1024 * 1024 + 8));
-    const result = await readFileHandler.execute({ path: 'big.png' }, createToolContext(workspace.directory, { supportsVision: true }));
+    const result = await readFileHandler.execute(
+      { path: 'big.png' },
+      createToolContext(workspace.directory, { supportsVision: true }),
+    );
     assert.equal(result.isError, true);
     assert.match(String(result.output), /exceeds 4 MB/);
   });

@@ -45,7 +45,12 @@ async function prepare(args: Record<string, unknown>, context: ToolContext): Pro
   // Registered at preparation so that a read and an edit of the same file in one batch pass the edit guard.
   context.readFiles.add(check.canonical);
   const start = offset ?? 1;
-  const range = limit !== undefined ? ` (lines ${start}-${start + limit - 1})` : offset !== undefined ? ` (from line ${start})` : '';
+  const range =
+    limit !== undefined
+      ? ` (lines ${start}-${start + limit - 1})`
+      : offset !== undefined
+        ? ` (from line ${start})`
+        : '';
   return { header: `⚙ read_file: ${input}${range}`, preview: '', needsApproval: false, approvalLabel: 'read_file' };
 }
 
@@ -67,7 +72,10 @@ async function readTarget(input: string, args: Record<string, unknown>, context:
     const mediaType = imageMediaType(opened.canonical);
     if (mediaType !== undefined) return await readImage(input, opened.handle, size, mediaType, context);
     if (size > MAX_TEXT_BYTES) {
-      return { output: `Error: ${input} is ${formatMb(size)}, larger than the ${formatMb(MAX_TEXT_BYTES)} read_file limit. Use bash (head, tail, sed -n) to read parts of it.`, isError: true };
+      return {
+        output: `Error: ${input} is ${formatMb(size)}, larger than the ${formatMb(MAX_TEXT_BYTES)} read_file limit. Use bash (head, tail, sed -n) to read parts of it.`,
+        isError: true,
+      };
     }
     return await readText(input, opened.handle, size, args, context.signal);
   } finally {
@@ -75,7 +83,13 @@ async function readTarget(input: string, args: Record<string, unknown>, context:
   }
 }
 
-async function readText(input: string, handle: FileHandle, size: number, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+async function readText(
+  input: string,
+  handle: FileHandle,
+  size: number,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<ToolResult> {
   let buffer: Buffer;
   try {
     buffer = await readOpened(handle, signal);
@@ -84,7 +98,10 @@ async function readText(input: string, handle: FileHandle, size: number, args: R
     return { output: describeFsError(input, error), isError: true };
   }
   if (buffer.subarray(0, 8192).includes(0)) {
-    return { output: `Error: ${input} looks like a binary file (${size.toLocaleString('en-US')} bytes); read_file shows text files only.`, isError: true };
+    return {
+      output: `Error: ${input} looks like a binary file (${size.toLocaleString('en-US')} bytes); read_file shows text files only.`,
+      isError: true,
+    };
   }
   const text = buffer.toString('utf8');
   if (text === '') return { output: '(empty file)', isError: false };
@@ -100,7 +117,13 @@ async function readText(input: string, handle: FileHandle, size: number, args: R
   return { output: numbered.join('\n'), isError: false };
 }
 
-async function readImage(input: string, handle: FileHandle, size: number, mediaType: string, context: ToolContext): Promise<ToolResult> {
+async function readImage(
+  input: string,
+  handle: FileHandle,
+  size: number,
+  mediaType: string,
+  context: ToolContext,
+): Promise<ToolResult> {
   if (!context.supportsVision) {
     return {
       output: `Binary image file: ${input} (${size.toLocaleString('en-US')} bytes). Current model does not support vision.`,
@@ -108,7 +131,10 @@ async function readImage(input: string, handle: FileHandle, size: number, mediaT
     };
   }
   if (size > MAX_IMAGE_BYTES) {
-    return { output: `Error: image ${input} is ${(size / 1024 / 1024).toFixed(1)} MB, exceeds 4 MB limit for vision.`, isError: true };
+    return {
+      output: `Error: image ${input} is ${(size / 1024 / 1024).toFixed(1)} MB, exceeds 4 MB limit for vision.`,
+      isError: true,
+    };
   }
   try {
     const data = await readOpened(handle, context.signal);
@@ -122,7 +148,6 @@ async function readImage(input: string, handle: FileHandle, size: number, mediaT
     return { output: describeFsError(input, error), isError: true };
   }
 }
-
 
 function formatMb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;

@@ -23,7 +23,14 @@ function limitOf(args: Record<string, unknown>): number {
 
 function prepare(args: Record<string, unknown>): ToolPreparation {
   const query = queryOf(args);
-  if (query === '') return { header: '✗ recall: query is required', preview: '', needsApproval: false, approvalLabel: 'recall', error: 'Error: query is required' };
+  if (query === '')
+    return {
+      header: '✗ recall: query is required',
+      preview: '',
+      needsApproval: false,
+      approvalLabel: 'recall',
+      error: 'Error: query is required',
+    };
   return { header: `⚙ recall: ${query.slice(0, 80)}`, preview: '', needsApproval: false, approvalLabel: 'recall' };
 }
 
@@ -38,7 +45,12 @@ export function formatHit(hit: SearchHit): string {
 
 function isRecallEcho(hit: SearchHit): boolean {
   if (hit.toolName === 'recall') return true;
-  return hit.role === 'assistant' && hit.content === '' && hit.toolCalls.length > 0 && hit.toolCalls.every((call) => call.name === 'recall');
+  return (
+    hit.role === 'assistant' &&
+    hit.content === '' &&
+    hit.toolCalls.length > 0 &&
+    hit.toolCalls.every((call) => call.name === 'recall')
+  );
 }
 
 export function createRecallHandler(options: RecallHandlerOptions): ToolHandler {
@@ -52,7 +64,9 @@ export function createRecallHandler(options: RecallHandlerOptions): ToolHandler 
       const scope = owner === '' ? { wsId: context.workstreamId } : { userId: owner };
       const limit = limitOf(args);
       // Earlier recall calls and results only echo other rows (and the running call would find itself).
-      const hits = (await options.conversations.search(query, { ...scope, limit: Math.min(100, limit * 2) })).filter((hit) => !isRecallEcho(hit)).slice(0, limit);
+      const hits = (await options.conversations.search(query, { ...scope, limit: Math.min(100, limit * 2) }))
+        .filter((hit) => !isRecallEcho(hit))
+        .slice(0, limit);
       if (hits.length === 0) return { output: `No conversation history found for '${query}'.`, isError: false };
       return { output: [`Conversations (${hits.length} matches):`, ...hits.map(formatHit)].join('\n'), isError: false };
     },

@@ -43,7 +43,14 @@ function detectEngine(): Promise<SearchEngine> {
 
 function prepare(args: Record<string, unknown>): ToolPreparation {
   const query = typeof args['query'] === 'string' ? args['query'] : '';
-  if (query === '') return { header: '✗ search: missing query', preview: '', needsApproval: false, approvalLabel: 'search', error: 'Error: missing query' };
+  if (query === '')
+    return {
+      header: '✗ search: missing query',
+      preview: '',
+      needsApproval: false,
+      approvalLabel: 'search',
+      error: 'Error: missing query',
+    };
   const where = typeof args['path'] === 'string' && args['path'].trim() !== '' ? args['path'].trim() : '.';
   return { header: `⚙ search: /${query}/ in ${where}`, preview: '', needsApproval: false, approvalLabel: 'search' };
 }
@@ -53,13 +60,35 @@ function commandFor(engine: 'rg' | 'grep', query: string, target: string): [stri
   const targets = target === '.' ? [] : ['--', target];
   if (engine === 'rg') {
     const excludes = SKIPPED_DIRECTORIES.flatMap((directory) => ['-g', `!${directory}`]);
-    return ['rg', ['-n', '--null', '--no-heading', '--color=never', '--hidden', '-m', String(MAX_PER_FILE), ...excludes, '-e', query, ...targets]];
+    return [
+      'rg',
+      [
+        '-n',
+        '--null',
+        '--no-heading',
+        '--color=never',
+        '--hidden',
+        '-m',
+        String(MAX_PER_FILE),
+        ...excludes,
+        '-e',
+        query,
+        ...targets,
+      ],
+    ];
   }
   const excludes = SKIPPED_DIRECTORIES.map((directory) => `--exclude-dir=${directory}`);
-  return ['grep', ['-rn', '-Z', '-I', '-E', '-m', String(MAX_PER_FILE), '--color=never', ...excludes, '-e', query, ...targets]];
+  return [
+    'grep',
+    ['-rn', '-Z', '-I', '-E', '-m', String(MAX_PER_FILE), '--color=never', ...excludes, '-e', query, ...targets],
+  ];
 }
 
-async function execute(args: Record<string, unknown>, context: ToolContext, options: SearchHandlerOptions): Promise<ToolResult> {
+async function execute(
+  args: Record<string, unknown>,
+  context: ToolContext,
+  options: SearchHandlerOptions,
+): Promise<ToolResult> {
   const query = String(args['query'] ?? '');
   if (query === '') return { output: 'Error: missing query', isError: true };
   const given = typeof args['path'] === 'string' && args['path'].trim() !== '' ? args['path'].trim() : '.';
@@ -71,20 +100,30 @@ async function execute(args: Record<string, unknown>, context: ToolContext, opti
   const engine = options.engine ?? (await detectEngine());
   // Outside a sandbox rg/grep would read protected files under the target; the walk checks every file instead. With
   // no working sandbox, no process starts at all: the in-process walk (every file checked) answers.
-  if (context.sandbox?.refusal !== undefined) return searchWithJavaScript(query, absolute, target, context.signal, filter);
-  const exposed = context.sandbox?.kind !== 'bwrap' && [...access.protectedFiles, ...access.protectedTrees].some((entry) => isWithin(entry, absolute) && !isWithin(entry, workspace));
+  if (context.sandbox?.refusal !== undefined)
+    return searchWithJavaScript(query, absolute, target, context.signal, filter);
+  const exposed =
+    context.sandbox?.kind !== 'bwrap' &&
+    [...access.protectedFiles, ...access.protectedTrees].some(
+      (entry) => isWithin(entry, absolute) && !isWithin(entry, workspace),
+    );
   if (engine === 'js' || exposed) return searchWithJavaScript(query, absolute, target, context.signal, filter);
   return runSearchProgram(engine, query, absolute, target, context, filter);
 }
 
 /** The checked, canonical search target and how to name it to rg/grep; or the error text. */
-async function locateTarget(given: string, cwd: string, access: ToolAccess): Promise<{ absolute: string; target: string; workspace: string } | string> {
+async function locateTarget(
+  given: string,
+  cwd: string,
+  access: ToolAccess,
+): Promise<{ absolute: string; target: string; workspace: string } | string> {
   const check = await checkToolPath(given, cwd, access, 'read');
   if (!check.ok) return check.error;
   const absolute = check.canonical;
   try {
     const info = await stat(absolute);
-    if (!info.isDirectory() && (!info.isFile() || info.nlink > 1)) return `Error: ${given} is not a regular file or directory with a single link; search refuses it`;
+    if (!info.isDirectory() && (!info.isFile() || info.nlink > 1))
+      return `Error: ${given} is not a regular file or directory with a single link; search refuses it`;
   } catch {
     return `Error: ${given} not found`;
   }
@@ -99,16 +138,30 @@ interface SearchFilter {
   access: ToolAccess;
 }
 
-async function runSearchProgram(engine: 'rg' | 'grep', query: string, absolute: string, target: string, context: ToolContext, filter: SearchFilter): Promise<ToolResult> {
+async function runSearchProgram(
+  engine: 'rg' | 'grep',
+  query: string,
+  absolute: string,
+  target: string,
+  context: ToolContext,
+  filter: SearchFilter,
+): Promise<ToolResult> {
   const [program, programArgs] = commandFor(engine, query, target);
-  const outcome = await runContained(program, programArgs, context, { signal: context.signal, ...(context.timeoutMs > 0 ? { timeoutMs: context.timeoutMs } : {}) });
+  const outcome = await runContained(program, programArgs, context, {
+    signal: context.signal,
+    ...(context.timeoutMs > 0 ? { timeoutMs: context.timeoutMs } : {}),
+  });
   if (outcome.cancelled) context.signal.throwIfAborted();
-  if (outcome.timedOut) return { output: `Search timed out after ${Math.round(context.timeoutMs / 1000)}s`, isError: true };
+  if (outcome.timedOut)
+    return { output: `Search timed out after ${Math.round(context.timeoutMs / 1000)}s`, isError: true };
   if (outcome.spawnError !== undefined) return searchWithJavaScript(query, absolute, target, context.signal, filter);
   if (outcome.exitCode === 1) return { output: '(no matches)', isError: false };
   if (outcome.exitCode !== 0) {
     const stderr = outcome.stderr.trim();
-    return { output: stderr === '' ? `${program} error (exit ${outcome.exitCode ?? 'unknown'})` : `Search error: ${stderr}`, isError: true };
+    return {
+      output: stderr === '' ? `${program} error (exit ${outcome.exitCode ?? 'unknown'})` : `Search error: ${stderr}`,
+      isError: true,
+    };
   }
   const shown = await dropUnreachable(outcome.stdout.trim(), context.cwd, filter);
   return shown === '' ? { output: '(no matches)', isError: false } : { output: capLines(shown), isError: false };
@@ -141,7 +194,11 @@ async function dropUnreachable(stdout: string, cwd: string, filter: SearchFilter
 async function isReachableFile(file: string, filter: SearchFilter): Promise<boolean> {
   try {
     const info = await lstat(file);
-    return info.isFile() && info.nlink <= 1 && accessProblem(await canonicalPath(file), filter.workspace, filter.access, 'read') === undefined;
+    return (
+      info.isFile() &&
+      info.nlink <= 1 &&
+      accessProblem(await canonicalPath(file), filter.workspace, filter.access, 'read') === undefined
+    );
   } catch {
     return false;
   }
@@ -154,12 +211,21 @@ function capLines(text: string): string {
 }
 
 /** Fallback when neither rg nor grep exists: JavaScript regular expressions over a directory walk. */
-async function searchWithJavaScript(query: string, absolute: string, display: string, signal: AbortSignal, filter: SearchFilter): Promise<ToolResult> {
+async function searchWithJavaScript(
+  query: string,
+  absolute: string,
+  display: string,
+  signal: AbortSignal,
+  filter: SearchFilter,
+): Promise<ToolResult> {
   let pattern: RegExp;
   try {
     pattern = new RegExp(query);
   } catch (error) {
-    return { output: `Search error: invalid regular expression (${error instanceof Error ? error.message : 'syntax'})`, isError: true };
+    return {
+      output: `Search error: invalid regular expression (${error instanceof Error ? error.message : 'syntax'})`,
+      isError: true,
+    };
   }
   const results: string[] = [];
   for await (const file of walk(absolute, display)) {
@@ -176,7 +242,9 @@ async function searchWithJavaScript(query: string, absolute: string, display: st
     }
     if (results.length > MAX_TOTAL_LINES) break;
   }
-  return results.length === 0 ? { output: '(no matches)', isError: false } : { output: capLines(results.join('\n')), isError: false };
+  return results.length === 0
+    ? { output: '(no matches)', isError: false }
+    : { output: capLines(results.join('\n')), isError: false };
 }
 
 async function* walk(absolute: string, display: string): AsyncGenerator<{ absolute: string; display: string }> {
@@ -193,7 +261,6 @@ async function* walk(absolute: string, display: string): AsyncGenerator<{ absolu
     yield* walk(path.join(absolute, entry.name), display === '.' ? entry.name : path.join(display, entry.name));
   }
 }
-
 
 /** Creates the `search` handler (tests can force an engine). */
 export function createSearchHandler(options: SearchHandlerOptions = {}): ToolHandler {

@@ -3,7 +3,13 @@ import { newHexId } from '../../../shared/ids.js';
 import { isoFromMs } from '../../../shared/time.js';
 import type { WatchRow, WatchStore } from '../../../storage/watch-store.js';
 import { validateStopOn } from '../../watch/watch-condition.js';
-import { DEFAULT_INTERVAL, formatInterval, MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS, parseDuration } from '../../watch/watch-durations.js';
+import {
+  DEFAULT_INTERVAL,
+  formatInterval,
+  MAX_INTERVAL_SECONDS,
+  MIN_INTERVAL_SECONDS,
+  parseDuration,
+} from '../../watch/watch-durations.js';
 import type { ToolContext, ToolHandler, ToolPreparation, ToolResult } from '../tool.js';
 import { findBlockedPattern, sanitizeCommand } from './bash.js';
 
@@ -28,7 +34,13 @@ interface CreateSpec {
 const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
 
 function failed(error: string, label = 'watch'): ToolPreparation {
-  return { header: `✗ watch: ${error.replace(/^Error:\s*/, '')}`, preview: '', needsApproval: false, approvalLabel: label, error };
+  return {
+    header: `✗ watch: ${error.replace(/^Error:\s*/, '')}`,
+    preview: '',
+    needsApproval: false,
+    approvalLabel: label,
+    error,
+  };
 }
 
 /** Validates a create request against the arguments and the workstream's active watches. */
@@ -45,9 +57,11 @@ function checkCreate(args: Record<string, unknown>, active: readonly WatchRow[])
   if (invalid !== undefined) {
     return `Error: invalid stop_on condition: ${invalid}. Write one Python-style expression over output, data, exit_code, prev_output and changed, e.g. 'data["state"] == "MERGED"' or '"error" in output'.`;
   }
-  if (active.length >= MAX_ACTIVE_WATCHES) return `Error: maximum ${MAX_ACTIVE_WATCHES} active watches per workstream; cancel one first`;
+  if (active.length >= MAX_ACTIVE_WATCHES)
+    return `Error: maximum ${MAX_ACTIVE_WATCHES} active watches per workstream; cancel one first`;
   const name = text(args['name']) || undefined;
-  if (name !== undefined && active.some((watch) => watch.name === name)) return `Error: a watch named "${name}" already exists in this workstream`;
+  if (name !== undefined && active.some((watch) => watch.name === name))
+    return `Error: a watch named "${name}" already exists in this workstream`;
   const rawMax = args['max_polls'];
   const maxPolls = typeof rawMax === 'number' && Number.isInteger(rawMax) && rawMax > 0 ? rawMax : DEFAULT_MAX_POLLS;
   return { name, command, intervalSeconds: interval, pollEvery, stopOn, maxPolls };
@@ -65,7 +79,11 @@ function describeWatch(watch: WatchRow): string {
   return `  ${watch.name} (${watch.watchId.slice(0, 8)}): every ${formatInterval(watch.intervalSecs)}, poll #${watch.pollCount}/${watch.maxPolls}, condition: ${watch.stopOn ?? 'on change'}, cmd: ${watch.command.slice(0, 60)}`;
 }
 
-async function prepareWatch(store: WatchStore, args: Record<string, unknown>, context: ToolContext): Promise<ToolPreparation> {
+async function prepareWatch(
+  store: WatchStore,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolPreparation> {
   const action = text(args['action']).toLowerCase();
   if (action === 'list') return { header: '⏱ watch list', preview: '', needsApproval: false, approvalLabel: 'watch' };
   if (action === 'cancel') {
@@ -86,7 +104,8 @@ async function prepareWatch(store: WatchStore, args: Record<string, unknown>, co
 }
 
 async function cancelWatch(store: WatchStore, active: readonly WatchRow[], wanted: string): Promise<ToolResult> {
-  const found = active.find((watch) => watch.name === wanted) ?? active.find((watch) => watch.watchId.startsWith(wanted));
+  const found =
+    active.find((watch) => watch.name === wanted) ?? active.find((watch) => watch.watchId.startsWith(wanted));
   if (found === undefined) return { output: `Watch "${wanted}" not found.`, isError: true };
   await store.update(found.watchId, { active: false, nextPoll: null });
   return { output: `Watch "${found.name}" cancelled.`, isError: false };
@@ -118,15 +137,22 @@ async function createWatch(store: WatchStore, nowMs: number, spec: CreateSpec, w
   return { output: lines.join('\n'), isError: false };
 }
 
-async function executeWatch(store: WatchStore, nowMs: () => number, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+async function executeWatch(
+  store: WatchStore,
+  nowMs: () => number,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolResult> {
   const action = text(args['action']).toLowerCase();
   const active = await store.listForWorkstream(context.workstreamId);
   if (action === 'list') {
-    const output = active.length === 0 ? 'No active watches.' : ['Active watches:', ...active.map(describeWatch)].join('\n');
+    const output =
+      active.length === 0 ? 'No active watches.' : ['Active watches:', ...active.map(describeWatch)].join('\n');
     return { output, isError: false };
   }
   if (action === 'cancel') return cancelWatch(store, active, text(args['name']));
-  if (action !== 'create') return { output: `Error: unknown action '${action}'. Use create, list, or cancel.`, isError: true };
+  if (action !== 'create')
+    return { output: `Error: unknown action '${action}'. Use create, list, or cancel.`, isError: true };
   // Checked again: other watches may have been created while the approval was pending.
   const spec = checkCreate(args, active);
   if (typeof spec === 'string') return { output: spec, isError: true };
@@ -138,8 +164,11 @@ export function createWatchHandler(options: WatchToolOptions = {}): ToolHandler 
   const store = options.store;
   return {
     name: 'watch',
-    prepare: async (args, context) => (store === undefined ? failed('Error: storage unavailable') : prepareWatch(store, args, context)),
+    prepare: async (args, context) =>
+      store === undefined ? failed('Error: storage unavailable') : prepareWatch(store, args, context),
     execute: async (args, context) =>
-      store === undefined ? { output: 'Error: storage unavailable', isError: true } : executeWatch(store, now, args, context),
+      store === undefined
+        ? { output: 'Error: storage unavailable', isError: true }
+        : executeWatch(store, now, args, context),
   };
 }

@@ -31,10 +31,14 @@ function failure(header: string, error: string): ToolPreparation {
 function prepare(args: Record<string, unknown>, policy: AddressPolicy): ToolPreparation {
   const { url, question } = readArgs(args);
   if (url === '') return failure('no URL', 'Error: no URL provided');
-  if (!/^https?:\/\//i.test(url)) return failure('bad scheme', `Error: URL must start with http:// or https:// (got '${url.slice(0, 80)}')`);
+  if (!/^https?:\/\//i.test(url))
+    return failure('bad scheme', `Error: URL must start with http:// or https:// (got '${url.slice(0, 80)}')`);
   const checked = checkUrl(url, policy);
   if (!checked.ok) {
-    return failure(checked.error.startsWith('Blocked') ? 'blocked (private network)' : 'invalid URL', `Error: ${checked.error}`);
+    return failure(
+      checked.error.startsWith('Blocked') ? 'blocked (private network)' : 'invalid URL',
+      `Error: ${checked.error}`,
+    );
   }
   const preview = question === '' ? url : `${url}\nQ: ${question.slice(0, 200)}`;
   return { header: `⚙ web_fetch: ${url.slice(0, 80)}`, preview, needsApproval: true, approvalLabel: 'web_fetch' };
@@ -62,7 +66,10 @@ export function bodyToText(body: Buffer, contentType: string): string | undefine
         { selector: 'nav', format: 'skip' },
       ],
     });
-    return text.replace(/[ \t]+/g, ' ').replace(/\n{3,}/g, '\n\n').trim();
+    return text
+      .replace(/[ \t]+/g, ' ')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
   }
   const isText = type === '' || type.startsWith('text/') || /json|xml|javascript|yaml|csv/.test(type);
   return isText ? decoded.trim() : undefined;
@@ -87,7 +94,12 @@ function extractionPrompt(url: string, text: string, question: string): string {
   ].join('\n');
 }
 
-async function execute(args: Record<string, unknown>, context: ToolContext, options: WebFetchHandlerOptions, policy: AddressPolicy): Promise<ToolResult> {
+async function execute(
+  args: Record<string, unknown>,
+  context: ToolContext,
+  options: WebFetchHandlerOptions,
+  policy: AddressPolicy,
+): Promise<ToolResult> {
   const prepared = prepare(args, policy);
   if (prepared.error !== undefined) return { output: prepared.error, isError: true };
   const { url, question } = readArgs(args);
@@ -95,9 +107,14 @@ async function execute(args: Record<string, unknown>, context: ToolContext, opti
   const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
   const fetched = await guardedGet(url, { policy, signal, maxBytes: options.maxBytes ?? 5 * 1024 * 1024 });
   context.signal.throwIfAborted();
-  if (!fetched.ok) return { output: fetched.error.startsWith('Blocked') ? `Error: ${fetched.error}` : fetched.error, isError: true };
+  if (!fetched.ok)
+    return { output: fetched.error.startsWith('Blocked') ? `Error: ${fetched.error}` : fetched.error, isError: true };
   const text = bodyToText(fetched.value.body, fetched.value.contentType);
-  if (text === undefined) return { output: `Fetch failed: unsupported content type '${fetched.value.contentType.slice(0, 80)}'`, isError: true };
+  if (text === undefined)
+    return {
+      output: `Fetch failed: unsupported content type '${fetched.value.contentType.slice(0, 80)}'`,
+      isError: true,
+    };
   if (text === '') return { output: '(empty response from URL)', isError: false };
   const page = clipPage(text) + (fetched.value.truncated ? '\n[page cut at the download size limit]' : '');
   if (question === '') return { output: page, isError: false };
@@ -109,13 +126,17 @@ async function execute(args: Record<string, unknown>, context: ToolContext, opti
     return { output: answer.trim() === '' ? '(no answer)' : answer.trim(), isError: false };
   } catch (error) {
     context.signal.throwIfAborted();
-    return { output: `Extraction failed (page was fetched but summarization errored): ${describeError(error)}`, isError: true };
+    return {
+      output: `Extraction failed (page was fetched but summarization errored): ${describeError(error)}`,
+      isError: true,
+    };
   }
 }
 
 /** Creates the `web_fetch` handler; the default policy refuses every non-public address. */
 export function createWebFetchHandler(options: WebFetchHandlerOptions = {}): ToolHandler {
-  const policy = options.addressPolicy ?? (options.allowPrivateAddresses === true ? allowAllAddressPolicy : publicAddressPolicy);
+  const policy =
+    options.addressPolicy ?? (options.allowPrivateAddresses === true ? allowAllAddressPolicy : publicAddressPolicy);
   return {
     name: 'web_fetch',
     prepare: (args) => prepare(args, policy),

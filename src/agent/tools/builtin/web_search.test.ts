@@ -23,10 +23,18 @@ describe('web_search', () => {
           response.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":"bad key"}');
           return;
         }
-        const results = body['query'] === 'nothing' ? [] : [
-          { title: 'Node.js 20', url: 'https://nodejs.org/en/blog/20', content: 'Node.js 20 was released in April 2023.', score: 0.9 },
-          { title: 'Release schedule', url: 'https://nodejs.org/release', content: 'LTS lines...', score: 0.5 },
-        ];
+        const results =
+          body['query'] === 'nothing'
+            ? []
+            : [
+                {
+                  title: 'Node.js 20',
+                  url: 'https://nodejs.org/en/blog/20',
+                  content: 'Node.js 20 was released in April 2023.',
+                  score: 0.9,
+                },
+                { title: 'Release schedule', url: 'https://nodejs.org/release', content: 'LTS lines...', score: 0.5 },
+              ];
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ answer: body['query'] === 'nothing' ? null : 'April 2023', results }));
       });
@@ -53,7 +61,10 @@ describe('web_search', () => {
     const prepared = await handler.prepare({ query: 'node 20 release' }, createToolContext(workspace.directory));
     assert.equal(prepared.needsApproval, true);
     assert.equal(prepared.approvalLabel, 'web_search');
-    const result = await handler.execute({ query: 'node 20 release', max_results: 50, topic: 'weather' }, createToolContext(workspace.directory));
+    const result = await handler.execute(
+      { query: 'node 20 release', max_results: 50, topic: 'weather' },
+      createToolContext(workspace.directory),
+    );
     assert.equal(result.isError, false);
     assert.equal(
       result.output,
@@ -66,8 +77,14 @@ describe('web_search', () => {
 
   it('says when nothing was found, and reports API failures without the key', async () => {
     const handler = createWebSearchHandler({ endpoint, apiKey: 'tvly-test' });
-    assert.deepEqual(await handler.execute({ query: 'nothing' }, createToolContext(workspace.directory)), { output: "No results for 'nothing'.", isError: false });
-    const wrongKey = await createWebSearchHandler({ endpoint, apiKey: 'tvly-wrong' }).execute({ query: 'x' }, createToolContext(workspace.directory));
+    assert.deepEqual(await handler.execute({ query: 'nothing' }, createToolContext(workspace.directory)), {
+      output: "No results for 'nothing'.",
+      isError: false,
+    });
+    const wrongKey = await createWebSearchHandler({ endpoint, apiKey: 'tvly-wrong' }).execute(
+      { query: 'x' },
+      createToolContext(workspace.directory),
+    );
     assert.deepEqual(wrongKey, { output: 'Tavily search failed: HTTP 401', isError: true });
   });
 });

@@ -35,10 +35,21 @@ function readArgs(args: Record<string, unknown>): { query: string; maxResults: n
 
 function prepare(args: Record<string, unknown>, options: WebSearchHandlerOptions): ToolPreparation {
   const { query, maxResults, topic } = readArgs(args);
-  const fail = (header: string, error: string): ToolPreparation => ({ header: `✗ web_search: ${header}`, preview: '', needsApproval: false, approvalLabel: 'web_search', error });
+  const fail = (header: string, error: string): ToolPreparation => ({
+    header: `✗ web_search: ${header}`,
+    preview: '',
+    needsApproval: false,
+    approvalLabel: 'web_search',
+    error,
+  });
   if (query === '') return fail('no query', 'Error: no query provided');
   if (options.apiKey === undefined || options.apiKey === '') return fail('not configured', NOT_CONFIGURED);
-  return { header: `⚙ web_search: ${query.slice(0, 80)}`, preview: `${query}\n(${maxResults} results, topic ${topic})`, needsApproval: true, approvalLabel: 'web_search' };
+  return {
+    header: `⚙ web_search: ${query.slice(0, 80)}`,
+    preview: `${query}\n(${maxResults} results, topic ${topic})`,
+    needsApproval: true,
+    approvalLabel: 'web_search',
+  };
 }
 
 /** Formats Tavily's answer and results the way the model reads them. */
@@ -47,12 +58,23 @@ export function formatSearchResults(query: string, data: z.infer<typeof tavilyRe
   if (data.answer) parts.push(`Answer: ${data.answer}`);
   const results = data.results ?? [];
   if (results.length > 0) {
-    parts.push(results.map((result, index) => `${index + 1}. [${result.title ?? '(untitled)'}](${result.url ?? ''})\n   ${(result.content ?? '').slice(0, 500)}`).join('\n'));
+    parts.push(
+      results
+        .map(
+          (result, index) =>
+            `${index + 1}. [${result.title ?? '(untitled)'}](${result.url ?? ''})\n   ${(result.content ?? '').slice(0, 500)}`,
+        )
+        .join('\n'),
+    );
   }
   return parts.length === 0 ? `No results for '${query}'.` : parts.join('\n\n');
 }
 
-async function execute(args: Record<string, unknown>, context: ToolContext, options: WebSearchHandlerOptions): Promise<ToolResult> {
+async function execute(
+  args: Record<string, unknown>,
+  context: ToolContext,
+  options: WebSearchHandlerOptions,
+): Promise<ToolResult> {
   const prepared = prepare(args, options);
   if (prepared.error !== undefined) return { output: prepared.error, isError: true };
   const { query, maxResults, topic } = readArgs(args);
@@ -74,11 +96,16 @@ async function execute(args: Record<string, unknown>, context: ToolContext, opti
   if (!response.ok) return { output: `Tavily search failed: HTTP ${response.status}`, isError: true };
   const json = safeParseJson(body);
   const parsed = json.ok ? tavilyResponseSchema.safeParse(json.value) : undefined;
-  if (parsed === undefined || !parsed.success) return { output: 'Tavily search failed: unexpected response', isError: true };
+  if (parsed === undefined || !parsed.success)
+    return { output: 'Tavily search failed: unexpected response', isError: true };
   return { output: formatSearchResults(query, parsed.data), isError: false };
 }
 
 /** Creates the `web_search` handler with the configured key and endpoint. */
 export function createWebSearchHandler(options: WebSearchHandlerOptions = {}): ToolHandler {
-  return { name: 'web_search', prepare: (args) => prepare(args, options), execute: (args, context) => execute(args, context, options) };
+  return {
+    name: 'web_search',
+    prepare: (args) => prepare(args, options),
+    execute: (args, context) => execute(args, context, options),
+  };
 }

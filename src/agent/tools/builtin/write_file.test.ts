@@ -35,11 +35,17 @@ describe('write_file', () => {
     assert.equal(blind.approvalLabel, 'overwrite_file');
     assert.match(blind.preview, /already exists and has not been read/);
     await readFileHandler.execute({ path: 'existing.txt' }, context);
-    assert.equal((await writeFileHandler.prepare({ path: 'existing.txt', content: 'new' }, context)).approvalLabel, 'write_file');
+    assert.equal(
+      (await writeFileHandler.prepare({ path: 'existing.txt', content: 'new' }, context)).approvalLabel,
+      'write_file',
+    );
   });
 
   it('previews long content with its total size', async () => {
-    const prepared = await writeFileHandler.prepare({ path: 'long.txt', content: 'x'.repeat(800) }, createToolContext(workspace.directory));
+    const prepared = await writeFileHandler.prepare(
+      { path: 'long.txt', content: 'x'.repeat(800) },
+      createToolContext(workspace.directory),
+    );
     assert.match(prepared.preview, /\.\.\. \(800 chars total\)$/);
   });
 

@@ -19,15 +19,33 @@ async function exists(absolute: string): Promise<boolean> {
 async function prepare(args: Record<string, unknown>, context: ToolContext): Promise<ToolPreparation> {
   const input = typeof args['path'] === 'string' ? args['path'].trim() : '';
   if (input === '') {
-    return { header: '✗ write_file: missing path', preview: '', needsApproval: false, approvalLabel: 'write_file', error: 'Error: missing path' };
+    return {
+      header: '✗ write_file: missing path',
+      preview: '',
+      needsApproval: false,
+      approvalLabel: 'write_file',
+      error: 'Error: missing path',
+    };
   }
   const content = typeof args['content'] === 'string' ? args['content'] : '';
   const check = await checkToolPath(input, context.cwd, context.access ?? NO_EXTRA_ACCESS, 'write');
-  if (!check.ok) return { header: '✗ write_file: outside the workspace', preview: '', needsApproval: false, approvalLabel: 'write_file', error: check.error };
+  if (!check.ok)
+    return {
+      header: '✗ write_file: outside the workspace',
+      preview: '',
+      needsApproval: false,
+      approvalLabel: 'write_file',
+      error: check.error,
+    };
   const { absolute, canonical } = check;
   const isBlindOverwrite = (await exists(absolute)) && !context.readFiles.has(canonical);
-  const excerpt = content.length > PREVIEW_CHARS ? `${content.slice(0, PREVIEW_CHARS)}\n... (${content.length} chars total)` : content;
-  const warning = isBlindOverwrite ? `⚠ ${input} already exists and has not been read: its content will be replaced.\n` : '';
+  const excerpt =
+    content.length > PREVIEW_CHARS
+      ? `${content.slice(0, PREVIEW_CHARS)}\n... (${content.length} chars total)`
+      : content;
+  const warning = isBlindOverwrite
+    ? `⚠ ${input} already exists and has not been read: its content will be replaced.\n`
+    : '';
   return {
     header: `⚙ write_file: ${input} (${content.length} chars)`,
     preview: warning + excerpt,

@@ -14,7 +14,11 @@ export function createAdminElsewhereRoutes(config: Pick<Config, 'auth' | 'admin'
   routes.all('/v1/api/admin/*', (context) => context.json({ error: message }, 404));
   routes.all('/v1/api/admin', (context) => context.json({ error: message }, 404));
   // The operator console lives beside the admin API, never here (ADR 0047).
-  routes.all('/console', (context) => context.json({ error: `the console is served on admin.listen when console.enabled; ${message}` }, 404));
-  routes.all('/console/*', (context) => context.json({ error: 'the console is served on admin.listen when console.enabled' }, 404));
+  routes.all('/console', (context) =>
+    context.json({ error: `the console is served on admin.listen when console.enabled; ${message}` }, 404),
+  );
+  routes.all('/console/*', (context) =>
+    context.json({ error: 'the console is served on admin.listen when console.enabled' }, 404),
+  );
   return routes;
 }

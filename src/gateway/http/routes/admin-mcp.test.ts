@@ -54,9 +54,17 @@ describe('admin MCP routes', () => {
     assert.equal((await app.request('/v1/api/admin/mcp/refresh', { method: 'POST', headers })).status, 200);
     const one = await app.request('/v1/api/admin/mcp/refresh', { method: 'POST', headers, body: '{"server":"docs"}' });
     assert.deepEqual(await one.json(), { status: 'ok', refreshed: 'docs' });
-    assert.equal((await app.request('/v1/api/admin/mcp/reconnect', { method: 'POST', headers, body: '{"server":"docs"}' })).status, 200);
+    assert.equal(
+      (await app.request('/v1/api/admin/mcp/reconnect', { method: 'POST', headers, body: '{"server":"docs"}' })).status,
+      200,
+    );
     assert.deepEqual(calls, ['refresh:*', 'refresh:docs', 'reconnect:docs']);
-    const audit = (await db.stores.adminAudit.list(3)).map((entry) => [entry.actor, entry.action, entry.target, entry.outcome]);
+    const audit = (await db.stores.adminAudit.list(3)).map((entry) => [
+      entry.actor,
+      entry.action,
+      entry.target,
+      entry.outcome,
+    ]);
     assert.deepEqual(audit, [
       ['api:ops', 'mcp.reconnect', 'docs', 'ok'],
       ['api:ops', 'mcp.refresh', 'docs', 'ok'],
@@ -75,7 +83,10 @@ describe('admin MCP routes', () => {
     assert.notEqual((await db.stores.adminAudit.list(1))[0]?.outcome, 'ok', 'a failed change is audited as failed');
     const reader = await bearer('admin:read');
     assert.equal((await running.app.request('/v1/api/admin/mcp', { headers: reader })).status, 200);
-    assert.equal((await running.app.request('/v1/api/admin/mcp/reload', { method: 'POST', headers: reader })).status, 403);
+    assert.equal(
+      (await running.app.request('/v1/api/admin/mcp/reload', { method: 'POST', headers: reader })).status,
+      403,
+    );
     assert.deepEqual(running.calls, ['reload']);
   });
 
@@ -83,16 +94,28 @@ describe('admin MCP routes', () => {
     const { app, calls } = setup();
     for (const scopes of [['service'], ['write'], ['admin:write'], ['admin:read', 'admin:write', 'service']]) {
       const forged = { authorization: `Bearer ${await mintServiceToken(notify, { scopes })}` };
-      assert.equal((await app.request('/v1/api/admin/mcp/reload', { method: 'POST', headers: forged })).status, 401, scopes.join());
+      assert.equal(
+        (await app.request('/v1/api/admin/mcp/reload', { method: 'POST', headers: forged })).status,
+        401,
+        scopes.join(),
+      );
       assert.equal((await app.request('/v1/api/admin/mcp', { headers: forged })).status, 401, scopes.join());
     }
     // The admin secret with the notify audience and type is not an admin token either.
-    const wrongShape = { authorization: `Bearer ${await mintServiceToken({ secret: ADMIN_SECRET, audience: 'turnstone-channel' }, { scopes: ['service'] })}` };
+    const wrongShape = {
+      authorization: `Bearer ${await mintServiceToken({ secret: ADMIN_SECRET, audience: 'turnstone-channel' }, { scopes: ['service'] })}`,
+    };
     assert.equal((await app.request('/v1/api/admin/mcp', { headers: wrongShape })).status, 401);
     const headers = await bearer('admin:write');
-    assert.equal((await app.request('/v1/api/admin/mcp/reconnect', { method: 'POST', headers, body: '{"server":"nope"}' })).status, 404);
+    assert.equal(
+      (await app.request('/v1/api/admin/mcp/reconnect', { method: 'POST', headers, body: '{"server":"nope"}' })).status,
+      404,
+    );
     assert.equal((await app.request('/v1/api/admin/mcp/reconnect', { method: 'POST', headers })).status, 400);
-    assert.equal((await app.request('/v1/api/admin/mcp/refresh', { method: 'POST', headers, body: '{oops' })).status, 400);
+    assert.equal(
+      (await app.request('/v1/api/admin/mcp/refresh', { method: 'POST', headers, body: '{oops' })).status,
+      400,
+    );
     assert.equal((await app.request('/v1/api/admin/mcp')).status, 401);
     assert.deepEqual(calls, ['reconnect:nope']);
   });

@@ -70,14 +70,20 @@ export interface AdminMcpRoutesDeps {
 export function createAdminMcpRoutes(deps: AdminMcpRoutesDeps): Hono {
   const routes = new Hono();
   const trail: AuditTrail = { store: deps.audit, ...(deps.logger ? { logger: deps.logger } : {}) };
-  routes.get('/v1/api/admin/mcp', withAdmin(deps.adminSecret, 'admin:read', async (context) => context.json(deps.mcp.status() as object)));
+  routes.get(
+    '/v1/api/admin/mcp',
+    withAdmin(deps.adminSecret, 'admin:read', async (context) => context.json(deps.mcp.status() as object)),
+  );
   routes.post(
     '/v1/api/admin/mcp/refresh',
     withAdmin(deps.adminSecret, 'admin:write', async (context, actor) => {
       const server = await serverName(await context.req.text(), false);
       return audited(trail, { actor, action: 'mcp.refresh', target: server ?? 'all' }, async () => {
         if (!(await deps.mcp.refresh(server))) throw new HttpError(404, `unknown MCP server "${server ?? ''}"`);
-        const instances = await fanOut(deps.mcp, server === undefined ? { action: 'refresh' } : { action: 'refresh', server });
+        const instances = await fanOut(
+          deps.mcp,
+          server === undefined ? { action: 'refresh' } : { action: 'refresh', server },
+        );
         return context.json({ status: 'ok', refreshed: server ?? 'all', ...instances });
       });
     }),
@@ -88,7 +94,11 @@ export function createAdminMcpRoutes(deps: AdminMcpRoutesDeps): Hono {
       const server = (await serverName(await context.req.text(), true)) as string;
       return audited(trail, { actor, action: 'mcp.reconnect', target: server }, async () => {
         if (!(await deps.mcp.reconnect(server))) throw new HttpError(404, `unknown MCP server "${server}"`);
-        return context.json({ status: 'ok', reconnected: server, ...(await fanOut(deps.mcp, { action: 'reconnect', server })) });
+        return context.json({
+          status: 'ok',
+          reconnected: server,
+          ...(await fanOut(deps.mcp, { action: 'reconnect', server })),
+        });
       });
     }),
   );
@@ -102,6 +112,12 @@ export function createAdminMcpRoutes(deps: AdminMcpRoutesDeps): Hono {
       }),
     ),
   );
+  addLoginRoute(routes, deps, trail);
+  return routes;
+}
+
+/** `POST /v1/api/admin/mcp/auth/login`: an OAuth sign-in link for a user on a server. */
+function addLoginRoute(routes: Hono, deps: AdminMcpRoutesDeps, trail: AuditTrail): void {
   routes.post(
     '/v1/api/admin/mcp/auth/login',
     withAdmin(deps.adminSecret, 'admin:write', async (context, actor) => {
@@ -109,11 +125,13 @@ export function createAdminMcpRoutes(deps: AdminMcpRoutesDeps): Hono {
       const fields = body.ok && isPlainObject(body.value) ? body.value : {};
       const server = fields['server'];
       const user = fields['user'];
-      if (typeof server !== 'string' || !server || typeof user !== 'string' || !user) throw new HttpError(400, 'server and user must be non-empty strings');
+      if (typeof server !== 'string' || !server || typeof user !== 'string' || !user)
+        throw new HttpError(400, 'server and user must be non-empty strings');
       const login = deps.mcp.login;
       if (!login) throw new HttpError(503, 'MCP OAuth is not configured (gateway.public_url, mcp.token_key)');
-      return audited(trail, { actor, action: 'mcp.auth.login', target: server }, async () => context.json(await login(server, user)));
+      return audited(trail, { actor, action: 'mcp.auth.login', target: server }, async () =>
+        context.json(await login(server, user)),
+      );
     }),
   );
-  return routes;
 }

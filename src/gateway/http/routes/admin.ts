@@ -10,7 +10,13 @@ import { audited, auditUrl, listAudit, type AuditTrail } from '../../admin/admin
 import { readClusterStatus } from '../../admin/admin-status.js';
 import { addMcpServer, listMcpServers, removeMcpServer } from '../../admin/admin-mcp-servers.js';
 import { addPolicy, listPolicies, removePolicy } from '../../admin/admin-policies.js';
-import { createTemplate, deleteTemplate, editTemplate, listTemplates, showTemplate } from '../../admin/admin-prompt-templates.js';
+import {
+  createTemplate,
+  deleteTemplate,
+  editTemplate,
+  listTemplates,
+  showTemplate,
+} from '../../admin/admin-prompt-templates.js';
 import { listUsage } from '../../admin/admin-usage.js';
 import { listTokens, listUsers, revokeToken } from '../../admin/admin-users.js';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
@@ -22,7 +28,10 @@ import { HttpError } from '../http-errors.js';
 export interface AdminRoutesDeps {
   /** `auth.admin_secret`. */
   adminSecret: string;
-  stores: Pick<Stores, 'users' | 'policies' | 'mcpServers' | 'approvals' | 'clusterStatus' | 'adminAudit' | 'promptTemplates' | 'usage'>;
+  stores: Pick<
+    Stores,
+    'users' | 'policies' | 'mcpServers' | 'approvals' | 'clusterStatus' | 'adminAudit' | 'promptTemplates' | 'usage'
+  >;
   /** Heartbeat age after which `status` calls an instance stale (`instanceStaleAfterSeconds(config)`). */
   staleAfterSeconds: number;
   logger?: Logger;
@@ -41,7 +50,11 @@ export type AdminHandler = (context: Context, actor: string) => Promise<Response
  * (checked, CSRF included, by the console's middleware, ADR 0047); the handler gets who called (`api:<sub>` or
  * `console:<sub>`).
  */
-export function withAdmin(adminSecret: string, scope: AdminScope, handler: AdminHandler): (context: Context) => Promise<Response> {
+export function withAdmin(
+  adminSecret: string,
+  scope: AdminScope,
+  handler: AdminHandler,
+): (context: Context) => Promise<Response> {
   return async (context) => {
     const session = context.get(CONSOLE_PRINCIPAL);
     if (session !== undefined) {
@@ -61,7 +74,11 @@ export interface Described {
 }
 
 /** Target and detail of an add from its body (Hono caches the body, so the handler reads it again); never env or headers. */
-async function bodyField(context: Context, field: string, detail: (body: Record<string, unknown>) => string): Promise<Described> {
+async function bodyField(
+  context: Context,
+  field: string,
+  detail: (body: Record<string, unknown>) => string,
+): Promise<Described> {
   const parsed = safeParseJson(await context.req.text());
   const body = parsed.ok && isPlainObject(parsed.value) ? parsed.value : {};
   const value = body[field];
@@ -71,8 +88,12 @@ async function bodyField(context: Context, field: string, detail: (body: Record<
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 const policyDetail = (body: Record<string, unknown>): string => `action=${str(body['action'])}`;
 const serverDetail = (body: Record<string, unknown>): string =>
-  typeof body['url'] === 'string' ? `http: ${auditUrl(body['url'])}` : `stdio: ${str(body['command'])}${Array.isArray(body['args']) ? ` (${body['args'].length} args)` : ''}`;
-export const named = (name: string) => (context: Context): Described => ({ target: param(context, name) });
+  typeof body['url'] === 'string'
+    ? `http: ${auditUrl(body['url'])}`
+    : `stdio: ${str(body['command'])}${Array.isArray(body['args']) ? ` (${body['args'].length} args)` : ''}`;
+export const named =
+  (name: string) =>
+  (context: Context): Described => ({ target: param(context, name) });
 
 export type Describe = (context: Context) => Promise<Described> | Described;
 
@@ -85,16 +106,40 @@ export interface Guards {
 /** Prompt templates: list and show (`admin:read`); create, edit and delete manual ones (`admin:write`; MCP-owned: 403). */
 function addTemplateRoutes(routes: Hono, store: PromptTemplateStore, { read, write }: Guards): void {
   const path = '/v1/api/admin/templates';
-  routes.get(path, read(async (c) => c.json({ templates: await listTemplates(store) })));
-  routes.get(`${path}/:name`, read(async (c) => c.json({ template: await showTemplate(store, param(c, 'name')) })));
+  routes.get(
+    path,
+    read(async (c) => c.json({ templates: await listTemplates(store) })),
+  );
+  routes.get(
+    `${path}/:name`,
+    read(async (c) => c.json({ template: await showTemplate(store, param(c, 'name')) })),
+  );
   const created = (c: Context) => bodyField(c, 'name', () => '');
-  routes.post(path, write('template.create', created, async (c, actor) => c.json({ template: await createTemplate(store, await jsonObject(c), actor) }, 201)));
-  routes.patch(`${path}/:name`, write('template.edit', named('name'), async (c) => c.json({ template: await editTemplate(store, param(c, 'name'), await jsonObject(c)) })));
-  routes.delete(`${path}/:name`, write('template.delete', named('name'), async (c) => c.json({ template: await deleteTemplate(store, param(c, 'name')) })));
+  routes.post(
+    path,
+    write('template.create', created, async (c, actor) =>
+      c.json({ template: await createTemplate(store, await jsonObject(c), actor) }, 201),
+    ),
+  );
+  routes.patch(
+    `${path}/:name`,
+    write('template.edit', named('name'), async (c) =>
+      c.json({ template: await editTemplate(store, param(c, 'name'), await jsonObject(c)) }),
+    ),
+  );
+  routes.delete(
+    `${path}/:name`,
+    write('template.delete', named('name'), async (c) =>
+      c.json({ template: await deleteTemplate(store, param(c, 'name')) }),
+    ),
+  );
 }
 
 function addUserRoutes(routes: Hono, users: AdminRoutesDeps['stores']['users'], { read, write }: Guards): void {
-  routes.get('/v1/api/admin/users', read(async (context) => context.json({ users: await listUsers(users) })));
+  routes.get(
+    '/v1/api/admin/users',
+    read(async (context) => context.json({ users: await listUsers(users) })),
+  );
   routes.get(
     '/v1/api/admin/tokens',
     read(async (context) => {
@@ -109,7 +154,10 @@ function addUserRoutes(routes: Hono, users: AdminRoutesDeps['stores']['users'], 
 }
 
 function addPolicyRoutes(routes: Hono, policies: AdminRoutesDeps['stores']['policies'], { read, write }: Guards): void {
-  routes.get('/v1/api/admin/policies', read(async (context) => context.json({ policies: await listPolicies(policies) })));
+  routes.get(
+    '/v1/api/admin/policies',
+    read(async (context) => context.json({ policies: await listPolicies(policies) })),
+  );
   routes.post(
     '/v1/api/admin/policies',
     write(
@@ -120,12 +168,21 @@ function addPolicyRoutes(routes: Hono, policies: AdminRoutesDeps['stores']['poli
   );
   routes.delete(
     '/v1/api/admin/policies/:key',
-    write('policy.remove', named('key'), async (c) => c.json({ policy: await removePolicy(policies, param(c, 'key')) })),
+    write('policy.remove', named('key'), async (c) =>
+      c.json({ policy: await removePolicy(policies, param(c, 'key')) }),
+    ),
   );
 }
 
-function addMcpServerRoutes(routes: Hono, servers: AdminRoutesDeps['stores']['mcpServers'], { read, write }: Guards): void {
-  routes.get('/v1/api/admin/mcp/servers', read(async (context) => context.json({ servers: await listMcpServers(servers) })));
+function addMcpServerRoutes(
+  routes: Hono,
+  servers: AdminRoutesDeps['stores']['mcpServers'],
+  { read, write }: Guards,
+): void {
+  routes.get(
+    '/v1/api/admin/mcp/servers',
+    read(async (context) => context.json({ servers: await listMcpServers(servers) })),
+  );
   routes.post(
     '/v1/api/admin/mcp/servers',
     write(
@@ -136,17 +193,33 @@ function addMcpServerRoutes(routes: Hono, servers: AdminRoutesDeps['stores']['mc
   );
   routes.delete(
     '/v1/api/admin/mcp/servers/:name',
-    write('mcp-server.remove', named('name'), async (c) => c.json({ server: await removeMcpServer(servers, param(c, 'name')) })),
+    write('mcp-server.remove', named('name'), async (c) =>
+      c.json({ server: await removeMcpServer(servers, param(c, 'name')) }),
+    ),
   );
 }
 
 /** The read-only views: the cluster's status, pending approvals, the audit trail and token usage. */
 function addStatusRoutes(routes: Hono, deps: AdminRoutesDeps, { read }: Guards): void {
   const { clusterStatus, approvals, users, adminAudit, usage } = deps.stores;
-  routes.get('/v1/api/admin/status', read(async (c) => c.json(await readClusterStatus(clusterStatus, deps.staleAfterSeconds))));
-  routes.get('/v1/api/admin/approvals', read(async (c) => c.json({ approvals: await listPendingApprovals({ approvals, users }) })));
-  routes.get('/v1/api/admin/audit', read(async (c) => c.json({ audit: await listAudit(adminAudit, c.req.query('limit')) })));
-  routes.get('/v1/api/admin/usage', read(async (c) => c.json({ usage: await listUsage(usage, { by: c.req.query('by'), since: c.req.query('since') }) })));
+  routes.get(
+    '/v1/api/admin/status',
+    read(async (c) => c.json(await readClusterStatus(clusterStatus, deps.staleAfterSeconds))),
+  );
+  routes.get(
+    '/v1/api/admin/approvals',
+    read(async (c) => c.json({ approvals: await listPendingApprovals({ approvals, users }) })),
+  );
+  routes.get(
+    '/v1/api/admin/audit',
+    read(async (c) => c.json({ audit: await listAudit(adminAudit, c.req.query('limit')) })),
+  );
+  routes.get(
+    '/v1/api/admin/usage',
+    read(async (c) =>
+      c.json({ usage: await listUsage(usage, { by: c.req.query('by'), since: c.req.query('since') }) }),
+    ),
+  );
 }
 
 export function adminGuards(adminSecret: string, trail: AuditTrail): Guards {
@@ -161,7 +234,10 @@ export function adminGuards(adminSecret: string, trail: AuditTrail): Guards {
 
 export function createAdminRoutes(deps: AdminRoutesDeps): Hono {
   const routes = new Hono();
-  const guards = adminGuards(deps.adminSecret, { store: deps.stores.adminAudit, ...(deps.logger ? { logger: deps.logger } : {}) });
+  const guards = adminGuards(deps.adminSecret, {
+    store: deps.stores.adminAudit,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
   addUserRoutes(routes, deps.stores.users, guards);
   addPolicyRoutes(routes, deps.stores.policies, guards);
   addMcpServerRoutes(routes, deps.stores.mcpServers, guards);

@@ -20,7 +20,13 @@ export const EMPTY_MCP_HEALTH: McpHealth = { servers: 0, tools: 0, resources: 0,
 export function createHealthRoutes(sources: HealthSources): Hono {
   const routes = new Hono();
   routes.get('/health', (context) =>
-    context.json({ status: 'ok', service: 'channel', adapters: sources.adapters(), mcp: sources.mcp(), sandbox: sources.sandbox?.() ?? 'off' }),
+    context.json({
+      status: 'ok',
+      service: 'channel',
+      adapters: sources.adapters(),
+      mcp: sources.mcp(),
+      sandbox: sources.sandbox?.() ?? 'off',
+    }),
   );
   return routes;
 }

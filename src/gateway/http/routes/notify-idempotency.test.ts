@@ -25,7 +25,10 @@ class CountingSender implements NotifySender {
   async send(_channelType: string, destination: NotifyDestination, content: string) {
     await this.gate;
     this.sent.push({ destination, content });
-    return { messageId: `m${this.sent.length}`, channelId: 'userId' in destination ? `dm-${destination.userId}` : destination.channelId };
+    return {
+      messageId: `m${this.sent.length}`,
+      channelId: 'userId' in destination ? `dm-${destination.userId}` : destination.channelId,
+    };
   }
 }
 
@@ -41,8 +44,20 @@ describe('POST /v1/api/notify with Idempotency-Key', () => {
   before(async () => {
     ({ stores, close, knex } = await createTestStores());
     sender = new CountingSender();
-    const notify = createNotifyRoutes({ jwt: { secret: SECRET, audience: AUDIENCE }, users: stores.users, deliveries: stores.notifyDeliveries, outbox: stores.notifyOutbox, sender, logger: createSilentLogger() });
-    app = createHttpApp({ logger: createSilentLogger(), metrics: createHttpMetrics(), health: { adapters: () => ({}), mcp: () => EMPTY_MCP_HEALTH }, routers: [notify] });
+    const notify = createNotifyRoutes({
+      jwt: { secret: SECRET, audience: AUDIENCE },
+      users: stores.users,
+      deliveries: stores.notifyDeliveries,
+      outbox: stores.notifyOutbox,
+      sender,
+      logger: createSilentLogger(),
+    });
+    app = createHttpApp({
+      logger: createSilentLogger(),
+      metrics: createHttpMetrics(),
+      health: { adapters: () => ({}), mcp: () => EMPTY_MCP_HEALTH },
+      routers: [notify],
+    });
     const alice = await stores.users.createUser('alice');
     await stores.users.link('discord', '400000000000000001', alice.userId);
     ciToken = await mintServiceToken({ secret: SECRET, audience: AUDIENCE }, { subject: 'ci' });
@@ -66,7 +81,11 @@ describe('POST /v1/api/notify with Idempotency-Key', () => {
     // Whitespace or key order of the JSON does not make it another request.
     const retry = await app.request('/v1/api/notify', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${ciToken}`, 'idempotency-key': 'deploy-41' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${ciToken}`,
+        'idempotency-key': 'deploy-41',
+      },
       body: '{ "message": "deploy 41 finished",  "target": {"username": "alice"} }',
     });
     assert.equal(retry.status, 200);
@@ -99,7 +118,9 @@ describe('POST /v1/api/notify with Idempotency-Key', () => {
     }
     const conflict = await post(body, 'in-flight');
     assert.equal(conflict.status, 409);
-    assert.deepEqual(await conflict.json(), { error: 'a request with this Idempotency-Key is still being delivered; retry shortly' });
+    assert.deepEqual(await conflict.json(), {
+      error: 'a request with this Idempotency-Key is still being delivered; retry shortly',
+    });
     open();
     sender.gate = undefined;
     assert.equal((await first).status, 200);
@@ -110,7 +131,9 @@ describe('POST /v1/api/notify with Idempotency-Key', () => {
   it('keeps the no_adapter answer of a keyed request too, and rejects a malformed key', async () => {
     const body = { target: { channel_type: 'slack', channel_id: 'C1' }, message: 'nobody listens' };
     const first = await post(body, 'no-adapter');
-    assert.deepEqual(await first.json(), { results: [{ channel_type: 'slack', channel_id: 'C1', status: 'no_adapter' }] });
+    assert.deepEqual(await first.json(), {
+      results: [{ channel_type: 'slack', channel_id: 'C1', status: 'no_adapter' }],
+    });
     assert.equal((await post(body, 'no-adapter')).headers.get('idempotent-replayed'), 'true');
     const bad = await post(body, 'has spaces in it');
     assert.equal(bad.status, 400);

@@ -2,7 +2,8 @@
 import { safeParseJson, isPlainObject } from '../../../shared/json.js';
 import { HttpError } from '../http-errors.js';
 
-export type NotifyTarget = { kind: 'username'; username: string } | { kind: 'channel'; channelType: string; channelId: string };
+export type NotifyTarget =
+  { kind: 'username'; username: string } | { kind: 'channel'; channelType: string; channelId: string };
 
 export interface NotifyRequest {
   target: NotifyTarget;

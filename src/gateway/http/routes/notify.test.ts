@@ -28,19 +28,30 @@ class RecordingSender implements NotifySender {
     return channelType === 'discord';
   }
   async send(channelType: string, destination: NotifyDestination, content: string, signal: AbortSignal) {
-    if (this.hang) await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+    if (this.hang)
+      await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
     if (this.failNext) {
       this.failNext = false;
       throw new Error('platform exploded with secret xoxb-123');
     }
     this.sent.push({ channelType, destination, content });
-    return { messageId: `m${this.sent.length}`, channelId: 'userId' in destination ? `dm-${destination.userId}` : destination.channelId };
+    return {
+      messageId: `m${this.sent.length}`,
+      channelId: 'userId' in destination ? `dm-${destination.userId}` : destination.channelId,
+    };
   }
 }
 
-async function token(claims: Record<string, unknown>, options: { secret?: string; audience?: string; expiresIn?: number | null; alg?: string; nbf?: number } = {}): Promise<string> {
-  let jwt = new SignJWT(claims).setProtectedHeader({ alg: options.alg ?? 'HS256' }).setIssuedAt().setAudience(options.audience ?? AUDIENCE);
-  if (options.expiresIn !== null) jwt = jwt.setExpirationTime(Math.floor(Date.now() / 1000) + (options.expiresIn ?? 300));
+async function token(
+  claims: Record<string, unknown>,
+  options: { secret?: string; audience?: string; expiresIn?: number | null; alg?: string; nbf?: number } = {},
+): Promise<string> {
+  let jwt = new SignJWT(claims)
+    .setProtectedHeader({ alg: options.alg ?? 'HS256' })
+    .setIssuedAt()
+    .setAudience(options.audience ?? AUDIENCE);
+  if (options.expiresIn !== null)
+    jwt = jwt.setExpirationTime(Math.floor(Date.now() / 1000) + (options.expiresIn ?? 300));
   if (options.nbf !== undefined) jwt = jwt.setNotBefore(options.nbf);
   return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET));
 }
@@ -74,13 +85,22 @@ describe('POST /v1/api/notify', () => {
       timeoutMs,
       ...(now === undefined ? {} : { now }),
     });
-    return createHttpApp({ logger: createSilentLogger(), metrics: createHttpMetrics(), health: { adapters: () => ({}), mcp: () => EMPTY_MCP_HEALTH }, routers: [notify] });
+    return createHttpApp({
+      logger: createSilentLogger(),
+      metrics: createHttpMetrics(),
+      health: { adapters: () => ({}), mcp: () => EMPTY_MCP_HEALTH },
+      routers: [notify],
+    });
   }
 
   function post(body: unknown, auth: string | null = `Bearer ${writeToken}`, target = app) {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (auth !== null) headers['authorization'] = auth;
-    return target.request('/v1/api/notify', { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    return target.request('/v1/api/notify', {
+      method: 'POST',
+      headers,
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
   }
 
   async function expectError(response: Response | Promise<Response>, status: number, error: string): Promise<void> {
@@ -94,7 +114,14 @@ describe('POST /v1/api/notify', () => {
     const response = await post({ target: { username: 'alice' }, message: '  build done ', title: 'CI', ws_id: wsId });
     assert.equal(response.status, 200);
     const body = (await response.json()) as { results: unknown[] };
-    assert.deepEqual(body.results, [{ channel_type: 'discord', channel_id: '400000000000000001', status: 'sent', message_id: `m${sender.sent.length}` }]);
+    assert.deepEqual(body.results, [
+      {
+        channel_type: 'discord',
+        channel_id: '400000000000000001',
+        status: 'sent',
+        message_id: `m${sender.sent.length}`,
+      },
+    ]);
     assert.equal(sender.sent.at(-1)?.content, '**CI**\nbuild done');
     assert.deepEqual(sender.sent.at(-1)?.destination, { userId: '400000000000000001' });
     const delivery = await stores.notifyDeliveries.findByMessage('discord', `m${sender.sent.length}`);
@@ -103,7 +130,9 @@ describe('POST /v1/api/notify', () => {
 
   it('reports no_adapter, failed and timeout per target with HTTP 200', async () => {
     const slack = await post({ target: { channel_type: 'slack', channel_id: 'C1' }, message: 'hi' });
-    assert.deepEqual(((await slack.json()) as { results: unknown[] }).results, [{ channel_type: 'slack', channel_id: 'C1', status: 'no_adapter' }]);
+    assert.deepEqual(((await slack.json()) as { results: unknown[] }).results, [
+      { channel_type: 'slack', channel_id: 'C1', status: 'no_adapter' },
+    ]);
     sender.failNext = true;
     const failed = await post({ target: { channel_type: 'discord', channel_id: '300000000000000001' }, message: 'hi' });
     const failedText = await failed.text();
@@ -116,17 +145,33 @@ describe('POST /v1/api/notify', () => {
   });
 
   it('answers 404 alike for an unknown user and a user without links', async () => {
-    await expectError(post({ target: { username: 'ghost' }, message: 'x' }), 404, 'target not found or has no linked channels');
-    await expectError(post({ target: { username: 'loner' }, message: 'x' }), 404, 'target not found or has no linked channels');
+    await expectError(
+      post({ target: { username: 'ghost' }, message: 'x' }),
+      404,
+      'target not found or has no linked channels',
+    );
+    await expectError(
+      post({ target: { username: 'loner' }, message: 'x' }),
+      404,
+      'target not found or has no linked channels',
+    );
   });
 
   it('sees a user linked meanwhile once the username cache expires', async () => {
     let clock = 1_000_000;
     const cachedApp = buildApp(SECRET, 200, () => clock);
-    await expectError(post({ target: { username: 'latecomer' }, message: 'x' }, `Bearer ${writeToken}`, cachedApp), 404, 'target not found or has no linked channels');
+    await expectError(
+      post({ target: { username: 'latecomer' }, message: 'x' }, `Bearer ${writeToken}`, cachedApp),
+      404,
+      'target not found or has no linked channels',
+    );
     const late = await stores.users.createUser('latecomer');
     await stores.users.link('discord', '400000000000000077', late.userId);
-    await expectError(post({ target: { username: 'latecomer' }, message: 'x' }, `Bearer ${writeToken}`, cachedApp), 404, 'target not found or has no linked channels');
+    await expectError(
+      post({ target: { username: 'latecomer' }, message: 'x' }, `Bearer ${writeToken}`, cachedApp),
+      404,
+      'target not found or has no linked channels',
+    );
     clock += NOTIFY_USER_CACHE_TTL_MS;
     const found = await post({ target: { username: 'latecomer' }, message: 'x' }, `Bearer ${writeToken}`, cachedApp);
     assert.equal(found.status, 200);
@@ -138,8 +183,16 @@ describe('POST /v1/api/notify', () => {
     await expectError(post('[1,2]'), 400, 'request body must be a JSON object');
     await expectError(post({ target: { username: 'alice' }, message: '   ' }), 400, 'target and message are required');
     await expectError(post({ message: 'x' }), 400, 'target and message are required');
-    await expectError(post({ target: 'alice', message: 'x' }), 400, 'target must have username or channel_type+channel_id');
-    await expectError(post({ target: { channel_type: 'discord' }, message: 'x' }), 400, 'target must have username or channel_type+channel_id');
+    await expectError(
+      post({ target: 'alice', message: 'x' }),
+      400,
+      'target must have username or channel_type+channel_id',
+    );
+    await expectError(
+      post({ target: { channel_type: 'discord' }, message: 'x' }),
+      400,
+      'target must have username or channel_type+channel_id',
+    );
     await expectError(post({ target: { username: 'alice' }, message: 'x', ws_id: 'XYZ' }), 400, 'invalid ws_id format');
   });
 
@@ -153,11 +206,31 @@ describe('POST /v1/api/notify', () => {
     await expectError(post(body, null), 401, 'Unauthorized');
     await expectError(post(body, `Basic ${writeToken}`), 401, 'Unauthorized');
     await expectError(post(body, 'Bearer opaque-static-token'), 401, 'Unauthorized');
-    await expectError(post(body, `Bearer ${await token({ scopes: 'write' }, { secret: 'another-secret-another-secret-0000' })}`), 401, 'Unauthorized');
-    await expectError(post(body, `Bearer ${await token({ scopes: 'write' }, { audience: 'turnstone-server' })}`), 401, 'Unauthorized');
-    await expectError(post(body, `Bearer ${await token({ scopes: 'write' }, { expiresIn: null })}`), 401, 'Unauthorized');
-    await expectError(post(body, `Bearer ${await token({ scopes: 'write' }, { expiresIn: -120 })}`), 401, 'Unauthorized');
-    await expectError(post(body, `Bearer ${await token({ scopes: 'write' }, { nbf: Math.floor(Date.now() / 1000) + 600 })}`), 401, 'Unauthorized');
+    await expectError(
+      post(body, `Bearer ${await token({ scopes: 'write' }, { secret: 'another-secret-another-secret-0000' })}`),
+      401,
+      'Unauthorized',
+    );
+    await expectError(
+      post(body, `Bearer ${await token({ scopes: 'write' }, { audience: 'turnstone-server' })}`),
+      401,
+      'Unauthorized',
+    );
+    await expectError(
+      post(body, `Bearer ${await token({ scopes: 'write' }, { expiresIn: null })}`),
+      401,
+      'Unauthorized',
+    );
+    await expectError(
+      post(body, `Bearer ${await token({ scopes: 'write' }, { expiresIn: -120 })}`),
+      401,
+      'Unauthorized',
+    );
+    await expectError(
+      post(body, `Bearer ${await token({ scopes: 'write' }, { nbf: Math.floor(Date.now() / 1000) + 600 })}`),
+      401,
+      'Unauthorized',
+    );
     await expectError(post(body, `Bearer ${await token({ scopes: 'read' })}`), 403, 'insufficient scope');
     await expectError(post(body, `Bearer ${await token({})}`), 403, 'insufficient scope');
     const viaService = await post(body, `Bearer ${await token({ scopes: 'service' })}`);
@@ -167,6 +240,10 @@ describe('POST /v1/api/notify', () => {
   });
 
   it('answers 401 "authentication not configured" when no secret is set', async () => {
-    await expectError(post({ target: { username: 'alice' }, message: 'x' }, `Bearer ${writeToken}`, buildApp('')), 401, 'authentication not configured');
+    await expectError(
+      post({ target: { username: 'alice' }, message: 'x' }, `Bearer ${writeToken}`, buildApp('')),
+      401,
+      'authentication not configured',
+    );
   });
 });

@@ -17,7 +17,12 @@ export interface NotifySender {
   /** Whether an adapter for this platform is running. */
   has(channelType: string): boolean;
   /** Posts the content; resolves with the posted message and the channel it landed in. */
-  send(channelType: string, destination: NotifyDestination, content: string, signal: AbortSignal): Promise<{ messageId: string; channelId: string }>;
+  send(
+    channelType: string,
+    destination: NotifyDestination,
+    content: string,
+    signal: AbortSignal,
+  ): Promise<{ messageId: string; channelId: string }>;
 }
 
 export interface NotifyRouteDeps {
@@ -87,7 +92,11 @@ export function createNotifyRoutes(deps: NotifyRouteDeps): Hono {
     const principal = await verifyBearer(context.req.header('authorization'), deps.jwt);
     const request = parseNotifyRequest(await context.req.text());
     const claim = idempotencyClaim(context.req.header('idempotency-key'), principal.subject, request);
-    const outboxRequest: OutboxRequest = { targets: await resolveTargets(request.target, linksOf), content: request.content, wsId: request.wsId };
+    const outboxRequest: OutboxRequest = {
+      targets: await resolveTargets(request.target, linksOf),
+      content: request.content,
+      wsId: request.wsId,
+    };
     const { results, replayed } = await deliverThroughOutbox(outboxRequest, claim, outboxDeps);
     let sent = 0;
     for (const result of results) if (result.status === 'sent') sent += 1;
@@ -100,9 +109,15 @@ export function createNotifyRoutes(deps: NotifyRouteDeps): Hono {
 
 async function resolveTargets(target: NotifyTarget, linksOf: LinkLookup): Promise<Resolved[]> {
   if (target.kind === 'channel') {
-    return [{ channelType: target.channelType, channelId: target.channelId, destination: { channelId: target.channelId } }];
+    return [
+      { channelType: target.channelType, channelId: target.channelId, destination: { channelId: target.channelId } },
+    ];
   }
   const links = await linksOf(target.username);
   if (links.length === 0) throw new HttpError(404, 'target not found or has no linked channels');
-  return links.map((link) => ({ channelType: link.channelType, channelId: link.channelUserId, destination: { userId: link.channelUserId } }));
+  return links.map((link) => ({
+    channelType: link.channelType,
+    channelId: link.channelUserId,
+    destination: { userId: link.channelUserId },
+  }));
 }

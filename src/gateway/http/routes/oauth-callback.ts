@@ -37,7 +37,10 @@ export function createOAuthCallbackRoutes(deps: OAuthCallbackDeps): Hono {
     if (code === '') return context.html(page('This authorization link is not valid.'), 400);
     const outcome = await deps.complete(state, code);
     if (!outcome.ok) return context.html(page(outcome.message), outcome.status);
-    return context.html(page(`Authorized ${outcome.server}. You can close this page and return to the conversation.`), 200);
+    return context.html(
+      page(`Authorized ${outcome.server}. You can close this page and return to the conversation.`),
+      200,
+    );
   });
   return routes;
 }

@@ -43,7 +43,10 @@ export function createSlackEventsRoutes(target: () => SlackEventsTarget | undefi
     const answer = await handler.handleHttp({ body, headers: (name) => context.req.header(name) });
     return context.body(answer.body, answer.status as 200, { 'content-type': answer.contentType });
   });
-  for (const [path, step] of [['/slack/install', 'install'], ['/slack/oauth_redirect', 'redirect']] as const) {
+  for (const [path, step] of [
+    ['/slack/install', 'install'],
+    ['/slack/oauth_redirect', 'redirect'],
+  ] as const) {
     routes.get(path, async (context) => {
       const handler = target()?.handleInstallRequest;
       if (!handler) return context.text('slack installs are not configured (slack.client_id)', 404);
