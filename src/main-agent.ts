@@ -120,6 +120,7 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
     systemPromptSections: [...(extras.systemPromptSections ?? []), memorySection, ...nudgeSections(config, stores)],
   });
   const intervalMs = extras.evictIntervalMs ?? 60_000;
+  // Purpose: cadence (idle workstreams are evicted).
   const timer =
     intervalMs > 0
       ? setInterval(() => {

@@ -8,7 +8,6 @@ import { RESUME_PROMPT } from '../shared/interruption.js';
 import { newHexId } from '../shared/ids.js';
 import type { ApprovalRow } from '../storage/approval-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
-import { isAbandonedCreation } from './abandoned-creation.js';
 import { decodeApprovalItems, SYSTEM_DECIDER } from './approval-record.js';
 import type { AgentEvent } from './events.js';
 import { contentText, type ContentPart, type Message } from './messages.js';
@@ -73,8 +72,7 @@ export class LiveWorkstream implements Workstream {
     this.lastActiveMs = init.env.now();
     this.queue = new TurnQueue({
       run: (job) => this.runJob(job),
-      // A workstream whose thread was never opened ends its turn quietly: the gateway reported that failure.
-      failed: (error) => isAbandonedCreation(error) || this.logError('running a turn', error),
+      failed: (error) => this.logError('running a turn', error),
       active: () => (this.lastActiveMs = this.env.now()),
     });
   }

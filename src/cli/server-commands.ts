@@ -28,6 +28,7 @@ export const startCommand: CliCommand = {
 async function stopWithin(stopping: Promise<void>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<false>((resolve) => {
+    // Purpose: timeout (how long a stop may take).
     timer = setTimeout(() => resolve(false), ms);
   });
   try {

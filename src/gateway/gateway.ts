@@ -137,6 +137,7 @@ class ChannelGateway implements Gateway {
     if (this.adapters.size === 0) this.logger.warn('no channel adapter is enabled');
     if (this.stopped) return;
     this.unsubscribeForms = this.forms.subscribe(this.deps.elicitations, this.deps.authorizations);
+    // Purpose: cadence (expired subscriptions are swept).
     this.sweepTimer = setInterval(() => this.subs.sweep(), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
     this.pruneTimer = this.ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS);

@@ -109,6 +109,7 @@ export class InboundLedger {
   /** Prunes now and every hour (beyond the catch-up window plus a margin nothing replays a row); returns the timer. */
   startPruning(retainMs: number): NodeJS.Timeout {
     void this.prune(retainMs);
+    // Purpose: cadence (ledger rows are pruned hourly).
     const timer = setInterval(() => void this.prune(retainMs), PRUNE_INTERVAL_MS);
     timer.unref();
     return timer;

@@ -96,6 +96,7 @@ export class LinkDirectory {
       // Stale stays stale (lookups keep going to the database) until a later load works.
       this.logger.warn({ error: describeError(error) }, 'could not load the link directory');
       if (generation !== this.generation || this.off) return;
+      // Purpose: backoff (a failed load is retried after POLL_MS).
       this.retry = setTimeout(() => void this.load(), POLL_MS);
       this.retry.unref();
     }

@@ -76,6 +76,7 @@ export function createNotifyOutboxWorker(deps: OutboxDeliveryDeps, options: Outb
 
   function schedule(): void {
     if (stopped) return;
+    // Purpose: cadence (the outbox is polled for deliveries left behind).
     timer = setTimeout(() => {
       sweep()
         .catch((error: unknown) => deps.logger.error({ reason: describeError(error) }, 'notify.outbox.sweep_failed'))

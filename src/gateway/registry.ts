@@ -40,6 +40,7 @@ export async function registerService(options: RegistryOptions): Promise<Service
       logger.warn({ serviceId }, 'registry.reregistered');
     }
   };
+  // Purpose: heartbeat (the service row is refreshed before it goes stale).
   const timer = setInterval(() => {
     void beat().catch((error: unknown) => logger.warn({ err: error }, 'registry.heartbeat_failed'));
   }, options.heartbeatMs ?? 30_000);

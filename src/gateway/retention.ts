@@ -38,6 +38,7 @@ export async function runRetention(settings: RetentionSettings): Promise<void> {
 /** Runs at once, then hourly; the timer does not hold the process open. */
 export function startRetention(settings: RetentionSettings): NodeJS.Timeout {
   void runRetention(settings);
+  // Purpose: cadence (retention runs hourly).
   const timer = setInterval(() => void runRetention(settings), RETENTION_INTERVAL_MS);
   timer.unref();
   return timer;

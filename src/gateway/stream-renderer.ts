@@ -253,6 +253,7 @@ export class StreamRenderer {
   private scheduleFlush(): void {
     if (this.flushTimer !== undefined || this.closed) return;
     const wait = Math.max(0, this.lastFlush + this.intervalMs - Date.now());
+    // Purpose: throttle (edits go out at most once per interval).
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       void this.enqueue(() => this.flush());

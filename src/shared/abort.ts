@@ -52,6 +52,7 @@ export function linkedSignal(parent: AbortSignal | undefined, options: { timeout
   if (parent?.aborted) forward();
   else parent?.addEventListener('abort', forward, { once: true });
   const { timeoutMs, timeoutReason } = options;
+  // Purpose: timeout (the linked signal aborts once timeoutMs passed).
   const timer = timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(timeoutReason?.() ?? new DOMException('timed out', 'TimeoutError')), timeoutMs);
   timer?.unref();
   return {

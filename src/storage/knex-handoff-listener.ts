@@ -50,6 +50,7 @@ export async function listenForHandoffs(knex: Knex, onWake: (target: string, id:
     current = connection;
   };
   const scheduleRetry = (): void => {
+    // Purpose: backoff (the LISTEN connection is retried after RETRY_MS).
     retry = setTimeout(() => void connect().catch((error: unknown) => (onError(error), closed ? undefined : scheduleRetry())), RETRY_MS);
     retry.unref();
   };

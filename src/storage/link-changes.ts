@@ -49,6 +49,7 @@ export class LinkChanges implements ChangeFeed {
       }
     };
     const ready = poll();
+    // Purpose: cadence (link changes are polled).
     const timer = setInterval(() => void poll(), intervalMs);
     timer.unref();
     return {

@@ -255,6 +255,7 @@ function connectError(name: string, error: unknown, options: McpConnectOptions):
 /** Bounded (5 s per step) and never throws: a stuck close must not wedge removal or shutdown. */
 async function closeQuietly(client: Client, transport: Transport): Promise<void> {
   const bounded = (work: Promise<unknown>): Promise<unknown> =>
+    // Purpose: timeout (each close step is bounded to 5 s).
     Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
   if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
     await bounded(transport.terminateSession());

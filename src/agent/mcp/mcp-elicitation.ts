@@ -29,6 +29,7 @@ export async function handleElicitation(
     expiresAt: isoFromMs(Date.now() + timeoutMs),
   };
   const controller = new AbortController();
+  // Purpose: timeout (an unanswered elicitation expires).
   const timer = setTimeout(() => controller.abort(new Error('elicitation timed out')), timeoutMs);
   const onServerAbort = (): void => controller.abort(new Error('cancelled by server'));
   serverSignal.addEventListener('abort', onServerAbort, { once: true });

@@ -50,6 +50,7 @@ export async function startServers(context: ManagerContext, signal?: AbortSignal
   const all = Promise.allSettled([...context.servers.values()].map((state) => connectRecording(context, state, signal)));
   track(context, all, 'start-up connect');
   await new Promise<void>((resolve) => {
+    // Purpose: timeout (start-up waits this long for servers, then goes on without them).
     const timer = setTimeout(resolve, context.settings.startWaitMs);
     timer.unref();
     const onAbort = (): void => resolve();

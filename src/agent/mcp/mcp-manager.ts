@@ -290,6 +290,7 @@ async function shutdownManager(context: ManagerContext): Promise<void> {
 
 function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
   return new Promise((resolve) => {
+    // Purpose: timeout (how long shutdown waits for the work).
     const timer = setTimeout(resolve, ms);
     timer.unref();
     void work.finally(() => {

@@ -101,8 +101,10 @@ export class AuthorizationStates {
       const wake = (value: McpOAuthOutcome): void => finish(() => resolve(value));
       const onAbort = (): void => finish(() => reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled')));
       const late = `authorization not completed within ${Math.round(timeoutMs / 1000)}s`;
+      // Purpose: timeout (the authorization wait expires).
       const timer = setTimeout(() => finish(() => reject(new AuthorizationWaitError('expired', late))), timeoutMs);
       // A failed read is retried at the next tick; the time-out still bounds the wait.
+      // Purpose: cadence (the stored outcome is polled; another instance may complete it).
       const poll = setInterval(() => void this.readOutcome(stateHash).then((value) => value !== undefined && wake(value)), this.options.pollMs);
       this.waiters.set(stateHash, wake);
       if (signal.aborted) onAbort();

@@ -127,6 +127,7 @@ export function scheduleListRefresh(context: ManagerContext, state: ServerState,
   if (context.isShutdown || state.debounceTimers.has(kind)) return;
   const last = state.lastRefreshAt.get(kind);
   const wait = last === undefined ? 0 : Math.max(0, last + context.settings.debounceMs - context.settings.now());
+  // Purpose: throttle (list refreshes of one kind are debounced).
   const timer = setTimeout(() => {
     state.debounceTimers.delete(kind);
     state.lastRefreshAt.set(kind, context.settings.now());

@@ -94,6 +94,7 @@ export class StreamWatchdog {
 
   #arm(phase: Phase, limitMs: number): void {
     this.#clear();
+    // Purpose: timeout (a model stream silent for too long in this phase is aborted).
     this.#timer = setTimeout(() => {
       this.#expired = { phase, limitMs };
       this.#controller.abort(streamTimeoutError(this.vendor, phase, limitMs));

@@ -73,6 +73,7 @@ function probe(command: string, args: readonly string[], signal: AbortSignal | u
     const child = spawn(command, [...args], { stdio: ['ignore', 'ignore', 'pipe'], ...(signal ? { signal } : {}) });
     // Our own timer, not spawn's `timeout` option: that one is cleared only on 'exit', which a command that cannot
     // start never emits, so it held the process for 10 s after a missing bwrap.
+    // Purpose: timeout (a probe that hangs is killed).
     const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
     const settle = (outcome: { ok: true } | { ok: false; problem: string }): void => {
       clearTimeout(timer);

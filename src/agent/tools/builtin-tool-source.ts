@@ -139,6 +139,7 @@ async function runWithTimeout(handler: ToolHandler, args: Record<string, unknown
   const timeoutMs = context.timeoutMs > 0 ? context.timeoutMs : undefined;
   // An own (referenced) timer rather than AbortSignal.timeout, so a pending call keeps the process alive.
   const timeout = new AbortController();
+  // Purpose: timeout (the tool call is aborted after timeoutMs).
   const timer = timeoutMs === undefined ? undefined : setTimeout(() => timeout.abort(new DOMException('tool call timed out', 'TimeoutError')), timeoutMs);
   const signal = AbortSignal.any([context.signal, timeout.signal]);
   const seconds = timeoutMs === undefined ? 0 : Math.round(timeoutMs / 100) / 10;
@@ -175,6 +176,7 @@ async function runWithTimeout(handler: ToolHandler, args: Record<string, unknown
 function delay(ms: number): { promise: Promise<void>; cancel(): void } {
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<void>((resolve) => {
+    // Purpose: timeout (the grace a cancelled call gets to finish).
     timer = setTimeout(resolve, ms);
   });
   return { promise, cancel: () => clearTimeout(timer) };

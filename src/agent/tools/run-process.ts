@@ -81,12 +81,15 @@ export function runProcess(command: string, args: readonly string[], options: Ru
       if (reason === 'timeout') outcome.timedOut = true;
       else markStop(outcome, options.signal);
       killGroup(child.pid, 'SIGTERM');
+      // Purpose: timeout (SIGKILL when SIGTERM was not enough within the grace).
       timers.push(setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? 1000));
       // Pipes held open by an escaped grandchild must not keep us waiting forever.
+      // Purpose: timeout (stop reading pipes an escaped grandchild holds).
       timers.push(setTimeout(() => { child.stdout?.destroy(); child.stderr?.destroy(); finish(); }, (options.killGraceMs ?? 1000) + 2000));
     };
     const onAbort = (): void => stop('signal');
     options.signal.addEventListener('abort', onAbort, { once: true });
+    // Purpose: timeout (the command's own time limit).
     if (options.timeoutMs !== undefined && options.timeoutMs > 0) timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
 
     attachChild(child, outcome, options, finish);

@@ -1,5 +1,4 @@
 /** The turn loop: call the model, prepare/approve/execute its tool calls, append results, until it answers. */
-import { isAbandonedCreation } from '../abandoned-creation.js';
 import { traceTurn } from '../agent-telemetry.js';
 import { isAbortError, untilAborted } from '../../shared/abort.js';
 import { describeError, ProviderError } from '../../shared/errors.js';
@@ -143,7 +142,7 @@ async function runUserOrResume(ctx: TurnContext, start: TurnStart): Promise<Turn
   const saved = ctx.host.accept ? ctx.host.accept(start.message) : ctx.host.persist(start.message);
   // Handled from the start: the commit can fail while the model call runs, before anything awaits it.
   const logged = saved.catch((error: unknown) => {
-    if (!isAbandonedCreation(error)) ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message');
+    ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message');
   });
   try {
     return await runSteps({ ...ctx, streamModel: answerAfter(ctx.streamModel, saved) }, undefined);

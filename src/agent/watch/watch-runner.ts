@@ -57,6 +57,7 @@ export class WatchRunner {
     const tick = (): void => {
       void this.tick().catch((error: unknown) => this.options.logger.error({ err: describeError(error) }, 'watch tick failed'));
     };
+    // Purpose: cadence (watches due are run each tick).
     this.timer = setInterval(tick, this.options.tickMs ?? DEFAULT_WATCH_TICK_MS);
     this.timer.unref();
     tick();

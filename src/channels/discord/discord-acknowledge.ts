@@ -32,6 +32,7 @@ export function modalOrReplyClick(interaction: ButtonInteraction, logger: Logger
     );
     return acked;
   };
+  // Purpose: timeout (Discord's 3 s acknowledgement deadline: defer if the answer is not ready).
   const timer = setTimeout(() => void ackWith('defer', () => interaction.deferReply({ flags: MessageFlags.Ephemeral })), ACK_DEADLINE_MS);
   timer.unref();
   return {

@@ -127,6 +127,7 @@ export class DiscordShardClients implements HistorySource {
 async function boundedWait(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<void>((resolve) => {
+    // Purpose: timeout (the wait is bounded to ms).
     timer = setTimeout(resolve, ms);
   });
   await Promise.race([promise, limit]).finally(() => clearTimeout(timer));

@@ -68,6 +68,7 @@ export class ShardKeeper {
   /** Runs the first round (so the start connects what it can hold), then one round per heartbeat. */
   async start(): Promise<void> {
     await this.tick();
+    // Purpose: heartbeat (shard leases are renewed and taken each round).
     this.timer = setInterval(() => void this.tick(), this.cluster.heartbeatMs);
     this.timer.unref();
   }

@@ -96,6 +96,7 @@ export class SlackHttpReceiver implements Receiver {
         answer(response === undefined || response === '' ? text(200) : typeof response === 'string' ? text(200, response) : json(response));
       },
     };
+    // Purpose: timeout (Slack's 3 s acknowledgement deadline).
     const deadline = setTimeout(() => answer(text(200)), ACK_DEADLINE_MS);
     try {
       const processed = app.processEvent(event).then(

@@ -59,6 +59,7 @@ function runWorker(job: FitImageJob, timeBudgetMs: number): Promise<FitImageAnsw
       resolve(answer);
       void worker.terminate();
     };
+    // Purpose: timeout (an image that takes too long is refused).
     const timer = setTimeout(() => finish({ ok: false, error: `it took more than ${Math.max(1, Math.round(timeBudgetMs / 1000))} s to process` }), timeBudgetMs);
     worker.once('message', (answer: FitImageAnswer) => finish(answer));
     worker.once('error', (error: Error) => finish({ ok: false, error: `it could not be processed (${error.message.slice(0, 120)})` }));

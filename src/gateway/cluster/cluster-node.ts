@@ -41,6 +41,7 @@ export class ClusterNode {
   /** Starts taking handoffs and beating; the first beat runs at once (work a dead instance left is taken soon). */
   async start(): Promise<void> {
     await this.options.inbox.start();
+    // Purpose: heartbeat (the lease and handoffs of this instance).
     this.timer = setInterval(() => void this.beat(), this.options.heartbeatMs);
     this.timer.unref();
     void this.beat();

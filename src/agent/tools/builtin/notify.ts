@@ -86,6 +86,7 @@ async function prepare(args: Record<string, unknown>, context: ToolContext, opti
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason as Error);
+    // Purpose: backoff (a pause between delivery attempts), cancelled by the signal.
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
       resolve();
