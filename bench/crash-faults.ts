@@ -8,9 +8,10 @@
  * the answer; it counts questions with no complete answer, questions answered twice (two complete answers) and
  * duplicate history rows.
  *
- *   npm run bench:crash -- --rounds=10 [--kinds=stream,tool,answered] [--database=postgres://…]
+ *   npm run bench:crash -- --rounds=10 [--kinds=stream,tool,answered] [--database=postgres://… [--takeover]]
  *
- * `--database` runs the one gateway on PostgreSQL (restarted on the same data; no second instance takes over).
+ * `--database` runs the gateway on PostgreSQL, restarted on the same data; with `--takeover` two instances share the
+ * database and each kill hits the one holding the conversation: the other must finish it (bench/support/crash-instances.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +20,7 @@ import { INTERRUPTED_MARKER, INTERRUPTED_TOOL_RESULT } from '../src/shared/inter
 import { FakeDiscord, type FakeMessage } from '../test/fakes/fake-discord.js';
 import { startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
 import { waitFor } from '../test/fakes/mcp-servers.js';
-import { GatewayProcesses } from '../test/helpers/gateway-process.js';
+import { CrashInstances } from './support/crash-instances.js';
 
 const CHANNEL = '300000000000000001';
 const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
@@ -54,7 +55,7 @@ function sleeps(marker: string): number {
 async function main(): Promise<void> {
   const [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
   const database = arg('database', '');
-  const gateways = new GatewayProcesses({ llm, discord, extraToml: '[tools]\nsandbox = "off"\n', ...(database === '' ? {} : { databaseUrl: database }) });
+  const gateways = new CrashInstances(discord, llm, database, process.argv.includes('--takeover'));
   const user = discord.user('400000000000000041', 'gus');
   const bot = (threadId: string): FakeMessage[] => discord.state.messagesIn(threadId).filter((message) => message.author.id === discord.state.bot.id);
   const sent = (index: number): string => JSON.stringify(llm.requests[index]?.body ?? {});
@@ -98,8 +99,8 @@ async function main(): Promise<void> {
     // Not shown within the wait (the gateway did not answer before the kill): counted below like any other round.
     if (afterEdit) await discord.waitFor(() => bot(threadId).find(complete), 30_000, 'the final edit').catch(() => undefined);
     else await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 400)));
-    await gateways.kill();
-    await gateways.start();
+    await gateways.kill(threadId);
+    await gateways.recover();
     await waitFor(async () => (await gateways.db()('turn_journal').count({ n: '*' }))[0]?.n === 0, 'journal settled', 30_000).catch(() => undefined);
     await waitFor(() => bot(threadId).some((message) => complete(message) || message.content === again), 'an answer', 30_000).catch(() => undefined);
     const shown = bot(threadId).filter((message) => complete(message) || message.content === again).length;
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
     if (shown > 1) answered.duplicated++;
     answered.partialMissing += await duplicateRows(threadId);
     llm.fallback = undefined;
+    await gateways.settle();
   };
   try {
     await gateways.start();
@@ -127,15 +129,16 @@ async function main(): Promise<void> {
       llm.enqueue({ text: Array.from({ length: 60 }, (_, index) => `w${round}x${index} `), delayMs: 60 });
       const threadId = await mention(`stream round ${round}`);
       await discord.waitFor(() => bot(threadId).some((message) => message.content.includes(`w${round}x${shownWords} `)), 30_000, 'streaming');
-      await gateways.kill();
+      await gateways.kill(threadId);
       const answer = `answer of stream round ${round}`;
       llm.enqueue({ text: answer });
-      await gateways.start();
+      await gateways.recover();
       const answered = await answeredCount(threadId, answer);
       stream.rounds++;
       if (answered === 0) stream.lost++;
       if (answered > 1 || llm.requests.length > first + 2) stream.duplicated++;
       if (!sent(first + 1).includes(INTERRUPTED_MARKER) || !sent(first + 1).includes(`w${round}x0 `)) stream.partialMissing++;
+      await gateways.settle();
 
       // Mid-tool: killed while an approved bash call sleeps between its two side effects.
       const marker = `91.${String(1000 + round)}`;
@@ -156,12 +159,12 @@ async function main(): Promise<void> {
       const route = await gateways.stores().routes.getRoute('discord', toolThread);
       const log = path.join(gateways.dir, 'data', 'workspaces', route?.wsId ?? 'missing', 'runs.log');
       await waitFor(() => existsSync(log) && sleeps(marker) === 1, 'the command to run', 30_000);
-      await gateways.kill();
+      await gateways.kill(toolThread);
       await waitFor(() => sleeps(marker) === 0, 'the command to die', 10_000).catch(() => undefined);
       if (sleeps(marker) > 0) tool.orphans++;
       const toolAnswer = `answer of tool round ${round}`;
       llm.enqueue({ text: toolAnswer });
-      await gateways.start();
+      await gateways.recover();
       const toolAnswered = await answeredCount(toolThread, toolAnswer);
       tool.rounds++;
       if (toolAnswered === 0) tool.lost++;
@@ -170,12 +173,14 @@ async function main(): Promise<void> {
       const runs = readFileSync(log, 'utf8').split('\n').filter((line) => line === 'start').length;
       if (runs !== 1) tool.toolRanTwice++;
       if (readFileSync(log, 'utf8').includes('end')) tool.orphans++;
+      await gateways.settle();
       process.stderr.write(`round ${round + 1}/${rounds} done\n`);
     }
   } finally {
     await gateways.close();
     await Promise.allSettled([discord.close(), llm.close()]);
   }
+  if (gateways.takeover) console.log(`kills finished by the other instance: ${gateways.takeovers}`);
   console.log('fault kind  | rounds | lost | answered twice | not in history | tool ran twice | tool outlived the gateway');
   console.log('----------- | ------ | ---- | -------------- | -------------- | -------------- | -------------------------');
   console.log('(answered: "not in history" counts duplicate history rows instead)');

@@ -45,7 +45,7 @@ export async function startAgentAndChannels({ config, logger, stores, live, stac
   // The MCP manager's elicitation requests become form cards in the thread of the workstream that triggered them; its
   // OAuth sign-in links go to the caller privately, and the waiting call shows as a card with Cancel in that thread.
   const manager = cluster?.manager ?? runtime.manager;
-  const gateway = createGateway({ config, adapters: live.adapters, manager, stores, logger, elicitations: mcp, authorizations: mcp, mcp });
+  const gateway = createGateway({ config, adapters: live.adapters, manager, stores, logger, elicitations: mcp, authorizations: mcp, mcp, instanceId });
   live.gateway = gateway;
   stack.push('gateway', () => gateway.stop());
   cluster?.attach(gateway);

@@ -20,8 +20,11 @@ export interface CatchUpDeps {
   windowMs: number;
   now: () => number;
   signal: AbortSignal;
-  /** The normal inbound path (ledger first). */
-  dispatch(adapter: ChannelAdapter, event: InboundMessage): Promise<void>;
+  /**
+   * The normal inbound path (ledger first). `lostAtMs`: a message claimed before it by a process that died before
+   * storing it is handled again (`InboundLedger.admit`).
+   */
+  dispatch(adapter: ChannelAdapter, event: InboundMessage, lostAtMs: number): Promise<void>;
 }
 
 export interface CatchUpReport {
@@ -93,12 +96,13 @@ export class CatchUp {
     const history = adapter.history;
     if (!history) return 0;
     try {
+      // The newest message settled before the loss: a pending claim after it (its message never stored) is fetched again.
       const cursor = await stores.inboundEvents.cursor(adapter.platform, channelId, lostAtMs);
       const start = { afterId: cursor?.messageId, sinceMs: now() - windowMs };
       const messages = await history.messagesAfter(channelId, start, CATCH_UP_MESSAGE_LIMIT, signal);
       // Handed over in order without waiting for each: the ledger claims and the routing lanes keep the order per
       // conversation (and per thread), while thread openings and turns of different messages overlap.
-      await Promise.all(messages.map((message) => this.deps.dispatch(adapter, message)));
+      await Promise.all(messages.map((message) => this.deps.dispatch(adapter, message, lostAtMs)));
       return messages.length;
     } catch (error) {
       this.deps.logger.warn({ platform: adapter.platform, error: describeError(error) }, 'catch-up of a conversation failed');

@@ -22,6 +22,8 @@ export interface GatewayDeps {
   authorizations?: AuthorizationLinkSource;
   /** MCP for the in-conversation `/mcp` command (absent: the command says MCP is not running). */
   mcp?: GatewayMcp;
+  /** The registry's service id of this process (a pending inbound claim names it, docs/design/durability.md). */
+  instanceId?: string;
   /** Tuning for tests and benchmarks; defaults follow the operational contract. */
   options?: { editIntervalMs?: number; typingIntervalMs?: number; now?: () => number };
 }

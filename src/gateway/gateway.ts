@@ -10,7 +10,7 @@ import type { Logger } from '../shared/logger.js';
 import { ApprovalDesk } from './approvals.js';
 import { AttachmentIntake } from './attachments/attachment-intake.js';
 import { CatchUp } from './catch-up.js';
-import { InboundLedger, LEDGER_MARGIN_MS } from './inbound-ledger.js';
+import { InboundLedger, LEDGER_MARGIN_MS, ledgerOptions } from './inbound-ledger.js';
 import { isClustered } from './cluster/cluster-mode.js';
 import { CommandHandler } from './commands.js';
 import { ConversationStarts } from './conversation-start.js';
@@ -85,10 +85,10 @@ class ChannelGateway implements Gateway {
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
     this.router = new Router(deps.stores, deps.manager, this.now, { singleInstance: !isClustered(deps.config), logger: this.logger });
     this.hints = new LinkHints(this.now, this.controller.signal);
-    this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger, { singleInstance: !isClustered(deps.config) });
+    this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger, ledgerOptions(deps.config, deps.instanceId));
     this.catchUp = new CatchUp({
       stores: deps.stores, logger: this.logger, now: this.now, signal: this.controller.signal,
-      windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event) => this.dispatch(adapter, event),
+      windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event, lostAtMs) => this.dispatch(adapter, event, lostAtMs),
     });
     this.subs = new Subscriptions({
       logger: this.logger, desk: () => this.desk, ...timingOf(deps.options),
@@ -223,13 +223,14 @@ class ChannelGateway implements Gateway {
     await settleInterruptedTurns(this.recoveryDeps(), wsId);
   }
 
-  private dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
-    return this.stopped ? refuseWhileStopping(event) : this.handling.track(this.handle(adapter, event));
+  /** `lostAtMs`: from catch-up (see `InboundLedger.admit`). */
+  private dispatch(adapter: ChannelAdapter, event: InboundEvent, lostAtMs?: number): Promise<void> {
+    return this.stopped ? refuseWhileStopping(event) : this.handling.track(this.handle(adapter, event, lostAtMs));
   }
 
-  private async handle(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
+  private async handle(adapter: ChannelAdapter, event: InboundEvent, lostAtMs?: number): Promise<void> {
     // The dedup ledger, before any work: a replay, a retry or a catch-up overlap stops here.
-    if (!(await this.ledger.admit(adapter.platform, event))) return;
+    if (!(await this.ledger.admit(adapter.platform, event, lostAtMs))) return;
     try {
       await this.handleAdmitted(adapter, event);
     } finally {

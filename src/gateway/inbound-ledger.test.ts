@@ -26,6 +26,7 @@ describe('InboundLedger', () => {
   });
 
   const ledger = (singleInstance: boolean): InboundLedger => new InboundLedger(db.stores.inboundEvents, Date.now, createSilentLogger(), { singleInstance });
+  const pendingRows = async (): Promise<number> => Number((await db.knex('inbound_events').where({ pending: 1 }).count({ n: '*' }).first())?.n);
   const stored = async (): Promise<number> => Number((await db.knex('inbound_events').where({ platform: 'discord' }).count({ n: '*' }).first())?.n);
   /** Resolves once every claim written behind before it has committed (the write batches commit in order). */
   let flushes = 0;
@@ -60,7 +61,37 @@ describe('InboundLedger', () => {
     assert.equal(await stored(), 1, 'written with the turn\'s accepted write');
     const cluster = ledger(false);
     assert.equal(await cluster.admit('discord', kept), true);
-    assert.equal(cluster.take(kept), undefined, 'a claim granted by the database is written already');
+    const pending = cluster.take(kept);
+    assert.equal(pending?.eventKey, 'msg:t1:1001', 'a claim granted by the database is settled by the message write');
+    assert.equal(await pendingRows(), 1);
+    await db.stores.turnJournal.apply([{ kind: 'begin', turnId: 'turn-2', wsId: 'ws-1', resumed: false, receipt: pending as NonNullable<typeof pending> }]);
+    assert.equal(await pendingRows(), 0, 'settled with the accepted write');
+  });
+
+  it('hands a message claimed by a process that died before storing it to catch-up, never one of a live process', async () => {
+    const options = (instanceId: string) => ({ instanceId, deadAfterMs: 2_000 });
+    const store = db.stores.inboundEvents;
+    const dead = new InboundLedger(store, Date.now, createSilentLogger(), options('dead-one'));
+    const survivor = new InboundLedger(store, Date.now, createSilentLogger(), options('survivor'));
+    assert.equal(await dead.admit('discord', message('t3', '70')), true, 'claimed; the process dies before the message is stored');
+    assert.equal(await survivor.admit('discord', message('t3', '70')), false, 'a replay is still refused');
+    const lostAt = Date.now() + 1;
+    assert.equal(await survivor.admit('discord', message('t3', '70'), lostAt), true, 'catch-up takes it again');
+    await db.stores.services.register({ serviceType: 'gateway', serviceId: 'survivor', url: 'http://survivor' });
+    const third = new InboundLedger(store, Date.now, createSilentLogger(), options('third'));
+    assert.equal(await third.admit('discord', message('t3', '70'), lostAt), false, 'once: the survivor beats');
+
+    await db.stores.services.register({ serviceType: 'gateway', serviceId: 'alive-one', url: 'http://alive' });
+    const alive = new InboundLedger(store, Date.now, createSilentLogger(), options('alive-one'));
+    const slow = message('t3', '71');
+    assert.equal(await alive.admit('discord', slow), true);
+    assert.equal(await survivor.admit('discord', message('t3', '71'), Date.now() + 1), false, 'its claimer beats: still being handled');
+    assert.equal(await survivor.admit('discord', message('t3', '72'), Date.now() + 1), true, 'a message nobody claimed');
+    await alive.settle(slow);
+    await written();
+    await db.stores.services.deregister('gateway', 'alive-one');
+    assert.equal(await survivor.admit('discord', message('t3', '71'), Date.now() + 1), false, 'settled (handled, nothing stored): never again');
+    assert.equal((await store.cursor('discord', 't3', Date.now() + 1))?.messageId, '71', 'catch-up starts after the newest settled message');
   });
 
   it('after a restart, claims messages at or below the stored floor in the database', async () => {

@@ -2,10 +2,14 @@
  * The gateway side of the dedup ledger (ADR 0015): every inbound event is recorded by platform + event key before any
  * work, so a replay (Discord RESUME), a retry (Slack), a catch-up overlap or a second instance starts nothing twice.
  */
+import { randomUUID } from 'node:crypto';
 import type { InboundEvent } from '../channels/channel-adapter.js';
+import type { Config } from '../config/index.js';
 import { describeError } from '../shared/errors.js';
+import { isoFromMs } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
+import { isClustered } from './cluster/cluster-mode.js';
 import { RecentClaims } from './recent-claims.js';
 import type { InboundClaim, InboundEventStore } from '../storage/inbound-event-store.js';
 
@@ -24,16 +28,24 @@ export class InboundLedger {
   /** Present when this is the only gateway on its database (SQLite): new messages are admitted from memory. */
   private readonly recent: RecentClaims | undefined;
 
-  /** Rows of events admitted from memory, not written yet (see `take`). */
+  /** Rows of messages not stored yet: admitted from memory (not written) or claimed pending (see `take`). */
   private readonly deferred = new WeakMap<InboundEvent, InboundClaim>();
+
+  /** This process, as a pending claim's `claimed_by` (the registry's service id when given). */
+  private readonly claimedBy: string;
+
+  /** PostgreSQL: a claimer with no registry heartbeat this recent is dead (see `reclaim`); absent on a single instance. */
+  private readonly deadAfterMs: number | undefined;
 
   constructor(
     private readonly store: InboundEventStore,
     private readonly now: () => number,
     private readonly logger: Logger,
-    options: { singleInstance?: boolean } = {},
+    options: { singleInstance?: boolean; instanceId?: string; deadAfterMs?: number } = {},
   ) {
     this.recent = options.singleInstance === true ? new RecentClaims() : undefined;
+    this.claimedBy = options.instanceId ?? randomUUID();
+    this.deadAfterMs = options.singleInstance === true ? undefined : options.deadAfterMs;
   }
 
   /**
@@ -61,14 +73,16 @@ export class InboundLedger {
    *
    * A message known to be new (see RecentClaims) is admitted at once; its row is written with the message itself (see
    * `take`), or behind once its handling ended (`settle`), so a kill before the message was stored leaves no row and
-   * catch-up delivers it again (docs/design/durability.md).
+   * catch-up delivers it again (docs/design/durability.md). Any other message is claimed first, *pending* until the
+   * same writes settle it; `reclaimBefore` (catch-up): a pending claim older than it, of a process that died before
+   * storing the message, is taken again.
    */
-  admit(platform: string, event: InboundEvent): Promise<boolean> {
+  admit(platform: string, event: InboundEvent, reclaimBefore?: number): Promise<boolean> {
     const claim = claimOf(platform, event, this.now());
     if (!claim) return Promise.resolve(true);
     const known = this.recent?.check(claim) ?? 'unknown';
     if (known === 'new') this.deferred.set(event, claim);
-    const admitted = known === 'unknown' ? this.record(claim).then((first) => first && (this.recent?.granted(claim) ?? true)) : Promise.resolve(known === 'new');
+    const admitted = known === 'unknown' ? this.claimFirst(event, claim, reclaimBefore) : Promise.resolve(known === 'new');
     if (claim.channelId === undefined) return admitted;
     return this.order.run(`${platform}:${claim.channelId}`, () => admitted);
   }
@@ -98,6 +112,30 @@ export class InboundLedger {
     return claim === undefined ? Promise.resolve() : this.release(claim);
   }
 
+  /** Claimed in the database before any work; a message's claim stays pending until the message's write settles it. */
+  private async claimFirst(event: InboundEvent, claim: InboundClaim, reclaimBefore: number | undefined): Promise<boolean> {
+    const isMessage = claim.messageId !== undefined && claim.messageId !== '';
+    const pending = isMessage ? { ...claim, claimedBy: this.claimedBy } : claim;
+    let first = await this.record(pending);
+    if (!first && isMessage && reclaimBefore !== undefined) first = await this.reclaim({ ...claim, claimedBy: this.claimedBy }, reclaimBefore);
+    if (!first || !(this.recent?.granted(claim) ?? true)) return false;
+    if (isMessage) this.deferred.set(event, claim);
+    return true;
+  }
+
+  /** A pending claim of a process that died before storing the message (the instance lock or the registry says so). */
+  private async reclaim(claim: InboundClaim & { claimedBy: string }, before: number): Promise<boolean> {
+    const aliveSince = this.deadAfterMs === undefined ? undefined : isoFromMs(this.now() - this.deadAfterMs);
+    try {
+      const taken = await this.store.reclaim(claim, { before, ...(aliveSince === undefined ? {} : { aliveSince }) });
+      if (taken) this.logger.info({ platform: claim.platform, channelId: claim.channelId }, 'a message claimed by a process that died is handled again');
+      return taken;
+    } catch (error) {
+      this.logger.warn({ platform: claim.platform, error: describeError(error) }, 'inbound ledger reclaim failed');
+      return false;
+    }
+  }
+
   /** `behind`: nobody waits for the row, which joins the next write batch (ADR 0031). */
   private record(claim: InboundClaim, behind = false): Promise<boolean> {
     return (behind ? this.store.claimBehind(claim) : this.store.claim(claim)).catch((error: unknown) => {
@@ -124,6 +162,16 @@ export class InboundLedger {
       this.logger.warn({ error: describeError(error) }, 'inbound ledger prune failed');
     }
   }
+}
+
+/**
+ * A single instance (SQLite) admits new messages from memory. On PostgreSQL a pending claim's process counts as dead
+ * once its registry heartbeat is older than a lease's time less one beat: by the time its Discord shard's lease has
+ * expired and another instance took it (and caught up), the claim is taken again.
+ */
+export function ledgerOptions(config: Config, instanceId: string | undefined): { singleInstance: boolean; instanceId?: string; deadAfterMs: number } {
+  const { heartbeat_s: heartbeat, lease_ttl_s: ttl } = config.cluster;
+  return { singleInstance: !isClustered(config), ...(instanceId === undefined ? {} : { instanceId }), deadAfterMs: (ttl - heartbeat) * 1000 };
 }
 
 /** The ledger row of an event: messages by conversation + message id, interactions by their platform id. */

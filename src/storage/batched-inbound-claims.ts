@@ -5,7 +5,7 @@
  * only after its row is committed (ADR 0015): nothing is handled before its ledger row is durable.
  */
 import { GroupCommit, type Schedule } from '../shared/group-commit.js';
-import { claimId, type InboundClaim, type InboundCursor, type InboundEventStore } from './inbound-event-store.js';
+import { claimId, type InboundClaim, type InboundCursor, type InboundEventStore, type ReclaimRule } from './inbound-event-store.js';
 
 export interface ClaimingManyStore extends InboundEventStore {
   /** Records the claims; resolves with the `claimId`s this call recorded first. */
@@ -40,6 +40,10 @@ export class BatchedInboundClaims implements InboundEventStore {
   /** Not grouped here: the write batch it joins already shares one transaction. */
   claimBehind(claim: InboundClaim): Promise<boolean> {
     return this.store.claimBehind(claim);
+  }
+
+  reclaim(claim: InboundClaim & { claimedBy: string }, rule: ReclaimRule): Promise<boolean> {
+    return this.store.reclaim(claim, rule);
   }
 
   cursor(platform: string, channelId: string, beforeMs: number): Promise<InboundCursor | undefined> {

@@ -1,7 +1,7 @@
 /** InboundEventStore on knex: `INSERT … ON CONFLICT DO NOTHING` on both dialects (atomic across instances). */
 import type { Knex } from 'knex';
 import { BatchRunner } from './batch-db.js';
-import { claimId, messageSortKey, type InboundClaim, type InboundCursor, type InboundEventStore } from './inbound-event-store.js';
+import { claimId, messageSortKey, type InboundClaim, type InboundCursor, type InboundEventStore, type ReclaimRule } from './inbound-event-store.js';
 import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 import { TickWriter } from './tick-writer.js';
@@ -26,12 +26,28 @@ export class KnexInboundEventStore implements InboundEventStore {
     return guard('inboundEvents.claim', async () => (await this.insertIgnoring([claim])).has(claimId(claim.platform, claim.eventKey)));
   }
 
+  /** Written settled: a pending row of the same event (claimed before the message) is settled by it. */
   claimBehind(claim: InboundClaim): Promise<boolean> {
     return guard('inboundEvents.claimBehind', async () => {
-      const inserted = await this.writer.write((db) => db.table(TABLE).insert(rowOf(claim)).onConflict(['platform', 'event_key']).ignore().returning(['platform', 'event_key']), {
-        oneStatement: true,
-      });
+      const inserted = await this.writer.write((db) => settledUpsert(db.table(TABLE), claim).returning(['platform', 'event_key']), { oneStatement: true });
       return (inserted as DbRow[]).length > 0;
+    });
+  }
+
+  reclaim(claim: InboundClaim & { claimedBy: string }, rule: ReclaimRule): Promise<boolean> {
+    return guard('inboundEvents.reclaim', async () => {
+      const query = this.knex(TABLE)
+        .insert(rowOf(claim))
+        .onConflict(['platform', 'event_key'])
+        .merge({ claimed_by: claim.claimedBy, received_at: claim.receivedAt })
+        .where(`${TABLE}.pending`, 1)
+        .andWhere(`${TABLE}.claimed_by`, '<>', claim.claimedBy)
+        .andWhere(`${TABLE}.received_at`, '<', rule.before);
+      if (rule.aliveSince !== undefined) {
+        const alive = this.knex('services').select('service_id').whereRaw(`services.service_id = ${TABLE}.claimed_by`).andWhere('last_heartbeat', '>=', rule.aliveSince);
+        void query.whereNotExists(alive);
+      }
+      return ((await query.returning(['event_key'])) as DbRow[]).length > 0;
     });
   }
 
@@ -59,7 +75,7 @@ export class KnexInboundEventStore implements InboundEventStore {
     return guard('inboundEvents.cursor', async () => {
       const row = (await this.knex(TABLE)
         .select('message_id', 'received_at')
-        .where({ platform, channel_id: channelId })
+        .where({ platform, channel_id: channelId, pending: 0 })
         .andWhere('received_at', '<', beforeMs)
         .andWhere('message_id', '<>', '')
         .orderBy('sort_key', 'desc')
@@ -91,9 +107,13 @@ export class KnexInboundEventStore implements InboundEventStore {
   }
 }
 
-/** The ledger row of a claim, written with the message's *waiting* or *accepted* commit point (turn journal). */
-export function inboundRowOf(claim: InboundClaim): DbRow {
-  return rowOf(claim);
+/**
+ * The ledger row of a claim, written with the message's *waiting* or *accepted* commit point (turn journal): inserted
+ * settled, or settling the pending row of a message claimed before it was stored. One statement.
+ */
+export function settledUpsert(table: Knex.QueryBuilder, claim: InboundClaim): Knex.QueryBuilder {
+  // An already settled row is left alone (nothing returned: the event was recorded before, as `claim` answers).
+  return table.insert(rowOf({ ...claim, claimedBy: undefined })).onConflict(['platform', 'event_key']).merge({ pending: 0 }).where(`${TABLE}.pending`, 1);
 }
 
 function rowOf(claim: InboundClaim): DbRow {
@@ -105,5 +125,7 @@ function rowOf(claim: InboundClaim): DbRow {
     message_id: messageId,
     sort_key: messageId === '' ? '' : messageSortKey(messageId),
     received_at: claim.receivedAt,
+    // Only a message is stored later; any other event's row is settled when written.
+    ...(claim.claimedBy === undefined || messageId === '' ? {} : { pending: 1, claimed_by: claim.claimedBy }),
   };
 }

@@ -6,7 +6,7 @@ import { guard } from './storage-errors.js';
 import type { BatchDb } from './batch-db.js';
 import { toConversationRow } from './conversation-rows.js';
 import type { InboundClaim } from './inbound-event-store.js';
-import { inboundRowOf } from './knex-inbound-event-store.js';
+import { settledUpsert } from './knex-inbound-event-store.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import type { QueuedMessageRow, TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
@@ -26,9 +26,9 @@ function toQueuedRow(row: DbRow): QueuedMessageRow {
   return { turnId: text(row.turn_id), wsId: text(row.ws_id), content: text(row.content), origin: row.origin === 'watch' ? 'watch' : 'user', seq: Number(row.seq) };
 }
 
-/** The message's ledger row, in the write that stores the message (ignored when an earlier run recorded it). */
+/** The message's ledger row, in the write that stores the message: inserted, or the pending claim settled. */
 async function writeReceipt(db: BatchDb, receipt: InboundClaim | undefined): Promise<void> {
-  if (receipt !== undefined) await db.run(db.table('inbound_events').insert(inboundRowOf(receipt)).onConflict(['platform', 'event_key']).ignore());
+  if (receipt !== undefined) await db.run(settledUpsert(db.table('inbound_events'), receipt));
 }
 
 async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Promise<void> {

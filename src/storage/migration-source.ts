@@ -24,6 +24,7 @@ import * as m20260501_37 from '../../migrations/20260501000037_create_admin_audi
 import * as m20260501_38 from '../../migrations/20260501000038_add_memory_author.js';
 import * as m20260501_50 from '../../migrations/20260501000050_create_mcp_oauth_credentials.js';
 import * as m20260601_2901 from '../../migrations/20260601002901_unique_turn_journal_ws.js';
+import * as m20260601_2910 from '../../migrations/20260601002910_inbound_pending_claims.js';
 import * as m20260601_3301 from '../../migrations/20260601003301_create_slack_installs.js';
 import * as m20260601_3401 from '../../migrations/20260601003401_create_mcp_oauth_states.js';
 import * as m20260601_3510 from '../../migrations/20260601003510_create_approval_grants.js';
@@ -54,6 +55,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260501000038_add_memory_author': m20260501_38,
   '20260501000050_create_mcp_oauth_credentials': m20260501_50,
   '20260601002901_unique_turn_journal_ws': m20260601_2901,
+  '20260601002910_inbound_pending_claims': m20260601_2910,
   '20260601003301_create_slack_installs': m20260601_3301,
   '20260601003401_create_mcp_oauth_states': m20260601_3401,
   '20260601003510_create_approval_grants': m20260601_3510,
