@@ -53,6 +53,14 @@ export class BatchRunner {
     return inSqliteTransaction(this.knex, (connection) => work(sqliteBatchDb(this.knex, connection)));
   }
 
+  /**
+   * SQLite in WAL mode with synchronous=NORMAL (`db.ts`): a commit does not sync, so BEGIN and COMMIT around a couple of
+   * statements cost more round trips than they save.
+   */
+  get commitsAreCheap(): boolean {
+    return this.sqlite;
+  }
+
   /** `work` outside a transaction (one statement commits by itself), through knex's pool like any other query. */
   alone<T>(work: (db: BatchDb) => Promise<T>): Promise<T> {
     return work(knexBatchDb(this.knex));

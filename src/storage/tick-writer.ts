@@ -45,6 +45,13 @@ interface Queued {
 /** Writes per transaction: bounds how long a statement outside the batch waits for the connection. */
 export const DEFAULT_TICK_BATCH = 64;
 
+/**
+ * At most this many one-statement writes run one after another without a transaction where commits are cheap
+ * (SQLite): two statements instead of BEGIN, two and COMMIT. They are separate callers' writes, not one unit, so a kill
+ * between them keeps an ordered prefix, as between two batches.
+ */
+const UNWRAPPED_WRITES = 2;
+
 export class TickWriter {
   private queue: Queued[] = [];
   private readonly maxWrites: number;
@@ -106,7 +113,10 @@ export class TickWriter {
   }
 
   private async run(batch: Queued[]): Promise<void> {
-    if (batch.length === 1) return this.runAlone(batch[0] as Queued);
+    if (batch.length === 1 || this.unwrapped(batch)) {
+      for (const entry of batch) await this.runAlone(entry);
+      return;
+    }
     let results: unknown[];
     try {
       results = await this.runner.transaction(async (db) => {
@@ -120,6 +130,10 @@ export class TickWriter {
       return;
     }
     batch.forEach((entry, index) => entry.resolve(results[index]));
+  }
+
+  private unwrapped(batch: readonly Queued[]): boolean {
+    return this.runner.commitsAreCheap && batch.length <= UNWRAPPED_WRITES && batch.every((entry) => entry.oneStatement);
   }
 
   private async runAlone(entry: Queued): Promise<void> {
