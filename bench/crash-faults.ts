@@ -85,7 +85,9 @@ async function main(): Promise<void> {
     const claims = (await db('inbound_events').where({ message_id: threadId }).count({ n: '*' }))[0]?.n;
     const route = await gateways.stores().routes.getRoute('discord', threadId);
     const rows = (await db('conversations').where({ ws_id: route?.wsId ?? '' }).select('role')) as Array<{ role: string }>;
-    return { claims, routed: route !== undefined, history: rows.map((row) => row.role).join(','), botMessages: bot(threadId).length };
+    // Which questions the latest model requests were for (a request too many shifts the scripted answers).
+    const asked = llm.requests.slice(-5).map((request) => JSON.stringify(request.body).match(/(?:answered|stream|tool) round \d+/)?.[0] ?? '?');
+    return { claims, routed: route !== undefined, history: rows.map((row) => row.role).join(','), botMessages: bot(threadId).length, asked };
   };
   const answeredRound = async (round: number): Promise<void> => {
     const words = Array.from({ length: 20 }, (_, index) => `a${round}x${index} `);

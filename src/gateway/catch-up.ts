@@ -21,10 +21,10 @@ export interface CatchUpDeps {
   now: () => number;
   signal: AbortSignal;
   /**
-   * The normal inbound path (ledger first). `lostAtMs`: a message claimed before it by a process that died before
-   * storing it is handled again (`InboundLedger.admit`).
+   * The normal inbound path (ledger first), `reclaim`: a message claimed by a process that died before storing it is
+   * handled again (`InboundLedger.admit`).
    */
-  dispatch(adapter: ChannelAdapter, event: InboundMessage, lostAtMs: number): Promise<void>;
+  dispatch(adapter: ChannelAdapter, event: InboundMessage, reclaim: boolean): Promise<void>;
 }
 
 export interface CatchUpReport {
@@ -102,7 +102,7 @@ export class CatchUp {
       const messages = await history.messagesAfter(channelId, start, CATCH_UP_MESSAGE_LIMIT, signal);
       // Handed over in order without waiting for each: the ledger claims and the routing lanes keep the order per
       // conversation (and per thread), while thread openings and turns of different messages overlap.
-      await Promise.all(messages.map((message) => this.deps.dispatch(adapter, message, lostAtMs)));
+      await Promise.all(messages.map((message) => this.deps.dispatch(adapter, message, true)));
       return messages.length;
     } catch (error) {
       this.deps.logger.warn({ platform: adapter.platform, error: describeError(error) }, 'catch-up of a conversation failed');

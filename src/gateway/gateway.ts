@@ -88,7 +88,7 @@ class ChannelGateway implements Gateway {
     this.ledger = new InboundLedger(deps.stores.inboundEvents, this.now, this.logger, ledgerOptions(deps.config, deps.instanceId));
     this.catchUp = new CatchUp({
       stores: deps.stores, logger: this.logger, now: this.now, signal: this.controller.signal,
-      windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event, lostAtMs) => this.dispatch(adapter, event, lostAtMs),
+      windowMs: deps.config.gateway.catch_up_hours * 3_600_000, dispatch: (adapter, event, reclaim) => this.dispatch(adapter, event, reclaim),
     });
     this.subs = new Subscriptions({
       logger: this.logger, desk: () => this.desk, ...timingOf(deps.options),
@@ -223,14 +223,14 @@ class ChannelGateway implements Gateway {
     await settleInterruptedTurns(this.recoveryDeps(), wsId);
   }
 
-  /** `lostAtMs`: from catch-up (see `InboundLedger.admit`). */
-  private dispatch(adapter: ChannelAdapter, event: InboundEvent, lostAtMs?: number): Promise<void> {
-    return this.stopped ? refuseWhileStopping(event) : this.handling.track(this.handle(adapter, event, lostAtMs));
+  /** `reclaim`: from catch-up (see `InboundLedger.admit`). */
+  private dispatch(adapter: ChannelAdapter, event: InboundEvent, reclaim = false): Promise<void> {
+    return this.stopped ? refuseWhileStopping(event) : this.handling.track(this.handle(adapter, event, reclaim));
   }
 
-  private async handle(adapter: ChannelAdapter, event: InboundEvent, lostAtMs?: number): Promise<void> {
+  private async handle(adapter: ChannelAdapter, event: InboundEvent, reclaim: boolean): Promise<void> {
     // The dedup ledger, before any work: a replay, a retry or a catch-up overlap stops here.
-    if (!(await this.ledger.admit(adapter.platform, event, lostAtMs))) return;
+    if (!(await this.ledger.admit(adapter.platform, event, reclaim))) return;
     try {
       await this.handleAdmitted(adapter, event);
     } finally {

@@ -75,22 +75,21 @@ describe('InboundLedger', () => {
     const survivor = new InboundLedger(store, Date.now, createSilentLogger(), options('survivor'));
     assert.equal(await dead.admit('discord', message('t3', '70')), true, 'claimed; the process dies before the message is stored');
     assert.equal(await survivor.admit('discord', message('t3', '70')), false, 'a replay is still refused');
-    const lostAt = Date.now() + 1;
-    assert.equal(await survivor.admit('discord', message('t3', '70'), lostAt), true, 'catch-up takes it again');
+    assert.equal(await survivor.admit('discord', message('t3', '70'), true), true, 'catch-up takes it again');
     await db.stores.services.register({ serviceType: 'gateway', serviceId: 'survivor', url: 'http://survivor' });
     const third = new InboundLedger(store, Date.now, createSilentLogger(), options('third'));
-    assert.equal(await third.admit('discord', message('t3', '70'), lostAt), false, 'once: the survivor beats');
+    assert.equal(await third.admit('discord', message('t3', '70'), true), false, 'once: the survivor beats');
 
     await db.stores.services.register({ serviceType: 'gateway', serviceId: 'alive-one', url: 'http://alive' });
     const alive = new InboundLedger(store, Date.now, createSilentLogger(), options('alive-one'));
     const slow = message('t3', '71');
     assert.equal(await alive.admit('discord', slow), true);
-    assert.equal(await survivor.admit('discord', message('t3', '71'), Date.now() + 1), false, 'its claimer beats: still being handled');
-    assert.equal(await survivor.admit('discord', message('t3', '72'), Date.now() + 1), true, 'a message nobody claimed');
+    assert.equal(await survivor.admit('discord', message('t3', '71'), true), false, 'its claimer beats: still being handled');
+    assert.equal(await survivor.admit('discord', message('t3', '72'), true), true, 'a message nobody claimed');
     await alive.settle(slow);
     await written();
     await db.stores.services.deregister('gateway', 'alive-one');
-    assert.equal(await survivor.admit('discord', message('t3', '71'), Date.now() + 1), false, 'settled (handled, nothing stored): never again');
+    assert.equal(await survivor.admit('discord', message('t3', '71'), true), false, 'settled (handled, nothing stored): never again');
     assert.equal((await store.cursor('discord', 't3', Date.now() + 1))?.messageId, '71', 'catch-up starts after the newest settled message');
   });
 

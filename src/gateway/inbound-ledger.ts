@@ -74,15 +74,15 @@ export class InboundLedger {
    * A message known to be new (see RecentClaims) is admitted at once; its row is written with the message itself (see
    * `take`), or behind once its handling ended (`settle`), so a kill before the message was stored leaves no row and
    * catch-up delivers it again (docs/design/durability.md). Any other message is claimed first, *pending* until the
-   * same writes settle it; `reclaimBefore` (catch-up): a pending claim older than it, of a process that died before
-   * storing the message, is taken again.
+   * same writes settle it; `reclaim` (catch-up): a pending claim of a process that died before storing the message is
+   * taken again.
    */
-  admit(platform: string, event: InboundEvent, reclaimBefore?: number): Promise<boolean> {
+  admit(platform: string, event: InboundEvent, reclaim = false): Promise<boolean> {
     const claim = claimOf(platform, event, this.now());
     if (!claim) return Promise.resolve(true);
     const known = this.recent?.check(claim) ?? 'unknown';
     if (known === 'new') this.deferred.set(event, claim);
-    const admitted = known === 'unknown' ? this.claimFirst(event, claim, reclaimBefore) : Promise.resolve(known === 'new');
+    const admitted = known === 'unknown' ? this.claimFirst(event, claim, reclaim) : Promise.resolve(known === 'new');
     if (claim.channelId === undefined) return admitted;
     return this.order.run(`${platform}:${claim.channelId}`, () => admitted);
   }
@@ -113,21 +113,21 @@ export class InboundLedger {
   }
 
   /** Claimed in the database before any work; a message's claim stays pending until the message's write settles it. */
-  private async claimFirst(event: InboundEvent, claim: InboundClaim, reclaimBefore: number | undefined): Promise<boolean> {
+  private async claimFirst(event: InboundEvent, claim: InboundClaim, reclaim: boolean): Promise<boolean> {
     const isMessage = claim.messageId !== undefined && claim.messageId !== '';
     const pending = isMessage ? { ...claim, claimedBy: this.claimedBy } : claim;
     let first = await this.record(pending);
-    if (!first && isMessage && reclaimBefore !== undefined) first = await this.reclaim({ ...claim, claimedBy: this.claimedBy }, reclaimBefore);
+    if (!first && isMessage && reclaim) first = await this.reclaim({ ...claim, claimedBy: this.claimedBy });
     if (!first || !(this.recent?.granted(claim) ?? true)) return false;
     if (isMessage) this.deferred.set(event, claim);
     return true;
   }
 
   /** A pending claim of a process that died before storing the message (the instance lock or the registry says so). */
-  private async reclaim(claim: InboundClaim & { claimedBy: string }, before: number): Promise<boolean> {
+  private async reclaim(claim: InboundClaim & { claimedBy: string }): Promise<boolean> {
     const aliveSince = this.deadAfterMs === undefined ? undefined : isoFromMs(this.now() - this.deadAfterMs);
     try {
-      const taken = await this.store.reclaim(claim, { before, ...(aliveSince === undefined ? {} : { aliveSince }) });
+      const taken = await this.store.reclaim(claim, aliveSince === undefined ? {} : { aliveSince });
       if (taken) this.logger.info({ platform: claim.platform, channelId: claim.channelId }, 'a message claimed by a process that died is handled again');
       return taken;
     } catch (error) {

@@ -20,8 +20,6 @@ export interface InboundClaim {
 
 /** When a pending claim of another process may be taken again (`InboundEventStore.reclaim`). */
 export interface ReclaimRule {
-  /** Only claims recorded before this (epoch ms): the moment from which the catch-up looks for lost events. */
-  before: number;
   /**
    * PostgreSQL: the claimer must have no `services` heartbeat at or after this ISO time (it died). Absent on a single
    * instance, where every other claimer was an earlier, dead process (the instance lock, ADR 0023).

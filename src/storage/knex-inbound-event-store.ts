@@ -41,8 +41,7 @@ export class KnexInboundEventStore implements InboundEventStore {
         .onConflict(['platform', 'event_key'])
         .merge({ claimed_by: claim.claimedBy, received_at: claim.receivedAt })
         .where(`${TABLE}.pending`, 1)
-        .andWhere(`${TABLE}.claimed_by`, '<>', claim.claimedBy)
-        .andWhere(`${TABLE}.received_at`, '<', rule.before);
+        .andWhere(`${TABLE}.claimed_by`, '<>', claim.claimedBy);
       if (rule.aliveSince !== undefined) {
         const alive = this.knex('services').select('service_id').whereRaw(`services.service_id = ${TABLE}.claimed_by`).andWhere('last_heartbeat', '>=', rule.aliveSince);
         void query.whereNotExists(alive);
