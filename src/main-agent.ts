@@ -7,6 +7,7 @@ import { resolveSupportsVision } from './agent/providers/vision-models.js';
 import { resolveNativeTools } from './agent/providers/native-tools.js';
 import { createMemoryNudgeSection } from './agent/memory/memory-nudges.js';
 import { createMemorySection } from './agent/memory/memory-section.js';
+import { createTokenBudget, type TokenBudget } from './agent/token-budget.js';
 import type { SystemPromptSection } from './agent/system-prompt.js';
 import { createBuiltinToolSource, type ToolContainment } from './agent/tools/index.js';
 import { prepareContainment } from './main-containment.js';
@@ -57,7 +58,7 @@ export interface AgentRuntime {
  */
 export function createModelResolver(config: Config, providers?: Readonly<Record<string, ModelProvider>>): (alias: string) => TurnModel | undefined {
   const models = new Map<string, { entry: NonNullable<Config['models'][string]>; model: Readonly<TurnModel> }>();
-  return (alias) => {
+  const resolve = (alias: string): TurnModel | undefined => {
     const entry = config.models[alias];
     if (entry === undefined) return undefined;
     const known = models.get(alias);
@@ -70,11 +71,29 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
       maxTokens: entry.max_tokens,
       supportsVision: resolveSupportsVision(entry),
       native: resolveNativeTools(entry),
+      alias,
     };
     if (entry.temperature !== undefined) model.temperature = entry.temperature;
+    const fallbackAlias = entry.fallback;
+    // One hop: the fallback answers without a fallback of its own.
+    if (fallbackAlias !== undefined) model.fallback = () => withoutFallback(resolve(fallbackAlias));
     models.set(alias, { entry, model });
     return model;
   };
+  return resolve;
+}
+
+function withoutFallback(model: TurnModel | undefined): TurnModel | undefined {
+  if (model?.fallback === undefined) return model;
+  const { fallback: _ignored, ...rest } = model;
+  return rest;
+}
+
+/** The daily token budgets, when `[budgets]` sets any. */
+function budgetOption(config: Config, stores: Stores): { budget?: TokenBudget } {
+  const { user_daily_tokens: userDailyTokens, users, channel_daily_tokens: channelDailyTokens, channels } = config.budgets;
+  const budget = createTokenBudget({ userDailyTokens, users, channelDailyTokens, channels }, stores);
+  return budget === undefined ? {} : { budget };
 }
 
 /** The memory nudges (last in the system message), unless `memory.nudges` is off. */
@@ -118,6 +137,7 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
     logger: logger.child({ component: 'agent' }),
     ...(extras.streamModel === undefined ? {} : { streamModel: extras.streamModel }),
     systemPromptSections: [...(extras.systemPromptSections ?? []), memorySection, ...nudgeSections(config, stores)],
+    ...budgetOption(config, stores),
   });
   const intervalMs = extras.evictIntervalMs ?? 60_000;
   // Purpose: cadence (idle workstreams are evicted).

@@ -60,6 +60,8 @@ export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessa
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens read from the provider's prompt cache (part of inputTokens), when it reports them. */
+  cachedTokens?: number;
 }
 
 /** Plain text of a message's content (image parts dropped). */

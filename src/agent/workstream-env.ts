@@ -3,6 +3,7 @@ import type { Config } from '../config/load-config.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import type { ApprovalWaiters } from './approval-waiters.js';
+import type { TokenBudget } from './token-budget.js';
 import type { ToolSearchSettings } from './search/tool-search.js';
 import type { SystemPromptSection } from './system-prompt.js';
 import type { ToolSource } from './tools/tool.js';
@@ -36,6 +37,8 @@ export interface WorkstreamManagerOptions {
   toolSearch?: ToolSearchSettings;
   /** Clock for idle eviction (tests). */
   now?: () => number;
+  /** Daily token budgets (`[budgets]`); absent = none. */
+  budget?: TokenBudget;
 }
 
 /** What a live workstream gets from its manager. */
@@ -57,4 +60,6 @@ export interface WorkstreamEnv {
   now: () => number;
   /** Takes an evicted object that is used again back into the live set; returns the object to use. */
   readopt: (ws: LiveWorkstream) => LiveWorkstream;
+  /** Daily token budgets (`[budgets]`); absent = none. */
+  budget?: TokenBudget;
 }

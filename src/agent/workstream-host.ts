@@ -47,6 +47,8 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
   const wsId = ws.wsId;
   const logFailure = (what: string) => (error: unknown) => logger.error({ wsId, err: describeError(error) }, `${what} failed`);
   const ordered = writeChain(ws.stored);
+  // A turn counts once per model it called (usage_daily.turns).
+  const modelsCalled = new Set<string>();
   return {
     emit: (event) => ws.emit(event),
     persist: (message: Message) =>
@@ -73,8 +75,11 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
     settled: () => ordered.settled(),
     recordPartial: (text: string) => env.journal.partial(turnId, text),
     setState: (state: WorkstreamStatus) => ws.setState(state),
-    addUsage: (usage: Usage) => {
-      env.writes.addUsage(wsId, usage.inputTokens, usage.outputTokens);
+    addUsage: (usage: Usage, model?: string) => {
+      const called = model ?? ws.conversation.model()?.model ?? 'unknown';
+      const detail = { model: called, newTurn: !modelsCalled.has(called), ...(usage.cachedTokens === undefined ? {} : { cachedTokens: usage.cachedTokens }) };
+      modelsCalled.add(called);
+      env.writes.addUsage(wsId, usage.inputTokens, usage.outputTokens, detail);
       return Promise.resolve();
     },
     evaluatePolicies: async (labels) => {
@@ -93,7 +98,19 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
     addAutoApprove: (labels) => ws.addAutoApprove(labels),
     ...grantHostMethods(env, ws),
     claimExecution: (approvalId) => stores.approvals.claimExecution(approvalId),
+    ...(env.budget === undefined ? {} : { budgetRefusal: () => budgetRefusal(env, ws) }),
   };
+}
+
+/** The owner's budget against today's usage, the usage handed to the write-behind included; a failed read refuses (fails closed). */
+async function budgetRefusal(env: WorkstreamEnv, ws: LiveWorkstream): Promise<string | undefined> {
+  try {
+    await env.writes.flush();
+    return await env.budget?.({ userId: ws.ownerUserId, wsId: ws.wsId });
+  } catch (error) {
+    env.logger.error({ wsId: ws.wsId, err: describeError(error) }, 'checking the token budget failed');
+    return 'The token budget could not be checked, so this message was not sent to the model. Please try again in a moment.';
+  }
 }
 
 /** What a turn of the workstream runs with: its history and conversation state, the model, the host, the limits. */

@@ -40,6 +40,7 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
       journal: new TurnJournal({ store: options.stores.turnJournal, logger: options.logger }),
       now,
       readopt: (ws) => this.readopt(ws),
+      ...(options.budget === undefined ? {} : { budget: options.budget }),
     };
     this.recovery = new WorkstreamRecovery(this.env);
   }

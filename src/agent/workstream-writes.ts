@@ -15,6 +15,28 @@ export interface WorkstreamWritesOptions {
   schedule?: Schedule;
 }
 
+/** What a model call's usage says beyond its token counts. */
+export interface UsageDetail {
+  model: string;
+  cachedTokens?: number;
+  /** The turn's first call of this model: counts one turn. */
+  newTurn: boolean;
+}
+
+/** Adds one call's usage to the change's row of that day and model. */
+function addDelta(change: WorkstreamChange, day: string, input: number, output: number, detail: UsageDetail): void {
+  change.usage ??= [];
+  let delta = change.usage.find((row) => row.day === day && row.model === detail.model);
+  if (delta === undefined) {
+    delta = { day, model: detail.model, turns: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0 };
+    change.usage.push(delta);
+  }
+  delta.turns += detail.newTurn ? 1 : 0;
+  delta.inputTokens += input;
+  delta.outputTokens += output;
+  delta.cachedTokens += Math.max(0, Math.trunc(detail.cachedTokens ?? 0));
+}
+
 /** Coalesces per-workstream changes; written by the one write-behind engine, one group at a time. */
 export class WorkstreamWrites {
   private pending = new Map<string, WorkstreamChange>();
@@ -38,10 +60,14 @@ export class WorkstreamWrites {
     this.engine.kick();
   }
 
-  addUsage(wsId: string, inputTokens: number, outputTokens: number): void {
+  /** `detail` (the model called, cached input tokens, whether this is the turn's first call of it) fills `usage_daily`. */
+  addUsage(wsId: string, inputTokens: number, outputTokens: number, detail?: UsageDetail): void {
     const change = this.change(wsId);
-    change.inputTokens = (change.inputTokens ?? 0) + Math.max(0, Math.trunc(inputTokens));
-    change.outputTokens = (change.outputTokens ?? 0) + Math.max(0, Math.trunc(outputTokens));
+    const input = Math.max(0, Math.trunc(inputTokens));
+    const output = Math.max(0, Math.trunc(outputTokens));
+    change.inputTokens = (change.inputTokens ?? 0) + input;
+    change.outputTokens = (change.outputTokens ?? 0) + output;
+    if (detail !== undefined) addDelta(change, new Date(this.now()).toISOString().slice(0, 10), input, output, detail);
     // No flush of its own: a turn's usage goes with the state change that ends it (one UPDATE), or with `flush`.
   }
 

@@ -302,8 +302,85 @@ export interface ChannelCapabilities {
   canEdit: boolean;
   /** Whether `startThread` creates real threads. */
   canThread: boolean;
-  /** Most fields a form (`showForm`) may have; absent when the adapter cannot show forms. */
-  maxFormFields?: number;
+}
+
+/** Native text streaming (Slack `chat.startStream`). */
+export interface StreamingFeature {
+  /**
+   * A natively streamed message for answer text in `channelId`, when this workspace and channel can stream; undefined
+   * means post/edit. Tool lines and cards always go through `post`/`edit`.
+   */
+  open(channelId: string): NativeStream | undefined;
+}
+
+/** Private notes to one person inside a conversation (Slack ephemeral messages, Discord a reply that pings nobody). */
+export interface EphemeralFeature {
+  /** Tells `userId` something privately about the message `replyTo` they wrote in `channelId`. Best effort, never throws. */
+  whisper(channelId: string, userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void>;
+}
+
+/** Forms a person fills in (Discord and Slack modals); `FormResponder.showForm` opens them. */
+export interface FormsFeature {
+  /** Most fields one form may have. */
+  readonly maxFields: number;
+}
+
+/** Where and how attachments of inbound messages may be downloaded (ADR 0017). */
+export interface AttachmentsFeature {
+  access(): AttachmentAccess;
+}
+
+/** A conversation's state shown by the platform (Slack agent sessions, ADR 0038). */
+export interface SessionsFeature {
+  /**
+   * `processing` while a turn runs (`title` names a session being created), `suspended` while a card or form waits
+   * for the user, `active` between turns, `closed` once the workstream is closed. Best effort, never throws.
+   */
+  status(channelId: string, status: SessionStatus, title: string | undefined, signal: AbortSignal): Promise<void>;
+}
+
+/** Direct messages with one person. */
+export interface DirectFeature {
+  /**
+   * Whether direct messages are conversations (the platform's `dm` setting, default true); when false a DM gets the
+   * `dm-unsupported` notice. Replies to notifications are routed either way.
+   */
+  readonly conversations: boolean;
+  /** Opens (or finds) the direct-message channel with a platform user; resolves with its channel id. Throws ChannelError. */
+  open(userId: string, signal: AbortSignal): Promise<string>;
+}
+
+/** Approvers configured on the platform (Discord `approver_roles`, Slack `approver_groups`). */
+export interface ApproversFeature {
+  /** Whether this person may decide any thread's approval cards, as admins may. False on failure. */
+  isApprover(user: PlatformUser, signal: AbortSignal): Promise<boolean>;
+}
+
+/** Handing inbound events to other instances during a drain (ADR 0027). */
+export interface DrainFeature {
+  /**
+   * Stops taking platform events while the gateway drains at shutdown; post and edit keep working until `stop`. Slack
+   * closes its Socket Mode connection here, so Slack sends new events to the app's other connections.
+   */
+  stopInbound(): Promise<void>;
+}
+
+/**
+ * What a platform offers beyond the core port (ADR 0043). Each is an object or absent; the gateway falls back where
+ * one is absent (`src/gateway/channel-features.ts`): no ephemeral → a direct message, else a post; no streaming →
+ * post and edit; no forms → the form card says so; no history → no catch-up; no attachments → files are ignored.
+ */
+export interface ChannelFeatures {
+  readonly streaming?: StreamingFeature;
+  readonly ephemeral?: EphemeralFeature;
+  readonly forms?: FormsFeature;
+  /** Missed-message recovery (catch-up, ADR 0015). */
+  readonly history?: ChannelHistory;
+  readonly attachments?: AttachmentsFeature;
+  readonly sessions?: SessionsFeature;
+  readonly direct?: DirectFeature;
+  readonly approvers?: ApproversFeature;
+  readonly drain?: DrainFeature;
 }
 
 /**
@@ -321,10 +398,13 @@ export interface NativeStream {
 
 export type AdapterState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'stopped' | 'failed';
 
+/** The core every platform implements; what only some can do is in `features` (ADR 0043). */
 export interface ChannelAdapter {
   /** Platform key used in `channel_routes` / `channel_users` (`discord`, `slack`). */
   readonly platform: string;
   readonly capabilities: ChannelCapabilities;
+  /** What this platform offers beyond the core; fixed for the adapter's life. */
+  readonly features: ChannelFeatures;
   /**
    * Connects and starts delivering inbound events to `handler`. Resolves once connected; rejects with a
    * ChannelError when the platform refuses (bad token). Aborting `signal` stops the adapter.
@@ -340,8 +420,11 @@ export interface ChannelAdapter {
   edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void>;
   /** Shows "typing…" for a few seconds; best effort, never throws. */
   setTyping(channelId: string, signal: AbortSignal): Promise<void>;
-  /** Adds a reaction by meaning (`queued`: waits behind a turn; `refused`: the queue is full); best effort, never throws. */
-  react?(channelId: string, messageId: string, reaction: ReactionCode, signal: AbortSignal): Promise<void>;
+  /**
+   * Marks a message by meaning (`queued`: waits behind a turn; `refused`: the queue is full) with the platform's
+   * reaction, or however it can show it; best effort, never throws.
+   */
+  react(channelId: string, messageId: string, reaction: ReactionCode, signal: AbortSignal): Promise<void>;
   /** How this platform writes one of our commands in text (Discord `/link`, Slack `/sandpiper link`), with code marks. */
   commandText(name: CommandName): string;
   /**
@@ -350,50 +433,12 @@ export interface ChannelAdapter {
    */
   readonly threadParticipants: 'owner' | 'linked';
   /**
-   * Whether direct messages are conversations (the platform's `dm` setting, default true); when false a DM gets the
-   * `dm-unsupported` notice. Replies to notifications are routed either way.
-   */
-  readonly directMessages?: boolean;
-  /**
    * Opens a thread named `name` in `channelId`, started from `origin.fromMessageId` when given. Resolves with the
    * thread id (the channel id itself on platforms without threads).
    */
   startThread(channelId: string, name: string, origin: ThreadOrigin, signal: AbortSignal): Promise<string>;
   /** Archives/closes a thread; best effort, never throws. */
   archiveThread(threadId: string, signal: AbortSignal): Promise<void>;
-  /** Missed-message recovery; absent when the platform keeps no history we can read. */
-  readonly history?: ChannelHistory;
-  /**
-   * Tells one person something privately about a message they wrote in `channelId` (`replyTo`): an ephemeral message
-   * where the platform has them (Slack), else a short reply to that message. Best effort, never throws.
-   */
-  whisper?(channelId: string, userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void>;
-  /**
-   * Whether this person is a configured approver (a Discord role in `discord.approver_roles`, a member of a Slack user
-   * group in `slack.approver_groups`): they may decide any thread's approval cards, as admins may. False on failure.
-   */
-  isApprover?(user: PlatformUser, signal: AbortSignal): Promise<boolean>;
-  /**
-   * A natively streamed message for answer text in `channelId`, when the platform (and this workspace and channel) can
-   * stream; undefined means post/edit. Tool lines and cards always go through `post`/`edit`.
-   */
-  openStream?(channelId: string): NativeStream | undefined;
-  /** Where and how attachments of inbound messages may be downloaded; absent = attachments are ignored. */
-  attachmentAccess?(): AttachmentAccess;
-  /** Opens (or finds) the direct-message channel with a platform user; resolves with its channel id. Throws ChannelError. */
-  openDirect?(userId: string, signal: AbortSignal): Promise<string>;
-  /**
-   * Stops taking platform events while the gateway drains at shutdown; post and edit keep working until `stop`. Slack
-   * closes its Socket Mode connection here, so Slack sends new events to the app's other connections (other instances)
-   * instead of this one acknowledging and dropping them (ADR 0027). Absent: events stop with `stop`.
-   */
-  stopInbound?(): Promise<void>;
-  /**
-   * The thread's session status where the platform shows one (Slack agent sessions): `processing` while a turn runs
-   * (`title` names a session being created), `suspended` while a card or form waits for the user, `active` between
-   * turns, `closed` once the workstream is closed. Best effort, never throws.
-   */
-  sessionStatus?(channelId: string, status: SessionStatus, title: string | undefined, signal: AbortSignal): Promise<void>;
 }
 
 /** A conversation's state as a platform's agent session shows it. */

@@ -5,6 +5,7 @@ import { approvalsListCommand } from './approvals-command.js';
 import { approvalsHistoryCommand, grantsAddCommand, grantsListCommand, grantsRevokeCommand } from './grant-commands.js';
 import { userDisableCommand, userEnableCommand, userRemoveCommand } from './user-lifecycle-commands.js';
 import { auditCommand } from './audit-command.js';
+import { usageCommand } from './usage-command.js';
 import { adminTokenCommand } from './admin-token-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { mcpReconnectCommand, mcpRefreshCommand, mcpReloadCommand, mcpStatusCommand } from './mcp-command.js';
@@ -45,6 +46,7 @@ export const commands: readonly CliCommand[] = [
   grantsAddCommand,
   grantsRevokeCommand,
   auditCommand,
+  usageCommand,
   adminTokenCommand,
   notifyCommand,
   mcpListCommand,

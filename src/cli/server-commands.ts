@@ -1,4 +1,6 @@
 /** Long-running and database commands: `start`, `migrate`, `chat`. */
+import { createWriteStream } from 'node:fs';
+import { createLogger } from '../shared/logger.js';
 import { loadConfigAndLogger, writeLine, type CliCommand } from './cli-context.js';
 import { reportDatabase } from './open-database.js';
 
@@ -55,19 +57,28 @@ export const migrateCommand: CliCommand = {
 
 export const chatCommand: CliCommand = {
   name: 'chat',
-  usage: 'sandpiper chat [--config FILE] [--model ALIAS]',
-  summary: 'talk to the agent in the terminal (approvals as y/n/a(lways)/feedback)',
-  options: { model: { type: 'string' } },
+  usage: 'sandpiper chat [--config FILE] [--model ALIAS] [--log-file FILE]',
+  summary: 'talk to the agent in the terminal (through the gateway: /help lists the commands)',
+  options: { model: { type: 'string' }, 'log-file': { type: 'string' } },
   async run(context) {
     const config = context.loadConfig();
     const model = context.flags['model'];
+    const logFile = context.flags['log-file'];
     const { runChat } = await import('../main-chat.js');
-    await runChat({
-      config,
-      input: context.io.stdin,
-      output: context.io.stdout,
-      ...(typeof model === 'string' ? { modelAlias: model } : {}),
-    });
+    // Log lines never go to the terminal the conversation is in: to --log-file when given, else nowhere.
+    const log = typeof logFile === 'string' ? createWriteStream(logFile, { flags: 'a' }) : undefined;
+    try {
+      await runChat({
+        config,
+        input: context.io.stdin,
+        output: context.io.stdout,
+        signal: context.shutdownSignal,
+        ...(log ? { logger: createLogger({ level: config.log.level, format: 'json', destination: log }) } : {}),
+        ...(typeof model === 'string' ? { modelAlias: model } : {}),
+      });
+    } finally {
+      await new Promise<void>((resolve) => (log ? log.end(resolve) : resolve()));
+    }
     return 0;
   },
 };

@@ -68,12 +68,23 @@ export const CONFIG_DOCS: Readonly<Record<string, ConfigKeyDoc>> = {
   'models.<alias>.native_web_search': advanced(
     'the provider searches the web instead of the Tavily web_search (no approval card): "auto" = Claude 3.5+ and the OpenAI search models (gpt-5-search-api, gpt-4o-search-preview)',
   ),
+  'models.<alias>.fallback': advanced(
+    'another alias that answers when this model is unreachable (refused connection, timeout, HTTP 5xx or 429 after the retries); never on other 4xx errors; the thread gets a short note',
+  ),
   'agent.default_model': common('model alias for new workstreams; default: the first alias', '"main"'),
   'agent.workspace_dir': advanced('default: `<data_dir>/workspaces`; each workstream works in its own subfolder'),
   'agent.auto_approve': common('approve every tool call without asking'),
   'agent.auto_approve_tools': common('approval labels approved without asking; entries with * are globs, e.g. ["read_*", "mcp__docs__*"]'),
   'agent.tool_timeout_seconds': advanced('per tool call'),
   'agent.max_active_workstreams': advanced('idle workstreams beyond this are evicted from memory (history stays in the database)'),
+  'budgets.user_daily_tokens': advanced(
+    'tokens (input plus output) each user\'s conversations may use per UTC day; past it a new turn is refused with a note naming when it resets, admins included (0 = no budget)',
+  ),
+  'budgets.users': advanced('per-username daily budget instead of `budgets.user_daily_tokens`, e.g. { alice = 2000000, ops = 0 } (0 = no budget)'),
+  'budgets.channel_daily_tokens': advanced(
+    'tokens all conversations of one channel may use per UTC day (a Slack channel; on Discord each thread or DM is its own channel); past it a new turn there is refused (0 = no budget)',
+  ),
+  'budgets.channels': advanced('per-channel daily budget instead of `budgets.channel_daily_tokens`, e.g. { "slack:C0123" = 500000 } (0 = no budget)'),
   'agent.idle_evict_minutes': advanced('workstreams idle this long are evicted from memory'),
   'agent.max_steps': common('model calls per user turn before the agent stops and says so'),
   'agent.sub_agent_max_steps': advanced('model calls of one task/plan sub-agent before it must answer with what it has'),

@@ -83,6 +83,8 @@ export const modelConfigSchema = z.strictObject({
   native_tool_search: z.enum(['auto', 'on', 'off']).default('auto'),
   /** Provider-native web search instead of the Tavily `web_search`: `auto` from the model table. */
   native_web_search: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** Another alias that answers when this one's provider is unreachable (connection, timeout, 5xx, 429 after the retries). */
+  fallback: z.string().optional(),
 }).superRefine((model, context) => {
   // Chat Completions has no deferred loading: asking for it would silently send every tool.
   if (model.provider === 'openai' && model.native_tool_search === 'on') {
@@ -282,6 +284,19 @@ export const telemetryConfigSchema = z
   })
   .prefault({});
 
+/** Token budgets per UTC day (input plus output tokens of a user's conversations); 0 = none. */
+export const budgetsConfigSchema = z
+  .strictObject({
+    user_daily_tokens: z.number().int().min(0).default(0),
+    /** Per-username budget instead of `user_daily_tokens` (0 = none for that user). */
+    users: z.record(nonEmpty, z.number().int().min(0)).default({}),
+    /** Tokens of the conversations in one channel (`<platform>:<channel id>`) per UTC day; 0 = none. */
+    channel_daily_tokens: z.number().int().min(0).default(0),
+    /** Per-channel budget instead of `channel_daily_tokens` (0 = none for that channel). */
+    channels: z.record(z.string().regex(/^[a-z]+:.+$/, 'channel must be <platform>:<channel id>'), z.number().int().min(0)).default({}),
+  })
+  .prefault({});
+
 /** Several instances on one PostgreSQL (ADR 0021); ignored on SQLite, which is single-instance (ADR 0023). */
 export const clusterConfigSchema = z
   .strictObject({
@@ -302,6 +317,7 @@ export const configSchema = z
     admin: adminConfigSchema,
     models: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'alias must be [A-Za-z0-9_.-]'), modelConfigSchema).default({}),
     agent: agentConfigSchema,
+    budgets: budgetsConfigSchema,
     tools: toolsConfigSchema,
     memory: memoryConfigSchema,
     discord: discordConfigSchema,
@@ -328,7 +344,18 @@ export const configSchema = z
       }
     }
     checkMcpServers(config, context);
+    checkFallbacks(config.models, context);
   });
+
+/** A fallback names another configured alias. */
+function checkFallbacks(models: Record<string, { fallback?: string | undefined }>, context: z.RefinementCtx): void {
+  for (const [alias, model] of Object.entries(models)) {
+    if (model.fallback === undefined) continue;
+    if (model.fallback === alias || models[model.fallback] === undefined) {
+      context.addIssue({ code: 'custom', path: ['models', alias, 'fallback'], message: `must name another alias in [models], not "${model.fallback}"` });
+    }
+  }
+}
 
 /** Lease timings that survive a missed renewal, and fixed shard ids within the shard count. */
 function checkScaleOut(config: Pick<z.infer<typeof configSchema>, 'cluster' | 'discord'>, context: z.RefinementCtx): void {

@@ -14,8 +14,10 @@ import type { Logger } from '../shared/logger.js';
 import { maskSecrets } from '../shared/secret-masking.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
 import type { Stores } from '../storage/stores.js';
+import { isPlatformApprover } from './channel-features.js';
 import { notLinked } from './commands.js';
 import type { LinkedUser, Router } from './router.js';
+import type { ConversationRendering } from './conversations.js';
 
 type ActionEvent = Extract<InboundEvent, { type: 'action' }>;
 type CardEvent = Extract<AgentEvent, { type: 'approval-request' | 'plan-review' }>;
@@ -34,8 +36,8 @@ export interface ApprovalDeskDeps {
   router: Router;
   logger: Logger;
   adapters: ReadonlyMap<string, ChannelAdapter>;
-  /** Makes sure the workstream is live and rendered into its thread (restores it after a restart). */
-  ensureRendered(wsId: string): Promise<(() => void) | undefined>;
+  /** Makes sure the workstream is live and rendered into its thread while this acts on it (restores it after a restart). */
+  conversations: ConversationRendering;
   signal: AbortSignal;
 }
 
@@ -164,7 +166,7 @@ export class ApprovalDesk {
 
   private async approver(adapter: ChannelAdapter, event: ActionEvent): Promise<boolean> {
     try {
-      return (await adapter.isApprover?.(event.user, this.deps.signal)) === true;
+      return isPlatformApprover(adapter, event.user, this.deps.signal);
     } catch (error) {
       this.deps.logger.warn({ platform: adapter.platform, error: describeError(error) }, 'approver check failed');
       return false;
@@ -173,7 +175,7 @@ export class ApprovalDesk {
 
   private async ensureRenderedFor(approvalId: string): Promise<(() => void) | undefined> {
     const row = await this.deps.stores.approvals.get(approvalId);
-    return row ? this.deps.ensureRendered(row.wsId) : undefined;
+    return row ? this.deps.conversations.ensureRendered(row.wsId) : undefined;
   }
 
   private async decidedOutcome(decision: { approved: boolean; always: boolean; feedback: string | null; decidedBy: string }): Promise<CardOutcome> {

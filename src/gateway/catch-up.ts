@@ -45,7 +45,7 @@ export class CatchUp {
 
   /** Catches up on `adapter` for events lost since `lostAtMs`; resolves when this (or the follow-up) run is done. */
   run(adapter: ChannelAdapter, lostAtMs: number): Promise<void> {
-    if (!this.enabled || !adapter.history) return Promise.resolve();
+    if (!this.enabled || !adapter.features.history) return Promise.resolve();
     const platform = adapter.platform;
     const current = this.running.get(platform);
     if (current) {
@@ -83,7 +83,7 @@ export class CatchUp {
   /** Allowed channels first (mentions open threads), then threads: routed ones and those with recent messages. */
   private async conversations(adapter: ChannelAdapter): Promise<string[]> {
     const { stores, now, windowMs, signal } = this.deps;
-    const channels = (await adapter.history?.channels(signal)) ?? [];
+    const channels = (await adapter.features.history?.channels(signal)) ?? [];
     const routes = (await stores.routes.listRoutes(adapter.platform)).slice(0, CATCH_UP_ROUTE_LIMIT).map((route) => route.channelId);
     const recent = await stores.inboundEvents.recentConversations(adapter.platform, now() - windowMs);
     const threads = [...routes, ...recent].filter((id) => !channels.includes(id));
@@ -93,7 +93,7 @@ export class CatchUp {
   /** Fetches and handles one conversation's missed messages; resolves with how many were fetched. */
   private async conversation(adapter: ChannelAdapter, channelId: string, lostAtMs: number): Promise<number> {
     const { stores, now, windowMs, signal } = this.deps;
-    const history = adapter.history;
+    const history = adapter.features.history;
     if (!history) return 0;
     try {
       // The newest message settled before the loss: a pending claim after it (its message never stored) is fetched again.

@@ -3,11 +3,11 @@
  * platform call (post, edit, thread, typing…) a child span; it counts 429s, measures message-to-first-edit and
  * reports how many inbound messages are waiting or being routed (queue depth).
  */
-import type { ChannelAdapter, InboundEvent, InboundHandler, NativeStream } from '../channels/channel-adapter.js';
+import type { ChannelAdapter, ChannelFeatures, InboundEvent, InboundHandler, NativeStream } from '../channels/channel-adapter.js';
 import { activeTraceId, metrics, SPAN, withSpan } from '../shared/telemetry.js';
 
 /** Adapter methods that call the platform's API, each traced as one `platform_call` span. */
-const PLATFORM_CALLS = new Set(['post', 'edit', 'setTyping', 'react', 'startThread', 'archiveThread', 'openDirect', 'whisper']);
+const PLATFORM_CALLS = new Set(['post', 'edit', 'setTyping', 'react', 'startThread', 'archiveThread']);
 /** Calls that show the answer: the first of them in a message's trace ends the message-to-first-edit interval. */
 const ANSWER_CALLS = new Set(['post', 'edit']);
 const MAX_OPEN_TRACES = 1000;
@@ -54,36 +54,55 @@ export function createChannelTelemetry(): ChannelTelemetry {
 
   return {
     queueDepth: () => inFlight,
-    wrap: (adapter) =>
-      new Proxy(adapter, {
+    wrap: (adapter) => {
+      const features = tracedFeatures(adapter.platform, adapter.features, onAnswerCall);
+      return new Proxy(adapter, {
         get(target, property) {
+          if (property === 'features') return features;
           const value: unknown = Reflect.get(target, property);
           if (typeof value !== 'function') return value;
           const method = value as (...args: unknown[]) => unknown;
           if (property === 'start') {
             return (handler: InboundHandler, signal: AbortSignal) => target.start(traced(target.platform, handler), signal);
           }
-          if (property === 'openStream') {
-            return (channelId: string) => {
-              const stream = target.openStream?.(channelId);
-              return stream && tracedStream(target.platform, stream, onAnswerCall);
-            };
-          }
           if (typeof property !== 'string' || !PLATFORM_CALLS.has(property)) return method.bind(target);
           return (...args: unknown[]) => {
             if (ANSWER_CALLS.has(property)) onAnswerCall(target.platform);
-            const attributes = { 'sandpiper.platform': target.platform, 'sandpiper.platform.operation': property };
-            return withSpan(SPAN.platformCall, attributes, async () => method.apply(target, args));
+            return platformCall(target.platform, property, async () => method.apply(target, args));
           };
         },
-      }),
+      });
+    },
+  };
+}
+
+function platformCall<T>(platform: string, operation: string, call: () => Promise<T>): Promise<T> {
+  return withSpan(SPAN.platformCall, { 'sandpiper.platform': platform, 'sandpiper.platform.operation': operation }, call);
+}
+
+/** The features whose calls reach the platform (DMs, private notes, native streams), traced like the core calls. */
+function tracedFeatures(platform: string, features: ChannelFeatures, onAnswerCall: (platform: string) => void): ChannelFeatures {
+  const { streaming, ephemeral, direct } = features;
+  return {
+    ...features,
+    ...(streaming && {
+      streaming: {
+        open: (channelId: string) => {
+          const stream = streaming.open(channelId);
+          return stream && tracedStream(platform, stream, onAnswerCall);
+        },
+      },
+    }),
+    ...(ephemeral && { ephemeral: { whisper: (...args) => platformCall(platform, 'whisper', () => ephemeral.whisper(...args)) } }),
+    ...(direct && {
+      direct: { conversations: direct.conversations, open: (userId, signal) => platformCall(platform, 'openDirect', () => direct.open(userId, signal)) },
+    }),
   };
 }
 
 /** A native stream whose appends count as answer calls and, like its finish, are traced as platform calls. */
 function tracedStream(platform: string, stream: NativeStream, onAnswerCall: (platform: string) => void): NativeStream {
-  const span = (operation: string, call: () => Promise<void>): Promise<void> =>
-    withSpan(SPAN.platformCall, { 'sandpiper.platform': platform, 'sandpiper.platform.operation': operation }, call);
+  const span = (operation: string, call: () => Promise<void>): Promise<void> => platformCall(platform, operation, call);
   return {
     get messageCount() {
       return stream.messageCount;

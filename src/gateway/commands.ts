@@ -12,6 +12,7 @@ import type { AuthorizationLinkSource } from './mcp-authorizations.js';
 import { runMcpCommand, type GatewayMcp } from './mcp-command.js';
 import type { ModelChoice } from './model-choice.js';
 import type { Router } from './router.js';
+import type { ConversationRendering } from './conversations.js';
 
 type CommandEvent = Extract<InboundEvent, { type: 'command' }>;
 
@@ -28,8 +29,8 @@ export interface CommandDeps {
   startConversation(
     adapter: ChannelAdapter, channelId: string, name: string, requester: PlatformUser, ownerUserId: string, text: string, modelAlias: string | undefined,
   ): Promise<void>;
-  /** Renders the workstream into its thread while a command acts on it; resolves with the function ending that. */
-  ensureRendered(wsId: string): Promise<(() => void) | undefined>;
+  /** Makes sure the workstream is live and rendered into its thread while this acts on it (restores it after a restart). */
+  conversations: ConversationRendering;
   /** Marks the cards of approvals that were pending when their workstream closed as cancelled. */
   cancelCards(approvalIds: readonly string[]): Promise<void>;
   /** MCP OAuth sign-ins (absent without MCP): `signout` forgets the user's own. */
@@ -144,7 +145,7 @@ export class CommandHandler {
     if (answer !== undefined) return event.respond.reply(answer);
     if (event.name === 'model') return this.switchModel(ws, event);
     // Subscribed while acting, so the cancelled turn and its approval cards are shown even if the thread was quiet.
-    const release = await this.deps.ensureRendered(wsId);
+    const release = await this.deps.conversations.ensureRendered(wsId);
     try {
       if (event.name === 'cancel') return await cancelTurn(ws, event);
       const pending = await this.deps.stores.approvals.listPending(wsId);

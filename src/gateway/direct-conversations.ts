@@ -8,6 +8,7 @@
 import type { Workstream } from '../agent/workstream-api.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { truncate } from '../channels/format/truncate.js';
+import { directConversations } from './channel-features.js';
 import type { ConversationDeps, MessageEvent } from './conversation-deps.js';
 import type { LinkedUser } from './router.js';
 
@@ -24,7 +25,7 @@ export class DirectConversations {
   /** Routes a DM that is not a notification reply: into the DM conversation, or the hint when DMs are turned off. */
   async route(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
     const channelId = event.conversation.channelId;
-    if (adapter.directMessages === false) {
+    if (!directConversations(adapter)) {
       // As before DMs were conversations: a reply to something we no longer track is told so, anything else the hint.
       const code = event.replyTo === undefined ? 'dm-unsupported' : 'notification-inactive';
       await adapter.post(channelId, { kind: 'notice', code }, this.deps.signal);

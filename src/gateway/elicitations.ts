@@ -8,6 +8,8 @@ import { escapeMentions } from '../channels/format/escape-mentions.js';
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
+import { maxFormFields, sessionStatus } from './channel-features.js';
+import { notLinked } from './commands.js';
 import { buildElicitationForm, parseElicitationValues, type ElicitationField } from './elicitation-form.js';
 import { McpAuthorizationDesk, isAuthorizationForm, type AuthorizationLinkSource } from './mcp-authorizations.js';
 import type { Router } from './router.js';
@@ -114,7 +116,7 @@ export class ElicitationDesk {
       return event.respond.reply(this.closed.get(event.formId) ?? 'This request has expired.');
     }
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
-    if (!user) return event.respond.reply('Your account is not linked. Use `/link` first.');
+    if (!user) return event.respond.reply(notLinked(adapter));
     if (user.userId !== entry.ownerUserId && !user.isAdmin) return event.respond.reply('Only the owner of this workstream can answer this.');
     const who = escapeMentions(event.user.name);
     if (event.action === 'decline') {
@@ -148,7 +150,7 @@ export class ElicitationDesk {
       this.deps.logger.info({ elicitationId: request.id, server: request.server }, 'elicitation declined: no thread to ask in');
       return DECLINE;
     }
-    const built = buildElicitationForm(request.requestedSchema, target.adapter.capabilities.maxFormFields ?? 0);
+    const built = buildElicitationForm(request.requestedSchema, maxFormFields(target.adapter));
     const card: FormCard = {
       formId: request.id,
       source: request.server,
@@ -158,7 +160,7 @@ export class ElicitationDesk {
       outcome: built.ok ? { status: 'pending' } : { status: 'unsupported', reason: built.error },
     };
     const messageId = await target.adapter.post(target.channelId, { kind: 'form', card }, this.deps.signal);
-    if (built.ok) await target.adapter.sessionStatus?.(target.channelId, 'suspended', undefined, this.deps.signal);
+    if (built.ok) await sessionStatus(target.adapter, target.channelId, 'suspended', undefined, this.deps.signal);
     if (!built.ok) {
       this.deps.logger.info({ elicitationId: request.id, server: request.server }, 'elicitation declined: form cannot be shown');
       return DECLINE;
@@ -198,7 +200,7 @@ export class ElicitationDesk {
     this.forget(entry, lateClickText(outcome));
     const adapter = this.deps.adapters.get(entry.platform);
     // The session shows work again before the turn goes on (its end sets `active`).
-    await adapter?.sessionStatus?.(entry.channelId, 'processing', undefined, this.deps.signal);
+    if (adapter) await sessionStatus(adapter, entry.channelId, 'processing', undefined, this.deps.signal);
     entry.resolve(answer);
     if (!adapter) return;
     entry.card = { ...entry.card, outcome };

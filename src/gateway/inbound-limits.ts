@@ -5,7 +5,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
-import { describeError } from '../shared/errors.js';
+import { whisper } from './channel-features.js';
 import type { Logger } from '../shared/logger.js';
 
 const MAX_USERS = 4096;
@@ -57,7 +57,7 @@ export class InboundLimits {
 
 /**
  * Applies the limits to a message on its way to a workstream: true when it may go on. A refused message gets the
- * `refused` reaction and, once per burst, the private notice (`whisper`; a post where the adapter has none).
+ * `refused` reaction and, once per burst, the private notice (`whisper`, with its fallbacks).
  */
 export async function admitMessage(
   limits: InboundLimits, adapter: ChannelAdapter, event: Extract<InboundEvent, { type: 'message' }>, signal: AbortSignal, logger: Logger,
@@ -66,13 +66,8 @@ export async function admitMessage(
   if (admission.admitted) return true;
   const { channelId } = event.conversation;
   logger.info({ platform: adapter.platform, chars: event.text.length }, 'message refused by the inbound limits');
-  await adapter.react?.(channelId, event.messageId, 'refused', signal);
-  if (admission.notice === undefined) return false;
-  if (adapter.whisper) {
-    await adapter.whisper(channelId, event.user.id, event.messageId, admission.notice, signal);
-  } else {
-    await adapter.post(channelId, { kind: 'text', text: admission.notice }, signal).catch((error: unknown) => logger.warn({ error: describeError(error) }, 'limit notice failed'));
-  }
+  await adapter.react(channelId, event.messageId, 'refused', signal);
+  if (admission.notice !== undefined) await whisper(adapter, { channelId, userId: event.user.id, replyTo: event.messageId }, admission.notice, signal, logger);
   return false;
 }
 

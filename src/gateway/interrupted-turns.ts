@@ -14,6 +14,7 @@ import type { ApprovalDesk } from './approvals.js';
 import { answerNonce, LiveMessage } from './live-message.js';
 import { leavesWork, parseLiveState, type LiveState } from './live-state.js';
 import type { Router } from './router.js';
+import type { ConversationRendering } from './conversations.js';
 
 /** The note of a turn that is not resumed (resuming is off, or it was a resumption itself). */
 export const INTERRUPTED_NOTE = '*Interrupted by a restart.*';
@@ -30,8 +31,8 @@ export interface InterruptedTurnsDeps {
   signal: AbortSignal;
   /** `gateway.resume_interrupted`. */
   resume: boolean;
-  /** Renders the workstream into its home thread while the resumed turn starts (the gateway's binding). */
-  ensureRendered(wsId: string): Promise<(() => void) | undefined>;
+  /** Makes sure the workstream is live and rendered into its thread while this acts on it (restores it after a restart). */
+  conversations: ConversationRendering;
 }
 
 /**
@@ -89,7 +90,7 @@ async function settleOne(deps: InterruptedTurnsDeps, turn: InterruptedTurn): Pro
     await deps.desk.markInterrupted(turn.turnId, turn.interruptedCallIds);
     await clearIfUnchanged(deps, home.platform, home.channelId, route?.liveState ?? null);
   }
-  const release = await deps.ensureRendered(turn.wsId);
+  const release = await deps.conversations.ensureRendered(turn.wsId);
   try {
     return await deps.manager.finishInterrupted(turn.wsId, deps.resume);
   } finally {
@@ -99,7 +100,7 @@ async function settleOne(deps: InterruptedTurnsDeps, turn: InterruptedTurn): Pro
 
 async function runWaiting(deps: InterruptedTurnsDeps, wsId: string): Promise<void> {
   try {
-    const release = await deps.ensureRendered(wsId);
+    const release = await deps.conversations.ensureRendered(wsId);
     try {
       await deps.manager.finishInterrupted(wsId, false);
     } finally {

@@ -4,6 +4,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { ChannelAdapter, InboundEvent } from '../channels/channel-adapter.js';
+import type { Logger } from '../shared/logger.js';
+import { whisper } from './channel-features.js';
 
 const HINT_INTERVAL_MS = 24 * 3_600_000;
 /** Users remembered for the once-a-day link hint (in memory: after a restart a user may get one more hint). */
@@ -21,6 +23,7 @@ export class LinkHints {
   constructor(
     private readonly now: () => number,
     private readonly signal: AbortSignal,
+    private readonly logger: Logger,
   ) {}
 
   /** Posts the hint where the writer asked (a mention, a DM), never to a plain message in a thread. */
@@ -36,8 +39,9 @@ export class LinkHints {
   /** A non-owner's post in an owner-only thread: one private hint per thread and person, never a public reply. */
   async notOwner(adapter: ChannelAdapter, event: MessageEvent): Promise<void> {
     const key = `${adapter.platform}:${event.conversation.channelId}:${event.user.id}`;
-    if (this.notOwnerHinted.has(key) || adapter.whisper === undefined) return;
+    if (this.notOwnerHinted.has(key)) return;
     this.notOwnerHinted.set(key, true);
-    await adapter.whisper(event.conversation.channelId, event.user.id, event.messageId, NOT_OWNER_HINT, this.signal);
+    const target = { channelId: event.conversation.channelId, userId: event.user.id, replyTo: event.messageId };
+    await whisper(adapter, target, NOT_OWNER_HINT, this.signal, this.logger);
   }
 }

@@ -5,8 +5,10 @@
  */
 import type { ChannelAdapter, FormCard, FormOutcome, InboundEvent } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
+import { canMessageDirectly, openDirect, sessionStatus } from './channel-features.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
+import { notLinked } from './commands.js';
 import type { Router } from './router.js';
 
 /** Mirrors the MCP manager's authorization request (the manager implements the source). */
@@ -90,17 +92,17 @@ export class McpAuthorizationDesk {
     const messageId = await this.post(adapter, home.channelId, card);
     if (messageId === undefined) return;
     // Like an approval card: the platform's agent session shows it waits for someone (Slack), then works again.
-    await adapter.sessionStatus?.(home.channelId, 'suspended', undefined, this.deps.signal);
+    await sessionStatus(adapter, home.channelId, 'suspended', undefined, this.deps.signal);
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     const ending = ENDINGS[String(signal.reason)] ?? STOPPED;
-    await adapter.sessionStatus?.(home.channelId, 'processing', undefined, this.deps.signal);
+    await sessionStatus(adapter, home.channelId, 'processing', undefined, this.deps.signal);
     await this.edit(adapter, home.channelId, messageId, { ...card, message: ending.text, outcome: ending.outcome });
   }
 
   /** A click on a wait card: its owner (or an admin) cancels the wait, wherever the call runs. */
   async onForm(adapter: ChannelAdapter, event: FormEvent): Promise<void> {
     const user = await this.deps.router.linkedUser(adapter.platform, event.user.id);
-    if (!user) return event.respond.reply('Your account is not linked. Use `/link` first.');
+    if (!user) return event.respond.reply(notLinked(adapter));
     if (event.action !== 'decline') return event.respond.reply('Sign in with the link sent to you privately.');
     const waitId = event.formId.slice(FORM_PREFIX.length);
     const cancelled = (await this.source?.cancelAuthorization(waitId, user.isAdmin ? undefined : user.userId)) ?? false;
@@ -130,9 +132,9 @@ export class McpAuthorizationDesk {
     const ordered = [...links.filter((link) => link.channelType === preferred), ...links.filter((link) => link.channelType !== preferred)];
     for (const link of ordered) {
       const adapter = this.deps.adapters.get(link.channelType);
-      if (!adapter?.openDirect || signal.aborted) continue;
+      if (!adapter || !canMessageDirectly(adapter) || signal.aborted) continue;
       try {
-        const channelId = await adapter.openDirect(link.channelUserId, signal);
+        const channelId = await openDirect(adapter, link.channelUserId, signal);
         await adapter.post(channelId, { kind: 'text', text }, signal);
         return link.channelType;
       } catch (error) {

@@ -1,6 +1,7 @@
 /** Delivers notify-endpoint messages through the running channel adapters. */
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
 import { ChannelError } from '../shared/errors.js';
+import { openDirect } from './channel-features.js';
 import type { NotifyDestination, NotifySender } from './http/routes/notify.js';
 
 /** Direct-message channels remembered (a platform keeps one per user, so opening it again returns the same id). */
@@ -14,8 +15,7 @@ export function createAdapterNotifySender(adapters: readonly ChannelAdapter[]): 
     const key = `${adapter.platform}:${userId}`;
     const cached = directChannels.get(key);
     if (cached !== undefined) return cached;
-    if (!adapter.openDirect) throw new ChannelError(`${adapter.platform} cannot send direct messages`);
-    const channelId = await adapter.openDirect(userId, signal);
+    const channelId = await openDirect(adapter, userId, signal);
     directChannels.set(key, channelId);
     if (directChannels.size > DM_CACHE_LIMIT) {
       const oldest = directChannels.keys().next().value;

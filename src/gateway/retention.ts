@@ -27,8 +27,9 @@ export async function runRetention(settings: RetentionSettings): Promise<void> {
     const policy = { conversationsDays: settings.retentionDays, notifyDeliveriesDays: settings.notifyReplyDays, ledgerDays: 0 };
     const purged = await settings.lifecycle.purgeExpired(policy, (settings.now ?? Date.now)());
     const folders = await removeWorkspaceFolders(settings.workspaceDir, purged.wsIds);
-    if (purged.wsIds.length > 0 || purged.notifyDeliveries > 0) {
-      settings.logger.info({ conversations: purged.wsIds.length, folders, notifyDeliveries: purged.notifyDeliveries }, 'retention purge');
+    if (purged.wsIds.length > 0 || purged.notifyDeliveries > 0 || purged.usageRows > 0) {
+      const { notifyDeliveries, usageRows } = purged;
+      settings.logger.info({ conversations: purged.wsIds.length, folders, notifyDeliveries, usageRows }, 'retention purge');
     }
   } catch (error) {
     settings.logger.warn({ error: describeError(error) }, 'retention purge failed');

@@ -7,6 +7,7 @@ import type { ChannelAdapter, SessionStatus } from '../channels/channel-adapter.
 import { describeError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { SerialLane } from '../shared/serial-lane.js';
+import { sessionStatus } from './channel-features.js';
 
 export class SessionStatusLane {
   private readonly lane = new SerialLane();
@@ -21,9 +22,9 @@ export class SessionStatusLane {
   /** Queues one status after the ones before it. */
   send(status: SessionStatus, title?: string): void {
     const { adapter, channelId } = this;
-    if (!adapter.sessionStatus) return;
+    if (!adapter.features.sessions) return;
     void this.lane
-      .run(async () => adapter.sessionStatus?.(channelId, status, title, this.signal))
+      .run(async () => sessionStatus(adapter, channelId, status, title, this.signal))
       .catch((error: unknown) => this.logger().warn({ channelId, status, error: describeError(error) }, 'session status failed'));
   }
 

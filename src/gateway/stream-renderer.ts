@@ -2,20 +2,17 @@
 import { setMaxListeners } from 'node:events';
 import type { AgentEvent } from '../agent/events.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
-import { scopedSignal, type LinkedSignal } from '../shared/abort.js';
 import { describeError } from '../shared/errors.js';
 import { SerialLane } from '../shared/serial-lane.js';
 import { sleep } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
-import { answerNonce } from './live-message.js';
 import { LiveStateRecorder } from './live-state.js';
 import { SessionStatusLane } from './session-status-lane.js';
-import { openSegment, type AnswerSegment } from './streamed-message.js';
+import { AnswerText, DEFAULT_EDIT_INTERVAL_MS } from './answer-text.js';
+import { ToolLines } from './tool-lines.js';
+import { TypingIndicator } from './typing-indicator.js';
 
-export const DEFAULT_EDIT_INTERVAL_MS = 1500;
-const MAX_EDIT_INTERVAL_MS = 15_000;
-const TYPING_REFRESH_MS = 8000;
-const FINAL_ATTEMPTS = 4;
+export { DEFAULT_EDIT_INTERVAL_MS } from './answer-text.js';
 /** Shown when a turn ends without any visible output (the model answered nothing). */
 export const EMPTY_ANSWER_NOTE = '*No answer.*';
 
@@ -47,20 +44,13 @@ export class StreamRenderer {
   private readonly lane = new SerialLane();
   /** Session statuses (`sessionStatus`), in order, apart from the rendering lane. */
   private readonly sessions: SessionStatusLane;
-  private segment: AnswerSegment | undefined;
-  /** The current segment's signal: its posts and edits use it as it is, with no signal linked per call. */
-  private segmentScope: LinkedSignal | undefined;
-  private readonly toolMessages = new Map<string, { messageId: string; name: string; preview: string }>();
-  private flushTimer: NodeJS.Timeout | undefined;
-  private typingTimer: NodeJS.Timeout | undefined;
-  private typingKick: NodeJS.Immediate | undefined;
-  private lastFlush = 0;
-  private intervalMs: number;
-  private postedThisTurn = false;
+  private readonly answer: AnswerText;
+  private readonly tools: ToolLines;
+  private readonly typing: TypingIndicator;
+  /** Posts other than the answer text this turn. */
+  private postedOther = false;
   /** The turn being rendered. */
   private turnId: string | undefined;
-  /** Set while the committed answer's final edit runs: the keys of its posts. */
-  private answerKey: ((index: number, chunk: string) => string) | undefined;
   /** The last segment this turn ended was shown in full (false: its final edit kept failing or was cut off). */
   private answerShown = true;
   /** Approvals granted during the current turn, and the calls that produced a result. */
@@ -71,21 +61,30 @@ export class StreamRenderer {
   private readonly quiet = new AbortController();
   private closed = false;
   private readonly live: LiveStateRecorder | undefined;
-  /** Live edits made, for benchmarks and /metrics. */
-  edits = 0;
   #logger: Logger | undefined;
 
   constructor(private readonly options: StreamRendererOptions) {
-    this.intervalMs = options.editIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS;
     const save = options.hooks.onLiveState;
     this.live = save === undefined ? undefined : new LiveStateRecorder((state) => save(state), () => this.logger);
     setMaxListeners(0, this.controller.signal);
     this.sessions = new SessionStatusLane(options.adapter, options.channelId, this.controller.signal, () => this.logger);
+    const { adapter, channelId } = options;
+    this.tools = new ToolLines({ adapter, channelId, signal: this.controller.signal, logger: () => this.logger, live: this.live });
+    this.typing = new TypingIndicator(adapter, channelId, this.controller.signal, options.typingIntervalMs);
+    this.answer = new AnswerText({
+      adapter, channelId, logger: () => this.logger, signal: this.controller.signal, quiet: this.quiet.signal, live: this.live,
+      intervalMs: options.editIntervalMs ?? DEFAULT_EDIT_INTERVAL_MS, enqueue: (step) => void this.enqueue(step), closed: () => this.closed,
+    });
   }
 
   private get logger(): Logger {
     const { logger, logBindings } = this.options;
     return (this.#logger ??= logBindings === undefined ? logger : logger.child(logBindings));
+  }
+
+  /** Live edits made, for benchmarks and /metrics. */
+  get edits(): number {
+    return this.answer.edits;
   }
 
   /** Accepts an event without blocking the agent; rendering happens on the renderer's own chain. */
@@ -99,11 +98,11 @@ export class StreamRenderer {
 
   /** The platform signalled rate limiting: stretch the cadence (never shorten it). */
   slowDown(retryAfterMs: number): void {
-    this.intervalMs = Math.min(MAX_EDIT_INTERVAL_MS, Math.max(this.intervalMs * 2, retryAfterMs));
+    this.answer.slowDown(retryAfterMs);
   }
 
   get currentIntervalMs(): number {
-    return this.intervalMs;
+    return this.answer.intervalMs;
   }
 
   /** Resolves once every event handed in so far has been rendered. */
@@ -166,18 +165,16 @@ export class StreamRenderer {
         await this.finishSegment(event.answered === true);
         return;
       case 'tool-calls':
-        await this.finishSegment();
-        await this.postToolCalls(event.items);
+        await this.showToolCalls(event.items);
         return;
       case 'tool-result':
-        this.ranThisTurn.add(event.callId);
-        await this.postToolResult(event);
+        await this.showToolResult(event);
         return;
       case 'approval-request':
       case 'plan-review':
         await this.finishSegment();
         // Nobody is typing while the owner decides (which may take an hour).
-        this.stopTyping();
+        this.typing.stop();
         await this.postCard(event);
         this.sessions.send('suspended');
         return;
@@ -185,7 +182,7 @@ export class StreamRenderer {
         if (event.approved) this.approvedThisTurn.add(event.approvalId);
         await this.options.hooks.onApprovalResolved(event);
         this.sessions.send('processing');
-        if (event.approved) this.startTyping();
+        if (event.approved) this.typing.start();
         return;
       case 'error':
         await this.finishSegment();
@@ -212,115 +209,42 @@ export class StreamRenderer {
   private async startTurn(event: Extract<AgentEvent, { type: 'turn-start' }>): Promise<void> {
     await this.finishSegment();
     this.turnId = event.turnId;
-    this.answerKey = undefined;
     this.live?.startTurn(event.turnId);
-    this.postedThisTurn = false;
+    this.postedOther = false;
+    this.answer.shown = false;
     this.approvedThisTurn.clear();
     this.ranThisTurn.clear();
     this.sessions.send('processing', event.userMessage);
     // A watch result started this turn: nobody typed it, so the thread shows it before the answer.
     if (event.origin === 'watch') {
       await this.post({ kind: 'tool-result', name: 'watch', output: event.userMessage, isError: false });
-      this.postedThisTurn = false;
+      this.postedOther = false;
     }
-    this.startTyping();
+    this.typing.start();
   }
 
   private appendText(text: string): void {
     if (text.length === 0) return;
-    this.startTyping();
-    // The live message of a running turn carries the Stop control (where messages can be edited to remove it again;
-    // a natively streamed segment cannot carry buttons, ADR 0019).
-    if (this.segment === undefined) {
-      const scope = scopedSignal(this.controller.signal);
-      this.segmentScope = scope;
-      this.segment = openSegment({
-        ...this.options,
-        logger: this.logger,
-        signal: scope.signal,
-        onPosted: (ids) => this.live?.segment(ids),
-        // The committed answer's posts at its final edit are keyed by turn: a restart that shows the answer gets the same
-        // message back, not a second one (other posts are not keyed: two segments may hold the same text).
-        nonce: (index, chunk) => this.answerKey?.(index, chunk),
-        stoppable: this.options.adapter.capabilities.canEdit,
-      });
-    }
-    this.segment.append(text);
-    // Platforms without edits get the answer once, complete, when the segment ends.
-    if (this.options.adapter.capabilities.canEdit) this.scheduleFlush();
+    this.typing.start();
+    this.answer.append(text);
   }
 
-  private scheduleFlush(): void {
-    if (this.flushTimer !== undefined || this.closed) return;
-    const wait = Math.max(0, this.lastFlush + this.intervalMs - Date.now());
-    // Purpose: throttle (edits go out at most once per interval).
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      void this.enqueue(() => this.flush());
-    }, wait);
-  }
-
-  private async flush(): Promise<void> {
-    const segment = this.segment;
-    if (!segment || this.closed) return;
-    this.lastFlush = Date.now();
-    const before = segment.edits;
-    await segment.sync();
-    this.edits += segment.edits - before;
-    if (segment.messageCount > 0) this.postedThisTurn = true;
-    if (segment === this.segment && segment.dirty) this.scheduleFlush();
-  }
-
-  /**
-   * Final edit of the current segment: retried until the messages show the complete text. `answer`: the segment is
-   * the turn's committed answer (recorded with the segment's end, so a restart knows it was shown). False when the
-   * segment could not be shown in full.
-   */
+  /** The final edit of the current segment (`answer`: the turn's committed answer); false when it was not shown in full. */
   private async finishSegment(answer = false): Promise<boolean> {
-    const segment = this.segment;
-    if (!segment) return true;
-    const scope = this.segmentScope;
-    this.segment = undefined;
-    this.segmentScope = undefined;
-    segment.seal();
-    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    if (answer && this.turnId !== undefined) this.answerKey = answerNonce(this.turnId);
-    try {
-      return (this.answerShown = await this.showFinal(segment, answer));
-    } finally {
-      this.answerKey = undefined;
-      scope?.release();
-    }
+    if (!this.answer.open) return true;
+    return (this.answerShown = await this.answer.finish(answer ? this.turnId : undefined));
   }
 
-  private async showFinal(segment: AnswerSegment, answer: boolean): Promise<boolean> {
-    // The messages streamed so far are recorded before the committed answer is edited into them: a restart that finds
-    // no record knows no part of the answer's final edit landed, and posts the answer (docs/design/durability.md).
-    if (answer && segment.messageCount > 0) await this.live?.idle();
-    for (let attempt = 1; attempt <= FINAL_ATTEMPTS && !this.closed; attempt += 1) {
-      const before = segment.edits;
-      const complete = await segment.sync();
-      this.edits += segment.edits - before;
-      if (segment.messageCount > 0) this.postedThisTurn = true;
-      if (complete) {
-        await segment.close();
-        this.live?.segmentEnded(answer);
-        return true;
-      }
-      // Purpose: backoff between attempts of the final edit; the wait ends early when the renderer is disposed.
-      await sleep(this.intervalMs * attempt, this.quiet.signal).catch(() => undefined);
-    }
-    this.logger.error({ channelId: this.options.channelId }, 'final edit did not complete');
-    await segment.close();
-    return false;
+  /** Something of the current turn reached the thread (text, a tool line, a card). */
+  private get postedThisTurn(): boolean {
+    return this.postedOther || this.answer.shown;
   }
 
   /** Posts an approval card; when that fails the owner is told how to unblock the waiting turn. */
   private async postCard(event: Extract<AgentEvent, { type: 'approval-request' | 'plan-review' }>): Promise<void> {
     try {
       await this.options.hooks.onApprovalCard(event);
-      this.postedThisTurn = true;
+      this.postedOther = true;
     } catch (error) {
       this.logger.error({ channelId: this.options.channelId, approvalId: event.approvalId, error: describeError(error) }, 'approval card could not be posted');
       // The adapter names its own cancel command (Slack has no `/cancel`).
@@ -332,13 +256,13 @@ export class StreamRenderer {
   private async endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): Promise<boolean> {
     // Only a renderer that showed the turn from its start posts its text at the end: one bound mid-turn (the
     // conversation moved to another place) did not, and the text was shown where the turn began.
-    if (!this.segment && !this.postedThisTurn && this.turnId === event.turnId && event.text.trim().length > 0) {
+    if (!this.answer.open && !this.postedThisTurn && this.turnId === event.turnId && event.text.trim().length > 0) {
       this.appendText(event.text);
     }
     const ended = await this.finishSegment();
     const shown = ended && this.answerShown && !this.closed;
     this.answerShown = true;
-    this.stopTyping();
+    this.typing.stop();
     if (event.reason === 'cancelled') {
       await this.post({ kind: 'notice', code: 'cancelled' });
       if (this.approvedThisTurn.size > 0) {
@@ -348,44 +272,28 @@ export class StreamRenderer {
       // The model answered nothing: say so briefly instead of leaving the thread silent (never an empty message).
       await this.post({ kind: 'text', text: EMPTY_ANSWER_NOTE });
     }
-    this.toolMessages.clear();
+    this.tools.clear();
     this.approvedThisTurn.clear();
     this.ranThisTurn.clear();
     this.live?.endTurn();
     return shown;
   }
 
-  private async postToolCalls(items: Extract<AgentEvent, { type: 'tool-calls' }>['items']): Promise<void> {
-    for (const item of items) {
-      const messageId = await this.post({ kind: 'tool-call', name: item.name, preview: item.preview, status: 'running' });
-      if (messageId === undefined) continue;
-      this.toolMessages.set(item.callId, { messageId, name: item.name, preview: item.preview });
-      this.live?.toolPosted(item.callId, { messageId, name: item.name, preview: item.preview });
-    }
+  private async showToolCalls(items: Extract<AgentEvent, { type: 'tool-calls' }>['items']): Promise<void> {
+    await this.finishSegment();
+    if ((await this.tools.postCalls(items)) > 0) this.postedOther = true;
   }
 
-  private async postToolResult(event: Extract<AgentEvent, { type: 'tool-result' }>): Promise<void> {
+  private async showToolResult(event: Extract<AgentEvent, { type: 'tool-result' }>): Promise<void> {
+    this.ranThisTurn.add(event.callId);
     await this.finishSegment();
-    const shown = this.toolMessages.get(event.callId);
-    this.toolMessages.delete(event.callId);
-    this.live?.toolDone(event.callId);
-    const status = event.isError ? 'error' : 'done';
-    if (shown) {
-      const message = { kind: 'tool-call', name: shown.name, preview: shown.preview, status, output: event.output } as const;
-      try {
-        await this.options.adapter.edit(this.options.channelId, shown.messageId, message, this.controller.signal);
-        return;
-      } catch (error) {
-        this.logger.warn({ error: describeError(error) }, 'tool card edit failed');
-      }
-    }
-    await this.post({ kind: 'tool-result', name: event.name, output: event.output, isError: event.isError });
+    if (await this.tools.postResult(event)) this.postedOther = true;
   }
 
   private async post(message: Parameters<ChannelAdapter['post']>[1]): Promise<string | undefined> {
     try {
       const id = await this.options.adapter.post(this.options.channelId, message, this.controller.signal);
-      this.postedThisTurn = true;
+      this.postedOther = true;
       return id;
     } catch (error) {
       this.logger.warn({ kind: message.kind, channelId: this.options.channelId, error: describeError(error) }, 'post failed');
@@ -393,29 +301,8 @@ export class StreamRenderer {
     }
   }
 
-  private startTyping(): void {
-    if (this.typingTimer !== undefined || this.closed) return;
-    const tick = (): void => {
-      void this.options.adapter.setTyping(this.options.channelId, this.controller.signal).catch(() => undefined);
-    };
-    // Purpose: deprioritising, not ordering. The first indicator goes out after the work already under way (a starting
-    // turn's model request): the request is what the writer waits for, the indicator is cosmetic.
-    this.typingKick = setImmediate(tick);
-    // Purpose: heartbeat (the platform shows the indicator for a few seconds only).
-    this.typingTimer = setInterval(tick, this.options.typingIntervalMs ?? TYPING_REFRESH_MS);
-    this.typingTimer.unref();
-  }
-
-  private stopTyping(): void {
-    if (this.typingTimer !== undefined) clearInterval(this.typingTimer);
-    if (this.typingKick !== undefined) clearImmediate(this.typingKick);
-    this.typingTimer = undefined;
-    this.typingKick = undefined;
-  }
-
   private clearTimers(): void {
-    this.stopTyping();
-    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
+    this.typing.stop();
+    this.answer.stopTimer();
   }
 }

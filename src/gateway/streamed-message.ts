@@ -1,6 +1,7 @@
 /** One answer segment shown by the platform's native stream, falling back to a post/edit LiveMessage on the first error. */
 import type { NativeStream } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
+import { nativeStream } from './channel-features.js';
 import { LiveMessage, type LiveMessageOptions } from './live-message.js';
 
 /** What the renderer needs of a segment, whichever way it is shown. */
@@ -22,7 +23,7 @@ export interface AnswerSegment {
 
 /** The segment for new answer text: natively streamed when the adapter offers a stream here, else edited in place. */
 export function openSegment(options: LiveMessageOptions): AnswerSegment {
-  const stream = options.adapter.openStream?.(options.channelId);
+  const stream = nativeStream(options.adapter, options.channelId);
   return stream ? new StreamedMessage(stream, options) : new LiveMessage(options);
 }
 

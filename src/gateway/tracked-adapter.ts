@@ -30,8 +30,8 @@ class TrackedAdapter implements ChannelAdapter {
     return this.inner.threadParticipants;
   }
 
-  get directMessages(): boolean {
-    return this.inner.directMessages ?? true;
+  get features(): ChannelAdapter['features'] {
+    return this.inner.features;
   }
 
   start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
@@ -61,7 +61,7 @@ class TrackedAdapter implements ChannelAdapter {
   }
 
   async react(channelId: string, messageId: string, reaction: ReactionCode, signal: AbortSignal): Promise<void> {
-    await this.inner.react?.(channelId, messageId, reaction, signal);
+    await this.inner.react(channelId, messageId, reaction, signal);
   }
 
   commandText(name: CommandName): string {

@@ -29,6 +29,7 @@ import { KnexWatchStore } from './knex-watch-store.js';
 import { KnexWorkstreamLeaseStore } from './knex-workstream-lease-store.js';
 import { KnexWorkstreamStore } from './knex-workstream-store.js';
 import { TickWriter } from './tick-writer.js';
+import { KnexUsageStore } from './knex-usage-store.js';
 import type { Stores } from './stores.js';
 
 export function createStores(knex: Knex): Stores {
@@ -49,6 +50,7 @@ export function createStores(knex: Knex): Stores {
     grants: new KnexGrantStore(knex),
     lifecycle: new KnexDataLifecycle(knex),
     adminAudit: new KnexAdminAuditStore(knex),
+    usage: new KnexUsageStore(knex, writer),
     memories,
     watches: new KnexWatchStore(knex),
     promptTemplates: new KnexPromptTemplateStore(knex),

@@ -61,7 +61,7 @@ export const REMOVED_USER = 'removed-user';
 /**
  * Removes a user and everything that is theirs: workstreams (with conversations, approvals, journal, routes, ledger
  * rows, watches, deliveries), their user- and workstream-scoped memories, tokens, platform links, MCP credentials and
- * grants. Where another person's record names them (a decision on someone else's card, a grant they made for someone
+ * grants and usage rows. Where another person's record names them (a decision on someone else's card, a grant they made for someone
  * else) the id is replaced by `removed-user`; global memories they wrote lose their author. Undefined when no such user.
  */
 export function removeUserData(knex: Knex, userId: string): Promise<RemovedUser | undefined> {
@@ -82,6 +82,7 @@ export function removeUserData(knex: Knex, userId: string): Promise<RemovedUser 
       await trx('mcp_oauth_credentials').where({ user_id: userId }).delete();
       await trx('channel_users').where({ user_id: userId }).delete();
       await trx('api_tokens').where({ user_id: userId }).delete();
+      await trx('usage_daily').where({ user_id: userId }).delete();
       await trx('users').where({ user_id: userId }).delete();
       return { userId, wsIds };
     }),
@@ -100,6 +101,8 @@ export interface PurgeResult {
   wsIds: string[];
   notifyDeliveries: number;
   ledgerRows: number;
+  /** Usage rows (`usage_daily`) of days older than `conversationsDays`. */
+  usageRows: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -112,7 +115,7 @@ function isoDaysAgo(now: number, days: number): string {
 
 /**
  * Deletes what the retention policy says is too old: conversations not updated for `conversationsDays` that run no
- * turn (idle, error or closed, no journal row, no lease), notify deliveries, and ledger rows (inbound_events, the dedup
+ * turn (idle, error or closed, no journal row, no lease), usage rows of older days, notify deliveries, and ledger rows (inbound_events, the dedup
  * ledger; kept at least a day so a redelivered event is still recognised).
  */
 export function purgeExpired(knex: Knex, policy: RetentionPolicy, now: number): Promise<PurgeResult> {
@@ -133,7 +136,9 @@ export function purgeExpired(knex: Knex, policy: RetentionPolicy, now: number): 
       const notifyDeliveries =
         policy.notifyDeliveriesDays > 0 ? toNumber(await trx('notify_deliveries').where('created', '<', isoDaysAgo(now, policy.notifyDeliveriesDays)).delete()) : 0;
       const ledgerRows = policy.ledgerDays > 0 ? toNumber(await trx('inbound_events').where('received_at', '<', now - Math.max(1, policy.ledgerDays) * DAY_MS).delete()) : 0;
-      return { wsIds, notifyDeliveries, ledgerRows };
+      // Usage is kept as long as conversations are (gateway.retention_days), by its day, whether or not its conversation is.
+      const usageRows = policy.conversationsDays > 0 ? toNumber(await trx('usage_daily').where('day', '<', isoDaysAgo(now, policy.conversationsDays).slice(0, 10)).delete()) : 0;
+      return { wsIds, notifyDeliveries, ledgerRows, usageRows };
     }),
   );
 }

@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import { definedOnly, parseStringArray, text, toNumber, type DbRow } from './rows.js';
 import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
+import { isPostgres } from './db.js';
+import { addUsageRows } from './knex-usage-store.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import type { WorkstreamChange, WorkstreamPatch, WorkstreamRoute, WorkstreamRow, WorkstreamState, WorkstreamStore } from './workstream-store.js';
 
@@ -134,13 +136,16 @@ export class KnexWorkstreamStore implements WorkstreamStore {
   applyChanges(changes: readonly WorkstreamChange[]): Promise<void> {
     if (changes.length === 0) return Promise.resolve();
     const updates = changes.map((change) => ({ wsId: change.wsId, columns: changeColumns(this.knex, change) })).filter((update) => Object.keys(update.columns).length > 0);
-    if (updates.length === 0) return Promise.resolve();
+    // The day's usage rows join the same transaction: one more statement per group, not per turn (docs/design/usage.md).
+    const usage = changes.flatMap(({ wsId, usage: deltas }) => (deltas === undefined || deltas.length === 0 ? [] : [{ wsId, usage: deltas }]));
+    if (updates.length === 0 && usage.length === 0) return Promise.resolve();
     return guard('workstreams.applyChanges', () =>
       this.writer.write(
         async (db) => {
           for (const { wsId, columns } of updates) await db.run(db.table('workstreams').where({ ws_id: wsId }).update(columns));
+          if (usage.length > 0) await addUsageRows(db, isPostgres(this.knex), usage);
         },
-        { oneStatement: updates.length === 1 },
+        { oneStatement: updates.length === 1 && usage.length === 0 },
       ),
     );
   }

@@ -29,6 +29,7 @@ import * as m20260601_3301 from '../../migrations/20260601003301_create_slack_in
 import * as m20260601_3401 from '../../migrations/20260601003401_create_mcp_oauth_states.js';
 import * as m20260601_3510 from '../../migrations/20260601003510_create_approval_grants.js';
 import * as m20260601_3511 from '../../migrations/20260601003511_add_user_disabled.js';
+import * as m20260601_3521 from '../../migrations/20260601003521_create_usage_daily.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -60,6 +61,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260601003401_create_mcp_oauth_states': m20260601_3401,
   '20260601003510_create_approval_grants': m20260601_3510,
   '20260601003511_add_user_disabled': m20260601_3511,
+  '20260601003521_create_usage_daily': m20260601_3521,
 };
 
 /** Migration names in order; a name, once released, never changes. */

@@ -21,6 +21,7 @@ import type { ServiceStore } from './service-store.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
 import type { SlackInstallStore } from './slack-install-store.js';
 import type { TurnJournalStore } from './turn-journal-store.js';
+import type { UsageStore } from './usage-store.js';
 import type { UserStore } from './user-store.js';
 import type { WatchStore } from './watch-store.js';
 import type { WorkstreamLeaseStore } from './workstream-lease-store.js';
@@ -40,6 +41,8 @@ export interface Stores {
   lifecycle: DataLifecycleStore;
   /** Every admin change, who made it and how it ended (ADR 0035). */
   adminAudit: AdminAuditStore;
+  /** Tokens per day, conversation and model, with owner and channel (`sandpiper usage`, budgets). */
+  usage: UsageStore;
   memories: MemoryStore;
   watches: WatchStore;
   promptTemplates: PromptTemplateStore;

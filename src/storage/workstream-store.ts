@@ -1,4 +1,5 @@
 /** Workstreams (`workstreams`): one row per conversation, with its settings and lease. */
+import type { UsageDelta } from './usage-store.js';
 
 export type WorkstreamState = 'idle' | 'thinking' | 'running' | 'attention' | 'error' | 'closed';
 
@@ -30,6 +31,8 @@ export interface WorkstreamChange {
   /** Added to the counters (not replacing them). */
   inputTokens?: number;
   outputTokens?: number;
+  /** The same tokens per day and model, added to `usage_daily` in the same transaction. */
+  usage?: UsageDelta[];
   /** ISO time of the latest activity (a message was stored); becomes `updated`. */
   touched?: string;
 }

@@ -6,8 +6,10 @@
 import type {
   AdapterState,
   ApprovalCard,
+  AttachmentAccess,
   ChannelAdapter,
   ChannelCapabilities,
+  ChannelFeatures,
   CommandName,
   FormCard,
   FormSpec,
@@ -31,8 +33,17 @@ export interface RecordingAdapterOptions {
   platform?: string;
   capabilities?: Partial<ChannelCapabilities>;
   threadParticipants?: 'owner' | 'linked';
-  /** Give the adapter `whisper` (private notes, recorded in `whispers`); absent by default, as on platforms without it. */
+  /**
+   * Whether the adapter has private notes (`features.ephemeral`, recorded in `whispers`); default true. False leaves
+   * the gateway's fallback to show (a DM, `dm-<user>`).
+   */
   whisper?: boolean;
+  /** Most fields a form may have (`features.forms`); 0 leaves forms out. Default 5. */
+  maxFormFields?: number;
+  /** Where attachments may be downloaded from (`features.attachments`); absent: attachments are ignored. */
+  attachmentAccess?: AttachmentAccess;
+  /** DMs are conversations (`features.direct.conversations`); default true. */
+  directMessages?: boolean;
 }
 
 /** What one interaction's user saw privately. */
@@ -47,6 +58,7 @@ type Deliverable = InboundEvent extends infer E ? (E extends { respond: unknown 
 export class RecordingAdapter implements ChannelAdapter {
   readonly platform: string;
   capabilities: ChannelCapabilities;
+  features: ChannelFeatures;
   readonly threadParticipants: 'owner' | 'linked';
   readonly shown: Shown[] = [];
   readonly reactions: Array<{ channelId: string; messageId: string; reaction: ReactionCode }> = [];
@@ -57,29 +69,32 @@ export class RecordingAdapter implements ChannelAdapter {
   /** The next N edits fail with a server error. */
   failEdits = 0;
   typing = 0;
-  /** Private notes sent with `whisper` (only with the `whisper` option). */
+  /** Private notes sent through `features.ephemeral` (unless the `whisper` option is false). */
   readonly whispers: Array<{ channelId: string; userId: string; text: string }> = [];
   /** Platform user ids `isApprover` answers true for (a configured role or user group). */
   readonly approvers = new Set<string>();
-  whisper?: (channelId: string, userId: string, replyTo: string, text: string) => Promise<void>;
   private handler: InboundHandler | undefined;
   private current: AdapterState = 'idle';
   private next = 0;
 
   constructor(options: RecordingAdapterOptions = {}) {
     this.platform = options.platform ?? 'fake';
-    this.capabilities = { maxMessageLength: 2000, canEdit: true, canThread: true, maxFormFields: 5, ...options.capabilities };
+    this.capabilities = { maxMessageLength: 2000, canEdit: true, canThread: true, ...options.capabilities };
     this.threadParticipants = options.threadParticipants ?? 'owner';
-    if (options.whisper === true) {
-      this.whisper = (channelId, userId, _replyTo, text) => {
-        this.whispers.push({ channelId, userId, text });
-        return Promise.resolve();
-      };
-    }
+    const maxFields = options.maxFormFields ?? 5;
+    const access = options.attachmentAccess;
+    this.features = {
+      ...(maxFields > 0 && { forms: { maxFields } }),
+      ...(options.whisper !== false && { ephemeral: { whisper: (channelId, userId, _replyTo, text) => this.recordWhisper(channelId, userId, text) } }),
+      ...(access && { attachments: { access: () => access } }),
+      direct: { conversations: options.directMessages ?? true, open: (userId) => Promise.resolve(`dm-${userId}`) },
+      approvers: { isApprover: (user) => Promise.resolve(this.approvers.has(user.id)) },
+    };
   }
 
-  isApprover(user: PlatformUser): Promise<boolean> {
-    return Promise.resolve(this.approvers.has(user.id));
+  private recordWhisper(channelId: string, userId: string, text: string): Promise<void> {
+    this.whispers.push({ channelId, userId, text });
+    return Promise.resolve();
   }
 
   start(handler: InboundHandler): Promise<void> {
@@ -140,10 +155,6 @@ export class RecordingAdapter implements ChannelAdapter {
   archiveThread(threadId: string): Promise<void> {
     this.archived.push(threadId);
     return Promise.resolve();
-  }
-
-  openDirect(userId: string): Promise<string> {
-    return Promise.resolve(`dm-${userId}`);
   }
 
   /**

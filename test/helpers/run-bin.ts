@@ -49,8 +49,10 @@ export class BinProcess {
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcess;
 
-  constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [binPath, ...args], { cwd, env: withStateHome(env, cwd), stdio: ['ignore', 'pipe', 'pipe'] });
+  /** `stdin: true` gives the process a pipe to `type` into (else its standard input is closed). */
+  constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv, options: { stdin?: boolean } = {}) {
+    const stdin = options.stdin === true ? 'pipe' : 'ignore';
+    this.child = spawn(process.execPath, [binPath, ...args], { cwd, env: withStateHome(env, cwd), stdio: [stdin, 'pipe', 'pipe'] });
     this.child.stdout?.on('data', (chunk: Buffer) => {
       this.stdout += chunk.toString();
       this.output += chunk.toString();
@@ -73,6 +75,11 @@ export class BinProcess {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; output: ${this.output}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
+  }
+
+  /** Types a line into the process's standard input (`stdin: true` only). */
+  type(line: string): void {
+    this.child.stdin?.write(`${line}\n`);
   }
 
   /** Sends `signal` and resolves with the exit code. */

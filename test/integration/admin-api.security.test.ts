@@ -32,6 +32,7 @@ const ROUTES: ReadonlyArray<readonly [string, string]> = [
   ['DELETE', '/v1/api/admin/mcp/servers/x'],
   ['GET', '/v1/api/admin/approvals'],
   ['GET', '/v1/api/admin/audit'],
+  ['GET', '/v1/api/admin/usage'],
   ['GET', '/v1/api/admin/mcp'],
   ['POST', '/v1/api/admin/mcp/refresh'],
   ['POST', '/v1/api/admin/mcp/reconnect'],

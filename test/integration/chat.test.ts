@@ -49,10 +49,31 @@ describe('sandpiper chat', () => {
     input.write('y\n');
     await waitFor(() => printed.includes('The command printed 42.'), 'final answer');
     assert.match(printed, /from-bash-42/);
-    input.write('/history\n');
-    await waitFor(() => printed.includes('user: run the command'), 'history');
+    input.write('/status\n');
+    await waitFor(() => printed.includes('Pending approvals: 0'), 'status');
     input.write('/quit\n');
     await done;
+  });
+
+  it('--model starts the terminal conversation on that model, and switches the open one', async () => {
+    const models = {
+      main: { provider: 'openai', base_url: llm.url, api_key: 'sk-test', model: 'fake-main' },
+      other: { provider: 'openai', base_url: llm.url, api_key: 'sk-test', model: 'fake-other' },
+    };
+    const config = loadConfig({ cwd: dir, env: {}, flags: { 'gateway.data_dir': join(dir, 'model'), models } });
+    for (const [alias, expected] of [['other', 'fake-other'], ['main', 'fake-main']] as const) {
+      llm.enqueue({ text: `answered by ${alias}` });
+      const input = new PassThrough();
+      const output = new PassThrough();
+      let printed = '';
+      output.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
+      const done = runChat({ config, input, output, logger: createSilentLogger(), modelAlias: alias });
+      input.write('which model?\n');
+      await waitFor(() => printed.includes(`answered by ${alias}`), `answer of ${alias}`);
+      assert.equal((llm.requests.at(-1)?.body as { model?: string }).model, expected);
+      input.write('/quit\n');
+      await done;
+    }
   });
 
   it('offers the configured MCP servers\' tools and runs one after approval', async () => {

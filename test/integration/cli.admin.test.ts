@@ -180,6 +180,29 @@ describe('admin commands on the database', () => {
     }
     assert.match(run('approvals', 'history').stdout, /^DECIDED\s+OUTCOME\s+DECIDED_BY.*\n\S+\s+always\s+alice\s+alice\s+tools\s+bash\s+ap2/);
   });
+  it('usage lists tokens per user, model or conversation and day, and refuses a bad grouping or time', async () => {
+    const knex = createKnex(`sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
+    try {
+      const stores = createStores(knex);
+      const bob = (await stores.users.getUserByUsername('bob'))?.userId ?? '';
+      await stores.workstreams.create({ wsId: 'ws-usage', userId: bob, name: 'Budget talk', modelAlias: 'm' });
+      const today = new Date().toISOString().slice(0, 10);
+      const usage = [
+        { day: today, model: 'gpt-x', turns: 2, inputTokens: 1200, outputTokens: 80, cachedTokens: 300 },
+        { day: '2000-01-01', model: 'gpt-x', turns: 1, inputTokens: 5, outputTokens: 5, cachedTokens: 0 },
+      ];
+      await stores.workstreams.applyChanges([{ wsId: 'ws-usage', usage }]);
+    } finally {
+      await knex.destroy();
+    }
+    const { usage } = json<{ usage: Array<{ key: string; label: string; turns: number; input_tokens: number; output_tokens: number }> }>(run('usage', '--json'));
+    assert.deepEqual(usage.map((line) => [line.label, line.turns, line.input_tokens, line.output_tokens]), [['bob', 2, 1200, 80]]);
+    assert.match(run('usage', '--by', 'conversation').stdout, /^DAY\s+KEY\s+LABEL\s+TURNS\s+INPUT\s+OUTPUT\s+CACHED\n\S+\s+ws-usage\s+Budget talk\s+2\s+1200\s+80\s+300/);
+    const all = json<{ usage: Array<{ key: string; day: string }> }>(run('usage', '--by', 'model', '--since', '2000-01-01', '--json'));
+    assert.deepEqual(all.usage.map((line) => line.key), ['gpt-x', 'gpt-x']);
+    assertUsage(run('usage', '--by', 'team'), /by: /);
+    assertUsage(run('usage', '--since', 'yesterday'), /since: /);
+  });
 });
 
 describe('admin against a running gateway', () => {
@@ -226,6 +249,9 @@ describe('admin against a running gateway', () => {
     assert.equal((await get('/v1/api/admin/tokens?username=alice'))['tokens']?.length, 1);
     assert.equal((await get('/v1/api/admin/approvals'))['approvals']?.length, 1);
     assert.equal((await get('/v1/api/admin/mcp/servers'))['servers']?.length, 0);
+    const { usage } = (await get('/v1/api/admin/usage?by=user&since=7d')) as { usage: Array<{ key: string; label: string; day: string; turns: number; input_tokens: number }> };
+    assert.deepEqual(usage.map((line) => [line.label, line.turns, line.input_tokens]), [['bob', 2, 1200]]);
+    assert.equal((await fetch(`${adminUrl}/v1/api/admin/usage?by=team`, { headers })).status, 400);
     const created = await fetch(`${adminUrl}/v1/api/admin/policies`, { method: 'POST', headers, body: JSON.stringify({ pattern: 'edit_file', action: 'ask', priority: 3 }) });
     assert.equal(created.status, 201);
     const { policy } = (await created.json()) as { policy: { policy_id: string; created_by: string } };

@@ -1,6 +1,7 @@
 /** Provider-neutral error helpers: HTTP/connection failures as ProviderError, aborts as abort errors, retry-after parsing. */
 import { isAbortError } from '../../shared/abort.js';
 import { ProviderError } from '../../shared/errors.js';
+import { maskSecrets } from '../../shared/secret-masking.js';
 
 /** Minimal header reader (the Fetch `Headers` shape) so this file needs no vendor SDK. */
 export interface HeaderReader {
@@ -96,7 +97,21 @@ export function httpProviderError(
 /** A retryable ProviderError for a connection failure (refused, reset, timed out, stream cut). */
 export function connectionProviderError(vendor: string, cause: unknown, timedOut = false): ProviderError {
   const message = `${vendor}: ${timedOut ? 'request timed out' : 'connection failed'}`;
-  return new ProviderError(message, { retryable: true, cause, data: { vendor }, ...(timedOut ? { code: 'TIMEOUT' as const } : {}) });
+  const reason = timedOut ? undefined : socketReason(cause);
+  const data = { vendor, ...(reason === undefined ? {} : { reason }) };
+  return new ProviderError(message, { retryable: true, cause, data, ...(timedOut ? { code: 'TIMEOUT' as const } : {}) });
+}
+
+/**
+ * Why a connection failed, in the system's words (`connect ECONNREFUSED 127.0.0.1:8080`, `getaddrinfo ENOTFOUND
+ * host`): the innermost cause that carries an error code. Secrets never appear in these (no URL, no header); masked anyway.
+ */
+function socketReason(error: unknown): string | undefined {
+  let found: string | undefined;
+  for (let current = error, depth = 0; current instanceof Error && depth < 6; current = current.cause, depth += 1) {
+    if (typeof (current as { code?: unknown }).code === 'string' && current.message) found = current.message;
+  }
+  return found === undefined ? undefined : maskSecrets(found.slice(0, 200));
 }
 
 /** The abort error to throw after `signal` aborted: its reason when it already is one, else a DOMException. */

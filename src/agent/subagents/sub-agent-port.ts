@@ -105,7 +105,7 @@ function subAgentHost(parent: TurnHost, prefix: string, label: string, errors: s
     settled: () => Promise.resolve(),
     // Only waiting for the owner is worth showing; the parent turn stays "running" while its sub-agent thinks.
     setState: (state) => (state === 'attention' || state === 'running' ? parent.setState(state) : Promise.resolve()),
-    addUsage: (usage) => parent.addUsage(usage),
+    addUsage: (usage, model) => parent.addUsage(usage, model),
     evaluatePolicies: (labels) => parent.evaluatePolicies(labels),
     // Marked as a sub-agent's request: it cannot resume after a restart (the sub-agent is gone), so it is never resumed.
     requestApproval: (input, signal) =>

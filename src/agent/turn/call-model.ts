@@ -106,7 +106,7 @@ async function applyPart(ctx: TurnContext, call: CallState, partial: PartialText
       call.finishReason = part.finishReason;
       if (part.providerData !== undefined) call.providerData = part.providerData;
       await endOfText(ctx, call, partial);
-      if (part.usage) await ctx.host.addUsage(part.usage);
+      if (part.usage) await ctx.host.addUsage(part.usage, ctx.model.model);
       return;
   }
 }

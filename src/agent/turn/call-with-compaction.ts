@@ -4,6 +4,7 @@ import { buildRequest } from './build-request.js';
 import { callModel, type ModelCallResult, type PartialText } from './call-model.js';
 import { AUTO_COMPACT_RATIO, compactHistory } from './compact-history.js';
 import { estimateRequestTokens } from './estimate-tokens.js';
+import { switchToFallback } from './model-fallback.js';
 import type { TurnContext } from './turn-types.js';
 
 const CONTEXT_PATTERN = /context[ _-]?(length|window)|maximum context|prompt is too long|too many tokens|input is too long/i;
@@ -19,7 +20,17 @@ export function isContextLengthError(error: unknown): boolean {
   return CONTEXT_PATTERN.test(error.message);
 }
 
+/** A model call guarded against context overflow, answered by the fallback model when the provider is unreachable. */
 export async function callWithCompaction(ctx: TurnContext, partial: PartialText): Promise<ModelCallResult> {
+  try {
+    return await compactingCall(ctx, partial);
+  } catch (error) {
+    if (!switchToFallback(ctx, error, partial.text)) throw error;
+    return compactingCall(ctx, partial);
+  }
+}
+
+async function compactingCall(ctx: TurnContext, partial: PartialText): Promise<ModelCallResult> {
   let request = await buildRequest(ctx);
   if (estimateRequestTokens(request) > ctx.model.contextWindow * AUTO_COMPACT_RATIO && (await compactHistory(ctx))) {
     request = await buildRequest(ctx);

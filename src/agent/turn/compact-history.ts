@@ -73,7 +73,7 @@ async function summarize(ctx: TurnContext, text: string): Promise<string> {
   let summary = '';
   for await (const part of ctx.streamModel(ctx.model.provider, request, { signal: ctx.signal })) {
     if (part.type === 'text-delta') summary += part.text;
-    if (part.type === 'finish' && part.usage) await ctx.host.addUsage(part.usage);
+    if (part.type === 'finish' && part.usage) await ctx.host.addUsage(part.usage, ctx.model.model);
   }
   return stripThinking(summary);
 }

@@ -78,6 +78,8 @@ function userSafeMessage(error: unknown, streamed: boolean): string {
     return 'The conversation no longer fits the model\'s context window, even after compacting it. Start a new conversation or send a shorter message.';
   }
   if (error instanceof ProviderError) {
+    const reason = error.data?.['reason'];
+    if (typeof reason === 'string') return `The model is unreachable (${reason}). Please try again later.`;
     const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
     return `The model request failed${status}. Please try again later.`;
   }
@@ -145,9 +147,30 @@ async function runUserOrResume(ctx: TurnContext, start: TurnStart): Promise<Turn
     ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message');
   });
   try {
+    const refusal = await ctx.host.budgetRefusal?.();
+    if (refusal !== undefined) return await refuseTurn(ctx, refusal, saved);
     return await runSteps({ ...ctx, streamModel: answerAfter(ctx.streamModel, saved) }, undefined);
   } finally {
     await logged;
+  }
+}
+
+/**
+ * A turn that may not call the model (a spent budget): the message stays stored, and the reason is the turn's answer
+ * (shown in the thread, and in the history so the model later knows the message went unanswered).
+ */
+async function refuseTurn(ctx: TurnContext, note: string, saved: Promise<void>): Promise<TurnOutcome> {
+  const partial: TurnText = { text: '', answer: '', toolResults: [] };
+  try {
+    await saved;
+    const message: AssistantMessage = { role: 'assistant', content: note };
+    ctx.history.push(message);
+    await (ctx.host.answered ? ctx.host.answered(message) : ctx.host.persist(message));
+    ctx.host.emit({ type: 'text-delta', text: note });
+    ctx.host.emit({ type: 'model-call-end', finishReason: 'stop', answered: true });
+    return { text: note, reason: 'done' };
+  } catch (error) {
+    return endAbnormally(ctx, error, partial);
   }
 }
 

@@ -21,6 +21,10 @@ export interface TurnModel {
   supportsVision: boolean;
   /** Provider-native tool search and web search (src/agent/providers/native-tools.ts); unset = the fallbacks. */
   native?: NativeTools;
+  /** The configured alias (`[models.<alias>]`), for notes. */
+  alias?: string;
+  /** `models.<alias>.fallback`: the model that answers when this one is unreachable (itself without a fallback). */
+  fallback?: () => TurnModel | undefined;
 }
 
 /** Streams one model call with retries; `onRetry` reports each scheduled retry. */
@@ -105,7 +109,8 @@ export interface TurnHost {
   /** The text the current model call has streamed so far, journalled (batched) so a restart keeps it; '' resets it. */
   recordPartial?(text: string): void;
   setState(state: WorkstreamStatus): Promise<void>;
-  addUsage(usage: Usage): Promise<void>;
+  /** One model call's usage; `model` is the model actually called (usage per model and day). */
+  addUsage(usage: Usage, model?: string): Promise<void>;
   /** Policy actions for approval labels (undefined = no matching policy); fails open. */
   evaluatePolicies(labels: readonly string[]): Promise<Array<PolicyAction | undefined>>;
   /** Writes the approval row first, emits `approval-request`, then waits for the decision; rejects on abort. */
@@ -122,6 +127,8 @@ export interface TurnHost {
   grantedCalls?(calls: readonly GrantedCall[]): Promise<boolean[]>;
   /** "Always" on a tool card: a conversation-scoped grant per label (ADR 0046); absent = `addAutoApprove`. */
   grantAlways?(input: { labels: readonly string[]; approvalId: string; decidedBy: string }): Promise<void>;
+  /** Why a new turn may not call the model (a spent token budget), or undefined; absent = no budget. */
+  budgetRefusal?(): Promise<string | undefined>;
   /** Claims an approved row for execution; true for exactly one caller. */
   claimExecution(approvalId: string): Promise<boolean>;
 }
@@ -145,6 +152,7 @@ export interface TurnContext {
   /** Settles once `cwd` exists (a new workstream's folder is made in the background); tool calls wait for it. */
   folderReady?: Promise<void>;
   history: Message[];
+  /** The turn's model; replaced by its fallback for the rest of the turn when unreachable (model-fallback.ts). */
   model: TurnModel;
   toolSources: readonly ToolSource[];
   /** Tool search of the workstream; absent = every tool is sent. */

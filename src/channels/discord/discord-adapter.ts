@@ -4,9 +4,9 @@
  */
 import { ChannelType, Client, Events, GatewayIntentBits, Partials, RESTEvents, Routes, type APIChannel, type APIMessage, type APIUser, type ClientOptions, type RateLimitData } from 'discord.js';
 import { attachmentOrigins } from '../attachment-origins.js';
+import { AdapterBase } from '../adapter-base.js';
 import type {
-  AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, OutboundMessage, PlatformUser, ReactionCode,
-  ThreadOrigin,
+  AttachmentAccess, ChannelAdapter, ChannelCapabilities, ChannelFeatures, CommandName, InboundHandler, OutboundMessage, PlatformUser, ReactionCode, ThreadOrigin,
 } from '../channel-adapter.js';
 import { toChannelError } from '../channel-errors.js';
 import { withEventId } from '../inbound-id.js';
@@ -55,18 +55,16 @@ export interface DiscordAdapterOptions {
   cluster?: DiscordClusterOptions;
 }
 
-export class DiscordAdapter implements ChannelAdapter {
+export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
   readonly platform = 'discord';
   readonly capabilities: ChannelCapabilities = {
     maxMessageLength: DISCORD_MAX_MESSAGE_LENGTH,
     canEdit: true,
     canThread: true,
-    maxFormFields: DISCORD_MAX_FORM_FIELDS,
   };
+  readonly features: ChannelFeatures;
   private readonly client: Client;
-  private current: AdapterState = 'idle';
   private readonly controller = new AbortController();
-  private handler: InboundHandler | undefined;
   private scope: DiscordScope | undefined;
   readonly history: DiscordHistory;
   /** Leased shards only: one gateway client per held shard, and the keeper deciding which (ADR 0022). */
@@ -76,15 +74,24 @@ export class DiscordAdapter implements ChannelAdapter {
 
   constructor(
     private readonly config: DiscordAdapterConfig,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly options: DiscordAdapterOptions = {},
   ) {
+    super(logger, 'discord');
     this.client = new Client(this.clientOptions());
     this.history = new DiscordHistory(
       { gatewayClients: () => this.shardClients?.gatewayClients() ?? [this.client], clientFor: (id) => this.shardClients?.clientFor(id) ?? Promise.resolve(this.client) },
       () => this.scope,
       config.channel_ids,
     );
+    this.features = {
+      forms: { maxFields: DISCORD_MAX_FORM_FIELDS },
+      history: this.history,
+      attachments: { access: () => this.attachmentAccess() },
+      ephemeral: { whisper: (...args) => this.whisper(...args) },
+      direct: { conversations: config.dm ?? true, open: (userId, signal) => this.openDirect(userId, signal) },
+      approvers: { isApprover: (user) => this.isApprover(user) },
+    };
   }
 
   /** The discord.js options of every client of this adapter; a shard client adds its `shards` and `shardCount`. */
@@ -109,15 +116,11 @@ export class DiscordAdapter implements ChannelAdapter {
     return this.config.thread_participants ?? 'owner';
   }
 
-  get directMessages(): boolean {
-    return this.config.dm ?? true;
-  }
-
   commandText(name: CommandName): string {
     return `\`/${name}\``;
   }
 
-  attachmentAccess(): AttachmentAccess {
+  private attachmentAccess(): AttachmentAccess {
     return { origins: attachmentOrigins(FILE_ORIGINS, this.config.api_url), headers: {} };
   }
 
@@ -217,10 +220,6 @@ export class DiscordAdapter implements ChannelAdapter {
     await this.client.destroy();
   }
 
-  state(): AdapterState {
-    return this.current;
-  }
-
   async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
     try {
       const sent = (await withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelMessages(channelId), { body: renderMessage(message), signal: own }))) as APIMessage;
@@ -242,13 +241,13 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   /** Discord has no private messages outside interactions: a short reply to the writer's message (it pings nobody). */
-  async whisper(channelId: string, _userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void> {
+  private async whisper(channelId: string, _userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void> {
     const body = { ...renderMessage({ kind: 'text', text }), message_reference: { message_id: replyTo, fail_if_not_exists: false } };
     await this.bestEffort('whisper', () => withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelMessages(channelId), { body, signal: own })));
   }
 
   /** A configured approver: the clicking member holds one of `discord.approver_roles` (roles come with the interaction). */
-  isApprover(user: PlatformUser): Promise<boolean> {
+  private isApprover(user: PlatformUser): Promise<boolean> {
     const roles = this.config.approver_roles ?? [];
     return Promise.resolve(roles.length > 0 && (user.roles ?? []).some((role) => roles.includes(role)));
   }
@@ -282,7 +281,7 @@ export class DiscordAdapter implements ChannelAdapter {
     await this.bestEffort('archive', () => withRequestSignal(signal, (own) => this.client.rest.patch(Routes.channel(threadId), { body: { archived: true }, signal: own })));
   }
 
-  async openDirect(userId: string, signal: AbortSignal): Promise<string> {
+  private async openDirect(userId: string, signal: AbortSignal): Promise<string> {
     try {
       const channel = (await withRequestSignal(signal, (own) => this.client.rest.post(Routes.userChannels(), { body: { recipient_id: userId }, signal: own }))) as APIChannel;
       return channel.id;
@@ -332,25 +331,6 @@ export class DiscordAdapter implements ChannelAdapter {
     this.logger.debug({ route: info.route, retryAfterMs: info.retryAfter }, 'discord rate limited');
     if (info.route.startsWith('/channels/') && info.majorParameter) {
       this.deliver({ type: 'rate-limited', channelId: info.majorParameter, retryAfterMs: info.retryAfter });
-    }
-  }
-
-  private setState(state: AdapterState): void {
-    if (this.current === 'stopped' || this.current === 'idle' || this.current === 'connecting') return;
-    this.current = state;
-  }
-
-  private deliver(event: InboundEvent): void {
-    const handler = this.handler;
-    if (!handler) return;
-    void handler(event).catch((error: unknown) => this.logger.error({ error: describeError(error) }, 'inbound handler failed'));
-  }
-
-  private async bestEffort(what: string, call: () => Promise<unknown>): Promise<void> {
-    try {
-      await call();
-    } catch (error) {
-      this.logger.debug({ what, error: describeError(error) }, 'discord best-effort call failed');
     }
   }
 }

@@ -2,9 +2,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '@slack/bolt';
 import { attachmentOrigins } from '../attachment-origins.js';
+import { AdapterBase } from '../adapter-base.js';
 import type {
-  AdapterState, AttachmentAccess, ChannelAdapter, ChannelCapabilities, CommandName, InboundEvent, InboundHandler, NativeStream, OutboundMessage, PlatformUser, ReactionCode,
-  SessionStatus, ThreadOrigin,
+  AttachmentAccess, ChannelAdapter, ChannelCapabilities, ChannelFeatures, CommandName, InboundHandler, NativeStream, OutboundMessage, PlatformUser, ReactionCode,
+  ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
@@ -26,32 +27,27 @@ import { SlackSessions } from './slack-sessions.js';
 import { SlackTeams } from './slack-teams.js';
 import { SlackThreadMemory } from './slack-threads.js';
 import { SlackPrivateReplies } from './slack-private.js';
-import { bestEffort, slackCancelled, toSlackError } from './slack-web.js';
+import { slackCancelled, toSlackError } from './slack-web.js';
 
-/** What an interaction that arrives before the gateway's handler is installed is told. */
-const NOT_READY = 'Starting up, try again in a moment.';
 const REACTIONS: Record<ReactionCode, string> = { queued: 'hourglass_flowing_sand', refused: 'no_entry_sign' };
 
 export type { SlackAdapterConfig, SlackAdapterOptions };
 
-export class SlackAdapter implements ChannelAdapter {
+export class SlackAdapter extends AdapterBase implements ChannelAdapter {
   readonly platform = 'slack';
   readonly capabilities: ChannelCapabilities = {
     maxMessageLength: SLACK_MAX_MESSAGE_LENGTH,
     canEdit: true,
     canThread: true,
-    maxFormFields: SLACK_MAX_FORM_FIELDS,
   };
+  readonly features: ChannelFeatures;
   private app: App | undefined;
   private http: SlackHttpReceiver | undefined;
-  private current: AdapterState = 'idle';
-  private handler: InboundHandler | undefined;
   private scope: SlackScope | undefined;
   private approvers: SlackApprovers | undefined;
   private readonly controller = new AbortController();
   private readonly seen = new RecentKeys();
   private readonly threads = new SlackThreadMemory();
-  private inboundStopped = false;
   private readonly streaming: StreamSupport;
   readonly history: SlackHistory;
   readonly sessions: SlackSessions;
@@ -63,9 +59,10 @@ export class SlackAdapter implements ChannelAdapter {
 
   constructor(
     private readonly config: SlackAdapterConfig,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly options: SlackAdapterOptions = {},
   ) {
+    super(logger, 'slack');
     this.streaming = new StreamSupport(config.native_streaming ?? true, logger);
     const installs = config.client_id && config.client_secret && config.mode === 'http' ? options.installations : undefined;
     this.teams = new SlackTeams(installs?.store, logger);
@@ -77,14 +74,21 @@ export class SlackAdapter implements ChannelAdapter {
       const settings = { clientId: config.client_id, clientSecret: config.client_secret, publicUrl: installs.publicUrl, apiUrl: config.api_url };
       this.installer = new SlackInstaller(settings, installs.store, logger, (install) => this.teams.forget(install.teamId));
     }
+    this.features = {
+      forms: { maxFields: SLACK_MAX_FORM_FIELDS },
+      history: this.history,
+      streaming: { open: (channelId) => this.openStream(channelId) },
+      ephemeral: { whisper: (...args) => this.whisper(...args) },
+      attachments: { access: () => this.attachmentAccess() },
+      sessions: { status: (channelId, status, title, signal) => this.sessions.setStatus(channelId, status, title, signal) },
+      direct: { conversations: config.dm ?? true, open: (userId, signal) => this.openDirect(userId, signal) },
+      approvers: { isApprover: (user, signal) => this.isApprover(user, signal) },
+      drain: { stopInbound: () => this.stopInbound() },
+    };
   }
 
   get threadParticipants(): 'owner' | 'linked' {
     return this.config.thread_participants ?? 'owner';
-  }
-
-  get directMessages(): boolean {
-    return this.config.dm ?? true;
   }
 
   commandText(name: CommandName): string {
@@ -92,7 +96,7 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   /** Slack serves `url_private` files to the bot token (scope `files:read`), from files.slack.com only. */
-  attachmentAccess(): AttachmentAccess {
+  private attachmentAccess(): AttachmentAccess {
     const headers: Record<string, string> = this.config.bot_token ? { authorization: `Bearer ${this.config.bot_token}` } : {};
     return { origins: attachmentOrigins(['https://files.slack.com'], this.config.api_url), headers };
   }
@@ -125,7 +129,7 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   /** Closes the Socket Mode connection for the drain (Slack sends events to the app's other connections); Web API goes on. */
-  async stopInbound(): Promise<void> {
+  private async stopInbound(): Promise<void> {
     this.inboundStopped = true;
     await this.app?.stop().catch((error: unknown) => this.logger.debug({ error: describeError(error) }, 'slack socket close failed'));
   }
@@ -140,10 +144,6 @@ export class SlackAdapter implements ChannelAdapter {
     } catch (error) {
       this.logger.debug({ error: describeError(error) }, 'slack stop failed');
     }
-  }
-
-  state(): AdapterState {
-    return this.current;
   }
 
   async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
@@ -168,26 +168,23 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   /** A configured approver: a member of one of `slack.approver_groups`. */
-  isApprover(user: PlatformUser, signal: AbortSignal): Promise<boolean> {
+  private isApprover(user: PlatformUser, signal: AbortSignal): Promise<boolean> {
     const call = (method: string, args: Record<string, unknown>, own: AbortSignal, via: string): Promise<Record<string, unknown>> => this.calls.call(method, args, undefined, own, via);
     this.approvers ??= new SlackApprovers(this.config.approver_groups ?? [], call, this.logger);
     return this.approvers.isApprover(user.id, signal);
   }
 
   /** An ephemeral message for one person, in the thread the message they wrote is in. */
-  async whisper(channelId: string, userId: string, _replyTo: string, text: string, signal: AbortSignal): Promise<void> {
+  private async whisper(channelId: string, userId: string, _replyTo: string, text: string, signal: AbortSignal): Promise<void> {
     await this.replies.whisper(channelId, userId, text, signal);
   }
 
   /** A native stream for answer text in a thread, when the workspace streams (`slack-stream-support.ts`). */
-  openStream(channelId: string): NativeStream | undefined {
+  private openStream(channelId: string): NativeStream | undefined {
     const call = (method: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> => this.calls.call(method, args, channelId, signal);
     const teamId = this.teams.cachedTeamOf(parseTarget(channelId).channel);
     return this.streaming.open(channelId, { asker: this.threads.asker(channelId), teamId, call, limits: this.options.streamLimits });
   }
-
-  /** The thread's agent session status (Slack agent sessions); never throws. */
-  readonly sessionStatus = (channelId: string, status: SessionStatus, title: string | undefined, signal: AbortSignal): Promise<void> => this.sessions.setStatus(channelId, status, title, signal);
 
   /** Slack has no typing indicator for bot messages in channels: nothing to do. */
   async setTyping(_channelId: string, _signal: AbortSignal): Promise<void> {
@@ -197,7 +194,7 @@ export class SlackAdapter implements ChannelAdapter {
   async react(channelId: string, messageId: string, reaction: ReactionCode, signal: AbortSignal): Promise<void> {
     const name = REACTIONS[reaction];
     const { channel } = parseTarget(channelId);
-    await bestEffort(this.logger, 'react', () => this.calls.call('reactions.add', { channel, timestamp: messageId, name }, undefined, signal));
+    await this.bestEffort('react', () => this.calls.call('reactions.add', { channel, timestamp: messageId, name }, undefined, signal));
   }
 
   /**
@@ -223,7 +220,7 @@ export class SlackAdapter implements ChannelAdapter {
     return Promise.resolve();
   }
 
-  async openDirect(userId: string, signal: AbortSignal): Promise<string> {
+  private async openDirect(userId: string, signal: AbortSignal): Promise<string> {
     const result = await this.calls.call('conversations.open', { users: userId }, undefined, signal);
     const channel = (result.channel ?? {}) as { id?: unknown };
     if (typeof channel.id !== 'string') throw new ChannelError('slack conversations.open returned no channel', { code: 'CHANNEL_ERROR' });
@@ -261,29 +258,8 @@ export class SlackAdapter implements ChannelAdapter {
       privateReply: (target, text) => this.replies.privateReply(target, text, this.controller.signal),
       rememberThread: (channel, userId, threadTs) => this.threads.remember(channel, userId, threadTs),
       recentThread: (channel, userId) => this.threads.recent(channel, userId),
-      bestEffort: (what, call) => bestEffort(this.logger, what, call),
+      bestEffort: (what, call) => this.bestEffort(what, call),
       uninstalled: (teamId) => this.teams.uninstalled(teamId),
     };
-  }
-
-  private setState(state: AdapterState): void {
-    if (this.current === 'stopped' || this.current === 'idle' || this.current === 'failed') return;
-    if (this.current === 'connecting' && state !== 'connected') return;
-    this.current = state;
-  }
-
-  /** Hands an event to the gateway. */
-  private deliver(event: InboundEvent): void {
-    // After stopInbound nothing new is handled here: it was not acknowledged (see createApp), so Slack gives it to another instance.
-    if (this.inboundStopped && event.type !== 'rate-limited') return;
-    const handler = this.handler;
-    if (!handler) {
-      // Acknowledged already (every listener acks first); the user is told rather than left without an answer.
-      if (this.current !== 'stopped' && (event.type === 'command' || event.type === 'action' || event.type === 'form')) {
-        void event.respond.reply(NOT_READY).catch(() => undefined);
-      }
-      return;
-    }
-    void handler(event).catch((error: unknown) => this.logger.error({ error: describeError(error) }, 'inbound handler failed'));
   }
 }

@@ -9,6 +9,7 @@ import type { ContentPart, ImagePart } from '../../agent/messages.js';
 import type { AttachmentAccess, ChannelAdapter, InboundAttachment } from '../../channels/channel-adapter.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
+import { attachmentAccess } from '../channel-features.js';
 import { classifyAttachment } from './attachment-kind.js';
 import { downloadAttachment, type Downloaded } from './download-attachment.js';
 import { fitImage } from './fit-image.js';
@@ -74,7 +75,7 @@ export class AttachmentIntake {
    */
   async contentFor(adapter: ChannelAdapter, threadId: string, wsId: string, text: string, attachments: readonly InboundAttachment[], signal: AbortSignal): Promise<string | ContentPart[]> {
     if (attachments.length === 0) return text;
-    const composed = await this.compose(text, attachments, adapter.attachmentAccess?.(), wsId, signal);
+    const composed = await this.compose(text, attachments, attachmentAccess(adapter), wsId, signal);
     if (composed.skipped.length > 0) {
       await adapter.post(threadId, { kind: 'notice', code: 'attachments-skipped', text: composed.skipped.join('\n') }, signal)
         .catch((error: unknown) => this.options.logger.warn({ threadId, error: describeError(error) }, 'attachment notice could not be posted'));

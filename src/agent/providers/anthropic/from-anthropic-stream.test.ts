@@ -46,7 +46,7 @@ describe('fromAnthropicStream', () => {
         ],
       },
       {
-        type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 17, outputTokens: 9 },
+        type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 17, outputTokens: 9, cachedTokens: 2 },
         providerData: [
           { type: 'thinking', thinking: 'plan', signature: 'SIG' },
           { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } },

@@ -5,6 +5,8 @@ import { connectionProviderError } from '../provider-errors.js';
 import type { FinishReason, ModelStreamPart } from '../model-provider.js';
 import { parseToolInput } from './to-anthropic-messages.js';
 
+type StartUsage = Extract<RawMessageStreamEvent, { type: 'message_start' }>['message']['usage'];
+
 type RawBlock = Record<string, unknown>;
 
 /** Maps an Anthropic stop reason to the neutral finish reason. */
@@ -38,14 +40,22 @@ class StreamState {
   readonly json = new Map<number, string>();
   inputTokens = 0;
   outputTokens = 0;
+  cachedTokens = 0;
   stopReason: string | null | undefined;
   isStopped = false;
+
+  #applyStartUsage(usage: StartUsage): void {
+    this.inputTokens = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+    this.outputTokens = usage.output_tokens;
+    this.cachedTokens = usage.cache_read_input_tokens ?? 0;
+  }
 
   #applyDeltaUsage(usage: MessageDeltaUsage): void {
     const input = usage.input_tokens;
     if (input === null || input === undefined) return;
     const total = input + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
     this.inputTokens = Math.max(this.inputTokens, total);
+    this.cachedTokens = Math.max(this.cachedTokens, usage.cache_read_input_tokens ?? 0);
   }
 
   /** Applies one delta to its raw block; returns the part to yield, if any. */
@@ -86,12 +96,9 @@ class StreamState {
 
   apply(event: RawMessageStreamEvent): ModelStreamPart | undefined {
     switch (event.type) {
-      case 'message_start': {
-        const usage = event.message.usage;
-        this.inputTokens = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
-        this.outputTokens = usage.output_tokens;
+      case 'message_start':
+        this.#applyStartUsage(event.message.usage);
         return undefined;
-      }
       case 'content_block_start':
         this.blocks[event.index] = structuredClone(event.content_block) as unknown as RawBlock;
         if (event.content_block.type === 'tool_use' || event.content_block.type === 'server_tool_use') this.json.set(event.index, '');
@@ -118,6 +125,7 @@ class StreamState {
 
   finish(): ModelStreamPart {
     const usage: Usage = { inputTokens: this.inputTokens, outputTokens: this.outputTokens };
+    if (this.cachedTokens > 0) usage.cachedTokens = this.cachedTokens;
     return { type: 'finish', finishReason: mapAnthropicStop(this.stopReason), usage, ...this.replayData() };
   }
 

@@ -106,7 +106,8 @@ function deltaParts(delta: ChatCompletionChunk.Choice.Delta): ModelStreamPart[] 
 function usageOf(chunk: ChatCompletionChunk): Usage | undefined {
   const usage = chunk.usage;
   if (usage === undefined || usage === null) return undefined;
-  return { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
+  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  return { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0, ...(cached > 0 ? { cachedTokens: cached } : {}) };
 }
 
 /**

@@ -11,6 +11,7 @@ import { readClusterStatus } from '../../admin/admin-status.js';
 import { addMcpServer, listMcpServers, removeMcpServer } from '../../admin/admin-mcp-servers.js';
 import { addPolicy, listPolicies, removePolicy } from '../../admin/admin-policies.js';
 import { createTemplate, deleteTemplate, editTemplate, listTemplates, showTemplate } from '../../admin/admin-prompt-templates.js';
+import { listUsage } from '../../admin/admin-usage.js';
 import { listTokens, listUsers, revokeToken } from '../../admin/admin-users.js';
 import { isPlainObject, safeParseJson } from '../../../shared/json.js';
 import type { Logger } from '../../../shared/logger.js';
@@ -21,7 +22,7 @@ import { HttpError } from '../http-errors.js';
 export interface AdminRoutesDeps {
   /** `auth.admin_secret`. */
   adminSecret: string;
-  stores: Pick<Stores, 'users' | 'policies' | 'mcpServers' | 'approvals' | 'clusterStatus' | 'adminAudit' | 'promptTemplates'>;
+  stores: Pick<Stores, 'users' | 'policies' | 'mcpServers' | 'approvals' | 'clusterStatus' | 'adminAudit' | 'promptTemplates' | 'usage'>;
   /** Heartbeat age after which `status` calls an instance stale (`instanceStaleAfterSeconds(config)`). */
   staleAfterSeconds: number;
   logger?: Logger;
@@ -130,12 +131,13 @@ function addMcpServerRoutes(routes: Hono, servers: AdminRoutesDeps['stores']['mc
   );
 }
 
-/** The read-only views: the cluster's status, pending approvals and the audit trail. */
+/** The read-only views: the cluster's status, pending approvals, the audit trail and token usage. */
 function addStatusRoutes(routes: Hono, deps: AdminRoutesDeps, { read }: Guards): void {
-  const { clusterStatus, approvals, users, adminAudit } = deps.stores;
+  const { clusterStatus, approvals, users, adminAudit, usage } = deps.stores;
   routes.get('/v1/api/admin/status', read(async (c) => c.json(await readClusterStatus(clusterStatus, deps.staleAfterSeconds))));
   routes.get('/v1/api/admin/approvals', read(async (c) => c.json({ approvals: await listPendingApprovals({ approvals, users }) })));
   routes.get('/v1/api/admin/audit', read(async (c) => c.json({ audit: await listAudit(adminAudit, c.req.query('limit')) })));
+  routes.get('/v1/api/admin/usage', read(async (c) => c.json({ usage: await listUsage(usage, { by: c.req.query('by'), since: c.req.query('since') }) })));
 }
 
 export function createAdminRoutes(deps: AdminRoutesDeps): Hono {

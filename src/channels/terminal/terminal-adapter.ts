@@ -1,0 +1,270 @@
+/**
+ * The terminal as a channel (`sandpiper chat`): typed lines become inbound events of one direct conversation, and what
+ * the gateway shows is printed. Answers stream natively (appended as they come); an approval card or a form asks at the
+ * prompt and the typed answer goes back as the click or submission a platform would send. Everything else (limits,
+ * commands, the queue, approvals, plan review, forms) is the gateway's, as on Discord and Slack.
+ */
+import { randomUUID } from 'node:crypto';
+import { createInterface, type Interface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { AdapterBase } from '../adapter-base.js';
+import type {
+  ActionName, ApprovalCard, ChannelAdapter, ChannelCapabilities, ChannelFeatures, CommandName, Conversation, FormCard, FormSpec, InboundEvent, InboundHandler,
+  NativeStream, OutboundMessage, PlatformUser, ReactionCode,
+} from '../channel-adapter.js';
+import { ChannelError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { approvalQuestion, parseApprovalAnswer, renderEdit, renderOutbound, TERMINAL_HELP } from './terminal-format.js';
+import { PromptQueue, type Prompt } from './terminal-prompts.js';
+
+export const TERMINAL_PLATFORM = 'terminal';
+/** The one conversation of a terminal (a direct conversation, as a DM with the bot). */
+export const TERMINAL_CHANNEL = 'terminal';
+/** Most fields a form asks at the prompt. */
+const TERMINAL_FORM_FIELDS = 20;
+/** Submissions of one form before the terminal declines it. */
+const FORM_ATTEMPTS = 3;
+
+const COMMANDS: Readonly<Record<string, CommandName>> = { '/model': 'model', '/status': 'status', '/cancel': 'cancel', '/new': 'close', '/close': 'close' };
+const REACTIONS: Record<ReactionCode, string> = {
+  queued: '(queued: it is answered after the current turn)',
+  refused: '(not sent: too many messages are waiting)',
+};
+
+export interface TerminalAdapterOptions {
+  input: Readable;
+  output: Writable;
+  logger: Logger;
+  /** The person at the terminal; platform user id `local`. */
+  user?: PlatformUser;
+}
+
+export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
+  readonly platform = TERMINAL_PLATFORM;
+  readonly capabilities: ChannelCapabilities = { maxMessageLength: 100_000, canEdit: true, canThread: false };
+  readonly threadParticipants = 'owner';
+  readonly features: ChannelFeatures;
+  /** Resolves when the person leaves (`/quit`, end of input) or the adapter stops. */
+  readonly ended: Promise<void>;
+  private endNow: () => void = () => undefined;
+  private readonly user: PlatformUser;
+  private readonly conversation: Conversation = { kind: 'direct', channelId: TERMINAL_CHANNEL };
+  private readonly shown = new Map<string, OutboundMessage>();
+  private readonly prompts: PromptQueue;
+  private readline: Interface | undefined;
+  private next = 0;
+
+  constructor(private readonly options: TerminalAdapterOptions) {
+    super(options.logger, 'terminal');
+    this.user = options.user ?? { id: 'local', name: 'you' };
+    this.prompts = new PromptQueue((text) => this.write(text));
+    this.ended = new Promise((resolve) => (this.endNow = resolve));
+    this.features = {
+      streaming: { open: () => this.openStream() },
+      ephemeral: { whisper: (_channelId, _userId, _replyTo, text) => Promise.resolve(this.writeLine(text)) },
+      forms: { maxFields: TERMINAL_FORM_FIELDS },
+      direct: { conversations: true, open: () => Promise.resolve(TERMINAL_CHANNEL) },
+    };
+  }
+
+  start(handler: InboundHandler, signal: AbortSignal): Promise<void> {
+    this.handler = handler;
+    this.current = 'connected';
+    signal.addEventListener('abort', () => void this.stop(), { once: true });
+    this.readline = createInterface({ input: this.options.input, terminal: false });
+    this.writeLine('sandpiper chat — /help lists the commands, /quit leaves.');
+    void this.readLines(this.readline);
+    return Promise.resolve();
+  }
+
+  stop(): Promise<void> {
+    if (this.current === 'stopped') return Promise.resolve();
+    this.current = 'stopped';
+    this.handler = undefined;
+    this.readline?.close();
+    this.endNow();
+    return Promise.resolve();
+  }
+
+  post(_channelId: string, message: OutboundMessage): Promise<string> {
+    if (this.current === 'stopped') return Promise.reject(new ChannelError('the terminal is closed'));
+    const id = `t${++this.next}`;
+    this.shown.set(id, message);
+    const text = renderOutbound(message);
+    if (text) this.writeLine(text);
+    if (message.kind === 'approval' && message.card.outcome.status === 'pending') this.prompts.push({ ...this.approvalPrompt(message.card), key: id });
+    if (message.kind === 'form' && message.card.outcome.status === 'pending') this.prompts.push({ ...this.formPrompt(message.card, id), key: id });
+    return Promise.resolve(id);
+  }
+
+  edit(_channelId: string, messageId: string, message: OutboundMessage): Promise<void> {
+    const before = this.shown.get(messageId);
+    if (!before) return Promise.reject(new ChannelError('no such message', { code: 'NOT_FOUND' }));
+    this.shown.set(messageId, message);
+    if ((message.kind === 'approval' || message.kind === 'form') && message.card.outcome.status !== 'pending') this.prompts.drop(messageId);
+    const added = renderEdit(before, message);
+    if (added) this.writeLine(added);
+    return Promise.resolve();
+  }
+
+  setTyping(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  react(_channelId: string, _messageId: string, reaction: ReactionCode): Promise<void> {
+    this.writeLine(REACTIONS[reaction]);
+    return Promise.resolve();
+  }
+
+  commandText(name: CommandName): string {
+    return `\`/${name === 'close' ? 'new' : name}\``;
+  }
+
+  /** No threads here: the conversation is the terminal itself. */
+  startThread(channelId: string): Promise<string> {
+    return Promise.resolve(channelId);
+  }
+
+  archiveThread(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  private async readLines(readline: Interface): Promise<void> {
+    try {
+      for await (const line of readline) {
+        if (!(await this.onLine(line))) break;
+      }
+    } finally {
+      await this.prompts.endAll();
+      this.endNow();
+    }
+  }
+
+  /** One typed line; false when the person leaves. */
+  private async onLine(line: string): Promise<boolean> {
+    if (await this.prompts.answer(line)) return true;
+    const text = line.trim();
+    if (text === '') return true;
+    if (text === '/quit' || text === '/exit') return false;
+    if (text === '/help') {
+      this.writeLine(TERMINAL_HELP);
+      return true;
+    }
+    const [word = '', ...rest] = text.split(/\s+/);
+    const command = COMMANDS[word];
+    if (command) await this.send({ type: 'command', name: command, user: this.user, conversation: this.conversation, args: { model: rest.join(' ') }, respond: this.responder(), eventId: randomUUID() });
+    else await this.send({ type: 'message', user: this.user, conversation: this.conversation, messageId: randomUUID(), text, mentioned: true });
+    return true;
+  }
+
+  /** Hands an event to the gateway and waits for it to be handled (so the next line sees its prompts). */
+  private async send(event: InboundEvent): Promise<void> {
+    await this.handler?.(event).catch((error: unknown) => this.logger.error({ error: String(error) }, 'inbound handler failed'));
+  }
+
+  private approvalPrompt(card: ApprovalCard): Prompt {
+    return {
+      question: approvalQuestion(card),
+      answer: async (line) => {
+        const decision = parseApprovalAnswer(line ?? '');
+        const name: ActionName = decisionName(card.kind, decision);
+        const feedback = line === undefined ? null : decision.feedback;
+        await this.send({ type: 'action', name, approvalId: card.approvalId, user: this.user, feedback, respond: this.responder(), eventId: randomUUID() });
+      },
+    };
+  }
+
+  /** Answer? → the form opens (the gateway hands its fields) → one prompt per field → submitted; asked again on problems. */
+  private formPrompt(card: FormCard, key: string): Prompt {
+    // An MCP sign-in wait: the link was printed; the only answer here is to cancel it.
+    if (card.purpose === 'authorization') return this.signInPrompt(card, key);
+    return {
+      question: 'Answer? [y/n] ',
+      answer: async (line) => {
+        if (line !== undefined && /^y(es)?$/i.test(line.trim())) return this.openForm(card, 1);
+        await this.send({ type: 'form', action: 'decline', formId: card.formId, user: this.user, values: {}, respond: this.responder(), eventId: randomUUID() });
+      },
+    };
+  }
+
+  private signInPrompt(card: FormCard, key: string): Prompt {
+    return {
+      key,
+      question: 'Waiting for the sign-in; type c to cancel it: ',
+      answer: async (line) => {
+        if (line !== undefined && !/^c(ancel)?$/i.test(line.trim())) {
+          this.prompts.first([this.signInPrompt(card, key)]);
+          return;
+        }
+        await this.send({ type: 'form', action: 'decline', formId: card.formId, user: this.user, values: {}, respond: this.responder(), eventId: randomUUID() });
+      },
+    };
+  }
+
+  private async openForm(card: FormCard, attempt: number): Promise<void> {
+    let spec: FormSpec | undefined;
+    const respond = { ...this.responder(), showForm: (form: FormSpec) => Promise.resolve(Boolean((spec = form))) };
+    await this.send({ type: 'form', action: 'open', formId: card.formId, user: this.user, values: {}, respond, eventId: randomUUID() });
+    if (spec) this.prompts.first(this.fieldPrompts(card, spec, attempt));
+  }
+
+  private fieldPrompts(card: FormCard, spec: FormSpec, attempt: number): Prompt[] {
+    const values: Record<string, string> = {};
+    return spec.fields.map((field, index) => ({
+      question: `${field.label}${field.required ? '' : ' [optional]'}${fieldHint(field)}: `,
+      answer: async (line) => {
+        values[field.id] = line ?? '';
+        if (line !== undefined && index < spec.fields.length - 1) return;
+        const event = { type: 'form', formId: card.formId, user: this.user } as const;
+        if (line === undefined) return this.send({ ...event, action: 'decline', values: {}, respond: this.responder(), eventId: randomUUID() });
+        let fix = false;
+        const reply = (text: string): Promise<void> => {
+          fix = text.startsWith('Please fix');
+          return Promise.resolve(this.writeLine(text));
+        };
+        await this.send({ ...event, action: 'submit', values, respond: { reply, showForm: () => Promise.resolve(false) }, eventId: randomUUID() });
+        if (!fix) return;
+        if (attempt < FORM_ATTEMPTS) return this.openForm(card, attempt + 1);
+        await this.send({ ...event, action: 'decline', values: {}, respond: this.responder(), eventId: randomUUID() });
+      },
+    }));
+  }
+
+  private responder(): { reply(text: string): Promise<void>; showForm(form: FormSpec): Promise<boolean> } {
+    return { reply: (text) => Promise.resolve(this.writeLine(text)), showForm: () => Promise.resolve(false) };
+  }
+
+  private openStream(): NativeStream {
+    let count = 0;
+    return {
+      get messageCount() {
+        return count;
+      },
+      append: (text) => {
+        count = 1;
+        this.write(text);
+        return Promise.resolve();
+      },
+      finish: () => Promise.resolve(this.write('\n')),
+    };
+  }
+
+  private writeLine(text: string): void {
+    this.write(`${text}\n`);
+  }
+
+  private write(text: string): void {
+    if (text !== '') this.options.output.write(text);
+  }
+}
+
+function decisionName(kind: ApprovalCard['kind'], decision: { approved: boolean; always: boolean }): ActionName {
+  if (kind === 'plan') return decision.approved ? 'plan-approve' : 'plan-changes';
+  if (decision.approved) return decision.always ? 'always' : 'approve';
+  return kind === 'network' ? 'deny' : 'reject';
+}
+
+function fieldHint(field: FormSpec['fields'][number]): string {
+  if (field.choices?.length) return ` (${field.choices.join('/')})`;
+  return field.placeholder ? ` (${field.placeholder})` : '';
+}
