@@ -302,6 +302,8 @@ export interface ChannelCapabilities {
   canEdit: boolean;
   /** Whether `startThread` creates real threads. */
   canThread: boolean;
+  /** A second post with the same `nonce` returns the first message instead of posting again (Discord's `enforce_nonce`). */
+  keyedPosts?: boolean;
 }
 
 /** Native text streaming (Slack `chat.startStream`). */

@@ -112,21 +112,23 @@ async function runWaiting(deps: InterruptedTurnsDeps, wsId: string): Promise<voi
 }
 
 /**
- * A committed answer whose end was not shown: edited into the messages the thread shows of it, or posted when none was
- * recorded; nothing when its final edit was recorded as landed. The text is the committed one, never generated again.
+ * A committed answer whose end was not shown: edited into the messages the thread shows of it, or, when none was
+ * recorded, posted where posts are keyed (a post that landed unrecorded is returned, not doubled); nothing when its
+ * final edit was recorded as landed. The text is the committed one, never generated again.
  */
 async function showAnswer(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, channelId: string, turn: InterruptedTurn, live: LiveState | undefined): Promise<void> {
   const answer = turn.answer ?? '';
   if (answer.trim() === '' || live?.answerShown === true) return;
-  if (live === undefined || live.segment.length === 0 || !adapter.capabilities.canEdit) {
-    // No message of the answer is recorded here: it may have been shown in another place (a notification reply moves
-    // a conversation), or posted and not recorded, so the thread is left as it is; the history holds the answer.
+  const recorded = live !== undefined && live.segment.length > 0 && adapter.capabilities.canEdit ? live.segment : undefined;
+  if (recorded === undefined && adapter.capabilities.keyedPosts !== true) {
+    // No message of the answer is recorded, and a post could double one that landed unrecorded: the thread is left as
+    // it is; the history holds the answer.
     deps.logger.warn({ channelId, turnId: turn.turnId }, 'a committed answer has no recorded message; it is not posted again');
     return;
   }
   // Posted with the live renderer's keys: a post that landed before the kill but was not recorded is returned, not doubled.
   const message = new LiveMessage({ adapter, channelId, logger: deps.logger, signal: deps.signal, nonce: answerNonce(turn.turnId) });
-  message.adopt(live.segment);
+  if (recorded !== undefined) message.adopt(recorded);
   message.append(answer);
   message.seal();
   if (!(await message.sync())) deps.logger.warn({ channelId }, 'showing a committed answer after a restart failed');

@@ -2,7 +2,7 @@
  * kill -9 of the real gateway process at the turn log's commit points (docs/design/durability.md), on Discord through
  * discord.js and the fakes. *answered*: a complete answer is committed before its final edit, so a kill after the final
  * edit, or between the commit and the edit, never makes the restart answer the question again (a missing final edit is
- * made with the committed text). *accepted*: a waiting message's row goes in the same write as its turn's start, so
+ * made with the committed text, or posted, keyed, when no message of it was shown). *accepted*: a waiting message's row goes in the same write as its turn's start, so
  * a kill after its answer never answers it twice.
  */
 import { after, before, describe, it } from 'node:test';
@@ -91,6 +91,24 @@ describe('kill -9 at the commit points of a turn', () => {
     assert.equal(llm.requests.length, requestsBefore + 1, 'not answered a second time');
     assert.deepEqual(botMessages(discord, threadId).map((message) => message.content.trim()), [answer]);
     assert.ok(!botMessages(discord, threadId).some((message) => NOTE.test(message.content)), 'no interruption note');
+  });
+
+  it('killed between the answer\'s commit and its first post: the restart posts the committed text, once', async () => {
+    const requestsBefore = llm.requests.length;
+    const answer = words('kappa', 8).join('').trim();
+    llm.enqueue({ text: words('kappa', 8), delayMs: 5, hangAfterStop: true });
+    const message = discord.state.injectMessage(CHANNEL_ID, user, 'a quick answer, please', true);
+    // The thread's first post is held off for a minute: nothing of the answer is shown or recorded when it commits.
+    discord.rateLimit('POST', new RegExp(`/channels/${message.id}/messages$`), 1, 60);
+    await waitFor(async () => (await history(message.id)).includes(answer), 'the answer to be committed', 30_000);
+    assert.deepEqual(botMessages(discord, message.id), [], 'nothing shown yet');
+    await gateways.kill();
+
+    await gateways.start();
+    await journalEmpty();
+    await discord.waitFor(() => botMessages(discord, message.id).find((posted) => posted.content.trim() === answer), 30_000, 'the committed answer posted');
+    assert.equal(llm.requests.length, requestsBefore + 1, 'not answered a second time');
+    assert.deepEqual(botMessages(discord, message.id).map((posted) => posted.content.trim()), [answer], 'once, without a note');
   });
 
   it('killed after a waiting message was answered: its row went with its turn\'s start, it is not answered again', async () => {
