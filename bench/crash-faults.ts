@@ -8,7 +8,7 @@
  * the answer; it counts questions with no complete answer, questions answered twice (two complete answers) and
  * duplicate history rows.
  *
- *   npm run bench:crash -- --rounds=10 [--kinds=stream,tool,answered] [--database=postgres://… [--takeover]]
+ *   npm run bench:crash -- --rounds=10 [--kinds=stream,tool,answered] [--warm=N] [--database=postgres://… [--takeover]]
  *
  * `--database` runs the gateway on PostgreSQL, restarted on the same data; with `--takeover` two instances share the
  * database and each kill hits the one holding the conversation: the other must finish it (bench/support/crash-instances.ts).
@@ -119,6 +119,12 @@ async function main(): Promise<void> {
   try {
     await gateways.start();
     await gateways.linkUser('discord', '400000000000000041', 'gus');
+    // `--warm=N`: N conversations answered without a kill first (a database that holds many threads already).
+    for (let index = 0; index < Number(arg('warm', '0')); index++) {
+      llm.enqueue({ text: `warm ${index}` });
+      const threadId = await mention(`warm-up ${index}`);
+      await discord.waitFor(() => bot(threadId).some((message) => message.content === `warm ${index}`), 30_000, 'a warm-up answer');
+    }
     for (let round = 0; round < rounds; round++) {
       if (kinds.has('answered')) await answeredRound(round);
       if (!kinds.has('stream') && !kinds.has('tool')) {
@@ -137,7 +143,10 @@ async function main(): Promise<void> {
       await gateways.recover();
       const answered = await answeredCount(threadId, answer);
       stream.rounds++;
-      if (answered === 0) stream.lost++;
+      if (answered === 0) {
+        stream.lost++;
+        process.stderr.write(`round ${round}: stream question lost; ${JSON.stringify(await lostState(threadId))}\n${gateways.problems().slice(-8).join('\n')}\n`);
+      }
       if (answered > 1 || llm.requests.length > first + 2) stream.duplicated++;
       if (!sent(first + 1).includes(INTERRUPTED_MARKER) || !sent(first + 1).includes(`w${round}x0 `)) stream.partialMissing++;
       await gateways.settle();

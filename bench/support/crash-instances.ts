@@ -36,7 +36,9 @@ export class CrashInstances {
   ) {
     if (takeover && database === '') throw new Error('--takeover needs --database=postgres://…');
     const extraToml = `[tools]\nsandbox = "off"\n${takeover ? CLUSTER_TOML : ''}`;
-    this.single = new GatewayProcesses({ llm, discord, extraToml, ...(database === '' ? {} : { databaseUrl: database }) });
+    // One user asks everything: the per-user limit would refuse a warm-up's burst of mentions.
+    const gatewayToml = 'user_rate_limit = 100000';
+    this.single = new GatewayProcesses({ llm, discord, extraToml, gatewayToml, ...(database === '' ? {} : { databaseUrl: database }) });
   }
 
   get dir(): string {
@@ -91,6 +93,11 @@ export class CrashInstances {
     this.takeovers++;
     await this.launch(index);
     await this.shardHeld();
+  }
+
+  /** Warnings and errors the running (or last) single gateway logged, for a round that went wrong. */
+  problems(): string[] {
+    return this.single.output().split('\n').filter((line) => /"level":[456]0/.test(line));
   }
 
   async close(): Promise<void> {
