@@ -64,11 +64,13 @@ async function main(): Promise<void> {
     await discord.waitFor(() => discord.state.channels.get(message.id), 30_000, 'thread');
     return message.id;
   };
-  const answeredCount = async (threadId: string, answer: string): Promise<number> => {
-    await waitFor(() => bot(threadId).some((message) => message.content === answer), answer, 30_000).catch(() => undefined);
+  /** Messages showing one of `answers` complete (the resumed answer, or an answer committed before the kill). */
+  const answeredCount = async (threadId: string, ...answers: string[]): Promise<number> => {
+    const shows = (message: FakeMessage): boolean => answers.includes(message.content) && message.components.length === 0;
+    await waitFor(() => bot(threadId).some(shows), answers[0] ?? '', 30_000).catch(() => undefined);
     // Anything answered twice would show up within the settling of the journal.
     await waitFor(async () => (await gateways.db()('turn_journal').count({ n: '*' }))[0]?.n === 0, 'journal settled', 30_000).catch(() => undefined);
-    return bot(threadId).filter((message) => message.content === answer).length;
+    return bot(threadId).filter(shows).length;
   };
   const stream = blank();
   const tool = blank();
@@ -134,21 +136,26 @@ async function main(): Promise<void> {
       // Mid-stream: killed after a random number of words reached the thread.
       const shownWords = 2 + Math.floor(Math.random() * 20);
       const first = llm.requests.length;
-      llm.enqueue({ text: Array.from({ length: 60 }, (_, index) => `w${round}x${index} `), delayMs: 60 });
+      const streamed = Array.from({ length: 60 }, (_, index) => `w${round}x${index} `);
+      llm.enqueue({ text: streamed, delayMs: 60 });
       const threadId = await mention(`stream round ${round}`);
       await discord.waitFor(() => bot(threadId).some((message) => message.content.includes(`w${round}x${shownWords} `)), 30_000, 'streaming');
       await gateways.kill(threadId);
+      // The resumed turn's answer (a fallback, not a script: when the thread showed the words late, the answer may have
+      // been committed before the kill, and the restart shows it instead of asking again).
       const answer = `answer of stream round ${round}`;
-      llm.enqueue({ text: answer });
+      llm.fallback = () => ({ text: answer });
       await gateways.recover();
-      const answered = await answeredCount(threadId, answer);
+      const answered = await answeredCount(threadId, answer, streamed.join('').trim(), streamed.join(''));
+      const resumed = bot(threadId).some((message) => message.content === answer);
+      llm.fallback = undefined;
       stream.rounds++;
       if (answered === 0) {
         stream.lost++;
         process.stderr.write(`round ${round}: stream question lost; ${JSON.stringify(await lostState(threadId))}\n${gateways.problems().slice(-8).join('\n')}\n`);
       }
       if (answered > 1 || llm.requests.length > first + 2) stream.duplicated++;
-      if (!sent(first + 1).includes(INTERRUPTED_MARKER) || !sent(first + 1).includes(`w${round}x0 `)) stream.partialMissing++;
+      if (resumed && (!sent(first + 1).includes(INTERRUPTED_MARKER) || !sent(first + 1).includes(`w${round}x0 `))) stream.partialMissing++;
       await gateways.settle();
 
       // Mid-tool: killed while an approved bash call sleeps between its two side effects.
@@ -174,9 +181,10 @@ async function main(): Promise<void> {
       await waitFor(() => sleeps(marker) === 0, 'the command to die', 10_000).catch(() => undefined);
       if (sleeps(marker) > 0) tool.orphans++;
       const toolAnswer = `answer of tool round ${round}`;
-      llm.enqueue({ text: toolAnswer });
+      llm.fallback = () => ({ text: toolAnswer });
       await gateways.recover();
       const toolAnswered = await answeredCount(toolThread, toolAnswer);
+      llm.fallback = undefined;
       tool.rounds++;
       if (toolAnswered === 0) tool.lost++;
       if (toolAnswered > 1 || llm.requests.length > toolFirst + 2) tool.duplicated++;
