@@ -1,4 +1,6 @@
 /** HandoffStore on knex; on PostgreSQL each new row also sends `pg_notify('sandpiper_cluster', '<target> <id>')`. */
+import type { InboundClaim } from './inbound-event-store.js';
+import { settledUpsert } from './knex-inbound-event-store.js';
 import type { Knex } from 'knex';
 import { isPostgres } from './db.js';
 import { HANDOFF_CHANNEL, type Handoff, type HandoffKind, type HandoffStore } from './handoff-store.js';
@@ -24,9 +26,10 @@ function toHandoff(row: DbRow): Handoff {
 export class KnexHandoffStore implements HandoffStore {
   constructor(private readonly knex: Knex) {}
 
-  create(input: { target: string; wsId: string; kind: HandoffKind; payload: string; createdAt: number }): Promise<Handoff> {
+  create(input: { target: string; wsId: string; kind: HandoffKind; payload: string; createdAt: number; receipt?: InboundClaim }): Promise<Handoff> {
     return guard('handoffs.create', () =>
       this.knex.transaction(async (trx) => {
+        if (input.receipt !== undefined) await settledUpsert(trx('inbound_events'), input.receipt);
         const row = { target: input.target, workstream_id: input.wsId, kind: input.kind, payload: input.payload, created_at: input.createdAt };
         const [inserted] = (await trx(TABLE).insert(row).returning('id')) as Array<DbRow | number>;
         const id = typeof inserted === 'object' ? text(inserted.id) : text(inserted);

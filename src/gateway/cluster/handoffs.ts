@@ -9,6 +9,7 @@ import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { KeyedSerialLanes, SerialLane } from '../../shared/serial-lane.js';
 import type { Handoff, HandoffKind, HandoffStore } from '../../storage/handoff-store.js';
+import type { InboundClaim } from '../../storage/inbound-event-store.js';
 
 /** Where the holder shows the answer: the conversation the message came from, and the message to react to. */
 export interface RenderTarget {
@@ -46,16 +47,18 @@ export class HandoffSender {
     this.now = options.now ?? Date.now;
   }
 
+  /** The message's pending inbound claim (its receipt) is settled with the handoff row: the holder now owns it. */
   inbound(target: string, wsId: string, payload: InboundHandoff): Promise<string> {
-    return this.send(target, wsId, 'inbound', payload);
+    return this.send(target, wsId, 'inbound', payload, payload.options?.receipt);
   }
 
   control(target: string, wsId: string, payload: ControlHandoff): Promise<string> {
     return this.send(target, wsId, 'interaction', payload);
   }
 
-  private async send(target: string, wsId: string, kind: HandoffKind, payload: InboundHandoff | ControlHandoff): Promise<string> {
-    return (await this.options.store.create({ target, wsId, kind, payload: JSON.stringify(payload), createdAt: this.now() })).id;
+  private async send(target: string, wsId: string, kind: HandoffKind, payload: InboundHandoff | ControlHandoff, receipt?: InboundClaim): Promise<string> {
+    const row = { target, wsId, kind, payload: JSON.stringify(payload), createdAt: this.now() };
+    return (await this.options.store.create(receipt === undefined ? row : { ...row, receipt })).id;
   }
 }
 
