@@ -20,7 +20,17 @@ const CALLS_PER_TURN = 10;
 const IDLE_WORKSTREAMS = 1000;
 
 const noopTool: ToolSource = {
-  listTools: () => Promise.resolve([{ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: {} }, agent: false, taskAgent: false, autoApprove: true }]),
+  listTools: () =>
+    Promise.resolve([
+      {
+        name: 'noop',
+        description: 'Does nothing.',
+        parameters: { type: 'object', properties: {} },
+        agent: false,
+        taskAgent: false,
+        autoApprove: true,
+      },
+    ]),
   hasTool: (name) => name === 'noop',
   prepare: () => Promise.resolve({ header: '⚙ noop', preview: '', needsApproval: false, approvalLabel: 'noop' }),
   callTool: () => Promise.resolve({ output: 'ok', isError: false }),
@@ -28,8 +38,15 @@ const noopTool: ToolSource = {
 
 function script(request: ModelRequest): ModelStreamPart[] {
   const last = request.messages.at(-1);
-  if (last?.role === 'tool') return [{ type: 'text-delta', text: 'done' }, { type: 'finish', finishReason: 'stop' }];
-  const calls = Array.from({ length: CALLS_PER_TURN }, (_, i) => ({ type: 'tool-call' as const, call: { id: `c${i}`, name: 'noop', arguments: '{}' } }));
+  if (last?.role === 'tool')
+    return [
+      { type: 'text-delta', text: 'done' },
+      { type: 'finish', finishReason: 'stop' },
+    ];
+  const calls = Array.from({ length: CALLS_PER_TURN }, (_, i) => ({
+    type: 'tool-call' as const,
+    call: { id: `c${i}`, name: 'noop', arguments: '{}' },
+  }));
   return [...calls, { type: 'finish', finishReason: 'tool-calls' }];
 }
 
@@ -48,7 +65,11 @@ async function main(): Promise<void> {
   const config = loadConfig({
     cwd: dir,
     env: {},
-    flags: { 'gateway.data_dir': dir, models: { main: { provider: 'openai', model: 'fake' } }, 'agent.max_active_workstreams': 5000 },
+    flags: {
+      'gateway.data_dir': dir,
+      models: { main: { provider: 'openai', model: 'fake' } },
+      'agent.max_active_workstreams': 5000,
+    },
   });
   const provider = new FakeModelProvider(undefined, script);
   const runtime = await createAgentRuntime(config, db.stores, createSilentLogger(), {
@@ -74,14 +95,19 @@ async function main(): Promise<void> {
   durations.sort((a, b) => a - b);
   const mean = durations.reduce((sum, value) => sum + value, 0) / durations.length;
   console.log(`turn with ${CALLS_PER_TURN} tool calls (SQLite persistence included), ${TURNS} turns:`);
-  console.log(`  mean ${mean.toFixed(2)} ms  p50 ${percentile(durations, 50).toFixed(2)} ms  p95 ${percentile(durations, 95).toFixed(2)} ms`);
+  console.log(
+    `  mean ${mean.toFixed(2)} ms  p50 ${percentile(durations, 50).toFixed(2)} ms  p95 ${percentile(durations, 95).toFixed(2)} ms`,
+  );
 
   gc();
   const before = process.memoryUsage().heapUsed;
-  for (let i = 0; i < IDLE_WORKSTREAMS; i++) await runtime.manager.create({ ownerUserId: owner.userId, name: `idle-${i}` });
+  for (let i = 0; i < IDLE_WORKSTREAMS; i++)
+    await runtime.manager.create({ ownerUserId: owner.userId, name: `idle-${i}` });
   gc();
   const after = process.memoryUsage().heapUsed;
-  console.log(`memory per idle workstream: ${((after - before) / IDLE_WORKSTREAMS / 1024).toFixed(2)} KiB (${IDLE_WORKSTREAMS} workstreams, heap delta ${((after - before) / 1024 / 1024).toFixed(2)} MiB)`);
+  console.log(
+    `memory per idle workstream: ${((after - before) / IDLE_WORKSTREAMS / 1024).toFixed(2)} KiB (${IDLE_WORKSTREAMS} workstreams, heap delta ${((after - before) / 1024 / 1024).toFixed(2)} MiB)`,
+  );
   console.log(`active workstreams: ${runtime.manager.stats().active}`);
   await runtime.close();
   await db.close();

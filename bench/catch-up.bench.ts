@@ -10,7 +10,17 @@
  */
 import { FakeDiscord } from '../test/fakes/fake-discord.js';
 import { answerFor } from './support/bench-llm.js';
-import { arg, forkBot, inRound, interleaved, median, prepareDatabase, waitUntil, withTemplateFile, type Bot } from './support/bench-run.js';
+import {
+  arg,
+  forkBot,
+  inRound,
+  interleaved,
+  median,
+  prepareDatabase,
+  waitUntil,
+  withTemplateFile,
+  type Bot,
+} from './support/bench-run.js';
 import type { BotLaunch } from './support/bot-launch.js';
 
 const CHANNEL = '300000000000000001';
@@ -21,34 +31,49 @@ const POLL_MS = 5;
 
 /** One round: N mentions written while no bot runs, then the bot starts; resolves with [turns started, answered] in ms from READY. */
 function runRound(bot: Bot, n: number, templateFile: string): Promise<[number, number]> {
-  return inRound(() => FakeDiscord.start(), 'sandpiper-bench-catch-up-', async (fake, llm, dir) => {
-    const launch: BotLaunch = {
-      discordApiUrl: fake.apiUrl, discordToken: fake.token, llmUrl: llm.url, globalRequestsPerSecond: 1_000_000, dataDir: dir,
-      databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'discord', userId) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
-      ...(bot === 'bare' ? { catchUpChannel: CHANNEL } : {}),
-    };
-    const expected = new Set<string>();
-    for (let k = 0; k < n; k++) {
-      fake.state.injectMessage(CHANNEL, fake.user(userId(k), `bench${k}`), `bench-${k}-0 please answer`, true);
-      expected.add(answerFor(`${k}-0`));
-    }
-    const child = forkBot(bot === 'bare' ? 'bare-discord-bot.ts' : 'sandpiper-bot.ts', launch);
-    await waitUntil(() => fake.gateway.readyAt > 0, 60_000, 'READY', POLL_MS);
-    await waitUntil(() => llm.requestAt.size >= n, 600_000, 'every turn started', POLL_MS);
-    const started = Math.max(...llm.requestAt.values()) - fake.gateway.readyAt;
-    let answeredAt = 0;
-    let scanned = 0;
-    await waitUntil(() => {
-      for (; scanned < fake.requests.length; scanned++) {
-        const request = fake.requests[scanned];
-        const content = (request?.body as { content?: unknown } | undefined)?.content;
-        if (request && typeof content === 'string' && expected.delete(content)) answeredAt = request.hr;
+  return inRound(
+    () => FakeDiscord.start(),
+    'sandpiper-bench-catch-up-',
+    async (fake, llm, dir) => {
+      const launch: BotLaunch = {
+        discordApiUrl: fake.apiUrl,
+        discordToken: fake.token,
+        llmUrl: llm.url,
+        globalRequestsPerSecond: 1_000_000,
+        dataDir: dir,
+        databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'discord', userId) : '',
+        requestTemplateFile: templateFile,
+        editIntervalMs: 1500,
+        ...(bot === 'bare' ? { catchUpChannel: CHANNEL } : {}),
+      };
+      const expected = new Set<string>();
+      for (let k = 0; k < n; k++) {
+        fake.state.injectMessage(CHANNEL, fake.user(userId(k), `bench${k}`), `bench-${k}-0 please answer`, true);
+        expected.add(answerFor(`${k}-0`));
       }
-      return expected.size === 0;
-    }, 600_000, 'every final answer', POLL_MS);
-    await child.stop();
-    return [started, answeredAt - fake.gateway.readyAt] as [number, number];
-  });
+      const child = forkBot(bot === 'bare' ? 'bare-discord-bot.ts' : 'sandpiper-bot.ts', launch);
+      await waitUntil(() => fake.gateway.readyAt > 0, 60_000, 'READY', POLL_MS);
+      await waitUntil(() => llm.requestAt.size >= n, 600_000, 'every turn started', POLL_MS);
+      const started = Math.max(...llm.requestAt.values()) - fake.gateway.readyAt;
+      let answeredAt = 0;
+      let scanned = 0;
+      await waitUntil(
+        () => {
+          for (; scanned < fake.requests.length; scanned++) {
+            const request = fake.requests[scanned];
+            const content = (request?.body as { content?: unknown } | undefined)?.content;
+            if (request && typeof content === 'string' && expected.delete(content)) answeredAt = request.hr;
+          }
+          return expected.size === 0;
+        },
+        600_000,
+        'every final answer',
+        POLL_MS,
+      );
+      await child.stop();
+      return [started, answeredAt - fake.gateway.readyAt] as [number, number];
+    },
+  );
 }
 
 async function main(): Promise<void> {
@@ -58,7 +83,9 @@ async function main(): Promise<void> {
     for (const bot of ['bare', 'sandpiper'] as const) await runRound(bot, 5, templateFile);
     return interleaved(rounds, (bot) => runRound(bot, messages, templateFile));
   });
-  console.log(`catch-up of ${messages} missed mentions: ${rounds} interleaved rounds, medians (ms from READY); each answer streams 30 tokens 10 ms apart`);
+  console.log(
+    `catch-up of ${messages} missed mentions: ${rounds} interleaved rounds, medians (ms from READY); each answer streams 30 tokens 10 ms apart`,
+  );
   console.log('bot       | all turns started | all answered');
   for (const bot of ['bare', 'sandpiper'] as const) {
     const started = median(results[bot].map((r) => r[0]));

@@ -8,9 +8,10 @@
  * the answer; it counts questions with no complete answer, questions answered twice (two complete answers) and
  * duplicate history rows.
  *
- *   npm run bench:crash -- --rounds=10 [--kinds=stream,tool,answered] [--database=postgres://…]
+ *   npm run bench:crash -- --rounds=10 [--kinds=stream,tool,answered] [--warm=N] [--database=postgres://… [--takeover]]
  *
- * `--database` runs the one gateway on PostgreSQL (restarted on the same data; no second instance takes over).
+ * `--database` runs the gateway on PostgreSQL, restarted on the same data; with `--takeover` two instances share the
+ * database and each kill hits the one holding the conversation: the other must finish it (bench/support/crash-instances.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,10 +20,11 @@ import { INTERRUPTED_MARKER, INTERRUPTED_TOOL_RESULT } from '../src/shared/inter
 import { FakeDiscord, type FakeMessage } from '../test/fakes/fake-discord.js';
 import { startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
 import { waitFor } from '../test/fakes/mcp-servers.js';
-import { GatewayProcesses } from '../test/helpers/gateway-process.js';
+import { CrashInstances } from './support/crash-instances.js';
 
 const CHANNEL = '300000000000000001';
-const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const arg = (name: string, fallback: string): string =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const rounds = Number(arg('rounds', '10'));
 const kinds = new Set(arg('kinds', 'stream,tool,answered').split(','));
 
@@ -54,20 +56,28 @@ function sleeps(marker: string): number {
 async function main(): Promise<void> {
   const [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
   const database = arg('database', '');
-  const gateways = new GatewayProcesses({ llm, discord, extraToml: '[tools]\nsandbox = "off"\n', ...(database === '' ? {} : { databaseUrl: database }) });
+  const gateways = new CrashInstances(discord, llm, database, process.argv.includes('--takeover'));
   const user = discord.user('400000000000000041', 'gus');
-  const bot = (threadId: string): FakeMessage[] => discord.state.messagesIn(threadId).filter((message) => message.author.id === discord.state.bot.id);
+  const bot = (threadId: string): FakeMessage[] =>
+    discord.state.messagesIn(threadId).filter((message) => message.author.id === discord.state.bot.id);
   const sent = (index: number): string => JSON.stringify(llm.requests[index]?.body ?? {});
   const mention = async (text: string): Promise<string> => {
     const message = discord.state.injectMessage(CHANNEL, user, text, true);
     await discord.waitFor(() => discord.state.channels.get(message.id), 30_000, 'thread');
     return message.id;
   };
-  const answeredCount = async (threadId: string, answer: string): Promise<number> => {
-    await waitFor(() => bot(threadId).some((message) => message.content === answer), answer, 30_000).catch(() => undefined);
+  /** Messages showing one of `answers` complete (the resumed answer, or an answer committed before the kill). */
+  const answeredCount = async (threadId: string, ...answers: string[]): Promise<number> => {
+    const shows = (message: FakeMessage): boolean =>
+      answers.includes(message.content) && message.components.length === 0;
+    await waitFor(() => bot(threadId).some(shows), answers[0] ?? '', 30_000).catch(() => undefined);
     // Anything answered twice would show up within the settling of the journal.
-    await waitFor(async () => (await gateways.db()('turn_journal').count({ n: '*' }))[0]?.n === 0, 'journal settled', 30_000).catch(() => undefined);
-    return bot(threadId).filter((message) => message.content === answer).length;
+    await waitFor(
+      async () => (await gateways.db()('turn_journal').count({ n: '*' }))[0]?.n === 0,
+      'journal settled',
+      30_000,
+    ).catch(() => undefined);
+    return bot(threadId).filter(shows).length;
   };
   const stream = blank();
   const tool = blank();
@@ -75,7 +85,10 @@ async function main(): Promise<void> {
   /** Rows of the thread's history with the same role and text as an earlier row. */
   const duplicateRows = async (threadId: string): Promise<number> => {
     const route = await gateways.stores().routes.getRoute('discord', threadId);
-    const rows = (await gateways.db()('conversations').where({ ws_id: route?.wsId ?? '' }).select('role', 'content')) as Array<{ role: string; content: string }>;
+    const rows = (await gateways
+      .db()('conversations')
+      .where({ ws_id: route?.wsId ?? '' })
+      .select('role', 'content')) as Array<{ role: string; content: string }>;
     return rows.length - new Set(rows.map((row) => `${row.role}\n${row.content}`)).size;
   };
   /** What a lost round left behind: the ledger row of the mention, the thread's route and its history. */
@@ -83,8 +96,20 @@ async function main(): Promise<void> {
     const db = gateways.db();
     const claims = (await db('inbound_events').where({ message_id: threadId }).count({ n: '*' }))[0]?.n;
     const route = await gateways.stores().routes.getRoute('discord', threadId);
-    const rows = (await db('conversations').where({ ws_id: route?.wsId ?? '' }).select('role')) as Array<{ role: string }>;
-    return { claims, routed: route !== undefined, history: rows.map((row) => row.role).join(','), botMessages: bot(threadId).length };
+    const rows = (await db('conversations')
+      .where({ ws_id: route?.wsId ?? '' })
+      .select('role')) as Array<{ role: string }>;
+    // Which questions the latest model requests were for (a request too many shifts the scripted answers).
+    const asked = llm.requests
+      .slice(-5)
+      .map((request) => JSON.stringify(request.body).match(/(?:answered|stream|tool) round \d+/)?.[0] ?? '?');
+    return {
+      claims,
+      routed: route !== undefined,
+      history: rows.map((row) => row.role).join(','),
+      botMessages: bot(threadId).length,
+      asked,
+    };
   };
   const answeredRound = async (round: number): Promise<void> => {
     const words = Array.from({ length: 20 }, (_, index) => `a${round}x${index} `);
@@ -96,12 +121,21 @@ async function main(): Promise<void> {
     const threadId = await mention(`answered round ${round}`);
     const complete = (message: FakeMessage): boolean => message.content === full && message.components.length === 0;
     // Not shown within the wait (the gateway did not answer before the kill): counted below like any other round.
-    if (afterEdit) await discord.waitFor(() => bot(threadId).find(complete), 30_000, 'the final edit').catch(() => undefined);
+    if (afterEdit)
+      await discord.waitFor(() => bot(threadId).find(complete), 30_000, 'the final edit').catch(() => undefined);
     else await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 400)));
-    await gateways.kill();
-    await gateways.start();
-    await waitFor(async () => (await gateways.db()('turn_journal').count({ n: '*' }))[0]?.n === 0, 'journal settled', 30_000).catch(() => undefined);
-    await waitFor(() => bot(threadId).some((message) => complete(message) || message.content === again), 'an answer', 30_000).catch(() => undefined);
+    await gateways.kill(threadId);
+    await gateways.recover();
+    await waitFor(
+      async () => (await gateways.db()('turn_journal').count({ n: '*' }))[0]?.n === 0,
+      'journal settled',
+      30_000,
+    ).catch(() => undefined);
+    await waitFor(
+      () => bot(threadId).some((message) => complete(message) || message.content === again),
+      'an answer',
+      30_000,
+    ).catch(() => undefined);
     const shown = bot(threadId).filter((message) => complete(message) || message.content === again).length;
     answered.rounds++;
     if (shown === 0) {
@@ -111,10 +145,21 @@ async function main(): Promise<void> {
     if (shown > 1) answered.duplicated++;
     answered.partialMissing += await duplicateRows(threadId);
     llm.fallback = undefined;
+    await gateways.settle();
   };
   try {
     await gateways.start();
     await gateways.linkUser('discord', '400000000000000041', 'gus');
+    // `--warm=N`: N conversations answered without a kill first (a database that holds many threads already).
+    for (let index = 0; index < Number(arg('warm', '0')); index++) {
+      llm.enqueue({ text: `warm ${index}` });
+      const threadId = await mention(`warm-up ${index}`);
+      await discord.waitFor(
+        () => bot(threadId).some((message) => message.content === `warm ${index}`),
+        30_000,
+        'a warm-up answer',
+      );
+    }
     for (let round = 0; round < rounds; round++) {
       if (kinds.has('answered')) await answeredRound(round);
       if (!kinds.has('stream') && !kinds.has('tool')) {
@@ -124,25 +169,55 @@ async function main(): Promise<void> {
       // Mid-stream: killed after a random number of words reached the thread.
       const shownWords = 2 + Math.floor(Math.random() * 20);
       const first = llm.requests.length;
-      llm.enqueue({ text: Array.from({ length: 60 }, (_, index) => `w${round}x${index} `), delayMs: 60 });
+      const streamed = Array.from({ length: 60 }, (_, index) => `w${round}x${index} `);
+      llm.enqueue({ text: streamed, delayMs: 60 });
       const threadId = await mention(`stream round ${round}`);
-      await discord.waitFor(() => bot(threadId).some((message) => message.content.includes(`w${round}x${shownWords} `)), 30_000, 'streaming');
-      await gateways.kill();
+      await discord.waitFor(
+        () => bot(threadId).some((message) => message.content.includes(`w${round}x${shownWords} `)),
+        30_000,
+        'streaming',
+      );
+      await gateways.kill(threadId);
+      // The resumed turn's answer (a fallback, not a script: when the thread showed the words late, the answer may have
+      // been committed before the kill, and the restart shows it instead of asking again).
       const answer = `answer of stream round ${round}`;
-      llm.enqueue({ text: answer });
-      await gateways.start();
-      const answered = await answeredCount(threadId, answer);
+      llm.fallback = () => ({ text: answer });
+      await gateways.recover();
+      const answered = await answeredCount(threadId, answer, streamed.join('').trim(), streamed.join(''));
+      const resumed = bot(threadId).some((message) => message.content === answer);
+      llm.fallback = undefined;
       stream.rounds++;
-      if (answered === 0) stream.lost++;
+      if (answered === 0) {
+        stream.lost++;
+        process.stderr.write(
+          `round ${round}: stream question lost; ${JSON.stringify(await lostState(threadId))}\n${gateways.problems().slice(-8).join('\n')}\n`,
+        );
+      }
       if (answered > 1 || llm.requests.length > first + 2) stream.duplicated++;
-      if (!sent(first + 1).includes(INTERRUPTED_MARKER) || !sent(first + 1).includes(`w${round}x0 `)) stream.partialMissing++;
+      if (resumed && (!sent(first + 1).includes(INTERRUPTED_MARKER) || !sent(first + 1).includes(`w${round}x0 `)))
+        stream.partialMissing++;
+      await gateways.settle();
 
       // Mid-tool: killed while an approved bash call sleeps between its two side effects.
       const marker = `91.${String(1000 + round)}`;
       const toolFirst = llm.requests.length;
-      llm.enqueue({ toolCalls: [{ id: `call_r${round}`, name: 'bash', arguments: JSON.stringify({ command: `echo start >> runs.log; sleep ${marker}; echo end >> runs.log` }) }] });
+      llm.enqueue({
+        toolCalls: [
+          {
+            id: `call_r${round}`,
+            name: 'bash',
+            arguments: JSON.stringify({ command: `echo start >> runs.log; sleep ${marker}; echo end >> runs.log` }),
+          },
+        ],
+      });
       const toolThread = await mention(`tool round ${round}`);
-      const card = await discord.waitFor(() => bot(toolThread).find((message) => JSON.stringify(message.components).includes('Approve')), 30_000, 'card').catch(() => undefined);
+      const card = await discord
+        .waitFor(
+          () => bot(toolThread).find((message) => JSON.stringify(message.components).includes('Approve')),
+          30_000,
+          'card',
+        )
+        .catch(() => undefined);
       if (card === undefined) {
         // No card: lost when nothing answered the question; answered otherwise (the scripted tool call went to another
         // turn, a resumed one of the round before). Either way the round goes on without its kill.
@@ -156,32 +231,47 @@ async function main(): Promise<void> {
       const route = await gateways.stores().routes.getRoute('discord', toolThread);
       const log = path.join(gateways.dir, 'data', 'workspaces', route?.wsId ?? 'missing', 'runs.log');
       await waitFor(() => existsSync(log) && sleeps(marker) === 1, 'the command to run', 30_000);
-      await gateways.kill();
+      await gateways.kill(toolThread);
       await waitFor(() => sleeps(marker) === 0, 'the command to die', 10_000).catch(() => undefined);
       if (sleeps(marker) > 0) tool.orphans++;
       const toolAnswer = `answer of tool round ${round}`;
-      llm.enqueue({ text: toolAnswer });
-      await gateways.start();
+      llm.fallback = () => ({ text: toolAnswer });
+      await gateways.recover();
       const toolAnswered = await answeredCount(toolThread, toolAnswer);
+      llm.fallback = undefined;
       tool.rounds++;
       if (toolAnswered === 0) tool.lost++;
       if (toolAnswered > 1 || llm.requests.length > toolFirst + 2) tool.duplicated++;
       if (!sent(toolFirst + 1).includes(INTERRUPTED_TOOL_RESULT)) tool.partialMissing++;
-      const runs = readFileSync(log, 'utf8').split('\n').filter((line) => line === 'start').length;
+      const runs = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((line) => line === 'start').length;
       if (runs !== 1) tool.toolRanTwice++;
       if (readFileSync(log, 'utf8').includes('end')) tool.orphans++;
+      await gateways.settle();
       process.stderr.write(`round ${round + 1}/${rounds} done\n`);
     }
   } finally {
     await gateways.close();
     await Promise.allSettled([discord.close(), llm.close()]);
   }
-  console.log('fault kind  | rounds | lost | answered twice | not in history | tool ran twice | tool outlived the gateway');
-  console.log('----------- | ------ | ---- | -------------- | -------------- | -------------- | -------------------------');
+  if (gateways.takeover) console.log(`kills finished by the other instance: ${gateways.takeovers}`);
+  console.log(
+    'fault kind  | rounds | lost | answered twice | not in history | tool ran twice | tool outlived the gateway',
+  );
+  console.log(
+    '----------- | ------ | ---- | -------------- | -------------- | -------------- | -------------------------',
+  );
   console.log('(answered: "not in history" counts duplicate history rows instead)');
-  for (const [name, tally] of [['mid-stream', stream], ['mid-tool', tool], ['answered', answered]] as const) {
+  for (const [name, tally] of [
+    ['mid-stream', stream],
+    ['mid-tool', tool],
+    ['answered', answered],
+  ] as const) {
     if (tally.rounds === 0) continue;
-    console.log(`${name.padEnd(11)} | ${String(tally.rounds).padStart(6)} | ${String(tally.lost).padStart(4)} | ${String(tally.duplicated).padStart(14)} | ${String(tally.partialMissing).padStart(14)} | ${String(tally.toolRanTwice).padStart(14)} | ${String(tally.orphans).padStart(25)}`);
+    console.log(
+      `${name.padEnd(11)} | ${String(tally.rounds).padStart(6)} | ${String(tally.lost).padStart(4)} | ${String(tally.duplicated).padStart(14)} | ${String(tally.partialMissing).padStart(14)} | ${String(tally.toolRanTwice).padStart(14)} | ${String(tally.orphans).padStart(25)}`,
+    );
   }
 }
 

@@ -18,7 +18,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FakeDiscord } from '../test/fakes/fake-discord.js';
 import { discordPlatform, userId } from './support/discord-platform.js';
-import { arg, fmt, inRound, interleaved, parseSize, prepareDatabase, spawnBot, withTemplateFile, type Bot } from './support/bench-run.js';
+import {
+  arg,
+  fmt,
+  inRound,
+  interleaved,
+  parseSize,
+  prepareDatabase,
+  spawnBot,
+  withTemplateFile,
+  type Bot,
+} from './support/bench-run.js';
 import type { BotLaunch } from './support/bot-launch.js';
 import { measureApartRound } from './support/apart-round.js';
 import { measureRound, printSize, type RoundResult } from './support/latency-rounds.js';
@@ -42,35 +52,62 @@ function writeTraceWindows(file: string, windows: object): void {
   writeFileSync(file, JSON.stringify(windows));
 }
 
-
 /** `--apart`: the fake Discord (with the driver) and the fake LLM each in its own process (apart-round.ts). */
 const apart = process.argv.includes('--apart');
 
-async function launchFor(bot: Bot, n: number, dir: string, apiUrl: string, token: string, llmUrl: string, templateFile: string): Promise<BotLaunch> {
+async function launchFor(
+  bot: Bot,
+  n: number,
+  dir: string,
+  apiUrl: string,
+  token: string,
+  llmUrl: string,
+  templateFile: string,
+): Promise<BotLaunch> {
   return {
-    discordApiUrl: apiUrl, discordToken: token, llmUrl, globalRequestsPerSecond: GLOBAL_LIMIT, dataDir: dir,
-    databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'discord', userId) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
+    discordApiUrl: apiUrl,
+    discordToken: token,
+    llmUrl,
+    globalRequestsPerSecond: GLOBAL_LIMIT,
+    dataDir: dir,
+    databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'discord', userId) : '',
+    requestTemplateFile: templateFile,
+    editIntervalMs: 1500,
   };
 }
 
 const botScript = (bot: Bot): string => (bot === 'bare' ? 'bare-discord-bot.ts' : 'sandpiper-bot.ts');
 
-function runRound(bot: Bot, n: number, sequential: boolean, templateFile: string): Promise<RoundResult & { template?: unknown }> {
-  return inRound(() => FakeDiscord.start(), 'sandpiper-bench-', async (fake, llm, dir) => {
-    const launch = await launchFor(bot, n, dir, fake.apiUrl, fake.token, llm.url, templateFile);
-    const profile = profileDir ? ['--cpu-prof', '--cpu-prof-interval=25', `--cpu-prof-dir=${join(profileDir, bot)}`] : [];
-    const child = await spawnBot(botScript(bot), launch, `${bot} bot`, profile);
-    const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
-    const result = await measureRound(discordPlatform(fake, users), llm, child, n, sequential);
-    // With --profile too, each message's traced points go beside the bot's profile (profile-summary.ts --window).
-    if (profileDir && result.trace) writeTraceWindows(join(profileDir, bot, `windows-${result.stats.pid}.json`), result.trace.windows);
-    return { ...result, template: llm.firstBody };
-  });
+function runRound(
+  bot: Bot,
+  n: number,
+  sequential: boolean,
+  templateFile: string,
+): Promise<RoundResult & { template?: unknown }> {
+  return inRound(
+    () => FakeDiscord.start(),
+    'sandpiper-bench-',
+    async (fake, llm, dir) => {
+      const launch = await launchFor(bot, n, dir, fake.apiUrl, fake.token, llm.url, templateFile);
+      const profile = profileDir
+        ? ['--cpu-prof', '--cpu-prof-interval=25', `--cpu-prof-dir=${join(profileDir, bot)}`]
+        : [];
+      const child = await spawnBot(botScript(bot), launch, `${bot} bot`, profile);
+      const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
+      const result = await measureRound(discordPlatform(fake, users), llm, child, n, sequential);
+      // With --profile too, each message's traced points go beside the bot's profile (profile-summary.ts --window).
+      if (profileDir && result.trace)
+        writeTraceWindows(join(profileDir, bot, `windows-${result.stats.pid}.json`), result.trace.windows);
+      return { ...result, template: llm.firstBody };
+    },
+  );
 }
 
 function measuredRound(bot: Bot, n: number, sequential: boolean, templateFile: string): Promise<RoundResult> {
   if (!apart) return runRound(bot, n, sequential, templateFile);
-  return measureApartRound(bot, n, sequential, botScript(bot), (fakes) => launchFor(bot, n, fakes.dir, fakes.apiUrl, fakes.token, fakes.llmUrl, templateFile));
+  return measureApartRound(bot, n, sequential, botScript(bot), (fakes) =>
+    launchFor(bot, n, fakes.dir, fakes.apiUrl, fakes.token, fakes.llmUrl, templateFile),
+  );
 }
 
 async function main(): Promise<void> {
@@ -78,13 +115,22 @@ async function main(): Promise<void> {
   await withTemplateFile('sandpiper-bench-template-', {}, async (templateFile) => {
     const warm = await runRound('sandpiper', 1, true, templateFile);
     writeFileSync(templateFile, JSON.stringify(warm.template));
-    console.log(`discord${apart ? ' (fakes apart)' : ''}: ${rounds} interleaved rounds per size; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`);
-    console.log('N    | conversation    | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
+    console.log(
+      `discord${apart ? ' (fakes apart)' : ''}: ${rounds} interleaved rounds per size; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`,
+    );
+    console.log(
+      'N    | conversation    | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB',
+    );
     for (const size of sizes) {
       const { n, sequential } = parseSize(size);
       const results = await interleaved(rounds, (bot) => measuredRound(bot, n, sequential, templateFile));
-      printSize({ labelWidth: 15, lagWidth: 15 }, size, '', results, (label, ours, bare) =>
-        `${size.padEnd(5)} | ${label.padEnd(15)} | ratio     | ${`${(ours.first / bare.first).toFixed(2)}x (+${fmt(ours.first - bare.first)})`.padEnd(19)} | ` +
+      printSize(
+        { labelWidth: 15, lagWidth: 15 },
+        size,
+        '',
+        results,
+        (label, ours, bare) =>
+          `${size.padEnd(5)} | ${label.padEnd(15)} | ratio     | ${`${(ours.first / bare.first).toFixed(2)}x (+${fmt(ours.first - bare.first)})`.padEnd(19)} | ` +
           `${`${(ours.final / bare.final).toFixed(2)}x (+${fmt(ours.final - bare.final)})`.padEnd(19)} |`,
       );
       if (trace) printTrace(size, results);

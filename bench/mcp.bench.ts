@@ -15,7 +15,16 @@ const CALLS = 300;
 const WARMUP = 30;
 
 function spec(name: string): McpServerSpec {
-  return { name, source: 'toml', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: {}, url: '', headers: {} };
+  return {
+    name,
+    source: 'toml',
+    transport: 'stdio',
+    command: process.execPath,
+    args: [EVERYTHING, 'stdio'],
+    env: {},
+    url: '',
+    headers: {},
+  };
 }
 
 function median(values: number[]): number {
@@ -26,7 +35,10 @@ function median(values: number[]): number {
 async function startupMs(serverCount: number): Promise<number> {
   const samples: number[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
-    const manager = createMcpManager({ servers: Array.from({ length: serverCount }, (_, i) => spec(`s${i}`)), parentEnv });
+    const manager = createMcpManager({
+      servers: Array.from({ length: serverCount }, (_, i) => spec(`s${i}`)),
+      parentEnv,
+    });
     const started = performance.now();
     await manager.start();
     samples.push(performance.now() - started);
@@ -38,7 +50,9 @@ async function startupMs(serverCount: number): Promise<number> {
 
 async function bareCallUs(): Promise<number> {
   const client = new Client({ name: 'bench', version: '0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }),
+  );
   const call = () => client.callTool({ name: 'echo', arguments: { message: 'bench' } }, undefined, { timeout: 10_000 });
   for (let i = 0; i < WARMUP; i += 1) await call();
   const started = performance.now();
@@ -76,9 +90,13 @@ async function managerCallUs(): Promise<number> {
 const one = await startupMs(1);
 const three = await startupMs(3);
 console.log(`start-up, 1 stdio server:                 ${one.toFixed(0)} ms (median of ${ROUNDS})`);
-console.log(`start-up, 3 stdio servers in parallel:    ${three.toFixed(0)} ms (median of ${ROUNDS}; ${(three / one).toFixed(2)}x one server)`);
+console.log(
+  `start-up, 3 stdio servers in parallel:    ${three.toFixed(0)} ms (median of ${ROUNDS}; ${(three / one).toFixed(2)}x one server)`,
+);
 const bare = await bareCallUs();
 const managed = await managerCallUs();
 console.log(`echo via bare SDK client:                 ${bare.toFixed(0)} µs/call (${CALLS} sequential calls)`);
 console.log(`echo via McpManager.callTool:             ${managed.toFixed(0)} µs/call`);
-console.log(`manager overhead:                         ${(managed - bare).toFixed(0)} µs/call (${(((managed - bare) / bare) * 100).toFixed(1)} %)`);
+console.log(
+  `manager overhead:                         ${(managed - bare).toFixed(0)} µs/call (${(((managed - bare) / bare) * 100).toFixed(1)} %)`,
+);

@@ -20,7 +20,8 @@ import { openLoop } from './support/open-loop.js';
 import { mintServiceToken } from '../src/gateway/http/auth.js';
 import { createKnex, createStores, runMigrations } from '../src/storage/index.js';
 
-const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const arg = (name: string, fallback: string): string =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const ROUNDS = Number(arg('rounds', '3'));
 const SECONDS = Number(arg('seconds', '5'));
 /** `--profile=<dir>`: each server process writes a V8 CPU profile to <dir>/<server>/ (see bench/support/profile-summary.ts). */
@@ -29,7 +30,11 @@ const PROFILE_DIR = arg('profile', '');
 const SECRET = 'bench-notify-secret-bench-notify-secret';
 type Server = 'bare' | 'sandpiper';
 const PATHS = {
-  channel: JSON.stringify({ target: { channel_type: 'discord', channel_id: '300000000000000001' }, message: 'deploy finished', title: 'CI' }),
+  channel: JSON.stringify({
+    target: { channel_type: 'discord', channel_id: '300000000000000001' },
+    message: 'deploy finished',
+    title: 'CI',
+  }),
   'unknown user': JSON.stringify({ target: { username: 'nobody' }, message: 'deploy finished' }),
 } as const;
 type PathName = keyof typeof PATHS;
@@ -53,14 +58,17 @@ interface Figures {
  */
 function cpuMs(pid: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return Number.NaN;
   }
 }
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 interface RunningServer {
   url: string;
@@ -89,13 +97,32 @@ function spawnServer(server: Server, launch: object): Promise<RunningServer> {
 }
 
 async function load({ url, pid }: RunningServer, body: string, token: string): Promise<Figures> {
-  const request = { url: `${url}/v1/api/notify`, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body };
+  const request = {
+    url: `${url}/v1/api/notify`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body,
+  };
   await autocannon({ ...request, connections: 10, duration: 1 });
   const cpuBefore = cpuMs(pid);
   const max = await autocannon({ ...request, connections: 50, duration: SECONDS });
   const cpuUsPerRequest = ((cpuMs(pid) - cpuBefore) * 1000) / Math.max(1, max.requests.total);
-  const paced = await openLoop({ origin: url, path: '/v1/api/notify', headers: request.headers, body, rate: RATE, seconds: SECONDS });
-  return { maxRps: max.requests.average, p50AtRate: paced.p50, p99AtRate: paced.p99, maxAtRate: paced.max, cpuUsPerRequest, failures: max.errors + max.timeouts + paced.failed };
+  const paced = await openLoop({
+    origin: url,
+    path: '/v1/api/notify',
+    headers: request.headers,
+    body,
+    rate: RATE,
+    seconds: SECONDS,
+  });
+  return {
+    maxRps: max.requests.average,
+    p50AtRate: paced.p50,
+    p99AtRate: paced.p99,
+    maxAtRate: paced.max,
+    cpuUsPerRequest,
+    failures: max.errors + max.timeouts + paced.failed,
+  };
 }
 
 async function main(): Promise<void> {
@@ -110,7 +137,12 @@ async function main(): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     const order = (round % 2 === 0 ? SERVERS : [...SERVERS].reverse()) as Server[];
     for (const server of order) {
-      const running = await spawnServer(server, { dataDir: dir, databaseUrl: `sqlite:${databaseFile}`, databaseFile, secret: SECRET });
+      const running = await spawnServer(server, {
+        dataDir: dir,
+        databaseUrl: `sqlite:${databaseFile}`,
+        databaseFile,
+        secret: SECRET,
+      });
       for (const path of PATH_NAMES) {
         const key = `${path}|${server}`;
         results.set(key, [...(results.get(key) ?? []), await load(running, PATHS[path], token)]);
@@ -119,7 +151,9 @@ async function main(): Promise<void> {
     }
   }
   console.log(`notify: ${ROUNDS} interleaved rounds, ${SECONDS} s per load; medians over rounds`);
-  console.log('path          | server    | max req/s | × bare | CPU µs/req | × bare | p50 ms @rate | p99 ms @rate | max ms @rate | errors');
+  console.log(
+    'path          | server    | max req/s | × bare | CPU µs/req | × bare | p50 ms @rate | p99 ms @rate | max ms @rate | errors',
+  );
   for (const path of PATH_NAMES) {
     const bareMax = median((results.get(`${path}|bare`) ?? []).map((f) => f.maxRps));
     const bareCpu = median((results.get(`${path}|bare`) ?? []).map((f) => f.cpuUsPerRequest));
@@ -130,7 +164,13 @@ async function main(): Promise<void> {
       console.log(
         `${path.padEnd(13)} | ${server.padEnd(9)} | ${maxRps.toFixed(0).padStart(9)} | ${(maxRps / bareMax).toFixed(2).padStart(6)} | ` +
           `${cpu.toFixed(0).padStart(10)} | ${(cpu / bareCpu).toFixed(2).padStart(6)} | ` +
-          `${median(figures.map((f) => f.p50AtRate)).toFixed(1).padStart(14)} | ${median(figures.map((f) => f.p99AtRate)).toFixed(1).padStart(14)} | ${median(figures.map((f) => f.maxAtRate)).toFixed(1).padStart(12)} | ${figures.reduce((sum, f) => sum + f.failures, 0)}`,
+          `${median(figures.map((f) => f.p50AtRate))
+            .toFixed(1)
+            .padStart(14)} | ${median(figures.map((f) => f.p99AtRate))
+            .toFixed(1)
+            .padStart(14)} | ${median(figures.map((f) => f.maxAtRate))
+            .toFixed(1)
+            .padStart(12)} | ${figures.reduce((sum, f) => sum + f.failures, 0)}`,
       );
     }
   }

@@ -55,7 +55,9 @@ export async function benchSandboxCost(): Promise<void> {
       return;
     }
     const added = median(samples.bwrap) - median(samples.off);
-    console.log(`  tools.sandbox = "bwrap"           ${median(samples.bwrap).toFixed(2)} ms  (sandbox adds ${added.toFixed(2)} ms per call)`);
+    console.log(
+      `  tools.sandbox = "bwrap"           ${median(samples.bwrap).toFixed(2)} ms  (sandbox adds ${added.toFixed(2)} ms per call)`,
+    );
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }

@@ -15,7 +15,8 @@ import { launchCluster, type LaunchedCluster } from '../test/helpers/cluster-lau
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../test/helpers/cluster-database.js';
 import { formatReport, type WorkloadReport } from '../test/helpers/cluster-report.js';
 
-const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const arg = (name: string, fallback: string): string =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const ROUNDS = Number(arg('rounds', '3'));
 const CONVERSATIONS = Number(arg('conversations', '90'));
 const CONCURRENCY = Number(arg('concurrency', '30'));
@@ -26,7 +27,9 @@ const SIZES = [1, 3] as const;
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
 /** One line per problem kind a run showed (empty when it was clean). */
@@ -54,13 +57,20 @@ async function throughputRounds(clusters: Map<number, LaunchedCluster>): Promise
     const order = round % 2 === 0 ? [...SIZES] : [...SIZES].reverse();
     for (const size of order) {
       const launched = clusters.get(size) as LaunchedCluster;
-      const report = await launched.workload.run({ conversations: CONVERSATIONS, plainOnly: true, concurrency: CONCURRENCY, first });
+      const report = await launched.workload.run({
+        conversations: CONVERSATIONS,
+        plainOnly: true,
+        concurrency: CONCURRENCY,
+        first,
+      });
       first += CONVERSATIONS;
       const answered = report.answers - report.lost.length;
       const rate = answered / (report.wallMs / 1000);
       rates.get(size)?.push(rate);
       const issues = problems(report);
-      console.log(`round ${round + 1}, ${size} instance(s): ${answered}/${report.answers} turns in ${(report.wallMs / 1000).toFixed(2)} s = ${rate.toFixed(1)} turns/s${issues.length > 0 ? ` (${issues.join(', ')})` : ''}`);
+      console.log(
+        `round ${round + 1}, ${size} instance(s): ${answered}/${report.answers} turns in ${(report.wallMs / 1000).toFixed(2)} s = ${rate.toFixed(1)} turns/s${issues.length > 0 ? ` (${issues.join(', ')})` : ''}`,
+      );
     }
   }
   return rates;
@@ -80,14 +90,21 @@ async function main(): Promise<void> {
     console.log('|---|---|---|');
     for (const size of SIZES) {
       const values = rates.get(size) ?? [];
-      console.log(`| ${size} | ${median(values).toFixed(1)} | ${values.map((value) => value.toFixed(1)).join(' / ')} |`);
+      console.log(
+        `| ${size} | ${median(values).toFixed(1)} | ${values.map((value) => value.toFixed(1)).join(' / ')} |`,
+      );
     }
     const shardsMs = failover.kill?.shardsMs;
-    console.log(`\nfailover after SIGKILL (3 instances, ${SHARDS} shard(s), heartbeat 1 s, lease TTL 3 s): ${failoverMs === undefined ? 'did not complete' : `${(failoverMs / 1000).toFixed(2)} s`}` +
-      ` (shards held elsewhere after ${shardsMs === undefined ? 'never' : `${(shardsMs / 1000).toFixed(2)} s`}; ${failover.kill?.turnsAnswered ?? 0} of ${failover.kill?.interrupted ?? 0} interrupted turns answered again)`);
-    console.log(`(${CONVERSATIONS} one-turn conversations a round, ${CONCURRENCY} at a time, ${SHARDS} Discord shard(s); ${new Date().toISOString()})`);
+    console.log(
+      `\nfailover after SIGKILL (3 instances, ${SHARDS} shard(s), heartbeat 1 s, lease TTL 3 s): ${failoverMs === undefined ? 'did not complete' : `${(failoverMs / 1000).toFixed(2)} s`}` +
+        ` (shards held elsewhere after ${shardsMs === undefined ? 'never' : `${(shardsMs / 1000).toFixed(2)} s`}; ${failover.kill?.turnsAnswered ?? 0} of ${failover.kill?.interrupted ?? 0} interrupted turns answered again)`,
+    );
+    console.log(
+      `(${CONVERSATIONS} one-turn conversations a round, ${CONCURRENCY} at a time, ${SHARDS} Discord shard(s); ${new Date().toISOString()})`,
+    );
   } finally {
-    for (const launched of clusters.values()) await launched.close().catch((error: unknown) => console.error(`cleanup: ${String(error)}`));
+    for (const launched of clusters.values())
+      await launched.close().catch((error: unknown) => console.error(`cleanup: ${String(error)}`));
     server?.stop();
   }
 }

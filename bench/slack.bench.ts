@@ -16,7 +16,17 @@
 import { writeFileSync } from 'node:fs';
 import { BOT_USER_ID, FakeSlack, type FakeSlackUser } from '../test/fakes/fake-slack.js';
 import { FakeSlackHttp } from '../test/fakes/fake-slack-http.js';
-import { arg, inRound, interleaved, parseSize, prepareDatabase, signed, spawnBot, withTemplateFile, type Bot } from './support/bench-run.js';
+import {
+  arg,
+  inRound,
+  interleaved,
+  parseSize,
+  prepareDatabase,
+  signed,
+  spawnBot,
+  withTemplateFile,
+  type Bot,
+} from './support/bench-run.js';
 import { measureRound, printSize, type PhasePlatform, type RoundResult } from './support/latency-rounds.js';
 import type { SlackBotLaunch } from './support/slack-bot-launch.js';
 
@@ -30,7 +40,8 @@ const userId = (k: number): string => `U0B${String(k).padStart(6, '0')}`;
 
 /** The answer text a final call shows: an update's or post's text, or the stopped stream message's text. */
 function shownBy(fake: FakeSlack, call: FakeSlack['calls'][number]): string | undefined {
-  if (call.method === 'chat.update' || call.method === 'chat.postMessage') return typeof call.body.text === 'string' ? call.body.text : undefined;
+  if (call.method === 'chat.update' || call.method === 'chat.postMessage')
+    return typeof call.body.text === 'string' ? call.body.text : undefined;
   if (call.method === 'chat.stopStream') return fake.state.find(String(call.body.channel), String(call.body.ts))?.text;
   return undefined;
 }
@@ -41,7 +52,12 @@ function slackPlatform(fake: FakeSlack, users: FakeSlackUser[]): PhasePlatform {
     what: 'final calls',
     send: (k, key, index, threads) => {
       const text = index === 0 ? `<@${BOT_USER_ID}> bench-${key} please answer` : `bench-${key} please answer`;
-      const { message } = fake.userMessage(users[k] as FakeSlackUser, CHANNEL, text, index === 0 ? undefined : threads[k]);
+      const { message } = fake.userMessage(
+        users[k] as FakeSlackUser,
+        CHANNEL,
+        text,
+        index === 0 ? undefined : threads[k],
+      );
       if (index === 0) threads[k] = message.ts;
     },
     scanner: (expected, finalAt) => {
@@ -51,28 +67,51 @@ function slackPlatform(fake: FakeSlack, users: FakeSlackUser[]): PhasePlatform {
           const call = fake.calls[scanned];
           const text = call ? shownBy(fake, call) : undefined;
           const key = text === undefined ? undefined : expected.get(text);
-          if (key !== undefined && call?.hr !== undefined && (call.method !== 'chat.postMessage' || !finalAt.has(key))) finalAt.set(key, call.hr);
+          if (key !== undefined && call?.hr !== undefined && (call.method !== 'chat.postMessage' || !finalAt.has(key)))
+            finalAt.set(key, call.hr);
         }
       };
     },
   };
 }
 
-function runRound(bot: Bot, kind: { mode: SlackBotLaunch['mode']; delivery: SlackBotLaunch['delivery'] }, n: number, sequential: boolean, templateFile: string): Promise<RoundResult & { template?: unknown }> {
+function runRound(
+  bot: Bot,
+  kind: { mode: SlackBotLaunch['mode']; delivery: SlackBotLaunch['delivery'] },
+  n: number,
+  sequential: boolean,
+  templateFile: string,
+): Promise<RoundResult & { template?: unknown }> {
   const { mode, delivery } = kind;
-  return inRound(() => FakeSlack.start(), 'sandpiper-bench-slack-', async (fake, llm, dir) => {
-    fake.streams.rules.enabled = mode === 'stream';
-    const launch: SlackBotLaunch = {
-      slackApiUrl: fake.apiUrl, botToken: fake.botToken, appToken: fake.appToken, llmUrl: llm.url, mode, dataDir: dir,
-      databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'slack', userId) : '', requestTemplateFile: templateFile, editIntervalMs: 1500,
-      delivery, signingSecret: SIGNING_SECRET,
-    };
-    const child = await spawnBot(bot === 'bare' ? 'bare-slack-bot.ts' : 'sandpiper-slack-bot.ts', launch, `${bot} slack app`);
-    if (delivery === 'http') fake.http = new FakeSlackHttp(`${child.ready.url ?? ''}/slack/events`, SIGNING_SECRET);
-    const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
-    const result = await measureRound(slackPlatform(fake, users), llm, child, n, sequential);
-    return { ...result, template: llm.firstBody };
-  });
+  return inRound(
+    () => FakeSlack.start(),
+    'sandpiper-bench-slack-',
+    async (fake, llm, dir) => {
+      fake.streams.rules.enabled = mode === 'stream';
+      const launch: SlackBotLaunch = {
+        slackApiUrl: fake.apiUrl,
+        botToken: fake.botToken,
+        appToken: fake.appToken,
+        llmUrl: llm.url,
+        mode,
+        dataDir: dir,
+        databaseUrl: bot === 'sandpiper' ? await prepareDatabase(dir, n, 'slack', userId) : '',
+        requestTemplateFile: templateFile,
+        editIntervalMs: 1500,
+        delivery,
+        signingSecret: SIGNING_SECRET,
+      };
+      const child = await spawnBot(
+        bot === 'bare' ? 'bare-slack-bot.ts' : 'sandpiper-slack-bot.ts',
+        launch,
+        `${bot} slack app`,
+      );
+      if (delivery === 'http') fake.http = new FakeSlackHttp(`${child.ready.url ?? ''}/slack/events`, SIGNING_SECRET);
+      const users = Array.from({ length: n }, (_, k) => fake.user(userId(k), `bench${k}`));
+      const result = await measureRound(slackPlatform(fake, users), llm, child, n, sequential);
+      return { ...result, template: llm.firstBody };
+    },
+  );
 }
 
 async function main(): Promise<void> {
@@ -80,15 +119,26 @@ async function main(): Promise<void> {
   await withTemplateFile('sandpiper-bench-slack-template-', {}, async (templateFile) => {
     const warm = await runRound('sandpiper', { mode: 'edit', delivery: 'socket' }, 1, true, templateFile);
     writeFileSync(templateFile, JSON.stringify(warm.template));
-    console.log(`slack: ${rounds} interleaved rounds per size and mode; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`);
-    console.log('N     | delivery mode / conversation    | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB');
+    console.log(
+      `slack: ${rounds} interleaved rounds per size and mode; medians over rounds of per-round p50 / p95 (ms); lag and memory of the bot process`,
+    );
+    console.log(
+      'N     | delivery mode / conversation    | bot       | inbound→LLM req     | last token→final    | loop lag p99/max | rss MB | heap MB',
+    );
     for (const delivery of deliveries) {
       for (const mode of modes) {
         for (const size of sizes) {
           const { n, sequential } = parseSize(size);
-          const results = await interleaved(rounds, (bot) => runRound(bot, { mode, delivery }, n, sequential, templateFile));
-          printSize({ labelWidth: 32, lagWidth: 16 }, size, `${delivery} ${mode} / `, results, (label, ours, bare) =>
-            `${size.padEnd(5)} | ${label.padEnd(32)} | added     | ${`${signed(ours.first - bare.first)} (${(ours.first / bare.first).toFixed(2)}x)`.padEnd(19)} | ` +
+          const results = await interleaved(rounds, (bot) =>
+            runRound(bot, { mode, delivery }, n, sequential, templateFile),
+          );
+          printSize(
+            { labelWidth: 32, lagWidth: 16 },
+            size,
+            `${delivery} ${mode} / `,
+            results,
+            (label, ours, bare) =>
+              `${size.padEnd(5)} | ${label.padEnd(32)} | added     | ${`${signed(ours.first - bare.first)} (${(ours.first / bare.first).toFixed(2)}x)`.padEnd(19)} | ` +
               `${`${signed(ours.final - bare.final)} (${(ours.final / bare.final).toFixed(2)}x)`.padEnd(19)} |`,
           );
         }

@@ -29,7 +29,12 @@ interface Timed {
 }
 
 /** Spawns `args`, times the patterns on stdout, then stops the process with SIGTERM and waits for it. */
-function timeProcess(args: string[], env: NodeJS.ProcessEnv, ready?: RegExp, later?: (url: string) => Promise<void>): Promise<Timed> {
+function timeProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready?: RegExp,
+  later?: (url: string) => Promise<void>,
+): Promise<Timed> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -78,12 +83,21 @@ async function mcpConnected(url: string, servers: number): Promise<void> {
 const LISTENING = /http listening on (http:\/\/[0-9.:]+)/;
 
 function startEnv(folder: string): NodeJS.ProcessEnv {
-  return { PATH: process.env['PATH'], HOME: folder, SANDPIPER_HTTP_PORT: '0', SANDPIPER_LOG_FORMAT: 'json', SANDPIPER_DATA_DIR: path.join(folder, 'data') };
+  return {
+    PATH: process.env['PATH'],
+    HOME: folder,
+    SANDPIPER_HTTP_PORT: '0',
+    SANDPIPER_LOG_FORMAT: 'json',
+    SANDPIPER_DATA_DIR: path.join(folder, 'data'),
+  };
 }
 
 function mcpConfig(folder: string): string {
   const file = path.join(folder, 'mcp.toml');
-  const servers = ['one', 'two', 'three'].map((name) => `[mcp.servers.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(EVERYTHING)}, "stdio"]\n`);
+  const servers = ['one', 'two', 'three'].map(
+    (name) =>
+      `[mcp.servers.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(EVERYTHING)}, "stdio"]\n`,
+  );
   writeFileSync(file, servers.join('\n'));
   return file;
 }
@@ -109,7 +123,9 @@ async function main(): Promise<void> {
       const help = await timeProcess([BIN, '--help'], { PATH: process.env['PATH'], HOME: root });
       const baseReady = await timeProcess(['-e', BASELINE_HTTP], { PATH: process.env['PATH'] }, LISTENING);
       const ready = await timeProcess([BIN, 'start'], startEnv(fresh()), LISTENING);
-      const withMcp = await timeProcess([BIN, 'start', '--config', config], startEnv(fresh()), LISTENING, (url) => mcpConnected(url, 3));
+      const withMcp = await timeProcess([BIN, 'start', '--config', config], startEnv(fresh()), LISTENING, (url) =>
+        mcpConnected(url, 3),
+      );
       if (!keep) continue;
       add('baseline node print', baseHelp.readyMs);
       add('sandpiper --help', help.readyMs);
@@ -122,7 +138,8 @@ async function main(): Promise<void> {
     rmSync(root, { recursive: true, force: true });
   }
   console.log(`start-up of ${path.relative(process.cwd(), BIN) || BIN} (${ROUNDS} interleaved rounds, medians, ms):`);
-  for (const [name, values] of Object.entries(samples)) console.log(`  ${name.padEnd(40)} ${median(values).toFixed(0).padStart(6)}`);
+  for (const [name, values] of Object.entries(samples))
+    console.log(`  ${name.padEnd(40)} ${median(values).toFixed(0).padStart(6)}`);
   console.log('targets: --help < 500 ms, start ready < 1500 ms');
 }
 

@@ -35,7 +35,8 @@ const h = await DiscordHarness.start();
 const { user } = await h.linkedUser('400000000000000077', 'counter');
 const sqls: string[] = [];
 h.db.knex.on('query', (query: { sql: string }) => sqls.push(query.sql));
-const answered = (threadId: string, n: number) => () => h.textMessages(threadId).filter((m) => m.content.endsWith('done')).length >= n;
+const answered = (threadId: string, n: number) => () =>
+  h.textMessages(threadId).filter((m) => m.content.endsWith('done')).length >= n;
 const rows: Array<{ newThread: Count; followUp: Count }> = [];
 for (let i = 0; i <= turns; i++) {
   h.llm.enqueue({ text: [`answer ${i} `, 'more words ', 'done'] });
@@ -52,11 +53,16 @@ for (let i = 0; i <= turns; i++) {
   const followUp = sqls.splice(0);
   // The first round warms the caches (linked user, tool schemas); it is not counted.
   if (i > 0) rows.push({ newThread: count(newThread), followUp: count(followUp) });
-  if (list && i === turns) console.log(`new thread:\n  ${newThread.join('\n  ')}\nfollow-up:\n  ${followUp.join('\n  ')}`);
+  if (list && i === turns)
+    console.log(`new thread:\n  ${newThread.join('\n  ')}\nfollow-up:\n  ${followUp.join('\n  ')}`);
 }
 await h.close();
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 console.log(`statements per turn, median of ${rows.length} (commits = COMMITs + statements outside a transaction)`);
-console.log(`new thread: ${median(rows.map((r) => r.newThread.statements))} statements, ${median(rows.map((r) => r.newThread.commits))} commits`);
-console.log(`follow-up:  ${median(rows.map((r) => r.followUp.statements))} statements, ${median(rows.map((r) => r.followUp.commits))} commits`);
+console.log(
+  `new thread: ${median(rows.map((r) => r.newThread.statements))} statements, ${median(rows.map((r) => r.newThread.commits))} commits`,
+);
+console.log(
+  `follow-up:  ${median(rows.map((r) => r.followUp.statements))} statements, ${median(rows.map((r) => r.followUp.commits))} commits`,
+);
 process.exit(0);

@@ -39,7 +39,12 @@ async function drain(provider: ModelProvider): Promise<number> {
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
-const results = { direct: [] as number[], span: [] as number[], rawStream: [] as number[], tracedStream: [] as number[] };
+const results = {
+  direct: [] as number[],
+  span: [] as number[],
+  rawStream: [] as number[],
+  tracedStream: [] as number[],
+};
 for (let round = 0; round < ROUNDS; round++) {
   results.direct.push(await time(SPAN_OPS, async () => 1));
   results.span.push(await time(SPAN_OPS, () => withSpan('bench', { n: 1 }, async () => 1)));
@@ -47,5 +52,9 @@ for (let round = 0; round < ROUNDS; round++) {
   results.tracedStream.push(await time(STREAM_OPS, () => drain(instrumented)));
 }
 const ns = (value: number): string => `${value.toFixed(0)} ns`;
-console.log(`span wrapper, no SDK: direct call ${ns(median(results.direct))}, withSpan ${ns(median(results.span))}, overhead ${ns(median(results.span) - median(results.direct))} per span`);
-console.log(`50-part model stream: raw ${ns(median(results.rawStream))}, instrumented ${ns(median(results.tracedStream))}, overhead ${ns(median(results.tracedStream) - median(results.rawStream))} per model call`);
+console.log(
+  `span wrapper, no SDK: direct call ${ns(median(results.direct))}, withSpan ${ns(median(results.span))}, overhead ${ns(median(results.span) - median(results.direct))} per span`,
+);
+console.log(
+  `50-part model stream: raw ${ns(median(results.rawStream))}, instrumented ${ns(median(results.tracedStream))}, overhead ${ns(median(results.tracedStream) - median(results.rawStream))} per model call`,
+);

@@ -15,8 +15,28 @@ const TOOLS = Number(process.argv.find((a) => a.startsWith('--tools='))?.slice(8
 const ROUNDS = 15;
 const QUERIES_PER_ROUND = 200;
 const VERBS = ['create', 'list', 'get', 'update', 'delete', 'search', 'sync', 'export', 'import', 'archive'];
-const NOUNS = ['issue', 'pull request', 'file', 'message', 'channel', 'user', 'ticket', 'page', 'record', 'event', 'invoice', 'deployment'];
-const QUERIES = ['create issue', 'list pull request', 'search message channel', 'delete file', 'export invoice records', 'deploy kubernetes'];
+const NOUNS = [
+  'issue',
+  'pull request',
+  'file',
+  'message',
+  'channel',
+  'user',
+  'ticket',
+  'page',
+  'record',
+  'event',
+  'invoice',
+  'deployment',
+];
+const QUERIES = [
+  'create issue',
+  'list pull request',
+  'search message channel',
+  'delete file',
+  'export invoice records',
+  'deploy kubernetes',
+];
 
 function catalog(): ToolDefinition[] {
   return Array.from({ length: TOOLS }, (_, i) => {
@@ -33,7 +53,8 @@ function catalog(): ToolDefinition[] {
   });
 }
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 function timeEach(count: number, run: (i: number) => unknown): number {
   const samples: number[] = [];
@@ -67,12 +88,24 @@ async function main(): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     rows.bare.push(timeEach(QUERIES_PER_ROUND, (i) => prebuilt.search(QUERIES[i % QUERIES.length] as string, 5)));
     rows.sandpiper.push(
-      await timeEachAsync(QUERIES_PER_ROUND, (i) => new WorkstreamToolSearch(settings, listAll).callTool('tool_search', { query: QUERIES[i % QUERIES.length] }, context)),
+      await timeEachAsync(QUERIES_PER_ROUND, (i) =>
+        new WorkstreamToolSearch(settings, listAll).callTool(
+          'tool_search',
+          { query: QUERIES[i % QUERIES.length] },
+          context,
+        ),
+      ),
     );
-    rows.rebuild.push(timeEach(20, (i) => searchDeferred(deferred, QUERIES[i % QUERIES.length] as string, 5, new Set(), new DeferredToolIndex())));
+    rows.rebuild.push(
+      timeEach(20, (i) =>
+        searchDeferred(deferred, QUERIES[i % QUERIES.length] as string, 5, new Set(), new DeferredToolIndex()),
+      ),
+    );
   }
   const bare = median(rows.bare);
-  console.log(`tool search over ${deferred.length} deferred tools: ${ROUNDS} interleaved rounds (${QUERIES_PER_ROUND} queries each), median ms per query`);
+  console.log(
+    `tool search over ${deferred.length} deferred tools: ${ROUNDS} interleaved rounds (${QUERIES_PER_ROUND} queries each), median ms per query`,
+  );
   console.log('path                                     | ms/query | × prebuilt');
   for (const [label, values] of [
     ['bare BM25 search, prebuilt index', rows.bare],

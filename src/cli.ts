@@ -11,4 +11,5 @@ process.exitCode = await runCli(
   { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
   shutdown.signal,
 );
+// Purpose: timeout (an exit grace: a handle left open does not keep the CLI alive).
 setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();

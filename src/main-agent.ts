@@ -56,7 +56,10 @@ export interface AgentRuntime {
  * The model behind an alias, made on first use and kept: each alias's provider is built once, and its model is not
  * derived again at every turn (the vision-family match is a dozen regular expressions).
  */
-export function createModelResolver(config: Config, providers?: Readonly<Record<string, ModelProvider>>): (alias: string) => TurnModel | undefined {
+export function createModelResolver(
+  config: Config,
+  providers?: Readonly<Record<string, ModelProvider>>,
+): (alias: string) => TurnModel | undefined {
   const models = new Map<string, { entry: NonNullable<Config['models'][string]>; model: Readonly<TurnModel> }>();
   const resolve = (alias: string): TurnModel | undefined => {
     const entry = config.models[alias];
@@ -65,7 +68,8 @@ export function createModelResolver(config: Config, providers?: Readonly<Record<
     if (known?.entry === entry) return known.model;
     const model: TurnModel = {
       // Every model call becomes a span and feeds the model latency and token metrics.
-      provider: known?.model.provider ?? instrumentProvider(providers?.[alias] ?? createProvider(entry, { alias }), alias),
+      provider:
+        known?.model.provider ?? instrumentProvider(providers?.[alias] ?? createProvider(entry, { alias }), alias),
       model: entry.model,
       contextWindow: entry.context_window,
       maxTokens: entry.max_tokens,
@@ -91,7 +95,12 @@ function withoutFallback(model: TurnModel | undefined): TurnModel | undefined {
 
 /** The daily token budgets, when `[budgets]` sets any. */
 function budgetOption(config: Config, stores: Stores): { budget?: TokenBudget } {
-  const { user_daily_tokens: userDailyTokens, users, channel_daily_tokens: channelDailyTokens, channels } = config.budgets;
+  const {
+    user_daily_tokens: userDailyTokens,
+    users,
+    channel_daily_tokens: channelDailyTokens,
+    channels,
+  } = config.budgets;
   const budget = createTokenBudget({ userDailyTokens, users, channelDailyTokens, channels }, stores);
   return budget === undefined ? {} : { budget };
 }
@@ -104,14 +113,22 @@ function nudgeSections(config: Config, stores: Stores): SystemPromptSection[] {
 
 /** `Bearer <service token>` for the notify tool's calls to channel gateways (none without auth.jwt_secret). */
 function notifyAuthorization(config: Config): () => Promise<string | undefined> {
-  const token = createServiceTokenSource({ secret: config.auth.jwt_secret, audience: config.auth.jwt_audience }, { scopes: ['write'], ttlSeconds: 300 });
+  const token = createServiceTokenSource(
+    { secret: config.auth.jwt_secret, audience: config.auth.jwt_audience },
+    { scopes: ['write'], ttlSeconds: 300 },
+  );
   return async () => {
     const minted = await token();
     return minted === undefined ? undefined : `Bearer ${minted}`;
   };
 }
 
-export async function createAgentRuntime(config: Config, stores: Stores, logger: Logger, extras: AgentRuntimeExtras = {}): Promise<AgentRuntime> {
+export async function createAgentRuntime(
+  config: Config,
+  stores: Stores,
+  logger: Logger,
+  extras: AgentRuntimeExtras = {},
+): Promise<AgentRuntime> {
   const builtin =
     extras.builtinTools ??
     (await createBuiltinToolSource({
@@ -123,7 +140,11 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
       memoryMaxContent: config.memory.max_content,
       notifyAuthorization: notifyAuthorization(config),
     }));
-  const memorySection = createMemorySection({ memories: stores.memories, relevanceK: config.memory.relevance_k, fetchLimit: config.memory.fetch_limit });
+  const memorySection = createMemorySection({
+    memories: stores.memories,
+    relevanceK: config.memory.relevance_k,
+    fetchLimit: config.memory.fetch_limit,
+  });
   const toolSources = [builtin, ...(extras.toolSources ?? [])];
   // Only the SDKs of configured providers load, and before the first message rather than during it.
   if (extras.providers === undefined) await preloadProviders(Object.values(config.models));
@@ -133,13 +154,18 @@ export async function createAgentRuntime(config: Config, stores: Stores, logger:
     resolveModel: createModelResolver(config, extras.providers),
     defaultModelAlias: config.agent.default_model ?? Object.keys(config.models)[0] ?? '',
     toolSources,
-    toolSearch: { mode: config.tools.search, threshold: config.tools.search_threshold, maxResults: config.tools.search_max_results },
+    toolSearch: {
+      mode: config.tools.search,
+      threshold: config.tools.search_threshold,
+      maxResults: config.tools.search_max_results,
+    },
     logger: logger.child({ component: 'agent' }),
     ...(extras.streamModel === undefined ? {} : { streamModel: extras.streamModel }),
     systemPromptSections: [...(extras.systemPromptSections ?? []), memorySection, ...nudgeSections(config, stores)],
     ...budgetOption(config, stores),
   });
   const intervalMs = extras.evictIntervalMs ?? 60_000;
+  // Purpose: cadence (idle workstreams are evicted).
   const timer =
     intervalMs > 0
       ? setInterval(() => {
@@ -186,11 +212,19 @@ export interface AssembleOptions {
 }
 
 /** One assembly of the agent runtime for every entry point (ADR: start and chat never drift apart again). */
-export async function assembleAgent(config: Config, stores: Stores, logger: Logger, options: AssembleOptions): Promise<AssembledAgent> {
+export async function assembleAgent(
+  config: Config,
+  stores: Stores,
+  logger: Logger,
+  options: AssembleOptions,
+): Promise<AssembledAgent> {
   // tools/*.json is read once and shared by the built-in tool source and the MCP manager.
   const toolDefinitions = (await loadToolDefinitions()).all;
   // The sandbox is detected once; `tools.sandbox = "bwrap"` without a working bubblewrap stops the start here.
-  const containment = await prepareContainment(config, logger, { signal: options.signal, ...(options.httpPort === undefined ? {} : { httpPort: options.httpPort }) });
+  const containment = await prepareContainment(config, logger, {
+    signal: options.signal,
+    ...(options.httpPort === undefined ? {} : { httpPort: options.httpPort }),
+  });
   const mcp = await createConfiguredMcpManager(config, stores, logger, toolDefinitions, containment.sandbox);
   const started = mcp.start(options.signal);
   if (options.connectMcp === 'await') await started;

@@ -20,14 +20,30 @@ export interface ApartFakes {
   dir: string;
 }
 
-export async function measureApartRound(bot: Bot, n: number, sequential: boolean, script: string, launchOf: (fakes: ApartFakes) => Promise<BotLaunch>): Promise<RoundResult> {
+export async function measureApartRound(
+  bot: Bot,
+  n: number,
+  sequential: boolean,
+  script: string,
+  launchOf: (fakes: ApartFakes) => Promise<BotLaunch>,
+): Promise<RoundResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sandpiper-bench-apart-'));
-  const [driver, llm] = await Promise.all([spawnBot('discord-driver-process.ts', {}, 'fake discord'), spawnBot('llm-process.ts', {}, 'fake llm')]);
+  const [driver, llm] = await Promise.all([
+    spawnBot('discord-driver-process.ts', {}, 'fake discord'),
+    spawnBot('llm-process.ts', {}, 'fake llm'),
+  ]);
   try {
     const { apiUrl, token } = driver.ready as unknown as { apiUrl: string; token: string };
-    const child = await spawnBot(script, await launchOf({ apiUrl, token, llmUrl: llm.ready.url ?? '', dir }), `${bot} bot`);
+    const child = await spawnBot(
+      script,
+      await launchOf({ apiUrl, token, llmUrl: llm.ready.url ?? '', dir }),
+      `${bot} bot`,
+    );
     const run = async (users: number, index: 0 | 1, inTurn: boolean, tag: string): Promise<DrivenPhase> => {
-      const done = await driver.ask<{ sentAt: Entries; finalAt: Entries }>({ type: 'phase', users, index, sequential: inTurn, tag }, 'phase-done');
+      const done = await driver.ask<{ sentAt: Entries; finalAt: Entries }>(
+        { type: 'phase', users, index, sequential: inTurn, tag },
+        'phase-done',
+      );
       return { sentAt: new Map(done.sentAt), finalAt: new Map(done.finalAt) };
     };
     // Warm-up (not measured), as in measureRound.

@@ -18,13 +18,22 @@ export interface BareAnswerLaunch {
 export type Show = (delta: string, content: string) => Promise<void>;
 
 /** Returns `answer(history, text, show)`: appends the user's text and the streamed answer to `history`. */
-export function bareAnswerer(launch: BareAnswerLaunch): (history: ChatMessage[], text: string, show: Show) => Promise<void> {
-  const template = JSON.parse(readFileSync(launch.requestTemplateFile, 'utf8')) as { messages: ChatMessage[] } & Record<string, unknown>;
+export function bareAnswerer(
+  launch: BareAnswerLaunch,
+): (history: ChatMessage[], text: string, show: Show) => Promise<void> {
+  const template = JSON.parse(readFileSync(launch.requestTemplateFile, 'utf8')) as { messages: ChatMessage[] } & Record<
+    string,
+    unknown
+  >;
   const system = template.messages.find((message) => message.role === 'system');
   const openai = new OpenAI({ apiKey: 'bench-key', baseURL: launch.llmUrl, maxRetries: 0 });
   return async (history, text, show) => {
     history.push({ role: 'user', content: text });
-    const stream = await openai.chat.completions.create({ ...template, messages: [...(system ? [system] : []), ...history], stream: true } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const stream = await openai.chat.completions.create({
+      ...template,
+      messages: [...(system ? [system] : []), ...history],
+      stream: true,
+    } as OpenAI.ChatCompletionCreateParamsStreaming);
     let content = '';
     let shown = '';
     let posting: Promise<void> | undefined;
@@ -39,7 +48,8 @@ export function bareAnswerer(launch: BareAnswerLaunch): (history: ChatMessage[],
       const delta = chunk.choices[0]?.delta.content ?? '';
       if (!delta) continue;
       content += delta;
-      if (posting === undefined && Date.now() - lastFlush >= launch.editIntervalMs) posting = flush().finally(() => (posting = undefined));
+      if (posting === undefined && Date.now() - lastFlush >= launch.editIntervalMs)
+        posting = flush().finally(() => (posting = undefined));
     }
     await posting;
     if (shown !== content) await flush();

@@ -16,7 +16,12 @@ const client = new Client({
   intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
   partials: [Partials.Channel],
   allowedMentions: { parse: [], repliedUser: false },
-  rest: { api: launch.discordApiUrl, version: '10', timeout: 15_000, globalRequestsPerSecond: launch.globalRequestsPerSecond },
+  rest: {
+    api: launch.discordApiUrl,
+    version: '10',
+    timeout: 15_000,
+    globalRequestsPerSecond: launch.globalRequestsPerSecond,
+  },
 });
 /** thread id → conversation so far (Sandpiper keeps the history in memory too). */
 const threads = new Map<string, ChatMessage[]>();
@@ -26,7 +31,9 @@ async function answer(threadId: string, history: ChatMessage[], text: string): P
   setImmediate(() => void client.rest.post(Routes.channelTyping(threadId)).catch(() => undefined));
   let messageId: string | undefined;
   await streamAnswer(history, text, async (_delta, content) => {
-    if (messageId === undefined) messageId = ((await client.rest.post(Routes.channelMessages(threadId), { body: { content } })) as { id: string }).id;
+    if (messageId === undefined)
+      messageId = ((await client.rest.post(Routes.channelMessages(threadId), { body: { content } })) as { id: string })
+        .id;
     else await client.rest.patch(Routes.channelMessage(threadId, messageId), { body: { content } });
   });
 }
@@ -39,7 +46,9 @@ function onMessage(message: Message): void {
   const text = message.content.replace(/<@!?\d+>/g, '').trim();
   void (async () => {
     if (history !== undefined) return answer(message.channelId, history, text);
-    const thread = (await client.rest.post(Routes.threads(message.channelId, message.id), { body: { name: text.slice(0, 100), auto_archive_duration: 1440 } })) as { id: string };
+    const thread = (await client.rest.post(Routes.threads(message.channelId, message.id), {
+      body: { name: text.slice(0, 100), auto_archive_duration: 1440 },
+    })) as { id: string };
     const fresh: ChatMessage[] = [];
     threads.set(thread.id, fresh);
     return answer(thread.id, fresh, text);
@@ -54,7 +63,9 @@ async function catchUp(channelId: string): Promise<void> {
   if (!channel?.isTextBased() || !('messages' in channel)) return;
   let after = SnowflakeUtil.generate({ timestamp: Date.now() - 86_400_000 }).toString();
   for (;;) {
-    const page = [...(await channel.messages.fetch({ after, limit: 100, cache: false })).values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    const page = [...(await channel.messages.fetch({ after, limit: 100, cache: false })).values()].sort((a, b) =>
+      BigInt(a.id) < BigInt(b.id) ? -1 : 1,
+    );
     for (const message of page) onMessage(message);
     const last = page.at(-1);
     if (!last || page.length < 100) return;

@@ -27,29 +27,71 @@ const streamAnswer = bareAnswerer(launch);
 const receiver =
   launch.delivery === 'http'
     ? new HTTPReceiver({ signingSecret: launch.signingSecret, endpoints: '/slack/events', logLevel: LogLevel.ERROR })
-    : new SocketModeReceiver({ appToken: launch.appToken, logLevel: LogLevel.ERROR, installerOptions: { clientOptions: { slackApiUrl: launch.slackApiUrl } } });
+    : new SocketModeReceiver({
+        appToken: launch.appToken,
+        logLevel: LogLevel.ERROR,
+        installerOptions: { clientOptions: { slackApiUrl: launch.slackApiUrl } },
+      });
 const app = new App({
   token: launch.botToken,
   receiver,
   logLevel: LogLevel.ERROR,
   tokenVerificationEnabled: false,
-  clientOptions: { slackApiUrl: launch.slackApiUrl, retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 5_000 }, rejectRateLimitedCalls: true, timeout: 15_000 },
+  clientOptions: {
+    slackApiUrl: launch.slackApiUrl,
+    retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 5_000 },
+    rejectRateLimitedCalls: true,
+    timeout: 15_000,
+  },
 });
 /** `<channel>:<thread_ts>` → conversation so far (Sandpiper keeps the history in memory too). */
 const threads = new Map<string, ChatMessage[]>();
 let teamId = '';
 
 /** Shows `content` so far: starts or appends to the stream, or posts then edits the message. */
-async function show(channel: string, threadTs: string, user: string, ts: string | undefined, delta: string, content: string): Promise<string> {
+async function show(
+  channel: string,
+  threadTs: string,
+  user: string,
+  ts: string | undefined,
+  delta: string,
+  content: string,
+): Promise<string> {
   if (launch.mode === 'stream') {
     if (ts !== undefined) return (await app.client.chat.appendStream({ channel, ts, markdown_text: delta }), ts);
-    return String((await app.client.chat.startStream({ channel, thread_ts: threadTs, markdown_text: delta, recipient_user_id: user, recipient_team_id: teamId })).ts);
+    return String(
+      (
+        await app.client.chat.startStream({
+          channel,
+          thread_ts: threadTs,
+          markdown_text: delta,
+          recipient_user_id: user,
+          recipient_team_id: teamId,
+        })
+      ).ts,
+    );
   }
   if (ts !== undefined) return (await app.client.chat.update({ channel, ts, text: content, blocks: [] }), ts);
-  return String((await app.client.chat.postMessage({ channel, thread_ts: threadTs, text: content, unfurl_links: false, unfurl_media: false })).ts);
+  return String(
+    (
+      await app.client.chat.postMessage({
+        channel,
+        thread_ts: threadTs,
+        text: content,
+        unfurl_links: false,
+        unfurl_media: false,
+      })
+    ).ts,
+  );
 }
 
-async function answer(channel: string, threadTs: string, user: string, history: ChatMessage[], text: string): Promise<void> {
+async function answer(
+  channel: string,
+  threadTs: string,
+  user: string,
+  history: ChatMessage[],
+  text: string,
+): Promise<void> {
   let ts: string | undefined;
   await streamAnswer(history, text, async (delta, content) => {
     ts = await show(channel, threadTs, user, ts, delta, content);
@@ -75,7 +117,8 @@ app.event('message', async ({ event }) => {
 });
 
 teamId = String((await app.client.auth.test()).team_id ?? '');
-const server = (launch.delivery === 'http' ? await app.start({ port: 0, host: '127.0.0.1' }) : await app.start()) as Server | undefined;
+const server = (launch.delivery === 'http' ? await app.start({ port: 0, host: '127.0.0.1' }) : await app.start()) as
+  Server | undefined;
 serveStats(async () => {
   await app.stop();
 });

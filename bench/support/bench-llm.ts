@@ -49,10 +49,11 @@ export async function startBenchLlm(): Promise<BenchLlm> {
       state.requestAt.clear();
       state.lastTokenAt.clear();
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
   const server = createServer((req, res) => void serve(req, res));
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -70,7 +71,9 @@ export async function startBenchLlm(): Promise<BenchLlm> {
     }
     state.lastTokenAt.set(key, performance.now());
     res.write(chunk({}, 'stop'));
-    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'bench', choices: [], usage: { prompt_tokens: 900, completion_tokens: DELTAS, total_tokens: 900 + DELTAS } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'bench', choices: [], usage: { prompt_tokens: 900, completion_tokens: DELTAS, total_tokens: 900 + DELTAS } })}\n\n`,
+    );
     res.end('data: [DONE]\n\n');
   }
   server.on('connection', (socket) => {

@@ -10,7 +10,8 @@ import { compiledScript } from './compile-bot.js';
 export type Bot = 'bare' | 'sandpiper';
 
 /** `--name=value` from the command line, or `fallback`. */
-export const arg = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+export const arg = (name: string, fallback: string): string =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 
 export { median, pct } from './percentiles.js';
 export const fmt = (value: number): string => (Number.isFinite(value) ? value.toFixed(1) : '-');
@@ -25,7 +26,12 @@ export async function waitUntil(check: () => boolean, timeoutMs: number, what: s
 }
 
 /** Users `bench0..n-1` linked on `platform` in a fresh SQLite file for Sandpiper (the bare bot answers anybody). */
-export async function prepareDatabase(dir: string, n: number, platform: 'discord' | 'slack', userId: (k: number) => string): Promise<string> {
+export async function prepareDatabase(
+  dir: string,
+  n: number,
+  platform: 'discord' | 'slack',
+  userId: (k: number) => string,
+): Promise<string> {
   const url = `sqlite:${join(dir, 'sandpiper.db')}`;
   const knex = createKnex(url);
   await runMigrations(knex);
@@ -47,7 +53,11 @@ export interface BotProcess {
 }
 
 /** Forks bench/support/<script>, compiled (compile-bot.ts), with the launch JSON in argv[2]; output discarded, IPC kept. */
-export function forkBot(script: string, launch: object, execArgv: string[] = []): { child: ChildProcess; stop: () => Promise<void> } {
+export function forkBot(
+  script: string,
+  launch: object,
+  execArgv: string[] = [],
+): { child: ChildProcess; stop: () => Promise<void> } {
   const child = fork(compiledScript(join(import.meta.dirname, script)), [JSON.stringify(launch)], {
     execArgv,
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
@@ -101,7 +111,11 @@ export function parseSize(size: string): { n: number; sequential: boolean } {
 }
 
 /** One round's resources: a fresh fake platform, a fresh streaming fake LLM and a temporary folder, all gone afterwards. */
-export async function inRound<F extends { close: () => Promise<void> }, T>(startFake: () => Promise<F>, dirPrefix: string, run: (fake: F, llm: BenchLlm, dir: string) => Promise<T>): Promise<T> {
+export async function inRound<F extends { close: () => Promise<void> }, T>(
+  startFake: () => Promise<F>,
+  dirPrefix: string,
+  run: (fake: F, llm: BenchLlm, dir: string) => Promise<T>,
+): Promise<T> {
   const [fake, llm] = await Promise.all([startFake(), startBenchLlm()]);
   const dir = mkdtempSync(join(tmpdir(), dirPrefix));
   try {
@@ -113,7 +127,11 @@ export async function inRound<F extends { close: () => Promise<void> }, T>(start
 }
 
 /** Runs `run` with the path of a request template file in a temporary folder (removed afterwards) holding `initial`. */
-export async function withTemplateFile<T>(dirPrefix: string, initial: unknown, run: (templateFile: string) => Promise<T>): Promise<T> {
+export async function withTemplateFile<T>(
+  dirPrefix: string,
+  initial: unknown,
+  run: (templateFile: string) => Promise<T>,
+): Promise<T> {
   const work = mkdtempSync(join(tmpdir(), dirPrefix));
   const templateFile = join(work, 'request.json');
   writeFileSync(templateFile, JSON.stringify(initial));

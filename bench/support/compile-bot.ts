@@ -25,7 +25,14 @@ export function compiledScript(script: string): string {
   }
   const outfile = join(RUN_DIR, `${basename(script, '.ts')}.mjs`);
   buildSync({
-    entryPoints: [script], outfile, bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning',
+    entryPoints: [script],
+    outfile,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
   });
   built.set(script, outfile);
   return outfile;

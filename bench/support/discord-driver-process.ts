@@ -24,13 +24,21 @@ async function runPhase(command: PhaseCommand): Promise<void> {
   for (let k = users.length; k < command.users; k++) users.push(fake.user(userId(k), `bench${k}`));
   const tagThreads = threads.get(command.tag) ?? [];
   threads.set(command.tag, tagThreads);
-  const driven = await drivePhase(discordPlatform(fake, users), command.users, tagThreads, command.index, command.sequential, command.tag);
+  const driven = await drivePhase(
+    discordPlatform(fake, users),
+    command.users,
+    tagThreads,
+    command.index,
+    command.sequential,
+    command.tag,
+  );
   process.send?.({ type: 'phase-done', sentAt: monoEntries(driven.sentAt), finalAt: monoEntries(driven.finalAt) });
 }
 
 process.on('disconnect', () => process.exit(0));
 process.on('message', (message: PhaseCommand | { type: 'stop' }) => {
-  if (message.type === 'phase') void runPhase(message).catch((error: unknown) => process.stderr.write(`driver: ${String(error)}\n`));
+  if (message.type === 'phase')
+    void runPhase(message).catch((error: unknown) => process.stderr.write(`driver: ${String(error)}\n`));
   else void fake.close().finally(() => process.exit(0));
 });
 process.send?.({ type: 'ready', apiUrl: fake.apiUrl, token: fake.token });

@@ -10,7 +10,12 @@ export function discordPlatform(fake: FakeDiscord, users: FakeUser[]): PhasePlat
   return {
     what: 'final edits',
     send: (k, key, index, threads) => {
-      const message = fake.state.injectMessage(index === 0 ? CHANNEL : (threads[k] as string), users[k] as FakeUser, `bench-${key} please answer`, index === 0);
+      const message = fake.state.injectMessage(
+        index === 0 ? CHANNEL : (threads[k] as string),
+        users[k] as FakeUser,
+        `bench-${key} please answer`,
+        index === 0,
+      );
       if (index === 0) threads[k] = message.id;
     },
     scanner: (expected, finalAt) => {
@@ -20,7 +25,8 @@ export function discordPlatform(fake: FakeDiscord, users: FakeUser[]): PhasePlat
           const request = fake.requests[scanned];
           const content = (request?.body as { content?: unknown } | undefined)?.content;
           const key = typeof content === 'string' ? expected.get(content) : undefined;
-          if (key !== undefined && request !== undefined && /\/messages/.test(request.path)) finalAt.set(key, request.hr);
+          if (key !== undefined && request !== undefined && /\/messages/.test(request.path))
+            finalAt.set(key, request.hr);
         }
       };
     },

@@ -3,7 +3,13 @@ import type { BenchLlm } from './bench-llm.js';
 import { answerFor } from './bench-llm.js';
 import { fmt, median, pct, waitUntil, type Bot, type BotProcess } from './bench-run.js';
 import type { BotStats } from './bot-stats.js';
-import { assembleTrace, summarizeTrace, type MessageTimes, type TraceSummary, type TraceWindows } from './trace-assembly.js';
+import {
+  assembleTrace,
+  summarizeTrace,
+  type MessageTimes,
+  type TraceSummary,
+  type TraceWindows,
+} from './trace-assembly.js';
 
 export interface PhaseResult {
   firstMs: number[];
@@ -35,16 +41,29 @@ export interface DrivenPhase {
 export const phaseKey = (tag: string, k: number, index: 0 | 1): string => `${tag}${k}-${index}`;
 
 /** Sends one message per thread (all at once, or one after another) and waits for every final answer. */
-export async function drivePhase(platform: PhasePlatform, users: number, threads: string[], index: 0 | 1, sequential: boolean, tag = ''): Promise<DrivenPhase> {
+export async function drivePhase(
+  platform: PhasePlatform,
+  users: number,
+  threads: string[],
+  index: 0 | 1,
+  sequential: boolean,
+  tag = '',
+): Promise<DrivenPhase> {
   const sentAt = new Map<string, number>();
   const finalAt = new Map<string, number>();
-  const expected = new Map(Array.from({ length: users }, (_, k) => [answerFor(phaseKey(tag, k, index)), phaseKey(tag, k, index)] as const));
+  const expected = new Map(
+    Array.from({ length: users }, (_, k) => [answerFor(phaseKey(tag, k, index)), phaseKey(tag, k, index)] as const),
+  );
   const scan = platform.scanner(expected, finalAt);
   const arrived = (count: number): Promise<void> =>
-    waitUntil(() => {
-      scan();
-      return finalAt.size >= count;
-    }, 600_000, platform.what);
+    waitUntil(
+      () => {
+        scan();
+        return finalAt.size >= count;
+      },
+      600_000,
+      platform.what,
+    );
   for (let k = 0; k < users; k++) {
     const key = phaseKey(tag, k, index);
     sentAt.set(key, performance.now());
@@ -57,24 +76,48 @@ export async function drivePhase(platform: PhasePlatform, users: number, threads
 }
 
 /** Per message: sent → model request arrived, and last token written → final answer arrived (all on one clock). */
-export function phaseResult(driven: DrivenPhase, llm: Pick<BenchLlm, 'requestAt' | 'lastTokenAt'>, index: 0 | 1): PhaseResult {
+export function phaseResult(
+  driven: DrivenPhase,
+  llm: Pick<BenchLlm, 'requestAt' | 'lastTokenAt'>,
+  index: 0 | 1,
+): PhaseResult {
   const result: PhaseResult = { firstMs: [], finalMs: [], messages: [] };
   for (const [key, sent] of driven.sentAt) {
     result.firstMs.push((llm.requestAt.get(key) ?? Number.NaN) - sent);
     result.finalMs.push((driven.finalAt.get(key) ?? Number.NaN) - (llm.lastTokenAt.get(key) ?? Number.NaN));
     const kind = index === 0 ? 'new thread' : 'existing thread';
-    result.messages.push({ kind, sent, request: llm.requestAt.get(key), lastToken: llm.lastTokenAt.get(key), final: driven.finalAt.get(key) });
+    result.messages.push({
+      kind,
+      sent,
+      request: llm.requestAt.get(key),
+      lastToken: llm.lastTokenAt.get(key),
+      final: driven.finalAt.get(key),
+    });
   }
   return result;
 }
 
 /** Sends one message per thread (all at once, or one after another) and waits for every final answer. */
-export async function phase(platform: PhasePlatform, llm: BenchLlm, users: number, threads: string[], index: 0 | 1, sequential: boolean, tag = ''): Promise<PhaseResult> {
+export async function phase(
+  platform: PhasePlatform,
+  llm: BenchLlm,
+  users: number,
+  threads: string[],
+  index: 0 | 1,
+  sequential: boolean,
+  tag = '',
+): Promise<PhaseResult> {
   return phaseResult(await drivePhase(platform, users, threads, index, sequential, tag), llm, index);
 }
 
 /** One measured round against a started bot: warm-up, new threads, follow-ups, the bot's stats; stops the bot. */
-export async function measureRound(platform: PhasePlatform, llm: BenchLlm, child: BotProcess, n: number, sequential: boolean): Promise<RoundResult> {
+export async function measureRound(
+  platform: PhasePlatform,
+  llm: BenchLlm,
+  child: BotProcess,
+  n: number,
+  sequential: boolean,
+): Promise<RoundResult> {
   // Warm-up (not measured): connections, JIT and lazy module loading of both bots happen here.
   const warmThreads: string[] = [];
   for (const index of [0, 1] as const) await phase(platform, llm, Math.min(n, 10), warmThreads, index, true, 'w');
@@ -96,7 +139,14 @@ export interface RowLayout {
 }
 
 /** Prints one bot's table row (medians over rounds of p50 / p95, lag, memory); returns its p50 medians. */
-export function row(layout: RowLayout, size: string, label: string, bot: Bot, results: RoundResult[], index: 0 | 1): { first: number; final: number } {
+export function row(
+  layout: RowLayout,
+  size: string,
+  label: string,
+  bot: Bot,
+  results: RoundResult[],
+  index: 0 | 1,
+): { first: number; final: number } {
   const each = (pick: (r: RoundResult) => number): number => median(results.map(pick));
   const first = each((r) => pct(r.phases[index].firstMs, 50));
   const final = each((r) => pct(r.phases[index].finalMs, 50));
@@ -109,8 +159,17 @@ export function row(layout: RowLayout, size: string, label: string, bot: Bot, re
 }
 
 /** Both bots' rows for new and existing threads, each followed by `compare`'s line (Sandpiper against bare). */
-export function printSize(layout: RowLayout, size: string, prefix: string, results: Record<Bot, RoundResult[]>, compare: (label: string, ours: { first: number; final: number }, bare: { first: number; final: number }) => string): void {
-  for (const [index, conversation] of [[0, 'new thread'], [1, 'existing thread']] as const) {
+export function printSize(
+  layout: RowLayout,
+  size: string,
+  prefix: string,
+  results: Record<Bot, RoundResult[]>,
+  compare: (label: string, ours: { first: number; final: number }, bare: { first: number; final: number }) => string,
+): void {
+  for (const [index, conversation] of [
+    [0, 'new thread'],
+    [1, 'existing thread'],
+  ] as const) {
     const label = `${prefix}${conversation}`;
     const bare = row(layout, size, label, 'bare', results.bare, index);
     const ours = row(layout, size, label, 'sandpiper', results.sandpiper, index);

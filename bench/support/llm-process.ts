@@ -9,7 +9,12 @@ const llm = await startBenchLlm();
 process.on('disconnect', () => process.exit(0));
 process.on('message', (message: { type: string }) => {
   if (message.type === 'times') {
-    process.send?.({ type: 'times', requestAt: monoEntries(llm.requestAt), lastTokenAt: monoEntries(llm.lastTokenAt), firstBody: llm.firstBody });
+    process.send?.({
+      type: 'times',
+      requestAt: monoEntries(llm.requestAt),
+      lastTokenAt: monoEntries(llm.lastTokenAt),
+      firstBody: llm.firstBody,
+    });
   } else if (message.type === 'stop') void llm.close().finally(() => process.exit(0));
 });
 process.send?.({ type: 'ready', url: llm.url });

@@ -8,4 +8,5 @@ const OFFSET_MS = Number(process.hrtime.bigint()) / 1e6 - performance.now();
 export const monoMs = (performanceMs: number): number => performanceMs + OFFSET_MS;
 
 /** A map of `performance.now()` readings as entries of CLOCK_MONOTONIC ms (for IPC). */
-export const monoEntries = (map: ReadonlyMap<string, number>): Array<[string, number]> => [...map].map(([key, at]) => [key, monoMs(at)]);
+export const monoEntries = (map: ReadonlyMap<string, number>): Array<[string, number]> =>
+  [...map].map(([key, at]) => [key, monoMs(at)]);

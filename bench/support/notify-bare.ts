@@ -10,7 +10,13 @@ import { jwtVerify } from 'jose';
 import sqlite3 from 'sqlite3';
 
 const { databaseFile, secret } = JSON.parse(process.argv[2] ?? '{}') as { databaseFile: string; secret: string };
-const key = await webcrypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+const key = await webcrypto.subtle.importKey(
+  'raw',
+  new TextEncoder().encode(secret),
+  { name: 'HMAC', hash: 'SHA-256' },
+  false,
+  ['verify'],
+);
 const db = new sqlite3.Database(databaseFile);
 
 /** Same as Sandpiper's route: a username's lookup is remembered for 5 s (hits and misses), so both servers do the same I/O. */
@@ -18,7 +24,11 @@ const users = new Map<string, { row: unknown; at: number }>();
 async function findUser(username: string): Promise<unknown> {
   const hit = users.get(username);
   if (hit !== undefined && Date.now() - hit.at < 5_000) return hit.row;
-  const row = await new Promise((resolve, reject) => db.get('SELECT user_id FROM users WHERE username = ?', [username], (error, found) => (error ? reject(error) : resolve(found))));
+  const row = await new Promise((resolve, reject) =>
+    db.get('SELECT user_id FROM users WHERE username = ?', [username], (error, found) =>
+      error ? reject(error) : resolve(found),
+    ),
+  );
   users.set(username, { row, at: Date.now() });
   return row;
 }
@@ -33,18 +43,31 @@ const server = createServer((req, res) => {
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       };
       try {
-        await jwtVerify(token, key, { algorithms: ['HS256'], audience: 'turnstone-channel', clockTolerance: 30, requiredClaims: ['exp'] });
+        await jwtVerify(token, key, {
+          algorithms: ['HS256'],
+          audience: 'turnstone-channel',
+          clockTolerance: 30,
+          requiredClaims: ['exp'],
+        });
       } catch {
         return send(401, { error: 'Unauthorized' });
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { target: { username?: string; channel_type?: string; channel_id?: string }; message: string };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        target: { username?: string; channel_type?: string; channel_id?: string };
+        message: string;
+      };
       if (body.target.username !== undefined) {
-        if (!(await findUser(body.target.username))) return send(404, { error: 'target not found or has no linked channels' });
+        if (!(await findUser(body.target.username)))
+          return send(404, { error: 'target not found or has no linked channels' });
       }
-      send(200, { results: [{ channel_type: body.target.channel_type, channel_id: body.target.channel_id, status: 'no_adapter' }] });
+      send(200, {
+        results: [{ channel_type: body.target.channel_type, channel_id: body.target.channel_id, status: 'no_adapter' }],
+      });
     })();
   });
 });
-server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+server.listen(0, '127.0.0.1', () =>
+  process.send?.({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+);
 process.on('disconnect', () => process.exit(0));
 process.on('message', () => server.close(() => db.close(() => process.exit(0))));

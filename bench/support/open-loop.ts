@@ -31,10 +31,15 @@ export interface OpenLoopResult {
   generatorLagMax: number;
 }
 
-const quantile = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? Number.NaN;
+const quantile = (sorted: readonly number[], q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? Number.NaN;
 
 export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
-  const pool = new Pool(options.origin, { connections: options.connections ?? 64, pipelining: 1, keepAliveTimeout: 30_000 });
+  const pool = new Pool(options.origin, {
+    connections: options.connections ?? 64,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+  });
   const total = Math.round(options.rate * options.seconds);
   const latencies: number[] = [];
   let ok = 0;
@@ -69,5 +74,14 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
   await Promise.all(pending);
   await pool.close();
   const sorted = latencies.sort((a, b) => a - b);
-  return { sent: total, ok, failed, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), p999: quantile(sorted, 0.999), max: sorted.at(-1) ?? Number.NaN, generatorLagMax };
+  return {
+    sent: total,
+    ok,
+    failed,
+    p50: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
+    p999: quantile(sorted, 0.999),
+    max: sorted.at(-1) ?? Number.NaN,
+    generatorLagMax,
+  };
 }

@@ -26,7 +26,8 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const option = (name: string, fallback: string): string => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const option = (name: string, fallback: string): string =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const top = Number(option('top', '30'));
 const fromMicros = Number(option('from', '0')) * 1e6;
 const windowName = option('window', '');
@@ -34,7 +35,9 @@ const between = option('between', '').split(',').filter(Boolean);
 const inclusive = process.argv.includes('--inclusive');
 const target = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? '.';
 const files = statSync(target).isDirectory()
-  ? readdirSync(target).filter((name) => name.endsWith('.cpuprofile')).map((name) => join(target, name))
+  ? readdirSync(target)
+      .filter((name) => name.endsWith('.cpuprofile'))
+      .map((name) => join(target, name))
   : [target];
 
 /** `node_modules/<pkg>` (scoped too), `src/<folder>`, `node:` internals, or the file name. */
@@ -74,10 +77,12 @@ function windowsOf(file: string): Array<[number, number]> | undefined {
   if (!windowName) return undefined;
   const pid = /^CPU\.\d+\.\d+\.(\d+)\./.exec(file.replace(/^.*\//, ''))?.[1];
   const windowsFile = join(dirname(file), `windows-${pid}.json`);
-  if (!existsSync(windowsFile)) throw new Error(`${windowsFile} is missing: --window needs a bench:discord run with both --trace and --profile`);
+  if (!existsSync(windowsFile))
+    throw new Error(`${windowsFile} is missing: --window needs a bench:discord run with both --trace and --profile`);
   const all = JSON.parse(readFileSync(windowsFile, 'utf8')) as Record<string, Array<Record<string, number>>>;
   const traced = all[windowName];
-  if (traced === undefined) throw new Error(`no window named ${windowName}; the file has ${Object.keys(all).join(', ')}`);
+  if (traced === undefined)
+    throw new Error(`no window named ${windowName}; the file has ${Object.keys(all).join(', ')}`);
   const windows = traced.map(boundsOf).filter((bounds) => bounds !== undefined);
   windowCount += windows.length;
   return windows.sort((a, b) => a[0] - b[0]);
@@ -114,7 +119,8 @@ for (const file of files) {
     if (inclusive) {
       // Each function on the sample's stack once (recursion counts once).
       const stack = new Set<string>();
-      for (let at: ProfileNode | undefined = node; at !== undefined; at = nodes.get(parents.get(at.id) ?? -1)) stack.add(frameName(at));
+      for (let at: ProfileNode | undefined = node; at !== undefined; at = nodes.get(parents.get(at.id) ?? -1))
+        stack.add(frameName(at));
       for (const caller of stack) byCaller.set(caller, (byCaller.get(caller) ?? 0) + micros);
     }
     const bucket = functionName === '(garbage collector)' ? '(garbage collector)' : bucketOf(url);
@@ -125,11 +131,15 @@ for (const file of files) {
 const print = (title: string, table: Map<string, number>): void => {
   console.log(`\n${title}`);
   for (const [name, micros] of [...table].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-    console.log(`${(micros / 1000).toFixed(1).padStart(9)} ms ${((100 * micros) / total).toFixed(1).padStart(5)} %  ${name}`);
+    console.log(
+      `${(micros / 1000).toFixed(1).padStart(9)} ms ${((100 * micros) / total).toFixed(1).padStart(5)} %  ${name}`,
+    );
   }
 };
 const scope = windowName ? ` inside ${windowCount} '${windowName}' windows` : '';
-console.log(`${files.length} profile(s)${scope}: ${(total / 1000).toFixed(1)} ms busy, ${(idle / 1000).toFixed(1)} ms idle/program`);
+console.log(
+  `${files.length} profile(s)${scope}: ${(total / 1000).toFixed(1)} ms busy, ${(idle / 1000).toFixed(1)} ms idle/program`,
+);
 print('self time by package / folder', byBucket);
 print('self time by function', byFunction);
 if (inclusive) print('time by function, including its callees', byCaller);

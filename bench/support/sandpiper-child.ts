@@ -11,7 +11,10 @@ export interface SandpiperChildLaunch {
 }
 
 /** Starts the gateway with the bench model and `platformFlags` (the chat platform's config keys), then reports `ready`. */
-export async function runSandpiperChild(launch: SandpiperChildLaunch, platformFlags: Record<string, string | number | boolean>): Promise<void> {
+export async function runSandpiperChild(
+  launch: SandpiperChildLaunch,
+  platformFlags: Record<string, string | number | boolean>,
+): Promise<void> {
   const config = loadConfig({
     cwd: launch.dataDir,
     env: {},

@@ -26,10 +26,17 @@ export interface MessageTimes {
 
 /** `performance.now()` ms of this process → `process.hrtime` µs (both monotonic; the offset is fixed). */
 const HR_OFFSET_US = Number(process.hrtime.bigint()) / 1000 - performance.now() * 1000;
-const toHrUs = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : ms * 1000 + HR_OFFSET_US);
+const toHrUs = (ms: number | undefined): number | undefined =>
+  ms === undefined ? undefined : ms * 1000 + HR_OFFSET_US;
 
 /** The first occurrence of each bot point in [from, to), plus the fakes' own points. */
-function pathPoints(points: readonly TracePoint[], from: number, to: number, accept: (name: string) => boolean, own: Record<string, number | undefined>): Record<string, number> {
+function pathPoints(
+  points: readonly TracePoint[],
+  from: number,
+  to: number,
+  accept: (name: string) => boolean,
+  own: Record<string, number | undefined>,
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, at] of Object.entries(own)) if (at !== undefined) out[name] = at;
   for (const [name, at] of points) if (at >= from && at < to && accept(name) && out[name] === undefined) out[name] = at;
@@ -44,33 +51,51 @@ export function assembleTrace(points: readonly TracePoint[], messages: readonly 
     const sent = toHrUs(message.sent) as number;
     const next = toHrUs(sorted[index + 1]?.sent) ?? Infinity;
     const lastToken = toHrUs(message.lastToken);
-    const toModel = pathPoints(points, sent, lastToken ?? next, (name) => !name.startsWith('edit:') && name !== 'undici: response end', {
-      'fake: message sent': sent,
-      'llm: request arrived': toHrUs(message.request),
-    });
+    const toModel = pathPoints(
+      points,
+      sent,
+      lastToken ?? next,
+      (name) => !name.startsWith('edit:') && name !== 'undici: response end',
+      {
+        'fake: message sent': sent,
+        'llm: request arrived': toHrUs(message.request),
+      },
+    );
     (windows[`${message.kind}|model request`] ??= []).push(toModel);
     if (lastToken === undefined) return;
-    const toFinal = pathPoints(points, lastToken, next, (name) => name.startsWith('edit:') || name === 'undici: response end', {
-      'llm: last token written': lastToken,
-      'fake: final edit arrived': toHrUs(message.final),
-    });
+    const toFinal = pathPoints(
+      points,
+      lastToken,
+      next,
+      (name) => name.startsWith('edit:') || name === 'undici: response end',
+      {
+        'llm: last token written': lastToken,
+        'fake: final edit arrived': toHrUs(message.final),
+      },
+    );
     (windows[`${message.kind}|final edit`] ??= []).push(toFinal);
   });
   return windows;
 }
 
-const START: Record<TracePath, string> = { 'model request': 'fake: message sent', 'final edit': 'llm: last token written' };
+const START: Record<TracePath, string> = {
+  'model request': 'fake: message sent',
+  'final edit': 'llm: last token written',
+};
 
 /** Median offset (ms) of each point from its path's start. */
 export function summarizeTrace(windows: TraceWindows): TraceSummary {
   const summary: TraceSummary = {};
-  for (const [key, list] of Object.entries(windows) as Array<[`${TraceKind}|${TracePath}`, Array<Record<string, number>>]>) {
+  for (const [key, list] of Object.entries(windows) as Array<
+    [`${TraceKind}|${TracePath}`, Array<Record<string, number>>]
+  >) {
     const start = START[key.split('|')[1] as TracePath];
     const values = new Map<string, number[]>();
     for (const message of list) {
       const origin = message[start];
       if (origin === undefined) continue;
-      for (const [name, at] of Object.entries(message)) values.set(name, [...(values.get(name) ?? []), (at - origin) / 1000]);
+      for (const [name, at] of Object.entries(message))
+        values.set(name, [...(values.get(name) ?? []), (at - origin) / 1000]);
     }
     summary[key] = Object.fromEntries([...values].map(([name, offsets]) => [name, median(offsets)]));
   }

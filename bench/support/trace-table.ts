@@ -9,14 +9,24 @@ import type { RoundResult } from './latency-rounds.js';
 
 /** Points are tens of microseconds apart: two decimals. */
 const fmt = (ms: number): string => (Number.isFinite(ms) ? ms.toFixed(2) : '-');
-const FROM: Record<TracePath, string> = { 'model request': 'the fake sent the message', 'final edit': 'the fake LLM wrote the last token' };
+const FROM: Record<TracePath, string> = {
+  'model request': 'the fake sent the message',
+  'final edit': 'the fake LLM wrote the last token',
+};
 
 export function printTrace(size: string, results: Record<Bot, RoundResult[]>): void {
   for (const kind of ['new thread', 'existing thread'] as const satisfies readonly TraceKind[]) {
     for (const path of ['model request', 'final edit'] as const satisfies readonly TracePath[]) {
       const key = `${kind}|${path}` as const;
-      const at = (bot: Bot, point: string): number => median(results[bot].map((round) => round.trace?.summary[key]?.[point]).filter((value): value is number => value !== undefined));
-      const points = [...new Set(results.sandpiper.flatMap((round) => Object.keys(round.trace?.summary[key] ?? {})))].sort((a, b) => at('sandpiper', a) - at('sandpiper', b));
+      const at = (bot: Bot, point: string): number =>
+        median(
+          results[bot]
+            .map((round) => round.trace?.summary[key]?.[point])
+            .filter((value): value is number => value !== undefined),
+        );
+      const points = [
+        ...new Set(results.sandpiper.flatMap((round) => Object.keys(round.trace?.summary[key] ?? {}))),
+      ].sort((a, b) => at('sandpiper', a) - at('sandpiper', b));
       if (points.length === 0) continue;
       console.log(`\n${size} ${kind}, ${path}: ms after ${FROM[path]} (medians over rounds of per-round medians)`);
       console.log(`${'point'.padEnd(24)} | bare   | sandpiper | added`);

@@ -27,7 +27,9 @@ export class ConversationState {
     this.alias = row.modelAlias;
     this.autoApprove = new Set(row.autoApproveTools);
     const { toolSources, logger } = env;
-    this.toolSearch = new WorkstreamToolSearch(env.toolSearch, (signal) => listAllTools({ toolSources, logger, signal }));
+    this.toolSearch = new WorkstreamToolSearch(env.toolSearch, (signal) =>
+      listAllTools({ toolSources, logger, signal }),
+    );
     this.toolSearch.restoreFrom(history);
   }
 
@@ -62,9 +64,24 @@ export class ConversationState {
 
   async systemPrompt(signal: AbortSignal): Promise<string> {
     const recentUserTexts = recentUserMessages(this.history, 3);
-    const context = { wsId: this.row.wsId, ownerUserId: this.row.userId, cwd: this.cwd, lastUserText: recentUserTexts[0] ?? '', recentUserTexts, history: this.history, signal };
-    const sections = await collectSections(this.env.systemPromptSections, context, (error) => this.logError('a system prompt section', error));
-    return buildSystemPrompt({ now: new Date(this.env.now()), cwd: this.cwd, instructions: this.env.agent.instructions, sections });
+    const context = {
+      wsId: this.row.wsId,
+      ownerUserId: this.row.userId,
+      cwd: this.cwd,
+      lastUserText: recentUserTexts[0] ?? '',
+      recentUserTexts,
+      history: this.history,
+      signal,
+    };
+    const sections = await collectSections(this.env.systemPromptSections, context, (error) =>
+      this.logError('a system prompt section', error),
+    );
+    return buildSystemPrompt({
+      now: new Date(this.env.now()),
+      cwd: this.cwd,
+      instructions: this.env.agent.instructions,
+      sections,
+    });
   }
 
   private logError(what: string, error: unknown): void {

@@ -16,15 +16,25 @@ export async function endWithoutModel(ws: LiveWorkstream, env: WorkstreamEnv, jo
   ws.emit({ type: 'error', message: 'No model is configured for this workstream.' });
   ws.emit({ type: 'turn-end', turnId: job.turnId, text: '', reason: 'error' });
   await env.stores.turnJournal
-    .apply([{ kind: 'begin', turnId: job.turnId, wsId: ws.wsId, resumed: false, waited: true }, { kind: 'end', turnId: job.turnId }])
+    .apply([
+      { kind: 'begin', turnId: job.turnId, wsId: ws.wsId, resumed: false, waited: true },
+      { kind: 'end', turnId: job.turnId },
+    ])
     .catch(logError(env, ws.wsId, 'removing a waiting message'));
 }
 
 /** Beyond the chain limit a watch result starts no model call: it is stored, and the thread says so. */
-export async function holdWatchResult(ws: LiveWorkstream, env: WorkstreamEnv, job: Extract<Job, { kind: 'user' }>, chain: number): Promise<void> {
+export async function holdWatchResult(
+  ws: LiveWorkstream,
+  env: WorkstreamEnv,
+  job: Extract<Job, { kind: 'user' }>,
+  chain: number,
+): Promise<void> {
   const message = { role: 'user' as const, content: job.content };
   ws.history.push(message);
-  await env.stores.conversations.append(ws.wsId, message).catch(logError(env, ws.wsId, 'persisting a held watch result'));
+  await env.stores.conversations
+    .append(ws.wsId, message)
+    .catch(logError(env, ws.wsId, 'persisting a held watch result'));
   env.logger.warn({ wsId: ws.wsId, chain }, 'watch chain limit reached; result held for the next message');
   ws.emit({ type: 'turn-start', turnId: job.turnId, userMessage: contentText(job.content), origin: 'watch' });
   ws.emit({ type: 'turn-end', turnId: job.turnId, text: WATCH_HELD_NOTE, reason: 'done' });

@@ -21,10 +21,14 @@ describe('TurnJournal', () => {
   /** The real store, counting the batches it is asked to write. */
   function counting(): { store: Pick<TurnJournalStore, 'apply'>; batches: TurnJournalChange[][] } {
     const batches: TurnJournalChange[][] = [];
-    return { batches, store: { apply: (changes) => (batches.push([...changes]), db.stores.turnJournal.apply(changes)) } };
+    return {
+      batches,
+      store: { apply: (changes) => (batches.push([...changes]), db.stores.turnJournal.apply(changes)) },
+    };
   }
 
-  const begin = (wsId: string, turnId: string, resumed = false): Promise<void> => db.stores.turnJournal.apply([{ kind: 'begin', wsId, turnId, resumed }]);
+  const begin = (wsId: string, turnId: string, resumed = false): Promise<void> =>
+    db.stores.turnJournal.apply([{ kind: 'begin', wsId, turnId, resumed }]);
 
   it('writes a streaming text in few writes, keeping the latest text; the end removes the row', async () => {
     const { store, batches } = counting();
@@ -60,12 +64,18 @@ describe('TurnJournal', () => {
     await journal.flush();
     await begin('ws-c', 'turn-new', true);
     const rows = (await db.stores.turnJournal.list()).filter((row) => row.wsId === 'ws-c');
-    assert.deepEqual(rows.map((row) => [row.turnId, row.resumed, row.partialText]), [['turn-new', true, '']]);
+    assert.deepEqual(
+      rows.map((row) => [row.turnId, row.resumed, row.partialText]),
+      [['turn-new', true, '']],
+    );
   });
 
   it('logs a failed write and keeps going', async () => {
     let calls = 0;
-    const journal = new TurnJournal({ store: { apply: () => (calls++, Promise.reject(new Error('disk full'))) }, logger: createSilentLogger() });
+    const journal = new TurnJournal({
+      store: { apply: () => (calls++, Promise.reject(new Error('disk full'))) },
+      logger: createSilentLogger(),
+    });
     await journal.end('turn-d');
     journal.partial('turn-d', 'some text');
     await journal.flush();
@@ -79,15 +89,35 @@ describe('TurnJournal', () => {
     void journal.queue('ws-q', 'turn-third', JSON.stringify([{ type: 'text', text: 'third' }]), 'watch');
     await journal.flush();
     const waiting = await db.stores.turnJournal.queued('ws-q');
-    assert.deepEqual(waiting.map((row) => [row.turnId, JSON.parse(row.content) as unknown, row.origin]), [
-      ['turn-second', 'second', 'user'],
-      ['turn-third', [{ type: 'text', text: 'third' }], 'watch'],
-    ]);
+    assert.deepEqual(
+      waiting.map((row) => [row.turnId, JSON.parse(row.content) as unknown, row.origin]),
+      [
+        ['turn-second', 'second', 'user'],
+        ['turn-third', [{ type: 'text', text: 'third' }], 'watch'],
+      ],
+    );
     assert.ok(waiting[0] !== undefined && waiting[1] !== undefined && waiting[0].seq < waiting[1].seq);
     assert.deepEqual(await db.stores.turnJournal.queuedWorkstreams(), ['ws-q']);
-    await db.stores.turnJournal.apply([{ kind: 'begin', wsId: 'ws-q', turnId: 'turn-second', resumed: false, waited: true, message: { role: 'user', content: 'second' } }]);
-    assert.deepEqual((await db.stores.turnJournal.queued('ws-q')).map((row) => row.turnId), ['turn-third'], 'its accepted write removed it');
-    assert.deepEqual((await db.stores.conversations.load('ws-q')).map((message) => message.content), ['second'], 'and stored the message');
+    await db.stores.turnJournal.apply([
+      {
+        kind: 'begin',
+        wsId: 'ws-q',
+        turnId: 'turn-second',
+        resumed: false,
+        waited: true,
+        message: { role: 'user', content: 'second' },
+      },
+    ]);
+    assert.deepEqual(
+      (await db.stores.turnJournal.queued('ws-q')).map((row) => row.turnId),
+      ['turn-third'],
+      'its accepted write removed it',
+    );
+    assert.deepEqual(
+      (await db.stores.conversations.load('ws-q')).map((message) => message.content),
+      ['second'],
+      'and stored the message',
+    );
     void journal.queue('ws-q', 'turn-fourth', JSON.stringify('fourth'), 'user');
     void journal.drop('ws-q');
     await journal.flush();

@@ -37,9 +37,23 @@ export class TurnJournal {
   }
 
   /** A message was accepted while a turn ran: stored until its own turn is accepted (or the workstream closes). */
-  queue(wsId: string, turnId: string, content: string, origin: 'user' | 'watch', receipt?: InboundClaim): Promise<void> {
+  queue(
+    wsId: string,
+    turnId: string,
+    content: string,
+    origin: 'user' | 'watch',
+    receipt?: InboundClaim,
+  ): Promise<void> {
     this.lastSeq = Math.max(this.lastSeq + 1, Date.now() * 1000);
-    const row = { kind: 'queue', turnId, wsId, content, origin, seq: this.lastSeq, ...(receipt === undefined ? {} : { receipt }) } as const;
+    const row = {
+      kind: 'queue',
+      turnId,
+      wsId,
+      content,
+      origin,
+      seq: this.lastSeq,
+      ...(receipt === undefined ? {} : { receipt }),
+    } as const;
     return this.write([row], 'storing a waiting message');
   }
 
@@ -92,7 +106,11 @@ export class TurnJournal {
 
   private writeTexts(): void {
     if (this.texts.size === 0) return;
-    const changes: TurnJournalChange[] = [...this.texts].map(([turnId, partialText]) => ({ kind: 'partial', turnId, partialText }));
+    const changes: TurnJournalChange[] = [...this.texts].map(([turnId, partialText]) => ({
+      kind: 'partial',
+      turnId,
+      partialText,
+    }));
     this.texts = new Map();
     void this.write(changes, 'writing the streamed text to the turn journal');
   }

@@ -52,7 +52,8 @@ export class TurnQueue {
   /** Queues the messages the previous process left waiting (once), behind whatever is queued now. */
   runWaiting(): void {
     const known = new Set(this.jobs.map((job) => job.turnId));
-    for (const message of this.waiting.splice(0)) if (!known.has(message.turnId)) this.jobs.push({ kind: 'user', ...message, waited: true });
+    for (const message of this.waiting.splice(0))
+      if (!known.has(message.turnId)) this.jobs.push({ kind: 'user', ...message, waited: true });
     this.kick();
   }
 

@@ -107,7 +107,8 @@ export type ResolveOutcome =
   | { status: 'forbidden' };
 
 /** Whether a person may decide an approval now (asked before a feedback form opens, so strangers see no form). */
-export type DecisionCheck = { status: 'pending' } | Extract<ResolveOutcome, { status: 'already-decided' | 'not-found' | 'forbidden' }>;
+export type DecisionCheck =
+  { status: 'pending' } | Extract<ResolveOutcome, { status: 'already-decided' | 'not-found' | 'forbidden' }>;
 
 export interface ApprovalDecisionInput {
   approved: boolean;
@@ -136,7 +137,10 @@ export interface WorkstreamManager {
    */
   resolveApproval(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome>;
   /** The same checks as `resolveApproval` (exists, owner or admin, still pending) without deciding anything. */
-  checkApproval(approvalId: string, decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>): Promise<DecisionCheck>;
+  checkApproval(
+    approvalId: string,
+    decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>,
+  ): Promise<DecisionCheck>;
   /** Closes a workstream: cancels its turn, cancels pending approvals, emits `workstream-closed`. */
   close(wsId: string, reason: string): Promise<boolean>;
   /**

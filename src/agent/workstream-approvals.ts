@@ -19,7 +19,14 @@ async function mayDecide(env: WorkstreamEnv, row: ApprovalRow, decider: Decider)
 
 function verdictOf(row: ApprovalRow): ApprovalVerdict {
   const view = approvalViewOf(row);
-  if (view.state === 'decided') return { outcome: 'decided', approved: view.approved, always: view.always, feedback: view.feedback, decidedBy: view.decidedBy };
+  if (view.state === 'decided')
+    return {
+      outcome: 'decided',
+      approved: view.approved,
+      always: view.always,
+      feedback: view.feedback,
+      decidedBy: view.decidedBy,
+    };
   return { outcome: 'cancelled', feedback: view.state === 'cancelled' ? view.feedback : null };
 }
 
@@ -28,11 +35,16 @@ function alreadyDecided(row: ApprovalRow, decider: Decider): ResolveOutcome {
 }
 
 /** The checks of a click without deciding: used before a feedback form opens. */
-export async function checkApprovalRow(env: WorkstreamEnv, approvalId: string, decider: Decider): Promise<DecisionCheck> {
+export async function checkApprovalRow(
+  env: WorkstreamEnv,
+  approvalId: string,
+  decider: Decider,
+): Promise<DecisionCheck> {
   const row = await env.stores.approvals.get(approvalId);
   if (row === undefined) return { status: 'not-found' };
   if (!(await mayDecide(env, row, decider))) return { status: 'forbidden' };
-  if (row.state !== 'pending') return { status: 'already-decided', verdict: verdictOf(row), byYou: row.decidedBy === decider.decidedBy };
+  if (row.state !== 'pending')
+    return { status: 'already-decided', verdict: verdictOf(row), byYou: row.decidedBy === decider.decidedBy };
   return { status: 'pending' };
 }
 
@@ -42,7 +54,12 @@ export async function checkApprovalRow(env: WorkstreamEnv, approvalId: string, d
  */
 async function endStale(env: WorkstreamEnv, row: ApprovalRow, decider: Decider): Promise<ResolveOutcome> {
   env.logger.warn({ wsId: row.wsId, approvalId: row.approvalId }, 'approval clicked but no turn waits for it');
-  const ended = await env.stores.approvals.resolve(row.approvalId, { approved: false, always: false, feedback: 'Cancelled', decidedBy: SYSTEM_DECIDER });
+  const ended = await env.stores.approvals.resolve(row.approvalId, {
+    approved: false,
+    always: false,
+    feedback: 'Cancelled',
+    decidedBy: SYSTEM_DECIDER,
+  });
   if (ended === undefined) return { status: 'not-found' };
   if (!ended.changed) return alreadyDecided(ended.row, decider);
   return { status: 'cancelled', wsId: row.wsId, reason: 'stale' };
@@ -75,10 +92,19 @@ export async function resolveApprovalRow(
 }
 
 /** The one-winner row update of a decision: `decided` for the click that changed the row. */
-async function writeDecision(env: WorkstreamEnv, row: ApprovalRow, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
+async function writeDecision(
+  env: WorkstreamEnv,
+  row: ApprovalRow,
+  decision: ApprovalDecisionInput,
+): Promise<ResolveOutcome> {
   const always = decision.approved && decision.always === true;
   const feedback = decision.feedback?.trim() ? decision.feedback.trim() : null;
-  const result = await env.stores.approvals.resolve(row.approvalId, { approved: decision.approved, always, feedback, decidedBy: decision.decidedBy });
+  const result = await env.stores.approvals.resolve(row.approvalId, {
+    approved: decision.approved,
+    always,
+    feedback,
+    decidedBy: decision.decidedBy,
+  });
   if (result === undefined) return { status: 'not-found' };
   if (!result.changed) return alreadyDecided(result.row, decision);
   return { status: 'decided', wsId: row.wsId, approved: decision.approved, always, feedback };

@@ -17,7 +17,10 @@ export type AgentSettings = Config['agent'];
 
 /** The stores the agent core uses. */
 /** `grants` and `routes` (standing approval grants, ADR 0046) are optional: without them "Always" stays in the workstream. */
-export type AgentStores = Pick<Stores, 'workstreams' | 'conversations' | 'approvals' | 'policies' | 'users' | 'turnJournal'> &
+export type AgentStores = Pick<
+  Stores,
+  'workstreams' | 'conversations' | 'approvals' | 'policies' | 'users' | 'turnJournal'
+> &
   Partial<Pick<Stores, 'grants' | 'routes'>>;
 
 export interface WorkstreamManagerOptions {

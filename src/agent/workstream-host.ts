@@ -10,7 +10,14 @@ import type { InboundClaim } from '../storage/inbound-event-store.js';
 import { evaluateToolPolicies } from './policy/evaluate-tool-policies.js';
 import { DurableWriteError } from './turn/durable-write.js';
 import { isShutdown } from './turn/shutdown.js';
-import type { ApprovalRequestInput, NetworkApprovalInput, TurnApprovalDecision, TurnContext, TurnHost, TurnModel } from './turn/turn-types.js';
+import type {
+  ApprovalRequestInput,
+  NetworkApprovalInput,
+  TurnApprovalDecision,
+  TurnContext,
+  TurnHost,
+  TurnModel,
+} from './turn/turn-types.js';
 import { createSubAgentPort } from './subagents/sub-agent-port.js';
 import type { PolicyAction } from '../storage/policy-store.js';
 import type { LiveWorkstream } from './workstream.js';
@@ -42,13 +49,15 @@ export interface TurnLogEntry {
  * fails rejects its caller and every write of the turn after it, so the turn ends (with a note) and nothing later is
  * stored over a gap.
  */
-export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: string, log: TurnLogEntry = { resumed: false, waited: false }): TurnHost {
-  const { stores, logger } = env;
+export function createTurnHost(
+  ws: LiveWorkstream,
+  env: WorkstreamEnv,
+  turnId: string,
+  log: TurnLogEntry = { resumed: false, waited: false },
+): TurnHost {
+  const { stores } = env;
   const wsId = ws.wsId;
-  const logFailure = (what: string) => (error: unknown) => logger.error({ wsId, err: describeError(error) }, `${what} failed`);
   const ordered = writeChain(ws.stored);
-  // A turn counts once per model it called (usage_daily.turns).
-  const modelsCalled = new Set<string>();
   return {
     emit: (event) => ws.emit(event),
     persist: (message: Message) =>
@@ -61,14 +70,19 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
       ordered(async () => {
         if (message !== undefined) env.writes.touch(wsId);
         const begin = { kind: 'begin', turnId, wsId, ...log } as const;
-        await durably('your message', () => stores.turnJournal.apply([message === undefined ? begin : { ...begin, message }]));
+        await durably('your message', () =>
+          stores.turnJournal.apply([message === undefined ? begin : { ...begin, message }]),
+        );
       }),
     answered: (message: Message) =>
       ordered(async () => {
         await durably('the answer', () => stores.conversations.append(wsId, message));
       }),
     // A steer's history row and the removal of its waiting row (ADR 0050); the turn's state change touches the row.
-    joinSteer: (message, steerId) => ordered(() => durably('your steer', () => stores.turnJournal.apply([{ kind: 'steer', turnId: steerId, wsId, message }]))),
+    joinSteer: (message, steerId) =>
+      ordered(() =>
+        durably('your steer', () => stores.turnJournal.apply([{ kind: 'steer', turnId: steerId, wsId, message }])),
+      ),
     replaceHistory: (messages) =>
       ordered(async () => {
         await durably('the compacted history', () => stores.conversations.replace(wsId, messages));
@@ -77,22 +91,8 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
     settled: () => ordered.settled(),
     recordPartial: (text: string) => env.journal.partial(turnId, text),
     setState: (state: WorkstreamStatus) => ws.setState(state),
-    addUsage: (usage: Usage, model?: string) => {
-      const called = model ?? ws.conversation.model()?.model ?? 'unknown';
-      const detail = { model: called, newTurn: !modelsCalled.has(called), ...(usage.cachedTokens === undefined ? {} : { cachedTokens: usage.cachedTokens }) };
-      modelsCalled.add(called);
-      env.writes.addUsage(wsId, usage.inputTokens, usage.outputTokens, detail);
-      return Promise.resolve();
-    },
-    evaluatePolicies: async (labels) => {
-      try {
-        const policies = [...(await stores.policies.list())].sort((a, b) => b.priority - a.priority);
-        return evaluateToolPolicies(policies, labels);
-      } catch (error) {
-        logFailure('evaluating tool policies')(error);
-        return labels.map(() => undefined);
-      }
-    },
+    addUsage: usageRecorder(ws, env),
+    evaluatePolicies: (labels) => evaluateStoredPolicies(env, wsId, labels),
     requestApproval: (input, signal) => requestApproval(ws, env, input, signal),
     requestPlanReview: (input, signal) => requestPlanReview(ws, env, input, signal),
     requestNetworkApproval: (input, signal) => requestNetworkApproval(ws, env, input, signal),
@@ -102,6 +102,37 @@ export function createTurnHost(ws: LiveWorkstream, env: WorkstreamEnv, turnId: s
     claimExecution: (approvalId) => stores.approvals.claimExecution(approvalId),
     ...(env.budget === undefined ? {} : { budgetRefusal: () => budgetRefusal(env, ws) }),
   };
+}
+
+/** The turn's token use, handed to the write-behind; a turn counts once per model it called (usage_daily.turns). */
+function usageRecorder(ws: LiveWorkstream, env: WorkstreamEnv): TurnHost['addUsage'] {
+  const modelsCalled = new Set<string>();
+  return (usage: Usage, model?: string) => {
+    const called = model ?? ws.conversation.model()?.model ?? 'unknown';
+    const detail = {
+      model: called,
+      newTurn: !modelsCalled.has(called),
+      ...(usage.cachedTokens === undefined ? {} : { cachedTokens: usage.cachedTokens }),
+    };
+    modelsCalled.add(called);
+    env.writes.addUsage(ws.wsId, usage.inputTokens, usage.outputTokens, detail);
+    return Promise.resolve();
+  };
+}
+
+/** The stored tool policies for `labels`, highest priority first; a failed read leaves every label undecided. */
+async function evaluateStoredPolicies(
+  env: WorkstreamEnv,
+  wsId: string,
+  labels: Parameters<TurnHost['evaluatePolicies']>[0],
+): ReturnType<TurnHost['evaluatePolicies']> {
+  try {
+    const policies = [...(await env.stores.policies.list())].sort((a, b) => b.priority - a.priority);
+    return evaluateToolPolicies(policies, labels);
+  } catch (error) {
+    env.logger.error({ wsId, err: describeError(error) }, 'evaluating tool policies failed');
+    return labels.map(() => undefined);
+  }
 }
 
 /** The owner's budget against today's usage, the usage handed to the write-behind included; a failed read refuses (fails closed). */
@@ -148,9 +179,15 @@ export function createTurnContext(
 }
 
 /** Only `network:…` patterns apply to a destination (an allow-all `*` opens no network); a failure asks (fails closed). */
-async function evaluateNetworkPolicy(env: WorkstreamEnv, wsId: string, label: string): Promise<PolicyAction | undefined> {
+async function evaluateNetworkPolicy(
+  env: WorkstreamEnv,
+  wsId: string,
+  label: string,
+): Promise<PolicyAction | undefined> {
   try {
-    const policies = [...(await env.stores.policies.list())].filter((policy) => policy.toolPattern.startsWith('network:')).sort((a, b) => b.priority - a.priority);
+    const policies = [...(await env.stores.policies.list())]
+      .filter((policy) => policy.toolPattern.startsWith('network:'))
+      .sort((a, b) => b.priority - a.priority);
     return evaluateToolPolicies(policies, [label])[0];
   } catch (error) {
     env.logger.error({ wsId, err: describeError(error) }, 'evaluating network policies failed');
@@ -163,7 +200,9 @@ async function evaluateNetworkPolicy(env: WorkstreamEnv, wsId: string, label: st
  * message commits while the model request is in flight), so a compaction's replace never overtakes an append. A new
  * workstream's row may still be committing (`first`): every write of the workstream comes after it.
  */
-function writeChain(first: Promise<void>): ((write: () => Promise<void>) => Promise<void>) & { settled(): Promise<void> } {
+function writeChain(
+  first: Promise<void>,
+): ((write: () => Promise<void>) => Promise<void>) & { settled(): Promise<void> } {
   let chain = first;
   const ordered = (write: () => Promise<void>): Promise<void> => (chain = chain.then(write));
   // The turn has reported a failed write (its note in the thread); the next turn starts on what is stored.
@@ -172,10 +211,22 @@ function writeChain(first: Promise<void>): ((write: () => Promise<void>) => Prom
 }
 
 /** Row first, then the event, then the wait. On cancel the row is marked cancelled. */
-async function requestApproval(ws: LiveWorkstream, env: WorkstreamEnv, input: ApprovalRequestInput, signal: AbortSignal): Promise<TurnApprovalDecision> {
+async function requestApproval(
+  ws: LiveWorkstream,
+  env: WorkstreamEnv,
+  input: ApprovalRequestInput,
+  signal: AbortSignal,
+): Promise<TurnApprovalDecision> {
   signal.throwIfAborted();
   const approvalId = newHexId();
-  await env.stores.approvals.create({ approvalId, wsId: ws.wsId, turnId: input.turnId, kind: 'tools', ownerUserId: ws.ownerUserId, items: encodeApprovalItems(input.stored) });
+  await env.stores.approvals.create({
+    approvalId,
+    wsId: ws.wsId,
+    turnId: input.turnId,
+    kind: 'tools',
+    ownerUserId: ws.ownerUserId,
+    items: encodeApprovalItems(input.stored),
+  });
   const decision = ws.waitForDecision(approvalId, undefined);
   ws.emit({ type: 'approval-request', approvalId, items: input.items, ownerUserId: ws.ownerUserId });
   return awaitDecision(ws, env, approvalId, decision, signal);
@@ -185,10 +236,22 @@ async function requestApproval(ws: LiveWorkstream, env: WorkstreamEnv, input: Ap
  * A plan review is an approval row of kind `plan` (the same durable ledger, ownership checks and cards). It does not
  * resume after a restart: the planning agent that waited for it is gone, so a late click is answered as stale.
  */
-async function requestPlanReview(ws: LiveWorkstream, env: WorkstreamEnv, input: { turnId: string; content: string }, signal: AbortSignal): Promise<TurnApprovalDecision> {
+async function requestPlanReview(
+  ws: LiveWorkstream,
+  env: WorkstreamEnv,
+  input: { turnId: string; content: string },
+  signal: AbortSignal,
+): Promise<TurnApprovalDecision> {
   signal.throwIfAborted();
   const approvalId = newHexId();
-  await env.stores.approvals.create({ approvalId, wsId: ws.wsId, turnId: input.turnId, kind: 'plan', ownerUserId: ws.ownerUserId, items: { version: 1, plan: input.content } });
+  await env.stores.approvals.create({
+    approvalId,
+    wsId: ws.wsId,
+    turnId: input.turnId,
+    kind: 'plan',
+    ownerUserId: ws.ownerUserId,
+    items: { version: 1, plan: input.content },
+  });
   const decision = ws.waitForDecision(approvalId, undefined);
   ws.emit({ type: 'plan-review', approvalId, content: input.content });
   return awaitDecision(ws, env, approvalId, decision, signal);
@@ -198,13 +261,36 @@ async function requestPlanReview(ws: LiveWorkstream, env: WorkstreamEnv, input: 
  * A sandboxed process asks to reach a host: a `network` row (the same durable ledger, ownership checks and cards), then
  * its card. Like a plan review it does not resume after a restart (the process that waited is gone).
  */
-async function requestNetworkApproval(ws: LiveWorkstream, env: WorkstreamEnv, input: NetworkApprovalInput, signal: AbortSignal): Promise<TurnApprovalDecision> {
+async function requestNetworkApproval(
+  ws: LiveWorkstream,
+  env: WorkstreamEnv,
+  input: NetworkApprovalInput,
+  signal: AbortSignal,
+): Promise<TurnApprovalDecision> {
   signal.throwIfAborted();
   const approvalId = newHexId();
   const shown = input.host.includes(':') ? `[${input.host}]:${input.port}` : `${input.host}:${input.port}`;
-  const item = { callId: input.callId, name: input.tool, approvalLabel: input.label, header: `${input.tool} wants to reach ${shown}`, preview: '', needsApproval: true };
-  const items = encodeNetworkItems({ version: 1, network: { tool: input.tool, host: input.host, port: input.port, label: input.label }, item });
-  await env.stores.approvals.create({ approvalId, wsId: ws.wsId, turnId: input.turnId, kind: 'network', ownerUserId: ws.ownerUserId, items });
+  const item = {
+    callId: input.callId,
+    name: input.tool,
+    approvalLabel: input.label,
+    header: `${input.tool} wants to reach ${shown}`,
+    preview: '',
+    needsApproval: true,
+  };
+  const items = encodeNetworkItems({
+    version: 1,
+    network: { tool: input.tool, host: input.host, port: input.port, label: input.label },
+    item,
+  });
+  await env.stores.approvals.create({
+    approvalId,
+    wsId: ws.wsId,
+    turnId: input.turnId,
+    kind: 'network',
+    ownerUserId: ws.ownerUserId,
+    items,
+  });
   const decision = ws.waitForDecision(approvalId, undefined);
   ws.emit({ type: 'approval-request', approvalId, items: [item], ownerUserId: ws.ownerUserId, kind: 'network' });
   return awaitDecision(ws, env, approvalId, decision, signal);

@@ -21,8 +21,22 @@ export type Job =
   /** `resumed`: the resumption of a turn a restart interrupted (ADR 0013); it is journalled so it never resumes twice. */
   /** `waited`: the message was stored as waiting (ADR 0030); its row goes with the turn's *accepted* write. */
   /** `receipt`: the message's inbound ledger row, written with its *waiting* write and its *accepted* write (ignored when present). */
-  | { kind: 'user'; turnId: string; content: string | ContentPart[]; origin: MessageOrigin; resumed?: boolean; waited?: boolean; receipt?: InboundClaim }
-  | { kind: 'resume'; turnId: string; approvalId: string; stored: StoredApprovalItems; decision: Promise<TurnApprovalDecision> };
+  | {
+      kind: 'user';
+      turnId: string;
+      content: string | ContentPart[];
+      origin: MessageOrigin;
+      resumed?: boolean;
+      waited?: boolean;
+      receipt?: InboundClaim;
+    }
+  | {
+      kind: 'resume';
+      turnId: string;
+      approvalId: string;
+      stored: StoredApprovalItems;
+      decision: Promise<TurnApprovalDecision>;
+    };
 
 /** How a job's turn starts. */
 export function turnStartOf(job: Job): TurnStart {
@@ -34,5 +48,9 @@ export function turnStartOf(job: Job): TurnStart {
 /** What the job's turn records in the turn log at its *accepted* write. */
 export function logEntryOf(job: Job): { resumed: boolean; waited: boolean; receipt?: InboundClaim } {
   if (job.kind !== 'user') return { resumed: false, waited: false };
-  return { resumed: job.resumed === true, waited: job.waited === true, ...(job.receipt === undefined ? {} : { receipt: job.receipt }) };
+  return {
+    resumed: job.resumed === true,
+    waited: job.waited === true,
+    ...(job.receipt === undefined ? {} : { receipt: job.receipt }),
+  };
 }

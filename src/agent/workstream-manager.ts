@@ -6,7 +6,14 @@ import type { InterruptedTurn } from './interrupted-turn.js';
 import { ApprovalWaiters } from './approval-waiters.js';
 import { DEFAULT_TOOL_SEARCH_SETTINGS } from './search/tool-search.js';
 import { retryingStreamModel } from './turn/default-stream-model.js';
-import type { ApprovalDecisionInput, DecisionCheck, ResolveOutcome, RouteTarget, Workstream, WorkstreamManager } from './workstream-api.js';
+import type {
+  ApprovalDecisionInput,
+  DecisionCheck,
+  ResolveOutcome,
+  RouteTarget,
+  Workstream,
+  WorkstreamManager,
+} from './workstream-api.js';
 import { checkApprovalRow, resolveApprovalRow } from './workstream-approvals.js';
 import type { WorkstreamEnv, WorkstreamManagerOptions } from './workstream-env.js';
 import { instantiate, restoreWorkstream } from './workstream-restore.js';
@@ -48,9 +55,15 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
   async create(input: Parameters<WorkstreamManager['create']>[0]): Promise<Workstream> {
     // After shutdown nothing may start a turn: its message would not be stored, and nobody would run it.
     if (this.stopped) throw new GatewayError('CONFLICT', 'the agent is shutting down');
-    const alias = input.modelAlias !== undefined && this.env.resolveModel(input.modelAlias) ? input.modelAlias : this.env.defaultModelAlias;
+    const alias =
+      input.modelAlias !== undefined && this.env.resolveModel(input.modelAlias)
+        ? input.modelAlias
+        : this.env.defaultModelAlias;
     const fields = { wsId: newHexId(), userId: input.ownerUserId, name: input.name, modelAlias: alias };
-    const ws = input.route === undefined ? await instantiate(this.env, await this.env.stores.workstreams.create(fields), false) : await this.createRouted(fields, input.route);
+    const ws =
+      input.route === undefined
+        ? await instantiate(this.env, await this.env.stores.workstreams.create(fields), false)
+        : await this.createRouted(fields, input.route);
     this.live.set(ws.wsId, ws);
     // The new workstream is about to be used by the caller: never evict it here.
     if (this.live.size > this.env.agent.max_active_workstreams) this.evictIdleExcept(ws.wsId);
@@ -64,7 +77,10 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     const ws = await instantiate(this.env, draftRow(fields, this.env.now()), false, stored);
     stored.catch((error: unknown) => {
       if (this.live.get(ws.wsId) === ws) this.live.delete(ws.wsId);
-      this.env.logger.error({ wsId: ws.wsId, err: describeError(error) }, 'storing a new workstream failed; it is dropped');
+      this.env.logger.error(
+        { wsId: ws.wsId, err: describeError(error) },
+        'storing a new workstream failed; it is dropped',
+      );
     });
     return ws;
   }
@@ -129,7 +145,10 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     return true;
   }
 
-  checkApproval(approvalId: string, decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>): Promise<DecisionCheck> {
+  checkApproval(
+    approvalId: string,
+    decider: Pick<ApprovalDecisionInput, 'decidedBy' | 'isAdmin'>,
+  ): Promise<DecisionCheck> {
     return checkApprovalRow(this.env, approvalId, decider);
   }
 
@@ -154,7 +173,10 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
     for (const row of rows) {
       if (only !== undefined && !(await only(row.wsId))) continue;
       const ws = await this.getLive(row.wsId).catch((error: unknown) => {
-        this.env.logger.error({ wsId: row.wsId, err: describeError(error) }, 'restoring an interrupted workstream failed');
+        this.env.logger.error(
+          { wsId: row.wsId, err: describeError(error) },
+          'restoring an interrupted workstream failed',
+        );
         return null;
       });
       // A closed or deleted workstream has nothing to resume; its row would only be read again at every start.
@@ -192,7 +214,9 @@ export class DefaultWorkstreamManager implements WorkstreamManager {
   private evictIdleExcept(keep: string | undefined): number {
     const now = this.env.now();
     const maxIdleMs = this.env.agent.idle_evict_minutes * 60_000;
-    const idle = [...this.live.values()].filter((ws) => ws.wsId !== keep && !ws.isBusy()).sort((a, b) => a.lastActiveMs - b.lastActiveMs);
+    const idle = [...this.live.values()]
+      .filter((ws) => ws.wsId !== keep && !ws.isBusy())
+      .sort((a, b) => a.lastActiveMs - b.lastActiveMs);
     let excess = this.live.size - this.env.agent.max_active_workstreams;
     let evicted = 0;
     for (const ws of idle) {
@@ -229,7 +253,17 @@ type NewWorkstream = Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlia
 /** The row a new workstream will have once its insert commits (the store's defaults). */
 function draftRow(fields: NewWorkstream, nowMs: number): WorkstreamRow {
   const now = new Date(nowMs).toISOString();
-  return { ...fields, title: '', state: 'idle', autoApproveTools: [], inputTokens: 0, outputTokens: 0, nodeId: '', created: now, updated: now };
+  return {
+    ...fields,
+    title: '',
+    state: 'idle',
+    autoApproveTools: [],
+    inputTokens: 0,
+    outputTokens: 0,
+    nodeId: '',
+    created: now,
+    updated: now,
+  };
 }
 
 export function createWorkstreamManager(options: WorkstreamManagerOptions): DefaultWorkstreamManager {

@@ -10,7 +10,8 @@ function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknow
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -29,7 +30,11 @@ describe('WorkstreamWrites', () => {
   it('merges state, usage and activity of many workstreams and writes them on flush', async () => {
     await db.stores.workstreams.create({ wsId: 'w1', userId: 'u', name: '', modelAlias: '' });
     await db.stores.workstreams.create({ wsId: 'w2', userId: 'u', name: '', modelAlias: '' });
-    const writes = new WorkstreamWrites({ store: db.stores.workstreams, logger: createSilentLogger(), now: () => Date.parse('2031-05-05T00:00:00Z') });
+    const writes = new WorkstreamWrites({
+      store: db.stores.workstreams,
+      logger: createSilentLogger(),
+      now: () => Date.parse('2031-05-05T00:00:00Z'),
+    });
     writes.setState('w1', 'thinking');
     writes.addUsage('w1', 100, 10);
     writes.addUsage('w1', 50, 5);
@@ -40,7 +45,10 @@ describe('WorkstreamWrites', () => {
     await writes.flush();
     assert.equal(writes.size, 0);
     const w1 = await db.stores.workstreams.get('w1');
-    assert.deepEqual([w1?.state, w1?.inputTokens, w1?.outputTokens, w1?.updated], ['idle', 150, 15, '2031-05-05T00:00:00.000Z']);
+    assert.deepEqual(
+      [w1?.state, w1?.inputTokens, w1?.outputTokens, w1?.updated],
+      ['idle', 150, 15, '2031-05-05T00:00:00.000Z'],
+    );
     assert.equal((await db.stores.workstreams.get('w2'))?.state, 'error');
   });
 

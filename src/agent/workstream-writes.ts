@@ -117,7 +117,12 @@ export class WorkstreamWrites {
       await this.options.store.applyChanges(batch);
     } catch (error) {
       // Nothing here can be clicked or replied to; the loss is named so an operator sees what is missing.
-      const lost = batch.map(({ wsId, state, inputTokens, outputTokens }) => ({ wsId, state, inputTokens, outputTokens }));
+      const lost = batch.map(({ wsId, state, inputTokens, outputTokens }) => ({
+        wsId,
+        state,
+        inputTokens,
+        outputTokens,
+      }));
       this.options.logger.error({ err: describeError(error), lost }, 'writing workstream state and usage failed');
     }
   }

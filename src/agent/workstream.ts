@@ -8,7 +8,6 @@ import { RESUME_PROMPT } from '../shared/interruption.js';
 import { newHexId } from '../shared/ids.js';
 import type { ApprovalRow } from '../storage/approval-store.js';
 import type { WorkstreamRow } from '../storage/workstream-store.js';
-import { isAbandonedCreation } from './abandoned-creation.js';
 import { decodeApprovalItems, SYSTEM_DECIDER } from './approval-record.js';
 import type { AgentEvent } from './events.js';
 import { contentText, type ContentPart, type Message } from './messages.js';
@@ -16,7 +15,14 @@ import { runTurn } from './turn/run-turn.js';
 import { isShutdown, leftForRestart, shutdownReason } from './turn/shutdown.js';
 import type { StoredApprovalItems, TurnApprovalDecision } from './turn/turn-types.js';
 import { logEntryOf, MAX_WATCH_CHAIN, turnStartOf, type Job, type WaitingMessage } from './workstream-jobs.js';
-import type { AgentEventHandler, SendOptions, SendOutcome, Workstream, WorkstreamInfo, WorkstreamStatus } from './workstream-api.js';
+import type {
+  AgentEventHandler,
+  SendOptions,
+  SendOutcome,
+  Workstream,
+  WorkstreamInfo,
+  WorkstreamStatus,
+} from './workstream-api.js';
 import type { WorkstreamEnv } from './workstream-env.js';
 import { WorkstreamEventBus } from './workstream-event-bus.js';
 import { createTurnContext } from './workstream-host.js';
@@ -76,8 +82,7 @@ export class LiveWorkstream implements Workstream {
     this.lastActiveMs = init.env.now();
     this.queue = new TurnQueue({
       run: (job) => this.runJob(job),
-      // A workstream whose thread was never opened ends its turn quietly: the gateway reported that failure.
-      failed: (error) => isAbandonedCreation(error) || this.logError('running a turn', error),
+      failed: (error) => this.logError('running a turn', error),
       active: () => (this.lastActiveMs = this.env.now()),
     });
   }
@@ -102,7 +107,14 @@ export class LiveWorkstream implements Workstream {
     if (queued) void this.env.journal.queue(this.wsId, turnId, JSON.stringify(message), origin, receipt);
     // The receipt goes with the *accepted* write as well when the message waited: a waiting row that could not be
     // stored (logged) must not leave a message answered here without its ledger row (catch-up would answer it again).
-    this.queue.push({ kind: 'user', turnId, content: message, origin, ...(queued ? { waited: true } : {}), ...(receipt ? { receipt } : {}) });
+    this.queue.push({
+      kind: 'user',
+      turnId,
+      content: message,
+      origin,
+      ...(queued ? { waited: true } : {}),
+      ...(receipt ? { receipt } : {}),
+    });
     return Promise.resolve({ status: 'accepted', turnId, queued });
   }
 
@@ -121,7 +133,8 @@ export class LiveWorkstream implements Workstream {
     const content = steerContent(text);
     await this.env.journal.queue(this.wsId, id, JSON.stringify(content), 'user', options.receipt);
     // The turn ended while the steer was stored: it waits as the next message instead.
-    if (this.controller === undefined) this.queue.push({ kind: 'user', turnId: id, content, origin: 'user', waited: true });
+    if (this.controller === undefined)
+      this.queue.push({ kind: 'user', turnId: id, content, origin: 'user', waited: true });
     else this.steers.add({ id, content });
     return { status: 'steered' };
   }
@@ -184,7 +197,15 @@ export class LiveWorkstream implements Workstream {
 
   /** A pending approval ended without a decision (turn cancelled, workstream closed): cards stop offering buttons. */
   emitApprovalCancelled(approvalId: string): void {
-    this.emit({ type: 'approval-resolved', approvalId, outcome: 'cancelled', approved: false, always: false, feedback: 'Cancelled', decidedBy: SYSTEM_DECIDER });
+    this.emit({
+      type: 'approval-resolved',
+      approvalId,
+      outcome: 'cancelled',
+      approved: false,
+      always: false,
+      feedback: 'Cancelled',
+      decidedBy: SYSTEM_DECIDER,
+    });
   }
 
   /** Resolves when the queue is empty and every event was delivered. */
@@ -221,7 +242,11 @@ export class LiveWorkstream implements Workstream {
       if (resumedTurnId !== undefined) {
         // The decision arrives after the click's handler bound the thread (ApprovalDesk: ensureRendered first).
         const lastUser = this.history.findLast((message) => message.role === 'user');
-        this.emit({ type: 'turn-start', turnId: resumedTurnId, userMessage: lastUser ? contentText(lastUser.content) : '' });
+        this.emit({
+          type: 'turn-start',
+          turnId: resumedTurnId,
+          userMessage: lastUser ? contentText(lastUser.content) : '',
+        });
       }
       const { approved, always, feedback, decidedBy } = decision;
       this.emit({ type: 'approval-resolved', approvalId, outcome: 'decided', approved, always, feedback, decidedBy });
@@ -259,7 +284,8 @@ export class LiveWorkstream implements Workstream {
   }
 
   private async runJob(job: Job): Promise<void> {
-    if (job.kind === 'user' && job.origin === 'watch' && this.watchChain >= MAX_WATCH_CHAIN) return holdWatchResult(this, this.env, job, this.watchChain);
+    if (job.kind === 'user' && job.origin === 'watch' && this.watchChain >= MAX_WATCH_CHAIN)
+      return holdWatchResult(this, this.env, job, this.watchChain);
     if (job.kind === 'user') this.watchChain = job.origin === 'watch' ? this.watchChain + 1 : 0;
     const controller = new AbortController();
     this.controller = controller;
@@ -271,14 +297,26 @@ export class LiveWorkstream implements Workstream {
     }
     const start = turnStartOf(job);
     // The turn's *accepted* commit point (its message and its log entry in one write) is the turn's first step.
-    const context = createTurnContext(this, this.env, { turnId: job.turnId, model, signal: controller.signal, log: logEntryOf(job) });
+    const context = createTurnContext(this, this.env, {
+      turnId: job.turnId,
+      model,
+      signal: controller.signal,
+      log: logEntryOf(job),
+    });
     const outcome = await runTurn(context, start);
     this.controller = undefined;
     // Steers the turn never read (it answered, stopped or failed first) wait as the next messages (already stored).
-    for (const steer of this.steers.take()) this.queue.push({ kind: 'user', turnId: steer.id, content: steer.content, origin: 'user', waited: true });
-    if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal)) await dropResumed(this, this.env, job.approvalId);
+    for (const steer of this.steers.take())
+      this.queue.push({ kind: 'user', turnId: steer.id, content: steer.content, origin: 'user', waited: true });
+    if (job.kind === 'resume' && outcome.reason === 'cancelled' && !isShutdown(controller.signal))
+      await dropResumed(this, this.env, job.approvalId);
     await this.setState(outcome.reason === 'error' ? 'error' : 'idle');
-    const shown = this.bus.deliver({ type: 'turn-end', turnId: job.turnId, text: outcome.text, reason: outcome.reason });
+    const shown = this.bus.deliver({
+      type: 'turn-end',
+      turnId: job.turnId,
+      text: outcome.text,
+      reason: outcome.reason,
+    });
     // Every durable write of the turn settled (the answer was committed before its final edit), and the thread shows
     // the turn's end (its final edit landed, or was given up): then the log entry goes (*ended*), behind the queue's
     // next turn, whose *accepted* write replaces the row anyway. A kill before it leaves the row, and the restart shows

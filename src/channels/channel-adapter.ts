@@ -55,7 +55,19 @@ export interface AttachmentAccess {
 }
 
 /** `signout`: forget the user's own sign-in to an MCP server (`server`; every server without it). */
-export type CommandName = 'link' | 'unlink' | 'ask' | 'status' | 'close' | 'cancel' | 'model' | 'signout' | 'grants' | 'forget' | 'mcp' | 'steer';
+export type CommandName =
+  | 'link'
+  | 'unlink'
+  | 'ask'
+  | 'status'
+  | 'close'
+  | 'cancel'
+  | 'model'
+  | 'signout'
+  | 'grants'
+  | 'forget'
+  | 'mcp'
+  | 'steer';
 /** `deny`: a network card's Deny (a rejection without a feedback form). */
 export type ActionName = 'approve' | 'always' | 'reject' | 'deny' | 'plan-approve' | 'plan-changes';
 
@@ -84,7 +96,15 @@ export type InboundEvent =
       user: PlatformUser;
       conversation: Conversation;
       /** `message` for ask and steer, `token` for link, `model` (an alias, as typed) for ask and model, `server` for signout, `revoke` (a grant id) for grants, `memory` (a name) for forget, `action` for mcp (`refresh`). */
-      args: { message?: string; token?: string; model?: string; server?: string; revoke?: string; memory?: string; action?: string };
+      args: {
+        message?: string;
+        token?: string;
+        model?: string;
+        server?: string;
+        revoke?: string;
+        memory?: string;
+        action?: string;
+      };
       respond: Responder;
       /** The platform's id of this invocation (interaction / trigger id); the dedup ledger records it first. */
       eventId?: string;
@@ -183,7 +203,11 @@ export interface ChannelHistory {
 export type CardOutcome =
   | { status: 'pending' }
   /** `interrupted`: approved, but the gateway stopped while the calls ran (they may have run; they are not repeated). */
-  | { status: 'approved' | 'always' | 'rejected' | 'cancelled' | 'interrupted'; decidedBy: string; feedback?: string | null };
+  | {
+      status: 'approved' | 'always' | 'rejected' | 'cancelled' | 'interrupted';
+      decidedBy: string;
+      feedback?: string | null;
+    };
 
 /** An approval or plan-review card; buttons carry `approvalId`. */
 export interface ApprovalCard {
@@ -302,6 +326,8 @@ export interface ChannelCapabilities {
   canEdit: boolean;
   /** Whether `startThread` creates real threads. */
   canThread: boolean;
+  /** A second post with the same `nonce` returns the first message instead of posting again (Discord's `enforce_nonce`). */
+  keyedPosts?: boolean;
 }
 
 /** Native text streaming (Slack `chat.startStream`). */

@@ -14,13 +14,19 @@ export const startCommand: CliCommand = {
     const { startGateway } = await import('../main.js');
     const gateway = await startGateway(config, logger);
     if (!context.shutdownSignal.aborted) {
-      await new Promise<void>((resolve) => context.shutdownSignal.addEventListener('abort', () => resolve(), { once: true }));
+      await new Promise<void>((resolve) =>
+        context.shutdownSignal.addEventListener('abort', () => resolve(), { once: true }),
+      );
     }
     const timeoutS = config.gateway.shutdown_timeout_s;
     logger.info({ reason: String(context.shutdownSignal.reason), timeout_s: timeoutS }, 'shutting down');
     const finished = await stopWithin(gateway.stop(), timeoutS * 1000);
     if (finished) logger.info('stopped');
-    else logger.error({ timeout_s: timeoutS }, `shutdown did not finish within ${timeoutS} s (gateway.shutdown_timeout_s); exiting anyway`);
+    else
+      logger.error(
+        { timeout_s: timeoutS },
+        `shutdown did not finish within ${timeoutS} s (gateway.shutdown_timeout_s); exiting anyway`,
+      );
     logger.flush();
     return finished ? 0 : 1;
   },
@@ -30,10 +36,17 @@ export const startCommand: CliCommand = {
 async function stopWithin(stopping: Promise<void>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<false>((resolve) => {
+    // Purpose: timeout (how long a stop may take).
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([stopping.then(() => true as const, () => true as const), timedOut]);
+    return await Promise.race([
+      stopping.then(
+        () => true as const,
+        () => true as const,
+      ),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }

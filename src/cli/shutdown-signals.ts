@@ -32,7 +32,11 @@ export function installShutdownSignals(stderr: NodeJS.WritableStream): ShutdownS
   });
   const parent = process.ppid;
   // Started by init or a container runtime directly: there is no wrapper to outlive.
-  const watch = parent > 1 ? setInterval(() => process.ppid !== parent && controller.abort('parent exited'), PARENT_POLL_MS) : undefined;
+  // Purpose: heartbeat (a parent that exited is noticed and we stop).
+  const watch =
+    parent > 1
+      ? setInterval(() => process.ppid !== parent && controller.abort('parent exited'), PARENT_POLL_MS)
+      : undefined;
   watch?.unref();
   return {
     signal: controller.signal,

@@ -117,6 +117,7 @@ export class AnswerText {
   private scheduleFlush(): void {
     if (this.timer !== undefined || this.options.closed()) return;
     const wait = Math.max(0, this.lastFlush + this.interval - Date.now());
+    // Purpose: throttle (edits go out at most once per interval).
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.options.enqueue(() => this.flush());

@@ -20,8 +20,11 @@ export interface CatchUpDeps {
   windowMs: number;
   now: () => number;
   signal: AbortSignal;
-  /** The normal inbound path (ledger first). */
-  dispatch(adapter: ChannelAdapter, event: InboundMessage): Promise<void>;
+  /**
+   * The normal inbound path (ledger first), `reclaim`: a message claimed by a process that died before storing it is
+   * handled again (`InboundLedger.admit`).
+   */
+  dispatch(adapter: ChannelAdapter, event: InboundMessage, reclaim: boolean): Promise<void>;
 }
 
 export interface CatchUpReport {
@@ -81,7 +84,9 @@ export class CatchUp {
   private async conversations(adapter: ChannelAdapter): Promise<string[]> {
     const { stores, now, windowMs, signal } = this.deps;
     const channels = (await adapter.features.history?.channels(signal)) ?? [];
-    const routes = (await stores.routes.listRoutes(adapter.platform)).slice(0, CATCH_UP_ROUTE_LIMIT).map((route) => route.channelId);
+    const routes = (await stores.routes.listRoutes(adapter.platform))
+      .slice(0, CATCH_UP_ROUTE_LIMIT)
+      .map((route) => route.channelId);
     const recent = await stores.inboundEvents.recentConversations(adapter.platform, now() - windowMs);
     const threads = [...routes, ...recent].filter((id) => !channels.includes(id));
     return [...new Set([...channels, ...threads])];
@@ -93,15 +98,19 @@ export class CatchUp {
     const history = adapter.features.history;
     if (!history) return 0;
     try {
+      // The newest message settled before the loss: a pending claim after it (its message never stored) is fetched again.
       const cursor = await stores.inboundEvents.cursor(adapter.platform, channelId, lostAtMs);
       const start = { afterId: cursor?.messageId, sinceMs: now() - windowMs };
       const messages = await history.messagesAfter(channelId, start, CATCH_UP_MESSAGE_LIMIT, signal);
       // Handed over in order without waiting for each: the ledger claims and the routing lanes keep the order per
       // conversation (and per thread), while thread openings and turns of different messages overlap.
-      await Promise.all(messages.map((message) => this.deps.dispatch(adapter, message)));
+      await Promise.all(messages.map((message) => this.deps.dispatch(adapter, message, true)));
       return messages.length;
     } catch (error) {
-      this.deps.logger.warn({ platform: adapter.platform, error: describeError(error) }, 'catch-up of a conversation failed');
+      this.deps.logger.warn(
+        { platform: adapter.platform, error: describeError(error) },
+        'catch-up of a conversation failed',
+      );
       return 0;
     }
   }

@@ -29,8 +29,8 @@ export interface GatewayBase {
   /** Routing order per thread (arrival order); not a queue of turns: the workstream owns that (ADR 0006). */
   lanes: KeyedSerialLanes;
   signal: AbortSignal;
-  /** The inbound pipeline's entry: catch-up replays missed events through it. */
-  dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void>;
+  /** The inbound pipeline's entry: catch-up replays missed events through it (`reclaim`: see InboundLedger.admit). */
+  dispatch(adapter: ChannelAdapter, event: InboundEvent, reclaim: boolean): Promise<void>;
 }
 
 export interface DeliveryParts {
@@ -61,7 +61,13 @@ function createDelivery(deps: GatewayDeps, base: GatewayBase): DeliveryParts {
   const coordination = deps.coordination ?? localGatewayCoordination(deps.manager);
   const directory = coordination.linkDirectory(stores, logger);
   const router = new Router(stores, deps.manager, now, { directory, locate: (wsId) => coordination.locate(wsId) });
-  const ledger = new InboundLedger(stores.inboundEvents, now, logger, coordination.recentClaims());
+  const ledger = new InboundLedger(
+    stores.inboundEvents,
+    now,
+    logger,
+    coordination.recentClaims(),
+    coordination.pendingClaims(),
+  );
   const windowMs = config.gateway.catch_up_hours * 3_600_000;
   const catchUp = new CatchUp({
     stores,
@@ -69,7 +75,7 @@ function createDelivery(deps: GatewayDeps, base: GatewayBase): DeliveryParts {
     now,
     signal,
     windowMs,
-    dispatch: (adapter, event) => base.dispatch(adapter, event),
+    dispatch: (adapter, event, reclaim) => base.dispatch(adapter, event, reclaim),
   });
   // The desk is built after the subscriptions (it renders through the conversations service); they reach it lazily.
   const subs: Subscriptions = new Subscriptions({

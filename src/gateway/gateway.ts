@@ -48,12 +48,23 @@ class ChannelGateway implements Gateway {
     setMaxListeners(0, this.controller.signal);
     this.now = deps.options?.now ?? Date.now;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
-    const base = { logger: this.logger, now: this.now, adapters: this.adapters, lanes: this.lanes, signal: this.controller.signal };
-    this.parts = createGatewayParts(deps, { ...base, dispatch: (adapter, event) => this.dispatch(adapter, event) });
+    const base = {
+      logger: this.logger,
+      now: this.now,
+      adapters: this.adapters,
+      lanes: this.lanes,
+      signal: this.controller.signal,
+    };
+    this.parts = createGatewayParts(deps, {
+      ...base,
+      dispatch: (adapter, event, reclaim) => this.dispatch(adapter, event, reclaim),
+    });
   }
 
   async start(signal: AbortSignal): Promise<void> {
-    signal.addEventListener('abort', () => void this.stop().catch((error: unknown) => this.logFailure('stop', error)), { once: true });
+    signal.addEventListener('abort', () => void this.stop().catch((error: unknown) => this.logFailure('stop', error)), {
+      once: true,
+    });
     if (this.adapters.size === 0) this.logger.warn('no channel adapter is enabled');
     if (this.stopped) return;
     const { forms, subs, ledger, router, catchUp } = this.parts;
@@ -61,7 +72,10 @@ class ChannelGateway implements Gateway {
     // Purpose: a safety-net sweep of quiet subscriptions (they are normally released at turn end).
     const sweep = setInterval(() => subs.sweep(), SWEEP_INTERVAL_MS);
     sweep.unref();
-    this.timers.push(sweep, ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS));
+    this.timers.push(
+      sweep,
+      ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS),
+    );
     // Everything recorded before this moment was handled by an earlier run; what came after is caught up below.
     const startedAt = this.now();
     await Promise.all([ledger.loadFloors([...this.adapters.keys()]), router.startDirectory(this.controller.signal)]);
@@ -85,7 +99,15 @@ class ChannelGateway implements Gateway {
   private recoveryDeps(): InterruptedTurnsDeps {
     const { manager, stores, config } = this.deps;
     const { router, desk, conversations } = this.parts;
-    const base = { manager, stores, router, adapters: this.adapters, desk, logger: this.logger, signal: this.controller.signal };
+    const base = {
+      manager,
+      stores,
+      router,
+      adapters: this.adapters,
+      desk,
+      logger: this.logger,
+      signal: this.controller.signal,
+    };
     return { ...base, resume: config.gateway.resume_interrupted, conversations };
   }
 
@@ -98,13 +120,22 @@ class ChannelGateway implements Gateway {
     try {
       this.parts.forms.stop();
       // Events stop first (Slack then sends them to the other instances), replies go on while the renderers drain.
-      await Promise.all([...this.adapters.values()].map((adapter) => stopInbound(adapter).catch((error: unknown) => this.logFailure('adapter stop inbound', error))));
+      await Promise.all(
+        [...this.adapters.values()].map((adapter) =>
+          stopInbound(adapter).catch((error: unknown) => this.logFailure('adapter stop inbound', error)),
+        ),
+      );
       // An event already claimed in the ledger is handed to its workstream (thread, route, journalled turn), or it is lost.
       const unfinished = await this.handling.settle(STOP_GRACE_MS);
-      if (unfinished > 0) this.logger.warn({ unfinished }, 'inbound events still being handled when the stop grace ended');
+      if (unfinished > 0)
+        this.logger.warn({ unfinished }, 'inbound events still being handled when the stop grace ended');
       // Before the adapters stop: a live message being posted right now is recorded, so the restart can edit it.
       await this.parts.subs.drainAll(STOP_GRACE_MS);
-      await Promise.all([...this.adapters.values()].map((adapter) => adapter.stop().catch((error: unknown) => this.logFailure('adapter stop', error))));
+      await Promise.all(
+        [...this.adapters.values()].map((adapter) =>
+          adapter.stop().catch((error: unknown) => this.logFailure('adapter stop', error)),
+        ),
+      );
     } finally {
       this.controller.abort();
     }
@@ -116,7 +147,12 @@ class ChannelGateway implements Gateway {
     return { adapters, workstreams: this.parts.subs.size };
   }
 
-  deliver(wsId: string, content: string | ContentPart[], options: SendOptions, target?: RenderTarget): Promise<boolean> {
+  deliver(
+    wsId: string,
+    content: string | ContentPart[],
+    options: SendOptions,
+    target?: RenderTarget,
+  ): Promise<boolean> {
     return this.parts.conversations.deliver(wsId, content, options, target);
   }
 
@@ -133,13 +169,14 @@ class ChannelGateway implements Gateway {
     await settleInterruptedTurns(this.recoveryDeps(), wsId);
   }
 
-  private dispatch(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
-    return this.stopped ? refuseWhileStopping(event) : this.handling.track(this.handle(adapter, event));
+  /** `reclaim`: from catch-up (see `InboundLedger.admit`). */
+  private dispatch(adapter: ChannelAdapter, event: InboundEvent, reclaim = false): Promise<void> {
+    return this.stopped ? refuseWhileStopping(event) : this.handling.track(this.handle(adapter, event, reclaim));
   }
 
-  private async handle(adapter: ChannelAdapter, event: InboundEvent): Promise<void> {
+  private async handle(adapter: ChannelAdapter, event: InboundEvent, reclaim: boolean): Promise<void> {
     // The dedup ledger, before any work: a replay, a retry or a catch-up overlap stops here.
-    if (!(await this.parts.ledger.admit(adapter.platform, event))) return;
+    if (!(await this.parts.ledger.admit(adapter.platform, event, reclaim))) return;
     try {
       await this.handleAdmitted(adapter, event);
     } finally {

@@ -2,8 +2,10 @@
  * The gateway side of the dedup ledger (ADR 0015): every inbound event is recorded by platform + event key before any
  * work, so a replay (Discord RESUME), a retry (Slack), a catch-up overlap or a second instance starts nothing twice.
  */
+import { randomUUID } from 'node:crypto';
 import type { InboundEvent } from '../channels/channel-adapter.js';
 import { describeError } from '../shared/errors.js';
+import { isoFromMs } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
 import type { RecentClaims } from './recent-claims.js';
@@ -24,8 +26,14 @@ export class InboundLedger {
   /** Present when this is the only gateway on its database (LocalCoordination): new messages are admitted from memory. */
   private readonly recent: RecentClaims | undefined;
 
-  /** Rows of events admitted from memory, not written yet (see `take`). */
+  /** Rows of messages not stored yet: admitted from memory (not written) or claimed pending (see `take`). */
   private readonly deferred = new WeakMap<InboundEvent, InboundClaim>();
+
+  /** This process, as a pending claim's `claimed_by` (the registry's service id when given). */
+  private readonly claimedBy: string;
+
+  /** PostgreSQL: a claimer with no registry heartbeat this recent is dead (see `reclaim`); absent on a single instance. */
+  private readonly deadAfterMs: number | undefined;
 
   constructor(
     private readonly store: InboundEventStore,
@@ -33,8 +41,12 @@ export class InboundLedger {
     private readonly logger: Logger,
     /** From the coordination port (ADR 0052): memory of this process's claims, or undefined (every claim stored first). */
     recent?: RecentClaims,
+    /** This process's id for pending claims, and when another claimer counts as dead (coordination port; see `reclaim`). */
+    options: { instanceId?: string | undefined; deadAfterMs?: number | undefined } = {},
   ) {
     this.recent = recent;
+    this.claimedBy = options.instanceId ?? randomUUID();
+    this.deadAfterMs = options.deadAfterMs;
   }
 
   /**
@@ -50,7 +62,10 @@ export class InboundLedger {
         try {
           recent.setFloor(platform, await this.store.messageFloor(platform));
         } catch (error) {
-          this.logger.warn({ platform, error: describeError(error) }, 'inbound ledger floor unreadable; every message waits for its ledger row');
+          this.logger.warn(
+            { platform, error: describeError(error) },
+            'inbound ledger floor unreadable; every message waits for its ledger row',
+          );
         }
       }),
     );
@@ -62,14 +77,16 @@ export class InboundLedger {
    *
    * A message known to be new (see RecentClaims) is admitted at once; its row is written with the message itself (see
    * `take`), or behind once its handling ended (`settle`), so a kill before the message was stored leaves no row and
-   * catch-up delivers it again (docs/design/durability.md).
+   * catch-up delivers it again (docs/design/durability.md). Any other message is claimed first, *pending* until the
+   * same writes settle it; `reclaim` (catch-up): a pending claim of a process that died before storing the message is
+   * taken again.
    */
-  admit(platform: string, event: InboundEvent): Promise<boolean> {
+  admit(platform: string, event: InboundEvent, reclaim = false): Promise<boolean> {
     const claim = claimOf(platform, event, this.now());
     if (!claim) return Promise.resolve(true);
     const known = this.recent?.check(claim) ?? 'unknown';
     if (known === 'new') this.deferred.set(event, claim);
-    const admitted = known === 'unknown' ? this.record(claim).then((first) => first && (this.recent?.granted(claim) ?? true)) : Promise.resolve(known === 'new');
+    const admitted = known === 'unknown' ? this.claimFirst(event, claim, reclaim) : Promise.resolve(known === 'new');
     if (claim.channelId === undefined) return admitted;
     return this.order.run(`${platform}:${claim.channelId}`, () => admitted);
   }
@@ -99,10 +116,41 @@ export class InboundLedger {
     return claim === undefined ? Promise.resolve() : this.release(claim);
   }
 
+  /** Claimed in the database before any work; a message's claim stays pending until the message's write settles it. */
+  private async claimFirst(event: InboundEvent, claim: InboundClaim, reclaim: boolean): Promise<boolean> {
+    const isMessage = claim.messageId !== undefined && claim.messageId !== '';
+    const pending = isMessage ? { ...claim, claimedBy: this.claimedBy } : claim;
+    let first = await this.record(pending);
+    if (!first && isMessage && reclaim) first = await this.reclaim({ ...claim, claimedBy: this.claimedBy });
+    if (!first || !(this.recent?.granted(claim) ?? true)) return false;
+    if (isMessage) this.deferred.set(event, claim);
+    return true;
+  }
+
+  /** A pending claim of a process that died before storing the message (the instance lock or the registry says so). */
+  private async reclaim(claim: InboundClaim & { claimedBy: string }): Promise<boolean> {
+    const aliveSince = this.deadAfterMs === undefined ? undefined : isoFromMs(this.now() - this.deadAfterMs);
+    try {
+      const taken = await this.store.reclaim(claim, aliveSince === undefined ? {} : { aliveSince });
+      if (taken)
+        this.logger.info(
+          { platform: claim.platform, channelId: claim.channelId },
+          'a message claimed by a process that died is handled again',
+        );
+      return taken;
+    } catch (error) {
+      this.logger.warn({ platform: claim.platform, error: describeError(error) }, 'inbound ledger reclaim failed');
+      return false;
+    }
+  }
+
   /** `behind`: nobody waits for the row, which joins the next write batch (ADR 0031). */
   private record(claim: InboundClaim, behind = false): Promise<boolean> {
     return (behind ? this.store.claimBehind(claim) : this.store.claim(claim)).catch((error: unknown) => {
-      this.logger.warn({ platform: claim.platform, error: describeError(error) }, 'inbound ledger write failed; handling the event anyway');
+      this.logger.warn(
+        { platform: claim.platform, error: describeError(error) },
+        'inbound ledger write failed; handling the event anyway',
+      );
       return true;
     });
   }
@@ -110,6 +158,7 @@ export class InboundLedger {
   /** Prunes now and every hour (beyond the catch-up window plus a margin nothing replays a row); returns the timer. */
   startPruning(retainMs: number): NodeJS.Timeout {
     void this.prune(retainMs);
+    // Purpose: cadence (ledger rows are pruned hourly).
     const timer = setInterval(() => void this.prune(retainMs), PRUNE_INTERVAL_MS);
     timer.unref();
     return timer;
@@ -131,12 +180,20 @@ export function claimOf(platform: string, event: InboundEvent, receivedAt: numbe
   switch (event.type) {
     case 'message': {
       const channelId = event.conversation.channelId;
-      return { platform, eventKey: `msg:${channelId}:${event.messageId}`, channelId, messageId: event.messageId, receivedAt };
+      return {
+        platform,
+        eventKey: `msg:${channelId}:${event.messageId}`,
+        channelId,
+        messageId: event.messageId,
+        receivedAt,
+      };
     }
     case 'command':
     case 'action':
     case 'form':
-      return event.eventId === undefined || event.eventId === '' ? undefined : { platform, eventKey: `ix:${event.eventId}`, receivedAt };
+      return event.eventId === undefined || event.eventId === ''
+        ? undefined
+        : { platform, eventKey: `ix:${event.eventId}`, receivedAt };
     default:
       return undefined;
   }

@@ -39,11 +39,16 @@ export interface InterruptedTurnsDeps {
  * Settles every interrupted turn (or only those of `onlyWsId`, a workstream taken over from a dead instance); returns
  * how many were settled and how many resumed. Never throws.
  */
-export async function settleInterruptedTurns(deps: InterruptedTurnsDeps, onlyWsId?: string): Promise<{ settled: number; resumed: number }> {
+export async function settleInterruptedTurns(
+  deps: InterruptedTurnsDeps,
+  onlyWsId?: string,
+): Promise<{ settled: number; resumed: number }> {
   let settled = 0;
   let resumed = 0;
   // Taken first: live states written later belong to turns of this process.
-  const left = (await deps.stores.routes.listLive().catch(() => [])).filter((route) => onlyWsId === undefined || route.wsId === onlyWsId);
+  const left = (await deps.stores.routes.listLive().catch(() => [])).filter(
+    (route) => onlyWsId === undefined || route.wsId === onlyWsId,
+  );
   const only = onlyWsId === undefined ? undefined : async (wsId: string) => wsId === onlyWsId;
   const turns = await deps.manager.interruptedTurns(only).catch((error: unknown) => {
     deps.logger.error({ error: describeError(error) }, 'listing interrupted turns failed');
@@ -54,7 +59,10 @@ export async function settleInterruptedTurns(deps: InterruptedTurnsDeps, onlyWsI
       if ((await settleOne(deps, turn)) === 'resumed') resumed += 1;
       settled += 1;
     } catch (error) {
-      deps.logger.error({ wsId: turn.wsId, turnId: turn.turnId, error: describeError(error) }, 'settling an interrupted turn failed');
+      deps.logger.error(
+        { wsId: turn.wsId, turnId: turn.turnId, error: describeError(error) },
+        'settling an interrupted turn failed',
+      );
     }
   }
   const settledWs = new Set(turns.map((turn) => turn.wsId));
@@ -65,7 +73,11 @@ export async function settleInterruptedTurns(deps: InterruptedTurnsDeps, onlyWsI
   });
   for (const wsId of waiting.filter((id) => !settledWs.has(id))) await runWaiting(deps, wsId);
   // A route whose workstream still has a journal row we did not settle belongs to a turn running on another instance.
-  const running = new Set((await deps.stores.turnJournal.list().catch(() => [])).map((row) => row.wsId).filter((wsId) => !settledWs.has(wsId)));
+  const running = new Set(
+    (await deps.stores.turnJournal.list().catch(() => []))
+      .map((row) => row.wsId)
+      .filter((wsId) => !settledWs.has(wsId)),
+  );
   // Values with nothing left to finish (a turn that ended here) stay as they are: clearing them would cost a write each.
   const unfinished = left.filter((route) => !running.has(route.wsId) && leavesWork(parseLiveState(route.liveState)));
   for (const route of unfinished) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
@@ -112,28 +124,53 @@ async function runWaiting(deps: InterruptedTurnsDeps, wsId: string): Promise<voi
 }
 
 /**
- * A committed answer whose end was not shown: edited into the messages the thread shows of it, or posted when none was
- * recorded; nothing when its final edit was recorded as landed. The text is the committed one, never generated again.
+ * A committed answer whose end was not shown: edited into the messages the thread shows of it, or, when none was
+ * recorded, posted where posts are keyed (a post that landed unrecorded is returned, not doubled); nothing when its
+ * final edit was recorded as landed. The text is the committed one, never generated again.
  */
-async function showAnswer(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, channelId: string, turn: InterruptedTurn, live: LiveState | undefined): Promise<void> {
+async function showAnswer(
+  deps: InterruptedTurnsDeps,
+  adapter: ChannelAdapter,
+  channelId: string,
+  turn: InterruptedTurn,
+  live: LiveState | undefined,
+): Promise<void> {
   const answer = turn.answer ?? '';
   if (answer.trim() === '' || live?.answerShown === true) return;
-  if (live === undefined || live.segment.length === 0 || !adapter.capabilities.canEdit) {
-    // No message of the answer is recorded here: it may have been shown in another place (a notification reply moves
-    // a conversation), or posted and not recorded, so the thread is left as it is; the history holds the answer.
-    deps.logger.warn({ channelId, turnId: turn.turnId }, 'a committed answer has no recorded message; it is not posted again');
+  const recorded =
+    live !== undefined && live.segment.length > 0 && adapter.capabilities.canEdit ? live.segment : undefined;
+  if (recorded === undefined && adapter.capabilities.keyedPosts !== true) {
+    // No message of the answer is recorded, and a post could double one that landed unrecorded: the thread is left as
+    // it is; the history holds the answer.
+    deps.logger.warn(
+      { channelId, turnId: turn.turnId },
+      'a committed answer has no recorded message; it is not posted again',
+    );
     return;
   }
   // Posted with the live renderer's keys: a post that landed before the kill but was not recorded is returned, not doubled.
-  const message = new LiveMessage({ adapter, channelId, logger: deps.logger, signal: deps.signal, nonce: answerNonce(turn.turnId) });
-  message.adopt(live.segment);
+  const message = new LiveMessage({
+    adapter,
+    channelId,
+    logger: deps.logger,
+    signal: deps.signal,
+    nonce: answerNonce(turn.turnId),
+  });
+  if (recorded !== undefined) message.adopt(recorded);
   message.append(answer);
   message.seal();
   if (!(await message.sync())) deps.logger.warn({ channelId }, 'showing a committed answer after a restart failed');
 }
 
 /** The live answer shows the kept text and the note; without one (nothing streamed yet) the note is a new message. */
-async function showNote(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, channelId: string, turn: InterruptedTurn, live: LiveState | undefined, note: string): Promise<void> {
+async function showNote(
+  deps: InterruptedTurnsDeps,
+  adapter: ChannelAdapter,
+  channelId: string,
+  turn: InterruptedTurn,
+  live: LiveState | undefined,
+  note: string,
+): Promise<void> {
   if (live !== undefined && live.segment.length > 0 && turn.partialText.trim() !== '' && adapter.capabilities.canEdit) {
     const message = new LiveMessage({ adapter, channelId, logger: deps.logger, signal: deps.signal });
     message.adopt(live.segment);
@@ -143,9 +180,20 @@ async function showNote(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, cha
   await adapter.post(channelId, { kind: 'text', text: note }, deps.signal);
 }
 
-async function markToolCards(deps: InterruptedTurnsDeps, adapter: ChannelAdapter, channelId: string, live: LiveState | undefined): Promise<void> {
+async function markToolCards(
+  deps: InterruptedTurnsDeps,
+  adapter: ChannelAdapter,
+  channelId: string,
+  live: LiveState | undefined,
+): Promise<void> {
   for (const card of Object.values(live?.tools ?? {})) {
-    const message = { kind: 'tool-call', name: card.name, preview: card.preview, status: 'error', output: INTERRUPTED_TOOL_RESULT } as const;
+    const message = {
+      kind: 'tool-call',
+      name: card.name,
+      preview: card.preview,
+      status: 'error',
+      output: INTERRUPTED_TOOL_RESULT,
+    } as const;
     await adapter.edit(channelId, card.messageId, message, deps.signal).catch((error: unknown) => {
       deps.logger.warn({ error: describeError(error) }, 'marking a tool card interrupted failed');
     });
@@ -153,7 +201,12 @@ async function markToolCards(deps: InterruptedTurnsDeps, adapter: ChannelAdapter
 }
 
 /** Clears what the previous process recorded, unless a turn of this process has written its own since. */
-async function clearIfUnchanged(deps: InterruptedTurnsDeps, platform: string, channelId: string, recorded: string | null): Promise<void> {
+async function clearIfUnchanged(
+  deps: InterruptedTurnsDeps,
+  platform: string,
+  channelId: string,
+  recorded: string | null,
+): Promise<void> {
   if (recorded === null) return;
   try {
     const current = await deps.stores.routes.getRoute(platform, channelId);

@@ -79,19 +79,27 @@ export class LinkDirectory {
       const identities = await this.users.listLinkedUsers(DIRECTORY_LIMIT + 1);
       if (generation !== this.generation || this.off) return;
       if (identities.length > DIRECTORY_LIMIT) {
-        this.logger.info({ limit: DIRECTORY_LIMIT }, 'more linked identities than the link directory holds; each lookup asks the database');
+        this.logger.info(
+          { limit: DIRECTORY_LIMIT },
+          'more linked identities than the link directory holds; each lookup asks the database',
+        );
         this.stop();
         return;
       }
       const links = new Map<string, LinkedUser>();
       for (const { channelType, channelUserId, user } of identities) {
-        links.set(`${channelType}:${channelUserId}`, { userId: user.userId, username: user.username, isAdmin: user.isAdmin });
+        links.set(`${channelType}:${channelUserId}`, {
+          userId: user.userId,
+          username: user.username,
+          isAdmin: user.isAdmin,
+        });
       }
       this.links = links;
     } catch (error) {
       // Stale stays stale (lookups keep going to the database) until a later load works.
       this.logger.warn({ error: describeError(error) }, 'could not load the link directory');
       if (generation !== this.generation || this.off) return;
+      // Purpose: backoff (a failed load is retried after POLL_MS).
       this.retry = setTimeout(() => void this.load(), POLL_MS);
       this.retry.unref();
     }

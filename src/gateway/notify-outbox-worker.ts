@@ -33,15 +33,31 @@ const MAX_BACKOFF_MS = 300_000;
 const PURGE_EVERY_MS = 3_600_000;
 
 /** One delivery attempt of a claimed row: sent, rescheduled with backoff, or given up with a log line. */
-async function handle(entry: OutboxEntry, deps: OutboxDeliveryDeps, maxAttempts: number, baseDelayMs: number): Promise<void> {
+async function handle(
+  entry: OutboxEntry,
+  deps: OutboxDeliveryDeps,
+  maxAttempts: number,
+  baseDelayMs: number,
+): Promise<void> {
   try {
     if (!deps.sender.has(entry.channelType)) throw new Error(`no ${entry.channelType} adapter`);
     await deliverEntry(entry, deps, true);
-    deps.logger.info({ outboxId: entry.outboxId, channelType: entry.channelType, attempts: entry.attempts }, 'notify.outbox.delivered');
+    deps.logger.info(
+      { outboxId: entry.outboxId, channelType: entry.channelType, attempts: entry.attempts },
+      'notify.outbox.delivered',
+    );
   } catch (error) {
     if (entry.attempts >= maxAttempts) {
       await deps.outbox.settle(entry.outboxId, { status: 'given_up' });
-      deps.logger.warn({ outboxId: entry.outboxId, channelType: entry.channelType, attempts: entry.attempts, reason: describeError(error) }, 'notify.outbox.given_up');
+      deps.logger.warn(
+        {
+          outboxId: entry.outboxId,
+          channelType: entry.channelType,
+          attempts: entry.attempts,
+          reason: describeError(error),
+        },
+        'notify.outbox.given_up',
+      );
       return;
     }
     await deps.outbox.retryLater(entry.outboxId, Math.min(MAX_BACKOFF_MS, baseDelayMs * 2 ** (entry.attempts - 1)));
@@ -76,6 +92,7 @@ export function createNotifyOutboxWorker(deps: OutboxDeliveryDeps, options: Outb
 
   function schedule(): void {
     if (stopped) return;
+    // Purpose: cadence (the outbox is polled for deliveries left behind).
     timer = setTimeout(() => {
       sweep()
         .catch((error: unknown) => deps.logger.error({ reason: describeError(error) }, 'notify.outbox.sweep_failed'))

@@ -36,10 +36,16 @@ export async function registerService(options: RegistryOptions): Promise<Service
     if (stopped) return;
     const alive = await services.heartbeat(SERVICE_TYPE, serviceId);
     if (!alive && !stopped) {
-      await services.register({ serviceType: SERVICE_TYPE, serviceId, url: options.url, metadata: options.metadata ?? {} });
+      await services.register({
+        serviceType: SERVICE_TYPE,
+        serviceId,
+        url: options.url,
+        metadata: options.metadata ?? {},
+      });
       logger.warn({ serviceId }, 'registry.reregistered');
     }
   };
+  // Purpose: heartbeat (the service row is refreshed before it goes stale).
   const timer = setInterval(() => {
     void beat().catch((error: unknown) => logger.warn({ err: error }, 'registry.heartbeat_failed'));
   }, options.heartbeatMs ?? 30_000);

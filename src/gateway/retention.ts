@@ -24,12 +24,19 @@ export interface RetentionSettings {
 /** One run; never throws (a failure is logged and the next run tries again). */
 export async function runRetention(settings: RetentionSettings): Promise<void> {
   try {
-    const policy = { conversationsDays: settings.retentionDays, notifyDeliveriesDays: settings.notifyReplyDays, ledgerDays: 0 };
+    const policy = {
+      conversationsDays: settings.retentionDays,
+      notifyDeliveriesDays: settings.notifyReplyDays,
+      ledgerDays: 0,
+    };
     const purged = await settings.lifecycle.purgeExpired(policy, (settings.now ?? Date.now)());
     const folders = await removeWorkspaceFolders(settings.workspaceDir, purged.wsIds);
     if (purged.wsIds.length > 0 || purged.notifyDeliveries > 0 || purged.usageRows > 0) {
       const { notifyDeliveries, usageRows } = purged;
-      settings.logger.info({ conversations: purged.wsIds.length, folders, notifyDeliveries, usageRows }, 'retention purge');
+      settings.logger.info(
+        { conversations: purged.wsIds.length, folders, notifyDeliveries, usageRows },
+        'retention purge',
+      );
     }
   } catch (error) {
     settings.logger.warn({ error: describeError(error) }, 'retention purge failed');
@@ -39,6 +46,7 @@ export async function runRetention(settings: RetentionSettings): Promise<void> {
 /** Runs at once, then hourly; the timer does not hold the process open. */
 export function startRetention(settings: RetentionSettings): NodeJS.Timeout {
   void runRetention(settings);
+  // Purpose: cadence (retention runs hourly).
   const timer = setInterval(() => void runRetention(settings), RETENTION_INTERVAL_MS);
   timer.unref();
   return timer;

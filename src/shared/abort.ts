@@ -2,7 +2,11 @@
 
 export function isAbortError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  return error.name === 'AbortError' || error.name === 'APIUserAbortError' || (error as { code?: unknown }).code === 'ABORT_ERR';
+  return (
+    error.name === 'AbortError' ||
+    error.name === 'APIUserAbortError' ||
+    (error as { code?: unknown }).code === 'ABORT_ERR'
+  );
 }
 
 /** A signal that aborts when any input aborts or after `timeoutMs`. */
@@ -46,13 +50,23 @@ export interface LinkedSignal {
  * never remove them (discord.js REST, the MCP SDK, fetch on Node 20) get this one instead of the parent, so nothing
  * per call stays attached to the parent after `release`.
  */
-export function linkedSignal(parent: AbortSignal | undefined, options: { timeoutMs?: number; timeoutReason?: () => unknown } = {}): LinkedSignal {
+export function linkedSignal(
+  parent: AbortSignal | undefined,
+  options: { timeoutMs?: number; timeoutReason?: () => unknown } = {},
+): LinkedSignal {
   const controller = new AbortController();
   const forward = (): void => controller.abort(parent?.reason);
   if (parent?.aborted) forward();
   else parent?.addEventListener('abort', forward, { once: true });
   const { timeoutMs, timeoutReason } = options;
-  const timer = timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(timeoutReason?.() ?? new DOMException('timed out', 'TimeoutError')), timeoutMs);
+  // Purpose: timeout (the linked signal aborts once timeoutMs passed).
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(
+          () => controller.abort(timeoutReason?.() ?? new DOMException('timed out', 'TimeoutError')),
+          timeoutMs,
+        );
   timer?.unref();
   return {
     signal: controller.signal,
@@ -81,7 +95,11 @@ export function scopedSignal(parent: AbortSignal): LinkedSignal {
  * Runs `call` on a linked signal of its own (see `linkedSignal`), released when it settles; a `scopedSignal` without a
  * timeout to add is passed through as it is.
  */
-export async function withLinkedSignal<T>(parent: AbortSignal | undefined, call: (own: AbortSignal) => Promise<T>, options: { timeoutMs?: number; timeoutReason?: () => unknown } = {}): Promise<T> {
+export async function withLinkedSignal<T>(
+  parent: AbortSignal | undefined,
+  call: (own: AbortSignal) => Promise<T>,
+  options: { timeoutMs?: number; timeoutReason?: () => unknown } = {},
+): Promise<T> {
   if (parent !== undefined && options.timeoutMs === undefined && scopes.has(parent)) return call(parent);
   const linked = linkedSignal(parent, options);
   try {

@@ -64,7 +64,22 @@ class Harness {
 }
 
 type Step = { hand: string } | 'moment' | 'finish';
-const SCRIPT: Step[] = [{ hand: 'a' }, { hand: 'b' }, 'moment', { hand: 'c' }, { hand: 'd' }, { hand: 'e' }, 'finish', 'moment', { hand: 'f' }, 'finish', 'moment', 'finish', 'moment', 'finish'];
+const SCRIPT: Step[] = [
+  { hand: 'a' },
+  { hand: 'b' },
+  'moment',
+  { hand: 'c' },
+  { hand: 'd' },
+  { hand: 'e' },
+  'finish',
+  'moment',
+  { hand: 'f' },
+  'finish',
+  'moment',
+  'finish',
+  'moment',
+  'finish',
+];
 const HANDED = ['a', 'b', 'c', 'd', 'e', 'f'];
 
 async function play(harness: Harness, steps: readonly Step[]): Promise<void> {
@@ -120,8 +135,15 @@ describe('GroupCommit', () => {
       await barrier;
       const lost = [...harness.outcomes].filter(([, outcome]) => outcome === 'failed').map(([item]) => item);
       assert.equal(lost.length > 0, failed, `cut ${cut}: a failure is reported to its callers`);
-      assert.deepEqual(harness.db, HANDED.filter((item) => !lost.includes(item)), `cut ${cut}: the others committed in order`);
-      assert.ok([...harness.outcomes.values()].every((outcome) => outcome !== 'pending'), `cut ${cut}: every caller learnt its outcome`);
+      assert.deepEqual(
+        harness.db,
+        HANDED.filter((item) => !lost.includes(item)),
+        `cut ${cut}: the others committed in order`,
+      );
+      assert.ok(
+        [...harness.outcomes.values()].every((outcome) => outcome !== 'pending'),
+        `cut ${cut}: every caller learnt its outcome`,
+      );
     }
   });
 

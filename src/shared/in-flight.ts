@@ -25,6 +25,7 @@ export class InFlight {
     if (running.length === 0) return 0;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<'expired'>((resolve) => {
+      // Purpose: timeout (the grace a drain gives the work still running).
       timer = setTimeout(() => resolve('expired'), graceMs);
     });
     try {

@@ -18,6 +18,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
     };
+    // Purpose: a plain delay (backoff and pauses of the callers), cancelled by the signal.
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();

@@ -32,7 +32,9 @@ export interface ApprovalDecision {
 }
 
 export interface ApprovalStore {
-  create(row: Pick<ApprovalRow, 'approvalId' | 'wsId' | 'turnId' | 'kind' | 'ownerUserId' | 'items'>): Promise<ApprovalRow>;
+  create(
+    row: Pick<ApprovalRow, 'approvalId' | 'wsId' | 'turnId' | 'kind' | 'ownerUserId' | 'items'>,
+  ): Promise<ApprovalRow>;
   get(approvalId: string): Promise<ApprovalRow | undefined>;
   /**
    * Resolves a pending row. Idempotent: returns `{changed: false}` with the current row when it was

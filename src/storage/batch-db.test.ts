@@ -15,7 +15,9 @@ describe('BatchRunner on SQLite (knex public API, prepared statements on the rec
     knex = createKnex(`sqlite:${join(dir, 'batch.db')}`);
     await knex.raw('create table parents (id integer primary key)');
     // A deferred foreign key is checked at COMMIT: a violation makes the COMMIT itself fail and leaves it open.
-    await knex.raw('create table children (id integer primary key, parent integer references parents(id) deferrable initially deferred)');
+    await knex.raw(
+      'create table children (id integer primary key, parent integer references parents(id) deferrable initially deferred)',
+    );
     runner = new BatchRunner(knex);
   });
   after(async () => {
@@ -34,15 +36,21 @@ describe('BatchRunner on SQLite (knex public API, prepared statements on the rec
   });
 
   it('rolls a batch back when a statement fails', async () => {
-    await assert.rejects(runner.transaction(async (db) => {
-      await db.run(db.table('parents').insert({ id: 3 }));
-      await db.run(db.table('parents').insert({ id: 3 }));
-    }), /UNIQUE/);
+    await assert.rejects(
+      runner.transaction(async (db) => {
+        await db.run(db.table('parents').insert({ id: 3 }));
+        await db.run(db.table('parents').insert({ id: 3 }));
+      }),
+      /UNIQUE/,
+    );
     assert.deepEqual(await knex('parents').select('id'), [{ id: 2 }]);
   });
 
   it('ends a transaction whose COMMIT failed: the next writes are neither refused nor rolled back with it', async () => {
-    await assert.rejects(runner.transaction((db) => db.run(db.table('children').insert({ id: 1, parent: 99 }))), /FOREIGN KEY/);
+    await assert.rejects(
+      runner.transaction((db) => db.run(db.table('children').insert({ id: 1, parent: 99 }))),
+      /FOREIGN KEY/,
+    );
     // Queued behind the failed batch: without the ROLLBACK it would join the open transaction (and go with it).
     await runner.alone((db) => db.run(db.table('parents').insert({ id: 4 })));
     await runner.transaction((db) => db.run(db.table('parents').insert({ id: 5 })));

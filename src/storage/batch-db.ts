@@ -5,7 +5,13 @@
  * awaited by itself would queue for the connection the batch holds.
  */
 import type { Knex } from 'knex';
-import { inSqliteTransaction, isSqlite, runPrepared, type SqliteConnection, type Statement } from './sqlite-statements.js';
+import {
+  inSqliteTransaction,
+  isSqlite,
+  runPrepared,
+  type SqliteConnection,
+  type Statement,
+} from './sqlite-statements.js';
 
 export type { Statement } from './sqlite-statements.js';
 
@@ -51,6 +57,14 @@ export class BatchRunner {
   transaction<T>(work: (db: BatchDb) => Promise<T>): Promise<T> {
     if (!this.sqlite) return this.knex.transaction((trx) => work(knexBatchDb(trx)));
     return inSqliteTransaction(this.knex, (connection) => work(sqliteBatchDb(this.knex, connection)));
+  }
+
+  /**
+   * SQLite in WAL mode with synchronous=NORMAL (`db.ts`): a commit does not sync, so BEGIN and COMMIT around a couple of
+   * statements cost more round trips than they save.
+   */
+  get commitsAreCheap(): boolean {
+    return this.sqlite;
   }
 
   /** `work` outside a transaction (one statement commits by itself), through knex's pool like any other query. */

@@ -5,7 +5,13 @@
  * only after its row is committed (ADR 0015): nothing is handled before its ledger row is durable.
  */
 import { GroupCommit, type Schedule } from '../shared/group-commit.js';
-import { claimId, type InboundClaim, type InboundCursor, type InboundEventStore } from './inbound-event-store.js';
+import {
+  claimId,
+  type InboundClaim,
+  type InboundCursor,
+  type InboundEventStore,
+  type ReclaimRule,
+} from './inbound-event-store.js';
 
 export interface ClaimingManyStore extends InboundEventStore {
   /** Records the claims; resolves with the `claimId`s this call recorded first. */
@@ -27,7 +33,10 @@ export class BatchedInboundClaims implements InboundEventStore {
     private readonly store: ClaimingManyStore,
     options: { schedule?: Schedule } = {},
   ) {
-    this.engine = new GroupCommit({ hasPending: () => this.waiting.length > 0, commitNext: () => this.write() }, options);
+    this.engine = new GroupCommit(
+      { hasPending: () => this.waiting.length > 0, commitNext: () => this.write() },
+      options,
+    );
   }
 
   claim(claim: InboundClaim): Promise<boolean> {
@@ -40,6 +49,10 @@ export class BatchedInboundClaims implements InboundEventStore {
   /** Not grouped here: the write batch it joins already shares one transaction. */
   claimBehind(claim: InboundClaim): Promise<boolean> {
     return this.store.claimBehind(claim);
+  }
+
+  reclaim(claim: InboundClaim & { claimedBy: string }, rule: ReclaimRule): Promise<boolean> {
+    return this.store.reclaim(claim, rule);
   }
 
   cursor(platform: string, channelId: string, beforeMs: number): Promise<InboundCursor | undefined> {

@@ -6,7 +6,14 @@ import { waitFor } from '../../test/helpers/tool-context.js';
 import { CachedMemoryCounts, MEMORY_COUNT_TTL_MS } from './cached-memory-counts.js';
 import { KnexMemoryStore } from './knex-memory-store.js';
 
-const memory = (name: string, scopeId: string) => ({ name, description: 'd', type: 'user' as const, scope: 'user' as const, scopeId, content: `about ${name}` });
+const memory = (name: string, scopeId: string) => ({
+  name,
+  description: 'd',
+  type: 'user' as const,
+  scope: 'user' as const,
+  scopeId,
+  content: `about ${name}`,
+});
 
 describe('CachedMemoryCounts', () => {
   let db: TestStores;
@@ -49,7 +56,12 @@ describe('CachedMemoryCounts', () => {
     const statements: string[] = [];
     const onQuery = (query: { sql: string }): void => void statements.push(query.sql);
     db.knex.on('query', onQuery);
-    const ws = await stores.workstreams.create({ wsId: 'ws-new-counts', userId: user.userId, name: 'n', modelAlias: 'default' });
+    const ws = await stores.workstreams.create({
+      wsId: 'ws-new-counts',
+      userId: user.userId,
+      name: 'n',
+      modelAlias: 'default',
+    });
     const inserts = statements.length;
     assert.equal(await stores.memories.countVisible({ wsId: ws.wsId, userId: 'never-seen-user' }), 0);
     assert.equal(statements.length, inserts, `no count query: ${statements.slice(inserts).join('; ')}`);

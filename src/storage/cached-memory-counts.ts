@@ -13,7 +13,14 @@
  *   from the call after that refresh.
  */
 import { LRUCache } from 'lru-cache';
-import type { MemoryRow, MemoryScope, MemoryScopeCounting, MemoryStore, MemoryVisibility, OwnerScopeCounts } from './memory-store.js';
+import type {
+  MemoryRow,
+  MemoryScope,
+  MemoryScopeCounting,
+  MemoryStore,
+  MemoryVisibility,
+  OwnerScopeCounts,
+} from './memory-store.js';
 
 export const MEMORY_COUNT_TTL_MS = 60_000;
 const COUNT_LIMIT = 4096;
@@ -50,7 +57,12 @@ export class CachedMemoryCounts implements MemoryStore {
   }
 
   /** An update never moves a memory to another scope, so no count changes. */
-  update(name: string, scope: MemoryScope, scopeId: string, patch: Parameters<MemoryStore['update']>[3]): Promise<boolean> {
+  update(
+    name: string,
+    scope: MemoryScope,
+    scopeId: string,
+    patch: Parameters<MemoryStore['update']>[3],
+  ): Promise<boolean> {
     return this.store.update(name, scope, scopeId, patch);
   }
 
@@ -71,9 +83,13 @@ export class CachedMemoryCounts implements MemoryStore {
   }
 
   async countVisible(visibility: MemoryVisibility): Promise<number> {
-    const owners = this.owners !== undefined ? this.fresh(this.owners, () => this.loadOwners()) : await this.loadOwners();
+    const owners =
+      this.owners !== undefined ? this.fresh(this.owners, () => this.loadOwners()) : await this.loadOwners();
     const remembered = this.workstreams.get(visibility.wsId);
-    const own = remembered !== undefined ? this.fresh(remembered, () => this.loadWorkstream(visibility.wsId)) : await this.loadWorkstream(visibility.wsId);
+    const own =
+      remembered !== undefined
+        ? this.fresh(remembered, () => this.loadWorkstream(visibility.wsId))
+        : await this.loadWorkstream(visibility.wsId);
     return owners.global + (visibility.userId === '' ? 0 : (owners.users.get(visibility.userId) ?? 0)) + own;
   }
 

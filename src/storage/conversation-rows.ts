@@ -34,7 +34,11 @@ function contentColumns(content: string | ContentPart[]): { content: string; con
 }
 
 /** The row for a non-system message. */
-export function toConversationRow(wsId: string, timestamp: string, message: Exclude<Message, { role: 'system' }>): ConversationInsert {
+export function toConversationRow(
+  wsId: string,
+  timestamp: string,
+  message: Exclude<Message, { role: 'system' }>,
+): ConversationInsert {
   const base: ConversationInsert = {
     ws_id: wsId,
     timestamp,

@@ -76,4 +76,3 @@ export function createStores(knex: Knex): Stores {
     settleWrites: () => writer.flush(),
   };
 }
-

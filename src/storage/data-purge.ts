@@ -69,10 +69,14 @@ export function removeUserData(knex: Knex, userId: string): Promise<RemovedUser 
     knex.transaction(async (trx) => {
       const user = (await trx('users').where({ user_id: userId }).first()) as DbRow | undefined;
       if (user === undefined) return undefined;
-      const wsIds = ((await trx('workstreams').select('ws_id').where({ user_id: userId })) as DbRow[]).map((row) => text(row.ws_id));
+      const wsIds = ((await trx('workstreams').select('ws_id').where({ user_id: userId })) as DbRow[]).map((row) =>
+        text(row.ws_id),
+      );
       await deleteWorkstreams(trx, wsIds);
       await trx('structured_memories').where({ scope: 'user', scope_id: userId }).delete();
-      await trx('structured_memories').where({ author: text(user.username) }).update({ author: '' });
+      await trx('structured_memories')
+        .where({ author: text(user.username) })
+        .update({ author: '' });
       await trx('approvals').where({ owner_user_id: userId }).delete();
       await trx('approvals').where({ decided_by: userId }).update({ decided_by: REMOVED_USER });
       await trx('approval_grants').where({ scope: 'user', scope_key: userId }).delete();
@@ -128,16 +132,40 @@ export function purgeExpired(knex: Knex, policy: RetentionPolicy, now: number): 
           .where('updated', '<', isoDaysAgo(now, policy.conversationsDays))
           .whereIn('state', ['idle', 'error', 'closed'])
           .whereNotExists(trx('turn_journal').select('ws_id').whereRaw('turn_journal.ws_id = workstreams.ws_id'))
-          .whereNotExists(trx('workstream_leases').select('workstream_id').whereRaw('workstream_leases.workstream_id = workstreams.ws_id'))
+          .whereNotExists(
+            trx('workstream_leases')
+              .select('workstream_id')
+              .whereRaw('workstream_leases.workstream_id = workstreams.ws_id'),
+          )
           .limit(PURGE_BATCH)) as DbRow[];
         wsIds = rows.map((row) => text(row.ws_id));
         await deleteWorkstreams(trx, wsIds);
       }
       const notifyDeliveries =
-        policy.notifyDeliveriesDays > 0 ? toNumber(await trx('notify_deliveries').where('created', '<', isoDaysAgo(now, policy.notifyDeliveriesDays)).delete()) : 0;
-      const ledgerRows = policy.ledgerDays > 0 ? toNumber(await trx('inbound_events').where('received_at', '<', now - Math.max(1, policy.ledgerDays) * DAY_MS).delete()) : 0;
+        policy.notifyDeliveriesDays > 0
+          ? toNumber(
+              await trx('notify_deliveries')
+                .where('created', '<', isoDaysAgo(now, policy.notifyDeliveriesDays))
+                .delete(),
+            )
+          : 0;
+      const ledgerRows =
+        policy.ledgerDays > 0
+          ? toNumber(
+              await trx('inbound_events')
+                .where('received_at', '<', now - Math.max(1, policy.ledgerDays) * DAY_MS)
+                .delete(),
+            )
+          : 0;
       // Usage is kept as long as conversations are (gateway.retention_days), by its day, whether or not its conversation is.
-      const usageRows = policy.conversationsDays > 0 ? toNumber(await trx('usage_daily').where('day', '<', isoDaysAgo(now, policy.conversationsDays).slice(0, 10)).delete()) : 0;
+      const usageRows =
+        policy.conversationsDays > 0
+          ? toNumber(
+              await trx('usage_daily')
+                .where('day', '<', isoDaysAgo(now, policy.conversationsDays).slice(0, 10))
+                .delete(),
+            )
+          : 0;
       return { wsIds, notifyDeliveries, ledgerRows, usageRows };
     }),
   );

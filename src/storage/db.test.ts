@@ -35,7 +35,10 @@ describe('createKnex', () => {
       assert.throws(
         () => createKnex(`sqlite:${join(dir, 'a-file', 'data', 'sandpiper.db')}`),
         (error: unknown) =>
-          error instanceof GatewayError && error.code === 'STORAGE_ERROR' && error.message.includes(join(dir, 'a-file', 'data')) && error.message.includes('ENOTDIR'),
+          error instanceof GatewayError &&
+          error.code === 'STORAGE_ERROR' &&
+          error.message.includes(join(dir, 'a-file', 'data')) &&
+          error.message.includes('ENOTDIR'),
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -57,7 +60,8 @@ describe('createKnex', () => {
   it('rejects an unsupported URL without echoing it', () => {
     assert.throws(
       () => createKnex('mysql://root:hunter2@localhost/db'),
-      (error: unknown) => error instanceof GatewayError && error.code === 'CONFIG_INVALID' && !error.message.includes('hunter2'),
+      (error: unknown) =>
+        error instanceof GatewayError && error.code === 'CONFIG_INVALID' && !error.message.includes('hunter2'),
     );
   });
 

@@ -5,7 +5,12 @@ import knexPkg from 'knex';
 import type { Knex } from 'knex';
 import { StorageError } from '../shared/errors.js';
 import { migrationSource } from './migration-source.js';
-import { finalizePrepared, registerSqliteConnection, type SqliteConnection as PreparingConnection, type SqliteConnectionSlot } from './sqlite-statements.js';
+import {
+  finalizePrepared,
+  registerSqliteConnection,
+  type SqliteConnection as PreparingConnection,
+  type SqliteConnectionSlot,
+} from './sqlite-statements.js';
 import { toStorageError } from './storage-errors.js';
 
 export type { Knex } from 'knex';
@@ -44,7 +49,12 @@ function runSteps(connection: SqliteConnection, steps: string[], done: PoolDone)
  * checkpoints). A committed transaction survives a crash or kill of the process; only an OS crash or power
  * loss can undo the last commits, never corrupt the file. Recorded in docs/decisions/0011-hot-path-writes.md.
  */
-export const SQLITE_PRAGMAS = ['PRAGMA busy_timeout=5000', 'PRAGMA journal_mode=WAL', 'PRAGMA synchronous=NORMAL', 'PRAGMA foreign_keys=ON'];
+export const SQLITE_PRAGMAS = [
+  'PRAGMA busy_timeout=5000',
+  'PRAGMA journal_mode=WAL',
+  'PRAGMA synchronous=NORMAL',
+  'PRAGMA foreign_keys=ON',
+];
 
 /**
  * Per-connection setup of a new SQLite connection (knex pool `afterCreate`, public API): recorded in `slot`, the
@@ -59,7 +69,12 @@ function setUpSqliteConnection(slot: SqliteConnectionSlot, connection: SqliteCon
 }
 
 // knex prints pool and driver failures to the console itself (with stacks); they reach callers as errors anyway.
-const quietKnexLog: Knex.Logger = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined };
+const quietKnexLog: Knex.Logger = {
+  warn: () => undefined,
+  error: () => undefined,
+  deprecate: () => undefined,
+  debug: () => undefined,
+};
 
 /** Creates the directory of the SQLite file; a failure names the directory (a path, not a secret) and the errno code. */
 export function createDatabaseDirectory(directory: string): void {
@@ -67,7 +82,10 @@ export function createDatabaseDirectory(directory: string): void {
     mkdirSync(directory, { recursive: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new StorageError('STORAGE_ERROR', `cannot create the database directory ${directory} (${code}); check gateway.data_dir`);
+    throw new StorageError(
+      'STORAGE_ERROR',
+      `cannot create the database directory ${directory} (${code}); check gateway.data_dir`,
+    );
   }
 }
 
@@ -127,7 +145,17 @@ export function isPostgres(knex: Knex): boolean {
 }
 
 // Network and PostgreSQL connection-phase codes (28xxx: authentication, 3D000: no such database).
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', '28P01', '28000', '3D000']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  '28P01',
+  '28000',
+  '3D000',
+]);
 
 interface PgSession {
   query(sql: string): Promise<unknown>;
@@ -140,7 +168,10 @@ interface PgSession {
  */
 async function oneMigratorAtATime<T>(knex: Knex, work: () => Promise<T>): Promise<T> {
   if (!isPostgres(knex)) return work();
-  const client = knex.client as { acquireConnection(): Promise<PgSession>; releaseConnection(connection: PgSession): Promise<unknown> };
+  const client = knex.client as {
+    acquireConnection(): Promise<PgSession>;
+    releaseConnection(connection: PgSession): Promise<unknown>;
+  };
   const session = await client.acquireConnection();
   try {
     await session.query('SELECT pg_advisory_lock(hashtext(current_schema()))');
@@ -157,14 +188,21 @@ async function oneMigratorAtATime<T>(knex: Knex, work: () => Promise<T>): Promis
 /** Applies every pending migration (a no-op when up to date); returns the names applied. */
 export async function runMigrations(knex: Knex): Promise<string[]> {
   try {
-    const [, applied] = (await oneMigratorAtATime(knex, () => knex.migrate.latest({ migrationSource }))) as [number, string[]];
+    const [, applied] = (await oneMigratorAtATime(knex, () => knex.migrate.latest({ migrationSource }))) as [
+      number,
+      string[],
+    ];
     return applied;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && CONNECT_CODES.has(code)) {
       // The redacted driver error is kept as the cause; the message never carries the URL or the password.
       const cause = toStorageError(error, 'connect');
-      throw new StorageError('STORAGE_ERROR', `cannot connect to the database (${code})`, { cause, retryable: true, data: { driverCode: code } });
+      throw new StorageError('STORAGE_ERROR', `cannot connect to the database (${code})`, {
+        cause,
+        retryable: true,
+        data: { driverCode: code },
+      });
     }
     throw toStorageError(error, 'migrate');
   }
@@ -183,12 +221,18 @@ export async function rollbackMigrations(knex: Knex, all = false): Promise<strin
 /** Names of the migrations not applied yet (`sandpiper doctor`); connection failures as in `runMigrations`. */
 export async function pendingMigrations(knex: Knex): Promise<string[]> {
   try {
-    const [, pending] = (await knex.migrate.list({ migrationSource })) as [unknown[], Array<{ file?: string; name?: string } | string>];
+    const [, pending] = (await knex.migrate.list({ migrationSource })) as [
+      unknown[],
+      Array<{ file?: string; name?: string } | string>,
+    ];
     return pending.map((entry) => (typeof entry === 'string' ? entry : (entry.file ?? entry.name ?? '?')));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && CONNECT_CODES.has(code)) {
-      throw new StorageError('STORAGE_ERROR', `cannot connect to the database (${code})`, { cause: toStorageError(error, 'connect'), retryable: true });
+      throw new StorageError('STORAGE_ERROR', `cannot connect to the database (${code})`, {
+        cause: toStorageError(error, 'connect'),
+        retryable: true,
+      });
     }
     throw toStorageError(error, 'migrate');
   }

@@ -55,9 +55,15 @@ export class KnexElicitationFormStore implements ElicitationFormStore {
     return guard('elicitationForms.create', async () => {
       await this.knex(TABLE).where('expires_at', '<', pruneBefore).delete();
       await this.knex(TABLE).insert({
-        form_id: form.formId, holder: form.holder, server: form.server, message: form.message,
-        requested_schema: JSON.stringify(form.requestedSchema), owner_user_id: form.ownerUserId, platform: form.platform,
-        channel_id: form.channelId, expires_at: form.expiresAt,
+        form_id: form.formId,
+        holder: form.holder,
+        server: form.server,
+        message: form.message,
+        requested_schema: JSON.stringify(form.requestedSchema),
+        owner_user_id: form.ownerUserId,
+        platform: form.platform,
+        channel_id: form.channelId,
+        expires_at: form.expiresAt,
       });
     });
   }
@@ -71,7 +77,10 @@ export class KnexElicitationFormStore implements ElicitationFormStore {
 
   answer(formId: string, answer: string, decidedBy: string): Promise<boolean> {
     return guard('elicitationForms.answer', async () => {
-      const changed = await this.knex(TABLE).where('form_id', formId).whereNull('answer').update({ answer, decided_by: decidedBy });
+      const changed = await this.knex(TABLE)
+        .where('form_id', formId)
+        .whereNull('answer')
+        .update({ answer, decided_by: decidedBy });
       return changed > 0;
     });
   }

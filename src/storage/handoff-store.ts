@@ -1,4 +1,5 @@
 /** Work one instance hands to another (`cluster_handoffs`, ADR 0021): the row is the truth, a NOTIFY only wakes. */
+import type { InboundClaim } from './inbound-event-store.js';
 
 /** 'inbound' (a message), 'interaction' (a click), 'deliver' (a watch result), 'reply' (the answer to a handed-off click, back to its receiver). */
 export type HandoffKind = 'inbound' | 'interaction' | 'deliver' | 'reply';
@@ -17,7 +18,15 @@ export interface Handoff {
 
 export interface HandoffStore {
   /** Writes the row and (PostgreSQL) notifies `sandpiper_cluster` with `<target> <id>` in the same transaction. */
-  create(input: { target: string; wsId: string; kind: HandoffKind; payload: string; createdAt: number }): Promise<Handoff>;
+  /** `receipt`: the handed message's pending inbound claim, settled in the same transaction (docs/design/durability.md). */
+  create(input: {
+    target: string;
+    wsId: string;
+    kind: HandoffKind;
+    payload: string;
+    createdAt: number;
+    receipt?: InboundClaim;
+  }): Promise<Handoff>;
   /** Conditional claim (`WHERE claimed_at IS NULL`): true for exactly one claimer. */
   claim(id: string, by: string, now: number): Promise<boolean>;
   get(id: string): Promise<Handoff | undefined>;

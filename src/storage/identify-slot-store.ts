@@ -18,7 +18,11 @@ export class KnexIdentifySlotStore implements IdentifySlotStore {
 
   take(bucket: string, windowMs: number): Promise<number> {
     return guard('identifySlots.take', async () => {
-      const now = this.knex.raw(isPostgres(this.knex) ? '(extract(epoch from clock_timestamp()) * 1000)::bigint' : "cast((julianday('now') - 2440587.5) * 86400000 as integer)");
+      const now = this.knex.raw(
+        isPostgres(this.knex)
+          ? '(extract(epoch from clock_timestamp()) * 1000)::bigint'
+          : "cast((julianday('now') - 2440587.5) * 86400000 as integer)",
+      );
       await this.knex(TABLE).insert({ bucket, next_at: 0 }).onConflict('bucket').ignore();
       // One statement: the row lock lets only one instance move the window on.
       const taken = await this.knex(TABLE)
@@ -26,7 +30,9 @@ export class KnexIdentifySlotStore implements IdentifySlotStore {
         .andWhere('next_at', '<=', now)
         .update({ next_at: this.knex.raw('? + ?', [now, windowMs]) });
       if (taken > 0) return 0;
-      const row = (await this.knex(TABLE).where('bucket', bucket).first(this.knex.raw('next_at - ? as wait', [now]))) as { wait?: number | string } | undefined;
+      const row = (await this.knex(TABLE)
+        .where('bucket', bucket)
+        .first(this.knex.raw('next_at - ? as wait', [now]))) as { wait?: number | string } | undefined;
       return Math.max(1, Number(row?.wait ?? 1));
     });
   }

@@ -10,6 +10,21 @@ export interface InboundClaim {
   messageId?: string | undefined;
   /** Epoch milliseconds. */
   receivedAt: number;
+  /**
+   * The gateway process claiming a message before the message is stored: its row is *pending* until the message's
+   * write (or the end of its handling) settles it, and catch-up may take a pending row of a process that died
+   * (`reclaim`). Absent: the row is written settled (with the message, or for an event that stores nothing).
+   */
+  claimedBy?: string | undefined;
+}
+
+/** When a pending claim of another process may be taken again (`InboundEventStore.reclaim`). */
+export interface ReclaimRule {
+  /**
+   * PostgreSQL: the claimer must have no `services` heartbeat at or after this ISO time (it died). Absent on a single
+   * instance, where every other claimer was an earlier, dead process (the instance lock, ADR 0023).
+   */
+  aliveSince?: string;
 }
 
 /** The newest message handled in a conversation. */
@@ -30,7 +45,12 @@ export interface InboundEventStore {
    * earlier one, never a later one. Resolves as `claim` does, once committed.
    */
   claimBehind(claim: InboundClaim): Promise<boolean>;
-  /** The newest message of a conversation recorded before `beforeMs` (the catch-up cursor), if any. */
+  /**
+   * Takes a *pending* claim of another process that died before the message was stored (see `ReclaimRule`): true when
+   * this call took it (the event is handled again), false when it is settled, fresh, or its claimer is alive.
+   */
+  reclaim(claim: InboundClaim & { claimedBy: string }, rule: ReclaimRule): Promise<boolean>;
+  /** The newest settled message of a conversation recorded before `beforeMs` (the catch-up cursor), if any. */
   cursor(platform: string, channelId: string, beforeMs: number): Promise<InboundCursor | undefined>;
   /** Conversations with messages recorded after `sinceMs` (catch-up covers them even when not configured). */
   recentConversations(platform: string, sinceMs: number): Promise<string[]>;

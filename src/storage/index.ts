@@ -1,5 +1,13 @@
 /** Public surface of the storage module: open a database, migrate it, and get the stores. */
-export { createKnex, isPostgres, pendingMigrations, rollbackMigrations, runMigrations, type CreateKnexOptions, type Knex } from './db.js';
+export {
+  createKnex,
+  isPostgres,
+  pendingMigrations,
+  rollbackMigrations,
+  runMigrations,
+  type CreateKnexOptions,
+  type Knex,
+} from './db.js';
 export { createStores } from './create-stores.js';
 export { migrationNames } from './migration-source.js';
 export { isUniqueViolation } from './storage-errors.js';

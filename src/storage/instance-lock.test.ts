@@ -4,7 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { acquireInstanceLock, describeLockRefusal, instanceLockFile, lockSqliteInstance, sqliteDatabaseFile } from './instance-lock.js';
+import {
+  acquireInstanceLock,
+  describeLockRefusal,
+  instanceLockFile,
+  lockSqliteInstance,
+  sqliteDatabaseFile,
+} from './instance-lock.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'sp-instance-lock-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,12 +23,18 @@ describe('instance lock', () => {
     const second = await acquireInstanceLock(db, 'channel-h-0002');
     assert.ok(!second.ok);
     assert.equal(second.error.kind, 'held');
-    assert.deepEqual(second.error.kind === 'held' && [second.error.holder?.instanceId, second.error.holder?.pid, second.error.holder?.host], [
-      'channel-h-0001',
-      process.pid,
-      hostname(),
-    ]);
-    assert.match(describeLockRefusal(db, second.error), new RegExp(`^another sandpiper is already running on the SQLite database ${db} \\(pid ${process.pid} on `));
+    assert.deepEqual(
+      second.error.kind === 'held' && [
+        second.error.holder?.instanceId,
+        second.error.holder?.pid,
+        second.error.holder?.host,
+      ],
+      ['channel-h-0001', process.pid, hostname()],
+    );
+    assert.match(
+      describeLockRefusal(db, second.error),
+      new RegExp(`^another sandpiper is already running on the SQLite database ${db} \\(pid ${process.pid} on `),
+    );
     await first.value.release();
     await first.value.release();
     const third = await acquireInstanceLock(db, 'channel-h-0003');

@@ -45,11 +45,14 @@ export function instanceLockFile(databaseFile: string): string {
   return `${databaseFile}-instance.lock`;
 }
 
-const HOLDER_TABLE = 'CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY CHECK (id = 1), instance_id TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, since TEXT NOT NULL)';
+const HOLDER_TABLE =
+  'CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY CHECK (id = 1), instance_id TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, since TEXT NOT NULL)';
 
 function openDatabase(file: string): Promise<sqlite3.Database> {
   return new Promise((resolve, reject) => {
-    const db = new sqlite3.Database(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE, (error) => (error ? reject(error) : resolve(db)));
+    const db = new sqlite3.Database(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE, (error) =>
+      error ? reject(error) : resolve(db),
+    );
   });
 }
 
@@ -70,19 +73,26 @@ function sqliteCode(error: unknown): string {
   return typeof code === 'string' ? code : 'error';
 }
 
-const isBusy = (error: unknown): boolean => sqliteCode(error) === 'SQLITE_BUSY' || sqliteCode(error) === 'SQLITE_LOCKED';
+const isBusy = (error: unknown): boolean =>
+  sqliteCode(error) === 'SQLITE_BUSY' || sqliteCode(error) === 'SQLITE_LOCKED';
 
 /** The recorded holder; undefined while a starting holder has not committed its row yet (or the row is unreadable). */
 async function readHolder(db: sqlite3.Database): Promise<LockHolder | undefined> {
   // A holder commits its row under a brief exclusive lock; a reader waits that long rather than failing.
   db.configure('busyTimeout', 1000);
   const row = await new Promise<Record<string, unknown> | undefined>((resolve) => {
-    db.get('SELECT instance_id, pid, host, since FROM holder WHERE id = 1', (error, found: Record<string, unknown> | undefined) =>
-      resolve(error ? undefined : found),
+    db.get(
+      'SELECT instance_id, pid, host, since FROM holder WHERE id = 1',
+      (error, found: Record<string, unknown> | undefined) => resolve(error ? undefined : found),
     );
   });
   if (row === undefined) return undefined;
-  return { instanceId: String(row['instance_id']), pid: Number(row['pid']), host: String(row['host']), since: String(row['since']) };
+  return {
+    instanceId: String(row['instance_id']),
+    pid: Number(row['pid']),
+    host: String(row['host']),
+    since: String(row['since']),
+  };
 }
 
 /** `BEGIN IMMEDIATE`: takes the file's write lock, or false at once when another connection holds it. */
@@ -99,8 +109,10 @@ async function tryWriteLock(db: sqlite3.Database): Promise<boolean> {
 
 function unavailableReason(error: unknown): string {
   const code = sqliteCode(error);
-  if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY' || code === 'SQLITE_PERM') return `${code}: the directory or the file is not writable`;
-  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') return `${code}: not a lock file; remove it while no gateway runs`;
+  if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY' || code === 'SQLITE_PERM')
+    return `${code}: the directory or the file is not writable`;
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT')
+    return `${code}: not a lock file; remove it while no gateway runs`;
   return code;
 }
 
@@ -109,7 +121,10 @@ function unavailableReason(error: unknown): string {
  * transaction (SQLite's RESERVED lock): others can still read who holds it, and nobody else can begin a write until the
  * holder's process ends. A start that slips in between the commit and the final lock simply wins; the other is refused.
  */
-export async function acquireInstanceLock(databaseFile: string, instanceId: string): Promise<Result<InstanceLock, LockRefusal>> {
+export async function acquireInstanceLock(
+  databaseFile: string,
+  instanceId: string,
+): Promise<Result<InstanceLock, LockRefusal>> {
   const file = instanceLockFile(databaseFile);
   let db: sqlite3.Database;
   try {
@@ -122,7 +137,12 @@ export async function acquireInstanceLock(databaseFile: string, instanceId: stri
     await exec(db, 'PRAGMA journal_mode=MEMORY');
     if (!(await tryWriteLock(db))) return await refuse(db, file);
     await exec(db, HOLDER_TABLE);
-    await run(db, 'INSERT OR REPLACE INTO holder (id, instance_id, pid, host, since) VALUES (1, ?, ?, ?, ?)', [instanceId, process.pid, hostname(), isoNow()]);
+    await run(db, 'INSERT OR REPLACE INTO holder (id, instance_id, pid, host, since) VALUES (1, ?, ?, ?, ?)', [
+      instanceId,
+      process.pid,
+      hostname(),
+      isoNow(),
+    ]);
     await exec(db, 'COMMIT');
     if (!(await tryWriteLock(db))) return await refuse(db, file);
   } catch (error) {
@@ -160,7 +180,9 @@ export function describeLockRefusal(databaseFile: string, refusal: LockRefusal):
     return `cannot take the instance lock ${refusal.file} (${refusal.reason}); sandpiper start needs a writable gateway.data_dir`;
   }
   const holder = refusal.holder;
-  const who = holder ? `pid ${holder.pid} on ${holder.host}, instance ${holder.instanceId}, since ${holder.since}Z` : `its lock ${refusal.file} is held`;
+  const who = holder
+    ? `pid ${holder.pid} on ${holder.host}, instance ${holder.instanceId}, since ${holder.since}Z`
+    : `its lock ${refusal.file} is held`;
   return `another sandpiper is already running on the SQLite database ${databaseFile} (${who}); stop it first, or use PostgreSQL (database.url) to run several instances`;
 }
 

@@ -36,7 +36,9 @@ export class KnexApprovalStore implements ApprovalStore {
     private readonly writer: TickWriter = new TickWriter(knex),
   ) {}
 
-  create(row: Pick<ApprovalRow, 'approvalId' | 'wsId' | 'turnId' | 'kind' | 'ownerUserId' | 'items'>): Promise<ApprovalRow> {
+  create(
+    row: Pick<ApprovalRow, 'approvalId' | 'wsId' | 'turnId' | 'kind' | 'ownerUserId' | 'items'>,
+  ): Promise<ApprovalRow> {
     return guard('approvals.create', async () => {
       const dbRow = {
         approval_id: row.approvalId,
@@ -121,7 +123,8 @@ export class KnexApprovalStore implements ApprovalStore {
   listDecided(filter: { limit: number; userId?: string }): Promise<ApprovalRow[]> {
     return guardAfter(this.writer, 'approvals.listDecided', async () => {
       const query = this.knex('approvals').whereNot({ state: 'pending' });
-      if (filter.userId !== undefined) query.andWhere((q) => q.where({ owner_user_id: filter.userId }).orWhere({ decided_by: filter.userId }));
+      if (filter.userId !== undefined)
+        query.andWhere((q) => q.where({ owner_user_id: filter.userId }).orWhere({ decided_by: filter.userId }));
       const rows = (await query.orderBy('seq', 'desc').limit(filter.limit)) as DbRow[];
       return rows.map(toApproval);
     });

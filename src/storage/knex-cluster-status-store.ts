@@ -19,7 +19,6 @@ function toInstance(row: DbRow): InstanceRow {
   };
 }
 
-
 function toLeaseCount(row: DbRow): HolderLeaseCount {
   return { holder: text(row.holder), live: toNumber(row.live), expired: toNumber(row.expired) };
 }
@@ -32,11 +31,17 @@ export class KnexClusterStatusStore implements ClusterStatusStore {
       const postgres = isPostgres(this.knex);
       // REPEATABLE READ on PostgreSQL: the three reads see one moment, so a takeover is never counted twice or not at all.
       const read = (trx: Knex.Transaction): Promise<ClusterSnapshot> => this.read(trx, options, postgres);
-      return postgres ? this.knex.transaction(read, { isolationLevel: 'repeatable read' }) : this.knex.transaction(read);
+      return postgres
+        ? this.knex.transaction(read, { isolationLevel: 'repeatable read' })
+        : this.knex.transaction(read);
     });
   }
 
-  private async read(trx: Knex.Transaction, options: { now: number; instancesSeenWithinMs: number }, postgres: boolean): Promise<ClusterSnapshot> {
+  private async read(
+    trx: Knex.Transaction,
+    options: { now: number; instancesSeenWithinMs: number },
+    postgres: boolean,
+  ): Promise<ClusterSnapshot> {
     const cutoff = isoFromMs(options.now - options.instancesSeenWithinMs);
     const instances = (await trx('services')
       .where({ service_type: CHANNEL })

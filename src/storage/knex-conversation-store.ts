@@ -4,7 +4,13 @@ import type { Message } from '../agent/messages.js';
 import { safeParseJson } from '../shared/json.js';
 import { isoNow } from '../shared/time.js';
 import type { ConversationSearchOptions, ConversationStore, SearchHit } from './conversation-store.js';
-import { fromConversationRow, repairHistory, toConversationRow, toFts5Query, toWebsearchQuery } from './conversation-rows.js';
+import {
+  fromConversationRow,
+  repairHistory,
+  toConversationRow,
+  toFts5Query,
+  toWebsearchQuery,
+} from './conversation-rows.js';
 import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
@@ -35,7 +41,10 @@ function toolCallsOf(value: unknown): SearchHit['toolCalls'] {
   if (typeof value !== 'string' || value === '') return [];
   const parsed = safeParseJson(value);
   if (!parsed.ok || !Array.isArray(parsed.value)) return [];
-  return (parsed.value as Array<Record<string, unknown>>).map((call) => ({ name: text(call['name']), arguments: text(call['arguments']) }));
+  return (parsed.value as Array<Record<string, unknown>>).map((call) => ({
+    name: text(call['name']),
+    arguments: text(call['arguments']),
+  }));
 }
 
 /** The workstream and owner restrictions of a search, as SQL over the alias `c`. */
@@ -72,7 +81,9 @@ export class KnexConversationStore implements ConversationStore {
     return guard('conversations.append', async () => {
       if (!isStored(message)) return 0;
       const row = toConversationRow(wsId, isoNow(), message);
-      const inserted = (await this.writer.write((db) => db.table('conversations').insert(row).returning('id'), { oneStatement: true })) as Array<{ id: unknown }>;
+      const inserted = (await this.writer.write((db) => db.table('conversations').insert(row).returning('id'), {
+        oneStatement: true,
+      })) as Array<{ id: unknown }>;
       return toNumber(inserted[0]?.id);
     });
   }
@@ -88,7 +99,9 @@ export class KnexConversationStore implements ConversationStore {
   search(query: string, options: ConversationSearchOptions = {}): Promise<SearchHit[]> {
     return guardAfter(this.writer, 'conversations.search', async () => {
       const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.trunc(options.limit ?? DEFAULT_SEARCH_LIMIT)));
-      const rows = this.isPostgres ? await this.searchPostgres(query, options, limit) : await this.searchSqlite(query, options, limit);
+      const rows = this.isPostgres
+        ? await this.searchPostgres(query, options, limit)
+        : await this.searchSqlite(query, options, limit);
       return rows.map(toHit);
     });
   }
@@ -137,7 +150,8 @@ export class KnexConversationStore implements ConversationStore {
 
   count(wsId: string): Promise<number> {
     return guardAfter(this.writer, 'conversations.count', async () => {
-      const row = (await this.knex('conversations').where({ ws_id: wsId }).count({ n: '*' }).first()) as DbRow | undefined;
+      const row = (await this.knex('conversations').where({ ws_id: wsId }).count({ n: '*' }).first()) as
+        DbRow | undefined;
       return toNumber(row?.n);
     });
   }

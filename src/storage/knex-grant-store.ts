@@ -61,7 +61,8 @@ export class KnexGrantStore implements GrantStore {
     return guard('grants.active', async () => {
       const query = this.knex('approval_grants').where((q) => {
         q.where({ scope: 'conversation', scope_key: place.wsId }).orWhere({ scope: 'user', scope_key: place.userId });
-        if (place.channels.length > 0) q.orWhere((c) => c.where({ scope: 'channel' }).whereIn('scope_key', [...place.channels]));
+        if (place.channels.length > 0)
+          q.orWhere((c) => c.where({ scope: 'channel' }).whereIn('scope_key', [...place.channels]));
       });
       const rows = (await inForce(query, now).orderBy('created')) as DbRow[];
       return rows.map(toGrant);
@@ -88,7 +89,10 @@ export class KnexGrantStore implements GrantStore {
 
   revoke(grantId: string, by: string): Promise<boolean> {
     return guard('grants.revoke', async () => {
-      const changed = await this.knex('approval_grants').where({ grant_id: grantId }).whereNull('revoked').update({ revoked: isoNow(), revoked_by: by });
+      const changed = await this.knex('approval_grants')
+        .where({ grant_id: grantId })
+        .whereNull('revoked')
+        .update({ revoked: isoNow(), revoked_by: by });
       return changed > 0;
     });
   }

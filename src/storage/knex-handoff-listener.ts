@@ -24,7 +24,11 @@ interface PoolClient {
   releaseConnection(connection: PgConnection): Promise<unknown>;
 }
 
-export async function listenForHandoffs(knex: Knex, onWake: (target: string, id: string) => void, onError: (error: unknown) => void): Promise<() => Promise<void>> {
+export async function listenForHandoffs(
+  knex: Knex,
+  onWake: (target: string, id: string) => void,
+  onError: (error: unknown) => void,
+): Promise<() => Promise<void>> {
   const client = knex.client as PoolClient;
   let closed = false;
   let current: PgConnection | undefined;
@@ -51,7 +55,11 @@ export async function listenForHandoffs(knex: Knex, onWake: (target: string, id:
     current = connection;
   };
   const scheduleRetry = (): void => {
-    retry = setTimeout(() => void connect().catch((error: unknown) => (onError(error), closed ? undefined : scheduleRetry())), RETRY_MS);
+    // Purpose: backoff (the LISTEN connection is retried after RETRY_MS).
+    retry = setTimeout(
+      () => void connect().catch((error: unknown) => (onError(error), closed ? undefined : scheduleRetry())),
+      RETRY_MS,
+    );
     retry.unref();
   };
   await connect();

@@ -1,4 +1,6 @@
 /** HandoffStore on knex; on PostgreSQL each new row also sends `pg_notify('sandpiper_cluster', '<target> <id>')`. */
+import type { InboundClaim } from './inbound-event-store.js';
+import { settledUpsert } from './knex-inbound-event-store.js';
 import type { Knex } from 'knex';
 import { isPostgres } from './db.js';
 import { HANDOFF_CHANNEL, type Handoff, type HandoffKind, type HandoffStore } from './handoff-store.js';
@@ -24,10 +26,24 @@ function toHandoff(row: DbRow): Handoff {
 export class KnexHandoffStore implements HandoffStore {
   constructor(private readonly knex: Knex) {}
 
-  create(input: { target: string; wsId: string; kind: HandoffKind; payload: string; createdAt: number }): Promise<Handoff> {
+  create(input: {
+    target: string;
+    wsId: string;
+    kind: HandoffKind;
+    payload: string;
+    createdAt: number;
+    receipt?: InboundClaim;
+  }): Promise<Handoff> {
     return guard('handoffs.create', () =>
       this.knex.transaction(async (trx) => {
-        const row = { target: input.target, workstream_id: input.wsId, kind: input.kind, payload: input.payload, created_at: input.createdAt };
+        if (input.receipt !== undefined) await settledUpsert(trx('inbound_events'), input.receipt);
+        const row = {
+          target: input.target,
+          workstream_id: input.wsId,
+          kind: input.kind,
+          payload: input.payload,
+          created_at: input.createdAt,
+        };
         const [inserted] = (await trx(TABLE).insert(row).returning('id')) as Array<DbRow | number>;
         const id = typeof inserted === 'object' ? text(inserted.id) : text(inserted);
         if (isPostgres(this.knex)) await trx.raw('select pg_notify(?, ?)', [HANDOFF_CHANNEL, `${input.target} ${id}`]);
@@ -37,7 +53,13 @@ export class KnexHandoffStore implements HandoffStore {
   }
 
   claim(id: string, by: string, now: number): Promise<boolean> {
-    return guard('handoffs.claim', async () => toNumber(await this.knex(TABLE).where({ id }).whereNull('claimed_at').update({ claimed_at: now, claimed_by: by })) === 1);
+    return guard(
+      'handoffs.claim',
+      async () =>
+        toNumber(
+          await this.knex(TABLE).where({ id }).whereNull('claimed_at').update({ claimed_at: now, claimed_by: by }),
+        ) === 1,
+    );
   }
 
   get(id: string): Promise<Handoff | undefined> {
@@ -49,23 +71,35 @@ export class KnexHandoffStore implements HandoffStore {
 
   listUnclaimed(target: string, limit: number): Promise<Handoff[]> {
     return guard('handoffs.listUnclaimed', async () => {
-      const rows = (await this.knex(TABLE).where({ target }).whereNull('claimed_at').orderBy('id').limit(limit)) as DbRow[];
+      const rows = (await this.knex(TABLE)
+        .where({ target })
+        .whereNull('claimed_at')
+        .orderBy('id')
+        .limit(limit)) as DbRow[];
       return rows.map(toHandoff);
     });
   }
 
   listUnclaimedFor(wsId: string): Promise<Handoff[]> {
     return guard('handoffs.listUnclaimedFor', async () => {
-      const rows = (await this.knex(TABLE).where({ workstream_id: wsId }).whereNull('claimed_at').orderBy('id')) as DbRow[];
+      const rows = (await this.knex(TABLE)
+        .where({ workstream_id: wsId })
+        .whereNull('claimed_at')
+        .orderBy('id')) as DbRow[];
       return rows.map(toHandoff);
     });
   }
 
   prune(beforeMs: number): Promise<number> {
-    return guard('handoffs.prune', async () => toNumber(await this.knex(TABLE).whereNotNull('claimed_at').andWhere('claimed_at', '<', beforeMs).delete()));
+    return guard('handoffs.prune', async () =>
+      toNumber(await this.knex(TABLE).whereNotNull('claimed_at').andWhere('claimed_at', '<', beforeMs).delete()),
+    );
   }
 
-  listen(onWake: (target: string, id: string) => void, onError: (error: unknown) => void): Promise<() => Promise<void>> {
+  listen(
+    onWake: (target: string, id: string) => void,
+    onError: (error: unknown) => void,
+  ): Promise<() => Promise<void>> {
     if (!isPostgres(this.knex)) return Promise.resolve(async () => undefined);
     return listenForHandoffs(this.knex, onWake, onError);
   }

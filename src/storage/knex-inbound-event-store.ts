@@ -1,7 +1,14 @@
 /** InboundEventStore on knex: `INSERT … ON CONFLICT DO NOTHING` on both dialects (atomic across instances). */
 import type { Knex } from 'knex';
 import { BatchRunner } from './batch-db.js';
-import { claimId, messageSortKey, type InboundClaim, type InboundCursor, type InboundEventStore } from './inbound-event-store.js';
+import {
+  claimId,
+  messageSortKey,
+  type InboundClaim,
+  type InboundCursor,
+  type InboundEventStore,
+  type ReclaimRule,
+} from './inbound-event-store.js';
 import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 import { TickWriter } from './tick-writer.js';
@@ -23,15 +30,38 @@ export class KnexInboundEventStore implements InboundEventStore {
   }
 
   claim(claim: InboundClaim): Promise<boolean> {
-    return guard('inboundEvents.claim', async () => (await this.insertIgnoring([claim])).has(claimId(claim.platform, claim.eventKey)));
+    return guard('inboundEvents.claim', async () =>
+      (await this.insertIgnoring([claim])).has(claimId(claim.platform, claim.eventKey)),
+    );
   }
 
+  /** Written settled: a pending row of the same event (claimed before the message) is settled by it. */
   claimBehind(claim: InboundClaim): Promise<boolean> {
     return guard('inboundEvents.claimBehind', async () => {
-      const inserted = await this.writer.write((db) => db.table(TABLE).insert(rowOf(claim)).onConflict(['platform', 'event_key']).ignore().returning(['platform', 'event_key']), {
-        oneStatement: true,
-      });
+      const inserted = await this.writer.write(
+        (db) => settledUpsert(db.table(TABLE), claim).returning(['platform', 'event_key']),
+        { oneStatement: true },
+      );
       return (inserted as DbRow[]).length > 0;
+    });
+  }
+
+  reclaim(claim: InboundClaim & { claimedBy: string }, rule: ReclaimRule): Promise<boolean> {
+    return guard('inboundEvents.reclaim', async () => {
+      const query = this.knex(TABLE)
+        .insert(rowOf(claim))
+        .onConflict(['platform', 'event_key'])
+        .merge({ claimed_by: claim.claimedBy, received_at: claim.receivedAt })
+        .where(`${TABLE}.pending`, 1)
+        .andWhere(`${TABLE}.claimed_by`, '<>', claim.claimedBy);
+      if (rule.aliveSince !== undefined) {
+        const alive = this.knex('services')
+          .select('service_id')
+          .whereRaw(`services.service_id = ${TABLE}.claimed_by`)
+          .andWhere('last_heartbeat', '>=', rule.aliveSince);
+        void query.whereNotExists(alive);
+      }
+      return ((await query.returning(['event_key'])) as DbRow[]).length > 0;
     });
   }
 
@@ -50,7 +80,14 @@ export class KnexInboundEventStore implements InboundEventStore {
     const rows = claims.map(rowOf);
     // Keys are unique per platform; a batch may mix platforms, so the returned rows carry both.
     const inserted = await this.runner.alone((db) =>
-      db.run<DbRow[]>(db.table(TABLE).insert(rows).onConflict(['platform', 'event_key']).ignore().returning(['platform', 'event_key'])),
+      db.run<DbRow[]>(
+        db
+          .table(TABLE)
+          .insert(rows)
+          .onConflict(['platform', 'event_key'])
+          .ignore()
+          .returning(['platform', 'event_key']),
+      ),
     );
     return new Set(inserted.map((row) => claimId(text(row.platform), text(row.event_key))));
   }
@@ -59,7 +96,7 @@ export class KnexInboundEventStore implements InboundEventStore {
     return guard('inboundEvents.cursor', async () => {
       const row = (await this.knex(TABLE)
         .select('message_id', 'received_at')
-        .where({ platform, channel_id: channelId })
+        .where({ platform, channel_id: channelId, pending: 0 })
         .andWhere('received_at', '<', beforeMs)
         .andWhere('message_id', '<>', '')
         .orderBy('sort_key', 'desc')
@@ -81,19 +118,33 @@ export class KnexInboundEventStore implements InboundEventStore {
 
   messageFloor(platform: string): Promise<string> {
     return guard('inboundEvents.messageFloor', async () => {
-      const row = (await this.knex(TABLE).max({ floor: 'sort_key' }).where({ platform }).andWhere('message_id', '<>', '').first()) as DbRow | undefined;
+      const row = (await this.knex(TABLE)
+        .max({ floor: 'sort_key' })
+        .where({ platform })
+        .andWhere('message_id', '<>', '')
+        .first()) as DbRow | undefined;
       return row?.floor === null || row?.floor === undefined ? '' : text(row.floor);
     });
   }
 
   prune(beforeMs: number): Promise<number> {
-    return guard('inboundEvents.prune', async () => toNumber(await this.knex(TABLE).where('received_at', '<', beforeMs).delete()));
+    return guard('inboundEvents.prune', async () =>
+      toNumber(await this.knex(TABLE).where('received_at', '<', beforeMs).delete()),
+    );
   }
 }
 
-/** The ledger row of a claim, written with the message's *waiting* or *accepted* commit point (turn journal). */
-export function inboundRowOf(claim: InboundClaim): DbRow {
-  return rowOf(claim);
+/**
+ * The ledger row of a claim, written with the message's *waiting* or *accepted* commit point (turn journal): inserted
+ * settled, or settling the pending row of a message claimed before it was stored. One statement.
+ */
+export function settledUpsert(table: Knex.QueryBuilder, claim: InboundClaim): Knex.QueryBuilder {
+  // An already settled row is left alone (nothing returned: the event was recorded before, as `claim` answers).
+  return table
+    .insert(rowOf({ ...claim, claimedBy: undefined }))
+    .onConflict(['platform', 'event_key'])
+    .merge({ pending: 0 })
+    .where(`${TABLE}.pending`, 1);
 }
 
 function rowOf(claim: InboundClaim): DbRow {
@@ -105,5 +156,7 @@ function rowOf(claim: InboundClaim): DbRow {
     message_id: messageId,
     sort_key: messageId === '' ? '' : messageSortKey(messageId),
     received_at: claim.receivedAt,
+    // Only a message is stored later; any other event's row is settled when written.
+    ...(claim.claimedBy === undefined || messageId === '' ? {} : { pending: 1, claimed_by: claim.claimedBy }),
   };
 }

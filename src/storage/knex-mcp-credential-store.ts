@@ -8,8 +8,14 @@ import { guard } from './storage-errors.js';
 const TABLE = 'mcp_oauth_credentials';
 
 function toRow(row: DbRow): McpCredentialRow {
-  return { server: text(row.server), userId: text(row.user_id), kind: text(row.kind) as McpCredentialKind, secret: text(row.secret), updated: text(row.updated),
-    expiresAt: toNullableNumber(row.expires_at) };
+  return {
+    server: text(row.server),
+    userId: text(row.user_id),
+    kind: text(row.kind) as McpCredentialKind,
+    secret: text(row.secret),
+    updated: text(row.updated),
+    expiresAt: toNullableNumber(row.expires_at),
+  };
 }
 
 export class KnexMcpCredentialStore implements McpCredentialStore {
@@ -22,7 +28,13 @@ export class KnexMcpCredentialStore implements McpCredentialStore {
     });
   }
 
-  put(server: string, userId: string, kind: McpCredentialKind, secret: string, expiresAt?: number | null): Promise<void> {
+  put(
+    server: string,
+    userId: string,
+    kind: McpCredentialKind,
+    secret: string,
+    expiresAt?: number | null,
+  ): Promise<void> {
     return guard('mcpCredentials.put', async () => {
       const expiry = expiresAt === undefined ? {} : { expires_at: expiresAt };
       await this.knex(TABLE)

@@ -22,7 +22,10 @@ function toRow(row: DbRow): McpOAuthStateRow {
 export class KnexMcpOAuthStateStore implements McpOAuthStateStore {
   constructor(private readonly knex: Knex) {}
 
-  create(row: Pick<McpOAuthStateRow, 'stateHash' | 'server' | 'userId' | 'conversationId' | 'expiresAt'>, pruneBefore: number): Promise<void> {
+  create(
+    row: Pick<McpOAuthStateRow, 'stateHash' | 'server' | 'userId' | 'conversationId' | 'expiresAt'>,
+    pruneBefore: number,
+  ): Promise<void> {
     return guard('mcpOAuthStates.create', async () => {
       await this.knex(TABLE).where('expires_at', '<', pruneBefore).delete();
       await this.knex(TABLE).insert({

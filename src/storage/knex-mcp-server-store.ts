@@ -86,7 +86,10 @@ export class KnexMcpServerStore implements McpServerStore {
   }
 
   delete(serverId: string): Promise<boolean> {
-    return guard('mcpServers.delete', async () => (await this.knex('mcp_servers').where({ server_id: serverId }).delete()) > 0);
+    return guard(
+      'mcpServers.delete',
+      async () => (await this.knex('mcp_servers').where({ server_id: serverId }).delete()) > 0,
+    );
   }
 
   list(options: { enabledOnly?: boolean } = {}): Promise<McpServerRow[]> {

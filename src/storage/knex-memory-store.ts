@@ -2,7 +2,16 @@
 import type { Knex } from 'knex';
 import { newUuid } from '../shared/ids.js';
 import { isoNow } from '../shared/time.js';
-import type { MemoryFilter, MemoryRow, MemoryScope, MemoryStore, MemoryType, MemoryVisibility, OwnerScopeCounts, VisibleMemoryQuery } from './memory-store.js';
+import type {
+  MemoryFilter,
+  MemoryRow,
+  MemoryScope,
+  MemoryStore,
+  MemoryType,
+  MemoryVisibility,
+  OwnerScopeCounts,
+  VisibleMemoryQuery,
+} from './memory-store.js';
 import { definedOnly, escapeLike, text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 
@@ -10,7 +19,9 @@ const DEFAULT_LIMIT = 50;
 const TYPES: readonly MemoryType[] = ['user', 'project', 'feedback', 'reference'];
 const SCOPES: readonly MemoryScope[] = ['global', 'workstream', 'user'];
 
-type MemoryInput = Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'> & { author?: string };
+type MemoryInput = Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'> & {
+  author?: string;
+};
 
 function toMemory(row: DbRow): MemoryRow {
   return {
@@ -77,9 +88,8 @@ export class KnexMemoryStore implements MemoryStore {
 
   get(name: string, scope: MemoryScope, scopeId: string): Promise<MemoryRow | undefined> {
     return guard('memories.get', async () => {
-      const row = (await this.knex('structured_memories')
-        .where({ name, scope, scope_id: scopeId })
-        .first()) as DbRow | undefined;
+      const row = (await this.knex('structured_memories').where({ name, scope, scope_id: scopeId }).first()) as
+        DbRow | undefined;
       return row ? toMemory(row) : undefined;
     });
   }
@@ -91,7 +101,12 @@ export class KnexMemoryStore implements MemoryStore {
     patch: Partial<Pick<MemoryRow, 'content' | 'description' | 'type' | 'author'>>,
   ): Promise<boolean> {
     return guard('memories.update', async () => {
-      const columns = definedOnly({ content: patch.content, description: patch.description, type: patch.type, author: patch.author });
+      const columns = definedOnly({
+        content: patch.content,
+        description: patch.description,
+        type: patch.type,
+        author: patch.author,
+      });
       if (Object.keys(columns).length === 0) return false;
       const now = isoNow();
       const changed = await this.knex('structured_memories')
@@ -193,7 +208,10 @@ export class KnexMemoryStore implements MemoryStore {
   /** How many memories one workstream has in its own scope. */
   countWorkstreamScope(wsId: string): Promise<number> {
     return guard('memories.countWorkstreamScope', async () => {
-      const row = (await this.knex('structured_memories').where({ scope: 'workstream', scope_id: wsId }).count({ n: '*' }).first()) as DbRow | undefined;
+      const row = (await this.knex('structured_memories')
+        .where({ scope: 'workstream', scope_id: wsId })
+        .count({ n: '*' })
+        .first()) as DbRow | undefined;
       return toNumber(row?.n);
     });
   }
@@ -209,7 +227,10 @@ export class KnexMemoryStore implements MemoryStore {
 
   /** Rows of the visible scopes (optionally one of them). */
   private visible(visibility: MemoryVisibility, only?: MemoryScope): Knex.QueryBuilder {
-    const scopes: Array<[MemoryScope, string]> = [['global', ''], ['workstream', visibility.wsId]];
+    const scopes: Array<[MemoryScope, string]> = [
+      ['global', ''],
+      ['workstream', visibility.wsId],
+    ];
     if (visibility.userId !== '') scopes.push(['user', visibility.userId]);
     const wanted = scopes.filter(([scope]) => only === undefined || scope === only);
     const query = this.knex('structured_memories');
@@ -225,6 +246,10 @@ export class KnexMemoryStore implements MemoryStore {
     if (filter.type) query.where({ type: filter.type });
     if (filter.scope) query.where({ scope: filter.scope });
     if (filter.scopeId) query.where({ scope_id: filter.scopeId });
-    return query.orderBy([{ column: 'updated', order: 'desc' }, { column: 'created', order: 'desc' }, { column: 'name' }]);
+    return query.orderBy([
+      { column: 'updated', order: 'desc' },
+      { column: 'created', order: 'desc' },
+      { column: 'name' },
+    ]);
   }
 }

@@ -66,8 +66,17 @@ export class KnexNotifyOutboxStore implements NotifyOutboxStore {
       if (existing !== undefined) return existing;
       // Only an expired key is removed: under READ COMMITTED a racing request's fresh key may have
       // committed since the read above, and must survive so this insert fails as a duplicate.
-      await trx('notify_idempotency').where({ subject: claim.subject, idempotency_key: claim.key }).andWhere('created', '<', input.keyNotBefore).delete();
-      await trx('notify_idempotency').insert({ subject: claim.subject, idempotency_key: claim.key, fingerprint: claim.fingerprint, request_id: requestId, created: now });
+      await trx('notify_idempotency')
+        .where({ subject: claim.subject, idempotency_key: claim.key })
+        .andWhere('created', '<', input.keyNotBefore)
+        .delete();
+      await trx('notify_idempotency').insert({
+        subject: claim.subject,
+        idempotency_key: claim.key,
+        fingerprint: claim.fingerprint,
+        request_id: requestId,
+        created: now,
+      });
     }
     const lease = leaseAt(Date.now() + input.leaseMs);
     const rows = input.entries.map((entry, position) => ({
@@ -90,8 +99,14 @@ export class KnexNotifyOutboxStore implements NotifyOutboxStore {
     return { kind: 'accepted', requestId, entries: rows.map((row) => toEntry(row)) };
   }
 
-  async #existing(db: Knex | Knex.Transaction, claim: IdempotencyClaim, notBefore: string): Promise<AcceptOutcome | undefined> {
-    const key = (await db('notify_idempotency').where({ subject: claim.subject, idempotency_key: claim.key }).first()) as DbRow | undefined;
+  async #existing(
+    db: Knex | Knex.Transaction,
+    claim: IdempotencyClaim,
+    notBefore: string,
+  ): Promise<AcceptOutcome | undefined> {
+    const key = (await db('notify_idempotency')
+      .where({ subject: claim.subject, idempotency_key: claim.key })
+      .first()) as DbRow | undefined;
     if (key === undefined || text(key.created) < notBefore) return undefined;
     const requestId = text(key.request_id);
     const rows = (await db('notify_outbox').where({ request_id: requestId }).orderBy('position')) as DbRow[];

@@ -78,6 +78,9 @@ export class KnexPolicyStore implements PolicyStore {
   }
 
   delete(policyId: string): Promise<boolean> {
-    return guard('policies.delete', async () => (await this.knex('tool_policies').where({ policy_id: policyId }).delete()) > 0);
+    return guard(
+      'policies.delete',
+      async () => (await this.knex('tool_policies').where({ policy_id: policyId }).delete()) > 0,
+    );
   }
 }

@@ -2,11 +2,18 @@
 import type { Knex } from 'knex';
 import { newUuid } from '../shared/ids.js';
 import { isoNow } from '../shared/time.js';
-import type { PromptTemplate, PromptTemplateInput, PromptTemplateStore, TemplateOrigin } from './prompt-template-store.js';
+import type {
+  PromptTemplate,
+  PromptTemplateInput,
+  PromptTemplateStore,
+  TemplateOrigin,
+} from './prompt-template-store.js';
 import { definedOnly, fromDbBool, parseStringArray, text, toDbBool, type DbRow } from './rows.js';
 import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
 
-type TemplatePatch = Partial<Pick<PromptTemplate, 'content' | 'description' | 'variables' | 'isDefault' | 'category' | 'mcpServer'>>;
+type TemplatePatch = Partial<
+  Pick<PromptTemplate, 'content' | 'description' | 'variables' | 'isDefault' | 'category' | 'mcpServer'>
+>;
 
 function toTemplate(row: DbRow): PromptTemplate {
   return {
@@ -52,7 +59,11 @@ export class KnexPromptTemplateStore implements PromptTemplateStore {
   create(input: PromptTemplateInput): Promise<PromptTemplate | undefined> {
     return guard('promptTemplates.create', async () => {
       const row = toDbRow(input, isoNow());
-      const inserted = await this.knex('prompt_templates').insert(row).onConflict('name').ignore().returning('template_id');
+      const inserted = await this.knex('prompt_templates')
+        .insert(row)
+        .onConflict('name')
+        .ignore()
+        .returning('template_id');
       return inserted.length > 0 ? toTemplate(row) : undefined;
     });
   }

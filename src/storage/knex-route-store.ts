@@ -34,7 +34,13 @@ export class KnexRouteStore implements RouteStore {
     });
   }
 
-  putRoute(route: { channelType: string; channelId: string; wsId: string; nodeId?: string; ownerUserId?: string }): Promise<boolean> {
+  putRoute(route: {
+    channelType: string;
+    channelId: string;
+    wsId: string;
+    nodeId?: string;
+    ownerUserId?: string;
+  }): Promise<boolean> {
     return guardAfter(this.writer, 'routes.putRoute', async () => {
       const inserted = await this.knex('channel_routes')
         .insert({
@@ -73,20 +79,31 @@ export class KnexRouteStore implements RouteStore {
 
   setLiveState(channelType: string, channelId: string, state: string | null): Promise<void> {
     return guard('routes.setLiveState', async () => {
-      await this.writer.write((db) => db.table('channel_routes').where({ channel_type: channelType, channel_id: channelId }).update({ live_state: state }), { oneStatement: true });
+      await this.writer.write(
+        (db) =>
+          db
+            .table('channel_routes')
+            .where({ channel_type: channelType, channel_id: channelId })
+            .update({ live_state: state }),
+        { oneStatement: true },
+      );
     });
   }
 
   listLive(): Promise<ChannelRoute[]> {
     return guardAfter(this.writer, 'routes.listLive', async () => {
-      const rows = (await this.knex('channel_routes').whereNotNull('live_state').orderBy([{ column: 'channel_type' }, { column: 'channel_id' }])) as DbRow[];
+      const rows = (await this.knex('channel_routes')
+        .whereNotNull('live_state')
+        .orderBy([{ column: 'channel_type' }, { column: 'channel_id' }])) as DbRow[];
       return rows.map(toRoute);
     });
   }
 
   deleteRoute(channelType: string, channelId: string): Promise<boolean> {
     return guardAfter(this.writer, 'routes.deleteRoute', async () => {
-      const removed = await this.knex('channel_routes').where({ channel_type: channelType, channel_id: channelId }).delete();
+      const removed = await this.knex('channel_routes')
+        .where({ channel_type: channelType, channel_id: channelId })
+        .delete();
       return removed > 0;
     });
   }

@@ -19,7 +19,12 @@ function toService(row: DbRow): ServiceRow {
 export class KnexServiceStore implements ServiceStore {
   constructor(private readonly knex: Knex) {}
 
-  register(service: { serviceType: string; serviceId: string; url: string; metadata?: Record<string, unknown> }): Promise<void> {
+  register(service: {
+    serviceType: string;
+    serviceId: string;
+    url: string;
+    metadata?: Record<string, unknown>;
+  }): Promise<void> {
     return guard('services.register', async () => {
       const now = isoNow();
       await this.knex('services')

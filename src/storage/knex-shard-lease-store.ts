@@ -32,18 +32,28 @@ export class KnexShardLeaseStore implements ShardLeaseStore {
     });
   }
 
-  claim(lease: { bot: string; shardId: number; shardCount: number; holder: string }, now: number, ttlMs: number): Promise<ShardClaim | undefined> {
+  claim(
+    lease: { bot: string; shardId: number; shardCount: number; holder: string },
+    now: number,
+    ttlMs: number,
+  ): Promise<ShardClaim | undefined> {
     return guard('shardLeases.claim', async () => {
       const key = { bot: lease.bot, shard_id: lease.shardId };
       const fresh = { shard_count: lease.shardCount, holder: lease.holder, expires_at: now + ttlMs, acquired_at: now };
       const row = (await this.knex(TABLE).where(key).first()) as DbRow | undefined;
       if (!row) {
-        const inserted = (await this.knex(TABLE).insert({ ...key, ...fresh }).onConflict(['bot', 'shard_id']).ignore().returning('shard_id')) as unknown[];
+        const inserted = (await this.knex(TABLE)
+          .insert({ ...key, ...fresh })
+          .onConflict(['bot', 'shard_id'])
+          .ignore()
+          .returning('shard_id')) as unknown[];
         return inserted.length > 0 ? { previous: undefined } : undefined;
       }
       const previous = toLease(row);
       if (previous.holder !== '' && previous.holder !== lease.holder && previous.expiresAt >= now) return undefined;
-      const changed = await this.knex(TABLE).where({ ...key, holder: previous.holder, expires_at: previous.expiresAt }).update(fresh);
+      const changed = await this.knex(TABLE)
+        .where({ ...key, holder: previous.holder, expires_at: previous.expiresAt })
+        .update(fresh);
       return changed > 0 ? { previous } : undefined;
     });
   }
@@ -51,7 +61,10 @@ export class KnexShardLeaseStore implements ShardLeaseStore {
   renew(bot: string, holder: string, now: number, ttlMs: number): Promise<number[]> {
     return guard('shardLeases.renew', async () => {
       if (holder === '') return [];
-      const rows = (await this.knex(TABLE).where({ bot, holder }).update({ expires_at: now + ttlMs }).returning('shard_id')) as DbRow[];
+      const rows = (await this.knex(TABLE)
+        .where({ bot, holder })
+        .update({ expires_at: now + ttlMs })
+        .returning('shard_id')) as DbRow[];
       return rows.map((row) => toNumber(row.shard_id)).sort((a, b) => a - b);
     });
   }

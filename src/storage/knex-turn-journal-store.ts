@@ -6,7 +6,7 @@ import { guard } from './storage-errors.js';
 import type { BatchDb } from './batch-db.js';
 import { toConversationRow } from './conversation-rows.js';
 import type { InboundClaim } from './inbound-event-store.js';
-import { inboundRowOf } from './knex-inbound-event-store.js';
+import { settledUpsert } from './knex-inbound-event-store.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import type { QueuedMessageRow, TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
@@ -23,12 +23,18 @@ function toRow(row: DbRow): TurnJournalRow {
 }
 
 function toQueuedRow(row: DbRow): QueuedMessageRow {
-  return { turnId: text(row.turn_id), wsId: text(row.ws_id), content: text(row.content), origin: row.origin === 'watch' ? 'watch' : 'user', seq: Number(row.seq) };
+  return {
+    turnId: text(row.turn_id),
+    wsId: text(row.ws_id),
+    content: text(row.content),
+    origin: row.origin === 'watch' ? 'watch' : 'user',
+    seq: Number(row.seq),
+  };
 }
 
-/** The message's ledger row, in the write that stores the message (ignored when an earlier run recorded it). */
+/** The message's ledger row, in the write that stores the message: inserted, or the pending claim settled. */
 async function writeReceipt(db: BatchDb, receipt: InboundClaim | undefined): Promise<void> {
-  if (receipt !== undefined) await db.run(db.table('inbound_events').insert(inboundRowOf(receipt)).onConflict(['platform', 'event_key']).ignore());
+  if (receipt !== undefined) await db.run(settledUpsert(db.table('inbound_events'), receipt));
 }
 
 async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Promise<void> {
@@ -43,13 +49,26 @@ async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Pr
       await db.run(
         db
           .table('turn_journal')
-          .insert({ turn_id: change.turnId, ws_id: change.wsId, resumed: toDbBool(change.resumed), partial_text: '', settled: toDbBool(false), started: now, updated: now })
+          .insert({
+            turn_id: change.turnId,
+            ws_id: change.wsId,
+            resumed: toDbBool(change.resumed),
+            partial_text: '',
+            settled: toDbBool(false),
+            started: now,
+            updated: now,
+          })
           .onConflict('ws_id')
           .merge(['turn_id', 'resumed', 'partial_text', 'settled', 'started', 'updated']),
       );
       return;
     case 'partial':
-      await db.run(db.table('turn_journal').where({ turn_id: change.turnId }).update({ partial_text: change.partialText, updated: now }));
+      await db.run(
+        db
+          .table('turn_journal')
+          .where({ turn_id: change.turnId })
+          .update({ partial_text: change.partialText, updated: now }),
+      );
       return;
     case 'end':
       await db.run(db.table('turn_journal').where({ turn_id: change.turnId }).delete());
@@ -57,7 +76,9 @@ async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Pr
     case 'queue': {
       const { turnId, wsId, content, origin, seq } = change;
       await writeReceipt(db, change.receipt);
-      await db.run(db.table('queued_messages').insert({ turn_id: turnId, ws_id: wsId, content, origin, seq, created: now }));
+      await db.run(
+        db.table('queued_messages').insert({ turn_id: turnId, ws_id: wsId, content, origin, seq, created: now }),
+      );
       return;
     }
     case 'drop':
@@ -83,10 +104,17 @@ export class KnexTurnJournalStore implements TurnJournalStore {
       const now = isoNow();
       // One change that is one statement needs no transaction of its own (two round trips fewer).
       const first = changes[0];
-      const oneStatement = changes.length === 1 && first?.kind !== 'begin' && first?.kind !== 'steer' && !(first?.kind === 'queue' && first.receipt !== undefined);
-      await this.writer.write(async (db) => {
-        for (const change of changes) await applyOne(db, change, now);
-      }, { oneStatement });
+      const oneStatement =
+        changes.length === 1 &&
+        first?.kind !== 'begin' &&
+        first?.kind !== 'steer' &&
+        !(first?.kind === 'queue' && first.receipt !== undefined);
+      await this.writer.write(
+        async (db) => {
+          for (const change of changes) await applyOne(db, change, now);
+        },
+        { oneStatement },
+      );
     });
   }
 
@@ -99,14 +127,17 @@ export class KnexTurnJournalStore implements TurnJournalStore {
 
   forWorkstream(wsId: string): Promise<TurnJournalRow | undefined> {
     return guardAfter(this.writer, 'turnJournal.forWorkstream', async () => {
-      const row = (await this.knex('turn_journal').where({ ws_id: wsId }).orderBy('started', 'desc').first()) as DbRow | undefined;
+      const row = (await this.knex('turn_journal').where({ ws_id: wsId }).orderBy('started', 'desc').first()) as
+        DbRow | undefined;
       return row ? toRow(row) : undefined;
     });
   }
 
   markSettled(turnId: string): Promise<void> {
     return guardAfter(this.writer, 'turnJournal.markSettled', async () => {
-      await this.knex('turn_journal').where({ turn_id: turnId }).update({ settled: toDbBool(true), partial_text: '', updated: isoNow() });
+      await this.knex('turn_journal')
+        .where({ turn_id: turnId })
+        .update({ settled: toDbBool(true), partial_text: '', updated: isoNow() });
     });
   }
 
@@ -118,7 +149,9 @@ export class KnexTurnJournalStore implements TurnJournalStore {
 
   queued(wsId: string): Promise<QueuedMessageRow[]> {
     return guardAfter(this.writer, 'turnJournal.queued', async () => {
-      const rows = (await this.knex('queued_messages').where({ ws_id: wsId }).orderBy([{ column: 'seq' }, { column: 'turn_id' }])) as DbRow[];
+      const rows = (await this.knex('queued_messages')
+        .where({ ws_id: wsId })
+        .orderBy([{ column: 'seq' }, { column: 'turn_id' }])) as DbRow[];
       return rows.map(toQueuedRow);
     });
   }

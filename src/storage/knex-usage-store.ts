@@ -13,7 +13,8 @@ const ROW_SQL =
   'CAST(? AS BIGINT) AS input_tokens, CAST(? AS BIGINT) AS output_tokens, CAST(? AS BIGINT) AS cached_tokens';
 
 /** The channel of a route in SQL, as `channelOfRoute` (src/shared/usage-channel.ts) computes it. */
-const SQLITE_CHANNEL = "CASE WHEN instr(r.channel_id, ':') > 0 THEN substr(r.channel_id, 1, instr(r.channel_id, ':') - 1) ELSE r.channel_id END";
+const SQLITE_CHANNEL =
+  "CASE WHEN instr(r.channel_id, ':') > 0 THEN substr(r.channel_id, 1, instr(r.channel_id, ':') - 1) ELSE r.channel_id END";
 const PG_CHANNEL = "split_part(r.channel_id, ':', 1)";
 
 /**
@@ -35,11 +36,23 @@ function upsertSql(rows: number, postgres: boolean): string {
 }
 
 /** Adds the usage of a write group's workstreams to `usage_daily`, inside that group's transaction. */
-export async function addUsageRows(db: BatchDb, postgres: boolean, rows: ReadonlyArray<{ wsId: string; usage: readonly UsageDelta[] }>): Promise<void> {
+export async function addUsageRows(
+  db: BatchDb,
+  postgres: boolean,
+  rows: ReadonlyArray<{ wsId: string; usage: readonly UsageDelta[] }>,
+): Promise<void> {
   const flat = rows.flatMap(({ wsId, usage }) => usage.map((delta) => ({ wsId, ...delta })));
   for (let i = 0; i < flat.length; i += ROWS_PER_STATEMENT) {
     const slice = flat.slice(i, i + ROWS_PER_STATEMENT);
-    const bindings = slice.flatMap((row) => [row.day, row.wsId, row.model, row.turns, row.inputTokens, row.outputTokens, row.cachedTokens]);
+    const bindings = slice.flatMap((row) => [
+      row.day,
+      row.wsId,
+      row.model,
+      row.turns,
+      row.inputTokens,
+      row.outputTokens,
+      row.cachedTokens,
+    ]);
     await db.run(db.raw(upsertSql(slice.length, postgres), bindings));
   }
 }
@@ -103,7 +116,10 @@ export class KnexUsageStore implements UsageStore {
 
   private tokensOn(where: Record<string, string>, what: string): Promise<number> {
     return guardAfter(this.writer, what, async () => {
-      const row = (await this.knex('usage_daily').where(where).select(this.knex.raw('SUM(input_tokens + output_tokens) AS total')).first()) as DbRow | undefined;
+      const row = (await this.knex('usage_daily')
+        .where(where)
+        .select(this.knex.raw('SUM(input_tokens + output_tokens) AS total'))
+        .first()) as DbRow | undefined;
       return toNumber(row?.total);
     });
   }

@@ -24,7 +24,13 @@ function toToken(row: DbRow): ApiToken {
   return {
     tokenId: text(row.token_id),
     userId: text(row.user_id),
-    scopes: scopes === '' ? [] : scopes.split(',').map((scope) => scope.trim()).filter((scope) => scope !== ''),
+    scopes:
+      scopes === ''
+        ? []
+        : scopes
+            .split(',')
+            .map((scope) => scope.trim())
+            .filter((scope) => scope !== ''),
     expires: nullableText(row.expires),
     created: text(row.created),
   };
@@ -80,7 +86,12 @@ export class KnexUserStore implements UserStore {
     });
   }
 
-  createToken(input: { userId: string; tokenHash: string; scopes: string[]; expires: string | null }): Promise<ApiToken> {
+  createToken(input: {
+    userId: string;
+    tokenHash: string;
+    scopes: string[];
+    expires: string | null;
+  }): Promise<ApiToken> {
     return guard('users.createToken', async () => {
       const row = {
         token_id: newHexId(),
@@ -101,7 +112,13 @@ export class KnexUserStore implements UserStore {
       const row = (await this.knex('api_tokens')
         .join('users', 'users.user_id', 'api_tokens.user_id')
         .where({ 'api_tokens.token_hash': tokenHash, 'users.disabled': 0 })
-        .first('api_tokens.token_id', 'api_tokens.user_id', 'api_tokens.scopes', 'api_tokens.expires', 'api_tokens.created')) as DbRow | undefined;
+        .first(
+          'api_tokens.token_id',
+          'api_tokens.user_id',
+          'api_tokens.scopes',
+          'api_tokens.expires',
+          'api_tokens.created',
+        )) as DbRow | undefined;
       return row ? toToken(row) : undefined;
     });
   }
@@ -117,7 +134,9 @@ export class KnexUserStore implements UserStore {
 
   setDisabled(userId: string, disabled: boolean): Promise<boolean> {
     return guard('users.setDisabled', async () => {
-      const changed = await this.knex('users').where({ user_id: userId }).update({ disabled: toDbBool(disabled) });
+      const changed = await this.knex('users')
+        .where({ user_id: userId })
+        .update({ disabled: toDbBool(disabled) });
       // Links of a disabled user no longer resolve: the gateway's link directory reloads.
       if (changed > 0) this.onLinksChanged();
       return changed > 0;
@@ -125,7 +144,10 @@ export class KnexUserStore implements UserStore {
   }
 
   revokeToken(tokenId: string): Promise<boolean> {
-    return guard('users.revokeToken', async () => (await this.knex('api_tokens').where({ token_id: tokenId }).delete()) > 0);
+    return guard(
+      'users.revokeToken',
+      async () => (await this.knex('api_tokens').where({ token_id: tokenId }).delete()) > 0,
+    );
   }
 
   link(channelType: string, channelUserId: string, userId: string): Promise<boolean> {
@@ -177,10 +199,16 @@ export class KnexUserStore implements UserStore {
       for (let start = 0; start < channelUserIds.length; start += LOOKUP_CHUNK) {
         const rows = (await this.knex('channel_users')
           .join('users', 'users.user_id', 'channel_users.user_id')
-        .where('users.disabled', 0)
+          .where('users.disabled', 0)
           .where('channel_users.channel_type', channelType)
           .whereIn('channel_users.channel_user_id', channelUserIds.slice(start, start + LOOKUP_CHUNK))
-          .select('channel_users.channel_user_id', 'users.user_id', 'users.username', 'users.is_admin', 'users.created')) as DbRow[];
+          .select(
+            'channel_users.channel_user_id',
+            'users.user_id',
+            'users.username',
+            'users.is_admin',
+            'users.created',
+          )) as DbRow[];
         for (const row of rows) found.set(text(row.channel_user_id), toUser(row));
       }
       return found;
@@ -191,7 +219,11 @@ export class KnexUserStore implements UserStore {
     return guard('users.listLinks', async () => {
       const rows = (await this.knex('channel_users')
         .where({ user_id: userId })
-        .orderBy([{ column: 'created', order: 'desc' }, { column: 'channel_type' }, { column: 'channel_user_id' }])) as DbRow[];
+        .orderBy([
+          { column: 'created', order: 'desc' },
+          { column: 'channel_type' },
+          { column: 'channel_user_id' },
+        ])) as DbRow[];
       return rows.map(toLink);
     });
   }
@@ -201,10 +233,21 @@ export class KnexUserStore implements UserStore {
       const rows = (await this.knex('channel_users')
         .join('users', 'users.user_id', 'channel_users.user_id')
         .where('users.disabled', 0)
-        .select('channel_users.channel_type', 'channel_users.channel_user_id', 'users.user_id', 'users.username', 'users.is_admin', 'users.created')
+        .select(
+          'channel_users.channel_type',
+          'channel_users.channel_user_id',
+          'users.user_id',
+          'users.username',
+          'users.is_admin',
+          'users.created',
+        )
         .orderBy([{ column: 'channel_users.channel_type' }, { column: 'channel_users.channel_user_id' }])
         .limit(limit)) as DbRow[];
-      return rows.map((row) => ({ channelType: text(row.channel_type), channelUserId: text(row.channel_user_id), user: toUser(row) }));
+      return rows.map((row) => ({
+        channelType: text(row.channel_type),
+        channelUserId: text(row.channel_user_id),
+        user: toUser(row),
+      }));
     });
   }
 }

@@ -2,11 +2,23 @@
 import type { Knex } from 'knex';
 import { StorageError } from '../shared/errors.js';
 import { isoNow } from '../shared/time.js';
-import { definedOnly, fromDbBool, nullableText, text, toDbBool, toNullableNumber, toNumber, type DbRow } from './rows.js';
+import {
+  definedOnly,
+  fromDbBool,
+  nullableText,
+  text,
+  toDbBool,
+  toNullableNumber,
+  toNumber,
+  type DbRow,
+} from './rows.js';
 import { guard } from './storage-errors.js';
 import type { WatchPatch, WatchRow, WatchStore } from './watch-store.js';
 
-type WatchInput = Pick<WatchRow, 'watchId' | 'wsId' | 'name' | 'command' | 'intervalSecs' | 'stopOn' | 'maxPolls' | 'nextPoll'> & {
+type WatchInput = Pick<
+  WatchRow,
+  'watchId' | 'wsId' | 'name' | 'command' | 'intervalSecs' | 'stopOn' | 'maxPolls' | 'nextPoll'
+> & {
   createdBy?: string;
   nodeId?: string;
 };

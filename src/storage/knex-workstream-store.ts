@@ -6,7 +6,14 @@ import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
 import { isPostgres } from './db.js';
 import { addUsageRows } from './knex-usage-store.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
-import type { WorkstreamChange, WorkstreamPatch, WorkstreamRoute, WorkstreamRow, WorkstreamState, WorkstreamStore } from './workstream-store.js';
+import type {
+  WorkstreamChange,
+  WorkstreamPatch,
+  WorkstreamRoute,
+  WorkstreamRow,
+  WorkstreamState,
+  WorkstreamStore,
+} from './workstream-store.js';
 
 const STATES: readonly WorkstreamState[] = ['idle', 'thinking', 'running', 'attention', 'error', 'closed'];
 
@@ -49,7 +56,8 @@ function changeColumns(knex: Knex, change: WorkstreamChange): Record<string, unk
   if (change.state !== undefined) columns.state = change.state;
   if (change.touched !== undefined) columns.updated = change.touched;
   if (tokens(change.inputTokens) > 0) columns.input_tokens = knex.raw('input_tokens + ?', [tokens(change.inputTokens)]);
-  if (tokens(change.outputTokens) > 0) columns.output_tokens = knex.raw('output_tokens + ?', [tokens(change.outputTokens)]);
+  if (tokens(change.outputTokens) > 0)
+    columns.output_tokens = knex.raw('output_tokens + ?', [tokens(change.outputTokens)]);
   return columns;
 }
 
@@ -62,13 +70,19 @@ export class KnexWorkstreamStore implements WorkstreamStore {
     private readonly writer: TickWriter = new TickWriter(knex),
   ) {}
 
-  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options: { route?: WorkstreamRoute } = {}): Promise<WorkstreamRow> {
+  create(
+    row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>,
+    options: { route?: WorkstreamRoute } = {},
+  ): Promise<WorkstreamRow> {
     // Told at once: the first model call asks for the counts while the row commits.
     this.onCreate(row.wsId);
     return this.insert(row, options.route);
   }
 
-  private insert(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, route: WorkstreamRoute | undefined): Promise<WorkstreamRow> {
+  private insert(
+    row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>,
+    route: WorkstreamRoute | undefined,
+  ): Promise<WorkstreamRow> {
     return guard('workstreams.create', async () => {
       const now = isoNow();
       const dbRow = {
@@ -86,18 +100,27 @@ export class KnexWorkstreamStore implements WorkstreamStore {
         updated: now,
       };
       try {
-        if (route === undefined) await this.writer.write((db) => db.table('workstreams').insert(dbRow), { oneStatement: true });
-        else await this.writer.write(async (db) => {
-          await db.run(db.table('workstreams').insert(dbRow));
-          await db.run(
-            db
-              .table('channel_routes')
-              .insert({ channel_type: route.channelType, channel_id: route.channelId, ws_id: row.wsId, node_id: '', owner_user_id: row.userId, created: now })
-              // A route left by an earlier handling of the same message (killed before it was accepted) moves here.
-              .onConflict(['channel_type', 'channel_id'])
-              .merge(['ws_id', 'owner_user_id']),
-          );
-        });
+        if (route === undefined)
+          await this.writer.write((db) => db.table('workstreams').insert(dbRow), { oneStatement: true });
+        else
+          await this.writer.write(async (db) => {
+            await db.run(db.table('workstreams').insert(dbRow));
+            await db.run(
+              db
+                .table('channel_routes')
+                .insert({
+                  channel_type: route.channelType,
+                  channel_id: route.channelId,
+                  ws_id: row.wsId,
+                  node_id: '',
+                  owner_user_id: row.userId,
+                  created: now,
+                })
+                // A route left by an earlier handling of the same message (killed before it was accepted) moves here.
+                .onConflict(['channel_type', 'channel_id'])
+                .merge(['ws_id', 'owner_user_id']),
+            );
+          });
       } catch (error) {
         if (isUniqueViolation(error)) throw conflictError('a workstream with this id exists', error);
         throw error;
@@ -135,14 +158,19 @@ export class KnexWorkstreamStore implements WorkstreamStore {
 
   applyChanges(changes: readonly WorkstreamChange[]): Promise<void> {
     if (changes.length === 0) return Promise.resolve();
-    const updates = changes.map((change) => ({ wsId: change.wsId, columns: changeColumns(this.knex, change) })).filter((update) => Object.keys(update.columns).length > 0);
+    const updates = changes
+      .map((change) => ({ wsId: change.wsId, columns: changeColumns(this.knex, change) }))
+      .filter((update) => Object.keys(update.columns).length > 0);
     // The day's usage rows join the same transaction: one more statement per group, not per turn (docs/design/usage.md).
-    const usage = changes.flatMap(({ wsId, usage: deltas }) => (deltas === undefined || deltas.length === 0 ? [] : [{ wsId, usage: deltas }]));
+    const usage = changes.flatMap(({ wsId, usage: deltas }) =>
+      deltas === undefined || deltas.length === 0 ? [] : [{ wsId, usage: deltas }],
+    );
     if (updates.length === 0 && usage.length === 0) return Promise.resolve();
     return guard('workstreams.applyChanges', () =>
       this.writer.write(
         async (db) => {
-          for (const { wsId, columns } of updates) await db.run(db.table('workstreams').where({ ws_id: wsId }).update(columns));
+          for (const { wsId, columns } of updates)
+            await db.run(db.table('workstreams').where({ ws_id: wsId }).update(columns));
           if (usage.length > 0) await addUsageRows(db, isPostgres(this.knex), usage);
         },
         { oneStatement: updates.length === 1 && usage.length === 0 },

@@ -49,6 +49,7 @@ export class LinkChanges implements ChangeFeed {
       }
     };
     const ready = poll();
+    // Purpose: cadence (link changes are polled).
     const timer = setInterval(() => void poll(), intervalMs);
     timer.unref();
     return {
@@ -61,7 +62,9 @@ export class LinkChanges implements ChangeFeed {
   }
 
   private async dataVersion(): Promise<number> {
-    const rows = await this.runner.alone((db) => db.run<Array<{ data_version?: unknown }>>(db.raw('PRAGMA data_version')));
+    const rows = await this.runner.alone((db) =>
+      db.run<Array<{ data_version?: unknown }>>(db.raw('PRAGMA data_version')),
+    );
     return Number(rows[0]?.data_version);
   }
 }

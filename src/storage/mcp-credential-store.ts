@@ -17,7 +17,13 @@ export interface McpCredentialRow {
 export interface McpCredentialStore {
   get(server: string, userId: string, kind: McpCredentialKind): Promise<McpCredentialRow | undefined>;
   /** Writes the row; `expiresAt` is kept as it was when left out (a rekey). */
-  put(server: string, userId: string, kind: McpCredentialKind, secret: string, expiresAt?: number | null): Promise<void>;
+  put(
+    server: string,
+    userId: string,
+    kind: McpCredentialKind,
+    secret: string,
+    expiresAt?: number | null,
+  ): Promise<void>;
   /** Removes one user's tokens (or every user's, without `userId`); returns how many rows went. */
   deleteTokens(server: string | undefined, userId: string | undefined): Promise<number>;
   list(filter: { server?: string; userId?: string; kind?: McpCredentialKind }): Promise<McpCredentialRow[]>;

@@ -19,7 +19,10 @@ export interface McpOAuthStateRow {
 
 export interface McpOAuthStateStore {
   /** Writes a new pending authorization (and deletes the rows that expired before `pruneBefore`). */
-  create(row: Pick<McpOAuthStateRow, 'stateHash' | 'server' | 'userId' | 'conversationId' | 'expiresAt'>, pruneBefore: number): Promise<void>;
+  create(
+    row: Pick<McpOAuthStateRow, 'stateHash' | 'server' | 'userId' | 'conversationId' | 'expiresAt'>,
+    pruneBefore: number,
+  ): Promise<void>;
   setVerifier(stateHash: string, verifier: string): Promise<void>;
   /**
    * Takes the state for its callback: exactly one caller, on any instance, gets the row, and only while it is unused,

@@ -59,10 +59,17 @@ export interface VisibleMemoryQuery {
 
 export interface MemoryStore {
   /** Inserts; returns undefined when (name, scope, scopeId) already exists. */
-  create(input: Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'> & { author?: string }): Promise<MemoryRow | undefined>;
+  create(
+    input: Pick<MemoryRow, 'name' | 'description' | 'type' | 'scope' | 'scopeId' | 'content'> & { author?: string },
+  ): Promise<MemoryRow | undefined>;
   get(name: string, scope: MemoryScope, scopeId: string): Promise<MemoryRow | undefined>;
   /** Updates content/description/type; false when missing. */
-  update(name: string, scope: MemoryScope, scopeId: string, patch: Partial<Pick<MemoryRow, 'content' | 'description' | 'type' | 'author'>>): Promise<boolean>;
+  update(
+    name: string,
+    scope: MemoryScope,
+    scopeId: string,
+    patch: Partial<Pick<MemoryRow, 'content' | 'description' | 'type' | 'author'>>,
+  ): Promise<boolean>;
   delete(name: string, scope: MemoryScope, scopeId: string): Promise<boolean>;
   /** Newest `updated` first. */
   list(filter?: MemoryFilter, limit?: number): Promise<MemoryRow[]>;

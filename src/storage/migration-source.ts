@@ -24,6 +24,7 @@ import * as m20260501_37 from '../../migrations/20260501000037_create_admin_audi
 import * as m20260501_38 from '../../migrations/20260501000038_add_memory_author.js';
 import * as m20260501_50 from '../../migrations/20260501000050_create_mcp_oauth_credentials.js';
 import * as m20260601_2901 from '../../migrations/20260601002901_unique_turn_journal_ws.js';
+import * as m20260601_2910 from '../../migrations/20260601002910_inbound_pending_claims.js';
 import * as m20260601_3121 from '../../migrations/20260601003121_create_identify_slots.js';
 import * as m20260601_3122 from '../../migrations/20260601003122_create_elicitation_forms.js';
 import * as m20260601_3301 from '../../migrations/20260601003301_create_slack_installs.js';
@@ -57,6 +58,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260501000038_add_memory_author': m20260501_38,
   '20260501000050_create_mcp_oauth_credentials': m20260501_50,
   '20260601002901_unique_turn_journal_ws': m20260601_2901,
+  '20260601002910_inbound_pending_claims': m20260601_2910,
   '20260601003121_create_identify_slots': m20260601_3121,
   '20260601003122_create_elicitation_forms': m20260601_3122,
   '20260601003301_create_slack_installs': m20260601_3301,

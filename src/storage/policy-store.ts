@@ -16,9 +16,15 @@ export interface ToolPolicy {
 }
 
 export interface PolicyStore {
-  create(input: Pick<ToolPolicy, 'name' | 'toolPattern' | 'action'> & Partial<Pick<ToolPolicy, 'priority' | 'orgId' | 'enabled' | 'createdBy'>>): Promise<ToolPolicy>;
+  create(
+    input: Pick<ToolPolicy, 'name' | 'toolPattern' | 'action'> &
+      Partial<Pick<ToolPolicy, 'priority' | 'orgId' | 'enabled' | 'createdBy'>>,
+  ): Promise<ToolPolicy>;
   /** All policies, highest priority first (ties in insertion order). */
   list(orgId?: string): Promise<ToolPolicy[]>;
-  update(policyId: string, patch: Partial<Pick<ToolPolicy, 'name' | 'toolPattern' | 'action' | 'priority' | 'enabled'>>): Promise<boolean>;
+  update(
+    policyId: string,
+    patch: Partial<Pick<ToolPolicy, 'name' | 'toolPattern' | 'action' | 'priority' | 'enabled'>>,
+  ): Promise<boolean>;
   delete(policyId: string): Promise<boolean>;
 }

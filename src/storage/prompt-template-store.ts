@@ -27,7 +27,12 @@ export interface PromptTemplateStore {
   /** Inserts; returns undefined when the name exists. */
   create(input: PromptTemplateInput): Promise<PromptTemplate | undefined>;
   getByName(name: string): Promise<PromptTemplate | undefined>;
-  update(templateId: string, patch: Partial<Pick<PromptTemplate, 'content' | 'description' | 'variables' | 'isDefault' | 'category' | 'mcpServer'>>): Promise<boolean>;
+  update(
+    templateId: string,
+    patch: Partial<
+      Pick<PromptTemplate, 'content' | 'description' | 'variables' | 'isDefault' | 'category' | 'mcpServer'>
+    >,
+  ): Promise<boolean>;
   delete(templateId: string): Promise<boolean>;
   /** All rows, or one origin's, by name. */
   list(origin?: TemplateOrigin): Promise<PromptTemplate[]>;

@@ -16,7 +16,13 @@ export interface ChannelRoute {
 export interface RouteStore {
   getRoute(channelType: string, channelId: string): Promise<ChannelRoute | undefined>;
   /** Inserts a route; the first insert wins (returns false if one existed). */
-  putRoute(route: { channelType: string; channelId: string; wsId: string; nodeId?: string; ownerUserId?: string }): Promise<boolean>;
+  putRoute(route: {
+    channelType: string;
+    channelId: string;
+    wsId: string;
+    nodeId?: string;
+    ownerUserId?: string;
+  }): Promise<boolean>;
   /** The first route of a workstream (its home thread). */
   getRouteByWorkstream(wsId: string): Promise<ChannelRoute | undefined>;
   /** Routes of one platform, newest first. */

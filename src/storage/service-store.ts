@@ -11,7 +11,12 @@ export interface ServiceRow {
 
 export interface ServiceStore {
   /** Insert or update url/metadata/heartbeat; `created` is preserved. */
-  register(service: { serviceType: string; serviceId: string; url: string; metadata?: Record<string, unknown> }): Promise<void>;
+  register(service: {
+    serviceType: string;
+    serviceId: string;
+    url: string;
+    metadata?: Record<string, unknown>;
+  }): Promise<void>;
   /** Bumps `last_heartbeat`; false when the row is gone. */
   heartbeat(serviceType: string, serviceId: string): Promise<boolean>;
   deregister(serviceType: string, serviceId: string): Promise<boolean>;

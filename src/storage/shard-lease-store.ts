@@ -27,7 +27,11 @@ export interface ShardLeaseStore {
    * Takes the shard for `holder` until `now + ttlMs` when it is free (no row, released, or expired before `now`);
    * undefined when another holder's lease is still running or another claim won the race.
    */
-  claim(lease: { bot: string; shardId: number; shardCount: number; holder: string }, now: number, ttlMs: number): Promise<ShardClaim | undefined>;
+  claim(
+    lease: { bot: string; shardId: number; shardCount: number; holder: string },
+    now: number,
+    ttlMs: number,
+  ): Promise<ShardClaim | undefined>;
   /** Extends every lease `holder` has of the bot (one UPDATE); resolves with the shard ids it still holds. */
   renew(bot: string, holder: string, now: number, ttlMs: number): Promise<number[]>;
   /** Gives the shards up (all of the holder's, or those listed): holder '' and expired at `now`. Resolves with how many. */

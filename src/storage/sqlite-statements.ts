@@ -69,7 +69,8 @@ export function registerSqliteConnection(knex: Knex, slot: SqliteConnectionSlot)
 export function inSqliteTransaction<T>(knex: Knex, work: (connection: SqliteConnection) => Promise<T>): Promise<T> {
   return knex.transaction(() => {
     const connection = slots.get(knex)?.current;
-    if (connection === undefined) throw new Error('the SQLite connection of this knex instance was not recorded (createKnex)');
+    if (connection === undefined)
+      throw new Error('the SQLite connection of this knex instance was not recorded (createKnex)');
     return work(connection);
   });
 }
@@ -122,7 +123,14 @@ function responseOf(method: string, returning: boolean, rows: unknown[] | undefi
 function preparedStatement(connection: SqliteConnection, sql: string): Promise<PreparedStatement> {
   let cache = prepared.get(connection);
   if (cache === undefined) {
-    cache = new LRUCache({ max: PREPARED_LIMIT, dispose: (statement) => void statement.then((s) => s.finalize(), () => undefined) });
+    cache = new LRUCache({
+      max: PREPARED_LIMIT,
+      dispose: (statement) =>
+        void statement.then(
+          (s) => s.finalize(),
+          () => undefined,
+        ),
+    });
     prepared.set(connection, cache);
   }
   const cached = cache.get(sql);
@@ -145,5 +153,9 @@ export async function finalizePrepared(connection: SqliteConnection): Promise<vo
   if (cache === undefined) return;
   prepared.delete(connection);
   const statements = await Promise.allSettled([...cache.values()]);
-  await Promise.all(statements.map((s) => (s.status === 'fulfilled' ? new Promise<void>((resolve) => s.value.finalize(() => resolve())) : undefined)));
+  await Promise.all(
+    statements.map((s) =>
+      s.status === 'fulfilled' ? new Promise<void>((resolve) => s.value.finalize(() => resolve())) : undefined,
+    ),
+  );
 }

@@ -52,7 +52,9 @@ describe('toStorageError', () => {
   });
 
   it('keeps the driver code and the stack frames of the original failure', () => {
-    const driver = Object.assign(new Error(`update "users" set "name" = '${USER_TEXT}' - deadlock detected`), { code: '40P01' });
+    const driver = Object.assign(new Error(`update "users" set "name" = '${USER_TEXT}' - deadlock detected`), {
+      code: '40P01',
+    });
     const mapped = toStorageError(driver, 'users.update');
     assert.equal(mapped.message, 'users.update failed (40P01)');
     const cause = mapped.cause as Error & { code?: string };

@@ -27,7 +27,10 @@ describe('TickWriter', () => {
   });
 
   async function workstream(wsId: string): Promise<void> {
-    await db.stores.workstreams.create({ wsId, userId, name: wsId, modelAlias: 'default' }, { route: { channelType: 'discord', channelId: `thread-${wsId}` } });
+    await db.stores.workstreams.create(
+      { wsId, userId, name: wsId, modelAlias: 'default' },
+      { route: { channelType: 'discord', channelId: `thread-${wsId}` } },
+    );
   }
 
   it('commits the journal, state, live_state and history writes of one event-loop turn in one transaction', async () => {
@@ -40,27 +43,42 @@ describe('TickWriter', () => {
     const seen: Record<string, boolean> = {};
     const { stores } = db;
     await Promise.all([
-      stores.turnJournal.apply([{ kind: 'begin', turnId: 'turn-tick-1', wsId: 'ws-tick-1', resumed: false }]).then(async () => {
-        seen.journal = (await reader('turn_journal').where({ turn_id: 'turn-tick-1' })).length === 1;
-      }),
+      stores.turnJournal
+        .apply([{ kind: 'begin', turnId: 'turn-tick-1', wsId: 'ws-tick-1', resumed: false }])
+        .then(async () => {
+          seen.journal = (await reader('turn_journal').where({ turn_id: 'turn-tick-1' })).length === 1;
+        }),
       stores.workstreams.applyChanges([{ wsId: 'ws-tick-1', state: 'thinking', inputTokens: 7 }]).then(async () => {
         seen.state = (await reader('workstreams').where({ ws_id: 'ws-tick-1', state: 'thinking' })).length === 1;
       }),
       stores.routes.setLiveState('discord', 'thread-ws-tick-1', '{"v":1}').then(async () => {
-        seen.liveState = (await reader('channel_routes').where({ channel_id: 'thread-ws-tick-1' }).whereNotNull('live_state')).length === 1;
+        seen.liveState =
+          (await reader('channel_routes').where({ channel_id: 'thread-ws-tick-1' }).whereNotNull('live_state'))
+            .length === 1;
       }),
       stores.conversations.append('ws-tick-1', { role: 'user', content: 'hello' }).then(async (id) => {
         seen.history = (await reader('conversations').where({ id })).length === 1;
       }),
     ]);
     db.knex.off('query', onQuery);
-    assert.deepEqual(seen, { journal: true, state: true, liveState: true, history: true }, 'each caller hears after its row is readable elsewhere');
+    assert.deepEqual(
+      seen,
+      { journal: true, state: true, liveState: true, history: true },
+      'each caller hears after its row is readable elsewhere',
+    );
     assert.equal(begins.length, 1, 'one transaction for the four writers');
   });
 
   it('fails only the write that cannot be stored; the rest of its batch lands', async () => {
     await workstream('ws-tick-2');
-    const approval = { approvalId: 'approval-tick-dup', wsId: 'ws-tick-2', turnId: 'turn-tick-2', kind: 'tools' as const, ownerUserId: userId, items: {} };
+    const approval = {
+      approvalId: 'approval-tick-dup',
+      wsId: 'ws-tick-2',
+      turnId: 'turn-tick-2',
+      kind: 'tools' as const,
+      ownerUserId: userId,
+      items: {},
+    };
     await db.stores.approvals.create(approval);
     const [duplicate, appended, live] = await Promise.allSettled([
       db.stores.approvals.create(approval),
@@ -68,7 +86,10 @@ describe('TickWriter', () => {
       db.stores.routes.setLiveState('discord', 'thread-ws-tick-2', '{"v":1}'),
     ]);
     assert.equal(duplicate.status, 'rejected');
-    assert.ok(duplicate.status === 'rejected' && duplicate.reason instanceof StorageError, 'the caller gets a storage error');
+    assert.ok(
+      duplicate.status === 'rejected' && duplicate.reason instanceof StorageError,
+      'the caller gets a storage error',
+    );
     assert.equal(appended.status, 'fulfilled');
     assert.equal(live.status, 'fulfilled');
     assert.deepEqual(
@@ -81,7 +102,10 @@ describe('TickWriter', () => {
     await workstream('ws-tick-3');
     const appended = db.stores.conversations.append('ws-tick-3', { role: 'assistant', content: 'the answer' });
     const history = await db.stores.conversations.load('ws-tick-3');
-    assert.deepEqual(history.map((message) => message.content), ['the answer']);
+    assert.deepEqual(
+      history.map((message) => message.content),
+      ['the answer'],
+    );
     await appended;
   });
 
@@ -92,7 +116,11 @@ describe('TickWriter', () => {
     let outside: Promise<Array<{ n?: unknown }>> | undefined;
     const onQuery = (query: { sql: string }): void => {
       // `.then` starts the query now (a knex builder is lazy).
-      if (outside === undefined && /^begin/i.test(query.sql)) outside = db.knex('tick_probe').count({ n: '*' }).then((rows) => rows);
+      if (outside === undefined && /^begin/i.test(query.sql))
+        outside = db
+          .knex('tick_probe')
+          .count({ n: '*' })
+          .then((rows) => rows);
     };
     db.knex.on('query', onQuery);
     const writes = [1, 2, 3, 4, 5, 6].map((n) => writer.write((db) => db.table('tick_probe').insert({ n })));
@@ -107,7 +135,21 @@ describe('TickWriter', () => {
     await workstream('ws-tick-crash');
     const points = ['accepted', 'tool started', 'tool finished', 'answered', 'ended'];
     type Step = { hand: string } | 'moment' | 'commit';
-    const script: Step[] = [{ hand: 'accepted' }, 'moment', { hand: 'tool started' }, 'commit', 'moment', { hand: 'tool finished' }, { hand: 'answered' }, 'commit', 'moment', { hand: 'ended' }, 'commit', 'moment', 'commit'];
+    const script: Step[] = [
+      { hand: 'accepted' },
+      'moment',
+      { hand: 'tool started' },
+      'commit',
+      'moment',
+      { hand: 'tool finished' },
+      { hand: 'answered' },
+      'commit',
+      'moment',
+      { hand: 'ended' },
+      'commit',
+      'moment',
+      'commit',
+    ];
     for (let cut = 0; cut <= script.length; cut++) {
       const moments: Array<() => void> = [];
       const writer = new TickWriter(db.knex, { schedule: (start) => moments.push(start) });
@@ -122,17 +164,39 @@ describe('TickWriter', () => {
           // The engine sees the batch end and asks for its next moment.
           for (let i = 0; i < 10; i++) await Promise.resolve();
         } else {
-          const written = writer.write((handle) => handle.table('turn_journal').insert({ turn_id: `${turnId}-${step.hand}`, ws_id: 'ws-tick-crash', resumed: 0, partial_text: step.hand, settled: 0, started: '', updated: '' }), { oneStatement: true });
-          unsettled.push(written.then(() => told.set(step.hand, 'committed'), () => told.set(step.hand, 'failed')));
+          const written = writer.write(
+            (handle) =>
+              handle.table('turn_journal').insert({
+                turn_id: `${turnId}-${step.hand}`,
+                ws_id: 'ws-tick-crash',
+                resumed: 0,
+                partial_text: step.hand,
+                settled: 0,
+                started: '',
+                updated: '',
+              }),
+            { oneStatement: true },
+          );
+          unsettled.push(
+            written.then(
+              () => told.set(step.hand, 'committed'),
+              () => told.set(step.hand, 'failed'),
+            ),
+          );
         }
       }
       // The kill: no batch starts any more; the one running ends as SQLite ends it (committed or not at all).
       writer.stop();
       await writer.committed();
-      const stored = ((await reader('turn_journal').where('turn_id', 'like', `${turnId}-%`).select('partial_text').orderByRaw('rowid')) as Array<{ partial_text: string }>).map((row) => row.partial_text);
+      const stored = (
+        (await reader('turn_journal')
+          .where('turn_id', 'like', `${turnId}-%`)
+          .select('partial_text')
+          .orderByRaw('rowid')) as Array<{ partial_text: string }>
+      ).map((row) => row.partial_text);
       assert.deepEqual(stored, points.slice(0, stored.length), `cut ${cut}: an ordered prefix, nothing twice`);
-      for (const point of points) assert.equal(told.get(point) === 'committed', stored.includes(point), `cut ${cut}: ${point} told truly`);
+      for (const point of points)
+        assert.equal(told.get(point) === 'committed', stored.includes(point), `cut ${cut}: ${point} told truly`);
     }
   });
 });
-

@@ -45,6 +45,13 @@ interface Queued {
 /** Writes per transaction: bounds how long a statement outside the batch waits for the connection. */
 export const DEFAULT_TICK_BATCH = 64;
 
+/**
+ * At most this many one-statement writes run one after another without a transaction where commits are cheap
+ * (SQLite): two statements instead of BEGIN, two and COMMIT. They are separate callers' writes, not one unit, so a kill
+ * between them keeps an ordered prefix, as between two batches.
+ */
+const UNWRAPPED_WRITES = 2;
+
 export class TickWriter {
   private queue: Queued[] = [];
   private readonly maxWrites: number;
@@ -58,14 +65,22 @@ export class TickWriter {
   constructor(knex: Knex, options: { maxWrites?: number; schedule?: Schedule } = {}) {
     this.runner = new BatchRunner(knex);
     this.maxWrites = Math.max(1, options.maxWrites ?? DEFAULT_TICK_BATCH);
-    const source = { hasPending: () => this.queue.length > 0, commitNext: () => this.run(this.queue.splice(0, this.maxWrites)) };
+    const source = {
+      hasPending: () => this.queue.length > 0,
+      commitNext: () => this.run(this.queue.splice(0, this.maxWrites)),
+    };
     this.engine = new GroupCommit(source, options.schedule === undefined ? {} : { schedule: options.schedule });
   }
 
   /** Queues a write for the next shared transaction; resolves with its result once that transaction committed. */
   write<T>(write: TickWrite<T>, options: TickWriteOptions = {}): Promise<T> {
     const written = new Promise<T>((resolve, reject) => {
-      this.queue.push({ write, oneStatement: options.oneStatement === true, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({
+        write,
+        oneStatement: options.oneStatement === true,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
       this.engine.kick();
     });
     this.unsettled += 1;
@@ -106,7 +121,10 @@ export class TickWriter {
   }
 
   private async run(batch: Queued[]): Promise<void> {
-    if (batch.length === 1) return this.runAlone(batch[0] as Queued);
+    if (batch.length === 1 || this.unwrapped(batch)) {
+      for (const entry of batch) await this.runAlone(entry);
+      return;
+    }
     let results: unknown[];
     try {
       results = await this.runner.transaction(async (db) => {
@@ -120,6 +138,12 @@ export class TickWriter {
       return;
     }
     batch.forEach((entry, index) => entry.resolve(results[index]));
+  }
+
+  private unwrapped(batch: readonly Queued[]): boolean {
+    return (
+      this.runner.commitsAreCheap && batch.length <= UNWRAPPED_WRITES && batch.every((entry) => entry.oneStatement)
+    );
   }
 
   private async runAlone(entry: Queued): Promise<void> {

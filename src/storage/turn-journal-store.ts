@@ -35,7 +35,15 @@ export interface QueuedMessageRow {
 export type TurnJournalChange =
   /** `waited`: the message waited behind another turn (its `queue` row goes now). */
   /** `receipt`: the inbound ledger row of the message (a single-instance gateway writes it here, not before). */
-  | { kind: 'begin'; turnId: string; wsId: string; resumed: boolean; message?: Message; waited?: boolean; receipt?: InboundClaim }
+  | {
+      kind: 'begin';
+      turnId: string;
+      wsId: string;
+      resumed: boolean;
+      message?: Message;
+      waited?: boolean;
+      receipt?: InboundClaim;
+    }
   | { kind: 'partial'; turnId: string; partialText: string }
   | { kind: 'end'; turnId: string }
   | ({ kind: 'queue'; receipt?: InboundClaim } & QueuedMessageRow)

@@ -36,7 +36,12 @@ export interface UserStore {
   /** Disables or enables a user; false when no such user. */
   setDisabled(userId: string, disabled: boolean): Promise<boolean>;
   /** Stores a token by its SHA-256 hex hash; the plain token is never stored. */
-  createToken(input: { userId: string; tokenHash: string; scopes: string[]; expires: string | null }): Promise<ApiToken>;
+  createToken(input: {
+    userId: string;
+    tokenHash: string;
+    scopes: string[];
+    expires: string | null;
+  }): Promise<ApiToken>;
   /** The token with this hash, or undefined. Does not check expiry. */
   findTokenByHash(tokenHash: string): Promise<ApiToken | undefined>;
   /** Tokens (never their hashes), of one user when given, oldest first. */

@@ -20,10 +20,17 @@ export interface WatchRow {
   updated: string;
 }
 
-export type WatchPatch = Partial<Pick<WatchRow, 'name' | 'pollCount' | 'lastOutput' | 'lastExitCode' | 'lastPoll' | 'nextPoll' | 'active'>>;
+export type WatchPatch = Partial<
+  Pick<WatchRow, 'name' | 'pollCount' | 'lastOutput' | 'lastExitCode' | 'lastPoll' | 'nextPoll' | 'active'>
+>;
 
 export interface WatchStore {
-  create(input: Pick<WatchRow, 'watchId' | 'wsId' | 'name' | 'command' | 'intervalSecs' | 'stopOn' | 'maxPolls' | 'nextPoll'> & { createdBy?: string; nodeId?: string }): Promise<WatchRow>;
+  create(
+    input: Pick<
+      WatchRow,
+      'watchId' | 'wsId' | 'name' | 'command' | 'intervalSecs' | 'stopOn' | 'maxPolls' | 'nextPoll'
+    > & { createdBy?: string; nodeId?: string },
+  ): Promise<WatchRow>;
   get(watchId: string): Promise<WatchRow | undefined>;
   /** Active watches of a workstream, newest first. */
   listForWorkstream(wsId: string): Promise<WatchRow[]>;

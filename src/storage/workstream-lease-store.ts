@@ -16,7 +16,12 @@ export interface WorkstreamLeaseStore {
    * holder is `holder` when the claim succeeded, the live holder otherwise. `takenFrom` names the previous holder
    * when an expired lease of another instance was taken over.
    */
-  claim(wsId: string, holder: string, now: number, expiresAt: number): Promise<{ lease: WorkstreamLease; takenFrom?: string }>;
+  claim(
+    wsId: string,
+    holder: string,
+    now: number,
+    expiresAt: number,
+  ): Promise<{ lease: WorkstreamLease; takenFrom?: string }>;
   /** Extends every lease of `holder` to `expiresAt` in one UPDATE; resolves with the workstreams it still holds. */
   renewAll(holder: string, expiresAt: number): Promise<string[]>;
   /** Drops every lease of `holder` (graceful stop); resolves with how many. */

@@ -49,7 +49,10 @@ export interface WorkstreamStore {
    * by the row's user) is inserted in the same transaction, so there is never a workstream without its thread or a
    * route to a missing workstream; an existing route of that thread is kept.
    */
-  create(row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>, options?: { route?: WorkstreamRoute }): Promise<WorkstreamRow>;
+  create(
+    row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>,
+    options?: { route?: WorkstreamRoute },
+  ): Promise<WorkstreamRow>;
   get(wsId: string): Promise<WorkstreamRow | undefined>;
   /** Applies a patch and bumps `updated`; false when the row is missing. */
   update(wsId: string, patch: WorkstreamPatch): Promise<boolean>;

@@ -12,7 +12,8 @@ import { waitFor } from '../fakes/mcp-servers.js';
 import { GatewayProcesses } from '../helpers/gateway-process.js';
 
 const CHANNEL = 'C0001';
-const words = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, index) => `${prefix}${index} `);
+const words = (prefix: string, count: number): string[] =>
+  Array.from({ length: count }, (_, index) => `${prefix}${index} `);
 
 function sentMessages(llm: FakeLlmServer, index: number): Array<{ role: string; content?: unknown }> {
   return ((llm.requests[index]?.body ?? {}) as { messages?: Array<{ role: string }> }).messages ?? [];
@@ -37,14 +38,26 @@ for (const resume of [true, false]) {
       await Promise.allSettled([slack?.close(), llm?.close()]);
     });
 
-    const replies = (threadTs: string): FakeSlackMessage[] => slack.state.thread(CHANNEL, threadTs).filter((message) => message.user === BOT_USER_ID);
+    const replies = (threadTs: string): FakeSlackMessage[] =>
+      slack.state.thread(CHANNEL, threadTs).filter((message) => message.user === BOT_USER_ID);
 
     it('mid-stream: the partial answer stays with a note and is in the history; the question is answered once when resuming', async () => {
       llm.enqueue({ text: words('delta', 60), delayMs: 120 });
       const { message } = slack.userMessage(user, CHANNEL, `<@${BOT_USER_ID}> explain everything`);
       const threadTs = message.ts;
-      await slack.waitFor(() => replies(threadTs).find((reply) => reply.text.includes('delta8 ')), 30_000, 'the streaming answer');
-      await waitFor(async () => (await gateways.db()('turn_journal').select('partial_text')).some((row: { partial_text: string }) => row.partial_text.includes('delta8 ')), 'the journal', 30_000);
+      await slack.waitFor(
+        () => replies(threadTs).find((reply) => reply.text.includes('delta8 ')),
+        30_000,
+        'the streaming answer',
+      );
+      await waitFor(
+        async () =>
+          (await gateways.db()('turn_journal').select('partial_text')).some((row: { partial_text: string }) =>
+            row.partial_text.includes('delta8 '),
+          ),
+        'the journal',
+        30_000,
+      );
       await gateways.kill();
       const live = replies(threadTs)[0] as FakeSlackMessage;
 
@@ -52,10 +65,18 @@ for (const resume of [true, false]) {
       await gateways.start();
       await slack.waitFor(() => /Interrupted by a restart/.test(live.text), 30_000, 'the note on the live message');
       assert.match(live.text, /^delta0 delta1 /, 'the live message keeps the partial answer');
-      await waitFor(async () => (await gateways.db()('turn_journal').select('turn_id')).length === 0, 'the turn to be settled', 30_000);
+      await waitFor(
+        async () => (await gateways.db()('turn_journal').select('turn_id')).length === 0,
+        'the turn to be settled',
+        30_000,
+      );
 
       if (resume) {
-        await slack.waitFor(() => replies(threadTs).find((reply) => reply.text === 'Everything, explained again.'), 30_000, 'the resumed answer');
+        await slack.waitFor(
+          () => replies(threadTs).find((reply) => reply.text === 'Everything, explained again.'),
+          30_000,
+          'the resumed answer',
+        );
         const sent = sentMessages(llm, 1);
         const assistant = sent.filter((entry) => entry.role === 'assistant').at(-1);
         assert.match(String(assistant?.content), /^delta0 delta1 delta2 /);
@@ -69,8 +90,14 @@ for (const resume of [true, false]) {
         // The partial answer is still in the history for the next message.
         llm.enqueue({ text: 'Picking up from there.' });
         slack.userMessage(user, CHANNEL, 'and then?', threadTs);
-        await slack.waitFor(() => replies(threadTs).find((reply) => reply.text === 'Picking up from there.'), 30_000, 'the next answer');
-        const assistant = sentMessages(llm, 1).filter((entry) => entry.role === 'assistant').at(-1);
+        await slack.waitFor(
+          () => replies(threadTs).find((reply) => reply.text === 'Picking up from there.'),
+          30_000,
+          'the next answer',
+        );
+        const assistant = sentMessages(llm, 1)
+          .filter((entry) => entry.role === 'assistant')
+          .at(-1);
         assert.match(String(assistant?.content), /^delta0 delta1 delta2 /);
       }
     });

@@ -74,7 +74,10 @@ const MAX_PAGES = 50;
 /** Opens the transport and performs `initialize`; throws an McpCallError(`transport`|`timeout`) on failure. */
 export async function connectMcpServer(options: McpConnectOptions): Promise<McpConnection> {
   const { spec } = options;
-  const client = new Client({ name: 'sandpiper', version: options.clientVersion }, { capabilities: { elicitation: { form: {} } } });
+  const client = new Client(
+    { name: 'sandpiper', version: options.clientVersion },
+    { capabilities: { elicitation: { form: {} } } },
+  );
   let isClosing = false;
   let transport: Transport & { pid?: number | undefined };
   if (spec.transport === 'http') {
@@ -126,7 +129,9 @@ function registerHandlers(client: Client, options: McpConnectOptions): void {
       { message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> },
       extra.signal,
     );
-    return answer.content === undefined ? { action: answer.action } : { action: answer.action, content: answer.content };
+    return answer.content === undefined
+      ? { action: answer.action }
+      : { action: answer.action, content: answer.content };
   });
 }
 
@@ -143,36 +148,46 @@ function wrapClient(client: Client, pid: number | undefined, close: () => Promis
   return {
     capabilities,
     pid,
-    listTools: (o) => paginate(o, async (cursor, r) => {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions(r));
-      return { items: page.tools.map(toToolInfo), next: page.nextCursor };
-    }),
-    listResources: (o) => paginate(o, async (cursor, r) => {
-      const page = await client.listResources(cursor === undefined ? {} : { cursor }, requestOptions(r));
-      return { items: page.resources.map((r) => toResourceInfo(String(r.uri), r)), next: page.nextCursor };
-    }),
-    listResourceTemplates: (o) => paginate(o, async (cursor, r) => {
-      const page = await client.listResourceTemplates(cursor === undefined ? {} : { cursor }, requestOptions(r));
-      return { items: page.resourceTemplates.map((t) => toResourceInfo(String(t.uriTemplate), t)), next: page.nextCursor };
-    }),
-    listPrompts: (o) => paginate(o, async (cursor, r) => {
-      const page = await client.listPrompts(cursor === undefined ? {} : { cursor }, requestOptions(r));
-      return { items: page.prompts.map(toPromptInfo), next: page.nextCursor };
-    }),
-    callTool: (name, args, o) => guarded(o, async (r) => {
-      const result = await client.callTool({ name, arguments: args }, undefined, requestOptions(r));
-      const content = Array.isArray(result.content) ? (result.content as McpContentItem[]) : [];
-      const structured = result.structuredContent as Record<string, unknown> | undefined;
-      return { content, isError: result.isError === true, ...(structured ? { structuredContent: structured } : {}) };
-    }),
-    readResource: (uri, o) => guarded(o, async (r) => {
-      const result = await client.readResource({ uri }, requestOptions(r));
-      return result.contents.map((c) => ({ ...(c as McpResourceContent), uri: String(c.uri) }));
-    }),
-    getPrompt: (name, args, o) => guarded(o, async (r) => {
-      const result = await client.getPrompt({ name, arguments: args }, requestOptions(r));
-      return result.messages.map((m) => ({ role: m.role, content: m.content as McpContentItem }));
-    }),
+    listTools: (o) =>
+      paginate(o, async (cursor, r) => {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions(r));
+        return { items: page.tools.map(toToolInfo), next: page.nextCursor };
+      }),
+    listResources: (o) =>
+      paginate(o, async (cursor, r) => {
+        const page = await client.listResources(cursor === undefined ? {} : { cursor }, requestOptions(r));
+        return { items: page.resources.map((r) => toResourceInfo(String(r.uri), r)), next: page.nextCursor };
+      }),
+    listResourceTemplates: (o) =>
+      paginate(o, async (cursor, r) => {
+        const page = await client.listResourceTemplates(cursor === undefined ? {} : { cursor }, requestOptions(r));
+        return {
+          items: page.resourceTemplates.map((t) => toResourceInfo(String(t.uriTemplate), t)),
+          next: page.nextCursor,
+        };
+      }),
+    listPrompts: (o) =>
+      paginate(o, async (cursor, r) => {
+        const page = await client.listPrompts(cursor === undefined ? {} : { cursor }, requestOptions(r));
+        return { items: page.prompts.map(toPromptInfo), next: page.nextCursor };
+      }),
+    callTool: (name, args, o) =>
+      guarded(o, async (r) => {
+        const result = await client.callTool({ name, arguments: args }, undefined, requestOptions(r));
+        const content = Array.isArray(result.content) ? (result.content as McpContentItem[]) : [];
+        const structured = result.structuredContent as Record<string, unknown> | undefined;
+        return { content, isError: result.isError === true, ...(structured ? { structuredContent: structured } : {}) };
+      }),
+    readResource: (uri, o) =>
+      guarded(o, async (r) => {
+        const result = await client.readResource({ uri }, requestOptions(r));
+        return result.contents.map((c) => ({ ...(c as McpResourceContent), uri: String(c.uri) }));
+      }),
+    getPrompt: (name, args, o) =>
+      guarded(o, async (r) => {
+        const result = await client.getPrompt({ name, arguments: args }, requestOptions(r));
+        return result.messages.map((m) => ({ role: m.role, content: m.content as McpContentItem }));
+      }),
     close,
   };
 }
@@ -183,7 +198,10 @@ function requestOptions(options: McpRequestOptions): { timeout: number; signal?:
 
 async function paginate<T>(
   options: McpRequestOptions,
-  fetchPage: (cursor: string | undefined, request: McpRequestOptions) => Promise<{ items: T[]; next: string | undefined }>,
+  fetchPage: (
+    cursor: string | undefined,
+    request: McpRequestOptions,
+  ) => Promise<{ items: T[]; next: string | undefined }>,
 ): Promise<T[]> {
   return guarded(options, async (request) => {
     const all: T[] = [];
@@ -202,7 +220,10 @@ async function paginate<T>(
  * Runs one request and maps SDK/transport failures onto McpCallError; a caller abort is rethrown as is.
  * The SDK never removes its abort listener, so each request gets a short-lived child signal instead of the caller's.
  */
-async function guarded<T>(options: McpRequestOptions, run: (requestOptions: McpRequestOptions) => Promise<T>): Promise<T> {
+async function guarded<T>(
+  options: McpRequestOptions,
+  run: (requestOptions: McpRequestOptions) => Promise<T>,
+): Promise<T> {
   const child = linkedSignal(options.signal);
   try {
     return await run({ timeoutMs: options.timeoutMs, signal: child.signal });
@@ -256,6 +277,7 @@ function connectError(name: string, error: unknown, options: McpConnectOptions):
 async function closeQuietly(client: Client, transport: Transport): Promise<void> {
   // Closing a connection being dropped: its errors have no one to act on them (the server is gone or going).
   const bounded = (work: Promise<unknown>): Promise<unknown> =>
+    // Purpose: timeout (each close step is bounded to 5 s).
     Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
   if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
     await bounded(transport.terminateSession());
@@ -264,7 +286,13 @@ async function closeQuietly(client: Client, transport: Transport): Promise<void>
   await bounded(transport.close());
 }
 
-function toToolInfo(tool: { name: string; title?: string | undefined; description?: string | undefined; inputSchema: unknown; annotations?: unknown }): McpToolInfo {
+function toToolInfo(tool: {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  inputSchema: unknown;
+  annotations?: unknown;
+}): McpToolInfo {
   const schema = tool.inputSchema as Record<string, unknown> | undefined;
   return {
     name: tool.name,
@@ -275,14 +303,25 @@ function toToolInfo(tool: { name: string; title?: string | undefined; descriptio
   };
 }
 
-function toResourceInfo(uri: string, r: { name?: string; description?: string | undefined; mimeType?: string | undefined }): McpResourceInfo {
+function toResourceInfo(
+  uri: string,
+  r: { name?: string; description?: string | undefined; mimeType?: string | undefined },
+): McpResourceInfo {
   return { uri, name: r.name ?? '', description: r.description ?? '', mimeType: r.mimeType ?? '' };
 }
 
-function toPromptInfo(p: { name: string; description?: string | undefined; arguments?: { name: string; description?: string | undefined; required?: boolean | undefined }[] | undefined }): McpPromptInfo {
+function toPromptInfo(p: {
+  name: string;
+  description?: string | undefined;
+  arguments?: { name: string; description?: string | undefined; required?: boolean | undefined }[] | undefined;
+}): McpPromptInfo {
   return {
     name: p.name,
     description: p.description ?? '',
-    arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description ?? '', required: a.required === true })),
+    arguments: (p.arguments ?? []).map((a) => ({
+      name: a.name,
+      description: a.description ?? '',
+      required: a.required === true,
+    })),
   };
 }

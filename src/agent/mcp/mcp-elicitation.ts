@@ -29,18 +29,24 @@ export async function handleElicitation(
     expiresAt: isoFromMs(Date.now() + timeoutMs),
   };
   const controller = new AbortController();
+  // Purpose: timeout (an unanswered elicitation expires).
   const timer = setTimeout(() => controller.abort(new Error('elicitation timed out')), timeoutMs);
   const onServerAbort = (): void => controller.abort(new Error('cancelled by server'));
   serverSignal.addEventListener('abort', onServerAbort, { once: true });
   const aborted = new Promise<McpElicitationAnswer>((resolve) => {
-    controller.signal.addEventListener('abort', () => resolve(serverSignal.aborted ? { action: 'cancel' } : DECLINE), { once: true });
+    controller.signal.addEventListener('abort', () => resolve(serverSignal.aborted ? { action: 'cancel' } : DECLINE), {
+      once: true,
+    });
   });
   try {
     const answer = await Promise.race([handler(request, controller.signal).then(validAnswer), aborted]);
     logger.info({ server, elicitationId: request.id, action: answer.action }, 'MCP elicitation answered');
     return answer;
   } catch (error) {
-    logger.warn({ server, elicitationId: request.id, err: error instanceof Error ? error.message : String(error) }, 'MCP elicitation handler failed');
+    logger.warn(
+      { server, elicitationId: request.id, err: error instanceof Error ? error.message : String(error) },
+      'MCP elicitation handler failed',
+    );
     return DECLINE;
   } finally {
     clearTimeout(timer);

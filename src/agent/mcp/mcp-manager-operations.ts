@@ -1,7 +1,15 @@
 /** Manager operations over many servers: start-up connect, manual refresh, reconnect, reconcile and removal. */
 import { combineSignals } from '../../shared/abort.js';
 import { McpCallError } from './mcp-call-error.js';
-import { createServerState, emptyServerCatalog, failureText, notifyListeners, track, type ManagerContext, type ServerState } from './mcp-manager-context.js';
+import {
+  createServerState,
+  emptyServerCatalog,
+  failureText,
+  notifyListeners,
+  track,
+  type ManagerContext,
+  type ServerState,
+} from './mcp-manager-context.js';
 import { discoverWithStoredToken } from './mcp-oauth-calls.js';
 import { schedulePromptSync } from './mcp-prompt-sync.js';
 import { specFingerprint, type McpServerSpec } from './mcp-server-spec.js';
@@ -47,9 +55,12 @@ async function connectRecording(context: ManagerContext, state: ServerState, sig
 }
 
 export async function startServers(context: ManagerContext, signal?: AbortSignal): Promise<void> {
-  const all = Promise.allSettled([...context.servers.values()].map((state) => connectRecording(context, state, signal)));
+  const all = Promise.allSettled(
+    [...context.servers.values()].map((state) => connectRecording(context, state, signal)),
+  );
   track(context, all, 'start-up connect');
   await new Promise<void>((resolve) => {
+    // Purpose: timeout (start-up waits this long for servers, then goes on without them).
     const timer = setTimeout(resolve, context.settings.startWaitMs);
     timer.unref();
     const onAbort = (): void => resolve();
@@ -62,7 +73,11 @@ export async function startServers(context: ManagerContext, signal?: AbortSignal
   });
 }
 
-async function refreshOne(context: ManagerContext, state: ServerState, signal: AbortSignal): Promise<McpRefreshOutcome> {
+async function refreshOne(
+  context: ManagerContext,
+  state: ServerState,
+  signal: AbortSignal,
+): Promise<McpRefreshOutcome> {
   const name = state.spec.name;
   const before = new Set(context.catalog.tools.filter((tool) => tool.server === name).map((tool) => tool.name));
   try {
@@ -81,16 +96,28 @@ async function refreshOne(context: ManagerContext, state: ServerState, signal: A
 }
 
 /** One overall budget (connect timeout); servers refresh concurrently; a disconnected server is reconnected. */
-export async function refreshServers(context: ManagerContext, serverName: string | undefined, signal?: AbortSignal): Promise<Record<string, McpRefreshOutcome>> {
+export async function refreshServers(
+  context: ManagerContext,
+  serverName: string | undefined,
+  signal?: AbortSignal,
+): Promise<Record<string, McpRefreshOutcome>> {
   const budget = combineSignals([signal], context.settings.connectTimeoutMs);
-  const targets = [...context.servers.values()].filter((state) => serverName === undefined || state.spec.name === serverName);
-  const outcomes = await Promise.all(targets.map(async (state) => [state.spec.name, await refreshOne(context, state, budget)] as const));
+  const targets = [...context.servers.values()].filter(
+    (state) => serverName === undefined || state.spec.name === serverName,
+  );
+  const outcomes = await Promise.all(
+    targets.map(async (state) => [state.spec.name, await refreshOne(context, state, budget)] as const),
+  );
   schedulePromptSync(context);
   return Object.fromEntries(outcomes);
 }
 
 /** Clears the breaker and reconnects; on failure the server's catalog is dropped so models stop seeing dead tools. */
-export async function reconnectServer(context: ManagerContext, serverName: string, signal?: AbortSignal): Promise<McpServerStatus> {
+export async function reconnectServer(
+  context: ManagerContext,
+  serverName: string,
+  signal?: AbortSignal,
+): Promise<McpServerStatus> {
   const state = context.servers.get(serverName);
   if (!state) return unknownServerStatus(serverName, 'unknown server');
   context.breaker.clear(serverName);
@@ -119,7 +146,11 @@ export async function removeServer(context: ManagerContext, serverName: string):
   return true;
 }
 
-export async function reconcileServers(context: ManagerContext, desired: readonly McpServerSpec[], signal?: AbortSignal): Promise<McpReconcileResult> {
+export async function reconcileServers(
+  context: ManagerContext,
+  desired: readonly McpServerSpec[],
+  signal?: AbortSignal,
+): Promise<McpReconcileResult> {
   const result: McpReconcileResult = { added: [], removed: [], updated: [], failed: [] };
   const wanted = new Map(desired.map((spec) => [spec.name, spec]));
   const work: Promise<void>[] = [];
@@ -133,20 +164,30 @@ export async function reconcileServers(context: ManagerContext, desired: readonl
       continue;
     }
     const list = existing ? result.updated : result.added;
-    work.push(replaceServer(context, existing, spec, signal).then((isConnected) => {
-      list.push(spec.name);
-      if (!isConnected) result.failed.push(spec.name);
-    }));
+    work.push(
+      replaceServer(context, existing, spec, signal).then((isConnected) => {
+        list.push(spec.name);
+        if (!isConnected) result.failed.push(spec.name);
+      }),
+    );
   }
   await Promise.all(work);
   for (const list of Object.values(result)) list.sort();
   if (result.added.length + result.removed.length + result.updated.length > 0) {
-    context.settings.logger.info({ added: result.added, removed: result.removed, updated: result.updated, failed: result.failed }, 'MCP servers reconciled');
+    context.settings.logger.info(
+      { added: result.added, removed: result.removed, updated: result.updated, failed: result.failed },
+      'MCP servers reconciled',
+    );
   }
   return result;
 }
 
-async function replaceServer(context: ManagerContext, existing: ServerState | undefined, spec: McpServerSpec, signal?: AbortSignal): Promise<boolean> {
+async function replaceServer(
+  context: ManagerContext,
+  existing: ServerState | undefined,
+  spec: McpServerSpec,
+  signal?: AbortSignal,
+): Promise<boolean> {
   if (existing) {
     context.servers.delete(spec.name);
     context.breaker.clear(spec.name);

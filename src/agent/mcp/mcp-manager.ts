@@ -18,7 +18,13 @@ import {
   type McpElicitationHandler,
   type McpOAuthRuntime,
 } from './mcp-manager-context.js';
-import { completeAuthorization, declineAuthorization, revokeAuthorizations, startLogin, type McpAuthorizationOutcome } from './mcp-oauth-calls.js';
+import {
+  completeAuthorization,
+  declineAuthorization,
+  revokeAuthorizations,
+  startLogin,
+  type McpAuthorizationOutcome,
+} from './mcp-oauth-calls.js';
 import { AuthorizationStates } from './mcp-oauth-states.js';
 import {
   authorizationPromptSection,
@@ -32,7 +38,14 @@ import {
 } from './mcp-oauth-tools.js';
 import { McpOAuthVault, type McpAuthorizationEntry } from './mcp-oauth-vault.js';
 import { createTokenCipher } from './mcp-token-cipher.js';
-import { reconcileServers, reconnectServer, refreshServers, startServers, type McpReconcileResult, type McpRefreshOutcome } from './mcp-manager-operations.js';
+import {
+  reconcileServers,
+  reconnectServer,
+  refreshServers,
+  startServers,
+  type McpReconcileResult,
+  type McpRefreshOutcome,
+} from './mcp-manager-operations.js';
 import { syncPromptTemplates, type PromptSyncResult } from './mcp-prompt-sync.js';
 import { invalidServerNameReason, type McpServerSpec } from './mcp-server-spec.js';
 import { teardownServer } from './mcp-server-lifecycle.js';
@@ -175,14 +188,17 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     refresh: (serverName, signal) => {
       if (serverName !== undefined && !context.servers.has(serverName)) {
         const known = [...context.servers.keys()].sort().join(', ') || '(none)';
-        return Promise.reject(new GatewayError('NOT_FOUND', `Unknown MCP server: ${serverName.slice(0, 64)}. Known servers: ${known}`));
+        return Promise.reject(
+          new GatewayError('NOT_FOUND', `Unknown MCP server: ${serverName.slice(0, 64)}. Known servers: ${known}`),
+        );
       }
       return refreshServers(context, serverName, signal);
     },
     reconnect: (serverName, signal) => reconnectServer(context, serverName, signal),
     reconcile: (servers, signal) => reconcileServers(context, validSpecs(servers, context.settings.logger), signal),
     status: () => buildMcpStatus(context),
-    systemPromptSection: () => [buildMcpSystemPromptSection(context.catalog), authorizationPromptSection(context)].filter(Boolean).join('\n\n'),
+    systemPromptSection: () =>
+      [buildMcpSystemPromptSection(context.catalog), authorizationPromptSection(context)].filter(Boolean).join('\n\n'),
     catalog: () => context.catalog,
     onChange: (listener) => {
       context.listeners.add(listener);
@@ -204,20 +220,39 @@ function toolSourceMethods(context: ManagerContext, schemas: McpBuiltinSchemas):
   return {
     listTools: (): Promise<ToolDefinition[]> =>
       Promise.resolve([...listMcpToolDefinitions(context.catalog, schemas), ...authorizationToolDefinitions(context)]),
-    hasTool: (name) => catalogHasTool(context.catalog, name) || authorizationToolServer(context, name) !== undefined || signOutToolServer(context, name) !== undefined,
+    hasTool: (name) =>
+      catalogHasTool(context.catalog, name) ||
+      authorizationToolServer(context, name) !== undefined ||
+      signOutToolServer(context, name) !== undefined,
     prepare: (name, args): Promise<ToolPreparation> => Promise.resolve(prepareCall(context, name, args)),
     callTool: (name, args, toolContext: ToolContext): Promise<ToolResult> => {
       const isCatalog = catalogHasTool(context.catalog, name);
       const authorize = isCatalog ? undefined : authorizationToolServer(context, name);
       const signOut = isCatalog ? undefined : signOutToolServer(context, name);
-      if (authorize !== undefined) return executeMcpCall(context, name, args, toolContext, () => runAuthorizationTool(context, authorize, toolContext));
-      if (signOut !== undefined) return executeMcpCall(context, name, args, toolContext, () => runSignOutTool(context, signOut, toolContext));
+      if (authorize !== undefined)
+        return executeMcpCall(context, name, args, toolContext, () =>
+          runAuthorizationTool(context, authorize, toolContext),
+        );
+      if (signOut !== undefined)
+        return executeMcpCall(context, name, args, toolContext, () => runSignOutTool(context, signOut, toolContext));
       return executeMcpCall(context, name, args, toolContext);
     },
   };
 }
 
-function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorization' | 'completeAuthorization' | 'declineAuthorization' | 'cancelAuthorization' | 'startLogin' | 'listAuthorizations' | 'revokeAuthorizations' | 'rekeyAuthorizations'> {
+function oauthMethods(
+  context: ManagerContext,
+): Pick<
+  McpManager,
+  | 'onAuthorization'
+  | 'completeAuthorization'
+  | 'declineAuthorization'
+  | 'cancelAuthorization'
+  | 'startLogin'
+  | 'listAuthorizations'
+  | 'revokeAuthorizations'
+  | 'rekeyAuthorizations'
+> {
   return {
     onAuthorization: (handler) => {
       const runtime = context.oauth;
@@ -229,7 +264,8 @@ function oauthMethods(context: ManagerContext): Pick<McpManager, 'onAuthorizatio
     },
     completeAuthorization: (state, code) => completeAuthorization(context, state, code),
     declineAuthorization: (state) => declineAuthorization(context, state),
-    cancelAuthorization: async (waitId, userId) => (await context.oauth?.states.settle(waitId, 'cancelled', userId === undefined ? {} : { userId })) ?? false,
+    cancelAuthorization: async (waitId, userId) =>
+      (await context.oauth?.states.settle(waitId, 'cancelled', userId === undefined ? {} : { userId })) ?? false,
     listAuthorizations: (filter) => requireOAuth(context).vault.list(filter),
     revokeAuthorizations: (server, userId) => revokeAuthorizations(context, server, userId),
     rekeyAuthorizations: () => requireOAuth(context).vault.rekey(),
@@ -242,7 +278,13 @@ function oauthRuntime(options: McpOAuthOptions, logger: Logger | undefined): Mcp
   const vault = new McpOAuthVault(options.credentials, createTokenCipher(options.tokenKey, options.previousTokenKeys));
   return {
     vault,
-    states: new AuthorizationStates({ store: options.states, vault, ttlMs: timeoutMs, pollMs: options.pollMs ?? 1_000, ...(logger ? { logger } : {}) }),
+    states: new AuthorizationStates({
+      store: options.states,
+      vault,
+      ttlMs: timeoutMs,
+      pollMs: options.pollMs ?? 1_000,
+      ...(logger ? { logger } : {}),
+    }),
     redirectUrl: oauthRedirectUrl(options.publicUrl),
     timeoutMs,
     callerOf: options.callerOf,
@@ -251,7 +293,11 @@ function oauthRuntime(options: McpOAuthOptions, logger: Logger | undefined): Mcp
 }
 
 function requireOAuth(context: ManagerContext): McpOAuthRuntime {
-  if (!context.oauth) throw new GatewayError('USAGE', 'MCP OAuth is not configured: set mcp.token_key (or SANDPIPER_MCP_TOKEN_KEY) and gateway.public_url');
+  if (!context.oauth)
+    throw new GatewayError(
+      'USAGE',
+      'MCP OAuth is not configured: set mcp.token_key (or SANDPIPER_MCP_TOKEN_KEY) and gateway.public_url',
+    );
   return context.oauth;
 }
 
@@ -264,7 +310,9 @@ function prepareCall(context: ManagerContext, name: string, args: Record<string,
   if (signOutOf !== undefined) return prepareSignOutTool(signOutOf);
   const preparation = prepareMcpCall(context.catalog, name, args);
   const server = context.catalog.toolMap.get(name)?.server;
-  return server !== undefined && context.servers.get(server)?.spec.oauth ? { ...preparation, untimed: true } : preparation;
+  return server !== undefined && context.servers.get(server)?.spec.oauth
+    ? { ...preparation, untimed: true }
+    : preparation;
 }
 
 /** Drops definitions whose name cannot form tool names (`__`, odd characters); the others still connect. */
@@ -290,6 +338,7 @@ async function shutdownManager(context: ManagerContext): Promise<void> {
 
 function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
   return new Promise((resolve) => {
+    // Purpose: timeout (how long shutdown waits for the work).
     const timer = setTimeout(resolve, ms);
     timer.unref();
     void work.finally(() => {

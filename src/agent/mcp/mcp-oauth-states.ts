@@ -73,7 +73,10 @@ export class AuthorizationStates {
   async issue(binding: AuthorizationBinding): Promise<string> {
     const state = randomBytes(24).toString('base64url');
     const now = this.now();
-    await this.options.store.create({ ...binding, stateHash: hashState(state), expiresAt: now + this.options.ttlMs }, now - PRUNE_AFTER_MS);
+    await this.options.store.create(
+      { ...binding, stateHash: hashState(state), expiresAt: now + this.options.ttlMs },
+      now - PRUNE_AFTER_MS,
+    );
     return state;
   }
 
@@ -107,12 +110,18 @@ export class AuthorizationStates {
         settle();
       };
       const wake = (value: McpOAuthOutcome): void => finish(() => resolve(value));
-      const onAbort = (): void => finish(() => reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled')));
+      const onAbort = (): void =>
+        finish(() => reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled')));
       const late = `authorization not completed within ${Math.round(timeoutMs / 1000)}s`;
+      // Purpose: timeout (the authorization wait expires).
       const timer = setTimeout(() => finish(() => reject(new AuthorizationWaitError('expired', late))), timeoutMs);
       // Poll: wakes on another instance's callback or Cancel. A failed read keeps waiting (see the file comment).
+      // Purpose: cadence (the stored outcome is polled; another instance may complete it).
       const reader = this.outcomeReader(stateHash);
-      const poll = setInterval(() => void reader().then((value) => value !== undefined && wake(value)), this.options.pollMs);
+      const poll = setInterval(
+        () => void reader().then((value) => value !== undefined && wake(value)),
+        this.options.pollMs,
+      );
       this.waiters.set(stateHash, wake);
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
@@ -127,7 +136,8 @@ export class AuthorizationStates {
       try {
         return (await this.options.store.get(stateHash))?.outcome ?? undefined;
       } catch (error) {
-        if (!reported) this.logger.warn({ err: describeError(error) }, 'MCP authorization state could not be read; still waiting');
+        if (!reported)
+          this.logger.warn({ err: describeError(error) }, 'MCP authorization state could not be read; still waiting');
         reported = true;
         return undefined;
       }

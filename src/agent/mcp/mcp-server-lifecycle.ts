@@ -3,7 +3,14 @@ import { buildMcpCatalog, type ServerCatalog } from './mcp-catalog.js';
 import { McpCallError } from './mcp-call-error.js';
 import { connectMcpServer, type McpConnection } from './mcp-connection.js';
 import { handleElicitation } from './mcp-elicitation.js';
-import { emptyServerCatalog, failureText, notifyListeners, track, type ManagerContext, type ServerState } from './mcp-manager-context.js';
+import {
+  emptyServerCatalog,
+  failureText,
+  notifyListeners,
+  track,
+  type ManagerContext,
+  type ServerState,
+} from './mcp-manager-context.js';
 import { schedulePromptSync } from './mcp-prompt-sync.js';
 import type { McpListKind } from './mcp-types.js';
 
@@ -22,7 +29,11 @@ export function rebuildCatalog(context: ManagerContext, kinds: readonly McpListK
  * Connects (or reconnects) a server and lists everything it offers. With `reuse`, an existing live connection
  * (made by a concurrent caller) is returned instead. Throws McpCallError; never touches the breaker.
  */
-export async function connectServer(context: ManagerContext, state: ServerState, options: { reuse: boolean; signal?: AbortSignal }): Promise<McpConnection> {
+export async function connectServer(
+  context: ManagerContext,
+  state: ServerState,
+  options: { reuse: boolean; signal?: AbortSignal },
+): Promise<McpConnection> {
   return state.mutex.run(async () => {
     if (options.reuse && state.connection) return state.connection;
     if (context.isShutdown) throw new McpCallError('not-connected', 'MCP manager is shut down');
@@ -66,7 +77,11 @@ export async function connectServer(context: ManagerContext, state: ServerState,
   });
 }
 
-export async function discover(context: ManagerContext, connection: McpConnection, signal?: AbortSignal): Promise<ServerCatalog> {
+export async function discover(
+  context: ManagerContext,
+  connection: McpConnection,
+  signal?: AbortSignal,
+): Promise<ServerCatalog> {
   const options = { timeoutMs: context.settings.listTimeoutMs, ...(signal ? { signal } : {}) };
   const caps = connection.capabilities;
   const [tools, resources, templates, prompts] = await Promise.all([
@@ -80,7 +95,11 @@ export async function discover(context: ManagerContext, connection: McpConnectio
 
 function logConnected(context: ManagerContext, state: ServerState, connection: McpConnection): void {
   const caps = connection.capabilities;
-  const push = [caps.toolsListChanged && 'tools', caps.resourcesListChanged && 'resources', caps.promptsListChanged && 'prompts'].filter(Boolean);
+  const push = [
+    caps.toolsListChanged && 'tools',
+    caps.resourcesListChanged && 'resources',
+    caps.promptsListChanged && 'prompts',
+  ].filter(Boolean);
   context.settings.logger.info(
     {
       server: state.spec.name,
@@ -127,6 +146,7 @@ export function scheduleListRefresh(context: ManagerContext, state: ServerState,
   if (context.isShutdown || state.debounceTimers.has(kind)) return;
   const last = state.lastRefreshAt.get(kind);
   const wait = last === undefined ? 0 : Math.max(0, last + context.settings.debounceMs - context.settings.now());
+  // Purpose: throttle (list refreshes of one kind are debounced).
   const timer = setTimeout(() => {
     state.debounceTimers.delete(kind);
     state.lastRefreshAt.set(kind, context.settings.now());
@@ -147,7 +167,12 @@ async function refreshKindRecording(context: ManagerContext, state: ServerState,
 }
 
 /** Re-lists one kind from a connected server and rebuilds the merged catalog. */
-export async function refreshKind(context: ManagerContext, state: ServerState, kind: McpListKind, signal?: AbortSignal): Promise<void> {
+export async function refreshKind(
+  context: ManagerContext,
+  state: ServerState,
+  kind: McpListKind,
+  signal?: AbortSignal,
+): Promise<void> {
   const connection = state.connection;
   if (!connection) throw new McpCallError('not-connected', `MCP server '${state.spec.name}' is not connected`);
   const options = { timeoutMs: context.settings.listTimeoutMs, ...(signal ? { signal } : {}) };
@@ -156,7 +181,10 @@ export async function refreshKind(context: ManagerContext, state: ServerState, k
     state.catalog = { ...state.catalog, tools: await connection.listTools(options) };
   } else if (kind === 'resources') {
     if (!caps.resources) return;
-    const [resources, templates] = await Promise.all([connection.listResources(options), connection.listResourceTemplates(options)]);
+    const [resources, templates] = await Promise.all([
+      connection.listResources(options),
+      connection.listResourceTemplates(options),
+    ]);
     state.catalog = { ...state.catalog, resources, templates };
   } else {
     if (!caps.prompts) return;

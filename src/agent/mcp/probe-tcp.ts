@@ -13,6 +13,7 @@ export function probeTcp(name: string, url: string, timeoutMs: number): Promise<
       socket.destroy();
       reject(new McpCallError('transport', `MCP server '${name}' unreachable at ${host}:${port}: ${reason}`));
     };
+    // Purpose: timeout (an unreachable server fails the probe).
     socket.setTimeout(timeoutMs, () => fail('timed out'));
     socket.once('error', (error: NodeJS.ErrnoException) => fail(error.code ?? 'connection failed'));
     socket.once('connect', () => {

@@ -144,6 +144,7 @@ export class StdioProcessTransport {
 
 function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
+    // Purpose: timeout (how long the process may take to exit).
     const timer = setTimeout(() => resolve(false), ms);
     timer.unref();
     void promise.then(() => {

@@ -32,8 +32,15 @@ function seconds(ms: number): string {
 
 /** The retryable ProviderError of an expired call (`code: 'TIMEOUT'`, `data.phase`, `data.limitMs`). */
 export function streamTimeoutError(vendor: string, phase: Phase, limitMs: number): ProviderError {
-  const what = phase === 'first-token' ? `no response within ${seconds(limitMs)}` : `the stream stalled (nothing for ${seconds(limitMs)})`;
-  return new ProviderError(`${vendor}: ${what}`, { retryable: true, code: 'TIMEOUT', data: { vendor, phase, limitMs } });
+  const what =
+    phase === 'first-token'
+      ? `no response within ${seconds(limitMs)}`
+      : `the stream stalled (nothing for ${seconds(limitMs)})`;
+  return new ProviderError(`${vendor}: ${what}`, {
+    retryable: true,
+    code: 'TIMEOUT',
+    data: { vendor, phase, limitMs },
+  });
 }
 
 /** Whether `error` is a model call given up by its watchdog. */
@@ -94,6 +101,7 @@ export class StreamWatchdog {
 
   #arm(phase: Phase, limitMs: number): void {
     this.#clear();
+    // Purpose: timeout (a model stream silent for too long in this phase is aborted).
     this.#timer = setTimeout(() => {
       this.#expired = { phase, limitMs };
       this.#controller.abort(streamTimeoutError(this.vendor, phase, limitMs));

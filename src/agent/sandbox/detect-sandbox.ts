@@ -35,13 +35,29 @@ export interface DetectSandboxOptions {
 
 /** How to get a working sandbox, said wherever a process tool is refused for the lack of one. */
 export const SANDBOX_FIX =
-  'install bubblewrap (apt-get install bubblewrap); in a container, run it with rootless podman and --security-opt unmask=/proc/*, '
-  + 'or with docker run --security-opt seccomp=deploy/seccomp-bubblewrap.json --security-opt apparmor=unconfined '
-  + '--security-opt systempaths=unconfined (README, "Running in a container"); '
-  + 'or set tools.sandbox = "off" in config.toml to accept unconfined tools';
+  'install bubblewrap (apt-get install bubblewrap); in a container, run it with rootless podman and --security-opt unmask=/proc/*, ' +
+  'or with docker run --security-opt seccomp=deploy/seccomp-bubblewrap.json --security-opt apparmor=unconfined ' +
+  '--security-opt systempaths=unconfined (README, "Running in a container"); ' +
+  'or set tools.sandbox = "off" in config.toml to accept unconfined tools';
 
 /** The same isolation the tools get, on `true`: proves user/pid/net namespaces, /proc and /dev mounts all work. */
-const PROBE_ARGS = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-all', '--cap-drop', 'ALL', '--die-with-parent', '--', 'true'];
+const PROBE_ARGS = [
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+  '--tmpfs',
+  '/tmp',
+  '--unshare-all',
+  '--cap-drop',
+  'ALL',
+  '--die-with-parent',
+  '--',
+  'true',
+];
 
 /**
  * Probes the host. `off` mode never probes. Never throws: a missing or broken bubblewrap is an `unavailable` status
@@ -55,9 +71,14 @@ export async function detectSandbox(options: DetectSandboxOptions): Promise<Sand
     probe(prlimitCommand, ['--version'], options.signal),
     probe(setprivCommand, ['--pdeathsig', 'KILL', '--', 'true'], options.signal),
   ]);
-  const base = { runsAsRoot, ...(prlimit.ok ? { prlimitPath: prlimitCommand } : {}), ...(setpriv.ok ? { setprivPath: setprivCommand } : {}) };
+  const base = {
+    runsAsRoot,
+    ...(prlimit.ok ? { prlimitPath: prlimitCommand } : {}),
+    ...(setpriv.ok ? { setprivPath: setprivCommand } : {}),
+  };
   if (options.mode === 'off') return { kind: 'off', reason: 'tools.sandbox = "off"', ...base };
-  if (process.platform !== 'linux') return { kind: 'unavailable', reason: `bubblewrap needs Linux (this host is ${process.platform})`, ...base };
+  if (process.platform !== 'linux')
+    return { kind: 'unavailable', reason: `bubblewrap needs Linux (this host is ${process.platform})`, ...base };
   const bwrap = options.bwrapCommand ?? 'bwrap';
   const result = await probe(bwrap, PROBE_ARGS, options.signal);
   if (result.ok) return { kind: 'bwrap', reason: 'bubblewrap', bwrapPath: bwrap, ...base };
@@ -67,12 +88,17 @@ export async function detectSandbox(options: DetectSandboxOptions): Promise<Sand
 /** A probe that neither exits nor fails within this long is killed and counts as unusable. */
 const PROBE_TIMEOUT_MS = 10_000;
 
-function probe(command: string, args: readonly string[], signal: AbortSignal | undefined): Promise<{ ok: true } | { ok: false; problem: string }> {
+function probe(
+  command: string,
+  args: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<{ ok: true } | { ok: false; problem: string }> {
   return new Promise((resolve) => {
     let stderr = '';
     const child = spawn(command, [...args], { stdio: ['ignore', 'ignore', 'pipe'], ...(signal ? { signal } : {}) });
     // Our own timer, not spawn's `timeout` option: that one is cleared only on 'exit', which a command that cannot
     // start never emits, so it held the process for 10 s after a missing bwrap.
+    // Purpose: timeout (a probe that hangs is killed).
     const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
     const settle = (outcome: { ok: true } | { ok: false; problem: string }): void => {
       clearTimeout(timer);
@@ -82,11 +108,21 @@ function probe(command: string, args: readonly string[], signal: AbortSignal | u
       if (stderr.length < 2000) stderr += chunk;
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
-      settle({ ok: false, problem: error.code === 'ENOENT' ? `${command} is not installed` : `${command} could not start (${error.code ?? error.message})` });
+      settle({
+        ok: false,
+        problem:
+          error.code === 'ENOENT'
+            ? `${command} is not installed`
+            : `${command} could not start (${error.code ?? error.message})`,
+      });
     });
     child.on('close', (code, exitSignal) => {
       if (code === 0) settle({ ok: true });
-      else settle({ ok: false, problem: firstLine(stderr) || `${command} exited with ${code ?? exitSignal ?? 'unknown'}` });
+      else
+        settle({
+          ok: false,
+          problem: firstLine(stderr) || `${command} exited with ${code ?? exitSignal ?? 'unknown'}`,
+        });
     });
   });
 }

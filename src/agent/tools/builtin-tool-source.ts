@@ -47,7 +47,9 @@ export class BuiltinToolSource implements ToolSource {
   ) {
     this.#containment = containment;
     const byName = new Map<string, ToolHandler>(
-      Array.isArray(handlers) ? (handlers as readonly ToolHandler[]).map((handler) => [handler.name, handler]) : (handlers as ReadonlyMap<string, ToolHandler>),
+      Array.isArray(handlers)
+        ? (handlers as readonly ToolHandler[]).map((handler) => [handler.name, handler])
+        : (handlers as ReadonlyMap<string, ToolHandler>),
     );
     const ajv = new Ajv({ allErrors: true, coerceTypes: true, strict: false });
     for (const definition of definitions) {
@@ -77,7 +79,9 @@ export class BuiltinToolSource implements ToolSource {
     if (refusal !== undefined && PROCESS_ONLY_TOOLS.has(name)) return errorPreparation(name, refusal);
     try {
       const prepared = await tool.handler.prepare(checked, this.#contain(context));
-      return prepared.needsApproval && prepared.error === undefined ? { ...prepared, header: `${prepared.header}${this.#reach(name)}` } : prepared;
+      return prepared.needsApproval && prepared.error === undefined
+        ? { ...prepared, header: `${prepared.header}${this.#reach(name)}` }
+        : prepared;
     } catch (error) {
       context.logger.warn({ tool: name, err: describeError(error) }, 'tool prepare threw');
       return errorPreparation(name, `Error: could not prepare ${name}: ${describeError(error)}`);
@@ -92,16 +96,24 @@ export class BuiltinToolSource implements ToolSource {
     if (typeof checked === 'string') return { output: checked, isError: true };
     context.signal.throwIfAborted();
     const result = await runWithTimeout(tool.handler, checked, this.#contain(context));
-    const output = TRUNCATED_TOOLS.has(name) && typeof result.output === 'string' ? truncateOutput(result.output, context.outputLimit) : result.output;
+    const output =
+      TRUNCATED_TOOLS.has(name) && typeof result.output === 'string'
+        ? truncateOutput(result.output, context.outputLimit)
+        : result.output;
     // Fenced after the cut, so the closing tag is always there; our own error texts stay plain.
     const fence = FENCED_TOOLS[name];
-    if (fence !== undefined && typeof output === 'string' && !result.isError) return { output: fenceUntrusted(fence(checked), output), isError: false };
+    if (fence !== undefined && typeof output === 'string' && !result.isError)
+      return { output: fenceUntrusted(fence(checked), output), isError: false };
     return output === result.output ? result : { output, isError: result.isError };
   }
 
   /** The context a handler sees: the source's containment, unless the caller set its own. */
   #contain(context: ToolContext): ToolContext {
-    return { ...context, access: context.access ?? this.#containment.access, sandbox: context.sandbox ?? this.#containment.sandbox };
+    return {
+      ...context,
+      access: context.access ?? this.#containment.access,
+      sandbox: context.sandbox ?? this.#containment.sandbox,
+    };
   }
 
   /** The reach note appended to an approval card's header, so the owner knows what approving lets the call touch. */
@@ -114,7 +126,13 @@ export class BuiltinToolSource implements ToolSource {
 
 function errorPreparation(name: string, error: string): ToolPreparation {
   const firstLine = error.split('\n', 1)[0] ?? error;
-  return { header: `✗ ${name}: ${firstLine.replace(/^Error:\s*/, '')}`, preview: '', needsApproval: false, approvalLabel: name, error };
+  return {
+    header: `✗ ${name}: ${firstLine.replace(/^Error:\s*/, '')}`,
+    preview: '',
+    needsApproval: false,
+    approvalLabel: name,
+    error,
+  };
 }
 
 /** Returns the (type-coerced) arguments, or the error text the model reads. */
@@ -135,11 +153,19 @@ function describeSchemaError(error: ErrorObject): string {
   return `${where} ${error.message ?? 'is invalid'}`;
 }
 
-async function runWithTimeout(handler: ToolHandler, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+async function runWithTimeout(
+  handler: ToolHandler,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolResult> {
   const timeoutMs = context.timeoutMs > 0 ? context.timeoutMs : undefined;
   // An own (referenced) timer rather than AbortSignal.timeout, so a pending call keeps the process alive.
   const timeout = new AbortController();
-  const timer = timeoutMs === undefined ? undefined : setTimeout(() => timeout.abort(new DOMException('tool call timed out', 'TimeoutError')), timeoutMs);
+  // Purpose: timeout (the tool call is aborted after timeoutMs).
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => timeout.abort(new DOMException('tool call timed out', 'TimeoutError')), timeoutMs);
   const signal = AbortSignal.any([context.signal, timeout.signal]);
   const seconds = timeoutMs === undefined ? 0 : Math.round(timeoutMs / 100) / 10;
   const timedOut: ToolResult = { output: `Error: ${handler.name} timed out after ${seconds}s`, isError: true };
@@ -154,7 +180,9 @@ async function runWithTimeout(handler: ToolHandler, args: Record<string, unknown
   try {
     const outcome = await Promise.race([running, aborted]);
     if (outcome !== 'aborted') return outcome;
-    void running.catch((error: unknown) => context.logger.debug({ tool: handler.name, err: describeError(error) }, 'late tool failure'));
+    void running.catch((error: unknown) =>
+      context.logger.debug({ tool: handler.name, err: describeError(error) }, 'late tool failure'),
+    );
     context.signal.throwIfAborted();
     // The handler may have produced its own timeout result (bash says which process group it killed).
     const grace = delay(2000);
@@ -175,6 +203,7 @@ async function runWithTimeout(handler: ToolHandler, args: Record<string, unknown
 function delay(ms: number): { promise: Promise<void>; cancel(): void } {
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<void>((resolve) => {
+    // Purpose: timeout (the grace a cancelled call gets to finish).
     timer = setTimeout(resolve, ms);
   });
   return { promise, cancel: () => clearTimeout(timer) };

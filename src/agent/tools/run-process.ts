@@ -43,14 +43,18 @@ const DEFAULT_MAX_OUTPUT = 10 * 1024 * 1024;
  * process (or anything it started in the background) outlives the gateway. After a normal exit we write `done`
  * and the watcher leaves quietly. The shell then execs the command, which keeps its pid, stdin and output pipes.
  */
-const LIFELINE = '(read -r line <&3; [ "$line" = done ] || kill -9 0) </dev/null >/dev/null 2>&1 & exec 3<&-; exec "$@"';
+const LIFELINE =
+  '(read -r line <&3; [ "$line" = done ] || kill -9 0) </dev/null >/dev/null 2>&1 & exec 3<&-; exec "$@"';
 const HAS_LIFELINE = process.platform !== 'win32';
 
 function spawnWithLifeline(command: string, args: readonly string[], options: RunProcessOptions): ChildProcess {
   const stdin = options.input === undefined ? 'ignore' : 'pipe';
   const common = { cwd: options.cwd, env: options.env ?? scrubbedEnvironment(), detached: true } as const;
   if (!HAS_LIFELINE) return spawn(command, [...args], { ...common, stdio: [stdin, 'pipe', 'pipe'] });
-  const child = spawn('/bin/sh', ['-c', LIFELINE, 'sh', command, ...args], { ...common, stdio: [stdin, 'pipe', 'pipe', 'pipe'] });
+  const child = spawn('/bin/sh', ['-c', LIFELINE, 'sh', command, ...args], {
+    ...common,
+    stdio: [stdin, 'pipe', 'pipe', 'pipe'],
+  });
   const lifeline = child.stdio[3] as Writable | null;
   lifeline?.on('error', () => undefined);
   child.once('exit', () => lifeline?.end('done\n'));
@@ -58,9 +62,21 @@ function spawnWithLifeline(command: string, args: readonly string[], options: Ru
 }
 
 /** Spawns `command args` detached (own process group) and resolves once it has exited and its pipes closed. */
-export function runProcess(command: string, args: readonly string[], options: RunProcessOptions): Promise<ProcessOutcome> {
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: RunProcessOptions,
+): Promise<ProcessOutcome> {
   return new Promise((resolve) => {
-    const outcome: ProcessOutcome = { stdout: '', stderr: '', exitCode: null, exitSignal: null, timedOut: false, cancelled: false, outputCapped: false };
+    const outcome: ProcessOutcome = {
+      stdout: '',
+      stderr: '',
+      exitCode: null,
+      exitSignal: null,
+      timedOut: false,
+      cancelled: false,
+      outputCapped: false,
+    };
     if (options.signal.aborted) {
       markStop(outcome, options.signal);
       resolve(outcome);
@@ -81,20 +97,38 @@ export function runProcess(command: string, args: readonly string[], options: Ru
       if (reason === 'timeout') outcome.timedOut = true;
       else markStop(outcome, options.signal);
       killGroup(child.pid, 'SIGTERM');
+      // Purpose: timeout (SIGKILL when SIGTERM was not enough within the grace).
       timers.push(setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? 1000));
       // Pipes held open by an escaped grandchild must not keep us waiting forever.
-      timers.push(setTimeout(() => { child.stdout?.destroy(); child.stderr?.destroy(); finish(); }, (options.killGraceMs ?? 1000) + 2000));
+      // Purpose: timeout (stop reading pipes an escaped grandchild holds).
+      timers.push(
+        setTimeout(
+          () => {
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+            finish();
+          },
+          (options.killGraceMs ?? 1000) + 2000,
+        ),
+      );
     };
     const onAbort = (): void => stop('signal');
     options.signal.addEventListener('abort', onAbort, { once: true });
-    if (options.timeoutMs !== undefined && options.timeoutMs > 0) timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
+    // Purpose: timeout (the command's own time limit).
+    if (options.timeoutMs !== undefined && options.timeoutMs > 0)
+      timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
 
     attachChild(child, outcome, options, finish);
   });
 }
 
 /** Collects the child's output, feeds its input, and settles the run once it has exited and its pipes closed. */
-function attachChild(child: ChildProcess, outcome: ProcessOutcome, options: RunProcessOptions, finish: () => void): void {
+function attachChild(
+  child: ChildProcess,
+  outcome: ProcessOutcome,
+  options: RunProcessOptions,
+  finish: () => void,
+): void {
   attachCollectors(child.stdout, child.stderr, outcome, options);
   if (options.input !== undefined && child.stdin) {
     child.stdin.on('error', () => undefined); // EPIPE when the program exits without reading; its outcome says why.
@@ -113,14 +147,21 @@ function attachChild(child: ChildProcess, outcome: ProcessOutcome, options: RunP
   child.on('close', finish);
 }
 
-function attachCollectors(stdout: Readable | null, stderr: Readable | null, outcome: ProcessOutcome, options: RunProcessOptions): void {
+function attachCollectors(
+  stdout: Readable | null,
+  stderr: Readable | null,
+  outcome: ProcessOutcome,
+  options: RunProcessOptions,
+): void {
   const max = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT;
-  const collect = (stream: 'stdout' | 'stderr') => (chunk: string): void => {
-    options.onOutput?.(chunk, stream);
-    const room = max - outcome[stream].length;
-    if (chunk.length > room) outcome.outputCapped = true;
-    if (room > 0) outcome[stream] += chunk.length > room ? chunk.slice(0, room) : chunk;
-  };
+  const collect =
+    (stream: 'stdout' | 'stderr') =>
+    (chunk: string): void => {
+      options.onOutput?.(chunk, stream);
+      const room = max - outcome[stream].length;
+      if (chunk.length > room) outcome.outputCapped = true;
+      if (room > 0) outcome[stream] += chunk.length > room ? chunk.slice(0, room) : chunk;
+    };
   stdout?.setEncoding('utf8').on('data', collect('stdout'));
   stderr?.setEncoding('utf8').on('data', collect('stderr'));
 }

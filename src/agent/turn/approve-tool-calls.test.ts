@@ -21,7 +21,11 @@ function assistant(toolCalls: ToolCall[]): AssistantMessage {
   return { role: 'assistant', content: '', toolCalls };
 }
 
-async function decide(overrides: Partial<TurnContext>, policies: Record<string, 'allow' | 'deny' | 'ask'>, ...names: string[]): Promise<PreparedCall[]> {
+async function decide(
+  overrides: Partial<TurnContext>,
+  policies: Record<string, 'allow' | 'deny' | 'ask'>,
+  ...names: string[]
+): Promise<PreparedCall[]> {
   const ctx = createFakeTurnContext({ toolSources: [tools], ...overrides });
   for (const [label, action] of Object.entries(policies)) ctx.host.policies.set(label, action);
   const batch = await prepareToolCalls(ctx, calls(...names));
@@ -53,9 +57,15 @@ describe('decideWithoutAsking precedence', () => {
 
   it('auto_approve_tools entries match labels exactly or as globs', async () => {
     assert.equal(statusOf(await decide({ autoApproveLabels: () => ['bash'] }, {}, 'bash')), 'run');
-    assert.equal(statusOf(await decide({ autoApproveLabels: () => ['mcp__github__*'] }, {}, 'mcp__github__create_issue')), 'run');
+    assert.equal(
+      statusOf(await decide({ autoApproveLabels: () => ['mcp__github__*'] }, {}, 'mcp__github__create_issue')),
+      'run',
+    );
     assert.equal(statusOf(await decide({ autoApproveLabels: () => ['bas'] }, {}, 'bash')), 'ask');
-    assert.equal(statusOf(await decide({ autoApproveLabels: () => ['mcp__gitlab__*'] }, {}, 'mcp__github__create_issue')), 'ask');
+    assert.equal(
+      statusOf(await decide({ autoApproveLabels: () => ['mcp__gitlab__*'] }, {}, 'mcp__github__create_issue')),
+      'ask',
+    );
   });
 
   it('the workstream "always" set (part of the labels) approves, and everything else asks', async () => {
@@ -71,7 +81,10 @@ describe('decideWithoutAsking precedence', () => {
 });
 
 describe('approveToolCalls', () => {
-  async function run(ctx: FakeTurnContext, ...names: string[]): Promise<{ batch: PreparedCall[]; feedback: string | null }> {
+  async function run(
+    ctx: FakeTurnContext,
+    ...names: string[]
+  ): Promise<{ batch: PreparedCall[]; feedback: string | null }> {
     const toolCalls = calls(...names);
     const batch = await prepareToolCalls(ctx, toolCalls);
     const outcome = await approveToolCalls(ctx, batch, assistant(toolCalls));
@@ -84,10 +97,19 @@ describe('approveToolCalls', () => {
     const announced = ctx.host.events.find((event) => event.type === 'tool-calls');
     assert.deepEqual(announced?.type === 'tool-calls' ? announced.items.map((item) => item.name) : [], ['read_file']);
     assert.equal(ctx.host.approvalRequests.length, 1);
-    assert.deepEqual(ctx.host.approvalRequests[0]?.items.map((item) => item.name), ['bash']);
-    assert.deepEqual(ctx.host.approvalRequests[0]?.stored.calls.map((entry) => entry.name), ['read_file', 'bash']);
+    assert.deepEqual(
+      ctx.host.approvalRequests[0]?.items.map((item) => item.name),
+      ['bash'],
+    );
+    assert.deepEqual(
+      ctx.host.approvalRequests[0]?.stored.calls.map((entry) => entry.name),
+      ['read_file', 'bash'],
+    );
     assert.deepEqual(ctx.host.states, ['attention', 'running']);
-    assert.deepEqual(batch.map((entry) => entry.status), ['run', 'run']);
+    assert.deepEqual(
+      batch.map((entry) => entry.status),
+      ['run', 'run'],
+    );
   });
 
   it('does not ask when nothing waits', async () => {
@@ -117,7 +139,10 @@ describe('approveToolCalls', () => {
     const ctx = createFakeTurnContext({ toolSources: [tools] });
     ctx.host.decide = () => ({ approved: true, always: true, feedback: 'be brief', decidedBy: 'owner' });
     const { batch, feedback } = await run(ctx, 'bash', 'bash', 'write_file');
-    assert.deepEqual(batch.map((entry) => entry.status), ['run', 'run', 'run']);
+    assert.deepEqual(
+      batch.map((entry) => entry.status),
+      ['run', 'run', 'run'],
+    );
     assert.deepEqual(ctx.host.alwaysLabels, ['bash', 'write_file']);
     assert.equal(feedback, 'be brief');
   });
@@ -126,7 +151,13 @@ describe('approveToolCalls', () => {
     const ctx = createFakeTurnContext({ toolSources: [tools] });
     ctx.host.claimExecution = () => Promise.resolve(false);
     const batch = await prepareToolCalls(ctx, calls('bash'));
-    await applyDecision(ctx, batch, { approvalId: 'a1', approved: true, always: true, feedback: null, decidedBy: 'owner' });
+    await applyDecision(ctx, batch, {
+      approvalId: 'a1',
+      approved: true,
+      always: true,
+      feedback: null,
+      decidedBy: 'owner',
+    });
     assert.deepEqual(batch[0]?.status, { output: 'Not run: this approval was already carried out.', isError: true });
     assert.deepEqual(ctx.host.alwaysLabels, []);
   });

@@ -41,7 +41,13 @@ async function applyGrants(ctx: TurnContext, batch: PreparedCall[]): Promise<voi
   const asking = batch.filter((call) => call.status === 'ask');
   if (asking.length === 0 || ctx.host.grantedCalls === undefined) return;
   const covered = await ctx.host.grantedCalls(
-    asking.map((call) => ({ label: call.item.approvalLabel, name: call.name, args: call.args, arguments: call.arguments, primaryKey: call.primaryKey })),
+    asking.map((call) => ({
+      label: call.item.approvalLabel,
+      name: call.name,
+      args: call.args,
+      arguments: call.arguments,
+      primaryKey: call.primaryKey,
+    })),
   );
   asking.forEach((call, index) => {
     if (covered[index] === true) call.status = 'run';
@@ -49,7 +55,11 @@ async function applyGrants(ctx: TurnContext, batch: PreparedCall[]): Promise<voi
 }
 
 /** Marks the waiting calls according to the decision; records "always" labels. */
-export async function applyDecision(ctx: TurnContext, batch: PreparedCall[], decision: TurnApprovalDecision): Promise<ApprovalOutcome> {
+export async function applyDecision(
+  ctx: TurnContext,
+  batch: PreparedCall[],
+  decision: TurnApprovalDecision,
+): Promise<ApprovalOutcome> {
   const waiting = batch.filter((call) => call.status === 'ask');
   if (!decision.approved) {
     const output = decision.feedback ? `Denied by user: ${decision.feedback}` : 'Denied by user';
@@ -58,7 +68,8 @@ export async function applyDecision(ctx: TurnContext, batch: PreparedCall[], dec
   }
   if (!(await ctx.host.claimExecution(decision.approvalId))) {
     ctx.logger.warn({ wsId: ctx.wsId, approvalId: decision.approvalId }, 'approval already executed elsewhere');
-    for (const call of waiting) call.status = { output: 'Not run: this approval was already carried out.', isError: true };
+    for (const call of waiting)
+      call.status = { output: 'Not run: this approval was already carried out.', isError: true };
     return { feedback: null, approvalId: decision.approvalId };
   }
   for (const call of waiting) call.status = 'run';
@@ -67,20 +78,35 @@ export async function applyDecision(ctx: TurnContext, batch: PreparedCall[], dec
 }
 
 /** "Always": a conversation grant per label (revocable, listed) where the host keeps grants, else the workstream's set. */
-async function rememberAlways(ctx: TurnContext, waiting: PreparedCall[], decision: TurnApprovalDecision): Promise<void> {
+async function rememberAlways(
+  ctx: TurnContext,
+  waiting: PreparedCall[],
+  decision: TurnApprovalDecision,
+): Promise<void> {
   const labels = [...new Set(waiting.map((call) => call.item.approvalLabel))];
   if (ctx.host.grantAlways === undefined) return ctx.host.addAutoApprove(labels);
   return ctx.host.grantAlways({ labels, approvalId: decision.approvalId, decidedBy: decision.decidedBy });
 }
 
 function toStored(call: PreparedCall): StoredCall {
-  const stored: StoredCall = { callId: call.callId, name: call.name, arguments: call.arguments, args: call.args, item: call.item, status: call.status };
+  const stored: StoredCall = {
+    callId: call.callId,
+    name: call.name,
+    arguments: call.arguments,
+    args: call.args,
+    item: call.item,
+    status: call.status,
+  };
   if (call.untimed === true) stored.untimed = true;
   return stored;
 }
 
 /** The whole approval step for a fresh batch: announce what is settled, ask for the rest, wait. */
-export async function approveToolCalls(ctx: TurnContext, batch: PreparedCall[], assistant: AssistantMessage): Promise<ApprovalOutcome> {
+export async function approveToolCalls(
+  ctx: TurnContext,
+  batch: PreparedCall[],
+  assistant: AssistantMessage,
+): Promise<ApprovalOutcome> {
   await decideWithoutAsking(ctx, batch);
   const settled = batch.filter((call) => call.status !== 'ask');
   const waiting = batch.filter((call) => call.status === 'ask');

@@ -16,7 +16,13 @@ function workspace(): string {
 }
 
 const history = (file: string): Message[] => [
-  { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', mediaType: 'image/png', data: '', file }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'look' },
+      { type: 'image', mediaType: 'image/png', data: '', file },
+    ],
+  },
   { role: 'assistant', content: 'A cat.' },
 ];
 
@@ -26,7 +32,10 @@ describe('withAttachedImages', () => {
     try {
       const stored = history('attachments/cat.png');
       const sent = await withAttachedImages(stored, dir, true, signal);
-      assert.deepEqual(sent[0]?.content, [{ type: 'text', text: 'look' }, { type: 'image', mediaType: 'image/png', data: Buffer.from('png bytes').toString('base64') }]);
+      assert.deepEqual(sent[0]?.content, [
+        { type: 'text', text: 'look' },
+        { type: 'image', mediaType: 'image/png', data: Buffer.from('png bytes').toString('base64') },
+      ]);
       assert.deepEqual(stored, history('attachments/cat.png'), 'no base64 leaks into the stored history');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -37,7 +46,10 @@ describe('withAttachedImages', () => {
     const dir = workspace();
     try {
       const sent = await withAttachedImages(history('attachments/cat.png'), dir, false, signal);
-      assert.deepEqual(sent[0]?.content, [{ type: 'text', text: 'look' }, { type: 'text', text: noVisionNote('attachments/cat.png') }]);
+      assert.deepEqual(sent[0]?.content, [
+        { type: 'text', text: 'look' },
+        { type: 'text', text: noVisionNote('attachments/cat.png') },
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -49,7 +61,12 @@ describe('withAttachedImages', () => {
     try {
       writeFileSync(path.join(outside, 'secret.png'), 'secret');
       symlinkSync(path.join(outside, 'secret.png'), path.join(dir, 'attachments', 'link.png'));
-      for (const file of ['attachments/link.png', '../secret.png', path.join(outside, 'secret.png'), 'attachments/gone.png']) {
+      for (const file of [
+        'attachments/link.png',
+        '../secret.png',
+        path.join(outside, 'secret.png'),
+        'attachments/gone.png',
+      ]) {
         const sent = await withAttachedImages(history(file), dir, true, signal);
         const parts = sent[0]?.content as { type: string; text?: string }[];
         assert.equal(parts[1]?.type, 'text', file);

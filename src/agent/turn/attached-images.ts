@@ -9,7 +9,10 @@ import { openConfined, readOpened } from '../tools/confined-file.js';
 import type { ContentPart, ImagePart, Message } from '../messages.js';
 
 /** Base64 of recently sent attachments (a turn rebuilds its request every step), bounded by size. */
-const encoded = new LRUCache<string, string>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (value) => Math.max(1, value.length) });
+const encoded = new LRUCache<string, string>({
+  maxSize: 64 * 1024 * 1024,
+  sizeCalculation: (value) => Math.max(1, value.length),
+});
 
 /** The largest saved image read back (the gateway saves them resized far below this). */
 const MAX_IMAGE_FILE_BYTES = 20 * 1024 * 1024;
@@ -24,7 +27,10 @@ function missingNote(file: string): string {
 
 function hasFileImage(message: Message): boolean {
   if (message.role !== 'user' && message.role !== 'tool') return false;
-  return typeof message.content !== 'string' && message.content.some((part) => part.type === 'image' && part.file !== undefined);
+  return (
+    typeof message.content !== 'string' &&
+    message.content.some((part) => part.type === 'image' && part.file !== undefined)
+  );
 }
 
 /** Base64 of a saved image, read without following links out of the workstream folder; undefined when unreadable. */
@@ -47,24 +53,50 @@ async function loadImage(file: string, cwd: string, signal: AbortSignal): Promis
   }
 }
 
-async function resolvePart(part: ImagePart & { file: string }, cwd: string, supportsVision: boolean, signal: AbortSignal): Promise<ContentPart> {
+async function resolvePart(
+  part: ImagePart & { file: string },
+  cwd: string,
+  supportsVision: boolean,
+  signal: AbortSignal,
+): Promise<ContentPart> {
   if (!supportsVision) return { type: 'text', text: noVisionNote(part.file) };
   const data = await loadImage(part.file, cwd, signal);
-  return data === undefined ? { type: 'text', text: missingNote(part.file) } : { type: 'image', mediaType: part.mediaType, data };
+  return data === undefined
+    ? { type: 'text', text: missingNote(part.file) }
+    : { type: 'image', mediaType: part.mediaType, data };
 }
 
-async function resolveContent(content: ContentPart[], cwd: string, supportsVision: boolean, signal: AbortSignal): Promise<ContentPart[]> {
+async function resolveContent(
+  content: ContentPart[],
+  cwd: string,
+  supportsVision: boolean,
+  signal: AbortSignal,
+): Promise<ContentPart[]> {
   return Promise.all(
-    content.map((part) => (part.type === 'image' && part.file !== undefined ? resolvePart({ ...part, file: part.file }, cwd, supportsVision, signal) : part)),
+    content.map((part) =>
+      part.type === 'image' && part.file !== undefined
+        ? resolvePart({ ...part, file: part.file }, cwd, supportsVision, signal)
+        : part,
+    ),
   );
 }
 
 /** The history with every image reference replaced by its image part (or a note); the history itself is not changed. */
-export async function withAttachedImages(history: readonly Message[], cwd: string, supportsVision: boolean, signal: AbortSignal): Promise<Message[]> {
+export async function withAttachedImages(
+  history: readonly Message[],
+  cwd: string,
+  supportsVision: boolean,
+  signal: AbortSignal,
+): Promise<Message[]> {
   if (!history.some(hasFileImage)) return [...history];
   return Promise.all(
     history.map(async (message): Promise<Message> => {
-      if (!hasFileImage(message) || (message.role !== 'user' && message.role !== 'tool') || typeof message.content === 'string') return message;
+      if (
+        !hasFileImage(message) ||
+        (message.role !== 'user' && message.role !== 'tool') ||
+        typeof message.content === 'string'
+      )
+        return message;
       return { ...message, content: await resolveContent(message.content, cwd, supportsVision, signal) };
     }),
   );

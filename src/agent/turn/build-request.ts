@@ -11,7 +11,9 @@ import { withAttachedImages } from './attached-images.js';
 const WEB_SEARCH_NAME = 'web_search';
 
 /** Tool definitions of all sources, first source wins on a name clash. */
-export async function listAllTools(ctx: Pick<TurnContext, 'toolSources' | 'logger' | 'signal'>): Promise<ToolDefinition[]> {
+export async function listAllTools(
+  ctx: Pick<TurnContext, 'toolSources' | 'logger' | 'signal'>,
+): Promise<ToolDefinition[]> {
   const seen = new Set<string>();
   const tools: ToolDefinition[] = [];
   for (const source of ctx.toolSources) {
@@ -40,8 +42,14 @@ export async function buildRequest(ctx: TurnContext): Promise<ModelRequest> {
     withAttachedImages(ctx.history, ctx.cwd, ctx.model.supportsVision, ctx.signal),
   ]);
   const native = ctx.model.native;
-  const { tools, active, deferred } = ctx.toolSearch?.select(all, { native: native?.toolSearch === true }) ?? { tools: all, active: false };
-  const messages: Message[] = [{ role: 'system', content: active ? `${system}\n\n${TOOL_SEARCH_HINT}` : system }, ...history];
+  const { tools, active, deferred } = ctx.toolSearch?.select(all, { native: native?.toolSearch === true }) ?? {
+    tools: all,
+    active: false,
+  };
+  const messages: Message[] = [
+    { role: 'system', content: active ? `${system}\n\n${TOOL_SEARCH_HINT}` : system },
+    ...history,
+  ];
   const request: ModelRequest = {
     model: ctx.model.model,
     messages,

@@ -18,7 +18,10 @@ describe('normalizeCall', () => {
   });
 
   it('turns non-string arguments into JSON text', () => {
-    assert.equal(normalizeCall({ id: 'a', name: 'x', arguments: { path: 'a' } } as unknown as ToolCall, 0).arguments, '{"path":"a"}');
+    assert.equal(
+      normalizeCall({ id: 'a', name: 'x', arguments: { path: 'a' } } as unknown as ToolCall, 0).arguments,
+      '{"path":"a"}',
+    );
     assert.equal(normalizeCall({ id: 'a', name: 'x', arguments: null } as unknown as ToolCall, 0).arguments, '');
   });
 });
@@ -36,8 +39,16 @@ describe('callModel', () => {
     });
     const { message, finishReason } = await callModel(ctx, request, { text: '' });
     assert.equal(finishReason, 'tool-calls');
-    assert.deepEqual(message, { role: 'assistant', content: 'Hi', toolCalls: [{ id: 'c1', name: 'bash', arguments: '{}' }], reasoning: 'thinking' });
-    assert.deepEqual(ctx.host.events.map((event) => event.type), ['reasoning-delta', 'text-delta', 'model-call-end']);
+    assert.deepEqual(message, {
+      role: 'assistant',
+      content: 'Hi',
+      toolCalls: [{ id: 'c1', name: 'bash', arguments: '{}' }],
+      reasoning: 'thinking',
+    });
+    assert.deepEqual(
+      ctx.host.events.map((event) => event.type),
+      ['reasoning-delta', 'text-delta', 'model-call-end'],
+    );
     assert.deepEqual(ctx.host.usage, [{ inputTokens: 3, outputTokens: 2 }]);
   });
 
@@ -54,12 +65,20 @@ describe('callModel', () => {
       },
     };
     const call = callModel(ctx, request, { text: '' });
-    for (let spins = 0; ctx.host.events.length < 2 && spins < 1000; spins++) await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(ctx.host.events.map((event) => event.type), ['text-delta', 'model-call-end'], 'the thread can show the whole answer now');
+    for (let spins = 0; ctx.host.events.length < 2 && spins < 1000; spins++)
+      await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(
+      ctx.host.events.map((event) => event.type),
+      ['text-delta', 'model-call-end'],
+      'the thread can show the whole answer now',
+    );
     close();
     const { message } = await call;
     assert.equal(message.content, 'Done.');
-    assert.deepEqual(ctx.host.events.map((event) => event.type), ['text-delta', 'model-call-end']);
+    assert.deepEqual(
+      ctx.host.events.map((event) => event.type),
+      ['text-delta', 'model-call-end'],
+    );
   });
 
   it('reports the end of the call at text-end, before the usage and the tool calls that follow it, and only once', async () => {
@@ -77,13 +96,20 @@ describe('callModel', () => {
       },
     };
     const call = callModel(ctx, request, { text: '' });
-    for (let spins = 0; ctx.host.events.length < 2 && spins < 1000; spins++) await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(ctx.host.events, [{ type: 'text-delta', text: 'Calling.' }, { type: 'model-call-end', finishReason: 'tool-calls' }]);
+    for (let spins = 0; ctx.host.events.length < 2 && spins < 1000; spins++)
+      await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(ctx.host.events, [
+      { type: 'text-delta', text: 'Calling.' },
+      { type: 'model-call-end', finishReason: 'tool-calls' },
+    ]);
     usageSent();
     const { message, finishReason } = await call;
     assert.equal(finishReason, 'tool-calls');
     assert.deepEqual(message.toolCalls, [{ id: 'c1', name: 'bash', arguments: '{}' }]);
-    assert.deepEqual(ctx.host.events.map((event) => event.type), ['text-delta', 'model-call-end']);
+    assert.deepEqual(
+      ctx.host.events.map((event) => event.type),
+      ['text-delta', 'model-call-end'],
+    );
     assert.deepEqual(ctx.host.usage, [{ inputTokens: 5, outputTokens: 1 }]);
   });
 
@@ -100,8 +126,16 @@ describe('callModel', () => {
     });
     const dropped = () => new ProviderError('connection reset', { retryable: true });
     const kept = await callModel(endingWith('stop', dropped), request, { text: '' });
-    assert.deepEqual(kept, { message: { role: 'assistant', content: 'All of it.' }, finishReason: 'stop', committed: true });
-    const stopped = await callModel(endingWith('stop', () => new Error('aborted'), new AbortController()), request, { text: '' });
+    assert.deepEqual(kept, {
+      message: { role: 'assistant', content: 'All of it.' },
+      finishReason: 'stop',
+      committed: true,
+    });
+    const stopped = await callModel(
+      endingWith('stop', () => new Error('aborted'), new AbortController()),
+      request,
+      { text: '' },
+    );
     assert.equal(stopped.message.content, 'All of it.', 'a stop after the answer was complete does not cut it');
     await assert.rejects(callModel(endingWith('tool-calls', dropped), request, { text: '' }), /connection reset/);
   });
@@ -114,13 +148,29 @@ describe('callModel', () => {
       if (event.type === 'model-call-end') committedAtEnd.push(ctx.host.answers.length);
       emit(event);
     };
-    ctx.provider.enqueue({ parts: [{ type: 'text-delta', text: 'Done.' }, { type: 'text-end', finishReason: 'stop' }, { type: 'finish', finishReason: 'stop' }] });
+    ctx.provider.enqueue({
+      parts: [
+        { type: 'text-delta', text: 'Done.' },
+        { type: 'text-end', finishReason: 'stop' },
+        { type: 'finish', finishReason: 'stop' },
+      ],
+    });
     const result = await callModel(ctx, request, { text: '' });
     assert.equal(result.committed, true);
     assert.equal(result.message, ctx.host.answers[0], 'the committed message is the one the turn keeps');
     assert.deepEqual(committedAtEnd, [1], 'stored before model-call-end (which starts the final edit)');
-    assert.deepEqual(ctx.host.events.find((event) => event.type === 'model-call-end'), { type: 'model-call-end', finishReason: 'stop', answered: true });
-    ctx.provider.enqueue({ parts: [{ type: 'text-delta', text: 'Let me look.' }, { type: 'text-end', finishReason: 'tool-calls' }, { type: 'tool-call', call: { id: 'c1', name: 'bash', arguments: '{}' } }, { type: 'finish', finishReason: 'tool-calls' }] });
+    assert.deepEqual(
+      ctx.host.events.find((event) => event.type === 'model-call-end'),
+      { type: 'model-call-end', finishReason: 'stop', answered: true },
+    );
+    ctx.provider.enqueue({
+      parts: [
+        { type: 'text-delta', text: 'Let me look.' },
+        { type: 'text-end', finishReason: 'tool-calls' },
+        { type: 'tool-call', call: { id: 'c1', name: 'bash', arguments: '{}' } },
+        { type: 'finish', finishReason: 'tool-calls' },
+      ],
+    });
     const tools = await callModel(ctx, request, { text: '' });
     assert.equal(tools.committed, false, 'a call owing tool calls is not an answer');
     assert.equal(ctx.host.answers.length, 1);
@@ -129,16 +179,28 @@ describe('callModel', () => {
   it('ends the call with a storage failure when the answer cannot be committed, before anything shows it as final', async () => {
     const ctx = createFakeTurnContext();
     ctx.host.answered = () => Promise.reject(new Error('disk full'));
-    ctx.provider.enqueue({ parts: [{ type: 'text-delta', text: 'Done.' }, { type: 'text-end', finishReason: 'stop' }, { type: 'finish', finishReason: 'stop' }] });
+    ctx.provider.enqueue({
+      parts: [
+        { type: 'text-delta', text: 'Done.' },
+        { type: 'text-end', finishReason: 'stop' },
+        { type: 'finish', finishReason: 'stop' },
+      ],
+    });
     await assert.rejects(callModel(ctx, request, { text: '' }), /storing the answer failed/);
-    assert.equal(ctx.host.events.some((event) => event.type === 'model-call-end' && event.answered === true), false);
+    assert.equal(
+      ctx.host.events.some((event) => event.type === 'model-call-end' && event.answered === true),
+      false,
+    );
   });
 
   it('still reports the end of a call whose stream ended without a finish', async () => {
     const ctx = createFakeTurnContext();
     ctx.provider.enqueue({ parts: [{ type: 'text-delta', text: 'cut' }] });
     await callModel(ctx, request, { text: '' });
-    assert.deepEqual(ctx.host.events.map((event) => event.type), ['text-delta', 'model-call-end']);
+    assert.deepEqual(
+      ctx.host.events.map((event) => event.type),
+      ['text-delta', 'model-call-end'],
+    );
   });
 
   it('drops partial tool calls of a truncated (length) response', async () => {
@@ -158,8 +220,14 @@ describe('isContextLengthError', () => {
   it('trusts the providers flag, 413 and context-ish types, and nothing else', () => {
     assert.equal(isContextLengthError(new ProviderError('x', { status: 400, data: { contextLength: true } })), true);
     assert.equal(isContextLengthError(new ProviderError('x', { status: 413 })), true);
-    assert.equal(isContextLengthError(new ProviderError('x', { status: 400, data: { type: 'exceed_context_size_error' } })), true);
-    assert.equal(isContextLengthError(new ProviderError('openai: HTTP 400 bad request (invalid_request_error)', { status: 400 })), false);
+    assert.equal(
+      isContextLengthError(new ProviderError('x', { status: 400, data: { type: 'exceed_context_size_error' } })),
+      true,
+    );
+    assert.equal(
+      isContextLengthError(new ProviderError('openai: HTTP 400 bad request (invalid_request_error)', { status: 400 })),
+      false,
+    );
     assert.equal(isContextLengthError(new ProviderError('x', { status: 429 })), false);
     assert.equal(isContextLengthError(new Error('maximum context length')), false);
   });

@@ -24,13 +24,26 @@ export interface PartialText {
  * Throws provider errors once retries are exhausted, abort errors on cancel (except once the answer was committed),
  * and a `DurableWriteError` when the answer could not be committed.
  */
-export async function callModel(ctx: TurnContext, request: ModelRequest, partial: PartialText): Promise<ModelCallResult> {
-  const call: CallState = { reasoning: '', calls: [], finishReason: 'other', providerData: undefined, ended: false, textEnded: false, committed: undefined };
+export async function callModel(
+  ctx: TurnContext,
+  request: ModelRequest,
+  partial: PartialText,
+): Promise<ModelCallResult> {
+  const call: CallState = {
+    reasoning: '',
+    calls: [],
+    finishReason: 'other',
+    providerData: undefined,
+    ended: false,
+    textEnded: false,
+    committed: undefined,
+  };
   partial.text = '';
   ctx.host.recordPartial?.('');
   const stream = ctx.streamModel(ctx.model.provider, request, {
     signal: ctx.signal,
-    onRetry: ({ attempt, delayMs }) => ctx.logger.warn({ wsId: ctx.wsId, attempt, delayMs }, 'model call failed; retrying'),
+    onRetry: ({ attempt, delayMs }) =>
+      ctx.logger.warn({ wsId: ctx.wsId, attempt, delayMs }, 'model call failed; retrying'),
   });
   try {
     for await (const part of stream) {
@@ -42,7 +55,11 @@ export async function callModel(ctx: TurnContext, request: ModelRequest, partial
     if (isDurableWriteError(error) || !answered(call)) throw error;
     // Only the usage and the stream's end were still to come: a stop, a shutdown or a dropped connection now leaves
     // the answer as it was shown in full (it is not answered a second time after a restart).
-    if (!ctx.signal.aborted) ctx.logger.warn({ wsId: ctx.wsId, err: describeError(error) }, 'model stream failed after its answer was complete; its usage is not counted');
+    if (!ctx.signal.aborted)
+      ctx.logger.warn(
+        { wsId: ctx.wsId, err: describeError(error) },
+        'model stream failed after its answer was complete; its usage is not counted',
+      );
   }
   const { calls, finishReason, reasoning, providerData } = call;
   if (finishReason === 'length' && calls.length > 0) {
@@ -82,7 +99,12 @@ function owesNoTool(call: CallState): boolean {
   return call.finishReason !== 'tool-calls' && call.calls.length === 0;
 }
 
-async function applyPart(ctx: TurnContext, call: CallState, partial: PartialText, part: ModelStreamPart): Promise<void> {
+async function applyPart(
+  ctx: TurnContext,
+  call: CallState,
+  partial: PartialText,
+  part: ModelStreamPart,
+): Promise<void> {
   switch (part.type) {
     case 'text-delta':
       partial.text += part.text;
@@ -131,7 +153,11 @@ async function endOfText(ctx: TurnContext, call: CallState, partial: PartialText
     }
     call.committed = message;
   }
-  ctx.host.emit(complete ? { type: 'model-call-end', finishReason: call.finishReason, answered: true } : { type: 'model-call-end', finishReason: call.finishReason });
+  ctx.host.emit(
+    complete
+      ? { type: 'model-call-end', finishReason: call.finishReason, answered: true }
+      : { type: 'model-call-end', finishReason: call.finishReason },
+  );
 }
 
 /** Stands in for a missing or non-string tool name, so the history stays valid for every provider. */
@@ -149,7 +175,8 @@ function asText(value: unknown): string {
  * can be matched and the call can be answered with an error the model reads.
  */
 export function normalizeCall(call: ToolCall, index: number): ToolCall {
-  const id = (typeof call.id === 'string' ? call.id.trim() : '') || `call_${index}_${Math.random().toString(36).slice(2, 10)}`;
+  const id =
+    (typeof call.id === 'string' ? call.id.trim() : '') || `call_${index}_${Math.random().toString(36).slice(2, 10)}`;
   const name = (typeof call.name === 'string' ? call.name.trim() : '') || UNNAMED_TOOL;
   return { id, name, arguments: asText(call.arguments as unknown) };
 }

@@ -7,7 +7,8 @@ import { estimateRequestTokens } from './estimate-tokens.js';
 import { switchToFallback } from './model-fallback.js';
 import type { TurnContext } from './turn-types.js';
 
-const CONTEXT_PATTERN = /context[ _-]?(length|window)|maximum context|prompt is too long|too many tokens|input is too long/i;
+const CONTEXT_PATTERN =
+  /context[ _-]?(length|window)|maximum context|prompt is too long|too many tokens|input is too long/i;
 
 /** Whether a provider rejected the request because the prompt does not fit the model's context. */
 export function isContextLengthError(error: unknown): boolean {
@@ -16,7 +17,8 @@ export function isContextLengthError(error: unknown): boolean {
   const type = error.data?.['type'];
   if (typeof type === 'string' && /context|too_long|too_large/i.test(type)) return true;
   if (error instanceof ProviderError && error.status === 413) return true;
-  if (error instanceof ProviderError && error.status !== undefined && error.status !== 400 && error.status !== 413) return false;
+  if (error instanceof ProviderError && error.status !== undefined && error.status !== 400 && error.status !== 413)
+    return false;
   return CONTEXT_PATTERN.test(error.message);
 }
 

@@ -36,7 +36,10 @@ describe('chooseCut', () => {
 
 describe('formatForSummary', () => {
   it('labels roles and tools, lists calls and skips empty and system messages', () => {
-    const text = formatForSummary([{ role: 'system', content: 'sys' }, user('hello'), ...toolTurn('c1', 'file-a'), answer('')], 10_000);
+    const text = formatForSummary(
+      [{ role: 'system', content: 'sys' }, user('hello'), ...toolTurn('c1', 'file-a'), answer('')],
+      10_000,
+    );
     assert.equal(text, 'USER: hello\n\nASSISTANT: \n[Called: bash({"command":"ls"})]\n\nTOOL[bash]: file-a');
   });
 
@@ -52,11 +55,17 @@ describe('formatForSummary', () => {
 
 describe('compactHistory', () => {
   it('replaces older messages with the summary, keeps the tail, persists and clears the read-file set', async () => {
-    const ctx = createFakeTurnContext({ contextWindow: 40, history: [user('first'), answer('x'.repeat(400)), user('second'), answer('y')] });
+    const ctx = createFakeTurnContext({
+      contextWindow: 40,
+      history: [user('first'), answer('x'.repeat(400)), user('second'), answer('y')],
+    });
     ctx.readFiles.add('/tmp/a.txt');
     ctx.provider.enqueue({ parts: textParts('<think>hmm</think>THE SUMMARY') });
     assert.equal(await compactHistory(ctx), true);
-    assert.deepEqual(ctx.history.map((message) => contentText(message.content)), ['[Conversation summary]', 'THE SUMMARY', 'second', 'y']);
+    assert.deepEqual(
+      ctx.history.map((message) => contentText(message.content)),
+      ['[Conversation summary]', 'THE SUMMARY', 'second', 'y'],
+    );
     assert.deepEqual(ctx.host.replaced.at(-1), ctx.history);
     assert.equal(ctx.readFiles.size, 0);
     const request = ctx.provider.requests[0];

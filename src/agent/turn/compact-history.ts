@@ -100,10 +100,17 @@ export async function compactHistory(ctx: TurnContext): Promise<boolean> {
     const quoted = contentText(lastUser.content);
     summary += `\n\n## Continue\nThe user's latest request was: ${quoted.length > 500 ? `${quoted.slice(0, 400)}...` : quoted}\nCarry on with it.`;
   }
-  const compacted: Message[] = [{ role: 'user', content: '[Conversation summary]' }, { role: 'assistant', content: summary }, ...tail];
+  const compacted: Message[] = [
+    { role: 'user', content: '[Conversation summary]' },
+    { role: 'assistant', content: summary },
+    ...tail,
+  ];
   history.splice(0, history.length, ...compacted);
   await ctx.host.replaceHistory(compacted);
   ctx.readFiles.clear();
-  ctx.logger.info({ wsId: ctx.wsId, before: prefix.length + tail.length, after: compacted.length }, 'history compacted');
+  ctx.logger.info(
+    { wsId: ctx.wsId, before: prefix.length + tail.length, after: compacted.length },
+    'history compacted',
+  );
   return true;
 }

@@ -11,7 +11,11 @@ describe('estimateMessageTokens', () => {
   });
 
   it('counts tool-call names and arguments of assistant messages', () => {
-    const message: Message = { role: 'assistant', content: 'hi', toolCalls: [{ id: 'x', name: 'bash', arguments: '{"command": "ls"}' }] };
+    const message: Message = {
+      role: 'assistant',
+      content: 'hi',
+      toolCalls: [{ id: 'x', name: 'bash', arguments: '{"command": "ls"}' }],
+    };
     // 2 + 4 + 17 characters, as in the reference's char count of 23.
     assert.equal(estimateMessageTokens(message), Math.ceil(23 / 4));
   });

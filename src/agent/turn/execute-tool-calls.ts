@@ -12,19 +12,26 @@ export const MAX_PARALLEL_TOOLS = 4;
 export const CANCELLED_RESULT = 'Cancelled by user';
 
 async function runOne(ctx: TurnContext, call: PreparedCall): Promise<ToolResult> {
-  if (call.status !== 'run') return call.status === 'ask' ? { output: 'Not run: no decision was made.', isError: true } : call.status;
-  if (call.source === undefined || call.args === undefined) return { output: `Error: unknown tool "${call.name}".`, isError: true };
+  if (call.status !== 'run')
+    return call.status === 'ask' ? { output: 'Not run: no decision was made.', isError: true } : call.status;
+  if (call.source === undefined || call.args === undefined)
+    return { output: `Error: unknown tool "${call.name}".`, isError: true };
   const untimed = call.untimed === true;
   // Sub-agents and plan reviews wait for many model calls and for people: only cancel stops them.
   const timeout = untimed ? new AbortController().signal : AbortSignal.timeout(ctx.toolTimeoutMs);
   const signal = untimed ? ctx.signal : AbortSignal.any([ctx.signal, timeout]);
   const { source, args } = call;
   try {
-    return await traceToolCall(call.name, call.callId, () => source.callTool(call.name, args, buildToolContext(ctx, call.callId, signal, untimed, call.name)));
+    return await traceToolCall(call.name, call.callId, () =>
+      source.callTool(call.name, args, buildToolContext(ctx, call.callId, signal, untimed, call.name)),
+    );
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     if (timeout.aborted || isAbortError(error)) {
-      return { output: `Error: ${call.name} timed out after ${Math.round(ctx.toolTimeoutMs / 1000)} s.`, isError: true };
+      return {
+        output: `Error: ${call.name} timed out after ${Math.round(ctx.toolTimeoutMs / 1000)} s.`,
+        isError: true,
+      };
     }
     ctx.logger.warn({ err: error, tool: call.name }, 'tool call threw');
     return { output: `Error: ${call.name} failed: ${describeError(error)}`, isError: true };
@@ -51,7 +58,13 @@ export async function executeToolCalls(
       const message: ToolMessage = { role: 'tool', toolCallId: call.callId, name: call.name, content: result.output };
       if (result.isError) message.isError = true;
       results[index] = message;
-      ctx.host.emit({ type: 'tool-result', callId: call.callId, name: call.name, output: contentText(result.output), isError: result.isError });
+      ctx.host.emit({
+        type: 'tool-result',
+        callId: call.callId,
+        name: call.name,
+        output: contentText(result.output),
+        isError: result.isError,
+      });
     }
   };
   const workers = Array.from({ length: Math.min(MAX_PARALLEL_TOOLS, batch.length) }, () => worker());

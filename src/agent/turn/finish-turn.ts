@@ -19,10 +19,18 @@ export async function closeOpenToolCalls(
   const last = history[index];
   if (last?.role !== 'assistant' || !last.toolCalls?.length) return;
   const answered = new Set(history.slice(index + 1).map((message) => (message as ToolMessage).toolCallId));
-  const finished = new Map(completed.filter((result) => result !== undefined).map((result) => [result.toolCallId, result] as const));
+  const finished = new Map(
+    completed.filter((result) => result !== undefined).map((result) => [result.toolCallId, result] as const),
+  );
   for (const call of last.toolCalls) {
     if (answered.has(call.id)) continue;
-    const message: ToolMessage = finished.get(call.id) ?? { role: 'tool', toolCallId: call.id, name: call.name, content: output, isError: true };
+    const message: ToolMessage = finished.get(call.id) ?? {
+      role: 'tool',
+      toolCallId: call.id,
+      name: call.name,
+      content: output,
+      isError: true,
+    };
     await appendMessage(ctx, message);
   }
 }

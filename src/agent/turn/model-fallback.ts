@@ -32,7 +32,10 @@ export function switchToFallback(ctx: TurnContext, error: unknown, streamed: str
   const fallback = ctx.model.fallback?.();
   if (fallback === undefined) return false;
   const failed = ctx.model;
-  ctx.logger.warn({ wsId: ctx.wsId, model: nameOf(failed), fallback: nameOf(fallback), err: describeError(error) }, 'model unreachable; the fallback answers');
+  ctx.logger.warn(
+    { wsId: ctx.wsId, model: nameOf(failed), fallback: nameOf(fallback), err: describeError(error) },
+    'model unreachable; the fallback answers',
+  );
   ctx.model = fallback;
   ctx.host.emit({ type: 'text-delta', text: fallbackNote(failed, fallback) });
   return true;

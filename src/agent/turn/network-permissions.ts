@@ -9,13 +9,17 @@ export function networkPermissionsFor(ctx: TurnContext, callId: string): Network
   if (request === undefined) return undefined;
   return {
     // "Always here" answers live in the workstream's auto-approve set, matched exactly (a glob there never opens the network).
-    standing: async (label) => (ctx.autoApproveLabels().includes(label) ? 'allow' : host.evaluateNetworkPolicy?.(label)),
+    standing: async (label) =>
+      ctx.autoApproveLabels().includes(label) ? 'allow' : host.evaluateNetworkPolicy?.(label),
     ask: async ({ tool, destination, label }, signal) => {
       // Like a tool card: the workstream waits for its owner while the card is open.
       await host.setState('attention');
       let decision: Awaited<ReturnType<typeof request>>;
       try {
-        decision = await request({ turnId: ctx.turnId, callId, tool, host: destination.host, port: destination.port, label }, signal);
+        decision = await request(
+          { turnId: ctx.turnId, callId, tool, host: destination.host, port: destination.port, label },
+          signal,
+        );
       } finally {
         if (!ctx.signal.aborted) await host.setState('running');
       }

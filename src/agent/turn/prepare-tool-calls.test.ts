@@ -3,7 +3,12 @@ import { describe, it } from 'node:test';
 import type { AssistantMessage, ToolCall } from '../messages.js';
 import { createFakeTurnContext, FakeToolSource } from '../../../test/fakes/fake-turn-context.js';
 import { UNNAMED_TOOL } from './call-model.js';
-import { MAX_TOOL_ARGUMENT_CHARS, prepareToolCalls, restorePreparedCalls, withStorableArguments } from './prepare-tool-calls.js';
+import {
+  MAX_TOOL_ARGUMENT_CHARS,
+  prepareToolCalls,
+  restorePreparedCalls,
+  withStorableArguments,
+} from './prepare-tool-calls.js';
 
 function call(name: string, args: string, id = `call_${name}`): ToolCall {
   return { id, name, arguments: args };
@@ -13,7 +18,10 @@ function setup(): { ctx: ReturnType<typeof createFakeTurnContext>; tools: FakeTo
   const tools = new FakeToolSource([
     { name: 'bash', primaryKey: 'command' },
     { name: 'read_file', primaryKey: 'path', prepare: () => ({ needsApproval: false }) },
-    { name: 'write_file', prepare: (args) => ({ approvalLabel: args['path'] === 'exists.txt' ? 'overwrite_file' : 'write_file' }) },
+    {
+      name: 'write_file',
+      prepare: (args) => ({ approvalLabel: args['path'] === 'exists.txt' ? 'overwrite_file' : 'write_file' }),
+    },
     { name: 'broken', prepare: () => ({ error: 'Error: path is outside the workspace' }) },
   ]);
   return { ctx: createFakeTurnContext({ toolSources: [tools] }), tools };
@@ -22,11 +30,17 @@ function setup(): { ctx: ReturnType<typeof createFakeTurnContext>; tools: FakeTo
 describe('prepareToolCalls', () => {
   it('marks calls that need approval as ask and the others as run, keeping the order', async () => {
     const { ctx } = setup();
-    const batch = await prepareToolCalls(ctx, [call('bash', '{"command":"ls"}'), call('read_file', '{"path":"a.txt"}')]);
-    assert.deepEqual(batch.map((entry) => [entry.callId, entry.status, entry.item.needsApproval]), [
-      ['call_bash', 'ask', true],
-      ['call_read_file', 'run', false],
+    const batch = await prepareToolCalls(ctx, [
+      call('bash', '{"command":"ls"}'),
+      call('read_file', '{"path":"a.txt"}'),
     ]);
+    assert.deepEqual(
+      batch.map((entry) => [entry.callId, entry.status, entry.item.needsApproval]),
+      [
+        ['call_bash', 'ask', true],
+        ['call_read_file', 'run', false],
+      ],
+    );
     assert.deepEqual(batch[0]?.args, { command: 'ls' });
     assert.equal(batch[0]?.item.header, '⚙ bash');
   });
@@ -34,7 +48,10 @@ describe('prepareToolCalls', () => {
   it('answers an unknown tool with an error the model reads, without asking', async () => {
     const { ctx, tools } = setup();
     const [entry] = await prepareToolCalls(ctx, [call('no_such_tool', '{}')]);
-    assert.deepEqual(entry?.status, { output: 'Error: unknown tool "no_such_tool". Use one of the tools you were given.', isError: true });
+    assert.deepEqual(entry?.status, {
+      output: 'Error: unknown tool "no_such_tool". Use one of the tools you were given.',
+      isError: true,
+    });
     assert.equal(entry?.item.needsApproval, false);
     assert.ok(entry?.item.error);
     assert.equal(tools.prepared.length, 0);
@@ -94,9 +111,16 @@ describe('withStorableArguments', () => {
   it('replaces only oversized arguments and leaves small messages untouched', () => {
     const small: AssistantMessage = { role: 'assistant', content: '', toolCalls: [call('bash', '{"command":"ls"}')] };
     assert.equal(withStorableArguments(small), small);
-    const big: AssistantMessage = { role: 'assistant', content: 'x', toolCalls: [call('bash', 'y'.repeat(MAX_TOOL_ARGUMENT_CHARS + 1)), call('read_file', '{}')] };
+    const big: AssistantMessage = {
+      role: 'assistant',
+      content: 'x',
+      toolCalls: [call('bash', 'y'.repeat(MAX_TOOL_ARGUMENT_CHARS + 1)), call('read_file', '{}')],
+    };
     const stored = withStorableArguments(big);
-    assert.deepEqual(stored.toolCalls?.map((entry) => entry.arguments), ['{}', '{}']);
+    assert.deepEqual(
+      stored.toolCalls?.map((entry) => entry.arguments),
+      ['{}', '{}'],
+    );
     assert.equal(big.toolCalls?.[0]?.arguments.length, MAX_TOOL_ARGUMENT_CHARS + 1);
   });
 });

@@ -26,12 +26,16 @@ function isOversized(call: ToolCall): boolean {
  */
 export function withStorableArguments(message: AssistantMessage): AssistantMessage {
   if (!message.toolCalls?.some(isOversized)) return message;
-  return { ...message, toolCalls: message.toolCalls.map((call) => (isOversized(call) ? { ...call, arguments: OMITTED_ARGUMENTS } : call)) };
+  return {
+    ...message,
+    toolCalls: message.toolCalls.map((call) => (isOversized(call) ? { ...call, arguments: OMITTED_ARGUMENTS } : call)),
+  };
 }
 
 /** The error result for a call that cannot run before its arguments are even looked at. */
 function rejectionOf(call: ToolCall): string | undefined {
-  if (call.name === UNNAMED_TOOL) return 'Error: this tool call had no tool name. Call one of the tools you were given by its name.';
+  if (call.name === UNNAMED_TOOL)
+    return 'Error: this tool call had no tool name. Call one of the tools you were given by its name.';
   if (isOversized(call)) {
     return `Error: the arguments of this ${call.name} call are too large (${call.arguments.length} characters; the limit is ${MAX_TOOL_ARGUMENT_CHARS}). Split the work into smaller calls.`;
   }
@@ -46,16 +50,40 @@ export interface PreparedCall extends StoredCall {
 }
 
 function errorItem(call: ToolCall, message: string): PreparedItem {
-  return { callId: call.id, name: call.name, approvalLabel: call.name, header: `✗ ${call.name}`, preview: '', needsApproval: false, error: message };
+  return {
+    callId: call.id,
+    name: call.name,
+    approvalLabel: call.name,
+    header: `✗ ${call.name}`,
+    preview: '',
+    needsApproval: false,
+    error: message,
+  };
 }
 
-function failed(call: ToolCall, args: Record<string, unknown> | undefined, source: ToolSource | undefined, message: string): PreparedCall {
-  return { callId: call.id, name: call.name, arguments: call.arguments, args, source, item: errorItem(call, message), status: { output: message, isError: true } };
+function failed(
+  call: ToolCall,
+  args: Record<string, unknown> | undefined,
+  source: ToolSource | undefined,
+  message: string,
+): PreparedCall {
+  return {
+    callId: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    args,
+    source,
+    item: errorItem(call, message),
+    status: { output: message, isError: true },
+  };
 }
 
 /** The source owning a tool name: the shared sources, then the workstream's `tool_search`. */
 function findSource(ctx: TurnContext, name: string): ToolSource | undefined {
-  return ctx.toolSources.find((candidate) => candidate.hasTool(name)) ?? (ctx.toolSearch?.hasTool(name) ? ctx.toolSearch : undefined);
+  return (
+    ctx.toolSources.find((candidate) => candidate.hasTool(name)) ??
+    (ctx.toolSearch?.hasTool(name) ? ctx.toolSearch : undefined)
+  );
 }
 
 /** A call whose arguments are not valid JSON (or miss the primary key): answered with the parser's error. */
@@ -70,7 +98,15 @@ function badArguments(call: ToolCall, source: ToolSource, error: string): Prepar
     needsApproval: false,
     error,
   };
-  return { callId: call.id, name: call.name, arguments: call.arguments, args: undefined, source, item, status: { output: error, isError: true } };
+  return {
+    callId: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    args: undefined,
+    source,
+    item,
+    status: { output: error, isError: true },
+  };
 }
 
 /** Lets the owning source build the call's header, preview and approval facts; a thrown error becomes the result. */
@@ -107,14 +143,28 @@ async function prepareWithSource(
   }
 }
 
-async function prepareOne(ctx: TurnContext, call: ToolCall, definitions: ReadonlyMap<string, ToolDefinition>): Promise<PreparedCall> {
+async function prepareOne(
+  ctx: TurnContext,
+  call: ToolCall,
+  definitions: ReadonlyMap<string, ToolDefinition>,
+): Promise<PreparedCall> {
   const rejection = rejectionOf(call);
   if (rejection !== undefined) {
-    return failed({ ...call, arguments: isOversized(call) ? OMITTED_ARGUMENTS : call.arguments }, undefined, undefined, rejection);
+    return failed(
+      { ...call, arguments: isOversized(call) ? OMITTED_ARGUMENTS : call.arguments },
+      undefined,
+      undefined,
+      rejection,
+    );
   }
   const source = findSource(ctx, call.name);
   if (source === undefined) {
-    return failed(call, undefined, undefined, `Error: unknown tool "${call.name}". Use one of the tools you were given.`);
+    return failed(
+      call,
+      undefined,
+      undefined,
+      `Error: unknown tool "${call.name}". Use one of the tools you were given.`,
+    );
   }
   const primaryKey = definitions.get(call.name)?.primaryKey;
   const parsed = parseToolArguments(call.arguments, primaryKey);

@@ -1,5 +1,4 @@
 /** The turn loop: call the model, prepare/approve/execute its tool calls, append results, until it answers. */
-import { isAbandonedCreation } from '../abandoned-creation.js';
 import { traceTurn } from '../agent-telemetry.js';
 import { isAbortError, untilAborted } from '../../shared/abort.js';
 import { describeError, ProviderError } from '../../shared/errors.js';
@@ -11,7 +10,12 @@ import { durableWriteNote, isDurableWriteError } from './durable-write.js';
 import { timeoutNote } from './timeout-note.js';
 import { CANCELLED_RESULT, executeToolCalls } from './execute-tool-calls.js';
 import { appendMessage, closeOpenToolCalls } from './finish-turn.js';
-import { prepareToolCalls, restorePreparedCalls, withStorableArguments, type PreparedCall } from './prepare-tool-calls.js';
+import {
+  prepareToolCalls,
+  restorePreparedCalls,
+  withStorableArguments,
+  type PreparedCall,
+} from './prepare-tool-calls.js';
 import { isShutdown } from './shutdown.js';
 import { joinSteers } from '../steer-inbox.js';
 import { anyOf, maxStepsNote, noToolCalls, stepCountIs } from './stop-conditions.js';
@@ -80,7 +84,7 @@ function userSafeMessage(error: unknown, streamed: boolean): string {
   const timedOut = timeoutNote(error, streamed);
   if (timedOut !== undefined) return timedOut;
   if (isContextLengthError(error)) {
-    return 'The conversation no longer fits the model\'s context window, even after compacting it. Start a new conversation or send a shorter message.';
+    return "The conversation no longer fits the model's context window, even after compacting it. Start a new conversation or send a shorter message.";
   }
   if (error instanceof ProviderError) {
     const reason = error.data?.['reason'];
@@ -106,7 +110,11 @@ async function endAbnormally(ctx: TurnContext, error: unknown, partial: TurnText
       partial.answer = partial.text;
       await appendMessage(ctx, { role: 'assistant', content: partial.text });
     }
-    await closeOpenToolCalls(ctx, cancelled ? CANCELLED_RESULT : 'Error: the turn failed before this tool ran.', partial.toolResults);
+    await closeOpenToolCalls(
+      ctx,
+      cancelled ? CANCELLED_RESULT : 'Error: the turn failed before this tool ran.',
+      partial.toolResults,
+    );
   } catch (repairError) {
     ctx.logger.error({ wsId: ctx.wsId, err: describeError(repairError) }, 'could not persist the end of a turn');
   }
@@ -149,7 +157,7 @@ async function runUserOrResume(ctx: TurnContext, start: TurnStart): Promise<Turn
   const saved = ctx.host.accept ? ctx.host.accept(start.message) : ctx.host.persist(start.message);
   // Handled from the start: the commit can fail while the model call runs, before anything awaits it.
   const logged = saved.catch((error: unknown) => {
-    if (!isAbandonedCreation(error)) ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message');
+    ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message');
   });
   try {
     const refusal = await ctx.host.budgetRefusal?.();
@@ -184,7 +192,7 @@ async function runSteps(ctx: TurnContext, start: ResumeStart | undefined): Promi
   const stepLimit = stepCountIs(ctx.maxSteps);
   try {
     let resume = start;
-    for (let steps = 0; ; ) {
+    for (let steps = 0; ;) {
       const step = resume ? await resumeBatch(ctx, resume) : await modelStep(ctx, partial, steps);
       resume = undefined;
       if (step === undefined) return { text: partial.answer, reason: 'done' };

@@ -4,7 +4,11 @@ import type { AssistantMessage } from '../messages.js';
 import { anyOf, maxStepsNote, noToolCalls, stepCountIs } from './stop-conditions.js';
 
 const answer: AssistantMessage = { role: 'assistant', content: 'done' };
-const withCalls: AssistantMessage = { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'bash', arguments: '{}' }] };
+const withCalls: AssistantMessage = {
+  role: 'assistant',
+  content: '',
+  toolCalls: [{ id: 'c1', name: 'bash', arguments: '{}' }],
+};
 
 describe('stop conditions', () => {
   it('noToolCalls stops on an answer without calls, including an empty call list', () => {

@@ -12,7 +12,9 @@ function seconds(ms: unknown): string {
 export function timeoutNote(error: unknown, streamed: boolean): string | undefined {
   if (!isStreamTimeout(error)) return undefined;
   const limit = seconds(error.data?.['limitMs']);
-  if (streamed) return `The model stopped sending (nothing for ${limit}), so the answer above is incomplete. Send your message again to retry.`;
-  if (error.data?.['phase'] === 'first-token') return `The model did not respond within ${limit}, even after retrying. Please try again later.`;
+  if (streamed)
+    return `The model stopped sending (nothing for ${limit}), so the answer above is incomplete. Send your message again to retry.`;
+  if (error.data?.['phase'] === 'first-token')
+    return `The model did not respond within ${limit}, even after retrying. Please try again later.`;
   return `The model stopped responding (nothing for ${limit}), even after retrying. Please try again later.`;
 }

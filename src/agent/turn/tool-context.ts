@@ -8,7 +8,13 @@ export function outputLimitFor(contextWindow: number): number {
   return Math.min(200_000, Math.max(4_000, Math.floor(contextWindow)));
 }
 
-export function buildToolContext(ctx: TurnContext, callId: string, signal: AbortSignal, untimed = false, toolName?: string): ToolContext {
+export function buildToolContext(
+  ctx: TurnContext,
+  callId: string,
+  signal: AbortSignal,
+  untimed = false,
+  toolName?: string,
+): ToolContext {
   const context: ToolContext = {
     signal,
     workstreamId: ctx.wsId,
@@ -32,7 +38,12 @@ export function buildToolContext(ctx: TurnContext, callId: string, signal: Abort
 /** A plain side call to the workstream's model without tools (web_fetch extraction). */
 async function askModel(ctx: TurnContext, prompt: string, signal: AbortSignal): Promise<string> {
   let text = '';
-  const request = { model: ctx.model.model, messages: [{ role: 'user' as const, content: prompt }], tools: [], maxTokens: ctx.model.maxTokens };
+  const request = {
+    model: ctx.model.model,
+    messages: [{ role: 'user' as const, content: prompt }],
+    tools: [],
+    maxTokens: ctx.model.maxTokens,
+  };
   for await (const part of ctx.streamModel(ctx.model.provider, request, { signal })) {
     if (part.type === 'text-delta') text += part.text;
   }

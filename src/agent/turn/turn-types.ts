@@ -144,7 +144,10 @@ export interface TurnToolSearch extends ToolSource {
    * The tools a request carries, whether client-side search (and its system hint) is active, and with `native` (a model
    * with provider-side tool search) the names to send with deferred loading.
    */
-  select(all: readonly ToolDefinition[], options?: { native?: boolean }): { tools: ToolDefinition[]; active: boolean; deferred?: string[] };
+  select(
+    all: readonly ToolDefinition[],
+    options?: { native?: boolean },
+  ): { tools: ToolDefinition[]; active: boolean; deferred?: string[] };
   /** A called deferred tool becomes visible for the rest of the conversation. */
   noteCalled(name: string, all: readonly ToolDefinition[]): void;
 }

@@ -55,8 +55,11 @@ export class WatchRunner {
   start(): void {
     if (this.timer !== undefined || this.controller.signal.aborted) return;
     const tick = (): void => {
-      void this.tick().catch((error: unknown) => this.options.logger.error({ err: describeError(error) }, 'watch tick failed'));
+      void this.tick().catch((error: unknown) =>
+        this.options.logger.error({ err: describeError(error) }, 'watch tick failed'),
+      );
     };
+    // Purpose: cadence (watches due are run each tick).
     this.timer = setInterval(tick, this.options.tickMs ?? DEFAULT_WATCH_TICK_MS);
     this.timer.unref();
     tick();
@@ -90,7 +93,10 @@ export class WatchRunner {
           if (await this.pollOne(row)) polled++;
         } catch (error) {
           if (this.controller.signal.aborted) return;
-          this.options.logger.error({ watchId: row.watchId, wsId: row.wsId, err: describeError(error) }, 'watch poll failed');
+          this.options.logger.error(
+            { watchId: row.watchId, wsId: row.wsId, err: describeError(error) },
+            'watch poll failed',
+          );
         }
       }
     };
@@ -110,7 +116,11 @@ export class WatchRunner {
       return true;
     }
     const poll = await this.run(row, command);
-    const outcome = checkStopCondition(row.stopOn, { output: poll.output, exitCode: poll.exitCode, prevOutput: row.pollCount === 0 ? null : row.lastOutput });
+    const outcome = checkStopCondition(row.stopOn, {
+      output: poll.output,
+      exitCode: poll.exitCode,
+      prevOutput: row.pollCount === 0 ? null : row.lastOutput,
+    });
     const conditionMode = row.stopOn !== null && row.stopOn.trim() !== '';
     const atLimit = pollCount >= row.maxPolls;
     // A met condition and an unusable condition end the watch; a change (no condition) is reported and watching goes on.
@@ -141,7 +151,12 @@ export class WatchRunner {
 
   private run(row: WatchRow, command: string): Promise<PollOutcome> {
     const sandbox = this.options.sandbox;
-    return runWatchCommand(command, { cwd: this.options.cwdFor(row.wsId), timeoutMs: this.options.commandTimeoutMs, signal: this.controller.signal, ...(sandbox === undefined ? {} : { sandbox }) });
+    return runWatchCommand(command, {
+      cwd: this.options.cwdFor(row.wsId),
+      timeoutMs: this.options.commandTimeoutMs,
+      signal: this.controller.signal,
+      ...(sandbox === undefined ? {} : { sandbox }),
+    });
   }
 
   private async deliver(delivery: WatchDelivery): Promise<void> {
@@ -149,10 +164,16 @@ export class WatchRunner {
       const delivered = await this.options.deliver(delivery);
       if (delivered) return;
       // The workstream was closed or deleted: nobody can read this watch any more.
-      this.options.logger.warn({ watchId: delivery.watchId, wsId: delivery.wsId }, 'watch result not delivered: the workstream is gone; watch cancelled');
+      this.options.logger.warn(
+        { watchId: delivery.watchId, wsId: delivery.wsId },
+        'watch result not delivered: the workstream is gone; watch cancelled',
+      );
       await this.options.store.update(delivery.watchId, { active: false, nextPoll: null });
     } catch (error) {
-      this.options.logger.error({ watchId: delivery.watchId, wsId: delivery.wsId, err: describeError(error) }, 'watch result delivery failed');
+      this.options.logger.error(
+        { watchId: delivery.watchId, wsId: delivery.wsId, err: describeError(error) },
+        'watch result delivery failed',
+      );
     }
   }
 }

@@ -1,5 +1,10 @@
 /** Acknowledging Discord interactions within the 3 s window: a private defer at once, or a modal/reply decided later. */
-import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type ModalSubmitInteraction } from 'discord.js';
+import {
+  MessageFlags,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type ModalSubmitInteraction,
+} from 'discord.js';
 import type { Responder } from '../channel-adapter.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -32,7 +37,11 @@ export function modalOrReplyClick(interaction: ButtonInteraction, logger: Logger
     );
     return acked;
   };
-  const timer = setTimeout(() => void ackWith('defer', () => interaction.deferReply({ flags: MessageFlags.Ephemeral })), ACK_DEADLINE_MS);
+  // Purpose: timeout (Discord's 3 s acknowledgement deadline: defer if the answer is not ready).
+  const timer = setTimeout(
+    () => void ackWith('defer', () => interaction.deferReply({ flags: MessageFlags.Ephemeral })),
+    ACK_DEADLINE_MS,
+  );
   timer.unref();
   return {
     openModal: async (modal) => {
@@ -43,7 +52,9 @@ export function modalOrReplyClick(interaction: ButtonInteraction, logger: Logger
     reply: async (text) => {
       clearTimeout(timer);
       if (!acked) {
-        await ackWith('reply', () => interaction.reply({ content: text, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS }));
+        await ackWith('reply', () =>
+          interaction.reply({ content: text, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS }),
+        );
         return;
       }
       if (await acked) await editReply(interaction, text, logger, label);
@@ -52,7 +63,11 @@ export function modalOrReplyClick(interaction: ButtonInteraction, logger: Logger
 }
 
 /** Defers privately at once and returns a responder that edits the deferred reply; undefined when the defer failed. */
-export async function deferPrivately(interaction: Repliable, logger: Logger, label: string): Promise<Responder | undefined> {
+export async function deferPrivately(
+  interaction: Repliable,
+  logger: Logger,
+  label: string,
+): Promise<Responder | undefined> {
   try {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
   } catch (error) {

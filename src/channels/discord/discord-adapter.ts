@@ -2,24 +2,42 @@
  * The Discord adapter: discord.js translated to and from the ChannelAdapter port. One client for REST and the gateway,
  * or, with leased shards (ADR 0022), a REST-only client plus one gateway client per shard this instance holds.
  */
-import { ChannelType, Client, Events, RESTEvents, Routes, type APIChannel, type APIMessage, type APIUser, type RateLimitData } from 'discord.js';
+import {
+  ChannelType,
+  Client,
+  Events,
+  RESTEvents,
+  Routes,
+  type APIChannel,
+  type APIMessage,
+  type APIUser,
+  type RateLimitData,
+} from 'discord.js';
 import { attachmentOrigins } from '../attachment-origins.js';
 import { AdapterBase } from '../adapter-base.js';
 import type {
-  AttachmentAccess, ChannelAdapter, ChannelCapabilities, ChannelFeatures, CommandName, InboundHandler, OutboundMessage, PlatformUser, ReactionCode, ThreadOrigin,
+  AttachmentAccess,
+  ChannelAdapter,
+  ChannelCapabilities,
+  ChannelFeatures,
+  CommandName,
+  InboundHandler,
+  OutboundMessage,
+  PlatformUser,
+  ReactionCode,
+  ThreadOrigin,
 } from '../channel-adapter.js';
 import { toChannelError } from '../channel-errors.js';
-import { withEventId } from '../inbound-id.js';
 import { withLinkedSignal } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { discordClientOptions } from './discord-client-options.js';
 import { registerCommands } from './discord-commands.js';
 import { DiscordHistory } from './discord-history.js';
-import { toInboundMessage, type DiscordScope } from './discord-events.js';
+import type { DiscordScope } from './discord-events.js';
 import { DISCORD_MAX_MESSAGE_LENGTH, renderMessage } from './discord-format.js';
 import { DISCORD_MAX_FORM_FIELDS } from './discord-forms.js';
-import { answerNotReady, handleInteraction } from './discord-interactions.js';
+import { listenToClient } from './discord-listeners.js';
 import { DiscordShardClients } from './discord-shard-clients.js';
 import { ShardKeeper, type DiscordClusterOptions } from './discord-shard-keeper.js';
 import { shardCountOf, singleSharding, type ShardConfig } from './discord-sharding.js';
@@ -58,7 +76,9 @@ export interface DiscordAdapterOptions {
    * Identify pacing shared with other instances (ADR 0052), built from `max_concurrency` of /gateway/bot; absent or
    * undefined: discord.js's own throttle (this process only).
    */
-  identify?: (maxConcurrency: number) => { waitForIdentify(shardId: number, signal: AbortSignal): Promise<void> } | undefined;
+  identify?: (
+    maxConcurrency: number,
+  ) => { waitForIdentify(shardId: number, signal: AbortSignal): Promise<void> } | undefined;
 }
 
 export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
@@ -67,6 +87,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     maxMessageLength: DISCORD_MAX_MESSAGE_LENGTH,
     canEdit: true,
     canThread: true,
+    keyedPosts: true,
   };
   readonly features: ChannelFeatures;
   private readonly client: Client;
@@ -86,7 +107,10 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     super(logger, 'discord');
     this.client = new Client(discordClientOptions(config, options));
     this.history = new DiscordHistory(
-      { gatewayClients: () => this.shardClients?.gatewayClients() ?? [this.client], clientFor: (id) => this.shardClients?.clientFor(id) ?? Promise.resolve(this.client) },
+      {
+        gatewayClients: () => this.shardClients?.gatewayClients() ?? [this.client],
+        clientFor: (id) => this.shardClients?.clientFor(id) ?? Promise.resolve(this.client),
+      },
       () => this.scope,
       config.channel_ids,
     );
@@ -143,7 +167,9 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
         this.scope = this.scopeOf(this.client.user?.id ?? '');
         resolve();
       });
-      signal.addEventListener('abort', () => reject(new ChannelError('discord start aborted', { code: 'CANCELLED' })), { once: true });
+      signal.addEventListener('abort', () => reject(new ChannelError('discord start aborted', { code: 'CANCELLED' })), {
+        once: true,
+      });
     });
     // When login fails, nobody awaits `ready` any more; a later abort must not become an unhandled rejection.
     ready.catch(() => undefined);
@@ -165,7 +191,10 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     this.throwIfStopped();
     let started = false;
     const clients = new DiscordShardClients({
-      rest: this.client, token, count, logger: this.logger,
+      rest: this.client,
+      token,
+      count,
+      logger: this.logger,
       create: (sharding) => new Client(discordClientOptions(this.config, this.options, sharding)),
       wire: (client) => {
         this.listen(client);
@@ -195,7 +224,12 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     if (this.commandsRegistered) return;
     this.commandsRegistered = true;
     const applicationId = client.application?.id ?? client.user?.id ?? '';
-    void registerCommands(this.client.rest, { applicationId, guildId: this.config.guild_id }, this.logger, this.controller.signal);
+    void registerCommands(
+      this.client.rest,
+      { applicationId, guildId: this.config.guild_id },
+      this.logger,
+      this.controller.signal,
+    );
   }
 
   async stop(): Promise<void> {
@@ -204,14 +238,20 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     this.handler = undefined;
     this.controller.abort();
     // Disconnects first, then releases the leases: a successor never identifies while this instance still does.
-    await this.keeper?.stop().catch((error: unknown) => this.logger.warn({ error: describeError(error) }, 'discord shard leases not released'));
+    await this.keeper
+      ?.stop()
+      .catch((error: unknown) =>
+        this.logger.warn({ error: describeError(error) }, 'discord shard leases not released'),
+      );
     await this.shardClients?.disconnectAll();
     await this.client.destroy();
   }
 
   async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
     try {
-      const sent = (await withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelMessages(channelId), { body: renderMessage(message), signal: own }))) as APIMessage;
+      const sent = (await withRequestSignal(signal, (own) =>
+        this.client.rest.post(Routes.channelMessages(channelId), { body: renderMessage(message), signal: own }),
+      )) as APIMessage;
       return sent.id;
     } catch (error) {
       throw toChannelError('discord post', error);
@@ -223,16 +263,31 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     try {
       const { nonce: _nonce, enforce_nonce: _enforce, ...editable } = body;
       const patch = { body: { ...editable, components: body.components ?? [] } };
-      await withRequestSignal(signal, (own) => this.client.rest.patch(Routes.channelMessage(channelId, messageId), { ...patch, signal: own }));
+      await withRequestSignal(signal, (own) =>
+        this.client.rest.patch(Routes.channelMessage(channelId, messageId), { ...patch, signal: own }),
+      );
     } catch (error) {
       throw toChannelError('discord edit', error);
     }
   }
 
   /** Discord has no private messages outside interactions: a short reply to the writer's message (it pings nobody). */
-  private async whisper(channelId: string, _userId: string, replyTo: string, text: string, signal: AbortSignal): Promise<void> {
-    const body = { ...renderMessage({ kind: 'text', text }), message_reference: { message_id: replyTo, fail_if_not_exists: false } };
-    await this.bestEffort('whisper', () => withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelMessages(channelId), { body, signal: own })));
+  private async whisper(
+    channelId: string,
+    _userId: string,
+    replyTo: string,
+    text: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const body = {
+      ...renderMessage({ kind: 'text', text }),
+      message_reference: { message_id: replyTo, fail_if_not_exists: false },
+    };
+    await this.bestEffort('whisper', () =>
+      withRequestSignal(signal, (own) =>
+        this.client.rest.post(Routes.channelMessages(channelId), { body, signal: own }),
+      ),
+    );
   }
 
   /** A configured approver: the clicking member holds one of `discord.approver_roles` (roles come with the interaction). */
@@ -242,12 +297,16 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
   }
 
   async setTyping(channelId: string, signal: AbortSignal): Promise<void> {
-    await this.bestEffort('typing', () => withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelTyping(channelId), { signal: own })));
+    await this.bestEffort('typing', () =>
+      withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelTyping(channelId), { signal: own })),
+    );
   }
 
   async react(channelId: string, messageId: string, reaction: ReactionCode, signal: AbortSignal): Promise<void> {
     const route = Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(REACTIONS[reaction]));
-    await this.bestEffort('react', () => withRequestSignal(signal, (own) => this.client.rest.put(route, { signal: own })));
+    await this.bestEffort('react', () =>
+      withRequestSignal(signal, (own) => this.client.rest.put(route, { signal: own })),
+    );
   }
 
   async startThread(channelId: string, name: string, origin: ThreadOrigin, signal: AbortSignal): Promise<string> {
@@ -257,22 +316,31 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
       ? { name: threadName, auto_archive_duration: AUTO_ARCHIVE_MINUTES }
       : { name: threadName, auto_archive_duration: AUTO_ARCHIVE_MINUTES, type: ChannelType.PublicThread };
     try {
-      const thread = (await withRequestSignal(signal, (own) => this.client.rest.post(Routes.threads(channelId, fromMessageId), { body, signal: own }))) as APIChannel;
+      const thread = (await withRequestSignal(signal, (own) =>
+        this.client.rest.post(Routes.threads(channelId, fromMessageId), { body, signal: own }),
+      )) as APIChannel;
       return thread.id;
     } catch (error) {
       // The message has its thread already (a message handled again after a restart): a message's thread has its id.
-      if (fromMessageId !== undefined && (error as { code?: unknown }).code === THREAD_ALREADY_CREATED) return fromMessageId;
+      if (fromMessageId !== undefined && (error as { code?: unknown }).code === THREAD_ALREADY_CREATED)
+        return fromMessageId;
       throw toChannelError('discord start thread', error);
     }
   }
 
   async archiveThread(threadId: string, signal: AbortSignal): Promise<void> {
-    await this.bestEffort('archive', () => withRequestSignal(signal, (own) => this.client.rest.patch(Routes.channel(threadId), { body: { archived: true }, signal: own })));
+    await this.bestEffort('archive', () =>
+      withRequestSignal(signal, (own) =>
+        this.client.rest.patch(Routes.channel(threadId), { body: { archived: true }, signal: own }),
+      ),
+    );
   }
 
   private async openDirect(userId: string, signal: AbortSignal): Promise<string> {
     try {
-      const channel = (await withRequestSignal(signal, (own) => this.client.rest.post(Routes.userChannels(), { body: { recipient_id: userId }, signal: own }))) as APIChannel;
+      const channel = (await withRequestSignal(signal, (own) =>
+        this.client.rest.post(Routes.userChannels(), { body: { recipient_id: userId }, signal: own }),
+      )) as APIChannel;
       return channel.id;
     } catch (error) {
       throw toChannelError('discord open direct message', error);
@@ -280,32 +348,14 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
   }
 
   private listen(client: Client): void {
-    client.on(Events.MessageCreate, (message) => {
-      if (!this.scope) return;
-      try {
-        const event = toInboundMessage(message, this.scope);
-        if (event) this.deliver(event);
-      } catch (error) {
-        // A throw here would surface inside discord.js's gateway handling; one odd message must not do that.
-        this.logger.warn({ error: describeError(error) }, 'could not read an incoming message');
-      }
+    listenToClient(client, {
+      logger: this.logger,
+      scope: () => this.scope,
+      ready: () => this.handler !== undefined,
+      stopped: () => this.current === 'stopped',
+      deliver: (event) => this.deliver(event),
+      setState: (state) => this.setState(state),
     });
-    client.on(Events.InteractionCreate, (interaction) => {
-      if (this.current === 'stopped') return;
-      if (!this.scope || !this.handler) {
-        // Never leave a click or command unanswered: Discord would show "The application did not respond".
-        void answerNotReady(interaction, this.logger);
-        return;
-      }
-      void handleInteraction(interaction, this.scope, (event) => this.deliver(withEventId(event, interaction.id)), this.logger).catch((error: unknown) =>
-        this.logger.warn({ error: describeError(error) }, 'interaction handling failed'),
-      );
-    });
-    client.on(Events.ShardDisconnect, () => this.setState('reconnecting'));
-    client.on(Events.ShardReconnecting, () => this.setState('reconnecting'));
-    client.on(Events.ShardResume, () => this.setState('connected'));
-    client.on(Events.ShardReady, () => this.setState('connected'));
-    client.on(Events.Error, (error) => this.logger.warn({ error: describeError(error) }, 'discord client error'));
   }
 
   private listenRest(client: Client): void {

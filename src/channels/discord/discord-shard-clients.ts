@@ -57,13 +57,19 @@ export class DiscordShardClients implements HistorySource {
     let timeout: NodeJS.Timeout | undefined;
     // Timeout: a shard that never becomes READY (login included) must not hold the start, or a round, for good.
     const late = new Promise<never>((_resolve, reject) => {
-      timeout = setTimeout(() => reject(new Error(`shard ${shardId} not ready after ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
+      timeout = setTimeout(
+        () => reject(new Error(`shard ${shardId} not ready after ${READY_TIMEOUT_MS / 1000} s`)),
+        READY_TIMEOUT_MS,
+      );
     });
     const login = client.login(deps.token);
     // The handshake is kept only for `disconnect` to wait on, settled either way: a failed login is not this copy's to
     // report. It is observed here so it raises no unhandled rejection; `work` below carries the same rejection and
     // reports it ("discord shard could not connect", then `onFailed` gives the shard up).
-    this.handshakes.set(shardId, login.catch(() => undefined));
+    this.handshakes.set(
+      shardId,
+      login.catch(() => undefined),
+    );
     const work = Promise.race([login.then(() => ready), late])
       .then((connected) => {
         if (!connected || this.clients.get(shardId) !== client) return;
@@ -100,7 +106,11 @@ export class DiscordShardClients implements HistorySource {
     // would identify beside the shard's next holder). So a shard still in its handshake is closed when the handshake
     // is over: READY, or failed (at most READY_TIMEOUT_MS).
     if (!client.isReady() && handshake) await boundedWait(handshake, READY_TIMEOUT_MS);
-    await client.destroy().catch((error: unknown) => this.deps.logger.debug({ shard: shardId, error: describeError(error) }, 'discord shard close failed'));
+    await client
+      .destroy()
+      .catch((error: unknown) =>
+        this.deps.logger.debug({ shard: shardId, error: describeError(error) }, 'discord shard close failed'),
+      );
   }
 
   async disconnectAll(): Promise<void> {
@@ -130,6 +140,7 @@ export class DiscordShardClients implements HistorySource {
 async function boundedWait(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<void>((resolve) => {
+    // Purpose: timeout (the wait is bounded to ms).
     timer = setTimeout(resolve, ms);
   });
   await Promise.race([promise, limit]).finally(() => clearTimeout(timer));

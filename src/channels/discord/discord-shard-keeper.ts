@@ -16,7 +16,11 @@ export interface ShardLeaseRow {
 /** The shard lease store's methods the keeper uses (`stores.shardLeases` fits). */
 export interface ShardLeasePort {
   list(bot: string): Promise<ShardLeaseRow[]>;
-  claim(lease: { bot: string; shardId: number; shardCount: number; holder: string }, now: number, ttlMs: number): Promise<{ previous: ShardLeaseRow | undefined } | undefined>;
+  claim(
+    lease: { bot: string; shardId: number; shardCount: number; holder: string },
+    now: number,
+    ttlMs: number,
+  ): Promise<{ previous: ShardLeaseRow | undefined } | undefined>;
   renew(bot: string, holder: string, now: number, ttlMs: number): Promise<number[]>;
   release(bot: string, holder: string, now: number, shardIds?: readonly number[]): Promise<number>;
 }
@@ -68,6 +72,7 @@ export class ShardKeeper {
   /** Runs the first round (so the start connects what it can hold), then one round per heartbeat. */
   async start(): Promise<void> {
     await this.tick();
+    // Purpose: heartbeat (shard leases are renewed and taken each round).
     this.timer = setInterval(() => void this.tick(), this.cluster.heartbeatMs);
     this.timer.unref();
   }
@@ -95,9 +100,11 @@ export class ShardKeeper {
   /** Gives one shard back (it could not connect); a later round may claim it again, here or elsewhere. */
   async giveUp(shardId: number): Promise<void> {
     if (!this.held.delete(shardId)) return;
-    await this.cluster.leases.release(this.bot, this.cluster.instanceId, this.now(), [shardId]).catch((error: unknown) =>
-      this.logger.warn({ shard: shardId, error: describeError(error) }, 'discord shard lease not released'),
-    );
+    await this.cluster.leases
+      .release(this.bot, this.cluster.instanceId, this.now(), [shardId])
+      .catch((error: unknown) =>
+        this.logger.warn({ shard: shardId, error: describeError(error) }, 'discord shard lease not released'),
+      );
   }
 
   private async round(): Promise<void> {
@@ -110,7 +117,8 @@ export class ShardKeeper {
     } catch (error) {
       this.logger.warn({ error: describeError(error), shards: this.shards() }, 'discord shard lease round failed');
       // Without a renewal the leases run out; disconnect before another instance may take them (never two holders).
-      if (this.now() + this.cluster.heartbeatMs >= this.validUntil) await this.drop(this.shards(), 'the leases could not be renewed');
+      if (this.now() + this.cluster.heartbeatMs >= this.validUntil)
+        await this.drop(this.shards(), 'the leases could not be renewed');
     }
   }
 
@@ -119,7 +127,10 @@ export class ShardKeeper {
     const now = this.now();
     const still = new Set(await this.cluster.leases.renew(this.bot, this.cluster.instanceId, now, this.cluster.ttlMs));
     this.validUntil = now + this.cluster.ttlMs;
-    await this.drop(this.shards().filter((id) => !still.has(id)), 'the lease was lost');
+    await this.drop(
+      this.shards().filter((id) => !still.has(id)),
+      'the lease was lost',
+    );
   }
 
   /** ceil(shards / live instances): live = this one, the peers, and every holder of a running lease. */
@@ -144,10 +155,16 @@ export class ShardKeeper {
 
   private async claimUpTo(share: number): Promise<void> {
     const now = this.now();
-    const running = new Set(this.rows.filter((row) => row.holder !== '' && row.expiresAt > now).map((row) => row.shardId));
+    const running = new Set(
+      this.rows.filter((row) => row.holder !== '' && row.expiresAt > now).map((row) => row.shardId),
+    );
     for (let id = 0; id < this.count && this.held.size < share && !this.stopped; id += 1) {
       if (this.held.has(id) || running.has(id)) continue;
-      const claim = await this.cluster.leases.claim({ bot: this.bot, shardId: id, shardCount: this.count, holder: this.cluster.instanceId }, now, this.cluster.ttlMs);
+      const claim = await this.cluster.leases.claim(
+        { bot: this.bot, shardId: id, shardCount: this.count, holder: this.cluster.instanceId },
+        now,
+        this.cluster.ttlMs,
+      );
       if (!claim) continue;
       this.held.add(id);
       this.validUntil = Math.max(this.validUntil, now + this.cluster.ttlMs);

@@ -28,8 +28,16 @@ export interface SlackHttpResponse {
   contentType: string;
 }
 
-const text = (status: number, body = ''): SlackHttpResponse => ({ status, body, contentType: 'text/plain; charset=utf-8' });
-const json = (value: unknown): SlackHttpResponse => ({ status: 200, body: JSON.stringify(value), contentType: 'application/json' });
+const text = (status: number, body = ''): SlackHttpResponse => ({
+  status,
+  body,
+  contentType: 'text/plain; charset=utf-8',
+});
+const json = (value: unknown): SlackHttpResponse => ({
+  status: 200,
+  body: JSON.stringify(value),
+  contentType: 'application/json',
+});
 
 export class SlackHttpReceiver implements Receiver {
   private app: App | undefined;
@@ -76,12 +84,22 @@ export class SlackHttpReceiver implements Receiver {
 
   private verified(request: SlackHttpRequest, signature: string): boolean {
     const timestamp = Number(request.headers('x-slack-request-timestamp') ?? Number.NaN);
-    if (!signature || !Number.isInteger(timestamp) || Math.abs(this.now() / 1000 - timestamp) > WINDOW_SEC) return false;
+    if (!signature || !Number.isInteger(timestamp) || Math.abs(this.now() / 1000 - timestamp) > WINDOW_SEC)
+      return false;
     const headers = { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp };
-    return isValidSlackRequest({ signingSecret: this.signingSecret, body: request.body, headers, nowMilliseconds: this.now() });
+    return isValidSlackRequest({
+      signingSecret: this.signingSecret,
+      body: request.body,
+      headers,
+      nowMilliseconds: this.now(),
+    });
   }
 
-  private async dispatch(app: App, body: Record<string, unknown>, request: SlackHttpRequest): Promise<SlackHttpResponse> {
+  private async dispatch(
+    app: App,
+    body: Record<string, unknown>,
+    request: SlackHttpRequest,
+  ): Promise<SlackHttpResponse> {
     let answer: (response: SlackHttpResponse) => void = () => undefined;
     const acknowledged = new Promise<SlackHttpResponse>((resolve) => {
       answer = resolve;
@@ -93,9 +111,16 @@ export class SlackHttpReceiver implements Receiver {
       ...(Number.isInteger(retryNum) ? { retryNum } : {}),
       ...(retryReason ? { retryReason } : {}),
       ack: async (response?: unknown) => {
-        answer(response === undefined || response === '' ? text(200) : typeof response === 'string' ? text(200, response) : json(response));
+        answer(
+          response === undefined || response === ''
+            ? text(200)
+            : typeof response === 'string'
+              ? text(200, response)
+              : json(response),
+        );
       },
     };
+    // Purpose: timeout (Slack's 3 s acknowledgement deadline).
     const deadline = setTimeout(() => answer(text(200)), ACK_DEADLINE_MS);
     try {
       const processed = app.processEvent(event).then(
@@ -118,7 +143,9 @@ export function parseBody(raw: string, contentType: string): Record<string, unkn
   try {
     if (contentType.includes('application/json')) {
       const value: unknown = JSON.parse(raw);
-      return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? (value as Record<string, unknown>)
+        : undefined;
     }
     const form = new URLSearchParams(raw);
     const payload = form.get('payload');

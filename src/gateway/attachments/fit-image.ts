@@ -59,15 +59,25 @@ function runWorker(job: FitImageJob, timeBudgetMs: number): Promise<FitImageAnsw
       resolve(answer);
       void worker.terminate();
     };
-    const timer = setTimeout(() => finish({ ok: false, error: `it took more than ${Math.max(1, Math.round(timeBudgetMs / 1000))} s to process` }), timeBudgetMs);
+    // Purpose: timeout (an image that takes too long is refused).
+    const timer = setTimeout(
+      () =>
+        finish({ ok: false, error: `it took more than ${Math.max(1, Math.round(timeBudgetMs / 1000))} s to process` }),
+      timeBudgetMs,
+    );
     worker.once('message', (answer: FitImageAnswer) => finish(answer));
-    worker.once('error', (error: Error) => finish({ ok: false, error: `it could not be processed (${error.message.slice(0, 120)})` }));
+    worker.once('error', (error: Error) =>
+      finish({ ok: false, error: `it could not be processed (${error.message.slice(0, 120)})` }),
+    );
     worker.once('exit', () => finish({ ok: false, error: 'it could not be processed (the image worker stopped)' }));
   });
 }
 
 /** The image as it may be sent to a model, or why it cannot be (not a PNG/JPEG/GIF/WebP image, undecodable, too large). */
-export async function fitImage(bytes: Buffer, options: { timeBudgetMs?: number } = {}): Promise<Result<FittedImage, string>> {
+export async function fitImage(
+  bytes: Buffer,
+  options: { timeBudgetMs?: number } = {},
+): Promise<Result<FittedImage, string>> {
   const url = sharpUrl();
   if (url === undefined) return err('images cannot be processed on this server (the sharp module did not load)');
   const job: FitImageJob = {
@@ -81,6 +91,15 @@ export async function fitImage(bytes: Buffer, options: { timeBudgetMs?: number }
   const answer = await lane.run(() => runWorker(job, options.timeBudgetMs ?? IMAGE_TIME_BUDGET_MS));
   if (!answer.ok) return err(answer.error);
   const { mediaType, width, height } = answer;
-  const fitted = answer.bytes === undefined ? bytes : Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength);
-  return ok({ bytes: fitted, mediaType, width, height, ...(answer.original === undefined ? {} : { original: answer.original }) });
+  const fitted =
+    answer.bytes === undefined
+      ? bytes
+      : Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength);
+  return ok({
+    bytes: fitted,
+    mediaType,
+    width,
+    height,
+    ...(answer.original === undefined ? {} : { original: answer.original }),
+  });
 }

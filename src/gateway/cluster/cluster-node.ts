@@ -41,6 +41,7 @@ export class ClusterNode {
   /** Starts taking handoffs and beating; the first beat runs at once (work a dead instance left is taken soon). */
   async start(): Promise<void> {
     await this.options.inbox.start();
+    // Purpose: heartbeat (the lease and handoffs of this instance).
     this.timer = setInterval(() => void this.beat(), this.options.heartbeatMs);
     this.timer.unref();
     void this.beat();
@@ -71,7 +72,9 @@ export class ClusterNode {
   private async takeOverExpired(): Promise<void> {
     const { stores, keeper, manager } = this.options;
     const now = this.now();
-    const expired = (await stores.workstreamLeases.listExpired(now, SCAN_LIMIT)).filter((lease) => lease.holder !== keeper.instanceId);
+    const expired = (await stores.workstreamLeases.listExpired(now, SCAN_LIMIT)).filter(
+      (lease) => lease.holder !== keeper.instanceId,
+    );
     if (expired.length === 0) return;
     const journalled = new Set((await stores.turnJournal.list()).map((row) => row.wsId));
     const idleHolders = new Set<string>();
@@ -79,7 +82,8 @@ export class ClusterNode {
       if (this.stopped) return;
       const leftWork = journalled.has(lease.wsId) || (await stores.handoffs.listUnclaimedFor(lease.wsId)).length > 0;
       if (!leftWork) idleHolders.add(lease.holder);
-      else if (await manager.takeOverExpired(lease.wsId)) this.options.logger.info({ wsId: lease.wsId, from: lease.holder }, 'took over an interrupted workstream');
+      else if (await manager.takeOverExpired(lease.wsId))
+        this.options.logger.info({ wsId: lease.wsId, from: lease.holder }, 'took over an interrupted workstream');
     }
     for (const holder of idleHolders) await stores.workstreamLeases.releaseExpired(holder, now);
   }

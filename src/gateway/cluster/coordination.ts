@@ -56,6 +56,12 @@ export type Placement = LocalPlacement | RemotePlacement;
 export interface GatewayCoordination {
   /** Memory that admits new messages without waiting for the ledger's insert; undefined: every claim is stored first. */
   recentClaims(): RecentClaims | undefined;
+  /**
+   * Pending inbound claims (a message claimed, not stored yet): who this process is as a claimer, and when another
+   * claimer counts as dead so catch-up takes its message again. A single instance: any other process is a dead one (no
+   * id needed). A cluster: the registry's service id, dead once its heartbeat is older than `deadAfterMs`.
+   */
+  pendingClaims(): { instanceId?: string | undefined; deadAfterMs?: number | undefined };
   /** Every link in memory, or undefined: each lookup asks the database. */
   linkDirectory(stores: Pick<Stores, 'users' | 'linkChanges'>, logger: Logger): LinkDirectory | undefined;
   /** Where the workstream runs; undefined when it is gone or closed. */

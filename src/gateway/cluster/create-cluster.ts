@@ -12,7 +12,7 @@ import { HandoffInbox, HandoffSender, parseControl, parseInbound } from './hando
 import { LeaseKeeper } from './lease-keeper.js';
 import { MCP_LANE, McpFanout, type McpControl } from './mcp-fanout.js';
 
-export interface ClusterParts extends Omit<WorkstreamPlacement, 'recentClaims' | 'linkDirectory'> {
+export interface ClusterParts extends Omit<WorkstreamPlacement, 'recentClaims' | 'linkDirectory' | 'pendingClaims'> {
   manager: ClusteredWorkstreamManager;
   node: ClusterNode;
   /** MCP reload / refresh / reconnect on every live instance (ADR 0050). */

@@ -9,6 +9,7 @@ import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { KeyedSerialLanes, SerialLane } from '../../shared/serial-lane.js';
 import type { Handoff, HandoffKind, HandoffStore } from '../../storage/handoff-store.js';
+import type { InboundClaim } from '../../storage/inbound-event-store.js';
 
 /** Where the holder shows the answer: the conversation the message came from, and the message to react to. */
 export interface RenderTarget {
@@ -46,8 +47,9 @@ export class HandoffSender {
     this.now = options.now ?? Date.now;
   }
 
+  /** The message's pending inbound claim (its receipt) is settled with the handoff row: the holder now owns it. */
   inbound(target: string, wsId: string, payload: InboundHandoff): Promise<string> {
-    return this.send(target, wsId, 'inbound', payload);
+    return this.send(target, wsId, 'inbound', payload, payload.options?.receipt);
   }
 
   control(target: string, wsId: string, payload: ControlHandoff): Promise<string> {
@@ -59,10 +61,10 @@ export class HandoffSender {
     wsId: string,
     kind: HandoffKind,
     payload: InboundHandoff | ControlHandoff,
+    receipt?: InboundClaim,
   ): Promise<string> {
-    return (
-      await this.options.store.create({ target, wsId, kind, payload: JSON.stringify(payload), createdAt: this.now() })
-    ).id;
+    const row = { target, wsId, kind, payload: JSON.stringify(payload), createdAt: this.now() };
+    return (await this.options.store.create(receipt === undefined ? row : { ...row, receipt })).id;
   }
 }
 

@@ -19,6 +19,7 @@ import {
 export function localGatewayCoordination(manager: WorkstreamManager): GatewayCoordination {
   return {
     recentClaims: () => new RecentClaims(),
+    pendingClaims: () => ({}),
     linkDirectory: (stores, logger) =>
       stores.linkChanges === undefined ? undefined : new LinkDirectory(stores.users, stores.linkChanges, logger),
     locate: async (wsId) => localPlacement(await manager.get(wsId)),

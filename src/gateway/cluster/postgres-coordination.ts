@@ -56,6 +56,15 @@ export class PostgresCoordination implements Coordination {
       inner,
       ...(applyMcp === undefined ? {} : { applyMcp }),
     });
-    return { ...parts, recentClaims: () => undefined, linkDirectory: () => undefined };
+    // A claimer whose heartbeat is older than a lease's time less one beat is dead: by then its Discord shard's lease has
+    // expired and another instance took it (and caught up), so the claim is taken again.
+    const { heartbeat_s: heartbeat, lease_ttl_s: ttl } = this.config.cluster;
+    const deadAfterMs = (ttl - heartbeat) * 1000;
+    return {
+      ...parts,
+      recentClaims: () => undefined,
+      pendingClaims: () => ({ instanceId: this.instanceId, deadAfterMs }),
+      linkDirectory: () => undefined,
+    };
   }
 }

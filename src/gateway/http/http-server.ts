@@ -29,6 +29,7 @@ export async function startHttpServer(app: Hono, host: string, port: number): Pr
 
 function closeServer(server: Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
+    // Purpose: timeout (connections still open after the grace are closed).
     const timer = setTimeout(() => server.closeAllConnections(), graceMs);
     timer.unref();
     server.close(() => {

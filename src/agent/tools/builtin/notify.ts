@@ -55,7 +55,8 @@ function readArgs(args: Record<string, unknown>): NotifyArgs | string {
   const channelId = str(args['channel_id']);
   if (message === '') return 'Error: message is required';
   if (message.length > MAX_NOTIFY_CHARS) return `Error: message exceeds ${MAX_NOTIFY_CHARS} character limit`;
-  if (username && channelType && channelId) return 'Error: provide either username or channel_type+channel_id, not both';
+  if (username && channelType && channelId)
+    return 'Error: provide either username or channel_type+channel_id, not both';
   if (channelType && !channelId) return 'Error: channel_id is required when channel_type is provided';
   if (channelId && !channelType) return 'Error: channel_type is required when channel_id is provided';
   if (!username && !channelType) return 'Error: provide username or channel_type+channel_id';
@@ -67,25 +68,46 @@ function readArgs(args: Record<string, unknown>): NotifyArgs | string {
 function targetsOwner(target: Target, owner: NotifyOwner | undefined): boolean {
   if (owner === undefined) return false;
   if ('username' in target) return target.username === owner.username;
-  return owner.links.some((link) => link.channelType === target.channel_type && link.channelUserId === target.channel_id);
+  return owner.links.some(
+    (link) => link.channelType === target.channel_type && link.channelUserId === target.channel_id,
+  );
 }
 
 /** Auto-approved toward the conversation's owner; any other target (another person, a channel) asks with a card. */
-async function prepare(args: Record<string, unknown>, context: ToolContext, options: NotifyHandlerOptions): Promise<ToolPreparation> {
+async function prepare(
+  args: Record<string, unknown>,
+  context: ToolContext,
+  options: NotifyHandlerOptions,
+): Promise<ToolPreparation> {
   const parsed = readArgs(args);
   if (typeof parsed === 'string') {
-    return { header: `✗ notify: ${parsed.replace(/^Error:\s*/, '')}`, preview: '', needsApproval: false, approvalLabel: 'notify', error: parsed };
+    return {
+      header: `✗ notify: ${parsed.replace(/^Error:\s*/, '')}`,
+      preview: '',
+      needsApproval: false,
+      approvalLabel: 'notify',
+      error: parsed,
+    };
   }
-  const to = 'username' in parsed.target ? `@${parsed.target.username}` : `${parsed.target.channel_type}:${parsed.target.channel_id}`;
+  const to =
+    'username' in parsed.target
+      ? `@${parsed.target.username}`
+      : `${parsed.target.channel_type}:${parsed.target.channel_id}`;
   const preview = parsed.message.length > 120 ? `${parsed.message.slice(0, 120)}...` : parsed.message;
   const owner = await options.ownerOf?.(context.workstreamId);
   const toOwner = targetsOwner(parsed.target, owner);
-  return { header: `✉ notify → ${to}${toOwner ? '' : ' (not the conversation\'s owner)'}`, preview, needsApproval: !toOwner, approvalLabel: 'notify' };
+  return {
+    header: `✉ notify → ${to}${toOwner ? '' : " (not the conversation's owner)"}`,
+    preview,
+    needsApproval: !toOwner,
+    approvalLabel: 'notify',
+  };
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason as Error);
+    // Purpose: backoff (a pause between delivery attempts), cancelled by the signal.
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
       resolve();
@@ -107,11 +129,25 @@ interface CallKey {
 }
 
 /** True when the gateway answered 2xx with at least one `sent` result. */
-async function postOnce(url: string, body: string, headers: Record<string, string>, key: CallKey, context: ToolContext, options: NotifyHandlerOptions): Promise<boolean> {
+async function postOnce(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  key: CallKey,
+  context: ToolContext,
+  options: NotifyHandlerOptions,
+): Promise<boolean> {
   const signal = AbortSignal.any([context.signal, AbortSignal.timeout(options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS)]);
-  const response = await (options.fetch ?? fetch)(url, { method: 'POST', headers: { ...headers, 'idempotency-key': key.value }, body, signal });
+  const response = await (options.fetch ?? fetch)(url, {
+    method: 'POST',
+    headers: { ...headers, 'idempotency-key': key.value },
+    body,
+    signal,
+  });
   const answer = (await response.json().catch(() => ({}))) as { results?: unknown };
-  const sent = Array.isArray(answer.results) && answer.results.some((result) => (result as { status?: unknown } | null)?.status === 'sent');
+  const sent =
+    Array.isArray(answer.results) &&
+    answer.results.some((result) => (result as { status?: unknown } | null)?.status === 'sent');
   if (!sent) context.logger.warn({ status: response.status }, 'notify.delivery_failed');
   if (!sent && response.status < 500 && response.status !== 409) key.value = newHexId();
   return response.status < 300 && sent;
@@ -119,7 +155,13 @@ async function postOnce(url: string, body: string, headers: Record<string, strin
 
 type Attempt = 'sent' | 'no-services' | 'failed';
 
-async function attempt(body: string, headers: Record<string, string>, key: CallKey, context: ToolContext, options: NotifyHandlerOptions): Promise<Attempt> {
+async function attempt(
+  body: string,
+  headers: Record<string, string>,
+  key: CallKey,
+  context: ToolContext,
+  options: NotifyHandlerOptions,
+): Promise<Attempt> {
   const gateways = await options.services.listHealthy('channel', GATEWAY_MAX_AGE_SECONDS);
   if (gateways.length === 0) return 'no-services';
   for (const gateway of gateways) {
@@ -138,9 +180,17 @@ async function attempt(body: string, headers: Record<string, string>, key: CallK
 }
 
 async function deliver(args: NotifyArgs, context: ToolContext, options: NotifyHandlerOptions): Promise<Attempt> {
-  const payload = { target: args.target, message: args.message, ...(args.title ? { title: args.title } : {}), ws_id: context.workstreamId };
+  const payload = {
+    target: args.target,
+    message: args.message,
+    ...(args.title ? { title: args.title } : {}),
+    ws_id: context.workstreamId,
+  };
   const authorization = await options.authorization();
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(authorization ? { authorization } : {}),
+  };
   const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const key: CallKey = { value: newHexId() };
   let outcome: Attempt = 'failed';
@@ -171,7 +221,10 @@ export function createNotifyHandler(options: NotifyHandlerOptions): ToolHandler 
       // A slot is reserved while sending (calls of one step run in parallel) and given back on failure.
       const used = sentPerTurn.get(key) ?? 0;
       if (used >= MAX_NOTIFY_PER_TURN) {
-        return { output: `Error: notification rate limit exceeded (max ${MAX_NOTIFY_PER_TURN} per turn)`, isError: true };
+        return {
+          output: `Error: notification rate limit exceeded (max ${MAX_NOTIFY_PER_TURN} per turn)`,
+          isError: true,
+        };
       }
       sentPerTurn.delete(key);
       sentPerTurn.set(key, used + 1);
