@@ -55,19 +55,22 @@ export interface AttachmentAccess {
 }
 
 /** `signout`: forget the user's own sign-in to an MCP server (`server`; every server without it). */
-export type CommandName =
-  | 'link'
-  | 'unlink'
-  | 'ask'
-  | 'status'
-  | 'close'
-  | 'cancel'
-  | 'model'
-  | 'signout'
-  | 'grants'
-  | 'forget'
-  | 'mcp'
-  | 'steer';
+/** Every command a platform offers (Discord slash commands, Slack subcommands, the terminal's lines). */
+export const COMMAND_NAMES = [
+  'link',
+  'unlink',
+  'ask',
+  'status',
+  'close',
+  'cancel',
+  'model',
+  'signout',
+  'grants',
+  'forget',
+  'mcp',
+  'steer',
+] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
 /** `deny`: a network card's Deny (a rejection without a feedback form). */
 export type ActionName = 'approve' | 'always' | 'reject' | 'deny' | 'plan-approve' | 'plan-changes';
 

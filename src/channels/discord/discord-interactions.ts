@@ -16,6 +16,7 @@ import type {
   PlatformUser,
   Responder,
 } from '../channel-adapter.js';
+import { COMMAND_NAMES } from '../channel-adapter.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { deferPrivately, modalOrReplyClick } from './discord-acknowledge.js';
@@ -23,20 +24,6 @@ import { feedbackModal, linkModal, parseCustomId, steerModal } from './discord-c
 import { isAllowed, type DiscordScope } from './discord-events.js';
 import { handleFormInteraction } from './discord-form-interactions.js';
 
-const COMMAND_NAMES: readonly CommandName[] = [
-  'link',
-  'unlink',
-  'ask',
-  'status',
-  'close',
-  'cancel',
-  'model',
-  'signout',
-  'grants',
-  'forget',
-  'mcp',
-  'steer',
-];
 /** The command options that name a model alias (and offer autocomplete). */
 const MODEL_OPTION: Partial<Record<CommandName, string>> = { ask: 'model', model: 'alias' };
 type Deliver = (event: InboundEvent) => void;

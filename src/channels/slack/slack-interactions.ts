@@ -1,5 +1,6 @@
 /** Slash commands, button clicks and modal submissions → inbound events (each already acknowledged by the caller). */
 import type { CommandName, Conversation, InboundEvent, PlatformUser, Responder } from '../channel-adapter.js';
+import { COMMAND_NAMES } from '../channel-adapter.js';
 import { parseAction, parseStopValue, STEER_ACTION, STOP_ACTION } from './slack-blocks.js';
 import { isAllowedChannel, isDirect, parseTarget, threadKey, type SlackScope } from './slack-events.js';
 import { onFormAction, onFormSubmission } from './slack-form-interactions.js';
@@ -42,20 +43,6 @@ export interface RawCommand {
   thread_ts?: string;
 }
 
-const SUBCOMMANDS: readonly CommandName[] = [
-  'link',
-  'unlink',
-  'ask',
-  'status',
-  'close',
-  'cancel',
-  'model',
-  'signout',
-  'grants',
-  'forget',
-  'mcp',
-  'steer',
-];
 const THREAD_COMMANDS: readonly CommandName[] = ['status', 'close', 'cancel', 'model', 'grants', 'mcp', 'steer'];
 /** `--model alias` (or `--model=alias`) at the start of an ask's text. */
 const MODEL_FLAG = /^--model(?:=|\s+)(\S+)\s*([\s\S]*)$/;
@@ -86,7 +73,7 @@ export function parseCommandText(text: string): { name: CommandName | 'help'; re
   if (trimmed === '' || trimmed.toLowerCase() === 'help') return { name: 'help', rest: '' };
   const match = /^(\S+)\s*([\s\S]*)$/.exec(trimmed);
   const first = (match?.[1] ?? '').toLowerCase() as CommandName;
-  if (SUBCOMMANDS.includes(first)) return { name: first, rest: (match?.[2] ?? '').trim() };
+  if (COMMAND_NAMES.includes(first)) return { name: first, rest: (match?.[2] ?? '').trim() };
   return { name: 'ask', rest: trimmed };
 }
 
