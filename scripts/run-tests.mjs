@@ -8,7 +8,7 @@
 //
 //   node scripts/run-tests.mjs                      the whole suite (src/**/*.test.ts and test/**/*.test.ts)
 //   node scripts/run-tests.mjs test/a.test.ts ...   chosen files (paths of the .ts sources)
-//   SANDPIPER_TEST_CONCURRENCY=1                   files run at once (default 2)
+//   SANDPIPER_TEST_CONCURRENCY=1                   files run at once (default 3: the files mostly wait, see docs/design/testing.md)
 //   SANDPIPER_TEST_NO_BUILD=1                      skip `scripts/build.js --if-stale` (tests that start the bin then run
 //                                                  the sources through tsx when dist/ is older than them: slower)
 //   SANDPIPER_TEST_LONG=1                          fault and crash tests run their long round counts
@@ -122,7 +122,7 @@ const args = [
   '--import',
   path.join(out, 'test', 'setup', 'file-times.js'),
   '--test',
-  `--test-concurrency=${process.env.SANDPIPER_TEST_CONCURRENCY ?? 2}`,
+  `--test-concurrency=${process.env.SANDPIPER_TEST_CONCURRENCY ?? 3}`,
   // A file that hangs fails after this long, naming itself, instead of holding the run until CI's own limit. node --test
   // applies it to each file's process as a whole (and to every test in it): the package test installs the package and
   // builds the SQLite driver, which takes minutes on a loaded machine, so the limit is not much below CI's.
