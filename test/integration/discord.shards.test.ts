@@ -72,6 +72,13 @@ describe('discord shards across instances', { skip: pgUrl === undefined && 'SAND
   const askIn = async (guild: number, tag: string): Promise<string> => {
     const message = discord.state.injectMessage(discord.channelOf(guild), user, `${tag} hello`, true);
     await waitFor(() => answers(message.id).get(tag) !== undefined, `the answer to ${tag}`, 30_000);
+    // The turn has ended, not only shown its text: a kill between a live edit that shows the whole text and the answer's
+    // commit would rightly answer again after the takeover (docs/design/durability.md), which is not what this checks.
+    await waitFor(
+      async () => Number((await a.db()('turn_journal').count({ n: '*' }).first())?.n ?? 1) === 0,
+      `the turn of ${tag} to end`,
+      30_000,
+    );
     return message.id;
   };
 
