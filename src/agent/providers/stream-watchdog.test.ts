@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { isAbortError } from '../../shared/abort.js';
 import { isStreamTimeout, StreamWatchdog } from './stream-watchdog.js';
@@ -30,7 +32,40 @@ async function drain(
   return { seen, error: undefined };
 }
 
+/** A connected local TCP pair: `send` writes from the peer, `lines` reads on our side (through the poll phase). */
+async function socketPair(): Promise<{
+  lines: AsyncIterable<string>;
+  send: (text: string) => void;
+  close: () => void;
+}> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  socket.setEncoding('utf8');
+  const [[peer]] = (await Promise.all([once(server, 'connection'), once(socket, 'connect')])) as [[Socket], unknown];
+  return { lines: socket, send: (text) => peer.end(text), close: () => server.close() };
+}
+
+/** Keeps this process from running anything else for `ms` (a machine too loaded to schedule it). */
+function pause(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
 describe('StreamWatchdog', () => {
+  it('does not give a call up when its timer was late because the process itself was paused', async () => {
+    const { lines, send, close } = await socketPair();
+    const watchdog = new StreamWatchdog('openai', new AbortController().signal, { firstTokenMs: 50, idleMs: 50 });
+    send('hello'); // the chunk reaches our socket at once, but this process cannot read it before the timer is due
+    pause(200);
+    const { seen, error } = await drain(watchdog, lines);
+    close();
+    assert.equal(error, undefined);
+    assert.deepEqual(seen, ['hello']);
+    assert.equal(watchdog.signal.aborted, false, 'the call was not given up');
+  });
+
   it('gives a stalled stream up as an idle timeout after the chunks it had', async () => {
     const watchdog = new StreamWatchdog('openai', new AbortController().signal, { firstTokenMs: 1_000, idleMs: 50 });
     const { seen, error } = await drain(watchdog, stalling(['a', 'b'], watchdog.signal));

@@ -26,6 +26,11 @@ export function sdkTimeoutMs(timeouts: StreamTimeouts): number {
 
 type Phase = 'first-token' | 'idle';
 
+/** How late a timer may fire before it counts as a pause of this process (healthy timers are a few ms late). */
+function pauseToleranceMs(limitMs: number): number {
+  return Math.max(20, limitMs / 20);
+}
+
 function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
@@ -99,10 +104,17 @@ export class StreamWatchdog {
     this.#outer.removeEventListener('abort', this.#forward);
   }
 
-  #arm(phase: Phase, limitMs: number): void {
+  #arm(phase: Phase, limitMs: number, rearmed = false): void {
     this.#clear();
+    const due = performance.now() + limitMs;
     // Purpose: timeout (a model stream silent for too long in this phase is aborted).
     this.#timer = setTimeout(() => {
+      // A timer that fires well after it was due means this process was not running: a chunk may be waiting unread
+      // in the socket. Such a pause is not the model's silence, so the wait starts over, once.
+      if (!rearmed && performance.now() - due > pauseToleranceMs(limitMs)) {
+        this.#arm(phase, limitMs, true);
+        return;
+      }
       this.#expired = { phase, limitMs };
       this.#controller.abort(streamTimeoutError(this.vendor, phase, limitMs));
     }, limitMs);
