@@ -49,6 +49,8 @@ class TakeoverFuzzer {
   readonly tally: TakeoverTally = blankTakeover();
   private readonly script = new TakeoverScript();
   private readonly user;
+  /** The killed instance's restart: resolves with its failure, if any (checked before the next kill). */
+  private relaunching: Promise<unknown> = Promise.resolve(undefined);
 
   constructor(private readonly options: TakeoverOptions) {
     this.user = options.discord.user(USER_ID, 'gus');
@@ -60,24 +62,34 @@ class TakeoverFuzzer {
     const [tool, stream] = await Promise.all([this.toolReady(round), this.streamReady(round)]);
     const answered = await this.answeredReady(round);
     const threads: Threads = { stream, tool: tool?.threadId, answered, log: tool?.log ?? '' };
+    const readyMs = Date.now() - started;
+    // The instance killed last round must be up again as the standby before this kill.
+    await this.relaunched();
     const kill = await this.options.gateways.killShardHolder([stream, tool?.threadId ?? '', answered]);
     const killedAt = Date.now();
     await this.options.gateways.failedOver();
     const failoverMs = Date.now() - killedAt;
-    const [counted, relaunched] = await Promise.allSettled([
-      this.count(round, threads),
-      this.options.gateways.relaunch(),
-    ]);
-    if (counted.status === 'rejected') throw counted.reason;
-    if (relaunched.status === 'rejected') throw relaunched.reason;
+    // Started again while this round is counted and the next one set up (the survivor holds everything by now).
+    this.relaunching = this.options.gateways.relaunch().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await this.count(round, threads);
     this.tally.rounds++;
     this.tally.heldByKilled += kill.held;
     this.tally.failoverMs.push(failoverMs);
     this.tally.roundMs.push(Date.now() - started);
     process.stderr.write(
-      `round ${round + 1}/${this.options.rounds}: killed instance ${kill.index} holding ${kill.held}/3 questions, ` +
-        `failover ${failoverMs} ms, round ${Date.now() - started} ms\n`,
+      `round ${round + 1}/${this.options.rounds}: killed instance ${kill.index} holding ${kill.held}/3 questions; ` +
+        `set-up ${readyMs} ms, failover ${failoverMs} ms, counted after ${Date.now() - killedAt} ms\n`,
     );
+  }
+
+  /** Waits for the last relaunch; its failure ends the run. */
+  async relaunched(): Promise<void> {
+    const failure = await this.relaunching;
+    this.relaunching = Promise.resolve(undefined);
+    if (failure !== undefined) throw failure instanceof Error ? failure : new Error(String(failure));
   }
 
   private bot(threadId: string): FakeMessage[] {
@@ -248,6 +260,8 @@ export async function runTakeover(options: TakeoverOptions): Promise<void> {
     await gateways.linkUser('discord', USER_ID, 'gus');
     for (let round = 0; round < options.rounds; round++) await fuzzer.round(round);
   } finally {
+    // A restart still under way must finish before close() can stop it.
+    await fuzzer.relaunched().catch((error: unknown) => process.stderr.write(`restart failed: ${String(error)}\n`));
     await gateways.close();
     printTakeover(fuzzer.tally, Date.now() - started);
   }
