@@ -10,8 +10,10 @@
  *
  *   npm run bench:crash -- --rounds=10 [--kinds=stream,tool,answered] [--warm=N] [--database=postgres://… [--takeover]]
  *
- * `--database` runs the gateway on PostgreSQL, restarted on the same data; with `--takeover` two instances share the
- * database and each kill hits the one holding the conversation: the other must finish it (bench/support/crash-instances.ts).
+ * `--database` runs the gateway on PostgreSQL (a fresh database on that server, dropped at the end), restarted on the
+ * same data; with `--takeover` two instances share it and each round puts three questions in flight and kills the
+ * instance holding them: the other must finish them (bench/support/takeover-rounds.ts, bench/support/crash-instances.ts;
+ * `--kinds` and `--warm` apply to the single-instance rounds only).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
