@@ -10,17 +10,20 @@
  *
  *   npm run bench:crash -- --rounds=10 [--kinds=stream,tool,answered] [--warm=N] [--database=postgres://… [--takeover]]
  *
- * `--database` runs the gateway on PostgreSQL, restarted on the same data; with `--takeover` two instances share the
- * database and each kill hits the one holding the conversation: the other must finish it (bench/support/crash-instances.ts).
+ * `--database` runs the gateway on PostgreSQL (a fresh database on that server, dropped at the end), restarted on the
+ * same data; with `--takeover` two instances share it and each round puts three questions in flight and kills the
+ * instance holding them: the other must finish them (bench/support/takeover-rounds.ts, bench/support/crash-instances.ts;
+ * `--kinds` and `--warm` apply to the single-instance rounds only).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isProcessAlive } from '../src/agent/tools/run-process.js';
 import { INTERRUPTED_MARKER, INTERRUPTED_TOOL_RESULT } from '../src/shared/interruption.js';
 import { FakeDiscord, type FakeMessage } from '../test/fakes/fake-discord.js';
 import { startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
 import { waitFor } from '../test/fakes/mcp-servers.js';
 import { CrashInstances } from './support/crash-instances.js';
+import { sleeps } from './support/sleep-processes.js';
+import { runTakeover } from './support/takeover-rounds.js';
 
 const CHANNEL = '300000000000000001';
 const arg = (name: string, fallback: string): string =>
@@ -39,24 +42,16 @@ interface Tally {
 
 const blank = (): Tally => ({ rounds: 0, lost: 0, duplicated: 0, partialMissing: 0, toolRanTwice: 0, orphans: 0 });
 
-function sleeps(marker: string): number {
-  let count = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
-      if (cmdline.startsWith('sleep') && cmdline.includes(marker) && isProcessAlive(Number(entry))) count++;
-    } catch {
-      // Exited meanwhile.
-    }
-  }
-  return count;
-}
-
 async function main(): Promise<void> {
   const [discord, llm] = await Promise.all([FakeDiscord.start(), startFakeLlmServer()]);
-  const database = arg('database', '');
-  const gateways = new CrashInstances(discord, llm, database, process.argv.includes('--takeover'));
+  const takeover = process.argv.includes('--takeover');
+  const gateways = await CrashInstances.open(discord, llm, arg('database', ''), takeover);
+  if (takeover) {
+    await runTakeover({ discord, llm, gateways, rounds }).finally(() =>
+      Promise.allSettled([discord.close(), llm.close()]),
+    );
+    return;
+  }
   const user = discord.user('400000000000000041', 'gus');
   const bot = (threadId: string): FakeMessage[] =>
     discord.state.messagesIn(threadId).filter((message) => message.author.id === discord.state.bot.id);
@@ -124,7 +119,7 @@ async function main(): Promise<void> {
     if (afterEdit)
       await discord.waitFor(() => bot(threadId).find(complete), 30_000, 'the final edit').catch(() => undefined);
     else await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 400)));
-    await gateways.kill(threadId);
+    await gateways.kill();
     await gateways.recover();
     await waitFor(
       async () => (await gateways.db()('turn_journal').count({ n: '*' }))[0]?.n === 0,
@@ -177,7 +172,7 @@ async function main(): Promise<void> {
         30_000,
         'streaming',
       );
-      await gateways.kill(threadId);
+      await gateways.kill();
       // The resumed turn's answer (a fallback, not a script: when the thread showed the words late, the answer may have
       // been committed before the kill, and the restart shows it instead of asking again).
       const answer = `answer of stream round ${round}`;
@@ -231,7 +226,7 @@ async function main(): Promise<void> {
       const route = await gateways.stores().routes.getRoute('discord', toolThread);
       const log = path.join(gateways.dir, 'data', 'workspaces', route?.wsId ?? 'missing', 'runs.log');
       await waitFor(() => existsSync(log) && sleeps(marker) === 1, 'the command to run', 30_000);
-      await gateways.kill(toolThread);
+      await gateways.kill();
       await waitFor(() => sleeps(marker) === 0, 'the command to die', 10_000).catch(() => undefined);
       if (sleeps(marker) > 0) tool.orphans++;
       const toolAnswer = `answer of tool round ${round}`;
@@ -255,7 +250,6 @@ async function main(): Promise<void> {
     await gateways.close();
     await Promise.allSettled([discord.close(), llm.close()]);
   }
-  if (gateways.takeover) console.log(`kills finished by the other instance: ${gateways.takeovers}`);
   console.log(
     'fault kind  | rounds | lost | answered twice | not in history | tool ran twice | tool outlived the gateway',
   );
