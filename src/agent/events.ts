@@ -41,6 +41,11 @@ export type AgentEvent =
   | { type: 'plan-review'; approvalId: string; content: string }
   | { type: 'turn-end'; turnId: string; text: string; reason: TurnEndReason }
   | { type: 'error'; message: string }
-  | { type: 'workstream-closed'; reason: string };
+  | { type: 'workstream-closed'; reason: string }
+  /**
+   * The turn queue drained: no turn runs and none is queued. Once per drain, after the drain's last `turn-end` (also
+   * when a turn failed without one); a subscriber that only shows turns may let go here.
+   */
+  | { type: 'idle' };
 
 export type AgentEventType = AgentEvent['type'];

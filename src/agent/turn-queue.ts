@@ -11,6 +11,8 @@ export interface TurnQueueOptions {
   failed(error: unknown): void;
   /** Called before and after each job (the workstream's activity time). */
   active(): void;
+  /** Called once when a drain ends: no job runs and none is queued (the workstream's `idle` event). */
+  drained(): void;
 }
 
 export class TurnQueue {
@@ -83,6 +85,8 @@ export class TurnQueue {
       }
     } finally {
       this.drain = undefined;
+      // Synchronously after the last job: a job queued from here on starts a new drain, which ends in its own call.
+      this.options.drained();
     }
   }
 }

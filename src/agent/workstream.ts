@@ -84,6 +84,7 @@ export class LiveWorkstream implements Workstream {
       run: (job) => this.runJob(job),
       failed: (error) => this.logError('running a turn', error),
       active: () => (this.lastActiveMs = this.env.now()),
+      drained: () => this.emit({ type: 'idle' }),
     });
   }
 
@@ -240,7 +241,7 @@ export class LiveWorkstream implements Workstream {
   waitForDecision(approvalId: string, resumedTurnId: string | undefined): Promise<TurnApprovalDecision> {
     return this.env.waiters.register(approvalId, this.wsId).then(async (decision) => {
       if (resumedTurnId !== undefined) {
-        // The decision arrives after the click's handler bound the thread (ApprovalDesk: ensureRendered first).
+        // The decision arrives after the click's handler bound the thread (ApprovalDesk: renderWhile).
         const lastUser = this.history.findLast((message) => message.role === 'user');
         this.emit({
           type: 'turn-start',

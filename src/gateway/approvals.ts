@@ -175,12 +175,9 @@ export class ApprovalDesk {
    * and outcome are the same whoever asks; the card is edited when the workstream reports the resolution.
    */
   async decide(approvalId: string, decision: ApprovalDecisionInput): Promise<ResolveOutcome> {
-    const release = await this.ensureRenderedFor(approvalId);
-    try {
-      return await this.deps.manager.resolveApproval(approvalId, decision);
-    } finally {
-      release?.();
-    }
+    const row = await this.deps.stores.approvals.get(approvalId);
+    const resolve = (): Promise<ResolveOutcome> => this.deps.manager.resolveApproval(approvalId, decision);
+    return row ? this.deps.conversations.renderWhile(row.wsId, resolve) : resolve();
   }
 
   /** Reject / Request changes: the agent's checks run first, so a stranger gets a refusal and never a form. */
@@ -229,11 +226,6 @@ export class ApprovalDesk {
       this.deps.logger.warn({ platform: adapter.platform, error: describeError(error) }, 'approver check failed');
       return false;
     }
-  }
-
-  private async ensureRenderedFor(approvalId: string): Promise<(() => void) | undefined> {
-    const row = await this.deps.stores.approvals.get(approvalId);
-    return row ? this.deps.conversations.ensureRendered(row.wsId) : undefined;
   }
 
   private async decidedOutcome(decision: {

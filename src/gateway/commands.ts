@@ -172,16 +172,14 @@ export class CommandHandler {
     if (answer !== undefined) return event.respond.reply(answer);
     if (event.name === 'model') return this.switchModel(ws, event);
     // Subscribed while acting, so the cancelled turn and its approval cards are shown even if the thread was quiet.
-    const release = await this.deps.conversations.ensureRendered(wsId);
-    try {
-      if (event.name === 'cancel') return await cancelTurn(ws, event);
-      if (event.name === 'steer') return await this.steer(adapter, placement, event);
+    if (event.name === 'cancel') return this.deps.conversations.renderWhile(wsId, () => cancelTurn(ws, event));
+    if (event.name === 'steer')
+      return this.deps.conversations.renderWhile(wsId, () => this.steer(adapter, placement, event));
+    await this.deps.conversations.renderWhile(wsId, async () => {
       const pending = await this.deps.stores.approvals.listPending(wsId);
       await this.deps.manager.close(wsId, 'closed by user');
       await this.deps.cancelCards(pending.map((row) => row.approvalId));
-    } finally {
-      release?.();
-    }
+    });
     await event.respond.reply('Workstream closed.');
     await adapter.post(event.conversation.channelId, { kind: 'notice', code: 'closed' }, this.deps.signal);
     if (event.conversation.kind === 'thread')

@@ -15,15 +15,16 @@ import type { RenderTarget } from './cluster/handoffs.js';
 import type { InboundLedger } from './inbound-ledger.js';
 import type { Placement } from './cluster/coordination.js';
 import type { Router } from './router.js';
-import type { Subscriptions } from './subscriptions.js';
+import type { Binding, Subscriptions } from './subscriptions.js';
 
 /** What approvals, commands and the recovery of interrupted turns need: a workstream shown while they act on it. */
 export interface ConversationRendering {
   /**
-   * Restores a workstream (after eviction or a restart) and renders it into its home thread while the caller works;
-   * resolves with the function that ends that hold (the binding stays while the workstream is busy).
+   * Restores a workstream (after eviction or a restart) and runs `work` with it rendered into its home thread (or
+   * where it renders already); the binding then stays until the workstream's `idle`. Run elsewhere (another instance),
+   * without a thread, or while stopping: `work` runs unrendered.
    */
-  ensureRendered(wsId: string): Promise<(() => void) | undefined>;
+  renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T>;
 }
 
 export interface ConversationsDeps {
@@ -99,9 +100,8 @@ export class Conversations implements ConversationRendering {
     }
     const { ws } = placement;
     const { subs, logger } = this.deps;
-    const binding = subs.bind(ws, adapter, threadId);
-    subs.hold(binding);
-    try {
+    // Bound before sending, so no event is missed; kept until the send's outcome is shown.
+    return subs.renderWhile(subs.bind(ws, adapter, threadId), async () => {
       const outcome = await ws.send(content, options);
       const reaction = outcome.status === 'refused' ? 'refused' : outcome.queued ? 'queued' : undefined;
       if (reaction === 'refused')
@@ -112,9 +112,7 @@ export class Conversations implements ConversationRendering {
       if (reaction !== undefined && messageId !== undefined)
         await adapter.react(threadId, messageId, reaction, this.deps.signal);
       return outcome;
-    } finally {
-      subs.unhold(binding);
-    }
+    });
   }
 
   /**
@@ -146,33 +144,23 @@ export class Conversations implements ConversationRendering {
     return true;
   }
 
-  async ensureRendered(wsId: string): Promise<(() => void) | undefined> {
+  async renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T> {
+    const binding = await this.bindingFor(wsId);
+    return binding ? this.deps.subs.renderWhile(binding, work) : work();
+  }
+
+  /** The binding to render a workstream through: where it renders already, else its home thread. */
+  private async bindingFor(wsId: string): Promise<Binding | undefined> {
     const { router, subs, adapters } = this.deps;
     const placement = await router.open(wsId);
     // Run by another instance (ADR 0021): it renders there.
-    if (placement?.kind === 'remote') return undefined;
-    const ws = placement?.ws;
+    if (placement?.kind !== 'local' || this.stopped) return undefined;
+    const { ws } = placement;
     // Rendering somewhere already (a DM answering a notification reply): it stays there.
-    const live = ws ? subs.get(wsId) : undefined;
-    if (live && live.ws === ws && !this.stopped) {
-      subs.hold(live);
-      return () => subs.unhold(live);
-    }
+    const live = subs.get(wsId);
+    if (live && live.ws === ws) return live;
     const home = await router.homeOf(wsId);
     const adapter = home ? adapters.get(home.platform) : undefined;
-    if (!ws || !home || !adapter || this.stopped) return undefined;
-    const binding = subs.bind(ws, adapter, home.channelId);
-    subs.hold(binding);
-    return () => subs.unhold(binding);
-  }
-
-  /** Runs `work` with the workstream rendered into its home thread. */
-  async renderWhile<T>(wsId: string, work: () => Promise<T>): Promise<T> {
-    const release = await this.ensureRendered(wsId);
-    try {
-      return await work();
-    } finally {
-      release?.();
-    }
+    return home && adapter && !this.stopped ? subs.bind(ws, adapter, home.channelId) : undefined;
   }
 }

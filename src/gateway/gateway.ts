@@ -17,8 +17,6 @@ import type { Gateway, GatewayDeps, GatewayStatus } from './gateway-types.js';
 
 export type { Gateway, GatewayDeps, GatewayStatus } from './gateway-types.js';
 
-/** How often quiet subscriptions are swept (a safety net; they are normally released at `turn-end`). */
-const SWEEP_INTERVAL_MS = 60_000;
 /** How long a stop waits for inbound events being handled, then for the platform calls of live answers (ADR 0013). */
 const STOP_GRACE_MS = 3000;
 
@@ -37,7 +35,7 @@ class ChannelGateway implements Gateway {
   private readonly logger: Logger;
   private readonly now: () => number;
   private stopped = false;
-  /** The sweep of quiet subscriptions and the ledger's pruning. */
+  /** The ledger's pruning. */
   private readonly timers: NodeJS.Timeout[] = [];
   /** Forms, authorizations and the adapters' gap signals, ended by a stop. */
   private readonly unsubscribes: Array<() => void> = [];
@@ -67,15 +65,9 @@ class ChannelGateway implements Gateway {
     });
     if (this.adapters.size === 0) this.logger.warn('no channel adapter is enabled');
     if (this.stopped) return;
-    const { forms, subs, ledger, router, catchUp } = this.parts;
+    const { forms, ledger, router, catchUp } = this.parts;
     this.unsubscribes.push(forms.subscribe(this.deps.elicitations, this.deps.authorizations));
-    // Purpose: a safety-net sweep of quiet subscriptions (they are normally released at turn end).
-    const sweep = setInterval(() => subs.sweep(), SWEEP_INTERVAL_MS);
-    sweep.unref();
-    this.timers.push(
-      sweep,
-      ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS),
-    );
+    this.timers.push(ledger.startPruning(this.deps.config.gateway.catch_up_hours * 3_600_000 + LEDGER_MARGIN_MS));
     // Everything recorded before this moment was handled by an earlier run; what came after is caught up below.
     const startedAt = this.now();
     await Promise.all([ledger.loadFloors([...this.adapters.keys()]), router.startDirectory(this.controller.signal)]);

@@ -102,22 +102,12 @@ async function settleOne(deps: InterruptedTurnsDeps, turn: InterruptedTurn): Pro
     await deps.desk.markInterrupted(turn.turnId, turn.interruptedCallIds);
     await clearIfUnchanged(deps, home.platform, home.channelId, route?.liveState ?? null);
   }
-  const release = await deps.conversations.ensureRendered(turn.wsId);
-  try {
-    return await deps.manager.finishInterrupted(turn.wsId, deps.resume);
-  } finally {
-    release?.();
-  }
+  return deps.conversations.renderWhile(turn.wsId, () => deps.manager.finishInterrupted(turn.wsId, deps.resume));
 }
 
 async function runWaiting(deps: InterruptedTurnsDeps, wsId: string): Promise<void> {
   try {
-    const release = await deps.conversations.ensureRendered(wsId);
-    try {
-      await deps.manager.finishInterrupted(wsId, false);
-    } finally {
-      release?.();
-    }
+    await deps.conversations.renderWhile(wsId, () => deps.manager.finishInterrupted(wsId, false));
   } catch (error) {
     deps.logger.error({ wsId, error: describeError(error) }, 'running the waiting messages failed');
   }

@@ -1,4 +1,4 @@
-/** Live bindings workstream → thread: one renderer per busy workstream, released as soon as the workstream goes quiet. */
+/** Live bindings workstream → thread: one renderer per busy workstream, released at the workstream's `idle` event. */
 import type { AgentEvent } from '../agent/events.js';
 import type { Workstream } from '../agent/workstream-api.js';
 import type { ChannelAdapter } from '../channels/channel-adapter.js';
@@ -12,15 +12,14 @@ export interface Binding {
   adapter: ChannelAdapter;
   channelId: string;
   renderer: StreamRenderer;
-  /** Gateway operations in progress on this binding (a send, a click, a command); never released while > 0. */
-  holds: number;
+  /** Gateway operations running in `renderWhile` on this binding (a send, a click, a command); never released then. */
+  rendering: number;
   /**
-   * A `turn-start` reached the renderer and its `turn-end` not yet: the workstream may already say it is not busy
-   * (it turns quiet before `turn-end` is emitted and delivered), but the answer is still on its way.
+   * A `turn-start` reached the binding and the drain's `idle` not yet: the workstream may already say it is not busy
+   * (it turns quiet before its last events are delivered), but the turn's end is still on its way. Every drain ends
+   * in `idle`, a failed turn's too, so this never outlives the turn.
    */
-  turnOpen: boolean;
-  /** The periodic sweep found it quiet with a turn still open (a turn that failed without `turn-end`). */
-  staleSweeps: number;
+  awaitingIdle: boolean;
   unsubscribe: () => void;
 }
 
@@ -47,9 +46,9 @@ export function timingOf(
 
 /**
  * Holding a subscription keeps the Workstream object (and its whole history) reachable, so a binding lives only
- * while the workstream has something to show: the workstream says it is busy (`isBusy()`: a turn running or queued,
- * an approval open; ADR 0007), or a gateway operation is in progress. Every entry point binds again when needed
- * (`bind` + `hold`). The gateway mirrors none of the workstream's state.
+ * while the workstream has something to show: from the first event of a turn to the `idle` the workstream emits when
+ * its queue drained (also after a turn that failed without `turn-end`), or while a gateway operation renders through
+ * it (`renderWhile`). Every entry point binds again when needed. No timer and no sweep: the workstream says when.
  */
 export class Subscriptions {
   private readonly bindings = new Map<string, Binding>();
@@ -93,9 +92,8 @@ export class Subscriptions {
       adapter,
       channelId,
       renderer,
-      holds: 0,
-      turnOpen: false,
-      staleSweeps: 0,
+      rendering: 0,
+      awaitingIdle: false,
       unsubscribe: () => undefined,
     };
     this.bindings.set(ws.wsId, binding);
@@ -108,14 +106,18 @@ export class Subscriptions {
     return (state) => save?.(platform, channelId, state) ?? Promise.resolve();
   }
 
-  /** Keeps a binding alive while a gateway operation runs; `unhold` releases it when it went quiet meanwhile. */
-  hold(binding: Binding): void {
-    binding.holds += 1;
-  }
-
-  unhold(binding: Binding): void {
-    binding.holds = Math.max(0, binding.holds - 1);
-    this.releaseWhenQuiet(binding);
+  /**
+   * Runs a gateway operation (a send, a click, a command) with the binding kept: an `idle` meanwhile does not drop it.
+   * Afterwards it goes when the workstream is quiet (nothing started, or the started turns' `idle` already arrived).
+   */
+  async renderWhile<T>(binding: Binding, work: () => Promise<T>): Promise<T> {
+    binding.rendering += 1;
+    try {
+      return await work();
+    } finally {
+      binding.rendering -= 1;
+      this.releaseWhenQuiet(binding);
+    }
   }
 
   get(wsId: string): Binding | undefined {
@@ -168,17 +170,6 @@ export class Subscriptions {
     await Promise.all(renderers.map((renderer) => renderer.drain(graceMs)));
   }
 
-  /** Releases every binding that has nothing left to show (a safety net run periodically). */
-  sweep(): void {
-    for (const binding of [...this.bindings.values()]) {
-      // A turn left open over two sweeps (a minute apart) with the workstream quiet ended without its `turn-end`.
-      binding.staleSweeps =
-        binding.turnOpen && binding.holds === 0 && !binding.ws.isBusy() ? binding.staleSweeps + 1 : 0;
-      if (binding.staleSweeps >= 2) binding.turnOpen = false;
-      this.releaseWhenQuiet(binding);
-    }
-  }
-
   /** Active subscriptions (for /metrics and tests). */
   get size(): number {
     return this.bindings.size;
@@ -189,14 +180,15 @@ export class Subscriptions {
     return [...this.bindings.values()];
   }
 
-  /** Bus handler: rendering runs on the renderer's chain; a binding may go once the workstream stops being busy. */
+  /** Bus handler: rendering runs on the renderer's chain; a binding may go once the workstream says it is idle. */
   private onEvent(binding: Binding, event: AgentEvent): { shown: Promise<boolean> } | undefined {
-    if (event.type === 'turn-start') binding.turnOpen = true;
-    const rendered = binding.renderer.handle(event);
-    if (event.type === 'turn-end' || event.type === 'workstream-closed') {
-      binding.turnOpen = false;
+    if (event.type === 'idle') {
+      binding.awaitingIdle = false;
       this.releaseWhenQuiet(binding);
+      return undefined;
     }
+    if (event.type === 'turn-start') binding.awaitingIdle = true;
+    const rendered = binding.renderer.handle(event);
     // Only a turn's end is waited for (the turn log ends the turn once its answer is shown); other events stream on.
     return event.type === 'turn-end' ? { shown: rendered } : undefined;
   }
@@ -204,7 +196,8 @@ export class Subscriptions {
   /**
    * Once everything handed to the renderer is shown, drops the binding if the workstream is still quiet. While the
    * renderer caught up (a slow, rate-limited post), the next turn may have started and ended: its events were handed
-   * to the renderer after `idle()` was taken, so the binding goes only when nothing more waits in the renderer.
+   * to the renderer after `idle()` was taken, so the binding goes only when nothing more waits in the renderer. A
+   * message accepted but not started yet keeps the workstream busy (`isBusy()`): its drain ends in another `idle`.
    */
   private releaseWhenQuiet(binding: Binding): void {
     if (!isQuiet(binding)) return;
@@ -222,5 +215,5 @@ export class Subscriptions {
 }
 
 function isQuiet(binding: Binding): boolean {
-  return binding.holds === 0 && !binding.turnOpen && !binding.ws.isBusy();
+  return binding.rendering === 0 && !binding.awaitingIdle && !binding.ws.isBusy();
 }
