@@ -87,6 +87,12 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
   protected abstract fakeFlags(): Record<string, unknown>;
   protected abstract createAdapter(config: Config, logger: Logger): ChannelAdapter;
 
+  /** The adapter the gateway runs now (a new one after each `boot`). */
+  get channel(): ChannelAdapter {
+    if (!this.adapter) throw new Error('the harness has not booted');
+    return this.adapter;
+  }
+
   /** Builds and starts runtime, adapter and gateway against the same fakes and database. */
   async boot(): Promise<void> {
     this.controller = new AbortController();

@@ -4,7 +4,7 @@ import {
   CONTRACT_MODELS,
   type ContractDriver,
   type SeenClick,
-} from '../contracts/channel-adapter.contract.js';
+} from '../contracts/channel-adapter/index.js';
 import { CHANNEL_ID, DiscordHarness } from '../fakes/fake-discord-harness.js';
 import type { FakeUser } from '../fakes/fake-discord.js';
 
@@ -23,6 +23,8 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
     h.botMessages(threadId).find((message) => h.button(message, 'Stop') !== undefined);
   return {
     llm: h.llm,
+    adapter: () => h.channel,
+    traits: new Set(['others', 'queue-by-message', 'replies', 'stop-button', 'rate-limits']),
     linkedUser: async (id, name) => (await h.linkedUser(id, name)).user,
     mention: async (user, text) => (await h.mention(user, text)).threadId,
     say: (user, threadId, text) => state.injectMessage(threadId, user, text).id,

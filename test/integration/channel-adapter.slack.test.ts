@@ -4,7 +4,7 @@ import {
   CONTRACT_MODELS,
   type ContractDriver,
   type SeenClick,
-} from '../contracts/channel-adapter.contract.js';
+} from '../contracts/channel-adapter/index.js';
 import { CHANNEL, SlackHarness } from '../fakes/fake-slack-harness.js';
 import { BOT_USER_ID, type FakeSlackMessage, type FakeSlackUser } from '../fakes/fake-slack.js';
 
@@ -41,6 +41,8 @@ async function startSlackDriver(flags: Record<string, unknown>): Promise<Contrac
   const dmOf = (user: FakeSlackUser): string => `D${user.id.slice(1, 10)}`;
   return {
     llm: h.llm,
+    adapter: () => h.channel,
+    traits: new Set(['others', 'queue-by-message', 'replies', 'stop-button', 'rate-limits']),
     linkedUser: async (id, name) => (await h.linkedUser(id, name)).user,
     mention: (user, text) => Promise.resolve(h.mention(user, text).threadTs),
     say: (user, threadId, text) => h.fake.userMessage(user, CHANNEL, text, threadOf(threadId)).message.ts,
