@@ -55,7 +55,7 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
     sayDirect: (user, text) => state.injectMessage(state.openDm(user.id).id, user, text).id,
     closeDirect: async (user) => {
       const interaction = state.slashCommand('close', state.openDm(user.id).id, user);
-      return h.fake.waitFor(() => state.interactions.get(interaction.id)?.reply, 15_000, 'close reply');
+      return h.fake.until(() => state.interactions.get(interaction.id)?.reply, 'close reply', 15_000);
     },
     workstreamOf: (threadId) => h.workstreamOf(threadId),
     notify: async (target, text, wsId) => {
@@ -69,6 +69,7 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
       return message.channel_id;
     },
     textIds: (place) => h.textMessages(place).map((message) => message.id),
+    turnsEnded: () => h.turnsEnded(),
     setClockOffset: (ms) => {
       h.clockOffsetMs = ms;
     },
@@ -89,7 +90,7 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
         user,
         arg !== undefined && option ? { [option]: arg } : {},
       );
-      return h.fake.waitFor(() => state.interactions.get(interaction.id)?.reply, 15_000, `/${name} reply`);
+      return h.fake.until(() => state.interactions.get(interaction.id)?.reply, `/${name} reply`, 15_000);
     },
     hasStop: (threadId) => stopMessage(threadId) !== undefined,
     clickStop: (threadId, user): SeenClick => {
@@ -116,7 +117,7 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
         .map((message) => message.content),
     protocolProblems: () =>
       h.fake.invalidBodies.map((problem) => `${problem.method} ${problem.path}: ${problem.errors.join('; ')}`),
-    waitFor: (probe, what, timeoutMs = 20_000) => h.fake.waitFor(probe, timeoutMs, what) as never,
+    waitFor: (probe, what, timeoutMs = 20_000) => h.fake.until(probe, what, timeoutMs) as never,
     close: () => h.close(),
   };
 }

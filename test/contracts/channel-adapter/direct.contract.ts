@@ -29,6 +29,8 @@ export function directCases<U>(ctx: () => ContractContext<U>): void {
     d.llm.enqueue({ text: 'Still here.' }, { text: 'After a quiet day.' });
     d.sayDirect(owner, 'remember the word heron');
     await d.waitFor(() => d.texts(dm).includes('Still here.'), 'answer');
+    // A day passes after the turn ended (a turn still ending keeps its conversation: it is busy, not idle).
+    await d.turnsEnded();
     d.setClockOffset(25 * 3_600_000);
     try {
       d.sayDirect(owner, 'a day later');
@@ -78,6 +80,7 @@ export function directCases<U>(ctx: () => ContractContext<U>): void {
       'refusal of the stranger',
     );
     const old = await d.notify({ username: 'owner' }, 'An old notice.', wsId);
+    await d.turnsEnded();
     d.setClockOffset(8 * 86_400_000);
     try {
       const place = d.reply(owner, old, 'is this still on?');

@@ -74,6 +74,8 @@ export interface ContractDriver<U = unknown> {
   reply(user: U, messageId: string, text: string): string;
   /** Ids of the bot's plain-text messages in a place, in the order of `texts`. */
   textIds(place: string): string[];
+  /** Resolves once no turn runs: what a person who writes a day after an answer can count on (before `setClockOffset`). */
+  turnsEnded(): Promise<void>;
   /** Moves the gateway's clock forward by `ms` (0 puts it back). */
   setClockOffset(ms: number): void;
   /** Stops gateway and agent as a crash would, and starts them again on the same database and fakes. */
