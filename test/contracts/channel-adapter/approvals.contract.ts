@@ -15,7 +15,7 @@ export function approvalCases<U>(ctx: () => ContractContext<U>): void {
     await d.waitFor(() => d.texts(threadId).includes('Ran the owner’s call.'), 'answer after the tool ran');
     const decided = d.cards(threadId)[0];
     assert.equal(decided?.buttons.length, 0, 'no buttons once decided');
-    assert.match(decided?.text ?? '', /Approved/);
+    assert.match(decided?.text ?? '', /approved/i);
   });
 
   it('refuses a stranger’s click on an approval card, and shows the owner’s decision on it', async (t) => {
@@ -33,7 +33,7 @@ export function approvalCases<U>(ctx: () => ContractContext<U>): void {
     await d.waitFor(() => d.texts(threadId).includes('Ran it.'), 'answer after the tool ran');
     const decided = d.cards(threadId)[0];
     assert.equal(decided?.buttons.length, 0, 'no buttons once decided');
-    assert.match(decided?.text ?? '', /Approved/);
+    assert.match(decided?.text ?? '', /approved/i);
     assert.match(decided?.text ?? '', /owner/);
   });
 
