@@ -17,7 +17,8 @@ export function conversationCases<U>(ctx: () => ContractContext<U>): void {
     const words = Array.from({ length: 1500 }, (_, i) => `w${i} `);
     const long = words.join('').trim();
     const pieces = Array.from({ length: 30 }, (_, i) => words.slice(i * 50, i * 50 + 50).join(''));
-    d.llm.enqueue({ text: pieces, delayMs: 5 });
+    // 30 pieces 20 ms apart: the stream spans several edit intervals (100 ms in the harness), so every adapter edits.
+    d.llm.enqueue({ text: pieces, delayMs: 20 });
     const threadId = await d.mention(owner, 'say a lot');
     const joined = (): string => d.texts(threadId).join(' ').replace(/\s+/g, ' ').trim();
     await d.waitFor(() => joined() === long, 'the whole long answer', 30_000);
