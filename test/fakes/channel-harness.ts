@@ -16,6 +16,7 @@ import type { WatchRunner } from '../../src/agent/watch/watch-runner.js';
 import { generateApiToken, hashApiToken } from '../../src/shared/api-token.js';
 import { createSilentLogger, type Logger } from '../../src/shared/logger.js';
 import { createTestStores, type TestStores } from '../helpers/test-stores.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { startFakeLlmServer, type FakeLlmServer } from './fake-llm-server.js';
 
 export interface ChannelHarnessOptions {
@@ -86,6 +87,20 @@ export abstract class ChannelHarness<TFake extends ChannelFake<TUser>, TUser> {
   /** Config flags that point the adapter at the fake. */
   protected abstract fakeFlags(): Record<string, unknown>;
   protected abstract createAdapter(config: Config, logger: Logger): ChannelAdapter;
+
+  /**
+   * Resolves once no turn runs in this gateway: after an answer shows, the turn still ends (its last writes), and a
+   * person writing "later" writes after that. The manager's state is announced by no fake, so it is polled.
+   */
+  async turnsEnded(): Promise<void> {
+    await waitFor(() => this.runtime.manager.stats().running === 0, 'every turn to end');
+  }
+
+  /** The adapter the gateway runs now (a new one after each `boot`). */
+  get channel(): ChannelAdapter {
+    if (!this.adapter) throw new Error('the harness has not booted');
+    return this.adapter;
+  }
 
   /** Builds and starts runtime, adapter and gateway against the same fakes and database. */
   async boot(): Promise<void> {

@@ -65,6 +65,8 @@ export class FakeDiscord {
   readonly state: FakeDiscordState;
   readonly requests: RecordedRequest[] = [];
   private readonly arrivals = new Arrivals<RecordedRequest>();
+  /** Announced once a request to the fake was answered (its change to the fake's state is applied): `until` waits on it. */
+  private readonly settled = new Arrivals<string>();
   private readonly rules: RateLimitRule[] = [];
   private readonly failures: FailureRule[] = [];
   private readonly holdRules: Array<{ method: string; path: RegExp }> = [];
@@ -249,6 +251,14 @@ export class FakeDiscord {
     );
   }
 
+  /**
+   * Resolves with `probe`'s first truthy value, checked now and again each time the fake has answered a request of the
+   * app (no polling); rejects naming `what` after `timeoutMs`.
+   */
+  until<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {
+    return this.settled.until(probe, `fake discord: ${what}`, timeoutMs);
+  }
+
   /** Resolves with `predicate`'s first truthy value (test/helpers/wait-for.ts); rejects after `timeoutMs`. */
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
     return waitFor(() => predicate() || undefined, `fake discord: ${what}`, timeoutMs);
@@ -268,6 +278,7 @@ export class FakeDiscord {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    res.once('close', () => this.settled.record(req.url ?? ''));
     if (this.files.serve(req, res)) return;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));

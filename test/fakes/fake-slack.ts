@@ -60,6 +60,8 @@ export class FakeSlack {
   ];
   readonly calls: RecordedCall[] = [];
   private readonly arrivals = new Arrivals<RecordedCall>();
+  /** Announced once a request to the fake was answered (its change to the fake's state is applied): `until` waits on it. */
+  private readonly settled = new Arrivals<string>();
   /**
    * Socket Mode: several connections per app token, each envelope to one of them, retries of unacknowledged events
    * (`fake-slack-socket.ts`). Tests read deliveries, acks and open connections there.
@@ -297,6 +299,14 @@ export class FakeSlack {
     );
   }
 
+  /**
+   * Resolves with `probe`'s first truthy value, checked now and again each time the fake has answered a request of the
+   * app (no polling); rejects naming `what` after `timeoutMs`.
+   */
+  until<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {
+    return this.settled.until(probe, `fake slack: ${what}`, timeoutMs);
+  }
+
   /** Resolves with `probe`'s first truthy value (test/helpers/wait-for.ts); rejects after `timeoutMs` naming `what`. */
   waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
     return waitFor(() => probe() || undefined, `fake slack: ${what}`, timeoutMs);
@@ -323,6 +333,7 @@ export class FakeSlack {
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.once('close', () => this.settled.record(req.url ?? ''));
     const raw = await new Promise<string>((resolve) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));

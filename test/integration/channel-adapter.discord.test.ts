@@ -4,7 +4,7 @@ import {
   CONTRACT_MODELS,
   type ContractDriver,
   type SeenClick,
-} from '../contracts/channel-adapter.contract.js';
+} from '../contracts/channel-adapter/index.js';
 import { CHANNEL_ID, DiscordHarness } from '../fakes/fake-discord-harness.js';
 import type { FakeUser } from '../fakes/fake-discord.js';
 
@@ -23,6 +23,8 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
     h.botMessages(threadId).find((message) => h.button(message, 'Stop') !== undefined);
   return {
     llm: h.llm,
+    adapter: () => h.channel,
+    traits: new Set(['others', 'queue-by-message', 'replies', 'stop-button', 'rate-limits']),
     linkedUser: async (id, name) => (await h.linkedUser(id, name)).user,
     mention: async (user, text) => (await h.mention(user, text)).threadId,
     say: (user, threadId, text) => state.injectMessage(threadId, user, text).id,
@@ -53,7 +55,7 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
     sayDirect: (user, text) => state.injectMessage(state.openDm(user.id).id, user, text).id,
     closeDirect: async (user) => {
       const interaction = state.slashCommand('close', state.openDm(user.id).id, user);
-      return h.fake.waitFor(() => state.interactions.get(interaction.id)?.reply, 15_000, 'close reply');
+      return h.fake.until(() => state.interactions.get(interaction.id)?.reply, 'close reply', 15_000);
     },
     workstreamOf: (threadId) => h.workstreamOf(threadId),
     notify: async (target, text, wsId) => {
@@ -67,6 +69,7 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
       return message.channel_id;
     },
     textIds: (place) => h.textMessages(place).map((message) => message.id),
+    turnsEnded: () => h.turnsEnded(),
     setClockOffset: (ms) => {
       h.clockOffsetMs = ms;
     },
@@ -87,7 +90,7 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
         user,
         arg !== undefined && option ? { [option]: arg } : {},
       );
-      return h.fake.waitFor(() => state.interactions.get(interaction.id)?.reply, 15_000, `/${name} reply`);
+      return h.fake.until(() => state.interactions.get(interaction.id)?.reply, `/${name} reply`, 15_000);
     },
     hasStop: (threadId) => stopMessage(threadId) !== undefined,
     clickStop: (threadId, user): SeenClick => {
@@ -114,7 +117,7 @@ async function startDiscordDriver(flags: Record<string, unknown>): Promise<Contr
         .map((message) => message.content),
     protocolProblems: () =>
       h.fake.invalidBodies.map((problem) => `${problem.method} ${problem.path}: ${problem.errors.join('; ')}`),
-    waitFor: (probe, what, timeoutMs = 20_000) => h.fake.waitFor(probe, timeoutMs, what) as never,
+    waitFor: (probe, what, timeoutMs = 20_000) => h.fake.until(probe, what, timeoutMs) as never,
     close: () => h.close(),
   };
 }

@@ -4,7 +4,7 @@ import {
   CONTRACT_MODELS,
   type ContractDriver,
   type SeenClick,
-} from '../contracts/channel-adapter.contract.js';
+} from '../contracts/channel-adapter/index.js';
 import { CHANNEL, SlackHarness } from '../fakes/fake-slack-harness.js';
 import { BOT_USER_ID, type FakeSlackMessage, type FakeSlackUser } from '../fakes/fake-slack.js';
 
@@ -19,7 +19,7 @@ async function startSlackDriver(flags: Record<string, unknown>): Promise<Contrac
   const answerTo = async (user: FakeSlackUser, send: () => void, what: string): Promise<string> => {
     const before = state.privateTo(user.id).length;
     send();
-    return h.fake.waitFor(() => state.privateTo(user.id)[before], 15_000, what);
+    return h.fake.until(() => state.privateTo(user.id)[before], what, 15_000);
   };
   /** A place: a thread id from `mention` (its ts), `<channel>:<ts>` (a thread), or a DM channel id (its top level). */
   const placed = (place: string): FakeSlackMessage[] => {
@@ -41,6 +41,8 @@ async function startSlackDriver(flags: Record<string, unknown>): Promise<Contrac
   const dmOf = (user: FakeSlackUser): string => `D${user.id.slice(1, 10)}`;
   return {
     llm: h.llm,
+    adapter: () => h.channel,
+    traits: new Set(['others', 'queue-by-message', 'replies', 'stop-button', 'rate-limits']),
     linkedUser: async (id, name) => (await h.linkedUser(id, name)).user,
     mention: (user, text) => Promise.resolve(h.mention(user, text).threadTs),
     say: (user, threadId, text) => h.fake.userMessage(user, CHANNEL, text, threadOf(threadId)).message.ts,
@@ -70,7 +72,7 @@ async function startSlackDriver(flags: Record<string, unknown>): Promise<Contrac
     closeDirect: async (user) => {
       const before = state.privateTo(user.id).length;
       h.fake.slashCommand(user, dmOf(user), 'close');
-      return h.fake.waitFor(() => state.privateTo(user.id)[before], 15_000, 'close reply');
+      return h.fake.until(() => state.privateTo(user.id)[before], 'close reply', 15_000);
     },
     workstreamOf: (threadTs) => h.workstreamOf(`${CHANNEL}:${threadTs}`),
     notify: async (target, text, wsId) => {
@@ -85,6 +87,7 @@ async function startSlackDriver(flags: Record<string, unknown>): Promise<Contrac
       return `${message.channel}:${root}`;
     },
     textIds: (place) => textsIn(place).map((message) => message.ts),
+    turnsEnded: () => h.turnsEnded(),
     setClockOffset: (ms) => {
       h.clockOffsetMs = ms;
     },
@@ -122,7 +125,7 @@ async function startSlackDriver(flags: Record<string, unknown>): Promise<Contrac
         .map((entry) => entry.text),
     // The fake Slack checks each method's required arguments itself; there is no vendored Web API description.
     protocolProblems: () => [],
-    waitFor: (probe, what, timeoutMs = 20_000) => h.fake.waitFor(probe, timeoutMs, what) as never,
+    waitFor: (probe, what, timeoutMs = 20_000) => h.fake.until(probe, what, timeoutMs) as never,
     close: () => h.close(),
   };
 }

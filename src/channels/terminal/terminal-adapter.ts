@@ -37,6 +37,10 @@ export const TERMINAL_CHANNEL = 'terminal';
 const TERMINAL_FORM_FIELDS = 20;
 /** Submissions of one form before the terminal declines it. */
 const FORM_ATTEMPTS = 3;
+/** Typed messages remembered so a reaction can say which one it marks (lines typed ahead show together). */
+const REMEMBERED_MESSAGES = 100;
+/** Characters of a message quoted by its reaction. */
+const QUOTED_CHARS = 40;
 
 const COMMANDS: Readonly<Record<string, CommandName>> = {
   '/model': 'model',
@@ -70,6 +74,7 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
   private readonly user: PlatformUser;
   private readonly conversation: Conversation = { kind: 'direct', channelId: TERMINAL_CHANNEL };
   private readonly shown = new Map<string, OutboundMessage>();
+  private readonly typed = new Map<string, string>();
   private readonly prompts: PromptQueue;
   private readline: Interface | undefined;
   private next = 0;
@@ -134,8 +139,10 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
     return Promise.resolve();
   }
 
-  react(_channelId: string, _messageId: string, reaction: ReactionCode): Promise<void> {
-    this.writeLine(REACTIONS[reaction]);
+  /** Names the message it marks: lines typed ahead are all shown before their reactions come. */
+  react(_channelId: string, messageId: string, reaction: ReactionCode): Promise<void> {
+    const text = this.typed.get(messageId);
+    this.writeLine(text === undefined ? REACTIONS[reaction] : `${REACTIONS[reaction]} “${quoted(text)}”`);
     return Promise.resolve();
   }
 
@@ -186,16 +193,25 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
         respond: this.responder(),
         eventId: randomUUID(),
       });
-    else
-      await this.send({
-        type: 'message',
-        user: this.user,
-        conversation: this.conversation,
-        messageId: randomUUID(),
-        text,
-        mentioned: true,
-      });
+    else await this.sendMessage(text);
     return true;
+  }
+
+  private async sendMessage(text: string): Promise<void> {
+    const messageId = randomUUID();
+    this.typed.set(messageId, text);
+    for (const old of this.typed.keys()) {
+      if (this.typed.size <= REMEMBERED_MESSAGES) break;
+      this.typed.delete(old);
+    }
+    await this.send({
+      type: 'message',
+      user: this.user,
+      conversation: this.conversation,
+      messageId,
+      text,
+      mentioned: true,
+    });
   }
 
   /** Hands an event to the gateway and waits for it to be handled (so the next line sees its prompts). */
@@ -350,6 +366,11 @@ function decisionName(kind: ApprovalCard['kind'], decision: { approved: boolean;
   if (kind === 'plan') return decision.approved ? 'plan-approve' : 'plan-changes';
   if (decision.approved) return decision.always ? 'always' : 'approve';
   return kind === 'network' ? 'deny' : 'reject';
+}
+
+/** The start of a typed message, as a reaction quotes it. */
+export function quoted(text: string): string {
+  return text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS - 1)}…` : text;
 }
 
 function fieldHint(field: FormSpec['fields'][number]): string {
