@@ -380,7 +380,7 @@ export class FakeSlack {
           streams: this.streams,
           sessions: this.sessions,
         });
-    const hold = this.holds.find((h) => h.method === method && h.remaining > 0);
+    const hold = reply.ok === true ? this.holds.find((h) => h.method === method && h.remaining > 0) : undefined;
     if (hold) {
       hold.remaining -= 1;
       if (!res.writableEnded) await once(res, 'close');
