@@ -306,15 +306,30 @@ export interface ThreadOrigin {
   requester?: PlatformUser | undefined;
 }
 
+/**
+ * The key of one post of a turn's committed answer: part `part` (the chunk's place) of segment `segment` (`answer`) of
+ * turn `turnId`. A platform with `answerPosts` makes one message per key: a post repeated after a crash returns (and
+ * shows the text in) the message the first one made.
+ */
+export interface PostKey {
+  turnId: string;
+  segment: 'answer';
+  part: number;
+  /**
+   * An earlier process may have made this post (a restart showing a committed answer): a platform that finds its keyed
+   * messages by looking (Slack) looks before posting; one whose posts are idempotent anyway (Discord) ignores it.
+   */
+  again?: boolean;
+}
+
 /** What the gateway asks an adapter to show; the adapter decides how (plain text, embed, blocks). */
 export type OutboundMessage =
   /**
    * `stoppable`: the text is the live message of a running turn and carries a Stop control; a click arrives as the
    * `cancel` command in the thread the message is in (with `removeControl`). The control goes with the next edit
-   * without `stoppable`. `nonce` (posts only): an idempotency key; a platform that has one (Discord's `enforce_nonce`)
-   * creates one message per key, so a post repeated after a crash returns the message the first one made.
+   * without `stoppable`. `key` (posts only): the post is part of a committed answer (see `PostKey`).
    */
-  | { kind: 'text'; text: string; stoppable?: boolean; nonce?: string }
+  | { kind: 'text'; text: string; stoppable?: boolean; key?: PostKey }
   | { kind: 'tool-call'; name: string; preview: string; status: 'running' | 'done' | 'error'; output?: string }
   | { kind: 'tool-result'; name: string; output: string; isError: boolean }
   | { kind: 'error'; message: string }
@@ -329,8 +344,11 @@ export interface ChannelCapabilities {
   canEdit: boolean;
   /** Whether `startThread` creates real threads. */
   canThread: boolean;
-  /** A second post with the same `nonce` returns the first message instead of posting again (Discord's `enforce_nonce`). */
-  keyedPosts?: boolean;
+  /**
+   * A second post with the same `key` returns the first message instead of posting again, each platform its own way
+   * (Discord: a nonce derived from the key, `enforce_nonce`; Slack: message metadata, looked up when `again`).
+   */
+  answerPosts?: boolean;
 }
 
 /** Native text streaming (Slack `chat.startStream`). */
@@ -422,8 +440,11 @@ export interface NativeStream {
   readonly messageCount: number;
   /** Appends text; throws ChannelError, after which the stream is given up and the gateway shows the rest by post/edit. */
   append(text: string, signal: AbortSignal): Promise<void>;
-  /** Ends the stream (its messages become ordinary messages); throws ChannelError. */
-  finish(signal: AbortSignal): Promise<void>;
+  /**
+   * Ends the stream (its messages become ordinary messages); with `key` its last message is that post of a committed
+   * answer (see `PostKey`; `part` is counted by the stream's messages). Throws ChannelError.
+   */
+  finish(signal: AbortSignal, key?: PostKey): Promise<void>;
 }
 
 export type AdapterState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'stopped' | 'failed';

@@ -2,11 +2,11 @@
  * The answer text of a turn in the thread: segments opened at the first text, edited (or natively streamed) at most
  * every edit interval, and a final edit retried until the thread shows the whole segment. Runs on its renderer's lane.
  */
-import type { ChannelAdapter } from '../channels/channel-adapter.js';
+import type { ChannelAdapter, PostKey } from '../channels/channel-adapter.js';
 import { scopedSignal, type LinkedSignal } from '../shared/abort.js';
 import type { Logger } from '../shared/logger.js';
 import { sleep } from '../shared/time.js';
-import { answerNonce } from './live-message.js';
+import { answerKey } from './live-message.js';
 import type { LiveStateRecorder } from './live-state.js';
 import { openSegment, type AnswerSegment } from './streamed-message.js';
 
@@ -39,7 +39,7 @@ export class AnswerText {
   private lastFlush = 0;
   private interval: number;
   /** Set while the committed answer's final edit runs: the keys of its posts. */
-  private answerKey: ((index: number, chunk: string) => string) | undefined;
+  private keys: ((index: number) => PostKey) | undefined;
   /** Live edits and appends made, for benchmarks and /metrics. */
   edits = 0;
   /** Some text of the turn reached the thread. */
@@ -78,7 +78,7 @@ export class AnswerText {
         onPosted: (ids) => this.options.live?.segment(ids),
         // The committed answer's posts at its final edit are keyed by turn: a restart that shows the answer gets the same
         // message back, not a second one (other posts are not keyed: two segments may hold the same text).
-        nonce: (index, chunk) => this.answerKey?.(index, chunk),
+        key: (index) => this.keys?.(index),
         stoppable: adapter.capabilities.canEdit,
       });
     }
@@ -100,11 +100,11 @@ export class AnswerText {
     this.scope = undefined;
     segment.seal();
     this.stopTimer();
-    if (turnId !== undefined) this.answerKey = answerNonce(turnId);
+    if (turnId !== undefined) this.keys = answerKey(turnId);
     try {
       return await this.showFinal(segment, turnId !== undefined);
     } finally {
-      this.answerKey = undefined;
+      this.keys = undefined;
       scope?.release();
     }
   }

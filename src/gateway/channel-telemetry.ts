@@ -131,7 +131,7 @@ function tracedStream(platform: string, stream: NativeStream, onAnswerCall: (pla
       onAnswerCall(platform);
       return span('stream.append', () => stream.append(text, signal));
     },
-    finish: (signal) => span('stream.finish', () => stream.finish(signal)),
+    finish: (signal, key) => span('stream.finish', () => stream.finish(signal, key)),
   };
 }
 

@@ -11,7 +11,7 @@ import { INTERRUPTED_TOOL_RESULT } from '../shared/interruption.js';
 import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import type { ApprovalDesk } from './approvals.js';
-import { answerNonce, LiveMessage } from './live-message.js';
+import { answerKey, LiveMessage } from './live-message.js';
 import { leavesWork, parseLiveState, type LiveState } from './live-state.js';
 import type { Router } from './router.js';
 import type { ConversationRendering } from './conversations.js';
@@ -115,8 +115,9 @@ async function runWaiting(deps: InterruptedTurnsDeps, wsId: string): Promise<voi
 
 /**
  * A committed answer whose end was not shown: edited into the messages the thread shows of it, or, when none was
- * recorded, posted where posts are keyed (a post that landed unrecorded is returned, not doubled); nothing when its
- * final edit was recorded as landed. The text is the committed one, never generated again.
+ * recorded, posted where the adapter keys answer posts (`answerPosts`: a post that landed unrecorded is found and
+ * edited, not doubled); nothing when its final edit was recorded as landed. The text is the committed one, never
+ * generated again.
  */
 async function showAnswer(
   deps: InterruptedTurnsDeps,
@@ -129,7 +130,7 @@ async function showAnswer(
   if (answer.trim() === '' || live?.answerShown === true) return;
   const recorded =
     live !== undefined && live.segment.length > 0 && adapter.capabilities.canEdit ? live.segment : undefined;
-  if (recorded === undefined && adapter.capabilities.keyedPosts !== true) {
+  if (recorded === undefined && adapter.capabilities.answerPosts !== true) {
     // No message of the answer is recorded, and a post could double one that landed unrecorded: the thread is left as
     // it is; the history holds the answer.
     deps.logger.warn(
@@ -138,13 +139,14 @@ async function showAnswer(
     );
     return;
   }
-  // Posted with the live renderer's keys: a post that landed before the kill but was not recorded is returned, not doubled.
+  // Posted with the live renderer's keys, marked as maybe made before: a post that landed before the kill but was not
+  // recorded is found and edited, not doubled.
   const message = new LiveMessage({
     adapter,
     channelId,
     logger: deps.logger,
     signal: deps.signal,
-    nonce: answerNonce(turn.turnId),
+    key: answerKey(turn.turnId, true),
   });
   if (recorded !== undefined) message.adopt(recorded);
   message.append(answer);

@@ -1,6 +1,5 @@
 /** One streamed answer segment: text shown in a live message edited at a cadence, split at the platform limit. */
-import { createHash } from 'node:crypto';
-import type { ChannelAdapter, OutboundMessage } from '../channels/channel-adapter.js';
+import type { ChannelAdapter, OutboundMessage, PostKey } from '../channels/channel-adapter.js';
 import { isGoneError } from '../channels/channel-errors.js';
 import { ChannelError } from '../shared/errors.js';
 import { chunkMessage } from '../channels/format/chunk-message.js';
@@ -23,10 +22,10 @@ export interface LiveMessageOptions {
   /** Called with every message id of the segment whenever one is added or replaced (the gateway records them). */
   onPosted?: (messageIds: readonly string[]) => void;
   /**
-   * The idempotency key of the post of chunk `index` (see `answerNonce`): a post repeated after a crash returns the
-   * message the first one made (on platforms that honour it), so a restart never shows an answer twice.
+   * The key of the post of chunk `index` (see `answerKey`): a post repeated after a crash returns the message the first
+   * one made (on platforms with `answerPosts`), so a restart never shows an answer twice.
    */
-  nonce?: (index: number, chunk: string) => string | undefined;
+  key?: (index: number) => PostKey | undefined;
   /** The last message carries the Stop control until the segment is sealed (a running turn's live message). */
   stoppable?: boolean;
 }
@@ -103,8 +102,8 @@ export class LiveMessage implements AnswerSegment {
         if (current) {
           await this.editOrRepost(current, chunk, stop);
         } else {
-          const nonce = this.options.nonce?.(index, chunk);
-          const messageId = await adapter.post(channelId, textMessage(chunk, stop, nonce), signal);
+          const key = this.options.key?.(index);
+          const messageId = await adapter.post(channelId, textMessage(chunk, stop, key), signal);
           this.posted.push({ messageId, content: chunk, stop });
           this.reportPosted();
         }
@@ -155,15 +154,14 @@ export class LiveMessage implements AnswerSegment {
 }
 
 /**
- * The post key of an answer's chunk: the turn, the chunk's place and its text, hashed to Discord's 25 characters. The
- * live renderer and a restart that shows the committed answer derive the same key for the same complete text.
+ * The post keys of a turn's committed answer, by chunk: the live renderer's final edit and a restart that shows the
+ * committed answer (`again`) derive the same key for the same chunk.
  */
-export function answerNonce(turnId: string): (index: number, chunk: string) => string {
-  return (index, chunk) =>
-    createHash('sha256').update(`${turnId}\n${index}\n${chunk}`).digest('base64url').slice(0, 25);
+export function answerKey(turnId: string, again = false): (index: number) => PostKey {
+  return (part) => ({ turnId, segment: 'answer', part, ...(again ? { again } : {}) });
 }
 
-function textMessage(text: string, stop: boolean, nonce?: string): OutboundMessage {
+function textMessage(text: string, stop: boolean, key?: PostKey): OutboundMessage {
   const message: OutboundMessage = stop ? { kind: 'text', text, stoppable: true } : { kind: 'text', text };
-  return nonce === undefined ? message : { ...message, nonce };
+  return key === undefined ? message : { ...message, key };
 }

@@ -103,7 +103,8 @@ export class StreamedMessage implements AnswerSegment {
   private async stopStream(): Promise<void> {
     if (this.stream.messageCount === 0) return;
     try {
-      await this.stream.finish(this.options.signal);
+      // The committed answer's final message carries its key (the stream is closed during its final edit).
+      await this.stream.finish(this.options.signal, this.options.key?.(this.stream.messageCount - 1));
     } catch (error) {
       this.options.logger.warn(
         { channelId: this.options.channelId, error: describeError(error) },

@@ -32,6 +32,8 @@ export interface FakeSlackMessage {
   /** Every text the message showed, oldest first (post, then each update). */
   history: string[];
   reactions: string[];
+  /** Message metadata (`chat.postMessage` / `chat.update` / `chat.stopStream` `metadata`), when the app set some. */
+  metadata?: { event_type: string; event_payload: Record<string, unknown> } | undefined;
 }
 
 export interface FakeView {

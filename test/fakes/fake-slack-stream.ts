@@ -4,6 +4,7 @@
  */
 import { SESSION_STATUSES, type FakeSlackSessions } from './fake-slack-sessions.js';
 import { BOT_ID, BOT_USER_ID, type FakeSlackMessage, type FakeSlackState } from './fake-slack-state.js';
+import { metadataArg } from './fake-slack-web.js';
 
 type Reply = Record<string, unknown>;
 
@@ -103,11 +104,14 @@ export class FakeSlackStreams {
     const sessionStatus = body.session_status ?? 'active';
     if (typeof sessionStatus !== 'string' || !SESSION_STATUSES.has(sessionStatus))
       return { ok: false, error: 'invalid_arguments' };
+    const metadata = metadataArg(body);
+    if (metadata !== null && metadata !== undefined && 'error' in metadata) return { ok: false, error: metadata.error };
     if (typeof body.markdown_text === 'string' && body.markdown_text !== '') {
       const tooLong = this.tooLong(message.text, body.markdown_text);
       if (tooLong) return tooLong;
       this.show(message, message.text + body.markdown_text);
     }
+    if (metadata) message.metadata = metadata;
     if (Array.isArray(body.blocks)) message.blocks = [...message.blocks, ...(body.blocks as Record<string, unknown>[])];
     this.open.set(key(message.channel, message.ts), false);
     this.sessions?.streamStopped(message.channel, message.threadTs, sessionStatus);

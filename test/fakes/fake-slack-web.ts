@@ -78,18 +78,47 @@ export function handleWebApi(method: string, body: Record<string, unknown>, toke
   }
 }
 
-/** A message as conversations.history / replies show it. */
-function shown(message: FakeSlackMessage): Reply {
+/** A message as conversations.history / replies show it; its metadata only with `include_all_metadata`, as Slack does. */
+function shown(message: FakeSlackMessage, withMetadata: boolean): Reply {
   const shape: Reply = { type: 'message', user: message.user, text: message.text, ts: message.ts };
   if (message.botId) shape.bot_id = message.botId;
   if (message.threadTs) shape.thread_ts = message.threadTs;
   if (message.blocks.length > 0) shape.blocks = message.blocks;
+  if (withMetadata && message.metadata) shape.metadata = message.metadata;
   return shape;
+}
+
+/** A boolean Web API argument (form-encoded calls send `true` / `1` as text). */
+function flag(value: unknown): boolean {
+  return value === true || value === 'true' || value === '1';
+}
+
+type Metadata = NonNullable<FakeSlackMessage['metadata']>;
+
+/**
+ * The `metadata` argument: undefined when absent, null for `{}` (chat.update's way to remove it), or Slack's error for
+ * a value that is not `{event_type: string, event_payload: object}`.
+ */
+export function metadataArg(body: Record<string, unknown>): Metadata | null | undefined | { error: string } {
+  const value = body.metadata;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'invalid_metadata_format' };
+  if (Object.keys(value).length === 0) return null;
+  const { event_type: type, event_payload: payload } = value as Record<string, unknown>;
+  if (
+    typeof type !== 'string' ||
+    type === '' ||
+    typeof payload !== 'object' ||
+    payload === null ||
+    Array.isArray(payload)
+  )
+    return { error: 'invalid_metadata_schema' };
+  return { event_type: type, event_payload: payload as Record<string, unknown> };
 }
 
 /** `oldest`/`latest` (exclusive unless `inclusive`), `limit` (max 999) and an opaque `cursor` (an offset here). */
 function page(messages: FakeSlackMessage[], body: Record<string, unknown>, newestFirst: boolean): Reply {
-  const inclusive = body.inclusive === true || body.inclusive === 'true' || body.inclusive === '1';
+  const inclusive = flag(body.inclusive);
   const oldest = Number(body.oldest ?? 0);
   const latest = body.latest === undefined ? Number.POSITIVE_INFINITY : Number(body.latest);
   const within = messages.filter((m) => {
@@ -106,7 +135,7 @@ function page(messages: FakeSlackMessage[], body: Record<string, unknown>, newes
   const more = offset + limit < ordered.length;
   return {
     ok: true,
-    messages: slice.map(shown),
+    messages: slice.map((message) => shown(message, flag(body.include_all_metadata))),
     has_more: more,
     response_metadata: { next_cursor: more ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '' },
   };
@@ -127,7 +156,8 @@ function replies(body: Record<string, unknown>, state: FakeSlackState): Reply {
   state.historyReads += 1;
   const reply = page(state.thread(channel, parent.ts), body, false);
   const offset = typeof body.cursor === 'string' && body.cursor !== '';
-  return offset ? reply : { ...reply, messages: [shown(parent), ...(reply.messages as Reply[])] };
+  const head = shown(parent, flag(body.include_all_metadata));
+  return offset ? reply : { ...reply, messages: [head, ...(reply.messages as Reply[])] };
 }
 
 function postMessage(body: Record<string, unknown>, state: FakeSlackState, team: FakeTeam): Reply {
@@ -136,6 +166,8 @@ function postMessage(body: Record<string, unknown>, state: FakeSlackState, team:
   const threadTs = typeof body.thread_ts === 'string' && body.thread_ts !== '' ? body.thread_ts : undefined;
   if (threadTs && !state.find(channel, threadTs)) return { ok: false, error: 'thread_not_found' };
   const blocks = Array.isArray(body.blocks) ? (body.blocks as Record<string, unknown>[]) : [];
+  const metadata = metadataArg(body);
+  if (metadata !== null && metadata !== undefined && 'error' in metadata) return { ok: false, error: metadata.error };
   const message = state.addMessage({
     channel,
     user: team.botUserId,
@@ -144,6 +176,7 @@ function postMessage(body: Record<string, unknown>, state: FakeSlackState, team:
     threadTs,
     blocks,
   });
+  if (metadata) message.metadata = metadata;
   return {
     ok: true,
     channel,
@@ -156,6 +189,10 @@ function updateMessage(body: Record<string, unknown>, state: FakeSlackState, tea
   const message = state.find(String(body.channel ?? ''), String(body.ts ?? ''));
   if (!message) return { ok: false, error: 'message_not_found' };
   if (message.botId !== team.botId) return { ok: false, error: 'cant_update_message' };
+  const metadata = metadataArg(body);
+  if (metadata !== null && metadata !== undefined && 'error' in metadata) return { ok: false, error: metadata.error };
+  // Slack keeps a message's metadata when an update leaves it out, and removes it for `{}`.
+  if (metadata !== undefined) message.metadata = metadata ?? undefined;
   if (body.text !== undefined) message.text = String(body.text);
   if (Array.isArray(body.blocks)) message.blocks = body.blocks as Record<string, unknown>[];
   message.history.push(message.text);

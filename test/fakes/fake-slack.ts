@@ -1,5 +1,6 @@
 /** A fake Slack (Web API + Socket Mode WebSocket on one 127.0.0.1 port) for bolt: records calls, injects envelopes. */
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -74,6 +75,7 @@ export class FakeSlack {
   private readonly rules: RateLimitRule[] = [];
   private readonly failures: { method: string; error: string; remaining: number }[] = [];
   private readonly delays: { method: string; ms: number; remaining: number }[] = [];
+  private readonly holds: { method: string; remaining: number }[] = [];
   /** Files shared in messages, served like files.slack.com: only to a bot token of the file's workspace, else Slack's sign-in page. */
   readonly files = new FakeFileStore();
   private pinger: NodeJS.Timeout | undefined;
@@ -128,6 +130,14 @@ export class FakeSlack {
   /** The next `times` calls of `method` are answered after `ms` (a slow Slack), recorded on arrival. */
   delayNext(method: string, ms: number, times = 1): void {
     this.delays.push({ method, ms, remaining: times });
+  }
+
+  /**
+   * The next `times` calls of `method` are carried out but never answered: the reply is held until the client goes
+   * away (a post that landed while its sender was killed before learning its ts).
+   */
+  holdReplyNext(method: string, times = 1): void {
+    this.holds.push({ method, remaining: times });
   }
 
   callsOf(method: string): RecordedCall[] {
@@ -381,6 +391,12 @@ export class FakeSlack {
           streams: this.streams,
           sessions: this.sessions,
         });
+    const hold = reply.ok === true ? this.holds.find((h) => h.method === method && h.remaining > 0) : undefined;
+    if (hold) {
+      hold.remaining -= 1;
+      if (!res.writableEnded) await once(res, 'close');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json', 'x-oauth-scopes': this.scopes.join(',') });
     res.end(JSON.stringify(reply));
   }

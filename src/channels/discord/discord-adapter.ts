@@ -87,7 +87,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     maxMessageLength: DISCORD_MAX_MESSAGE_LENGTH,
     canEdit: true,
     canThread: true,
-    keyedPosts: true,
+    answerPosts: true,
   };
   readonly features: ChannelFeatures;
   private readonly client: Client;

@@ -1,5 +1,6 @@
 /** Turns the port's outbound messages into Discord message bodies; nothing we send can ping anyone. */
-import type { NoticeCode, OutboundMessage } from '../channel-adapter.js';
+import { createHash } from 'node:crypto';
+import type { NoticeCode, OutboundMessage, PostKey } from '../channel-adapter.js';
 import { escapeMentions } from '../format/escape-mentions.js';
 import { formatToolResult, neutraliseFences } from '../format/format-tool-result.js';
 import { truncate } from '../format/truncate.js';
@@ -43,6 +44,14 @@ function noticeContent(code: NoticeCode, text: string | undefined): string {
   return text ? escapeMentions(text) : NOTICES[code];
 }
 
+/**
+ * The nonce of a committed answer's post: the turn, the chunk's place and its text, hashed to Discord's 25 characters.
+ * The live renderer's final edit and a restart that shows the committed answer derive the same nonce for the same text.
+ */
+export function answerNonce(key: PostKey, text: string): string {
+  return createHash('sha256').update(`${key.turnId}\n${key.part}\n${text}`).digest('base64url').slice(0, 25);
+}
+
 /** The REST body for a message of any outbound kind. */
 export function renderMessage(message: OutboundMessage): DiscordMessageBody {
   switch (message.kind) {
@@ -52,7 +61,8 @@ export function renderMessage(message: OutboundMessage): DiscordMessageBody {
         embeds: [],
         allowed_mentions: NO_MENTIONS,
       };
-      if (message.nonce !== undefined) Object.assign(body, { nonce: message.nonce, enforce_nonce: true });
+      if (message.key !== undefined)
+        Object.assign(body, { nonce: answerNonce(message.key, message.text), enforce_nonce: true });
       return message.stoppable ? { ...body, components: [stopRow()] } : body;
     }
     case 'notice':

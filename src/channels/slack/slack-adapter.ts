@@ -38,6 +38,7 @@ import { SlackTeams } from './slack-teams.js';
 import { SlackThreadMemory } from './slack-threads.js';
 import { SlackPrivateReplies } from './slack-private.js';
 import { slackCancelled, toSlackError } from './slack-web.js';
+import { answerMetadata, findAnswerPost } from './slack-answer-posts.js';
 
 const REACTIONS: Record<ReactionCode, string> = { queued: 'hourglass_flowing_sand', refused: 'no_entry_sign' };
 
@@ -49,6 +50,7 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
     maxMessageLength: SLACK_MAX_MESSAGE_LENGTH,
     canEdit: true,
     canThread: true,
+    answerPosts: true,
   };
   readonly features: ChannelFeatures;
   private app: App | undefined;
@@ -187,10 +189,20 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
   async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
     const { channel, threadTs } = parseTarget(channelId);
     const body = this.render(channelId, message);
+    // A committed answer's post carries its key as metadata; one an earlier process may have made is looked for first.
+    const key = message.kind === 'text' ? message.key : undefined;
+    const metadata = key === undefined ? {} : { metadata: answerMetadata(key) };
+    const earlier = key?.again === true ? await findAnswerPost(this.calls.plain, channelId, key, signal) : undefined;
+    if (earlier !== undefined) {
+      const update = { channel, ts: earlier, text: body.text, blocks: body.blocks ?? [], ...metadata };
+      await this.calls.call('chat.update', update, channelId, signal);
+      return earlier;
+    }
     const args = {
       channel,
       ...(threadTs ? { thread_ts: threadTs } : {}),
       ...body,
+      ...metadata,
       unfurl_links: false,
       unfurl_media: false,
     };

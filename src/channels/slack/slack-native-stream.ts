@@ -2,7 +2,8 @@
  * One answer segment over Slack's native streaming (`chat.startStream` / `chat.appendStream` / `chat.stopStream`),
  * rolled over to a new message before Slack's limits. ADR 0019.
  */
-import type { NativeStream, SessionStatus } from '../channel-adapter.js';
+import type { NativeStream, PostKey, SessionStatus } from '../channel-adapter.js';
+import { answerMetadata } from './slack-answer-posts.js';
 import { slackPlatformError } from './slack-web.js';
 
 export interface StreamLimits {
@@ -76,8 +77,9 @@ export class SlackNativeStream implements NativeStream {
     }
   }
 
-  async finish(signal: AbortSignal): Promise<void> {
-    await this.stop(signal, false);
+  /** Stops the current message; with `key` it carries the committed answer's metadata (`slack-answer-posts.ts`). */
+  async finish(signal: AbortSignal, key?: PostKey): Promise<void> {
+    await this.stop(signal, false, key);
   }
 
   private async write(piece: string, signal: AbortSignal): Promise<void> {
@@ -128,15 +130,16 @@ export class SlackNativeStream implements NativeStream {
   }
 
   /** Stops the current message (closing an open code block); a stream Slack already ended counts as stopped. */
-  private async stop(signal: AbortSignal, alreadyEnded: boolean): Promise<void> {
+  private async stop(signal: AbortSignal, alreadyEnded: boolean, key?: PostKey): Promise<void> {
     const ts = this.ts;
     if (ts === undefined) return;
     this.ts = undefined;
     const close = this.inFence && !alreadyEnded ? { markdown_text: `\n${FENCE}` } : {};
     const session = this.target.sessionStatus?.();
     const keep = session === undefined ? {} : { session_status: session };
+    const metadata = key === undefined ? {} : { metadata: answerMetadata(key) };
     try {
-      await this.call('chat.stopStream', { channel: this.target.channel, ts, ...close, ...keep }, signal);
+      await this.call('chat.stopStream', { channel: this.target.channel, ts, ...close, ...keep, ...metadata }, signal);
     } catch (error) {
       if (!ROLL_OVER_ERRORS.has(slackPlatformError(error) ?? '')) throw error;
     }
