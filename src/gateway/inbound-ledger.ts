@@ -9,6 +9,7 @@ import { isoFromMs } from '../shared/time.js';
 import type { Logger } from '../shared/logger.js';
 import { KeyedSerialLanes } from '../shared/serial-lane.js';
 import type { RecentClaims } from './recent-claims.js';
+import { UNORDERED, type ClaimOrder } from './cluster/claimed-order.js';
 import type { InboundClaim, InboundEventStore } from '../storage/inbound-event-store.js';
 
 /** Rows are kept this much longer than the catch-up window (and at least this long when catch-up is off). */
@@ -35,6 +36,9 @@ export class InboundLedger {
   /** PostgreSQL: a claimer with no registry heartbeat this recent is dead (see `reclaim`); absent on a single instance. */
   private readonly deadAfterMs: number | undefined;
 
+  /** A cluster: a claimed message waits for earlier ones of its thread pending on other instances (claimed-order.ts). */
+  private readonly claimOrder: ClaimOrder;
+
   constructor(
     private readonly store: InboundEventStore,
     private readonly now: () => number,
@@ -42,11 +46,12 @@ export class InboundLedger {
     /** From the coordination port (ADR 0052): memory of this process's claims, or undefined (every claim stored first). */
     recent?: RecentClaims,
     /** This process's id for pending claims, and when another claimer counts as dead (coordination port; see `reclaim`). */
-    options: { instanceId?: string | undefined; deadAfterMs?: number | undefined } = {},
+    options: { instanceId?: string | undefined; deadAfterMs?: number | undefined; order?: ClaimOrder } = {},
   ) {
     this.recent = recent;
     this.claimedBy = options.instanceId ?? randomUUID();
     this.deadAfterMs = options.deadAfterMs;
+    this.claimOrder = options.order ?? UNORDERED;
   }
 
   /**
@@ -123,7 +128,10 @@ export class InboundLedger {
     let first = await this.record(pending);
     if (!first && isMessage && reclaim) first = await this.reclaim({ ...claim, claimedBy: this.claimedBy });
     if (!first || !(this.recent?.granted(claim) ?? true)) return false;
-    if (isMessage) this.deferred.set(event, claim);
+    if (!isMessage) return true;
+    // Thread order across instances (Slack ts): an earlier message claimed elsewhere reaches the conversation first.
+    await this.claimOrder.earlierSettled({ ...claim, claimedBy: this.claimedBy });
+    this.deferred.set(event, claim);
     return true;
   }
 

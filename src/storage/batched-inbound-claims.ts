@@ -55,6 +55,10 @@ export class BatchedInboundClaims implements InboundEventStore {
     return this.store.reclaim(claim, rule);
   }
 
+  earlierPending(claim: InboundClaim & { claimedBy: string }, rule: ReclaimRule): Promise<string | undefined> {
+    return this.store.earlierPending(claim, rule);
+  }
+
   cursor(platform: string, channelId: string, beforeMs: number): Promise<InboundCursor | undefined> {
     return this.store.cursor(platform, channelId, beforeMs);
   }

@@ -50,6 +50,12 @@ export interface InboundEventStore {
    * this call took it (the event is handled again), false when it is settled, fresh, or its claimer is alive.
    */
   reclaim(claim: InboundClaim & { claimedBy: string }, rule: ReclaimRule): Promise<boolean>;
+  /**
+   * The earliest message of the claim's conversation that sorts before it (`messageSortKey`: Slack `ts`, snowflake) and
+   * is still *pending* with another claimer (not `claim.claimedBy`), whose heartbeat is at or after `rule.aliveSince`
+   * when given; undefined when none. One indexed query (per-thread order across instances, docs/design/cluster.md).
+   */
+  earlierPending(claim: InboundClaim & { claimedBy: string }, rule: ReclaimRule): Promise<string | undefined>;
   /** The newest settled message of a conversation recorded before `beforeMs` (the catch-up cursor), if any. */
   cursor(platform: string, channelId: string, beforeMs: number): Promise<InboundCursor | undefined>;
   /** Conversations with messages recorded after `sinceMs` (catch-up covers them even when not configured). */

@@ -65,6 +65,29 @@ export class KnexInboundEventStore implements InboundEventStore {
     });
   }
 
+  earlierPending(claim: InboundClaim & { claimedBy: string }, rule: ReclaimRule): Promise<string | undefined> {
+    return guard('inboundEvents.earlierPending', async () => {
+      const messageId = claim.messageId ?? '';
+      if (messageId === '' || claim.channelId === undefined) return undefined;
+      // idx_inbound_events_cursor (platform, channel_id, sort_key) bounds the scan to the thread's earlier messages.
+      const query = this.knex(TABLE)
+        .select('message_id')
+        .where({ platform: claim.platform, channel_id: claim.channelId, pending: 1 })
+        .andWhere('sort_key', '<', messageSortKey(messageId))
+        .andWhere('sort_key', '<>', '')
+        .andWhere('claimed_by', '<>', claim.claimedBy);
+      if (rule.aliveSince !== undefined) {
+        const alive = this.knex('services')
+          .select('service_id')
+          .whereRaw(`services.service_id = ${TABLE}.claimed_by`)
+          .andWhere('last_heartbeat', '>=', rule.aliveSince);
+        void query.whereExists(alive);
+      }
+      const row = (await query.orderBy('sort_key', 'asc').first()) as DbRow | undefined;
+      return row === undefined ? undefined : text(row.message_id);
+    });
+  }
+
   /** Records many events in one statement per CLAIM_CHUNK; resolves with the keys this call recorded first. */
   claimMany(claims: readonly InboundClaim[]): Promise<Set<string>> {
     return guard('inboundEvents.claimMany', async () => {

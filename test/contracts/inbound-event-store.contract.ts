@@ -66,6 +66,40 @@ export function inboundEventStoreContract(label: string, factory: StoresFactory)
       assert.equal((await inbound.cursor('discord', 'p', 1_000))?.messageId, '101');
     });
 
+    it('names the earliest earlier message of a thread still pending with another live claimer (Slack ts order)', async () => {
+      const inbound = stores().inboundEvents;
+      const claim = (ts: string, claimedBy?: string) => ({
+        platform: 'slack',
+        eventKey: `msg:C1:T1:${ts}`,
+        channelId: 'C1:T1',
+        messageId: ts,
+        receivedAt: 1,
+        ...(claimedBy === undefined ? {} : { claimedBy }),
+      });
+      const mine = claim('1700000000.000900', 'me') as ReturnType<typeof claim> & { claimedBy: string };
+      assert.equal(await inbound.earlierPending(mine, {}), undefined, 'nothing earlier');
+      assert.equal(await inbound.claim(claim('1700000000.000100', 'other')), true);
+      assert.equal(await inbound.claim(claim('1700000000.000050', 'me')), true);
+      assert.equal(await inbound.claim(claim('1700000001.000000', 'other')), true);
+      assert.equal(await inbound.claim({ ...claim('1700000000.000010', 'other'), channelId: 'C1:T2' }), true);
+      assert.equal(
+        await inbound.earlierPending(mine, {}),
+        '1700000000.000100',
+        "another's earlier, not mine nor later",
+      );
+      assert.equal(
+        await inbound.earlierPending({ ...mine, messageId: '1700000000.000060' }, {}),
+        undefined,
+        'only messages before it (ts order, not arrival)',
+      );
+      const recently = new Date(Date.now() - 60_000).toISOString();
+      assert.equal(await inbound.earlierPending(mine, { aliveSince: recently }), undefined, 'its claimer is dead');
+      await stores().services.register({ serviceType: 'gateway', serviceId: 'other', url: 'http://other' });
+      assert.equal(await inbound.earlierPending(mine, { aliveSince: recently }), '1700000000.000100', 'alive');
+      assert.equal(await inbound.claimBehind(claim('1700000000.000100')), true, 'settled by the message write');
+      assert.equal(await inbound.earlierPending(mine, {}), undefined, 'settled: nothing to wait for');
+    });
+
     it('answers each claim of a burst (made at once, on several platforms) by whether its event was new', async () => {
       const inbound = stores().inboundEvents;
       const claim = (platform: string, k: number) => ({

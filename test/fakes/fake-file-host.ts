@@ -19,6 +19,8 @@ export interface FakeFile {
   url?: string;
   /** The file host answers with a redirect to this URL instead of the bytes. */
   redirectTo?: string;
+  /** The bytes are sent once this resolves (a slow download; the request is recorded on arrival). */
+  held?: Promise<void>;
 }
 
 export interface FileRequest {
@@ -59,12 +61,16 @@ export class FakeFileStore {
       res.writeHead(302, { location: file.redirectTo }).end();
       return true;
     }
-    res
-      .writeHead(200, {
-        'content-type': file.servedType ?? file.contentType,
-        'content-length': String(file.bytes.length),
-      })
-      .end(file.bytes);
+    const answer = (): void => {
+      res
+        .writeHead(200, {
+          'content-type': file.servedType ?? file.contentType,
+          'content-length': String(file.bytes.length),
+        })
+        .end(file.bytes);
+    };
+    if (file.held === undefined) answer();
+    else void file.held.then(answer);
     return true;
   }
 }

@@ -23,6 +23,8 @@ export interface ClusterNodeOptions {
   manager: ClusteredWorkstreamManager;
   inbox: HandoffInbox;
   heartbeatMs: number;
+  /** After every heartbeat (claimed messages waiting for an earlier one re-check then). */
+  afterBeat?: () => void;
   logger: Logger;
   now?: () => number;
 }
@@ -54,6 +56,7 @@ export class ClusterNode {
       .catch((error: unknown) => this.options.logger.warn({ err: describeError(error) }, 'cluster heartbeat failed'))
       .finally(() => {
         this.beating = undefined;
+        this.options.afterBeat?.();
       });
     return this.beating;
   }

@@ -22,6 +22,7 @@ import type { Stores } from '../../storage/stores.js';
 import type { Gateway } from '../gateway-types.js';
 import type { LinkDirectory } from '../link-directory.js';
 import type { RecentClaims } from '../recent-claims.js';
+import type { ClaimOrder } from './claimed-order.js';
 import type { RenderTarget } from './handoffs.js';
 import type { McpControl, McpFanout } from './mcp-fanout.js';
 
@@ -59,9 +60,10 @@ export interface GatewayCoordination {
   /**
    * Pending inbound claims (a message claimed, not stored yet): who this process is as a claimer, and when another
    * claimer counts as dead so catch-up takes its message again. A single instance: any other process is a dead one (no
-   * id needed). A cluster: the registry's service id, dead once its heartbeat is older than `deadAfterMs`.
+   * id needed). A cluster: the registry's service id, dead once its heartbeat is older than `deadAfterMs`, and the
+   * per-thread order of messages claimed by several instances (`order`, claimed-order.ts; absent: none to keep).
    */
-  pendingClaims(): { instanceId?: string | undefined; deadAfterMs?: number | undefined };
+  pendingClaims(): { instanceId?: string | undefined; deadAfterMs?: number | undefined; order?: ClaimOrder };
   /** Every link in memory, or undefined: each lookup asks the database. */
   linkDirectory(stores: Pick<Stores, 'users' | 'linkChanges'>, logger: Logger): LinkDirectory | undefined;
   /** Where the workstream runs; undefined when it is gone or closed. */

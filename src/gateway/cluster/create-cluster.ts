@@ -6,6 +6,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { Handoff } from '../../storage/handoff-store.js';
 import type { Stores } from '../../storage/stores.js';
 import type { GatewayHooks, WorkstreamPlacement } from './coordination.js';
+import { ClaimedOrder } from './claimed-order.js';
 import { ClusterNode } from './cluster-node.js';
 import { ClusteredWorkstreamManager } from './clustered-manager.js';
 import { HandoffInbox, HandoffSender, parseControl, parseInbound } from './handoffs.js';
@@ -15,6 +16,8 @@ import { MCP_LANE, McpFanout, type McpControl } from './mcp-fanout.js';
 export interface ClusterParts extends Omit<WorkstreamPlacement, 'recentClaims' | 'linkDirectory' | 'pendingClaims'> {
   manager: ClusteredWorkstreamManager;
   node: ClusterNode;
+  /** Per-thread order of messages claimed by several instances (woken by handoff notifications and the heartbeat). */
+  order: ClaimedOrder;
   /** MCP reload / refresh / reconnect on every live instance (ADR 0050). */
   mcpFanout: McpFanout;
 }
@@ -41,22 +44,27 @@ export function createCluster(input: {
   const mcpFanout = createMcpFanout(input, logger);
   const handle = (handoff: Handoff): Promise<void> =>
     handleHandoff(handoff, { gateway: () => gateway, manager, mcpFanout, logger });
-  const inbox = new HandoffInbox({ store: stores.handoffs, instanceId, logger, handle });
+  const { order, inbox } = createInbox(input, logger, handle);
   const node = new ClusterNode({
     stores,
     keeper,
     manager,
     inbox,
     heartbeatMs: config.cluster.heartbeat_s * 1000,
+    afterBeat: () => order.wake(),
     logger,
   });
   return {
     manager,
     node,
     mcpFanout,
+    order,
     locate: (wsId) => manager.locate(wsId),
     start: () => node.start(),
-    stop: () => node.stop(),
+    stop: () => {
+      order.stop();
+      return node.stop();
+    },
     releaseOnStop: () => node.releaseOnStop(),
     attach(target) {
       gateway = target;
@@ -71,6 +79,38 @@ export function createCluster(input: {
 }
 
 type ClusterInput = Parameters<typeof createCluster>[0];
+
+/** The handoff inbox and the claimed messages' order, which re-checks on its notifications (claimed-order.ts). */
+function createInbox(
+  input: ClusterInput,
+  logger: Logger,
+  handle: (handoff: Handoff) => Promise<void>,
+): { order: ClaimedOrder; inbox: HandoffInbox } {
+  const { config, stores, instanceId } = input;
+  const order: ClaimedOrder = new ClaimedOrder({
+    store: stores.inboundEvents,
+    ...claimOrderTiming(config),
+    takeHandedHere: () => inbox.takeWaiting(),
+    logger,
+  });
+  const inbox = new HandoffInbox({
+    store: stores.handoffs,
+    instanceId,
+    logger,
+    handle,
+    onNotified: () => order.wake(),
+  });
+  return { order, inbox };
+}
+
+/**
+ * A claimer dead after a lease's time less one beat (as `PostgresCoordination` reclaims); a live claimer's earlier
+ * message is waited for at most one lease time (a stalled instance loses its leases by then, too).
+ */
+export function claimOrderTiming(config: Config): { deadAfterMs: number; maxWaitMs: number } {
+  const { heartbeat_s: heartbeat, lease_ttl_s: ttl } = config.cluster;
+  return { deadAfterMs: (ttl - heartbeat) * 1000, maxWaitMs: ttl * 1000 };
+}
 
 /** MCP controls fanned out to the live instances (ADR 0050). */
 function createMcpFanout(input: ClusterInput, logger: Logger): McpFanout {

@@ -7,6 +7,7 @@ import type { ApprovalDecisionInput, SendOptions } from '../../agent/workstream-
 import type { ContentPart } from '../../agent/messages.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
+import { InFlight } from '../../shared/in-flight.js';
 import { KeyedSerialLanes, SerialLane } from '../../shared/serial-lane.js';
 import type { Handoff, HandoffKind, HandoffStore } from '../../storage/handoff-store.js';
 import type { InboundClaim } from '../../storage/inbound-event-store.js';
@@ -84,6 +85,8 @@ export interface HandoffInboxOptions {
   logger: Logger;
   /** Handles one claimed handoff; runs in order with the other handoffs of its workstream. */
   handle(handoff: Handoff): Promise<void>;
+  /** Any handoff notification, whoever it is for (claimed messages waiting for an earlier one re-check then). */
+  onNotified?: () => void;
   now?: () => number;
 }
 
@@ -92,6 +95,8 @@ export class HandoffInbox {
   /** Claims run one at a time, so handoffs of a workstream enter its lane in the order they were written. */
   private readonly claims = new SerialLane();
   private readonly lanes = new KeyedSerialLanes();
+  /** Takes being claimed or handled, so `takeWaiting` can wait for those a notification started. */
+  private readonly taking = new InFlight();
   private closeListener: (() => Promise<void>) | undefined;
   private stopped = false;
   private readonly now: () => number;
@@ -106,6 +111,7 @@ export class HandoffInbox {
     this.closeListener = await store.listen(
       (target, id) => {
         if (target === instanceId) void this.take(id);
+        this.options.onNotified?.();
       },
       (error) => logger.warn({ err: describeError(error) }, 'handoff listener failed; polling until it reconnects'),
     );
@@ -116,6 +122,16 @@ export class HandoffInbox {
   async poll(): Promise<void> {
     const rows = await this.options.store.listUnclaimed(this.options.instanceId, POLL_LIMIT);
     await Promise.all(rows.map((row) => this.take(row.id)));
+  }
+
+  /**
+   * Takes every handoff addressed here and waits until they (and those a notification is taking now) were handled: a
+   * message handed here before another one was admitted reaches its workstream first (claimed-order.ts).
+   */
+  async takeWaiting(): Promise<void> {
+    await this.poll();
+    // A take a notification started (the row was claimed before the poll listed it) is waited for too.
+    await Promise.all(this.taking.snapshot());
   }
 
   /** Takes the unclaimed handoffs of a workstream this instance just took over (addressed to the dead instance). */
@@ -130,7 +146,11 @@ export class HandoffInbox {
   }
 
   /** Claims one row (one winner across instances) and queues it behind the earlier handoffs of its workstream. */
-  private async take(id: string): Promise<void> {
+  private take(id: string): Promise<void> {
+    return this.taking.track(this.takeOne(id));
+  }
+
+  private async takeOne(id: string): Promise<void> {
     try {
       // An object, so the claim lane does not wait for the handling (that waits only for its own workstream).
       const claimed = await this.claims.run(async () => {

@@ -9,7 +9,7 @@ import type { Config } from '../../config/index.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Stores } from '../../storage/stores.js';
 import type { Coordination, WorkstreamPlacement } from './coordination.js';
-import { createCluster } from './create-cluster.js';
+import { claimOrderTiming, createCluster } from './create-cluster.js';
 import type { McpControl } from './mcp-fanout.js';
 import { discordClusterOptions, registryMetadata } from './discord-shard-cluster.js';
 import { SharedIdentifyThrottle } from './identify-throttle.js';
@@ -58,12 +58,11 @@ export class PostgresCoordination implements Coordination {
     });
     // A claimer whose heartbeat is older than a lease's time less one beat is dead: by then its Discord shard's lease has
     // expired and another instance took it (and caught up), so the claim is taken again.
-    const { heartbeat_s: heartbeat, lease_ttl_s: ttl } = this.config.cluster;
-    const deadAfterMs = (ttl - heartbeat) * 1000;
+    const { deadAfterMs } = claimOrderTiming(this.config);
     return {
       ...parts,
       recentClaims: () => undefined,
-      pendingClaims: () => ({ instanceId: this.instanceId, deadAfterMs }),
+      pendingClaims: () => ({ instanceId: this.instanceId, deadAfterMs, order: parts.order }),
       linkDirectory: () => undefined,
     };
   }
