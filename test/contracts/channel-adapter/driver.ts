@@ -105,7 +105,7 @@ export interface ContractDriver<U = unknown> {
 
 /** What a case needs: a capability of the port (`src/channels/channel-adapter.ts`) or a platform trait. */
 export type Need =
-  Trait | 'edits' | 'threads' | 'chunking' | 'forms' | 'attachments' | 'direct' | 'ephemeral' | 'keyed-posts';
+  Trait | 'edits' | 'threads' | 'chunking' | 'forms' | 'attachments' | 'direct' | 'ephemeral' | 'answer-posts';
 
 /** The longest message length at which the contract's long answer (about 8,000 characters) must be split. */
 const CHUNKED_BELOW = 8_000;
@@ -120,8 +120,8 @@ export function offers(driver: ContractDriver, need: Need): boolean {
       return adapter.capabilities.canThread;
     case 'chunking':
       return adapter.capabilities.maxMessageLength < CHUNKED_BELOW;
-    case 'keyed-posts':
-      return adapter.capabilities.keyedPosts === true;
+    case 'answer-posts':
+      return adapter.capabilities.answerPosts === true;
     case 'forms':
     case 'attachments':
     case 'direct':
