@@ -103,6 +103,17 @@ export class ClusterWorkload {
       await conversation.answered(answerText(conversation.tag), this.stepMs);
   }
 
+  /**
+   * Waits until the only turns in flight are the `waiting` ones at a card. A turn whose answer is shown in full may
+   * still be finishing (on Slack its native stream not yet stopped, so its message not yet keyed); a kill there is
+   * the crash fuzzer's case (`bench:crash --takeover`, docs/design/durability.md), not this failover's.
+   */
+  private async onlyWaitingTurns(waiting: number): Promise<void> {
+    const inFlight = async (): Promise<number> =>
+      Number((await this.database.knex('turn_journal').count({ n: '*' }).first())?.['n'] ?? 0);
+    await poll(async () => (await inFlight()) <= waiting, this.stepMs);
+  }
+
   /** Which instance made each conversation's latest model request. */
   private lastRunner(): Map<string, number> {
     const runner = new Map<string, number>();
@@ -202,6 +213,7 @@ export class ClusterWorkload {
     const [first, second] = [conversations.slice(0, half), conversations.slice(half)];
     await pooled(first, concurrency, (conversation) => this.toRest(conversation));
     const waiting = first.filter((conversation) => isApproval(conversation.kind) && conversation.stuck === undefined);
+    await this.onlyWaitingTurns(waiting.length);
     const { victim, shards } = await this.chooseVictim(waiting);
     const runner = this.lastRunner();
     const interrupted = waiting.filter((conversation) => runner.get(conversation.tag) === victim);
