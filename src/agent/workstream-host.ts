@@ -62,7 +62,7 @@ export function createTurnHost(
     emit: (event) => ws.emit(event),
     persist: (message: Message) =>
       ordered(async () => {
-        // Touched when handed in, so the time joins the state change of the same moment (one UPDATE, ADR 0026).
+        // The activity time goes with the turn's closing state change (one UPDATE, WorkstreamWrites.touch).
         env.writes.touch(wsId);
         await durably('a message of this turn', () => stores.conversations.append(wsId, message));
       }),

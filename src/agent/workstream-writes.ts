@@ -37,6 +37,16 @@ function addDelta(change: WorkstreamChange, day: string, input: number, output: 
   delta.cachedTokens += Math.max(0, Math.trunc(detail.cachedTokens ?? 0));
 }
 
+/**
+ * Whether a state change is written. A turn's own `thinking` and `running` are not while the row says `idle`: its
+ * `turn_journal` row already shows that a turn runs (the console reads it, the retention purge skips it), and a
+ * restart never reads them, so a turn costs one statement less. Every other change is written; the turn's closing
+ * `idle` (or `error`) carries its usage and activity time.
+ */
+export function storesState(stored: WorkstreamState, next: WorkstreamState): boolean {
+  return !(stored === 'idle' && (next === 'thinking' || next === 'running'));
+}
+
 /** Coalesces per-workstream changes; written by the one write-behind engine, one group at a time. */
 export class WorkstreamWrites {
   private pending = new Map<string, WorkstreamChange>();
@@ -71,10 +81,12 @@ export class WorkstreamWrites {
     // No flush of its own: a turn's usage goes with the state change that ends it (one UPDATE), or with `flush`.
   }
 
-  /** A message of the workstream was stored: its `updated` time moves. */
+  /**
+   * A message of the workstream was stored: its `updated` time moves, written with the workstream's next change (the
+   * turn's closing state) or `flush`, not on its own: while the turn runs its journal row keeps the retention purge off.
+   */
   touch(wsId: string): void {
     this.change(wsId).touched = new Date(this.now()).toISOString();
-    this.engine.kick();
   }
 
   /** A new row is being inserted; changes to it are written only after that insert has settled. */

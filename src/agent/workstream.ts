@@ -29,6 +29,7 @@ import { createTurnContext } from './workstream-host.js';
 import { TurnQueue } from './turn-queue.js';
 import { dropResumed, endWithoutModel, holdWatchResult } from './turn-endings.js';
 import { ConversationState } from './conversation-state.js';
+import { storesState } from './workstream-writes.js';
 import { SteerInbox, steerContent, type SteerOutcome } from './steer-inbox.js';
 
 export interface LiveWorkstreamInit {
@@ -63,6 +64,8 @@ export class LiveWorkstream implements Workstream {
   private ending: Promise<void> = Promise.resolve();
   private controller: AbortController | undefined;
   private state: WorkstreamStatus;
+  /** The state the row holds (or will once the write-behind ran): a turn's own `thinking`/`running` is not written. */
+  private storedState: WorkstreamStatus;
   private closed = false;
   private evicted = false;
   /** Watch-triggered turns since the last message from a person (in memory: a restart starts a new chain). */
@@ -73,6 +76,7 @@ export class LiveWorkstream implements Workstream {
     this.wsId = init.row.wsId;
     this.ownerUserId = init.row.userId;
     this.state = init.row.state;
+    this.storedState = init.row.state;
     this.history = init.history;
     this.stored = init.stored ?? Promise.resolve();
     this.cwd = init.cwd;
@@ -220,7 +224,10 @@ export class LiveWorkstream implements Workstream {
   setState(state: WorkstreamStatus): Promise<void> {
     if (this.state !== state) {
       this.state = state;
-      this.env.writes.setState(this.wsId, state);
+      if (storesState(this.storedState, state)) {
+        this.storedState = state;
+        this.env.writes.setState(this.wsId, state);
+      }
     }
     return Promise.resolve();
   }

@@ -49,6 +49,19 @@ for (const [engine, url] of ENGINES)
       assert.equal((await listConversations(db.stores, { all: true })).length, 2);
     });
 
+    it('shows a conversation whose turn runs as running, though its row still says idle', async () => {
+      const userId = (await db.stores.users.getUserByUsername('carol'))?.userId ?? '';
+      await db.stores.workstreams.create({ wsId: 'ws-busy', userId, name: 'busy', modelAlias: 'main' });
+      await db.stores.turnJournal.apply([{ kind: 'begin', wsId: 'ws-busy', turnId: 't-busy', resumed: false }]);
+      const activity = async (): Promise<string | undefined> =>
+        (await listConversations(db.stores)).find((c) => c.ws_id === 'ws-busy')?.activity;
+      assert.equal(await activity(), 'running');
+      assert.equal((await showConversation(db.stores, 'ws-busy')).conversation.activity, 'running');
+      await db.stores.turnJournal.remove('t-busy');
+      assert.equal(await activity(), 'idle');
+      await db.stores.workstreams.update('ws-busy', { state: 'closed' });
+    });
+
     it('shows recent messages without the system prompt, secrets masked, a waiting call not called interrupted', async () => {
       const { recent } = await showConversation(db.stores, 'ws-open');
       assert.deepEqual(

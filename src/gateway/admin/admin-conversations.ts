@@ -53,7 +53,7 @@ type ConversationStores = {
   users: UserStore;
   routes: RouteStore;
   conversations: ConversationStore;
-  turnJournal: Pick<TurnJournalStore, 'queued' | 'queuedWorkstreams'>;
+  turnJournal: Pick<TurnJournalStore, 'list' | 'forWorkstream' | 'queued' | 'queuedWorkstreams'>;
 };
 
 const LIST_LIMIT = 100;
@@ -80,6 +80,7 @@ async function view(
   row: WorkstreamRow,
   lookups: ConversationLookups,
   queuing: ReadonlySet<string>,
+  turning: ReadonlySet<string>,
 ): Promise<ConversationView> {
   let owner = lookups.owners.get(row.userId);
   if (owner === undefined)
@@ -96,7 +97,8 @@ async function view(
     ws_id: row.wsId,
     name: maskSecrets(row.name),
     title: maskSecrets(row.title),
-    activity: ACTIVITY[row.state] ?? row.state,
+    // A turn's own thinking/running is not stored while the row says idle (storesState): its journal row shows it.
+    activity: row.state === 'idle' && turning.has(row.wsId) ? 'running' : (ACTIVITY[row.state] ?? row.state),
     state: row.state,
     owner,
     model: row.modelAlias,
@@ -126,8 +128,9 @@ export async function listConversations(
       : (await Promise.all(OPEN_STATES.map((state) => stores.workstreams.list({ state })))).flat().sort(newestFirst);
   const lookups = options.lookups ?? { owners: new Map(), threads: new Map() };
   const queuing = new Set(await stores.turnJournal.queuedWorkstreams());
+  const turning = new Set((await stores.turnJournal.list()).map((turn) => turn.wsId));
   const views: ConversationView[] = [];
-  for (const row of rows.slice(0, LIST_LIMIT)) views.push(await view(stores, row, lookups, queuing));
+  for (const row of rows.slice(0, LIST_LIMIT)) views.push(await view(stores, row, lookups, queuing, turning));
   return views;
 }
 
@@ -160,7 +163,9 @@ export async function showConversation(
   if (row === undefined) throw new GatewayError('NOT_FOUND', `no conversation ${wsId.slice(0, 64)}`);
   const messages = (await stores.conversations.load(wsId)).filter((message) => message.role !== 'system');
   const lookups = { owners: new Map(), threads: new Map() };
-  const conversation = await view(stores, row, lookups, new Set(await stores.turnJournal.queuedWorkstreams()));
+  const queuing = new Set(await stores.turnJournal.queuedWorkstreams());
+  const turn = await stores.turnJournal.forWorkstream(wsId);
+  const conversation = await view(stores, row, lookups, queuing, new Set(turn === undefined ? [] : [wsId]));
   const recent = messages.slice(-RECENT_MESSAGES).map(turnItem);
   // Loading answers a call still waiting (for its approval, or running) as interrupted; while the turn is live it is not.
   if (conversation.activity === 'running' || conversation.activity === 'waiting') {
