@@ -20,11 +20,10 @@ import type {
 import { untilAborted } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { renderSlackMessage, SLACK_MAX_MESSAGE_LENGTH, withStopButton } from './slack-blocks.js';
+import { SLACK_MAX_MESSAGE_LENGTH } from './slack-blocks.js';
 import type { SlackAdapterConfig, SlackAdapterOptions } from './slack-adapter-config.js';
 import { StreamSupport } from './slack-stream-support.js';
-import { parseTarget, RecentKeys, threadKey, type SlackScope } from './slack-events.js';
-import { escapeSlackText } from './slack-format.js';
+import { parseTarget, RecentKeys, type SlackScope } from './slack-events.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
 import { createSlackApp } from './slack-app.js';
 import type { SlackHttpReceiver, SlackHttpRequest, SlackHttpResponse } from './slack-http-receiver.js';
@@ -38,7 +37,7 @@ import { SlackTeams } from './slack-teams.js';
 import { SlackThreadMemory } from './slack-threads.js';
 import { SlackPrivateReplies } from './slack-private.js';
 import { slackCancelled, toSlackError } from './slack-web.js';
-import { answerMetadata, findAnswerPost } from './slack-answer-posts.js';
+import { SlackMessages } from './slack-messages.js';
 
 const REACTIONS: Record<ReactionCode, string> = { queued: 'hourglass_flowing_sand', refused: 'no_entry_sign' };
 
@@ -68,6 +67,7 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
   private readonly calls: SlackCalls;
   private readonly installer: SlackInstaller | undefined;
   private readonly replies: SlackPrivateReplies;
+  private readonly messages: SlackMessages;
 
   constructor(
     private readonly config: SlackAdapterConfig,
@@ -81,6 +81,7 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
     this.teams = new SlackTeams(installs?.store, logger);
     this.calls = new SlackCalls(this.teams, logger, (event) => this.deliver(event));
     this.replies = new SlackPrivateReplies(this.calls, config.slash_command, logger);
+    this.messages = new SlackMessages(this.calls, config.slash_command, this.threads);
     this.sessions = new SlackSessions(
       config.agent_sessions ?? true,
       this.calls.plain,
@@ -103,7 +104,10 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
       forms: { maxFields: SLACK_MAX_FORM_FIELDS },
       history: this.history,
       streaming: { open: (channelId) => this.openStream(channelId) },
-      ephemeral: { whisper: (...args) => this.whisper(...args) },
+      // An ephemeral message for one person, in the thread the message they wrote is in.
+      ephemeral: {
+        whisper: (channelId, userId, _replyTo, text, signal) => this.replies.whisper(channelId, userId, text, signal),
+      },
       attachments: { access: (channelId) => this.attachmentAccess(channelId) },
       sessions: {
         status: (channelId, status, title, signal) => this.sessions.setStatus(channelId, status, title, signal),
@@ -186,47 +190,12 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
     }
   }
 
-  async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
-    const { channel, threadTs } = parseTarget(channelId);
-    const body = this.render(channelId, message);
-    // A committed answer's post carries its key as metadata; one an earlier process may have made is looked for first.
-    const key = message.kind === 'text' ? message.key : undefined;
-    const metadata = key === undefined ? {} : { metadata: answerMetadata(key) };
-    const earlier = key?.again === true ? await findAnswerPost(this.calls.plain, channelId, key, signal) : undefined;
-    if (earlier !== undefined) {
-      const update = { channel, ts: earlier, text: body.text, blocks: body.blocks ?? [], ...metadata };
-      await this.calls.call('chat.update', update, channelId, signal);
-      return earlier;
-    }
-    const args = {
-      channel,
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-      ...body,
-      ...metadata,
-      unfurl_links: false,
-      unfurl_media: false,
-    };
-    const result = await this.calls.call('chat.postMessage', args, channelId, signal);
-    return String(result.ts ?? '');
+  post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
+    return this.messages.post(channelId, message, signal);
   }
 
-  async edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void> {
-    const { channel } = parseTarget(channelId);
-    const body = this.render(channelId, message);
-    await this.calls.call(
-      'chat.update',
-      { channel, ts: messageId, text: body.text, blocks: body.blocks ?? [] },
-      channelId,
-      signal,
-    );
-  }
-
-  /** The Slack body of a message; a stoppable live message in a thread gets the Stop button (it names the thread). */
-  private render(channelId: string, message: OutboundMessage): ReturnType<typeof renderSlackMessage> {
-    const body = renderSlackMessage(message, this.config.slash_command);
-    const stoppable =
-      message.kind === 'text' && message.stoppable === true && parseTarget(channelId).threadTs !== undefined;
-    return stoppable ? withStopButton(body, channelId) : body;
+  edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void> {
+    return this.messages.edit(channelId, messageId, message, signal);
   }
 
   /** A configured approver: a member of one of `slack.approver_groups`. */
@@ -239,17 +208,6 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
     ): Promise<Record<string, unknown>> => this.calls.call(method, args, undefined, own, via);
     this.approvers ??= new SlackApprovers(this.config.approver_groups ?? [], call, this.logger);
     return this.approvers.isApprover(user.id, signal);
-  }
-
-  /** An ephemeral message for one person, in the thread the message they wrote is in. */
-  private async whisper(
-    channelId: string,
-    userId: string,
-    _replyTo: string,
-    text: string,
-    signal: AbortSignal,
-  ): Promise<void> {
-    await this.replies.whisper(channelId, userId, text, signal);
   }
 
   /** A native stream for answer text in a thread, when the workspace streams (`slack-stream-support.ts`). */
@@ -283,28 +241,9 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
     );
   }
 
-  /**
-   * A Slack thread hangs off a message: an @mention's thread is the user's own message; otherwise (an ask command)
-   * an opener message is posted first. Resolves with `<channel>:<ts>`.
-   */
-  async startThread(channelId: string, name: string, origin: ThreadOrigin, signal: AbortSignal): Promise<string> {
-    const { channel } = parseTarget(channelId);
-    const requester = origin.requester?.id;
-    let ts = origin.fromMessageId;
-    if (!ts) {
-      const topic = escapeSlackText(name.replace(/\s+/g, ' ').trim() || 'Sandpiper');
-      const text =
-        requester && /^[UW][A-Z0-9]+$/.test(requester) ? `<@${requester}> asked: *${topic}*` : `:thread: *${topic}*`;
-      const result = await this.calls.call(
-        'chat.postMessage',
-        { channel, text, unfurl_links: false, unfurl_media: false },
-        channel,
-        signal,
-      );
-      ts = String(result.ts ?? '');
-    }
-    if (requester) this.threads.remember(channel, requester, ts);
-    return threadKey(channel, ts);
+  /** An @mention's thread hangs off the user's message, an ask command's off an opener (`slack-messages.ts`). */
+  startThread(channelId: string, name: string, origin: ThreadOrigin, signal: AbortSignal): Promise<string> {
+    return this.messages.startThread(channelId, name, origin, signal);
   }
 
   /** Slack threads do not archive. */
