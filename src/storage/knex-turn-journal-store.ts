@@ -156,6 +156,13 @@ export class KnexTurnJournalStore implements TurnJournalStore {
     });
   }
 
+  turningWorkstreams(): Promise<string[]> {
+    return guardAfter(this.writer, 'turnJournal.turningWorkstreams', async () => {
+      const rows = (await this.knex('turn_journal').select('ws_id').orderBy('ws_id')) as DbRow[];
+      return rows.map((row) => text(row.ws_id));
+    });
+  }
+
   queuedWorkstreams(): Promise<string[]> {
     return guardAfter(this.writer, 'turnJournal.queuedWorkstreams', async () => {
       const rows = (await this.knex('queued_messages').distinct('ws_id').orderBy('ws_id')) as DbRow[];

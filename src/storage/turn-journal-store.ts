@@ -64,4 +64,6 @@ export interface TurnJournalStore {
   queued(wsId: string): Promise<QueuedMessageRow[]>;
   /** Workstreams with waiting messages. */
   queuedWorkstreams(): Promise<string[]>;
+  /** Workstreams with a turn in flight (a journal row), without the rows' streamed text. */
+  turningWorkstreams(): Promise<string[]>;
 }

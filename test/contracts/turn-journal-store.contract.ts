@@ -14,6 +14,7 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
         { kind: 'partial', turnId: 't1', partialText: 'half of it' },
       ]);
       const row = await journal.forWorkstream('ws-j');
+      assert.ok((await journal.turningWorkstreams()).includes('ws-j'), 'a turn in flight is listed');
       assert.deepEqual([row?.turnId, row?.partialText, row?.resumed, row?.settled], ['t1', 'half of it', false, false]);
       await journal.apply([
         { kind: 'begin', turnId: 't2', wsId: 'ws-j', resumed: true },
@@ -27,6 +28,7 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
       assert.equal((await journal.forWorkstream('ws-j'))?.settled, true);
       await journal.apply([{ kind: 'end', turnId: 't2' }]);
       assert.equal(await journal.forWorkstream('ws-j'), undefined);
+      assert.equal((await journal.turningWorkstreams()).includes('ws-j'), false, 'an ended turn is not');
       await journal.apply([{ kind: 'begin', turnId: 't3', wsId: 'ws-j', resumed: false }]);
       await journal.remove('t3');
       assert.equal(await journal.forWorkstream('ws-j'), undefined);

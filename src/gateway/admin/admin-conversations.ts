@@ -53,7 +53,7 @@ type ConversationStores = {
   users: UserStore;
   routes: RouteStore;
   conversations: ConversationStore;
-  turnJournal: Pick<TurnJournalStore, 'list' | 'forWorkstream' | 'queued' | 'queuedWorkstreams'>;
+  turnJournal: Pick<TurnJournalStore, 'turningWorkstreams' | 'forWorkstream' | 'queued' | 'queuedWorkstreams'>;
 };
 
 const LIST_LIMIT = 100;
@@ -128,7 +128,7 @@ export async function listConversations(
       : (await Promise.all(OPEN_STATES.map((state) => stores.workstreams.list({ state })))).flat().sort(newestFirst);
   const lookups = options.lookups ?? { owners: new Map(), threads: new Map() };
   const queuing = new Set(await stores.turnJournal.queuedWorkstreams());
-  const turning = new Set((await stores.turnJournal.list()).map((turn) => turn.wsId));
+  const turning = new Set(await stores.turnJournal.turningWorkstreams());
   const views: ConversationView[] = [];
   for (const row of rows.slice(0, LIST_LIMIT)) views.push(await view(stores, row, lookups, queuing, turning));
   return views;
