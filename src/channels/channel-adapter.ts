@@ -151,6 +151,11 @@ export interface ChannelCapabilities {
    * (Discord: a nonce derived from the key, `enforce_nonce`; Slack: message metadata, looked up when `again`).
    */
   answerPosts?: boolean;
+  /**
+   * In a cluster, messages of one thread may reach different instances (Slack spreads events over every instance's
+   * connection; a Discord shard has one holder): their order is then kept across instances (claimed-order.ts).
+   */
+  spreadsEvents?: boolean;
 }
 
 /** Native text streaming (Slack `chat.startStream`). */

@@ -168,7 +168,13 @@ class ChannelGateway implements Gateway {
 
   private async handle(adapter: ChannelAdapter, event: InboundEvent, reclaim: boolean): Promise<void> {
     // The dedup ledger, before any work: a replay, a retry or a catch-up overlap stops here.
-    if (!(await this.parts.ledger.admit(adapter.platform, event, reclaim))) return;
+    if (
+      !(await this.parts.ledger.admit(adapter.platform, event, {
+        reclaim,
+        ordered: adapter.capabilities.spreadsEvents === true,
+      }))
+    )
+      return;
     try {
       await this.handleAdmitted(adapter, event);
     } finally {

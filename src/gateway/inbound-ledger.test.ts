@@ -7,10 +7,14 @@ import { createTestStores, type TestStores } from '../../test/helpers/test-store
 import { InboundLedger } from './inbound-ledger.js';
 import { RecentClaims } from './recent-claims.js';
 
-const message = (channelId: string, messageId: string): InboundEvent => ({
+const message = (
+  channelId: string,
+  messageId: string,
+  kind: 'thread' | 'channel' | 'direct' = 'thread',
+): InboundEvent => ({
   type: 'message',
   user: { id: 'u1', name: 'ada' },
-  conversation: { kind: 'thread', channelId },
+  conversation: { kind, channelId },
   messageId,
   text: 'hello',
   mentioned: false,
@@ -104,26 +108,38 @@ describe('InboundLedger', () => {
       'claimed; the process dies before the message is stored',
     );
     assert.equal(await survivor.admit('discord', message('t3', '70')), false, 'a replay is still refused');
-    assert.equal(await survivor.admit('discord', message('t3', '70'), true), true, 'catch-up takes it again');
+    assert.equal(
+      await survivor.admit('discord', message('t3', '70'), { reclaim: true }),
+      true,
+      'catch-up takes it again',
+    );
     await db.stores.services.register({ serviceType: 'gateway', serviceId: 'survivor', url: 'http://survivor' });
     const third = new InboundLedger(store, Date.now, createSilentLogger(), undefined, options('third'));
-    assert.equal(await third.admit('discord', message('t3', '70'), true), false, 'once: the survivor beats');
+    assert.equal(
+      await third.admit('discord', message('t3', '70'), { reclaim: true }),
+      false,
+      'once: the survivor beats',
+    );
 
     await db.stores.services.register({ serviceType: 'gateway', serviceId: 'alive-one', url: 'http://alive' });
     const alive = new InboundLedger(store, Date.now, createSilentLogger(), undefined, options('alive-one'));
     const slow = message('t3', '71');
     assert.equal(await alive.admit('discord', slow), true);
     assert.equal(
-      await survivor.admit('discord', message('t3', '71'), true),
+      await survivor.admit('discord', message('t3', '71'), { reclaim: true }),
       false,
       'its claimer beats: still being handled',
     );
-    assert.equal(await survivor.admit('discord', message('t3', '72'), true), true, 'a message nobody claimed');
+    assert.equal(
+      await survivor.admit('discord', message('t3', '72'), { reclaim: true }),
+      true,
+      'a message nobody claimed',
+    );
     await alive.settle(slow);
     await written();
     await db.stores.services.deregister('gateway', 'alive-one');
     assert.equal(
-      await survivor.admit('discord', message('t3', '71'), true),
+      await survivor.admit('discord', message('t3', '71'), { reclaim: true }),
       false,
       'settled (handled, nothing stored): never again',
     );
@@ -186,6 +202,28 @@ describe('InboundLedger', () => {
       ),
     );
     assert.deepEqual(order, ['400:true', '600:true', '450:true', '700:true']);
+  });
+
+  it('keeps cluster order only for thread and DM messages of a platform that spreads events over instances', async () => {
+    const asked: string[] = [];
+    const order = {
+      earlierSettled: (claim: { messageId?: string | undefined }) => (
+        asked.push(claim.messageId ?? ''),
+        Promise.resolve()
+      ),
+    };
+    const cluster = new InboundLedger(db.stores.inboundEvents, Date.now, createSilentLogger(), undefined, {
+      instanceId: 'me',
+      deadAfterMs: 2_000,
+      order,
+    });
+    const topLevel = message('C1', '10', 'channel');
+    const direct = message('D1', '11', 'direct');
+    assert.equal(await cluster.admit('slack', topLevel, { ordered: true }), true);
+    assert.equal(await cluster.admit('slack', message('C1:10', '12'), { ordered: true }), true);
+    assert.equal(await cluster.admit('slack', direct, { ordered: true }), true);
+    assert.equal(await cluster.admit('discord', message('t1', '13')), true);
+    assert.deepEqual(asked, ['12', '11'], 'a new top-level mention and a Discord message wait for nobody');
   });
 });
 

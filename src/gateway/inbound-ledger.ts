@@ -84,14 +84,14 @@ export class InboundLedger {
    * `take`), or behind once its handling ended (`settle`), so a kill before the message was stored leaves no row and
    * catch-up delivers it again (docs/design/durability.md). Any other message is claimed first, *pending* until the
    * same writes settle it; `reclaim` (catch-up): a pending claim of a process that died before storing the message is
-   * taken again.
+   * taken again. `how.ordered`: the platform spreads one thread's messages over instances (see `threadOrdered`).
    */
-  admit(platform: string, event: InboundEvent, reclaim = false): Promise<boolean> {
+  admit(platform: string, event: InboundEvent, how: AdmitOptions = {}): Promise<boolean> {
     const claim = claimOf(platform, event, this.now());
     if (!claim) return Promise.resolve(true);
     const known = this.recent?.check(claim) ?? 'unknown';
     if (known === 'new') this.deferred.set(event, claim);
-    const admitted = known === 'unknown' ? this.claimFirst(event, claim, reclaim) : Promise.resolve(known === 'new');
+    const admitted = known === 'unknown' ? this.claimFirst(event, claim, how) : Promise.resolve(known === 'new');
     if (claim.channelId === undefined) return admitted;
     return this.order.run(`${platform}:${claim.channelId}`, () => admitted);
   }
@@ -122,15 +122,17 @@ export class InboundLedger {
   }
 
   /** Claimed in the database before any work; a message's claim stays pending until the message's write settles it. */
-  private async claimFirst(event: InboundEvent, claim: InboundClaim, reclaim: boolean): Promise<boolean> {
+  private async claimFirst(event: InboundEvent, claim: InboundClaim, how: AdmitOptions): Promise<boolean> {
     const isMessage = claim.messageId !== undefined && claim.messageId !== '';
     const pending = isMessage ? { ...claim, claimedBy: this.claimedBy } : claim;
     let first = await this.record(pending);
-    if (!first && isMessage && reclaim) first = await this.reclaim({ ...claim, claimedBy: this.claimedBy });
+    if (!first && isMessage && how.reclaim === true)
+      first = await this.reclaim({ ...claim, claimedBy: this.claimedBy });
     if (!first || !(this.recent?.granted(claim) ?? true)) return false;
     if (!isMessage) return true;
     // Thread order across instances (Slack ts): an earlier message claimed elsewhere reaches the conversation first.
-    await this.claimOrder.earlierSettled({ ...claim, claimedBy: this.claimedBy });
+    if (how.ordered === true && threadOrdered(event))
+      await this.claimOrder.earlierSettled({ ...claim, claimedBy: this.claimedBy });
     this.deferred.set(event, claim);
     return true;
   }
@@ -184,6 +186,22 @@ export class InboundLedger {
 }
 
 /** The ledger row of an event: messages by conversation + message id, interactions by their platform id. */
+/** How `InboundLedger.admit` treats one event. */
+export interface AdmitOptions {
+  /** From catch-up: a pending claim of a dead process is taken again. */
+  reclaim?: boolean;
+  /** The platform spreads one thread's messages over the instances of a cluster (`ChannelCapabilities.spreadsEvents`). */
+  ordered?: boolean;
+}
+
+/**
+ * Whether a message has earlier messages it must follow: one in a thread or a DM. A top-level channel message opens a
+ * conversation of its own (a mention starts a thread), so it waits for nobody.
+ */
+function threadOrdered(event: InboundEvent): boolean {
+  return event.type === 'message' && event.conversation.kind !== 'channel';
+}
+
 export function claimOf(platform: string, event: InboundEvent, receivedAt: number): InboundClaim | undefined {
   switch (event.type) {
     case 'message': {

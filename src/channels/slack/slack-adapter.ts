@@ -50,6 +50,7 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
     canEdit: true,
     canThread: true,
     answerPosts: true,
+    spreadsEvents: true,
   };
   readonly features: ChannelFeatures;
   private app: App | undefined;
