@@ -45,7 +45,7 @@ export async function runBinAsync(
   env: NodeJS.ProcessEnv = cleanEnv(),
 ): Promise<BinResult> {
   const child = new BinProcess(args, cwd, env);
-  const code = await child.exited;
+  const code = await child.exit(60_000);
   return { code, stdout: child.stdout, stderr: child.stderr };
 }
 
@@ -59,7 +59,12 @@ export class BinProcess {
   private readonly child: ChildProcess;
 
   /** `stdin: true` gives the process a pipe to `type` into (else its standard input is closed). */
-  constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv, options: { stdin?: boolean } = {}) {
+  constructor(
+    private readonly args: string[],
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+    options: { stdin?: boolean } = {},
+  ) {
     const stdin = options.stdin === true ? 'pipe' : 'ignore';
     this.child = spawn(process.execPath, [binPath, ...args], {
       cwd,
@@ -96,10 +101,31 @@ export class BinProcess {
     this.child.stdin?.write(`${line}\n`);
   }
 
-  /** Sends `signal` and resolves with the exit code. */
-  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  /** Sends `signal` and resolves with the exit code; rejects (and kills the process) when it has not exited in time. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 30_000): Promise<number | null> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
-    return this.exited;
+    return this.exit(timeoutMs);
+  }
+
+  /** The exit code; a process still running (or holding its output open) after `timeoutMs` is killed, and this rejects. */
+  async exit(timeoutMs: number): Promise<number | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const state = `exit code ${this.child.exitCode}, signal ${this.child.signalCode}`;
+        this.kill();
+        reject(
+          new Error(
+            `sandpiper ${this.args.join(' ')} did not end within ${timeoutMs} ms (${state}); output: ${this.output.slice(-3000)}`,
+          ),
+        );
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([this.exited, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Test clean-up: SIGKILL when still running. */

@@ -297,7 +297,11 @@ describe('sandpiper start with platform tokens and secrets', () => {
     let adapters: Record<string, string> = {};
     while (!(adapters['discord'] === 'connected' && adapters['slack'] === 'connected')) {
       assert.ok(Date.now() < deadline, `adapters did not connect: ${JSON.stringify(adapters)}`);
-      adapters = ((await (await fetch(`${url}/health`)).json()) as { adapters: Record<string, string> }).adapters;
+      adapters = (
+        (await (await fetch(`${url}/health`, { signal: AbortSignal.timeout(10_000) })).json()) as {
+          adapters: Record<string, string>;
+        }
+      ).adapters;
       if (!(adapters['discord'] === 'connected' && adapters['slack'] === 'connected'))
         await new Promise((resolve) => setTimeout(resolve, 100));
     }
