@@ -14,7 +14,8 @@ export interface PreparedItem {
 /** Who sent a message into a workstream: a person (default) or the watch runner. */
 export type MessageOrigin = 'user' | 'watch';
 
-export type TurnEndReason = 'done' | 'cancelled' | 'error';
+/** `superseded`: another instance took the message over before it was stored; it answers, this turn shows nothing. */
+export type TurnEndReason = 'done' | 'cancelled' | 'error' | 'superseded';
 
 export type AgentEvent =
   /** `origin: 'watch'` marks a turn started by a watch result (the message is the result; channels show it). */

@@ -1,4 +1,5 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
+import { isClaimLost } from '../storage/inbound-event-store.js';
 import { setMaxListeners } from 'node:events';
 import type { ContentPart } from '../agent/messages.js';
 import type { ApprovalDecisionInput, ResolveOutcome, SendOptions } from '../agent/workstream-api.js';
@@ -213,6 +214,8 @@ class ChannelGateway implements Gateway {
   }
 
   private logFailure(what: string, error: unknown): void {
-    this.logger.error({ error: describeError(error) }, `${what} failed`);
+    // Another instance took the message's claim (this one looked dead to it): it answers; nothing failed here.
+    if (isClaimLost(error)) this.logger.info(`${what}: another instance took the message over`);
+    else this.logger.error({ error: describeError(error) }, `${what} failed`);
   }
 }

@@ -133,7 +133,8 @@ export class InboundLedger {
     // Thread order across instances (Slack ts): an earlier message claimed elsewhere reaches the conversation first.
     if (how.ordered === true && threadOrdered(event))
       await this.claimOrder.earlierSettled({ ...claim, claimedBy: this.claimedBy });
-    this.deferred.set(event, claim);
+    // The receipt names this process: the message's write settles the row only while the claim is still ours.
+    this.deferred.set(event, pending);
     return true;
   }
 

@@ -1,6 +1,6 @@
 /** HandoffStore on knex; on PostgreSQL each new row also sends `pg_notify('sandpiper_cluster', '<target> <id>')`. */
 import type { InboundClaim } from './inbound-event-store.js';
-import { settledUpsert } from './knex-inbound-event-store.js';
+import { settleReceipt } from './knex-inbound-event-store.js';
 import type { Knex } from 'knex';
 import { isPostgres } from './db.js';
 import { HANDOFF_CHANNEL, type Handoff, type HandoffKind, type HandoffStore } from './handoff-store.js';
@@ -36,7 +36,8 @@ export class KnexHandoffStore implements HandoffStore {
   }): Promise<Handoff> {
     return guard('handoffs.create', () =>
       this.knex.transaction(async (trx) => {
-        if (input.receipt !== undefined) await settledUpsert(trx('inbound_events'), input.receipt);
+        if (input.receipt !== undefined)
+          await settleReceipt(async (query) => (await query) as unknown, trx('inbound_events'), input.receipt);
         const row = {
           target: input.target,
           workstream_id: input.wsId,

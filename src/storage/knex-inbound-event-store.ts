@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import { BatchRunner } from './batch-db.js';
 import {
+  ClaimLostError,
   claimId,
   messageSortKey,
   type InboundClaim,
@@ -162,12 +163,30 @@ export class KnexInboundEventStore implements InboundEventStore {
  * settled, or settling the pending row of a message claimed before it was stored. One statement.
  */
 export function settledUpsert(table: Knex.QueryBuilder, claim: InboundClaim): Knex.QueryBuilder {
-  // An already settled row is left alone (nothing returned: the event was recorded before, as `claim` answers).
-  return table
+  const upsert = table
     .insert(rowOf({ ...claim, claimedBy: undefined }))
     .onConflict(['platform', 'event_key'])
-    .merge({ pending: 0 })
-    .where(`${TABLE}.pending`, 1);
+    .merge({ pending: 0 });
+  // A claim of this process (`claimedBy`) is settled only while it is still this process's: a row another instance
+  // took over (`reclaim`) is left alone, and nothing is returned. Without one, an already settled row is left alone
+  // (nothing returned: the event was recorded before, as `claim` answers).
+  return claim.claimedBy === undefined
+    ? upsert.where(`${TABLE}.pending`, 1)
+    : upsert.where(`${TABLE}.claimed_by`, claim.claimedBy);
+}
+
+/**
+ * Settles a message's ledger row inside the write that stores the message (turn journal, handoff). A pending claim
+ * of this process that another instance took over meanwhile throws ClaimLostError: the write is not made (fencing,
+ * docs/design/cluster.md).
+ */
+export async function settleReceipt(
+  run: (query: Knex.QueryBuilder) => Promise<unknown>,
+  table: Knex.QueryBuilder,
+  receipt: InboundClaim,
+): Promise<void> {
+  const settled = (await run(settledUpsert(table, receipt).returning(['event_key']))) as DbRow[];
+  if (receipt.claimedBy !== undefined && settled.length === 0) throw new ClaimLostError(receipt);
 }
 
 function rowOf(claim: InboundClaim): DbRow {

@@ -6,7 +6,7 @@ import { guard } from './storage-errors.js';
 import type { BatchDb } from './batch-db.js';
 import { toConversationRow } from './conversation-rows.js';
 import type { InboundClaim } from './inbound-event-store.js';
-import { settledUpsert } from './knex-inbound-event-store.js';
+import { settleReceipt } from './knex-inbound-event-store.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import type { QueuedMessageRow, TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
@@ -34,7 +34,7 @@ function toQueuedRow(row: DbRow): QueuedMessageRow {
 
 /** The message's ledger row, in the write that stores the message: inserted, or the pending claim settled. */
 async function writeReceipt(db: BatchDb, receipt: InboundClaim | undefined): Promise<void> {
-  if (receipt !== undefined) await db.run(settledUpsert(db.table('inbound_events'), receipt));
+  if (receipt !== undefined) await settleReceipt((query) => db.run(query), db.table('inbound_events'), receipt);
 }
 
 async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Promise<void> {

@@ -1,6 +1,7 @@
 /** Contract suite for the scale-out stores: workstream leases (claim, takeover, bulk renew) and handoffs (one claimer). */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { isClaimLost } from '../../src/storage/inbound-event-store.js';
 import { useStores, type StoresFactory } from './stores-factory.js';
 
 export function clusterStoresContract(label: string, factory: StoresFactory): void {
@@ -80,6 +81,36 @@ export function clusterStoresContract(label: string, factory: StoresFactory): vo
       assert.equal((await handoffs.listUnclaimed('a', 10)).length, 0);
       assert.equal((await handoffs.get(row.id))?.payload, '{"x":1}');
       assert.equal(await handoffs.prune(3), 1);
+    });
+
+    it('hands a message over only while its claim is this instance’s', async () => {
+      const { handoffs, inboundEvents } = stores();
+      const claim = (claimedBy: string) => ({
+        platform: 'slack',
+        eventKey: 'msg:C9:1700000000.000100',
+        channelId: 'C9',
+        messageId: '1700000000.000100',
+        receivedAt: 1,
+        claimedBy,
+      });
+      assert.equal(await inboundEvents.claim(claim('a')), true);
+      assert.equal(await inboundEvents.reclaim(claim('b'), {}), true, 'b takes the claim of a');
+      const hand = (by: string) =>
+        handoffs.create({
+          target: 'h',
+          wsId: 'w-fence',
+          kind: 'inbound',
+          payload: by,
+          createdAt: 1,
+          receipt: claim(by),
+        });
+      await assert.rejects(hand('a'), (error: unknown) => isClaimLost(error));
+      assert.deepEqual(await handoffs.listUnclaimedFor('w-fence'), [], 'nothing handed by the instance that lost it');
+      await hand('b');
+      assert.deepEqual(
+        (await handoffs.listUnclaimedFor('w-fence')).map((handoff) => handoff.payload),
+        ['b'],
+      );
     });
   });
 }

@@ -1,6 +1,7 @@
 /** Contract suite for TurnJournalStore (ADR 0013) and the crash-recovery reads of routes and approvals. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { isClaimLost } from '../../src/storage/inbound-event-store.js';
 import { useStores, type StoresFactory } from './stores-factory.js';
 
 export function turnJournalStoreContract(label: string, factory: StoresFactory): void {
@@ -32,6 +33,52 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
       await journal.apply([{ kind: 'begin', turnId: 't3', wsId: 'ws-j', resumed: false }]);
       await journal.remove('t3');
       assert.equal(await journal.forWorkstream('ws-j'), undefined);
+    });
+
+    it("stores a message only while its claim is this instance's: a claim taken over meanwhile refuses the write whole", async () => {
+      const { turnJournal: journal, inboundEvents, conversations } = stores();
+      const claim = (messageId: string, claimedBy: string) => ({
+        platform: 'discord',
+        eventKey: `msg:fence:${messageId}`,
+        channelId: 'fence',
+        messageId,
+        receivedAt: 1,
+        claimedBy,
+      });
+      const message = { role: 'user' as const, content: 'hello' };
+      assert.equal(await inboundEvents.claim(claim('1', 'a')), true);
+      assert.equal(await inboundEvents.reclaim(claim('1', 'b'), {}), true, 'b takes the claim of a');
+      await assert.rejects(
+        journal.apply([
+          { kind: 'begin', turnId: 'fa', wsId: 'ws-fa', resumed: false, receipt: claim('1', 'a'), message },
+        ]),
+        (error: unknown) => isClaimLost(error),
+      );
+      assert.equal(await journal.forWorkstream('ws-fa'), undefined, 'no turn row');
+      assert.deepEqual(await conversations.load('ws-fa'), [], 'no message');
+      await journal.apply([
+        { kind: 'begin', turnId: 'fb', wsId: 'ws-fb', resumed: false, receipt: claim('1', 'b'), message },
+      ]);
+      assert.equal((await journal.forWorkstream('ws-fb'))?.turnId, 'fb', "the new claimer's write is stored");
+      assert.equal(await inboundEvents.reclaim(claim('1', 'a'), {}), false, 'settled: never taken back');
+      // A waiting message's row settles the claim; its accepted write later carries the same receipt.
+      assert.equal(await inboundEvents.claim(claim('2', 'a')), true);
+      const seq = Date.now() * 1000;
+      await journal.apply([
+        {
+          kind: 'queue',
+          turnId: 'fq',
+          wsId: 'ws-fq',
+          content: '"wait"',
+          origin: 'user',
+          seq,
+          receipt: claim('2', 'a'),
+        },
+      ]);
+      await journal.apply([
+        { kind: 'begin', turnId: 'fq', wsId: 'ws-fq', resumed: false, waited: true, receipt: claim('2', 'a') },
+      ]);
+      assert.equal((await journal.forWorkstream('ws-fq'))?.turnId, 'fq');
     });
 
     it('keeps waiting messages in acceptance order until their turn begins or the workstream drops them', async () => {

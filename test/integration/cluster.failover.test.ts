@@ -35,6 +35,17 @@ describe('three instances on one PostgreSQL: SIGKILL of one half-way', { skip, t
   it('loses and duplicates nothing, honours every click once and fails over within 30 s', async () => {
     const report = await (launched as LaunchedCluster).workload.run({ conversations: 200, kill: true });
     console.log(formatReport(report));
+    if (report.duplicated.length > 0) {
+      // Which instance took what again: the ledger's reclaims and the claimed order's waits, per instance.
+      const cluster = (launched as LaunchedCluster).cluster;
+      cluster.instances.forEach((_, index) => {
+        const lines = cluster.output(index).split('\n');
+        console.log(
+          `instance ${index}:`,
+          lines.filter((line) => /handled again|catch-up done|pending elsewhere/.test(line)),
+        );
+      });
+    }
     assert.deepEqual(report.lost, [], 'answers lost');
     assert.deepEqual(report.duplicated, [], 'answers posted twice');
     assert.deepEqual(report.clickProblems, [], 'clicks without exactly one response');

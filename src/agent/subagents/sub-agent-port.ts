@@ -77,7 +77,9 @@ async function runSubAgent(
     );
     if (synthesis.text.trim()) text = synthesis.text;
   }
-  const result: SubAgentResult = { text, reason: outcome.reason, transcript: history };
+  // A sub-agent's messages carry no inbound claim, so it is never superseded; were it, it simply stopped.
+  const reason = outcome.reason === 'superseded' ? 'cancelled' : outcome.reason;
+  const result: SubAgentResult = { text, reason, transcript: history };
   if (errors.length > 0) result.error = errors.join(' ');
   return result;
 }

@@ -17,6 +17,7 @@ import {
   type PreparedCall,
 } from './prepare-tool-calls.js';
 import { isShutdown } from './shutdown.js';
+import { isClaimLost } from '../../storage/inbound-event-store.js';
 import { joinSteers } from '../steer-inbox.js';
 import { anyOf, maxStepsNote, noToolCalls, stepCountIs } from './stop-conditions.js';
 import type { StreamModel, TurnContext, TurnOutcome, TurnStart } from './turn-types.js';
@@ -105,6 +106,8 @@ async function endAbnormally(ctx: TurnContext, error: unknown, partial: TurnText
     if (partial.text) ctx.host.recordPartial?.(partial.text);
     return { text: partial.text || partial.answer, reason: 'cancelled' };
   }
+  // The message's claim went to another instance before anything was shown (see `supersede`): nothing to repair.
+  if (isClaimLost(error)) return { text: '', reason: 'superseded' };
   try {
     if (partial.text.trim()) {
       partial.answer = partial.text;
@@ -156,9 +159,16 @@ async function runUserOrResume(ctx: TurnContext, start: TurnStart): Promise<Turn
   // Accepted: the message and the turn's start, in one write; nothing of the answer is shown before it committed.
   const saved = ctx.host.accept ? ctx.host.accept(start.message) : ctx.host.persist(start.message);
   // Handled from the start: the commit can fail while the model call runs, before anything awaits it.
+  let lost = false;
   const logged = saved.catch((error: unknown) => {
-    ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message');
+    if (isClaimLost(error)) lost = true;
+    else ctx.logger.error({ wsId: ctx.wsId, err: describeError(error) }, 'could not persist the user message');
   });
+  const outcome = await runAccepted(ctx, saved, logged);
+  return lost ? supersede(ctx, start) : outcome;
+}
+
+async function runAccepted(ctx: TurnContext, saved: Promise<void>, logged: Promise<void>): Promise<TurnOutcome> {
   try {
     const refusal = await ctx.host.budgetRefusal?.();
     if (refusal !== undefined) return await refuseTurn(ctx, refusal, saved);
@@ -166,6 +176,17 @@ async function runUserOrResume(ctx: TurnContext, start: TurnStart): Promise<Turn
   } finally {
     await logged;
   }
+}
+
+/**
+ * Another instance took the message's claim before it was stored (this process looked dead to it): this turn ends
+ * without a word, the message leaves the history it was never stored in, and the other instance answers it.
+ */
+function supersede(ctx: TurnContext, start: Extract<TurnStart, { kind: 'user' }>): TurnOutcome {
+  const index = ctx.history.lastIndexOf(start.message);
+  if (index >= 0) ctx.history.splice(index, 1);
+  ctx.logger.info({ wsId: ctx.wsId, turnId: ctx.turnId }, 'another instance took this message over; it answers it');
+  return { text: '', reason: 'superseded' };
 }
 
 /**

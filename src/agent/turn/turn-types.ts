@@ -1,7 +1,7 @@
 /** The types one turn runs with: the model, the tools, the limits, and the host callbacks (events, persistence, approvals). */
 import type { Logger } from '../../shared/logger.js';
 import type { PolicyAction } from '../../storage/policy-store.js';
-import type { AgentEvent, PreparedItem } from '../events.js';
+import type { AgentEvent, PreparedItem, TurnEndReason } from '../events.js';
 import type { GrantedCall } from '../policy/grant-match.js';
 import type { AssistantMessage, Message, Usage, UserMessage } from '../messages.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../providers/model-provider.js';
@@ -190,5 +190,5 @@ export type TurnStart =
 
 export interface TurnOutcome {
   text: string;
-  reason: 'done' | 'cancelled' | 'error';
+  reason: TurnEndReason;
 }
