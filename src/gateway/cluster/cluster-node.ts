@@ -31,7 +31,9 @@ export interface ClusterNodeOptions {
 
 export class ClusterNode {
   private timer: NodeJS.Timeout | undefined;
-  private beating: Promise<void> | undefined;
+  /** The lease renewal in flight, and the rest of the beat in flight (see `beat`). */
+  private renewing: Promise<void> | undefined;
+  private working: Promise<void> | undefined;
   private beats = 0;
   private stopped = false;
   private readonly now: () => number;
@@ -49,22 +51,37 @@ export class ClusterNode {
     void this.beat();
   }
 
-  /** One heartbeat; a beat still running makes this one a no-op. */
+  /**
+   * One heartbeat: the lease renewal and the rest of the beat (handoffs, takeovers, releases) each run unless their
+   * previous run is still going. The renewal never waits behind the rest: taking over a dead instance's workstreams
+   * can outlast a lease's slack, and a live instance must not lose its own leases meanwhile.
+   */
   beat(): Promise<void> {
-    if (this.stopped || this.beating !== undefined) return this.beating ?? Promise.resolve();
-    this.beating = this.runBeat()
-      .catch((error: unknown) => this.options.logger.warn({ err: describeError(error) }, 'cluster heartbeat failed'))
-      .finally(() => {
-        this.beating = undefined;
-        this.options.afterBeat?.();
-      });
-    return this.beating;
+    if (this.stopped) return Promise.all([this.renewing, this.working]).then(() => undefined);
+    this.renewing ??= this.logged(() => this.renewLeases()).finally(() => {
+      this.renewing = undefined;
+    });
+    this.working ??= this.logged(() => this.runWork()).finally(() => {
+      this.working = undefined;
+      this.options.afterBeat?.();
+    });
+    return Promise.all([this.renewing, this.working]).then(() => undefined);
   }
 
-  private async runBeat(): Promise<void> {
-    const { keeper, manager, inbox, stores } = this.options;
-    const startedAt = this.now();
+  private logged(step: () => Promise<void>): Promise<void> {
+    return step().catch((error: unknown) =>
+      this.options.logger.warn({ err: describeError(error) }, 'cluster heartbeat failed'),
+    );
+  }
+
+  private async renewLeases(): Promise<void> {
+    const { keeper, manager } = this.options;
     manager.forgetLost(await keeper.renew());
+  }
+
+  private async runWork(): Promise<void> {
+    const { manager, inbox, stores } = this.options;
+    const startedAt = this.now();
     await inbox.poll();
     await this.takeOverExpired();
     await manager.releaseIdle(startedAt - this.options.heartbeatMs);
@@ -98,7 +115,7 @@ export class ClusterNode {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await this.beating;
+    await this.beat();
     await this.options.inbox.stop();
   }
 
