@@ -1,5 +1,5 @@
 /** Wires channel adapters ↔ router ↔ workstreams; owns the gateway's lifecycle and per-thread ordering. */
-import { isClaimLost } from '../storage/inbound-event-store.js';
+import { isClaimLost } from '../shared/errors.js';
 import { setMaxListeners } from 'node:events';
 import type { ContentPart } from '../agent/messages.js';
 import type { ApprovalDecisionInput, ResolveOutcome, SendOptions } from '../agent/workstream-api.js';

@@ -94,3 +94,19 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/**
+ * The write that would store a message found its pending claim taken by another instance (`reclaim`: this process
+ * looked dead to it). The write is not made; the other instance answers the message, this one drops it silently.
+ */
+export class ClaimLostError extends GatewayError {
+  constructor(platform: string) {
+    super('CONFLICT', `the message's claim was taken over by another instance (${platform})`);
+  }
+}
+
+export function isClaimLost(error: unknown): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause)
+    if (cause instanceof ClaimLostError) return true;
+  return false;
+}

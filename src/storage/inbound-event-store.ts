@@ -1,5 +1,4 @@
 /** The inbound dedup ledger (`inbound_events`): one row per platform event, claimed before any work. */
-import { GatewayError } from '../shared/errors.js';
 
 export interface InboundClaim {
   platform: string;
@@ -65,22 +64,6 @@ export interface InboundEventStore {
   messageFloor(platform: string): Promise<string>;
   /** Deletes rows recorded before `beforeMs`; resolves with how many. */
   prune(beforeMs: number): Promise<number>;
-}
-
-/**
- * The write that would store a message found its pending claim taken by another instance (`reclaim`: this process
- * looked dead to it). The write is not made; the other instance answers the message, this one drops it silently.
- */
-export class ClaimLostError extends GatewayError {
-  constructor(claim: InboundClaim) {
-    super('CONFLICT', `the message's claim was taken over by another instance (${claim.platform})`);
-  }
-}
-
-export function isClaimLost(error: unknown): boolean {
-  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause)
-    if (cause instanceof ClaimLostError) return true;
-  return false;
 }
 
 /** The identity of a claim across platforms. */

@@ -1,8 +1,8 @@
 /** InboundEventStore on knex: `INSERT … ON CONFLICT DO NOTHING` on both dialects (atomic across instances). */
 import type { Knex } from 'knex';
+import { ClaimLostError } from '../shared/errors.js';
 import { BatchRunner } from './batch-db.js';
 import {
-  ClaimLostError,
   claimId,
   messageSortKey,
   type InboundClaim,
@@ -186,7 +186,7 @@ export async function settleReceipt(
   receipt: InboundClaim,
 ): Promise<void> {
   const settled = (await run(settledUpsert(table, receipt).returning(['event_key']))) as DbRow[];
-  if (receipt.claimedBy !== undefined && settled.length === 0) throw new ClaimLostError(receipt);
+  if (receipt.claimedBy !== undefined && settled.length === 0) throw new ClaimLostError(receipt.platform);
 }
 
 function rowOf(claim: InboundClaim): DbRow {

@@ -1,7 +1,7 @@
 /** Contract suite for the scale-out stores: workstream leases (claim, takeover, bulk renew) and handoffs (one claimer). */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isClaimLost } from '../../src/storage/inbound-event-store.js';
+import { isClaimLost } from '../../src/shared/errors.js';
 import { useStores, type StoresFactory } from './stores-factory.js';
 
 export function clusterStoresContract(label: string, factory: StoresFactory): void {

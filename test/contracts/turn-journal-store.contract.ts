@@ -1,7 +1,7 @@
 /** Contract suite for TurnJournalStore (ADR 0013) and the crash-recovery reads of routes and approvals. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isClaimLost } from '../../src/storage/inbound-event-store.js';
+import { isClaimLost } from '../../src/shared/errors.js';
 import { useStores, type StoresFactory } from './stores-factory.js';
 
 export function turnJournalStoreContract(label: string, factory: StoresFactory): void {

@@ -44,7 +44,9 @@ describe('three instances on one PostgreSQL: SIGKILL of one half-way', { skip, t
         console.log(
           `instance ${index}:`,
           lines.filter((line) =>
-            /handled again|catch-up|pending elsewhere|took the message over|superseded|failed|lease lost|took over|heartbeat/.test(line),
+            /handled again|catch-up|pending elsewhere|took the message over|superseded|failed|lease lost|took over|heartbeat/.test(
+              line,
+            ),
           ),
         );
       });

@@ -17,7 +17,7 @@ import {
   type PreparedCall,
 } from './prepare-tool-calls.js';
 import { isShutdown } from './shutdown.js';
-import { isClaimLost } from '../../storage/inbound-event-store.js';
+import { isClaimLost } from '../../shared/errors.js';
 import { joinSteers } from '../steer-inbox.js';
 import { anyOf, maxStepsNote, noToolCalls, stepCountIs } from './stop-conditions.js';
 import type { StreamModel, TurnContext, TurnOutcome, TurnStart } from './turn-types.js';
