@@ -207,10 +207,10 @@ describe('InboundLedger', () => {
   it('keeps cluster order only for thread and DM messages of a platform that spreads events over instances', async () => {
     const asked: string[] = [];
     const order = {
-      earlierSettled: (claim: { messageId?: string | undefined }) => (
-        asked.push(claim.messageId ?? ''),
-        Promise.resolve()
-      ),
+      earlierSettled: (claim: { messageId?: string | undefined }): Promise<void> => {
+        asked.push(claim.messageId ?? '');
+        return Promise.resolve();
+      },
     };
     const cluster = new InboundLedger(db.stores.inboundEvents, Date.now, createSilentLogger(), undefined, {
       instanceId: 'me',

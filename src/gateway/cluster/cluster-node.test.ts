@@ -7,6 +7,11 @@ import type { ClusteredWorkstreamManager } from './clustered-manager.js';
 import type { HandoffInbox } from './handoffs.js';
 import { LeaseKeeper } from './lease-keeper.js';
 
+/** A bound on a wait that should end at once, so a regression fails instead of hanging the file. */
+function failAfter(ms: number, what: string): Promise<never> {
+  return new Promise((_, reject) => setTimeout(() => reject(new Error(what)), ms).unref());
+}
+
 describe('ClusterNode', () => {
   let db: TestStores;
   let clock = 5_000_000;
@@ -26,11 +31,19 @@ describe('ClusterNode', () => {
     clock += 4000; // the dead instance's lease expired; this one renews from now on
 
     let finishTakeover: () => void = () => undefined;
+    let takeoverStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (takeoverStarted = resolve));
+    // Each renewal ends by handing its lost leases to the manager: the test waits on that, not on the clock.
+    let renewed: () => void = () => undefined;
     const takeovers: string[] = [];
     const manager = {
-      forgetLost: (lost: readonly string[]) => assert.deepEqual(lost, [], 'no lease of its own is lost'),
+      forgetLost: (lost: readonly string[]) => {
+        assert.deepEqual(lost, [], 'no lease of its own is lost');
+        renewed();
+      },
       takeOverExpired: async (wsId: string) => {
         takeovers.push(wsId);
+        takeoverStarted();
         await new Promise<void>((resolve) => (finishTakeover = resolve));
         return true;
       },
@@ -48,20 +61,16 @@ describe('ClusterNode', () => {
     });
 
     const first = node.beat();
-    while (takeovers.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await started;
     // The takeover hangs across five heartbeats; each beat still renews this instance's lease.
     for (let beat = 0; beat < 5; beat += 1) {
       clock += 1000;
-      const beating = node.beat();
-      const renewedUntil = clock + 3000;
-      let lease = await db.stores.workstreamLeases.get('mine');
-      for (let tries = 0; tries < 200 && (lease?.expiresAt ?? 0) < renewedUntil; tries += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        lease = await db.stores.workstreamLeases.get('mine');
-      }
+      const renewal = new Promise<void>((resolve) => (renewed = resolve));
+      void node.beat();
+      await Promise.race([renewal, failAfter(5_000, `no renewal at beat ${beat} while the takeover runs`)]);
+      const lease = await db.stores.workstreamLeases.get('mine');
       assert.equal(lease?.holder, 'me');
-      assert.equal(lease?.expiresAt, renewedUntil, `renewed at beat ${beat}, with the takeover still running`);
-      void beating;
+      assert.equal(lease?.expiresAt, clock + 3000, `renewed at beat ${beat}, with the takeover still running`);
     }
     assert.deepEqual(takeovers, ['left'], 'the takeover is not started twice while it runs');
     finishTakeover();
