@@ -133,10 +133,21 @@ export function createKnex(databaseUrl: string, options: CreateKnexOptions = {})
   try {
     const knex = knexFactory(config);
     if (slot !== undefined) registerSqliteConnection(knex, slot);
+    else postgresUrls.set(knex, databaseUrl);
     return knex;
   } catch (error) {
     throw toStorageError(error, 'open database');
   }
+}
+
+const postgresUrls = new WeakMap<Knex, string>();
+
+/**
+ * The URL a PostgreSQL knex instance was built from (`createKnex`), for a connection of its own outside the pool: the
+ * LISTEN of the handoff wake-up. Undefined for SQLite.
+ */
+export function postgresUrlOf(knex: Knex): string | undefined {
+  return postgresUrls.get(knex);
 }
 
 /** True when the knex instance talks to PostgreSQL. */
@@ -157,32 +168,18 @@ const CONNECT_CODES = new Set([
   '3D000',
 ]);
 
-interface PgSession {
-  query(sql: string): Promise<unknown>;
-}
-
 /**
- * Runs `work` while holding a PostgreSQL advisory lock of the current schema on a connection of its own, so instances
+ * Runs `work` while a transaction of its own holds a PostgreSQL advisory lock of the current schema, so instances
  * starting at once on a fresh database migrate one after another (the later ones find nothing to do) instead of racing
- * to create knex's own tables (42P07). SQLite needs none: a second instance is refused there (ADR 0023).
+ * to create knex's own tables (42P07). The lock is transaction-scoped: it ends with the transaction, also when `work`
+ * fails. SQLite needs none: a second instance is refused there (ADR 0023).
  */
 async function oneMigratorAtATime<T>(knex: Knex, work: () => Promise<T>): Promise<T> {
   if (!isPostgres(knex)) return work();
-  const client = knex.client as {
-    acquireConnection(): Promise<PgSession>;
-    releaseConnection(connection: PgSession): Promise<unknown>;
-  };
-  const session = await client.acquireConnection();
-  try {
-    await session.query('SELECT pg_advisory_lock(hashtext(current_schema()))');
-    try {
-      return await work();
-    } finally {
-      await session.query('SELECT pg_advisory_unlock(hashtext(current_schema()))');
-    }
-  } finally {
-    await client.releaseConnection(session);
-  }
+  return knex.transaction(async (lock) => {
+    await lock.raw('SELECT pg_advisory_xact_lock(hashtext(current_schema()))');
+    return work();
+  });
 }
 
 /** Applies every pending migration (a no-op when up to date); returns the names applied. */

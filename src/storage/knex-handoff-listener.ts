@@ -1,58 +1,53 @@
 /**
- * PostgreSQL LISTEN on `sandpiper_cluster` over a connection taken from knex's pool for good; after an error the
- * connection is dropped and a new one listens (a lost notification only delays: every instance also polls).
+ * PostgreSQL LISTEN on `sandpiper_cluster` over a `pg` client of its own, outside knex's pool (a LISTEN needs one
+ * session for good); after an error the client is dropped and a new one listens (a lost notification only delays:
+ * every instance also polls).
  */
 import type { Knex } from 'knex';
+import pg from 'pg';
 import { HANDOFF_CHANNEL } from './handoff-store.js';
+import { postgresUrlOf } from './db.js';
 
 const RETRY_MS = 1000;
-
-interface PgNotification {
-  channel: string;
-  payload?: string;
-}
-
-interface PgConnection {
-  query(sql: string): Promise<unknown>;
-  on(event: 'notification', listener: (message: PgNotification) => void): unknown;
-  on(event: 'error' | 'end', listener: (error?: unknown) => void): unknown;
-  removeAllListeners(event?: string): unknown;
-}
-
-interface PoolClient {
-  acquireConnection(): Promise<PgConnection>;
-  releaseConnection(connection: PgConnection): Promise<unknown>;
-}
 
 export async function listenForHandoffs(
   knex: Knex,
   onWake: (target: string, id: string) => void,
   onError: (error: unknown) => void,
 ): Promise<() => Promise<void>> {
-  const client = knex.client as PoolClient;
+  const url = postgresUrlOf(knex);
+  if (url === undefined) throw new Error('the handoff LISTEN needs a PostgreSQL store opened by createKnex');
   let closed = false;
-  let current: PgConnection | undefined;
+  let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   const connect = async (): Promise<void> => {
-    const connection = await client.acquireConnection();
-    connection.on('notification', (message) => {
+    const client = new pg.Client({ connectionString: url });
+    client.on('notification', (message) => {
       if (message.channel !== HANDOFF_CHANNEL || message.payload === undefined) return;
       const [target, id] = message.payload.split(' ');
       if (target !== undefined && id !== undefined) onWake(target, id);
     });
     const lost = (error?: unknown): void => {
-      connection.removeAllListeners();
-      if (current === connection) current = undefined;
+      client.removeAllListeners();
+      // A client that failed is closed best effort: its socket is gone or going; nothing else uses it.
+      client.on('error', () => undefined);
+      void client.end().catch(() => undefined);
+      if (current === client) current = undefined;
       if (closed) return;
       onError(error ?? new Error('the LISTEN connection ended'));
-      // The connection already failed (reported through onError above); releasing it is best effort.
-      void client.releaseConnection(connection).catch(() => undefined);
       scheduleRetry();
     };
-    connection.on('error', lost);
-    connection.on('end', lost);
-    await connection.query(`LISTEN ${HANDOFF_CHANNEL}`);
-    current = connection;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${HANDOFF_CHANNEL}`);
+    } catch (error) {
+      client.on('error', () => undefined);
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    client.on('error', lost);
+    client.on('end', () => lost());
+    current = client;
   };
   const scheduleRetry = (): void => {
     // Purpose: backoff (the LISTEN connection is retried after RETRY_MS).
@@ -66,12 +61,12 @@ export async function listenForHandoffs(
   return async () => {
     closed = true;
     clearTimeout(retry);
-    const connection = current;
+    const client = current;
     current = undefined;
-    if (!connection) return;
-    connection.removeAllListeners();
-    // Closing: a connection that cannot UNLISTEN or be released is dropped by the pool; nothing else depends on it.
-    await connection.query(`UNLISTEN ${HANDOFF_CHANNEL}`).catch(() => undefined);
-    await client.releaseConnection(connection).catch(() => undefined);
+    if (!client) return;
+    client.removeAllListeners();
+    client.on('error', () => undefined);
+    // Closing: a client that cannot end cleanly is dropped with its socket; nothing else depends on it.
+    await client.end().catch(() => undefined);
   };
 }

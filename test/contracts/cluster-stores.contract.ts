@@ -83,6 +83,33 @@ export function clusterStoresContract(label: string, factory: StoresFactory): vo
       assert.equal(await handoffs.prune(3), 1);
     });
 
+    it('wakes a listener for each new handoff on PostgreSQL, and stops on close', async () => {
+      const handoffs = stores().handoffs;
+      const woken: string[] = [];
+      let arrived: (() => void) | undefined;
+      const close = await handoffs.listen(
+        (target, id) => (woken.push(`${target} ${id}`), arrived?.()),
+        (error) => assert.fail(`listen failed: ${String(error)}`),
+      );
+      if (!label.includes('postgres')) {
+        await close();
+        return; // SQLite has one instance and nothing to wake: listen is a no-op there.
+      }
+      const wake = new Promise<void>((resolve) => (arrived = resolve));
+      const row = await handoffs.create({
+        target: 'listener',
+        wsId: 'w-l',
+        kind: 'inbound',
+        payload: '',
+        createdAt: 1,
+      });
+      await wake;
+      assert.deepEqual(woken, [`listener ${row.id}`]);
+      await close();
+      await handoffs.create({ target: 'listener', wsId: 'w-l', kind: 'inbound', payload: '', createdAt: 2 });
+      assert.deepEqual(woken, [`listener ${row.id}`], 'nothing after close');
+    });
+
     it('hands a message over only while its claim is this instance’s', async () => {
       const { handoffs, inboundEvents } = stores();
       const claim = (claimedBy: string) => ({
