@@ -2,13 +2,16 @@
 // Runs the test suite (or the test files named) as plain JavaScript. It brings dist/ up to date (tests that start
 // the bin run it), compiles src/, test/ and migrations/ in one esbuild pass into a fresh folder under .test-build/
 // (about a second, with source maps), and runs the compiled files with node --test, so no test process loads tsx or
-// transpiles anew; the files that took longest last run start first. Every test process imports
+// transpiles anew; the files that took longest last run start first. Files that run in-process share processes in
+// groups (scripts/test-groups.mjs, test/setup/test-group.ts): the modules they load are loaded once. Every test process imports
 // test/setup/open-handles.ts, which fails a file that leaves a handle open (there is no --test-force-exit), and
 // test/setup/file-times.ts, which records the file's wall and CPU time: the closing lines list the slowest files.
 //
 //   node scripts/run-tests.mjs                      the whole suite (src/**/*.test.ts and test/**/*.test.ts)
 //   node scripts/run-tests.mjs test/a.test.ts ...   chosen files (paths of the .ts sources)
-//   SANDPIPER_TEST_CONCURRENCY=1                   files run at once (default 3: the files mostly wait, see docs/design/testing.md)
+//   SANDPIPER_TEST_CONCURRENCY=1                   processes run at once (default 4: they partly wait, see docs/design/testing.md)
+//   SANDPIPER_TEST_GROUPS=0                        every file in a process of its own (default: in-process files share
+//                                                  processes in groups, scripts/test-groups.mjs)
 //   SANDPIPER_TEST_NO_BUILD=1                      skip `scripts/build.js --if-stale` (tests that start the bin then run
 //                                                  the sources through tsx when dist/ is older than them: slower)
 //   SANDPIPER_TEST_LONG=1                          fault and crash tests run their long round counts
@@ -33,6 +36,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { planGroups, writeGroups } from './test-groups.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Each run compiles into its own folder under .test-build/ (removed at the end), so runs side by side never see
@@ -112,7 +116,15 @@ if (process.env.SANDPIPER_TEST_NO_BUILD !== '1') {
 }
 if (process.env.SANDPIPER_TEST_REUSE_BUILD !== '1' || !existsSync(path.join(out, 'test'))) await compile();
 const requested = process.argv.slice(2);
-const files = heaviestFirst(requested.length > 0 ? requested : allTestFiles()).map(compiled);
+const sources = (requested.length > 0 ? requested : allTestFiles()).map((file) =>
+  path.relative(root, path.resolve(file)),
+);
+const weight = weigher();
+// SANDPIPER_TEST_GROUPS=0 runs every file in a process of its own (scripts/test-groups.mjs says who shares one).
+const files =
+  process.env.SANDPIPER_TEST_GROUPS === '0'
+    ? [...sources].sort((a, b) => weight(b) - weight(a)).map(compiled)
+    : writeGroups(out, planGroups(root, sources, weight), weight, compiled);
 const timesDir = mkdtempSync(path.join(tmpdir(), 'sandpiper-test-times-'));
 const times = process.env.SANDPIPER_TEST_TIMES ?? path.join(timesDir, 'times.jsonl');
 const args = [
@@ -122,7 +134,7 @@ const args = [
   '--import',
   path.join(out, 'test', 'setup', 'file-times.js'),
   '--test',
-  `--test-concurrency=${process.env.SANDPIPER_TEST_CONCURRENCY ?? 3}`,
+  `--test-concurrency=${process.env.SANDPIPER_TEST_CONCURRENCY ?? 4}`,
   // A file that hangs fails after this long, naming itself, instead of holding the run until CI's own limit. node --test
   // applies it to each file's process as a whole (and to every test in it): the package test installs the package and
   // builds the SQLite driver, which takes minutes on a loaded machine, so the limit is not much below CI's.
@@ -145,28 +157,27 @@ child.on('exit', (code, signal) => {
 });
 
 /**
- * The files that took longest last time start first, so no long file is left running alone at the end (the
- * previous run's times are kept in .test-build/last-times.json); without that record, integration tests first.
+ * A source file's expected wall time in ms: the last run's (.test-build/last-times.json), so the files that took
+ * longest start first and no long file is left running alone at the end; without that record (a fresh clone, as in
+ * CI), a guess: the package test (packs, installs, builds the SQLite driver: over a minute) first, then the process
+ * tests (crash, cluster), then the other integration tests, then the rest.
  */
-function heaviestFirst(sources) {
+function weigher() {
   let last = {};
   try {
     last = JSON.parse(readFileSync(LAST_TIMES, 'utf8'));
   } catch {
     last = {};
   }
-  // Without a record (a fresh clone, as in CI): the package test (packs, installs, builds the SQLite driver: over a
-  // minute) first, then the process tests (crash, cluster), then the other integration tests, then the rest.
   const guess = (file) =>
     file.endsWith('package-install.test.ts')
       ? 100_000
       : /\/(crash|cluster)\./.test(file)
         ? 30_000
         : file.startsWith('test/integration/')
-          ? 5_000
-          : 500;
-  const weight = (file) => last[file] ?? guess(file);
-  return [...sources].sort((a, b) => weight(b) - weight(a));
+          ? 3_000
+          : 300;
+  return (file) => last[file] ?? guess(file);
 }
 
 /** Merges this run's wall times into .test-build/last-times.json. */
@@ -178,32 +189,46 @@ function rememberTimes(file) {
   } catch {
     last = {};
   }
-  for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
-    const row = JSON.parse(line);
-    last[sourceOf(row.file)] = row.wallMs;
-  }
+  for (const row of fileRows(readRows(file))) last[row.source] = row.wallMs;
   writeFileSync(LAST_TIMES, JSON.stringify(last, null, 1));
 }
 
-/**
- * The slowest test files by wall time (process start to exit), with their CPU time (their own, plus the child
- * processes they waited for), and the whole run's CPU use against the time the cores had: how busy the run kept them.
- */
-function printSlowest(file, count, totalMs) {
-  if (!existsSync(file)) return;
-  const rows = readFileSync(file, 'utf8')
+/** The JSON lines of a times file (test/setup/file-times.ts). */
+function readRows(file) {
+  return readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line));
-  rows.sort((a, b) => b.wallMs - a.wallMs);
+}
+
+const isGroup = (row) => row.kind === 'process' && row.file.includes(`${path.sep}test-groups${path.sep}`);
+
+/** One row per test file, named by its source: a lone file's process, or a grouped file's own line. */
+function fileRows(rows) {
+  return rows
+    .filter((row) => !isGroup(row))
+    .map((row) => ({ ...row, source: row.kind === 'file' ? row.file : sourceOf(row.file) }));
+}
+
+/**
+ * The slowest test files by wall time (a lone file: process start to exit; a grouped file: its first hook to its
+ * last), with their CPU time (their own, plus the child processes they waited for), and the whole run's CPU use (the
+ * processes', group start-up included) against the time the cores had: how busy the run kept them.
+ */
+function printSlowest(file, count, totalMs) {
+  if (!existsSync(file)) return;
+  const rows = readRows(file);
+  const files = fileRows(rows).sort((a, b) => b.wallMs - a.wallMs);
+  const processes = rows.filter((row) => row.kind === 'process');
   const seconds = (ms) => (ms / 1000).toFixed(1).padStart(6);
   const cpu = (row) => row.cpuMs + (row.childCpuMs ?? 0);
-  const lines = rows.slice(0, count).map((row) => `${seconds(row.wallMs)} ${seconds(cpu(row))}  ${sourceOf(row.file)}`);
-  const wallSum = rows.reduce((sum, row) => sum + row.wallMs, 0);
-  const cpuSum = rows.reduce((sum, row) => sum + cpu(row), 0);
+  const lines = files.slice(0, count).map((row) => `${seconds(row.wallMs)} ${seconds(cpu(row))}  ${row.source}`);
+  const wallSum = processes.reduce((sum, row) => sum + row.wallMs, 0);
+  const cpuSum = processes.reduce((sum, row) => sum + cpu(row), 0);
   const cores = availableParallelism();
-  const busy = `files' wall ${(wallSum / 1000).toFixed(0)} s, CPU ${(cpuSum / 1000).toFixed(0)} s = ${((100 * cpuSum) / (totalMs * cores)).toFixed(0)}% of ${cores} cores`;
+  const groups = processes.filter(isGroup).length;
+  const busy = `${processes.length} processes (${groups} groups), wall ${(wallSum / 1000).toFixed(0)} s, CPU ${(cpuSum / 1000).toFixed(0)} s = ${((100 * cpuSum) / (totalMs * cores)).toFixed(0)}% of ${cores} cores`;
   process.stdout.write(
-    `\nslowest ${Math.min(count, rows.length)} of ${rows.length} test files (wall s, CPU s with children); whole run ${seconds(totalMs).trim()} s; ${busy}:\n${lines.join('\n')}\n`,
+    `\nslowest ${Math.min(count, files.length)} of ${files.length} test files (wall s, CPU s with children); whole run ${seconds(totalMs).trim()} s; ${busy}:\n${lines.join('\n')}\n`,
   );
 }

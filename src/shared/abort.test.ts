@@ -44,7 +44,10 @@ describe('linkedSignal', () => {
     assert.equal(getEventListeners(parent.signal, 'abort').length, 0);
 
     const timed = linkedSignal(undefined, { timeoutMs: 1, timeoutReason: () => new Error('too slow') });
+    // The signal's timer is unref'd (it never keeps a process alive): the test holds the loop open while it waits.
+    const hold = setInterval(() => undefined, 1000);
     await new Promise((resolve) => timed.signal.addEventListener('abort', resolve, { once: true }));
+    clearInterval(hold);
     assert.equal((timed.signal.reason as Error).message, 'too slow');
 
     const longLived = new AbortController();

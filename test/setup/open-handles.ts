@@ -8,7 +8,7 @@ import { createHook } from 'node:async_hooks';
 import { after } from 'node:test';
 
 /** How long the file's own `after` hooks and closing sockets get before what is left counts as leaked. */
-const GRACE_MS = Number(process.env.SANDPIPER_TEST_HANDLE_GRACE_MS ?? 5_000);
+export const GRACE_MS = Number(process.env.SANDPIPER_TEST_HANDLE_GRACE_MS ?? 5_000);
 /**
  * One-shot requests in flight, not handles a test opened. Pipes count beyond the ones the process started with: a
  * child's stdio pipe held open by a grandchild that outlived it keeps the process alive.
@@ -16,6 +16,8 @@ const GRACE_MS = Number(process.env.SANDPIPER_TEST_HANDLE_GRACE_MS ?? 5_000);
 const IGNORED = new Set(['TTYWrap', 'CloseReq', 'FSReqPromise', 'FSReqCallback']);
 
 const baseline = countByType(process.getActiveResourcesInfo());
+/** Handle types and counts alive now (a snapshot to compare a later `leakedSince` against). */
+export const liveHandles = (): Map<string, number> => countByType(process.getActiveResourcesInfo());
 const origins = process.env.SANDPIPER_TEST_HANDLES === 'trace' ? traceOrigins() : undefined;
 
 // Registered first on the root test, so this runs before the file's own top-level `after` hooks: it only starts an
@@ -29,17 +31,22 @@ after(() => {
     const file = process.argv[1] ?? 'this test file';
     process.stderr.write(`open handles ${GRACE_MS} ms after the tests of ${file} finished: ${leaked.join(', ')}\n`);
     if (origins) for (const stack of liveOrigins(origins)) process.stderr.write(`${stack}\n`);
-    else process.stderr.write('(run it with SANDPIPER_TEST_HANDLES=trace to see where they were created)\n');
+    else process.stderr.write(`${TRACE_HINT}\n`);
     process.exit(1);
   }, 100);
   watch.unref();
 });
 
 function leakedTypes(): string[] {
+  return leakedSince(baseline);
+}
+
+/** The handle types alive now beyond those of `before` (`×n` when several), left-out types aside. */
+export function leakedSince(before: Map<string, number>): string[] {
   const now = countByType(process.getActiveResourcesInfo());
   const leaked: string[] = [];
   for (const [type, count] of now) {
-    const extra = count - (baseline.get(type) ?? 0);
+    const extra = count - (before.get(type) ?? 0);
     if (extra > 0 && !IGNORED.has(type)) leaked.push(extra > 1 ? `${type} ×${extra}` : type);
   }
   return leaked;
@@ -57,6 +64,11 @@ interface Origin {
 }
 
 /** Stacks of the traced handles that still keep the process alive (unref'd timers and handles are left out). */
+export const TRACE_HINT = '(run it with SANDPIPER_TEST_HANDLES=trace to see where they were created)';
+
+/** Where the live traced handles were created (SANDPIPER_TEST_HANDLES=trace), else undefined. */
+export const liveHandleOrigins = (): string[] | undefined => (origins ? liveOrigins(origins) : undefined);
+
 function liveOrigins(origins: Map<number, Origin>): string[] {
   const stacks: string[] = [];
   for (const { resource, stack } of origins.values()) {
