@@ -165,6 +165,11 @@ export interface StreamingFeature {
    * means post/edit. Tool lines and cards always go through `post`/`edit`.
    */
   open(channelId: string): NativeStream | undefined;
+  /**
+   * Ends a stream a previous process left open on `messageId` (it was killed before the stream's `finish`), so the
+   * message can be edited like any other. Best effort, never throws: a message that no longer streams stays as it is.
+   */
+  end?(channelId: string, messageId: string, signal: AbortSignal): Promise<void>;
 }
 
 /** Private notes to one person inside a conversation (Slack ephemeral messages, Discord a reply that pings nobody). */
@@ -245,6 +250,11 @@ export interface ChannelFeatures {
 export interface NativeStream {
   /** Messages the stream has shown so far (0 until the first append). */
   readonly messageCount: number;
+  /**
+   * The platform ids of those messages, in order, for the gateway to record (`live_state`) so a restart can end and
+   * edit a stream left open (`StreamingFeature.end`); empty where they cannot be addressed (the terminal).
+   */
+  readonly messageIds: readonly string[];
   /** Appends text; throws ChannelError, after which the stream is given up and the gateway shows the rest by post/edit. */
   append(text: string, signal: AbortSignal): Promise<void>;
   /**

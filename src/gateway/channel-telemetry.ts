@@ -106,6 +106,14 @@ function tracedFeatures(
           const stream = streaming.open(channelId);
           return stream && tracedStream(platform, stream, onAnswerCall);
         },
+        ...(streaming.end && {
+          end: (channelId: string, messageId: string, signal: AbortSignal) =>
+            platformCall(
+              platform,
+              'stream.end',
+              () => streaming.end?.(channelId, messageId, signal) ?? Promise.resolve(),
+            ),
+        }),
       },
     }),
     ...(ephemeral && {
@@ -126,6 +134,9 @@ function tracedStream(platform: string, stream: NativeStream, onAnswerCall: (pla
   return {
     get messageCount() {
       return stream.messageCount;
+    },
+    get messageIds() {
+      return stream.messageIds;
     },
     append: (text, signal) => {
       onAnswerCall(platform);

@@ -148,7 +148,10 @@ async function showAnswer(
     signal: deps.signal,
     key: answerKey(turn.turnId, true),
   });
-  if (recorded !== undefined) message.adopt(recorded);
+  if (recorded !== undefined) {
+    await endStreams(deps, adapter, channelId, recorded);
+    message.adopt(recorded);
+  }
   message.append(answer);
   message.seal();
   if (!(await message.sync())) deps.logger.warn({ channelId }, 'showing a committed answer after a restart failed');
@@ -165,11 +168,24 @@ async function showNote(
 ): Promise<void> {
   if (live !== undefined && live.segment.length > 0 && turn.partialText.trim() !== '' && adapter.capabilities.canEdit) {
     const message = new LiveMessage({ adapter, channelId, logger: deps.logger, signal: deps.signal });
+    await endStreams(deps, adapter, channelId, live.segment);
     message.adopt(live.segment);
     message.append(`${turn.partialText}\n\n${note}`);
     if (await message.sync()) return;
   }
   await adapter.post(channelId, { kind: 'text', text: note }, deps.signal);
+}
+
+/** Ends the native streams the killed process left open on the recorded messages, so they can be edited. */
+async function endStreams(
+  deps: InterruptedTurnsDeps,
+  adapter: ChannelAdapter,
+  channelId: string,
+  messageIds: readonly string[],
+): Promise<void> {
+  const end = adapter.features.streaming?.end;
+  if (end === undefined) return;
+  for (const messageId of messageIds) await end(channelId, messageId, deps.signal);
 }
 
 async function markToolCards(

@@ -15,6 +15,9 @@ class ShownStream implements NativeStream {
   get messageCount(): number {
     return this.appended.length > 0 ? 1 : 0;
   }
+  get messageIds(): readonly string[] {
+    return this.appended.length > 0 ? ['s1'] : [];
+  }
   append(text: string): Promise<void> {
     if (this.appended.length + 1 === this.failAt)
       return Promise.reject(new ChannelError('slack chat.appendStream failed (internal_error)'));

@@ -39,6 +39,8 @@ export class StreamedMessage implements AnswerSegment {
   private fallback: LiveMessage | undefined;
   private appends = 0;
   private sealed = false;
+  /** How many of the stream's messages were reported to `onPosted`. */
+  private reported = 0;
 
   constructor(
     private readonly stream: NativeStream,
@@ -82,14 +84,22 @@ export class StreamedMessage implements AnswerSegment {
       await this.stream.append(delta, this.options.signal);
       this.sent += delta.length;
       this.appends += 1;
+      this.reportStarted();
       return true;
     } catch (error) {
       this.options.logger.warn(
         { channelId: this.options.channelId, error: describeError(error) },
         'native stream failed; showing the rest by message edits',
       );
+      this.reportStarted();
       await this.stopStream();
-      this.fallback = new LiveMessage(this.options);
+      // The fallback's messages follow the streamed ones: both are recorded, so a restart settles them all.
+      const onPosted = this.options.onPosted;
+      const streamed = [...this.stream.messageIds];
+      this.fallback = new LiveMessage({
+        ...this.options,
+        ...(onPosted && { onPosted: (ids: readonly string[]) => onPosted([...streamed, ...ids]) }),
+      });
       this.fallback.append(this.text.slice(this.sent));
       if (this.sealed) this.fallback.seal();
       return this.fallback.sync();
@@ -98,6 +108,17 @@ export class StreamedMessage implements AnswerSegment {
 
   async close(): Promise<void> {
     if (!this.fallback) await this.stopStream();
+  }
+
+  /**
+   * A message the stream started is recorded (`onPosted`, the renderer's `live_state`) as soon as it is known, so a
+   * process killed before the stream's `finish` leaves its id for the restart to end and edit the stream.
+   */
+  private reportStarted(): void {
+    const ids = this.stream.messageIds;
+    if (ids.length === this.reported) return;
+    this.reported = ids.length;
+    this.options.onPosted?.([...ids]);
   }
 
   private async stopStream(): Promise<void> {

@@ -49,6 +49,11 @@ describe('kill -9 around the posts of a committed answer on Slack', () => {
     return rows.map((row) => row.content.trim());
   }
 
+  /** The thread's recorded live state (`channel_routes.live_state`), '' when none. */
+  async function liveState(threadTs: string): Promise<string> {
+    return (await gateways.stores().routes.getRoute('slack', `${CHANNEL}:${threadTs}`))?.liveState ?? '';
+  }
+
   async function journalEmpty(): Promise<void> {
     await waitFor(
       async () => (await gateways.db()('turn_journal').select('turn_id')).length === 0,
@@ -115,6 +120,53 @@ describe('kill -9 around the posts of a committed answer on Slack', () => {
       [answer],
       'once, without a note',
     );
+  });
+
+  it('native stream: killed before its stream was stopped, the restart stops it and edits in the committed answer', async () => {
+    slack.streams.rules.enabled = true;
+    try {
+      const requestsBefore = llm.requests.length;
+      const answer = words('sigma', 12).join('').trim();
+      llm.enqueue({ text: words('sigma', 12), delayMs: 10, hangAfterStop: true });
+      // The stream's stop is rate limited for a minute: the answer commits while its message still streams.
+      slack.rateLimit('chat.stopStream', 1, 60);
+      const threadTs = slack.userMessage(user, CHANNEL, `<@${BOT_USER_ID}> stream it, please`).message.ts;
+      const streamed = await slack.waitFor(
+        () => replies(threadTs).find((message) => slack.streams.isOpen(message)),
+        30_000,
+        'the answer streaming',
+      );
+      await waitFor(async () => (await history(threadTs)).includes(answer), 'the answer to be committed', 30_000);
+      await waitFor(
+        async () => (await liveState(threadTs)).includes(streamed.ts),
+        'the streamed message recorded',
+        30_000,
+      );
+      // Killed while the stop waits out its rate limit (the restart's own stop is then answered at once).
+      await slack.waitFor(
+        () => slack.callsOf('chat.stopStream').find((call) => call.body.ts === streamed.ts),
+        30_000,
+        'the stream stop tried',
+      );
+      await gateways.kill();
+
+      await gateways.start();
+      await journalEmpty();
+      await slack.waitFor(
+        () => replies(threadTs).find((message) => message.ts === streamed.ts && message.text.trim() === answer),
+        30_000,
+        'the streamed message showing the committed answer',
+      );
+      assert.equal(llm.requests.length, requestsBefore + 1, 'not answered a second time');
+      assert.equal(slack.streams.isOpen(streamed), false, 'the stream left open was stopped');
+      assert.deepEqual(
+        replies(threadTs).map((message) => message.text.trim()),
+        [answer],
+        'one message: the streamed one, finished; no second post, no note',
+      );
+    } finally {
+      slack.streams.rules.enabled = false;
+    }
   });
 
   it('killed right after the final edit of a complete answer: the restart shows it once and does not answer again', async () => {

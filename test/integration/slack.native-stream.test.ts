@@ -64,6 +64,11 @@ describe('slack native stream', () => {
     const messages = fake.state.thread(CHANNEL, threadTs);
     assert.ok(messages.length >= 4);
     assert.equal(s.messageCount, messages.length);
+    assert.deepEqual(
+      s.messageIds,
+      messages.map((m) => m.ts),
+      'every message it started, in order, for the gateway to record',
+    );
     assert.equal(messages.map((m) => m.text).join(''), words);
     assert.ok(messages.every((m) => Buffer.byteLength(m.text) <= 200 && !fake.streams.isOpen(m)));
     assert.ok(

@@ -10,11 +10,9 @@ import type {
   ChannelFeatures,
   CommandName,
   InboundHandler,
-  NativeStream,
   OutboundMessage,
   PlatformUser,
   ReactionCode,
-  SessionStatus,
   ThreadOrigin,
 } from '../channel-adapter.js';
 import { untilAborted } from '../../shared/abort.js';
@@ -22,7 +20,7 @@ import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { SLACK_MAX_MESSAGE_LENGTH } from './slack-blocks.js';
 import type { SlackAdapterConfig, SlackAdapterOptions } from './slack-adapter-config.js';
-import { StreamSupport } from './slack-stream-support.js';
+import { StreamSupport, streamingFeature } from './slack-stream-support.js';
 import { parseTarget, RecentKeys, type SlackScope } from './slack-events.js';
 import { SLACK_MAX_FORM_FIELDS } from './slack-forms.js';
 import { createSlackApp } from './slack-app.js';
@@ -104,7 +102,15 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
     this.features = {
       forms: { maxFields: SLACK_MAX_FORM_FIELDS },
       history: this.history,
-      streaming: { open: (channelId) => this.openStream(channelId) },
+      streaming: streamingFeature(this.streaming, {
+        call: (method, args, channelId, signal) => this.calls.call(method, args, channelId, signal),
+        opening: (channelId) => ({
+          asker: this.threads.asker(channelId),
+          teamId: this.teams.cachedTeamOf(parseTarget(channelId).channel),
+          limits: this.options.streamLimits,
+          sessionStatus: () => this.sessions.statusOf(channelId),
+        }),
+      }),
       // An ephemeral message for one person, in the thread the message they wrote is in.
       ephemeral: {
         whisper: (channelId, userId, _replyTo, text, signal) => this.replies.whisper(channelId, userId, text, signal),
@@ -209,24 +215,6 @@ export class SlackAdapter extends AdapterBase implements ChannelAdapter {
     ): Promise<Record<string, unknown>> => this.calls.call(method, args, undefined, own, via);
     this.approvers ??= new SlackApprovers(this.config.approver_groups ?? [], call, this.logger);
     return this.approvers.isApprover(user.id, signal);
-  }
-
-  /** A native stream for answer text in a thread, when the workspace streams (`slack-stream-support.ts`). */
-  private openStream(channelId: string): NativeStream | undefined {
-    const call = (
-      method: string,
-      args: Record<string, unknown>,
-      signal: AbortSignal,
-    ): Promise<Record<string, unknown>> => this.calls.call(method, args, channelId, signal);
-    const teamId = this.teams.cachedTeamOf(parseTarget(channelId).channel);
-    const sessionStatus = (): SessionStatus | undefined => this.sessions.statusOf(channelId);
-    return this.streaming.open(channelId, {
-      asker: this.threads.asker(channelId),
-      teamId,
-      call,
-      limits: this.options.streamLimits,
-      sessionStatus,
-    });
   }
 
   /** Slack has no typing indicator for bot messages in channels: nothing to do. */

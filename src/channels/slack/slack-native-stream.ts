@@ -45,7 +45,7 @@ export class SlackNativeStream implements NativeStream {
   private startedAt = 0;
   /** The current message ends inside a code block: closed at rollover and reopened in the next message. */
   private inFence = false;
-  messageCount = 0;
+  private readonly started: string[] = [];
   private readonly limits: StreamLimits;
 
   constructor(
@@ -58,6 +58,14 @@ export class SlackNativeStream implements NativeStream {
     const merged = { ...SLACK_STREAM_LIMITS, ...limits };
     // A message never takes more than one call can carry, and always has room for a character and a fence.
     this.limits = { ...merged, messageBytes: Math.max(16, Math.min(merged.messageBytes, merged.callChars)) };
+  }
+
+  get messageCount(): number {
+    return this.started.length;
+  }
+
+  get messageIds(): readonly string[] {
+    return this.started;
   }
 
   async append(text: string, signal: AbortSignal): Promise<void> {
@@ -122,7 +130,7 @@ export class SlackNativeStream implements NativeStream {
     this.ts = String(result.ts ?? '');
     this.startedAt = this.now();
     this.bytes = Buffer.byteLength(text);
-    this.messageCount += 1;
+    this.started.push(this.ts);
   }
 
   private async rollOver(signal: AbortSignal): Promise<void> {
@@ -143,6 +151,18 @@ export class SlackNativeStream implements NativeStream {
     } catch (error) {
       if (!ROLL_OVER_ERRORS.has(slackPlatformError(error) ?? '')) throw error;
     }
+  }
+}
+
+/**
+ * Stops the stream a killed process left open on message `ts` (`StreamingFeature.end`). Never throws: a message that
+ * no longer streams (stopped, or ended by Slack after its five minutes) answers an error, and is left as it is.
+ */
+export async function endOpenStream(call: StreamCall, channel: string, ts: string, signal: AbortSignal): Promise<void> {
+  try {
+    await call('chat.stopStream', { channel, ts }, signal);
+  } catch {
+    // Nothing to end: the message is an ordinary one by now, which an edit reaches as it is.
   }
 }
 

@@ -4,10 +4,10 @@
  * one refused call to learn again. ADR 0019.
  */
 import { LRUCache } from 'lru-cache';
-import type { NativeStream, SessionStatus } from '../channel-adapter.js';
+import type { NativeStream, SessionStatus, StreamingFeature } from '../channel-adapter.js';
 import type { Logger } from '../../shared/logger.js';
 import { isDirect, parseTarget } from './slack-events.js';
-import { SlackNativeStream, type StreamLimits } from './slack-native-stream.js';
+import { endOpenStream, SlackNativeStream, type StreamCall, type StreamLimits } from './slack-native-stream.js';
 import { slackPlatformError } from './slack-web.js';
 
 /** The workspace or app cannot stream at all: every later answer uses chat.update. */
@@ -38,6 +38,29 @@ export interface StreamOpening {
   limits: Partial<StreamLimits> | undefined;
   /** The thread's agent session status, kept when a streamed message stops. */
   sessionStatus?: () => SessionStatus | undefined;
+}
+
+/** What the adapter lends the streaming feature: its calls and what it knows of a thread (a route key). */
+export interface StreamHost {
+  call(
+    method: string,
+    args: Record<string, unknown>,
+    channelId: string,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>>;
+  opening(channelId: string): Omit<StreamOpening, 'call'>;
+}
+
+/** The Slack adapter's `streaming` feature: a stream where the workspace takes one; ending one a killed process left. */
+export function streamingFeature(support: StreamSupport, host: StreamHost): StreamingFeature {
+  const callIn =
+    (channelId: string): StreamCall =>
+    (method, args, signal) =>
+      host.call(method, args, channelId, signal);
+  return {
+    open: (channelId) => support.open(channelId, { ...host.opening(channelId), call: callIn(channelId) }),
+    end: (channelId, ts, signal) => endOpenStream(callIn(channelId), parseTarget(channelId).channel, ts, signal),
+  };
 }
 
 export class StreamSupport {

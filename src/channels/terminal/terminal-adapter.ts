@@ -344,6 +344,8 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
       get messageCount() {
         return count;
       },
+      // A terminal's lines cannot be addressed again: nothing to record.
+      messageIds: [],
       append: (text) => {
         count = 1;
         this.write(text);
