@@ -4,7 +4,7 @@
  * every instance also polls).
  */
 import type { Knex } from 'knex';
-import pg from 'pg';
+import type pg from 'pg';
 import { HANDOFF_CHANNEL } from './handoff-store.js';
 import { postgresUrlOf } from './db.js';
 
@@ -17,11 +17,13 @@ export async function listenForHandoffs(
 ): Promise<() => Promise<void>> {
   const url = postgresUrlOf(knex);
   if (url === undefined) throw new Error('the handoff LISTEN needs a PostgreSQL store opened by createKnex');
+  // Loaded here, not at start: a SQLite gateway never needs the driver (about 17 MB of memory).
+  const { Client } = (await import('pg')).default;
   let closed = false;
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   const connect = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: url });
+    const client = new Client({ connectionString: url });
     client.on('notification', (message) => {
       if (message.channel !== HANDOFF_CHANNEL || message.payload === undefined) return;
       const [target, id] = message.payload.split(' ');

@@ -1,4 +1,4 @@
-/** The only importer of @modelcontextprotocol/sdk: connects one server and maps the SDK onto our own types and errors. */
+/** The one module that imports @modelcontextprotocol/sdk (loaded on first use through mcp-sdk.ts): connects one server and maps the SDK onto our own types and errors. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -2,11 +2,11 @@
  * Calls to OAuth servers: each caller's own session with their own token. A caller without a valid token gets a
  * private link and the call waits (cancelable, bounded) until the callback stores the token (docs/design/mcp-oauth.md).
  */
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { AsyncMutex } from './async-mutex.js';
 import { McpCallError } from './mcp-call-error.js';
-import { connectMcpServer, type McpConnection } from './mcp-connection.js';
+import type { McpConnection } from './mcp-connection.js';
 import { handleElicitation } from './mcp-elicitation.js';
+import { authorize, connectMcpServer } from './mcp-sdk.js';
 import {
   errorMessage,
   track,
@@ -136,7 +136,7 @@ async function refreshAhead(
 ): Promise<boolean> {
   if (!(await runtime.vault.needsRefresh(state.spec.name, userId, Date.now() + REFRESH_MARGIN_MS))) return true;
   try {
-    const result = await auth(provider, { serverUrl: state.spec.url });
+    const result = await authorize(provider, { serverUrl: state.spec.url });
     return result === 'AUTHORIZED' || !provider.authorizationUrl;
   } catch (error) {
     // The request's own 401 path still refreshes or asks for a new authorization.
@@ -291,7 +291,7 @@ export async function completeAuthorization(
   }
   const provider = providerFor(runtime, state, pending, pending.codeVerifier);
   try {
-    await auth(provider, { serverUrl: state.spec.url, authorizationCode: code });
+    await authorize(provider, { serverUrl: state.spec.url, authorizationCode: code });
   } catch (error) {
     context.settings.logger.warn(
       { server: pending.server, err: errorMessage(error).slice(0, 200) },

@@ -1,7 +1,8 @@
 /** Connecting, discovering, refreshing and tearing down one server, and swapping the merged catalog. */
 import { buildMcpCatalog, type ServerCatalog } from './mcp-catalog.js';
 import { McpCallError } from './mcp-call-error.js';
-import { connectMcpServer, type McpConnection } from './mcp-connection.js';
+import type { McpConnection } from './mcp-connection.js';
+import { connectMcpServer } from './mcp-sdk.js';
 import { handleElicitation } from './mcp-elicitation.js';
 import {
   emptyServerCatalog,

@@ -1,5 +1,4 @@
 /** The `web_fetch` tool: fetches a public page (SSRF-guarded), converts HTML to text, and answers a question from it. */
-import { convert } from 'html-to-text';
 import { describeError } from '../../../shared/errors.js';
 import { checkUrl, guardedGet } from '../guarded-http-get.js';
 import { allowAllAddressPolicy, publicAddressPolicy, type AddressPolicy } from '../ssrf-guard.js';
@@ -44,8 +43,11 @@ function prepare(args: Record<string, unknown>, policy: AddressPolicy): ToolPrep
   return { header: `⚙ web_fetch: ${url.slice(0, 80)}`, preview, needsApproval: true, approvalLabel: 'web_fetch' };
 }
 
-/** Plain text of a response body: HTML converted, other text as is. */
-export function bodyToText(body: Buffer, contentType: string): string | undefined {
+/**
+ * Plain text of a response body: HTML converted (html-to-text, loaded at the first page, not at start: about 11 MB of
+ * memory a gateway that never fetches does not hold), other text as is.
+ */
+export async function bodyToText(body: Buffer, contentType: string): Promise<string | undefined> {
   const type = contentType.toLowerCase();
   const charset = /charset=([^;]+)/.exec(type)?.[1]?.trim().replace(/"/g, '');
   let decoded: string;
@@ -56,6 +58,7 @@ export function bodyToText(body: Buffer, contentType: string): string | undefine
   }
   const looksHtml = type.includes('html') || (type === '' && /^\s*(<!doctype html|<html)/i.test(decoded));
   if (looksHtml) {
+    const { convert } = await import('html-to-text');
     const text = convert(decoded, {
       wordwrap: false,
       selectors: [
@@ -109,7 +112,7 @@ async function execute(
   context.signal.throwIfAborted();
   if (!fetched.ok)
     return { output: fetched.error.startsWith('Blocked') ? `Error: ${fetched.error}` : fetched.error, isError: true };
-  const text = bodyToText(fetched.value.body, fetched.value.contentType);
+  const text = await bodyToText(fetched.value.body, fetched.value.contentType);
   if (text === undefined)
     return {
       output: `Fetch failed: unsupported content type '${fetched.value.contentType.slice(0, 80)}'`,
