@@ -54,8 +54,10 @@ for (let round = 1; round <= rounds; round += 1) {
         .filter(Boolean)
         .map((line) => JSON.parse(line))
     : [];
+  // A file that ran alone is named by its process's compiled path; a grouped file's own line names its source.
+  const sourceOf = (row) => (row.kind === 'file' ? row.file : path.relative(build, row.file).replace(/\.js$/, '.ts'));
   for (const row of rows) {
-    const name = path.relative(build, row.file).replace(/\.js$/, '.ts');
+    const name = sourceOf(row);
     const entry = results.get(name);
     if (!entry) continue;
     entry.runs += 1;
@@ -63,7 +65,7 @@ for (let round = 1; round <= rounds; round += 1) {
     if (row.code !== 0) entry.failed += 1;
   }
   // A file without a row never finished: it hung past the test time-out or its process died. That is a failure too.
-  const recorded = new Set(rows.map((row) => path.relative(build, row.file).replace(/\.js$/, '.ts')));
+  const recorded = new Set(rows.map(sourceOf));
   const missing = [...results.keys()].filter((file) => !recorded.has(file));
   for (const file of missing) {
     const entry = results.get(file);
@@ -71,7 +73,7 @@ for (let round = 1; round <= rounds; round += 1) {
     entry.failed += 1;
     entry.unfinished += 1;
   }
-  const failing = rows.filter((row) => row.code !== 0).length + missing.length;
+  const failing = rows.filter((row) => results.has(sourceOf(row)) && row.code !== 0).length + missing.length;
   const unfinished = missing.length > 0 ? ` (${missing.length} did not finish: ${missing.join(', ')})` : '';
   console.log(`round ${round}/${rounds}: exit ${run.status}, ${failing} file(s) failed${unfinished}`);
   if (run.status !== 0)
