@@ -40,10 +40,11 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/**/*.test.ts'],
     rules: {
-      // Files split by responsibility past 300 lines. Four are still over it (gateway/gateway.ts 336,
-      // channels/slack/slack-adapter.ts 329, gateway/stream-renderer.ts 309, agent/workstream.ts 308): the limit
-      // stands at the largest until they are split, and no file may grow past it.
-      'max-lines': ['error', { max: 336, skipBlankLines: true, skipComments: true }],
+      // Files split by responsibility past 300 lines (counted without blank and comment lines). Three are still over
+      // it (agent/mcp/mcp-oauth-calls.ts 332, channels/terminal/terminal-adapter.ts 330,
+      // channels/discord/discord-adapter.ts 319): the limit stands at the largest until they are split, and no file
+      // may grow past it.
+      'max-lines': ['error', { max: 332, skipBlankLines: true, skipComments: true }],
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
       complexity: ['error', 15],
     },
