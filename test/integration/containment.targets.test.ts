@@ -177,13 +177,13 @@ class Targets {
   }
 }
 
-/** The detached sleep is ended with its sandbox, which may take a moment: reached only if it is still there after 3 s. */
+/**
+ * The detached sleep is ended with its sandbox, which may take a moment, and under load it may also take a moment to
+ * appear (the shell's background job execs `setsid`, which execs `sleep`): reached only if it is there after 3 s.
+ */
 async function survivesItsCall(): Promise<boolean> {
-  for (let waited = 0; waited < 3000; waited += 100) {
-    if (pidsWhere((cmdline) => cmdline.startsWith('sleep 9632')).length === 0) return false;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return true;
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  return pidsWhere((cmdline) => cmdline.startsWith('sleep 9632')).length > 0;
 }
 
 /** Runs every target as its own approved call; returns the names reached and every output. */
