@@ -167,7 +167,8 @@ export interface StreamingFeature {
   open(channelId: string): NativeStream | undefined;
   /**
    * Ends a stream a previous process left open on `messageId` (it was killed before the stream's `finish`), so the
-   * message can be edited like any other. Best effort, never throws: a message that no longer streams stays as it is.
+   * message can be edited like any other. A message that no longer streams stays as it is; any other failure throws
+   * ChannelError.
    */
   end?(channelId: string, messageId: string, signal: AbortSignal): Promise<void>;
 }

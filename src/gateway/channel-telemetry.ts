@@ -98,6 +98,7 @@ function tracedFeatures(
   onAnswerCall: (platform: string) => void,
 ): ChannelFeatures {
   const { streaming, ephemeral, direct } = features;
+  const end = streaming?.end?.bind(streaming);
   return {
     ...features,
     ...(streaming && {
@@ -106,13 +107,9 @@ function tracedFeatures(
           const stream = streaming.open(channelId);
           return stream && tracedStream(platform, stream, onAnswerCall);
         },
-        ...(streaming.end && {
+        ...(end && {
           end: (channelId: string, messageId: string, signal: AbortSignal) =>
-            platformCall(
-              platform,
-              'stream.end',
-              () => streaming.end?.(channelId, messageId, signal) ?? Promise.resolve(),
-            ),
+            platformCall(platform, 'stream.end', () => end(channelId, messageId, signal)),
         }),
       },
     }),

@@ -176,7 +176,10 @@ async function showNote(
   await adapter.post(channelId, { kind: 'text', text: note }, deps.signal);
 }
 
-/** Ends the native streams the killed process left open on the recorded messages, so they can be edited. */
+/**
+ * Ends the native streams the killed process left open on the recorded messages, so they can be edited. A stream that
+ * cannot be ended is logged, and its message is edited anyway (the edit says for itself whether it landed).
+ */
 async function endStreams(
   deps: InterruptedTurnsDeps,
   adapter: ChannelAdapter,
@@ -185,7 +188,11 @@ async function endStreams(
 ): Promise<void> {
   const end = adapter.features.streaming?.end;
   if (end === undefined) return;
-  for (const messageId of messageIds) await end(channelId, messageId, deps.signal);
+  for (const messageId of messageIds) {
+    await end(channelId, messageId, deps.signal).catch((error: unknown) => {
+      deps.logger.warn({ channelId, messageId, error: describeError(error) }, 'ending a stream left open failed');
+    });
+  }
 }
 
 async function markToolCards(

@@ -154,18 +154,6 @@ export class SlackNativeStream implements NativeStream {
   }
 }
 
-/**
- * Stops the stream a killed process left open on message `ts` (`StreamingFeature.end`). Never throws: a message that
- * no longer streams (stopped, or ended by Slack after its five minutes) answers an error, and is left as it is.
- */
-export async function endOpenStream(call: StreamCall, channel: string, ts: string, signal: AbortSignal): Promise<void> {
-  try {
-    await call('chat.stopStream', { channel, ts }, signal);
-  } catch {
-    // Nothing to end: the message is an ordinary one by now, which an edit reaches as it is.
-  }
-}
-
 /** Bytes a fresh message spends reopening a code block. */
 function reopenBytes(inFence: boolean): number {
   return inFence ? FENCE.length + 1 : 0;

@@ -7,7 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { NativeStream, SessionStatus, StreamingFeature } from '../channel-adapter.js';
 import type { Logger } from '../../shared/logger.js';
 import { isDirect, parseTarget } from './slack-events.js';
-import { endOpenStream, SlackNativeStream, type StreamCall, type StreamLimits } from './slack-native-stream.js';
+import { SlackNativeStream, type StreamCall, type StreamLimits } from './slack-native-stream.js';
 import { slackPlatformError } from './slack-web.js';
 
 /** The workspace or app cannot stream at all: every later answer uses chat.update. */
@@ -38,6 +38,20 @@ export interface StreamOpening {
   limits: Partial<StreamLimits> | undefined;
   /** The thread's agent session status, kept when a streamed message stops. */
   sessionStatus?: () => SessionStatus | undefined;
+}
+
+/**
+ * Stops the stream a killed process left open on message `ts` (`StreamingFeature.end`). A message with nothing to end
+ * answers `message_not_in_streaming_state` (stopped, ended by Slack after its five minutes, or never streamed) or, in a
+ * workspace that cannot stream, one of its refusals: it is left as it is. Any other failure is thrown (ChannelError).
+ */
+async function endOpenStream(call: StreamCall, channel: string, ts: string, signal: AbortSignal): Promise<void> {
+  try {
+    await call('chat.stopStream', { channel, ts }, signal);
+  } catch (error) {
+    const code = slackPlatformError(error) ?? '';
+    if (code !== 'message_not_in_streaming_state' && !WORKSPACE_ERRORS.has(code)) throw error;
+  }
 }
 
 /** What the adapter lends the streaming feature: its calls and what it knows of a thread (a route key). */
