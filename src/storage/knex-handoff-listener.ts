@@ -10,6 +10,17 @@ import { postgresUrlOf } from './db.js';
 
 const RETRY_MS = 1000;
 
+/**
+ * Ends a LISTEN client that is being dropped. Whoever drops it already knows why (a failed connect is thrown to the
+ * caller, a lost connection goes to `onError`, a close was asked for): the client's own socket errors while it ends
+ * add nothing, so they are not reported again.
+ */
+async function drop(client: pg.Client): Promise<void> {
+  client.removeAllListeners();
+  client.on('error', () => undefined);
+  await client.end().catch(() => undefined);
+}
+
 export async function listenForHandoffs(
   knex: Knex,
   onWake: (target: string, id: string) => void,
@@ -30,10 +41,7 @@ export async function listenForHandoffs(
       if (target !== undefined && id !== undefined) onWake(target, id);
     });
     const lost = (error?: unknown): void => {
-      client.removeAllListeners();
-      // A client that failed is closed best effort: its socket is gone or going; nothing else uses it.
-      client.on('error', () => undefined);
-      void client.end().catch(() => undefined);
+      void drop(client);
       if (current === client) current = undefined;
       if (closed) return;
       onError(error ?? new Error('the LISTEN connection ended'));
@@ -43,8 +51,7 @@ export async function listenForHandoffs(
       await client.connect();
       await client.query(`LISTEN ${HANDOFF_CHANNEL}`);
     } catch (error) {
-      client.on('error', () => undefined);
-      await client.end().catch(() => undefined);
+      await drop(client);
       throw error;
     }
     client.on('error', lost);
@@ -65,10 +72,6 @@ export async function listenForHandoffs(
     clearTimeout(retry);
     const client = current;
     current = undefined;
-    if (!client) return;
-    client.removeAllListeners();
-    client.on('error', () => undefined);
-    // Closing: a client that cannot end cleanly is dropped with its socket; nothing else depends on it.
-    await client.end().catch(() => undefined);
+    if (client) await drop(client);
   };
 }
