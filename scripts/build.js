@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Compiles src/ and migrations/ (tests excluded) to dist/ with esbuild, file by file (ADR 0041: it only strips the
-// types, in about a second; the types are checked by `npm run typecheck`, which CI runs). `prepare` runs it with
-// --if-stale, so `npm ci`, `npm pack` and npx's link of the checkout skip a build that is already current. The output
-// is written to dist.partial/ and renamed into place, so a running `sandpiper` never sees a half-written dist/.
-import { readdirSync, renameSync, rmSync } from 'node:fs';
+// Builds dist/ with esbuild: src/cli.ts and everything it imports from src/ and migrations/ as one bundle, split into
+// chunks where the code loads a module at first use (ADR 0054), with the npm packages left as imports. It only strips
+// the types (ADR 0041); they are checked by `npm run typecheck`, which CI runs. `prepare` runs it with --if-stale, so
+// `npm ci`, `npm pack` and npx's link of the checkout skip a build that is already current. The output is written to
+// dist.partial/ and renamed into place, so a running `sandpiper` never sees a half-written dist/.
+import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isBuildCurrent } from '../bin/build-state.js';
@@ -22,18 +23,21 @@ try {
   );
   process.exit(0);
 }
-/** The non-test .ts files under `folder` (relative to the root). */
-const sources = (folder) =>
-  readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
-    .map((entry) => path.join(entry.parentPath ?? entry.path, entry.name));
 const partial = path.join(root, 'dist.partial');
 rmSync(partial, { recursive: true, force: true });
 try {
   await build({
-    entryPoints: [...sources('src'), ...sources('migrations')],
+    entryPoints: { 'src/cli': path.join(root, 'src', 'cli.ts') },
     outdir: partial,
-    outbase: root,
+    bundle: true,
+    // One file per module loaded at first use (the runtime, the MCP connection, the adapters, the model providers...), so a start
+    // loads only what it runs; code two of them share goes into a chunk of its own.
+    splitting: true,
+    chunkNames: 'src/chunks/[name]-[hash]',
+    // The npm packages stay imports, resolved from node_modules as before (native drivers, optional packages).
+    packages: 'external',
+    // Functions and classes keep their names (error names, log fields, stack traces) where bundling renames them.
+    keepNames: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',

@@ -32,7 +32,18 @@ const TRUNCATED_TOOLS: ReadonlySet<string> = new Set(['bash', 'read_file', 'sear
 interface RegisteredTool {
   definition: ToolDefinition;
   handler: ToolHandler;
-  validate: ValidateFunction;
+  /** The arguments' validator, compiled at the tool's first call (see compiledOnUse). */
+  validate: () => ValidateFunction;
+}
+
+/**
+ * Compiles `schema` the first time the validator is asked for: ajv generates code for each schema, and a gateway (or
+ * each gateway a test starts) would otherwise compile every tool's schema at start, most of them never called. The
+ * definitions were already checked as schemas when they were loaded (load-tool-definitions.ts).
+ */
+function compiledOnUse(ajv: Ajv, schema: ToolDefinition['parameters']): () => ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  return () => (validate ??= ajv.compile(schema));
 }
 
 /** Lists and runs the built-in tools that have a handler; definitions without one stay hidden. */
@@ -55,7 +66,7 @@ export class BuiltinToolSource implements ToolSource {
     for (const definition of definitions) {
       const handler = byName.get(definition.name);
       if (handler === undefined) continue;
-      this.#tools.set(definition.name, { definition, handler, validate: ajv.compile(definition.parameters) });
+      this.#tools.set(definition.name, { definition, handler, validate: compiledOnUse(ajv, definition.parameters) });
     }
   }
 
@@ -138,8 +149,9 @@ function errorPreparation(name: string, error: string): ToolPreparation {
 /** Returns the (type-coerced) arguments, or the error text the model reads. */
 function validateArguments(tool: RegisteredTool, args: Record<string, unknown>): Record<string, unknown> | string {
   const copy = structuredClone(args);
-  if (tool.validate(copy)) return copy;
-  const problems = (tool.validate.errors ?? []).map(describeSchemaError);
+  const validate = tool.validate();
+  if (validate(copy)) return copy;
+  const problems = (validate.errors ?? []).map(describeSchemaError);
   return `Error: invalid arguments for ${tool.definition.name}: ${[...new Set(problems)].join('; ')}`;
 }
 
