@@ -59,7 +59,9 @@ export function forkBot(
   execArgv: string[] = [],
 ): { child: ChildProcess; stop: () => Promise<void> } {
   const child = fork(compiledScript(join(import.meta.dirname, script)), [JSON.stringify(launch)], {
-    execArgv,
+    // --expose-gc: the bot's heap figure is read after a full collection (bot-stats.ts), so it is what the bot keeps,
+    // not how much garbage the last message left.
+    execArgv: ['--expose-gc', ...execArgv],
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
   });
   const stop = async (): Promise<void> => {

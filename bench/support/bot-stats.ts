@@ -28,6 +28,9 @@ export function serveStats(onStop: () => Promise<void>): void {
       resetTrace();
     } else if (message.type === 'stats') {
       lag?.disable();
+      // The heap after a full collection (the parent forks bots with --expose-gc): what the bot keeps, the same way
+      // for both bots. RSS is read after it too; a collection rarely gives pages back, so RSS shows the high-water mark.
+      (globalThis as { gc?: () => void }).gc?.();
       const memory = process.memoryUsage();
       const stats: BotStats = {
         rssMb: memory.rss / 2 ** 20,
