@@ -104,6 +104,13 @@ describe('kill -9 around the posts of a committed answer on Slack', () => {
     slack.rateLimit('chat.postMessage', 1, 60);
     const threadTs = slack.userMessage(user, CHANNEL, `<@${BOT_USER_ID}> another quick answer`).message.ts;
     await waitFor(async () => (await history(threadTs)).includes(answer), 'the answer to be committed', 30_000);
+    // The kill comes after the limited post was tried: killed before it, the restart's own post met the limit and
+    // waited a minute for it (failed 1 of 3 runs).
+    await slack.waitFor(
+      () => slack.callsOf('chat.postMessage').some((call) => call.status === 429),
+      30_000,
+      'the first post rate limited',
+    );
     assert.deepEqual(replies(threadTs), [], 'nothing shown yet');
     await gateways.kill();
 
