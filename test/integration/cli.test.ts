@@ -130,13 +130,19 @@ describe('sandpiper CLI', () => {
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       let output = '';
+      let errors = '';
       child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('from the model')) child.stdin.end('/quit\n');
       });
+      child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // A chat that does not leave fails here with what it printed, not at the file's time limit (CI once hung here).
+      const limit = setTimeout(() => child.kill('SIGKILL'), 60_000);
       child.stdin.write('hello?\n');
-      assert.equal(await exited, 0);
+      const code = await exited;
+      clearTimeout(limit);
+      assert.equal(code, 0, `chat did not exit by itself within 60 s\nstdout: ${output}\nstderr: ${errors}`);
       assert.match(output, /Hello from the model/);
       assert.equal((fake.requests[0]?.body as { model?: string }).model, 'gpt-fake');
     } finally {
