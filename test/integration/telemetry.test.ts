@@ -185,8 +185,13 @@ describe('telemetry: OTLP spans and Prometheus series for one Discord turn', () 
       20_000,
       'approval span',
     );
-    const turns = receiver.spans.filter((span) => span.name === SPAN.turn && span.traceId === waitSpan.traceId);
-    assert.equal(waitSpan.parentSpanId, turns[0]?.spanId, 'the approval wait is a child of its turn');
+    // The turn's span is exported when the turn ends, possibly in a later batch than the wait's: wait for it too.
+    const turn = await discord.waitFor(
+      () => receiver.spans.find((span) => span.name === SPAN.turn && span.traceId === waitSpan.traceId),
+      20_000,
+      'turn span',
+    );
+    assert.equal(waitSpan.parentSpanId, turn.spanId, 'the approval wait is a child of its turn');
     await discord.waitFor(
       () =>
         receiver.spans.find((span) => span.name === SPAN.toolCall && attribute(span, 'sandpiper.tool.name') === 'bash'),
