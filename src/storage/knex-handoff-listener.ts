@@ -11,14 +11,15 @@ import { postgresUrlOf } from './db.js';
 const RETRY_MS = 1000;
 
 /**
- * Ends a LISTEN client that is being dropped. Whoever drops it already knows why (a failed connect is thrown to the
- * caller, a lost connection goes to `onError`, a close was asked for): the client's own socket errors while it ends
- * add nothing, so they are not reported again.
+ * Ends a LISTEN client that is being dropped. A client dropped after a failure is already explained (a failed connect
+ * is thrown to the caller, a lost connection goes to `onError`), so its errors while it ends add nothing and `report`
+ * is left out. A healthy client closed on request passes `report`: a failure to end it is news nobody else has.
  */
-async function drop(client: pg.Client): Promise<void> {
+async function drop(client: pg.Client, report?: (error: unknown) => void): Promise<void> {
   client.removeAllListeners();
+  // A socket error while ending also fails `end()`, which is where it is reported (once).
   client.on('error', () => undefined);
-  await client.end().catch(() => undefined);
+  await client.end().catch((error: unknown) => report?.(error));
 }
 
 export async function listenForHandoffs(
@@ -72,6 +73,6 @@ export async function listenForHandoffs(
     clearTimeout(retry);
     const client = current;
     current = undefined;
-    if (client) await drop(client);
+    if (client) await drop(client, onError);
   };
 }
