@@ -31,6 +31,8 @@ const toolFileSchema = z.strictObject({
  * every schema, about 3 ms each.
  */
 const compiledSchemas = new Set<string>();
+/** The strict checker of those schemas, made at the first schema this process has not compiled yet. */
+let strictAjv: Ajv | undefined;
 
 /** Every loaded definition and the subsets derived from the metadata keys. */
 export interface ToolDefinitionSet {
@@ -58,8 +60,6 @@ export interface LoadToolDefinitionsOptions {
 export async function loadToolDefinitions(options: LoadToolDefinitionsOptions = {}): Promise<ToolDefinitionSet> {
   const directory = options.directory ?? DEFAULT_TOOLS_DIRECTORY;
   const files = (await readdir(directory)).filter((file) => file.endsWith('.json')).sort();
-  let ajv: Ajv | undefined;
-  const strictAjv = (): Ajv => (ajv ??= new Ajv({ strict: true, allErrors: true }));
   const definitions: ToolDefinition[] = [];
   for (const file of files) {
     options.signal?.throwIfAborted();
@@ -67,7 +67,7 @@ export async function loadToolDefinitions(options: LoadToolDefinitionsOptions = 
       encoding: 'utf8',
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    definitions.push(parseToolFile(file, text, strictAjv));
+    definitions.push(parseToolFile(file, text));
   }
   const seen = new Set<string>();
   for (const definition of definitions) {
@@ -78,11 +78,7 @@ export async function loadToolDefinitions(options: LoadToolDefinitionsOptions = 
 }
 
 /** Validates one file's text; exported for tests. */
-export function parseToolFile(
-  file: string,
-  text: string,
-  ajv: () => Ajv = () => new Ajv({ strict: true, allErrors: true }),
-): ToolDefinition {
+export function parseToolFile(file: string, text: string): ToolDefinition {
   const where = `tools/${file}`;
   let raw: unknown;
   try {
@@ -101,7 +97,8 @@ export function parseToolFile(
     throw new ConfigError([`${where}: name '${file_.name}' does not match the file name`]);
   const schemaText = JSON.stringify(file_.parameters);
   try {
-    if (!compiledSchemas.has(schemaText)) ajv().compile(file_.parameters);
+    if (!compiledSchemas.has(schemaText))
+      (strictAjv ??= new Ajv({ strict: true, allErrors: true })).compile(file_.parameters);
     compiledSchemas.add(schemaText);
   } catch (error) {
     throw new ConfigError([
