@@ -12,7 +12,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Stores } from '../storage/stores.js';
 import type { ApprovalDesk } from './approvals.js';
 import { answerKey, LiveMessage } from './live-message.js';
-import { leavesWork, parseLiveState, type LiveState } from './live-state.js';
+import { parseLiveState, type LiveState } from './live-state.js';
 import type { Router } from './router.js';
 import type { ConversationRendering } from './conversations.js';
 
@@ -45,10 +45,6 @@ export async function settleInterruptedTurns(
 ): Promise<{ settled: number; resumed: number }> {
   let settled = 0;
   let resumed = 0;
-  // Taken first: live states written later belong to turns of this process.
-  const left = (await deps.stores.routes.listLive().catch(() => [])).filter(
-    (route) => onlyWsId === undefined || route.wsId === onlyWsId,
-  );
   const only = onlyWsId === undefined ? undefined : async (wsId: string) => wsId === onlyWsId;
   const turns = await deps.manager.interruptedTurns(only).catch((error: unknown) => {
     deps.logger.error({ error: describeError(error) }, 'listing interrupted turns failed');
@@ -65,6 +61,8 @@ export async function settleInterruptedTurns(
       );
     }
   }
+  // What a route records of a turn with no journal row (one that ended) is left as it is: only the record of an
+  // interrupted turn is read (`settleOne`), and the next turn in the thread writes over it.
   const settledWs = new Set(turns.map((turn) => turn.wsId));
   // Messages left waiting behind a turn that ended (or in a workstream waiting for a click) run now, rendered (ADR 0030).
   const waiting = await deps.manager.waitingWorkstreams(only).catch((error: unknown) => {
@@ -72,15 +70,6 @@ export async function settleInterruptedTurns(
     return [] as string[];
   });
   for (const wsId of waiting.filter((id) => !settledWs.has(id))) await runWaiting(deps, wsId);
-  // A route whose workstream still has a journal row we did not settle belongs to a turn running on another instance.
-  const running = new Set(
-    (await deps.stores.turnJournal.list().catch(() => []))
-      .map((row) => row.wsId)
-      .filter((wsId) => !settledWs.has(wsId)),
-  );
-  // Values with nothing left to finish (a turn that ended here) stay as they are: clearing them would cost a write each.
-  const unfinished = left.filter((route) => !running.has(route.wsId) && leavesWork(parseLiveState(route.liveState)));
-  for (const route of unfinished) await clearIfUnchanged(deps, route.channelType, route.channelId, route.liveState);
   if (settled > 0) deps.logger.info({ settled, resumed }, 'interrupted turns settled');
   return { settled, resumed };
 }
@@ -127,7 +116,7 @@ async function showAnswer(
   live: LiveState | undefined,
 ): Promise<void> {
   const answer = turn.answer ?? '';
-  if (answer.trim() === '' || live?.answerShown === true) return;
+  if (answer.trim() === '') return;
   const recorded =
     live !== undefined && live.segment.length > 0 && adapter.capabilities.canEdit ? live.segment : undefined;
   if (recorded === undefined && adapter.capabilities.answerPosts !== true) {

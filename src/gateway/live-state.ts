@@ -17,17 +17,10 @@ const liveStateSchema = z.object({
   segment: z.array(z.string()),
   /** Tool cards posted as running, by call id. */
   tools: z.record(z.string(), toolCardSchema),
-  /** The final edit of the turn's committed answer landed (docs/design/durability.md): a restart shows nothing again. */
-  answerShown: z.boolean().optional(),
 });
 
 export type LiveState = z.infer<typeof liveStateSchema>;
 export type LiveToolCard = z.infer<typeof toolCardSchema>;
-
-/** The recorded state leaves something for a restart to finish: a segment not ended, or a card still running. */
-export function leavesWork(state: LiveState | undefined): boolean {
-  return state !== undefined && (state.segment.length > 0 || Object.keys(state.tools).length > 0);
-}
 
 /** The recorded state, or undefined for none or an unreadable value. */
 export function parseLiveState(text: string | null): LiveState | undefined {
@@ -61,12 +54,16 @@ export class LiveStateRecorder {
     this.write();
   }
 
-  /** A segment's final edit landed; `answer`: it was the turn's committed answer. */
+  /**
+   * A segment's final edit landed. `answer`: it was the turn's committed answer, the turn's last segment; nothing is
+   * written for it (one statement less per turn). The turn's *ended* write follows, after which a restart ignores
+   * what the route records; a kill before it makes the restart edit the committed text into the recorded messages
+   * again, which shows nothing new (docs/design/durability.md).
+   */
   segmentEnded(answer = false): void {
     if (this.state === undefined || this.state.segment.length === 0) return;
     this.state.segment = [];
-    if (answer) this.state.answerShown = true;
-    this.write();
+    if (!answer) this.write();
   }
 
   toolPosted(callId: string, card: LiveToolCard): void {

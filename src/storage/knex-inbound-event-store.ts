@@ -164,7 +164,7 @@ export class KnexInboundEventStore implements InboundEventStore {
  */
 export function settledUpsert(table: Knex.QueryBuilder, claim: InboundClaim): Knex.QueryBuilder {
   const upsert = table
-    .insert(rowOf({ ...claim, claimedBy: undefined }))
+    .insert(settledRow(claim))
     .onConflict(['platform', 'event_key'])
     .merge({ pending: 0 });
   // A claim of this process (`claimedBy`) is settled only while it is still this process's: a row another instance
@@ -187,6 +187,11 @@ export async function settleReceipt(
 ): Promise<void> {
   const settled = (await run(settledUpsert(table, receipt).returning(['event_key']))) as DbRow[];
   if (receipt.claimedBy !== undefined && settled.length === 0) throw new ClaimLostError(receipt.platform);
+}
+
+/** The columns of a claim's row written settled (the *accepted* write on SQLite sets them through `turn_accepts`). */
+export function settledRow(claim: InboundClaim): DbRow {
+  return rowOf({ ...claim, claimedBy: undefined });
 }
 
 function rowOf(claim: InboundClaim): DbRow {

@@ -90,15 +90,6 @@ export class KnexRouteStore implements RouteStore {
     });
   }
 
-  listLive(): Promise<ChannelRoute[]> {
-    return guardAfter(this.writer, 'routes.listLive', async () => {
-      const rows = (await this.knex('channel_routes')
-        .whereNotNull('live_state')
-        .orderBy([{ column: 'channel_type' }, { column: 'channel_id' }])) as DbRow[];
-      return rows.map(toRoute);
-    });
-  }
-
   deleteRoute(channelType: string, channelId: string): Promise<boolean> {
     return guardAfter(this.writer, 'routes.deleteRoute', async () => {
       const removed = await this.knex('channel_routes')

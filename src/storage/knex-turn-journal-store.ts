@@ -6,7 +6,9 @@ import { guard } from './storage-errors.js';
 import type { BatchDb } from './batch-db.js';
 import { toConversationRow } from './conversation-rows.js';
 import type { InboundClaim } from './inbound-event-store.js';
-import { settleReceipt } from './knex-inbound-event-store.js';
+import { settledRow, settleReceipt } from './knex-inbound-event-store.js';
+import { isSqlite } from './sqlite-statements.js';
+import { ClaimLostError } from '../shared/errors.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import type { QueuedMessageRow, TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
@@ -37,31 +39,80 @@ async function writeReceipt(db: BatchDb, receipt: InboundClaim | undefined): Pro
   if (receipt !== undefined) await settleReceipt((query) => db.run(query), db.table('inbound_events'), receipt);
 }
 
-async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Promise<void> {
+type BeginChange = Extract<TurnJournalChange, { kind: 'begin' }>;
+
+/** *accepted* as rows written one by one (PostgreSQL: inside the batch's transaction). */
+async function beginInRows(db: BatchDb, change: BeginChange, now: string): Promise<void> {
+  await writeReceipt(db, change.receipt);
+  if (change.message !== undefined && change.message.role !== 'system') {
+    await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
+  }
+  if (change.waited === true) await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
+  // The workstream's older row (a turn this one supersedes) is replaced: one row per workstream.
+  await db.run(
+    db
+      .table('turn_journal')
+      .insert({
+        turn_id: change.turnId,
+        ws_id: change.wsId,
+        resumed: toDbBool(change.resumed),
+        partial_text: '',
+        settled: toDbBool(false),
+        started: now,
+        updated: now,
+      })
+      .onConflict('ws_id')
+      .merge(['turn_id', 'resumed', 'partial_text', 'settled', 'started', 'updated']),
+  );
+}
+
+const CLAIM_LOST = 'sandpiper: inbound claim lost';
+
+/** The ledger row's columns of `turn_accepts`: all null when the message has no receipt. */
+function eventColumns(receipt: InboundClaim | undefined): Record<string, unknown> {
+  const event = receipt === undefined ? undefined : settledRow(receipt);
+  const columns: Record<string, unknown> = { event_claimed_by: receipt?.claimedBy ?? null };
+  for (const column of ['platform', 'event_key', 'channel_id', 'message_id', 'sort_key', 'received_at']) {
+    columns[column === 'event_key' ? column : `event_${column}`] = event?.[column] ?? null;
+  }
+  return columns;
+}
+
+/** *accepted* as one statement on SQLite: the same rows, written by the `turn_accepts` view's trigger (its migration). */
+async function beginInOneStatement(db: BatchDb, change: BeginChange, now: string): Promise<void> {
+  const { receipt, message } = change;
+  // The message's columns as `conversations` has them; its ws_id and timestamp are the turn's (`ws_id`, `started`).
+  const {
+    ws_id: _ws,
+    timestamp: _at,
+    ...messageColumns
+  } = message === undefined || message.role === 'system'
+    ? { ws_id: '', timestamp: '' }
+    : toConversationRow(change.wsId, now, message);
+  try {
+    await db.run(
+      db.table('turn_accepts').insert({
+        turn_id: change.turnId,
+        ws_id: change.wsId,
+        resumed: toDbBool(change.resumed),
+        started: now,
+        waited: toDbBool(change.waited === true),
+        ...eventColumns(receipt),
+        ...messageColumns,
+      }),
+    );
+  } catch (error) {
+    if (receipt !== undefined && error instanceof Error && error.message.includes(CLAIM_LOST)) {
+      throw new ClaimLostError(receipt.platform);
+    }
+    throw error;
+  }
+}
+
+async function applyOne(db: BatchDb, change: TurnJournalChange, now: string, sqlite: boolean): Promise<void> {
   switch (change.kind) {
     case 'begin':
-      await writeReceipt(db, change.receipt);
-      if (change.message !== undefined && change.message.role !== 'system') {
-        await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
-      }
-      if (change.waited === true) await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
-      // The workstream's older row (a turn this one supersedes) is replaced: one row per workstream.
-      await db.run(
-        db
-          .table('turn_journal')
-          .insert({
-            turn_id: change.turnId,
-            ws_id: change.wsId,
-            resumed: toDbBool(change.resumed),
-            partial_text: '',
-            settled: toDbBool(false),
-            started: now,
-            updated: now,
-          })
-          .onConflict('ws_id')
-          .merge(['turn_id', 'resumed', 'partial_text', 'settled', 'started', 'updated']),
-      );
-      return;
+      return sqlite ? beginInOneStatement(db, change, now) : beginInRows(db, change, now);
     case 'partial':
       await db.run(
         db
@@ -92,11 +143,16 @@ async function applyOne(db: BatchDb, change: TurnJournalChange, now: string): Pr
 }
 
 export class KnexTurnJournalStore implements TurnJournalStore {
+  /** SQLite writes *accepted* in one statement (`turn_accepts`). */
+  private readonly sqlite: boolean;
+
   constructor(
     private readonly knex: Knex,
     /** Shares one transaction per event-loop turn with the other hot-path writes (ADR 0026). */
     private readonly writer: TickWriter = new TickWriter(knex),
-  ) {}
+  ) {
+    this.sqlite = isSqlite(knex);
+  }
 
   apply(changes: readonly TurnJournalChange[]): Promise<void> {
     return guard('turnJournal.apply', async () => {
@@ -106,12 +162,12 @@ export class KnexTurnJournalStore implements TurnJournalStore {
       const first = changes[0];
       const oneStatement =
         changes.length === 1 &&
-        first?.kind !== 'begin' &&
-        first?.kind !== 'steer' &&
-        !(first?.kind === 'queue' && first.receipt !== undefined);
+        (first?.kind === 'begin'
+          ? this.sqlite
+          : first?.kind !== 'steer' && !(first?.kind === 'queue' && first.receipt !== undefined));
       await this.writer.write(
         async (db) => {
-          for (const change of changes) await applyOne(db, change, now);
+          for (const change of changes) await applyOne(db, change, now, this.sqlite);
         },
         { oneStatement },
       );

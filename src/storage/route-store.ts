@@ -30,6 +30,4 @@ export interface RouteStore {
   deleteRoute(channelType: string, channelId: string): Promise<boolean>;
   /** Records (or clears, with null) what the thread shows of the turn in flight. */
   setLiveState(channelType: string, channelId: string, state: string | null): Promise<void>;
-  /** Routes whose thread shows a turn in flight (after a restart: the threads to settle). */
-  listLive(): Promise<ChannelRoute[]>;
 }
