@@ -163,10 +163,7 @@ export class KnexInboundEventStore implements InboundEventStore {
  * settled, or settling the pending row of a message claimed before it was stored. One statement.
  */
 export function settledUpsert(table: Knex.QueryBuilder, claim: InboundClaim): Knex.QueryBuilder {
-  const upsert = table
-    .insert(settledRow(claim))
-    .onConflict(['platform', 'event_key'])
-    .merge({ pending: 0 });
+  const upsert = table.insert(settledRow(claim)).onConflict(['platform', 'event_key']).merge({ pending: 0 });
   // A claim of this process (`claimedBy`) is settled only while it is still this process's: a row another instance
   // took over (`reclaim`) is left alone, and nothing is returned. Without one, an already settled row is left alone
   // (nothing returned: the event was recorded before, as `claim` answers).
