@@ -61,14 +61,50 @@ function changeColumns(knex: Knex, change: WorkstreamChange): Record<string, unk
   return columns;
 }
 
+/** SQLite binds at most 999 values per statement; a `workstream_changes` row binds 11. */
+const CHANGE_ROWS_PER_STATEMENT = 80;
+
+/**
+ * A change as rows of `workstream_changes`: the workstream's part (state, activity time, tokens) with its first
+ * day and model of usage, then one row per further day and model; undefined for a change that changes nothing.
+ */
+function changeRows(change: WorkstreamChange): Array<Record<string, unknown> | undefined> {
+  const own = {
+    ws_id: change.wsId,
+    state: change.state ?? null,
+    touched: change.touched ?? null,
+    add_input_tokens: tokens(change.inputTokens),
+    add_output_tokens: tokens(change.outputTokens),
+  };
+  const none = { ...own, state: null, touched: null, add_input_tokens: 0, add_output_tokens: 0 };
+  const usage = (change.usage ?? []).map((delta, index) => ({
+    ...(index === 0 ? own : none),
+    day: delta.day,
+    model: delta.model,
+    turns: delta.turns,
+    input_tokens: delta.inputTokens,
+    output_tokens: delta.outputTokens,
+    cached_tokens: delta.cachedTokens,
+  }));
+  if (usage.length > 0) return usage;
+  const changes = own.state !== null || own.touched !== null || own.add_input_tokens > 0 || own.add_output_tokens > 0;
+  const noUsage = { day: null, model: null, turns: null, input_tokens: null, output_tokens: null, cached_tokens: null };
+  return [changes ? { ...own, ...noUsage } : undefined];
+}
+
 export class KnexWorkstreamStore implements WorkstreamStore {
+  /** SQLite writes a new workstream with its route, and a group's changes, in one statement each (views). */
+  private readonly sqlite: boolean;
+
   constructor(
     private readonly knex: Knex,
     /** Told of every workstream id about to be inserted (the memory counts know it has no memories yet). */
     private readonly onCreate: (wsId: string) => void = () => undefined,
     /** New rows and the write-behind's changes share one transaction per event-loop turn (ADR 0026). */
     private readonly writer: TickWriter = new TickWriter(knex),
-  ) {}
+  ) {
+    this.sqlite = !isPostgres(knex);
+  }
 
   create(
     row: Pick<WorkstreamRow, 'wsId' | 'userId' | 'name' | 'modelAlias'>,
@@ -102,6 +138,17 @@ export class KnexWorkstreamStore implements WorkstreamStore {
       try {
         if (route === undefined)
           await this.writer.write((db) => db.table('workstreams').insert(dbRow), { oneStatement: true });
+        else if (this.sqlite)
+          // Both rows in one statement (the `workstream_creates` view's trigger; its migration).
+          await this.writer.write(
+            (db) =>
+              db.table('workstream_creates').insert({
+                ...dbRow,
+                channel_type: route.channelType,
+                channel_id: route.channelId,
+              }),
+            { oneStatement: true },
+          );
         else
           await this.writer.write(async (db) => {
             await db.run(db.table('workstreams').insert(dbRow));
@@ -158,6 +205,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
 
   applyChanges(changes: readonly WorkstreamChange[]): Promise<void> {
     if (changes.length === 0) return Promise.resolve();
+    if (this.sqlite) return this.applyChangesInRows(changes);
     const updates = changes
       .map((change) => ({ wsId: change.wsId, columns: changeColumns(this.knex, change) }))
       .filter((update) => Object.keys(update.columns).length > 0);
@@ -174,6 +222,25 @@ export class KnexWorkstreamStore implements WorkstreamStore {
           if (usage.length > 0) await addUsageRows(db, isPostgres(this.knex), usage);
         },
         { oneStatement: updates.length === 1 && usage.length === 0 },
+      ),
+    );
+  }
+
+  /**
+   * SQLite: the group's changes and usage as rows of the `workstream_changes` view (its migration), whose trigger
+   * updates each workstream and adds its usage: one statement per `CHANGE_ROWS_PER_STATEMENT` rows.
+   */
+  private applyChangesInRows(changes: readonly WorkstreamChange[]): Promise<void> {
+    const rows = changes.flatMap(changeRows).filter((row) => row !== undefined);
+    if (rows.length === 0) return Promise.resolve();
+    return guard('workstreams.applyChanges', () =>
+      this.writer.write(
+        async (db) => {
+          for (let i = 0; i < rows.length; i += CHANGE_ROWS_PER_STATEMENT) {
+            await db.run(db.table('workstream_changes').insert(rows.slice(i, i + CHANGE_ROWS_PER_STATEMENT)));
+          }
+        },
+        { oneStatement: rows.length <= CHANGE_ROWS_PER_STATEMENT },
       ),
     );
   }

@@ -33,6 +33,7 @@ import * as m20260601_3510 from '../../migrations/20260601003510_create_approval
 import * as m20260601_3511 from '../../migrations/20260601003511_add_user_disabled.js';
 import * as m20260601_3521 from '../../migrations/20260601003521_create_usage_daily.js';
 import * as m20260601_3601 from '../../migrations/20260601003601_sqlite_turn_accepts.js';
+import * as m20260601_3602 from '../../migrations/20260601003602_sqlite_workstream_writes.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -68,6 +69,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260601003511_add_user_disabled': m20260601_3511,
   '20260601003521_create_usage_daily': m20260601_3521,
   '20260601003601_sqlite_turn_accepts': m20260601_3601,
+  '20260601003602_sqlite_workstream_writes': m20260601_3602,
 };
 
 /** Migration names in order; a name, once released, never changes. */
