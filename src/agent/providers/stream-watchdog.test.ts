@@ -106,4 +106,31 @@ describe('StreamWatchdog', () => {
     );
     watchdog.stop();
   });
+
+  /** Yields `items`, then never yields again, whatever the signal does (a vendor stream that ignores its abort). */
+  async function* deaf(items: readonly string[]): AsyncGenerator<string> {
+    for (const item of items) yield item;
+    await new Promise(() => undefined);
+  }
+
+  it("ends the wait for a stream that ignores its abort: the caller's cancel and a timeout both end it at once", async () => {
+    const caller = new AbortController();
+    const cancelled = new StreamWatchdog('openai', caller.signal, { firstTokenMs: 60_000, idleMs: 60_000 });
+    const seen: string[] = [];
+    const run = (async () => {
+      for await (const item of cancelled.track(deaf(['a']))) {
+        seen.push(item);
+        caller.abort(new DOMException('stopped', 'AbortError'));
+      }
+    })();
+    await assert.rejects(run, (error: unknown) => isAbortError(error));
+    assert.deepEqual(seen, ['a']);
+    assert.equal(cancelled.failure(), undefined, 'a cancel, not a timeout');
+    cancelled.stop();
+
+    const timed = new StreamWatchdog('openai', new AbortController().signal, { firstTokenMs: 1_000, idleMs: 30 });
+    const result = await drain(timed, deaf(['b']));
+    assert.deepEqual(result.seen, ['b']);
+    assert.ok(isStreamTimeout(result.error), `an idle timeout, not ${String(result.error)}`);
+  });
 });

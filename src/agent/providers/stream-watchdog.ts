@@ -4,6 +4,7 @@
  * (`idleMs`). Wire chunks count, not parts: a long tool call streams many chunks before it becomes one part.
  */
 import { ProviderError } from '../../shared/errors.js';
+import { untilAborted } from '../../shared/abort.js';
 import { abortErrorFor } from './provider-errors.js';
 
 export interface StreamTimeouts {
@@ -75,14 +76,29 @@ export class StreamWatchdog {
     this.#arm('first-token', timeouts.firstTokenMs);
   }
 
-  /** Yields the chunks of `stream`; the idle timer runs only while the next chunk is awaited. */
+  /**
+   * Yields the chunks of `stream`; the idle timer runs only while the next chunk is awaited. Once the call is given
+   * up (the caller cancelled, or a timer expired) the wait for the next chunk rejects with that reason at once: a
+   * vendor stream that does not end when its signal aborts (seen with openai's under load: a chunk read pending
+   * forever after the abort) cannot hold the turn, or a shutdown waiting for it.
+   */
   async *track<T>(stream: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
-    for await (const chunk of stream) {
+    const chunks = stream[Symbol.asyncIterator]();
+    let done = false;
+    try {
+      for (;;) {
+        const next = await untilAborted(chunks.next(), this.signal);
+        if (next.done === true) break;
+        this.#clear();
+        yield next.value;
+        this.#arm('idle', this.timeouts.idleMs);
+      }
+      done = true;
+    } finally {
       this.#clear();
-      yield chunk;
-      this.#arm('idle', this.timeouts.idleMs);
+      // Not awaited: the stream's own cleanup may wait on the read that never ends; its signal has aborted it.
+      if (!done) void chunks.return?.().catch(() => undefined);
     }
-    this.#clear();
   }
 
   /** Throws the abort error (caller cancelled) or the timeout error once the call was given up. */
