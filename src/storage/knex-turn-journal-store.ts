@@ -70,25 +70,29 @@ const CLAIM_LOST = 'sandpiper: inbound claim lost';
 
 /** The ledger row's columns of `turn_accepts`: all null when the message has no receipt. */
 function eventColumns(receipt: InboundClaim | undefined): Record<string, unknown> {
-  const event = receipt === undefined ? undefined : settledRow(receipt);
-  const columns: Record<string, unknown> = { event_claimed_by: receipt?.claimedBy ?? null };
-  for (const column of ['platform', 'event_key', 'channel_id', 'message_id', 'sort_key', 'received_at']) {
-    columns[column === 'event_key' ? column : `event_${column}`] = event?.[column] ?? null;
-  }
+  const row: DbRow = receipt === undefined ? {} : settledRow(receipt);
+  return {
+    event_platform: row.platform ?? null,
+    event_key: row.event_key ?? null,
+    event_channel_id: row.channel_id ?? null,
+    event_message_id: row.message_id ?? null,
+    event_sort_key: row.sort_key ?? null,
+    event_received_at: row.received_at ?? null,
+    event_claimed_by: receipt?.claimedBy ?? null,
+  };
+}
+
+/** The user's message as `conversations` columns, without `ws_id` and `timestamp` (the turn's `ws_id` and `started`). */
+function messageColumns(change: BeginChange, now: string): Record<string, unknown> {
+  const { message } = change;
+  if (message === undefined || message.role === 'system') return {};
+  const { ws_id: _wsId, timestamp: _timestamp, ...columns } = toConversationRow(change.wsId, now, message);
   return columns;
 }
 
 /** *accepted* as one statement on SQLite: the same rows, written by the `turn_accepts` view's trigger (its migration). */
 async function beginInOneStatement(db: BatchDb, change: BeginChange, now: string): Promise<void> {
-  const { receipt, message } = change;
-  // The message's columns as `conversations` has them; its ws_id and timestamp are the turn's (`ws_id`, `started`).
-  const {
-    ws_id: _ws,
-    timestamp: _at,
-    ...messageColumns
-  } = message === undefined || message.role === 'system'
-    ? { ws_id: '', timestamp: '' }
-    : toConversationRow(change.wsId, now, message);
+  const { receipt } = change;
   try {
     await db.run(
       db.table('turn_accepts').insert({
@@ -98,7 +102,7 @@ async function beginInOneStatement(db: BatchDb, change: BeginChange, now: string
         started: now,
         waited: toDbBool(change.waited === true),
         ...eventColumns(receipt),
-        ...messageColumns,
+        ...messageColumns(change, now),
       }),
     );
   } catch (error) {

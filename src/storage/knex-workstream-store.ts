@@ -5,6 +5,7 @@ import { definedOnly, parseStringArray, text, toNumber, type DbRow } from './row
 import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
 import { isPostgres } from './db.js';
 import { addUsageRows } from './knex-usage-store.js';
+import { isSqlite } from './sqlite-statements.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import type {
   WorkstreamChange,
@@ -64,11 +65,13 @@ function changeColumns(knex: Knex, change: WorkstreamChange): Record<string, unk
 /** SQLite binds at most 999 values per statement; a `workstream_changes` row binds 11. */
 const CHANGE_ROWS_PER_STATEMENT = 80;
 
+const NO_USAGE = { day: null, model: null, turns: null, input_tokens: null, output_tokens: null, cached_tokens: null };
+
 /**
- * A change as rows of `workstream_changes`: the workstream's part (state, activity time, tokens) with its first
- * day and model of usage, then one row per further day and model; undefined for a change that changes nothing.
+ * A change as rows of `workstream_changes`: the workstream's part (state, activity time, tokens) with its first day
+ * and model of usage, then one row per further day and model; none for a change that changes nothing.
  */
-function changeRows(change: WorkstreamChange): Array<Record<string, unknown> | undefined> {
+function changeRows(change: WorkstreamChange): Array<Record<string, unknown>> {
   const own = {
     ws_id: change.wsId,
     state: change.state ?? null,
@@ -76,9 +79,14 @@ function changeRows(change: WorkstreamChange): Array<Record<string, unknown> | u
     add_input_tokens: tokens(change.inputTokens),
     add_output_tokens: tokens(change.outputTokens),
   };
-  const none = { ...own, state: null, touched: null, add_input_tokens: 0, add_output_tokens: 0 };
-  const usage = (change.usage ?? []).map((delta, index) => ({
-    ...(index === 0 ? own : none),
+  const usage = change.usage ?? [];
+  if (usage.length === 0) {
+    const changes = own.state !== null || own.touched !== null || own.add_input_tokens > 0 || own.add_output_tokens > 0;
+    return changes ? [{ ...own, ...NO_USAGE }] : [];
+  }
+  const usageOnly = { ws_id: change.wsId, state: null, touched: null, add_input_tokens: 0, add_output_tokens: 0 };
+  return usage.map((delta, index) => ({
+    ...(index === 0 ? own : usageOnly),
     day: delta.day,
     model: delta.model,
     turns: delta.turns,
@@ -86,10 +94,6 @@ function changeRows(change: WorkstreamChange): Array<Record<string, unknown> | u
     output_tokens: delta.outputTokens,
     cached_tokens: delta.cachedTokens,
   }));
-  if (usage.length > 0) return usage;
-  const changes = own.state !== null || own.touched !== null || own.add_input_tokens > 0 || own.add_output_tokens > 0;
-  const noUsage = { day: null, model: null, turns: null, input_tokens: null, output_tokens: null, cached_tokens: null };
-  return [changes ? { ...own, ...noUsage } : undefined];
 }
 
 export class KnexWorkstreamStore implements WorkstreamStore {
@@ -103,7 +107,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
     /** New rows and the write-behind's changes share one transaction per event-loop turn (ADR 0026). */
     private readonly writer: TickWriter = new TickWriter(knex),
   ) {
-    this.sqlite = !isPostgres(knex);
+    this.sqlite = isSqlite(knex);
   }
 
   create(
@@ -231,7 +235,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
    * updates each workstream and adds its usage: one statement per `CHANGE_ROWS_PER_STATEMENT` rows.
    */
   private applyChangesInRows(changes: readonly WorkstreamChange[]): Promise<void> {
-    const rows = changes.flatMap(changeRows).filter((row) => row !== undefined);
+    const rows = changes.flatMap(changeRows);
     if (rows.length === 0) return Promise.resolve();
     return guard('workstreams.applyChanges', () =>
       this.writer.write(

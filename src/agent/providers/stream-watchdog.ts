@@ -80,7 +80,8 @@ export class StreamWatchdog {
    * Yields the chunks of `stream`; the idle timer runs only while the next chunk is awaited. Once the call is given
    * up (the caller cancelled, or a timer expired) the wait for the next chunk rejects with that reason at once: a
    * vendor stream that does not end when its signal aborts (seen with openai's under load: a chunk read pending
-   * forever after the abort) cannot hold the turn, or a shutdown waiting for it.
+   * forever after the abort) cannot hold the turn, or a shutdown waiting for it. A later rejection of that read stays
+   * handled (`untilAborted`).
    */
   async *track<T>(stream: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
     const chunks = stream[Symbol.asyncIterator]();
@@ -96,8 +97,9 @@ export class StreamWatchdog {
       done = true;
     } finally {
       this.#clear();
-      // Not awaited: the stream's own cleanup may wait on the read that never ends; its signal has aborted it.
-      if (!done) void chunks.return?.().catch(() => undefined);
+      // A consumer that stopped early closes the stream, as `for await` would. A call given up is not: its signal
+      // already aborted the stream, and closing it would wait behind the read that never ends.
+      if (!done && !this.signal.aborted) await chunks.return?.();
     }
   }
 
