@@ -175,4 +175,14 @@ export function printSize(
     const ours = row(layout, size, label, 'sandpiper', results.sandpiper, index);
     console.log(compare(label, ours, bare));
   }
+  console.log(cpuLine(size, results));
+}
+
+/** CPU per two-turn conversation (a new thread and its follow-up), medians over rounds, both bots and their ratio. */
+function cpuLine(size: string, results: Record<Bot, RoundResult[]>): string {
+  const perConversation = (bot: Bot): number =>
+    median(results[bot].map((r) => r.stats.cpuMs / Math.max(1, r.phases[0].finalMs.length)));
+  const bare = perConversation('bare');
+  const ours = perConversation('sandpiper');
+  return `${size.padEnd(5)} | CPU per conversation (new thread + follow-up): bare ${fmt(bare)} ms, sandpiper ${fmt(ours)} ms (${(ours / bare).toFixed(2)}×)`;
 }

@@ -10,6 +10,7 @@ import { settledRow, settleReceipt } from './knex-inbound-event-store.js';
 import { isSqlite } from './sqlite-statements.js';
 import { ClaimLostError } from '../shared/errors.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
+import type { Message } from '../agent/messages.js';
 import type { QueuedMessageRow, TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
 function toRow(row: DbRow): TurnJournalRow {
@@ -82,29 +83,50 @@ function eventColumns(receipt: InboundClaim | undefined): Record<string, unknown
   };
 }
 
-/** The user's message as `conversations` columns, without `ws_id` and `timestamp` (the turn's `ws_id` and `started`). */
-function messageColumns(change: BeginChange, now: string): Record<string, unknown> {
-  const { message } = change;
+/** A message as `conversations` columns, without `ws_id` and `timestamp` (the write's `ws_id` and `started`). */
+function messageColumns(wsId: string, message: Message | undefined, now: string): Record<string, unknown> {
   if (message === undefined || message.role === 'system') return {};
-  const { ws_id: _wsId, timestamp: _timestamp, ...columns } = toConversationRow(change.wsId, now, message);
+  const { ws_id: _wsId, timestamp: _timestamp, ...columns } = toConversationRow(wsId, now, message);
   return columns;
 }
 
-/** *accepted* as one statement on SQLite: the same rows, written by the `turn_accepts` view's trigger (its migration). */
-async function beginInOneStatement(db: BatchDb, change: BeginChange, now: string): Promise<void> {
-  const { receipt } = change;
-  try {
-    await db.run(
-      db.table('turn_accepts').insert({
-        turn_id: change.turnId,
-        ws_id: change.wsId,
+type OneStatementChange = Extract<TurnJournalChange, { kind: 'begin' | 'queue' | 'steer' }>;
+
+/** The `turn_accepts` row of a change: which of the trigger's rows it writes follows from the columns set. */
+function acceptsRow(change: OneStatementChange, now: string): Record<string, unknown> {
+  const common = { turn_id: change.turnId, ws_id: change.wsId, started: now };
+  switch (change.kind) {
+    case 'begin':
+      return {
+        ...common,
+        begins: 1,
         resumed: toDbBool(change.resumed),
-        started: now,
         waited: toDbBool(change.waited === true),
-        ...eventColumns(receipt),
-        ...messageColumns(change, now),
-      }),
-    );
+        ...eventColumns(change.receipt),
+        ...messageColumns(change.wsId, change.message, now),
+      };
+    case 'queue':
+      return {
+        ...common,
+        begins: 0,
+        ...eventColumns(change.receipt),
+        queued_content: change.content,
+        queued_origin: change.origin,
+        queued_seq: change.seq,
+      };
+    case 'steer':
+      return { ...common, begins: 0, waited: 1, ...messageColumns(change.wsId, change.message, now) };
+  }
+}
+
+/**
+ * *accepted*, a waiting message or a steer as one statement on SQLite: the same rows as on PostgreSQL, written by the
+ * `turn_accepts` view's trigger (migrations 20260601003601 and 20260601003603).
+ */
+async function acceptInOneStatement(db: BatchDb, change: OneStatementChange, now: string): Promise<void> {
+  const receipt = change.kind === 'steer' ? undefined : change.receipt;
+  try {
+    await db.run(db.table('turn_accepts').insert(acceptsRow(change, now)));
   } catch (error) {
     if (receipt !== undefined && error instanceof Error && error.message.includes(CLAIM_LOST)) {
       throw new ClaimLostError(receipt.platform);
@@ -116,7 +138,9 @@ async function beginInOneStatement(db: BatchDb, change: BeginChange, now: string
 async function applyOne(db: BatchDb, change: TurnJournalChange, now: string, sqlite: boolean): Promise<void> {
   switch (change.kind) {
     case 'begin':
-      return sqlite ? beginInOneStatement(db, change, now) : beginInRows(db, change, now);
+    case 'queue':
+    case 'steer':
+      return sqlite ? acceptInOneStatement(db, change, now) : writeRows(db, change, now);
     case 'partial':
       await db.run(
         db
@@ -128,22 +152,25 @@ async function applyOne(db: BatchDb, change: TurnJournalChange, now: string, sql
     case 'end':
       await db.run(db.table('turn_journal').where({ turn_id: change.turnId }).delete());
       return;
-    case 'queue': {
-      const { turnId, wsId, content, origin, seq } = change;
-      await writeReceipt(db, change.receipt);
-      await db.run(
-        db.table('queued_messages').insert({ turn_id: turnId, ws_id: wsId, content, origin, seq, created: now }),
-      );
-      return;
-    }
     case 'drop':
       await db.run(db.table('queued_messages').where({ ws_id: change.wsId }).delete());
       return;
-    case 'steer':
-      await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
-      await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
-      return;
   }
+}
+
+/** A waiting message or a steer as rows written one by one (PostgreSQL: inside the batch's transaction). */
+async function writeRows(db: BatchDb, change: OneStatementChange, now: string): Promise<void> {
+  if (change.kind === 'begin') return beginInRows(db, change, now);
+  if (change.kind === 'queue') {
+    const { turnId, wsId, content, origin, seq } = change;
+    await writeReceipt(db, change.receipt);
+    await db.run(
+      db.table('queued_messages').insert({ turn_id: turnId, ws_id: wsId, content, origin, seq, created: now }),
+    );
+    return;
+  }
+  await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
+  await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
 }
 
 export class KnexTurnJournalStore implements TurnJournalStore {
@@ -162,13 +189,12 @@ export class KnexTurnJournalStore implements TurnJournalStore {
     return guard('turnJournal.apply', async () => {
       if (changes.length === 0) return;
       const now = isoNow();
-      // One change that is one statement needs no transaction of its own (two round trips fewer).
+      // One change that is one statement needs no transaction of its own (two round trips fewer): on SQLite every
+      // change is; on PostgreSQL those that write one row.
       const first = changes[0];
-      const oneStatement =
-        changes.length === 1 &&
-        (first?.kind === 'begin'
-          ? this.sqlite
-          : first?.kind !== 'steer' && !(first?.kind === 'queue' && first.receipt !== undefined));
+      const rowsOnPostgres =
+        first?.kind === 'begin' || first?.kind === 'steer' || (first?.kind === 'queue' && first.receipt !== undefined);
+      const oneStatement = changes.length === 1 && (this.sqlite || !rowsOnPostgres);
       await this.writer.write(
         async (db) => {
           for (const change of changes) await applyOne(db, change, now, this.sqlite);

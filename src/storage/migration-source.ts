@@ -34,6 +34,7 @@ import * as m20260601_3511 from '../../migrations/20260601003511_add_user_disabl
 import * as m20260601_3521 from '../../migrations/20260601003521_create_usage_daily.js';
 import * as m20260601_3601 from '../../migrations/20260601003601_sqlite_turn_accepts.js';
 import * as m20260601_3602 from '../../migrations/20260601003602_sqlite_workstream_writes.js';
+import * as m20260601_3603 from '../../migrations/20260601003603_sqlite_turn_log_writes.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -70,6 +71,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260601003521_create_usage_daily': m20260601_3521,
   '20260601003601_sqlite_turn_accepts': m20260601_3601,
   '20260601003602_sqlite_workstream_writes': m20260601_3602,
+  '20260601003603_sqlite_turn_log_writes': m20260601_3603,
 };
 
 /** Migration names in order; a name, once released, never changes. */

@@ -79,6 +79,40 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
         { kind: 'begin', turnId: 'fq', wsId: 'ws-fq', resumed: false, waited: true, receipt: claim('2', 'a') },
       ]);
       assert.equal((await journal.forWorkstream('ws-fq'))?.turnId, 'fq');
+      // A waiting message whose claim was taken over is not stored either.
+      assert.equal(await inboundEvents.claim(claim('3', 'a')), true);
+      assert.equal(await inboundEvents.reclaim(claim('3', 'b'), {}), true);
+      const waiting = { kind: 'queue', turnId: 'fw', wsId: 'ws-fw', content: '"w"', origin: 'user', seq } as const;
+      await assert.rejects(journal.apply([{ ...waiting, receipt: claim('3', 'a') }]), (error: unknown) =>
+        isClaimLost(error),
+      );
+      assert.deepEqual(await journal.queued('ws-fw'), [], 'no waiting row');
+      await journal.apply([{ ...waiting, receipt: claim('3', 'b') }]);
+      assert.deepEqual(
+        (await journal.queued('ws-fw')).map((row) => row.turnId),
+        ['fw'],
+        "the new claimer's waiting row is stored",
+      );
+      await journal.apply([{ kind: 'drop', wsId: 'ws-fw' }]);
+    });
+
+    it('joins a steer to the running turn: its message in the history, its waiting row gone, the turn row kept', async () => {
+      const { turnJournal: journal, conversations } = stores();
+      const seq = Date.now() * 1000;
+      await journal.apply([{ kind: 'begin', turnId: 'running', wsId: 'ws-s', resumed: false }]);
+      await journal.apply([
+        { kind: 'queue', turnId: 'steer-1', wsId: 'ws-s', content: '"also this"', origin: 'user', seq },
+      ]);
+      await journal.apply([
+        { kind: 'steer', turnId: 'steer-1', wsId: 'ws-s', message: { role: 'user', content: 'also this' } },
+      ]);
+      assert.deepEqual(await journal.queued('ws-s'), []);
+      assert.deepEqual(
+        (await conversations.load('ws-s')).map((message) => [message.role, message.content]),
+        [['user', 'also this']],
+      );
+      assert.equal((await journal.forWorkstream('ws-s'))?.turnId, 'running', 'the running turn keeps its row');
+      await journal.apply([{ kind: 'end', turnId: 'running' }]);
     });
 
     it('keeps waiting messages in acceptance order until their turn begins or the workstream drops them', async () => {
