@@ -235,7 +235,12 @@ async function main(): Promise<void> {
       const toolAnswered = await answeredCount(toolThread, toolAnswer);
       llm.fallback = undefined;
       tool.rounds++;
-      if (toolAnswered === 0) tool.lost++;
+      if (toolAnswered === 0) {
+        tool.lost++;
+        process.stderr.write(
+          `round ${round}: tool question lost; ${JSON.stringify(await lostState(toolThread))}\n${gateways.problems().slice(-8).join('\n')}\n`,
+        );
+      }
       if (toolAnswered > 1 || llm.requests.length > toolFirst + 2) tool.duplicated++;
       if (!sent(toolFirst + 1).includes(INTERRUPTED_TOOL_RESULT)) tool.partialMissing++;
       const runs = readFileSync(log, 'utf8')
