@@ -21,31 +21,18 @@ const VIEW = `CREATE VIEW turn_accepts AS SELECT
   NULL AS queued_content, NULL AS queued_origin, NULL AS queued_seq
 WHERE 0`;
 
-// `WHERE` before `ON CONFLICT` keeps SQLite's parser from reading the conflict clause as a join constraint.
+// The ledger row and the message as in 20260601003601; `WHERE` before `ON CONFLICT` keeps SQLite's parser from reading
+// the conflict clause as a join constraint.
 const TRIGGER = `CREATE TRIGGER turn_accepts_insert INSTEAD OF INSERT ON turn_accepts BEGIN
-  INSERT INTO inbound_events (platform, event_key, channel_id, message_id, sort_key, received_at)
-    SELECT NEW.event_platform, NEW.event_key, NEW.event_channel_id, NEW.event_message_id, NEW.event_sort_key,
-      NEW.event_received_at
-    WHERE NEW.event_key IS NOT NULL
-    ON CONFLICT (platform, event_key) DO UPDATE SET pending = 0
-    WHERE (NEW.event_claimed_by IS NULL AND inbound_events.pending = 1)
-      OR inbound_events.claimed_by = NEW.event_claimed_by;
-  SELECT RAISE(ABORT, 'sandpiper: inbound claim lost') WHERE NEW.event_claimed_by IS NOT NULL AND changes() = 0;
-  INSERT INTO conversations (ws_id, timestamp, role, content, content_parts, tool_name, tool_call_id, tool_calls,
-      provider_data, reasoning, is_error)
-    SELECT NEW.ws_id, NEW.started, NEW.role, NEW.content, NEW.content_parts, NEW.tool_name, NEW.tool_call_id,
-      NEW.tool_calls, NEW.provider_data, NEW.reasoning, NEW.is_error
-    WHERE NEW.role IS NOT NULL;
-  DELETE FROM queued_messages WHERE NEW.waited = 1 AND turn_id = NEW.turn_id;
+  ${previous.LEDGER_ROW}
+  ${previous.MESSAGE_AND_WAITING_REMOVAL}
   INSERT INTO queued_messages (turn_id, ws_id, content, origin, seq, created)
     SELECT NEW.turn_id, NEW.ws_id, NEW.queued_content, NEW.queued_origin, NEW.queued_seq, NEW.started
     WHERE NEW.queued_seq IS NOT NULL;
   INSERT INTO turn_journal (turn_id, ws_id, resumed, partial_text, settled, started, updated)
     SELECT NEW.turn_id, NEW.ws_id, NEW.resumed, '', 0, NEW.started, NEW.started
     WHERE NEW.begins = 1
-    ON CONFLICT (ws_id) DO UPDATE SET turn_id = excluded.turn_id, resumed = excluded.resumed,
-      partial_text = excluded.partial_text, settled = excluded.settled, started = excluded.started,
-      updated = excluded.updated;
+    ${previous.JOURNAL_CONFLICT}
 END`;
 
 const sqlite = (knex: Knex): boolean => knex.client.config.client !== 'pg';
