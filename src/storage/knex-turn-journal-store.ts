@@ -158,7 +158,7 @@ async function applyOne(db: BatchDb, change: TurnJournalChange, now: string, sql
   }
 }
 
-/** A waiting message or a steer as rows written one by one (PostgreSQL: inside the batch's transaction). */
+/** *accepted*, a waiting message or a steer as rows written one by one (PostgreSQL: inside the batch's transaction). */
 async function writeRows(db: BatchDb, change: OneStatementChange, now: string): Promise<void> {
   if (change.kind === 'begin') return beginInRows(db, change, now);
   if (change.kind === 'queue') {
@@ -174,7 +174,7 @@ async function writeRows(db: BatchDb, change: OneStatementChange, now: string): 
 }
 
 export class KnexTurnJournalStore implements TurnJournalStore {
-  /** SQLite writes *accepted* in one statement (`turn_accepts`). */
+  /** SQLite writes *accepted*, a waiting message and a steer in one statement each (`turn_accepts`). */
   private readonly sqlite: boolean;
 
   constructor(
