@@ -42,13 +42,22 @@ async function writeReceipt(db: BatchDb, receipt: InboundClaim | undefined): Pro
 
 type BeginChange = Extract<TurnJournalChange, { kind: 'begin' }>;
 
-/** *accepted* as rows written one by one (PostgreSQL: inside the batch's transaction). */
-async function beginInRows(db: BatchDb, change: BeginChange, now: string): Promise<void> {
-  await writeReceipt(db, change.receipt);
+/** The message in the history and, for one that waited, the removal of its waiting row (the trigger's same part). */
+async function messageAndWaitingRemoval(
+  db: BatchDb,
+  change: { wsId: string; turnId: string; message?: Message | undefined; waited?: boolean | undefined },
+  now: string,
+): Promise<void> {
   if (change.message !== undefined && change.message.role !== 'system') {
     await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
   }
   if (change.waited === true) await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
+}
+
+/** *accepted* as rows written one by one (PostgreSQL: inside the batch's transaction). */
+async function beginInRows(db: BatchDb, change: BeginChange, now: string): Promise<void> {
+  await writeReceipt(db, change.receipt);
+  await messageAndWaitingRemoval(db, change, now);
   // The workstream's older row (a turn this one supersedes) is replaced: one row per workstream.
   await db.run(
     db
@@ -169,8 +178,7 @@ async function writeRows(db: BatchDb, change: OneStatementChange, now: string): 
     );
     return;
   }
-  await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
-  await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
+  await messageAndWaitingRemoval(db, { ...change, waited: true }, now);
 }
 
 export class KnexTurnJournalStore implements TurnJournalStore {
