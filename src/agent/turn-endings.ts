@@ -18,7 +18,7 @@ export async function endWithoutModel(ws: LiveWorkstream, env: WorkstreamEnv, jo
   await env.stores.turnJournal
     .apply([
       { kind: 'begin', turnId: job.turnId, wsId: ws.wsId, resumed: false, waited: true },
-      { kind: 'end', turnId: job.turnId },
+      { kind: 'end', turnId: job.turnId, wsId: ws.wsId },
     ])
     .catch(logError(env, ws.wsId, 'removing a waiting message'));
 }

@@ -37,30 +37,30 @@ describe('TurnJournal', () => {
     let text = '';
     for (let index = 0; index < 500; index++) {
       text += `token${index} `;
-      journal.partial('turn-a', text);
+      journal.partial('ws-a', 'turn-a', text);
     }
     await journal.flush();
     assert.ok(batches.length <= 1, `500 tokens took ${batches.length} writes`);
     const row = await db.stores.turnJournal.forWorkstream('ws-a');
     assert.equal(row?.partialText, text);
     assert.equal(row?.resumed, false);
-    await journal.end('turn-a');
+    await journal.end('ws-a', 'turn-a');
     assert.equal(await db.stores.turnJournal.forWorkstream('ws-a'), undefined);
   });
 
   it('drops the text not yet written of a turn that ended', async () => {
     const { store, batches } = counting();
     const journal = new TurnJournal({ store, logger: createSilentLogger(), intervalMs: 60_000 });
-    journal.partial('turn-b', 'quick answer');
-    await journal.end('turn-b');
+    journal.partial('ws-b', 'turn-b', 'quick answer');
+    await journal.end('ws-b', 'turn-b');
     await journal.flush();
-    assert.deepEqual(batches, [[{ kind: 'end', turnId: 'turn-b' }]]);
+    assert.deepEqual(batches, [[{ kind: 'end', turnId: 'turn-b', wsId: 'ws-b' }]]);
   });
 
   it('a new turn of a workstream replaces the row of the one before it (a resumed turn supersedes the interrupted one)', async () => {
     const journal = new TurnJournal({ store: db.stores.turnJournal, logger: createSilentLogger() });
     await begin('ws-c', 'turn-old');
-    journal.partial('turn-old', 'half an answer');
+    journal.partial('ws-c', 'turn-old', 'half an answer');
     await journal.flush();
     await begin('ws-c', 'turn-new', true);
     const rows = (await db.stores.turnJournal.list()).filter((row) => row.wsId === 'ws-c');
@@ -76,8 +76,8 @@ describe('TurnJournal', () => {
       store: { apply: () => (calls++, Promise.reject(new Error('disk full'))) },
       logger: createSilentLogger(),
     });
-    await journal.end('turn-d');
-    journal.partial('turn-d', 'some text');
+    await journal.end('ws-d', 'turn-d');
+    journal.partial('ws-d', 'turn-d', 'some text');
     await journal.flush();
     assert.equal(calls, 2);
   });

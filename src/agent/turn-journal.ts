@@ -21,8 +21,8 @@ export interface TurnJournalOptions {
 }
 
 export class TurnJournal {
-  /** Streamed text not yet written, by turn. */
-  private texts = new Map<string, string>();
+  /** Streamed text not yet written, by turn, with the turn's workstream. */
+  private texts = new Map<string, { wsId: string; text: string }>();
   /** Turns whose row may hold text (set by a non-empty text, cleared by a reset or the end). */
   private readonly texted = new Set<string>();
   /** Acceptance order of waiting messages (milliseconds, then a counter within one). */
@@ -66,16 +66,16 @@ export class TurnJournal {
    * The text the current model call has streamed so far ('' when a call starts or its message was stored). A reset
    * is written at once (text of an earlier call must not be taken for this call's); streamed text waits for the timer.
    */
-  partial(turnId: string, text: string): void {
+  partial(wsId: string, turnId: string, text: string): void {
     if (text === '') {
       // A row starts with no text: a reset is written only after text was recorded for the turn.
       if (!this.texted.delete(turnId)) return;
-      this.texts.set(turnId, text);
+      this.texts.set(turnId, { wsId, text });
       this.writeTexts();
       return;
     }
     this.texted.add(turnId);
-    this.texts.set(turnId, text);
+    this.texts.set(turnId, { wsId, text });
     if (this.timer !== undefined) return;
     // Purpose: throttling. Streamed text is written at most once per interval; shutdown flushes what is left.
     this.timer = setTimeout(() => {
@@ -86,10 +86,10 @@ export class TurnJournal {
   }
 
   /** The turn ended (answered, cancelled, failed) and was shown: nothing is left to settle. */
-  end(turnId: string): Promise<void> {
+  end(wsId: string, turnId: string): Promise<void> {
     this.texts.delete(turnId);
     this.texted.delete(turnId);
-    return this.write([{ kind: 'end', turnId }], 'ending a turn in the journal');
+    return this.write([{ kind: 'end', turnId, wsId }], 'ending a turn in the journal');
   }
 
   /** Resolves when everything handed in before the call is written (or its failure logged). Never rejects. */
@@ -106,10 +106,11 @@ export class TurnJournal {
 
   private writeTexts(): void {
     if (this.texts.size === 0) return;
-    const changes: TurnJournalChange[] = [...this.texts].map(([turnId, partialText]) => ({
+    const changes: TurnJournalChange[] = [...this.texts].map(([turnId, { wsId, text }]) => ({
       kind: 'partial',
       turnId,
-      partialText,
+      wsId,
+      partialText: text,
     }));
     this.texts = new Map();
     void this.write(changes, 'writing the streamed text to the turn journal');

@@ -89,7 +89,7 @@ export function createTurnHost(
       }),
     // The turn has reported a failed write (its note in the thread); the next turn starts on what is stored.
     settled: () => ordered.settled(),
-    recordPartial: (text: string) => env.journal.partial(turnId, text),
+    recordPartial: (text: string) => env.journal.partial(wsId, turnId, text),
     setState: (state: WorkstreamStatus) => ws.setState(state),
     addUsage: usageRecorder(ws, env),
     evaluatePolicies: (labels) => evaluateStoredPolicies(env, wsId, labels),

@@ -331,7 +331,7 @@ export class LiveWorkstream implements Workstream {
     // the committed answer. At shutdown it stays unless the answer was committed (`leftForRestart`).
     await context.host.settled();
     if (leftForRestart(controller.signal, outcome)) return;
-    const end = (): Promise<void> => this.env.journal.end(job.turnId);
+    const end = (): Promise<void> => this.env.journal.end(this.wsId, job.turnId);
     this.ending = Promise.all([this.ending, shown.then(end, end)]).then(() => undefined);
   }
 

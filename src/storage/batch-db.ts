@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import {
   inSqliteTransaction,
   isSqlite,
+  runOnce,
   runPrepared,
   type SqliteConnection,
   type Statement,
@@ -20,6 +21,8 @@ export interface BatchDb {
   raw(sql: string, bindings?: readonly Knex.RawBinding[]): Knex.Raw;
   /** Runs a statement built here; resolves with knex's result for it. */
   run<T = unknown>(statement: Statement): Promise<T>;
+  /** Same as `run`, for a statement whose text varies from run to run (SQLite: not kept prepared). */
+  runOnce<T = unknown>(statement: Statement): Promise<T>;
 }
 
 /** A write handed a statement back instead of running it: the caller runs it. */
@@ -33,6 +36,7 @@ function knexBatchDb(db: Knex): BatchDb {
     table: (name) => db(name),
     raw: (sql, bindings = []) => db.raw(sql, bindings),
     run: <T>(statement: Statement) => Promise.resolve(statement as unknown as PromiseLike<T>),
+    runOnce: <T>(statement: Statement) => Promise.resolve(statement as unknown as PromiseLike<T>),
   };
 }
 
@@ -42,6 +46,7 @@ function sqliteBatchDb(knex: Knex, connection: SqliteConnection): BatchDb {
     table: (name) => knex(name),
     raw: (sql, bindings = []) => knex.raw(sql, bindings),
     run: async <T>(statement: Statement) => (await runPrepared(knex, connection, statement)) as T,
+    runOnce: async <T>(statement: Statement) => (await runOnce(knex, connection, statement)) as T,
   };
 }
 

@@ -21,8 +21,8 @@ export interface ConversationSearchOptions {
 }
 
 export interface ConversationStore {
-  /** Appends one message to a workstream's history; returns its row id. */
-  append(wsId: string, message: Message): Promise<number>;
+  /** Appends one message to a workstream's history; resolves once it is committed. */
+  append(wsId: string, message: Message): Promise<void>;
   /**
    * The history in order, repaired: a tool call without a stored result (a turn interrupted by a restart) gets the
    * result INTERRUPTED_TOOL_RESULT, so the model knows it may have run. System messages are never stored.

@@ -14,6 +14,7 @@ import {
 import { text, toNumber, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
+import { workstreamKey } from './merged-statements.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
 const MAX_SEARCH_LIMIT = 100;
@@ -77,14 +78,12 @@ export class KnexConversationStore implements ConversationStore {
    * System messages are not stored: returns 0 for them. One INSERT; the workstream's `updated` time is the
    * agent's to record (batched with its state changes, see docs/decisions/0011-hot-path-writes.md).
    */
-  append(wsId: string, message: Message): Promise<number> {
+  append(wsId: string, message: Message): Promise<void> {
     return guard('conversations.append', async () => {
-      if (!isStored(message)) return 0;
+      if (!isStored(message)) return;
       const row = toConversationRow(wsId, isoNow(), message);
-      const inserted = (await this.writer.write((db) => db.table('conversations').insert(row).returning('id'), {
-        oneStatement: true,
-      })) as Array<{ id: unknown }>;
-      return toNumber(inserted[0]?.id);
+      // One row: the write engine sends it with the group's other history rows as one statement.
+      await this.writer.writeRow({ insertInto: 'conversations', row: { ...row } }, [workstreamKey(wsId)]);
     });
   }
 

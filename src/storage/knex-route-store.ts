@@ -4,6 +4,7 @@ import { isoNow } from '../shared/time.js';
 import type { ChannelRoute, RouteStore } from './route-store.js';
 import { nullableText, text, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
+import { routeKey } from './merged-statements.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 
 function toRoute(row: DbRow): ChannelRoute {
@@ -85,7 +86,7 @@ export class KnexRouteStore implements RouteStore {
             .table('channel_routes')
             .where({ channel_type: channelType, channel_id: channelId })
             .update({ live_state: state }),
-        { oneStatement: true },
+        { oneStatement: true, touches: [routeKey(channelType, channelId)] },
       );
     });
   }

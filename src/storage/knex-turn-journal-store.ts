@@ -3,14 +3,10 @@ import type { Knex } from 'knex';
 import { isoNow } from '../shared/time.js';
 import { fromDbBool, text, toDbBool, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
-import type { BatchDb } from './batch-db.js';
-import { toConversationRow } from './conversation-rows.js';
-import type { InboundClaim } from './inbound-event-store.js';
-import { settledRow, settleReceipt } from './knex-inbound-event-store.js';
 import { isSqlite } from './sqlite-statements.js';
-import { ClaimLostError } from '../shared/errors.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
-import type { Message } from '../agent/messages.js';
+import { workstreamKey } from './merged-statements.js';
+import { acceptsRow, applyOne, claimLostAsError, isOneStatementChange } from './turn-journal-writes.js';
 import type { QueuedMessageRow, TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
 function toRow(row: DbRow): TurnJournalRow {
@@ -35,150 +31,9 @@ function toQueuedRow(row: DbRow): QueuedMessageRow {
   };
 }
 
-/** The message's ledger row, in the write that stores the message: inserted, or the pending claim settled. */
-async function writeReceipt(db: BatchDb, receipt: InboundClaim | undefined): Promise<void> {
-  if (receipt !== undefined) await settleReceipt((query) => db.run(query), db.table('inbound_events'), receipt);
-}
-
-type BeginChange = Extract<TurnJournalChange, { kind: 'begin' }>;
-
-/** The message in the history and, for one that waited, the removal of its waiting row (the trigger's same part). */
-async function messageAndWaitingRemoval(
-  db: BatchDb,
-  change: { wsId: string; turnId: string; message?: Message | undefined; waited?: boolean | undefined },
-  now: string,
-): Promise<void> {
-  if (change.message !== undefined && change.message.role !== 'system') {
-    await db.run(db.table('conversations').insert(toConversationRow(change.wsId, now, change.message)));
-  }
-  if (change.waited === true) await db.run(db.table('queued_messages').where({ turn_id: change.turnId }).delete());
-}
-
-/** *accepted* as rows written one by one (PostgreSQL: inside the batch's transaction). */
-async function beginInRows(db: BatchDb, change: BeginChange, now: string): Promise<void> {
-  await writeReceipt(db, change.receipt);
-  await messageAndWaitingRemoval(db, change, now);
-  // The workstream's older row (a turn this one supersedes) is replaced: one row per workstream.
-  await db.run(
-    db
-      .table('turn_journal')
-      .insert({
-        turn_id: change.turnId,
-        ws_id: change.wsId,
-        resumed: toDbBool(change.resumed),
-        partial_text: '',
-        settled: toDbBool(false),
-        started: now,
-        updated: now,
-      })
-      .onConflict('ws_id')
-      .merge(['turn_id', 'resumed', 'partial_text', 'settled', 'started', 'updated']),
-  );
-}
-
-const CLAIM_LOST = 'sandpiper: inbound claim lost';
-
-/** The ledger row's columns of `turn_accepts`: all null when the message has no receipt. */
-function eventColumns(receipt: InboundClaim | undefined): Record<string, unknown> {
-  const row: DbRow = receipt === undefined ? {} : settledRow(receipt);
-  return {
-    event_platform: row.platform ?? null,
-    event_key: row.event_key ?? null,
-    event_channel_id: row.channel_id ?? null,
-    event_message_id: row.message_id ?? null,
-    event_sort_key: row.sort_key ?? null,
-    event_received_at: row.received_at ?? null,
-    event_claimed_by: receipt?.claimedBy ?? null,
-  };
-}
-
-/** A message as `conversations` columns, without `ws_id` and `timestamp` (the write's `ws_id` and `started`). */
-function messageColumns(wsId: string, message: Message | undefined, now: string): Record<string, unknown> {
-  if (message === undefined || message.role === 'system') return {};
-  const { ws_id: _wsId, timestamp: _timestamp, ...columns } = toConversationRow(wsId, now, message);
-  return columns;
-}
-
-type OneStatementChange = Extract<TurnJournalChange, { kind: 'begin' | 'queue' | 'steer' }>;
-
-/** The `turn_accepts` row of a change: which of the trigger's rows it writes follows from the columns set. */
-function acceptsRow(change: OneStatementChange, now: string): Record<string, unknown> {
-  const common = { turn_id: change.turnId, ws_id: change.wsId, started: now };
-  switch (change.kind) {
-    case 'begin':
-      return {
-        ...common,
-        begins: 1,
-        resumed: toDbBool(change.resumed),
-        waited: toDbBool(change.waited === true),
-        ...eventColumns(change.receipt),
-        ...messageColumns(change.wsId, change.message, now),
-      };
-    case 'queue':
-      return {
-        ...common,
-        begins: 0,
-        ...eventColumns(change.receipt),
-        queued_content: change.content,
-        queued_origin: change.origin,
-        queued_seq: change.seq,
-      };
-    case 'steer':
-      return { ...common, begins: 0, waited: 1, ...messageColumns(change.wsId, change.message, now) };
-  }
-}
-
-/**
- * *accepted*, a waiting message or a steer as one statement on SQLite: the same rows as on PostgreSQL, written by the
- * `turn_accepts` view's trigger (migrations 20260601003601 and 20260601003603).
- */
-async function acceptInOneStatement(db: BatchDb, change: OneStatementChange, now: string): Promise<void> {
-  const receipt = change.kind === 'steer' ? undefined : change.receipt;
-  try {
-    await db.run(db.table('turn_accepts').insert(acceptsRow(change, now)));
-  } catch (error) {
-    if (receipt !== undefined && error instanceof Error && error.message.includes(CLAIM_LOST)) {
-      throw new ClaimLostError(receipt.platform);
-    }
-    throw error;
-  }
-}
-
-async function applyOne(db: BatchDb, change: TurnJournalChange, now: string, sqlite: boolean): Promise<void> {
-  switch (change.kind) {
-    case 'begin':
-    case 'queue':
-    case 'steer':
-      return sqlite ? acceptInOneStatement(db, change, now) : writeRows(db, change, now);
-    case 'partial':
-      await db.run(
-        db
-          .table('turn_journal')
-          .where({ turn_id: change.turnId })
-          .update({ partial_text: change.partialText, updated: now }),
-      );
-      return;
-    case 'end':
-      await db.run(db.table('turn_journal').where({ turn_id: change.turnId }).delete());
-      return;
-    case 'drop':
-      await db.run(db.table('queued_messages').where({ ws_id: change.wsId }).delete());
-      return;
-  }
-}
-
-/** *accepted*, a waiting message or a steer as rows written one by one (PostgreSQL: inside the batch's transaction). */
-async function writeRows(db: BatchDb, change: OneStatementChange, now: string): Promise<void> {
-  if (change.kind === 'begin') return beginInRows(db, change, now);
-  if (change.kind === 'queue') {
-    const { turnId, wsId, content, origin, seq } = change;
-    await writeReceipt(db, change.receipt);
-    await db.run(
-      db.table('queued_messages').insert({ turn_id: turnId, ws_id: wsId, content, origin, seq, created: now }),
-    );
-    return;
-  }
-  await messageAndWaitingRemoval(db, { ...change, waited: true }, now);
+/** The workstream a change belongs to, as the key of the rows it touches (merged-statements.ts). */
+function touchedBy(changes: readonly TurnJournalChange[]): string[] {
+  return [...new Set(changes.map((change) => workstreamKey(change.wsId)))];
 }
 
 export class KnexTurnJournalStore implements TurnJournalStore {
@@ -197,6 +52,8 @@ export class KnexTurnJournalStore implements TurnJournalStore {
     return guard('turnJournal.apply', async () => {
       if (changes.length === 0) return;
       const now = isoNow();
+      const [only] = changes;
+      if (changes.length === 1 && only !== undefined && (await this.applyAsRowWrite(only, now))) return;
       // One change that is one statement needs no transaction of its own (two round trips fewer): on SQLite every
       // change is; on PostgreSQL those that write one row.
       const first = changes[0];
@@ -207,9 +64,25 @@ export class KnexTurnJournalStore implements TurnJournalStore {
         async (db) => {
           for (const change of changes) await applyOne(db, change, now, this.sqlite);
         },
-        { oneStatement },
+        { oneStatement, touches: touchedBy(changes) },
       );
     });
+  }
+
+  /**
+   * A change that is one row write (a `turn_accepts` row on SQLite, the removal of an ended turn's row), handed to the
+   * write engine as such: it shares one statement with the group's others of its shape. False for any other change.
+   */
+  private async applyAsRowWrite(change: TurnJournalChange, now: string): Promise<boolean> {
+    const touches = touchedBy([change]);
+    if (change.kind === 'end') {
+      await this.writer.writeRow({ deleteFrom: 'turn_journal', column: 'turn_id', equals: change.turnId }, touches);
+      return true;
+    }
+    if (!this.sqlite || !isOneStatementChange(change)) return false;
+    const row = acceptsRow(change, now);
+    await claimLostAsError(change, () => this.writer.writeRow({ insertInto: 'turn_accepts', row }, touches));
+    return true;
   }
 
   list(): Promise<TurnJournalRow[]> {

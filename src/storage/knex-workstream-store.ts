@@ -6,6 +6,7 @@ import { conflictError, guard, isUniqueViolation } from './storage-errors.js';
 import { isPostgres } from './db.js';
 import { addUsageRows } from './knex-usage-store.js';
 import { isSqlite } from './sqlite-statements.js';
+import { routeKey, workstreamKey } from './merged-statements.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import type {
   WorkstreamChange,
@@ -96,6 +97,14 @@ function changeRows(change: WorkstreamChange): Array<Record<string, unknown>> {
   }));
 }
 
+/**
+ * The keys of the rows a group of changes touches (merged-statements.ts): its workstreams. Their `usage_daily` rows
+ * are written by no other write of the engine.
+ */
+function changedWorkstreams(changes: readonly WorkstreamChange[]): string[] {
+  return [...new Set(changes.map((change) => workstreamKey(change.wsId)))];
+}
+
 export class KnexWorkstreamStore implements WorkstreamStore {
   /** SQLite writes a new workstream with its route, and a group's changes, in one statement each (views). */
   private readonly sqlite: boolean;
@@ -140,38 +149,40 @@ export class KnexWorkstreamStore implements WorkstreamStore {
         updated: now,
       };
       try {
-        if (route === undefined)
-          await this.writer.write((db) => db.table('workstreams').insert(dbRow), { oneStatement: true });
+        const touches = [workstreamKey(row.wsId)];
+        if (route === undefined) await this.writer.writeRow({ insertInto: 'workstreams', row: dbRow }, touches);
         else if (this.sqlite)
-          // Both rows in one statement (the `workstream_creates` view's trigger; its migration).
-          await this.writer.write(
-            (db) =>
-              db.table('workstream_creates').insert({
-                ...dbRow,
-                channel_type: route.channelType,
-                channel_id: route.channelId,
-              }),
-            { oneStatement: true },
+          // Both rows in one statement (the `workstream_creates` view's trigger; its migration), and one statement with
+          // the group's other new workstreams.
+          await this.writer.writeRow(
+            {
+              insertInto: 'workstream_creates',
+              row: { ...dbRow, channel_type: route.channelType, channel_id: route.channelId },
+            },
+            [...touches, routeKey(route.channelType, route.channelId)],
           );
         else
-          await this.writer.write(async (db) => {
-            await db.run(db.table('workstreams').insert(dbRow));
-            await db.run(
-              db
-                .table('channel_routes')
-                .insert({
-                  channel_type: route.channelType,
-                  channel_id: route.channelId,
-                  ws_id: row.wsId,
-                  node_id: '',
-                  owner_user_id: row.userId,
-                  created: now,
-                })
-                // A route left by an earlier handling of the same message (killed before it was accepted) moves here.
-                .onConflict(['channel_type', 'channel_id'])
-                .merge(['ws_id', 'owner_user_id']),
-            );
-          });
+          await this.writer.write(
+            async (db) => {
+              await db.run(db.table('workstreams').insert(dbRow));
+              await db.run(
+                db
+                  .table('channel_routes')
+                  .insert({
+                    channel_type: route.channelType,
+                    channel_id: route.channelId,
+                    ws_id: row.wsId,
+                    node_id: '',
+                    owner_user_id: row.userId,
+                    created: now,
+                  })
+                  // A route left by an earlier handling of the same message (killed before it was accepted) moves here.
+                  .onConflict(['channel_type', 'channel_id'])
+                  .merge(['ws_id', 'owner_user_id']),
+              );
+            },
+            { touches: [...touches, routeKey(route.channelType, route.channelId)] },
+          );
       } catch (error) {
         if (isUniqueViolation(error)) throw conflictError('a workstream with this id exists', error);
         throw error;
@@ -225,7 +236,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
             await db.run(db.table('workstreams').where({ ws_id: wsId }).update(columns));
           if (usage.length > 0) await addUsageRows(db, isPostgres(this.knex), usage);
         },
-        { oneStatement: updates.length === 1 && usage.length === 0 },
+        { oneStatement: updates.length === 1 && usage.length === 0, touches: changedWorkstreams(changes) },
       ),
     );
   }
@@ -244,7 +255,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
             await db.run(db.table('workstream_changes').insert(rows.slice(i, i + CHANGE_ROWS_PER_STATEMENT)));
           }
         },
-        { oneStatement: rows.length <= CHANGE_ROWS_PER_STATEMENT },
+        { oneStatement: rows.length <= CHANGE_ROWS_PER_STATEMENT, touches: changedWorkstreams(changes) },
       ),
     );
   }

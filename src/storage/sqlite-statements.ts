@@ -29,6 +29,8 @@ interface PreparedStatement {
 export interface SqliteConnection {
   prepare(sql: string, callback: (error: Error | null) => void): PreparedStatement;
   run(sql: string, callback: (error: Error | null) => void): void;
+  run(sql: string, bindings: readonly unknown[], callback: StatementCallback): void;
+  all(sql: string, bindings: readonly unknown[], callback: StatementCallback): void;
   close(callback: (error: Error | null) => void): void;
 }
 
@@ -75,8 +77,14 @@ export function inSqliteTransaction<T>(knex: Knex, work: (connection: SqliteConn
   });
 }
 
-/** Runs one statement on a held connection; resolves with what knex would have returned for it. */
-export async function runPrepared(knex: Knex, connection: SqliteConnection, statement: Statement): Promise<unknown> {
+interface Compiled {
+  sql: string;
+  bindings: readonly unknown[];
+  method: string;
+  returning: boolean;
+}
+
+function compile(knex: Knex, statement: Statement): Compiled {
   const compiled = statement.toSQL() as Knex.Sql | Knex.Sql[];
   if (Array.isArray(compiled)) throw new Error('runPrepared: the statement compiles to several statements');
   const { sql, bindings } = compiled.toNative();
@@ -84,6 +92,12 @@ export async function runPrepared(knex: Knex, connection: SqliteConnection, stat
   const returning = (compiled as { returning?: unknown }).returning !== undefined;
   // Observers of knex's `query` event (statement counts in tests and benches) see these statements too.
   knex.emit('query', { method, sql, bindings });
+  return { sql, bindings, method, returning };
+}
+
+/** Runs one statement on a held connection; resolves with what knex would have returned for it. */
+export async function runPrepared(knex: Knex, connection: SqliteConnection, statement: Statement): Promise<unknown> {
+  const { sql, bindings, method, returning } = compile(knex, statement);
   const prepared = await preparedStatement(connection, sql);
   return new Promise((resolve, reject) => {
     const done: StatementCallback = function (error, rows) {
@@ -94,6 +108,23 @@ export async function runPrepared(knex: Knex, connection: SqliteConnection, stat
     };
     if (returnsRows(method, returning)) prepared.all(bindings, done);
     else prepared.run(bindings, done);
+  });
+}
+
+/**
+ * Runs one statement on a held connection without keeping it prepared (the driver prepares, runs and finalizes it):
+ * for a statement whose text changes from one run to the next (a multi-row insert), which would only push the kept
+ * statements out of the cache.
+ */
+export function runOnce(knex: Knex, connection: SqliteConnection, statement: Statement): Promise<unknown> {
+  const { sql, bindings, method, returning } = compile(knex, statement);
+  return new Promise((resolve, reject) => {
+    const done: StatementCallback = function (error, rows) {
+      if (error) reject(error);
+      else resolve(responseOf(method, returning, rows, this));
+    };
+    if (returnsRows(method, returning)) connection.all(sql, bindings, done);
+    else connection.run(sql, bindings, done);
   });
 }
 

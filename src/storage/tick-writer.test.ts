@@ -56,8 +56,8 @@ describe('TickWriter', () => {
           (await reader('channel_routes').where({ channel_id: 'thread-ws-tick-1' }).whereNotNull('live_state'))
             .length === 1;
       }),
-      stores.conversations.append('ws-tick-1', { role: 'user', content: 'hello' }).then(async (id) => {
-        seen.history = (await reader('conversations').where({ id })).length === 1;
+      stores.conversations.append('ws-tick-1', { role: 'user', content: 'hello' }).then(async () => {
+        seen.history = (await reader('conversations').where({ ws_id: 'ws-tick-1', content: 'hello' })).length === 1;
       }),
     ]);
     db.knex.off('query', onQuery);

@@ -16,7 +16,10 @@
 import type { Knex } from 'knex';
 import { BatchRunner, isStatement, type BatchDb, type Statement } from './batch-db.js';
 import { GroupCommit, type Schedule } from '../shared/group-commit.js';
+import { mergedStatement, planStatements, rowStatement, type RowWrite } from './merged-statements.js';
 import { guard } from './storage-errors.js';
+
+export type { RowWrite } from './merged-statements.js';
 
 /**
  * A write inside the shared transaction (or, for a one-statement write alone in its batch, on the connection
@@ -33,11 +36,18 @@ function execute(write: TickWrite<unknown>, db: BatchDb): Promise<unknown> {
 export interface TickWriteOptions {
   /** The write is one statement: alone in a batch it needs no BEGIN/COMMIT of its own (two round trips fewer). */
   oneStatement?: boolean;
+  /**
+   * Keys of the rows the write touches (`ws:<id>`, `route:<type>:<id>`): a row write of the same group may run before
+   * it when they share none (merged-statements.ts). Without keys the write is a barrier nothing moves across.
+   */
+  touches?: readonly string[];
 }
 
 interface Queued {
   write: TickWrite<unknown>;
   oneStatement: boolean;
+  rowWrite?: RowWrite;
+  touches?: readonly string[] | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -74,13 +84,25 @@ export class TickWriter {
 
   /** Queues a write for the next shared transaction; resolves with its result once that transaction committed. */
   write<T>(write: TickWrite<T>, options: TickWriteOptions = {}): Promise<T> {
+    return this.enqueue<T>({ write, oneStatement: options.oneStatement === true, touches: options.touches });
+  }
+
+  /**
+   * Queues a one-row insert or a delete by one column's value: in a group, it shares one statement with the others of
+   * its shape where `touches` allows (merged-statements.ts). Resolves once its transaction committed.
+   */
+  writeRow(rowWrite: RowWrite, touches: readonly string[]): Promise<void> {
+    return this.enqueue<void>({
+      write: (db) => rowStatement(db, rowWrite),
+      oneStatement: true,
+      rowWrite,
+      touches,
+    });
+  }
+
+  private enqueue<T>(entry: Omit<Queued, 'resolve' | 'reject'>): Promise<T> {
     const written = new Promise<T>((resolve, reject) => {
-      this.queue.push({
-        write,
-        oneStatement: options.oneStatement === true,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-      });
+      this.queue.push({ ...entry, resolve: resolve as (value: unknown) => void, reject });
       this.engine.kick();
     });
     this.unsettled += 1;
@@ -125,19 +147,15 @@ export class TickWriter {
       for (const entry of batch) await this.runAlone(entry);
       return;
     }
-    let results: unknown[];
+    let results: Map<Queued, unknown>;
     try {
-      results = await this.runner.transaction(async (db) => {
-        const values: unknown[] = [];
-        for (const entry of batch) values.push(await execute(entry.write, db));
-        return values;
-      });
+      results = await this.runner.transaction((db) => runStatements(db, batch));
     } catch {
       // Rolled back as a whole: try each write on its own, so only the one that fails is reported to its caller.
       for (const entry of batch) await this.runAlone(entry);
       return;
     }
-    batch.forEach((entry, index) => entry.resolve(results[index]));
+    for (const entry of batch) entry.resolve(results.get(entry));
   }
 
   private unwrapped(batch: readonly Queued[]): boolean {
@@ -154,6 +172,23 @@ export class TickWriter {
       entry.reject(error);
     }
   }
+}
+
+/** A group's writes inside its transaction, row writes of one shape merged (merged-statements.ts); their results. */
+async function runStatements(db: BatchDb, batch: readonly Queued[]): Promise<Map<Queued, unknown>> {
+  const results = new Map<Queued, unknown>();
+  for (const statement of planStatements(batch)) {
+    const [first] = statement;
+    if (statement.length === 1 && first !== undefined) results.set(first, await execute(first.write, db));
+    else
+      await db.runOnce(
+        mergedStatement(
+          db,
+          statement.flatMap((entry) => entry.rowWrite ?? []),
+        ),
+      );
+  }
+  return results;
 }
 
 /** `guard` for a statement of a store whose other writes go through `writer`: it runs after the writes handed in before it. */

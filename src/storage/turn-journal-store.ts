@@ -44,8 +44,8 @@ export type TurnJournalChange =
       waited?: boolean;
       receipt?: InboundClaim;
     }
-  | { kind: 'partial'; turnId: string; partialText: string }
-  | { kind: 'end'; turnId: string }
+  | { kind: 'partial'; turnId: string; wsId: string; partialText: string }
+  | { kind: 'end'; turnId: string; wsId: string }
   | ({ kind: 'queue'; receipt?: InboundClaim } & QueuedMessageRow)
   | { kind: 'drop'; wsId: string }
   | { kind: 'steer'; turnId: string; wsId: string; message: UserMessage };

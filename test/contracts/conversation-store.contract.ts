@@ -42,9 +42,7 @@ export function conversationStoreContract(label: string, factory: StoresFactory)
     const stores = useStores(factory);
 
     it('loads exactly the messages that were appended, in order', async () => {
-      const ids: number[] = [];
-      for (const message of FULL_TURN) ids.push(await stores().conversations.append('ws-rt', message));
-      assert.ok(ids.every((id, index) => index === 0 || id > (ids[index - 1] ?? 0)));
+      for (const message of FULL_TURN) await stores().conversations.append('ws-rt', message);
       assert.deepEqual(await stores().conversations.load('ws-rt'), FULL_TURN);
       assert.equal(await stores().conversations.count('ws-rt'), FULL_TURN.length);
       assert.deepEqual(await stores().conversations.load('ws-empty'), []);

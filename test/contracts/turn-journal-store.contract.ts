@@ -12,14 +12,14 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
       const journal = stores().turnJournal;
       await journal.apply([
         { kind: 'begin', turnId: 't1', wsId: 'ws-j', resumed: false },
-        { kind: 'partial', turnId: 't1', partialText: 'half of it' },
+        { kind: 'partial', turnId: 't1', wsId: 'ws-j', partialText: 'half of it' },
       ]);
       const row = await journal.forWorkstream('ws-j');
       assert.ok((await journal.turningWorkstreams()).includes('ws-j'), 'a turn in flight is listed');
       assert.deepEqual([row?.turnId, row?.partialText, row?.resumed, row?.settled], ['t1', 'half of it', false, false]);
       await journal.apply([
         { kind: 'begin', turnId: 't2', wsId: 'ws-j', resumed: true },
-        { kind: 'partial', turnId: 'gone', partialText: 'x' },
+        { kind: 'partial', turnId: 'gone', wsId: 'ws-j', partialText: 'x' },
       ]);
       assert.deepEqual(
         (await journal.list()).filter((entry) => entry.wsId === 'ws-j').map((entry) => [entry.turnId, entry.resumed]),
@@ -27,7 +27,7 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
       );
       await journal.markSettled('t2');
       assert.equal((await journal.forWorkstream('ws-j'))?.settled, true);
-      await journal.apply([{ kind: 'end', turnId: 't2' }]);
+      await journal.apply([{ kind: 'end', turnId: 't2', wsId: 'ws-j' }]);
       assert.equal(await journal.forWorkstream('ws-j'), undefined);
       assert.equal((await journal.turningWorkstreams()).includes('ws-j'), false, 'an ended turn is not');
       await journal.apply([{ kind: 'begin', turnId: 't3', wsId: 'ws-j', resumed: false }]);
@@ -112,7 +112,7 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
         [['user', 'also this']],
       );
       assert.equal((await journal.forWorkstream('ws-s'))?.turnId, 'running', 'the running turn keeps its row');
-      await journal.apply([{ kind: 'end', turnId: 'running' }]);
+      await journal.apply([{ kind: 'end', turnId: 'running', wsId: 'ws-s' }]);
     });
 
     it('keeps waiting messages in acceptance order until their turn begins or the workstream drops them', async () => {
@@ -139,7 +139,7 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
       await journal.apply([
         { kind: 'drop', wsId: 'ws-q' },
         { kind: 'drop', wsId: 'ws-other' },
-        { kind: 'end', turnId: 'q1' },
+        { kind: 'end', turnId: 'q1', wsId: 'ws-q' },
       ]);
       assert.deepEqual(await journal.queuedWorkstreams(), []);
     });
