@@ -5,6 +5,7 @@ import type { ChannelRoute, RouteStore } from './route-store.js';
 import { nullableText, text, type DbRow } from './rows.js';
 import { guard } from './storage-errors.js';
 import { routeKey } from './merged-statements.js';
+import { isSqlite } from './sqlite-statements.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 
 function toRoute(row: DbRow): ChannelRoute {
@@ -20,11 +21,16 @@ function toRoute(row: DbRow): ChannelRoute {
 }
 
 export class KnexRouteStore implements RouteStore {
+  /** SQLite records live messages as rows of the `route_live_states` view (migration 20260601003604). */
+  private readonly sqlite: boolean;
+
   constructor(
     private readonly knex: Knex,
     /** `live_state` shares one transaction per event-loop turn with the other hot-path writes (ADR 0026). */
     private readonly writer: TickWriter = new TickWriter(knex),
-  ) {}
+  ) {
+    this.sqlite = isSqlite(knex);
+  }
 
   getRoute(channelType: string, channelId: string): Promise<ChannelRoute | undefined> {
     return guardAfter(this.writer, 'routes.getRoute', async () => {
@@ -80,13 +86,20 @@ export class KnexRouteStore implements RouteStore {
 
   setLiveState(channelType: string, channelId: string, state: string | null): Promise<void> {
     return guard('routes.setLiveState', async () => {
+      const touches = [routeKey(channelType, channelId)];
+      if (this.sqlite) {
+        // One row of a view: the group's other threads' records go in the same statement.
+        const row = { channel_type: channelType, channel_id: channelId, live_state: state };
+        await this.writer.writeRow({ insertInto: 'route_live_states', row }, touches);
+        return;
+      }
       await this.writer.write(
         (db) =>
           db
             .table('channel_routes')
             .where({ channel_type: channelType, channel_id: channelId })
             .update({ live_state: state }),
-        { oneStatement: true, touches: [routeKey(channelType, channelId)] },
+        { oneStatement: true, touches },
       );
     });
   }

@@ -85,7 +85,7 @@ describe('merged row writes on SQLite', () => {
       { route: { channelType: 'discord', channelId: `thread-${wsId}` } },
     );
 
-  it("writes twelve threads' new workstreams, messages, turn starts and ends in one statement per kind", async () => {
+  it("writes twelve threads' new workstreams, messages, turn starts, live messages and ends in one statement per kind", async () => {
     const ids = Array.from({ length: 12 }, (_, index) => `ws-merge-${index}`);
     assert.equal((await counted(() => Promise.all(ids.map(create)))).length, 1, 'new workstreams');
     const turns = (wsId: string): Promise<unknown> =>
@@ -96,6 +96,9 @@ describe('merged row writes on SQLite', () => {
     const answers = (wsId: string): Promise<unknown> =>
       Promise.all([1, 2, 3].map((n) => db.stores.conversations.append(wsId, { role: 'assistant', content: `a${n}` })));
     assert.equal((await counted(() => Promise.all(ids.map(answers)))).length, 1, 'answers');
+    const live = (wsId: string): Promise<unknown> =>
+      db.stores.routes.setLiveState('discord', `thread-${wsId}`, `{"ws":"${wsId}"}`);
+    assert.equal((await counted(() => Promise.all(ids.map(live)))).length, 1, 'live messages recorded');
     const ends = (wsId: string): Promise<unknown> =>
       db.stores.turnJournal.apply([{ kind: 'end', turnId: `turn-${wsId}`, wsId }]);
     assert.equal((await counted(() => Promise.all(ids.map(ends)))).length, 1, 'ended');
@@ -107,6 +110,7 @@ describe('merged row writes on SQLite', () => {
         `${wsId}: its history in order`,
       );
       assert.equal(await db.stores.turnJournal.forWorkstream(wsId), undefined);
+      assert.equal((await db.stores.routes.getRoute('discord', `thread-${wsId}`))?.liveState, `{"ws":"${wsId}"}`);
     }
   });
 

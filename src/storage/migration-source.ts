@@ -35,6 +35,7 @@ import * as m20260601_3521 from '../../migrations/20260601003521_create_usage_da
 import * as m20260601_3601 from '../../migrations/20260601003601_sqlite_turn_accepts.js';
 import * as m20260601_3602 from '../../migrations/20260601003602_sqlite_workstream_writes.js';
 import * as m20260601_3603 from '../../migrations/20260601003603_sqlite_turn_log_writes.js';
+import * as m20260601_3604 from '../../migrations/20260601003604_sqlite_route_live_states.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '20260101000001_create_users': m001,
@@ -72,6 +73,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20260601003601_sqlite_turn_accepts': m20260601_3601,
   '20260601003602_sqlite_workstream_writes': m20260601_3602,
   '20260601003603_sqlite_turn_log_writes': m20260601_3603,
+  '20260601003604_sqlite_route_live_states': m20260601_3604,
 };
 
 /** Migration names in order; a name, once released, never changes. */
