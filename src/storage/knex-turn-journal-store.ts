@@ -6,7 +6,14 @@ import { guard } from './storage-errors.js';
 import { isSqlite } from './sqlite-statements.js';
 import { guardAfter, TickWriter } from './tick-writer.js';
 import { workstreamKey } from './merged-statements.js';
-import { acceptsRow, applyOne, claimLostAsError, isOneStatementChange } from './turn-journal-writes.js';
+import {
+  acceptsRow,
+  applyOne,
+  claimLostAsError,
+  isOneStatementChange,
+  partialTexts,
+  textsStatement,
+} from './turn-journal-writes.js';
 import type { QueuedMessageRow, TurnJournalChange, TurnJournalRow, TurnJournalStore } from './turn-journal-store.js';
 
 function toRow(row: DbRow): TurnJournalRow {
@@ -54,6 +61,15 @@ export class KnexTurnJournalStore implements TurnJournalStore {
       const now = isoNow();
       const [only] = changes;
       if (changes.length === 1 && only !== undefined && (await this.applyAsRowWrite(only, now))) return;
+      const texts = partialTexts(changes);
+      if (texts !== undefined) {
+        // The streamed text of every turn that showed some since the last write: one statement.
+        await this.writer.write((db) => db.runOnce(textsStatement(db, texts, now)), {
+          oneStatement: true,
+          touches: touchedBy(changes),
+        });
+        return;
+      }
       // One change that is one statement needs no transaction of its own (two round trips fewer): on SQLite every
       // change is; on PostgreSQL those that write one row.
       const first = changes[0];

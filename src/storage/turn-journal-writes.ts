@@ -3,7 +3,7 @@
  * group's transaction), or on SQLite as one row of the `turn_accepts` view, whose INSTEAD OF trigger writes the same
  * rows in one statement.
  */
-import type { BatchDb } from './batch-db.js';
+import type { BatchDb, Statement } from './batch-db.js';
 import { toConversationRow } from './conversation-rows.js';
 import type { InboundClaim } from './inbound-event-store.js';
 import { settledRow, settleReceipt } from './knex-inbound-event-store.js';
@@ -167,4 +167,28 @@ async function writeRows(db: BatchDb, change: OneStatementChange, now: string): 
     return;
   }
   await messageAndWaitingRemoval(db, { ...change, waited: true }, now);
+}
+
+type PartialChange = Extract<TurnJournalChange, { kind: 'partial' }>;
+
+/** The changes when all are streamed texts, several of them (one statement for all); undefined otherwise. */
+export function partialTexts(changes: readonly TurnJournalChange[]): PartialChange[] | undefined {
+  if (changes.length < 2) return undefined;
+  const texts = changes.filter((change): change is PartialChange => change.kind === 'partial');
+  return texts.length === changes.length ? texts : undefined;
+}
+
+/**
+ * Streamed texts of several turns as one UPDATE … FROM a list of values (SQLite 3.33+ and PostgreSQL): a row that is
+ * gone changes nothing, as its own UPDATE would. Of two texts of one turn, the later one is kept.
+ */
+export function textsStatement(db: BatchDb, texts: readonly PartialChange[], now: string): Statement {
+  const latest = new Map(texts.map((change) => [change.turnId, change.partialText]));
+  const values = [...latest].map(() => '(?, ?)').join(', ');
+  return db.raw(
+    `WITH texts (turn_id, partial_text) AS (VALUES ${values})
+     UPDATE turn_journal SET partial_text = texts.partial_text, updated = ?
+     FROM texts WHERE turn_journal.turn_id = texts.turn_id`,
+    [...[...latest].flat(), now],
+  );
 }

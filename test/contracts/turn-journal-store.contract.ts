@@ -115,6 +115,21 @@ export function turnJournalStoreContract(label: string, factory: StoresFactory):
       await journal.apply([{ kind: 'end', turnId: 'running', wsId: 'ws-s' }]);
     });
 
+    it("writes several turns' streamed texts at once, the latest of each; a turn that is gone changes nothing", async () => {
+      const journal = stores().turnJournal;
+      await journal.apply([{ kind: 'begin', turnId: 'p1', wsId: 'ws-p1', resumed: false }]);
+      await journal.apply([{ kind: 'begin', turnId: 'p2', wsId: 'ws-p2', resumed: false }]);
+      await journal.apply([
+        { kind: 'partial', turnId: 'p1', wsId: 'ws-p1', partialText: 'first' },
+        { kind: 'partial', turnId: 'p2', wsId: 'ws-p2', partialText: 'other' },
+        { kind: 'partial', turnId: 'p-gone', wsId: 'ws-p3', partialText: 'lost' },
+        { kind: 'partial', turnId: 'p1', wsId: 'ws-p1', partialText: 'first and more' },
+      ]);
+      assert.equal((await journal.forWorkstream('ws-p1'))?.partialText, 'first and more');
+      assert.equal((await journal.forWorkstream('ws-p2'))?.partialText, 'other');
+      assert.equal(await journal.forWorkstream('ws-p3'), undefined);
+    });
+
     it('keeps waiting messages in acceptance order until their turn begins or the workstream drops them', async () => {
       const journal = stores().turnJournal;
       const seq = Date.now() * 1000;
