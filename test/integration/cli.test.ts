@@ -1,6 +1,7 @@
 /**
  * The real `sandpiper` bin: npx, exit codes, one admin command, chat, start/stop, failures on one line, no secrets in
- * logs (with platform tokens: cli.secrets.test.ts). A command's own behaviour runs in-process (commands.*.test.ts, src/cli/run-cli.test.ts).
+ * logs (with platform tokens: cli.secrets.test.ts). A command's own behaviour runs in-process (commands.*.test.ts,
+ * src/cli/run-cli.test.ts).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
