@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const PROCESS_LAYER =
-  /^test\/integration\/(crash|cluster|signals|cli|instance-lock|package-install|doctor|console\.browser)[.-]/;
+  /^test\/integration\/(crash|cluster|signals|cli|instance-lock|package-install|console\.browser)[.-]/;
 const OWN_MARK = /test-runner: own process/;
 /** A group's planned wall time: long enough to share the loading, short enough to keep the cores' queue even. */
 const GROUP_MS = Number(process.env.SANDPIPER_TEST_GROUP_MS ?? 20_000);

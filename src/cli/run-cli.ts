@@ -1,6 +1,6 @@
 /** Runs one CLI invocation: parses argv, dispatches to a command, maps errors to exit codes (0 ok, 1 runtime, 2 usage/config). */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/index.js';
+import { loadConfig, type Environment } from '../config/index.js';
 import { ConfigError, GatewayError, UsageError, describeError } from '../shared/errors.js';
 import { commandHelpText, commandsInGroup, findCommand, helpText } from './commands.js';
 import { writeLine, type CliCommand, type CliContext, type CliIo } from './cli-context.js';
@@ -15,7 +15,22 @@ const COMMON_OPTIONS = {
 
 const HELP_WORDS = new Set(['--help', '-h', 'help']);
 
-export async function runCli(argv: readonly string[], io: CliIo, shutdownSignal: AbortSignal): Promise<number> {
+/**
+ * Where a command reads its configuration from: the folder a `config.toml` is looked for in and relative paths start
+ * from, and the variables (`SANDPIPER_*`, `XDG_STATE_HOME`). The bin gives neither (the process's own); tests that run
+ * commands in-process give their own instead of changing the process's.
+ */
+export interface ConfigInputs {
+  cwd?: string;
+  env?: Environment;
+}
+
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  shutdownSignal: AbortSignal,
+  inputs: ConfigInputs = {},
+): Promise<number> {
   let debug = argv.includes('--log-level=debug') || argv.join(' ').includes('--log-level debug');
   try {
     const found = findCommand(argv);
@@ -33,7 +48,7 @@ export async function runCli(argv: readonly string[], io: CliIo, shutdownSignal:
     }
     const flags = parsed.values as Record<string, string | boolean | undefined>;
     debug = flags['log-level'] === 'debug';
-    return await command.run(commandContext(parsed.positionals, flags, io, shutdownSignal));
+    return await command.run(commandContext(parsed.positionals, flags, io, shutdownSignal, inputs));
   } catch (error) {
     return reportError(error, io, debug);
   }
@@ -44,6 +59,7 @@ function commandContext(
   flags: CliContext['flags'],
   io: CliIo,
   shutdownSignal: AbortSignal,
+  inputs: ConfigInputs,
 ): CliContext {
   return {
     positionals,
@@ -52,6 +68,7 @@ function commandContext(
     shutdownSignal,
     loadConfig: () =>
       loadConfig({
+        ...inputs,
         file: typeof flags['config'] === 'string' ? flags['config'] : undefined,
         flags: { 'log.level': flags['log-level'] },
       }),

@@ -17,7 +17,8 @@ export function stateDirFor(cwd: string): string {
   return path.join(cwd, '.state', 'sandpiper');
 }
 
-function withStateHome(env: NodeJS.ProcessEnv, cwd: string): NodeJS.ProcessEnv {
+/** `env` with `XDG_STATE_HOME` set to the state home of `cwd` when the caller did not set one. */
+export function withStateHome(env: NodeJS.ProcessEnv, cwd: string): NodeJS.ProcessEnv {
   return env['XDG_STATE_HOME'] === undefined ? { ...env, XDG_STATE_HOME: path.dirname(stateDirFor(cwd)) } : env;
 }
 

@@ -1,4 +1,7 @@
-/** `sandpiper doctor` through the real bin against the fakes: everything healthy, then each check failing with its fix. */
+/**
+ * `sandpiper doctor` in-process (runCli, as the bin runs it) against the fakes: everything healthy, then each check
+ * failing with its fix.
+ */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +11,7 @@ import { FakeDiscord } from '../fakes/fake-discord.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../fakes/fake-llm-server.js';
 import { EVERYTHING, freePort } from '../fakes/mcp-servers.js';
 import { FakeSlack } from '../fakes/fake-slack.js';
-import { cleanEnv, runBin, runBinAsync } from '../helpers/run-bin.js';
+import { runCliInProcess } from '../helpers/run-cli-in-process.js';
 
 interface Check {
   name: string;
@@ -21,6 +24,8 @@ const toml = (value: string): string => JSON.stringify(value);
 
 describe('sandpiper doctor', () => {
   let dir: string;
+  /** One command as the bin in `dir` would run it (runCli in this process). */
+  const run = (...argv: string[]): ReturnType<typeof runCliInProcess> => runCliInProcess(argv, { cwd: dir });
   let llm: FakeLlmServer;
   let discord: FakeDiscord;
   let slack: FakeSlack;
@@ -76,8 +81,8 @@ describe('sandpiper doctor', () => {
       slackBot: slack.botToken,
       mcpCommand: process.execPath,
     });
-    assert.equal(runBin(['migrate', '--config', file], dir).code, 0);
-    const result = await runBinAsync(['doctor', '--config', file], dir);
+    assert.equal((await run('migrate', '--config', file, '--log-level', 'warn')).code, 0);
+    const result = await run('doctor', '--config', file);
     assert.equal(result.code, 0, `${result.stdout}${result.stderr}`);
     const lines = result.stdout.trim().split('\n');
     for (const name of [
@@ -101,19 +106,16 @@ describe('sandpiper doctor', () => {
     // A server added at run time starts in the sandbox, as under start (ADR 0035); it may not see the database.
     const probe = path.join(dir, 'good-data', 'mcp', 'dbprobe');
     const script = `head -c 16 ${path.join(dir, 'good-data', 'sandpiper.db')} > ${probe}/seen 2>&1; exec ${process.execPath} ${EVERYTHING} stdio`;
-    assert.equal(
-      runBin(['mcp', 'add', 'dbprobe', '--config', file, '--command', 'sh', '--', '-c', script], dir).code,
-      0,
-    );
-    const withRuntime = await runBinAsync(['doctor', '--config', file], dir);
+    assert.equal((await run('mcp', 'add', 'dbprobe', '--config', file, '--command', 'sh', '--', '-c', script)).code, 0);
+    const withRuntime = await run('doctor', '--config', file);
     const sandboxed = /ok {3}sandbox\s+bubblewrap/.test(withRuntime.stdout);
     assert.match(
       withRuntime.stdout,
       sandboxed ? /ok {3}mcp dbprobe\s+stdio, \d+ tools/ : /FAIL mcp dbprobe\s+did not start: .*added at run time/,
     );
     if (sandboxed) assert.doesNotMatch(readFileSync(path.join(probe, 'seen'), 'utf8'), /SQLite format/);
-    assert.equal(runBin(['mcp', 'remove', 'dbprobe', '--config', file], dir).code, 0);
-    const json = await runBinAsync(['doctor', '--config', file, '--json'], dir);
+    assert.equal((await run('mcp', 'remove', 'dbprobe', '--config', file)).code, 0);
+    const json = await run('doctor', '--config', file, '--json');
     const parsed = JSON.parse(json.stdout) as { ok: boolean; checks: Check[] };
     assert.equal(parsed.ok, true);
     assert.ok(parsed.checks.every((check) => check.status !== 'fail'));
@@ -126,7 +128,7 @@ describe('sandpiper doctor', () => {
       slackBot: 'xoxb-wrong-secret',
       mcpCommand: '/nonexistent/mcp-server',
     });
-    const result = await runBinAsync(['doctor', '--config', file, '--json'], dir);
+    const result = await run('doctor', '--config', file, '--json');
     assert.equal(result.code, 1, result.stderr);
     const { checks } = JSON.parse(result.stdout) as { ok: boolean; checks: Check[] };
     const byName = new Map(checks.map((check) => [check.name, check]));
@@ -139,7 +141,7 @@ describe('sandpiper doctor', () => {
     assert.equal(byName.get('mcp everything')?.status, 'fail');
     assert.match(byName.get('mcp everything')?.fix ?? '', /MCP server "everything"/);
     assert.ok(!`${result.stdout}${result.stderr}`.includes('wrong-secret'), 'no secret in the output');
-    const text = await runBinAsync(['doctor', '--config', file], dir);
+    const text = await run('doctor', '--config', file);
     assert.equal(text.code, 1);
     for (const line of text.stdout.trim().split('\n')) assert.match(line, /^(ok  |FAIL|warn|skip) \S/);
     assert.match(text.stdout, /^FAIL database\s+no database at sqlite:.* → run: sandpiper migrate/m);
@@ -154,7 +156,7 @@ describe('sandpiper doctor', () => {
       mcpCommand: process.execPath,
       baseUrl: closed,
     });
-    const down = await runBinAsync(['doctor', '--config', file], dir);
+    const down = await run('doctor', '--config', file);
     assert.equal(down.code, 1);
     assert.match(
       down.stdout,
@@ -162,7 +164,7 @@ describe('sandpiper doctor', () => {
     );
     const broken = path.join(dir, 'broken.toml');
     writeFileSync(broken, '[gateway]\nhttp_prot = 1\n');
-    const config = runBin(['doctor', '--config', broken], dir, cleanEnv());
+    const config = await run('doctor', '--config', broken);
     assert.equal(config.code, 1);
     assert.match(config.stdout, /^FAIL config\s+unknown key gateway\.http_prot in .*broken\.toml → fix the key/);
   });

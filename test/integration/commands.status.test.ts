@@ -1,26 +1,25 @@
-/** `sandpiper status` through the real bin on a database whose services and lease rows the test seeds directly. */
+/**
+ * `sandpiper status` in-process (runCli, as the bin runs it) on a database whose services and lease rows the test
+ * seeds directly.
+ */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isoFromMs } from '../../src/shared/time.js';
 import { createKnex } from '../../src/storage/index.js';
-import { cleanEnv, runBin } from '../helpers/run-bin.js';
+import { startAdminCli, type AdminCli } from '../helpers/admin-cli.js';
+import { runCliInProcess } from '../helpers/run-cli-in-process.js';
 
-let dir: string;
-const env = cleanEnv();
-const run = (...args: string[]): ReturnType<typeof runBin> => runBin(args, dir, env);
+let admin: AdminCli;
+const run = (...args: string[]): ReturnType<AdminCli['cli']> => admin.cli(...args);
 
-before(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'sp-status-'));
-  writeFileSync(path.join(dir, 'config.toml'), `[gateway]\ndata_dir = "${path.join(dir, 'data')}"\n`);
-  assert.equal(run('migrate').code, 0);
+before(async () => {
+  admin = await startAdminCli('sp-status-');
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
+after(() => admin.close());
 
 async function seed(): Promise<void> {
-  const knex = createKnex(`sqlite:${path.join(dir, 'data', 'sandpiper.db')}`);
+  const knex = createKnex(`sqlite:${path.join(admin.dir, 'data', 'sandpiper.db')}`);
   const now = Date.now();
   try {
     const service = (id: string, url: string, ageMs: number): Record<string, string> => ({
@@ -64,22 +63,22 @@ async function seed(): Promise<void> {
 }
 
 describe('sandpiper status', () => {
-  it('says so when no instance has registered, and rejects arguments', () => {
-    const empty = run('status');
+  it('says so when no instance has registered, and rejects arguments', async () => {
+    const empty = await run('status');
     assert.equal(empty.code, 0, empty.stderr);
     assert.match(
       empty.stdout,
       /^database: SQLite \S+sandpiper\.db; instances: 0 alive, 0 stale \(stale after \d+s without a heartbeat\)\nno instances/,
     );
-    const extra = run('status', 'now');
+    const extra = await run('status', 'now');
     assert.equal(extra.code, 2);
     assert.match(extra.stderr, /^sandpiper: unexpected argument "now"; usage: sandpiper status \[--json\]/);
-    assert.match(run('--help').stdout, /\n {2}sandpiper status \[--json\]\s+list the instances/);
+    assert.match((await runCliInProcess(['--help'])).stdout, /\n {2}sandpiper status \[--json\]\s+list the instances/);
   });
 
   it('lists each instance with its state, shards and workstream leases, as a table and as JSON', async () => {
     await seed();
-    const table = run('status');
+    const table = await run('status');
     assert.equal(table.code, 0, table.stderr);
     const lines = table.stdout.trimEnd().split('\n');
     assert.match(lines[0] ?? '', /instances: 1 alive, 1 stale/);
@@ -93,7 +92,7 @@ describe('sandpiper status', () => {
       lines[4],
       'totals: shards 1 held, 1 expired, 2 unheld (app shards 1,2); workstream leases 2 live, 1 expired',
     );
-    const json = run('status', '--json');
+    const json = await run('status', '--json');
     const view = JSON.parse(json.stdout) as {
       database: { engine: string };
       instances: Array<{

@@ -1,5 +1,5 @@
 /**
- * `sandpiper slack installs list | remove | rekey` through the real bin: installs are listed without tokens, removed
+ * `sandpiper slack installs list | remove | rekey` in-process (runCli, as the bin runs them): installs are listed without tokens, removed
  * (audited), a missing one is exit 1 and a malformed id exit 2; after a key rotation `rekey` re-encrypts the tokens
  * and the new key alone opens them.
  */
@@ -10,14 +10,15 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { slackInstallations, slackTokenCipher } from '../../src/main-slack.js';
 import { createKnex, createStores, runMigrations } from '../../src/storage/index.js';
-import { cleanEnv, runBin } from '../helpers/run-bin.js';
+import { runCliInProcess } from '../helpers/run-cli-in-process.js';
 
 const OLD_KEY = 'old-slack-token-key-0123456789';
 const NEW_KEY = 'new-slack-token-key-9876543210';
 const TOKEN = 'xoxb-T0CLI1-secret-token';
 
 let dir: string;
-const run = (...args: string[]): ReturnType<typeof runBin> => runBin(args, dir, cleanEnv());
+const run = (...args: string[]): ReturnType<typeof runCliInProcess> =>
+  runCliInProcess([...args, '--config', path.join(dir, 'config.toml')]);
 const writeConfig = (slack: string): void =>
   writeFileSync(
     path.join(dir, 'config.toml'),
@@ -59,30 +60,30 @@ before(async () => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('slack installs commands', () => {
-  it('lists installs without tokens, removes one (audited), refuses a missing or malformed id', () => {
-    const listed = run('slack', 'installs', 'list', '--json');
+  it('lists installs without tokens, removes one (audited), refuses a missing or malformed id', async () => {
+    const listed = await run('slack', 'installs', 'list', '--json');
     assert.equal(listed.code, 0, listed.stderr);
     assert.doesNotMatch(listed.stdout, /xoxb-|v1:/);
     assert.deepEqual(
       (JSON.parse(listed.stdout) as { installs: Array<{ team_id: string }> }).installs.map((entry) => entry.team_id),
       ['T0CLI1', 'T0CLI2'],
     );
-    assert.equal(run('slack', 'installs', 'remove', 'T0CLI2').code, 0);
-    const table = run('slack', 'installs', 'list').stdout;
+    assert.equal((await run('slack', 'installs', 'remove', 'T0CLI2')).code, 0);
+    const table = (await run('slack', 'installs', 'list')).stdout;
     assert.match(table, /T0CLI1/);
     assert.doesNotMatch(table, /T0CLI2/);
-    const missing = run('slack', 'installs', 'remove', 'T0CLI2');
+    const missing = await run('slack', 'installs', 'remove', 'T0CLI2');
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no Slack install/);
-    const malformed = run('slack', 'installs', 'remove', 'not a team');
+    const malformed = await run('slack', 'installs', 'remove', 'not a team');
     assert.equal(malformed.code, 2);
-    const audit = run('audit', '--json');
+    const audit = await run('audit', '--json');
     assert.match(audit.stdout, /slack\.installs\.remove/);
   });
 
   it('re-encrypts the tokens after a key rotation', async () => {
     writeConfig(`token_key = "${NEW_KEY}"\ntoken_key_previous = ["${OLD_KEY}"]`);
-    const rekeyed = run('slack', 'installs', 'rekey');
+    const rekeyed = await run('slack', 'installs', 'rekey');
     assert.equal(rekeyed.code, 0, rekeyed.stderr);
     assert.match(rekeyed.stdout, /re-encrypted 1 token/);
     const opened = await withDatabase(async (stores) =>

@@ -3,19 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from '../../src/cli/run-cli.js';
 import { createKnex, createStores } from '../../src/storage/index.js';
 import { startFakeMcpRegistry, type FakeRegistry } from '../fakes/fake-mcp-registry.js';
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
+import { runCliInProcess } from '../helpers/run-cli-in-process.js';
 
 const SERVERS = [
   {
@@ -65,16 +56,8 @@ describe('sandpiper mcp search | install', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const stdout = new Capture();
-    const stderr = new Capture();
-    const code = await runCli(
-      [...argv, '--config', config, '--create-db'],
-      { stdout, stderr, stdin: new PassThrough() },
-      new AbortController().signal,
-    );
-    return { code, stdout: stdout.text, stderr: stderr.text };
-  }
+  const cli = (...argv: string[]): ReturnType<typeof runCliInProcess> =>
+    runCliInProcess([...argv, '--config', config, '--create-db']);
 
   async function rows(): Promise<
     Array<{ name: string; command: string; args: string[]; url: string; env: Record<string, string> }>
