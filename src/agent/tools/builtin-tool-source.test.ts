@@ -95,6 +95,29 @@ describe('BuiltinToolSource', () => {
     assert.deepEqual(failed, { output: 'Error: search failed: disk on fire', isError: true });
   });
 
+  it('refuses, without throwing, the calls of a tool whose definition is no JSON Schema', async () => {
+    const broken = {
+      name: 'man',
+      description: 'a definition whose parameters are not a schema',
+      parameters: { type: 'object', properties: { page: { type: 'strin' } } },
+      agent: false,
+      taskAgent: false,
+      autoApprove: false,
+    };
+    const handler: ToolHandler = {
+      name: 'man',
+      prepare: () => ({ header: 'x', preview: '', needsApproval: false, approvalLabel: 'man' }),
+      execute: () => Promise.resolve({ output: 'ran', isError: false }),
+    };
+    const source = new BuiltinToolSource([broken], [handler]);
+    const context = createToolContext(workspace.directory);
+    const prepared = await source.prepare('man', { page: 'ls' }, context);
+    assert.match(prepared.error ?? '', /the definition of man is not a valid JSON Schema/);
+    const called = await source.callTool('man', { page: 'ls' }, context);
+    assert.equal(called.isError, true);
+    assert.match(String(called.output), /not a valid JSON Schema/);
+  });
+
   it('propagates cancellation as an abort', async () => {
     const source = await createBuiltinToolSource();
     const controller = new AbortController();

@@ -1,5 +1,5 @@
 /** The built-in tool registry: definitions from tools/*.json joined with their handlers, as a ToolSource. */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { isAbortError } from '../../shared/abort.js';
 import { describeError } from '../../shared/errors.js';
 import { fenceUntrusted, type FenceOrigin } from '../../shared/untrusted-fence.js';
@@ -33,17 +33,18 @@ interface RegisteredTool {
   definition: ToolDefinition;
   handler: ToolHandler;
   /** The arguments' validator, compiled at the tool's first call (see compiledOnUse). */
-  validate: () => ValidateFunction;
+  validate: () => Promise<ValidateFunction>;
 }
 
 /**
- * Compiles `schema` the first time the validator is asked for: ajv generates code for each schema, and a gateway (or
- * each gateway a test starts) would otherwise compile every tool's schema at start, most of them never called. The
- * definitions were already checked as schemas when they were loaded (load-tool-definitions.ts).
+ * Compiles `schema` the first time the validator is asked for, with ajv loaded at the first call of any tool: ajv's
+ * modules take about 40 ms to load and each schema about 3 ms to compile, which a gateway (and each gateway a test
+ * starts) would otherwise pay at start for tools it may never call. The shipped definitions are checked as strict JSON
+ * Schemas by the tests (load-tool-definitions.test.ts).
  */
-function compiledOnUse(ajv: Ajv, schema: ToolDefinition['parameters']): () => ValidateFunction {
-  let validate: ValidateFunction | undefined;
-  return () => (validate ??= ajv.compile(schema));
+function compiledOnUse(ajv: () => Promise<Ajv>, schema: ToolDefinition['parameters']): () => Promise<ValidateFunction> {
+  let validate: Promise<ValidateFunction> | undefined;
+  return () => (validate ??= ajv().then((loaded) => loaded.compile(schema)));
 }
 
 /** Lists and runs the built-in tools that have a handler; definitions without one stay hidden. */
@@ -62,7 +63,9 @@ export class BuiltinToolSource implements ToolSource {
         ? (handlers as readonly ToolHandler[]).map((handler) => [handler.name, handler])
         : (handlers as ReadonlyMap<string, ToolHandler>),
     );
-    const ajv = new Ajv({ allErrors: true, coerceTypes: true, strict: false });
+    let loaded: Promise<Ajv> | undefined;
+    const ajv = (): Promise<Ajv> =>
+      (loaded ??= import('ajv').then(({ Ajv }) => new Ajv({ allErrors: true, coerceTypes: true, strict: false })));
     for (const definition of definitions) {
       const handler = byName.get(definition.name);
       if (handler === undefined) continue;
@@ -84,7 +87,7 @@ export class BuiltinToolSource implements ToolSource {
   async prepare(name: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolPreparation> {
     const tool = this.#tools.get(name);
     if (tool === undefined) return errorPreparation(name, `Unknown tool: ${name}`);
-    const checked = validateArguments(tool, args);
+    const checked = await validateArguments(tool, args);
     if (typeof checked === 'string') return errorPreparation(name, checked);
     const refusal = (context.sandbox ?? this.#containment.sandbox).refusal;
     if (refusal !== undefined && PROCESS_ONLY_TOOLS.has(name)) return errorPreparation(name, refusal);
@@ -103,7 +106,7 @@ export class BuiltinToolSource implements ToolSource {
   async callTool(name: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
     const tool = this.#tools.get(name);
     if (tool === undefined) return { output: `Unknown tool: ${name}`, isError: true };
-    const checked = validateArguments(tool, args);
+    const checked = await validateArguments(tool, args);
     if (typeof checked === 'string') return { output: checked, isError: true };
     context.signal.throwIfAborted();
     const result = await runWithTimeout(tool.handler, checked, this.#contain(context));
@@ -147,9 +150,18 @@ function errorPreparation(name: string, error: string): ToolPreparation {
 }
 
 /** Returns the (type-coerced) arguments, or the error text the model reads. */
-function validateArguments(tool: RegisteredTool, args: Record<string, unknown>): Record<string, unknown> | string {
+async function validateArguments(
+  tool: RegisteredTool,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown> | string> {
   const copy = structuredClone(args);
-  const validate = tool.validate();
+  let validate: ValidateFunction;
+  try {
+    validate = await tool.validate();
+  } catch (error) {
+    // A definition that is no JSON Schema (the shipped ones are checked by the tests): the call is refused, not thrown.
+    return `Error: the definition of ${tool.definition.name} is not a valid JSON Schema: ${describeError(error)}`;
+  }
   if (validate(copy)) return copy;
   const problems = (validate.errors ?? []).map(describeSchemaError);
   return `Error: invalid arguments for ${tool.definition.name}: ${[...new Set(problems)].join('; ')}`;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Ajv } from 'ajv';
 import { ConfigError } from '../../shared/errors.js';
 import { READ_RESOURCE, USE_PROMPT } from '../mcp/mcp-tool-source.js';
 import { createBuiltinHandlers } from './index.js';
@@ -44,6 +45,13 @@ describe('loadToolDefinitions', () => {
       for (const required of (definition.parameters['required'] as string[] | undefined) ?? [])
         assert.ok(properties.includes(required));
     }
+  });
+
+  it("compiles every shipped tool's parameters as a strict JSON Schema (checked here, not at each start)", async () => {
+    const strict = new Ajv({ strict: true, allErrors: true });
+    for (const definition of (await loadToolDefinitions()).all)
+      assert.doesNotThrow(() => strict.compile(definition.parameters), `tools/${definition.name}.json`);
+    assert.throws(() => strict.compile({ type: 'object', properties: { a: { type: 'strin' } } }), /schema is invalid/);
   });
 
   it('derives the sub-agent sets, auto-approved names and primary keys of the reference', async () => {
@@ -116,21 +124,6 @@ describe('loadToolDefinitions', () => {
   it('fails loudly, naming the file, for a malformed definition', async () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'tooldefs-'));
     try {
-      await writeFile(
-        path.join(directory, 'broken.json'),
-        JSON.stringify({
-          name: 'broken',
-          description: 'x',
-          parameters: { type: 'object', properties: { a: { type: 'strin' } } },
-          agent: false,
-          task_agent: false,
-          auto_approve: false,
-        }),
-      );
-      await assert.rejects(
-        loadToolDefinitions({ directory }),
-        (error: unknown) => error instanceof ConfigError && error.message.includes('tools/broken.json'),
-      );
       await writeFile(path.join(directory, 'broken.json'), '{"name": "broken", "description": "x"}');
       await assert.rejects(
         loadToolDefinitions({ directory }),

@@ -1,7 +1,6 @@
 /** Loads and validates the built-in tool definitions from `tools/<name>.json` and derives the tool sets. */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Ajv } from 'ajv';
 import { z } from 'zod';
 import { ConfigError } from '../../shared/errors.js';
 import { packageRoot } from '../../shared/package-root.js';
@@ -24,15 +23,6 @@ const toolFileSchema = z.strictObject({
   auto_approve: z.boolean(),
   primary_key: z.string().min(1).optional(),
 });
-
-/**
- * The parameter schemas (as JSON text) this process has compiled without error. A folder loaded again in the same
- * process (each gateway a test starts, a second `start` in one process) is not compiled again: ajv generates code for
- * every schema, about 3 ms each.
- */
-const compiledSchemas = new Set<string>();
-/** The strict checker of those schemas, made at the first schema this process has not compiled yet. */
-let strictAjv: Ajv | undefined;
 
 /** Every loaded definition and the subsets derived from the metadata keys. */
 export interface ToolDefinitionSet {
@@ -95,16 +85,6 @@ export function parseToolFile(file: string, text: string): ToolDefinition {
   const file_ = parsed.data;
   if (`${file_.name}.json` !== file)
     throw new ConfigError([`${where}: name '${file_.name}' does not match the file name`]);
-  const schemaText = JSON.stringify(file_.parameters);
-  try {
-    if (!compiledSchemas.has(schemaText))
-      (strictAjv ??= new Ajv({ strict: true, allErrors: true })).compile(file_.parameters);
-    compiledSchemas.add(schemaText);
-  } catch (error) {
-    throw new ConfigError([
-      `${where}: parameters is not a valid JSON Schema (${error instanceof Error ? error.message : 'compile error'})`,
-    ]);
-  }
   const properties = Object.keys(file_.parameters.properties);
   for (const required of file_.parameters.required ?? []) {
     if (!properties.includes(required)) throw new ConfigError([`${where}: required '${required}' is not a property`]);
