@@ -134,3 +134,18 @@ export class BinProcess {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
 }
+
+/** Long-running bins a test file starts, all killed by one call in its `after`. */
+export class StartedBins {
+  private readonly started: BinProcess[] = [];
+
+  start(args: string[], cwd: string, env: NodeJS.ProcessEnv): BinProcess {
+    const child = new BinProcess(args, cwd, env);
+    this.started.push(child);
+    return child;
+  }
+
+  killAll(): void {
+    for (const child of this.started) child.kill();
+  }
+}

@@ -10,18 +10,13 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FakeDiscord } from '../fakes/fake-discord.js';
 import { FakeSlack } from '../fakes/fake-slack.js';
-import { BinProcess, cleanEnv, runBinAsync } from '../helpers/run-bin.js';
+import { cleanEnv, runBinAsync, StartedBins } from '../helpers/run-bin.js';
 import { runCliInProcess } from '../helpers/run-cli-in-process.js';
 
-const processes: BinProcess[] = [];
+const bins = new StartedBins();
 let dir: string;
-function startBin(args: string[], cwd: string, env: NodeJS.ProcessEnv): BinProcess {
-  const child = new BinProcess(args, cwd, env);
-  processes.push(child);
-  return child;
-}
 after(() => {
-  for (const child of processes) child.kill();
+  bins.killAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -59,7 +54,7 @@ describe('sandpiper start with platform tokens and secrets', () => {
       OPENAI_API_KEY: secrets.openai,
       TAVILY_API_KEY: secrets.tavily,
     });
-    const child = startBin(['start', '--log-level', 'debug'], dir, env);
+    const child = bins.start(['start', '--log-level', 'debug'], dir, env);
     const url = (await child.waitFor(/http listening on (http:\/\/[0-9.:]+)/))[1] as string;
     const deadline = Date.now() + 30_000;
     let adapters: Record<string, string> = {};
@@ -114,7 +109,7 @@ describe('sandpiper start with platform tokens and secrets', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     writeFileSync(path.join(dir, 'missing-discord.toml'), `[discord]\napi_url = "http://127.0.0.1:${port}/api"\n`);
-    const child = startBin(
+    const child = bins.start(
       ['start', '--config', path.join(dir, 'missing-discord.toml')],
       dir,
       cleanEnv({ SANDPIPER_HTTP_PORT: '0', SANDPIPER_DISCORD_TOKEN: secrets.discord }),

@@ -11,8 +11,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createKnex } from '../../src/storage/index.js';
 import { startFakeLlmServer } from '../fakes/fake-llm-server.js';
+import type { BinProcess } from '../helpers/run-bin.js';
 import {
-  BinProcess,
+  StartedBins,
   binPath as bin,
   cleanEnv,
   repoRoot as root,
@@ -22,19 +23,14 @@ import {
 import { runCliInProcess } from '../helpers/run-cli-in-process.js';
 
 const tempDirs: string[] = [];
-const processes: BinProcess[] = [];
+const bins = new StartedBins();
 function tempDir(prefix: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   tempDirs.push(dir);
   return dir;
 }
-function startBin(args: string[], cwd: string, env: NodeJS.ProcessEnv): BinProcess {
-  const child = new BinProcess(args, cwd, env);
-  processes.push(child);
-  return child;
-}
 after(() => {
-  for (const child of processes) child.kill();
+  bins.killAll();
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -147,7 +143,7 @@ describe('sandpiper CLI', () => {
     const dataDir = (): string => stateDirFor(cwd);
 
     it('starts with no config, says no adapter is configured, and answers /health', async () => {
-      child = startBin(['start'], cwd, cleanEnv({ SANDPIPER_HTTP_PORT: '0' }));
+      child = bins.start(['start'], cwd, cleanEnv({ SANDPIPER_HTTP_PORT: '0' }));
       await child.waitFor(/no channel adapter is configured/);
       const match = await child.waitFor(/http listening on (http:\/\/[0-9.:]+)/);
       url = match[1] as string;
