@@ -31,6 +31,8 @@ export interface SqliteConnection {
   run(sql: string, callback: (error: Error | null) => void): void;
   run(sql: string, bindings: readonly unknown[], callback: StatementCallback): void;
   all(sql: string, bindings: readonly unknown[], callback: StatementCallback): void;
+  /** Serialized mode: each statement sent to the connection waits for those sent before it. */
+  serialize(): void;
   close(callback: (error: Error | null) => void): void;
 }
 
@@ -53,7 +55,8 @@ export function isSqlite(knex: Knex): boolean {
  * Records where `knex`'s SQLite connection is kept (createKnex; the pool's `afterCreate` fills the slot). A failed
  * COMMIT (a lock another process holds past busy_timeout, a full disk) leaves the transaction open and knex does not
  * end it: the ROLLBACK goes to the connection from knex's `query-error` event, which fires before knex releases the
- * connection, so no later statement can join the failed transaction.
+ * connection, and the connection runs statements in the order they were sent (serialized mode, db.ts), so no later
+ * statement can join the failed transaction.
  */
 export function registerSqliteConnection(knex: Knex, slot: SqliteConnectionSlot): void {
   slots.set(knex, slot);
