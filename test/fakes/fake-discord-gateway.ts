@@ -211,10 +211,28 @@ export class FakeDiscordGateway {
       return;
     }
     this.identifies += 1;
-    if ([...shard.ready].some((other) => other !== socket && other.readyState === other.OPEN))
-      this.duplicateIdentifies += 1;
+    this.countIfStillHeld(socket, shard);
     if (this.holdReady) this.heldReadies.push(() => this.sendReady(socket, shard));
     else this.sendReady(socket, shard);
+  }
+
+  /**
+   * Counts a duplicate IDENTIFY when another connection of the shard is still alive: it answers a ping (ws answers
+   * pings itself). A connection whose process was killed may look open until its close is read, which a busy test
+   * process reads late; it never answers, so only two live connections count.
+   */
+  private countIfStillHeld(socket: WebSocket, shard: ShardSession): void {
+    const others = [...shard.ready].filter((other) => other !== socket && other.readyState === other.OPEN);
+    if (others.length === 0) return;
+    let counted = false;
+    for (const other of others) {
+      other.once('pong', () => {
+        if (counted) return;
+        counted = true;
+        this.duplicateIdentifies += 1;
+      });
+      other.ping();
+    }
   }
 
   /** Answers the IDENTIFYs held by `holdReady` (those whose socket is still open) and stops holding. */
