@@ -149,7 +149,8 @@ export class KnexWorkstreamStore implements WorkstreamStore {
         updated: now,
       };
       try {
-        const touches = [workstreamKey(row.wsId)];
+        const routeKeys = route === undefined ? [] : [routeKey(route.channelType, route.channelId)];
+        const touches = [workstreamKey(row.wsId), ...routeKeys];
         if (route === undefined) await this.writer.writeRow({ insertInto: 'workstreams', row: dbRow }, touches);
         else if (this.sqlite)
           // Both rows in one statement (the `workstream_creates` view's trigger; its migration), and one statement with
@@ -159,7 +160,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
               insertInto: 'workstream_creates',
               row: { ...dbRow, channel_type: route.channelType, channel_id: route.channelId },
             },
-            [...touches, routeKey(route.channelType, route.channelId)],
+            touches,
           );
         else
           await this.writer.write(
@@ -181,7 +182,7 @@ export class KnexWorkstreamStore implements WorkstreamStore {
                   .merge(['ws_id', 'owner_user_id']),
               );
             },
-            { touches: [...touches, routeKey(route.channelType, route.channelId)] },
+            { touches },
           );
       } catch (error) {
         if (isUniqueViolation(error)) throw conflictError('a workstream with this id exists', error);

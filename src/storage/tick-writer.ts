@@ -19,8 +19,6 @@ import { GroupCommit, type Schedule } from '../shared/group-commit.js';
 import { mergedStatement, planStatements, rowStatement, type RowWrite } from './merged-statements.js';
 import { guard } from './storage-errors.js';
 
-export type { RowWrite } from './merged-statements.js';
-
 /**
  * A write inside the shared transaction (or, for a one-statement write alone in its batch, on the connection
  * itself): it runs its statements through `db.run`, or hands back its one statement, and it must only touch the
