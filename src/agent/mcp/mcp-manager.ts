@@ -18,13 +18,8 @@ import {
   type McpElicitationHandler,
   type McpOAuthRuntime,
 } from './mcp-manager-context.js';
-import {
-  completeAuthorization,
-  declineAuthorization,
-  revokeAuthorizations,
-  startLogin,
-  type McpAuthorizationOutcome,
-} from './mcp-oauth-calls.js';
+import { completeAuthorization, declineAuthorization, type McpAuthorizationOutcome } from './mcp-oauth-callback.js';
+import { revokeAuthorizations, startLogin } from './mcp-oauth-calls.js';
 import { AuthorizationStates } from './mcp-oauth-states.js';
 import {
   authorizationPromptSection,

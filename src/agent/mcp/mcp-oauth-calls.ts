@@ -1,6 +1,7 @@
 /**
  * Calls to OAuth servers: each caller's own session with their own token. A caller without a valid token gets a
- * private link and the call waits (cancelable, bounded) until the callback stores the token (docs/design/mcp-oauth.md).
+ * private link and the call waits (cancelable, bounded) until the callback (`mcp-oauth-callback.ts`) stores the token
+ * (docs/design/mcp-oauth.md).
  */
 import { AsyncMutex } from './async-mutex.js';
 import { McpCallError } from './mcp-call-error.js';
@@ -9,7 +10,6 @@ import { handleElicitation } from './mcp-elicitation.js';
 import { authorize, connectMcpServer } from './mcp-sdk.js';
 import {
   errorMessage,
-  track,
   type ManagerContext,
   type McpAuthorizationEnd,
   type McpCaller,
@@ -20,16 +20,14 @@ import { UserOAuthProvider } from './mcp-oauth-provider.js';
 import { AuthorizationWaitError, hashState, type AuthorizationBinding } from './mcp-oauth-states.js';
 import { discover, rebuildCatalog } from './mcp-server-lifecycle.js';
 
-export type McpAuthorizationOutcome =
-  { ok: true; server: string; userId: string } | { ok: false; status: 400 | 502; message: string };
-
 function runtimeOf(context: ManagerContext): McpOAuthRuntime {
   if (!context.oauth)
     throw new McpCallError('not-connected', 'MCP OAuth is not configured (mcp.token_key and gateway.public_url)');
   return context.oauth;
 }
 
-function providerFor(
+/** The SDK's OAuth provider for one user of one server (`codeVerifier`: the code exchange of a callback). */
+export function providerFor(
   runtime: McpOAuthRuntime,
   state: ServerState,
   binding: AuthorizationBinding,
@@ -81,7 +79,8 @@ async function dropUserConnection(state: ServerState, userId: string, connection
   await connection.close();
 }
 
-function userMutex(state: ServerState, userId: string): AsyncMutex {
+/** One user's session work on one server runs one at a time. */
+export function userMutex(state: ServerState, userId: string): AsyncMutex {
   const existing = state.userMutexes.get(userId);
   if (existing) return existing;
   const created = new AsyncMutex();
@@ -190,7 +189,8 @@ async function requestAuthorization(
   }
 }
 
-async function connectUser(
+/** Opens the user's own session with `provider` and keeps it; the first one of an unknown catalog adopts it. */
+export async function connectUser(
   context: ManagerContext,
   state: ServerState,
   userId: string,
@@ -274,47 +274,6 @@ export async function discoverWithStoredToken(
   }
 }
 
-/** The `/v1/oauth/callback` work: a known, unexpired, unused `state` and the code exchange store the user's token. */
-export async function completeAuthorization(
-  context: ManagerContext,
-  stateParam: string,
-  code: string,
-): Promise<McpAuthorizationOutcome> {
-  const runtime = context.oauth;
-  const pending = await runtime?.states.consume(stateParam);
-  if (!runtime || !pending)
-    return { ok: false, status: 400, message: 'This authorization link is unknown, used or expired.' };
-  const state = context.servers.get(pending.server);
-  if (!state?.spec.oauth) {
-    await runtime.states.settle(pending.stateHash, 'failed');
-    return { ok: false, status: 400, message: 'This authorization link is for a server that is no longer configured.' };
-  }
-  const provider = providerFor(runtime, state, pending, pending.codeVerifier);
-  try {
-    await authorize(provider, { serverUrl: state.spec.url, authorizationCode: code });
-  } catch (error) {
-    context.settings.logger.warn(
-      { server: pending.server, err: errorMessage(error).slice(0, 200) },
-      'MCP OAuth code exchange failed',
-    );
-    await runtime.states.settle(pending.stateHash, 'failed');
-    return {
-      ok: false,
-      status: 502,
-      message: 'The authorization server refused the code; start again from a new link.',
-    };
-  }
-  const previous = state.userConnections.get(pending.userId);
-  if (previous) {
-    state.userConnections.delete(pending.userId);
-    track(context, previous.close(), 'connection close');
-  }
-  await runtime.states.settle(pending.stateHash, 'authorized');
-  learnCatalogAfterLogin(context, runtime, state, pending.userId);
-  context.settings.logger.info({ server: pending.server, userId: pending.userId }, 'MCP OAuth authorization completed');
-  return { ok: true, server: pending.server, userId: pending.userId };
-}
-
 /**
  * `sandpiper mcp auth login`: an operator authorizes a server ahead of time as `userId`; the link comes back to them
  * (not through a channel). After the callback the server's catalog becomes known.
@@ -338,28 +297,6 @@ export async function startLogin(
       return { url: provider.authorizationUrl.toString() };
     throw error;
   }
-}
-
-/** After a callback nobody waits on (a login ahead of time): connect as that user so an unknown catalog is learned. */
-function learnCatalogAfterLogin(
-  context: ManagerContext,
-  runtime: McpOAuthRuntime,
-  state: ServerState,
-  userId: string,
-): void {
-  if (!state.needsAuthorization) return;
-  const provider = providerFor(runtime, state, { server: state.spec.name, userId, conversationId: '' });
-  const work = userMutex(state, userId).run(async () => {
-    if (!state.userConnections.has(userId))
-      await connectUser(context, state, userId, provider, new AbortController().signal);
-  });
-  track(context, work, 'catalog discovery after authorization');
-}
-
-/** The user declined at the authorization server: the state is spent and the waiting call (on any instance) stops. */
-export async function declineAuthorization(context: ManagerContext, stateParam: string): Promise<void> {
-  const pending = await context.oauth?.states.consume(stateParam);
-  if (pending) await context.oauth?.states.settle(pending.stateHash, 'declined');
 }
 
 /** Revokes stored tokens and closes the matching sessions; returns how many token rows went. */

@@ -2,17 +2,7 @@
  * The Discord adapter: discord.js translated to and from the ChannelAdapter port. One client for REST and the gateway,
  * or, with leased shards (ADR 0022), a REST-only client plus one gateway client per shard this instance holds.
  */
-import {
-  ChannelType,
-  Client,
-  Events,
-  RESTEvents,
-  Routes,
-  type APIChannel,
-  type APIMessage,
-  type APIUser,
-  type RateLimitData,
-} from 'discord.js';
+import { Client, Events, RESTEvents, Routes, type APIUser, type RateLimitData } from 'discord.js';
 import { attachmentOrigins } from '../attachment-origins.js';
 import { AdapterBase } from '../adapter-base.js';
 import type {
@@ -28,24 +18,19 @@ import type {
   ThreadOrigin,
 } from '../channel-adapter.js';
 import { toChannelError } from '../channel-errors.js';
-import { withLinkedSignal } from '../../shared/abort.js';
 import { ChannelError, describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { discordClientOptions } from './discord-client-options.js';
 import { registerCommands } from './discord-commands.js';
 import { DiscordHistory } from './discord-history.js';
 import type { DiscordScope } from './discord-events.js';
-import { DISCORD_MAX_MESSAGE_LENGTH, renderMessage } from './discord-format.js';
+import { DISCORD_MAX_MESSAGE_LENGTH } from './discord-format.js';
 import { DISCORD_MAX_FORM_FIELDS } from './discord-forms.js';
 import { listenToClient } from './discord-listeners.js';
+import { DiscordRequests } from './discord-requests.js';
 import { DiscordShardClients } from './discord-shard-clients.js';
 import { ShardKeeper, type DiscordClusterOptions } from './discord-shard-keeper.js';
 import { shardCountOf, singleSharding, type ShardConfig } from './discord-sharding.js';
-
-const AUTO_ARCHIVE_MINUTES = 1440;
-const REACTIONS: Record<ReactionCode, string> = { queued: '⏳', refused: '🚫' };
-/** Discord's error code for a thread started from a message that already has one. */
-const THREAD_ALREADY_CREATED = 160004;
 
 /** Discord's attachment hosts; attachment URLs are signed, so no token is sent. */
 const FILE_ORIGINS = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];
@@ -91,6 +76,8 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
   };
   readonly features: ChannelFeatures;
   private readonly client: Client;
+  /** Posts, edits, reactions, threads and DM channels, on the REST side of `client`. */
+  private readonly requests: DiscordRequests;
   private readonly controller = new AbortController();
   private scope: DiscordScope | undefined;
   readonly history: DiscordHistory;
@@ -106,6 +93,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
   ) {
     super(logger, 'discord');
     this.client = new Client(discordClientOptions(config, options));
+    this.requests = new DiscordRequests(this.client);
     this.history = new DiscordHistory(
       {
         gatewayClients: () => this.shardClients?.gatewayClients() ?? [this.client],
@@ -119,7 +107,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
       history: this.history,
       attachments: { access: () => this.attachmentAccess() },
       ephemeral: { whisper: (...args) => this.whisper(...args) },
-      direct: { conversations: config.dm ?? true, open: (userId, signal) => this.openDirect(userId, signal) },
+      direct: { conversations: config.dm ?? true, open: (userId, signal) => this.requests.openDirect(userId, signal) },
       approvers: { isApprover: (user) => this.isApprover(user) },
     };
   }
@@ -247,28 +235,12 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     await this.client.destroy();
   }
 
-  async post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
-    try {
-      const sent = (await withRequestSignal(signal, (own) =>
-        this.client.rest.post(Routes.channelMessages(channelId), { body: renderMessage(message), signal: own }),
-      )) as APIMessage;
-      return sent.id;
-    } catch (error) {
-      throw toChannelError('discord post', error);
-    }
+  post(channelId: string, message: OutboundMessage, signal: AbortSignal): Promise<string> {
+    return this.requests.post(channelId, message, signal);
   }
 
-  async edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void> {
-    const body = renderMessage(message);
-    try {
-      const { nonce: _nonce, enforce_nonce: _enforce, ...editable } = body;
-      const patch = { body: { ...editable, components: body.components ?? [] } };
-      await withRequestSignal(signal, (own) =>
-        this.client.rest.patch(Routes.channelMessage(channelId, messageId), { ...patch, signal: own }),
-      );
-    } catch (error) {
-      throw toChannelError('discord edit', error);
-    }
+  edit(channelId: string, messageId: string, message: OutboundMessage, signal: AbortSignal): Promise<void> {
+    return this.requests.edit(channelId, messageId, message, signal);
   }
 
   /** Discord has no private messages outside interactions: a short reply to the writer's message (it pings nobody). */
@@ -279,15 +251,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     text: string,
     signal: AbortSignal,
   ): Promise<void> {
-    const body = {
-      ...renderMessage({ kind: 'text', text }),
-      message_reference: { message_id: replyTo, fail_if_not_exists: false },
-    };
-    await this.bestEffort('whisper', () =>
-      withRequestSignal(signal, (own) =>
-        this.client.rest.post(Routes.channelMessages(channelId), { body, signal: own }),
-      ),
-    );
+    await this.bestEffort('whisper', () => this.requests.reply(channelId, replyTo, text, signal));
   }
 
   /** A configured approver: the clicking member holds one of `discord.approver_roles` (roles come with the interaction). */
@@ -297,54 +261,19 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
   }
 
   async setTyping(channelId: string, signal: AbortSignal): Promise<void> {
-    await this.bestEffort('typing', () =>
-      withRequestSignal(signal, (own) => this.client.rest.post(Routes.channelTyping(channelId), { signal: own })),
-    );
+    await this.bestEffort('typing', () => this.requests.typing(channelId, signal));
   }
 
   async react(channelId: string, messageId: string, reaction: ReactionCode, signal: AbortSignal): Promise<void> {
-    const route = Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(REACTIONS[reaction]));
-    await this.bestEffort('react', () =>
-      withRequestSignal(signal, (own) => this.client.rest.put(route, { signal: own })),
-    );
+    await this.bestEffort('react', () => this.requests.react(channelId, messageId, reaction, signal));
   }
 
-  async startThread(channelId: string, name: string, origin: ThreadOrigin, signal: AbortSignal): Promise<string> {
-    const fromMessageId = origin.fromMessageId;
-    const threadName = name.trim().slice(0, 100) || 'Sandpiper';
-    const body = fromMessageId
-      ? { name: threadName, auto_archive_duration: AUTO_ARCHIVE_MINUTES }
-      : { name: threadName, auto_archive_duration: AUTO_ARCHIVE_MINUTES, type: ChannelType.PublicThread };
-    try {
-      const thread = (await withRequestSignal(signal, (own) =>
-        this.client.rest.post(Routes.threads(channelId, fromMessageId), { body, signal: own }),
-      )) as APIChannel;
-      return thread.id;
-    } catch (error) {
-      // The message has its thread already (a message handled again after a restart): a message's thread has its id.
-      if (fromMessageId !== undefined && (error as { code?: unknown }).code === THREAD_ALREADY_CREATED)
-        return fromMessageId;
-      throw toChannelError('discord start thread', error);
-    }
+  startThread(channelId: string, name: string, origin: ThreadOrigin, signal: AbortSignal): Promise<string> {
+    return this.requests.startThread(channelId, name, origin, signal);
   }
 
   async archiveThread(threadId: string, signal: AbortSignal): Promise<void> {
-    await this.bestEffort('archive', () =>
-      withRequestSignal(signal, (own) =>
-        this.client.rest.patch(Routes.channel(threadId), { body: { archived: true }, signal: own }),
-      ),
-    );
-  }
-
-  private async openDirect(userId: string, signal: AbortSignal): Promise<string> {
-    try {
-      const channel = (await withRequestSignal(signal, (own) =>
-        this.client.rest.post(Routes.userChannels(), { body: { recipient_id: userId }, signal: own }),
-      )) as APIChannel;
-      return channel.id;
-    } catch (error) {
-      throw toChannelError('discord open direct message', error);
-    }
+    await this.bestEffort('archive', () => this.requests.archiveThread(threadId, signal));
   }
 
   private listen(client: Client): void {
@@ -372,13 +301,4 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
       this.deliver({ type: 'rate-limited', channelId: info.majorParameter, retryAfterMs: info.retryAfter });
     }
   }
-}
-
-/**
- * Runs a REST call on a signal of its own, linked to the caller's. discord.js adds an abort listener to the signal it
- * is given and never removes it; the callers' signals live as long as the gateway, so passing them directly would
- * keep one listener (and its request) alive per call. A renderer's segment signal (`scopedSignal`) is passed as it is.
- */
-export function withRequestSignal<T>(signal: AbortSignal, call: (own: AbortSignal) => Promise<T>): Promise<T> {
-  return withLinkedSignal(signal, call);
 }

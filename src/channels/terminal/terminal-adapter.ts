@@ -9,14 +9,11 @@ import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { AdapterBase } from '../adapter-base.js';
 import type {
-  ActionName,
-  ApprovalCard,
   ChannelAdapter,
   ChannelCapabilities,
   ChannelFeatures,
   CommandName,
   Conversation,
-  FormCard,
   FormSpec,
   InboundEvent,
   InboundHandler,
@@ -27,16 +24,15 @@ import type {
 } from '../channel-adapter.js';
 import { ChannelError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { approvalQuestion, parseApprovalAnswer, renderEdit, renderOutbound, TERMINAL_HELP } from './terminal-format.js';
-import { PromptQueue, type Prompt } from './terminal-prompts.js';
+import { CardPrompts } from './terminal-card-prompts.js';
+import { renderEdit, renderOutbound, TERMINAL_HELP } from './terminal-format.js';
+import { PromptQueue } from './terminal-prompts.js';
 
 export const TERMINAL_PLATFORM = 'terminal';
 /** The one conversation of a terminal (a direct conversation, as a DM with the bot). */
 export const TERMINAL_CHANNEL = 'terminal';
 /** Most fields a form asks at the prompt. */
 const TERMINAL_FORM_FIELDS = 20;
-/** Submissions of one form before the terminal declines it. */
-const FORM_ATTEMPTS = 3;
 /** Typed messages remembered so a reaction can say which one it marks (lines typed ahead show together). */
 const REMEMBERED_MESSAGES = 100;
 /** Characters of a message quoted by its reaction. */
@@ -76,6 +72,8 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
   private readonly shown = new Map<string, OutboundMessage>();
   private readonly typed = new Map<string, string>();
   private readonly prompts: PromptQueue;
+  /** Approval and form cards, asked at the prompt. */
+  private readonly cards: CardPrompts;
   private readline: Interface | undefined;
   private next = 0;
 
@@ -83,6 +81,13 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
     super(options.logger, 'terminal');
     this.user = options.user ?? { id: 'local', name: 'you' };
     this.prompts = new PromptQueue((text) => this.write(text));
+    this.cards = new CardPrompts({
+      user: this.user,
+      prompts: this.prompts,
+      send: (event) => this.send(event),
+      writeLine: (text) => this.writeLine(text),
+      responder: () => this.responder(),
+    });
     this.ended = new Promise((resolve) => (this.endNow = resolve));
     this.features = {
       streaming: { open: () => this.openStream() },
@@ -118,9 +123,9 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
     const text = renderOutbound(message);
     if (text) this.writeLine(text);
     if (message.kind === 'approval' && message.card.outcome.status === 'pending')
-      this.prompts.push({ ...this.approvalPrompt(message.card), key: id });
+      this.prompts.push({ ...this.cards.approvalPrompt(message.card), key: id });
     if (message.kind === 'form' && message.card.outcome.status === 'pending')
-      this.prompts.push({ ...this.formPrompt(message.card, id), key: id });
+      this.prompts.push({ ...this.cards.formPrompt(message.card, id), key: id });
     return Promise.resolve(id);
   }
 
@@ -221,119 +226,6 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
     );
   }
 
-  private approvalPrompt(card: ApprovalCard): Prompt {
-    return {
-      question: approvalQuestion(card),
-      answer: async (line) => {
-        const decision = parseApprovalAnswer(line ?? '');
-        const name: ActionName = decisionName(card.kind, decision);
-        const feedback = line === undefined ? null : decision.feedback;
-        await this.send({
-          type: 'action',
-          name,
-          approvalId: card.approvalId,
-          user: this.user,
-          feedback,
-          respond: this.responder(),
-          eventId: randomUUID(),
-        });
-      },
-    };
-  }
-
-  /** Answer? → the form opens (the gateway hands its fields) → one prompt per field → submitted; asked again on problems. */
-  private formPrompt(card: FormCard, key: string): Prompt {
-    // An MCP sign-in wait: the link was printed; the only answer here is to cancel it.
-    if (card.purpose === 'authorization') return this.signInPrompt(card, key);
-    return {
-      question: 'Answer? [y/n] ',
-      answer: async (line) => {
-        if (line !== undefined && /^y(es)?$/i.test(line.trim())) return this.openForm(card, 1);
-        await this.send({
-          type: 'form',
-          action: 'decline',
-          formId: card.formId,
-          user: this.user,
-          values: {},
-          respond: this.responder(),
-          eventId: randomUUID(),
-        });
-      },
-    };
-  }
-
-  private signInPrompt(card: FormCard, key: string): Prompt {
-    return {
-      key,
-      question: 'Waiting for the sign-in; type c to cancel it: ',
-      answer: async (line) => {
-        if (line !== undefined && !/^c(ancel)?$/i.test(line.trim())) {
-          this.prompts.first([this.signInPrompt(card, key)]);
-          return;
-        }
-        await this.send({
-          type: 'form',
-          action: 'decline',
-          formId: card.formId,
-          user: this.user,
-          values: {},
-          respond: this.responder(),
-          eventId: randomUUID(),
-        });
-      },
-    };
-  }
-
-  private async openForm(card: FormCard, attempt: number): Promise<void> {
-    let spec: FormSpec | undefined;
-    const respond = { ...this.responder(), showForm: (form: FormSpec) => Promise.resolve(Boolean((spec = form))) };
-    await this.send({
-      type: 'form',
-      action: 'open',
-      formId: card.formId,
-      user: this.user,
-      values: {},
-      respond,
-      eventId: randomUUID(),
-    });
-    if (spec) this.prompts.first(this.fieldPrompts(card, spec, attempt));
-  }
-
-  private fieldPrompts(card: FormCard, spec: FormSpec, attempt: number): Prompt[] {
-    const values: Record<string, string> = {};
-    return spec.fields.map((field, index) => ({
-      question: `${field.label}${field.required ? '' : ' [optional]'}${fieldHint(field)}: `,
-      answer: async (line) => {
-        values[field.id] = line ?? '';
-        if (line !== undefined && index < spec.fields.length - 1) return;
-        const event = { type: 'form', formId: card.formId, user: this.user } as const;
-        if (line === undefined)
-          return this.send({
-            ...event,
-            action: 'decline',
-            values: {},
-            respond: this.responder(),
-            eventId: randomUUID(),
-          });
-        let fix = false;
-        const reply = (text: string): Promise<void> => {
-          fix = text.startsWith('Please fix');
-          return Promise.resolve(this.writeLine(text));
-        };
-        await this.send({
-          ...event,
-          action: 'submit',
-          values,
-          respond: { reply, showForm: () => Promise.resolve(false) },
-          eventId: randomUUID(),
-        });
-        if (!fix) return;
-        if (attempt < FORM_ATTEMPTS) return this.openForm(card, attempt + 1);
-        await this.send({ ...event, action: 'decline', values: {}, respond: this.responder(), eventId: randomUUID() });
-      },
-    }));
-  }
-
   private responder(): { reply(text: string): Promise<void>; showForm(form: FormSpec): Promise<boolean> } {
     return { reply: (text) => Promise.resolve(this.writeLine(text)), showForm: () => Promise.resolve(false) };
   }
@@ -364,18 +256,7 @@ export class TerminalAdapter extends AdapterBase implements ChannelAdapter {
   }
 }
 
-function decisionName(kind: ApprovalCard['kind'], decision: { approved: boolean; always: boolean }): ActionName {
-  if (kind === 'plan') return decision.approved ? 'plan-approve' : 'plan-changes';
-  if (decision.approved) return decision.always ? 'always' : 'approve';
-  return kind === 'network' ? 'deny' : 'reject';
-}
-
 /** The start of a typed message, as a reaction quotes it. */
 export function quoted(text: string): string {
   return text.length > QUOTED_CHARS ? `${text.slice(0, QUOTED_CHARS - 1)}…` : text;
-}
-
-function fieldHint(field: FormSpec['fields'][number]): string {
-  if (field.choices?.length) return ` (${field.choices.join('/')})`;
-  return field.placeholder ? ` (${field.placeholder})` : '';
 }
