@@ -57,17 +57,22 @@ export class CardPrompts {
       question: 'Answer? [y/n] ',
       answer: async (line) => {
         if (line !== undefined && /^y(es)?$/i.test(line.trim())) return this.openForm(card, 1);
-        await this.options.send({
-          type: 'form',
-          action: 'decline',
-          formId: card.formId,
-          user: this.options.user,
-          values: {},
-          respond: this.options.responder(),
-          eventId: randomUUID(),
-        });
+        await this.decline(card);
       },
     };
+  }
+
+  /** The user declined the form (or cancelled the sign-in it waits for). */
+  private decline(card: FormCard): Promise<void> {
+    return this.options.send({
+      type: 'form',
+      action: 'decline',
+      formId: card.formId,
+      user: this.options.user,
+      values: {},
+      respond: this.options.responder(),
+      eventId: randomUUID(),
+    });
   }
 
   private signInPrompt(card: FormCard, key: string): Prompt {
@@ -79,15 +84,7 @@ export class CardPrompts {
           this.options.prompts.first([this.signInPrompt(card, key)]);
           return;
         }
-        await this.options.send({
-          type: 'form',
-          action: 'decline',
-          formId: card.formId,
-          user: this.options.user,
-          values: {},
-          respond: this.options.responder(),
-          eventId: randomUUID(),
-        });
+        await this.decline(card);
       },
     };
   }
