@@ -1,4 +1,4 @@
-/** Finds out once, at start-up, whether bubblewrap can build a sandbox on this host (also used by `sandpiper doctor`). */
+/** Finds out once per process whether bubblewrap can build a sandbox on this host (also used by `sandpiper doctor`). */
 import { spawn } from 'node:child_process';
 
 export type SandboxMode = 'auto' | 'bwrap' | 'off';
@@ -59,11 +59,34 @@ const PROBE_ARGS = [
   'true',
 ];
 
+/** What the probes found, per mode, commands and PATH: the host does not change while the process runs. */
+const detected = new Map<string, Promise<SandboxStatus>>();
+
 /**
- * Probes the host. `off` mode never probes. Never throws: a missing or broken bubblewrap is an `unavailable` status
- * whose reason says why (`bwrap` mode callers refuse to start on it; `auto` starts with the process tools refused).
+ * Probes the host, once per process for the same mode, commands and PATH (a later call, such as a second gateway in
+ * one process, gets the first answer). `off` mode never probes bubblewrap. Never throws: a missing or broken
+ * bubblewrap is an `unavailable` status whose reason says why (`bwrap` mode callers refuse to start on it; `auto`
+ * starts with the process tools refused). A probe cut short by `signal` is not kept.
  */
-export async function detectSandbox(options: DetectSandboxOptions): Promise<SandboxStatus> {
+export function detectSandbox(options: DetectSandboxOptions): Promise<SandboxStatus> {
+  const key = JSON.stringify([
+    options.mode,
+    options.bwrapCommand,
+    options.prlimitCommand,
+    options.setprivCommand,
+    process.env['PATH'],
+  ]);
+  const known = detected.get(key);
+  if (known !== undefined) return known;
+  const probing = probeHost(options);
+  detected.set(key, probing);
+  void probing.then(() => {
+    if (options.signal?.aborted === true) detected.delete(key);
+  });
+  return probing;
+}
+
+async function probeHost(options: DetectSandboxOptions): Promise<SandboxStatus> {
   const runsAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const prlimitCommand = options.prlimitCommand ?? 'prlimit';
   const setprivCommand = options.setprivCommand ?? 'setpriv';
