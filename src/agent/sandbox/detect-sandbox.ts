@@ -1,5 +1,6 @@
 /** Finds out once per process whether bubblewrap can build a sandbox on this host (also used by `sandpiper doctor`). */
 import { spawn } from 'node:child_process';
+import { processEnvironment } from '../../shared/environment.js';
 
 export type SandboxMode = 'auto' | 'bwrap' | 'off';
 
@@ -74,7 +75,7 @@ export function detectSandbox(options: DetectSandboxOptions): Promise<SandboxSta
     options.bwrapCommand,
     options.prlimitCommand,
     options.setprivCommand,
-    process.env['PATH'],
+    processEnvironment()['PATH'],
   ]);
   const known = detected.get(key);
   if (known !== undefined) return known;
