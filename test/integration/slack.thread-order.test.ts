@@ -52,7 +52,9 @@ describe(
           slack,
           databaseUrl: database.url,
           gatewayToml: 'user_rate_limit = 100000',
-          extraToml: '[cluster]\nheartbeat_s = 1\nlease_ttl_s = 3',
+          // The default cluster timing (heartbeat 5 s, lease 15 s): nothing dies here, and the holder waits for the
+          // earlier message for up to lease_ttl_s while its claimer beats. With 1 s / 3 s a loaded machine's late
+          // heartbeat or slow hand-over made the wait give up, and the later message reached the model first (ci-75).
         });
         gateways.push(gateway);
         await gateway.start();
