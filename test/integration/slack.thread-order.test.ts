@@ -54,8 +54,7 @@ describe(
           gatewayToml: 'user_rate_limit = 100000',
           // The default cluster timing (heartbeat 5 s, lease 15 s): nothing dies here, and the holder waits for the
           // earlier message for up to lease_ttl_s while its claimer beats, so a short lease would only add a way for
-          // that wait to end early on a loaded machine. (It did not cure ci-75's and ci-78's failure: see
-          // docs/design/cluster.md, "Known limits".)
+          // that wait to end early on a loaded machine.
         });
         gateways.push(gateway);
         await gateway.start();

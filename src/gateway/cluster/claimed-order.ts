@@ -5,8 +5,9 @@
  * stored write (attachments, a lease lookup). Before a claimed message is admitted, the instance asks the ledger (one
  * indexed query, `InboundEventStore.earlierPending`) whether a message of the same thread that sorts before it (Slack
  * `ts`, not arrival) is still pending on another live instance, and waits until it is settled: re-checked on the
- * cluster's wakes (a handoff notification, the heartbeat), never by polling of its own. An earlier message handed to
- * this instance is then taken from the handoff inbox first. The wait is bounded: a claimer that stops beating is dead
+ * cluster's wakes (a handoff notification, the heartbeat), never by polling of its own. Then what other instances
+ * handed here is taken from the handoff inbox first, whether or not anything was waited for: an earlier message handed
+ * over just before the check is no longer pending, but may not be taken yet. The wait is bounded: a claimer that stops beating is dead
  * and no longer waited for (catch-up takes its message again), and a live one is waited for at most `maxWaitMs`.
  *
  * A single instance has one order already (its ledger's lanes): `UNORDERED` is its no-op.
@@ -49,7 +50,6 @@ export class ClaimedOrder implements ClaimOrder {
 
   async earlierSettled(claim: InboundClaim & { claimedBy: string }): Promise<void> {
     const deadline = this.now() + this.options.maxWaitMs;
-    let waited = false;
     for (let earlier = await this.earlier(claim); earlier !== undefined; earlier = await this.earlier(claim)) {
       if (this.stopped || this.now() >= deadline) {
         this.options.logger.warn(
@@ -60,10 +60,10 @@ export class ClaimedOrder implements ClaimOrder {
         );
         return;
       }
-      waited = true;
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
-    if (!waited) return;
+    // Also when nothing was pending at the first check: the earlier message may have been handed here between this
+    // message's claim and that check (its claim settled with the handoff row), and not taken yet (ci-75, ci-78).
     try {
       await this.options.takeHandedHere();
     } catch (error) {
