@@ -1,6 +1,7 @@
 /** Per-thread order of claimed messages across instances: what a later message waits for before it is admitted. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { waitFor } from '../../../test/helpers/wait-for.js';
 import { createSilentLogger } from '../../shared/logger.js';
 import { ClaimedOrder } from './claimed-order.js';
 
@@ -14,9 +15,17 @@ const claim = {
 };
 
 /** An order over an in-memory ledger: `pending` is the earlier message still claimed elsewhere (or undefined). */
-function orderWith(state: { pending: string | undefined; taken: string[]; handedHere: string[] }): ClaimedOrder {
+function orderWith(
+  state: { pending: string | undefined; taken: string[]; handedHere: string[] },
+  onCheck: () => void = () => undefined,
+): ClaimedOrder {
   return new ClaimedOrder({
-    store: { earlierPending: () => Promise.resolve(state.pending) },
+    store: {
+      earlierPending: () => {
+        onCheck();
+        return Promise.resolve(state.pending);
+      },
+    },
     deadAfterMs: 10_000,
     maxWaitMs: 15_000,
     takeHandedHere: () => {
@@ -37,17 +46,18 @@ describe('ClaimedOrder', () => {
 
   it('waits while an earlier message is pending elsewhere, then takes it once it was handed here', async () => {
     const state = { pending: 'q-first' as string | undefined, taken: [] as string[], handedHere: [] as string[] };
-    const order = orderWith(state);
+    let checks = 0;
+    const order = orderWith(state, () => (checks += 1));
     let admitted = false;
     const settled = order.earlierSettled(claim).then(() => (admitted = true));
-    await new Promise((resolve) => setImmediate(resolve));
+    await waitFor(() => checks >= 1, 'the first check');
     assert.equal(admitted, false, 'the later message waits');
-    order.wake();
-    await new Promise((resolve) => setImmediate(resolve));
+    // A wake re-checks; one sent before the wait began would be lost, so each poll sends one until a check ran.
+    await waitFor(() => (order.wake(), checks >= 2), 'a re-check on a wake');
     assert.equal(admitted, false, 'still pending: still waiting');
     state.pending = undefined;
     state.handedHere.push('q-first');
-    order.wake();
+    await waitFor(() => (order.wake(), admitted), 'the later message admitted');
     await settled;
     assert.deepEqual(state.taken, ['q-first']);
   });

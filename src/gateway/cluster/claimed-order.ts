@@ -7,8 +7,9 @@
  * `ts`, not arrival) is still pending on another live instance, and waits until it is settled: re-checked on the
  * cluster's wakes (a handoff notification, the heartbeat), never by polling of its own. Then what other instances
  * handed here is taken from the handoff inbox first, whether or not anything was waited for: an earlier message handed
- * over just before the check is no longer pending, but may not be taken yet. The wait is bounded: a claimer that stops beating is dead
- * and no longer waited for (catch-up takes its message again), and a live one is waited for at most `maxWaitMs`.
+ * over just before the check is no longer pending, but may not be taken yet. The wait is bounded: a claimer that stops
+ * beating is dead and no longer waited for (catch-up takes its message again), and a live one is waited for at most
+ * `maxWaitMs`.
  *
  * A single instance has one order already (its ledger's lanes): `UNORDERED` is its no-op.
  */
