@@ -9,7 +9,8 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { mintAdminToken, mintServiceToken } from '../../src/gateway/http/auth.js';
-import { BinProcess, cleanEnv, runBin, runBinAsync, type BinResult } from '../helpers/run-bin.js';
+import { BinProcess, cleanEnv, runBinAsync, type BinResult } from '../helpers/run-bin.js';
+import { runCliInProcess } from '../helpers/run-cli-in-process.js';
 import { testPostgresUrl } from '../helpers/test-stores.js';
 import { createDatabaseOn, type ThrowawayDatabase } from '../helpers/throwaway-postgres.js';
 
@@ -27,6 +28,14 @@ function start(extraEnv: Record<string, string> = {}): BinProcess {
   const child = new BinProcess(['start'], dir, { ...env, ...extraEnv });
   running.push(child);
   return child;
+}
+
+/**
+ * An admin command, in this process (another process than the gateway's, as an operator's would be; a node start-up
+ * less per command). The refused and racing starts go through the real bin: their exit code and stderr are the point.
+ */
+function adminCommand(argv: string[], extraEnv: Record<string, string> = {}): Promise<BinResult> {
+  return runCliInProcess(argv, { cwd: dir, env: { ...env, ...extraEnv } });
 }
 
 /** Waits until the gateway serves HTTP and has registered itself in `services` (what `status` lists). */
@@ -52,14 +61,14 @@ function assertRefused(result: BinResult, pid?: number): void {
   assert.equal(result.stdout, '');
 }
 
-before(() => {
+before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'sp-lock-'));
   dbFile = path.join(dir, 'data', 'sandpiper.db');
   writeFileSync(
     path.join(dir, 'config.toml'),
     `[gateway]\nhttp_port = 0\ndata_dir = "${path.join(dir, 'data')}"\n\n[auth]\njwt_secret = "${SECRET}"\nadmin_secret = "${ADMIN_SECRET}"\n\n[admin]\nlisten = "127.0.0.1:0"\n`,
   );
-  assert.equal(runBin(['migrate'], dir, env).code, 0);
+  assert.equal((await adminCommand(['migrate'])).code, 0);
 });
 after(() => {
   for (const child of running) child.kill();
@@ -77,8 +86,8 @@ describe('one gateway per SQLite file', () => {
     firstUrl = url;
     adminUrl = admin;
     assertRefused(await runBinAsync(['start'], dir, env), pid);
-    assert.equal(runBin(['user', 'add', 'alice'], dir, env).code, 0);
-    const status = runBin(['status', '--json'], dir, env);
+    assert.equal((await adminCommand(['user', 'add', 'alice'])).code, 0);
+    const status = await adminCommand(['status', '--json']);
     assert.equal(status.code, 0, status.stderr);
     const view = JSON.parse(status.stdout) as {
       database: { engine: string };
@@ -89,7 +98,7 @@ describe('one gateway per SQLite file', () => {
       view.instances.map((instance) => [instance.state, instance.url, instance.host]),
       [['alive', url, hostname()]],
     );
-    const table = runBin(['status'], dir, env);
+    const table = await adminCommand(['status']);
     assert.match(
       table.stdout,
       new RegExp(`^database: SQLite ${dbFile.replaceAll('/', '\\/')}; instances: 1 alive, 0 stale`),
@@ -186,7 +195,7 @@ describe(
       const pgEnv = { SANDPIPER_DATABASE_URL: url };
       const pair = [start(pgEnv), start(pgEnv)];
       const urls = await Promise.all(pair.map(async (child) => (await listening(child)).url));
-      const status = await runBinAsync(['status', '--json'], dir, { ...env, ...pgEnv });
+      const status = await adminCommand(['status', '--json'], pgEnv);
       assert.equal(status.code, 0, status.stderr);
       const view = JSON.parse(status.stdout) as {
         database: { engine: string };
@@ -204,7 +213,7 @@ describe(
         [0, 0],
         pair.map((child) => child.output.split('\n').slice(-15).join('\n')).join('\n---\n'),
       );
-      const after = JSON.parse((await runBinAsync(['status', '--json'], dir, { ...env, ...pgEnv })).stdout) as {
+      const after = JSON.parse((await adminCommand(['status', '--json'], pgEnv)).stdout) as {
         instances: unknown[];
       };
       assert.deepEqual(after.instances, [], 'a graceful stop deregisters');
