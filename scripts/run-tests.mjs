@@ -129,9 +129,6 @@ const timesDir = mkdtempSync(path.join(tmpdir(), 'sandpiper-test-times-'));
 const times = process.env.SANDPIPER_TEST_TIMES ?? path.join(timesDir, 'times.jsonl');
 const args = [
   '--enable-source-maps',
-  // First: it must see node:test set up its async hook (test/setup/async-attribution.ts), which the next one triggers.
-  '--import',
-  path.join(out, 'test', 'setup', 'async-attribution.js'),
   '--import',
   path.join(out, 'test', 'setup', 'open-handles.js'),
   '--import',

@@ -55,12 +55,7 @@ export function writeGroups(out, plan, weight, compiled) {
       (source) =>
         `groupFile(${JSON.stringify(source)}, () => import(${JSON.stringify(pathToFileURL(compiled(source)).href)}));`,
     );
-    writeFileSync(
-      file,
-      [`import { groupDeclared, groupFile } from ${JSON.stringify(helper)};`, ...lines, 'groupDeclared();', ''].join(
-        '\n',
-      ),
-    );
+    writeFileSync(file, [`import { groupFile } from ${JSON.stringify(helper)};`, ...lines, ''].join('\n'));
     runnable.push({ file, ms: group.ms });
   });
   return runnable.sort((a, b) => b.ms - a.ms).map((entry) => entry.file);

@@ -10,13 +10,10 @@
  */
 import { after, afterEach, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { releaseHarnessHook } from './async-attribution.js';
 import { recordFile, timeMark, type TimeMark } from './file-times.js';
 import { GRACE_MS, TRACE_HINT, leakedSince, liveHandleOrigins, liveHandles } from './open-handles.js';
 
 const POLL_MS = 10;
-/** One per file: settles when the file's suite is built (its tests and hooks declared). */
-const built: Promise<void>[] = [];
 
 /** Waits until the handles alive at the file's start are all that is left; throws naming the rest after the grace. */
 async function settled(source: string, before: Map<string, number>): Promise<void> {
@@ -37,8 +34,6 @@ async function settled(source: string, before: Map<string, number>): Promise<voi
 
 /** Registers one test file of the group: `load` imports it while its suite is being built. */
 export function groupFile(source: string, load: () => Promise<unknown>): void {
-  let declared = (): void => undefined;
-  built.push(new Promise<void>((resolve) => (declared = resolve)));
   void describe(source, async () => {
     let mark: TimeMark | undefined;
     let handles = new Map<string, number>();
@@ -51,13 +46,7 @@ export function groupFile(source: string, load: () => Promise<unknown>): void {
       // `passed` is there at run time on Node 20.12+; the bundled @types/node does not declare it yet.
       if ((t as { passed?: boolean }).passed === false) failed = true;
     });
-    try {
-      await load();
-    } catch (error) {
-      // A file that fails to load is declared too: node:test reports its failure.
-      declared();
-      throw error;
-    }
+    await load();
     // Registered after the file's own hooks: it runs once they have closed what the file opened.
     after(async () => {
       try {
@@ -69,18 +58,5 @@ export function groupFile(source: string, load: () => Promise<unknown>): void {
         if (mark) recordFile(source, mark, failed ? 1 : 0);
       }
     });
-    declared();
-  });
-}
-
-/**
- * Called by the group file after its last `groupFile`: before the first file's tests run, waits until every file's
- * suite is built, then turns node:test's async attribution hook off (test/setup/async-attribution.ts says what that
- * changes). A file that fails to load settles its suite too (node:test reports the failure).
- */
-export function groupDeclared(): void {
-  before(async () => {
-    await Promise.allSettled(built);
-    releaseHarnessHook();
   });
 }
