@@ -66,7 +66,7 @@ function setUpSqliteConnection(slot: SqliteConnectionSlot, connection: SqliteCon
   // The driver's serialized mode: a statement sent to the connection starts only after those sent before it ended.
   // Without it, two statements sent one after the other are prepared on libuv's threads at once and may run in either
   // order; knex sends one at a time, but the ROLLBACK after a failed COMMIT (registerSqliteConnection) is sent beside
-  // knex, and the next write could run inside the failed transaction first (batch-db.test.ts, ci-64).
+  // knex, and the next write could run inside the failed transaction first (batch-db.test.ts).
   connection.serialize();
   const close = connection.close.bind(connection);
   connection.close = (callback) => void finalizePrepared(connection).then(() => close(callback));

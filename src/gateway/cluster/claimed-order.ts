@@ -64,7 +64,7 @@ export class ClaimedOrder implements ClaimOrder {
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
     // Also when nothing was pending at the first check: the earlier message may have been handed here between this
-    // message's claim and that check (its claim settled with the handoff row), and not taken yet (ci-75, ci-78).
+    // message's claim and that check (its claim settled with the handoff row), and not taken yet.
     try {
       await this.options.takeHandedHere();
     } catch (error) {
