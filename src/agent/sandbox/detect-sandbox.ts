@@ -81,9 +81,12 @@ export function detectSandbox(options: DetectSandboxOptions): Promise<SandboxSta
   if (known !== undefined) return known;
   const probing = probeHost(options);
   detected.set(key, probing);
-  void probing.then(() => {
+  // Observed on both sides, so a probe that failed against its promise is forgotten, not left as an unhandled rejection
+  // (the caller gets the failure from `probing` itself).
+  const forgetIfCut = (): void => {
     if (options.signal?.aborted === true) detected.delete(key);
-  });
+  };
+  probing.then(forgetIfCut, () => detected.delete(key));
   return probing;
 }
 
