@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds dist/ with esbuild: src/cli.ts and everything it imports from src/ and migrations/ as one bundle, split into
-// chunks where the code loads a module at first use (ADR 0054), with the npm packages left as imports. It only strips
+// chunks where the code loads a module at first use (ADR 0054). The packages a start loads and that bundle safely are
+// bundled too (ADR 0055: INLINED below); the others stay imports from node_modules. It only strips
 // the types (ADR 0041); they are checked by `npm run typecheck`, which CI runs. `prepare` runs it with --if-stale, so
 // `npm ci`, `npm pack` and npx's link of the checkout skip a build that is already current. The output is written to
 // dist.partial/ and renamed into place, so a running `sandpiper` never sees a half-written dist/.
@@ -23,6 +24,42 @@ try {
   );
   process.exit(0);
 }
+/**
+ * Packages bundled into dist/ with every package they import (ADR 0055): discord.js alone is about 400 CommonJS
+ * files, each resolved, read and compiled on every start. Not here, and why: zod (the MCP SDK shares its schemas),
+ * pino (its transports run files from its own folder in a worker), @opentelemetry/* (one API shared with the SDK),
+ * knex and the database drivers (native code, dialects required by name), sharp (native), bolt and the MCP SDK
+ * (loaded at first use only).
+ */
+const INLINED = new Set([
+  'discord.js',
+  'openai',
+  '@anthropic-ai/sdk',
+  'hono',
+  '@hono/node-server',
+  'prom-client',
+  'smol-toml',
+  'jose',
+  'lru-cache',
+]);
+const packageName = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/** esbuild plugin: an npm import stays external unless it is an INLINED package or is imported by bundled package code. */
+const inlinePackages = {
+  name: 'inline-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { external: true };
+      const fromPackage = args.importer.split(path.sep).includes('node_modules');
+      return fromPackage || INLINED.has(packageName(args.path)) ? undefined : { external: true };
+    });
+  },
+};
+
 const partial = path.join(root, 'dist.partial');
 rmSync(partial, { recursive: true, force: true });
 try {
@@ -34,8 +71,12 @@ try {
     // loads only what it runs; code two of them share goes into a chunk of its own.
     splitting: true,
     chunkNames: 'src/chunks/[name]-[hash]',
-    // The npm packages stay imports, resolved from node_modules as before (native drivers, optional packages).
-    packages: 'external',
+    // The other npm packages stay imports, resolved from node_modules (native drivers, optional packages).
+    plugins: [inlinePackages],
+    // Bundled CommonJS code calls require(): ESM output has none, so each file makes one.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
     // Functions and classes keep their names (error names, log fields, stack traces) where bundling renames them.
     keepNames: true,
     format: 'esm',
