@@ -11,7 +11,7 @@ const PROCESS_LAYER =
   /^test\/integration\/(crash|cluster|signals|cli|instance-lock|package-install|console\.browser)[.-]/;
 const OWN_MARK = /test-runner: own process/;
 /** A group's planned wall time: long enough to share the loading, short enough to keep the cores' queue even. */
-const GROUP_MS = Number(process.env.SANDPIPER_TEST_GROUP_MS ?? 45_000);
+const GROUP_MS = Number(process.env.SANDPIPER_TEST_GROUP_MS ?? 75_000);
 
 /** True when the source file must run in a process of its own. */
 function ownProcess(root, source) {

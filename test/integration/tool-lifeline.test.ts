@@ -9,11 +9,16 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { waitFor } from '../fakes/mcp-servers.js';
 import { sleepsWith } from '../helpers/proc-scan.js';
 import { repoRoot } from '../helpers/run-bin.js';
 
-const FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'lifeline', 'run-tool.ts');
+// The stand-in next to this file's own build: compiled JavaScript under scripts/run-tests.mjs, TypeScript through tsx
+// when the test runs from source.
+const OWN_EXTENSION = path.extname(fileURLToPath(import.meta.url));
+const STAND_IN = fileURLToPath(new URL(`../helpers/lifeline-tool${OWN_EXTENSION}`, import.meta.url));
+const LOADER = OWN_EXTENSION === '.ts' ? ['--import', 'tsx'] : [];
 const dirs: string[] = [];
 after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -26,7 +31,7 @@ function startGatewayStandIn(
   // Not under /tmp: the sandbox has a private /tmp.
   const workspace = mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'sp-lifeline-'));
   dirs.push(workspace);
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, mode, workspace, script], {
+  const child = spawn(process.execPath, [...LOADER, STAND_IN, mode, workspace, script], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
