@@ -11,5 +11,10 @@ process.exitCode = await runCli(
   { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
   shutdown.signal,
 );
-// Purpose: timeout (an exit grace: a handle left open does not keep the CLI alive).
-setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+// Purpose: timeout (an exit grace: a handle left open does not keep the CLI alive). Said on stderr, as it is a defect.
+setTimeout(() => {
+  process.stderr.write(
+    `sandpiper: still running ${EXIT_GRACE_MS / 1000} s after the command ended (a handle left open); exiting\n`,
+  );
+  process.exit();
+}, EXIT_GRACE_MS).unref();

@@ -155,7 +155,9 @@ function startGateway(parts: {
   stack.push('cluster', () => placement.stop());
   const ready = gateway.start(signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
   void ready
-    .then(() => placement.start())
+    .then(async () => {
+      if (!stack.stopping.aborted) await placement.start();
+    })
     .catch((error: unknown) => logger.error({ err: error }, 'cluster start failed'));
   return { gateway, ready };
 }

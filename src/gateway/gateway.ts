@@ -72,6 +72,8 @@ class ChannelGateway implements Gateway {
     // Everything recorded before this moment was handled by an earlier run; what came after is caught up below.
     const startedAt = this.now();
     await Promise.all([ledger.loadFloors([...this.adapters.keys()]), router.startDirectory(this.controller.signal)]);
+    // A stop meanwhile has stopped the adapters: starting them now would connect after the stop.
+    if (this.stopped) return;
     await Promise.all(
       [...this.adapters.values()].map(async (adapter) => {
         try {
@@ -81,7 +83,9 @@ class ChannelGateway implements Gateway {
           this.logger.info({ platform: adapter.platform }, 'channel adapter connected');
           void catchUp.run(adapter, startedAt);
         } catch (error) {
-          this.logFailure(`start ${adapter.platform}`, error);
+          // A start the stop cut short is no failure.
+          if (this.stopped) this.logger.info({ platform: adapter.platform }, 'channel start ended by the stop');
+          else this.logFailure(`start ${adapter.platform}`, error);
         }
       }),
     );

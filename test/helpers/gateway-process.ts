@@ -77,14 +77,20 @@ export class GatewayProcesses {
     return lines.join('\n');
   }
 
-  /** Starts a gateway process and waits until /health shows every configured platform connected. */
-  async start(): Promise<{ url: string; pid: number }> {
+  /** Starts a gateway process and waits until its HTTP server listens (the platforms may still be connecting). */
+  async launch(): Promise<{ url: string; pid: number }> {
     const child = new BinProcess(['start', '--config', this.configFile], this.dir, cleanEnv());
     this.current = child;
     const [, pid, url] = (await child.waitFor(
       /"pid":(\d+)[^\n]*"msg":"http listening on (http:\/\/[0-9.:]+)"/,
       60_000,
     )) as unknown as [string, string, string];
+    return { url, pid: Number(pid) };
+  }
+
+  /** Starts a gateway process and waits until /health shows every configured platform connected. */
+  async start(): Promise<{ url: string; pid: number }> {
+    const { url, pid } = await this.launch();
     const platforms = [this.options.discord && 'discord', this.options.slack && 'slack'].filter(
       (name): name is string => typeof name === 'string',
     );
@@ -96,7 +102,7 @@ export class GatewayProcesses {
       'the platforms to connect',
       60_000,
     );
-    return { url, pid: Number(pid) };
+    return { url, pid };
   }
 
   /** Output of the running (or last) process. */

@@ -2,6 +2,7 @@
  * The Discord adapter: discord.js translated to and from the ChannelAdapter port. One client for REST and the gateway,
  * or, with leased shards (ADR 0022), a REST-only client plus one gateway client per shard this instance holds.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Events, RESTEvents, Routes, type APIUser, type RateLimitData } from 'discord.js';
 import { attachmentOrigins } from '../attachment-origins.js';
 import { AdapterBase } from '../adapter-base.js';
@@ -33,6 +34,8 @@ import { ShardKeeper, type DiscordClusterOptions } from './discord-shard-keeper.
 import { shardCountOf, singleSharding, type ShardConfig } from './discord-sharding.js';
 
 /** Discord's attachment hosts; attachment URLs are signed, so no token is sent. */
+/** How long a stop waits for a handshake under way to end before it destroys the client anyway. */
+const HANDSHAKE_WAIT_MS = 10_000;
 const FILE_ORIGINS = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];
 
 export interface DiscordAdapterConfig {
@@ -83,6 +86,8 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
   readonly history: DiscordHistory;
   /** Leased shards only: one gateway client per held shard, and the keeper deciding which (ADR 0022). */
   private shardClients: DiscordShardClients | undefined;
+  /** The single client's login while it runs (settles, never rejects): a stop waits for it before the destroy. */
+  private loggingIn: Promise<unknown> | undefined;
   private keeper: ShardKeeper | undefined;
   private commandsRegistered = false;
 
@@ -136,6 +141,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
       const cluster = this.options.cluster;
       if (cluster && (this.config.shards ?? []).length === 0) await this.startLeased(token, cluster, signal);
       else await this.startSingle(token, signal);
+      this.throwIfStopped();
     } catch (error) {
       if (this.state() !== 'stopped') this.current = 'failed';
       throw error instanceof ChannelError ? error : toChannelError('discord login', error);
@@ -147,6 +153,8 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
   private async startSingle(token: string, signal: AbortSignal): Promise<void> {
     this.client.rest.setToken(token);
     Object.assign(this.client.options, await singleSharding(this.config, this.client.rest));
+    // A stop while the shard count was asked for: no login after it (the client would connect after the stop).
+    this.throwIfStopped();
     this.listen(this.client);
     this.history.watch(this.client);
     const ready = new Promise<void>((resolve, reject) => {
@@ -161,8 +169,11 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     });
     // When login fails, nobody awaits `ready` any more; a later abort must not become an unhandled rejection.
     ready.catch(() => undefined);
-    await this.client.login(token);
-    await ready;
+    const login = this.client.login(token);
+    this.loggingIn = login.catch(() => undefined);
+    const stopped = this.whenStopped();
+    await Promise.race([login, stopped]);
+    await Promise.race([ready, stopped]);
     this.scope ??= this.scopeOf(this.client.user?.id ?? '');
     this.registerCommandsOnce(this.client);
   }
@@ -204,6 +215,19 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     this.logger.info({ shards: clients.shardIds(), count }, 'discord shards connected');
   }
 
+  /** Rejects (start aborted) when `stop()` is called; never resolves. */
+  private whenStopped(): Promise<never> {
+    const stopped = new Promise<never>((_, reject) =>
+      this.controller.signal.addEventListener(
+        'abort',
+        () => reject(new ChannelError('discord start aborted', { code: 'CANCELLED' })),
+        { once: true },
+      ),
+    );
+    stopped.catch(() => undefined);
+    return stopped;
+  }
+
   private throwIfStopped(): void {
     if (this.current === 'stopped') throw new ChannelError('discord start aborted', { code: 'CANCELLED' });
   }
@@ -232,6 +256,10 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
         this.logger.warn({ error: describeError(error) }, 'discord shard leases not released'),
       );
     await this.shardClients?.disconnectAll();
+    // @discordjs/ws never finishes a destroy that comes while a shard waits for READY (the shard's failed wait
+    // reconnects it and drops the close the destroy awaits): a stop during the handshake lets it end first, within
+    // a bound, as Discord answers an IDENTIFY at once.
+    if (this.loggingIn) await Promise.race([this.loggingIn, delay(HANDSHAKE_WAIT_MS, undefined, { ref: false })]);
     await this.client.destroy();
   }
 
