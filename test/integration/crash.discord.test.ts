@@ -246,32 +246,6 @@ describe('kill -9 of the gateway on Discord', () => {
     }
   });
 
-  it('SIGTERM while Discord is still connecting: nothing connects or runs after the stop, and the process exits by itself', async () => {
-    assert.equal(await gateways.stop(), 0);
-    const identifies = discord.gateway.identifies;
-    // The IDENTIFY is answered only at release: the start-up is inside discord.js's handshake when the stop comes.
-    discord.gateway.holdReady = true;
-    try {
-      await gateways.launch();
-      await discord.waitFor(() => discord.gateway.identifies > identifies, 20_000, 'the IDENTIFY, its READY held');
-      const stopped = gateways.stop();
-      await waitFor(() => gateways.output().includes('"msg":"shutting down"'), 'the stop to begin', 15_000);
-      discord.gateway.releaseReady();
-      assert.equal(await stopped, 0, gateways.output());
-    } finally {
-      discord.gateway.releaseReady();
-    }
-    const output = gateways.output();
-    const afterStop = output.slice(output.indexOf('"msg":"shutting down"'));
-    assert.doesNotMatch(
-      afterStop,
-      /channel adapter connected|notify\.outbox|still running .* after the command ended/,
-      afterStop,
-    );
-    assert.match(afterStop, /"msg":"stopped"/);
-    await gateways.start();
-  });
-
   for (const how of ['kill -9', 'SIGTERM'] as const) {
     it(`${how} while a follow-up waits behind the answer: the restart resumes the answer, then answers the follow-up`, async () => {
       const requestsBefore = llm.requests.length;
@@ -409,6 +383,32 @@ describe('kill -9 of the gateway on Discord', () => {
       false,
       'the side effect never happened (no process is left that could write it)',
     );
+  });
+
+  it('SIGTERM while Discord is still connecting: nothing connects or runs after the stop, and the process exits by itself', async () => {
+    assert.equal(await gateways.stop(), 0);
+    const identifies = discord.gateway.identifies;
+    // The IDENTIFY is answered only at release: the start-up is inside discord.js's handshake when the stop comes.
+    discord.gateway.holdReady = true;
+    try {
+      await gateways.launch();
+      await discord.waitFor(() => discord.gateway.identifies > identifies, 20_000, 'the IDENTIFY, its READY held');
+      const stopped = gateways.stop();
+      await waitFor(() => gateways.output().includes('"msg":"shutting down"'), 'the stop to begin', 15_000);
+      discord.gateway.releaseReady();
+      assert.equal(await stopped, 0, gateways.output());
+    } finally {
+      discord.gateway.releaseReady();
+    }
+    const output = gateways.output();
+    const afterStop = output.slice(output.indexOf('"msg":"shutting down"'));
+    assert.doesNotMatch(
+      afterStop,
+      /channel adapter connected|notify\.outbox|still running .* after the command ended/,
+      afterStop,
+    );
+    assert.match(afterStop, /"msg":"stopped"/);
+    // Last in this suite: no gateway runs after it (the suite's after hook closes the fakes).
   });
 });
 
