@@ -156,7 +156,7 @@ function startGateway(parts: {
   const ready = gateway.start(signal).catch((error: unknown) => logger.error({ err: error }, 'channel start failed'));
   void ready
     .then(async () => {
-      if (!stack.stopping.aborted) await placement.start();
+      if (!stack.stopping) await placement.start();
     })
     .catch((error: unknown) => logger.error({ err: error }, 'cluster start failed'));
   return { gateway, ready };

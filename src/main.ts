@@ -57,16 +57,16 @@ export interface LiveParts {
 export class ShutdownStack {
   private readonly steps: Array<{ name: string; run: () => Promise<void> }> = [];
   private running: Promise<void> | undefined;
-  private readonly unwinding = new AbortController();
-  /** Aborted when the stop begins: a part the start-up would start later (after `ready`) is not started then. */
-  readonly stopping = this.unwinding.signal;
   constructor(private readonly logger: Logger) {}
   push(name: string, run: () => Promise<void>): void {
     this.steps.push({ name, run });
   }
+  /** True once the stop has begun: a part the start-up would start later (after `ready`) is not started then. */
+  get stopping(): boolean {
+    return this.running !== undefined;
+  }
   /** Runs the steps newest first; a failing step is logged and the rest still run. */
   unwind(): Promise<void> {
-    this.unwinding.abort();
     this.running ??= (async () => {
       for (const step of [...this.steps].reverse()) {
         await step
@@ -124,7 +124,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Runn
     // Outbox rows a previous process accepted but never sent are delivered once the channels are up.
     stack.push('notify outbox', () => notify.worker.stop());
     void ready.then(() => {
-      if (!stack.stopping.aborted) notify.worker.start();
+      if (!stack.stopping) notify.worker.start();
     });
     return { httpUrl, adminUrl, ready, stop: () => stack.unwind() };
   } catch (error) {

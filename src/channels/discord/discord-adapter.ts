@@ -33,9 +33,9 @@ import { DiscordShardClients } from './discord-shard-clients.js';
 import { ShardKeeper, type DiscordClusterOptions } from './discord-shard-keeper.js';
 import { shardCountOf, singleSharding, type ShardConfig } from './discord-sharding.js';
 
-/** Discord's attachment hosts; attachment URLs are signed, so no token is sent. */
 /** How long a stop waits for a handshake under way to end before it destroys the client anyway. */
 const HANDSHAKE_WAIT_MS = 10_000;
+/** Discord's attachment hosts; attachment URLs are signed, so no token is sent. */
 const FILE_ORIGINS = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];
 
 export interface DiscordAdapterConfig {
@@ -86,7 +86,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
   readonly history: DiscordHistory;
   /** Leased shards only: one gateway client per held shard, and the keeper deciding which (ADR 0022). */
   private shardClients: DiscordShardClients | undefined;
-  /** The single client's login while it runs (settles, never rejects): a stop waits for it before the destroy. */
+  /** The single client's login: a stop waits for it to settle before the destroy (its failure is start's to report). */
   private loggingIn: Promise<unknown> | undefined;
   private keeper: ShardKeeper | undefined;
   private commandsRegistered = false;
@@ -163,17 +163,20 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
         this.scope = this.scopeOf(this.client.user?.id ?? '');
         resolve();
       });
-      signal.addEventListener('abort', () => reject(new ChannelError('discord start aborted', { code: 'CANCELLED' })), {
-        once: true,
-      });
+      // The gateway's shutdown, or this adapter's own stop, ends the start.
+      AbortSignal.any([signal, this.controller.signal]).addEventListener(
+        'abort',
+        () => reject(new ChannelError('discord start aborted', { code: 'CANCELLED' })),
+        { once: true },
+      );
     });
     // When login fails, nobody awaits `ready` any more; a later abort must not become an unhandled rejection.
     ready.catch(() => undefined);
     const login = this.client.login(token);
-    this.loggingIn = login.catch(() => undefined);
-    const stopped = this.whenStopped();
-    await Promise.race([login, stopped]);
-    await Promise.race([ready, stopped]);
+    this.loggingIn = login;
+    // A failed login rejects here (start reports it); a stop rejects `ready`.
+    await Promise.race([login, ready]);
+    await ready;
     this.scope ??= this.scopeOf(this.client.user?.id ?? '');
     this.registerCommandsOnce(this.client);
   }
@@ -215,19 +218,6 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     this.logger.info({ shards: clients.shardIds(), count }, 'discord shards connected');
   }
 
-  /** Rejects (start aborted) when `stop()` is called; never resolves. */
-  private whenStopped(): Promise<never> {
-    const stopped = new Promise<never>((_, reject) =>
-      this.controller.signal.addEventListener(
-        'abort',
-        () => reject(new ChannelError('discord start aborted', { code: 'CANCELLED' })),
-        { once: true },
-      ),
-    );
-    stopped.catch(() => undefined);
-    return stopped;
-  }
-
   private throwIfStopped(): void {
     if (this.current === 'stopped') throw new ChannelError('discord start aborted', { code: 'CANCELLED' });
   }
@@ -259,7 +249,8 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     // @discordjs/ws never finishes a destroy that comes while a shard waits for READY (the shard's failed wait
     // reconnects it and drops the close the destroy awaits): a stop during the handshake lets it end first, within
     // a bound, as Discord answers an IDENTIFY at once.
-    if (this.loggingIn) await Promise.race([this.loggingIn, delay(HANDSHAKE_WAIT_MS, undefined, { ref: false })]);
+    if (this.loggingIn)
+      await Promise.race([Promise.allSettled([this.loggingIn]), delay(HANDSHAKE_WAIT_MS, undefined, { ref: false })]);
     await this.client.destroy();
   }
 
