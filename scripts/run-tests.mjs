@@ -177,7 +177,9 @@ function weigher() {
         : file.startsWith('test/integration/')
           ? 3_000
           : 300;
-  return (file) => last[file] ?? guess(file);
+  // A local run skips the package test (SANDPIPER_TEST_PACKAGE unset) and records it as short: when it runs, it goes first.
+  const packaging = process.env.SANDPIPER_TEST_PACKAGE === '1';
+  return (file) => (packaging && file.endsWith('package-install.test.ts') ? guess(file) : (last[file] ?? guess(file)));
 }
 
 /** Merges this run's wall times into .test-build/last-times.json. */
