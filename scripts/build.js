@@ -79,6 +79,11 @@ try {
     },
     // Functions and classes keep their names (error names, log fields, stack traces) where bundling renames them.
     keepNames: true,
+    // Whitespace and syntax minified, names kept: a start reads and compiles a third less (discord.js and its packages
+    // are 4.1 MB as written, 2.5 MB so), about 0.25 s of CPU per Discord start on this machine. Stack traces keep every
+    // function's name; their line numbers were the bundle's, not the sources', before this too.
+    minifyWhitespace: true,
+    minifySyntax: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
