@@ -76,4 +76,22 @@ describe('scopedSignal', () => {
     released.release();
     assert.equal(getEventListeners(next.signal, 'abort').length, 0, 'nothing stays on the parent once the scope ends');
   });
+
+  it('takes the listeners of a long answer’s many edits without a "possible memory leak" warning on stderr', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const scope = scopedSignal(new AbortController().signal);
+      // What discord.js does on each request it is given this signal for: one listener, never removed.
+      for (let edit = 0; edit < 40; edit++) scope.signal.addEventListener('abort', () => undefined);
+      await new Promise((resolve) => setImmediate(resolve)); // 'warning' is emitted on the next tick
+      assert.deepEqual(
+        warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning').map((warning) => warning.message),
+        [],
+      );
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });

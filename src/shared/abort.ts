@@ -1,4 +1,5 @@
 /** Cancellation helpers: abort detection, signal combination, and racing a promise against a signal. */
+import { setMaxListeners } from 'node:events';
 
 export function isAbortError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -87,6 +88,9 @@ const scopes = new WeakSet<AbortSignal>();
  */
 export function scopedSignal(parent: AbortSignal): LinkedSignal {
   const linked = linkedSignal(parent);
+  // A long answer's segment makes dozens of edits, each leaving discord.js's listener here until the run ends: that
+  // is the design, not a leak, so Node's "possible memory leak" warning (at 11 listeners) is turned off for it.
+  setMaxListeners(0, linked.signal);
   scopes.add(linked.signal);
   return linked;
 }
