@@ -9,6 +9,7 @@ import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isBuildCurrent } from '../bin/build-state.js';
+import { writeThirdPartyNotices } from './third-party-notices.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 if (process.argv.includes('--if-stale') && isBuildCurrent(root)) {
@@ -63,7 +64,9 @@ const inlinePackages = {
 const partial = path.join(root, 'dist.partial');
 rmSync(partial, { recursive: true, force: true });
 try {
-  await build({
+  const { metafile } = await build({
+    absWorkingDir: root,
+    metafile: true,
     entryPoints: { 'src/cli': path.join(root, 'src', 'cli.ts') },
     outdir: partial,
     bundle: true,
@@ -89,8 +92,10 @@ try {
     target: 'node20',
     logLevel: 'warning',
   });
-} catch {
-  // esbuild has printed what it could not compile.
+  writeThirdPartyNotices(root, metafile, path.join(partial, 'THIRD-PARTY-NOTICES.txt'));
+} catch (error) {
+  // esbuild has printed what it could not compile (its error lists them); any other failure is printed here.
+  if (!Array.isArray(error?.errors)) console.error('sandpiper build:', error);
   rmSync(partial, { recursive: true, force: true });
   process.exit(1);
 }
