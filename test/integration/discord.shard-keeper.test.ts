@@ -1,6 +1,7 @@
 /**
  * The shard keeper on real stores (SQLite, and PostgreSQL when SANDPIPER_TEST_PG_URL is set): the fair share, takeover
- * of a dead instance's shards with the time to catch up from, a lost lease disconnecting at once, release on stop.
+ * of a dead instance's shards with the time to catch up from, whether a shard may identify (its lease outlasts a
+ * heartbeat), a lost lease disconnecting at once, release on stop.
  * The keepers run on one controlled clock and are driven round by round; what they connect is recorded.
  */
 import { after, before, describe, it } from 'node:test';
@@ -112,6 +113,25 @@ for (const engine of pgUrl ? ['sqlite', 'postgres'] : ['sqlite']) {
       assert.equal(a.links.open.size, 2, 'the survivor runs both shards');
       assert.ok(waited <= TTL + HEARTBEAT, `taken over after ${waited} ms`);
       assert.deepEqual(a.links.takeovers.at(-1), { shard: lost, lostAtMs: lastRenewal });
+    });
+
+    it('says a shard may identify only while its lease outlasts a heartbeat, and wakes the gate at each round’s end', async () => {
+      alive.clear();
+      const a = keeper('bot-gate', 'a', 1);
+      await a.keeper.tick();
+      assert.equal(a.keeper.holdsSafely(0), true, 'just claimed');
+      assert.equal(a.keeper.holdsSafely(1), false, 'a shard it does not hold');
+      // A stall: the clock passes the point where an IDENTIFY might arrive after the lease ran out.
+      clock += TTL - HEARTBEAT;
+      assert.equal(a.keeper.holdsSafely(0), false, 'within a heartbeat of the lease’s end');
+      let woken = false;
+      const waiting = a.keeper.nextRound().then(() => (woken = true));
+      assert.equal(woken, false);
+      await a.keeper.tick(); // the renewal
+      await waiting;
+      assert.equal(a.keeper.holdsSafely(0), true, 'renewed');
+      await a.keeper.stop();
+      assert.equal(a.keeper.holdsSafely(0), false, 'stopped');
     });
 
     it('disconnects at once when its lease was taken, and releases its shards on stop', async () => {

@@ -197,7 +197,12 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
       token,
       count,
       logger: this.logger,
-      create: (sharding) => new Client(discordClientOptions(this.config, this.options, sharding)),
+      create: (sharding) =>
+        new Client(
+          discordClientOptions(this.config, this.options, sharding, (shardId, identifySignal) =>
+            clients.beforeIdentify(shardId, identifySignal),
+          ),
+        ),
       wire: (client) => {
         this.listen(client);
         this.history.watch(client);
@@ -209,6 +214,7 @@ export class DiscordAdapter extends AdapterBase implements ChannelAdapter {
     });
     this.shardClients = clients;
     this.keeper = new ShardKeeper(cluster, bot.id, count, clients, this.logger);
+    clients.gateOn(this.keeper);
     await this.keeper.start();
     await clients.settled();
     // A stop during the first round found no keeper yet: give back what the round claimed.

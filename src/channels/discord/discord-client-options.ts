@@ -7,6 +7,7 @@ export function discordClientOptions(
   config: DiscordAdapterConfig,
   options: DiscordAdapterOptions,
   sharding: Partial<ClientOptions> = {},
+  beforeIdentify?: IdentifyGate,
 ): ClientOptions {
   return {
     intents: [
@@ -23,23 +24,42 @@ export function discordClientOptions(
       version: '10',
       timeout: 15_000,
     },
-    ...identifyOptions(options),
+    ...identifyOptions(options, beforeIdentify),
     ...sharding,
   };
 }
 
-/** Who paces identify calls: nobody (tests), the shared throttle (cluster, ADR 0052), or discord.js itself. */
-function identifyOptions(options: DiscordAdapterOptions): Partial<ClientOptions> {
+/** A wait before a shard's IDENTIFY (after the pacing): a leased shard's check that its lease still holds. */
+export type IdentifyGate = (shardId: number, signal: AbortSignal) => Promise<void>;
+
+interface IdentifyThrottler {
+  waitForIdentify(shardId: number, signal: AbortSignal): Promise<void>;
+}
+
+const NO_WAIT: IdentifyThrottler = { waitForIdentify: () => Promise.resolve() };
+
+/**
+ * Who paces identify calls: nobody (tests), the shared throttle (cluster, ADR 0052), or discord.js's own; `gate` runs
+ * after the pacing, right before the IDENTIFY is sent.
+ */
+function identifyOptions(options: DiscordAdapterOptions, gate: IdentifyGate | undefined): Partial<ClientOptions> {
   const { identifyThrottle, identify } = options;
-  if (identifyThrottle === false) {
-    return { ws: { buildIdentifyThrottler: () => Promise.resolve({ waitForIdentify: () => Promise.resolve() }) } };
-  }
-  if (identify === undefined) return {};
+  const gated = (pacing: IdentifyThrottler): IdentifyThrottler =>
+    gate === undefined
+      ? pacing
+      : {
+          waitForIdentify: async (shardId, signal) => {
+            await pacing.waitForIdentify(shardId, signal);
+            await gate(shardId, signal);
+          },
+        };
+  if (identifyThrottle === false) return { ws: { buildIdentifyThrottler: () => Promise.resolve(gated(NO_WAIT)) } };
+  if (identify === undefined && gate === undefined) return {};
   return {
     ws: {
       buildIdentifyThrottler: async (manager) => {
         const maxConcurrency = (await manager.fetchGatewayInformation()).session_start_limit.max_concurrency;
-        return identify(maxConcurrency) ?? new SimpleIdentifyThrottler(maxConcurrency);
+        return gated(identify?.(maxConcurrency) ?? new SimpleIdentifyThrottler(maxConcurrency));
       },
     },
   };

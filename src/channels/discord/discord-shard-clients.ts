@@ -4,6 +4,7 @@
  * REST (posting, editing, history) goes through the adapter's own client, which never connects a gateway.
  */
 import { Events, Routes, type APIChannel, type Client, type ClientOptions } from 'discord.js';
+import { untilAborted } from '../../shared/abort.js';
 import { describeError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { HistorySource } from './discord-history.js';
@@ -25,6 +26,14 @@ export interface ShardClientsDeps {
   logger: Logger;
 }
 
+/** The lease side of `beforeIdentify` (the shard keeper). */
+export interface ShardLeaseGate {
+  /** This instance holds the shard's lease, and it outlasts an IDENTIFY sent now. */
+  holdsSafely(shardId: number): boolean;
+  /** Resolves when the next lease round has ended (renewed, claimed or dropped). */
+  nextRound(): Promise<void>;
+}
+
 /** How long a shard may take from login to READY before it is given up (its lease goes back; a later round retries). */
 const READY_TIMEOUT_MS = 60_000;
 
@@ -35,8 +44,36 @@ export class DiscordShardClients implements HistorySource {
   private readonly handshakes = new Map<number, Promise<unknown>>();
   /** Ends a shard's wait for READY when it is closed before (a start must not wait for a shard given up). */
   private readonly cancelReady = new Map<number, () => void>();
+  /** Shards held at `beforeIdentify` until their lease is sure; a `disconnect` closes them at once. */
+  private readonly parked = new Set<number>();
+  /** A `disconnect` waiting for a shard's handshake, told when the shard parks instead (it will not finish). */
+  private readonly onParked = new Map<number, () => void>();
+  private lease: ShardLeaseGate | undefined;
 
   constructor(private readonly deps: ShardClientsDeps) {}
+
+  /** From now on a shard identifies only while `lease` says its lease holds (set before the first `connect`). */
+  gateOn(lease: ShardLeaseGate): void {
+    this.lease = lease;
+  }
+
+  /**
+   * Runs right before a shard's IDENTIFY (the clients' identify gate): while the lease does not surely hold, the shard
+   * waits for the next lease round. A renewed lease lets it identify; a lost one makes the keeper disconnect it, which
+   * closes it at once and so ends this wait (discord.js then skips the IDENTIFY: the shard closed while it waited).
+   */
+  async beforeIdentify(shardId: number, signal: AbortSignal): Promise<void> {
+    const lease = this.lease;
+    if (lease === undefined || lease.holdsSafely(shardId)) return;
+    this.parked.add(shardId);
+    this.onParked.get(shardId)?.();
+    try {
+      do await untilAborted(lease.nextRound(), signal);
+      while (!lease.holdsSafely(shardId));
+    } finally {
+      this.parked.delete(shardId);
+    }
+  }
 
   /** Shard ids with a client (connected or connecting). */
   shardIds(): number[] {
@@ -50,10 +87,10 @@ export class DiscordShardClients implements HistorySource {
     const client = deps.create({ shards: [shardId], shardCount: deps.count });
     this.clients.set(shardId, client);
     deps.wire(client);
-    const ready = new Promise<boolean>((resolve) => {
-      client.once(Events.ClientReady, () => resolve(true));
-      this.cancelReady.set(shardId, () => resolve(false));
-    });
+    const ready = new Promise<boolean>((resolve) => client.once(Events.ClientReady, () => resolve(true)));
+    // A deliberate close ends the wait at once, even where discord.js's login never settles (a shard closed while it
+    // waited at the identify gate).
+    const closed = new Promise<boolean>((resolve) => this.cancelReady.set(shardId, () => resolve(false)));
     let timeout: NodeJS.Timeout | undefined;
     // Timeout: a shard that never becomes READY (login included) must not hold the start, or a round, for good.
     const late = new Promise<never>((_resolve, reject) => {
@@ -70,7 +107,7 @@ export class DiscordShardClients implements HistorySource {
       shardId,
       login.catch(() => undefined),
     );
-    const work = Promise.race([login.then(() => ready), late])
+    const work = Promise.race([login.then(() => ready), late, closed])
       .then((connected) => {
         if (!connected || this.clients.get(shardId) !== client) return;
         deps.onReady(client);
@@ -105,12 +142,23 @@ export class DiscordShardClients implements HistorySource {
     // shard once more to reconnect; the first destroy then never resolves and the shard connects again on its own (it
     // would identify beside the shard's next holder). So a shard still in its handshake is closed when the handshake
     // is over: READY, or failed (at most READY_TIMEOUT_MS).
-    if (!client.isReady() && handshake) await boundedWait(handshake, READY_TIMEOUT_MS);
+    // A shard parked at the identify gate is not in a handshake discord.js must finish: it is closed at once.
+    if (!client.isReady() && handshake && !this.parked.has(shardId)) await this.handshakeOrParked(shardId, handshake);
     await client
       .destroy()
       .catch((error: unknown) =>
         this.deps.logger.debug({ shard: shardId, error: describeError(error) }, 'discord shard close failed'),
       );
+  }
+
+  /** Waits for a shard's handshake to end (bounded), or for the shard to park at the identify gate. */
+  private async handshakeOrParked(shardId: number, handshake: Promise<unknown>): Promise<void> {
+    const parked = new Promise<void>((resolve) => this.onParked.set(shardId, resolve));
+    try {
+      await Promise.race([boundedWait(handshake, READY_TIMEOUT_MS), parked]);
+    } finally {
+      this.onParked.delete(shardId);
+    }
   }
 
   async disconnectAll(): Promise<void> {

@@ -52,6 +52,8 @@ export class ShardKeeper {
   private validUntil = 0;
   /** The lease rows the last round read. */
   private rows: ShardLeaseRow[] = [];
+  /** Told when the round running (or the next one) ends. */
+  private roundWaiters: Array<() => void> = [];
   private readonly now: () => number;
 
   constructor(
@@ -69,6 +71,20 @@ export class ShardKeeper {
     return [...this.held].sort((a, b) => a - b);
   }
 
+  /**
+   * Whether a shard may IDENTIFY now: this instance holds its lease, and the lease outlasts one more heartbeat, so no
+   * other instance can have claimed it by the time the IDENTIFY arrives (a start that stalled past its lease must not
+   * identify beside the shard's new holder).
+   */
+  holdsSafely(shardId: number): boolean {
+    return !this.stopped && this.held.has(shardId) && this.now() + this.cluster.heartbeatMs < this.validUntil;
+  }
+
+  /** Resolves when the round running now, or else the next heartbeat's, has ended. */
+  nextRound(): Promise<void> {
+    return new Promise((resolve) => this.roundWaiters.push(resolve));
+  }
+
   /** Runs the first round (so the start connects what it can hold), then one round per heartbeat. */
   async start(): Promise<void> {
     await this.tick();
@@ -81,6 +97,7 @@ export class ShardKeeper {
   tick(): Promise<void> {
     this.ticking ??= this.round().finally(() => {
       this.ticking = undefined;
+      for (const resolve of this.roundWaiters.splice(0)) resolve();
     });
     return this.ticking;
   }
