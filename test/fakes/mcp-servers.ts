@@ -1,5 +1,6 @@
 /** Test helpers for the MCP integration tests: real npm servers spawned from node_modules, specs, waitFor. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -51,15 +52,37 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
   };
 }
 
+/**
+ * A port nobody listens on now, for a process started later to listen on (a config's fixed port). It is picked below
+ * the kernel's ephemeral range (/proc/sys/net/ipv4/ip_local_port_range, 32768–60999 by default): a port from `listen(0)`
+ * could be handed again, to another test's `listen(0)` or outgoing connection, before that process binds it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const below = Math.max(ephemeralStart(), LOWEST_PORT + 1000);
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = LOWEST_PORT + Math.floor(Math.random() * (below - LOWEST_PORT));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${LOWEST_PORT} and ${below}`);
+}
+
+const LOWEST_PORT = 10_000;
+
+/** The first port of the kernel's ephemeral range (Linux), else the usual 32768. */
+function ephemeralStart(): number {
+  try {
+    const start = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(start) && start > 0 ? start : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

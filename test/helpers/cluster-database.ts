@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../fakes/mcp-servers.js';
 import path from 'node:path';
 import { createKnex, createStores, runMigrations, type Knex, type Stores } from '../../src/storage/index.js';
 import { createDatabaseOn } from './throwaway-postgres.js';
@@ -35,16 +35,6 @@ export async function createClusterDatabase(serverUrl: string): Promise<ClusterD
     throw error;
   }
   return { url: database.url, name: database.name, knex, stores: createStores(knex), drop };
-}
-
-/** A port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
 }
 
 export interface ThrowawayPostgres {
