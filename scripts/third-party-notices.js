@@ -43,5 +43,4 @@ export function writeThirdPartyNotices(root, metafile, file) {
   // Two nested copies of one version (npm did not hoist them) carry the same notice: it is written once.
   const sections = new Map(bundledPackageFolders(metafile).map((folder) => section(root, folder)));
   writeFileSync(file, `${HEADER}\n${[...sections.values()].join('\n')}`);
-  return sections.size;
 }
