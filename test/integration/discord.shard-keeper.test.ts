@@ -13,6 +13,7 @@ import {
 } from '../../src/channels/discord/discord-shard-keeper.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
 import { createTestStores, testPostgresUrl, type TestStores } from '../helpers/test-stores.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const HEARTBEAT = 1000;
 const TTL = 3000;
@@ -133,6 +134,34 @@ for (const engine of pgUrl ? ['sqlite', 'postgres'] : ['sqlite']) {
       await a.keeper.stop();
       assert.equal(a.keeper.holdsSafely(0), false, 'stopped');
     });
+
+    it(
+      'keeps renewing while a shard it gave up is still closing, and gives that lease back once it closed',
+      { timeout: 20_000 },
+      async () => {
+        alive.clear();
+        const a = keeper('bot-slow', 'a', 2);
+        await a.keeper.tick();
+        // Shard 1's close waits (a shard in its handshake is closed once that ends).
+        let closed: () => void = () => undefined;
+        const disconnect = a.links.disconnect.bind(a.links);
+        a.links.disconnect = (shardId) =>
+          shardId === 1 ? new Promise<void>((resolve) => (closed = resolve)).then(() => disconnect(1)) : disconnect(0);
+        const b = keeper('bot-slow', 'b', 2);
+        for (let i = 0; i < 5; i += 1) {
+          clock += HEARTBEAT; // five heartbeats: well past the TTL
+          await round(a.keeper, b.keeper);
+        }
+        assert.equal(a.keeper.holdsSafely(0), true, 'shard 0 renewed all along');
+        assert.deepEqual(await holders('bot-slow'), { 0: 'a', 1: 'a' }, 'shard 1 still ours while its close runs');
+        assert.equal(b.links.open.size, 0);
+        closed();
+        await waitFor(async () => (await holders('bot-slow'))[1] === undefined, 'shard 1 given back', 10_000);
+        clock += HEARTBEAT;
+        await round(a.keeper, b.keeper);
+        assert.deepEqual([...b.links.open], [1], 'the other instance takes it at its next round');
+      },
+    );
 
     it('disconnects at once when its lease was taken, and releases its shards on stop', async () => {
       alive.clear();

@@ -52,6 +52,12 @@ export class ShardKeeper {
   private validUntil = 0;
   /** The lease rows the last round read. */
   private rows: ShardLeaseRow[] = [];
+  /**
+   * Shards given up whose connection is still closing (a shard in its handshake is closed once that ends): their
+   * leases stay ours, renewed with the others, until the close is done. Rounds do not wait for it, so one slow close
+   * never stops the renewals of the shards still held.
+   */
+  private readonly leaving = new Map<number, Promise<void>>();
   /** Told when the round running (or the next one) ends. */
   private roundWaiters: Array<() => void> = [];
   private readonly now: () => number;
@@ -108,6 +114,7 @@ export class ShardKeeper {
     clearInterval(this.timer);
     // Waits for the round in flight; `round` logs its own failures and never rejects, so nothing is lost here.
     await this.ticking?.catch(() => undefined);
+    await Promise.all(this.leaving.values());
     const held = this.shards();
     this.held.clear();
     await Promise.all(held.map((id) => this.links.disconnect(id)));
@@ -129,22 +136,22 @@ export class ShardKeeper {
     try {
       await this.renew();
       const share = await this.fairShare();
-      await this.giveUpAbove(share);
+      this.giveUpAbove(share);
       await this.claimUpTo(share);
     } catch (error) {
       this.logger.warn({ error: describeError(error), shards: this.shards() }, 'discord shard lease round failed');
       // Without a renewal the leases run out; disconnect before another instance may take them (never two holders).
       if (this.now() + this.cluster.heartbeatMs >= this.validUntil)
-        await this.drop(this.shards(), 'the leases could not be renewed');
+        this.drop(this.shards(), 'the leases could not be renewed');
     }
   }
 
   private async renew(): Promise<void> {
-    if (this.held.size === 0) return;
+    if (this.held.size === 0 && this.leaving.size === 0) return;
     const now = this.now();
     const still = new Set(await this.cluster.leases.renew(this.bot, this.cluster.instanceId, now, this.cluster.ttlMs));
     this.validUntil = now + this.cluster.ttlMs;
-    await this.drop(
+    this.drop(
       this.shards().filter((id) => !still.has(id)),
       'the lease was lost',
     );
@@ -161,13 +168,11 @@ export class ShardKeeper {
   }
 
   /** Above the share (another instance joined), the highest shard ids go back, for the newcomer to claim. */
-  private async giveUpAbove(share: number): Promise<void> {
+  private giveUpAbove(share: number): void {
     const extra = this.shards().slice(share);
     if (extra.length === 0) return;
-    for (const id of extra) this.held.delete(id);
-    await Promise.all(extra.map((id) => this.links.disconnect(id)));
-    await this.cluster.leases.release(this.bot, this.cluster.instanceId, this.now(), extra);
     this.logger.info({ shards: extra, share }, 'discord shards released for another instance');
+    this.leave(extra, { release: true });
   }
 
   private async claimUpTo(share: number): Promise<void> {
@@ -176,7 +181,7 @@ export class ShardKeeper {
       this.rows.filter((row) => row.holder !== '' && row.expiresAt > now).map((row) => row.shardId),
     );
     for (let id = 0; id < this.count && this.held.size < share && !this.stopped; id += 1) {
-      if (this.held.has(id) || running.has(id)) continue;
+      if (this.held.has(id) || this.leaving.has(id) || running.has(id)) continue;
       const claim = await this.cluster.leases.claim(
         { bot: this.bot, shardId: id, shardCount: this.count, holder: this.cluster.instanceId },
         now,
@@ -193,10 +198,26 @@ export class ShardKeeper {
     }
   }
 
-  private async drop(ids: readonly number[], reason: string): Promise<void> {
+  private drop(ids: readonly number[], reason: string): void {
     if (ids.length === 0) return;
-    for (const id of ids) this.held.delete(id);
     this.logger.warn({ shards: ids, reason }, 'discord shards disconnected');
-    await Promise.all(ids.map((id) => this.links.disconnect(id)));
+    this.leave(ids, { release: false });
+  }
+
+  /** Stops holding `ids` and closes their connections, then (`release`) gives their leases back; see `leaving`. */
+  private leave(ids: readonly number[], { release }: { release: boolean }): void {
+    for (const id of ids) {
+      this.held.delete(id);
+      const closing = this.links
+        .disconnect(id)
+        .then(async () => {
+          if (release) await this.cluster.leases.release(this.bot, this.cluster.instanceId, this.now(), [id]);
+        })
+        .catch((error: unknown) =>
+          this.logger.warn({ shard: id, error: describeError(error) }, 'discord shard lease not released'),
+        )
+        .finally(() => this.leaving.delete(id));
+      this.leaving.set(id, closing);
+    }
   }
 }
