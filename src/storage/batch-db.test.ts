@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import sqlite3 from 'sqlite3';
 import { BatchRunner } from './batch-db.js';
 import { createKnex, type Knex } from './db.js';
 
-describe('BatchRunner on SQLite (knex public API, prepared statements on the recorded connection)', () => {
+describe('BatchRunner on SQLite (knex public API, a write group as one script on the recorded connection)', () => {
   let dir: string;
   let knex: Knex;
   let runner: BatchRunner;
@@ -25,14 +26,41 @@ describe('BatchRunner on SQLite (knex public API, prepared statements on the rec
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("returns knex's own results and commits a batch", async () => {
-    const ids = await runner.transaction(async (db) => {
-      const inserted = await db.run<number[]>(db.table('parents').insert({ id: 1 }));
-      const changed = await db.run<number>(db.table('parents').where({ id: 1 }).update({ id: 2 }));
-      return { inserted, changed };
+  it("commits a batch's writes, and a statement whose rows are read sees the writes before it", async () => {
+    const read = await runner.transaction(async (db) => {
+      const queued = await db.run(db.table('parents').insert({ id: 1 }));
+      await db.run(db.table('parents').where({ id: 1 }).update({ id: 2 }));
+      const rows = await db.run<Array<{ id: number }>>(db.table('parents').select('id'));
+      const returned = await db.run(db.table('parents').insert({ id: 7 }).returning('id'));
+      await db.run(db.table('parents').where({ id: 7 }).del());
+      return { queued, rows, returned };
     });
-    assert.deepEqual(ids, { inserted: [1], changed: 1 });
+    assert.deepEqual(read, { queued: undefined, rows: [{ id: 2 }], returned: [{ id: 7 }] });
     assert.deepEqual(await knex('parents').select('id'), [{ id: 2 }]);
+  });
+
+  it('sends the plain writes of a batch to the driver as one script', async () => {
+    // Calls into the driver (node-sqlite3), counted on its prototype for the length of one batch.
+    const calls: string[] = [];
+    const proto = sqlite3.Database.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const originals = new Map(['exec', 'run', 'all'].map((name) => [name, proto[name]!]));
+    for (const [name, original] of originals)
+      proto[name] = function (this: unknown, ...args: unknown[]) {
+        calls.push(`${name} ${String(args[0]).split(/\s/)[0]?.toLowerCase()}`);
+        return original.apply(this, args);
+      };
+    try {
+      await runner.transaction(async (db) => {
+        await db.run(db.table('parents').insert({ id: 10 }));
+        await db.run(db.raw('insert into parents (id) values (?), (?)', [11, 12]));
+        await db.run(db.table('parents').where({ id: 12 }).update({ id: 13 }));
+      });
+    } finally {
+      for (const [name, original] of originals) proto[name] = original;
+    }
+    assert.deepEqual(calls, ['all begin;', 'exec insert', 'all commit;']);
+    assert.deepEqual(await knex('parents').whereIn('id', [10, 11, 13]).pluck('id'), [10, 11, 13]);
+    await knex('parents').whereIn('id', [10, 11, 13]).del();
   });
 
   it('rolls a batch back when a statement fails', async () => {

@@ -6,7 +6,6 @@ import type { Knex } from 'knex';
 import { StorageError } from '../shared/errors.js';
 import { migrationSource } from './migration-source.js';
 import {
-  finalizePrepared,
   registerSqliteConnection,
   type SqliteConnection as PreparingConnection,
   type SqliteConnectionSlot,
@@ -58,8 +57,7 @@ export const SQLITE_PRAGMAS = [
 
 /**
  * Per-connection setup of a new SQLite connection (knex pool `afterCreate`, public API): recorded in `slot`, the
- * connection the hot path runs prepared statements on (sqlite-statements.ts). Its close first finalizes those
- * statements: SQLite refuses to close a connection with live statements.
+ * connection the write groups' scripts run on (sqlite-statements.ts, batch-db.ts).
  */
 function setUpSqliteConnection(slot: SqliteConnectionSlot, connection: SqliteConnection, done: PoolDone): void {
   slot.current = connection;
@@ -68,8 +66,6 @@ function setUpSqliteConnection(slot: SqliteConnectionSlot, connection: SqliteCon
   // order; knex sends one at a time, but the ROLLBACK after a failed COMMIT (registerSqliteConnection) is sent beside
   // knex, and the next write could run inside the failed transaction first (batch-db.test.ts).
   connection.serialize();
-  const close = connection.close.bind(connection);
-  connection.close = (callback) => void finalizePrepared(connection).then(() => close(callback));
   runSteps(connection, SQLITE_PRAGMAS, done);
 }
 

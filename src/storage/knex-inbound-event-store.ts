@@ -19,7 +19,7 @@ const TABLE = 'inbound_events';
 const CLAIM_CHUNK = 500;
 
 export class KnexInboundEventStore implements InboundEventStore {
-  /** The claims are on every message's path: prepared statements on SQLite (ADR 0029). */
+  /** The claims are on every message's path: statements run on the held connection (batch-db.ts). */
   private readonly runner: BatchRunner;
 
   constructor(

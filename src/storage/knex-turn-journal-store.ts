@@ -64,7 +64,7 @@ export class KnexTurnJournalStore implements TurnJournalStore {
       const texts = partialTexts(changes);
       if (texts !== undefined) {
         // The streamed text of every turn that showed some since the last write: one statement.
-        await this.writer.write((db) => db.runOnce(textsStatement(db, texts, now)), {
+        await this.writer.write((db) => db.run(textsStatement(db, texts, now)), {
           oneStatement: true,
           touches: touchedBy(changes),
         });

@@ -2,8 +2,8 @@
  * The stores' side of the one write-behind engine (`GroupCommit`, src/shared/group-commit.ts): one write transaction per
  * group for the hot path's writers (turn journal, workstream state and usage, `live_state`, history appends, new
  * workstreams, approval rows, inbound claims nobody waits on): the writes handed in before a group starts (while the
- * previous one runs, or before the next microtask) run in order inside one transaction (prepared statements on SQLite's
- * one connection, ADR 0029), and each caller's promise settles only after that transaction committed. On the one
+ * previous one runs, or before the next microtask) run in order inside one transaction (on SQLite's one connection, as
+ * one script: batch-db.ts), and each caller's promise settles only after that transaction committed. On the one
  * SQLite connection a turn's dozen separate commits become two or three, and the statements other callers wait for
  * (an inbound claim that is waited on) stop queueing behind a dozen transactions.
  *
@@ -179,7 +179,7 @@ async function runStatements(db: BatchDb, batch: readonly Queued[]): Promise<Map
     const [first] = statement;
     if (statement.length === 1 && first !== undefined) results.set(first, await execute(first.write, db));
     else
-      await db.runOnce(
+      await db.run(
         mergedStatement(
           db,
           statement.flatMap((entry) => entry.rowWrite ?? []),
