@@ -52,7 +52,7 @@ describe('BatchRunner on SQLite (knex public API, a write group as one script on
     try {
       await runner.transaction(async (db) => {
         await db.run(db.table('parents').insert({ id: 10 }));
-        await db.run(db.raw('insert into parents (id) values (?), (?)', [11, 12]));
+        await db.run(db.raw('insert into parents (id) values (?), (?) -- two rows', [11, 12]));
         await db.run(db.table('parents').where({ id: 12 }).update({ id: 13 }));
       });
     } finally {

@@ -79,7 +79,8 @@ class SqliteTransactionDb implements BatchDb {
   /** Sends the kept writes; resolves once SQLite ran them all, rejects with the first failure. */
   async flush(): Promise<void> {
     if (this.script.length === 0) return;
-    const script = this.script.join(';\n');
+    // Each statement ends on its own line: a statement's closing line comment cannot swallow the separator.
+    const script = this.script.join('\n;\n');
     this.script = [];
     await execScript(this.connection, script);
   }
