@@ -66,6 +66,8 @@ describe(
           .filter((m) => m.user === BOT_USER_ID && m.blocks.length === 0)
           .map((m) => m.text),
       );
+    /** The warning and error lines (pino levels 40 and up) of a gateway's JSON log. */
+    const warnings = (output: string): string[] => output.split('\n').filter((line) => /"level":(4|5|6)\d/.test(line));
     const mention = (user: FakeSlackUser, text: string): { message: FakeSlackMessage; envelopes: string[] } =>
       slack.userMessage(user, CHANNEL, `<@${BOT_USER_ID}> ${text}`);
 
@@ -272,7 +274,16 @@ describe(
         slack.state.thread(CHANNEL, ts).some((m) => m.text.includes('Interrupted by a restart'));
       // The stop finishes handing over what it took (ADR 0013), so even a resumed turn answers its own question.
       const answered = (tag: string, ts: string): boolean => answers(ts).get(tag) === 1;
-      await slack.waitFor(() => threads.every(({ tag, ts }) => answered(tag, ts)), 60_000, 'every mention answered');
+      await slack
+        .waitFor(() => threads.every(({ tag, ts }) => answered(tag, ts)), 60_000, 'every mention answered')
+        .catch((error: unknown) => {
+          // What the two instances said about it (warnings and errors), and what each mention got, for the CI log.
+          for (const { tag, ts } of threads)
+            t.diagnostic(`${tag} (${ts}): answers ${JSON.stringify([...answers(ts)])}`);
+          for (const [index, gateway] of gateways.entries())
+            for (const line of warnings(gateway.output())) t.diagnostic(`gateway ${index + 1}: ${line}`);
+          throw error;
+        });
       const resumed = threads.filter(({ ts }) => wasResumed(ts));
       t.diagnostic(`${resumed.length} of them taken before the stop and resumed by the other instance`);
       await settled(2, 'q-draining-settle');
