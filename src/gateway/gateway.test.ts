@@ -163,6 +163,33 @@ describe('gateway on the recording adapter', () => {
     assert.match((await click(owner, 'approve')).replies[0] ?? '', /already decided \(approved by you\)/);
   });
 
+  it('stores a mention that reaches it while it stops (the platform delivered it once)', async () => {
+    const stopping = await startRecordingGateway('sp-gw-stopping-', {}, { editIntervalMs: 10 });
+    try {
+      const user = await stopping.db.stores.users.createUser('late');
+      await stopping.db.stores.users.link('fake', owner.id, user.userId);
+      stopping.model.enqueue({ parts: textParts('Answered after all.') });
+      const stopped = stopping.gateway.stop();
+      await stopping.adapter.deliver({
+        type: 'message',
+        user: owner,
+        conversation: { kind: 'channel', channelId: CHANNEL },
+        messageId: 'msg-during-stop',
+        text: 'sent as the gateway stops',
+        mentioned: true,
+      });
+      await stopped;
+      const [workstream] = await stopping.db.stores.workstreams.list({ userId: user.userId });
+      const history = workstream ? await stopping.db.stores.conversations.load(workstream.wsId) : [];
+      assert.ok(
+        history.some((message) => JSON.stringify(message).includes('sent as the gateway stops')),
+        'the message is in the history',
+      );
+    } finally {
+      await stopping.close();
+    }
+  });
+
   it('closes a thread on /close: the notice, the archive, and a closed reply afterwards', async () => {
     model.enqueue({ parts: textParts('Ok.') });
     await mention(owner, 'short');

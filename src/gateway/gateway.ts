@@ -168,7 +168,11 @@ class ChannelGateway implements Gateway {
 
   /** `reclaim`: from catch-up (see `InboundLedger.admit`). */
   private dispatch(adapter: ChannelAdapter, event: InboundEvent, reclaim = false): Promise<void> {
-    return this.stopped ? refuseWhileStopping(event) : this.handling.track(this.handle(adapter, event, reclaim));
+    // While stopping, a person waiting on an interaction is told to try again. A message is still handled: the
+    // platform delivered it (bolt acknowledged it to Slack before our listener ran), nothing delivers it again, and the
+    // stop waits for it like any event in flight, then hands its turn over.
+    if (this.stopped && isInteraction(event)) return refuseWhileStopping(event);
+    return this.handling.track(this.handle(adapter, event, reclaim));
   }
 
   private async handle(adapter: ChannelAdapter, event: InboundEvent, reclaim: boolean): Promise<void> {
