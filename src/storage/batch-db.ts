@@ -11,7 +11,7 @@ import {
   execScript,
   inSqliteTransaction,
   isSqlite,
-  runStatement,
+  readRows,
   type SqliteConnection,
   type Statement,
 } from './sqlite-statements.js';
@@ -73,7 +73,7 @@ class SqliteTransactionDb implements BatchDb {
       return undefined as T;
     }
     await this.flush();
-    return (await runStatement(this.connection, compiled)) as T;
+    return (await readRows(this.connection, compiled)) as T;
   }
 
   /** Sends the kept writes; resolves once SQLite ran them all, rejects with the first failure. */

@@ -10,19 +10,14 @@ import type { Knex } from 'knex';
 /** What the hot path hands in: a knex builder or raw statement, built but never awaited itself. */
 export type Statement = Knex.QueryBuilder | Knex.Raw;
 
-interface RunContext {
-  lastID: number;
-  changes: number;
-}
-type StatementCallback = (this: RunContext, error: Error | null, rows?: unknown[]) => void;
+type RowsCallback = (error: Error | null, rows?: unknown[]) => void;
 
 /** The node-sqlite3 connection of a SQLite knex instance (its pool holds one). */
 export interface SqliteConnection {
   /** Runs a script of statements in one call to SQLite, stopping at the first that fails. */
   exec(sql: string, callback: (error: Error | null) => void): void;
   run(sql: string, callback: (error: Error | null) => void): void;
-  run(sql: string, bindings: readonly unknown[], callback: StatementCallback): void;
-  all(sql: string, bindings: readonly unknown[], callback: StatementCallback): void;
+  all(sql: string, bindings: readonly unknown[], callback: RowsCallback): void;
   /** Serialized mode: each statement sent to the connection waits for those sent before it. */
   serialize(): void;
   close(callback: (error: Error | null) => void): void;
@@ -74,7 +69,6 @@ export interface Compiled {
   sql: string;
   bindings: readonly unknown[];
   method: string;
-  returning: boolean;
   /** knex's sqlite3 dialect: writes without `returning` are `run`, everything else `all`. */
   readsRows: boolean;
 }
@@ -88,39 +82,20 @@ export function compile(knex: Knex, statement: Statement): Compiled {
   // Observers of knex's `query` event (statement counts in tests and benches) see these statements too.
   knex.emit('query', { method, sql, bindings });
   const readsRows = method === 'insert' || method === 'update' ? returning : method !== 'del' && method !== 'counter';
-  return { sql, bindings, method, returning, readsRows };
+  return { sql, bindings, method, readsRows };
 }
 
-/** Runs one compiled statement with bound values on a held connection; resolves with what knex returns for it. */
-export function runStatement(connection: SqliteConnection, statement: Compiled): Promise<unknown> {
-  const { sql, bindings, method, returning } = statement;
-  return new Promise((resolve, reject) => {
-    const done: StatementCallback = function (error, rows) {
+/** Runs a statement whose rows are read, with bound values, on a held connection: its rows (`first`: the first). */
+export function readRows(connection: SqliteConnection, statement: Compiled): Promise<unknown> {
+  return new Promise((resolve, reject) =>
+    connection.all(statement.sql, statement.bindings, (error, rows) => {
       if (error) reject(error);
-      else resolve(responseOf(method, returning, rows, this));
-    };
-    if (statement.readsRows) connection.all(sql, bindings, done);
-    else connection.run(sql, bindings, done);
-  });
+      else resolve(statement.method === 'first' ? rows?.[0] : rows);
+    }),
+  );
 }
 
 /** Runs a script of statements on a held connection in one call to SQLite; rejects with the first failure. */
 export function execScript(connection: SqliteConnection, script: string): Promise<void> {
   return new Promise((resolve, reject) => connection.exec(script, (error) => (error ? reject(error) : resolve())));
-}
-
-function responseOf(method: string, returning: boolean, rows: unknown[] | undefined, context: RunContext): unknown {
-  switch (method) {
-    case 'first':
-      return rows?.[0];
-    case 'insert':
-      return returning && rows ? rows : [context.lastID];
-    case 'update':
-      return returning && rows ? rows : context.changes;
-    case 'del':
-    case 'counter':
-      return context.changes;
-    default:
-      return rows;
-  }
 }
