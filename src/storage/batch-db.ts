@@ -1,21 +1,14 @@
 /**
  * What a hot-path write gets to run its statements: builders made with `table`/`raw` and run with `run`. On
- * PostgreSQL that is a knex transaction; on SQLite a knex transaction holds the one connection, and the transaction's
- * plain writes are sent to it together, as one script, when the transaction's work is done or a statement's rows are
- * read (sqlite-script.ts). A write must run every statement through `run`: a builder awaited by itself would queue for
- * the connection the batch holds.
+ * PostgreSQL that is a knex transaction. On SQLite it is the write connection (sqlite-write-connection.ts): a
+ * transaction's plain writes are sent to it together with its BEGIN and COMMIT, as one script, when the transaction's
+ * work is done, or before a statement whose rows are read (sqlite-script.ts). A write must run every statement through
+ * `run`: a builder awaited by itself would run on knex's connection, outside the transaction.
  */
 import type { Knex } from 'knex';
-import {
-  compile,
-  execScript,
-  inSqliteTransaction,
-  isSqlite,
-  readRows,
-  type SqliteConnection,
-  type Statement,
-} from './sqlite-statements.js';
+import { compile, isSqlite, type Statement } from './sqlite-statements.js';
 import { withLiterals } from './sqlite-script.js';
+import { writeConnectionOf, type SqliteWriteConnection } from './sqlite-write-connection.js';
 
 export type { Statement } from './sqlite-statements.js';
 
@@ -45,16 +38,18 @@ function knexBatchDb(db: Knex): BatchDb {
 }
 
 /**
- * A SQLite transaction's statements: plain writes are written out with their values (sqlite-script.ts) and kept, and
- * go to the connection as one script when the work is done (`flush`) or before a statement whose rows are read, which
- * runs by itself with bound values. One round trip to the driver for a group's writes instead of one per statement.
+ * A write group on SQLite's write connection (sqlite-write-connection.ts): its plain writes are written out with their
+ * values (sqlite-script.ts) after a BEGIN and kept, and go to the connection as one script with the COMMIT (`commit`),
+ * or before a statement whose rows are read, which runs by itself with bound values inside the open transaction. One
+ * call into the driver for a group's writes, its BEGIN and its COMMIT.
  */
-class SqliteTransactionDb implements BatchDb {
+class SqliteScriptDb implements BatchDb {
   private script: string[] = [];
+  private begun = false;
 
   constructor(
     private readonly knex: Knex,
-    private readonly connection: SqliteConnection,
+    private readonly connection: SqliteWriteConnection,
   ) {}
 
   table(name: string): Knex.QueryBuilder {
@@ -73,16 +68,58 @@ class SqliteTransactionDb implements BatchDb {
       return undefined as T;
     }
     await this.flush();
-    return (await readRows(this.connection, compiled)) as T;
+    return (await this.connection.rows(compiled)) as T;
   }
 
-  /** Sends the kept writes; resolves once SQLite ran them all, rejects with the first failure. */
-  async flush(): Promise<void> {
-    if (this.script.length === 0) return;
-    // Each statement ends on its own line: a statement's closing line comment cannot swallow the separator.
-    const script = this.script.join('\n;\n');
+  /** Sends the kept writes and the COMMIT; resolves once SQLite committed them, rejects with the first failure. */
+  commit(): Promise<void> {
+    return this.flush(true);
+  }
+
+  private async flush(commit = false): Promise<void> {
+    const statements = this.script;
     this.script = [];
-    await execScript(this.connection, script);
+    const begin = !this.begun;
+    this.begun = true;
+    if (begin) statements.unshift('BEGIN');
+    if (commit) statements.push('COMMIT');
+    if (statements.length === 0) return;
+    // Each statement ends on its own line: a statement's closing line comment cannot swallow the separator.
+    const sent = this.connection.exec(statements.join('\n;\n'));
+    if (begin) this.emitControl('BEGIN');
+    if (commit) this.emitControl('COMMIT');
+    await sent;
+  }
+
+  /** BEGIN or COMMIT, shown once sent to observers of knex's `query` event, like the group's statements (compile). */
+  private emitControl(sql: string): void {
+    this.knex.emit('query', { method: 'raw', sql, bindings: [] });
+  }
+}
+
+/** Statements run one at a time on SQLite's write connection, with bound values: each resolves with its rows. */
+function boundDb(knex: Knex, connection: SqliteWriteConnection): BatchDb {
+  return {
+    table: (name) => knex(name),
+    raw: (sql, bindings = []) => knex.raw(sql, bindings),
+    run: async <T>(statement: Statement) => (await connection.rows(compile(knex, statement))) as T,
+  };
+}
+
+async function inScriptTransaction<T>(
+  knex: Knex,
+  connection: SqliteWriteConnection,
+  work: (db: BatchDb) => Promise<T>,
+): Promise<T> {
+  const db = new SqliteScriptDb(knex, connection);
+  try {
+    const result = await work(db);
+    await db.commit();
+    return result;
+  } catch (error) {
+    // A script stops at its first failure: the transaction it began may still be open.
+    await connection.rollback();
+    throw error;
   }
 }
 
@@ -96,25 +133,17 @@ export class BatchRunner {
 
   /** `work` inside one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (db: BatchDb) => Promise<T>): Promise<T> {
-    if (!this.sqlite) return this.knex.transaction((trx) => work(knexBatchDb(trx)));
-    return inSqliteTransaction(this.knex, async (connection) => {
-      const db = new SqliteTransactionDb(this.knex, connection);
-      const result = await work(db);
-      await db.flush();
-      return result;
-    });
+    const connection = this.sqlite ? writeConnectionOf(this.knex) : undefined;
+    if (connection === undefined) return this.knex.transaction((trx) => work(knexBatchDb(trx)));
+    return inScriptTransaction(this.knex, connection, work);
   }
 
   /**
-   * SQLite in WAL mode with synchronous=NORMAL (`db.ts`): a commit does not sync, so BEGIN and COMMIT around a couple of
-   * statements cost more round trips than they save.
+   * `work` outside a transaction (one statement commits by itself), with bound values: on SQLite's write connection,
+   * elsewhere through knex's pool like any other query.
    */
-  get commitsAreCheap(): boolean {
-    return this.sqlite;
-  }
-
-  /** `work` outside a transaction (one statement commits by itself), through knex's pool like any other query. */
   alone<T>(work: (db: BatchDb) => Promise<T>): Promise<T> {
-    return work(knexBatchDb(this.knex));
+    const connection = this.sqlite ? writeConnectionOf(this.knex) : undefined;
+    return work(connection === undefined ? knexBatchDb(this.knex) : boundDb(this.knex, connection));
   }
 }

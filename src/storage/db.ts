@@ -1,15 +1,9 @@
 /** The knex instance (SQLite or PostgreSQL from a database URL) and the migration runner. */
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import knexPkg from 'knex';
 import type { Knex } from 'knex';
 import { StorageError } from '../shared/errors.js';
 import { migrationSource } from './migration-source.js';
-import {
-  registerSqliteConnection,
-  type SqliteConnection as PreparingConnection,
-  type SqliteConnectionSlot,
-} from './sqlite-statements.js';
+import { sqliteSetup } from './sqlite-connections.js';
 import { toStorageError } from './storage-errors.js';
 
 export type { Knex } from 'knex';
@@ -25,50 +19,6 @@ export interface CreateKnexOptions {
   searchPath?: string[];
 }
 
-/** The minimal surface of a node-sqlite3 connection that the pool hook needs. */
-type SqliteConnection = PreparingConnection;
-
-type PoolDone = (error: Error | null, connection: unknown) => void;
-
-function runSteps(connection: SqliteConnection, steps: string[], done: PoolDone): void {
-  const [first, ...rest] = steps;
-  if (first === undefined) {
-    done(null, connection);
-    return;
-  }
-  connection.run(first, (error) => {
-    if (error) done(error, connection);
-    else runSteps(connection, rest, done);
-  });
-}
-
-/**
- * busy_timeout first, so that every later statement on the connection waits for locks instead of failing.
- * WAL with synchronous=NORMAL: a commit is an append to the WAL without an fsync (the WAL is synced at
- * checkpoints). A committed transaction survives a crash or kill of the process; only an OS crash or power
- * loss can undo the last commits, never corrupt the file. Recorded in docs/decisions/0011-hot-path-writes.md.
- */
-export const SQLITE_PRAGMAS = [
-  'PRAGMA busy_timeout=5000',
-  'PRAGMA journal_mode=WAL',
-  'PRAGMA synchronous=NORMAL',
-  'PRAGMA foreign_keys=ON',
-];
-
-/**
- * Per-connection setup of a new SQLite connection (knex pool `afterCreate`, public API): recorded in `slot`, the
- * connection the write groups' scripts run on (sqlite-statements.ts, batch-db.ts).
- */
-function setUpSqliteConnection(slot: SqliteConnectionSlot, connection: SqliteConnection, done: PoolDone): void {
-  slot.current = connection;
-  // The driver's serialized mode: a statement sent to the connection starts only after those sent before it ended.
-  // Without it, two statements sent one after the other are prepared on libuv's threads at once and may run in either
-  // order; knex sends one at a time, but the ROLLBACK after a failed COMMIT (registerSqliteConnection) is sent beside
-  // knex, and the next write could run inside the failed transaction first (batch-db.test.ts).
-  connection.serialize();
-  runSteps(connection, SQLITE_PRAGMAS, done);
-}
-
 // knex prints pool and driver failures to the console itself (with stacks); they reach callers as errors anyway.
 const quietKnexLog: Knex.Logger = {
   warn: () => undefined,
@@ -77,44 +27,9 @@ const quietKnexLog: Knex.Logger = {
   debug: () => undefined,
 };
 
-/** Creates the directory of the SQLite file; a failure names the directory (a path, not a secret) and the errno code. */
-export function createDatabaseDirectory(directory: string): void {
-  try {
-    mkdirSync(directory, { recursive: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new StorageError(
-      'STORAGE_ERROR',
-      `cannot create the database directory ${directory} (${code}); check gateway.data_dir`,
-    );
-  }
-}
-
-function sqliteConfig(databaseUrl: string, slot: SqliteConnectionSlot): Knex.Config {
-  const path = databaseUrl.slice('sqlite:'.length);
-  if (path === '') throw new StorageError('CONFIG_INVALID', 'database.url: sqlite URL has no file path');
-  const isMemory = path === ':memory:';
-  const filename = isMemory ? ':memory:' : resolve(path.startsWith('//') ? path.slice(2) : path);
-  if (!isMemory) createDatabaseDirectory(dirname(filename));
-  return {
-    client: 'sqlite3',
-    log: quietKnexLog,
-    connection: { filename },
-    useNullAsDefault: true,
-    pool: {
-      min: 1,
-      max: 1,
-      afterCreate: (connection: SqliteConnection, done: PoolDone) => setUpSqliteConnection(slot, connection, done),
-      // An in-memory database lives and dies with its one connection.
-      ...(isMemory ? { idleTimeoutMillis: Number.MAX_SAFE_INTEGER } : {}),
-    },
-  };
-}
-
 function postgresConfig(databaseUrl: string, options: CreateKnexOptions): Knex.Config {
   return {
     client: 'pg',
-    log: quietKnexLog,
     connection: databaseUrl,
     pool: { min: 0, max: 10 },
     ...(options.searchPath ? { searchPath: options.searchPath } : {}),
@@ -127,13 +42,13 @@ function postgresConfig(databaseUrl: string, options: CreateKnexOptions): Knex.C
  */
 export function createKnex(databaseUrl: string, options: CreateKnexOptions = {}): Knex {
   let config: Knex.Config;
-  const slot: SqliteConnectionSlot | undefined = databaseUrl.startsWith('sqlite:') ? { current: undefined } : undefined;
-  if (slot !== undefined) config = sqliteConfig(databaseUrl, slot);
+  const sqlite = databaseUrl.startsWith('sqlite:') ? sqliteSetup(databaseUrl) : undefined;
+  if (sqlite !== undefined) config = sqlite.config;
   else if (/^postgres(ql)?:\/\//.test(databaseUrl)) config = postgresConfig(databaseUrl, options);
   else throw new StorageError('CONFIG_INVALID', 'database.url: expected sqlite:<path> or postgres://…');
   try {
-    const knex = knexFactory(config);
-    if (slot !== undefined) registerSqliteConnection(knex, slot);
+    const knex = knexFactory({ ...config, log: quietKnexLog });
+    if (sqlite !== undefined) sqlite.register(knex);
     else postgresUrls.set(knex, databaseUrl);
     return knex;
   } catch (error) {

@@ -11,7 +11,7 @@ import sqlite3 from 'sqlite3';
 import { StorageError } from '../shared/errors.js';
 import { err, ok, type Result } from '../shared/result.js';
 import { isoNow } from '../shared/time.js';
-import { createDatabaseDirectory } from './db.js';
+import { createDatabaseDirectory } from './database-directory.js';
 
 /** Who holds the lock, as the holder recorded it. */
 export interface LockHolder {

@@ -1,8 +1,10 @@
 /**
  * Tells when the platform links changed, for the gateway's link directory: after a link or unlink through this
  * process's user store, and (SQLite) after a commit by another process, such as the CLI's `sandpiper link` while
- * the gateway runs. `PRAGMA data_version` on the one connection changes only with other connections' commits, never
- * with this process's own, so the directory can be trusted between two polls. ADR 0029.
+ * the gateway runs. `PRAGMA data_version` on SQLite's write connection (`BatchRunner.alone`) changes with every other
+ * connection's commit, never with its own: other processes' and, more rarely, this process's writes outside the write
+ * engine on knex's connection (one reload too many, never one too few), so the directory can be trusted between two
+ * polls. ADR 0029.
  */
 import type { Knex } from 'knex';
 import { BatchRunner } from './batch-db.js';

@@ -10,6 +10,7 @@ import { createTestStores, type TestStores } from '../../test/helpers/test-store
 import { createKnex, type Knex } from './db.js';
 import { StorageError } from '../shared/errors.js';
 import { TickWriter } from './tick-writer.js';
+import { BatchRunner } from './batch-db.js';
 
 describe('TickWriter', () => {
   let db: TestStores;
@@ -112,15 +113,13 @@ describe('TickWriter', () => {
   it('lets a statement outside the batches (the inbound claim) in after one bounded batch', async () => {
     await db.knex.schema.createTable('tick_probe', (table) => table.integer('n'));
     const writer = new TickWriter(db.knex, { maxWrites: 2 });
-    // Asked for while the first batch holds the connection: it runs when that batch committed, before the next one.
+    const runner = new BatchRunner(db.knex);
+    // Asked for on the write connection while the first batch is sent: it runs when that batch committed, before the
+    // next one (the engine sends a batch once the one before it committed).
     let outside: Promise<Array<{ n?: unknown }>> | undefined;
     const onQuery = (query: { sql: string }): void => {
-      // `.then` starts the query now (a knex builder is lazy).
       if (outside === undefined && /^begin/i.test(query.sql))
-        outside = db
-          .knex('tick_probe')
-          .count({ n: '*' })
-          .then((rows) => rows);
+        outside = runner.alone((batch) => batch.run(batch.table('tick_probe').count({ n: '*' })));
     };
     db.knex.on('query', onQuery);
     const writes = [1, 2, 3, 4, 5, 6].map((n) => writer.write((db) => db.table('tick_probe').insert({ n })));

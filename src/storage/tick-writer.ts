@@ -2,16 +2,15 @@
  * The stores' side of the one write-behind engine (`GroupCommit`, src/shared/group-commit.ts): one write transaction per
  * group for the hot path's writers (turn journal, workstream state and usage, `live_state`, history appends, new
  * workstreams, approval rows, inbound claims nobody waits on): the writes handed in before a group starts (while the
- * previous one runs, or before the next microtask) run in order inside one transaction (on SQLite's one connection, as
- * one script: batch-db.ts), and each caller's promise settles only after that transaction committed. On the one
- * SQLite connection a turn's dozen separate commits become two or three, and the statements other callers wait for
- * (an inbound claim that is waited on) stop queueing behind a dozen transactions.
+ * previous one runs, or before the next microtask) run in order inside one transaction (on SQLite, one script on the
+ * write connection: batch-db.ts), and each caller's promise settles only after that transaction committed. A turn's
+ * dozen separate commits become two or three.
  *
- * A batch holds at most `maxWrites` writes, so a statement that is not part of it (the inbound claim, a read) waits
- * for one bounded batch at most: the pool hands the connection out in request order, and the next batch asks for it
- * only after the current one committed. When a batch fails, nothing of it is kept (the transaction rolled back);
- * its writes are then tried again one by one in their own transactions, so a write that cannot be stored rejects its
- * own caller and the others still land. Nothing is dropped silently. ADR 0026.
+ * A batch holds at most `maxWrites` writes, so a statement sent beside the batches (the inbound claim, on SQLite's
+ * write connection) waits for one bounded batch at most: the next batch is sent only after the current one committed.
+ * When a batch fails, nothing of it is kept (the transaction rolled back); its writes are then tried again one by one
+ * in their own transactions, so a write that cannot be stored rejects its own caller and the others still land.
+ * Nothing is dropped silently. ADR 0026.
  */
 import type { Knex } from 'knex';
 import { BatchRunner, isStatement, type BatchDb, type Statement } from './batch-db.js';
@@ -32,7 +31,7 @@ function execute(write: TickWrite<unknown>, db: BatchDb): Promise<unknown> {
 }
 
 export interface TickWriteOptions {
-  /** The write is one statement: alone in a batch it needs no BEGIN/COMMIT of its own (two round trips fewer). */
+  /** The write is one statement: alone in a batch it needs no BEGIN/COMMIT of its own. */
   oneStatement?: boolean;
   /**
    * Keys of the rows the write touches (`ws:<id>`, `route:<type>:<id>`): a row write of the same group may run before
@@ -52,13 +51,6 @@ interface Queued {
 
 /** Writes per transaction: bounds how long a statement outside the batch waits for the connection. */
 export const DEFAULT_TICK_BATCH = 64;
-
-/**
- * At most this many one-statement writes run one after another without a transaction where commits are cheap
- * (SQLite): two statements instead of BEGIN, two and COMMIT. They are separate callers' writes, not one unit, so a kill
- * between them keeps an ordered prefix, as between two batches.
- */
-const UNWRAPPED_WRITES = 2;
 
 export class TickWriter {
   private queue: Queued[] = [];
@@ -113,7 +105,7 @@ export class TickWriter {
 
   /**
    * Runs `work` (a read, or a write outside the batches) once every write handed in before the call has settled, so
-   * it sees them as it did when every statement queued on the one connection in call order. At once when none is
+   * it sees them as if every statement ran in call order. At once when none is
    * pending.
    */
   after<T>(work: () => Promise<T>): Promise<T> {
@@ -141,10 +133,8 @@ export class TickWriter {
   }
 
   private async run(batch: Queued[]): Promise<void> {
-    if (batch.length === 1 || this.unwrapped(batch)) {
-      for (const entry of batch) await this.runAlone(entry);
-      return;
-    }
+    const [only] = batch;
+    if (batch.length === 1 && only !== undefined) return this.runAlone(only);
     let results: Map<Queued, unknown>;
     try {
       results = await this.runner.transaction((db) => runStatements(db, batch));
@@ -154,12 +144,6 @@ export class TickWriter {
       return;
     }
     for (const entry of batch) entry.resolve(results.get(entry));
-  }
-
-  private unwrapped(batch: readonly Queued[]): boolean {
-    return (
-      this.runner.commitsAreCheap && batch.length <= UNWRAPPED_WRITES && batch.every((entry) => entry.oneStatement)
-    );
   }
 
   private async runAlone(entry: Queued): Promise<void> {

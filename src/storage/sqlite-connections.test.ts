@@ -1,0 +1,95 @@
+/**
+ * A SQLite database's two connections (sqlite-connections.ts): knex's pool and the write engine's own connection. Both
+ * are set up alike, each sees the other's commits, their writes wait for each other instead of failing, a knex
+ * transaction whose COMMIT failed is ended, and `sqlite::memory:` is a temporary file that goes with the database.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { BatchRunner } from './batch-db.js';
+import { createKnex, type Knex } from './db.js';
+
+describe('SQLite: knex pool and the write connection', () => {
+  let dir: string;
+  let knex: Knex;
+  let runner: BatchRunner;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sqlite-connections-'));
+    knex = createKnex(`sqlite:${join(dir, 'two.db')}`);
+    await knex.raw('create table parents (id integer primary key)');
+    await knex.raw(
+      'create table children (id integer primary key, parent integer references parents(id) deferrable initially deferred)',
+    );
+    runner = new BatchRunner(knex);
+  });
+  after(async () => {
+    await knex.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sets WAL (synchronous=NORMAL), foreign keys and a busy timeout on the write connection too', async () => {
+    const pragma = async (name: string): Promise<unknown> =>
+      Object.values(
+        (await runner.alone((db) => db.run<Array<Record<string, unknown>>>(db.raw(`PRAGMA ${name}`))))[0] ?? {},
+      )[0];
+    assert.equal(await pragma('journal_mode'), 'wal');
+    assert.equal(await pragma('synchronous'), 1, 'NORMAL');
+    assert.equal(await pragma('foreign_keys'), 1);
+    assert.equal(await pragma('busy_timeout'), 5000);
+  });
+
+  it("shows a group to knex's connection once committed, and waits for a write lock knex's connection holds", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holder = knex.transaction(async (trx) => {
+      await trx('parents').insert({ id: 1 });
+      locked();
+      await held;
+    });
+    await lockTaken;
+    // Sent while knex's transaction holds the write lock: SQLite makes it wait (busy_timeout) instead of failing.
+    const group = runner.transaction(async (db) => {
+      await db.run(db.table('parents').insert({ id: 2 }));
+      await db.run(db.table('parents').insert({ id: 3 }));
+    });
+    const groupOutcome = group.then(
+      () => 'committed',
+      (error: unknown) => `failed: ${String(error)}`,
+    );
+    release();
+    await holder;
+    assert.equal(await groupOutcome, 'committed');
+    assert.deepEqual(await knex('parents').orderBy('id').pluck('id'), [1, 2, 3]);
+    await knex('parents').del();
+  });
+
+  it('ends a knex transaction whose COMMIT failed: the next writes on its connection are not rolled back with it', async () => {
+    await assert.rejects(
+      knex.transaction((trx) => trx('children').insert({ id: 1, parent: 99 })),
+      /FOREIGN KEY/,
+    );
+    await knex('parents').insert({ id: 4 });
+    await knex.transaction((trx) => trx('parents').insert({ id: 5 }));
+    assert.deepEqual(await knex('parents').orderBy('id').pluck('id'), [4, 5]);
+    assert.deepEqual(await knex('children').pluck('id'), []);
+  });
+});
+
+describe('SQLite: sqlite::memory:', () => {
+  it("is a file of its own that both connections share, removed when knex's pool closes", async () => {
+    const knex = createKnex('sqlite::memory:');
+    const file = (knex.client.config.connection as { filename: string }).filename;
+    await knex.raw('create table notes (text text)');
+    await new BatchRunner(knex).transaction((db) => db.run(db.table('notes').insert({ text: 'in memory' })));
+    assert.deepEqual(await knex('notes').pluck('text'), ['in memory']);
+    assert.ok(existsSync(file));
+    await knex.destroy();
+    // The write connection closes, then the directory goes: 'close' runs a moment after destroy resolves.
+    for (let tries = 0; tries < 100 && existsSync(dirname(file)); tries += 1) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(existsSync(dirname(file)), false);
+  });
+});
