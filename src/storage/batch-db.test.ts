@@ -74,6 +74,24 @@ describe('BatchRunner on SQLite (a write group as one script on the write connec
     assert.deepEqual(await knex('parents').select('id'), [{ id: 2 }]);
   });
 
+  it('runs a statement asked for during a transaction after it: a transaction that fails does not take it along', async () => {
+    let outside: Promise<unknown> | undefined;
+    await assert.rejects(
+      runner.transaction(async (db) => {
+        await db.run(db.table('parents').insert({ id: 20 }));
+        // A read sends the writes so far: the transaction is open across several calls into the driver from here.
+        await db.run(db.table('parents').select('id'));
+        outside = runner.alone((other) => other.run(other.table('parents').insert({ id: 21 })));
+        await db.run(db.table('parents').select('id'));
+        await db.run(db.table('parents').insert({ id: 20 }));
+      }),
+      /UNIQUE/,
+    );
+    await outside;
+    assert.deepEqual(await knex('parents').whereIn('id', [20, 21]).pluck('id'), [21]);
+    await knex('parents').where({ id: 21 }).del();
+  });
+
   it('ends a transaction whose COMMIT failed: the next writes are neither refused nor rolled back with it', async () => {
     await assert.rejects(
       runner.transaction((db) => db.run(db.table('children').insert({ id: 1, parent: 99 }))),

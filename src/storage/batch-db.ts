@@ -8,7 +8,7 @@
 import type { Knex } from 'knex';
 import { compile, isSqlite, type Statement } from './sqlite-statements.js';
 import { withLiterals } from './sqlite-script.js';
-import { writeConnectionOf, type SqliteWriteConnection } from './sqlite-write-connection.js';
+import { writeConnectionOf, type SqliteWriteConnection, type WriteSession } from './sqlite-write-connection.js';
 
 export type { Statement } from './sqlite-statements.js';
 
@@ -49,7 +49,7 @@ class SqliteScriptDb implements BatchDb {
 
   constructor(
     private readonly knex: Knex,
-    private readonly connection: SqliteWriteConnection,
+    private readonly connection: WriteSession,
   ) {}
 
   table(name: string): Knex.QueryBuilder {
@@ -102,25 +102,32 @@ function boundDb(knex: Knex, connection: SqliteWriteConnection): BatchDb {
   return {
     table: (name) => knex(name),
     raw: (sql, bindings = []) => knex.raw(sql, bindings),
-    run: async <T>(statement: Statement) => (await connection.rows(compile(knex, statement))) as T,
+    run: <T>(statement: Statement) => {
+      const compiled = compile(knex, statement);
+      return connection.hold((session) => session.rows(compiled)) as Promise<T>;
+    },
   };
 }
 
-async function inScriptTransaction<T>(
+/** `work` as one transaction on SQLite's write connection, held from BEGIN to COMMIT or ROLLBACK. */
+function inScriptTransaction<T>(
   knex: Knex,
   connection: SqliteWriteConnection,
   work: (db: BatchDb) => Promise<T>,
 ): Promise<T> {
-  const db = new SqliteScriptDb(knex, connection);
-  try {
-    const result = await work(db);
-    await db.commit();
-    return result;
-  } catch (error) {
-    // A script stops at its first failure: the transaction it began may still be open.
-    await connection.rollback();
-    throw error;
-  }
+  return connection.hold(async (session) => {
+    const db = new SqliteScriptDb(knex, session);
+    try {
+      const result = await work(db);
+      await db.commit();
+      return result;
+    } catch (error) {
+      // A script stops at its first failure, so the transaction may still be open; with none open, SQLite refuses
+      // the ROLLBACK, harmlessly.
+      await session.exec('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
 }
 
 /** Runs batches of statements on one database, in a transaction or (one statement) without. */

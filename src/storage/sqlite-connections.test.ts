@@ -89,7 +89,8 @@ describe('SQLite: sqlite::memory:', () => {
     assert.ok(existsSync(file));
     await knex.destroy();
     // The write connection closes, then the directory goes: 'close' runs a moment after destroy resolves.
-    for (let tries = 0; tries < 100 && existsSync(dirname(file)); tries += 1) await new Promise((r) => setTimeout(r, 10));
+    for (let tries = 0; tries < 100 && existsSync(dirname(file)); tries += 1)
+      await new Promise((r) => setTimeout(r, 10));
     assert.equal(existsSync(dirname(file)), false);
   });
 });

@@ -1,28 +1,52 @@
 /**
  * The write groups' own connection to a SQLite file, held by the storage layer beside knex's pool (node-sqlite3
  * directly behind the storage port). A group goes to it as one script, BEGIN and COMMIT included: one call into the
- * driver, so one wait for the event loop, where a knex transaction needs three (BEGIN, the script, COMMIT). Only the
- * write engine uses it, one group at a time, so nothing else can run inside a group's transaction; knex's connection
- * keeps every other statement. Both are connections to one WAL database: a reader sees a group once it committed, and
+ * driver, so one wait for the event loop, where a knex transaction needs three (BEGIN, the script, COMMIT). Its users
+ * (the write engine's groups, `BatchRunner.alone`) hold it one at a time, so nothing else can run inside a group's
+ * transaction; knex's connection keeps every other statement. Both are connections to one WAL database: a reader sees a group once it committed, and
  * two writers wait for each other (busy_timeout) instead of failing.
  */
 import sqlite3 from 'sqlite3';
 import type { Knex } from 'knex';
 import type { Compiled } from './sqlite-statements.js';
 
+/** The write connection held by one caller: nothing of another caller runs on it until the hold ends. */
+export interface WriteSession {
+  /** Runs a script of statements in one call to SQLite; rejects with the first failure (the rest do not run). */
+  exec(script: string): Promise<void>;
+  /** Runs one statement with bound values: its rows (`first`: the first row). */
+  rows(statement: Compiled): Promise<unknown>;
+}
+
 export class SqliteWriteConnection {
-  /** Opened by the first statement (a knex instance connects lazily too); a failure to open rejects each statement. */
+  /** Opened by the first hold (a knex instance connects lazily too); a failed open is tried again by the next hold. */
   private opened: Promise<sqlite3.Database> | undefined;
   private closed = false;
+  /** Settles when the last hold asked for has ended: holds run one at a time, in the order they were asked for. */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly filename: string,
     private readonly pragmas: readonly string[],
   ) {}
 
+  /**
+   * Runs `work` with the connection to itself, after every hold asked for before it. A transaction that reads rows
+   * between its statements spans several calls into the driver, and a failed script leaves its transaction open until
+   * the ROLLBACK: no other caller's statement may run in between and join it.
+   */
+  hold<T>(work: (session: WriteSession) => Promise<T>): Promise<T> {
+    const held = this.tail.then(async () => work(session(await this.database())));
+    this.tail = held.catch(() => undefined);
+    return held;
+  }
+
   private database(): Promise<sqlite3.Database> {
     if (this.closed) return Promise.reject(new Error('the SQLite write connection is closed'));
-    this.opened ??= this.open(this.filename);
+    this.opened ??= this.open(this.filename).catch((error: unknown) => {
+      this.opened = undefined;
+      throw error;
+    });
     return this.opened;
   }
 
@@ -38,33 +62,27 @@ export class SqliteWriteConnection {
     return db;
   }
 
-  /** Runs a script of statements in one call to SQLite; rejects with the first failure (the rest do not run). */
-  async exec(script: string): Promise<void> {
-    await exec(await this.database(), script);
-  }
-
-  /** Runs one statement with bound values: its rows (`first`: the first row). */
-  async rows(statement: Compiled): Promise<unknown> {
-    const db = await this.database();
-    return new Promise((resolve, reject) =>
-      db.all(statement.sql, statement.bindings as unknown[], (error, rows) => {
-        if (error) reject(error);
-        else resolve(statement.method === 'first' ? rows[0] : rows);
-      }),
-    );
-  }
-
-  /** Ends a transaction a failed script left open; harmless when none is (SQLite refuses, and that is ignored). */
-  async rollback(): Promise<void> {
-    await this.exec('ROLLBACK').catch(() => undefined);
-  }
-
+  /** Closes the connection once the holds asked for have ended; later holds are refused. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.tail;
     const db = await this.opened?.catch(() => undefined);
     if (db !== undefined) await new Promise<void>((resolve) => db.close(() => resolve()));
   }
+}
+
+function session(db: sqlite3.Database): WriteSession {
+  return {
+    exec: (script) => exec(db, script),
+    rows: (statement) =>
+      new Promise((resolve, reject) =>
+        db.all(statement.sql, statement.bindings as unknown[], (error, rows) => {
+          if (error) reject(error);
+          else resolve(statement.method === 'first' ? rows[0] : rows);
+        }),
+      ),
+  };
 }
 
 function exec(db: sqlite3.Database, script: string): Promise<void> {
