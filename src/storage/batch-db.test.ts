@@ -1,33 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import sqlite3 from 'sqlite3';
-import { BatchRunner } from './batch-db.js';
-import { createKnex, type Knex } from './db.js';
+import { parentsChildrenFixture } from '../../test/helpers/parents-children-db.js';
 
 describe('BatchRunner on SQLite (a write group as one script on the write connection, BEGIN and COMMIT included)', () => {
-  let dir: string;
-  let knex: Knex;
-  let runner: BatchRunner;
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'batch-db-'));
-    knex = createKnex(`sqlite:${join(dir, 'batch.db')}`);
-    await knex.raw('create table parents (id integer primary key)');
-    // A deferred foreign key is checked at COMMIT: a violation makes the COMMIT itself fail and leaves it open.
-    await knex.raw(
-      'create table children (id integer primary key, parent integer references parents(id) deferrable initially deferred)',
-    );
-    runner = new BatchRunner(knex);
-  });
-  after(async () => {
-    await knex.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const fx = parentsChildrenFixture();
 
   it("commits a batch's writes, and a statement whose rows are read sees the writes before it", async () => {
-    const read = await runner.transaction(async (db) => {
+    const read = await fx.runner.transaction(async (db) => {
       const queued = await db.run(db.table('parents').insert({ id: 1 }));
       await db.run(db.table('parents').where({ id: 1 }).update({ id: 2 }));
       const rows = await db.run<Array<{ id: number }>>(db.table('parents').select('id'));
@@ -36,7 +16,7 @@ describe('BatchRunner on SQLite (a write group as one script on the write connec
       return { queued, rows, returned };
     });
     assert.deepEqual(read, { queued: undefined, rows: [{ id: 2 }], returned: [{ id: 7 }] });
-    assert.deepEqual(await knex('parents').select('id'), [{ id: 2 }]);
+    assert.deepEqual(await fx.knex('parents').select('id'), [{ id: 2 }]);
   });
 
   it('sends the plain writes of a batch to the driver as one script with its BEGIN and COMMIT', async () => {
@@ -50,7 +30,7 @@ describe('BatchRunner on SQLite (a write group as one script on the write connec
         return original.apply(this, args);
       };
     try {
-      await runner.transaction(async (db) => {
+      await fx.runner.transaction(async (db) => {
         await db.run(db.table('parents').insert({ id: 10 }));
         await db.run(db.raw('insert into parents (id) values (?), (?) -- two rows', [11, 12]));
         await db.run(db.table('parents').where({ id: 12 }).update({ id: 13 }));
@@ -59,48 +39,48 @@ describe('BatchRunner on SQLite (a write group as one script on the write connec
       for (const [name, original] of originals) proto[name] = original;
     }
     assert.deepEqual(calls, ['exec begin']);
-    assert.deepEqual(await knex('parents').whereIn('id', [10, 11, 13]).pluck('id'), [10, 11, 13]);
-    await knex('parents').whereIn('id', [10, 11, 13]).del();
+    assert.deepEqual(await fx.knex('parents').whereIn('id', [10, 11, 13]).pluck('id'), [10, 11, 13]);
+    await fx.knex('parents').whereIn('id', [10, 11, 13]).del();
   });
 
   it('rolls a batch back when a statement fails', async () => {
     await assert.rejects(
-      runner.transaction(async (db) => {
+      fx.runner.transaction(async (db) => {
         await db.run(db.table('parents').insert({ id: 3 }));
         await db.run(db.table('parents').insert({ id: 3 }));
       }),
       /UNIQUE/,
     );
-    assert.deepEqual(await knex('parents').select('id'), [{ id: 2 }]);
+    assert.deepEqual(await fx.knex('parents').select('id'), [{ id: 2 }]);
   });
 
   it('runs a statement asked for during a transaction after it: a transaction that fails does not take it along', async () => {
     let outside: Promise<unknown> | undefined;
     await assert.rejects(
-      runner.transaction(async (db) => {
+      fx.runner.transaction(async (db) => {
         await db.run(db.table('parents').insert({ id: 20 }));
         // A read sends the writes so far: the transaction is open across several calls into the driver from here.
         await db.run(db.table('parents').select('id'));
-        outside = runner.alone((other) => other.run(other.table('parents').insert({ id: 21 })));
+        outside = fx.runner.alone((other) => other.run(other.table('parents').insert({ id: 21 })));
         await db.run(db.table('parents').select('id'));
         await db.run(db.table('parents').insert({ id: 20 }));
       }),
       /UNIQUE/,
     );
     await outside;
-    assert.deepEqual(await knex('parents').whereIn('id', [20, 21]).pluck('id'), [21]);
-    await knex('parents').where({ id: 21 }).del();
+    assert.deepEqual(await fx.knex('parents').whereIn('id', [20, 21]).pluck('id'), [21]);
+    await fx.knex('parents').where({ id: 21 }).del();
   });
 
   it('ends a transaction whose COMMIT failed: the next writes are neither refused nor rolled back with it', async () => {
     await assert.rejects(
-      runner.transaction((db) => db.run(db.table('children').insert({ id: 1, parent: 99 }))),
+      fx.runner.transaction((db) => db.run(db.table('children').insert({ id: 1, parent: 99 }))),
       /FOREIGN KEY/,
     );
     // Queued behind the failed batch: without the ROLLBACK it would join the open transaction (and go with it).
-    await runner.alone((db) => db.run(db.table('parents').insert({ id: 4 })));
-    await runner.transaction((db) => db.run(db.table('parents').insert({ id: 5 })));
-    assert.deepEqual(await knex('parents').select('id').orderBy('id'), [{ id: 2 }, { id: 4 }, { id: 5 }]);
-    assert.deepEqual(await knex('children').select('id'), []);
+    await fx.runner.alone((db) => db.run(db.table('parents').insert({ id: 4 })));
+    await fx.runner.transaction((db) => db.run(db.table('parents').insert({ id: 5 })));
+    assert.deepEqual(await fx.knex('parents').select('id').orderBy('id'), [{ id: 2 }, { id: 4 }, { id: 5 }]);
+    assert.deepEqual(await fx.knex('children').select('id'), []);
   });
 });

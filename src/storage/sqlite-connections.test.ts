@@ -4,35 +4,20 @@
  * transaction whose COMMIT failed is ended, and `sqlite::memory:` is a temporary file that goes with the database.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { describe, it } from 'node:test';
 import { BatchRunner } from './batch-db.js';
-import { createKnex, type Knex } from './db.js';
+import { createKnex } from './db.js';
+import { parentsChildrenFixture } from '../../test/helpers/parents-children-db.js';
 
 describe('SQLite: knex pool and the write connection', () => {
-  let dir: string;
-  let knex: Knex;
-  let runner: BatchRunner;
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sqlite-connections-'));
-    knex = createKnex(`sqlite:${join(dir, 'two.db')}`);
-    await knex.raw('create table parents (id integer primary key)');
-    await knex.raw(
-      'create table children (id integer primary key, parent integer references parents(id) deferrable initially deferred)',
-    );
-    runner = new BatchRunner(knex);
-  });
-  after(async () => {
-    await knex.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const fx = parentsChildrenFixture();
 
   it('sets WAL (synchronous=NORMAL), foreign keys and a busy timeout on the write connection too', async () => {
     const pragma = async (name: string): Promise<unknown> =>
       Object.values(
-        (await runner.alone((db) => db.run<Array<Record<string, unknown>>>(db.raw(`PRAGMA ${name}`))))[0] ?? {},
+        (await fx.runner.alone((db) => db.run<Array<Record<string, unknown>>>(db.raw(`PRAGMA ${name}`))))[0] ?? {},
       )[0];
     assert.equal(await pragma('journal_mode'), 'wal');
     assert.equal(await pragma('synchronous'), 1, 'NORMAL');
@@ -45,14 +30,14 @@ describe('SQLite: knex pool and the write connection', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let locked!: () => void;
     const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const holder = knex.transaction(async (trx) => {
+    const holder = fx.knex.transaction(async (trx) => {
       await trx('parents').insert({ id: 1 });
       locked();
       await held;
     });
     await lockTaken;
     // Sent while knex's transaction holds the write lock: SQLite makes it wait (busy_timeout) instead of failing.
-    const group = runner.transaction(async (db) => {
+    const group = fx.runner.transaction(async (db) => {
       await db.run(db.table('parents').insert({ id: 2 }));
       await db.run(db.table('parents').insert({ id: 3 }));
     });
@@ -63,19 +48,19 @@ describe('SQLite: knex pool and the write connection', () => {
     release();
     await holder;
     assert.equal(await groupOutcome, 'committed');
-    assert.deepEqual(await knex('parents').orderBy('id').pluck('id'), [1, 2, 3]);
-    await knex('parents').del();
+    assert.deepEqual(await fx.knex('parents').orderBy('id').pluck('id'), [1, 2, 3]);
+    await fx.knex('parents').del();
   });
 
   it('ends a knex transaction whose COMMIT failed: the next writes on its connection are not rolled back with it', async () => {
     await assert.rejects(
-      knex.transaction((trx) => trx('children').insert({ id: 1, parent: 99 })),
+      fx.knex.transaction((trx) => trx('children').insert({ id: 1, parent: 99 })),
       /FOREIGN KEY/,
     );
-    await knex('parents').insert({ id: 4 });
-    await knex.transaction((trx) => trx('parents').insert({ id: 5 }));
-    assert.deepEqual(await knex('parents').orderBy('id').pluck('id'), [4, 5]);
-    assert.deepEqual(await knex('children').pluck('id'), []);
+    await fx.knex('parents').insert({ id: 4 });
+    await fx.knex.transaction((trx) => trx('parents').insert({ id: 5 }));
+    assert.deepEqual(await fx.knex('parents').orderBy('id').pluck('id'), [4, 5]);
+    assert.deepEqual(await fx.knex('children').pluck('id'), []);
   });
 });
 
