@@ -1,11 +1,10 @@
 /**
  * A SQLite database's two connections: knex's pool (one connection: every read, and every write outside the write
  * engine) and the write engine's own (sqlite-write-connection.ts), which carries the hot path's write groups as
- * scripts. Both are set up with the same pragmas here, and the write connection closes with the pool's.
+ * scripts. Both are set up with the same pragmas here, and the write connection closes with the pool's. An in-memory
+ * database has only the pool's.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Knex } from 'knex';
 import { StorageError } from '../shared/errors.js';
 import { createDatabaseDirectory } from './database-directory.js';
@@ -54,26 +53,20 @@ export interface SqliteSetup {
 }
 
 /**
- * The knex config of `sqlite:<path>` and the write connection beside its pool. `sqlite::memory:` is a database file
- * of its own in a temporary directory, removed when the pool closes: an in-memory database lives in one connection,
- * and the write engine needs a second one to the same database.
+ * The knex config of `sqlite:<path>` and the write connection beside its pool. `sqlite::memory:` has none: an in-memory
+ * database lives in its one connection, so its write groups run as knex transactions on the pool, as on PostgreSQL.
  */
 export function sqliteSetup(databaseUrl: string): SqliteSetup {
   const path = databaseUrl.slice('sqlite:'.length);
   if (path === '') throw new StorageError('CONFIG_INVALID', 'database.url: sqlite URL has no file path');
-  const memory = path === ':memory:' ? mkdtempSync(join(tmpdir(), 'sandpiper-memory-')) : undefined;
-  const filename =
-    memory !== undefined ? join(memory, 'memory.db') : resolve(path.startsWith('//') ? path.slice(2) : path);
-  if (memory === undefined) createDatabaseDirectory(dirname(filename));
-  const writer = new SqliteWriteConnection(filename, SQLITE_PRAGMAS);
+  const memory = path === ':memory:';
+  const filename = memory ? ':memory:' : resolve(path.startsWith('//') ? path.slice(2) : path);
+  if (!memory) createDatabaseDirectory(dirname(filename));
+  const writer = memory ? undefined : new SqliteWriteConnection(filename, SQLITE_PRAGMAS);
   let pooled: PoolConnection | undefined;
-  const closed = async (): Promise<void> => {
-    await writer.close();
-    if (memory !== undefined) rmSync(memory, { recursive: true, force: true });
-  };
   const afterCreate = (connection: PoolConnection, done: PoolDone): void => {
     pooled = connection;
-    connection.once('close', () => void closed());
+    if (writer !== undefined) connection.once('close', () => void writer.close());
     // The driver's serialized mode: a statement sent to the connection starts only after those sent before it ended.
     // knex sends one at a time, but the ROLLBACK after a failed COMMIT (endFailedCommits) is sent beside knex, and
     // without it the next write could run inside the failed transaction first.
@@ -85,10 +78,16 @@ export function sqliteSetup(databaseUrl: string): SqliteSetup {
       client: 'sqlite3',
       connection: { filename },
       useNullAsDefault: true,
-      pool: { min: 1, max: 1, afterCreate },
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate,
+        // An in-memory database lives and dies with its one connection.
+        ...(memory ? { idleTimeoutMillis: Number.MAX_SAFE_INTEGER } : {}),
+      },
     },
     register: (knex) => {
-      registerWriteConnection(knex, writer);
+      if (writer !== undefined) registerWriteConnection(knex, writer);
       endFailedCommits(knex, () => pooled);
     },
   };
