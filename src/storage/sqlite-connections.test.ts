@@ -1,9 +1,13 @@
 /**
  * A SQLite database's two connections (sqlite-connections.ts): knex's pool and the write engine's own connection. Both
  * are set up alike, each sees the other's commits, their writes wait for each other instead of failing, a knex
- * transaction whose COMMIT failed is ended, and `sqlite::memory:` stays in memory on knex's one connection.
+ * transaction whose COMMIT failed is ended, a write connection that cannot open fails its write and is opened again
+ * by the next, and `sqlite::memory:` stays in memory on knex's one connection.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BatchRunner } from './batch-db.js';
 import { createKnex } from './db.js';
@@ -59,6 +63,30 @@ describe('SQLite: knex pool and the write connection', () => {
     await fx.knex.transaction((trx) => trx('parents').insert({ id: 5 }));
     assert.deepEqual(await fx.knex('parents').orderBy('id').pluck('id'), [4, 5]);
     assert.deepEqual(await fx.knex('children').pluck('id'), []);
+  });
+});
+
+describe('SQLite: the write connection cannot open', () => {
+  it('fails the write with the driver error, and opens at the next write once it can', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sqlite-open-'));
+    // The database path is a directory for now: SQLite cannot open it.
+    const file = join(dir, 'db.sqlite');
+    mkdirSync(file);
+    const knex = createKnex(`sqlite:${file}`);
+    const runner = new BatchRunner(knex);
+    try {
+      await assert.rejects(
+        runner.transaction((db) => db.run(db.raw('create table notes (text text)'))),
+        /SQLITE_CANTOPEN/,
+      );
+      rmdirSync(file);
+      await runner.transaction((db) => db.run(db.raw('create table notes (text text)')));
+      await runner.alone((db) => db.run(db.table('notes').insert({ text: 'stored' })));
+      assert.deepEqual(await knex('notes').pluck('text'), ['stored']);
+    } finally {
+      await knex.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
