@@ -1,10 +1,11 @@
 /**
  * The write groups' own connection to a SQLite file, held by the storage layer beside knex's pool (node-sqlite3
  * directly behind the storage port). A group goes to it as one script, BEGIN and COMMIT included: one call into the
- * driver, so one wait for the event loop, where a knex transaction needs three (BEGIN, the script, COMMIT). Its users
- * (the write engine's groups, `BatchRunner.alone`) hold it one at a time, so nothing else can run inside a group's
- * transaction; knex's connection keeps every other statement. Both are connections to one WAL database: a reader sees a group once it committed, and
- * two writers wait for each other (busy_timeout) instead of failing.
+ * driver, so one wait for the event loop, where a knex transaction needs three (BEGIN, the script, COMMIT). Its
+ * users (the write engine's groups, `BatchRunner.alone`) hold it one at a time, so nothing else can run inside a
+ * group's transaction; knex's connection keeps every other statement. Both are connections to one WAL database: a
+ * reader sees a group once it committed, and two writers wait for each other (busy_timeout) instead of failing
+ * (ADR 0056).
  */
 import sqlite3 from 'sqlite3';
 import type { Knex } from 'knex';
