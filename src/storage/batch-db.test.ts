@@ -72,6 +72,36 @@ describe('BatchRunner on SQLite (a write group as one script on the write connec
     await fx.knex('parents').where({ id: 21 }).del();
   });
 
+  it('opens a new connection when a ROLLBACK fails for another reason: no later write joins the transaction left open', async () => {
+    const proto = sqlite3.Database.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const exec = proto['exec']!;
+    let failRollback = true;
+    // The ROLLBACK after the failed group fails once, as an I/O error would, and leaves the transaction open.
+    proto['exec'] = function (this: unknown, ...args: unknown[]) {
+      const callback = args[1] as (error: Error | null) => void;
+      if (failRollback && String(args[0]).startsWith('ROLLBACK')) {
+        failRollback = false;
+        callback(new Error('SQLITE_IOERR: disk I/O error (injected)'));
+        return this;
+      }
+      return exec.apply(this, args);
+    };
+    try {
+      await assert.rejects(
+        fx.runner.transaction(async (db) => {
+          await db.run(db.table('parents').insert({ id: 30 }));
+          await db.run(db.table('parents').insert({ id: 30 }));
+        }),
+        /UNIQUE/,
+      );
+    } finally {
+      proto['exec'] = exec;
+    }
+    await fx.runner.alone((db) => db.run(db.table('parents').insert({ id: 31 })));
+    assert.deepEqual(await fx.knex('parents').whereIn('id', [30, 31]).pluck('id'), [31]);
+    await fx.knex('parents').where({ id: 31 }).del();
+  });
+
   it('ends a transaction whose COMMIT failed: the next writes are neither refused nor rolled back with it', async () => {
     await assert.rejects(
       fx.runner.transaction((db) => db.run(db.table('children').insert({ id: 1, parent: 99 }))),

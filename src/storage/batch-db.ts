@@ -122,9 +122,8 @@ function inScriptTransaction<T>(
       await db.commit();
       return result;
     } catch (error) {
-      // A script stops at its first failure, so the transaction may still be open; with none open, SQLite refuses
-      // the ROLLBACK, harmlessly.
-      await session.exec('ROLLBACK').catch(() => undefined);
+      // A script stops at its first failure, so the transaction may still be open.
+      await session.rollback();
       throw error;
     }
   });

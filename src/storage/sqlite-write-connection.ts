@@ -17,6 +17,13 @@ export interface WriteSession {
   exec(script: string): Promise<void>;
   /** Runs one statement with bound values: its rows (`first`: the first row). */
   rows(statement: Compiled): Promise<unknown>;
+  /**
+   * Ends the transaction a failed script may have left open. SQLite refusing because none is open is the expected
+   * answer when the failure ended it; any other failure leaves its state unknown, so the connection is closed (SQLite
+   * rolls back what it had open) and the next hold opens a new one: no later statement can join a transaction left
+   * open, and be told it was stored when it never is.
+   */
+  rollback(): Promise<void>;
 }
 
 export class SqliteWriteConnection {
@@ -37,7 +44,7 @@ export class SqliteWriteConnection {
    * the ROLLBACK: no other caller's statement may run in between and join it.
    */
   hold<T>(work: (session: WriteSession) => Promise<T>): Promise<T> {
-    const held = this.tail.then(async () => work(session(await this.database())));
+    const held = this.tail.then(async () => work(this.session(await this.database())));
     this.tail = held.catch(() => undefined);
     return held;
   }
@@ -63,6 +70,28 @@ export class SqliteWriteConnection {
     return db;
   }
 
+  private session(db: sqlite3.Database): WriteSession {
+    return {
+      exec: (script) => exec(db, script),
+      rows: (statement) =>
+        new Promise((resolve, reject) =>
+          db.all(statement.sql, statement.bindings as unknown[], (error, rows) => {
+            if (error) reject(error);
+            else resolve(statement.method === 'first' ? rows[0] : rows);
+          }),
+        ),
+      rollback: async () => {
+        try {
+          await exec(db, 'ROLLBACK');
+        } catch (error) {
+          if (/no transaction is active/.test(String(error))) return;
+          this.opened = undefined;
+          await new Promise<void>((resolve) => db.close(() => resolve()));
+        }
+      },
+    };
+  }
+
   /** Closes the connection once the holds asked for have ended; later holds are refused. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -71,19 +100,6 @@ export class SqliteWriteConnection {
     const db = await this.opened?.catch(() => undefined);
     if (db !== undefined) await new Promise<void>((resolve) => db.close(() => resolve()));
   }
-}
-
-function session(db: sqlite3.Database): WriteSession {
-  return {
-    exec: (script) => exec(db, script),
-    rows: (statement) =>
-      new Promise((resolve, reject) =>
-        db.all(statement.sql, statement.bindings as unknown[], (error, rows) => {
-          if (error) reject(error);
-          else resolve(statement.method === 'first' ? rows[0] : rows);
-        }),
-      ),
-  };
 }
 
 function exec(db: sqlite3.Database, script: string): Promise<void> {
