@@ -6,7 +6,7 @@
  * `run`: a builder awaited by itself would run on knex's connection, outside the transaction.
  */
 import type { Knex } from 'knex';
-import { compile, isSqlite, type Statement } from './sqlite-statements.js';
+import { compile, type Statement } from './sqlite-statements.js';
 import { withLiterals } from './sqlite-script.js';
 import { writeConnectionOf, type SqliteWriteConnection, type WriteSession } from './sqlite-write-connection.js';
 
@@ -129,17 +129,16 @@ function inScriptTransaction<T>(
   });
 }
 
-/** Runs batches of statements on one database, in a transaction or (one statement) without. */
+/**
+ * Runs batches of statements on one database, in a transaction or (one statement) without: on the write connection
+ * when the database has one (a SQLite file, sqlite-connections.ts decides), otherwise through knex.
+ */
 export class BatchRunner {
-  private readonly sqlite: boolean;
-
-  constructor(private readonly knex: Knex) {
-    this.sqlite = isSqlite(knex);
-  }
+  constructor(private readonly knex: Knex) {}
 
   /** `work` inside one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (db: BatchDb) => Promise<T>): Promise<T> {
-    const connection = this.sqlite ? writeConnectionOf(this.knex) : undefined;
+    const connection = writeConnectionOf(this.knex);
     if (connection === undefined) return this.knex.transaction((trx) => work(knexBatchDb(trx)));
     return inScriptTransaction(this.knex, connection, work);
   }
@@ -149,7 +148,7 @@ export class BatchRunner {
    * elsewhere through knex's pool like any other query.
    */
   alone<T>(work: (db: BatchDb) => Promise<T>): Promise<T> {
-    const connection = this.sqlite ? writeConnectionOf(this.knex) : undefined;
+    const connection = writeConnectionOf(this.knex);
     return work(connection === undefined ? knexBatchDb(this.knex) : boundDb(this.knex, connection));
   }
 }

@@ -45,6 +45,7 @@ export class SqliteWriteConnection {
    */
   hold<T>(work: (session: WriteSession) => Promise<T>): Promise<T> {
     const held = this.tail.then(async () => work(this.session(await this.database())));
+    // The tail only orders the holds: a failed hold is reported to its own caller, through `held`.
     this.tail = held.catch(() => undefined);
     return held;
   }
@@ -96,8 +97,10 @@ export class SqliteWriteConnection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Every hold has ended, so any open has settled: a failed one was reported to its hold and left `opened` unset.
     await this.tail;
-    const db = await this.opened?.catch(() => undefined);
+    const db = await this.opened;
+    // Every commit is already in the file; a close SQLite refuses leaves nothing to recover, and the process goes on.
     if (db !== undefined) await new Promise<void>((resolve) => db.close(() => resolve()));
   }
 }
