@@ -13,9 +13,16 @@ export interface GaugeSources {
   subscriptions?: () => number;
 }
 
+/**
+ * How often the process metrics' event-loop lag histogram (`nodejs_eventloop_lag_*`) samples the loop, in ms. The
+ * library's 10 ms wakes an idle gateway 100 times a second, about 9 ms of CPU a second for the sampling alone; at
+ * 100 ms a scrape interval of 15 s still holds 150 samples, and each sample still measures the delay to the nanosecond.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
 export function createHttpMetrics(sources: GaugeSources = {}): HttpMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   const requestDuration = new Histogram({
     name: 'sandpiper_http_request_duration_seconds',
     help: 'HTTP request duration by method, route and status',
