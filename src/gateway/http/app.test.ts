@@ -45,6 +45,8 @@ describe('createHttpApp', () => {
     assert.match(text, /sandpiper_workstreams_active 3/);
     assert.match(text, /sandpiper_gateway_subscriptions 2/);
     assert.match(text, /process_cpu_user_seconds_total/);
+    // The event-loop lag series stay, sampled every EVENT_LOOP_SAMPLE_MS.
+    assert.match(text, /nodejs_eventloop_lag_p99_seconds \d/);
   });
 
   it('maps errors to JSON without stacks or internal messages', async () => {
