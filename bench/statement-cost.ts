@@ -1,8 +1,9 @@
 /**
  * CPU per hot-path write on SQLite (ADR 0029): the same transaction of a turn's writes (a history INSERT … RETURNING,
- * a workstream UPDATE, a journal DELETE + INSERT) through `knex.transaction` with awaited builders, and through
- * `BatchRunner` (prepared statements on the held connection). Same file, same rows, interleaved rounds, medians of
- * µs of CPU per transaction and per statement.
+ * a workstream UPDATE, a journal DELETE + INSERT) through `knex.transaction` with awaited builders, and through the
+ * write engine's `BatchRunner` (on a file, one script on SQLite's write connection: ADR 0056; the INSERT … RETURNING
+ * is read back on the same connection). Same file, same rows, interleaved rounds, medians of µs of CPU per transaction
+ * and per statement.
  *
  *   node --import tsx bench/statement-cost.ts [--rounds=5] [--batches=400]
  */
@@ -74,7 +75,7 @@ const ways: Record<string, (n: number) => Promise<void>> = {
         n,
       ),
     ),
-  'prepared (BatchRunner)': (n) =>
+  'write engine (BatchRunner)': (n) =>
     runner.transaction((db: BatchDb) =>
       turnWrites(
         (name) => db.table(name),
