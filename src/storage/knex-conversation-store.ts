@@ -134,17 +134,25 @@ export class KnexConversationStore implements ConversationStore {
     return result.rows;
   }
 
+  /**
+   * The workstream's whole history (compaction, a turn resumed after a restart): one write of the write engine, so
+   * one transaction in order with the appends, and on SQLite on the same write connection as every other write of
+   * the turn, never a second transaction on knex's connection beside them (ADR 0056).
+   */
   replace(wsId: string, messages: readonly Message[]): Promise<void> {
-    return guardAfter(this.writer, 'conversations.replace', () =>
-      this.knex.transaction(async (trx) => {
-        await trx('conversations').where({ ws_id: wsId }).delete();
-        const now = isoNow();
-        const rows = messages.filter(isStored).map((message) => toConversationRow(wsId, now, message));
-        for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-          await trx('conversations').insert(rows.slice(start, start + INSERT_CHUNK));
-        }
-      }),
-    );
+    return guard('conversations.replace', async () => {
+      const now = isoNow();
+      const rows = messages.filter(isStored).map((message) => toConversationRow(wsId, now, message));
+      await this.writer.write(
+        async (db) => {
+          await db.run(db.table('conversations').where({ ws_id: wsId }).delete());
+          for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+            await db.run(db.table('conversations').insert(rows.slice(start, start + INSERT_CHUNK)));
+          }
+        },
+        { touches: [workstreamKey(wsId)] },
+      );
+    });
   }
 
   count(wsId: string): Promise<number> {

@@ -217,5 +217,21 @@ export function conversationStoreContract(label: string, factory: StoresFactory)
       assert.deepEqual(await stores().conversations.search('platypus'), []);
       assert.equal((await stores().conversations.search('echidnas')).length, 1);
     });
+
+    it('replaces in call order with the appends handed in around it, and keeps every character of a long history', async () => {
+      const first = stores().conversations.append('ws-order', { role: 'user', content: 'before the replace' });
+      // More rows than one INSERT holds, with quotes, newlines and characters outside ASCII.
+      const long: Message[] = Array.from({ length: 120 }, (_, index) => ({
+        role: index % 2 === 0 ? 'user' : 'assistant',
+        content: `line ${index}: it's "quoted"\n\tand ünïcode ✓ ${'x'.repeat(index)}`,
+      }));
+      const replaced = stores().conversations.replace('ws-order', long);
+      const after = stores().conversations.append('ws-order', { role: 'user', content: 'after the replace' });
+      await Promise.all([first, replaced, after]);
+      assert.deepEqual(await stores().conversations.load('ws-order'), [
+        ...long,
+        { role: 'user', content: 'after the replace' },
+      ]);
+    });
   });
 }
