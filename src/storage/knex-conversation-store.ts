@@ -136,8 +136,8 @@ export class KnexConversationStore implements ConversationStore {
 
   /**
    * The workstream's whole history (compaction, a turn resumed after a restart): one write of the write engine, so
-   * one transaction in order with the appends, and on SQLite on the same write connection as every other write of
-   * the turn, never a second transaction on knex's connection beside them (ADR 0056).
+   * one transaction in order with the appends handed in around it, and on SQLite on the same write connection as
+   * they are, not a second transaction on knex's connection beside them (ADR 0056).
    */
   replace(wsId: string, messages: readonly Message[]): Promise<void> {
     return guard('conversations.replace', async () => {
