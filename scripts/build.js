@@ -4,11 +4,12 @@
 // bundled too (ADR 0055: INLINED below); the others stay imports from node_modules. It only strips
 // the types (ADR 0041); they are checked by `npm run typecheck`, which CI runs. `prepare` runs it with --if-stale, so
 // `npm ci`, `npm pack` and npx's link of the checkout skip a build that is already current. The output is written to
-// dist.partial/ and renamed into place, so a running `sandpiper` never sees a half-written dist/.
-import { renameSync, rmSync } from 'node:fs';
+// dist.partial-*/ (one per build) and renamed into place, so a running `sandpiper` never sees a half-written dist/, and
+// two builds at once (two test runs after an edit) do not write into each other's folder.
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isBuildCurrent } from '../bin/build-state.js';
+import { compiledEntry, isBuildCurrent } from '../bin/build-state.js';
 import { writeThirdPartyNotices } from './third-party-notices.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -61,8 +62,7 @@ const inlinePackages = {
   },
 };
 
-const partial = path.join(root, 'dist.partial');
-rmSync(partial, { recursive: true, force: true });
+const partial = mkdtempSync(path.join(root, 'dist.partial-'));
 try {
   const { metafile } = await build({
     absWorkingDir: root,
@@ -100,4 +100,10 @@ try {
   process.exit(1);
 }
 rmSync(path.join(root, 'dist'), { recursive: true, force: true });
-renameSync(partial, path.join(root, 'dist'));
+try {
+  renameSync(partial, path.join(root, 'dist'));
+} catch (error) {
+  // Another build of the same sources put its dist/ in place between the two calls: that one stays.
+  rmSync(partial, { recursive: true, force: true });
+  if (!existsSync(compiledEntry(root))) throw error;
+}
