@@ -62,14 +62,16 @@ export class KnexNotifyOutboxStore implements NotifyOutboxStore {
     const now = isoNow();
     const claim = input.idempotency;
     if (claim !== undefined) {
-      const existing = await this.#existing(trx, claim, input.keyNotBefore);
-      if (existing !== undefined) return existing;
-      // Only an expired key is removed: under READ COMMITTED a racing request's fresh key may have
-      // committed since the read above, and must survive so this insert fails as a duplicate.
+      // The expired key goes first: the transaction then writes before it reads, so on SQLite it takes the write lock
+      // (waiting for it) instead of failing when the write engine's connection commits between a read and a write.
+      // Only an expired key is removed: under READ COMMITTED a racing request's fresh key may commit at any moment,
+      // and must survive so this insert fails as a duplicate.
       await trx('notify_idempotency')
         .where({ subject: claim.subject, idempotency_key: claim.key })
         .andWhere('created', '<', input.keyNotBefore)
         .delete();
+      const existing = await this.#existing(trx, claim, input.keyNotBefore);
+      if (existing !== undefined) return existing;
       await trx('notify_idempotency').insert({
         subject: claim.subject,
         idempotency_key: claim.key,
