@@ -4,8 +4,8 @@
  * driver, so one wait for the event loop, where a knex transaction needs three (BEGIN, the script, COMMIT). Its
  * users (the write engine's groups, `BatchRunner.alone`) hold it one at a time, so nothing else can run inside a
  * group's transaction; knex's connection keeps every other statement. Both are connections to one WAL database: a
- * reader sees a group once it committed, and two writers wait for each other (busy_timeout) instead of failing
- * (ADR 0056).
+ * reader sees a group once it committed, and two writers wait for each other (busy_timeout) instead of failing,
+ * except a transaction that read before it wrote, which SQLite refuses at once (ADR 0056; durability.md, Known gaps).
  */
 import sqlite3 from 'sqlite3';
 import type { Knex } from 'knex';
