@@ -68,7 +68,7 @@ export class KnexConversationStore implements ConversationStore {
 
   constructor(
     private readonly knex: Knex,
-    /** Appends share one transaction per event-loop turn with the other hot-path writes (ADR 0026). */
+    /** Appends and replaces share the write engine with the other hot-path writes, in the order handed in (ADR 0026). */
     private readonly writer: TickWriter = new TickWriter(knex),
   ) {
     this.isPostgres = knex.client.config.client === 'pg';
